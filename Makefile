@@ -1,0 +1,82 @@
+# montverif: every target bootstraps what it needs (.venv from requirements.txt, Icarus).
+#   make regress   smoke regression (the main job)       make test   the test suite
+#   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200]
+#   make lint      Verilator -Wall lint, Icarus compile, ruff     make setup   set-up only
+
+SHELL   := /bin/bash
+PYTHON  ?= python3
+VENV    := .venv
+PY      := $(VENV)/bin/python
+STAMP   := $(VENV)/.montverif-installed
+
+DUT      ?= mont_lut
+N        ?= 32
+BUSW     ?= 32
+SIM      ?= verilator
+SEED     ?= 1
+TXNS     ?= 50
+ACK_WAIT ?= 0
+IDLE_MAX ?= 2
+WAVES    ?= 0
+FAULT    ?= 0
+VECTORS  ?=
+TESTS    ?=
+TIMEOUT  ?= 1800
+LIST     ?= smoke
+JOBS     ?= 2
+PYTEST_ARGS ?=
+
+SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --txns $(TXNS) \
+             --ack-wait $(ACK_WAIT) --idle-max $(IDLE_MAX) --timeout $(TIMEOUT) \
+             $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) \
+             $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS))
+
+.PHONY: setup venv sim-tools test regress sim lint regmap clean help
+
+help:
+	@sed -n '2,5p' Makefile
+
+setup: venv sim-tools
+
+venv: $(STAMP)
+
+# Rebuilt when requirements.txt changes (or the venv is missing).
+$(STAMP): requirements.txt
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11+"; exit 1; }
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	@touch $@
+
+# Icarus Verilog (and lz4 headers for Verilator FST waves) from the system's packages.
+APT_PKGS := iverilog liblz4-dev
+sim-tools:
+	@missing=""; \
+	command -v iverilog >/dev/null || missing="$$missing iverilog"; \
+	test -f /usr/include/lz4.h || missing="$$missing liblz4-dev"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "error: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	  echo "installing$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null \
+	    || { echo "error: apt-get install -y$$missing failed"; exit 1; }; \
+	fi
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+regress: setup
+	$(PY) -m regress run --list $(LIST) --jobs $(JOBS)
+
+sim: setup
+	@$(PY) -m regress.sim $(SIM_FLAGS)
+
+lint: venv
+	$(PY) -m regress.lint
+
+regmap: venv
+	$(PY) -m verif.regmap --write
+
+clean:
+	rm -rf build

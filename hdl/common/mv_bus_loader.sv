@@ -1,0 +1,247 @@
+// mv_bus_loader: the narrow acknowledged bus in front of every multiplier core.
+//
+// After the input register blocks of Amanor (2005), Fig. 15 and section 5.4 (Fig. 17): the
+// operands X, Y, M are loaded a bus word at a time into registers that feed the core, the
+// core is started once loading is complete, and results are read back a word at a time.
+// Michalski-Buell (Fig. 7) use the same scheme with a z-bit bus.
+//
+// Protocol: the host holds req/we/addr/wdata until the loader raises ack for one cycle. The
+// loader performs the transfer on the edge that raises ack, AckWait cycles after it first
+// sees req; rdata is valid while ack is high. A request is not taken while ack is high, so
+// the host may keep req asserted for the next transfer.
+//
+// The register map (regions, fields, error codes) comes from mv_regmap_pkg, generated from
+// hdl/common/regmap.json; see docs/regmap.md.
+module mv_bus_loader
+  import mv_regmap_pkg::*;
+#(
+  parameter int N        = 32,  // operand width
+  parameter int BusW     = 32,  // bus width: 8, 16, 32 or 64
+  parameter int RedW     = 33,  // width of the core's redundant S and C
+  parameter bit          HasRed   = 1'b1,  // the core keeps S and C (else S, C are unmapped)
+  parameter int DesignId = 0,
+  parameter int AckWait  = 0    // wait states before each ack
+) (
+  input  logic             clk_i,
+  input  logic             rst_ni,
+  // host bus
+  input  logic             bus_req_i,
+  input  logic             bus_we_i,
+  input  logic [AddrW-1:0] bus_addr_i,
+  input  logic [BusW-1:0]  bus_wdata_i,
+  output logic             bus_ack_o,
+  output logic [BusW-1:0]  bus_rdata_o,
+  // status pins (also readable in STATUS)
+  output logic             busy_o,
+  output logic             done_o,
+  // core
+  output logic             core_start_o,  // start the core on this edge
+  output logic             core_clear_o,  // wipe the core's registers on this edge
+  output logic [N-1:0]     x_o,
+  output logic [N-1:0]     y_o,
+  output logic [N-1:0]     m_o,
+  input  logic             core_busy_i,
+  input  logic             core_last_i,   // the core's last busy cycle
+  input  logic [N-1:0]     p_i,
+  input  logic [RedW-1:0]  s_i,
+  input  logic [RedW-1:0]  c_i
+);
+
+  localparam int OpWords  = (N + BusW - 1) / BusW;
+  localparam int RedWords = (RedW + BusW - 1) / BusW;
+  localparam int CntWords = (CounterW + BusW - 1) / BusW;
+  localparam int OpPadW   = OpWords * BusW;
+  localparam int RedPadW  = RedWords * BusW;
+  localparam int CntPadW  = CntWords * BusW;
+  localparam int WaitW    = (AckWait > 0) ? $clog2(AckWait + 1) : 1;
+  localparam int NInfoW   = 16;
+  localparam int IdInfoW  = 8;
+
+  // Elaboration-time parameter checks: an illegal build stops here with a message.
+  if (BusW != 8 && BusW != 16 && BusW != 32 && BusW != 64) begin : g_bad_busw
+    initial $fatal(1, "mv_bus_loader: BusW must be 8, 16, 32 or 64 (got %0d)", BusW);
+  end
+  if (RedWords > (1 << IndexW)) begin : g_too_wide
+    initial $fatal(1, "mv_bus_loader: N=%0d needs more words than the register map indexes at BusW=%0d", N, BusW);
+  end
+  if (N >= (1 << NInfoW)) begin : g_n_info
+    initial $fatal(1, "mv_bus_loader: N=%0d does not fit the INFO register", N);
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Transfer acceptance, with AckWait wait states
+  // ---------------------------------------------------------------------------------------
+  logic             ack_q;
+  logic [WaitW-1:0] wait_q;
+  logic             waiting;
+  logic             accept;
+
+  assign waiting = bus_req_i && !ack_q;
+  assign accept  = waiting && (wait_q == WaitW'(AckWait));
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wait_q <= '0;
+    end else if (waiting && !accept) begin
+      wait_q <= wait_q + 1'b1;
+    end else begin
+      wait_q <= '0;
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Address decode
+  // ---------------------------------------------------------------------------------------
+  logic [RegionW-1:0] region;
+  logic [IndexW-1:0]  index;
+  assign region = bus_addr_i[AddrW-1 -: RegionW];
+  assign index  = bus_addr_i[IndexW-1:0];
+
+  logic mapped_rd;
+  logic mapped_wr;
+  always_comb begin
+    mapped_rd = 1'b0;
+    mapped_wr = 1'b0;
+    case (region)
+      RegionCtrl:                     mapped_wr = (index == '0);
+      RegionStatus:                   mapped_rd = (index == '0);
+      RegionCycles, RegionInfo:       mapped_rd = (32'(index) < CntWords);
+      RegionX, RegionY, RegionM: begin
+        mapped_rd = (32'(index) < OpWords);
+        mapped_wr = (32'(index) < OpWords);
+      end
+      RegionP:                        mapped_rd = (32'(index) < OpWords);
+      RegionS, RegionC:               mapped_rd = HasRed && (32'(index) < RedWords);
+      default: ;
+    endcase
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Operand registers (the input register blocks) and control
+  // ---------------------------------------------------------------------------------------
+  logic [OpPadW-1:0]  x_q, y_q, m_q;
+  logic               done_q;
+  logic [ErrW-1:0]    err_q;
+  logic [CounterW-1:0] cycles_q;
+
+  logic wr, rd, is_ctrl, want_start, want_clear, operands_ok, odd_modulus;
+  assign wr          = accept && bus_we_i;
+  assign rd          = accept && !bus_we_i;
+  assign is_ctrl     = wr && mapped_wr && (region == RegionCtrl);
+  assign want_clear  = is_ctrl && bus_wdata_i[CtrlClearLsb];
+  assign want_start  = is_ctrl && bus_wdata_i[CtrlStartLsb] && !bus_wdata_i[CtrlClearLsb];
+  assign odd_modulus = m_q[0];
+  assign operands_ok = odd_modulus && (x_q[N-1:0] < m_q[N-1:0]) && (y_q[N-1:0] < m_q[N-1:0]);
+
+  assign core_start_o = want_start && !core_busy_i && operands_ok;
+  assign core_clear_o = want_clear && !core_busy_i;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      x_q    <= '0;
+      y_q    <= '0;
+      m_q    <= '0;
+      done_q <= 1'b0;
+      err_q  <= ErrNone;
+    end else begin
+      if (core_last_i) begin
+        done_q <= 1'b1;
+      end
+      if ((rd && !mapped_rd) || (wr && !mapped_wr)) begin
+        err_q <= ErrUnmapped;
+      end else if (wr && core_busy_i) begin
+        err_q <= ErrBusy;  // any write while busy is ignored
+      end else if (core_clear_o) begin
+        x_q    <= '0;
+        y_q    <= '0;
+        m_q    <= '0;
+        done_q <= 1'b0;
+        err_q  <= ErrNone;
+      end else if (want_start) begin
+        done_q <= 1'b0;
+        if (!odd_modulus) begin
+          err_q <= ErrEvenModulus;
+        end else if (!operands_ok) begin
+          err_q <= ErrRange;
+        end else begin
+          err_q <= ErrNone;
+        end
+      end else if (wr) begin
+        case (region)
+          RegionX: x_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
+          RegionY: y_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
+          RegionM: m_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
+          default: ;  // CTRL with neither START nor CLEAR: no operation
+        endcase
+      end
+    end
+  end
+
+  // Cycle counter: cleared on an accepted START or CLEAR, counts every busy cycle.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cycles_q <= '0;
+    end else if (core_start_o || core_clear_o) begin
+      cycles_q <= '0;
+    end else if (core_busy_i && cycles_q != '1) begin
+      cycles_q <= cycles_q + 1'b1;
+    end
+  end
+
+  assign x_o    = x_q[N-1:0];
+  assign y_o    = y_q[N-1:0];
+  assign m_o    = m_q[N-1:0];
+  assign busy_o = core_busy_i;
+  assign done_o = done_q;
+
+  // ---------------------------------------------------------------------------------------
+  // Read mux (results read as zero while busy)
+  // ---------------------------------------------------------------------------------------
+  logic [OpPadW-1:0]  p_pad;
+  logic [RedPadW-1:0] s_pad, c_pad;
+  logic [CntPadW-1:0] cycles_pad, info_pad;
+  logic [BusW-1:0]    status_word, rdata_d;
+
+  assign p_pad      = OpPadW'(p_i);
+  assign s_pad      = RedPadW'(s_i);
+  assign c_pad      = RedPadW'(c_i);
+  assign cycles_pad = CntPadW'(cycles_q);
+  assign info_pad   = CntPadW'({RegmapVersion[7:0], DesignId[IdInfoW-1:0], N[NInfoW-1:0]});
+
+  // One whole-vector assignment: Icarus 11 re-triggers an always_comb that assigns bit
+  // selects of its own output (it reads the whole vector back) and loops forever.
+  assign status_word = (BusW'(core_busy_i) << StatusBusyLsb)
+                     | (BusW'(done_q) << StatusDoneLsb)
+                     | (BusW'(err_q) << StatusErrLsb);
+
+  always_comb begin
+    rdata_d = '0;
+    if (mapped_rd) begin
+      case (region)
+        RegionStatus: rdata_d = status_word;
+        RegionCycles: rdata_d = cycles_pad[32'(index) * BusW +: BusW];
+        RegionInfo:   rdata_d = info_pad[32'(index) * BusW +: BusW];
+        RegionX:      rdata_d = x_q[32'(index) * BusW +: BusW];
+        RegionY:      rdata_d = y_q[32'(index) * BusW +: BusW];
+        RegionM:      rdata_d = m_q[32'(index) * BusW +: BusW];
+        RegionP:      rdata_d = core_busy_i ? '0 : p_pad[32'(index) * BusW +: BusW];
+        RegionS:      rdata_d = core_busy_i ? '0 : s_pad[32'(index) * BusW +: BusW];
+        RegionC:      rdata_d = core_busy_i ? '0 : c_pad[32'(index) * BusW +: BusW];
+        default: ;
+      endcase
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ack_q       <= 1'b0;
+      bus_rdata_o <= '0;
+    end else begin
+      ack_q       <= accept;
+      bus_rdata_o <= rd ? rdata_d : '0;
+    end
+  end
+
+  assign bus_ack_o = ack_q;
+
+endmodule

@@ -1,0 +1,37 @@
+"""montverif Python models: gmpy2 references and bit-accurate multiplier models."""
+
+from models.mont import (
+    csa,
+    lut_address,
+    mont_csa,
+    mont_lut,
+    mont_lut_table,
+    mont_r2,
+    validate,
+)
+from models.numbers import parse_int
+from models.ref import inter_product, m_prime, modexp, mont_product, r2_mod
+from models.registry import ALGOS, AlgoInfo, get_algo, reference
+from models.result import ModelInputError, Result
+
+__all__ = [
+    "ALGOS",
+    "AlgoInfo",
+    "ModelInputError",
+    "Result",
+    "csa",
+    "get_algo",
+    "inter_product",
+    "lut_address",
+    "m_prime",
+    "modexp",
+    "mont_csa",
+    "mont_lut",
+    "mont_lut_table",
+    "mont_product",
+    "mont_r2",
+    "parse_int",
+    "r2_mod",
+    "reference",
+    "validate",
+]

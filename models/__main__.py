@@ -1,0 +1,73 @@
+"""CLI: `python -m models list` and `python -m models run ALGO --n N --x X --y Y --m M`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import NoReturn
+
+from models.numbers import parse_int
+from models.registry import ALGOS, get_algo
+from models.result import ModelInputError
+
+
+class _Parser(argparse.ArgumentParser):
+    """ArgumentParser whose usage errors are a single ``error:`` line (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        msg = " ".join(message.split())
+        self.exit(2, f"error: {msg} (see --help)\n")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m models", description=__doc__)
+    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    sub.add_parser("list", help="list the modelled algorithms")
+    run = sub.add_parser("run", help="run one model, print a JSON result line")
+    run.add_argument("algo", help="algorithm name (see list)")
+    for opt, what in (
+        ("n", "width in bits"),
+        ("x", "operand X"),
+        ("y", "operand Y"),
+        ("m", "modulus M"),
+    ):
+        run.add_argument(f"--{opt}", required=True, help=f"{what} (decimal or 0x-hex)")
+    return parser
+
+
+def _cmd_list() -> None:
+    width = max(len(name) for name in ALGOS)
+    for info in ALGOS.values():
+        print(f"{info.name:<{width}}  {info.kind:<5}  {info.summary}")
+
+
+def _cmd_run(args: argparse.Namespace) -> None:
+    info = get_algo(args.algo)
+    values = {}
+    for opt in ("n", "x", "y", "m"):
+        try:
+            values[opt] = parse_int(getattr(args, opt))
+        except ModelInputError as exc:
+            raise ModelInputError(f"--{opt}: {exc}") from None
+    res = info.func(values["x"], values["y"], values["m"], values["n"])
+    print(json.dumps(res.to_json_dict()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the process exit code."""
+    args = _build_parser().parse_args(argv)
+    try:
+        if args.cmd == "list":
+            _cmd_list()
+        else:
+            _cmd_run(args)
+    except ModelInputError as exc:
+        msg = " ".join(str(exc).split())
+        print(f"error: {msg}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""Bit-accurate Montgomery models vs. the gmpy2 reference."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models import ref
+from models.mont import csa, lut_address, mont_csa, mont_lut, mont_lut_table, mont_r2
+from models.registry import ALGOS, ModelFunc, get_algo, reference
+from models.result import ModelInputError
+
+MODELS: list[ModelFunc] = [mont_r2, mont_csa, mont_lut]
+CYCLES = {"mont_r2": 1, "mont_csa": 1, "mont_lut": 2}  # cycles - n
+BASE = settings(database=None, deadline=None)
+
+
+def check(model: ModelFunc, x: int, y: int, m: int, n: int) -> None:
+    """Run one model and check every Result field against the reference."""
+    r = model(x, y, m, n)
+    info = get_algo(r.algo)
+    assert info.func is model
+    assert r.n == n
+    assert r.p == ref.mont_product(x, y, m, n), (r.algo, x, y, m, n)
+    assert r.cycles == n + CYCLES[r.algo]
+    if info.has_sc:
+        assert r.s is not None and r.c is not None
+        assert (r.s + r.c) % m == r.p
+        assert r.s + r.c < 2 * m
+        assert 0 <= r.s < 2**n and 0 <= r.c < 2**n  # n-bit S/C registers after shift
+    else:
+        assert r.s is None and r.c is None
+    if info.has_lut:
+        assert sum(r.lut.values()) == n
+        assert all(0 <= a < 16 and h > 0 for a, h in r.lut.items())
+        assert all((a >> 2) & 1 == y & 1 for a in r.lut)  # y_0 address bit is Y's LSB
+    else:
+        assert r.lut == {}
+
+
+def _uniform(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """Integers in [lo, hi]: Hypothesis' own (small-biased) mixed with uniform ones."""
+    return st.one_of(
+        st.integers(lo, hi),
+        st.randoms(use_true_random=False).map(lambda r: r.randint(lo, hi)),
+    )
+
+
+@st.composite
+def operands(draw: st.DrawFn, min_n: int, max_n: int) -> tuple[int, int, int, int]:
+    """(x, y, m, n): odd m < 2^n with the top bit set or clear, x, y < m."""
+    n = draw(st.integers(min_n, max_n))
+    if draw(st.booleans()):  # m in [2^(n-1)+1, 2^n-1]
+        m = 2 * draw(_uniform(2 ** (n - 2), 2 ** (n - 1) - 1)) + 1
+    else:  # m in [1, 2^(n-1)-1]
+        m = 2 * draw(_uniform(0, 2 ** (n - 2) - 1)) + 1
+    edge = st.sampled_from([0, 1, m - 1]).filter(lambda v: v < m)
+    x = draw(st.one_of(_uniform(0, m - 1), edge))
+    y = draw(st.one_of(_uniform(0, m - 1), edge))
+    return x, y, m, n
+
+
+@settings(BASE, max_examples=200)
+@given(operands(2, 64))
+def test_models_random_small(args: tuple[int, int, int, int]) -> None:
+    for model in MODELS:
+        check(model, *args)
+
+
+@settings(BASE, max_examples=25)
+@given(operands(65, 2048))
+def test_models_random_large(args: tuple[int, int, int, int]) -> None:
+    for model in MODELS:
+        check(model, *args)
+
+
+@pytest.mark.parametrize("n", [2, 3, 8, 32, 97, 1024, 2048])
+@pytest.mark.parametrize("model", MODELS, ids=lambda f: f.__name__)
+def test_corner_cases(model: ModelFunc, n: int) -> None:
+    check(model, 0, 0, 1, n)
+    for m in sorted({2 ** (n - 1) + 1, 2**n - 1}):
+        vals = sorted({0, 1, m // 3, m - 2, m - 1})
+        for x in vals:
+            for y in vals:
+                check(model, x, y, m, n)
+
+
+@pytest.mark.parametrize("n", range(2, 7))
+@pytest.mark.parametrize("model", MODELS, ids=lambda f: f.__name__)
+def test_exhaustive_small(model: ModelFunc, n: int) -> None:
+    rinv = {m: pow(2**n, -1, m) if m > 1 else 0 for m in range(1, 2**n, 2)}
+    for m, ri in rinv.items():
+        for x in range(m):
+            for y in range(m):
+                r = model(x, y, m, n)
+                assert r.p == x * y * ri % m, (x, y, m, n)
+                if r.s is not None and r.c is not None:
+                    assert (r.s + r.c) % m == r.p and r.s + r.c < 2 * m
+
+
+ALL_ADDRESSES = set(range(16))
+# Derived by exhaustive enumeration: at n = 2 only M in {1, 3} exist; at n = 3
+# addresses 5 and 13 (y_0 = 1, s_0 = 0, c_0 = 1) never occur; from n = 4 on all 16 do.
+REACHABLE = {
+    2: {0, 2, 4, 8, 12},
+    3: ALL_ADDRESSES - {5, 13},
+    4: ALL_ADDRESSES,
+    5: ALL_ADDRESSES,
+    6: ALL_ADDRESSES,
+}
+
+
+@pytest.mark.parametrize("n", sorted(REACHABLE))
+def test_lut_reachable_addresses(n: int) -> None:
+    reached: set[int] = set()
+    for m in range(1, 2**n, 2):
+        for x in range(m):
+            for y in range(m):
+                reached.update(mont_lut(x, y, m, n).lut)
+    assert reached == REACHABLE[n]
+
+
+@pytest.mark.parametrize(
+    ("y", "m"),
+    [
+        (0, 1),
+        (0, 3),
+        (1, 3),
+        (2, 3),
+        (4, 7),
+        (5, 7),
+        (0xAB, 0xFB),
+        (2**96 + 2, 2**97 - 1),
+    ],
+)
+def test_lut_table_steps(y: int, m: int) -> None:
+    table = mont_lut_table(y, m)
+    assert len(table) == 16
+    for addr in range(16):
+        x_i, y_0, s_0, c_0 = addr >> 3, (addr >> 2) & 1, (addr >> 1) & 1, addr & 1
+        assert lut_address(x_i, y_0, s_0, c_0) == addr
+        chosen = []  # Algorithm 3 steps (3)-(6), exactly one applies
+        if s_0 == c_0 and not x_i:
+            chosen.append(0)
+        if s_0 != c_0 and not x_i:
+            chosen.append(m)
+        if not (s_0 ^ c_0 ^ y_0) and x_i:
+            chosen.append(y)
+        if (s_0 ^ c_0 ^ y_0) and x_i:
+            chosen.append(y + m)
+        assert chosen == [table[addr]]
+        if y_0 == y & 1:  # design invariant on the addressable half: S + C + I even
+            assert (s_0 + c_0 + table[addr]) % 2 == 0
+            assert table[addr] - x_i * y in (0, m)
+
+
+def test_lut_address_rejects_non_bits() -> None:
+    with pytest.raises(ModelInputError):
+        lut_address(2, 0, 0, 0)
+    with pytest.raises(ModelInputError):
+        lut_address(0, 0, -1, 0)
+
+
+@settings(BASE, max_examples=100)
+@given(st.integers(0, 2**300), st.integers(0, 2**300), st.integers(0, 2**300))
+def test_csa(a: int, b: int, d: int) -> None:
+    s, c = csa(a, b, d)
+    assert s + c == a + b + d
+    assert s == a ^ b ^ d
+    assert c & 1 == 0
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    ("x", "y", "m", "n", "match"),
+    [
+        (1, 1, 0x10, 8, r"^modulus M must be odd \(got 0x10\)$"),
+        (1, 1, 0, 8, "M must be > 0"),
+        (1, 1, -3, 8, "M must be > 0"),
+        (0, 0, 1, 1, r"^n must be >= 2 \(got 1\)$"),
+        (1, 1, 0x101, 8, "M must be < 2\\^n"),
+        (0x101, 1, 0x101, 9, "^X must be < M"),
+        (1, 0x200, 0x101, 10, "^Y must be < M"),
+        (-1, 1, 7, 8, "X must be >= 0"),
+        (1, -1, 7, 8, "Y must be >= 0"),
+        (1.0, 1, 7, 8, "X must be an int"),
+        (1, 1, 7, True, "n must be an int"),
+    ],
+)
+def test_bad_input(
+    model: ModelFunc, x: int, y: int, m: int, n: int, match: str
+) -> None:
+    with pytest.raises(ModelInputError, match=match) as info:
+        model(x, y, m, n)
+    assert "\n" not in str(info.value)
+
+
+def test_registry() -> None:
+    assert set(ALGOS) >= {"mont_r2", "mont_csa", "mont_lut"}
+    for name, info in ALGOS.items():
+        assert info.name == name and info.kind in ("mont", "inter")
+        assert info.summary and "\n" not in info.summary
+        r = info.func(5, 6, 7, 3)
+        assert r.algo == name and r.p == reference(info, 5, 6, 7, 3)
+        assert (r.s is not None) == info.has_sc and bool(r.lut) == info.has_lut
+    with pytest.raises(
+        ModelInputError,
+        match=r"^unknown algorithm 'foo' \(known: mont_csa, mont_lut, mont_r2\)$",
+    ):
+        get_algo("foo")

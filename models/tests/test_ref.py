@@ -1,0 +1,97 @@
+"""gmpy2 references vs. independent plain-Python computation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from models import ref
+from models.result import ModelInputError
+
+MODULI = [1, 3, 5, 7, 0xFB, 0x8001, 2**61 - 1, 2**127 - 1, 2**255 - 19, (1 << 1023) | 1]
+OPERANDS = [(0, 0), (1, 1), (2, 3), (12345, 67890), (2**100 + 7, 2**90 + 3)]
+
+
+def _n_for(m: int) -> list[int]:
+    b = m.bit_length()
+    return [b, b + 1, max(b, 64)]
+
+
+@pytest.mark.parametrize("m", MODULI)
+def test_mont_product(m: int) -> None:
+    for n in _n_for(m):
+        rinv = pow(2**n, -1, m) if m > 1 else 0
+        for a, b in OPERANDS:
+            x, y = a % m, b % m
+            p = ref.mont_product(x, y, m, n)
+            assert type(p) is int
+            assert p == x * y * rinv % m
+            assert (p << n) % m == x * y % m
+
+
+@pytest.mark.parametrize("m", MODULI + [2, 10, 2**64])
+def test_inter_product(m: int) -> None:
+    for x, y in OPERANDS:
+        p = ref.inter_product(x, y, m)
+        assert type(p) is int
+        assert p == x * y % m
+
+
+@pytest.mark.parametrize("m", MODULI + [2, 10, 2**64])
+def test_modexp(m: int) -> None:
+    for base, exp in [
+        (0, 0),
+        (0, 5),
+        (3, 0),
+        (2, 10),
+        (7, 2**64 + 1),
+        (2**80 + 1, 65537),
+    ]:
+        r = ref.modexp(base, exp, m)
+        assert type(r) is int
+        assert r == pow(base, exp, m)
+
+
+@pytest.mark.parametrize("m", MODULI)
+def test_r2_mod(m: int) -> None:
+    for n in _n_for(m):
+        r = ref.r2_mod(m, n)
+        assert type(r) is int
+        assert r == (1 << (2 * n)) % m
+
+
+@pytest.mark.parametrize("m", MODULI)
+@pytest.mark.parametrize("w", [1, 2, 16, 32, 64, 1024])
+def test_m_prime(m: int, w: int) -> None:
+    mp = ref.m_prime(m, w)
+    assert type(mp) is int
+    assert 0 <= mp < 2**w
+    assert mp == -pow(m, -1, 2**w) % 2**w
+    assert (m * mp + 1) % 2**w == 0
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: ref.mont_product(1, 1, 10, 8), "odd"),
+        (lambda: ref.mont_product(1, 1, 0, 8), "> 0"),
+        (lambda: ref.mont_product(1, 1, -3, 8), "> 0"),
+        (lambda: ref.mont_product(1, 1, 0x1FF, 8), "bit length"),
+        (lambda: ref.mont_product(-1, 1, 7, 8), ">= 0"),
+        (lambda: ref.mont_product(1, 1, 7.0, 8), "int"),  # type: ignore[arg-type]
+        (lambda: ref.inter_product(1, 1, 0), "> 0"),
+        (lambda: ref.modexp(2, -1, 7), ">= 0"),
+        (lambda: ref.modexp(2, 3, 0), "> 0"),
+        (lambda: ref.r2_mod(8, 8), "odd"),
+        (lambda: ref.r2_mod(7, -1), ">= 0"),
+        (lambda: ref.m_prime(6, 8), "odd"),
+        (lambda: ref.m_prime(7, 0), ">= 1"),
+        (lambda: ref.m_prime(True, 8), "int"),
+    ],
+)
+def test_bad_input(call: Callable[[], object], match: str) -> None:
+    with pytest.raises(ModelInputError, match=match) as info:
+        call()
+    assert isinstance(info.value, ValueError)
+    assert "\n" not in str(info.value)

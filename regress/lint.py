@@ -1,0 +1,82 @@
+"""`make lint`: Verilator -Wall lint and an Icarus -g2012 compile of every design at several
+parameter points, the generated-file check of the register map, and ruff on the Python.
+
+Exit 0 when everything is clean; otherwise each problem is printed and the exit code is 1.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from regress import tools
+from verif import regmap
+from verif.config import known_designs, load_design
+
+ROOT = Path(__file__).resolve().parent.parent
+PY_DIRS = ["models", "verif", "regress"]
+# ruff settings live here (no config file at the top level): pyflakes, pycodestyle,
+# isort, pyupgrade, bugbear.
+RUFF_FLAGS = ["--line-length", "100", "--target-version", "py311",
+              "--select", "E,F,W,I,UP,B"]
+
+
+def param_points(min_n: int) -> list[dict[str, int]]:
+    """Smallest width, an odd width and a wide one, at the narrowest and widest bus."""
+    buses = regmap.load().bus_widths
+    return [{"N": n, "BusW": b} for n in (min_n, 97, 1024) for b in (buses[0], buses[-1])]
+
+
+def lint_design(name: str) -> list[str]:
+    design = load_design(name)
+    sources = [str(s) for s in design.sources]
+    problems = []
+    verilator = str(tools.verilator_root() / "bin" / "verilator")
+    for params in param_points(design.min_n):
+        gflags = [f"-G{k}={v}" for k, v in params.items()]
+        cmd = [verilator, "--lint-only", "-Wall", "--top-module", design.toplevel, *gflags,
+               *sources]
+        res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if res.returncode:
+            problems.append(f"verilator lint {name} {params}:\n{res.stderr.strip()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        pflags = [f"-P{design.toplevel}.{k}={v}" for k, v in param_points(design.min_n)[2].items()]
+        cmd = ["iverilog", "-g2012", "-o", str(Path(tmp) / "a.vvp"), "-s", design.toplevel,
+               *pflags, *sources]
+        res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        noise = [ln for ln in res.stderr.splitlines() if ln.strip()]
+        if res.returncode or noise:
+            problems.append(f"iverilog -g2012 {name}:\n" + "\n".join(noise))
+    return problems
+
+
+def main() -> int:
+    problems: list[str] = []
+    try:
+        tools.setup_env("verilator")
+        tools.setup_env("icarus")
+    except tools.ToolError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for name in known_designs():
+        problems += lint_design(name)
+        print(f"lint {name}: {'ok' if not problems else 'problems'}")
+    if regmap.main(["--check"]):
+        problems.append("register map: generated files are stale (make regmap)")
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
+    res = subprocess.run([ruff or "ruff", "check", *RUFF_FLAGS, *PY_DIRS], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    if res.returncode:
+        problems.append(f"ruff:\n{res.stdout.strip()}")
+    else:
+        print("ruff: ok")
+    for p in problems:
+        print(p, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

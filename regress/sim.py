@@ -1,0 +1,347 @@
+"""One simulation run: build (shared, skipped when up to date) and run the cocotb tests.
+
+    python -m regress.sim --dut mont_lut --n 256 --sim verilator --seed 123 [--waves]
+                          [--vectors file.json] [--txns 200] [--busw 32] [--timeout 600]
+
+Prints PASS/FAIL, the log folder and a repro command; exit 0 on pass, 1 on fail, 2 on bad
+input (a one-line `error:` message, never a traceback). `make sim` wraps this.
+The tests run in a child process, so a hung simulation is ended by the wall-clock watchdog.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from regress import tools  # noqa: E402
+from verif import regmap  # noqa: E402
+from verif.config import ConfigError, DesignConfig, RunConfig, load_design  # noqa: E402
+from verif.vectors import VectorError, load_vectors  # noqa: E402
+
+BUILD_ROOT = ROOT / "build"
+TEST_MODULE = "verif.tb_mult"
+ALL_TESTS = ("RandomTest", "CornerTest", "BackToBackTest", "StatusWhileBusyTest", "ErrorTest")
+VECTOR_TESTS = ("VectorTest",)
+DEFAULT_TIMEOUT_S = 1800
+
+
+@dataclass(frozen=True)
+class BuildSpec:
+    """What one compiled model is: shared by every seed that uses it."""
+
+    dut: str
+    n: int
+    bus_w: int = 32
+    sim: str = "verilator"
+    ack_wait: int = 0
+    fault: bool = False
+    waves: bool = False
+
+    @property
+    def key(self) -> str:
+        parts = [self.dut, f"n{self.n}", f"b{self.bus_w}"]
+        parts += [f"w{self.ack_wait}"] if self.ack_wait else []
+        parts += ["fault"] if self.fault else []
+        parts += ["waves"] if self.waves else []
+        return "-".join(parts + [self.sim])
+
+    def parameters(self, design: DesignConfig) -> dict[str, int]:
+        params = {"N": self.n, "BusW": self.bus_w, "AckWait": self.ack_wait}
+        return params | (design.fault_params if self.fault else {})
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    build: BuildSpec
+    seed: int = 1
+    txns: int = 50
+    vectors: str | None = None
+    tests: tuple[str, ...] = ALL_TESTS
+    idle_max: int = 2
+    timeout_s: int = DEFAULT_TIMEOUT_S
+
+    @property
+    def key(self) -> str:
+        return f"{self.build.key}-s{self.seed}"
+
+    def repro(self) -> str:
+        b = self.build
+        cmd = (f"make sim DUT={b.dut} N={b.n} BUSW={b.bus_w} SIM={b.sim} SEED={self.seed} "
+               f"TXNS={self.txns}")
+        cmd += f" ACK_WAIT={b.ack_wait}" if b.ack_wait else ""
+        cmd += " FAULT=1" if b.fault else ""
+        cmd += f" IDLE_MAX={self.idle_max}" if self.idle_max != 2 else ""
+        cmd += f" VECTORS={self.vectors}" if self.vectors else ""
+        cmd += f" TESTS={','.join(self.tests)}" if self.tests not in (ALL_TESTS, VECTOR_TESTS) \
+            else ""
+        return cmd + " WAVES=1"
+
+
+@dataclass
+class Outcome:
+    run: RunSpec
+    passed: bool
+    log_dir: Path
+    tests: int = 0
+    failed: int = 0
+    first_error: str = ""
+    wall_s: float = 0.0
+    build_s: float = 0.0
+    waves: Path | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+# --- validation -----------------------------------------------------------------------------
+def validate(run: RunSpec) -> DesignConfig:
+    """Check everything a run needs before any work; raises with a one-line message."""
+    b = run.build
+    design = load_design(b.dut)
+    if b.sim not in tools.SIMULATORS:
+        raise ConfigError(f"unknown simulator '{b.sim}' (known: {', '.join(tools.SIMULATORS)})")
+    rm = regmap.load()
+    if b.bus_w not in rm.bus_widths:
+        raise ConfigError(f"unsupported bus width BUSW={b.bus_w} "
+                          f"(supported: {', '.join(map(str, rm.bus_widths))})")
+    if not design.min_n <= b.n <= design.max_n:
+        raise ConfigError(f"unsupported width N={b.n} for {b.dut} "
+                          f"(supported: {design.min_n}..{design.max_n})")
+    red = design.design.redundant_width(b.n) or b.n
+    if regmap.words(red, b.bus_w) > 1 << rm.index_width:
+        raise ConfigError(f"N={b.n} needs more than {1 << rm.index_width} words at BUSW={b.bus_w}")
+    if not 0 <= b.ack_wait <= 15:
+        raise ConfigError(f"ACK_WAIT must be 0..15 (got {b.ack_wait})")
+    if run.txns < 1:
+        raise ConfigError(f"TXNS must be at least 1 (got {run.txns})")
+    if run.vectors is not None:
+        load_vectors(Path(run.vectors), b.n)
+    unknown = [t for t in run.tests if t not in ALL_TESTS + VECTOR_TESTS]
+    if unknown:
+        raise ConfigError(f"unknown test(s) {', '.join(unknown)} "
+                          f"(known: {', '.join(ALL_TESTS + VECTOR_TESTS)})")
+    tools.setup_env(b.sim)
+    return design
+
+
+# --- build ----------------------------------------------------------------------------------
+def _build_stamp(b: BuildSpec, design: DesignConfig) -> str:
+    h = hashlib.sha256(json.dumps(asdict(b), sort_keys=True).encode())
+    for src in design.sources:
+        h.update(src.read_bytes())
+    h.update(json.dumps(tools.versions(), sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def build(b: BuildSpec, design: DesignConfig, log: Path | None = None) -> tuple[Path, float]:
+    """Compile once per BuildSpec; returns (build dir, seconds spent, 0 when up to date)."""
+    tools.setup_env(b.sim)
+    build_dir = BUILD_ROOT / "sim" / b.key
+    build_dir.mkdir(parents=True, exist_ok=True)
+    with (build_dir.parent / f"{b.key}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one build per model, however many runs wait on it
+        return _build_locked(b, design, build_dir, log)
+
+
+def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path | None
+                  ) -> tuple[Path, float]:
+    from cocotb_tools.runner import get_runner
+
+    stamp = build_dir / "montverif.stamp"
+    want = _build_stamp(b, design)
+    if stamp.exists() and stamp.read_text() == want:
+        return build_dir, 0.0
+    t0 = time.monotonic()
+    # A stale or half-finished build dir can break Verilator's make (precompiled headers):
+    # rebuild from scratch whenever the stamp does not match.
+    for entry in build_dir.iterdir():
+        shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    build_args: list[str] = []
+    if b.sim == "verilator":
+        build_args += ["-Wno-fatal"] + (["--trace-fst", "--trace-structs"] if b.waves else [])
+    runner = get_runner(b.sim)
+    log = log or build_dir / "build.log"
+    try:
+        runner.build(sources=list(design.sources), hdl_toplevel=design.toplevel,
+                     parameters=b.parameters(design), build_dir=build_dir, always=True,
+                     build_args=build_args, timescale=("1ns", "1ps"), waves=b.waves,
+                     log_file=log)
+    except (subprocess.CalledProcessError, RuntimeError, SystemExit) as exc:
+        first = next((ln.strip() for ln in log.read_text(errors="replace").splitlines()
+                      if "error" in ln.lower()), str(exc)) if log.exists() else str(exc)
+        raise tools.ToolError(f"build of {b.key} failed: {first[:200]} (log: {log})") from None
+    stamp.write_text(want)
+    return build_dir, time.monotonic() - t0
+
+
+# --- test phase (child process) -------------------------------------------------------------
+def _child_test(run: RunSpec, log_dir: Path) -> int:
+    from cocotb_tools.runner import get_runner
+
+    b = run.build
+    design = load_design(b.dut)
+    tools.setup_env(b.sim)
+    cfg = RunConfig(dut=b.dut, n=b.n, bus_w=b.bus_w, ack_wait=b.ack_wait, txns=run.txns,
+                    seed=run.seed, log_dir=log_dir,
+                    vectors=Path(run.vectors).resolve() if run.vectors else None,
+                    idle_max=run.idle_max)
+    runner = get_runner(b.sim)
+    runner.test(test_module=TEST_MODULE, hdl_toplevel=design.toplevel,
+                hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / b.key,
+                test_dir=log_dir, seed=run.seed, extra_env=cfg.to_env(),
+                testcase=list(run.tests), waves=b.waves, results_xml=str(log_dir / "results.xml"),
+                parameters=b.parameters(design), timescale=("1ns", "1ps"))
+    return 0
+
+
+def _results(xml: Path) -> tuple[int, int, str]:
+    """(tests, failed, first failure message) from a cocotb results.xml."""
+    root = ET.parse(xml).getroot()
+    tests = failed = 0
+    first = ""
+    for case in root.iter("testcase"):
+        tests += 1
+        fail = case.find("failure")
+        if fail is None:
+            fail = case.find("error")
+        if fail is not None:
+            failed += 1
+            if not first:
+                msg = fail.get("message") or (fail.text or "").strip().splitlines()[-1:]
+                first = f"{case.get('name')}: {msg if isinstance(msg, str) else ''.join(msg)}"
+    return tests, failed, first
+
+
+_FIRST_ERROR = re.compile(r"(MISMATCH .*|watchdog: .*|AssertionError: .*|Error: .*)")
+
+
+def _first_log_error(log: Path) -> str:
+    if not log.exists():
+        return ""
+    for line in log.read_text(errors="replace").splitlines():
+        if m := _FIRST_ERROR.search(line):
+            return m.group(1).strip()[:300]
+    return ""
+
+
+def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> Outcome:
+    """Validate, build and run in a child process under the wall-clock watchdog."""
+    design = validate(run)
+    log_dir = (log_dir or BUILD_ROOT / "runs" / run.key).resolve()
+    if log_dir.exists():
+        shutil.rmtree(log_dir)
+    log_dir.mkdir(parents=True)
+    _, build_s = build(run.build, design)
+    t0 = time.monotonic()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    cmd = [sys.executable, "-m", "regress.sim", "--child", json.dumps(asdict(run)), str(log_dir)]
+    sim_log = log_dir / "sim.log"
+    timed_out = False
+    with sim_log.open("w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, env=env,
+                                start_new_session=True)
+        try:
+            proc.wait(timeout=run.timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    wall = time.monotonic() - t0
+    outcome = Outcome(run, False, log_dir, wall_s=wall, build_s=build_s)
+    xml = log_dir / "results.xml"
+    if timed_out:
+        outcome.first_error = f"watchdog: simulation killed after {run.timeout_s}s wall time"
+    elif not xml.exists():
+        outcome.first_error = (_first_log_error(sim_log)
+                               or f"simulator exited with code {proc.returncode} and no results")
+    else:
+        outcome.tests, outcome.failed, first = _results(xml)
+        outcome.passed = outcome.failed == 0 and outcome.tests > 0 and proc.returncode == 0
+        if not outcome.passed:
+            outcome.first_error = _first_log_error(sim_log) or first or "no test ran"
+    build_dir = BUILD_ROOT / "sim" / run.build.key
+    for wave in (log_dir / "dump.fst", build_dir / f"{design.toplevel}.fst"):
+        if run.build.waves and wave.exists():
+            outcome.waves = log_dir / "waves.fst"
+            shutil.move(str(wave), outcome.waves)
+            break
+    record = {"key": run.key, "passed": outcome.passed, "tests": outcome.tests,
+              "failed": outcome.failed, "first_error": outcome.first_error,
+              "wall_s": round(wall, 3), "build_s": round(build_s, 3), "repro": run.repro(),
+              "git": tools.git_revision(ROOT), "versions": tools.versions(), "run": asdict(run)}
+    (log_dir / "outcome.json").write_text(json.dumps(record, indent=1) + "\n")
+    return outcome
+
+
+# --- command line ---------------------------------------------------------------------------
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m regress.sim", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dut", default="mont_lut")
+    ap.add_argument("--n", type=int, default=32)
+    ap.add_argument("--busw", type=int, default=32)
+    ap.add_argument("--sim", default="verilator")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--txns", type=int, default=50)
+    ap.add_argument("--ack-wait", type=int, default=0)
+    ap.add_argument("--idle-max", type=int, default=2)
+    ap.add_argument("--waves", action="store_true")
+    ap.add_argument("--fault", action="store_true", help="test only: build the corrupted design")
+    ap.add_argument("--vectors", default=None)
+    ap.add_argument("--tests", default=None, help="comma-separated cocotb test names")
+    ap.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="wall-clock seconds")
+    ap.add_argument("--out", default=None, help="log folder (default build/runs/<key>)")
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.child:
+        raw = json.loads(args.child[0])
+        raw["build"] = BuildSpec(**raw["build"])
+        raw["tests"] = tuple(raw["tests"])
+        return _child_test(RunSpec(**raw), Path(args.child[1]))
+    tests = tuple(t for t in (args.tests or "").split(",") if t) or (
+        VECTOR_TESTS if args.vectors else ALL_TESTS)
+    run = RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim, args.ack_wait, args.fault,
+                            args.waves),
+                  seed=args.seed, txns=args.txns, vectors=args.vectors, tests=tests,
+                  idle_max=args.idle_max, timeout_s=args.timeout)
+    try:
+        outcome = execute(run, Path(args.out) if args.out else None)
+    except (ConfigError, VectorError, tools.ToolError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    verdict = "PASS" if outcome.passed else "FAIL"
+    print(f"{verdict} {run.key}: {outcome.tests - outcome.failed}/{outcome.tests} tests passed "
+          f"in {outcome.wall_s:.1f}s (build {outcome.build_s:.1f}s)")
+    if not outcome.passed:
+        print(f"  first error: {outcome.first_error}")
+        print(f"  repro: {run.repro()}")
+    print(f"  log: {outcome.log_dir}")
+    if outcome.waves:
+        print(f"  waves: {outcome.waves}")
+    return 0 if outcome.passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["BuildSpec", "RunSpec", "Outcome", "execute", "build", "validate", "replace"]

@@ -1,0 +1,66 @@
+"""pyuvm bus agent: sequencer, driver and monitor around the cocotb-bus BFMs.
+
+The agent finds its pins through the ConfigDB key "BUS_IF", a BusIf built by the test.
+Any later DUT behind mv_bus_loader reuses it unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cocotb.handle import SimHandleBase
+from pyuvm import ConfigDB, uvm_agent, uvm_analysis_port, uvm_driver, uvm_monitor, uvm_sequencer
+
+from verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
+from verif.bus.item import BusItem, Transfer
+
+
+@dataclass
+class BusIf:
+    """The pins the agent needs."""
+
+    dut: SimHandleBase
+    clock: SimHandleBase
+    done: SimHandleBase
+    period_ns: int
+    idle_max: int = 0
+
+
+class BusDriver(uvm_driver):
+    def build_phase(self) -> None:
+        self.bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
+
+    def start_of_simulation_phase(self) -> None:
+        bif = self.bus_if
+        self.bfm = LoaderBusDriver(bif.dut, bif.clock, bif.done, bif.period_ns, bif.idle_max)
+
+    async def run_phase(self) -> None:
+        while True:
+            item: BusItem = await self.seq_item_port.get_next_item()
+            await self.bfm.send(item)
+            self.seq_item_port.item_done()
+
+
+class BusMonitor(uvm_monitor):
+    """Publishes every observed Transfer on `ap`."""
+
+    def build_phase(self) -> None:
+        self.ap = uvm_analysis_port("ap", self)
+        self.bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
+
+    def start_of_simulation_phase(self) -> None:
+        self.bfm = LoaderBusMonitor(self.bus_if.dut, self.bus_if.clock, callback=self._publish)
+
+    def _publish(self, transfer: Transfer) -> None:
+        self.ap.write(transfer)
+
+
+class BusAgent(uvm_agent):
+    def build_phase(self) -> None:
+        self.seqr = uvm_sequencer("seqr", self)
+        self.driver = BusDriver.create("driver", self)
+        self.monitor = BusMonitor.create("monitor", self)
+        ConfigDB().set(None, "*", "BUS_SEQR", self.seqr)
+
+    def connect_phase(self) -> None:
+        self.driver.seq_item_port.connect(self.seqr.seq_item_export)

@@ -1,0 +1,102 @@
+"""Signal-level driver and monitor of the loader bus, built on cocotb-bus.
+
+Protocol (see hdl/common/mv_bus_loader.sv): the host holds req/we/addr/wdata until ack rises;
+the loader performs the transfer on that edge and holds rdata while ack is high. Neither
+class wakes on every clock: each transfer costs a few awaits on ack and clock edges, and the
+done pin is awaited by its edge.
+"""
+
+from __future__ import annotations
+
+import random
+
+from cocotb.handle import SimHandleBase
+from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge, with_timeout
+from cocotb.utils import get_sim_time
+from cocotb_bus.drivers import BusDriver
+from cocotb_bus.monitors import BusMonitor
+
+from verif.bus.item import BusItem, Kind, Transfer
+
+SIGNALS = {"req": "req_i", "we": "we_i", "addr": "addr_i", "wdata": "wdata_i",
+           "ack": "ack_o", "rdata": "rdata_o"}
+
+
+class WatchdogError(AssertionError):
+    """The DUT did not answer in time: a hung transfer or an operation that never finished."""
+
+
+class LoaderBusDriver(BusDriver):
+    """Drives BusItems onto the pins, with optional random idle cycles before each transfer."""
+
+    _signals = SIGNALS
+
+    def __init__(self, dut: SimHandleBase, clock: SimHandleBase, done: SimHandleBase,
+                 period_ns: int, idle_max: int = 0, ack_timeout_cycles: int = 64) -> None:
+        super().__init__(dut, "bus", clock)
+        self.done = done
+        self.period_ns = period_ns
+        self.idle_max = idle_max
+        self.ack_timeout_cycles = ack_timeout_cycles
+        self.rng = random.Random(random.getrandbits(32))
+        self.bus.req.value = 0
+        self.bus.we.value = 0
+        self.bus.addr.value = 0
+        self.bus.wdata.value = 0
+        self._aligned = False
+
+    async def _driver_send(self, transaction: BusItem, sync: bool = True, **kwargs: object) -> None:
+        if not self._aligned:
+            await FallingEdge(self.clock)
+            self._aligned = True
+        if transaction.kind is Kind.WAIT_DONE:
+            await self._wait_done(transaction)
+            return
+        if self.idle_max and (idle := self.rng.randint(0, self.idle_max)):
+            await ClockCycles(self.clock, idle, rising=False)
+        bus = self.bus
+        bus.we.value = int(transaction.kind is Kind.WRITE)
+        bus.addr.value = transaction.addr
+        bus.wdata.value = transaction.data if transaction.kind is Kind.WRITE else 0
+        bus.req.value = 1
+        try:
+            await with_timeout(RisingEdge(bus.ack), self.ack_timeout_cycles * self.period_ns, "ns")
+        except TimeoutError:
+            raise WatchdogError(
+                f"watchdog: no bus ack within {self.ack_timeout_cycles} cycles for "
+                f"{transaction.kind.value} at addr 0x{transaction.addr:x}") from None
+        transaction.time_ns = get_sim_time("ns")
+        await ReadOnly()
+        transaction.rdata = int(bus.rdata.value)
+        await FallingEdge(self.clock)
+        bus.req.value = 0
+
+    async def _wait_done(self, item: BusItem) -> None:
+        if not int(self.done.value):
+            try:
+                await with_timeout(RisingEdge(self.done), item.timeout_cycles * self.period_ns,
+                                   "ns")
+            except TimeoutError:
+                raise WatchdogError(
+                    f"watchdog: DONE not raised within {item.timeout_cycles} cycles "
+                    "(hung operation)") from None
+            await FallingEdge(self.clock)
+        item.time_ns = get_sim_time("ns")
+
+
+class LoaderBusMonitor(BusMonitor):
+    """Reports every completed transfer as a Transfer, time-stamped with its ack edge."""
+
+    _signals = SIGNALS
+
+    def __init__(self, dut: SimHandleBase, clock: SimHandleBase, callback: object = None) -> None:
+        super().__init__(dut, "bus", clock, callback=callback)
+
+    async def _monitor_recv(self) -> None:
+        bus = self.bus
+        while True:
+            await RisingEdge(bus.ack)
+            time_ns = get_sim_time("ns")
+            await ReadOnly()
+            self._recv(Transfer(bool(int(bus.we.value)), int(bus.addr.value),
+                                int(bus.wdata.value), int(bus.rdata.value), time_ns))

@@ -1,0 +1,107 @@
+"""Design test configurations (verif/configs/<design>.toml) and the per-run configuration.
+
+A run is configured through environment variables set by the runner (regress/sim.py), so a
+cocotb test module needs no arguments of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from verif import regmap
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+CLOCK_PERIOD_NS = 10
+
+
+class ConfigError(ValueError):
+    """A configuration or command-line value that cannot be used (one-line message)."""
+
+
+@dataclass(frozen=True)
+class DesignConfig:
+    name: str
+    toplevel: str
+    model: str
+    sources: tuple[Path, ...]
+    min_n: int
+    max_n: int
+    fault_params: dict[str, int]
+    observe: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def design(self) -> regmap.Design:
+        return regmap.load().designs[self.name]
+
+
+def known_designs() -> list[str]:
+    return sorted(p.stem for p in CONFIG_DIR.glob("*.toml"))
+
+
+def load_design(name: str) -> DesignConfig:
+    path = CONFIG_DIR / f"{name}.toml"
+    if not path.is_file():
+        raise ConfigError(f"unknown DUT '{name}' (known: {', '.join(known_designs())})")
+    raw = tomllib.loads(path.read_text())
+    if raw["design"] not in regmap.load().designs:
+        raise ConfigError(f"{path.name}: design '{raw['design']}' is not in regmap.json")
+    return DesignConfig(
+        name=raw["design"],
+        toplevel=raw["toplevel"],
+        model=raw["model"],
+        sources=tuple(ROOT / s for s in raw["sources"]),
+        min_n=raw["min_n"],
+        max_n=raw["max_n"],
+        fault_params=dict(raw.get("fault_params", {})),
+        observe=dict(raw.get("observe", {})),
+    )
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What one simulation run does: read from MV_* environment variables."""
+
+    dut: str
+    n: int
+    bus_w: int
+    ack_wait: int
+    txns: int
+    seed: int
+    log_dir: Path
+    vectors: Path | None
+    idle_max: int  # random idle cycles (0..idle_max) the driver inserts before a transfer
+
+    @staticmethod
+    def from_env() -> RunConfig:
+        env = os.environ
+        vectors = env.get("MV_VECTORS") or None
+        return RunConfig(
+            dut=env.get("MV_DUT", "mont_lut"),
+            n=int(env.get("MV_N", "32")),
+            bus_w=int(env.get("MV_BUSW", "32")),
+            ack_wait=int(env.get("MV_ACK_WAIT", "0")),
+            txns=int(env.get("MV_TXNS", "50")),
+            seed=int(env.get("COCOTB_RANDOM_SEED", env.get("MV_SEED", "1"))),
+            log_dir=Path(env.get("MV_LOG_DIR", ".")),
+            vectors=Path(vectors) if vectors else None,
+            idle_max=int(env.get("MV_IDLE_MAX", "2")),
+        )
+
+    def to_env(self) -> dict[str, str]:
+        env = {
+            "MV_DUT": self.dut,
+            "MV_N": str(self.n),
+            "MV_BUSW": str(self.bus_w),
+            "MV_ACK_WAIT": str(self.ack_wait),
+            "MV_TXNS": str(self.txns),
+            "MV_SEED": str(self.seed),
+            "MV_LOG_DIR": str(self.log_dir),
+            "MV_IDLE_MAX": str(self.idle_max),
+        }
+        if self.vectors:
+            env["MV_VECTORS"] = str(self.vectors)
+        return env

@@ -1,0 +1,191 @@
+"""Register-level predictor of the bus loader: what every read must return.
+
+It mirrors hdl/common/mv_bus_loader.sv from the transfers the monitor saw, each at the clock
+edge that performed it. An accepted START runs the design's bit-accurate model at once, so
+the predictor knows the edge at which the operation ends (start edge + model cycles) and hence
+BUSY, DONE, the cycle counter and the result registers at any later edge. Reads are predicted
+from the state before their edge, as the RTL registers them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from models.result import Result
+from verif import regmap
+from verif.bus.item import Transfer
+
+Model = Callable[[int, int, int, int], Result]
+
+
+@dataclass
+class Operation:
+    """One START as the predictor accepted or rejected it."""
+
+    index: int
+    x: int
+    y: int
+    m: int
+    start_edge: int
+    error: str  # "ERR_NONE" when the operation ran
+    result: Result | None = None
+    read_words: dict[str, dict[int, int]] = field(default_factory=dict)  # region -> index -> data
+
+    @property
+    def end_edge(self) -> int:
+        assert self.result is not None
+        return self.start_edge + self.result.cycles
+
+
+@dataclass
+class Mismatch:
+    time_ns: int
+    what: str
+    expected: int
+    actual: int
+
+    def __str__(self) -> str:
+        return (f"@{self.time_ns}ns {self.what}: expected 0x{self.expected:x}, "
+                f"got 0x{self.actual:x}")
+
+
+class LoaderPredictor:
+    def __init__(self, rm: regmap.RegMap, design: regmap.Design, n: int, bus_w: int,
+                 model: Model, period_ns: int) -> None:
+        self.rm, self.design, self.n, self.bus_w = rm, design, n, bus_w
+        self.model, self.period_ns = model, period_ns
+        self.op_words = regmap.words(n, bus_w)
+        self.cnt_words = regmap.words(rm.counter_width, bus_w)
+        red = design.redundant_width(n)
+        self.red_words = 0 if red is None else regmap.words(red, bus_w)
+        self.operands = {name: [0] * self.op_words for name in ("X", "Y", "M")}
+        self.err = rm.errors["ERR_NONE"]
+        self.done = False
+        self.ended = True  # the last accepted operation's end has been applied
+        self.op: Operation | None = None  # the last accepted operation
+        self.ops: list[Operation] = []  # every START, accepted or not
+        self.results_zero = True  # after reset or CLEAR the result registers hold 0
+        self.status = rm.fields["STATUS"]
+        self.ctrl = rm.fields["CTRL"]
+
+    # --- state at an edge -----------------------------------------------------------------
+    def _value(self, region: str) -> int:
+        mask = (1 << self.n) - 1
+        return regmap.join(self.operands[region], self.bus_w) & mask
+
+    def busy(self, edge: int) -> bool:
+        return self.op is not None and self.op.start_edge < edge <= self.op.end_edge
+
+    def _settle(self, edge: int) -> None:
+        """Apply the end of the running operation if it ended before this edge."""
+        if self.op is not None and not self.ended and edge > self.op.end_edge:
+            self.done = True
+            self.ended = True
+
+    def _cycles(self, edge: int) -> int:
+        if self.op is None:
+            return 0
+        return min(edge - self.op.start_edge - 1, self.op.result.cycles)  # type: ignore[union-attr]
+
+    def _mapped(self, region: str | None, index: int, write: bool) -> bool:
+        if region is None:
+            return False
+        access = self.rm.regions[region].access
+        if (write and access == "ro") or (not write and access == "wo"):
+            return False
+        size = self.rm.regions[region].size
+        limit = {"word": 1, "counter": self.cnt_words, "operand": self.op_words,
+                 "redundant": self.red_words}[size]
+        return index < limit
+
+    def _result_word(self, region: str, index: int) -> int:
+        if self.results_zero or self.op is None or self.op.result is None:
+            return 0
+        res = self.op.result
+        value = {"P": res.p, "S": res.s or 0, "C": res.c or 0}[region]
+        return (value >> (index * self.bus_w)) & ((1 << self.bus_w) - 1)
+
+    def expected_read(self, region: str | None, index: int, edge: int) -> int:
+        self._settle(edge)
+        if not self._mapped(region, index, write=False):
+            return 0
+        assert region is not None
+        busy = self.busy(edge)
+        if region == "STATUS":
+            return (self.status["BUSY"].put(int(busy)) | self.status["DONE"].put(int(self.done))
+                    | self.status["ERR"].put(self.err))
+        if region == "CYCLES":
+            return (self._cycles(edge) >> (index * self.bus_w)) & ((1 << self.bus_w) - 1)
+        if region == "INFO":
+            info = (self.rm.version << 24) | (self.design.id << 16) | self.n
+            return (info >> (index * self.bus_w)) & ((1 << self.bus_w) - 1)
+        if region in self.operands:
+            return self.operands[region][index]
+        return 0 if busy else self._result_word(region, index)
+
+    # --- one observed transfer ------------------------------------------------------------
+    def observe(self, t: Transfer) -> Mismatch | None:
+        edge = int(t.time_ns // self.period_ns)
+        self._settle(edge)
+        region_obj, index = self.rm.decode(t.addr)
+        region = None if region_obj is None else region_obj.name
+        if not t.we:
+            expected = self.expected_read(region, index, edge)
+            self._after_access(region, index, write=False)
+            if region in ("P", "S", "C", "CYCLES") and self.op is not None and not self.busy(edge):
+                self.op.read_words.setdefault(region, {})[index] = t.rdata
+            if expected != t.rdata:
+                where = f"read {region or 'unmapped'}[{index}] (addr 0x{t.addr:x})"
+                return Mismatch(t.time_ns, where, expected, t.rdata)
+            return None
+        self._write(region, index, t.wdata, edge)
+        return None
+
+    def _after_access(self, region: str | None, index: int, write: bool) -> bool:
+        if not self._mapped(region, index, write):
+            self.err = self.rm.errors["ERR_UNMAPPED"]
+            return False
+        return True
+
+    def _write(self, region: str | None, index: int, data: int, edge: int) -> None:
+        if not self._after_access(region, index, write=True):
+            return
+        if self.busy(edge):
+            self.err = self.rm.errors["ERR_BUSY"]
+            return
+        if region in self.operands:
+            self.operands[region][index] = data
+            return
+        assert region == "CTRL"
+        if self.ctrl["CLEAR"].get(data):
+            self._clear()
+        elif self.ctrl["START"].get(data):
+            self._start(edge)
+
+    def _clear(self) -> None:
+        for words in self.operands.values():
+            words[:] = [0] * len(words)
+        self.done = False
+        self.err = self.rm.errors["ERR_NONE"]
+        self.op = None
+        self.results_zero = True
+
+    def _start(self, edge: int) -> None:
+        x, y, m = self._value("X"), self._value("Y"), self._value("M")
+        self.done = False
+        if m % 2 == 0:
+            error = "ERR_EVEN_MODULUS"
+        elif x >= m or y >= m:
+            error = "ERR_RANGE"
+        else:
+            error = "ERR_NONE"
+        op = Operation(len(self.ops), x, y, m, edge, error)
+        self.ops.append(op)
+        self.err = self.rm.errors[error]
+        if error != "ERR_NONE":
+            return
+        op.result = self.model(x, y, m, self.n)
+        self.op = op
+        self.ended = False
+        self.results_zero = False

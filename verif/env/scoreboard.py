@@ -1,0 +1,160 @@
+"""Scoreboard: every bus read against the predictor, every operation against gmpy2 and the
+bit-accurate model, every done edge against the model's cycle count and table histogram.
+
+Mismatches are logged as they happen ("MISMATCH ...") and fail the test in check_phase.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pyuvm import uvm_component, uvm_subscriber
+
+from models.registry import AlgoInfo, reference
+from verif import regmap
+from verif.bus.item import Transfer
+from verif.env.coverage import Coverage
+from verif.env.predictor import LoaderPredictor, Mismatch, Operation
+
+
+@dataclass
+class DoneObservation:
+    """What the DUT showed at the rising edge of done_o (read once per operation)."""
+
+    time_ns: int
+    lut_hits: list[int]
+    sub_taken: bool | None
+
+
+class _Sub(uvm_subscriber):
+    def __init__(self, name: str, parent: uvm_component, handler: object) -> None:
+        super().__init__(name, parent)
+        self.handler = handler
+
+    def write(self, item: object) -> None:
+        self.handler(item)  # type: ignore[operator]
+
+
+class Scoreboard(uvm_component):
+    def __init__(self, name: str, parent: uvm_component, *, predictor: LoaderPredictor,
+                 algo: AlgoInfo, coverage: Coverage, log_path: Path) -> None:
+        super().__init__(name, parent)
+        self.predictor, self.algo, self.coverage = predictor, algo, coverage
+        self.log_path = log_path
+        self.errors: list[str] = []
+        self.checked = 0
+        self.observed: dict[int, DoneObservation] = {}  # op index -> observation
+        self._logged: set[int] = set()
+        self._log = log_path.open("a")
+
+    def build_phase(self) -> None:
+        self.bus_sub = _Sub("bus_sub", self, self.on_transfer)
+        self.done_sub = _Sub("done_sub", self, self.on_done)
+
+    def fail(self, message: str) -> None:
+        self.errors.append(message)
+        self.logger.error(f"MISMATCH {message}")
+
+    # --- bus reads and writes -------------------------------------------------------------
+    def on_transfer(self, t: Transfer) -> None:
+        n_ops = len(self.predictor.ops)
+        mismatch: Mismatch | None = self.predictor.observe(t)
+        if mismatch:
+            self.fail(str(mismatch))
+        region, _ = self.predictor.rm.decode(t.addr)
+        if not t.we and region is not None and region.name == "STATUS":
+            err = self.predictor.rm.fields["STATUS"]["ERR"].get(t.rdata)
+            self.coverage.sample_error(self.predictor.rm.error_name(err))
+        for op in self.predictor.ops[n_ops:]:
+            if op.error != "ERR_NONE":
+                self._write_log(op, {"error": op.error})
+        op = self.predictor.op
+        if op is not None and op.index not in self._logged and self._fully_read(op):
+            self._check_operation(op)
+
+    def _fully_read(self, op: Operation) -> bool:
+        need = {"P": self.predictor.op_words, "CYCLES": self.predictor.cnt_words}
+        if self.predictor.red_words:
+            need |= {"S": self.predictor.red_words, "C": self.predictor.red_words}
+        return all(len(op.read_words.get(r, {})) == k for r, k in need.items())
+
+    def _assemble(self, op: Operation, region: str) -> int:
+        words = op.read_words.get(region, {})
+        return regmap.join([words[i] for i in sorted(words)], self.predictor.bus_w)
+
+    def _check_operation(self, op: Operation) -> None:
+        """The whole operation as read back over the bus, against gmpy2 and the model."""
+        assert op.result is not None
+        res, p = op.result, self._assemble(op, "P")
+        tag = f"op {op.index} (x=0x{op.x:x}, y=0x{op.y:x}, m=0x{op.m:x})"
+        expected_p = reference(self.algo, op.x, op.y, op.m, self.predictor.n)
+        if p != expected_p:
+            self.fail(f"{tag}: P = 0x{p:x}, gmpy2 expects 0x{expected_p:x}")
+        if res.p != expected_p:
+            self.fail(f"{tag}: model P 0x{res.p:x} disagrees with gmpy2 0x{expected_p:x}")
+        fields: dict[str, object] = {"p": str(p), "cycles": self._assemble(op, "CYCLES")}
+        if fields["cycles"] != res.cycles:
+            self.fail(f"{tag}: CYCLES = {fields['cycles']}, model expects {res.cycles}")
+        if self.predictor.red_words:
+            s, c = self._assemble(op, "S"), self._assemble(op, "C")
+            if (s, c) != (res.s, res.c):
+                self.fail(f"{tag}: S/C = 0x{s:x}/0x{c:x}, model expects "
+                          f"0x{res.s:x}/0x{res.c:x}")
+            fields |= {"s": str(s), "c": str(c)}
+        if op.index not in self.observed:
+            self.fail(f"{tag}: results read back but no done edge was observed")
+        self.checked += 1
+        self._write_log(op, fields)
+
+    # --- the done edge --------------------------------------------------------------------
+    def on_done(self, obs: DoneObservation) -> None:
+        op = self.predictor.op
+        if op is None or op.result is None:
+            self.fail(f"@{obs.time_ns}ns: done rose with no operation running")
+            return
+        tag = f"op {op.index}"
+        period = self.predictor.period_ns
+        edge = int(obs.time_ns // period)
+        if edge != op.end_edge:
+            self.fail(f"{tag}: done rose {edge - op.start_edge} cycles after START, "
+                      f"model expects {op.result.cycles}")
+        model_hits = [op.result.lut.get(a, 0) for a in range(len(obs.lut_hits))]
+        if obs.lut_hits and obs.lut_hits != model_hits:
+            self.fail(f"{tag}: table-address hits {obs.lut_hits}, model expects {model_hits}")
+        sub_expected = None
+        if op.result.s is not None and op.result.c is not None:
+            sub_expected = op.result.s + op.result.c >= op.m
+        if obs.sub_taken is not None and obs.sub_taken != sub_expected:
+            self.fail(f"{tag}: final subtraction taken={obs.sub_taken}, model {sub_expected}")
+        self.observed[op.index] = obs
+        self.coverage.sample_operation(op.x, op.y, op.m, self.predictor.n, obs.lut_hits,
+                                       bool(obs.sub_taken if obs.sub_taken is not None
+                                            else sub_expected))
+
+    # --- log and final checks -------------------------------------------------------------
+    def _write_log(self, op: Operation, fields: dict[str, object]) -> None:
+        self._logged.add(op.index)
+        period = self.predictor.period_ns
+        record = {"op": op.index, "x": str(op.x), "y": str(op.y), "m": str(op.m),
+                  "start_ns": op.start_edge * period, **fields}
+        if op.result is not None:
+            record["end_ns"] = op.end_edge * period
+        self._log.write(json.dumps(record) + "\n")
+        self._log.flush()
+
+    def check_phase(self) -> None:
+        unread = [op.index for op in self.predictor.ops
+                  if op.error == "ERR_NONE" and op.index not in self._logged]
+        # Only the last operation may legitimately be overwritten by none: any accepted
+        # operation that was never read back fully was not checked.
+        for index in unread:
+            self.fail(f"op {index} was started but its results were never read back")
+        self._log.close()
+        if self.errors:
+            raise AssertionError(f"{len(self.errors)} mismatch(es); first: {self.errors[0]}")
+        if not self.predictor.ops:
+            raise AssertionError("no operation was started: the test checked nothing")
+        self.logger.info(f"scoreboard: {self.checked} operations checked, "
+                         f"{len(self.predictor.ops) - self.checked} rejected as expected")

@@ -1,0 +1,239 @@
+"""Sequences for any multiplier behind mv_bus_loader.
+
+`LoaderSeq` turns register-level calls (write an operand, START, wait for done, read the
+results) into bus items; the concrete sequences build stimulus on top of it. Every read is
+checked by the scoreboard; sequences that exercise error paths also assert the status they
+expect, so those tests do not rest on the predictor alone.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+from pyuvm import uvm_sequence
+
+from verif import regmap
+from verif.bus.item import BusItem, Kind
+
+Operands = tuple[int, int, int]
+
+
+class LoaderSeq(uvm_sequence):
+    """Base: register access through the bus agent's sequencer."""
+
+    def __init__(self, name: str, n: int, bus_w: int, design: regmap.Design,
+                 rng: random.Random) -> None:
+        super().__init__(name)
+        self.n, self.bus_w, self.design, self.rng = n, bus_w, design, rng
+        self.rm = regmap.load()
+        self.status_f = self.rm.fields["STATUS"]
+        self.ctrl_f = self.rm.fields["CTRL"]
+        # watchdog for one operation: generous against any design's cycle count
+        self.done_timeout = 8 * n + 1000
+
+    # --- register access ------------------------------------------------------------------
+    async def _do(self, item: BusItem) -> BusItem:
+        await self.start_item(item)
+        await self.finish_item(item)
+        return item
+
+    async def write(self, region: str, data: int, index: int = 0) -> None:
+        await self._do(BusItem("wr", Kind.WRITE, self.rm.addr(region, index), data))
+
+    async def read(self, region: str, index: int = 0) -> int:
+        return (await self._do(BusItem("rd", Kind.READ, self.rm.addr(region, index)))).rdata
+
+    async def write_value(self, region: str, value: int) -> None:
+        for index, word in enumerate(regmap.split(value, self.n, self.bus_w)):
+            await self.write(region, word, index)
+
+    async def read_value(self, region: str) -> int:
+        bits = self.rm.region_bits(region, self.n, self.design, self.bus_w)
+        assert bits is not None, f"{region} is not mapped for {self.design.name}"
+        return regmap.join([await self.read(region, i)
+                            for i in range(regmap.words(bits, self.bus_w))], self.bus_w)
+
+    async def start_op(self) -> None:
+        await self.write("CTRL", self.ctrl_f["START"].put(1))
+
+    async def clear(self) -> None:
+        await self.write("CTRL", self.ctrl_f["CLEAR"].put(1))
+
+    async def wait_done(self) -> None:
+        await self._do(BusItem("done", Kind.WAIT_DONE, timeout_cycles=self.done_timeout))
+
+    async def status(self) -> dict[str, int]:
+        word = await self.read("STATUS")
+        return {name: f.get(word) for name, f in self.status_f.items()}
+
+    async def read_results(self) -> None:
+        """Read everything an operation produced (the scoreboard checks it all)."""
+        await self.read_value("P")
+        if self.design.redundant_extra_bits is not None:
+            await self.read_value("S")
+            await self.read_value("C")
+        await self.read_value("CYCLES")
+        await self.read("STATUS")
+
+    async def multiply(self, x: int, y: int, m: int, load: Iterable[str] = ("X", "Y", "M")
+                       ) -> None:
+        values = {"X": x, "Y": y, "M": m}
+        for region in load:
+            await self.write_value(region, values[region])
+        await self.start_op()
+        if m % 2 == 0 or x >= m or y >= m:  # the loader refuses it: read the error instead
+            await self.read("STATUS")
+            return
+        await self.wait_done()
+        await self.read_results()
+
+    async def expect_error(self, name: str, busy: int = 0) -> None:
+        st = await self.status()
+        code = self.rm.errors[name]
+        assert st["ERR"] == code and st["BUSY"] == busy, (
+            f"expected {name} (busy={busy}), STATUS shows ERR={self.rm.error_name(st['ERR'])} "
+            f"BUSY={st['BUSY']}")
+
+    # --- operand generation ---------------------------------------------------------------
+    def random_modulus(self) -> int:
+        n = self.n
+        if self.rng.random() < 0.8:  # full-width modulus (the usual case)
+            return self.rng.getrandbits(n - 1) | (1 << (n - 1)) | 1
+        return self.rng.getrandbits(self.rng.randint(1, n - 1)) | 1
+
+    def random_operands(self) -> Operands:
+        m = self.random_modulus()
+        return self.rng.randrange(m), self.rng.randrange(m), m
+
+
+class RandomSeq(LoaderSeq):
+    def __init__(self, name: str, count: int, **kw: object) -> None:
+        super().__init__(name, **kw)  # type: ignore[arg-type]
+        self.count = count
+
+    async def body(self) -> None:
+        for _ in range(self.count):
+            await self.multiply(*self.random_operands())
+
+
+class CornerSeq(LoaderSeq):
+    """X = 0, Y = 0, X = M-1, Y = M-1, X = Y, and the moduli 2^(n-1)+1 and 2^n-1."""
+
+    def corner_cases(self) -> list[Operands]:
+        n = self.n
+        moduli = [(1 << (n - 1)) + 1, (1 << n) - 1, self.random_modulus(), 1, 3]
+        cases: list[Operands] = []
+        for m in moduli:
+            r = self.rng.randrange(m)
+            cases += [(0, r, m), (r, 0, m), (m - 1, r, m), (r, m - 1, m), (m - 1, m - 1, m),
+                      (r, r, m), (1, 1 % m, m), (0, 0, m)]
+        return cases
+
+    async def body(self) -> None:
+        for x, y, m in self.corner_cases():
+            await self.multiply(x, y, m)
+
+
+class BackToBackSeq(LoaderSeq):
+    """Operations with no idle time between them, reusing loaded operands: only X
+    changes, or nothing changes and START is simply issued again."""
+
+    def __init__(self, name: str, count: int, **kw: object) -> None:
+        super().__init__(name, **kw)  # type: ignore[arg-type]
+        self.count = count
+
+    async def body(self) -> None:
+        x, y, m = self.random_operands()
+        await self.multiply(x, y, m)
+        for k in range(self.count):
+            if k % 2:
+                x = self.rng.randrange(m)
+                await self.multiply(x, y, m, load=("X",))
+            else:
+                await self.multiply(x, y, m, load=())
+
+
+class StatusWhileBusySeq(LoaderSeq):
+    """Poll STATUS and CYCLES over the bus while the core runs, until DONE."""
+
+    def __init__(self, name: str, count: int, **kw: object) -> None:
+        super().__init__(name, **kw)  # type: ignore[arg-type]
+        self.count = count
+
+    async def body(self) -> None:
+        for _ in range(self.count):
+            x, y, m = self.random_operands()
+            for region, value in zip(("X", "Y", "M"), (x, y, m), strict=True):
+                await self.write_value(region, value)
+            await self.start_op()
+            polls = 0
+            while not (st := await self.status())["DONE"]:
+                assert st["BUSY"], "STATUS shows neither BUSY nor DONE after START"
+                await self.read("CYCLES")
+                await self.read("P")  # reads zero while busy
+                polls += 1
+                assert polls < self.done_timeout, "watchdog: DONE never seen while polling"
+            await self.read_results()
+
+
+class ErrorSeq(LoaderSeq):
+    """Every error path of the loader: even or zero modulus, operand >= M, writes and
+    START/CLEAR while busy, unmapped regions and indices, wrong-direction accesses, CLEAR."""
+
+    async def body(self) -> None:
+        x, y, m = self.random_operands()
+        # even modulus, zero modulus: error, nothing starts
+        for bad_m in (m ^ 1 if m > 1 else 2, 0):
+            await self.write_value("X", 0)
+            await self.write_value("Y", 0)
+            await self.write_value("M", bad_m)
+            await self.start_op()
+            await self.expect_error("ERR_EVEN_MODULUS")
+        # X >= M, Y >= M
+        await self.write_value("M", m)
+        for region in ("X", "Y"):
+            await self.write_value(region, m + self.rng.randrange((1 << self.n) - m))
+            await self.start_op()
+            await self.expect_error("ERR_RANGE")
+            await self.write_value(region, 0)
+        # writes, START and CLEAR while busy are ignored and flagged; the operation is intact
+        await self.write_value("X", x)
+        await self.write_value("Y", y)
+        await self.start_op()
+        await self.write("X", self.rng.getrandbits(self.bus_w))
+        await self.expect_error("ERR_BUSY", busy=1)
+        await self.start_op()
+        await self.clear()
+        await self.expect_error("ERR_BUSY", busy=1)
+        await self.wait_done()
+        await self.read_results()
+        assert await self.read_value("X") == x, "a write while busy changed X"
+        # unmapped: an unused region, an index beyond a register, wrong directions
+        unused = [c for c in range(1 << self.rm.region_width)
+                  if c not in {r.code for r in self.rm.regions.values()}]
+        probes = [(unused[0] << self.rm.index_width, False),
+                  (self.rm.addr("P", regmap.words(self.n, self.bus_w)), False),
+                  (self.rm.addr("CTRL"), False), (self.rm.addr("P"), True),
+                  (self.rm.addr("STATUS", 1), True)]
+        for addr, write in probes:
+            kind = Kind.WRITE if write else Kind.READ
+            item = await self._do(BusItem("probe", kind, addr, 0x5A))
+            assert write or item.rdata == 0, f"unmapped read at 0x{addr:x} returned data"
+            await self.expect_error("ERR_UNMAPPED")
+        # CLEAR wipes operands, results and the error code
+        await self.clear()
+        assert await self.status() == {"BUSY": 0, "DONE": 0, "ERR": 0}
+        assert await self.read_value("X") == 0 and await self.read_value("P") == 0
+        # and the next operation still works
+        await self.multiply(x, y, m)
+
+
+class VectorSeq(LoaderSeq):
+    def __init__(self, name: str, vectors: list[Operands], **kw: object) -> None:
+        super().__init__(name, **kw)  # type: ignore[arg-type]
+        self.vectors = vectors
+
+    async def body(self) -> None:
+        for x, y, m in self.vectors:
+            await self.multiply(x, y, m)

@@ -1,0 +1,128 @@
+"""cocotb tests (pyuvm) for any multiplier behind mv_bus_loader.
+
+The runner (regress/sim.py) selects the DUT, width and seed through MV_* environment
+variables and the tests through COCOTB_TEST_FILTER. This module is loaded by cocotb, not
+collected by pytest.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pyuvm
+from cocotb.clock import Clock
+from cocotb.triggers import ClockCycles
+from pyuvm import ConfigDB, uvm_test
+
+from verif.bus.agent import BusIf
+from verif.config import CLOCK_PERIOD_NS, RunConfig, load_design
+from verif.env.env import MulEnv
+from verif.sequences import (
+    BackToBackSeq,
+    CornerSeq,
+    ErrorSeq,
+    LoaderSeq,
+    RandomSeq,
+    StatusWhileBusySeq,
+    VectorSeq,
+)
+from verif.vectors import load_vectors
+
+RESET_CYCLES = 3
+
+
+class BaseTest(uvm_test):
+    """Builds the env from the run configuration, resets the DUT and runs `sequences()`."""
+
+    def build_phase(self) -> None:
+        self.run_cfg = RunConfig.from_env()
+        self.run_cfg.log_dir.mkdir(parents=True, exist_ok=True)
+        self.design = load_design(self.run_cfg.dut)
+        dut = cocotb_top()
+        self.dut = dut
+        bus_if = BusIf(dut, dut.clk_i, dut.done_o, CLOCK_PERIOD_NS, self.run_cfg.idle_max)
+        ConfigDB().set(None, "*", "BUS_IF", bus_if)
+        ConfigDB().set(None, "*", "RUN", self.run_cfg)
+        ConfigDB().set(None, "*", "DESIGN", self.design)
+        self.rng = random.Random(f"{self.run_cfg.seed}:{type(self).__name__}")
+        self.env = MulEnv("env", self)
+
+    def seq_args(self) -> dict[str, object]:
+        return {"n": self.run_cfg.n, "bus_w": self.run_cfg.bus_w,
+                "design": self.design.design, "rng": self.rng}
+
+    def sequences(self) -> list[LoaderSeq]:
+        raise NotImplementedError
+
+    async def run_phase(self) -> None:
+        self.raise_objection()
+        dut = self.dut
+        Clock(dut.clk_i, CLOCK_PERIOD_NS, unit="ns", impl="gpi").start()
+        dut.rst_ni.value = 0
+        dut.bus_req_i.value = 0
+        await ClockCycles(dut.clk_i, RESET_CYCLES)
+        dut.rst_ni.value = 1
+        seqr = ConfigDB().get(None, "", "BUS_SEQR")
+        for seq in self.sequences():
+            await seq.start(seqr)
+        self.drop_objection()
+
+
+def cocotb_top():  # noqa: ANN201 - the cocotb handle of the toplevel
+    import cocotb
+
+    return cocotb.top
+
+
+@pyuvm.test()
+class RandomTest(BaseTest):
+    """TXNS random operations."""
+
+    def sequences(self) -> list[LoaderSeq]:
+        return [RandomSeq("random", self.run_cfg.txns, **self.seq_args())]
+
+
+@pyuvm.test()
+class CornerTest(BaseTest):
+    """Operand and modulus corners."""
+
+    def sequences(self) -> list[LoaderSeq]:
+        return [CornerSeq("corners", **self.seq_args())]
+
+
+@pyuvm.test()
+class BackToBackTest(BaseTest):
+    """Operations without idle cycles in between, operands reused."""
+
+    def build_phase(self) -> None:
+        super().build_phase()
+        ConfigDB().get(None, "", "BUS_IF").idle_max = 0
+
+    def sequences(self) -> list[LoaderSeq]:
+        return [BackToBackSeq("b2b", max(4, self.run_cfg.txns // 4), **self.seq_args())]
+
+
+@pyuvm.test()
+class StatusWhileBusyTest(BaseTest):
+    """STATUS, CYCLES and P read over the bus while the core runs."""
+
+    def sequences(self) -> list[LoaderSeq]:
+        return [StatusWhileBusySeq("status", 2, **self.seq_args())]
+
+
+@pyuvm.test()
+class ErrorTest(BaseTest):
+    """Even modulus, operands out of range, busy writes, unmapped accesses, CLEAR."""
+
+    def sequences(self) -> list[LoaderSeq]:
+        return [ErrorSeq("errors", **self.seq_args())]
+
+
+@pyuvm.test()
+class VectorTest(BaseTest):
+    """Replays MV_VECTORS (run alone by the runner when VECTORS= is given)."""
+
+    def sequences(self) -> list[LoaderSeq]:
+        assert self.run_cfg.vectors is not None, "VectorTest needs MV_VECTORS"
+        vectors = load_vectors(self.run_cfg.vectors, self.run_cfg.n)
+        return [VectorSeq("vectors", vectors, **self.seq_args())]  # type: ignore[arg-type]
