@@ -24,7 +24,7 @@ TESTS    ?=
 TIMEOUT  ?= 1800
 LIST     ?= smoke
 JOBS     ?= 2
-PYTEST_ARGS ?=
+PYTEST_ARGS ?= -n 2 -q -p no:cacheprovider --durations=10
 
 SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --txns $(TXNS) \
              --ack-wait $(ACK_WAIT) --idle-max $(IDLE_MAX) --timeout $(TIMEOUT) \
@@ -64,7 +64,7 @@ sim-tools:
 	fi
 
 test: setup
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_ARGS) models verif regress
 
 regress: setup
 	$(PY) -m regress run --list $(LIST) --jobs $(JOBS)

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -249,6 +249,8 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
     t0 = time.monotonic()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    if os.environ.get("MV_PROFILE"):
+        env["COCOTB_ENABLE_PROFILING"] = "1"
     cmd = [sys.executable, "-m", "regress.sim", "--child", json.dumps(asdict(run)), str(log_dir)]
     sim_log = log_dir / "sim.log"
     timed_out = False
@@ -343,5 +345,3 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     sys.exit(main())
 
-
-__all__ = ["BuildSpec", "RunSpec", "Outcome", "execute", "build", "validate", "replace"]

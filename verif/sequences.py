@@ -39,20 +39,22 @@ class LoaderSeq(uvm_sequence):
         return item
 
     async def write(self, region: str, data: int, index: int = 0) -> None:
-        await self._do(BusItem("wr", Kind.WRITE, self.rm.addr(region, index), data))
+        await self._do(BusItem("wr", Kind.WRITE, self.rm.addr(region, index), [data]))
 
     async def read(self, region: str, index: int = 0) -> int:
-        return (await self._do(BusItem("rd", Kind.READ, self.rm.addr(region, index)))).rdata
+        return (await self._do(BusItem("rd", Kind.READ, self.rm.addr(region, index)))).rdata[0]
 
     async def write_value(self, region: str, value: int) -> None:
-        for index, word in enumerate(regmap.split(value, self.n, self.bus_w)):
-            await self.write(region, word, index)
+        """All words of a register in one burst item."""
+        words = regmap.split(value, self.n, self.bus_w)
+        await self._do(BusItem("wr", Kind.WRITE, self.rm.addr(region), words))
 
     async def read_value(self, region: str) -> int:
         bits = self.rm.region_bits(region, self.n, self.design, self.bus_w)
         assert bits is not None, f"{region} is not mapped for {self.design.name}"
-        return regmap.join([await self.read(region, i)
-                            for i in range(regmap.words(bits, self.bus_w))], self.bus_w)
+        item = BusItem("rd", Kind.READ, self.rm.addr(region),
+                       count=regmap.words(bits, self.bus_w))
+        return regmap.join((await self._do(item)).rdata, self.bus_w)
 
     async def start_op(self) -> None:
         await self.write("CTRL", self.ctrl_f["START"].put(1))
@@ -218,8 +220,8 @@ class ErrorSeq(LoaderSeq):
                   (self.rm.addr("STATUS", 1), True)]
         for addr, write in probes:
             kind = Kind.WRITE if write else Kind.READ
-            item = await self._do(BusItem("probe", kind, addr, 0x5A))
-            assert write or item.rdata == 0, f"unmapped read at 0x{addr:x} returned data"
+            item = await self._do(BusItem("probe", kind, addr, [0x5A]))
+            assert write or item.rdata == [0], f"unmapped read at 0x{addr:x} returned data"
             await self.expect_error("ERR_UNMAPPED")
         # CLEAR wipes operands, results and the error code
         await self.clear()

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 
+import cocotb
 from cocotb.handle import SimHandleBase
-from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge, with_timeout
+from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 from cocotb_bus.drivers import BusDriver
 from cocotb_bus.monitors import BusMonitor
@@ -27,12 +28,19 @@ class WatchdogError(AssertionError):
 
 
 class LoaderBusDriver(BusDriver):
-    """Drives BusItems onto the pins, with optional random idle cycles before each transfer."""
+    """Drives BusItems onto the pins, with optional random idle cycles before each transfer.
+
+    A transfer costs two awaits: the rising edge of ack (the loader performed it) and the
+    following falling clock edge, where rdata is still held and the next request is driven.
+    Hangs are caught by one watchdog task that wakes every `WATCH_CYCLES` clocks, not by a
+    timer per transfer.
+    """
 
     _signals = SIGNALS
+    WATCH_CYCLES = 4096
 
     def __init__(self, dut: SimHandleBase, clock: SimHandleBase, done: SimHandleBase,
-                 period_ns: int, idle_max: int = 0, ack_timeout_cycles: int = 64) -> None:
+                 period_ns: int, idle_max: int = 0, ack_timeout_cycles: int = 256) -> None:
         super().__init__(dut, "bus", clock)
         self.done = done
         self.period_ns = period_ns
@@ -44,6 +52,14 @@ class LoaderBusDriver(BusDriver):
         self.bus.addr.value = 0
         self.bus.wdata.value = 0
         self._aligned = False
+        self._waiting: tuple[float, str] | None = None  # (deadline ns, what) while blocked
+        cocotb.start_soon(self._watchdog())
+
+    async def _watchdog(self) -> None:
+        while True:
+            await Timer(self.WATCH_CYCLES * self.period_ns, "ns")
+            if self._waiting and get_sim_time("ns") > self._waiting[0]:
+                raise WatchdogError(f"watchdog: {self._waiting[1]}")
 
     async def _driver_send(self, transaction: BusItem, sync: bool = True, **kwargs: object) -> None:
         if not self._aligned:
@@ -52,34 +68,34 @@ class LoaderBusDriver(BusDriver):
         if transaction.kind is Kind.WAIT_DONE:
             await self._wait_done(transaction)
             return
-        if self.idle_max and (idle := self.rng.randint(0, self.idle_max)):
-            await ClockCycles(self.clock, idle, rising=False)
-        bus = self.bus
-        bus.we.value = int(transaction.kind is Kind.WRITE)
-        bus.addr.value = transaction.addr
-        bus.wdata.value = transaction.data if transaction.kind is Kind.WRITE else 0
-        bus.req.value = 1
-        try:
-            await with_timeout(RisingEdge(bus.ack), self.ack_timeout_cycles * self.period_ns, "ns")
-        except TimeoutError:
-            raise WatchdogError(
-                f"watchdog: no bus ack within {self.ack_timeout_cycles} cycles for "
-                f"{transaction.kind.value} at addr 0x{transaction.addr:x}") from None
-        transaction.time_ns = get_sim_time("ns")
-        await ReadOnly()
-        transaction.rdata = int(bus.rdata.value)
-        await FallingEdge(self.clock)
+        bus, write = self.bus, transaction.kind is Kind.WRITE
+        transaction.rdata = []
+        for k in range(transaction.count):
+            if self.idle_max and (idle := self.rng.randint(0, self.idle_max)):
+                bus.req.value = 0
+                await ClockCycles(self.clock, idle, rising=False)
+            bus.we.value = int(write)
+            bus.addr.value = transaction.addr + k
+            bus.wdata.value = transaction.data[k] if write else 0
+            bus.req.value = 1
+            self._waiting = (get_sim_time("ns") + self.ack_timeout_cycles * self.period_ns,
+                             f"no bus ack within {self.ack_timeout_cycles} cycles for "
+                             f"{transaction.kind.value} at addr 0x{transaction.addr + k:x}")
+            await RisingEdge(bus.ack)
+            transaction.time_ns = get_sim_time("ns")
+            await FallingEdge(self.clock)  # rdata is held while ack is high
+            if not write:
+                transaction.rdata.append(int(bus.rdata.value))
+        self._waiting = None
         bus.req.value = 0
 
     async def _wait_done(self, item: BusItem) -> None:
         if not int(self.done.value):
-            try:
-                await with_timeout(RisingEdge(self.done), item.timeout_cycles * self.period_ns,
-                                   "ns")
-            except TimeoutError:
-                raise WatchdogError(
-                    f"watchdog: DONE not raised within {item.timeout_cycles} cycles "
-                    "(hung operation)") from None
+            self._waiting = (get_sim_time("ns") + item.timeout_cycles * self.period_ns,
+                             f"DONE not raised within {item.timeout_cycles} cycles "
+                             "(hung operation)")
+            await RisingEdge(self.done)
+            self._waiting = None
             await FallingEdge(self.clock)
         item.time_ns = get_sim_time("ns")
 

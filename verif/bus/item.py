@@ -14,20 +14,23 @@ class Kind(enum.Enum):
 
 
 class BusItem(uvm_sequence_item):
-    """A request to the bus driver; `rdata` and `time_ns` are filled in by the driver."""
+    """A request to the bus driver: `count` transfers at consecutive word addresses (a burst
+    of one item costs one sequencer hand-shake however many words it moves). The driver fills
+    in `rdata` (one word per read transfer) and `time_ns`."""
 
     def __init__(self, name: str = "bus_item", kind: Kind = Kind.READ, addr: int = 0,
-                 data: int = 0, timeout_cycles: int = 0) -> None:
+                 data: list[int] | None = None, count: int = 1, timeout_cycles: int = 0) -> None:
         super().__init__(name)
         self.kind = kind
         self.addr = addr
-        self.data = data
+        self.data = data if data is not None else [0] * count
+        self.count = len(self.data) if data is not None else count
         self.timeout_cycles = timeout_cycles
-        self.rdata = 0
+        self.rdata: list[int] = []
         self.time_ns = 0
 
     def __str__(self) -> str:
-        return f"{self.kind.value} addr=0x{self.addr:x} data=0x{self.data:x} rdata=0x{self.rdata:x}"
+        return f"{self.kind.value} addr=0x{self.addr:x} x{self.count} rdata={self.rdata}"
 
 
 class Transfer:

@@ -1,5 +1,7 @@
-"""Shared pytest set-up for the testbench tests."""
+"""pytest set-up of the testbench tests (also used by regress/tests)."""
+
+import pytest
 
 
-def pytest_configure(config):  # noqa: ANN001, ANN201 - pytest hook
-    config.addinivalue_line("markers", "sim: runs a simulator (Verilator or Icarus)")
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sim: runs a real simulator (deselect with -m 'not sim')")

@@ -1,0 +1,226 @@
+"""Results of one regression: terminal summary, junit.xml and summary.json.
+
+Nothing here runs a simulator: `regress/run.py` fills a `Regression` and calls `write_all`.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from regress.sim import Outcome, RunSpec
+
+PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+
+
+@dataclass
+class RunResult:
+    """What became of one run: passed, failed (run or build) or not started."""
+
+    run: RunSpec
+    status: str
+    first_error: str = ""
+    wall_s: float = 0.0
+    log_dir: Path | None = None
+    tests: int = 0
+    failed_tests: int = 0
+
+    @classmethod
+    def from_outcome(cls, outcome: Outcome) -> RunResult:
+        return cls(outcome.run, PASS if outcome.passed else FAIL,
+                   first_error="" if outcome.passed else outcome.first_error or "failed",
+                   wall_s=outcome.wall_s, log_dir=outcome.log_dir, tests=outcome.tests,
+                   failed_tests=outcome.failed)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASS
+
+
+@dataclass
+class BuildResult:
+    key: str
+    seconds: float = 0.0
+    error: str = ""
+
+
+@dataclass
+class Regression:
+    """One `python -m regress run`: what was asked, what happened."""
+
+    name: str
+    base_seed: int
+    jobs: int
+    out_dir: Path
+    start: datetime
+    git: str = "unknown"
+    versions: dict[str, str] = field(default_factory=dict)
+    wall_s: float = 0.0
+    builds: dict[str, BuildResult] = field(default_factory=dict)
+    results: list[RunResult] = field(default_factory=list)
+    stopped: str = ""  # why not every run was started (--fail-fast, interrupt), else ""
+
+    def count(self, status: str) -> int:
+        return sum(r.status == status for r in self.results)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.results) and all(r.passed for r in self.results)
+
+
+# --- grouping -------------------------------------------------------------------------------
+@dataclass
+class ConfigRow:
+    """All runs of one compiled model (dut, N, BusW, ack wait, simulator)."""
+
+    key: str
+    results: list[RunResult]
+    build_s: float
+
+    def count(self, status: str) -> int:
+        return sum(r.status == status for r in self.results)
+
+    @property
+    def wall_s(self) -> float:
+        return sum(r.wall_s for r in self.results)
+
+
+def config_rows(reg: Regression) -> list[ConfigRow]:
+    groups: dict[str, list[RunResult]] = {}
+    for res in reg.results:
+        groups.setdefault(res.run.build.key, []).append(res)
+    return [ConfigRow(key, group, reg.builds.get(key, BuildResult(key)).seconds)
+            for key, group in groups.items()]
+
+
+# --- terminal -------------------------------------------------------------------------------
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{seconds:.1f}s"
+
+
+def format_table(reg: Regression) -> str:
+    """One row per model (dut, N, BusW, [ack wait,] simulator): runs, verdicts, seconds."""
+    rows = config_rows(reg)
+    width = max([len(r.key) for r in rows] + [len("config")])
+    head = (f"{'config':<{width}} {'runs':>5} {'pass':>5} {'fail':>5} {'skip':>5} "
+            f"{'build s':>8} {'run s':>8}")
+    lines = [head, "-" * len(head)]
+    for row in rows:
+        lines.append(f"{row.key:<{width}} {len(row.results):>5} {row.count(PASS):>5} "
+                     f"{row.count(FAIL):>5} {row.count(SKIP):>5} {row.build_s:>8.1f} "
+                     f"{row.wall_s:>8.1f}")
+    lines.append("-" * len(head))
+    build_s = sum(b.seconds for b in reg.builds.values())
+    run_s = sum(r.wall_s for r in reg.results)
+    lines.append(f"{'total':<{width}} {len(reg.results):>5} {reg.count(PASS):>5} "
+                 f"{reg.count(FAIL):>5} {reg.count(SKIP):>5} {build_s:>8.1f} {run_s:>8.1f}")
+    return "\n".join(lines)
+
+
+def format_failures(reg: Regression) -> str:
+    lines: list[str] = []
+    for res in reg.results:
+        if res.status == FAIL:
+            lines += [f"FAIL {res.run.key}: {res.first_error}", f"  repro: {res.run.repro()}"]
+            lines += [f"  log: {res.log_dir}"] if res.log_dir else []
+    return "\n".join(lines)
+
+
+def final_line(reg: Regression) -> str:
+    """The last line of the terminal output, read by CI: `N passed, M failed`."""
+    return f"{reg.count(PASS)} passed, {reg.count(FAIL)} failed"
+
+
+def format_summary(reg: Regression) -> str:
+    parts = [format_table(reg)]
+    if failures := format_failures(reg):
+        parts.append(failures)
+    tail = [f"results: {reg.out_dir} (junit.xml, summary.json, runs/)",
+            f"wall time: {_duration(reg.wall_s)} with {reg.jobs} job(s)"]
+    if reg.stopped:
+        tail.append(f"{reg.count(SKIP)} run(s) not started: {reg.stopped}")
+    parts.append("\n".join(tail + [final_line(reg)]))
+    return "\n\n".join(parts)
+
+
+# --- junit.xml ------------------------------------------------------------------------------
+def _testcase(suite: ET.Element, reg: Regression, res: RunResult) -> None:
+    case = ET.SubElement(suite, "testcase", classname=f"{reg.name}.{res.run.build.key}",
+                         name=res.run.key, time=f"{res.wall_s:.3f}")
+    if res.status == FAIL:
+        fail = ET.SubElement(case, "failure", message=res.first_error, type="failure")
+        fail.text = f"{res.first_error}\nrepro: {res.run.repro()}\nlog: {res.log_dir or '-'}"
+    elif res.status == SKIP:
+        ET.SubElement(case, "skipped", message=f"not started: {reg.stopped or 'stopped'}")
+    out = ET.SubElement(case, "system-out")
+    out.text = f"seed: {res.run.seed}\ntxns: {res.run.txns}\nrepro: {res.run.repro()}\n" \
+               f"log: {res.log_dir or '-'}"
+
+
+def _counts(results: list[RunResult], seconds: float) -> dict[str, str]:
+    return {"tests": str(len(results)),
+            "failures": str(sum(r.status == FAIL for r in results)), "errors": "0",
+            "skipped": str(sum(r.status == SKIP for r in results)), "time": f"{seconds:.3f}"}
+
+
+def junit_tree(reg: Regression) -> ET.ElementTree:
+    """One testsuite per model, one testcase per run (named by its run key)."""
+    root = ET.Element("testsuites", {"name": f"montverif {reg.name}"}
+                      | _counts(reg.results, reg.wall_s))
+    host = socket.gethostname()
+    stamp = reg.start.isoformat(timespec="seconds")
+    for row in config_rows(reg):
+        attrs = {"name": row.key, "timestamp": stamp, "hostname": host}
+        suite = ET.SubElement(root, "testsuite",
+                              attrs | _counts(row.results, row.build_s + row.wall_s))
+        props = ET.SubElement(suite, "properties")
+        for name, value in (("list", reg.name), ("git", reg.git),
+                            ("base_seed", str(reg.base_seed)), ("build_s", f"{row.build_s:.3f}"),
+                            ("build_error", reg.builds.get(row.key, BuildResult(row.key)).error)):
+            ET.SubElement(props, "property", name=name, value=value)
+        for res in row.results:
+            _testcase(suite, reg, res)
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def write_junit(reg: Regression, path: Path) -> None:
+    junit_tree(reg).write(path, encoding="utf-8", xml_declaration=True)
+
+
+# --- summary.json ---------------------------------------------------------------------------
+def _run_record(res: RunResult) -> dict[str, object]:
+    b = res.run.build
+    return {"key": res.run.key, "config": b.key, "dut": b.dut, "n": b.n, "bus_w": b.bus_w,
+            "sim": b.sim, "ack_wait": b.ack_wait, "seed": res.run.seed, "txns": res.run.txns,
+            "tests": list(res.run.tests), "status": res.status, "passed": res.passed,
+            "first_error": res.first_error, "repro": res.run.repro(),
+            "log_dir": str(res.log_dir) if res.log_dir else None,
+            "wall_s": round(res.wall_s, 3), "tests_run": res.tests,
+            "tests_failed": res.failed_tests}
+
+
+def summary_dict(reg: Regression) -> dict[str, object]:
+    return {"list": reg.name, "git": reg.git, "versions": reg.versions,
+            "start": reg.start.isoformat(timespec="seconds"), "wall_s": round(reg.wall_s, 3),
+            "base_seed": reg.base_seed, "jobs": reg.jobs, "out_dir": str(reg.out_dir),
+            "passed": reg.count(PASS), "failed": reg.count(FAIL), "skipped": reg.count(SKIP),
+            "stopped": reg.stopped,
+            "builds": [{"key": b.key, "seconds": round(b.seconds, 3), "error": b.error}
+                       for b in reg.builds.values()],
+            "runs": [_run_record(r) for r in reg.results]}
+
+
+def write_summary(reg: Regression, path: Path) -> None:
+    path.write_text(json.dumps(summary_dict(reg), indent=1) + "\n")
+
+
+def write_all(reg: Regression) -> None:
+    reg.out_dir.mkdir(parents=True, exist_ok=True)
+    write_junit(reg, reg.out_dir / "junit.xml")
+    write_summary(reg, reg.out_dir / "summary.json")

@@ -1,0 +1,296 @@
+"""Tests of the regression list runner (regress/run.py, regress/report.py).
+
+All but one use a fake launcher that returns canned outcomes; `test_selftest_end_to_end`
+(marked `sim`) builds and runs the tiny `selftest` list with Verilator.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from regress import run as rr
+from regress.sim import ALL_TESTS, BuildSpec, Outcome, RunSpec
+from verif.config import ConfigError
+
+TWO_CONFIGS = """
+[pair]
+description = "two models, one shared by two entries"
+[[pair.entry]]
+dut = "mont_lut"
+widths = [32, 64]
+bus_widths = [32]
+simulators = ["verilator"]
+seeds = 2
+txns = 4
+[[pair.entry]]
+dut = "mont_lut"
+widths = [32]
+bus_widths = [32]
+simulators = ["verilator"]
+seeds = 1
+txns = 2
+tests = ["RandomTest"]
+"""
+
+
+class FakeLauncher:
+    """Canned outcomes: runs whose key is in `fail` fail, builds in `broken` do not build."""
+
+    def __init__(self, fail: tuple[str, ...] = (), broken: tuple[str, ...] = (),
+                 invalid: tuple[str, ...] = ()) -> None:
+        self.fail, self.broken, self.invalid = fail, broken, invalid
+        self.built: list[str] = []
+        self.ran: list[str] = []
+        self.lock = threading.Lock()
+
+    def check(self, run: RunSpec) -> None:
+        if run.build.key in self.invalid:
+            raise ConfigError(f"unsupported width N={run.build.n} for {run.build.dut}")
+
+    def build(self, spec: BuildSpec) -> float:
+        with self.lock:
+            self.built.append(spec.key)
+        if spec.key in self.broken:
+            raise RuntimeError("Command failed with return code: 2\nsecond line")
+        return 0.5
+
+    def run(self, run: RunSpec, log_dir: Path) -> Outcome:
+        with self.lock:
+            self.ran.append(run.key)
+        log_dir.mkdir(parents=True)
+        if any(run.key.startswith(f) for f in self.fail):
+            return Outcome(run, False, log_dir, tests=5, failed=1, wall_s=0.25,
+                           first_error="MISMATCH op 3: got 0x1 expected 0x2")
+        return Outcome(run, True, log_dir, tests=5, wall_s=0.25)
+
+
+@pytest.fixture
+def pair_file(tmp_path: Path) -> Path:
+    path = tmp_path / "lists.toml"
+    path.write_text(TWO_CONFIGS)
+    return path
+
+
+def run_main(tmp_path: Path, lists: Path, launcher: FakeLauncher, *extra: str,
+             name: str = "pair") -> int:
+    argv = ["--lists", str(lists), "run", "--list", name, "--jobs", "2",
+            "--out", str(tmp_path / "out"), *extra]
+    return rr.main(argv, launcher=launcher, results_root=tmp_path / "results")
+
+
+def junit_cases(path: Path) -> list[ET.Element]:
+    return list(ET.parse(path).getroot().iter("testcase"))
+
+
+# --- lists and expansion --------------------------------------------------------------------
+def test_shipped_lists_expand() -> None:
+    lists = rr.load_lists()
+    assert {"smoke", "nightly", "selftest"} <= set(lists)
+    smoke = rr.expand(lists["smoke"])
+    assert len(smoke) == 33
+    assert len(rr.unique_builds(smoke)) == 11
+    assert {r.txns for r in smoke if r.build.n == 1024} == {5}
+    assert sum(r.build.ack_wait == 2 for r in smoke) == 3
+    assert len(rr.expand(lists["selftest"])) == 2
+    nightly = rr.expand(lists["nightly"])
+    assert {r.build.key for r in smoke} <= {r.build.key for r in nightly}
+    assert max(r.build.n for r in nightly if r.build.sim == "icarus") <= 256
+    assert max(r.build.n for r in nightly) == 2048
+
+
+def test_shipped_lists_are_valid_runs() -> None:
+    """Every run of every list passes regress.sim.validate (widths, bus widths, tests)."""
+    launcher = rr.LocalLauncher()
+    for tlist in rr.load_lists().values():
+        runs = rr.expand(tlist)
+        assert len({r.key for r in runs}) == len(runs)
+        for run in runs:  # as Verilator: the Icarus install is not what is checked here
+            launcher.check(replace(run, build=replace(run.build, sim="verilator")))
+
+
+def test_seeds_are_deterministic(pair_file: Path) -> None:
+    tlist = rr.get_list("pair", pair_file)
+    first, again = rr.expand(tlist), rr.expand(tlist)
+    assert [r.seed for r in first] == [r.seed for r in again]
+    other = rr.expand(tlist, base_seed=7)
+    assert [r.seed for r in other] != [r.seed for r in first]
+    assert all(1 <= r.seed < rr.SEED_RANGE for r in first + other)
+
+
+def test_expansion_counts_and_unique_builds(pair_file: Path) -> None:
+    runs = rr.expand(rr.get_list("pair", pair_file))
+    assert [r.build.key for r in runs] == ["mont_lut-n32-b32-verilator"] * 2 + [
+        "mont_lut-n64-b32-verilator"] * 2 + ["mont_lut-n32-b32-verilator"]
+    assert len({r.key for r in runs}) == 5  # the shared model got a third, new seed
+    assert runs[-1].txns == 2 and runs[-1].tests == ("RandomTest",)
+    assert runs[0].tests == ALL_TESTS
+    assert [b.key for b in rr.unique_builds(runs)] == ["mont_lut-n32-b32-verilator",
+                                                       "mont_lut-n64-b32-verilator"]
+    assert len(rr.expand(rr.get_list("pair", pair_file), seeds=4)) == 12
+    assert rr.expand(rr.get_list("pair", pair_file), sims=["icarus"]) == []
+
+
+def test_seed_collisions_are_skipped(pair_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rr, "derive_seed", lambda base, key, index: 10 + index // 3)
+    runs = rr.expand(rr.get_list("pair", pair_file))
+    assert [r.seed for r in runs if r.build.n == 32] == [10, 11, 12]
+
+
+def test_txns_from_n() -> None:
+    entry = rr.Entry("mont_lut", (32,), (32,), ("verilator",), 1, 100,
+                     txns_from_n=((512, 40), (1024, 15)))
+    assert [entry.txns_for(n) for n in (32, 511, 512, 1023, 1024, 4096)] == [
+        100, 100, 40, 40, 15, 15]
+
+
+GOOD_ENTRY = {"dut": '"mont_lut"', "widths": "[32]", "bus_widths": "[32]",
+              "simulators": '["verilator"]', "seeds": "1", "txns": "1"}
+
+
+@pytest.mark.parametrize(("patch", "message"), [
+    ({"dut": None}, "missing dut"),
+    ({"widths": None, "txns": None}, "missing widths, txns"),
+    ({"dut": '"nope"'}, "dut: unknown nope"),
+    ({"simulators": '["vcs"]'}, "simulators: unknown vcs"),
+    ({"widths": "[]"}, "widths: expected a non-empty list"),
+    ({"seeds": "0"}, "seeds: expected a non-empty list of integers >= 1"),
+    ({"seed": "3"}, "unknown key(s) seed"),
+    ({"tests": '["Nope"]'}, "tests: unknown Nope"),
+    ({"txns_from_n": "{ big = 2 }"}, "txns_from_n: expected a table"),
+])
+def test_bad_list_file(tmp_path: Path, patch: dict[str, str | None], message: str,
+                       capsys: pytest.CaptureFixture[str]) -> None:
+    body = "".join(f"{k} = {v}\n" for k, v in (GOOD_ENTRY | patch).items() if v is not None)
+    path = tmp_path / "lists.toml"
+    path.write_text(f"[bad]\n[[bad.entry]]\n{body}")
+    with pytest.raises(rr.ListError, match="bad.entry"):
+        rr.load_lists(path)
+    assert rr.main(["--lists", str(path), "list"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+# --- running with a fake launcher -----------------------------------------------------------
+def test_all_pass(tmp_path: Path, pair_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    launcher = FakeLauncher()
+    assert run_main(tmp_path, pair_file, launcher) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[-1] == "5 passed, 0 failed"
+    assert sorted(launcher.built) == ["mont_lut-n32-b32-verilator",
+                                      "mont_lut-n64-b32-verilator"]  # each model once
+    assert len(launcher.ran) == 5
+    assert err.count("] PASS mont_lut-") == 5 and "[5/5]" in err
+    cases = junit_cases(tmp_path / "out" / "junit.xml")
+    assert len(cases) == 5 and not any(c.find("failure") is not None for c in cases)
+    root = ET.parse(tmp_path / "out" / "junit.xml").getroot()
+    assert root.tag == "testsuites" and root.get("tests") == "5" and root.get("failures") == "0"
+    assert [s.get("name") for s in root.iter("testsuite")] == [
+        "mont_lut-n32-b32-verilator", "mont_lut-n64-b32-verilator"]
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["list"] == "pair" and summary["passed"] == 5 and summary["failed"] == 0
+    assert {"git", "versions", "start", "wall_s"} <= set(summary)
+    first = summary["runs"][0]
+    assert first["key"].endswith(f"-s{first['seed']}") and first["repro"].startswith("make sim")
+    assert Path(first["log_dir"]) == tmp_path / "out" / "runs" / first["key"]
+    assert (tmp_path / "results" / "latest").resolve() == (tmp_path / "out").resolve()
+
+
+def test_failure_is_reported(tmp_path: Path, pair_file: Path,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    runs = rr.expand(rr.get_list("pair", pair_file))
+    bad = runs[2]
+    assert run_main(tmp_path, pair_file, FakeLauncher(fail=(bad.key,))) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "4 passed, 1 failed"
+    assert f"FAIL {bad.key}: MISMATCH op 3" in out
+    assert f"  repro: {bad.repro()}" in out
+    failed = [c for c in junit_cases(tmp_path / "out" / "junit.xml")
+              if c.find("failure") is not None]
+    assert [c.get("name") for c in failed] == [bad.key]
+    failure = failed[0].find("failure")
+    assert failure is not None
+    assert failure.get("message") == "MISMATCH op 3: got 0x1 expected 0x2"
+    assert f"repro: {bad.repro()}" in (failure.text or "")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert [r["status"] for r in summary["runs"]].count("FAIL") == 1
+
+
+def test_build_failure_fails_its_runs(tmp_path: Path, pair_file: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    launcher = FakeLauncher(broken=("mont_lut-n64-b32-verilator",))
+    assert run_main(tmp_path, pair_file, launcher) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines()[-1] == "3 passed, 2 failed"
+    assert "Traceback" not in out + err
+    assert "build failed: Command failed with return code: 2" in out
+    assert not any("n64" in key for key in launcher.ran)
+
+
+def test_fail_fast_skips_the_rest(tmp_path: Path, pair_file: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    launcher = FakeLauncher(fail=("mont_lut-n64",))
+    argv = ["--lists", str(pair_file), "run", "--list", "pair", "--jobs", "1", "--fail-fast",
+            "--out", str(tmp_path / "out")]
+    assert rr.main(argv, launcher=launcher, results_root=tmp_path / "results") == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "0 passed, 1 failed"  # the widest model runs first
+    assert "4 run(s) not started: --fail-fast" in out
+    cases = junit_cases(tmp_path / "out" / "junit.xml")
+    assert sum(c.find("skipped") is not None for c in cases) == 4
+
+
+def test_unknown_list_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert rr.main(["run", "--list", "nope"], launcher=FakeLauncher(),
+                   results_root=tmp_path) == 2
+    err = capsys.readouterr().err
+    assert err == "error: unknown list 'nope' (known: nightly, selftest, smoke)\n"
+    assert not any(tmp_path.iterdir())
+
+
+def test_invalid_run_is_bad_input(tmp_path: Path, pair_file: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    launcher = FakeLauncher(invalid=("mont_lut-n64-b32-verilator",))
+    assert run_main(tmp_path, pair_file, launcher) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: mont_lut-n64-b32-verilator-s") and err.count("\n") == 1
+    assert launcher.built == []
+
+
+def test_default_results_folder(tmp_path: Path, pair_file: Path) -> None:
+    argv = ["--lists", str(pair_file), "run", "--list", "pair", "--seeds", "1"]
+    root = tmp_path / "results"
+    assert rr.main(argv, launcher=FakeLauncher(), results_root=root) == 0
+    assert rr.main(argv, launcher=FakeLauncher(), results_root=root) == 0
+    folders = sorted(p.name for p in root.iterdir() if p.name != "latest")
+    assert len(folders) == 2 and all(f.startswith("pair-") for f in folders)
+    latest = root / "latest"
+    assert latest.is_symlink() and not Path(latest.readlink()).is_absolute()
+    assert (latest / "junit.xml").exists()
+
+
+def test_list_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert rr.main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    smoke = next(line for line in lines if line.startswith("smoke "))
+    assert "33 runs" in smoke and "11 builds" in smoke
+    assert rr.main(["list", "selftest"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+# --- the real thing -------------------------------------------------------------------------
+@pytest.mark.sim
+def test_selftest_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["run", "--list", "selftest", "--jobs", "2", "--out", str(tmp_path / "out")]
+    assert rr.main(argv, results_root=tmp_path / "results") == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "2 passed, 0 failed"
+    cases = junit_cases(tmp_path / "out" / "junit.xml")
+    assert len(cases) == 2
+    assert all(c.find("failure") is None and c.find("skipped") is None for c in cases)
+    for case in cases:
+        assert (tmp_path / "out" / "runs" / str(case.get("name")) / "results.xml").exists()
