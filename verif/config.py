@@ -32,6 +32,7 @@ class DesignConfig:
     max_n: int
     fault_params: dict[str, int]
     observe: dict[str, object] = field(default_factory=dict)
+    test: dict[str, object] = field(default_factory=dict)  # `make test` points, see TOML
 
     @property
     def design(self) -> regmap.Design:
@@ -58,6 +59,7 @@ def load_design(name: str) -> DesignConfig:
         max_n=raw["max_n"],
         fault_params=dict(raw.get("fault_params", {})),
         observe=dict(raw.get("observe", {})),
+        test=dict(raw.get("test", {})),
     )
 
 

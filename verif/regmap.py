@@ -48,6 +48,12 @@ class Design:
     id: int
     family: str
     redundant_extra_bits: int | None  # None: the design keeps no S/C
+    operands: tuple[str, ...] = ("X", "Y", "M")  # START reads these; the modulus is last
+    below_modulus: tuple[str, ...] = ("X", "Y")  # must be < M, else ERR_RANGE
+
+    @property
+    def modulus(self) -> str:
+        return self.operands[-1]
 
     def redundant_width(self, n: int) -> int | None:
         return None if self.redundant_extra_bits is None else n + self.redundant_extra_bits
@@ -123,7 +129,9 @@ def load(path: Path = JSON_PATH) -> RegMap:
                for r in raw["regions"]}
     fields = {reg: {f["name"]: Field(f["name"], f["lsb"], f["width"]) for f in fs}
               for reg, fs in raw["fields"].items()}
-    designs = {d["name"]: Design(d["name"], d["id"], d["family"], d.get("redundant_extra_bits"))
+    designs = {d["name"]: Design(d["name"], d["id"], d["family"], d.get("redundant_extra_bits"),
+                                 tuple(d.get("operands", ("X", "Y", "M"))),
+                                 tuple(d.get("below_modulus", ("X", "Y"))))
                for d in raw["designs"]}
     return RegMap(
         version=raw["version"],

@@ -80,11 +80,20 @@ class LoaderSeq(uvm_sequence):
 
     async def multiply(self, x: int, y: int, m: int, load: Iterable[str] = ("X", "Y", "M")
                        ) -> None:
-        values = {"X": x, "Y": y, "M": m}
-        for region in load:
+        await self.run_operation({"X": x, "Y": y, "M": m}, load)
+
+    def refused(self, values: dict[str, int]) -> bool:
+        """Whether the loader must refuse these operands (even modulus, one not below M)."""
+        m = values[self.design.modulus]
+        return m % 2 == 0 or any(values[r] >= m for r in self.design.below_modulus)
+
+    async def run_operation(self, values: dict[str, int], load: Iterable[str] | None = None
+                            ) -> None:
+        """Load the named registers (all operands by default), START, wait, read back."""
+        for region in self.design.operands if load is None else load:
             await self.write_value(region, values[region])
         await self.start_op()
-        if m % 2 == 0 or x >= m or y >= m:  # the loader refuses it: read the error instead
+        if self.refused(values):  # the loader refuses it: read the error instead
             await self.read("STATUS")
             return
         await self.wait_done()
@@ -232,10 +241,12 @@ class ErrorSeq(LoaderSeq):
 
 
 class VectorSeq(LoaderSeq):
-    def __init__(self, name: str, vectors: list[Operands], **kw: object) -> None:
+    """Operand tuples in the design's operand order (see verif.vectors)."""
+
+    def __init__(self, name: str, vectors: list[tuple[int, ...]], **kw: object) -> None:
         super().__init__(name, **kw)  # type: ignore[arg-type]
         self.vectors = vectors
 
     async def body(self) -> None:
-        for x, y, m in self.vectors:
-            await self.multiply(x, y, m)
+        for vector in self.vectors:
+            await self.run_operation(dict(zip(self.design.operands, vector, strict=True)))

@@ -124,5 +124,7 @@ class VectorTest(BaseTest):
 
     def sequences(self) -> list[LoaderSeq]:
         assert self.run_cfg.vectors is not None, "VectorTest needs MV_VECTORS"
-        vectors = load_vectors(self.run_cfg.vectors, self.run_cfg.n)
+        design = self.design.design
+        vectors = load_vectors(self.run_cfg.vectors, self.run_cfg.n, design.operands,
+                               design.below_modulus)
         return [VectorSeq("vectors", vectors, **self.seq_args())]  # type: ignore[arg-type]

@@ -17,8 +17,11 @@ class VectorError(ValueError):
     pass
 
 
-def load_vectors(path: Path, n: int, keys: tuple[str, ...] = ("x", "y", "m")
-                 ) -> list[tuple[int, ...]]:
+def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M"),
+                 below_modulus: tuple[str, ...] = ("X", "Y")) -> list[tuple[int, ...]]:
+    """Operand tuples in `operands` order; keys are the register names in lower case and the
+    modulus is the last operand."""
+    keys = tuple(r.lower() for r in operands)
     try:
         raw = json.loads(path.read_text())
     except FileNotFoundError:
@@ -48,15 +51,19 @@ def load_vectors(path: Path, n: int, keys: tuple[str, ...] = ("x", "y", "m")
             if value < 0 or value >= 1 << n:
                 raise VectorError(f"{where}.{key}: does not fit in N={n} bits")
             values.append(value)
-        if keys == ("x", "y", "m"):
-            _check_operands(where, *values)
+        _check_operands(where, dict(zip(keys, values, strict=True)), keys[-1],
+                        tuple(r.lower() for r in below_modulus))
         out.append(tuple(values))
     return out
 
 
-def _check_operands(where: str, x: int, y: int, m: int) -> None:
-    """The multipliers need an odd modulus and X, Y < M: refuse a vector that breaks it."""
+def _check_operands(where: str, values: dict[str, int], modulus: str,
+                    below: tuple[str, ...]) -> None:
+    """The multipliers need an odd modulus and some operands below it: refuse a vector that
+    breaks that (the loader would only flag it)."""
+    m = values[modulus]
     if m % 2 == 0:
-        raise VectorError(f"{where}.m: the modulus must be odd (got 0x{m:x})")
-    if x >= m or y >= m:
-        raise VectorError(f"{where}: X and Y must be below M")
+        raise VectorError(f"{where}.{modulus}: the modulus must be odd (got 0x{m:x})")
+    if any(values[k] >= m for k in below):
+        raise VectorError(f"{where}: {' and '.join(k.upper() for k in below)} must be below "
+                          f"{modulus.upper()}")

@@ -40,12 +40,16 @@ def modulus_class(m: int, n: int) -> str:
 class Coverage:
     """The coverage model of one design; point names start with the design's name."""
 
-    def __init__(self, design: str, lut_bins: int) -> None:
+    def __init__(self, design: str, lut_bins: int, illegal_bins: tuple[int, ...] = ()) -> None:
+        """`lut_bins` table/selection addresses, of which `illegal_bins` are unreachable:
+        they get no bin (coverage goals exclude them); hitting one fails the scoreboard."""
         self.design = design
         self.lut_bins = lut_bins
+        self.illegal_bins = frozenset(illegal_bins)
         top = design
 
-        @CoverPoint(f"{top}.lut.addr", bins=list(range(lut_bins)))
+        @CoverPoint(f"{top}.lut.addr",
+                    bins=[a for a in range(lut_bins) if a not in self.illegal_bins])
         def _lut(addr: int) -> None: ...
 
         @CoverPoint(f"{top}.operands.x", bins=X_CLASSES)
@@ -71,11 +75,12 @@ class Coverage:
         self._lut, self._x, self._y, self._m = _lut, _x, _y, _m
         self._sub, self._err, self._cross = _sub, _err, _cross
 
-    def sample_operation(self, x: int, y: int, m: int, n: int, lut_hits: list[int],
+    def sample_operation(self, operands: dict[str, int], n: int, lut_hits: list[int],
                          sub_taken: bool) -> None:
         for addr, hits in enumerate(lut_hits):
-            if hits:
+            if hits and addr not in self.illegal_bins:
                 self._lut(addr)
+        x, y, m = operands["X"], operands["Y"], list(operands.values())[-1]
         self._x(operand_class(x, y, m, n))
         self._y(operand_class(y, x, m, n))
         mcls = modulus_class(m, n)

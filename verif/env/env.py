@@ -58,7 +58,9 @@ class MulEnv(uvm_env):
         algo = get_algo(self.design.model)
         self.predictor = LoaderPredictor(rm, self.design.design, self.run_cfg.n,
                                          self.run_cfg.bus_w, algo.func, bus_if.period_ns)
-        self.coverage = Coverage(self.design.name, int(self.design.observe.get("lut_bins", 0)))
+        observe = self.design.observe
+        self.coverage = Coverage(self.design.name, int(observe.get("lut_bins", 0)),
+                                 tuple(observe.get("illegal_bins", ())))  # type: ignore[arg-type]
         self.agent = BusAgent("agent", self)
         self.observer = DoneObserver("observer", self)
         self.scoreboard = Scoreboard("scoreboard", self, predictor=self.predictor, algo=algo,

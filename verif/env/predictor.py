@@ -16,7 +16,7 @@ from models.result import Result
 from verif import regmap
 from verif.bus.item import Transfer
 
-Model = Callable[[int, int, int, int], Result]
+Model = Callable[..., Result]  # (operands..., n) -> Result
 
 
 @dataclass
@@ -24,13 +24,23 @@ class Operation:
     """One START as the predictor accepted or rejected it."""
 
     index: int
-    x: int
-    y: int
-    m: int
+    operands: dict[str, int]  # register name -> value (the design's operand list)
     start_edge: int
     error: str  # "ERR_NONE" when the operation ran
     result: Result | None = None
     read_words: dict[str, dict[int, int]] = field(default_factory=dict)  # region -> index -> data
+
+    @property
+    def args(self) -> list[int]:
+        """Operand values in the model's argument order."""
+        return list(self.operands.values())
+
+    @property
+    def m(self) -> int:
+        return self.args[-1]
+
+    def describe(self) -> str:
+        return ", ".join(f"{k.lower()}=0x{v:x}" for k, v in self.operands.items())
 
     @property
     def end_edge(self) -> int:
@@ -59,7 +69,7 @@ class LoaderPredictor:
         self.cnt_words = regmap.words(rm.counter_width, bus_w)
         red = design.redundant_width(n)
         self.red_words = 0 if red is None else regmap.words(red, bus_w)
-        self.operands = {name: [0] * self.op_words for name in ("X", "Y", "M")}
+        self.operands = {name: [0] * self.op_words for name in design.operands}
         self.err = rm.errors["ERR_NONE"]
         self.done = False
         self.ended = True  # the last accepted operation's end has been applied
@@ -172,20 +182,21 @@ class LoaderPredictor:
         self.results_zero = True
 
     def _start(self, edge: int) -> None:
-        x, y, m = self._value("X"), self._value("Y"), self._value("M")
+        values = {name: self._value(name) for name in self.design.operands}
+        m = values[self.design.modulus]
         self.done = False
         if m % 2 == 0:
             error = "ERR_EVEN_MODULUS"
-        elif x >= m or y >= m:
+        elif any(values[r] >= m for r in self.design.below_modulus):
             error = "ERR_RANGE"
         else:
             error = "ERR_NONE"
-        op = Operation(len(self.ops), x, y, m, edge, error)
+        op = Operation(len(self.ops), values, edge, error)
         self.ops.append(op)
         self.err = self.rm.errors[error]
         if error != "ERR_NONE":
             return
-        op.result = self.model(x, y, m, self.n)
+        op.result = self.model(*op.args, self.n)
         self.op = op
         self.ended = False
         self.results_zero = False

@@ -88,8 +88,8 @@ class Scoreboard(uvm_component):
         """The whole operation as read back over the bus, against gmpy2 and the model."""
         assert op.result is not None
         res, p = op.result, self._assemble(op, "P")
-        tag = f"op {op.index} (x=0x{op.x:x}, y=0x{op.y:x}, m=0x{op.m:x})"
-        expected_p = reference(self.algo, op.x, op.y, op.m, self.predictor.n)
+        tag = f"op {op.index} ({op.describe()})"
+        expected_p = reference(self.algo, *op.args, self.predictor.n)
         if p != expected_p:
             self.fail(f"{tag}: P = 0x{p:x}, gmpy2 expects 0x{expected_p:x}")
         if res.p != expected_p:
@@ -120,6 +120,9 @@ class Scoreboard(uvm_component):
         if edge != op.end_edge:
             self.fail(f"{tag}: done rose {edge - op.start_edge} cycles after START, "
                       f"model expects {op.result.cycles}")
+        illegal = [a for a, h in enumerate(obs.lut_hits) if h and a in self.coverage.illegal_bins]
+        if illegal:
+            self.fail(f"{tag}: unreachable table/selection address(es) {illegal} were used")
         model_hits = [op.result.lut.get(a, 0) for a in range(len(obs.lut_hits))]
         if obs.lut_hits and obs.lut_hits != model_hits:
             self.fail(f"{tag}: table-address hits {obs.lut_hits}, model expects {model_hits}")
@@ -129,7 +132,7 @@ class Scoreboard(uvm_component):
         if obs.sub_taken is not None and obs.sub_taken != sub_expected:
             self.fail(f"{tag}: final subtraction taken={obs.sub_taken}, model {sub_expected}")
         self.observed[op.index] = obs
-        self.coverage.sample_operation(op.x, op.y, op.m, self.predictor.n, obs.lut_hits,
+        self.coverage.sample_operation(op.operands, self.predictor.n, obs.lut_hits,
                                        bool(obs.sub_taken if obs.sub_taken is not None
                                             else sub_expected))
 
@@ -137,7 +140,7 @@ class Scoreboard(uvm_component):
     def _write_log(self, op: Operation, fields: dict[str, object]) -> None:
         self._logged.add(op.index)
         period = self.predictor.period_ns
-        record = {"op": op.index, "x": str(op.x), "y": str(op.y), "m": str(op.m),
+        record = {"op": op.index, **{k.lower(): str(v) for k, v in op.operands.items()},
                   "start_ns": op.start_edge * period, **fields}
         if op.result is not None:
             record["end_ns"] = op.end_edge * period

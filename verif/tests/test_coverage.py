@@ -40,14 +40,14 @@ def test_summary_and_merge(tmp_path):
     run_a, run_b = tmp_path / "a", tmp_path / "b"
     run_a.mkdir()
     run_b.mkdir()
-    cov.sample_operation(0, 5, 0xEB, N, [1] * 4 + [0] * 12, sub_taken=True)
+    cov.sample_operation({"X": 0, "Y": 5, "M": 0xEB}, N, [1] * 4 + [0] * 12, sub_taken=True)
     cov.sample_error("ERR_BUSY")
     cov.export(run_a)
     summary = json.loads((run_a / "coverage.json").read_text())
     assert summary["covtest.lut.addr"]["hits"] == 4
     assert "4" in summary["covtest.lut.addr"]["missing"]
     assert summary["covtest.final_sub"]["missing"] == ["not_taken"]
-    cov.sample_operation(7, 7, 0x81, N, [0] * 4 + [1] * 12, sub_taken=False)
+    cov.sample_operation({"X": 7, "Y": 7, "M": 0x81}, N, [0] * 4 + [1] * 12, sub_taken=False)
     cov.export(run_b)
     merged = tmp_path / "merged.xml"
     merge_coverage(logging.getLogger("test").info, str(merged), str(run_a / "coverage.xml"),
@@ -59,3 +59,11 @@ def test_summary_and_merge(tmp_path):
     assert _bin_hits(merged, "covtest.lut.addr", 0) == 2
     assert _bin_hits(merged, "covtest.lut.addr", 4) == 1
     assert coverage_db["covtest.lut.addr"].cover_percentage == 100.0
+
+
+def test_illegal_bins_get_no_coverage_bin():
+    cov = Coverage("covillegal", 8, illegal_bins=(3, 7))
+    cov.sample_operation({"X": 1, "Y": 2, "M": 0xEB}, N, [1] * 8, sub_taken=False)
+    summary = cov.summary()
+    assert summary["covillegal.lut.addr"]["size"] == 6
+    assert summary["covillegal.lut.addr"]["covered"] == 100.0
