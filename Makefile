@@ -37,7 +37,7 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) \
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS))
 
-.PHONY: setup venv sim-tools test regress sim lint regmap clean help which
+.PHONY: setup venv sim-tools test regress sim lint regmap cycles clean help which
 
 help:
 	@sed -n '2,5p' Makefile
@@ -83,6 +83,10 @@ lint: venv
 
 regmap: venv
 	$(PY) -m verif.regmap --write
+
+# docs/cycles.md from the latest regression's transaction logs (run `make regress` first).
+cycles: venv
+	$(PY) -m regress.cycles --write
 
 # Show which simulators the recipes use.
 which: setup

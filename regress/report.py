@@ -224,3 +224,14 @@ def write_all(reg: Regression) -> None:
     reg.out_dir.mkdir(parents=True, exist_ok=True)
     write_junit(reg, reg.out_dir / "junit.xml")
     write_summary(reg, reg.out_dir / "summary.json")
+    write_cycles(reg.out_dir)
+
+
+def write_cycles(out_dir: Path) -> None:
+    """cycles.md: the cycle counts of this regression's logs beside the papers' formulas
+    (`make cycles` copies the latest one to docs/cycles.md)."""
+    from regress import cycles
+
+    table = cycles.collect([out_dir])
+    if table:
+        (out_dir / "cycles.md").write_text(cycles.render(table))

@@ -33,6 +33,7 @@ class DesignConfig:
     fault_params: dict[str, int]
     observe: dict[str, object] = field(default_factory=dict)
     test: dict[str, object] = field(default_factory=dict)  # `make test` points, see TOML
+    paper: dict[str, object] = field(default_factory=dict)  # the paper's cycle formula
 
     @property
     def design(self) -> regmap.Design:
@@ -60,6 +61,7 @@ def load_design(name: str) -> DesignConfig:
         fault_params=dict(raw.get("fault_params", {})),
         observe=dict(raw.get("observe", {})),
         test=dict(raw.get("test", {})),
+        paper=dict(raw.get("paper", {})),
     )
 
 
