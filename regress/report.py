@@ -18,6 +18,28 @@ PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 
 
 @dataclass
+class Rerun:
+    """A failing seed run again with waves on: does it fail the same way?"""
+
+    key: str
+    first_error: str
+    log_dir: Path | None
+    waves: Path | None
+
+    def same_as(self, original: str) -> bool:
+        return bool(self.first_error) and self.first_error == original
+
+    def describe(self, original: str) -> str:
+        if self.same_as(original):
+            verdict = "rerun with waves fails the same way"
+        elif not self.first_error:
+            verdict = "rerun with waves PASSED: the failure did not reproduce"
+        else:
+            verdict = f"rerun with waves failed differently: {self.first_error}"
+        return f"{verdict}; waves: {self.waves or 'none'}"
+
+
+@dataclass
 class RunResult:
     """What became of one run: passed, failed (run or build) or not started."""
 
@@ -28,6 +50,7 @@ class RunResult:
     log_dir: Path | None = None
     tests: int = 0
     failed_tests: int = 0
+    rerun: Rerun | None = None  # the traced rerun of a failure, if one was made
 
     @classmethod
     def from_outcome(cls, outcome: Outcome) -> RunResult:
@@ -128,6 +151,7 @@ def format_failures(reg: Regression) -> str:
         if res.status == FAIL:
             lines += [f"FAIL {res.run.key}: {res.first_error}", f"  repro: {res.run.repro()}"]
             lines += [f"  log: {res.log_dir}"] if res.log_dir else []
+            lines += [f"  {res.rerun.describe(res.first_error)}"] if res.rerun else []
     return "\n".join(lines)
 
 
@@ -155,6 +179,8 @@ def _testcase(suite: ET.Element, reg: Regression, res: RunResult) -> None:
     if res.status == FAIL:
         fail = ET.SubElement(case, "failure", message=res.first_error, type="failure")
         fail.text = f"{res.first_error}\nrepro: {res.run.repro()}\nlog: {res.log_dir or '-'}"
+        if res.rerun:
+            fail.text += f"\n{res.rerun.describe(res.first_error)}"
     elif res.status == SKIP:
         ET.SubElement(case, "skipped", message=f"not started: {reg.stopped or 'stopped'}")
     out = ET.SubElement(case, "system-out")
@@ -202,7 +228,12 @@ def _run_record(res: RunResult) -> dict[str, object]:
             "first_error": res.first_error, "repro": res.run.repro(),
             "log_dir": str(res.log_dir) if res.log_dir else None,
             "wall_s": round(res.wall_s, 3), "tests_run": res.tests,
-            "tests_failed": res.failed_tests}
+            "tests_failed": res.failed_tests,
+            "rerun": None if res.rerun is None else {
+                "key": res.rerun.key, "first_error": res.rerun.first_error,
+                "same_failure": res.rerun.same_as(res.first_error),
+                "waves": str(res.rerun.waves) if res.rerun.waves else None,
+                "log_dir": str(res.rerun.log_dir) if res.rerun.log_dir else None}}
 
 
 def summary_dict(reg: Regression) -> dict[str, object]:

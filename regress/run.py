@@ -23,13 +23,13 @@ import time
 import tomllib
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol, TypeVar
 
 from regress import report, sim, tools
-from regress.report import FAIL, SKIP, BuildResult, Regression, RunResult
+from regress.report import FAIL, SKIP, BuildResult, Regression, Rerun, RunResult
 from regress.sim import ALL_TESTS, BuildSpec, Outcome, RunSpec
 from verif.config import ConfigError, known_designs
 from verif.vectors import VectorError
@@ -289,6 +289,7 @@ def parallel(fn: Callable[[T], R], items: Sequence[T], jobs: int,
 class Options:
     jobs: int = 2
     fail_fast: bool = False
+    rerun_waves: int = 3  # failing seeds rerun with waves (0: none)
 
 
 class Progress:
@@ -372,9 +373,40 @@ def regress(launcher: Launcher, name: str, runs: Sequence[RunSpec], opts: Option
           f"results in {out_dir}", file=sys.stderr, flush=True)
     build_all(launcher, specs, opts, reg)
     run_all(launcher, runs, opts, reg)
+    rerun_failures(launcher, opts, reg)
     reg.wall_s = time.monotonic() - t0
     report.write_all(reg)
     return reg
+
+
+def rerun_failures(launcher: Launcher, opts: Options, reg: Regression) -> None:
+    """Run up to `opts.rerun_waves` failing seeds again on a traced build (same seed, same
+    stimulus) and record whether each fails the same way, with its waveform."""
+    failed = [r for r in reg.results if r.status == FAIL and r.log_dir is not None
+              and not r.run.build.waves][:opts.rerun_waves]
+    if not failed:
+        return
+    print(f"rerunning {len(failed)} failing seed(s) with waves", file=sys.stderr, flush=True)
+
+    def one(i: int) -> Rerun:
+        res = failed[i]
+        wrun = replace(res.run, build=replace(res.run.build, waves=True))
+        log_dir = reg.out_dir / "runs" / wrun.key
+        try:
+            out = launcher.run(wrun, log_dir)
+            return Rerun(wrun.key, "" if out.passed else out.first_error or "failed",
+                         out.log_dir, out.waves)
+        except Exception as exc:  # noqa: BLE001 - recorded as the rerun's error
+            return Rerun(wrun.key, f"rerun failed to run: {one_line(exc)}", log_dir, None)
+
+    def done(i: int, rerun: Rerun) -> bool:
+        res = failed[i]
+        res.rerun = rerun
+        print(f"  {res.run.key}: {rerun.describe(res.first_error)}", file=sys.stderr,
+              flush=True)
+        return True
+
+    parallel(one, list(range(len(failed))), opts.jobs, done)
 
 
 # --- results folder -------------------------------------------------------------------------
@@ -428,6 +460,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="base seed the run seeds are derived from (default %(default)s)")
     run.add_argument("--out", help="results folder (default build/regress/<list>-<time>)")
     run.add_argument("--timeout", type=int, help="wall-clock seconds per run (default: list)")
+    run.add_argument("--rerun-waves", type=int, default=3, metavar="K",
+                     help="rerun up to K failing seeds with waves (default 3, 0: none)")
     run.add_argument("--fail-fast", action="store_true",
                      help="start no further build/run after the first failure")
     return ap
@@ -472,7 +506,8 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
     check_runs(launcher, runs)
     out_dir = results_dir(results_root, tlist.name, args.out)
     point_latest(results_root, out_dir)
-    reg = regress(launcher, tlist.name, runs, Options(args.jobs, args.fail_fast), out_dir,
+    opts = Options(args.jobs, args.fail_fast, args.rerun_waves)
+    reg = regress(launcher, tlist.name, runs, opts, out_dir,
                   args.seed)
     print(report.format_summary(reg), flush=True)
     if reg.stopped == "interrupted":

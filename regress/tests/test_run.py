@@ -294,3 +294,27 @@ def test_selftest_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert all(c.find("failure") is None and c.find("skipped") is None for c in cases)
     for case in cases:
         assert (tmp_path / "out" / "runs" / str(case.get("name")) / "results.xml").exists()
+
+
+def _waves_key(run: RunSpec) -> str:
+    return replace(run, build=replace(run.build, waves=True)).key
+
+
+@pytest.mark.parametrize("reproduces", [True, False])
+def test_failing_seed_is_rerun_with_waves(tmp_path: Path, pair_file: Path,
+                                          capsys: pytest.CaptureFixture[str],
+                                          reproduces: bool) -> None:
+    runs = rr.expand(rr.get_list("pair", pair_file))
+    bad = runs[1]
+    fail = (bad.key, _waves_key(bad)) if reproduces else (bad.key,)
+    launcher = FakeLauncher(fail=fail)
+    assert run_main(tmp_path, pair_file, launcher) == 1
+    out = capsys.readouterr().out
+    assert _waves_key(bad) in launcher.ran  # the same seed, on the traced build
+    assert len(launcher.ran) == len(runs) + 1  # only the failure is rerun
+    verdict = "fails the same way" if reproduces else "PASSED: the failure did not reproduce"
+    assert verdict in out
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    rerun = next(r for r in summary["runs"] if r["key"] == bad.key)["rerun"]
+    assert rerun["key"] == _waves_key(bad) and rerun["same_failure"] is reproduces
+    assert out.splitlines()[-1] == f"{len(runs) - 1} passed, 1 failed"  # reruns not counted
