@@ -1,5 +1,6 @@
 """montverif Python models: gmpy2 references and bit-accurate multiplier models."""
 
+from models.inter import inter_csa, inter_lut, inter_r2
 from models.mont import (
     csa,
     lut_address,
@@ -21,7 +22,10 @@ __all__ = [
     "Result",
     "csa",
     "get_algo",
+    "inter_csa",
+    "inter_lut",
     "inter_product",
+    "inter_r2",
     "lut_address",
     "m_prime",
     "modexp",

@@ -33,6 +33,10 @@ def _build_parser() -> argparse.ArgumentParser:
         ("m", "modulus M"),
     ):
         run.add_argument(f"--{opt}", required=True, help=f"{what} (decimal or 0x-hex)")
+    for opt in ("x2", "y2"):
+        run.add_argument(f"--{opt}", default=None,
+                         help=f"second half of a carry-save operand {opt[0].upper()} "
+                         "(algorithms with carry-save operands; default 0)")
     return parser
 
 
@@ -50,7 +54,19 @@ def _cmd_run(args: argparse.Namespace) -> None:
             values[opt] = parse_int(getattr(args, opt))
         except ModelInputError as exc:
             raise ModelInputError(f"--{opt}: {exc}") from None
-    res = info.func(values["x"], values["y"], values["m"], values["n"])
+    for opt in ("x2", "y2"):
+        text = getattr(args, opt)
+        if text is not None and not info.halves:
+            raise ModelInputError(f"--{opt}: {info.name} has no carry-save operands")
+        try:
+            values[opt] = parse_int(text) if text is not None else 0
+        except ModelInputError as exc:
+            raise ModelInputError(f"--{opt}: {exc}") from None
+    if info.halves:
+        res = info.func(values["x"], values["x2"], values["y"], values["y2"], values["m"],
+                        values["n"])
+    else:
+        res = info.func(values["x"], values["y"], values["m"], values["n"])
     print(json.dumps(res.to_json_dict()))
 
 

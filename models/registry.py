@@ -7,11 +7,17 @@ from dataclasses import dataclass
 from typing import Literal
 
 from models import ref
-from models.mont import mont_csa, mont_lut, mont_r2
+from models.inter import inter_csa, inter_lut, inter_r2
+from models.mm42 import iterations, iterations_u2, mm42, mm42_u2
+from models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2, mont_r2
 from models.result import ModelInputError, Result
 
 Kind = Literal["mont", "inter"]
-ModelFunc = Callable[[int, int, int, int], Result]
+ModelFunc = Callable[..., Result]  # (x, y, m, n), or (x1, x2, y1, y2, m, n) with halves
+
+
+def _n_bits(n: int) -> int:
+    return n
 
 
 @dataclass(frozen=True)
@@ -24,6 +30,10 @@ class AlgoInfo:
     has_sc: bool
     has_lut: bool
     summary: str
+    # operands are carry-save pairs: func(x1, x2, y1, y2, m, n) with X = x1 + x2, Y = y1 + y2
+    halves: bool = False
+    # "mont": the product is X*Y*2^-r_bits(n) mod M (n unless the loop runs more iterations)
+    r_bits: Callable[[int], int] = _n_bits
 
 
 _ALGO_LIST: tuple[AlgoInfo, ...] = (
@@ -32,16 +42,18 @@ _ALGO_LIST: tuple[AlgoInfo, ...] = (
         func=mont_r2,
         kind="mont",
         has_sc=False,
-        has_lut=False,
-        summary="Amanor Algorithm 1a: radix-2 Montgomery, carry-propagate adder",
+        has_lut=True,
+        summary="Amanor Algorithm 1a: radix-2 Montgomery, carry-propagate adder; "
+        "lut = selection (x_i, q_i) histogram",
     ),
     AlgoInfo(
         name="mont_csa",
         func=mont_csa,
         kind="mont",
         has_sc=True,
-        has_lut=False,
-        summary="Amanor Algorithm 1b: fast Montgomery, two CSAs, redundant S/C",
+        has_lut=True,
+        summary="Amanor Algorithm 1b: fast Montgomery, two CSAs, redundant S/C; "
+        "lut = selection (x_i, s_0) histogram",
     ),
     AlgoInfo(
         name="mont_lut",
@@ -51,6 +63,72 @@ _ALGO_LIST: tuple[AlgoInfo, ...] = (
         has_lut=True,
         summary="Amanor Algorithm 3: faster Montgomery, one CSA + 16-entry table "
         "{0,M,Y,Y+M}",
+    ),
+    AlgoInfo(
+        name="mont_csa_u2",
+        func=mont_csa_u2,
+        kind="mont",
+        has_sc=True,
+        has_lut=True,
+        summary="Gajbhiye 2018: Algorithm 1b unfolded by 2, four CSAs, two bits of X per cycle",
+    ),
+    AlgoInfo(
+        name="mont_lut_u2",
+        func=mont_lut_u2,
+        kind="mont",
+        has_sc=True,
+        has_lut=True,
+        summary="Gajbhiye 2018: Algorithm 3 unfolded by 2, two table lookups + two CSAs "
+        "per cycle",
+    ),
+    AlgoInfo(
+        name="mm42",
+        func=mm42,
+        kind="mont",
+        has_sc=True,
+        has_lut=True,
+        summary="Gajbhiye 2018 MM42_Multiplier: carry-save operands/result, D = B1+B2+M, "
+        "4:2 compressor, n+2 iterations (R = 2^(n+2))",
+        halves=True,
+        r_bits=iterations,
+    ),
+    AlgoInfo(
+        name="mm42_u2",
+        func=mm42_u2,
+        kind="mont",
+        has_sc=True,
+        has_lut=True,
+        summary="Gajbhiye 2018: MM42_Multiplier unfolded by 2, two 4:2 compressors per cycle "
+        "(R = 2^(n+2), 2^(n+3) for odd n)",
+        halves=True,
+        r_bits=iterations_u2,
+    ),
+    AlgoInfo(
+        name="inter_r2",
+        func=inter_r2,
+        kind="inter",
+        has_sc=False,
+        has_lut=True,
+        summary="Amanor Algorithm 2: interleaved MSB first, 2P + x_i*Y and two conditional "
+        "subtractions; lut = subtractions per iteration",
+    ),
+    AlgoInfo(
+        name="inter_csa",
+        func=inter_csa,
+        kind="inter",
+        has_sc=True,
+        has_lut=True,
+        summary="Amanor Algorithm 4: interleaved with two CSAs, A = k*2^n mod M table "
+        "(k = 0..6); lut = k histogram",
+    ),
+    AlgoInfo(
+        name="inter_lut",
+        func=inter_lut,
+        kind="inter",
+        has_sc=True,
+        has_lut=True,
+        summary="Amanor Algorithm 5: interleaved with one CSA and an 8-entry table of "
+        "2A + I at address 2k + x",
     ),
 )
 
@@ -66,8 +144,11 @@ def get_algo(name: str) -> AlgoInfo:
         raise ModelInputError(f"unknown algorithm {name!r} (known: {known})") from None
 
 
-def reference(info: AlgoInfo, x: int, y: int, m: int, n: int) -> int:
-    """gmpy2 expected P for the algorithm's kind."""
+def reference(info: AlgoInfo, *args: int) -> int:
+    """gmpy2 expected P for the algorithm's kind; args are the model's (x, y, m, n), or
+    (x1, x2, y1, y2, m, n) for carry-save operands (X = x1 + x2, Y = y1 + y2)."""
+    *ops, m, n = args
+    x, y = (ops[0] + ops[1], ops[2] + ops[3]) if info.halves else ops
     if info.kind == "mont":
-        return ref.mont_product(x, y, m, n)
+        return ref.mont_product(x, y, m, info.r_bits(n))
     return ref.inter_product(x, y, m)

@@ -129,7 +129,8 @@ def validate(run: RunSpec) -> DesignConfig:
     if run.txns < 1:
         raise ConfigError(f"TXNS must be at least 1 (got {run.txns})")
     if run.vectors is not None:
-        load_vectors(Path(run.vectors), b.n, design.design.operands, design.design.below_modulus)
+        load_vectors(Path(run.vectors), b.n, design.design.operands, design.design.below_modulus,
+                     design.design.carry_save_operands)
     unknown = [t for t in run.tests if t not in ALL_TESTS + VECTOR_TESTS]
     if unknown:
         raise ConfigError(f"unknown test(s) {', '.join(unknown)} "

@@ -27,6 +27,7 @@ class Region:
     access: str  # "ro", "wo" or "rw"
     size: str  # "word", "counter", "operand" or "redundant"
     doc: str
+    optional: bool = False  # mapped only for designs that list it in their operands
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class Design:
     redundant_extra_bits: int | None  # None: the design keeps no S/C
     operands: tuple[str, ...] = ("X", "Y", "M")  # START reads these; the modulus is last
     below_modulus: tuple[str, ...] = ("X", "Y")  # must be < M, else ERR_RANGE
+    # groups (register, second half, ...) holding one carry-save operand: sum < 2M
+    carry_save_operands: tuple[tuple[str, ...], ...] = ()
 
     @property
     def modulus(self) -> str:
@@ -57,6 +60,17 @@ class Design:
 
     def redundant_width(self, n: int) -> int | None:
         return None if self.redundant_extra_bits is None else n + self.redundant_extra_bits
+
+    def out_of_range(self, values: dict[str, int]) -> bool:
+        """The loader's range rule (ERR_RANGE): an operand of below_modulus >= M, or the sum
+        of a carry-save group >= 2M."""
+        m = values[self.modulus]
+        return (any(values[r] >= m for r in self.below_modulus)
+                or any(sum(values[r] for r in g) >= 2 * m for g in self.carry_save_operands))
+
+    def maps(self, region: Region) -> bool:
+        """Whether the design maps a region (optional regions only when it uses them)."""
+        return not region.optional or region.name in self.operands
 
 
 @dataclass(frozen=True)
@@ -125,13 +139,15 @@ def join(parts: list[int], bus_w: int) -> int:
 @cache
 def load(path: Path = JSON_PATH) -> RegMap:
     raw = json.loads(path.read_text())
-    regions = {r["name"]: Region(r["name"], r["code"], r["access"], r["size"], r["doc"])
+    regions = {r["name"]: Region(r["name"], r["code"], r["access"], r["size"], r["doc"],
+                                 bool(r.get("optional", False)))
                for r in raw["regions"]}
     fields = {reg: {f["name"]: Field(f["name"], f["lsb"], f["width"]) for f in fs}
               for reg, fs in raw["fields"].items()}
     designs = {d["name"]: Design(d["name"], d["id"], d["family"], d.get("redundant_extra_bits"),
                                  tuple(d.get("operands", ("X", "Y", "M"))),
-                                 tuple(d.get("below_modulus", ("X", "Y"))))
+                                 tuple(d.get("below_modulus", ("X", "Y"))),
+                                 tuple(tuple(g) for g in d.get("carry_save_operands", ())))
                for d in raw["designs"]}
     return RegMap(
         version=raw["version"],

@@ -83,15 +83,57 @@ class LoaderSeq(uvm_sequence):
         await self.run_operation({"X": x, "Y": y, "M": m}, load)
 
     def refused(self, values: dict[str, int]) -> bool:
-        """Whether the loader must refuse these operands (even modulus, one not below M)."""
+        """Whether the loader must refuse these operands (even modulus, out of range)."""
         m = values[self.design.modulus]
-        return m % 2 == 0 or any(values[r] >= m for r in self.design.below_modulus)
+        return m % 2 == 0 or self.design.out_of_range(values)
+
+    def split_value(self, v: int) -> tuple[int, int]:
+        """Two n-bit halves summing to v: both non-zero when v allows it, else (v, 0);
+        now and then one half zero on purpose."""
+        top = (1 << self.n) - 1
+        lo, hi = max(1, v - top), min(top, v - 1)
+        if lo > hi:
+            return (v, 0) if v <= top else (top, v - top)
+        if v <= top and self.rng.random() < 0.1:
+            return (v, 0) if self.rng.random() < 0.5 else (0, v)
+        first = self.rng.randint(lo, hi)
+        return first, v - first
+
+    def with_halves(self, values: dict[str, int], load: Iterable[str] | None
+                    ) -> tuple[dict[str, int], list[str]]:
+        """For designs with carry-save operands (regmap carry_save_operands), fill the halves
+        the caller left out: the caller's X (< M) becomes X or X + M (same residue, half the
+        time, so the whole range [0, 2M) is exercised), split into X + X2, both halves
+        non-zero where possible. Loading X loads X2 too. Other designs: unchanged."""
+        regions = list(self.design.operands if load is None else load)
+        values = dict(values)
+        m = values[self.design.modulus]
+        for base, *halves in self.design.carry_save_operands:
+            if any(h in values for h in halves) or base not in values:
+                continue  # the caller gave the halves itself
+            v = values[base]
+            if v < m and self.rng.random() < 0.5:
+                v += m
+            values[base], values[halves[0]] = self.split_value(v)
+            for h in halves[1:]:
+                values[h] = 0
+            if base in regions:
+                regions += [h for h in halves if h not in regions]
+        return values, regions
+
+    async def load_operands(self, values: dict[str, int], load: Iterable[str] | None = None
+                            ) -> dict[str, int]:
+        """Write the named registers (all operands by default), halves filled in; returns
+        the values as loaded."""
+        values, regions = self.with_halves(values, load)
+        for region in regions:
+            await self.write_value(region, values[region])
+        return values
 
     async def run_operation(self, values: dict[str, int], load: Iterable[str] | None = None
                             ) -> None:
         """Load the named registers (all operands by default), START, wait, read back."""
-        for region in self.design.operands if load is None else load:
-            await self.write_value(region, values[region])
+        values = await self.load_operands(values, load)
         await self.start_op()
         if self.refused(values):  # the loader refuses it: read the error instead
             await self.read("STATUS")
@@ -141,9 +183,35 @@ class CornerSeq(LoaderSeq):
                       (r, r, m), (1, 1 % m, m), (0, 0, m)]
         return cases
 
+    def halves_cases(self) -> list[dict[str, int]]:
+        """Designs with carry-save operands: every operand at the extremes of [0, 2M) with
+        both halves non-zero (sum 2M - 1, M, M - 1, 1 + 1), one half all ones, one half zero."""
+        n, top = self.n, (1 << self.n) - 1
+        cases: list[dict[str, int]] = []
+        for m in ((1 << (n - 1)) + 1, top, self.random_modulus()):
+            sums = [2 * m - 1, m, m - 1, 2, 2 * m - 1, m + 1]
+            for k, (sx, sy) in enumerate(zip(sums, reversed(sums), strict=True)):
+                values = {"M": m}
+                for (base, half, *_), v in zip(self.design.carry_save_operands, (sx, sy),
+                                               strict=False):
+                    if k == 4 and v > top:  # one half all ones
+                        values[base], values[half] = top, v - top
+                    elif k == 5:  # one half zero (where it fits)
+                        values[base], values[half] = (v, 0) if v <= top else (top, v - top)
+                    elif v < 2:  # too small to split
+                        values[base], values[half] = v, 0
+                    else:  # both halves non-zero
+                        values[base] = self.rng.randint(max(1, v - top), min(top, v - 1))
+                        values[half] = v - values[base]
+                cases.append(values)
+        return cases
+
     async def body(self) -> None:
         for x, y, m in self.corner_cases():
             await self.multiply(x, y, m)
+        if self.design.carry_save_operands:
+            for values in self.halves_cases():
+                await self.run_operation(values)
 
 
 class BackToBackSeq(LoaderSeq):
@@ -175,8 +243,7 @@ class StatusWhileBusySeq(LoaderSeq):
     async def body(self) -> None:
         for _ in range(self.count):
             x, y, m = self.random_operands()
-            for region, value in zip(("X", "Y", "M"), (x, y, m), strict=True):
-                await self.write_value(region, value)
+            await self.load_operands({"X": x, "Y": y, "M": m}, ("X", "Y", "M"))
             await self.start_op()
             polls = 0
             while not (st := await self.status())["DONE"]:
@@ -201,13 +268,24 @@ class ErrorSeq(LoaderSeq):
             await self.write_value("M", bad_m)
             await self.start_op()
             await self.expect_error("ERR_EVEN_MODULUS")
-        # X >= M, Y >= M
+        # X >= M, Y >= M (the operands the design requires below M)
         await self.write_value("M", m)
-        for region in ("X", "Y"):
+        for region in self.design.below_modulus:
             await self.write_value(region, m + self.rng.randrange((1 << self.n) - m))
             await self.start_op()
             await self.expect_error("ERR_RANGE")
             await self.write_value(region, 0)
+        # carry-save operands: X + X2 >= 2M (exactly 2M, then above), Y + Y2 likewise
+        top = (1 << self.n) - 1
+        for base, half, *_ in self.design.carry_save_operands:
+            for extra in (0, self.rng.randint(1, max(1, 2 * top - 2 * m))):
+                total = min(2 * m + extra, 2 * top)
+                await self.write_value(base, total - total // 2)
+                await self.write_value(half, total // 2)
+                await self.start_op()
+                await self.expect_error("ERR_RANGE")
+            await self.write_value(base, 0)
+            await self.write_value(half, 0)
         # writes, START and CLEAR while busy are ignored and flagged; the operation is intact
         await self.write_value("X", x)
         await self.write_value("Y", y)
@@ -227,6 +305,9 @@ class ErrorSeq(LoaderSeq):
                   (self.rm.addr("P", regmap.words(self.n, self.bus_w)), False),
                   (self.rm.addr("CTRL"), False), (self.rm.addr("P"), True),
                   (self.rm.addr("STATUS", 1), True)]
+        # optional regions (second halves) the design does not map
+        probes += [(self.rm.addr(r.name), True) for r in self.rm.regions.values()
+                   if not self.design.maps(r)]
         for addr, write in probes:
             kind = Kind.WRITE if write else Kind.READ
             item = await self._do(BusItem("probe", kind, addr, [0x5A]))

@@ -126,5 +126,5 @@ class VectorTest(BaseTest):
         assert self.run_cfg.vectors is not None, "VectorTest needs MV_VECTORS"
         design = self.design.design
         vectors = load_vectors(self.run_cfg.vectors, self.run_cfg.n, design.operands,
-                               design.below_modulus)
+                               design.below_modulus, design.carry_save_operands)
         return [VectorSeq("vectors", vectors, **self.seq_args())]  # type: ignore[arg-type]

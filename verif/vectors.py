@@ -18,10 +18,13 @@ class VectorError(ValueError):
 
 
 def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M"),
-                 below_modulus: tuple[str, ...] = ("X", "Y")) -> list[tuple[int, ...]]:
+                 below_modulus: tuple[str, ...] = ("X", "Y"),
+                 carry_save: tuple[tuple[str, ...], ...] = ()) -> list[tuple[int, ...]]:
     """Operand tuples in `operands` order; keys are the register names in lower case and the
-    modulus is the last operand."""
+    modulus is the last operand. With carry-save operands (groups such as ("X", "X2")), the
+    second halves may be left out (they are 0) and each group's sum must be below 2M."""
     keys = tuple(r.lower() for r in operands)
+    optional = {h.lower() for g in carry_save for h in g[1:]}
     try:
         raw = json.loads(path.read_text())
     except FileNotFoundError:
@@ -39,6 +42,9 @@ def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M")
             raise VectorError(f"{where}: expected an object with keys {', '.join(keys)}")
         values = []
         for key in keys:
+            if key not in vec and key in optional:
+                values.append(0)
+                continue
             if key not in vec:
                 raise VectorError(f"{where}: missing '{key}'")
             text = vec[key]
@@ -52,13 +58,15 @@ def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M")
                 raise VectorError(f"{where}.{key}: does not fit in N={n} bits")
             values.append(value)
         _check_operands(where, dict(zip(keys, values, strict=True)), keys[-1],
-                        tuple(r.lower() for r in below_modulus))
+                        tuple(r.lower() for r in below_modulus),
+                        tuple(tuple(r.lower() for r in g) for g in carry_save))
         out.append(tuple(values))
     return out
 
 
 def _check_operands(where: str, values: dict[str, int], modulus: str,
-                    below: tuple[str, ...]) -> None:
+                    below: tuple[str, ...], carry_save: tuple[tuple[str, ...], ...] = ()
+                    ) -> None:
     """The multipliers need an odd modulus and some operands below it: refuse a vector that
     breaks that (the loader would only flag it)."""
     m = values[modulus]
@@ -67,3 +75,7 @@ def _check_operands(where: str, values: dict[str, int], modulus: str,
     if any(values[k] >= m for k in below):
         raise VectorError(f"{where}: {' and '.join(k.upper() for k in below)} must be below "
                           f"{modulus.upper()}")
+    for group in carry_save:
+        if sum(values[k] for k in group) >= 2 * m:
+            raise VectorError(f"{where}: {' + '.join(k.upper() for k in group)} must be below "
+                              f"2{modulus.upper()}")

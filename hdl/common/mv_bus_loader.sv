@@ -20,7 +20,13 @@ module mv_bus_loader
   parameter int RedW     = 33,  // width of the core's redundant S and C
   parameter bit          HasRed   = 1'b1,  // the core keeps S and C (else S, C are unmapped)
   parameter int DesignId = 0,
-  parameter int AckWait  = 0    // wait states before each ack
+  parameter int AckWait  = 0,   // wait states before each ack
+  // Carry-save operands (Gajbhiye 2018, MM42): the second halves X2, Y2 are mapped, x_o and
+  // y_o are 2N bits wide ({X2, X} and {Y2, Y}), and the range rule is X + X2 < 2M,
+  // Y + Y2 < 2M (Walter's bound) instead of X, Y < M. With 0, X2/Y2 are unmapped and x_o,
+  // y_o are N bits (the ports of the other tops are unchanged).
+  parameter bit          HasHalves = 1'b0,
+  localparam int         OpW       = HasHalves ? 2 * N : N  // width of x_o, y_o
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
@@ -37,8 +43,8 @@ module mv_bus_loader
   // core
   output logic             core_start_o,  // start the core on this edge
   output logic             core_clear_o,  // wipe the core's registers on this edge
-  output logic [N-1:0]     x_o,
-  output logic [N-1:0]     y_o,
+  output logic [OpW-1:0]   x_o,           // {X2, X} with HasHalves, else X
+  output logic [OpW-1:0]   y_o,           // {Y2, Y} with HasHalves, else Y
   output logic [N-1:0]     m_o,
   input  logic             core_busy_i,
   input  logic             core_last_i,   // the core's last busy cycle
@@ -110,6 +116,10 @@ module mv_bus_loader
         mapped_rd = (32'(index) < OpWords);
         mapped_wr = (32'(index) < OpWords);
       end
+      RegionX2, RegionY2: begin
+        mapped_rd = HasHalves && (32'(index) < OpWords);
+        mapped_wr = HasHalves && (32'(index) < OpWords);
+      end
       RegionP:                        mapped_rd = (32'(index) < OpWords);
       RegionS, RegionC:               mapped_rd = HasRed && (32'(index) < RedWords);
       default: ;
@@ -120,6 +130,7 @@ module mv_bus_loader
   // Operand registers (the input register blocks) and control
   // ---------------------------------------------------------------------------------------
   logic [OpPadW-1:0]  x_q, y_q, m_q;
+  logic [OpPadW-1:0]  x2_q, y2_q;  // second halves, written only when HasHalves
   logic               done_q;
   logic [ErrW-1:0]    err_q;
   logic [CounterW-1:0] cycles_q;
@@ -131,7 +142,14 @@ module mv_bus_loader
   assign want_clear  = is_ctrl && bus_wdata_i[CtrlClearLsb];
   assign want_start  = is_ctrl && bus_wdata_i[CtrlStartLsb] && !bus_wdata_i[CtrlClearLsb];
   assign odd_modulus = m_q[0];
-  assign operands_ok = odd_modulus && (x_q[N-1:0] < m_q[N-1:0]) && (y_q[N-1:0] < m_q[N-1:0]);
+  // Range rule: X, Y < M; with carry-save operands X + X2 < 2M and Y + Y2 < 2M (N+1 bits).
+  logic [N:0] x_sum, y_sum, m_twice;
+  assign x_sum   = {1'b0, x_q[N-1:0]} + {1'b0, x2_q[N-1:0]};
+  assign y_sum   = {1'b0, y_q[N-1:0]} + {1'b0, y2_q[N-1:0]};
+  assign m_twice = {m_q[N-1:0], 1'b0};
+  assign operands_ok = odd_modulus
+                     && (HasHalves ? (x_sum < m_twice && y_sum < m_twice)
+                                   : (x_q[N-1:0] < m_q[N-1:0] && y_q[N-1:0] < m_q[N-1:0]));
 
   assign core_start_o = want_start && !core_busy_i && operands_ok;
   assign core_clear_o = want_clear && !core_busy_i;
@@ -141,6 +159,8 @@ module mv_bus_loader
       x_q    <= '0;
       y_q    <= '0;
       m_q    <= '0;
+      x2_q   <= '0;
+      y2_q   <= '0;
       done_q <= 1'b0;
       err_q  <= ErrNone;
     end else begin
@@ -155,6 +175,8 @@ module mv_bus_loader
         x_q    <= '0;
         y_q    <= '0;
         m_q    <= '0;
+        x2_q   <= '0;
+        y2_q   <= '0;
         done_q <= 1'b0;
         err_q  <= ErrNone;
       end else if (want_start) begin
@@ -171,6 +193,8 @@ module mv_bus_loader
           RegionX: x_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
           RegionY: y_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
           RegionM: m_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
+          RegionX2: if (HasHalves) x2_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
+          RegionY2: if (HasHalves) y2_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
           default: ;  // CTRL with neither START nor CLEAR: no operation
         endcase
       end
@@ -188,8 +212,13 @@ module mv_bus_loader
     end
   end
 
-  assign x_o    = x_q[N-1:0];
-  assign y_o    = y_q[N-1:0];
+  if (HasHalves) begin : g_halves_out
+    assign x_o = {x2_q[N-1:0], x_q[N-1:0]};
+    assign y_o = {y2_q[N-1:0], y_q[N-1:0]};
+  end else begin : g_single_out
+    assign x_o = x_q[N-1:0];
+    assign y_o = y_q[N-1:0];
+  end
   assign m_o    = m_q[N-1:0];
   assign busy_o = core_busy_i;
   assign done_o = done_q;
@@ -224,6 +253,8 @@ module mv_bus_loader
         RegionX:      rdata_d = x_q[32'(index) * BusW +: BusW];
         RegionY:      rdata_d = y_q[32'(index) * BusW +: BusW];
         RegionM:      rdata_d = m_q[32'(index) * BusW +: BusW];
+        RegionX2:     rdata_d = x2_q[32'(index) * BusW +: BusW];
+        RegionY2:     rdata_d = y2_q[32'(index) * BusW +: BusW];
         RegionP:      rdata_d = core_busy_i ? '0 : p_pad[32'(index) * BusW +: BusW];
         RegionS:      rdata_d = core_busy_i ? '0 : s_pad[32'(index) * BusW +: BusW];
         RegionC:      rdata_d = core_busy_i ? '0 : c_pad[32'(index) * BusW +: BusW];

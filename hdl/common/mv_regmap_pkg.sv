@@ -18,9 +18,11 @@ package mv_regmap_pkg;
   localparam logic [RegionW-1:0] RegionX = 4'd4;
   localparam logic [RegionW-1:0] RegionY = 4'd5;
   localparam logic [RegionW-1:0] RegionM = 4'd6;
+  localparam logic [RegionW-1:0] RegionX2 = 4'd7;
   localparam logic [RegionW-1:0] RegionP = 4'd8;
   localparam logic [RegionW-1:0] RegionS = 4'd9;
   localparam logic [RegionW-1:0] RegionC = 4'd10;
+  localparam logic [RegionW-1:0] RegionY2 = 4'd11;
 
   // Register fields (bit positions)
   localparam int CtrlStartLsb = 0;
@@ -38,6 +40,15 @@ package mv_regmap_pkg;
   localparam logic [ErrW-1:0] ErrUnmapped = 4'd4;
 
   // Design ids (INFO[23:16])
+  localparam int DesignIdMontR2 = 1;
+  localparam int DesignIdMontCsa = 2;
   localparam int DesignIdMontLut = 3;
+  localparam int DesignIdInterR2 = 4;
+  localparam int DesignIdInterCsa = 5;
+  localparam int DesignIdInterLut = 6;
+  localparam int DesignIdMontCsaU2 = 7;
+  localparam int DesignIdMontLutU2 = 8;
+  localparam int DesignIdMm42 = 9;
+  localparam int DesignIdMm42U2 = 10;
   /* verilator lint_on UNUSEDPARAM */
 endpackage

@@ -7,13 +7,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models import ref
-from models.mont import csa, lut_address, mont_csa, mont_lut, mont_lut_table, mont_r2
+from models.mont import (
+    csa,
+    lut_address,
+    mont_csa,
+    mont_lut,
+    mont_lut_table,
+    mont_r2,
+    sel_address,
+)
 from models.registry import ALGOS, ModelFunc, get_algo, reference
 from models.result import ModelInputError
 
 MODELS: list[ModelFunc] = [mont_r2, mont_csa, mont_lut]
 CYCLES = {"mont_r2": 1, "mont_csa": 1, "mont_lut": 2}  # cycles - n
 BASE = settings(database=None, deadline=None)
+SEL_BINS = {"mont_r2": 4, "mont_csa": 4}  # selection address (x_i << 1) | q_i
 
 
 def check(model: ModelFunc, x: int, y: int, m: int, n: int) -> None:
@@ -31,12 +40,35 @@ def check(model: ModelFunc, x: int, y: int, m: int, n: int) -> None:
         assert 0 <= r.s < 2**n and 0 <= r.c < 2**n  # n-bit S/C registers after shift
     else:
         assert r.s is None and r.c is None
-    if info.has_lut:
+    if info.has_lut and r.algo in SEL_BINS:  # mont_r2, mont_csa: selection (x_i, q_i)
+        assert sum(r.lut.values()) == n
+        assert all(0 <= a < SEL_BINS[r.algo] and h > 0 for a, h in r.lut.items())
+        assert r.lut == expected_selections(x, y, m, n)
+        if info.has_sc:  # the loop's S + C is Algorithm 1a's P before the subtraction
+            assert r.s is not None and r.c is not None
+            assert r.s + r.c == (x * y + quotient_bits(x, y, m, n) * m) >> n
+    elif info.has_lut:
         assert sum(r.lut.values()) == n
         assert all(0 <= a < 16 and h > 0 for a, h in r.lut.items())
         assert all((a >> 2) & 1 == y & 1 for a in r.lut)  # y_0 address bit is Y's LSB
     else:
         assert r.lut == {}
+
+
+def quotient_bits(x: int, y: int, m: int, n: int) -> int:
+    """Q = -X*Y*M^-1 mod 2^n: bit i is the q_i (add M) of Algorithms 1a/1b, since
+    X*Y + Q*M must be divisible by 2^n (independent of the models' loops)."""
+    return (-x * y * pow(m, -1, 2**n)) % 2**n
+
+
+def expected_selections(x: int, y: int, m: int, n: int) -> dict[int, int]:
+    """Histogram of the selection (x_i << 1) | q_i over the n iterations, from Q."""
+    q = quotient_bits(x, y, m, n)
+    hist: dict[int, int] = {}
+    for i in range(n):
+        a = (((x >> i) & 1) << 1) | ((q >> i) & 1)
+        hist[a] = hist.get(a, 0) + 1
+    return hist
 
 
 def _uniform(lo: int, hi: int) -> st.SearchStrategy[int]:
@@ -155,6 +187,38 @@ def test_lut_table_steps(y: int, m: int) -> None:
             assert table[addr] - x_i * y in (0, m)
 
 
+# Selection (x_i, q_i) of mont_r2/mont_csa, derived by exhaustive enumeration: all four
+# occur from n = 2 on (e.g. M = 3: X = 1, Y = 1 gives (1, 1) then (0, 0); X = 1, Y = 2
+# gives (1, 0) then (0, 1)).
+@pytest.mark.parametrize("n", range(2, 7))
+@pytest.mark.parametrize("model", [mont_r2, mont_csa], ids=lambda f: f.__name__)
+def test_sel_reachable(model: ModelFunc, n: int) -> None:
+    reached: set[int] = set()
+    for m in range(1, 2**n, 2):
+        for x in range(m):
+            for y in range(m):
+                r = model(x, y, m, n)
+                assert r.lut == expected_selections(x, y, m, n), (x, y, m, n)
+                reached.update(r.lut)
+    assert reached == {0, 1, 2, 3}
+
+
+@settings(BASE, max_examples=50)
+@given(operands(2, 1024))
+def test_r2_csa_same_selections(args: tuple[int, int, int, int]) -> None:
+    """Algorithm 1b's S + C follows Algorithm 1a's P, so both select alike."""
+    r2, rc = mont_r2(*args), mont_csa(*args)
+    assert r2.lut == rc.lut and r2.p == rc.p
+
+
+def test_sel_address() -> None:
+    assert [sel_address(a >> 1, a & 1) for a in range(4)] == [0, 1, 2, 3]
+    with pytest.raises(ModelInputError):
+        sel_address(2, 0)
+    with pytest.raises(ModelInputError):
+        sel_address(0, -1)
+
+
 def test_lut_address_rejects_non_bits() -> None:
     with pytest.raises(ModelInputError):
         lut_address(2, 0, 0, 0)
@@ -201,11 +265,12 @@ def test_registry() -> None:
     for name, info in ALGOS.items():
         assert info.name == name and info.kind in ("mont", "inter")
         assert info.summary and "\n" not in info.summary
-        r = info.func(5, 6, 7, 3)
-        assert r.algo == name and r.p == reference(info, 5, 6, 7, 3)
+        args = (5, 0, 6, 0, 7, 3) if info.halves else (5, 6, 7, 3)  # halves: (x1, x2, y1, y2)
+        r = info.func(*args)
+        assert r.algo == name and r.p == reference(info, *args)
         assert (r.s is not None) == info.has_sc and bool(r.lut) == info.has_lut
     with pytest.raises(
         ModelInputError,
-        match=r"^unknown algorithm 'foo' \(known: mont_csa, mont_lut, mont_r2\)$",
+        match=r"^unknown algorithm 'foo' \(known: " + ", ".join(sorted(ALGOS)) + r"\)$",
     ):
         get_algo("foo")

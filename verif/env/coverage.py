@@ -40,10 +40,14 @@ def modulus_class(m: int, n: int) -> str:
 class Coverage:
     """The coverage model of one design; point names start with the design's name."""
 
-    def __init__(self, design: str, lut_bins: int, illegal_bins: tuple[int, ...] = ()) -> None:
+    def __init__(self, design: str, lut_bins: int, illegal_bins: tuple[int, ...] = (),
+                 carry_save: tuple[tuple[str, ...], ...] = ()) -> None:
         """`lut_bins` table/selection addresses, of which `illegal_bins` are unreachable:
-        they get no bin (coverage goals exclude them); hitting one fails the scoreboard."""
+        they get no bin (coverage goals exclude them); hitting one fails the scoreboard.
+        `carry_save`: operand groups such as ("X", "X2") whose sum is the operand's value
+        (the operand classes use the value; `operands.halves` covers how it was split)."""
         self.design = design
+        self.carry_save = {g[0]: g for g in carry_save}
         self.lut_bins = lut_bins
         self.illegal_bins = frozenset(illegal_bins)
         top = design
@@ -72,6 +76,15 @@ class Coverage:
         @CoverCross(f"{top}.cross.sub_x_m", items=[f"{top}.cross_src.sub", f"{top}.cross_src.m"])
         def _cross(taken: bool, mcls: str) -> None: ...
 
+        self._halves = None
+        if carry_save:
+            kinds = ("both_nonzero", "one_zero", "ge_m", "2m_minus_1")
+
+            @CoverPoint(f"{top}.operands.halves",
+                        bins=[f"{g[0]}_{k}" for g in carry_save for k in kinds])
+            def _halves(name: str) -> None: ...
+
+            self._halves = _halves
         self._lut, self._x, self._y, self._m = _lut, _x, _y, _m
         self._sub, self._err, self._cross = _sub, _err, _cross
 
@@ -80,7 +93,20 @@ class Coverage:
         for addr, hits in enumerate(lut_hits):
             if hits and addr not in self.illegal_bins:
                 self._lut(addr)
-        x, y, m = operands["X"], operands["Y"], list(operands.values())[-1]
+        m = list(operands.values())[-1]
+        x, y = (sum(operands[r] for r in self.carry_save.get(b, (b,))) for b in ("X", "Y"))
+        if self._halves is not None:
+            for base, group in self.carry_save.items():
+                halves = [operands[r] for r in group]
+                value = sum(halves)
+                if all(halves):
+                    self._halves(f"{base}_both_nonzero")
+                elif any(halves):
+                    self._halves(f"{base}_one_zero")
+                if value >= m:
+                    self._halves(f"{base}_ge_m")
+                if value == 2 * m - 1:
+                    self._halves(f"{base}_2m_minus_1")
         self._x(operand_class(x, y, m, n))
         self._y(operand_class(y, x, m, n))
         mcls = modulus_class(m, n)

@@ -60,7 +60,8 @@ class MulEnv(uvm_env):
                                          self.run_cfg.bus_w, algo.func, bus_if.period_ns)
         observe = self.design.observe
         self.coverage = Coverage(self.design.name, int(observe.get("lut_bins", 0)),
-                                 tuple(observe.get("illegal_bins", ())))  # type: ignore[arg-type]
+                                 tuple(observe.get("illegal_bins", ())),  # type: ignore[arg-type]
+                                 self.design.design.carry_save_operands)
         self.agent = BusAgent("agent", self)
         self.observer = DoneObserver("observer", self)
         self.scoreboard = Scoreboard("scoreboard", self, predictor=self.predictor, algo=algo,

@@ -101,6 +101,8 @@ class LoaderPredictor:
     def _mapped(self, region: str | None, index: int, write: bool) -> bool:
         if region is None:
             return False
+        if not self.design.maps(self.rm.regions[region]):
+            return False
         access = self.rm.regions[region].access
         if (write and access == "ro") or (not write and access == "wo"):
             return False
@@ -187,7 +189,7 @@ class LoaderPredictor:
         self.done = False
         if m % 2 == 0:
             error = "ERR_EVEN_MODULUS"
-        elif any(values[r] >= m for r in self.design.below_modulus):
+        elif self.design.out_of_range(values):
             error = "ERR_RANGE"
         else:
             error = "ERR_NONE"

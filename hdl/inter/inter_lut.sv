@@ -1,0 +1,281 @@
+// inter_lut: optimised interleaved modular multiplication, one CSA and an 8-entry table:
+// P = X*Y mod M.
+//
+// Amanor (2005), Algorithm 5 and Fig. 4 (after Bunimov and Schimmler), MSB first:
+//   S := 0; C := 0; A := LookUp(x_(N-1));
+//   for i = N-1 downto 0:
+//     S := 2*(S mod 2^N);  C := 2*(C mod 2^N);                 (steps 5-8: routing)
+//     (S, C) := CSA(S, C, A);                                   (step 9: the one CSA)
+//     A := LookUp(2*(s_N + 2*c_(N+1) + c_N) + x_(i-1));         (step 10)
+//   P := (S + C) mod M                                          (step 11, done here in FIN)
+// The register addr_q holds the table address; A = LookUp(addr_q) is read in the loop cycle.
+//
+// Table address (derivation, docs/interleaved.md; checked by the model's assertions and by
+// exhaustive enumeration): with A < M < 2^N, S = 2S' ^ 2C' ^ A < 2^(N+1) (s_(N+1) = 0) and
+// C = maj(2S', 2C', A) << 1 < 2^(N+2), where c_(N+1) = s'_(N-1) & c'_(N-1) and
+// s_N = s'_(N-1) ^ c'_(N-1): s_N and c_(N+1) are never both 1. So the overflow
+// k = S div 2^N + C div 2^N = s_N + 2c_(N+1) + c_N is at most 3 (2 bits: {c_(N+1) | s_N & c_N,
+// s_N ^ c_N}) and the address is 2k + x_(i-1) in 0..7, exactly step (10). All 8 addresses
+// are reachable for N >= 5.
+//
+// Table entries (as values mod M', PRE cycles, one modular adder): entry 2k + x holds
+//   (2 * (k*2^N mod M') + x*Y') mod M' = (k*2^(N+1) + x*Y') mod M'    ("2A + I" reduced)
+// built as t0 = 0, t1 = Y', h = 2^N mod M', t2 = h + h, t4 = t2 + t2, t6 = t4 + t2,
+// t3 = t2 + Y', t5 = t4 + Y', t7 = t6 + Y' (each + is mod M'). The reduction mod M' matters:
+// unreduced entries (< 3M') would let k reach 6 and the 2-bit address overflow.
+//
+// Normalisation: as inter_csa, the PRE cycle shifts M and Y left by z = N - bitlen(M)
+// (M' = M*2^z has its top bit set, Y' = Y*2^z) and FIN shifts the result right by z.
+//
+// FIN (relaxed range): S + C < 4*2^N + M' < 5*2^N <= 10 M', so four conditional
+// subtractions of 8M', 4M', 2M', M' give (S + C) mod M', then P = that >> z. S and C are
+// kept as they are after the loop (N+1 and N+2 bits; both ports N+2 bits).
+//
+// Cycles: 1 (PRE: normalise) + 7 (PRE: h, t2, t4, t6, t3, t5, t7) + N (loop) + 1 (FIN)
+// = N + 9.
+module inter_lut #(
+  parameter int N         = 32,
+  // Test only: when FaultEn is set, table entry FaultAddr is read with its LSB flipped.
+  parameter bit FaultEn   = 1'b0,
+  parameter int FaultAddr = 2
+) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  input  logic         start_i,
+  input  logic         clear_i,
+  input  logic [N-1:0] x_i,
+  input  logic [N-1:0] y_i,
+  input  logic [N-1:0] m_i,
+  output logic         busy_o,
+  output logic         last_o,  // high during the last busy cycle (FIN)
+  output logic [N-1:0] p_o,
+  output logic [N+1:0] s_o,
+  output logic [N+1:0] c_o
+);
+
+  localparam int CntW    = $clog2(N + 1);
+  localparam int LutSize = 8;
+  localparam int AddrW   = 3;
+  localparam int PreLast = 7;        // PRE cycles 0..7
+  localparam int RedW    = N + 2;    // C (S is N+1 bits, zero-extended on the port)
+  localparam int VW      = N + 3;    // S + C < 5*2^N
+  localparam int HitW    = 32;
+
+  // PRE steps 2..7: destination entry and operands of the modular adder
+  localparam logic [AddrW-1:0] AddrT2 = 3'd2;
+  localparam logic [AddrW-1:0] AddrT4 = 3'd4;
+  localparam logic [AddrW-1:0] AddrT6 = 3'd6;
+  localparam logic [AddrW-1:0] AddrT3 = 3'd3;
+  localparam logic [AddrW-1:0] AddrT5 = 3'd5;
+  localparam logic [AddrW-1:0] AddrT7 = 3'd7;
+  localparam logic [AddrW-1:0] StepT2 = 3'd2;  // PRE step that writes each entry
+  localparam logic [AddrW-1:0] StepT4 = 3'd3;
+  localparam logic [AddrW-1:0] StepT6 = 3'd4;
+  localparam logic [AddrW-1:0] StepT3 = 3'd5;
+  localparam logic [AddrW-1:0] StepT5 = 3'd6;
+
+  typedef enum logic [1:0] {
+    StIdle = 2'd0,
+    StPre  = 2'd1,
+    StLoop = 2'd2,
+    StFin  = 2'd3
+  } state_e;
+
+  state_e           state_q;
+  logic [N-1:0]     x_q;     // X shift register: x_i is bit N-1 (MSB first)
+  logic [N-1:0]     yn_q;    // Y' = Y*2^z
+  logic [N-1:0]     mn_q;    // M' = M*2^z
+  logic [N-1:0]     h_q;     // 2^N mod M'
+  logic [CntW-1:0]  z_q;
+  logic [LutSize-1:0][N-1:0] tab_q;
+  logic [N:0]       s_q;
+  logic [RedW-1:0]  c_q;
+  logic [AddrW-1:0] addr_q;  // table address of A for the current iteration
+  logic [N-1:0]     p_q;
+  logic [CntW-1:0]  cnt_q;   // PRE step, then loop iteration
+
+  // Normalisation: z = number of leading zeros of M
+  function automatic logic [CntW-1:0] lead_zeros(input logic [N-1:0] v);
+    lead_zeros = CntW'(N);
+    for (int i = 0; i < N; i++) begin
+      if (v[i]) lead_zeros = CntW'(N - 1 - i);
+    end
+  endfunction
+
+  logic [CntW-1:0] z_new;
+  assign z_new = lead_zeros(m_i);
+
+  // PRE step 1: h = 2^N mod M' = 2^N - M' (minus M' again only for M' = 2^(N-1))
+  logic [N:0]   pow2_diff;
+  logic [N-1:0] h_new;
+  assign pow2_diff = {1'b1, {N{1'b0}}} - {1'b0, mn_q};
+  assign h_new     = (pow2_diff >= {1'b0, mn_q}) ? N'(pow2_diff - {1'b0, mn_q}) : N'(pow2_diff);
+
+  // PRE steps 2..7: one modular adder, operands chosen by the step
+  logic [N-1:0]     t2, t4, t6;  // entries read by the PRE steps (Icarus: no constant
+  assign t2 = tab_q[AddrT2];      // array selects inside always_comb)
+  assign t4 = tab_q[AddrT4];
+  assign t6 = tab_q[AddrT6];
+  logic [N-1:0]     madd_a, madd_b;
+  logic [AddrW-1:0] madd_dst, step;
+  assign step = cnt_q[AddrW-1:0];
+  always_comb begin
+    case (step)
+      StepT2:  begin madd_a = h_q; madd_b = h_q;  madd_dst = AddrT2; end
+      StepT4:  begin madd_a = t2;  madd_b = t2;   madd_dst = AddrT4; end
+      StepT6:  begin madd_a = t4;  madd_b = t2;   madd_dst = AddrT6; end
+      StepT3:  begin madd_a = t2;  madd_b = yn_q; madd_dst = AddrT3; end
+      StepT5:  begin madd_a = t4;  madd_b = yn_q; madd_dst = AddrT5; end
+      default: begin madd_a = t6;  madd_b = yn_q; madd_dst = AddrT7; end  // StepT7
+    endcase
+  end
+
+  logic [N:0]   madd_sum;
+  logic [N-1:0] madd_res;
+  assign madd_sum = {1'b0, madd_a} + {1'b0, madd_b};
+  assign madd_res = (madd_sum >= {1'b0, mn_q}) ? N'(madd_sum - {1'b0, mn_q}) : N'(madd_sum);
+
+  // Loop: the table value A (test-only fault flips the LSB of one entry)
+  logic [N-1:0] a_val;
+  logic         fault_hit;
+  assign fault_hit = FaultEn && (addr_q == AddrW'(FaultAddr));
+  assign a_val     = tab_q[addr_q] ^ N'(fault_hit);
+
+  // Steps 5-8: S, C := 2*(S mod 2^N), 2*(C mod 2^N); step 9: the CSA
+  logic [N:0]      s_sh, c_sh, a_ext, s_new, maj;
+  logic [RedW-1:0] c_new;
+  assign s_sh  = {s_q[N-1:0], 1'b0};
+  assign c_sh  = {c_q[N-1:0], 1'b0};
+  assign a_ext = {1'b0, a_val};
+  assign s_new = s_sh ^ c_sh ^ a_ext;
+  assign maj   = (s_sh & c_sh) | (s_sh & a_ext) | (c_sh & a_ext);
+  assign c_new = {maj, 1'b0};
+
+  // Step 10: k = s_N + 2 c_(N+1) + c_N (s_N & c_(N+1) = 0), next address 2k + x_(i-1)
+  logic [1:0]       k_new;
+  logic [AddrW-1:0] addr_new;
+  assign k_new    = {c_new[N+1] | (s_new[N] & c_new[N]), s_new[N] ^ c_new[N]};
+  assign addr_new = {k_new, x_q[N-2]};
+
+  // FIN: V = S + C, four conditional subtractions (8M', 4M', 2M', M'), shift back by z
+  logic [VW-1:0] v0, v1, v2, v3, v4, mv8, mv4, mv2, mv1;
+  assign mv8 = VW'(mn_q) << 3;
+  assign mv4 = VW'(mn_q) << 2;
+  assign mv2 = VW'(mn_q) << 1;
+  assign mv1 = VW'(mn_q);
+  assign v0  = VW'(s_q) + VW'(c_q);
+  assign v1  = (v0 >= mv8) ? v0 - mv8 : v0;
+  assign v2  = (v1 >= mv4) ? v1 - mv4 : v1;
+  assign v3  = (v2 >= mv2) ? v2 - mv2 : v2;
+  assign v4  = (v3 >= mv1) ? v3 - mv1 : v3;
+  logic [N-1:0] p_fin;
+  assign p_fin = v4[N-1:0] >> z_q;
+  // v4 < M' < 2^N: its top bits are 0
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [VW-N-1:0] v4_top;
+  assign v4_top = v4[VW-1:N];
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  logic last_iter;
+  assign last_iter = (cnt_q == CntW'(N - 1));
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      x_q     <= '0;
+      yn_q    <= '0;
+      mn_q    <= '0;
+      h_q     <= '0;
+      z_q     <= '0;
+      s_q     <= '0;
+      c_q     <= '0;
+      addr_q  <= '0;
+      p_q     <= '0;
+      cnt_q   <= '0;
+    end else begin
+      case (state_q)
+        StIdle: begin
+          if (clear_i) begin
+            x_q <= '0;
+            s_q <= '0;
+            c_q <= '0;
+            p_q <= '0;
+          end else if (start_i) begin
+            x_q     <= x_i;
+            s_q     <= '0;
+            c_q     <= '0;
+            cnt_q   <= '0;
+            state_q <= StPre;
+          end
+        end
+        StPre: begin
+          if (cnt_q == '0) begin
+            z_q  <= z_new;
+            mn_q <= m_i << z_new;
+            yn_q <= y_i << z_new;
+          end
+          if (cnt_q == CntW'(1)) begin
+            h_q <= h_new;
+          end
+          cnt_q <= cnt_q + 1'b1;
+          if (cnt_q == CntW'(PreLast)) begin
+            addr_q  <= {2'b00, x_q[N-1]};  // step (3): A := LookUp(x_(N-1))
+            cnt_q   <= '0;
+            state_q <= StLoop;
+          end
+        end
+        StLoop: begin
+          s_q    <= s_new;
+          c_q    <= c_new;
+          addr_q <= addr_new;
+          x_q    <= x_q << 1;
+          cnt_q  <= cnt_q + 1'b1;
+          if (last_iter) begin
+            state_q <= StFin;
+          end
+        end
+        StFin: begin
+          p_q     <= p_fin;
+          state_q <= StIdle;
+        end
+        default: state_q <= StIdle;
+      endcase
+    end
+  end
+
+  // The table registers (no reset: written in PRE before the loop reads them)
+  always_ff @(posedge clk_i) begin
+    if (state_q == StPre) begin
+      if (cnt_q == '0) begin
+        tab_q[0] <= '0;
+        tab_q[1] <= y_i << z_new;
+      end else if (cnt_q != CntW'(1)) begin
+        tab_q[madd_dst] <= madd_res;
+      end
+    end
+  end
+
+  assign busy_o = (state_q != StIdle);
+  assign last_o = (state_q == StFin);
+  assign p_o    = p_q;
+  assign s_o    = {1'b0, s_q};
+  assign c_o    = c_q;
+
+`ifndef SYNTHESIS
+  // Simulation-only observation for coverage, read once per operation by the testbench:
+  // hits per table address 2k + x (the A used in each loop iteration).
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [LutSize*HitW-1:0] lut_hits_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      lut_hits_q <= '0;
+    end else if (state_q == StIdle && start_i) begin
+      lut_hits_q <= '0;
+    end else if (state_q == StLoop) begin
+      lut_hits_q[32'(addr_q) * HitW +: HitW] <= lut_hits_q[32'(addr_q) * HitW +: HitW] + 1'b1;
+    end
+  end
+`endif
+
+endmodule

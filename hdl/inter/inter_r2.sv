@@ -1,0 +1,129 @@
+// inter_r2: standard interleaved modular multiplication, MSB first: P = X*Y mod M.
+//
+// Amanor (2005), Algorithm 2 (after Bunimov and Schimmler): for i = N-1 downto 0
+//   P := 2P + x_i*Y;  if (P >= M) P := P - M;  if (P >= M) P := P - M;
+// Datapath: one carry-propagate adder for 2P + x_i*Y (the shift is routing, x_i*Y an AND
+// row) and two cascaded carry-propagate subtractors with their comparisons, all in one loop
+// cycle. No redundant S/C.
+//
+// Invariant: P < M before every iteration, so 2P + x_i*Y <= 2(M-1) + (M-1) < 3M and two
+// subtractions bring it below M again; P is N bits, the sum N+2 bits. This holds for every
+// M < 2^N (no normalisation is needed): the result after the loop is fully reduced.
+//
+// Selection observed for coverage: q = number of subtractions taken in the iteration
+// (0, 1 or 2; all three are reachable for N >= 3).
+//
+// Cycles: N (the loop; the last iteration writes the result), from the start edge.
+module inter_r2 #(
+  parameter int N         = 32,
+  // Test only: when FaultEn is set, an iteration whose selection is FaultAddr (number of
+  // subtractions) takes one subtraction fewer. Used by the negative tests.
+  parameter bit FaultEn   = 1'b0,
+  parameter int FaultAddr = 1
+) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  input  logic         start_i,
+  input  logic         clear_i,
+  input  logic [N-1:0] x_i,
+  input  logic [N-1:0] y_i,
+  input  logic [N-1:0] m_i,
+  output logic         busy_o,
+  output logic         last_o,  // high during the last busy cycle (last iteration)
+  output logic [N-1:0] p_o
+);
+
+  localparam int CntW    = $clog2(N + 1);
+  localparam int SumW    = N + 2;  // 2P + x_i*Y < 3M < 2^(N+2)
+  localparam int SelW    = 2;
+  localparam int SelSize = 3;      // 0, 1 or 2 subtractions
+  localparam int HitW    = 32;
+
+  typedef enum logic {
+    StIdle = 1'b0,
+    StLoop = 1'b1
+  } state_e;
+
+  state_e          state_q;
+  logic [N-1:0]    x_q;    // X shift register: x_i is bit N-1 (MSB first)
+  logic [N-1:0]    p_q;
+  logic [CntW-1:0] cnt_q;
+
+  // Step (3)-(5): T = 2P + x_i*Y
+  logic [SumW-1:0] m_ext, t0;
+  assign m_ext = SumW'(m_i);
+  assign t0    = {1'b0, p_q, 1'b0} + (x_q[N-1] ? SumW'(y_i) : '0);
+
+  // Steps (6), (7): two conditional subtractions
+  logic            ge1, ge2;
+  logic [SumW-1:0] t1, t2;
+  assign ge1 = (t0 >= m_ext);
+  assign t1  = ge1 ? t0 - m_ext : t0;
+  assign ge2 = (t1 >= m_ext);
+  assign t2  = ge2 ? t1 - m_ext : t1;
+
+  // Selection (number of subtractions) and the test-only fault: one subtraction fewer
+  logic [SelW-1:0] sel;
+  logic            fault_hit;
+  logic [N-1:0]    p_next;  // t2 < M < 2^N
+  assign sel       = SelW'(ge1) + SelW'(ge2);
+  assign fault_hit = FaultEn && (sel == SelW'(FaultAddr)) && ge1;
+  assign p_next    = N'(fault_hit ? (ge2 ? t1 : t0) : t2);
+
+  logic last_iter;
+  assign last_iter = (cnt_q == CntW'(N - 1));
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      x_q     <= '0;
+      p_q     <= '0;
+      cnt_q   <= '0;
+    end else begin
+      case (state_q)
+        StIdle: begin
+          if (clear_i) begin
+            x_q <= '0;
+            p_q <= '0;
+          end else if (start_i) begin
+            x_q     <= x_i;
+            p_q     <= '0;
+            cnt_q   <= '0;
+            state_q <= StLoop;
+          end
+        end
+        StLoop: begin
+          p_q   <= p_next;
+          x_q   <= x_q << 1;
+          cnt_q <= cnt_q + 1'b1;
+          if (last_iter) begin
+            state_q <= StIdle;
+          end
+        end
+        default: state_q <= StIdle;
+      endcase
+    end
+  end
+
+  assign busy_o = (state_q != StIdle);
+  assign last_o = (state_q == StLoop) && last_iter;
+  assign p_o    = p_q;
+
+`ifndef SYNTHESIS
+  // Simulation-only observation for coverage, read once per operation by the testbench:
+  // per selection (number of subtractions), the iterations that took it.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [SelSize*HitW-1:0] lut_hits_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      lut_hits_q <= '0;
+    end else if (state_q == StIdle && start_i) begin
+      lut_hits_q <= '0;
+    end else if (state_q == StLoop) begin
+      lut_hits_q[32'(sel) * HitW +: HitW] <= lut_hits_q[32'(sel) * HitW +: HitW] + 1'b1;
+    end
+  end
+`endif
+
+endmodule

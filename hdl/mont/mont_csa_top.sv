@@ -1,0 +1,82 @@
+// mont_csa_top: the mont_csa core (Amanor 2005, Algorithm 1b) behind the bus loader.
+// S and C are N-bit registers (regmap redundant_extra_bits = 0).
+module mont_csa_top
+  import mv_regmap_pkg::*;
+#(
+  parameter int N         = 32,
+  parameter int BusW      = 32,
+  parameter int AckWait   = 0,
+  parameter bit FaultEn  = 1'b0,  // test only, see mont_csa
+  parameter int FaultSel = 0
+) (
+  input  logic             clk_i,
+  input  logic             rst_ni,
+  input  logic             bus_req_i,
+  input  logic             bus_we_i,
+  input  logic [AddrW-1:0] bus_addr_i,
+  input  logic [BusW-1:0]  bus_wdata_i,
+  output logic             bus_ack_o,
+  output logic [BusW-1:0]  bus_rdata_o,
+  output logic             busy_o,
+  output logic             done_o
+);
+
+  localparam int MinN = 8;
+  if (N < MinN) begin : g_bad_n
+    initial $fatal(1, "mont_csa_top: N must be at least %0d (got %0d)", MinN, N);
+  end
+
+  logic         start, clear, core_busy, core_last;
+  logic [N-1:0] x, y, m, p;
+  logic [N-1:0] s, c;
+
+  mv_bus_loader #(
+    .N       (N),
+    .BusW    (BusW),
+    .RedW    (N),
+    .HasRed  (1'b1),
+    .DesignId(DesignIdMontCsa),
+    .AckWait (AckWait)
+  ) u_loader (
+    .clk_i,
+    .rst_ni,
+    .bus_req_i,
+    .bus_we_i,
+    .bus_addr_i,
+    .bus_wdata_i,
+    .bus_ack_o,
+    .bus_rdata_o,
+    .busy_o,
+    .done_o,
+    .core_start_o(start),
+    .core_clear_o(clear),
+    .x_o         (x),
+    .y_o         (y),
+    .m_o         (m),
+    .core_busy_i (core_busy),
+    .core_last_i (core_last),
+    .p_i         (p),
+    .s_i         (s),
+    .c_i         (c)
+  );
+
+  mont_csa #(
+    .N       (N),
+    .FaultEn (FaultEn),
+    .FaultSel(FaultSel)
+  ) u_core (
+    .clk_i,
+    .rst_ni,
+    .start_i(start),
+    .clear_i(clear),
+    .x_i    (x),
+    .y_i    (y),
+    .m_i    (m),
+    .busy_o (core_busy),
+    .last_o (core_last),
+    .p_o    (p),
+    .s_o    (s),
+    .c_o    (c)
+  );
+
+endmodule

@@ -1,0 +1,200 @@
+// mont_csa_u2: Montgomery multiplication with carry-save adders, unfolded by two.
+//
+// Gajbhiye (2018), "Two-CSA [8] with proposed unfolding": the loop of Amanor (2005)
+// Algorithm 1b (Fig. 1, two CSAs per bit of X) unfolded with J = 2 (the DFG unfolding of
+// Gajbhiye Fig. 5/6: the loop body is duplicated, stage 1 takes stage 0's S, C combinationally
+// and the one register delay of the loop sits after stage 1). P = X*Y*2^-N mod M.
+// Per clock two iterations i and i+1, i.e. four CSAs in series:
+//   stage j (j = 0: bit x_i, j = 1: bit x_(i+1)), from (S, C):
+//     CSA 1: (S1, C1) = S + C + x * Y                 (step 3)
+//     q      = LSB of S1 = s_0 ^ c_0 ^ (x & y_0)      (C1 has a zero LSB)
+//     CSA 2: (S2, C2) = S1 + C1 + q * M               (step 4)
+//     S, C   = S2 / 2, C2 / 2                         (step 5, routing)
+// Selection: per stage the address {x, q} (which of 0 / Y and 0 / M are added) is counted for
+// coverage; selection address 4*j + {x, q}, 8 in all, all reachable for N >= 3
+// (models/tests/test_mont_u2.py).
+//
+// Widths: S, C < 2^N before a stage and S + C < 2M hold after every iteration, so S and C
+// are N-bit registers: S1 < 2^N, C1 = 2 * maj1 with maj1 < 2^N; S2 < 2^(N+1) with a zero LSB;
+// C2 = 2 * maj2 whose bit N is 0 (S1, M have no bit N), so C2 / 2 = maj2 fits N bits.
+// The carries are kept unshifted (maj, weight 2^(k+1)), so the division by 2 is free.
+//
+// Odd N: the last loop cycle is a half step: only stage 0 runs (stage 1 is bypassed), so
+// exactly N iterations are done and R = 2^N. Padding X with a zero bit would give N + 1
+// iterations and X*Y*2^-(N+1).
+//
+// Cycles: ceil(N/2) (loop) + 1 (FIN: P = S + C, subtract M once if P >= M) = ceil(N/2) + 1.
+module mont_csa_u2 #(
+  parameter int N         = 32,
+  // Test only: when FaultEn is set, the M selection q of selection address FaultAddr
+  // (4*stage + 2*x + q) is inverted. Used by the negative tests.
+  parameter bit          FaultEn   = 1'b0,
+  parameter int FaultAddr = 0
+) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  input  logic         start_i,
+  input  logic         clear_i,
+  input  logic [N-1:0] x_i,
+  input  logic [N-1:0] y_i,
+  input  logic [N-1:0] m_i,
+  output logic         busy_o,
+  output logic         last_o,  // high during the last busy cycle (FIN)
+  output logic [N-1:0] p_o,
+  output logic [N-1:0] s_o,
+  output logic [N-1:0] c_o
+);
+
+  localparam int Unfold     = 2;                          // J: iterations per loop cycle
+  localparam int LoopCycles = (N + Unfold - 1) / Unfold;  // ceil(N / 2)
+  localparam bit HalfStep   = (N % Unfold) != 0;          // odd N: last cycle runs stage 0
+  localparam int CntW       = $clog2(LoopCycles + 1);
+  localparam int SelAddrW   = 2;                          // {x, q}
+  localparam int SelBins    = Unfold << SelAddrW;         // 8 selection addresses
+  localparam int SelBinsW   = $clog2(SelBins);
+  localparam int HitW       = 32;
+
+  typedef enum logic [1:0] {
+    StIdle = 2'd0,
+    StLoop = 2'd1,
+    StFin  = 2'd2
+  } state_e;
+
+  state_e          state_q;
+  logic [N-1:0]    x_q;     // X shift register: x_q[0] = x_i, x_q[1] = x_(i+1)
+  logic [N-1:0]    s_q, c_q;
+  logic [N-1:0]    p_q;
+  logic [CntW-1:0] cnt_q;
+  logic            last_loop;
+
+  assign last_loop = (cnt_q == CntW'(LoopCycles - 1));
+
+  // One iteration of Algorithm 1b (two CSAs and the shift) with the M selection q given.
+  // Returns {S', C'}; C' is the unshifted majority of CSA 2.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [2*N-1:0] alg1b_step(input logic [N-1:0] s, input logic [N-1:0] c,
+                                                input logic [N-1:0] y, input logic [N-1:0] m,
+                                                input logic xb, input logic q);
+    logic [N-1:0] add_y, sum1, maj1;
+    logic [N:0]   car1, add_m, ext1, sum2, maj2;
+    add_y = xb ? y : '0;
+    sum1  = s ^ c ^ add_y;                                 // CSA 1
+    maj1  = (s & c) | (s & add_y) | (c & add_y);
+    car1  = {maj1, 1'b0};
+    ext1  = {1'b0, sum1};
+    add_m = q ? {1'b0, m} : '0;
+    sum2  = ext1 ^ car1 ^ add_m;                           // CSA 2
+    maj2  = (ext1 & car1) | (ext1 & add_m) | (car1 & add_m);
+    alg1b_step = {sum2[N:1], maj2[N-1:0]};                 // sum2[0] = 0, maj2[N] = 0
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  // Stage 0 (bit x_i) and stage 1 (bit x_(i+1)) in series
+  logic               q0, q1, q0_eff, q1_eff;
+  logic [SelAddrW-1:0] sel0, sel1;
+  logic [2*N-1:0]     st0, st1;
+  logic [N-1:0]       s_mid, c_mid, s_nxt, c_nxt;
+
+  assign q0   = s_q[0] ^ c_q[0] ^ (x_q[0] & y_i[0]);
+  assign sel0 = {x_q[0], q0};
+  // Test only: the faulty build inverts the M selection at FaultAddr.
+  assign q0_eff = q0 ^ (FaultEn && ({1'b0, sel0} == SelBinsW'(FaultAddr)));
+  assign st0  = alg1b_step(s_q, c_q, y_i, m_i, x_q[0], q0_eff);
+  assign s_mid = st0[2*N-1:N];
+  assign c_mid = st0[N-1:0];
+
+  assign q1   = s_mid[0] ^ c_mid[0] ^ (x_q[1] & y_i[0]);
+  assign sel1 = {x_q[1], q1};
+  assign q1_eff = q1 ^ (FaultEn && ({1'b1, sel1} == SelBinsW'(FaultAddr)));
+  assign st1  = alg1b_step(s_mid, c_mid, y_i, m_i, x_q[1], q1_eff);
+
+  logic half;  // this loop cycle runs stage 0 only (last cycle of an odd N)
+  assign half  = HalfStep && last_loop;
+  assign s_nxt = half ? s_mid : st1[2*N-1:N];
+  assign c_nxt = half ? c_mid : st1[N-1:0];
+
+  // Final carry-propagate addition and conditional subtraction
+  logic [N:0]   p_full;
+  logic [N+1:0] p_diff;
+  logic         sub_taken;
+  assign p_full    = {1'b0, s_q} + {1'b0, c_q};
+  assign p_diff    = {1'b0, p_full} - {2'b00, m_i};
+  assign sub_taken = !p_diff[N+1];  // P >= M
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      x_q     <= '0;
+      s_q     <= '0;
+      c_q     <= '0;
+      p_q     <= '0;
+      cnt_q   <= '0;
+    end else begin
+      case (state_q)
+        StIdle: begin
+          if (clear_i) begin
+            x_q <= '0;
+            s_q <= '0;
+            c_q <= '0;
+            p_q <= '0;
+          end else if (start_i) begin
+            x_q     <= x_i;
+            s_q     <= '0;
+            c_q     <= '0;
+            cnt_q   <= '0;
+            state_q <= StLoop;
+          end
+        end
+        StLoop: begin
+          s_q     <= s_nxt;
+          c_q     <= c_nxt;
+          x_q     <= x_q >> Unfold;
+          cnt_q   <= cnt_q + 1'b1;
+          if (last_loop) begin
+            state_q <= StFin;
+          end
+        end
+        StFin: begin
+          p_q     <= sub_taken ? p_diff[N-1:0] : p_full[N-1:0];
+          state_q <= StIdle;
+        end
+        default: state_q <= StIdle;
+      endcase
+    end
+  end
+
+  assign busy_o = (state_q != StIdle);
+  assign last_o = (state_q == StFin);
+  assign p_o    = p_q;
+  assign s_o    = s_q;
+  assign c_o    = c_q;
+
+`ifndef SYNTHESIS
+  // Simulation-only observation for coverage, read once per operation by the testbench:
+  // hits per selection address (stage 0: 0..3, stage 1: 4..7) and whether FIN subtracted M.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [SelBins*HitW-1:0] lut_hits_q;
+  logic                    sub_taken_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [SelBinsW-1:0]     hit0, hit1;
+  assign hit0 = {1'b0, sel0};
+  assign hit1 = {1'b1, sel1};
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      lut_hits_q  <= '0;
+      sub_taken_q <= 1'b0;
+    end else if (state_q == StIdle && start_i) begin
+      lut_hits_q  <= '0;
+      sub_taken_q <= 1'b0;
+    end else if (state_q == StLoop) begin
+      lut_hits_q[32'(hit0) * HitW +: HitW] <= lut_hits_q[32'(hit0) * HitW +: HitW] + 1'b1;
+      if (!half) begin
+        lut_hits_q[32'(hit1) * HitW +: HitW] <= lut_hits_q[32'(hit1) * HitW +: HitW] + 1'b1;
+      end
+    end else if (state_q == StFin) begin
+      sub_taken_q <= sub_taken;
+    end
+  end
+`endif
+
+endmodule

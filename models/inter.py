@@ -1,0 +1,174 @@
+"""Bit-accurate models of the interleaved multipliers (Amanor 2005, Alg. 2, 4, 5): x*y mod m.
+
+The bits of X are processed MSB first. Plain Python ints model the registers exactly; the
+models assert every width and range claim the RTL relies on (see docs/interleaved.md).
+
+inter_csa and inter_lut work on a normalised modulus: the RTL shifts M and Y left by
+z = n - bitlen(M) before the loop (so 2^(n-1) <= M' < 2^n, the thesis' assumption that M has
+n bits) and shifts the reduced result right by z at the end:
+X * (Y * 2^z) mod (M * 2^z) = 2^z * (X * Y mod M).
+"""
+
+from __future__ import annotations
+
+from models.mont import csa, validate
+from models.result import ModelInputError, Result
+
+CSA_TABLE_SIZE = 7  # k * 2^n mod M for k = 0..6 (Algorithm 4)
+LUT_SIZE = 8  # 2A + I for k = 0..3 and x = 0, 1 (Algorithm 5)
+FIN_SUB_STEPS = 4  # conditional subtractions of 8M, 4M, 2M, M after the loop (S + C < 16 M)
+
+
+def _bits_msb_first(x: int, n: int) -> list[int]:
+    """The n low bits of x, MSB first."""
+    return [(x >> i) & 1 for i in range(n - 1, -1, -1)]
+
+
+def normalise(y: int, m: int, n: int) -> tuple[int, int, int]:
+    """(z, Y << z, M << z) with z = n - bitlen(M): the shifted modulus has its top bit set."""
+    z = n - m.bit_length()
+    return z, y << z, m << z
+
+
+def mod_add(a: int, b: int, m: int) -> int:
+    """(a + b) mod m for a, b < m: one adder and one conditional subtraction."""
+    assert 0 <= a < m and 0 <= b < m, "mod_add: operands must be below the modulus"
+    t = a + b
+    return t - m if t >= m else t
+
+
+def pow2_mod(mn: int, n: int) -> int:
+    """2^n mod M' for a normalised modulus 2^(n-1) <= M' < 2^n: 2^n - M', minus M' if needed."""
+    assert 1 << (n - 1) <= mn < 1 << n
+    h = (1 << n) - mn
+    return h - mn if h >= mn else h
+
+
+def inter_csa_table(y: int, m: int, n: int) -> list[int]:
+    """Algorithm 4's table k * 2^n mod M' (k = 0..6) for the normalised modulus of m.
+
+    Built as the RTL does, one modular addition per cycle: a1 = 2^n mod M', ak = a(k-1) + a1.
+    """
+    _, _, mn = normalise(y, m, n)
+    table = [0, pow2_mod(mn, n)]
+    for _ in range(2, CSA_TABLE_SIZE):
+        table.append(mod_add(table[-1], table[1], mn))
+    return table
+
+
+def lut_address(k: int, x_bit: int) -> int:
+    """Table address 2k + x of Algorithm 5 (k = s_n + 2 c_(n+1) + c_n in 0..3, x a bit)."""
+    if not (0 <= k <= 3 and x_bit in (0, 1)):
+        raise ModelInputError("lut_address: k must be in 0..3 and x a bit")
+    return 2 * k + x_bit
+
+
+def inter_lut_table(y: int, m: int, n: int) -> list[int]:
+    """Algorithm 5's 8-entry table for the normalised modulus: entry 2k + x holds
+    (k * 2^(n+1) + x * Y') mod M' = (2 * (k * 2^n mod M') + x * Y') mod M'.
+
+    Built as the RTL does (one modular addition per cycle): h = 2^n mod M', t2 = h + h,
+    t4 = t2 + t2, t6 = t4 + t2, t(2k+1) = t(2k) + Y'.
+    """
+    _, yn, mn = normalise(y, m, n)
+    h = pow2_mod(mn, n)
+    t = [0] * LUT_SIZE
+    t[1] = yn
+    t[2] = mod_add(h, h, mn)
+    t[4] = mod_add(t[2], t[2], mn)
+    t[6] = mod_add(t[4], t[2], mn)
+    for k in (1, 2, 3):
+        t[2 * k + 1] = mod_add(t[2 * k], yn, mn)
+    return t
+
+
+def final_reduce(v: int, mn: int, z: int) -> int:
+    """FIN cycle: v < 16 M' -> v mod M' by subtracting 8M', 4M', 2M', M' where they fit,
+    then undo the normalisation (shift right by z, dropping zeros)."""
+    assert 0 <= v < (1 << FIN_SUB_STEPS) * mn, "final_reduce: S + C exceeds 16 M'"
+    for j in range(FIN_SUB_STEPS - 1, -1, -1):
+        if v >= mn << j:
+            v -= mn << j
+    assert v % (1 << z) == 0, "final_reduce: the shift back would drop a one bit"
+    return v >> z
+
+
+def inter_r2(x: int, y: int, m: int, n: int) -> Result:
+    """Algorithm 2: P := 2P + x_i Y, then two conditional subtractions of M (n cycles)."""
+    validate(x, y, m, n)
+    p = 0
+    lut: dict[int, int] = {}  # selection histogram: how many M were subtracted (0, 1, 2)
+    for xi in _bits_msb_first(x, n):
+        p = 2 * p + (y if xi else 0)
+        assert p < 3 * m
+        q = 0
+        if p >= m:
+            p -= m
+            q += 1
+        if p >= m:
+            p -= m
+            q += 1
+        assert p < m
+        lut[q] = lut.get(q, 0) + 1
+    return Result("inter_r2", n, p, None, None, n, lut)
+
+
+def inter_csa_cycles(n: int) -> int:
+    """1 (normalise) + 6 (table a1..a6) + n (loop) + 1 (FIN)."""
+    return 1 + (CSA_TABLE_SIZE - 1) + n + 1
+
+
+def inter_csa(x: int, y: int, m: int, n: int) -> Result:
+    """Algorithm 4: two CSAs per iteration, A = k * 2^n mod M' from the top bits of S, C."""
+    validate(x, y, m, n)
+    z, yn, mn = normalise(y, m, n)
+    table = inter_csa_table(y, m, n)
+    mask = (1 << n) - 1
+    s = c = k = 0
+    lut: dict[int, int] = {}  # histogram of the table address k used in each iteration
+    for xi in _bits_msb_first(x, n):
+        lut[k] = lut.get(k, 0) + 1
+        s, c = csa(2 * (s & mask), 2 * (c & mask), yn if xi else 0)
+        s, c = csa(s, c, 2 * table[k])
+        assert s < 1 << (n + 2) and c < 1 << (n + 2), "inter_csa: S, C exceed n + 2 bits"
+        k = (s >> n) + (c >> n)  # step (11): A = k * 2^n mod M', used in the next iteration
+        assert k < CSA_TABLE_SIZE
+    assert s + c < 7 << n
+    p = final_reduce(s + c, mn, z)
+    return Result("inter_csa", n, p, s, c, inter_csa_cycles(n), lut)
+
+
+def inter_lut_cycles(n: int) -> int:
+    """1 (normalise) + 7 (table: h, t2, t4, t6, t3, t5, t7) + n (loop) + 1 (FIN)."""
+    return 1 + 7 + n + 1
+
+
+def lut_k(s: int, c: int, n: int) -> int:
+    """k = s_n + 2 c_(n+1) + c_n as the RTL forms it: {c_(n+1) | s_n & c_n, s_n ^ c_n}."""
+    s_n, c_n1, c_n = (s >> n) & 1, (c >> (n + 1)) & 1, (c >> n) & 1
+    assert s >> (n + 1) == 0, "inter_lut: S has a bit above n"
+    assert c >> (n + 2) == 0, "inter_lut: C has a bit above n + 1"
+    assert not (s_n and c_n1), "inter_lut: s_n and c_(n+1) are both set"
+    return 2 * (c_n1 | (s_n & c_n)) + (s_n ^ c_n)
+
+
+def inter_lut(x: int, y: int, m: int, n: int) -> Result:
+    """Algorithm 5: one CSA per iteration and an 8-entry table of 2A + I values."""
+    validate(x, y, m, n)
+    z, _, mn = normalise(y, m, n)
+    table = inter_lut_table(y, m, n)
+    mask = (1 << n) - 1
+    bits = _bits_msb_first(x, n)
+    addr = lut_address(0, bits[0])  # step (3): A := LookUp(x_(n-1))
+    lut: dict[int, int] = {}
+    s = c = 0
+    for i, _ in enumerate(bits):
+        lut[addr] = lut.get(addr, 0) + 1
+        s, c = csa(2 * (s & mask), 2 * (c & mask), table[addr])
+        k = lut_k(s, c, n)
+        assert (s >> n) + (c >> n) == k, "inter_lut: k is not the overflow of S + C"
+        next_bit = bits[i + 1] if i + 1 < n else 0
+        addr = lut_address(k, next_bit)
+    assert s + c < 5 << n
+    p = final_reduce(s + c, mn, z)
+    return Result("inter_lut", n, p, s, c, inter_lut_cycles(n), lut)

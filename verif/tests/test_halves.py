@@ -1,0 +1,142 @@
+"""Carry-save operands (X2, Y2; designs such as mm42): register map, predictor range rule,
+vector files and the sequences' splitting of X into X + X2."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from models.mm42 import mm42
+from models.mont import mont_lut
+from verif import regmap
+from verif.bus.item import Transfer
+from verif.env.predictor import LoaderPredictor
+from verif.sequences import LoaderSeq
+from verif.vectors import VectorError, load_vectors
+
+PERIOD = 10
+N, BUS_W = 16, 8
+
+
+def _predictor(design: str) -> LoaderPredictor:
+    rm = regmap.load()
+    model = mm42 if design == "mm42" else mont_lut
+    return LoaderPredictor(rm, rm.designs[design], N, BUS_W, model, PERIOD)
+
+
+def _write(p: LoaderPredictor, edge: int, region: str, value: int) -> int:
+    for i, word in enumerate(regmap.split(value, N, BUS_W)):
+        assert p.observe(Transfer(True, p.rm.addr(region, i), word, 0,
+                                  edge * PERIOD + 5)) is None
+        edge += 2
+    return edge
+
+
+def _err(p: LoaderPredictor, edge: int) -> str:
+    return p.rm.error_name(p.rm.fields["STATUS"]["ERR"].get(p.expected_read("STATUS", 0, edge)))
+
+
+def test_regmap_design_entries():
+    rm = regmap.load()
+    for name in ("mm42", "mm42_u2"):
+        d = rm.designs[name]
+        assert d.operands == ("X", "X2", "Y", "Y2", "M") and d.below_modulus == ()
+        assert d.carry_save_operands == (("X", "X2"), ("Y", "Y2"))
+        assert all(d.maps(r) for r in rm.regions.values())
+    lut = rm.designs["mont_lut"]
+    assert not lut.maps(rm.regions["X2"]) and not lut.maps(rm.regions["Y2"])
+    assert lut.maps(rm.regions["X"]) and lut.carry_save_operands == ()
+
+
+def test_out_of_range_rule():
+    d = regmap.load().designs["mm42"]
+    m = 1001
+    ok = {"X": 1000, "X2": 1001, "Y": 0, "Y2": 2 * m - 1, "M": m}
+    assert not d.out_of_range(ok)
+    assert d.out_of_range(ok | {"X2": 1002})  # X + X2 = 2M
+    assert d.out_of_range(ok | {"Y": 1})
+    lut = regmap.load().designs["mont_lut"]
+    assert lut.out_of_range({"X": m, "Y": 0, "M": m})
+    assert not lut.out_of_range({"X": m - 1, "Y": m - 1, "M": m})
+
+
+def test_predictor_halves_range_and_mapping():
+    p = _predictor("mm42")
+    m = 40001
+    edge = _write(p, 0, "M", m)
+    edge = _write(p, edge, "X", m)
+    edge = _write(p, edge, "X2", m)  # X + X2 = 2M: refused
+    assert p.observe(Transfer(True, p.rm.addr("CTRL"), 1, 0, edge * PERIOD + 5)) is None
+    assert _err(p, edge + 1) == "ERR_RANGE"
+    edge = _write(p, edge + 2, "X2", m - 1)  # 2M - 1: accepted
+    edge = _write(p, edge, "Y", 3)
+    edge = _write(p, edge, "Y2", 65535)
+    assert p.observe(Transfer(True, p.rm.addr("CTRL"), 1, 0, edge * PERIOD + 5)) is None
+    assert _err(p, edge + 1) == "ERR_NONE" and p.op is not None
+    assert p.op.operands == {"X": m, "X2": m - 1, "Y": 3, "Y2": 65535, "M": m}
+    assert p.op.result == mm42(m, m - 1, 3, 65535, m, N)
+    assert p.expected_read("X2", 0, edge + 1) == (m - 1) & 0xFF
+
+
+def test_predictor_x2_unmapped_without_halves():
+    p = _predictor("mont_lut")
+    assert p.observe(Transfer(True, p.rm.addr("X2"), 5, 0, 5)) is None
+    assert _err(p, 1) == "ERR_UNMAPPED"
+    assert p.expected_read("Y2", 0, 2) == 0
+
+
+def test_vectors_with_halves(tmp_path):
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps({"vectors": [{"x": "5", "x2": "8", "y": "3", "m": "7"}]}))
+    design = regmap.load().designs["mm42"]
+    got = load_vectors(path, N, design.operands, design.below_modulus,
+                       design.carry_save_operands)
+    assert got == [(5, 8, 3, 0, 7)]  # Y2 left out: 0
+    path.write_text(json.dumps({"vectors": [{"x": "7", "x2": "7", "y": "3", "m": "7"}]}))
+    with pytest.raises(VectorError, match="X \\+ X2 must be below 2M"):
+        load_vectors(path, N, design.operands, design.below_modulus,
+                     design.carry_save_operands)
+
+
+@pytest.mark.parametrize("n", [8, 32, 97])
+def test_sequence_splits_operands(n):
+    rng = random.Random(n)
+    rm = regmap.load()
+    seq = LoaderSeq("t", n=n, bus_w=32, design=rm.designs["mm42"], rng=rng)
+    top = (1 << n) - 1
+    ge_m = both = 0
+    for _ in range(400):
+        m = rng.getrandbits(n - 1) | (1 << (n - 1)) | 1
+        x, y = rng.randrange(m), rng.randrange(m)
+        values, regions = seq.with_halves({"X": x, "Y": y, "M": m}, ("X", "M"))
+        assert regions == ["X", "M", "X2"]  # loading X loads X2
+        for base, half, v in (("X", "X2", x), ("Y", "Y2", y)):
+            total = values[base] + values[half]
+            assert total in (v, v + m) and total < 2 * m
+            assert 0 <= values[base] <= top and 0 <= values[half] <= top
+            ge_m += total >= m
+            both += values[base] > 0 and values[half] > 0
+        assert not seq.refused(values)
+    assert ge_m > 200 and both > 600  # the upper half of the range and both halves non-zero
+    given = {"X": 1, "X2": 2, "Y": 3, "Y2": 4, "M": 7}
+    assert seq.with_halves(given, None)[0] == given  # halves given: untouched
+    plain = LoaderSeq("p", n=n, bus_w=32, design=rm.designs["mont_lut"], rng=rng)
+    assert plain.with_halves({"X": 1, "Y": 2, "M": 3}, ("X",)) == ({"X": 1, "Y": 2, "M": 3},
+                                                                   ["X"])
+
+
+def test_corner_halves_cases():
+    from verif.sequences import CornerSeq
+
+    rm = regmap.load()
+    n = 16
+    seq = CornerSeq("c", n=n, bus_w=8, design=rm.designs["mm42"], rng=random.Random(1))
+    cases = seq.halves_cases()
+    assert all(set(c) == {"X", "X2", "Y", "Y2", "M"} for c in cases)
+    assert all(not seq.refused(c) for c in cases)
+    sums = {c["X"] + c["X2"] - 2 * c["M"] for c in cases}
+    assert -1 in sums  # X + X2 = 2M - 1
+    assert any(c["X"] and c["X2"] and c["X"] + c["X2"] == 2 * c["M"] - 1 for c in cases)
+    assert any(c["X"] == (1 << n) - 1 for c in cases)  # one half all ones
