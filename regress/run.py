@@ -107,6 +107,14 @@ def _txns_from_n(value: object, where: str) -> tuple[tuple[int, int], ...]:
     return tuple(sorted((int(k), _int(v, f"{where}.{k}", 1)) for k, v in value.items()))
 
 
+def _entries(raw: object, where: str) -> list[Entry]:
+    """An entry whose `dut` is a list stands for one entry per design, in that order."""
+    if isinstance(raw, dict) and isinstance(raw.get("dut"), list):
+        duts = _strs(raw["dut"], f"{where}.dut", known_designs())
+        return [_entry(raw | {"dut": dut}, where) for dut in duts]
+    return [_entry(raw, where)]
+
+
 def _entry(raw: object, where: str) -> Entry:
     if not isinstance(raw, dict):
         raise ListError(f"{where}: expected a table")
@@ -139,7 +147,8 @@ def _test_list(name: str, raw: object, where: str) -> TestList:
     if not isinstance(entries, list) or not entries:
         raise ListError(f"{where}: no [[{name}.entry]]")
     return TestList(name, str(raw.get("description", "")),
-                    tuple(_entry(e, f"{where}.entry[{i}]") for i, e in enumerate(entries)),
+                    tuple(entry for i, e in enumerate(entries)
+                          for entry in _entries(e, f"{where}.entry[{i}]")),
                     _int(raw.get("timeout", sim.DEFAULT_TIMEOUT_S), f"{where}.timeout", 1))
 
 
