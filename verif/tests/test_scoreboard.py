@@ -1,0 +1,99 @@
+"""The scoreboard on hand-made bus traffic and done-edge observations: a clean operation
+passes; a wrong P, wrong hit counters or an unreachable (illegal) table address fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.registry import get_algo
+from verif import regmap
+from verif.bus.item import Transfer
+from verif.env.coverage import Coverage
+from verif.env.predictor import LoaderPredictor
+from verif.env.scoreboard import DoneObservation, Scoreboard
+
+PERIOD, N, BUS_W = 10, 16, 8
+X, Y, M = 0x1234, 0x4321, 0x9C41
+START_EDGE = 20
+
+
+def _make(tmp_path, illegal: tuple[int, ...] = ()) -> Scoreboard:
+    rm = regmap.load()
+    algo = get_algo("mont_lut")
+    pred = LoaderPredictor(rm, rm.designs["mont_lut"], N, BUS_W, algo.func, PERIOD)
+    cov = Coverage(f"sbunit{len(illegal)}{tmp_path.name[-6:]}", 16, illegal)
+    return Scoreboard(f"sb_{tmp_path.name}", None, predictor=pred, algo=algo, coverage=cov,
+                      log_path=tmp_path / "txns.jsonl")
+
+
+def _xfer(sb: Scoreboard, edge: int, we: bool, region: str, index: int, data: int) -> None:
+    addr = sb.predictor.rm.addr(region, index)
+    sb.on_transfer(Transfer(we, addr, data if we else 0, 0 if we else data,
+                            edge * PERIOD + 5))
+
+
+def _start(sb: Scoreboard) -> None:
+    edge = 0
+    for region, value in (("X", X), ("Y", Y), ("M", M)):
+        for i, word in enumerate(regmap.split(value, N, BUS_W)):
+            _xfer(sb, edge, True, region, i, word)
+            edge += 2
+    _xfer(sb, START_EDGE, True, "CTRL", 0, 1)
+
+
+def _done(sb: Scoreboard, hits: list[int] | None = None, late: int = 0) -> None:
+    res = sb.predictor.op.result
+    model_hits = [res.lut.get(a, 0) for a in range(16)]
+    sb.on_done(DoneObservation((START_EDGE + res.cycles + late) * PERIOD + 5,
+                               model_hits if hits is None else hits,
+                               res.s + res.c >= M))
+
+
+def _read_back(sb: Scoreboard, p: int) -> None:
+    res = sb.predictor.op.result
+    edge = START_EDGE + res.cycles + 2
+    for region, value, bits in (("P", p, N), ("S", res.s, N + 1), ("C", res.c, N + 1),
+                                ("CYCLES", res.cycles, 32)):
+        for i, word in enumerate(regmap.split(value, bits, BUS_W)):
+            _xfer(sb, edge, False, region, i, word)
+            edge += 2
+
+
+def test_clean_operation_passes(tmp_path):
+    sb = _make(tmp_path)
+    _start(sb)
+    _done(sb)
+    _read_back(sb, sb.predictor.op.result.p)
+    assert sb.errors == [] and sb.checked == 1
+    sb.check_phase()
+
+
+def test_wrong_p_fails(tmp_path):
+    sb = _make(tmp_path)
+    _start(sb)
+    _done(sb)
+    _read_back(sb, sb.predictor.op.result.p ^ 1)
+    assert any("gmpy2 expects" in e for e in sb.errors)
+    with pytest.raises(AssertionError, match="mismatch"):
+        sb.check_phase()
+
+
+def test_wrong_hits_and_late_done_fail(tmp_path):
+    sb = _make(tmp_path)
+    _start(sb)
+    res = sb.predictor.op.result
+    hits = [res.lut.get(a, 0) for a in range(16)]
+    hits[0] += 1
+    _done(sb, hits, late=1)
+    assert any("table-address hits" in e for e in sb.errors)
+    assert any("cycles after START" in e for e in sb.errors)
+
+
+def test_illegal_address_fails(tmp_path):
+    sb = _make(tmp_path, illegal=(5,))
+    _start(sb)
+    res = sb.predictor.op.result
+    hits = [res.lut.get(a, 0) for a in range(16)]
+    hits[5] += 1
+    _done(sb, hits)
+    assert any("unreachable table/selection address(es) [5]" in e for e in sb.errors)
