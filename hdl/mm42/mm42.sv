@@ -191,26 +191,27 @@ module mm42 #(
   assign c_o    = s2_q;
 
 `ifndef SYNTHESIS
-  // Simulation-only observation for coverage, read once per operation by the testbench:
-  // hits per selection address {A_i, q_i} in the last operation, and whether FIN
-  // subtracted M.
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [SelSize*HitW-1:0] lut_hits_q;
-  logic                    sub_taken_q;
-  /* verilator lint_on UNUSEDSIGNAL */
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      lut_hits_q  <= '0;
-      sub_taken_q <= 1'b0;
-    end else if (state_q == StIdle && start_i) begin
-      lut_hits_q  <= '0;
-      sub_taken_q <= 1'b0;
-    end else if (state_q == StLoop) begin
-      lut_hits_q[32'(sel_addr) * HitW +: HitW] <= lut_hits_q[32'(sel_addr) * HitW +: HitW] + 1'b1;
-    end else if (state_q == StFin) begin
-      sub_taken_q <= sub_taken;
-    end
-  end
+  // Simulation-only observation (hdl/common/mv_observe.sv): hits per selection {A_i, q_i}
+  // in the last operation, and whether FIN subtracted M; read by the testbench at done.
+  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
+  logic obs_clear, obs_loop, obs_fin;
+  assign obs_clear = (state_q == StIdle) && start_i;
+  assign obs_loop  = (state_q == StLoop);
+  assign obs_fin   = (state_q == StFin);
+  mv_observe #(
+    .Bins(SelSize),
+    .HitW(HitW)
+  ) u_observe (
+    .clk_i,
+    .rst_ni,
+    .clear_i    (obs_clear),
+    .count0_i   (obs_loop),
+    .addr0_i    (sel_addr),
+    .count1_i   (1'b0),
+    .addr1_i    (sel_addr),  // unused: count1_i is 0
+    .fin_i      (obs_fin),
+    .sub_taken_i(sub_taken)
+  );
 `endif
 
 endmodule

@@ -202,31 +202,31 @@ module mont_lut_u2 #(
   assign c_o    = c_q;
 
 `ifndef SYNTHESIS
-  // Simulation-only observation for coverage, read once per operation by the testbench:
-  // hits per table address (stage 0: 0..15, stage 1: 16..31) and whether FIN subtracted M.
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [LutBins*HitW-1:0] lut_hits_q;
-  logic                    sub_taken_q;
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic [LutBinsW-1:0]     hit0, hit1;
+  // Simulation-only observation (hdl/common/mv_observe.sv): hits per table address (stage 0: 0..15, stage 1: 16..31)
+  // in the last operation, and whether FIN subtracted M; read by the testbench at done.
+  logic [LutBinsW-1:0] hit0, hit1;
   assign hit0 = {1'b0, addr0};
   assign hit1 = {1'b1, addr1};
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      lut_hits_q  <= '0;
-      sub_taken_q <= 1'b0;
-    end else if (state_q == StIdle && start_i) begin
-      lut_hits_q  <= '0;
-      sub_taken_q <= 1'b0;
-    end else if (state_q == StLoop) begin
-      lut_hits_q[32'(hit0) * HitW +: HitW] <= lut_hits_q[32'(hit0) * HitW +: HitW] + 1'b1;
-      if (!half) begin
-        lut_hits_q[32'(hit1) * HitW +: HitW] <= lut_hits_q[32'(hit1) * HitW +: HitW] + 1'b1;
-      end
-    end else if (state_q == StFin) begin
-      sub_taken_q <= sub_taken;
-    end
-  end
+  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
+  logic obs_clear, obs_loop, obs_fin, obs_loop1;
+  assign obs_clear = (state_q == StIdle) && start_i;
+  assign obs_loop  = (state_q == StLoop);
+  assign obs_fin   = (state_q == StFin);
+  assign obs_loop1 = (state_q == StLoop) && !half;
+  mv_observe #(
+    .Bins(LutBins),
+    .HitW(HitW)
+  ) u_observe (
+    .clk_i,
+    .rst_ni,
+    .clear_i    (obs_clear),
+    .count0_i   (obs_loop),
+    .addr0_i    (hit0),
+    .count1_i   (obs_loop1),
+    .addr1_i    (hit1),
+    .fin_i      (obs_fin),
+    .sub_taken_i(sub_taken)
+  );
 `endif
 
 endmodule
