@@ -9,6 +9,11 @@ from __future__ import annotations
 from models.result import ModelInputError, Result, short_hex
 
 
+def final_sub(p: int, m: int) -> int:
+    """The FIN cycle of the designs: one conditional subtraction (P < 2M before it)."""
+    return p - m if p >= m else p
+
+
 def validate(x: int, y: int, m: int, n: int) -> None:
     """Check model operands: n >= 2, m odd, 0 < m < 2^n, 0 <= x, y < m."""
     for name, v in (("n", n), ("M", m), ("X", x), ("Y", y)):
@@ -70,8 +75,7 @@ def mont_r2(x: int, y: int, m: int, n: int) -> Result:
         assert p & 1 == 0, "mont_r2: shift would drop a one bit"
         p >>= 1  # step 5
         assert p < 2 * m, "mont_r2: P outgrew its N+1-bit register"
-    if p >= m:
-        p -= m
+    p = final_sub(p, m)
     return Result("mont_r2", n, p, None, None, n + 1, lut)
 
 
@@ -97,9 +101,7 @@ def mont_csa(x: int, y: int, m: int, n: int) -> Result:
         s >>= 1  # step 5
         c >>= 1
         assert s < 2**n and c < 2**n, "mont_csa: S or C outgrew its N-bit register"
-    p = s + c
-    if p >= m:
-        p -= m
+    p = final_sub(s + c, m)
     return Result("mont_csa", n, p, s, c, n + 1, lut)
 
 
@@ -141,9 +143,7 @@ def mont_lut(x: int, y: int, m: int, n: int) -> Result:
         assert (s | c) & 1 == 0, "mont_lut: shift would drop a one bit"
         s >>= 1
         c >>= 1
-    p = s + c
-    if p >= m:
-        p -= m
+    p = final_sub(s + c, m)
     return Result("mont_lut", n, p, s, c, n + 2, lut)
 
 
@@ -190,9 +190,7 @@ def mont_csa_u2(x: int, y: int, m: int, n: int) -> Result:
             s >>= 1
             c >>= 1
             _check_red("mont_csa_u2", s, c, n)  # N-bit registers
-    p = s + c
-    if p >= m:
-        p -= m
+    p = final_sub(s + c, m)
     return Result("mont_csa_u2", n, p, s, c, (n + 1) // 2 + 1, hits)
 
 
@@ -217,7 +215,5 @@ def mont_lut_u2(x: int, y: int, m: int, n: int) -> Result:
             s >>= 1
             c >>= 1
             _check_red("mont_lut_u2", s, c, n + 1)  # N+1 bits
-    p = s + c
-    if p >= m:
-        p -= m
+    p = final_sub(s + c, m)
     return Result("mont_lut_u2", n, p, s, c, (n + 1) // 2 + 2, hits)
