@@ -1,6 +1,6 @@
 # montverif: every target bootstraps what it needs (.venv from requirements.txt, Icarus).
 #   make regress   smoke regression (the main job)       make test   the test suite
-#   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200]
+#   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200] [PARAMS=W=16,P=4]
 #   make lint      Verilator -Wall lint, Icarus compile, ruff     make setup   set-up only
 
 SHELL   := /bin/bash
@@ -27,6 +27,7 @@ WAVES    ?= 0
 FAULT    ?= 0
 VECTORS  ?=
 TESTS    ?=
+PARAMS   ?=
 TIMEOUT  ?= 1800
 LIST     ?= smoke
 JOBS     ?= 2
@@ -35,7 +36,8 @@ PYTEST_ARGS ?= -n 2 -q -p no:cacheprovider --durations=10
 SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --txns $(TXNS) \
              --ack-wait $(ACK_WAIT) --idle-max $(IDLE_MAX) --timeout $(TIMEOUT) \
              $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) \
-             $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS))
+             $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
+             $(if $(PARAMS),--params $(PARAMS))
 
 .PHONY: setup venv sim-tools test regress sim lint regmap cycles clean help which
 

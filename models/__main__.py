@@ -37,13 +37,28 @@ def _build_parser() -> argparse.ArgumentParser:
         run.add_argument(f"--{opt}", default=None,
                          help=f"second half of a carry-save operand {opt[0].upper()} "
                          "(algorithms with carry-save operands; default 0)")
+    run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                     help="build parameter beyond N (e.g. W=16), repeatable; see list")
     return parser
+
+
+def parse_params(items: list[str]) -> dict[str, int]:
+    """NAME=VALUE strings (comma-separated lists allowed) -> {NAME: int}."""
+    out: dict[str, int] = {}
+    for item in (p for chunk in items for p in chunk.split(",") if p.strip()):
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ModelInputError(f"--param {item!r}: expected NAME=VALUE")
+        out[name.strip()] = parse_int(value.strip())
+    return out
 
 
 def _cmd_list() -> None:
     width = max(len(name) for name in ALGOS)
     for info in ALGOS.values():
-        print(f"{info.name:<{width}}  {info.kind:<5}  {info.summary}")
+        params = " ".join(f"{k}={v}" for k, v in info.params)
+        print(f"{info.name:<{width}}  {info.kind:<5}  {info.summary}"
+              + (f" [parameters: {params}]" if params else ""))
 
 
 def _cmd_run(args: argparse.Namespace) -> None:
@@ -62,11 +77,12 @@ def _cmd_run(args: argparse.Namespace) -> None:
             values[opt] = parse_int(text) if text is not None else 0
         except ModelInputError as exc:
             raise ModelInputError(f"--{opt}: {exc}") from None
+    func = info.model(info.resolve(values["n"], parse_params(args.param)))
     if info.halves:
-        res = info.func(values["x"], values["x2"], values["y"], values["y2"], values["m"],
-                        values["n"])
+        res = func(values["x"], values["x2"], values["y"], values["y2"], values["m"],
+                   values["n"])
     else:
-        res = info.func(values["x"], values["y"], values["m"], values["n"])
+        res = func(values["x"], values["y"], values["m"], values["n"])
     print(json.dumps(res.to_json_dict()))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -16,8 +17,12 @@ Kind = Literal["mont", "inter"]
 ModelFunc = Callable[..., Result]  # (x, y, m, n), or (x1, x2, y1, y2, m, n) with halves
 
 
-def _n_bits(n: int) -> int:
+def _n_bits(n: int, **_params: int) -> int:
     return n
+
+
+def _no_check(n: int, **_params: int) -> None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -32,8 +37,40 @@ class AlgoInfo:
     summary: str
     # operands are carry-save pairs: func(x1, x2, y1, y2, m, n) with X = x1 + x2, Y = y1 + y2
     halves: bool = False
-    # "mont": the product is X*Y*2^-r_bits(n) mod M (n unless the loop runs more iterations)
-    r_bits: Callable[[int], int] = _n_bits
+    # "mont": the product is X*Y*2^-r_bits(n, **params) mod M (n unless the loop runs more
+    # iterations or works on digits)
+    r_bits: Callable[..., int] = _n_bits
+    # build parameters beyond N (e.g. W, P): their names and defaults; the model takes them
+    # as keyword arguments, the RTL as parameters of the same names
+    params: tuple[tuple[str, int], ...] = ()
+    # check(n, **params) raises ModelInputError for an illegal combination (one line)
+    check: Callable[..., None] = _no_check
+    # registers the host computes and loads besides the operands (m', M-hat, ...):
+    # register name -> f(m, n, **params)
+    precompute: tuple[tuple[str, Callable[..., int]], ...] = ()
+
+    def defaults(self) -> dict[str, int]:
+        return dict(self.params)
+
+    def resolve(self, n: int, given: dict[str, int] | None = None) -> dict[str, int]:
+        """The full parameter set of one build (defaults | given), checked; raises
+        ModelInputError for an unknown name or an illegal combination."""
+        given = dict(given or {})
+        unknown = sorted(set(given) - set(self.defaults()))
+        if unknown:
+            known = ", ".join(k for k, _ in self.params) or "none"
+            raise ModelInputError(f"{self.name} has no parameter(s) {', '.join(unknown)} "
+                                  f"(parameters: {known})")
+        params = self.defaults() | given
+        self.check(n, **params)
+        return params
+
+    def model(self, params: dict[str, int]) -> ModelFunc:
+        """The model function with the build parameters bound."""
+        return functools.partial(self.func, **params) if params else self.func
+
+    def precomputed(self, m: int, n: int, params: dict[str, int]) -> dict[str, int]:
+        return {reg: f(m, n, **params) for reg, f in self.precompute}
 
 
 _ALGO_LIST: tuple[AlgoInfo, ...] = (
@@ -144,11 +181,12 @@ def get_algo(name: str) -> AlgoInfo:
         raise ModelInputError(f"unknown algorithm {name!r} (known: {known})") from None
 
 
-def reference(info: AlgoInfo, *args: int) -> int:
+def reference(info: AlgoInfo, *args: int, **params: int) -> int:
     """gmpy2 expected P for the algorithm's kind; args are the model's (x, y, m, n), or
-    (x1, x2, y1, y2, m, n) for carry-save operands (X = x1 + x2, Y = y1 + y2)."""
+    (x1, x2, y1, y2, m, n) for carry-save operands (X = x1 + x2, Y = y1 + y2); params are
+    the build parameters beyond N."""
     *ops, m, n = args
     x, y = (ops[0] + ops[1], ops[2] + ops[3]) if info.halves else ops
     if info.kind == "mont":
-        return ref.mont_product(x, y, m, info.r_bits(n))
+        return ref.mont_product(x, y, m, info.r_bits(n, **params))
     return ref.inter_product(x, y, m)

@@ -25,25 +25,28 @@ from verif.config import ConfigError, known_designs, load_design
 
 DEFAULT_OUT = ROOT / "docs" / "cycles.md"
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-        ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv}
-_FUNCS = {"ceil": math.ceil, "floor": math.floor}
+        ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+_FUNCS = {"ceil": math.ceil, "floor": math.floor, "min": min, "max": max}
+Params = tuple[tuple[str, int], ...]
 
 
-def formula(expr: str, n: int) -> float:
-    """Evaluate a paper's cycle formula in n (+ - * / //, ceil, floor): no eval()."""
+def formula(expr: str, n: int, params: dict[str, int] | None = None) -> float:
+    """Evaluate a paper's cycle formula in n and the build parameters (W, P, ...):
+    + - * / // %, ceil, floor, min, max; no eval()."""
+    names = {"n": n} | dict(params or {})
 
     def ev(node: ast.AST) -> float:
         if isinstance(node, ast.Expression):
             return ev(node.body)
         if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
             return node.value
-        if isinstance(node, ast.Name) and node.id == "n":
-            return n
+        if isinstance(node, ast.Name) and node.id in names:
+            return names[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             return _OPS[type(node.op)](ev(node.left), ev(node.right))
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id in _FUNCS and len(node.args) == 1):
-            return _FUNCS[node.func.id](ev(node.args[0]))
+                and node.func.id in _FUNCS and node.args and not node.keywords):
+            return _FUNCS[node.func.id](*(ev(a) for a in node.args))
         raise ConfigError(f"unsupported cycle formula {expr!r}")
 
     return ev(ast.parse(expr, mode="eval"))
@@ -55,15 +58,16 @@ class Cell:
     runs: set[str] = field(default_factory=set)
 
 
-def collect(dirs: list[Path]) -> dict[tuple[str, int], Cell]:
-    table: dict[tuple[str, int], Cell] = defaultdict(Cell)
+def collect(dirs: list[Path]) -> dict[tuple[str, int, Params], Cell]:
+    table: dict[tuple[str, int, Params], Cell] = defaultdict(Cell)
     for base in dirs:
         for log in sorted(base.rglob("txns.jsonl")):
             outcome = log.with_name("outcome.json")
             if not outcome.exists():
                 continue
             run = json.loads(outcome.read_text())["run"]["build"]
-            cell = table[(run["dut"], run["n"])]
+            params = json.loads(outcome.read_text()).get("params") or {}
+            cell = table[(run["dut"], run["n"], tuple(sorted(params.items())))]
             for line in log.read_text().splitlines():
                 rec = json.loads(line)
                 if "cycles" in rec:
@@ -72,7 +76,7 @@ def collect(dirs: list[Path]) -> dict[tuple[str, int], Cell]:
     return table
 
 
-def render(table: dict[tuple[str, int], Cell]) -> str:
+def render(table: dict[tuple[str, int, Params], Cell]) -> str:
     lines = [
         "# Cycle counts",
         "",
@@ -83,7 +87,7 @@ def render(table: dict[tuple[str, int], Cell]) -> str:
         "every operation); *paper* evaluates the formula each paper states for its design.",
         "",
     ]
-    designs = sorted({d for d, _ in table})
+    designs = sorted({d for d, _, _ in table})
     for name in designs:
         design = load_design(name)
         paper = design.paper
@@ -91,21 +95,25 @@ def render(table: dict[tuple[str, int], Cell]) -> str:
         if paper:
             lines += [f"Paper: {paper.get('source', '?')} — `{paper.get('cycles', '?')}`. "
                       + str(paper.get("note", "")), ""]
-        lines += ["| N | measured cycles | operations | paper | measured / paper |",
-                  "|---|---|---|---|---|"]
-        for (dut, n) in sorted(k for k in table if k[0] == name):
-            cell = table[(dut, n)]
+        with_params = any(k[2] for k in table if k[0] == name)
+        lines += ["| N | " + ("parameters | " if with_params else "")
+                  + "measured cycles | operations | paper | measured / paper |",
+                  "|---|---|---|---|---|" + ("---|" if with_params else "")]
+        for (dut, n, params) in sorted(k for k in table if k[0] == name):
+            cell = table[(dut, n, params)]
             measured = sorted(cell.cycles)
             shown = str(measured[0]) if len(measured) == 1 else \
                 f"{measured[0]}–{measured[-1]} (varies)"
             ops = sum(cell.cycles.values())
             if paper and "cycles" in paper:
-                ref = formula(str(paper["cycles"]), n)
+                ref = formula(str(paper["cycles"]), n, dict(params))
                 ratio = f"{measured[-1] / ref:.3f}" if ref else "–"
                 ref_s = f"{ref:g}"
             else:
                 ref_s = ratio = "–"
-            lines.append(f"| {n} | {shown} | {ops} | {ref_s} | {ratio} |")
+            shown_params = (" ".join(f"{k}={v}" for k, v in params) + " | ") if with_params \
+                else ""
+            lines.append(f"| {n} | {shown_params}{shown} | {ops} | {ref_s} | {ratio} |")
         lines.append("")
     missing = [d for d in known_designs() if d not in designs]
     if missing:

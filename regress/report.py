@@ -223,7 +223,8 @@ def write_junit(reg: Regression, path: Path) -> None:
 def _run_record(res: RunResult) -> dict[str, object]:
     b = res.run.build
     return {"key": res.run.key, "config": b.key, "dut": b.dut, "n": b.n, "bus_w": b.bus_w,
-            "sim": b.sim, "ack_wait": b.ack_wait, "seed": res.run.seed, "txns": res.run.txns,
+            "params": dict(b.params), "sim": b.sim, "ack_wait": b.ack_wait,
+            "seed": res.run.seed, "txns": res.run.txns,
             "tests": list(res.run.tests), "status": res.status, "passed": res.passed,
             "first_error": res.first_error, "repro": res.run.repro(),
             "log_dir": str(res.log_dir) if res.log_dir else None,

@@ -60,14 +60,16 @@ class Entry:
     ack_wait: tuple[int, ...] = (0,)
     tests: tuple[str, ...] = ALL_TESTS
     idle_max: int = 2
+    # parameter points beyond N (each a tuple of (name, value)); () = the design's defaults
+    params: tuple[tuple[tuple[str, int], ...], ...] = ((),)
 
     def txns_for(self, n: int) -> int:
         return next((t for start, t in reversed(self.txns_from_n) if n >= start), self.txns)
 
     def builds(self) -> list[BuildSpec]:
-        return [BuildSpec(self.dut, n, bus_w, sim_, wait) for n in self.widths
-                for bus_w in self.bus_widths for sim_ in self.simulators
-                for wait in self.ack_wait]
+        return [BuildSpec(self.dut, n, bus_w, sim_, wait, params=point) for n in self.widths
+                for point in self.params for bus_w in self.bus_widths
+                for sim_ in self.simulators for wait in self.ack_wait]
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class TestList:
 
 
 _REQUIRED = ("dut", "widths", "bus_widths", "simulators", "seeds", "txns")
-_OPTIONAL = ("txns_from_n", "ack_wait", "tests", "idle_max")
+_OPTIONAL = ("txns_from_n", "ack_wait", "tests", "idle_max", "params")
 
 
 def _ints(value: object, where: str, minimum: int = 0) -> tuple[int, ...]:
@@ -105,6 +107,15 @@ def _txns_from_n(value: object, where: str) -> tuple[tuple[int, int], ...]:
     if not isinstance(value, dict) or not all(k.isdigit() for k in value):
         raise ListError(f"{where}: expected a table {{ <N> = <txns> }}")
     return tuple(sorted((int(k), _int(v, f"{where}.{k}", 1)) for k, v in value.items()))
+
+
+def _params(value: object, where: str) -> tuple[tuple[tuple[str, int], ...], ...]:
+    if not isinstance(value, list) or not value or not all(
+            isinstance(p, dict) and all(isinstance(k, str) and isinstance(v, int)
+                                        and not isinstance(v, bool) for k, v in p.items())
+            for p in value):
+        raise ListError(f"{where}: expected a non-empty list of tables {{ NAME = <int> }}")
+    return tuple(tuple(sorted(p.items())) for p in value)
 
 
 def _entries(raw: object, where: str) -> list[Entry]:
@@ -134,6 +145,7 @@ def _entry(raw: object, where: str) -> Entry:
         ack_wait=_ints(raw.get("ack_wait", [0]), f"{where}.ack_wait"),
         tests=_strs(raw.get("tests", list(ALL_TESTS)), f"{where}.tests", ALL_TESTS),
         idle_max=_int(raw.get("idle_max", 2), f"{where}.idle_max"),
+        params=_params(raw.get("params", [{}]), f"{where}.params"),
     )
 
 

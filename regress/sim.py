@@ -29,9 +29,17 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from models.registry import get_algo  # noqa: E402
+from models.result import ModelInputError  # noqa: E402
 from regress import tools  # noqa: E402
 from verif import regmap  # noqa: E402
-from verif.config import ConfigError, DesignConfig, RunConfig, load_design  # noqa: E402
+from verif.config import (  # noqa: E402
+    ConfigError,
+    DesignConfig,
+    RunConfig,
+    load_design,
+    parse_params,
+)
 from verif.vectors import VectorError, load_vectors  # noqa: E402
 
 BUILD_ROOT = ROOT / "build"
@@ -52,17 +60,25 @@ class BuildSpec:
     ack_wait: int = 0
     fault: bool = False
     waves: bool = False
+    # build parameters beyond N as given (e.g. (("P", 2), ("W", 8))); defaults fill the rest
+    params: tuple[tuple[str, int], ...] = ()
 
     @property
     def key(self) -> str:
-        parts = [self.dut, f"n{self.n}", f"b{self.bus_w}"]
+        parts = [self.dut, f"n{self.n}"] + [f"{k}{v}" for k, v in self.params]
+        parts += [f"b{self.bus_w}"]
         parts += [f"w{self.ack_wait}"] if self.ack_wait else []
         parts += ["fault"] if self.fault else []
         parts += ["waves"] if self.waves else []
         return "-".join(parts + [self.sim])
 
+    def design_params(self, design: DesignConfig) -> dict[str, int]:
+        """The parameters beyond N, defaults included (raises ModelInputError if illegal)."""
+        return get_algo(design.model).resolve(self.n, dict(self.params))
+
     def parameters(self, design: DesignConfig) -> dict[str, int]:
         params = {"N": self.n, "BusW": self.bus_w, "AckWait": self.ack_wait}
+        params |= self.design_params(design)
         return params | (design.fault_params if self.fault else {})
 
 
@@ -82,8 +98,9 @@ class RunSpec:
 
     def repro(self) -> str:
         b = self.build
-        cmd = (f"make sim DUT={b.dut} N={b.n} BUSW={b.bus_w} SIM={b.sim} SEED={self.seed} "
-               f"TXNS={self.txns}")
+        cmd = f"make sim DUT={b.dut} N={b.n} "
+        cmd += f"PARAMS={','.join(f'{k}={v}' for k, v in b.params)} " if b.params else ""
+        cmd += f"BUSW={b.bus_w} SIM={b.sim} SEED={self.seed} TXNS={self.txns}"
         cmd += f" ACK_WAIT={b.ack_wait}" if b.ack_wait else ""
         cmd += " FAULT=1" if b.fault else ""
         cmd += f" IDLE_MAX={self.idle_max}" if self.idle_max != 2 else ""
@@ -124,6 +141,10 @@ def validate(run: RunSpec) -> DesignConfig:
     red = design.design.redundant_width(b.n) or b.n
     if regmap.words(red, b.bus_w) > 1 << rm.index_width:
         raise ConfigError(f"N={b.n} needs more than {1 << rm.index_width} words at BUSW={b.bus_w}")
+    try:
+        b.design_params(design)
+    except ModelInputError as exc:
+        raise ConfigError(str(exc)) from None
     if not 0 <= b.ack_wait <= 15:
         raise ConfigError(f"ACK_WAIT must be 0..15 (got {b.ack_wait})")
     if run.txns < 1:
@@ -199,7 +220,7 @@ def _child_test(run: RunSpec, log_dir: Path) -> int:
     cfg = RunConfig(dut=b.dut, n=b.n, bus_w=b.bus_w, ack_wait=b.ack_wait, txns=run.txns,
                     seed=run.seed, log_dir=log_dir,
                     vectors=Path(run.vectors).resolve() if run.vectors else None,
-                    idle_max=run.idle_max)
+                    idle_max=run.idle_max, params=b.design_params(design))
     runner = get_runner(b.sim)
     runner.test(test_module=TEST_MODULE, hdl_toplevel=design.toplevel,
                 hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / b.key,
@@ -286,7 +307,8 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
     record = {"key": run.key, "passed": outcome.passed, "tests": outcome.tests,
               "failed": outcome.failed, "first_error": outcome.first_error,
               "wall_s": round(wall, 3), "build_s": round(build_s, 3), "repro": run.repro(),
-              "git": tools.git_revision(ROOT), "versions": tools.versions(), "run": asdict(run)}
+              "git": tools.git_revision(ROOT), "versions": tools.versions(), "run": asdict(run),
+              "params": run.build.design_params(design)}
     (log_dir / "outcome.json").write_text(json.dumps(record, indent=1) + "\n")
     return outcome
 
@@ -302,6 +324,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--txns", type=int, default=50)
     ap.add_argument("--ack-wait", type=int, default=0)
+    ap.add_argument("--params", default="",
+                    help="build parameters beyond N, e.g. W=16,P=4 (python -m models list)")
     ap.add_argument("--idle-max", type=int, default=2)
     ap.add_argument("--waves", action="store_true")
     ap.add_argument("--fault", action="store_true", help="test only: build the corrupted design")
@@ -317,13 +341,19 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.child:
         raw = json.loads(args.child[0])
+        raw["build"]["params"] = tuple(tuple(p) for p in raw["build"]["params"])
         raw["build"] = BuildSpec(**raw["build"])
         raw["tests"] = tuple(raw["tests"])
         return _child_test(RunSpec(**raw), Path(args.child[1]))
     tests = tuple(t for t in (args.tests or "").split(",") if t) or (
         VECTOR_TESTS if args.vectors else ALL_TESTS)
+    try:
+        params = tuple(parse_params(args.params).items())
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     run = RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim, args.ack_wait, args.fault,
-                            args.waves),
+                            args.waves, params),
                   seed=args.seed, txns=args.txns, vectors=args.vectors, tests=tests,
                   idle_max=args.idle_max, timeout_s=args.timeout)
     try:

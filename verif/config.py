@@ -78,6 +78,8 @@ class RunConfig:
     log_dir: Path
     vectors: Path | None
     idle_max: int  # random idle cycles (0..idle_max) the driver inserts before a transfer
+    # build parameters beyond N, resolved (defaults included): e.g. {"W": 16, "P": 4}
+    params: dict[str, int] = field(default_factory=dict)
 
     @staticmethod
     def from_env() -> RunConfig:
@@ -93,6 +95,7 @@ class RunConfig:
             log_dir=Path(env.get("MV_LOG_DIR", ".")),
             vectors=Path(vectors) if vectors else None,
             idle_max=int(env.get("MV_IDLE_MAX", "2")),
+            params=parse_params(env.get("MV_PARAMS", "")),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -108,4 +111,24 @@ class RunConfig:
         }
         if self.vectors:
             env["MV_VECTORS"] = str(self.vectors)
+        if self.params:
+            env["MV_PARAMS"] = format_params(self.params)
         return env
+
+
+def parse_params(text: str) -> dict[str, int]:
+    """"W=16,P=4" -> {"W": 16, "P": 4}; raises ConfigError with a one-line message."""
+    out: dict[str, int] = {}
+    for item in (p.strip() for p in text.split(",") if p.strip()):
+        name, sep, value = item.partition("=")
+        try:
+            out[name.strip()] = int(value.strip(), 0)
+        except ValueError:
+            sep = ""
+        if not sep or not name.strip():
+            raise ConfigError(f"bad parameter {item!r}: expected NAME=VALUE with an integer value")
+    return out
+
+
+def format_params(params: dict[str, int]) -> str:
+    return ",".join(f"{k}={v}" for k, v in params.items())

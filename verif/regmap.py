@@ -27,7 +27,7 @@ class Region:
     access: str  # "ro", "wo" or "rw"
     size: str  # "word", "counter", "operand" or "redundant"
     doc: str
-    optional: bool = False  # mapped only for designs that list it in their operands
+    optional: bool = False  # mapped only for designs that list it (operands, precomputed)
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,8 @@ class Design:
     below_modulus: tuple[str, ...] = ("X", "Y")  # must be < M, else ERR_RANGE
     # groups (register, second half, ...) holding one carry-save operand: sum < 2M
     carry_save_operands: tuple[tuple[str, ...], ...] = ()
+    # registers the host computes from M (and the build parameters) and loads with it
+    precomputed: tuple[str, ...] = ()
 
     @property
     def modulus(self) -> str:
@@ -70,7 +72,8 @@ class Design:
 
     def maps(self, region: Region) -> bool:
         """Whether the design maps a region (optional regions only when it uses them)."""
-        return not region.optional or region.name in self.operands
+        return (not region.optional or region.name in self.operands
+                or region.name in self.precomputed)
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,8 @@ def load(path: Path = JSON_PATH) -> RegMap:
     designs = {d["name"]: Design(d["name"], d["id"], d["family"], d.get("redundant_extra_bits"),
                                  tuple(d.get("operands", ("X", "Y", "M"))),
                                  tuple(d.get("below_modulus", ("X", "Y"))),
-                                 tuple(tuple(g) for g in d.get("carry_save_operands", ())))
+                                 tuple(tuple(g) for g in d.get("carry_save_operands", ())),
+                                 tuple(d.get("precomputed", ())))
                for d in raw["designs"]}
     return RegMap(
         version=raw["version"],

@@ -9,7 +9,7 @@ expect, so those tests do not rest on the predictor alone.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from pyuvm import uvm_sequence
 
@@ -17,15 +17,18 @@ from verif import regmap
 from verif.bus.item import BusItem, Kind
 
 Operands = tuple[int, int, int]
+Precompute = Callable[[int], dict[str, int]]
 
 
 class LoaderSeq(uvm_sequence):
     """Base: register access through the bus agent's sequencer."""
 
     def __init__(self, name: str, n: int, bus_w: int, design: regmap.Design,
-                 rng: random.Random) -> None:
+                 rng: random.Random, precompute: Precompute | None = None) -> None:
         super().__init__(name)
         self.n, self.bus_w, self.design, self.rng = n, bus_w, design, rng
+        # m -> the registers the host computes from the modulus (regmap `precomputed`)
+        self.precompute = precompute
         self.rm = regmap.load()
         self.status_f = self.rm.fields["STATUS"]
         self.ctrl_f = self.rm.fields["CTRL"]
@@ -121,11 +124,21 @@ class LoaderSeq(uvm_sequence):
                 regions += [h for h in halves if h not in regions]
         return values, regions
 
+    def with_precomputed(self, values: dict[str, int], regions: list[str]
+                         ) -> tuple[dict[str, int], list[str]]:
+        """Loading the modulus loads the registers the host computes from it (m', M-hat:
+        regmap `precomputed`), unless the caller gave them (e.g. a deliberately wrong one)."""
+        if not self.design.precomputed or self.design.modulus not in regions:
+            return values, regions
+        assert self.precompute is not None, f"{self.design.name} needs a precompute function"
+        values = self.precompute(values[self.design.modulus]) | values
+        return values, regions + [r for r in self.design.precomputed if r not in regions]
+
     async def load_operands(self, values: dict[str, int], load: Iterable[str] | None = None
                             ) -> dict[str, int]:
         """Write the named registers (all operands by default), halves filled in; returns
         the values as loaded."""
-        values, regions = self.with_halves(values, load)
+        values, regions = self.with_precomputed(*self.with_halves(values, load))
         for region in regions:
             await self.write_value(region, values[region])
         return values

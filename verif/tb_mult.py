@@ -14,6 +14,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles
 from pyuvm import ConfigDB, uvm_test
 
+from models.registry import get_algo
 from verif.bus.agent import BusIf
 from verif.config import CLOCK_PERIOD_NS, RunConfig, load_design
 from verif.env.env import MulEnv
@@ -48,8 +49,11 @@ class BaseTest(uvm_test):
         self.env = MulEnv("env", self)
 
     def seq_args(self) -> dict[str, object]:
-        return {"n": self.run_cfg.n, "bus_w": self.run_cfg.bus_w,
-                "design": self.design.design, "rng": self.rng}
+        algo = get_algo(self.design.model)
+        n, params = self.run_cfg.n, self.run_cfg.params
+        return {"n": n, "bus_w": self.run_cfg.bus_w, "design": self.design.design,
+                "rng": self.rng,
+                "precompute": lambda m: algo.precomputed(m, n, params)}
 
     def sequences(self) -> list[LoaderSeq]:
         raise NotImplementedError

@@ -23,6 +23,10 @@ package mv_regmap_pkg;
   localparam logic [RegionW-1:0] RegionS = 4'd9;
   localparam logic [RegionW-1:0] RegionC = 4'd10;
   localparam logic [RegionW-1:0] RegionY2 = 4'd11;
+  localparam logic [RegionW-1:0] RegionMp = 4'd12;
+  localparam logic [RegionW-1:0] RegionMhat = 4'd13;
+  localparam logic [RegionW-1:0] RegionR2 = 4'd14;
+  localparam logic [RegionW-1:0] RegionE = 4'd15;
 
   // Register fields (bit positions)
   localparam int CtrlStartLsb = 0;

@@ -44,3 +44,11 @@ def test_render_from_logs(tmp_path):
 def test_cli_without_logs_is_a_clear_error(tmp_path, capsys):
     assert cycles.main([str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith("error: no transaction logs")
+
+
+def test_formula_with_build_parameters():
+    from regress.cycles import formula
+    assert formula("ceil(n / W) * 2 + P", 97, {"W": 8, "P": 3}) == 29
+    assert formula("max(n, W) % 5", 7, {"W": 9}) == 4
+    with pytest.raises(ConfigError):
+        formula("V + 1", 8, {"W": 8})

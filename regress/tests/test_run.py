@@ -319,3 +319,36 @@ def test_failing_seed_is_rerun_with_waves(tmp_path: Path, pair_file: Path,
     rerun = next(r for r in summary["runs"] if r["key"] == bad.key)["rerun"]
     assert rerun["key"] == _waves_key(bad) and rerun["same_failure"] is reproduces
     assert out.splitlines()[-1] == f"{len(runs) - 1} passed, 1 failed"  # reruns not counted
+
+
+PARAM_LIST = """
+[sweep]
+[[sweep.entry]]
+dut = "mont_lut"
+widths = [32]
+bus_widths = [32]
+simulators = ["verilator"]
+seeds = 1
+txns = 2
+params = [{ W = 8, P = 2 }, { W = 16 }]
+"""
+
+
+def test_params_expand_into_builds_keys_and_repro(tmp_path):
+    path = tmp_path / "lists.toml"
+    path.write_text(PARAM_LIST)
+    runs = rr.expand(rr.load_lists(path)["sweep"])
+    keys = sorted(r.build.key for r in runs)
+    assert keys == ["mont_lut-n32-P2-W8-b32-verilator", "mont_lut-n32-W16-b32-verilator"]
+    repro = next(r for r in runs if r.build.params == (("P", 2), ("W", 8))).repro()
+    assert "PARAMS=P=2,W=8" in repro
+
+
+def test_bad_params_in_a_list_and_unknown_parameter(tmp_path):
+    path = tmp_path / "lists.toml"
+    path.write_text(PARAM_LIST.replace("{ W = 16 }", "{ W = \"x\" }"))
+    with pytest.raises(rr.ListError, match="params"):
+        rr.load_lists(path)
+    from regress.sim import validate
+    with pytest.raises(ConfigError, match="mont_lut has no parameter"):
+        validate(RunSpec(BuildSpec("mont_lut", 32, params=(("W", 8),))))

@@ -57,7 +57,8 @@ class MulEnv(uvm_env):
         rm = regmap.load()
         algo = get_algo(self.design.model)
         self.predictor = LoaderPredictor(rm, self.design.design, self.run_cfg.n,
-                                         self.run_cfg.bus_w, algo.func, bus_if.period_ns)
+                                         self.run_cfg.bus_w, algo.model(self.run_cfg.params),
+                                         bus_if.period_ns)
         observe = self.design.observe
         self.coverage = Coverage(self.design.name, int(observe.get("lut_bins", 0)),
                                  tuple(observe.get("illegal_bins", ())),  # type: ignore[arg-type]
@@ -65,6 +66,7 @@ class MulEnv(uvm_env):
         self.agent = BusAgent("agent", self)
         self.observer = DoneObserver("observer", self)
         self.scoreboard = Scoreboard("scoreboard", self, predictor=self.predictor, algo=algo,
+                                     params=self.run_cfg.params,
                                      coverage=self.coverage,
                                      log_path=self.run_cfg.log_dir / "txns.jsonl")
 

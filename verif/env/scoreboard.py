@@ -39,9 +39,11 @@ class _Sub(uvm_subscriber):
 
 class Scoreboard(uvm_component):
     def __init__(self, name: str, parent: uvm_component, *, predictor: LoaderPredictor,
-                 algo: AlgoInfo, coverage: Coverage, log_path: Path) -> None:
+                 algo: AlgoInfo, coverage: Coverage, log_path: Path,
+                 params: dict[str, int] | None = None) -> None:
         super().__init__(name, parent)
         self.predictor, self.algo, self.coverage = predictor, algo, coverage
+        self.params = dict(params or {})  # build parameters beyond N (reference R, model)
         self.log_path = log_path
         self.errors: list[str] = []
         self.checked = 0
@@ -89,7 +91,7 @@ class Scoreboard(uvm_component):
         assert op.result is not None
         res, p = op.result, self._assemble(op, "P")
         tag = f"op {op.index} ({op.describe()})"
-        expected_p = reference(self.algo, *op.args, self.predictor.n)
+        expected_p = reference(self.algo, *op.args, self.predictor.n, **self.params)
         if p != expected_p:
             self.fail(f"{tag}: P = 0x{p:x}, gmpy2 expects 0x{expected_p:x}")
         if res.p != expected_p:

@@ -17,20 +17,27 @@ pytestmark = pytest.mark.sim
 SEED = 7
 
 
-def _points(sim: str) -> list[tuple[str, int, int, int, int, tuple[str, ...]]]:
+Params = tuple[tuple[str, int], ...]
+Point = tuple[str, int, int, int, int, tuple[str, ...], Params]
+
+
+def _points(sim: str) -> list[Point]:
+    """[N, BusW, txns, AckWait] or [N, BusW, txns, AckWait, { W = .., P = .. }]."""
     out = []
     for name in known_designs():
         test = load_design(name).test
         quick_from = dict(test.get("quick_from_n", {})).get(sim)  # type: ignore[call-overload]
         quick = tuple(test.get("quick_tests", ALL_TESTS))  # type: ignore[arg-type]
-        for n, bus_w, txns, ack_wait in test.get(sim, []):  # type: ignore[union-attr]
+        for n, bus_w, txns, ack_wait, *rest in test.get(sim, []):  # type: ignore[union-attr]
             tests = quick if quick_from is not None and n >= quick_from else ALL_TESTS
-            out.append((name, n, bus_w, txns, ack_wait, tests))
+            params = tuple(sorted(rest[0].items())) if rest else ()
+            out.append((name, n, bus_w, txns, ack_wait, tests, params))
     return out
 
 
-def _ids(points: list) -> list[str]:
-    return [f"{p[0]}-n{p[1]}-b{p[2]}" for p in points]
+def _ids(points: list[Point]) -> list[str]:
+    return [f"{p[0]}-n{p[1]}" + "".join(f"-{k}{v}" for k, v in p[6]) + f"-b{p[2]}"
+            for p in points]
 
 
 def txns(outcome: Outcome) -> list[dict]:
@@ -42,27 +49,28 @@ def check_log_against_gmpy2(outcome: Outcome, design: DesignConfig, n: int) -> i
     """Independent of the scoreboard: every logged result against gmpy2 and the cycle
     count against the model. Returns the number of operations checked."""
     algo = get_algo(design.model)
+    params = outcome.run.build.design_params(design)
     checked = 0
     for rec in txns(outcome):
         if "error" in rec:
             continue
         operands = [int(rec[r.lower()]) for r in design.design.operands]
-        assert int(rec["p"]) == reference(algo, *operands, n), rec
-        assert rec["cycles"] == algo.func(*operands, n).cycles, rec
+        assert int(rec["p"]) == reference(algo, *operands, n, **params), rec
+        assert rec["cycles"] == algo.model(params)(*operands, n).cycles, rec
         checked += 1
     return checked
 
 
 def _run(tmp_path, design: str, sim: str, n: int, bus_w: int, txns_: int, ack_wait: int,
-         tests: tuple[str, ...], fault: bool = False) -> Outcome:
-    run = RunSpec(BuildSpec(design, n, bus_w, sim, ack_wait, fault), seed=SEED, txns=txns_,
-                  tests=tests, timeout_s=900)
+         tests: tuple[str, ...], fault: bool = False, params: Params = ()) -> Outcome:
+    run = RunSpec(BuildSpec(design, n, bus_w, sim, ack_wait, fault, params=params), seed=SEED,
+                  txns=txns_, tests=tests, timeout_s=900)
     return execute(run, tmp_path / run.key)
 
 
 def _check_pass(tmp_path, point: tuple, sim: str) -> None:
-    name, n, bus_w, txns_, ack_wait, tests = point
-    outcome = _run(tmp_path, name, sim, n, bus_w, txns_, ack_wait, tests)
+    name, n, bus_w, txns_, ack_wait, tests, params = point
+    outcome = _run(tmp_path, name, sim, n, bus_w, txns_, ack_wait, tests, params=params)
     assert outcome.passed, outcome.first_error
     assert outcome.tests == len(tests)
     assert check_log_against_gmpy2(outcome, load_design(name), n) >= txns_

@@ -44,7 +44,8 @@ def test_regmap_design_entries():
         d = rm.designs[name]
         assert d.operands == ("X", "X2", "Y", "Y2", "M") and d.below_modulus == ()
         assert d.carry_save_operands == (("X", "X2"), ("Y", "Y2"))
-        assert all(d.maps(r) for r in rm.regions.values())
+        precomputed_or_rsa = ("MP", "MHAT", "R2", "E")
+        assert all(d.maps(r) for r in rm.regions.values() if r.name not in precomputed_or_rsa)
     lut = rm.designs["mont_lut"]
     assert not lut.maps(rm.regions["X2"]) and not lut.maps(rm.regions["Y2"])
     assert lut.maps(rm.regions["X"]) and lut.carry_save_operands == ()
