@@ -314,11 +314,11 @@ class ErrorSeq(LoaderSeq):
         # unmapped: an unused region, an index beyond a register, wrong directions
         unused = [c for c in range(1 << self.rm.region_width)
                   if c not in {r.code for r in self.rm.regions.values()}]
-        probes = [(unused[0] << self.rm.index_width, False),
-                  (self.rm.addr("P", regmap.words(self.n, self.bus_w)), False),
+        probes = [(c << self.rm.index_width, False) for c in unused[:1]]
+        probes += [(self.rm.addr("P", regmap.words(self.n, self.bus_w)), False),
                   (self.rm.addr("CTRL"), False), (self.rm.addr("P"), True),
                   (self.rm.addr("STATUS", 1), True)]
-        # optional regions (second halves) the design does not map
+        # optional regions (second halves, precomputed registers) the design does not map
         probes += [(self.rm.addr(r.name), True) for r in self.rm.regions.values()
                    if not self.design.maps(r)]
         for addr, write in probes:

@@ -26,6 +26,15 @@ module mv_bus_loader
   // Y + Y2 < 2M (Walter's bound) instead of X, Y < M. With 0, X2/Y2 are unmapped and x_o,
   // y_o are N bits (the ports of the other tops are unchanged).
   parameter bit          HasHalves = 1'b0,
+  // Host-precomputed registers (regmap `precomputed`) and RSA registers, each mapped only
+  // when enabled: MP (m'), MHAT (M-hat), R2 (R^2 mod M), E (exponent: write-only, wiped when
+  // an operation ends and by CLEAR). HasField maps CTRL.FIELD (0: GF(p), 1: GF(2^n)), latched
+  // by an accepted START onto field_o. Disabled registers read as unmapped and drive 0.
+  parameter bit          HasMp     = 1'b0,
+  parameter bit          HasMhat   = 1'b0,
+  parameter bit          HasR2     = 1'b0,
+  parameter bit          HasE      = 1'b0,
+  parameter bit          HasField  = 1'b0,
   localparam int         OpW       = HasHalves ? 2 * N : N  // width of x_o, y_o
 ) (
   input  logic             clk_i,
@@ -46,6 +55,11 @@ module mv_bus_loader
   output logic [OpW-1:0]   x_o,           // {X2, X} with HasHalves, else X
   output logic [OpW-1:0]   y_o,           // {Y2, Y} with HasHalves, else Y
   output logic [N-1:0]     m_o,
+  output logic [N-1:0]     mp_o,          // MP   (0 unless HasMp)
+  output logic [N-1:0]     mhat_o,        // MHAT (0 unless HasMhat)
+  output logic [N-1:0]     r2_o,          // R2   (0 unless HasR2)
+  output logic [N-1:0]     e_o,           // E    (0 unless HasE)
+  output logic             field_o,       // CTRL.FIELD of the last accepted START
   input  logic             core_busy_i,
   input  logic             core_last_i,   // the core's last busy cycle
   input  logic [N-1:0]     p_i,
@@ -120,6 +134,19 @@ module mv_bus_loader
         mapped_rd = HasHalves && (32'(index) < OpWords);
         mapped_wr = HasHalves && (32'(index) < OpWords);
       end
+      RegionMp: begin
+        mapped_rd = HasMp && (32'(index) < OpWords);
+        mapped_wr = HasMp && (32'(index) < OpWords);
+      end
+      RegionMhat: begin
+        mapped_rd = HasMhat && (32'(index) < OpWords);
+        mapped_wr = HasMhat && (32'(index) < OpWords);
+      end
+      RegionR2: begin
+        mapped_rd = HasR2 && (32'(index) < OpWords);
+        mapped_wr = HasR2 && (32'(index) < OpWords);
+      end
+      RegionE:                        mapped_wr = HasE && (32'(index) < OpWords);
       RegionP:                        mapped_rd = (32'(index) < OpWords);
       RegionS, RegionC:               mapped_rd = HasRed && (32'(index) < RedWords);
       default: ;
@@ -131,6 +158,12 @@ module mv_bus_loader
   // ---------------------------------------------------------------------------------------
   logic [OpPadW-1:0]  x_q, y_q, m_q;
   logic [OpPadW-1:0]  x2_q, y2_q;  // second halves, written only when HasHalves
+  logic [OpPadW-1:0]  mp_q, mhat_q, r2_q;  // written only when enabled
+  // E is write-only: its bus padding above N is never read.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [OpPadW-1:0]  e_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic               field_q;
   logic               done_q;
   logic [ErrW-1:0]    err_q;
   logic [CounterW-1:0] cycles_q;
@@ -161,11 +194,17 @@ module mv_bus_loader
       m_q    <= '0;
       x2_q   <= '0;
       y2_q   <= '0;
+      mp_q   <= '0;
+      mhat_q <= '0;
+      r2_q   <= '0;
+      e_q    <= '0;
+      field_q <= 1'b0;
       done_q <= 1'b0;
       err_q  <= ErrNone;
     end else begin
       if (core_last_i) begin
         done_q <= 1'b1;
+        e_q    <= '0;  // the secret exponent does not outlive its operation
       end
       if ((rd && !mapped_rd) || (wr && !mapped_wr)) begin
         err_q <= ErrUnmapped;
@@ -177,10 +216,18 @@ module mv_bus_loader
         m_q    <= '0;
         x2_q   <= '0;
         y2_q   <= '0;
+        mp_q   <= '0;
+        mhat_q <= '0;
+        r2_q   <= '0;
+        e_q    <= '0;
+        field_q <= 1'b0;
         done_q <= 1'b0;
         err_q  <= ErrNone;
       end else if (want_start) begin
         done_q <= 1'b0;
+        if (core_start_o) begin
+          field_q <= HasField && bus_wdata_i[CtrlFieldLsb];
+        end
         if (!odd_modulus) begin
           err_q <= ErrEvenModulus;
         end else if (!operands_ok) begin
@@ -195,6 +242,10 @@ module mv_bus_loader
           RegionM: m_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
           RegionX2: if (HasHalves) x2_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
           RegionY2: if (HasHalves) y2_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
+          RegionMp: if (HasMp) mp_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
+          RegionMhat: if (HasMhat) mhat_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
+          RegionR2: if (HasR2) r2_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
+          RegionE: if (HasE) e_q[32'(index) * BusW +: BusW] <= bus_wdata_i;
           default: ;  // CTRL with neither START nor CLEAR: no operation
         endcase
       end
@@ -219,7 +270,12 @@ module mv_bus_loader
     assign x_o = x_q[N-1:0];
     assign y_o = y_q[N-1:0];
   end
-  assign m_o    = m_q[N-1:0];
+  assign m_o     = m_q[N-1:0];
+  assign mp_o    = mp_q[N-1:0];
+  assign mhat_o  = mhat_q[N-1:0];
+  assign r2_o    = r2_q[N-1:0];
+  assign e_o     = e_q[N-1:0];
+  assign field_o = field_q;
   assign busy_o = core_busy_i;
   assign done_o = done_q;
 
@@ -255,6 +311,9 @@ module mv_bus_loader
         RegionM:      rdata_d = m_q[32'(index) * BusW +: BusW];
         RegionX2:     rdata_d = x2_q[32'(index) * BusW +: BusW];
         RegionY2:     rdata_d = y2_q[32'(index) * BusW +: BusW];
+        RegionMp:     rdata_d = mp_q[32'(index) * BusW +: BusW];
+        RegionMhat:   rdata_d = mhat_q[32'(index) * BusW +: BusW];
+        RegionR2:     rdata_d = r2_q[32'(index) * BusW +: BusW];
         RegionP:      rdata_d = core_busy_i ? '0 : p_pad[32'(index) * BusW +: BusW];
         RegionS:      rdata_d = core_busy_i ? '0 : s_pad[32'(index) * BusW +: BusW];
         RegionC:      rdata_d = core_busy_i ? '0 : c_pad[32'(index) * BusW +: BusW];

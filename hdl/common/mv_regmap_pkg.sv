@@ -31,6 +31,7 @@ package mv_regmap_pkg;
   // Register fields (bit positions)
   localparam int CtrlStartLsb = 0;
   localparam int CtrlClearLsb = 1;
+  localparam int CtrlFieldLsb = 2;
   localparam int StatusBusyLsb = 0;
   localparam int StatusDoneLsb = 1;
   localparam int StatusErrLsb = 4;
@@ -54,5 +55,10 @@ package mv_regmap_pkg;
   localparam int DesignIdMontLutU2 = 8;
   localparam int DesignIdMm42 = 9;
   localparam int DesignIdMm42U2 = 10;
+  localparam int DesignIdMwr2mm = 11;
+  localparam int DesignIdMwrkmm = 12;
+  localparam int DesignIdMontQp = 13;
+  localparam int DesignIdMontDual = 14;
+  localparam int DesignIdRsaCore = 15;
   /* verilator lint_on UNUSEDPARAM */
 endpackage

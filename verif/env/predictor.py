@@ -69,7 +69,9 @@ class LoaderPredictor:
         self.cnt_words = regmap.words(rm.counter_width, bus_w)
         red = design.redundant_width(n)
         self.red_words = 0 if red is None else regmap.words(red, bus_w)
-        self.operands = {name: [0] * self.op_words for name in design.operands}
+        # every loadable register: the operands and the host-precomputed ones
+        self.operands = {name: [0] * self.op_words
+                         for name in design.operands + design.precomputed}
         self.err = rm.errors["ERR_NONE"]
         self.done = False
         self.ended = True  # the last accepted operation's end has been applied
@@ -92,6 +94,8 @@ class LoaderPredictor:
         if self.op is not None and not self.ended and edge > self.op.end_edge:
             self.done = True
             self.ended = True
+            if "E" in self.operands:  # the loader wipes the secret exponent at the end
+                self.operands["E"] = [0] * self.op_words
 
     def _cycles(self, edge: int) -> int:
         if self.op is None:
