@@ -2,6 +2,7 @@
 #   make regress   smoke regression (the main job)       make test   the test suite
 #   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200] [PARAMS=W=16,P=4]
 #   make lint      Verilator -Wall lint, Icarus compile, ruff     make setup   set-up only
+#   make closure DUT=mont_lut [N=32] [BUDGET_SEEDS=40] [BUDGET_MIN=15] [STEER=0] [JOBS=2]
 
 SHELL   := /bin/bash
 PYTHON  ?= python3
@@ -31,6 +32,9 @@ PARAMS   ?=
 TIMEOUT  ?= 1800
 LIST     ?= smoke
 JOBS     ?= 2
+BUDGET_SEEDS ?= 40
+BUDGET_MIN   ?= 15
+STEER    ?= 1
 PYTEST_ARGS ?= -n 2 -q -p no:cacheprovider --durations=10
 
 SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --txns $(TXNS) \
@@ -39,10 +43,10 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
              $(if $(PARAMS),--params $(PARAMS))
 
-.PHONY: setup venv sim-tools test regress sim lint regmap cycles clean help which
+.PHONY: setup venv sim-tools test regress sim lint regmap cycles closure clean help which
 
 help:
-	@sed -n '2,5p' Makefile
+	@sed -n '2,6p' Makefile
 
 setup: venv sim-tools
 
@@ -79,6 +83,14 @@ regress: setup
 
 sim: setup
 	@$(PY) -m regress.sim $(SIM_FLAGS)
+
+# Seeds of one DUT until its coverage goal (verif/configs/<dut>.toml [coverage]) is met or
+# the budget runs out, stimulus steered at the holes (STEER=0: plain random, same seeds).
+closure: setup
+	$(PY) -m regress.closure run --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) \
+	  --txns $(if $(filter 50,$(TXNS)),20,$(TXNS)) --budget-seeds $(BUDGET_SEEDS) \
+	  --budget-min $(BUDGET_MIN) --jobs $(JOBS) $(if $(PARAMS),--params $(PARAMS)) \
+	  $(if $(filter 0,$(STEER)),--no-steer)
 
 lint: venv
 	$(PY) -m regress.lint

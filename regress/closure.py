@@ -4,6 +4,8 @@
     python -m regress.closure report RESULTS_DIR [--format text|markdown|json] [--out FILE]
     python -m regress.closure run --dut D [--n 32] [--busw 32] [--sim verilator] [--params ..]
         [--txns 20] [--budget-seeds 40] [--budget-min 15] [--jobs 2] [--no-steer] [--out DIR]
+    python -m regress.closure compare --duts D1,D2 [same options as run]
+        steered vs plain random on the same seeds: a markdown table (docs/closure.md)
 
 Goals: `[coverage] goal = <percent>` (and `waive = [...]` for unreachable bins) in
 verif/configs/<dut>.toml, the one place they are declared (regress/coverage.py). A list of
@@ -255,6 +257,14 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", help="write to this file instead of stdout")
     rn = sub.add_parser("run", help="run seeds of one DUT until its goals are met")
     rn.add_argument("--dut", required=True)
+    cp = sub.add_parser("compare", help="steered vs plain random closure (markdown table)")
+    cp.add_argument("--duts", required=True, help="comma-separated DUTs")
+    for p in (rn, cp):
+        _run_options(p)
+    return ap
+
+
+def _run_options(rn: argparse.ArgumentParser) -> None:
     rn.add_argument("--n", type=int, default=32)
     rn.add_argument("--busw", type=int, default=32)
     rn.add_argument("--sim", default="verilator", choices=tools.SIMULATORS)
@@ -267,7 +277,37 @@ def _parser() -> argparse.ArgumentParser:
     rn.add_argument("--seed", type=int, default=1, help="base seed (seeds derived as regress)")
     rn.add_argument("--no-steer", action="store_true", help="plain random (for comparison)")
     rn.add_argument("--out", help="results folder (default build/closure/<dut>-<mode>-<time>)")
-    return ap
+
+
+def _compare(args: argparse.Namespace) -> int:
+    """Each DUT closed twice from the same seeds: steered, then plain random."""
+    lines = ["| DUT | N | mode | closed | seeds | wall s | bins | still uncovered |",
+             "|---|---:|---|---|---:|---:|---:|---|"]
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    for dut in (d for d in args.duts.split(",") if d):
+        for steer in (True, False):
+            mode = "steered" if steer else "random"
+            spec = BuildSpec(dut, args.n, args.busw, args.sim,
+                             params=tuple(sorted(parse_params(args.params).items())))
+            res = closure_loop(spec, args.txns, _tests(args), args.budget_seeds,
+                               args.budget_min * 60, args.jobs, steer,
+                               CLOSURE_ROOT / f"compare-{stamp}" / f"{dut}-{mode}", args.seed)
+            lines.append(f"| {dut} | {args.n} | {mode} | {'yes' if res['met'] else 'no'} | "
+                         f"{res['seeds']} | {res['wall_s']:.1f} | {res['covered']}/"
+                         f"{res['total']} | {_names(res['uncovered'], dut, None) or '-'} |")
+            print(lines[-1], file=sys.stderr, flush=True)
+    print(f"Measured with `python -m regress.closure compare --duts {args.duts} --n {args.n} "
+          f"--txns {args.txns} --budget-seeds {args.budget_seeds} --jobs {args.jobs}` "
+          f"({args.sim}, base seed {args.seed}):\n")
+    print("\n".join(lines))
+    return 0
+
+
+def _tests(args: argparse.Namespace) -> tuple[str, ...]:
+    tests = tuple(t for t in args.tests.split(",") if t)
+    if unknown := [t for t in tests if t not in ALL_TESTS]:
+        raise ConfigError(f"unknown test(s) {', '.join(unknown)} (known: {', '.join(ALL_TESTS)})")
+    return tests
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -281,13 +321,16 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run(args: argparse.Namespace) -> int:
+def _check(args: argparse.Namespace) -> None:
     for opt in ("txns", "budget_seeds", "jobs"):
         if getattr(args, opt) < 1:
             raise ConfigError(f"--{opt.replace('_', '-')} must be at least 1")
     if args.budget_min <= 0:
         raise ConfigError("--budget-min must be positive")
-    tests = tuple(t for t in args.tests.split(",") if t)
+
+
+def _run(args: argparse.Namespace) -> int:
+    tests = _tests(args)
     spec = BuildSpec(args.dut, args.n, args.busw, args.sim,
                      params=tuple(sorted(parse_params(args.params).items())))
     mode = "random" if args.no_steer else "steer"
@@ -318,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1 if args.enforce and missed else 0
         if args.command == "report":
             return _report(args)
-        return _run(args)
+        _check(args)
+        return _compare(args) if args.command == "compare" else _run(args)
     except (cov.CoverageError, ConfigError, tools.ToolError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
