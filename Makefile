@@ -26,6 +26,7 @@ ACK_WAIT ?= 0
 IDLE_MAX ?= 2
 WAVES    ?= 0
 FAULT    ?= 0
+COV      ?= 0
 VECTORS  ?=
 TESTS    ?=
 PARAMS   ?=
@@ -39,16 +40,16 @@ PYTEST_ARGS ?= -n 2 -q -p no:cacheprovider --durations=10
 
 SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --txns $(TXNS) \
              --ack-wait $(ACK_WAIT) --idle-max $(IDLE_MAX) --timeout $(TIMEOUT) \
-             $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) \
+             $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) $(if $(filter 1,$(COV)),--coverage) \
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
              $(if $(PARAMS),--params $(PARAMS))
 
-.PHONY: setup venv sim-tools test regress sim lint regmap cycles closure clean help which
+.PHONY: setup venv sim-tools coverage-tools test regress sim lint regmap cycles closure clean help which
 
 help:
 	@sed -n '2,6p' Makefile
 
-setup: venv sim-tools
+setup: venv sim-tools coverage-tools
 
 venv: $(STAMP)
 
@@ -74,6 +75,12 @@ sim-tools:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null \
 	    || { echo "error: apt-get install -y$$missing failed"; exit 1; }; \
 	fi
+
+# verilator_coverage (line/toggle merge, annotation) from Debian's verilator package, extracted
+# into build/tools/ (regress/codecov.py); only COV=1 / --code-coverage need it.
+coverage-tools: venv sim-tools
+	@$(PY) -m regress.codecov fetch >/dev/null \
+	  || echo "warning: verilator_coverage unavailable: COV=1 runs cannot be merged"
 
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS) models verif regress

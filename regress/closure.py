@@ -33,8 +33,8 @@ from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 
+from regress import codecov, sim, tools
 from regress import coverage as cov
-from regress import sim, tools
 from regress.sim import ALL_TESTS, BuildSpec, RunSpec
 from verif.config import ConfigError, parse_params
 from verif.steer import ENV as BIAS_ENV
@@ -139,6 +139,11 @@ def after_regression(results: Path, list_name: str, lists_file: Path = LISTS_FIL
     except cov.CoverageError as exc:
         print(f"error: coverage merge: {exc}", file=sys.stderr)
         return not enforce
+    try:  # Verilator line/toggle coverage of runs built with coverage (COV=1)
+        if codecov.merge_code(results) is not None:
+            summary = cov.load_summary(results)
+    except (tools.ToolError, cov.CoverageError) as exc:
+        print(f"error: code coverage merge: {exc}", file=sys.stderr)
     print(format_table(summary), flush=True)
     missed = missed_message(summary)
     if enforce:

@@ -484,6 +484,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=int, help="wall-clock seconds per run (default: list)")
     run.add_argument("--rerun-waves", type=int, default=3, metavar="K",
                      help="rerun up to K failing seeds with waves (default 3, 0: none)")
+    run.add_argument("--code-coverage", action="store_true",
+                     help="Verilator runs with line + toggle coverage (own builds, -cov keys)")
     run.add_argument("--fail-fast", action="store_true",
                      help="start no further build/run after the first failure")
     return ap
@@ -523,6 +525,9 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
     _check_args(args)
     tlist = get_list(args.name, Path(args.lists))
     runs = expand(tlist, args.seed, args.seeds, args.sim, args.timeout)
+    if args.code_coverage:
+        runs = [replace(r, build=replace(r.build, coverage=r.build.sim == "verilator"))
+                for r in runs]
     if not runs:
         raise ListError(f"list '{tlist.name}' has no runs for simulator(s) {', '.join(args.sim)}")
     check_runs(launcher, runs)

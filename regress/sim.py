@@ -62,6 +62,8 @@ class BuildSpec:
     waves: bool = False
     # build parameters beyond N as given (e.g. (("P", 2), ("W", 8))); defaults fill the rest
     params: tuple[tuple[str, int], ...] = ()
+    # Verilator line + toggle coverage (coverage.dat per run, regress/codecov.py)
+    coverage: bool = False
 
     @property
     def key(self) -> str:
@@ -70,6 +72,7 @@ class BuildSpec:
         parts += [f"w{self.ack_wait}"] if self.ack_wait else []
         parts += ["fault"] if self.fault else []
         parts += ["waves"] if self.waves else []
+        parts += ["cov"] if self.coverage else []
         return "-".join(parts + [self.sim])
 
     def design_params(self, design: DesignConfig) -> dict[str, int]:
@@ -103,6 +106,7 @@ class RunSpec:
         cmd += f"BUSW={b.bus_w} SIM={b.sim} SEED={self.seed} TXNS={self.txns}"
         cmd += f" ACK_WAIT={b.ack_wait}" if b.ack_wait else ""
         cmd += " FAULT=1" if b.fault else ""
+        cmd += " COV=1" if b.coverage else ""
         cmd += f" IDLE_MAX={self.idle_max}" if self.idle_max != 2 else ""
         cmd += f" VECTORS={self.vectors}" if self.vectors else ""
         cmd += f" TESTS={','.join(self.tests)}" if self.tests not in (ALL_TESTS, VECTOR_TESTS) \
@@ -131,6 +135,8 @@ def validate(run: RunSpec) -> DesignConfig:
     design = load_design(b.dut)
     if b.sim not in tools.SIMULATORS:
         raise ConfigError(f"unknown simulator '{b.sim}' (known: {', '.join(tools.SIMULATORS)})")
+    if b.coverage and b.sim != "verilator":
+        raise ConfigError("line/toggle coverage (COV=1) needs SIM=verilator")
     rm = regmap.load()
     if b.bus_w not in rm.bus_widths:
         raise ConfigError(f"unsupported bus width BUSW={b.bus_w} "
@@ -162,7 +168,8 @@ def validate(run: RunSpec) -> DesignConfig:
 
 # --- build ----------------------------------------------------------------------------------
 def _build_stamp(b: BuildSpec, design: DesignConfig) -> str:
-    h = hashlib.sha256(json.dumps(asdict(b), sort_keys=True).encode())
+    spec = {k: v for k, v in asdict(b).items() if k != "coverage" or v}  # old stamps stay valid
+    h = hashlib.sha256(json.dumps(spec, sort_keys=True).encode())
     for src in design.sources:
         h.update(src.read_bytes())
     h.update(json.dumps(tools.versions(), sort_keys=True).encode())
@@ -195,6 +202,7 @@ def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path
     build_args: list[str] = []
     if b.sim == "verilator":
         build_args += ["-Wno-fatal"] + (["--trace-fst", "--trace-structs"] if b.waves else [])
+        build_args += ["--coverage-line", "--coverage-toggle"] if b.coverage else []
     runner = get_runner(b.sim)
     log = log or build_dir / "build.log"
     try:
@@ -329,6 +337,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--idle-max", type=int, default=2)
     ap.add_argument("--waves", action="store_true")
     ap.add_argument("--fault", action="store_true", help="test only: build the corrupted design")
+    ap.add_argument("--coverage", action="store_true",
+                    help="Verilator line + toggle coverage (coverage.dat in the log folder)")
     ap.add_argument("--vectors", default=None)
     ap.add_argument("--tests", default=None, help="comma-separated cocotb test names")
     ap.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="wall-clock seconds")
@@ -353,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     run = RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim, args.ack_wait, args.fault,
-                            args.waves, params),
+                            args.waves, params, args.coverage),
                   seed=args.seed, txns=args.txns, vectors=args.vectors, tests=tests,
                   idle_max=args.idle_max, timeout_s=args.timeout)
     try:
