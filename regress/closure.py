@@ -175,11 +175,15 @@ def bias_for(dut: str, uncovered: list[str]) -> Bias | None:
 
 
 # --- the closure loop -----------------------------------------------------------------------
-def _write_summary(out: Path, dut: str, runs: list[tuple[RunSpec, sim.Outcome]]) -> None:
-    """A regression-style summary.json (the runs in seed order) for the coverage merge."""
+def _write_summary(out: Path, dut: str, runs: list[tuple[RunSpec, sim.Outcome]],
+                   biases: dict[str, str]) -> None:
+    """A regression-style summary.json (the runs in seed order) for the coverage merge; a
+    steered run's repro command sets the MV_BIAS it ran with."""
     records = [{"key": r.key, "dut": dut, "seed": r.seed, "status": "PASS" if o.passed else
                 "FAIL", "first_error": o.first_error, "log_dir": str(o.log_dir),
-                "wall_s": round(o.wall_s, 3), "repro": r.repro()} for r, o in runs]
+                "wall_s": round(o.wall_s, 3), "bias": biases.get(r.key),
+                "repro": (f"{BIAS_ENV}='{biases[r.key]}' " if r.key in biases else "")
+                + r.repro()} for r, o in runs]
     (out / "summary.json").write_text(json.dumps({"list": f"closure-{dut}", "runs": records},
                                                  indent=1) + "\n")
 
@@ -206,6 +210,7 @@ def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seed
     done: list[tuple[RunSpec, sim.Outcome]] = []
     history: list[dict[str, object]] = []
     bias: Bias | None = None
+    biases: dict[str, str] = {}  # run key -> the MV_BIAS it ran with
     summary: dict = {}
     t_start = time.monotonic()
     met = False
@@ -214,11 +219,12 @@ def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seed
                  for i in range(len(done), min(budget_seeds, len(done) + jobs))]
         if bias is not None and steer:
             os.environ[BIAS_ENV] = bias.to_json()
+            biases.update((r.key, bias.to_json()) for r in batch)
         else:
             os.environ.pop(BIAS_ENV, None)
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             done += list(zip(batch, pool.map(lambda r: _execute(r, out), batch), strict=True))
-        _write_summary(out, spec.dut, done)
+        _write_summary(out, spec.dut, done, biases)
         summary = cov.merge_results(out)
         d = summary["duts"].get(spec.dut, {"covered": 0, "total": 0, "percent": 0.0,
                                            "met": False, "uncovered": []})

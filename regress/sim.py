@@ -162,6 +162,13 @@ def validate(run: RunSpec) -> DesignConfig:
     if unknown:
         raise ConfigError(f"unknown test(s) {', '.join(unknown)} "
                           f"(known: {', '.join(ALL_TESTS + VECTOR_TESTS)})")
+    if bias := os.environ.get("MV_BIAS", "").strip():  # coverage steering (verif/steer.py)
+        from verif.steer import Bias, BiasError
+
+        try:
+            Bias.parse(bias)
+        except BiasError as exc:
+            raise ConfigError(str(exc)) from None
     tools.setup_env(b.sim)
     return design
 
