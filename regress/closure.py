@@ -308,7 +308,8 @@ def _compare(args: argparse.Namespace) -> int:
                          f"{res['total']} | {_names(res['uncovered'], dut, None) or '-'} |")
             print(lines[-1], file=sys.stderr, flush=True)
     print(f"Measured with `python -m regress.closure compare --duts {args.duts} --n {args.n} "
-          f"--txns {args.txns} --budget-seeds {args.budget_seeds} --jobs {args.jobs}` "
+          f"--txns {args.txns} --budget-seeds {args.budget_seeds} --jobs {args.jobs}"
+          f"{f' --seed {args.seed}' if args.seed != 1 else ''}` "
           f"({args.sim}, base seed {args.seed}):\n")
     print("\n".join(lines))
     return 0
