@@ -3,11 +3,12 @@ run everything in parallel and report.
 
     python -m regress list [NAME]
     python -m regress run --list smoke [--jobs 2] [--sim verilator] [--seeds K] [--seed S]
-                          [--out DIR] [--timeout SEC] [--fail-fast]
+                          [--out DIR] [--timeout SEC] [--fail-fast] [--code-coverage]
 
 Progress goes to stderr (one line per build and per finished run); the summary table, the
 failures with their repro commands and a last line `N passed, M failed` go to stdout.
-Results: <out>/junit.xml, <out>/summary.json and <out>/runs/<run key>/ (default out:
+Results: <out>/junit.xml, <out>/summary.json, <out>/coverage/ (merged coverage and its
+summary, regress/closure.py) and <out>/runs/<run key>/ (default out:
 build/regress/<list>-<timestamp>, with build/regress/latest pointing at it).
 Exit 0 when every run passed, 1 otherwise, 2 on bad input (one-line `error:` message).
 """

@@ -300,3 +300,52 @@ def test_regress_run_fails_a_list_whose_dut_misses_its_goal(tmp_path: Path, caps
                  results_root=tmp_path / "results")
     assert rc == 0
     assert cov.load_summary(tmp_path / "out2")["duts"]["mont_lut"]["met"]
+
+
+# --- the closure loop (simulator replaced by a fake that honours MV_BIAS) --------------------
+def fake_closure_sim(monkeypatch, hole: str) -> list[str | None]:
+    """Runs pass; lut.addr `hole` is hit only when MV_BIAS steers at it. Returns the
+    MV_BIAS each run saw."""
+    import os
+
+    from regress import sim
+    from verif.steer import Bias
+
+    seen: list[str | None] = []
+
+    def execute(run, log_dir):  # noqa: ANN001, ANN202 - RunSpec, Path -> Outcome
+        text = os.environ.get("MV_BIAS")
+        seen.append(text)
+        hits = {p: {b: at_least for b in bins} for p, (at_least, bins) in POINTS.items()}
+        steered = text and any(hole in map(str, t.lut) for t in Bias.parse(text).targets)
+        hits["lut.addr"][hole] = 1 if steered else 0
+        log_dir.mkdir(parents=True, exist_ok=True)
+        write_xml(log_dir / "coverage.xml", run.build.dut, hits)
+        return sim.Outcome(run, True, log_dir, tests=5, wall_s=0.01)
+
+    monkeypatch.setattr(closure.sim, "validate", lambda run: None)
+    monkeypatch.setattr(closure.sim, "build", lambda spec, design: (Path("."), 0.0))
+    monkeypatch.setattr(closure.sim, "execute", execute)
+    return seen
+
+
+def test_closure_loop_steers_at_the_hole_and_stops(tmp_path: Path, monkeypatch) -> None:
+    from regress.sim import BuildSpec
+
+    seen = fake_closure_sim(monkeypatch, "3")
+    spec = BuildSpec("mont_lut", 32)
+    res = closure.closure_loop(spec, 5, ("RandomTest",), 20, 600, 2, True, tmp_path / "s")
+    assert res["met"] and res["seeds"] == 4  # batch 1 finds the hole, batch 2 closes it
+    assert seen[:2] == [None, None]
+    assert all(json.loads(t)["targets"] == [{"lut": [3]}] for t in seen[2:])
+    summary = json.loads((tmp_path / "s" / "summary.json").read_text())
+    steered = [r for r in summary["runs"] if r["bias"]]
+    assert len(steered) == 2 and all(r["repro"].startswith("MV_BIAS='") for r in steered)
+    first = cov.load_summary(tmp_path / "s")["duts"]["mont_lut"]["first_hit"]
+    assert first["mont_lut.lut.addr:3"] == steered[0]["key"]
+    # plain random never closes it: the seed budget ends the loop
+    seen.clear()
+    res = closure.closure_loop(spec, 5, ("RandomTest",), 5, 600, 2, False, tmp_path / "r")
+    assert not res["met"] and res["seeds"] == 5 and set(seen) == {None}
+    assert res["uncovered"] == ["mont_lut.lut.addr:3"]
+    assert json.loads((tmp_path / "r" / "closure.json").read_text())["seeds"] == 5
