@@ -39,7 +39,7 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
              $(if $(PARAMS),--params $(PARAMS))
 
-.PHONY: setup venv sim-tools test regress sim lint regmap cycles clean help which
+.PHONY: setup venv sim-tools test regress sim lint regmap cycles bench clean help which
 
 help:
 	@sed -n '2,5p' Makefile
@@ -90,6 +90,13 @@ regmap: venv
 cycles: setup
 	$(PY) -m regress run --list cycles --jobs $(JOBS) --out build/regress/cycles
 	$(PY) -m regress.cycles build/regress/cycles --write
+
+# docs/bench/: throughput (testbench vs raw C++ harness, Verilator vs Icarus), build times,
+# cycles vs papers, regression wall time (BENCH_LISTS, at 1 and 2 jobs). BENCH_ARGS adds options.
+BENCH_LISTS ?= smoke
+BENCH_ARGS  ?=
+bench: setup
+	$(PY) -m regress.bench --lists $(BENCH_LISTS) $(BENCH_ARGS)
 
 # Show which simulators the recipes use.
 which: setup
