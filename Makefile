@@ -28,6 +28,7 @@ FAULT    ?= 0
 VECTORS  ?=
 TESTS    ?=
 PARAMS   ?=
+BUS      ?=
 TIMEOUT  ?= 1800
 LIST     ?= smoke
 JOBS     ?= 2
@@ -37,7 +38,7 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              --ack-wait $(ACK_WAIT) --idle-max $(IDLE_MAX) --timeout $(TIMEOUT) \
              $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) \
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
-             $(if $(PARAMS),--params $(PARAMS))
+             $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS))
 
 .PHONY: setup venv sim-tools test regress sim lint regmap cycles bench clean help which
 

@@ -36,7 +36,7 @@ if str(ROOT) not in sys.path:
 from models.registry import get_algo, reference  # noqa: E402
 from regress import tools  # noqa: E402
 from regress.cycles import formula  # noqa: E402
-from regress.sim import BUILD_ROOT, BuildSpec, RunSpec, build, execute  # noqa: E402
+from regress.sim import BUILD_ROOT, BUS_MODES, BuildSpec, RunSpec, build, execute  # noqa: E402
 from verif import regmap  # noqa: E402
 from verif.config import ConfigError, DesignConfig, known_designs, load_design  # noqa: E402
 
@@ -213,16 +213,18 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
         vectors = make_vectors(design, n, count, SEED)
         vfile = work / f"{sim_name}.json"
         write_vector_file(vectors, vfile)
-        spec = BuildSpec(name, n, BUS_W, sim_name, params=tuple(params.items()))
-        build_s = rebuild_seconds(spec, design)
-        rates = []
-        for r in range(repeat):
-            run = RunSpec(spec, seed=SEED + r, txns=count, vectors=str(vfile),
-                          tests=("VectorTest",), idle_max=0, timeout_s=3600)
-            secs = testbench_seconds(run, work / f"tb-{sim_name}-{r}")
-            rates.append(count / secs)
-        point[sim_name] = {"ops": count, "ops_per_s": asdict(Stat.of(rates)),
-                           "build_s": round(build_s, 2)}
+        for bus in BUS_MODES:
+            spec = BuildSpec(name, n, BUS_W, sim_name, params=tuple(params.items()), bus=bus)
+            build_s = rebuild_seconds(spec, design)
+            rates = []
+            for r in range(repeat):
+                run = RunSpec(spec, seed=SEED + r, txns=count, vectors=str(vfile),
+                              tests=("VectorTest",), idle_max=0, timeout_s=3600)
+                secs = testbench_seconds(run, work / f"tb-{sim_name}-{bus}-{r}")
+                rates.append(count / secs)
+            key = sim_name if bus == "pins" else f"{sim_name}_engine"
+            point[key] = {"ops": count, "ops_per_s": asdict(Stat.of(rates)),
+                          "build_s": round(build_s, 2)}
         if sim_name == "verilator":
             exe, hbuild_s = build_harness(design, n, params)
             script = work / "harness.txt"
@@ -242,10 +244,12 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
 
 def ratios(point: dict[str, object]) -> dict[str, float]:
     out = {}
-    med = {k: point[k]["ops_per_s"]["median"] for k in ("verilator", "icarus", "raw")  # type: ignore[index]
-           if k in point}
+    keys = ("verilator", "verilator_engine", "icarus", "icarus_engine", "raw")
+    med = {k: point[k]["ops_per_s"]["median"] for k in keys if k in point}  # type: ignore[index]
     if "verilator" in med and "raw" in med:
         out["testbench_over_raw"] = med["verilator"] / med["raw"]
+    if "verilator_engine" in med and "raw" in med:
+        out["engine_over_raw"] = med["verilator_engine"] / med["raw"]
     if "verilator" in med and "icarus" in med:
         out["verilator_over_icarus"] = med["verilator"] / med["icarus"]
     return out
@@ -299,9 +303,13 @@ def render_md(results: dict[str, object]) -> str:
              f"{results['repeat']} runs (min–max in brackets); operations per second of "
              "simulation with every result checked.", "",
              "## Throughput", "",
-             "| design | N | testbench, Verilator | raw C++ harness | testbench / raw | "
-             "testbench, Icarus | Verilator / Icarus | Verilator build (s) |",
-             "|---|---|---|---|---|---|---|---|"]
+             "*pins*: Python drives the bus pins; *engine*: the simulation-only HDL bus "
+             "engine performs each bus item (BUS=engine), Python checks the same transfers.",
+             "",
+             "| design | N | testbench, Verilator, pins | Verilator, engine | raw C++ harness | "
+             "pins / raw | engine / raw | Icarus, pins | Icarus, engine | "
+             "Verilator / Icarus (pins) | Verilator build (s) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def fmt(p: dict[str, object], key: str) -> str:
         if key not in p:
@@ -311,11 +319,16 @@ def render_md(results: dict[str, object]) -> str:
 
     for p in results["points"]:  # type: ignore[union-attr]
         r = ratios(p)
-        tb_raw = f"{r['testbench_over_raw']:.2f}" if "testbench_over_raw" in r else "–"
-        v_i = f"{r['verilator_over_icarus']:.1f}" if "verilator_over_icarus" in r else "–"
+
+        def ratio(key: str, digits: int = 2, r: dict[str, float] = r) -> str:
+            return f"{r[key]:.{digits}f}" if key in r else "–"
+
         build_s = p.get("verilator", {}).get("build_s", "–")  # type: ignore[union-attr]
-        lines.append(f"| {p['design']} | {p['n']} | {fmt(p, 'verilator')} | {fmt(p, 'raw')} | "
-                     f"{tb_raw} | {fmt(p, 'icarus')} | {v_i} | {build_s} |")
+        lines.append(f"| {p['design']} | {p['n']} | {fmt(p, 'verilator')} | "
+                     f"{fmt(p, 'verilator_engine')} | {fmt(p, 'raw')} | "
+                     f"{ratio('testbench_over_raw')} | {ratio('engine_over_raw')} | "
+                     f"{fmt(p, 'icarus')} | {fmt(p, 'icarus_engine')} | "
+                     f"{ratio('verilator_over_icarus', 1)} | {build_s} |")
     lines += ["", "## Cycles against the papers", "",
               "| design | N | cycles | paper | ratio |", "|---|---|---|---|---|"]
     for row in results["cycles"]:  # type: ignore[union-attr]
@@ -345,12 +358,14 @@ def plot(results: dict[str, object], out: Path) -> list[Path]:
     points = results["points"]  # type: ignore[assignment]
     labels = [f"{p['design']}\nn={p['n']}" for p in points]  # type: ignore[index]
     fig, ax = plt.subplots(figsize=(max(6, len(labels) * 0.9), 4))
-    width = 0.27
-    for i, key in enumerate(("raw", "verilator", "icarus")):
+    series = {"raw": "raw C++ harness", "verilator_engine": "Verilator, engine",
+              "verilator": "Verilator, pins", "icarus_engine": "Icarus, engine",
+              "icarus": "Icarus, pins"}
+    width = 0.8 / len(series)
+    for i, (key, label) in enumerate(series.items()):
         vals = [p[key]["ops_per_s"]["median"] if key in p else 0 for p in points]  # type: ignore[index]
-        ax.bar([x + (i - 1) * width for x in range(len(labels))], vals, width,
-               label={"raw": "raw C++ harness", "verilator": "testbench, Verilator",
-                      "icarus": "testbench, Icarus"}[key])
+        ax.bar([x + (i - len(series) / 2 + 0.5) * width for x in range(len(labels))], vals,
+               width, label=label)
     ax.set_yscale("log")
     ax.set_ylabel("checked operations / s")
     ax.set_xticks(range(len(labels)), labels, fontsize=7)

@@ -33,6 +33,7 @@ from models.registry import get_algo  # noqa: E402
 from models.result import ModelInputError  # noqa: E402
 from regress import tools  # noqa: E402
 from verif import regmap  # noqa: E402
+from verif.bus import engine  # noqa: E402
 from verif.config import (  # noqa: E402
     ConfigError,
     DesignConfig,
@@ -47,6 +48,7 @@ TEST_MODULE = "verif.tb_mult"
 ALL_TESTS = ("RandomTest", "CornerTest", "BackToBackTest", "StatusWhileBusyTest", "ErrorTest")
 VECTOR_TESTS = ("VectorTest",)
 DEFAULT_TIMEOUT_S = 1800
+BUS_MODES = ("pins", "engine")
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,9 @@ class BuildSpec:
     waves: bool = False
     # build parameters beyond N as given (e.g. (("P", 2), ("W", 8))); defaults fill the rest
     params: tuple[tuple[str, int], ...] = ()
+    # "pins": Python drives the bus pins; "engine": the simulation-only HDL bus engine does
+    # (verif/bus/engine.py), Python wakes once per bus item
+    bus: str = "pins"
 
     @property
     def key(self) -> str:
@@ -70,7 +75,12 @@ class BuildSpec:
         parts += [f"w{self.ack_wait}"] if self.ack_wait else []
         parts += ["fault"] if self.fault else []
         parts += ["waves"] if self.waves else []
+        parts += ["eng"] if self.bus == "engine" else []
         return "-".join(parts + [self.sim])
+
+    def toplevel(self, design: DesignConfig) -> str:
+        return engine.wrapper_name(design.toplevel) if self.bus == "engine" else \
+            design.toplevel
 
     def design_params(self, design: DesignConfig) -> dict[str, int]:
         """The parameters beyond N, defaults included (raises ModelInputError if illegal)."""
@@ -104,6 +114,7 @@ class RunSpec:
         cmd += f" ACK_WAIT={b.ack_wait}" if b.ack_wait else ""
         cmd += " FAULT=1" if b.fault else ""
         cmd += f" IDLE_MAX={self.idle_max}" if self.idle_max != 2 else ""
+        cmd += " BUS=engine" if b.bus == "engine" else ""
         cmd += f" VECTORS={self.vectors}" if self.vectors else ""
         cmd += f" TESTS={','.join(self.tests)}" if self.tests not in (ALL_TESTS, VECTOR_TESTS) \
             else ""
@@ -145,6 +156,8 @@ def validate(run: RunSpec) -> DesignConfig:
         b.design_params(design)
     except ModelInputError as exc:
         raise ConfigError(str(exc)) from None
+    if b.bus not in BUS_MODES:
+        raise ConfigError(f"unknown bus mode '{b.bus}' (known: {', '.join(BUS_MODES)})")
     if not 0 <= b.ack_wait <= 15:
         raise ConfigError(f"ACK_WAIT must be 0..15 (got {b.ack_wait})")
     if run.txns < 1:
@@ -163,7 +176,8 @@ def validate(run: RunSpec) -> DesignConfig:
 # --- build ----------------------------------------------------------------------------------
 def _build_stamp(b: BuildSpec, design: DesignConfig) -> str:
     h = hashlib.sha256(json.dumps(asdict(b), sort_keys=True).encode())
-    for src in design.sources:
+    for src in list(design.sources) + ([engine.ENGINE_SV, Path(engine.__file__)]
+                                       if b.bus == "engine" else []):
         h.update(src.read_bytes())
     h.update(json.dumps(tools.versions(), sort_keys=True).encode())
     return h.hexdigest()
@@ -197,8 +211,14 @@ def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path
         build_args += ["-Wno-fatal"] + (["--trace-fst", "--trace-structs"] if b.waves else [])
     runner = get_runner(b.sim)
     log = log or build_dir / "build.log"
+    sources = list(design.sources)
+    if b.bus == "engine":
+        wrapper = build_dir / f"{b.toplevel(design)}.sv"
+        depth = engine.engine_depth(b.n, design.design, b.bus_w)
+        wrapper.write_text(engine.emit_wrapper(design.toplevel, b.parameters(design), depth))
+        sources += [engine.ENGINE_SV, wrapper]
     try:
-        runner.build(sources=list(design.sources), hdl_toplevel=design.toplevel,
+        runner.build(sources=sources, hdl_toplevel=b.toplevel(design),
                      parameters=b.parameters(design), build_dir=build_dir, always=True,
                      build_args=build_args, timescale=("1ns", "1ps"), waves=b.waves,
                      log_file=log)
@@ -220,9 +240,9 @@ def _child_test(run: RunSpec, log_dir: Path) -> int:
     cfg = RunConfig(dut=b.dut, n=b.n, bus_w=b.bus_w, ack_wait=b.ack_wait, txns=run.txns,
                     seed=run.seed, log_dir=log_dir,
                     vectors=Path(run.vectors).resolve() if run.vectors else None,
-                    idle_max=run.idle_max, params=b.design_params(design))
+                    idle_max=run.idle_max, params=b.design_params(design), bus=b.bus)
     runner = get_runner(b.sim)
-    runner.test(test_module=TEST_MODULE, hdl_toplevel=design.toplevel,
+    runner.test(test_module=TEST_MODULE, hdl_toplevel=b.toplevel(design),
                 hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / b.key,
                 test_dir=log_dir, seed=run.seed, extra_env=cfg.to_env(),
                 testcase=list(run.tests), waves=b.waves, results_xml=str(log_dir / "results.xml"),
@@ -299,7 +319,7 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
         if not outcome.passed:
             outcome.first_error = _first_log_error(sim_log) or first or "no test ran"
     build_dir = BUILD_ROOT / "sim" / run.build.key
-    for wave in (log_dir / "dump.fst", build_dir / f"{design.toplevel}.fst"):
+    for wave in (log_dir / "dump.fst", build_dir / f"{run.build.toplevel(design)}.fst"):
         if run.build.waves and wave.exists():
             outcome.waves = log_dir / "waves.fst"
             shutil.move(str(wave), outcome.waves)
@@ -324,6 +344,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--txns", type=int, default=50)
     ap.add_argument("--ack-wait", type=int, default=0)
+    ap.add_argument("--bus", default="pins", choices=BUS_MODES,
+                    help="pins: Python drives the bus; engine: the HDL bus engine (faster)")
     ap.add_argument("--params", default="",
                     help="build parameters beyond N, e.g. W=16,P=4 (python -m models list)")
     ap.add_argument("--idle-max", type=int, default=2)
@@ -353,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     run = RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim, args.ack_wait, args.fault,
-                            args.waves, params),
+                            args.waves, params, args.bus),
                   seed=args.seed, txns=args.txns, vectors=args.vectors, tests=tests,
                   idle_max=args.idle_max, timeout_s=args.timeout)
     try:

@@ -8,6 +8,7 @@ expect, so those tests do not rest on the predictor alone.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable, Iterable
 
@@ -33,7 +34,8 @@ class LoaderSeq(uvm_sequence):
         self.status_f = self.rm.fields["STATUS"]
         self.ctrl_f = self.rm.fields["CTRL"]
         # watchdog for one operation: generous against any design's cycle count
-        self.done_timeout = 8 * n + 1000
+        # (MV_DONE_TIMEOUT overrides it: the watchdog's own tests)
+        self.done_timeout = int(os.environ.get("MV_DONE_TIMEOUT", 8 * n + 1000))
 
     # --- register access ------------------------------------------------------------------
     async def _do(self, item: BusItem) -> BusItem:

@@ -41,7 +41,7 @@ def test_ratios_and_markdown_from_measurements():
     assert r["verilator_over_icarus"] == pytest.approx(10)
     md = bench.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
                           "regressions": {}})
-    assert "| mont_lut | 256 | 50.0 (40.0–60.0) | 200.0 (190.0–210.0) | 0.25 |" in md
+    assert "| mont_lut | 256 | 50.0 (40.0–60.0) | – | 200.0 (190.0–210.0) | 0.25 | – |" in md
 
 
 def test_bad_input_is_one_line(capsys):
