@@ -187,7 +187,7 @@ _ALGO_LIST: tuple[AlgoInfo, ...] = (
         has_lut=True,
         summary="Michalski-Buell Algorithm 2 (MWRkMM): V-bit words, W-bit digits, "
         "u' = m'S(0) mod 2^W, P PEs of latency 3; lut as mwr2mm",
-        params=(("V", 8), ("W", 8), ("P", 1)),
+        params=(("V", 8), ("W", 1), ("P", 1)),
         check=mwrkmm_check,
         precompute=(("MP", mwrkmm_mprime),),
     ),

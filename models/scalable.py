@@ -154,14 +154,14 @@ def mwrkmm_cycles(n: int, V: int, W: int, P: int) -> int:  # noqa: N803
     return (rounds - 1) * nw + 3 * ((jobs - 1) % P) + nw + 4
 
 
-def mwrkmm_mprime(m: int, n: int, V: int = 16, W: int = 16, P: int = 1) -> int:  # noqa: N803
+def mwrkmm_mprime(m: int, n: int, V: int = 8, W: int = 1, P: int = 1) -> int:  # noqa: N803
     """Host precomputation m' = -M^-1 mod 2^W (eq. 10 with R = 2^W: u' needs W bits)."""
     if m <= 0 or m % 2 == 0:
         raise ModelInputError("mwrkmm: m' needs an odd modulus M > 0")
     return (-pow(m, -1, 1 << W)) % (1 << W)
 
 
-def mwrkmm(x: int, y: int, m: int, n: int, V: int = 16, W: int = 16,  # noqa: N803
+def mwrkmm(x: int, y: int, m: int, n: int, V: int = 8, W: int = 1,  # noqa: N803
            P: int = 1) -> Result:
     """Algorithm 2 (MWRkMM), word by word as each PE computes it.
 
