@@ -104,13 +104,13 @@ module mwr2mm_pe #(
           xbits_q <= xbits_q >> 1;
           jobs_q  <= jobs_q + 1'b1;
           if (pend_q) begin
-            s_q <= {c_q[0], sreg_q[W-1:1]};  // top word of the previous job
+            s_q <= (sreg_q >> 1) | (W'(c_q[0]) << (W - 1));  // top word, previous job
           end
         end else begin
-          s_q <= {sum[0], sreg_q[W-1:1]};    // S(j-1)
+          s_q <= (sreg_q >> 1) | (W'(sum[0]) << (W - 1));   // S(j-1)
         end
       end else if (pend_q) begin
-        s_q    <= {c_q[0], sreg_q[W-1:1]};   // S(e-1) = (C, S(e-1)_{W-1:1})
+        s_q    <= (sreg_q >> 1) | (W'(c_q[0]) << (W - 1));  // S(e-1) = (C, S(e-1)_{W-1:1})
         pend_q <= 1'b0;
       end
     end

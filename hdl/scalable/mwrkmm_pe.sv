@@ -99,7 +99,7 @@ module mwrkmm_pe #(
   /* verilator lint_on UNUSEDSIGNAL */
   logic [V-1:0] shifted;
   assign smod_cur = t2_q ? smod_t2[V-1:0] : smod_full[V-1:0];
-  if (W == V) begin : g_shift_word
+  if (W >= V) begin : g_shift_word  // W > V is illegal (mwrkmm stops at elaboration)
     assign shifted = smod_cur;
   end else begin : g_shift_split
     assign shifted = {smod_cur[W-1:0], smod_prev_q[V-1:W]};
