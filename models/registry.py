@@ -12,6 +12,7 @@ from models.inter import inter_csa, inter_lut, inter_r2
 from models.mm42 import iterations, iterations_u2, mm42, mm42_u2
 from models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2, mont_r2
 from models.result import ModelInputError, Result
+from models.scalable import mwr2mm, mwr2mm_check, mwrkmm, mwrkmm_check, mwrkmm_mprime
 
 Kind = Literal["mont", "inter"]
 ModelFunc = Callable[..., Result]  # (x, y, m, n), or (x1, x2, y1, y2, m, n) with halves
@@ -166,6 +167,29 @@ _ALGO_LIST: tuple[AlgoInfo, ...] = (
         has_lut=True,
         summary="Amanor Algorithm 5: interleaved with one CSA and an 8-entry table of "
         "2A + I at address 2k + x",
+    ),
+    AlgoInfo(
+        name="mwr2mm",
+        func=mwr2mm,
+        kind="mont",
+        has_sc=False,
+        has_lut=True,
+        summary="Michalski-Buell Algorithm 1 (Tenca-Koc MWR2MM): P PEs, W-bit words, "
+        "latency 2; lut = 2*(PE mod 8) + carry_nonzero per word step",
+        params=(("W", 8), ("P", 1)),
+        check=mwr2mm_check,
+    ),
+    AlgoInfo(
+        name="mwrkmm",
+        func=mwrkmm,
+        kind="mont",
+        has_sc=False,
+        has_lut=True,
+        summary="Michalski-Buell Algorithm 2 (MWRkMM): V-bit words, W-bit digits, "
+        "u' = m'S(0) mod 2^W, P PEs of latency 3; lut as mwr2mm",
+        params=(("V", 8), ("W", 1), ("P", 1)),
+        check=mwrkmm_check,
+        precompute=(("MP", mwrkmm_mprime),),
     ),
 )
 

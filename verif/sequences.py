@@ -283,8 +283,9 @@ class ErrorSeq(LoaderSeq):
             await self.write_value("M", bad_m)
             await self.start_op()
             await self.expect_error("ERR_EVEN_MODULUS")
-        # X >= M, Y >= M (the operands the design requires below M)
-        await self.write_value("M", m)
+        # X >= M, Y >= M (the operands the design requires below M); loading M loads the
+        # registers the host computes from it (m' ...), as for every operation
+        await self.load_operands({"M": m}, ["M"])
         for region in self.design.below_modulus:
             await self.write_value(region, m + self.rng.randrange((1 << self.n) - m))
             await self.start_op()
