@@ -281,8 +281,9 @@ class ErrorSeq(LoaderSeq):
             await self.write_value("M", bad_m)
             await self.start_op()
             await self.expect_error("ERR_EVEN_MODULUS")
-        # X >= M, Y >= M (the operands the design requires below M)
-        await self.write_value("M", m)
+        # X >= M, Y >= M (the operands the design requires below M); the good modulus
+        # brings its precomputed registers (M-hat, m') for the operation further down
+        await self.load_operands({"M": m}, ["M"])
         for region in self.design.below_modulus:
             await self.write_value(region, m + self.rng.randrange((1 << self.n) - m))
             await self.start_op()
