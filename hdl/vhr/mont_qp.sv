@@ -87,17 +87,21 @@ module mont_qp #(
   logic [KcW-1:0]  kc_q;      // kernel cycle
   logic            waited_q;  // PE 0 idled in this kernel cycle (Case II stall)
   logic [XW-1:0]   xs_q;      // X digits of the current kernel cycle at the bottom
-  logic [EW-1:0]   res_q;     // words of the last iteration, shifted in from the top
+  logic [EW-W-1:0] res_q;     // words 0..E-2 of the last iteration, shifted in from the top
   logic [RW-1:0]   red_q;     // final reduction
   logic [SW-1:0]   sub_q;     // reduction step s
   logic [N-1:0]    p_q;
 
   // --- streams: index 0 feeds PE 0, index k+1 leaves PE k --------------------------------
+  // (the last PE's Y / M-hat words, the reduce of PEs other than Lk and the step flags of
+  // PEs other than PE 0 are not used)
+  /* verilator lint_off UNUSEDSIGNAL */
   logic [P:0]           sv, sfirst, slast, sfin;
   logic [(P+1)*W-1:0]   sz, sy, smh;
   logic [(P+1)*(V+W)-1:0] smq;
   logic [P*V-1:0]       sq;
   logic [P-1:0]         pe_step, pe_carry_nz;
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // --- sequencer: presents words 0..E-1 of kernel cycle kc_q to PE 0 ----------------------
   logic          seq_v, seq_first;
@@ -168,11 +172,7 @@ module mont_qp #(
   assign col_v    = (state_q == StRun) && sv[Lk + 1] && sfin[Lk + 1];
   assign col_last = col_v && slast[Lk + 1];
   assign col_z    = sz[(Lk + 1) * W +: W];
-  if (E > 1) begin : g_res_multi
-    assign res_next = {col_z, res_q[EW-1:W]};
-  end else begin : g_res_single
-    assign res_next = col_z;
-  end
+  assign res_next = {col_z, res_q};
 
   // --- final reduction step: subtract M << s unless negative --------------------------------
   logic [RW-1:0] m_shift;
@@ -231,7 +231,7 @@ module mont_qp #(
             xs_q <= xs_q >> (P * V);
           end
           if (col_v) begin
-            res_q <= res_next;
+            res_q <= res_next[EW-1:W];
           end
           if (col_last) begin
             red_q   <= {res_next, sq[Lk * V +: V]};  // Z << V + oldreduce
