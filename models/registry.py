@@ -13,6 +13,10 @@ from models.mm42 import iterations, iterations_u2, mm42, mm42_u2
 from models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2, mont_r2
 from models.result import ModelInputError, Result
 from models.scalable import mwr2mm, mwr2mm_check, mwrkmm, mwrkmm_check, mwrkmm_mprime
+from models.vhr import check as qp_check
+from models.vhr import mhat as qp_mhat
+from models.vhr import mont_qp
+from models.vhr import r_bits as qp_r_bits
 
 Kind = Literal["mont", "inter"]
 ModelFunc = Callable[..., Result]  # (x, y, m, n), or (x1, x2, y1, y2, m, n) with halves
@@ -190,6 +194,20 @@ _ALGO_LIST: tuple[AlgoInfo, ...] = (
         params=(("V", 8), ("W", 1), ("P", 1)),
         check=mwrkmm_check,
         precompute=(("MP", mwrkmm_mprime),),
+    ),
+    AlgoInfo(
+        name="mont_qp",
+        func=mont_qp,
+        kind="mont",
+        has_sc=False,
+        has_lut=True,
+        summary="Jiang-Harris: 1-stage quotient-pipelined very-high-radix scalable Montgomery, "
+        "P PEs, V-bit digits, W-bit words, M-hat precomputed (R = 2^(V(ceil(N/V)+1))); "
+        "lut = observation bins (PE starts, stalls, carries, reduction steps)",
+        r_bits=qp_r_bits,
+        params=(("V", 8), ("W", 16), ("P", 2)),
+        check=qp_check,
+        precompute=(("MHAT", qp_mhat),),
     ),
 )
 
