@@ -148,6 +148,7 @@ class Outcome:
 # --- validation -----------------------------------------------------------------------------
 def validate(run: RunSpec) -> DesignConfig:
     """Check everything a run needs before any work; raises with a one-line message."""
+    run = with_design_tests(run)
     b = run.build
     design = load_design(b.dut)
     if b.sim not in tools.SIMULATORS:
