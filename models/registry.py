@@ -17,8 +17,10 @@ from models.vhr import check as qp_check
 from models.vhr import mhat as qp_mhat
 from models.vhr import mont_qp
 from models.vhr import r_bits as qp_r_bits
+from models.rsa import check as rsa_check
+from models.rsa import mprime, r2, rsa_core
 
-Kind = Literal["mont", "inter"]
+Kind = Literal["mont", "inter", "modexp"]
 ModelFunc = Callable[..., Result]  # (x, y, m, n), or (x1, x2, y1, y2, m, n) with halves
 
 
@@ -213,11 +215,28 @@ _ALGO_LIST: tuple[AlgoInfo, ...] = (
 
 ALGOS: dict[str, AlgoInfo] = {a.name: a for a in _ALGO_LIST}
 
+# Cores built around the multipliers (not multipliers themselves: `python -m models list/run`
+# and the multiplier tests iterate over ALGOS only). kind "modexp": P = X^E mod M.
+CORES: dict[str, AlgoInfo] = {
+    "rsa_core": AlgoInfo(
+        name="rsa_core",
+        func=rsa_core,
+        kind="modexp",
+        has_sc=False,
+        has_lut=False,
+        summary="Michalski-Buell Algorithm 4: right-to-left exponentiation, two Montgomery "
+        "multipliers (Mult: 0 mont_lut, 1 mont_csa, 2 mont_csa_u2, 3 mont_lut_u2)",
+        params=(("Mult", 0), ("ConstTime", 1)),
+        check=rsa_check,
+        precompute=(("R2", r2), ("MP", mprime)),
+    ),
+}
+
 
 def get_algo(name: str) -> AlgoInfo:
     """Look up an algorithm by name."""
     try:
-        return ALGOS[name]
+        return ALGOS[name] if name in ALGOS else CORES[name]
     except KeyError:
         known = ", ".join(sorted(ALGOS))
         raise ModelInputError(f"unknown algorithm {name!r} (known: {known})") from None
@@ -228,6 +247,8 @@ def reference(info: AlgoInfo, *args: int, **params: int) -> int:
     (x1, x2, y1, y2, m, n) for carry-save operands (X = x1 + x2, Y = y1 + y2); params are
     the build parameters beyond N."""
     *ops, m, n = args
+    if info.kind == "modexp":  # (x, e, m, n)
+        return ref.modexp(ops[0], ops[1], m)
     x, y = (ops[0] + ops[1], ops[2] + ops[3]) if info.halves else ops
     if info.kind == "mont":
         return ref.mont_product(x, y, m, info.r_bits(n, **params))

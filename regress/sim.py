@@ -11,8 +11,10 @@ The tests run in a child process, so a hung simulation is ended by the wall-cloc
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import fcntl
 import hashlib
+import importlib
 import json
 import os
 import re
@@ -21,6 +23,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -35,6 +38,7 @@ from regress import tools  # noqa: E402
 from verif import regmap  # noqa: E402
 from verif.bus import engine  # noqa: E402
 from verif.config import (  # noqa: E402
+    CONFIG_DIR,
     ConfigError,
     DesignConfig,
     RunConfig,
@@ -49,6 +53,23 @@ ALL_TESTS = ("RandomTest", "CornerTest", "BackToBackTest", "StatusWhileBusyTest"
 VECTOR_TESTS = ("VectorTest",)
 DEFAULT_TIMEOUT_S = 1800
 BUS_MODES = ("pins", "engine")
+
+
+def design_tb(dut: str) -> tuple[str, tuple[str, ...], str | None]:
+    """The design's testbench: (cocotb test module, default tests, vector loader "mod:func"),
+    from the optional keys test_module, tests and vector_loader of its config TOML; the
+    multiplier testbench (TEST_MODULE, ALL_TESTS, verif.vectors) by default."""
+    path = CONFIG_DIR / f"{dut}.toml"
+    raw = tomllib.loads(path.read_text()) if path.is_file() else {}
+    return (raw.get("test_module", TEST_MODULE), tuple(raw.get("tests", ALL_TESTS)),
+            raw.get("vector_loader"))
+
+
+def with_design_tests(run: RunSpec) -> RunSpec:
+    """A run asking for the default tests (ALL_TESTS) gets its design's own default list."""
+    if run.tests != ALL_TESTS:
+        return run
+    return dataclasses.replace(run, tests=design_tb(run.build.dut)[1])
 
 
 @dataclass(frozen=True)
@@ -138,6 +159,7 @@ class Outcome:
 # --- validation -----------------------------------------------------------------------------
 def validate(run: RunSpec) -> DesignConfig:
     """Check everything a run needs before any work; raises with a one-line message."""
+    run = with_design_tests(run)
     b = run.build
     design = load_design(b.dut)
     if b.sim not in tools.SIMULATORS:
@@ -162,13 +184,18 @@ def validate(run: RunSpec) -> DesignConfig:
         raise ConfigError(f"ACK_WAIT must be 0..15 (got {b.ack_wait})")
     if run.txns < 1:
         raise ConfigError(f"TXNS must be at least 1 (got {run.txns})")
-    if run.vectors is not None:
+    _, tb_tests, vector_loader = design_tb(b.dut)
+    if run.vectors is not None and vector_loader:
+        module, _, func = vector_loader.partition(":")
+        getattr(importlib.import_module(module), func)(Path(run.vectors), b.n)
+    elif run.vectors is not None:
         load_vectors(Path(run.vectors), b.n, design.design.operands, design.design.below_modulus,
                      design.design.carry_save_operands)
-    unknown = [t for t in run.tests if t not in ALL_TESTS + VECTOR_TESTS]
+    known = tb_tests + VECTOR_TESTS
+    unknown = [t for t in run.tests if t not in known]
     if unknown:
         raise ConfigError(f"unknown test(s) {', '.join(unknown)} "
-                          f"(known: {', '.join(ALL_TESTS + VECTOR_TESTS)})")
+                          f"(known: {', '.join(known)})")
     tools.setup_env(b.sim)
     return design
 
@@ -242,7 +269,7 @@ def _child_test(run: RunSpec, log_dir: Path) -> int:
                     vectors=Path(run.vectors).resolve() if run.vectors else None,
                     idle_max=run.idle_max, params=b.design_params(design), bus=b.bus)
     runner = get_runner(b.sim)
-    runner.test(test_module=TEST_MODULE, hdl_toplevel=b.toplevel(design),
+    runner.test(test_module=design_tb(b.dut)[0], hdl_toplevel=b.toplevel(design),
                 hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / b.key,
                 test_dir=log_dir, seed=run.seed, extra_env=cfg.to_env(),
                 testcase=list(run.tests), waves=b.waves, results_xml=str(log_dir / "results.xml"),
@@ -282,6 +309,7 @@ def _first_log_error(log: Path) -> str:
 
 def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> Outcome:
     """Validate, build and run in a child process under the wall-clock watchdog."""
+    run = with_design_tests(run)
     design = validate(run)
     log_dir = (log_dir or BUILD_ROOT / "runs" / run.key).resolve()
     if log_dir.exists():
