@@ -12,13 +12,13 @@ from models.inter import inter_csa, inter_lut, inter_r2
 from models.mm42 import iterations, iterations_u2, mm42, mm42_u2
 from models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2, mont_r2
 from models.result import ModelInputError, Result
+from models.rsa import check as rsa_check
+from models.rsa import mprime, r2, rsa_core
 from models.scalable import mwr2mm, mwr2mm_check, mwrkmm, mwrkmm_check, mwrkmm_mprime
 from models.vhr import check as qp_check
 from models.vhr import mhat as qp_mhat
 from models.vhr import mont_qp
 from models.vhr import r_bits as qp_r_bits
-from models.rsa import check as rsa_check
-from models.rsa import mprime, r2, rsa_core
 
 Kind = Literal["mont", "inter", "modexp"]
 ModelFunc = Callable[..., Result]  # (x, y, m, n), or (x1, x2, y1, y2, m, n) with halves
