@@ -30,6 +30,7 @@ COV      ?= 0
 VECTORS  ?=
 TESTS    ?=
 PARAMS   ?=
+BUS      ?=
 TIMEOUT  ?= 1800
 LIST     ?= smoke
 JOBS     ?= 2
@@ -42,9 +43,9 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              --ack-wait $(ACK_WAIT) --idle-max $(IDLE_MAX) --timeout $(TIMEOUT) \
              $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) $(if $(filter 1,$(COV)),--coverage) \
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
-             $(if $(PARAMS),--params $(PARAMS))
+             $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS))
 
-.PHONY: setup venv sim-tools coverage-tools test regress sim lint regmap cycles closure clean help which
+.PHONY: setup venv sim-tools coverage-tools test regress sim lint regmap cycles bench closure clean help which
 
 help:
 	@sed -n '2,6p' Makefile
@@ -109,6 +110,13 @@ regmap: venv
 cycles: setup
 	$(PY) -m regress run --list cycles --jobs $(JOBS) --out build/regress/cycles
 	$(PY) -m regress.cycles build/regress/cycles --write
+
+# docs/bench/: throughput (testbench vs raw C++ harness, Verilator vs Icarus), build times,
+# cycles vs papers, regression wall time (BENCH_LISTS, at 1 and 2 jobs). BENCH_ARGS adds options.
+BENCH_LISTS ?= smoke
+BENCH_ARGS  ?=
+bench: setup
+	$(PY) -m regress.bench --lists $(BENCH_LISTS) $(BENCH_ARGS)
 
 # Show which simulators the recipes use.
 which: setup

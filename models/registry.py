@@ -12,8 +12,15 @@ from models.inter import inter_csa, inter_lut, inter_r2
 from models.mm42 import iterations, iterations_u2, mm42, mm42_u2
 from models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2, mont_r2
 from models.result import ModelInputError, Result
+from models.rsa import check as rsa_check
+from models.rsa import mprime, r2, rsa_core
+from models.scalable import mwr2mm, mwr2mm_check, mwrkmm, mwrkmm_check, mwrkmm_mprime
+from models.vhr import check as qp_check
+from models.vhr import mhat as qp_mhat
+from models.vhr import mont_qp
+from models.vhr import r_bits as qp_r_bits
 
-Kind = Literal["mont", "inter"]
+Kind = Literal["mont", "inter", "modexp"]
 ModelFunc = Callable[..., Result]  # (x, y, m, n), or (x1, x2, y1, y2, m, n) with halves
 
 
@@ -167,15 +174,69 @@ _ALGO_LIST: tuple[AlgoInfo, ...] = (
         summary="Amanor Algorithm 5: interleaved with one CSA and an 8-entry table of "
         "2A + I at address 2k + x",
     ),
+    AlgoInfo(
+        name="mwr2mm",
+        func=mwr2mm,
+        kind="mont",
+        has_sc=False,
+        has_lut=True,
+        summary="Michalski-Buell Algorithm 1 (Tenca-Koc MWR2MM): P PEs, W-bit words, "
+        "latency 2; lut = 2*(PE mod 8) + carry_nonzero per word step",
+        params=(("W", 8), ("P", 1)),
+        check=mwr2mm_check,
+    ),
+    AlgoInfo(
+        name="mwrkmm",
+        func=mwrkmm,
+        kind="mont",
+        has_sc=False,
+        has_lut=True,
+        summary="Michalski-Buell Algorithm 2 (MWRkMM): V-bit words, W-bit digits, "
+        "u' = m'S(0) mod 2^W, P PEs of latency 3; lut as mwr2mm",
+        params=(("V", 8), ("W", 1), ("P", 1)),
+        check=mwrkmm_check,
+        precompute=(("MP", mwrkmm_mprime),),
+    ),
+    AlgoInfo(
+        name="mont_qp",
+        func=mont_qp,
+        kind="mont",
+        has_sc=False,
+        has_lut=True,
+        summary="Jiang-Harris: 1-stage quotient-pipelined very-high-radix scalable Montgomery, "
+        "P PEs, V-bit digits, W-bit words, M-hat precomputed (R = 2^(V(ceil(N/V)+1))); "
+        "lut = observation bins (PE starts, stalls, carries, reduction steps)",
+        r_bits=qp_r_bits,
+        params=(("V", 8), ("W", 16), ("P", 2)),
+        check=qp_check,
+        precompute=(("MHAT", qp_mhat),),
+    ),
 )
 
 ALGOS: dict[str, AlgoInfo] = {a.name: a for a in _ALGO_LIST}
+
+# Cores built around the multipliers (not multipliers themselves: `python -m models list/run`
+# and the multiplier tests iterate over ALGOS only). kind "modexp": P = X^E mod M.
+CORES: dict[str, AlgoInfo] = {
+    "rsa_core": AlgoInfo(
+        name="rsa_core",
+        func=rsa_core,
+        kind="modexp",
+        has_sc=False,
+        has_lut=False,
+        summary="Michalski-Buell Algorithm 4: right-to-left exponentiation, two Montgomery "
+        "multipliers (Mult: 0 mont_lut, 1 mont_csa, 2 mont_csa_u2, 3 mont_lut_u2)",
+        params=(("Mult", 0), ("ConstTime", 1)),
+        check=rsa_check,
+        precompute=(("R2", r2), ("MP", mprime)),
+    ),
+}
 
 
 def get_algo(name: str) -> AlgoInfo:
     """Look up an algorithm by name."""
     try:
-        return ALGOS[name]
+        return ALGOS[name] if name in ALGOS else CORES[name]
     except KeyError:
         known = ", ".join(sorted(ALGOS))
         raise ModelInputError(f"unknown algorithm {name!r} (known: {known})") from None
@@ -186,6 +247,8 @@ def reference(info: AlgoInfo, *args: int, **params: int) -> int:
     (x1, x2, y1, y2, m, n) for carry-save operands (X = x1 + x2, Y = y1 + y2); params are
     the build parameters beyond N."""
     *ops, m, n = args
+    if info.kind == "modexp":  # (x, e, m, n)
+        return ref.modexp(ops[0], ops[1], m)
     x, y = (ops[0] + ops[1], ops[2] + ops[3]) if info.halves else ops
     if info.kind == "mont":
         return ref.mont_product(x, y, m, info.r_bits(n, **params))

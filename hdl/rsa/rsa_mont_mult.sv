@@ -1,0 +1,84 @@
+// rsa_mont_mult: one Montgomery multiplier of the RSA core, chosen by a build parameter.
+//
+// Michalski and Buell (2006), section 5.5 and Fig. 7 use two identical Montgomery multipliers
+// in the RSA core; here the multiplier architecture is a parameter so that one exponentiation
+// core compares the bit-serial designs of this project (all compute P = X*Y*2^-N mod M, fully
+// reduced, for X < 2^N and Y < M):
+//   Mult = 0: mont_lut    (Amanor 2005, Algorithm 3)              N + 2 cycles
+//   Mult = 1: mont_csa    (Amanor 2005, Algorithm 1b)             N + 1 cycles
+//   Mult = 2: mont_csa_u2 (Gajbhiye 2018, Algorithm 1b unfolded)  ceil(N/2) + 1 cycles
+//   Mult = 3: mont_lut_u2 (Gajbhiye 2018, Algorithm 3 unfolded)   ceil(N/2) + 2 cycles
+// The redundant S and C leave zero-extended to N + 1 bits (mont_csa keeps N-bit halves), so
+// the testbench can recompute the final subtraction (S + C >= M) of every product.
+module rsa_mont_mult #(
+  parameter int N         = 32,
+  parameter int Mult      = 0,
+  // Test only: corrupt one table entry / selection of the chosen multiplier (its FaultAddr,
+  // or FaultSel for mont_csa).
+  parameter bit FaultEn   = 1'b0,
+  parameter int FaultAddr = 0
+) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  input  logic         start_i,
+  input  logic         clear_i,
+  input  logic [N-1:0] x_i,
+  input  logic [N-1:0] y_i,
+  input  logic [N-1:0] m_i,
+  output logic         busy_o,
+  output logic         last_o,
+  output logic [N-1:0] p_o,
+  output logic [N:0]   s_o,
+  output logic [N:0]   c_o
+);
+
+  localparam int MultMontLut   = 0;
+  localparam int MultMontCsa   = 1;
+  localparam int MultMontCsaU2 = 2;
+  localparam int MultMontLutU2 = 3;
+
+  if (Mult == MultMontLut) begin : g_mont_lut
+    mont_lut #(
+      .N        (N),
+      .FaultEn  (FaultEn),
+      .FaultAddr(FaultAddr)
+    ) u_mult (
+      .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .busy_o, .last_o, .p_o, .s_o, .c_o
+    );
+  end else if (Mult == MultMontCsa) begin : g_mont_csa
+    logic [N-1:0] s, c;
+    mont_csa #(
+      .N       (N),
+      .FaultEn (FaultEn),
+      .FaultSel(FaultAddr)
+    ) u_mult (
+      .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .busy_o, .last_o, .p_o,
+      .s_o(s), .c_o(c)
+    );
+    assign s_o = {1'b0, s};
+    assign c_o = {1'b0, c};
+  end else if (Mult == MultMontCsaU2) begin : g_mont_csa_u2
+    logic [N-1:0] s, c;
+    mont_csa_u2 #(
+      .N        (N),
+      .FaultEn  (FaultEn),
+      .FaultAddr(FaultAddr)
+    ) u_mult (
+      .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .busy_o, .last_o, .p_o,
+      .s_o(s), .c_o(c)
+    );
+    assign s_o = {1'b0, s};
+    assign c_o = {1'b0, c};
+  end else if (Mult == MultMontLutU2) begin : g_mont_lut_u2
+    mont_lut_u2 #(
+      .N        (N),
+      .FaultEn  (FaultEn),
+      .FaultAddr(FaultAddr)
+    ) u_mult (
+      .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .busy_o, .last_o, .p_o, .s_o, .c_o
+    );
+  end else begin : g_bad_mult
+    initial $fatal(1, "rsa_mont_mult: Mult must be 0..3 (got %0d)", Mult);
+  end
+
+endmodule

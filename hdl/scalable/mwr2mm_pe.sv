@@ -1,0 +1,137 @@
+// mwr2mm_pe: one processing element of the MWR2MM systolic array.
+//
+// Michalski-Buell (2006), Algorithm 1 (Tenca-Koc MWR2MM): the PE takes one bit x_i of X per
+// job and one W-bit word j of Y, M and S per clock (word 0 first). Word 0 decides the
+// reduction bit q = (S(0) + x_i Y(0))_0; every word then computes
+//   (C, S(j)) = C + x_i Y(j) + q M(j) + S(j)        (C: two bits, at most 2)
+// and emits the right-shifted word S(j-1) = (S(j)_0, S(j-1)_{W-1:1}) one clock later; the top
+// word S(e-1) = (C, S(e-1)_{W-1:1}) leaves in the clock after the last word, which may be
+// the first word of the PE's next job (word 0 emits nothing). The next PE gets the Y/M token
+// two clocks later, in step with S(j): PE latency 2.
+module mwr2mm_pe #(
+  parameter int W       = 8,
+  parameter int Jobs    = 1,     // bits of X this PE processes (bits k, k + P, ...)
+  parameter bit FaultEn = 1'b0   // test only: invert the reduction bit q of every job
+) (
+  input  logic            clk_i,
+  input  logic            rst_ni,
+  input  logic            load_i,       // operation start: zero the state, load the X bits
+  input  logic [Jobs-1:0] xbits_i,      // bit r is x_(rP + k)
+  // token: word j of Y and M (and markers), S(j) from the previous PE
+  input  logic            tok_valid_i,
+  input  logic            tok_first_i,  // j = 0
+  input  logic            tok_last_i,   // j = e - 1
+  input  logic [W-1:0]    tok_y_i,
+  input  logic [W-1:0]    tok_m_i,
+  input  logic [W-1:0]    s_i,
+  // the same token two clocks later, and the shifted S words of this PE's job
+  output logic            tok_valid_o,
+  output logic            tok_first_o,
+  output logic            tok_last_o,
+  output logic [W-1:0]    tok_y_o,
+  output logic [W-1:0]    tok_m_o,
+  output logic [W-1:0]    s_o,
+  // observation: a word step in this clock and whether its carry C is non-zero
+  output logic            step_o,
+  output logic            carry_nz_o
+);
+
+  localparam int CW   = 2;                        // carry C <= 2
+  localparam int JobW = $clog2(Jobs + 1);
+  localparam int Dly  = 2;                        // token delay to the next PE
+  localparam int TokW = 3 + 2 * W;
+
+  logic [Jobs-1:0] xbits_q;
+  logic [JobW-1:0] jobs_q;
+  logic            live_q;                        // inside an accepted job
+  logic            x_q, q_q;                      // x_i and q of the running job
+  // S(j) not yet emitted; its bit 0 went to the top of S(j-1) (or was 0 for j = 0)
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [W-1:0]    sreg_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [CW-1:0]   c_q;
+  logic            pend_q;                        // S(e-1) waits to be emitted
+  logic [W-1:0]    s_q;
+
+  logic accept_first, act;
+  assign accept_first = tok_valid_i && tok_first_i && (jobs_q != JobW'(Jobs));
+  assign act          = tok_first_i ? accept_first : (tok_valid_i && live_q);
+
+  logic            x_cur, q_first, q_cur;
+  logic [W-1:0]    ysel, msel;
+  logic [CW-1:0]   cin;
+  logic [W+CW-1:0] sum;
+  logic            fault;
+  assign fault   = FaultEn;
+  assign x_cur   = tok_first_i ? xbits_q[0] : x_q;
+  assign ysel    = x_cur ? tok_y_i : '0;
+  assign q_first = (s_i[0] ^ ysel[0]) ^ fault;   // (S(0) + x_i Y(0))_0
+  assign q_cur   = tok_first_i ? q_first : q_q;
+  assign msel    = q_cur ? tok_m_i : '0;
+  assign cin     = tok_first_i ? '0 : c_q;
+  assign sum     = (W+CW)'(s_i) + (W+CW)'(ysel) + (W+CW)'(msel) + (W+CW)'(cin);
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      xbits_q <= '0;
+      jobs_q  <= '0;
+      live_q  <= 1'b0;
+      x_q     <= 1'b0;
+      q_q     <= 1'b0;
+      sreg_q  <= '0;
+      c_q     <= '0;
+      pend_q  <= 1'b0;
+      s_q     <= '0;
+    end else if (load_i) begin
+      xbits_q <= xbits_i;
+      jobs_q  <= '0;
+      live_q  <= 1'b0;
+      x_q     <= 1'b0;
+      q_q     <= 1'b0;
+      sreg_q  <= '0;
+      c_q     <= '0;
+      pend_q  <= 1'b0;
+      s_q     <= '0;
+    end else begin
+      if (act) begin
+        sreg_q <= sum[W-1:0];
+        c_q    <= sum[W+CW-1:W];
+        pend_q <= tok_last_i;
+        live_q <= !tok_last_i;
+        if (tok_first_i) begin
+          x_q     <= x_cur;
+          q_q     <= q_first;
+          xbits_q <= xbits_q >> 1;
+          jobs_q  <= jobs_q + 1'b1;
+          if (pend_q) begin
+            s_q <= (sreg_q >> 1) | (W'(c_q[0]) << (W - 1));  // top word, previous job
+          end
+        end else begin
+          s_q <= (sreg_q >> 1) | (W'(sum[0]) << (W - 1));   // S(j-1)
+        end
+      end else if (pend_q) begin
+        s_q    <= (sreg_q >> 1) | (W'(c_q[0]) << (W - 1));  // S(e-1) = (C, S(e-1)_{W-1:1})
+        pend_q <= 1'b0;
+      end
+    end
+  end
+
+  // Token pipeline to the next PE (only the tokens of jobs this PE accepted)
+  logic [TokW-1:0] tok_d_q [Dly];
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int d = 0; d < Dly; d++) tok_d_q[d] <= '0;
+    end else if (load_i) begin
+      for (int d = 0; d < Dly; d++) tok_d_q[d] <= '0;
+    end else begin
+      tok_d_q[0] <= {act, tok_first_i, tok_last_i, tok_y_i, tok_m_i};
+      for (int d = 1; d < Dly; d++) tok_d_q[d] <= tok_d_q[d-1];
+    end
+  end
+  assign {tok_valid_o, tok_first_o, tok_last_o, tok_y_o, tok_m_o} = tok_d_q[Dly-1];
+
+  assign s_o        = s_q;
+  assign step_o     = act;
+  assign carry_nz_o = (sum[W+CW-1:W] != '0);
+
+endmodule

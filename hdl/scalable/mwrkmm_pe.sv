@@ -1,0 +1,200 @@
+// mwrkmm_pe: one processing element of the MWRkMM array, latency 3.
+//
+// Michalski-Buell (2006), Algorithm 2 and sections 4, 5.1, 5.2. The PE takes one W-bit digit
+// x_i of X per job and the V-bit words of Y, M and S one per clock. Its three states:
+//   A: u' = m' S(0) mod 2^W on the u'M multiplier (S(0) straight from the previous PE),
+//      overlapped with step j = n-1 of the previous job (M(n-1) = 0: no u'M product);
+//   B: step j = 0: (Cum, Pum(0)) = u' M(0), (Cmod, Smod(0)) = S(0) + Pum(0), overlapped with
+//      step j = n of the previous job (Y(n-1) = 0: no xY product, only the carries);
+//   C: steps j = 1 .. n-2: (Cum, Pum(j)) = u' M(j); (Cmod, Smod(j)) = Cmod + S(j) + Cum + Pum(j);
+//      S'(j-1) = (Smod(j)_{W-1:0}, Smod(j-1)_{V-1:W}) (the division by 2^W);
+//      (Cxy, Pxy(j-1)) = x_i Y(j-1) (Y delayed one clock); (Cadd, S(j-1)) = S'(j-1) + Pxy(j-1)
+//      + Cxy + Cadd, registered as the next PE's S word.
+// Two multipliers (u'M and xY, W x V: the FPGA's DSP multiplier, written as `*`) serve the
+// three products. The S words leave at T + 3 + j for a job whose state A is at T: the next PE
+// runs the next digit three clocks later (latency 3). Cmod and Cadd are at most 2 (eq. 12).
+module mwrkmm_pe #(
+  parameter int V       = 8,
+  parameter int W       = 8,
+  parameter int Jobs    = 1,     // digits of X this PE processes (digits k, k + P, ...)
+  parameter bit FaultEn = 1'b0   // test only: flip bit 0 of every u' of this PE
+) (
+  input  logic              clk_i,
+  input  logic              rst_ni,
+  input  logic              load_i,       // operation start: zero the state, load the digits
+  input  logic [Jobs*W-1:0] xdig_i,       // digit r is x_(rP + k)
+  input  logic [W-1:0]      mp_i,         // m' = -M^-1 mod 2^W
+  // token: the state-A marker, then words j = 0 .. n-2 of Y and M
+  input  logic              a_i,
+  input  logic              tok_valid_i,
+  input  logic              tok_first_i,  // j = 0
+  input  logic              tok_last_i,   // j = n - 2
+  input  logic [V-1:0]      tok_y_i,
+  input  logic [V-1:0]      tok_m_i,
+  input  logic [V-1:0]      s_i,          // S words of the previous job (previous PE)
+  // the same token three clocks later, and the S words of this PE's job
+  output logic              a_o,
+  output logic              tok_valid_o,
+  output logic              tok_first_o,
+  output logic              tok_last_o,
+  output logic [V-1:0]      tok_y_o,
+  output logic [V-1:0]      tok_m_o,
+  output logic [V-1:0]      s_o,
+  // observation: a word of S leaves in this clock; Cmod or Cadd is non-zero
+  output logic              step_o,
+  output logic              carry_nz_o
+);
+
+  localparam int CW   = 2;                  // Cmod, Cadd <= 2
+  localparam int JobW = $clog2(Jobs + 1);
+  localparam int Dly  = 3;                  // PE latency: token delay to the next PE
+  localparam int TokW = 4 + 2 * V;
+  localparam int PW   = V + W;              // product width
+  localparam int AW   = V + CW;             // adder width
+
+  logic [Jobs*W-1:0] xdig_q;
+  logic [JobW-1:0]   jobs_q;
+  logic              live_q;
+  logic [W-1:0]      u_q, x_q;
+  logic [V-1:0]      y_prev_q, sin_q, s_q;
+  // Smod(j-1): its low W bits went into S'(j-2) (or were zero for j-1 = 0); all unused if W = V
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [V-1:0]      smod_prev_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [W-1:0]      cum_q, cxy_q;
+  logic [CW-1:0]     cmod_q, cadd_q;
+  logic              t1_q, t2_q;            // steps j = n-1 and j = n of the job
+
+  logic a_act, tok_act, b_act, w_act, out_act;
+  assign a_act   = a_i && (jobs_q != JobW'(Jobs));
+  assign tok_act = tok_valid_i && live_q;
+  assign b_act   = tok_act && tok_first_i;
+  assign w_act   = tok_act && !tok_first_i;
+  assign out_act = w_act || t1_q || t2_q;
+
+  // u'M multiplier, shared with u' = m' S(0) in state A
+  logic [W-1:0]  mul1_a;
+  logic [V-1:0]  mul1_b;
+  logic [PW-1:0] prod1;
+  logic [W-1:0]  u_new;
+  assign mul1_a = a_act ? mp_i : u_q;
+  assign mul1_b = a_act ? V'(s_i[W-1:0]) : tok_m_i;
+  assign prod1  = PW'(mul1_a) * PW'(mul1_b);
+  assign u_new  = prod1[W-1:0] ^ W'(FaultEn);
+
+  logic [V-1:0] pum;
+  logic [W-1:0] cum_next;
+  assign pum      = (b_act || w_act) ? prod1[V-1:0] : '0;   // M(n-1) = 0 at step n-1
+  assign cum_next = (b_act || w_act) ? prod1[PW-1:V] : '0;
+
+  // reduction adder: (Cmod, Smod(j)) = Cmod + S(j) + Cum + Pum(j)
+  logic [AW-1:0] smod_full, smod_t2;
+  assign smod_full = AW'(sin_q) + AW'(pum) + (b_act ? '0 : AW'(cum_q))
+                   + (b_act ? '0 : AW'(cmod_q));
+  assign smod_t2   = AW'(cmod_q) + AW'(cum_q);               // step n: S(n) = M(n) = 0
+
+  // Smod(j): only its low W bits enter S'(j-1) now (the rest next clock via smod_prev_q)
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [V-1:0] smod_cur;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [V-1:0] shifted;
+  assign smod_cur = t2_q ? smod_t2[V-1:0] : smod_full[V-1:0];
+  if (W >= V) begin : g_shift_word  // W > V is illegal (mwrkmm stops at elaboration)
+    assign shifted = smod_cur;
+  end else begin : g_shift_split
+    assign shifted = {smod_cur[W-1:0], smod_prev_q[V-1:W]};
+  end
+
+  // xY multiplier (Y delayed one clock) and the S + xY adder
+  logic [PW-1:0] prod2;
+  logic [AW-1:0] snew;
+  assign prod2 = t2_q ? '0 : PW'(x_q) * PW'(y_prev_q);       // Y(n-1) = 0 at step n
+  assign snew  = AW'(shifted) + AW'(prod2[V-1:0]) + AW'(cxy_q) + AW'(cadd_q);
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      xdig_q      <= '0;
+      jobs_q      <= '0;
+      live_q      <= 1'b0;
+      u_q         <= '0;
+      x_q         <= '0;
+      y_prev_q    <= '0;
+      sin_q       <= '0;
+      smod_prev_q <= '0;
+      s_q         <= '0;
+      cum_q       <= '0;
+      cxy_q       <= '0;
+      cmod_q      <= '0;
+      cadd_q      <= '0;
+      t1_q        <= 1'b0;
+      t2_q        <= 1'b0;
+    end else if (load_i) begin
+      xdig_q      <= xdig_i;
+      jobs_q      <= '0;
+      live_q      <= 1'b0;
+      u_q         <= '0;
+      x_q         <= '0;
+      y_prev_q    <= '0;
+      sin_q       <= '0;
+      smod_prev_q <= '0;
+      s_q         <= '0;
+      cum_q       <= '0;
+      cxy_q       <= '0;
+      cmod_q      <= '0;
+      cadd_q      <= '0;
+      t1_q        <= 1'b0;
+      t2_q        <= 1'b0;
+    end else begin
+      sin_q <= s_i;
+      t1_q  <= tok_act && tok_last_i;
+      t2_q  <= t1_q;
+      if (a_act) begin
+        u_q    <= u_new;
+        jobs_q <= jobs_q + 1'b1;
+        live_q <= 1'b1;
+      end else if (tok_act && tok_last_i) begin
+        live_q <= 1'b0;
+      end
+      if (out_act) begin
+        s_q <= snew[V-1:0];
+      end
+      if (b_act) begin                      // state B: a new job's first word
+        x_q         <= xdig_q[W-1:0];
+        xdig_q      <= xdig_q >> W;
+        y_prev_q    <= tok_y_i;
+        cmod_q      <= smod_full[AW-1:V];
+        cum_q       <= cum_next;
+        smod_prev_q <= smod_full[V-1:0];
+        cxy_q       <= '0;
+        cadd_q      <= '0;
+      end else if (w_act || t1_q) begin     // state C and step n-1
+        y_prev_q    <= tok_y_i;
+        cmod_q      <= smod_full[AW-1:V];
+        cum_q       <= cum_next;
+        smod_prev_q <= smod_full[V-1:0];
+        cxy_q       <= prod2[PW-1:V];
+        cadd_q      <= snew[AW-1:V];
+      end
+    end
+  end
+
+  // Token pipeline to the next PE (only the tokens of jobs this PE accepted)
+  logic [TokW-1:0] tok_d_q [Dly];
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int d = 0; d < Dly; d++) tok_d_q[d] <= '0;
+    end else if (load_i) begin
+      for (int d = 0; d < Dly; d++) tok_d_q[d] <= '0;
+    end else begin
+      tok_d_q[0] <= {a_act, tok_act, tok_first_i, tok_last_i, tok_y_i, tok_m_i};
+      for (int d = 1; d < Dly; d++) tok_d_q[d] <= tok_d_q[d-1];
+    end
+  end
+  assign {a_o, tok_valid_o, tok_first_o, tok_last_o, tok_y_o, tok_m_o} = tok_d_q[Dly-1];
+
+  assign s_o        = s_q;
+  assign step_o     = out_act;
+  assign carry_nz_o = t2_q ? ((smod_t2[AW-1:V] != '0) || (snew[AW-1:V] != '0))
+                           : ((smod_full[AW-1:V] != '0) || (snew[AW-1:V] != '0));
+
+endmodule

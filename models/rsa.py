@@ -1,0 +1,129 @@
+"""Model of the RSA exponentiation core (hdl/rsa/rsa_core.sv; Michalski-Buell 2006, Alg. 4).
+
+Right-to-left binary exponentiation in the Montgomery domain with two multipliers working at
+once; the model lists every product of every step exactly as the RTL issues them (multiplier A:
+A <- A*S, multiplier S: S <- S*S), computes each one with gmpy2 (the multipliers themselves are
+modelled bit by bit in models/mont.py and verified on their own), and counts the core's cycles:
+(steps) * (multiplier cycles + 1). The host precomputations R2 = R^2 mod M and
+m' = -M^-1 mod 2^N are here too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gmpy2
+
+from models.result import ModelInputError, Result, short_hex
+
+# Mult parameter -> (multiplier, its cycles for width n): rsa_mont_mult.sv
+MULTS: dict[int, tuple[str, object]] = {
+    0: ("mont_lut", lambda n: n + 2),
+    1: ("mont_csa", lambda n: n + 1),
+    2: ("mont_csa_u2", lambda n: -(-n // 2) + 1),
+    3: ("mont_lut_u2", lambda n: -(-n // 2) + 2),
+}
+CAPTURE_CYCLES = 1  # StCap: take both products and start the next step
+
+
+@dataclass(frozen=True)
+class Product:
+    """One Montgomery product as a multiplier computes it: x*y*2^-n mod m."""
+
+    mult: str  # "A" or "S"
+    step: int  # 0 = TO, 1..L = LOOP, L+1 = FROM
+    x: int
+    y: int
+    p: int
+
+
+def check(n: int, Mult: int = 0, ConstTime: int = 1) -> None:  # noqa: N803 - RTL names
+    if Mult not in MULTS:
+        raise ModelInputError(f"rsa_core: Mult must be one of {sorted(MULTS)} "
+                              f"({', '.join(f'{k}={v[0]}' for k, v in MULTS.items())}); "
+                              f"got {Mult}")
+    if ConstTime not in (0, 1):
+        raise ModelInputError(f"rsa_core: ConstTime must be 0 or 1 (got {ConstTime})")
+    if n < 8:
+        raise ModelInputError(f"rsa_core: N must be at least 8 (got {n})")
+
+
+def mult_name(mult: int) -> str:
+    return MULTS[mult][0]
+
+
+def mult_cycles(mult: int, n: int) -> int:
+    return MULTS[mult][1](n)  # type: ignore[operator]
+
+
+def r2(m: int, n: int, **_params: int) -> int:
+    """R^2 mod M with R = 2^n (host precomputation, register R2); 0 for an even or zero M
+    (which the core refuses anyway)."""
+    if m <= 0 or m % 2 == 0:
+        return 0
+    return int(gmpy2.powmod(2, 2 * n, m))
+
+
+def mprime(m: int, n: int, **_params: int) -> int:
+    """m' = -M^-1 mod 2^n (register MP); its low w bits serve a radix-2^w multiplier. 0 for
+    an even or zero M (no inverse; the core refuses such a modulus)."""
+    if m <= 0 or m % 2 == 0:
+        return 0
+    return int((-gmpy2.invert(m, gmpy2.mpz(1) << n)) % (gmpy2.mpz(1) << n))
+
+
+def _validate(x: int, e: int, m: int, n: int) -> None:
+    for name, v in (("X", x), ("E", e), ("M", m), ("n", n)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ModelInputError(f"{name} must be an int (got {type(v).__name__})")
+    if m <= 0 or m % 2 == 0:
+        raise ModelInputError(f"modulus M must be odd and > 0 (got {short_hex(m)})")
+    if m.bit_length() > n:
+        raise ModelInputError(f"modulus M must be < 2^n (M has {m.bit_length()} bits, n={n})")
+    if not 0 <= x < m:
+        raise ModelInputError(f"X must be < M (X={short_hex(x)}, M={short_hex(m)})")
+    if not 0 <= e < 1 << n:
+        raise ModelInputError(f"E must fit in n={n} bits (got {short_hex(e)})")
+
+
+def products(x: int, e: int, m: int, n: int, ConstTime: int = 1  # noqa: N803
+             ) -> list[list[Product]]:
+    """Every step of the core: the products it issues (A first), in RTL order."""
+    _validate(x, e, m, n)
+    rinv = gmpy2.invert(gmpy2.mpz(1) << n, m) if m > 1 else gmpy2.mpz(0)
+
+    def mont(a: int, b: int) -> int:
+        return int(gmpy2.f_mod(gmpy2.mpz(a) * b * rinv, m))
+
+    rr = r2(m, n)
+    a, s = mont(1, rr), mont(x, rr)
+    steps = [[Product("A", 0, 1, rr, a), Product("S", 0, x, rr, s)]]
+    loop = n if ConstTime else e.bit_length()
+    for k in range(loop):
+        bit, rest = (e >> k) & 1, e >> (k + 1)
+        step: list[Product] = []
+        if ConstTime or bit:
+            pa = mont(a, s)
+            step.append(Product("A", k + 1, a, s, pa))
+            a = pa if bit else a
+        if ConstTime or rest:
+            ps = mont(s, s)
+            step.append(Product("S", k + 1, s, s, ps))
+            s = ps
+        steps.append(step)
+    steps.append([Product("A", loop + 1, 1, a, mont(1, a))])
+    return steps
+
+
+def rsa_cycles(e: int, n: int, Mult: int = 0, ConstTime: int = 1) -> int:  # noqa: N803
+    steps = n + 2 if ConstTime else e.bit_length() + 2
+    return steps * (mult_cycles(Mult, n) + CAPTURE_CYCLES)
+
+
+def rsa_core(x: int, e: int, m: int, n: int, Mult: int = 0,  # noqa: N803
+             ConstTime: int = 1) -> Result:
+    """P = X^E mod M as the core computes it (E = 0 gives 1 mod M)."""
+    check(n, Mult, ConstTime)
+    steps = products(x, e, m, n, ConstTime)
+    p = steps[-1][-1].p
+    return Result("rsa_core", n, p, None, None, rsa_cycles(e, n, Mult, ConstTime), {})

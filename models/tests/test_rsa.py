@@ -1,0 +1,85 @@
+"""models/rsa.py: the RSA core model against gmpy2 and the bit-accurate multiplier models."""
+
+from __future__ import annotations
+
+import random
+
+import gmpy2
+import pytest
+
+from models import rsa
+from models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2
+from models.registry import get_algo, reference
+from models.result import ModelInputError
+
+BIT_MODELS = {0: mont_lut, 1: mont_csa, 2: mont_csa_u2, 3: mont_lut_u2}
+
+
+def test_precompute_against_gmpy2() -> None:
+    rng = random.Random(1)
+    for n in (8, 64, 512, 2048):
+        m = rng.getrandbits(n) | 1 | (1 << (n - 1))
+        assert rsa.r2(m, n) == int(gmpy2.powmod(2, 2 * n, m))
+        mp = rsa.mprime(m, n)
+        assert (m * mp) % (1 << n) == (1 << n) - 1  # M * m' = -1 mod 2^n
+    assert rsa.r2(4, 8) == 0 and rsa.mprime(0, 8) == 0  # refused moduli: nothing to compute
+
+
+@pytest.mark.parametrize("const_time", [1, 0])
+def test_modexp_against_powmod(const_time: int) -> None:
+    rng = random.Random(2)
+    n = 64
+    for _ in range(50):
+        m = rng.getrandbits(n) | 1
+        x, e = rng.randrange(m), rng.getrandbits(rng.randint(0, n))
+        r = rsa.rsa_core(x, e, m, n, ConstTime=const_time)
+        assert r.p == int(gmpy2.powmod(x, e, m))
+    for e in (0, 1, 2, (1 << n) - 1, 1 << (n - 1)):
+        assert rsa.rsa_core(5, e, 7, n).p == int(gmpy2.powmod(5, e, 7))
+    assert rsa.rsa_core(0, 0, 1, n).p == 0  # 1 mod 1
+
+
+@pytest.mark.parametrize("mult", sorted(BIT_MODELS))
+def test_products_match_the_bit_accurate_multiplier(mult: int) -> None:
+    """Every product the core issues, recomputed by the multiplier's bit-level model."""
+    n, m = 32, 0xF123_4567
+    steps = rsa.products(0x1234_5678, 0xA5A5_0001, m, n)
+    for step in steps:
+        for p in step:
+            x = p.x % m  # the bit model's checks want X < M (the RTL only needs X < 2^N)
+            assert BIT_MODELS[mult](x, p.y, m, n).p == p.p
+
+
+def test_step_structure_and_cycles() -> None:
+    n, e = 16, 0b1011
+    ct = rsa.products(3, e, 65521, n, ConstTime=1)
+    assert len(ct) == n + 2 and all(len(s) == 2 for s in ct[:-1]) and len(ct[-1]) == 1
+    vt = rsa.products(3, e, 65521, n, ConstTime=0)
+    assert len(vt) == e.bit_length() + 2
+    assert [len(s) for s in vt[1:-1]] == [2, 2, 1, 1]  # bit 2 = 0: S only; last: A only
+    for mult in rsa.MULTS:
+        lm = rsa.mult_cycles(mult, n)
+        assert BIT_MODELS[mult](1, 2, 65521, n).cycles == lm
+        assert rsa.rsa_cycles(0, n, Mult=mult) == (n + 2) * (lm + 1)
+        assert rsa.rsa_cycles(e, n, Mult=mult, ConstTime=0) == 6 * (lm + 1)
+
+
+def test_registry_entry() -> None:
+    info = get_algo("rsa_core")
+    assert info.kind == "modexp" and dict(info.params) == {"Mult": 0, "ConstTime": 1}
+    assert reference(info, 3, 5, 7, 8) == pow(3, 5, 7)
+    assert set(info.precomputed(7, 8, {})) == {"R2", "MP"}
+    with pytest.raises(ModelInputError, match="Mult must be"):
+        info.resolve(64, {"Mult": 9})
+    with pytest.raises(ModelInputError, match="ConstTime"):
+        info.resolve(64, {"ConstTime": 2})
+
+
+@pytest.mark.parametrize("args,match", [((5, 1, 5, 8), "X must be < M"),
+                                        ((1, 1, 4, 8), "odd"),
+                                        ((1, 256, 7, 8), "E must fit"),
+                                        ((1, 1, 257, 8), "< 2\\^n")])
+def test_bad_input(args: tuple[int, ...], match: str) -> None:
+    with pytest.raises(ModelInputError, match=match) as info:
+        rsa.rsa_core(*args)
+    assert "\n" not in str(info.value)

@@ -1,0 +1,182 @@
+"""Scalable word-based models (Michalski-Buell MWR2MM / MWRkMM) vs. gmpy2 and independent
+schedules; parameter checks (the RTL's own: verif/tests/test_scalable_params.py)."""
+
+from __future__ import annotations
+
+import gmpy2
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.__main__ import main
+from models.registry import get_algo, reference
+from models.result import ModelInputError
+from models.scalable import (
+    OBS_PE_SLOTS,
+    mwr2mm,
+    mwr2mm_pmax,
+    mwr2mm_words,
+    mwrkmm,
+    mwrkmm_jobs,
+    mwrkmm_mprime,
+    mwrkmm_pmax,
+    mwrkmm_words,
+)
+
+BASE = settings(database=None, deadline=None)
+
+
+def expected_p(x: int, y: int, m: int, n: int) -> int:
+    """x*y*2^-n mod m with gmpy2 (independent of the models)."""
+    return int(gmpy2.mpz(x) * y * gmpy2.invert(gmpy2.mpz(2) ** n, m) % m)
+
+
+def schedule_end(jobs: int, pes: int, latency: int, occupancy: int) -> int:
+    """Start clock of the last job from the paper's constraints, by recurrence: job i needs
+    S(0) of job i-1 (latency clocks later) and its PE (i mod P) free again (occupancy)."""
+    start: list[int] = []
+    for i in range(jobs):
+        t = 0 if i == 0 else start[i - 1] + latency
+        if i >= pes:
+            t = max(t, start[i - pes] + occupancy)
+        start.append(t)
+    return start[-1]
+
+
+def pe_totals(hits: dict[int, int]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for addr, h in hits.items():
+        out[addr // 2] = out.get(addr // 2, 0) + h
+    return out
+
+
+def jobs_per_slot(jobs: int, pes: int) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for i in range(jobs):
+        out[(i % pes) % OBS_PE_SLOTS] = out.get((i % pes) % OBS_PE_SLOTS, 0) + 1
+    return out
+
+
+def check_mwr2mm(x: int, y: int, m: int, n: int, w: int, p: int) -> None:
+    r = mwr2mm(x, y, m, n, W=w, P=p)
+    assert r.p == expected_p(x, y, m, n), (x, y, m, n, w, p)
+    assert r.p == reference(get_algo("mwr2mm"), x, y, m, n, W=w, P=p)
+    e = mwr2mm_words(n, w)
+    assert r.cycles == schedule_end(n, p, 2, e) + e + 3
+    # every job takes e word steps on its PE
+    assert pe_totals(r.lut) == {k: j * e for k, j in jobs_per_slot(n, p).items()}
+
+
+def check_mwrkmm(x: int, y: int, m: int, n: int, v: int, w: int, p: int) -> None:
+    r = mwrkmm(x, y, m, n, V=v, W=w, P=p)
+    assert r.p == expected_p(x, y, m, n), (x, y, m, n, v, w, p)
+    assert r.p == reference(get_algo("mwrkmm"), x, y, m, n, V=v, W=w, P=p)
+    nw, jobs = mwrkmm_words(n, v), mwrkmm_jobs(n, w)
+    assert r.cycles == schedule_end(jobs, p, 3, nw) + nw + 4
+    # every job emits n_w words of S
+    assert pe_totals(r.lut) == {k: j * nw for k, j in jobs_per_slot(jobs, p).items()}
+
+
+def mwr2mm_points(n: int) -> list[tuple[int, int]]:
+    return [(w, p) for w in range(2, n + 1) for p in range(1, mwr2mm_pmax(n, w) + 1)]
+
+
+def mwrkmm_points(n: int) -> list[tuple[int, int, int]]:
+    return [(v, w, p) for v in range(1, n + 1) for w in range(1, v + 1) if n % w == 0
+            for p in range(1, mwrkmm_pmax(n, v) + 1)]
+
+
+@pytest.mark.parametrize("n", [4, 5])
+def test_mwr2mm_exhaustive_small(n: int):
+    for w, p in mwr2mm_points(n):
+        for m in range(3, 1 << n, 2):
+            for x in range(m):
+                for y in range(m):
+                    check_mwr2mm(x, y, m, n, w, p)
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_mwrkmm_exhaustive_small(n: int):
+    points = mwrkmm_points(n)
+    assert points, n
+    for v, w, p in points:
+        for m in range(3, 1 << n, 2):
+            for x in range(m):
+                for y in range(m):
+                    check_mwrkmm(x, y, m, n, v, w, p)
+
+
+@st.composite
+def mwr2mm_case(draw: st.DrawFn) -> tuple[int, ...]:
+    n = draw(st.integers(8, 300))
+    w = draw(st.integers(2, min(n, 64)))
+    p = draw(st.integers(1, mwr2mm_pmax(n, w)))
+    m = draw(st.integers(3, (1 << n) - 1)) | 1
+    return draw(st.integers(0, m - 1)), draw(st.integers(0, m - 1)), m, n, w, p
+
+
+@st.composite
+def mwrkmm_case(draw: st.DrawFn) -> tuple[int, ...]:
+    n = draw(st.integers(8, 300))
+    v = draw(st.integers(1, min(n // 3 + 1, 40)))
+    w = draw(st.sampled_from([d for d in range(1, v + 1) if n % d == 0]))
+    p = draw(st.integers(1, mwrkmm_pmax(n, v)))
+    m = draw(st.integers(3, (1 << n) - 1)) | 1
+    return draw(st.integers(0, m - 1)), draw(st.integers(0, m - 1)), m, n, v, w, p
+
+
+@BASE
+@given(mwr2mm_case())
+def test_mwr2mm_property(case: tuple[int, ...]):
+    check_mwr2mm(*case)
+
+
+@BASE
+@given(mwrkmm_case())
+def test_mwrkmm_property(case: tuple[int, ...]):
+    check_mwrkmm(*case)
+
+
+def test_corner_operands_hit_both_carry_classes_and_subtraction():
+    """Full-width operands: every PE sees carries zero and non-zero; both FIN outcomes."""
+    n, m = 64, (1 << 64) - 59
+    r = mwr2mm(m - 1, m - 1, m, n, W=8, P=4)
+    assert all(r.lut.get(2 * k + c, 0) > 0 for k in range(4) for c in (0, 1))
+    r = mwrkmm(m - 1, m - 1, m, n, V=8, W=8, P=3)
+    assert all(r.lut.get(2 * k + c, 0) > 0 for k in range(3) for c in (0, 1))
+
+
+@pytest.mark.parametrize("m", [3, 5, 251, (1 << 127) - 1, (1 << 64) + 13])
+@pytest.mark.parametrize("w", [1, 4, 16, 17])
+def test_mprime_matches_gmpy2_invert(m: int, w: int):
+    mp = mwrkmm_mprime(m, 128, V=32, W=w, P=1)
+    assert mp == int((-gmpy2.invert(m, 1 << w)) % (1 << w))
+    assert (m * mp) % (1 << w) == (1 << w) - 1  # m * m' = -1 mod 2^W
+    assert get_algo("mwrkmm").precomputed(m, 128, {"V": 32, "W": w, "P": 1}) == {"MP": mp}
+
+
+@pytest.mark.parametrize(("algo", "n", "params", "needle"), [
+    ("mwr2mm", 32, {"W": 1}, "W must be >= 2"),
+    ("mwr2mm", 32, {"W": 33}, "must be <= N=32"),
+    ("mwr2mm", 32, {"W": 8, "P": 3}, "P=3 must be in 1..p_max=2"),
+    ("mwr2mm", 32, {"P": 0}, "P=0"),
+    ("mwrkmm", 32, {"V": 4, "W": 8}, "W=8 must be <= V=4"),
+    ("mwrkmm", 30, {"V": 8, "W": 4}, "W=4 must divide N=30"),
+    ("mwrkmm", 32, {"V": 64, "W": 8}, "V=64 must be <= N=32"),
+    ("mwrkmm", 32, {"V": 8, "W": 8, "P": 3}, "P=3 must be in 1..p_max=2"),
+])
+def test_illegal_parameters_one_line(algo: str, n: int, params: dict[str, int], needle: str):
+    with pytest.raises(ModelInputError, match=needle) as exc:
+        get_algo(algo).resolve(n, params)
+    assert "\n" not in str(exc.value)
+
+
+def test_cli_run_and_error(capsys: pytest.CaptureFixture[str]):
+    m = (1 << 64) - 59
+    assert main(["run", "mwr2mm", "--n", "64", "--x", "12345", "--y", str(m - 2), "--m",
+                 str(m), "--param", "W=8", "--param", "P=2"]) == 0
+    assert f'"p": "{expected_p(12345, m - 2, m, 64)}"' in capsys.readouterr().out
+    assert main(["run", "mwrkmm", "--n", "64", "--x", "1", "--y", "1", "--m", "7",
+                 "--param", "V=4", "--param", "W=8"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "W=8 must be <= V=4" in err[0]

@@ -1,0 +1,437 @@
+"""Benchmarks: testbench throughput against a raw Verilator harness, simulator ratio, build
+times, cycle counts against the papers, regression wall time.
+
+    python -m regress.bench [--designs mont_lut,...] [--widths 256,1024] [--txns 40]
+                            [--repeat 3] [--sims verilator,icarus] [--lists smoke]
+                            [--jobs 1,2] [--out docs/bench]
+
+For every design and width the same operand vectors run three ways: the cocotb/pyuvm
+testbench with full checking and coverage (VectorTest, no idle cycles) on Verilator and on
+Icarus, and a plain C++ harness on the same Verilated RTL (regress/bench_harness.cpp) that
+performs the same bus transfers. Throughput is checked operations per second of simulation
+(cocotb's own test time; the harness's timed loop), the median of --repeat runs with min and
+max. Every harness result is checked against gmpy2 too. `make bench` writes
+docs/bench/results.json, docs/bench/results.md and PNG plots beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from models.registry import get_algo, reference  # noqa: E402
+from regress import tools  # noqa: E402
+from regress.cycles import formula  # noqa: E402
+from regress.sim import BUILD_ROOT, BUS_MODES, BuildSpec, RunSpec, build, execute  # noqa: E402
+from verif import regmap  # noqa: E402
+from verif.config import ConfigError, DesignConfig, known_designs, load_design  # noqa: E402
+
+HARNESS = Path(__file__).resolve().parent / "bench_harness.cpp"
+DEFAULT_OUT = ROOT / "docs" / "bench"
+BENCH_BUILD = BUILD_ROOT / "bench"
+BUS_W = 32
+SEED = 2026
+RAW_MIN_S = 0.3  # the raw harness repeats its script until a pass takes at least this
+
+
+class BenchError(RuntimeError):
+    """A benchmark step that cannot run (one-line message)."""
+
+
+@dataclass
+class Stat:
+    """Median, min and max of repeated measurements."""
+
+    median: float
+    low: float
+    high: float
+    samples: list[float] = field(default_factory=list)
+
+    @staticmethod
+    def of(samples: list[float]) -> Stat:
+        return Stat(statistics.median(samples), min(samples), max(samples), samples)
+
+
+# --- operand vectors ------------------------------------------------------------------------
+def make_vectors(design: DesignConfig, n: int, count: int, seed: int) -> list[dict[str, int]]:
+    """`count` random operations (full-width odd moduli, operands below M); carry-save
+    second halves are 0."""
+    rng = random.Random(f"{seed}:{design.name}:{n}")
+    out = []
+    for _ in range(count):
+        m = rng.getrandbits(n - 1) | (1 << (n - 1)) | 1
+        values = {r: 0 for r in design.design.operands}
+        for r in design.design.operands[:-1]:
+            if r not in {h for g in design.design.carry_save_operands for h in g[1:]}:
+                values[r] = rng.randrange(m)
+        values[design.design.modulus] = m
+        out.append(values)
+    return out
+
+
+def write_vector_file(vectors: list[dict[str, int]], path: Path) -> None:
+    path.write_text(json.dumps({"vectors": [{k.lower(): hex(v) for k, v in vec.items()}
+                                            for vec in vectors]}))
+
+
+# --- raw Verilator harness ------------------------------------------------------------------
+def harness_script(design: DesignConfig, n: int, vectors: list[dict[str, int]],
+                   params: dict[str, int]) -> str:
+    """The bus transfers of the testbench's VectorTest: load every operand (and the
+    precomputed registers), START, wait for done, read P (S, C), CYCLES and STATUS."""
+    rm = regmap.load()
+    d = design.design
+    algo = get_algo(design.model)
+    lines: list[str] = []
+    for vec in vectors:
+        values = dict(vec) | algo.precomputed(vec[d.modulus], n, params)
+        for reg in d.operands + d.precomputed:
+            for k, word in enumerate(regmap.split(values[reg], n, BUS_W)):
+                lines.append(f"W {rm.addr(reg, k):x} {word:x}")
+        lines.append(f"W {rm.addr('CTRL'):x} {rm.fields['CTRL']['START'].put(1):x}")
+        lines.append("D")
+        for reg in ("P", "S", "C", "CYCLES"):
+            bits = rm.region_bits(reg, n, d, BUS_W)
+            if bits is None or (reg in ("S", "C") and d.redundant_extra_bits is None):
+                continue
+            lines += [f"R {rm.addr(reg, k):x}" for k in range(regmap.words(bits, BUS_W))]
+        lines.append(f"R {rm.addr('STATUS'):x}")
+    return "\n".join(lines) + "\n"
+
+
+def check_harness_reads(design: DesignConfig, n: int, vectors: list[dict[str, int]],
+                        params: dict[str, int], reads: list[int]) -> None:
+    """Every P the harness read back against gmpy2 (the raw run must be correct too)."""
+    rm = regmap.load()
+    d = design.design
+    algo = get_algo(design.model)
+    pos = 0
+    for i, vec in enumerate(vectors):
+        p_words = regmap.words(n, BUS_W)
+        p = regmap.join(reads[pos:pos + p_words], BUS_W)
+        args = [vec[r] for r in d.operands]
+        want = reference(algo, *args, n, **params)
+        if p != want:
+            raise BenchError(f"{design.name} n={n}: raw harness op {i}: P=0x{p:x}, gmpy2 "
+                             f"expects 0x{want:x}")
+        for reg in ("P", "S", "C", "CYCLES"):
+            bits = rm.region_bits(reg, n, d, BUS_W)
+            if bits is None or (reg in ("S", "C") and d.redundant_extra_bits is None):
+                continue
+            pos += regmap.words(bits, BUS_W)
+        pos += 1  # STATUS
+    if pos != len(reads):
+        raise BenchError(f"{design.name} n={n}: harness read {len(reads)} words, "
+                         f"expected {pos}")
+
+
+def build_harness(design: DesignConfig, n: int, params: dict[str, int]) -> tuple[Path, float]:
+    """Verilate the design's toplevel with the C++ harness (the simulator's default
+    optimisation, as the cocotb build; without --vpi/--public-flat-rw)."""
+    tools.setup_env("verilator")
+    key = f"{design.name}-n{n}" + "".join(f"-{k}{v}" for k, v in params.items())
+    out = BENCH_BUILD / "harness" / key
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    top = design.toplevel
+    cpp = out / "bench_main.cpp"
+    cpp.write_text(HARNESS.read_text().replace("@TOP@", top))
+    gparams = {"N": n, "BusW": BUS_W, "AckWait": 0} | params
+    cmd = ["verilator", "--cc", "--exe", "--build", "-j", "2", "-Wno-fatal",
+           "--top-module", top, "--Mdir", str(out / "obj"), "-o", "bench",
+           "--timescale", "1ns/1ps"]
+    cmd += [f"-G{k}={v}" for k, v in gparams.items()]
+    cmd += [str(s) for s in design.sources] + [str(cpp)]
+    t0 = time.monotonic()
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=out)
+    if res.returncode != 0:
+        first = next((ln for ln in (res.stdout + res.stderr).splitlines() if "rror" in ln),
+                     "see log")
+        (out / "build.log").write_text(res.stdout + res.stderr)
+        raise BenchError(f"harness build of {key} failed: {first[:200]}")
+    return out / "obj" / "bench", time.monotonic() - t0
+
+
+def run_harness(exe: Path, script: Path, loops: int = 1) -> tuple[float, int, list[int]]:
+    """(seconds of the timed loop over `loops` passes of the script, cycles, the first
+    pass's read words)."""
+    out = script.with_suffix(".reads")
+    res = subprocess.run([str(exe), str(script), str(out), str(loops)], capture_output=True,
+                         text=True, timeout=3600)
+    if res.returncode != 0:
+        raise BenchError(f"harness {exe} failed: {(res.stderr or res.stdout).strip()[:200]}")
+    fields = dict(kv.split("=") for kv in res.stdout.split())
+    reads = [int(w, 16) for w in out.read_text().split()]
+    return float(fields["seconds"]), int(fields["cycles"]), reads
+
+
+# --- the cocotb/pyuvm testbench -------------------------------------------------------------
+def testbench_seconds(run: RunSpec, log_dir: Path) -> float:
+    """Run the VectorTest through the normal runner; cocotb's real time of the test."""
+    outcome = execute(run, log_dir)
+    if not outcome.passed:
+        raise BenchError(f"{run.key}: the testbench failed: {outcome.first_error} "
+                         f"(log {outcome.log_dir})")
+    root = ET.parse(log_dir / "results.xml").getroot()
+    case = next(root.iter("testcase"))
+    return float(case.get("time", "0"))
+
+
+def rebuild_seconds(spec: BuildSpec, design: DesignConfig) -> float:
+    """A from-scratch build of the testbench model (stamp removed first)."""
+    stamp = BUILD_ROOT / "sim" / spec.key / "montverif.stamp"
+    if stamp.exists():
+        stamp.unlink()
+    return build(spec, design)[1]
+
+
+# --- one design at one width ----------------------------------------------------------------
+def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
+                icarus_txns: int) -> dict[str, object]:
+    design = load_design(name)
+    params = get_algo(design.model).resolve(n)
+    work = BENCH_BUILD / "vectors" / f"{name}-n{n}"
+    work.mkdir(parents=True, exist_ok=True)
+    point: dict[str, object] = {"design": name, "n": n, "bus_w": BUS_W, "params": params}
+    for sim_name in sims:
+        count = txns if sim_name == "verilator" else icarus_txns
+        vectors = make_vectors(design, n, count, SEED)
+        vfile = work / f"{sim_name}.json"
+        write_vector_file(vectors, vfile)
+        for bus in BUS_MODES:
+            spec = BuildSpec(name, n, BUS_W, sim_name, params=tuple(params.items()), bus=bus)
+            build_s = rebuild_seconds(spec, design)
+            rates = []
+            for r in range(repeat):
+                run = RunSpec(spec, seed=SEED + r, txns=count, vectors=str(vfile),
+                              tests=("VectorTest",), idle_max=0, timeout_s=3600)
+                secs = testbench_seconds(run, work / f"tb-{sim_name}-{bus}-{r}")
+                rates.append(count / secs)
+            key = sim_name if bus == "pins" else f"{sim_name}_engine"
+            point[key] = {"ops": count, "ops_per_s": asdict(Stat.of(rates)),
+                          "build_s": round(build_s, 2)}
+        if sim_name == "verilator":
+            exe, hbuild_s = build_harness(design, n, params)
+            script = work / "harness.txt"
+            script.write_text(harness_script(design, n, vectors, params))
+            secs, cycles, reads = run_harness(exe, script)
+            check_harness_reads(design, n, vectors, params, reads)
+            loops = max(1, min(1000, int(RAW_MIN_S / max(secs, 1e-6))))  # >= ~0.3 s timed
+            raw = []
+            for _ in range(repeat):
+                secs, cycles, reads = run_harness(exe, script, loops)
+                check_harness_reads(design, n, vectors, params, reads)
+                raw.append(count * loops / secs)
+            point["raw"] = {"ops": count, "ops_per_s": asdict(Stat.of(raw)),
+                            "build_s": round(hbuild_s, 2), "cycles": cycles}
+    return point
+
+
+def ratios(point: dict[str, object]) -> dict[str, float]:
+    out = {}
+    keys = ("verilator", "verilator_engine", "icarus", "icarus_engine", "raw")
+    med = {k: point[k]["ops_per_s"]["median"] for k in keys if k in point}  # type: ignore[index]
+    if "verilator" in med and "raw" in med:
+        out["testbench_over_raw"] = med["verilator"] / med["raw"]
+    if "verilator_engine" in med and "raw" in med:
+        out["engine_over_raw"] = med["verilator_engine"] / med["raw"]
+    if "verilator" in med and "icarus" in med:
+        out["verilator_over_icarus"] = med["verilator"] / med["icarus"]
+    return out
+
+
+# --- cycles against the papers --------------------------------------------------------------
+def cycle_table(names: list[str], widths: list[int]) -> list[dict[str, object]]:
+    """Model cycle counts (the scoreboard checks the DUT's counter against them in every
+    operation) beside each paper's formula."""
+    rows = []
+    for name in names:
+        design = load_design(name)
+        algo = get_algo(design.model)
+        paper = str(design.paper.get("cycles", ""))
+        for n in widths:
+            if not design.min_n <= n <= design.max_n:
+                continue
+            params = algo.resolve(n)
+            vec = make_vectors(design, n, 1, SEED)[0]
+            measured = algo.model(params)(*[vec[r] for r in design.design.operands], n).cycles
+            ref = formula(paper, n, params) if paper else None
+            rows.append({"design": name, "n": n, "params": params, "cycles": measured,
+                         "paper": ref, "ratio": (measured / ref) if ref else None})
+    return rows
+
+
+# --- regression wall time -------------------------------------------------------------------
+def regression_wall(list_name: str, jobs: list[int]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for j in jobs:
+        folder = BENCH_BUILD / "regress" / f"{list_name}-j{j}"
+        if folder.exists():
+            shutil.rmtree(folder)
+        t0 = time.monotonic()
+        res = subprocess.run([sys.executable, "-m", "regress", "run", "--list", list_name,
+                              "--jobs", str(j), "--out", str(folder)],
+                             cwd=ROOT, capture_output=True, text=True)
+        wall = time.monotonic() - t0
+        out[str(j)] = {"wall_s": round(wall, 1), "exit": res.returncode,
+                       "last_line": (res.stdout.strip().splitlines() or [""])[-1]}
+    if "1" in out and "2" in out:
+        out["parallel_efficiency"] = out["1"]["wall_s"] / (2 * out["2"]["wall_s"])  # type: ignore[index]
+    return out
+
+
+# --- outputs --------------------------------------------------------------------------------
+def render_md(results: dict[str, object]) -> str:
+    lines = ["# Benchmarks", "",
+             "Generated by `make bench` (`python -m regress.bench`); do not edit by hand. "
+             f"Machine: {results['machine']}. Each figure is the median of "
+             f"{results['repeat']} runs (min–max in brackets); operations per second of "
+             "simulation with every result checked.", "",
+             "## Throughput", "",
+             "*pins*: Python drives the bus pins; *engine*: the simulation-only HDL bus "
+             "engine performs each bus item (BUS=engine), Python checks the same transfers.",
+             "",
+             "| design | N | testbench, Verilator, pins | Verilator, engine | raw C++ harness | "
+             "pins / raw | engine / raw | Icarus, pins | Icarus, engine | "
+             "Verilator / Icarus (pins) | Verilator build (s) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def fmt(p: dict[str, object], key: str) -> str:
+        if key not in p:
+            return "–"
+        s = p[key]["ops_per_s"]  # type: ignore[index]
+        return f"{s['median']:.1f} ({s['low']:.1f}–{s['high']:.1f})"
+
+    for p in results["points"]:  # type: ignore[union-attr]
+        r = ratios(p)
+
+        def ratio(key: str, digits: int = 2, r: dict[str, float] = r) -> str:
+            return f"{r[key]:.{digits}f}" if key in r else "–"
+
+        build_s = p.get("verilator", {}).get("build_s", "–")  # type: ignore[union-attr]
+        lines.append(f"| {p['design']} | {p['n']} | {fmt(p, 'verilator')} | "
+                     f"{fmt(p, 'verilator_engine')} | {fmt(p, 'raw')} | "
+                     f"{ratio('testbench_over_raw')} | {ratio('engine_over_raw')} | "
+                     f"{fmt(p, 'icarus')} | {fmt(p, 'icarus_engine')} | "
+                     f"{ratio('verilator_over_icarus', 1)} | {build_s} |")
+    lines += ["", "## Cycles against the papers", "",
+              "| design | N | cycles | paper | ratio |", "|---|---|---|---|---|"]
+    for row in results["cycles"]:  # type: ignore[union-attr]
+        paper = f"{row['paper']:g}" if row["paper"] else "–"
+        ratio = f"{row['ratio']:.3f}" if row["ratio"] else "–"
+        lines.append(f"| {row['design']} | {row['n']} | {row['cycles']} | {paper} | {ratio} |")
+    if results.get("regressions"):
+        lines += ["", "## Regression wall time", "",
+                  "| list | jobs | wall (s) | result |", "|---|---|---|---|"]
+        for name, res in results["regressions"].items():  # type: ignore[union-attr]
+            for j, r in res.items():
+                if j != "parallel_efficiency":
+                    lines.append(f"| {name} | {j} | {r['wall_s']} | {r['last_line']} |")
+            if "parallel_efficiency" in res:
+                lines.append(f"| {name} | efficiency | {res['parallel_efficiency']:.2f} | |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(results: dict[str, object], out: Path) -> list[Path]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise BenchError("matplotlib is not installed; run `make setup`") from exc
+    points = results["points"]  # type: ignore[assignment]
+    labels = [f"{p['design']}\nn={p['n']}" for p in points]  # type: ignore[index]
+    fig, ax = plt.subplots(figsize=(max(6, len(labels) * 0.9), 4))
+    series = {"raw": "raw C++ harness", "verilator_engine": "Verilator, engine",
+              "verilator": "Verilator, pins", "icarus_engine": "Icarus, engine",
+              "icarus": "Icarus, pins"}
+    width = 0.8 / len(series)
+    for i, (key, label) in enumerate(series.items()):
+        vals = [p[key]["ops_per_s"]["median"] if key in p else 0 for p in points]  # type: ignore[index]
+        ax.bar([x + (i - len(series) / 2 + 0.5) * width for x in range(len(labels))], vals,
+               width, label=label)
+    ax.set_yscale("log")
+    ax.set_ylabel("checked operations / s")
+    ax.set_xticks(range(len(labels)), labels, fontsize=7)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = out / "throughput.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m regress.bench", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--designs", default="all", help="comma-separated, or all")
+    ap.add_argument("--widths", default="256,1024")
+    ap.add_argument("--sims", default="verilator,icarus")
+    ap.add_argument("--txns", type=int, default=40, help="operations per Verilator run")
+    ap.add_argument("--icarus-txns", type=int, default=3, help="operations per Icarus run")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--lists", default="", help="regression lists to time, e.g. smoke")
+    ap.add_argument("--jobs", default="1,2", help="parallel jobs for the regression timing")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = ap.parse_args(argv)
+    try:
+        names = known_designs() if args.designs == "all" else args.designs.split(",")
+        for name in names:
+            load_design(name)
+        widths = [int(w) for w in args.widths.split(",")]
+        sims = [s for s in args.sims.split(",") if s]
+        if unknown := [s for s in sims if s not in tools.SIMULATORS]:
+            raise ConfigError(f"unknown simulator(s) {', '.join(unknown)}")
+        if args.repeat < 1 or args.txns < 1 or args.icarus_txns < 1:
+            raise ConfigError("--repeat, --txns and --icarus-txns must be at least 1")
+        jobs = [int(j) for j in args.jobs.split(",")]
+        points = []
+        for name in names:
+            for n in widths:
+                design = load_design(name)
+                if not design.min_n <= n <= design.max_n:
+                    continue
+                print(f"bench {name} n={n} ...", flush=True)
+                points.append(bench_point(name, n, sims, args.txns, args.repeat,
+                                          args.icarus_txns))
+                r = ratios(points[-1])
+                print("  " + ", ".join(f"{k}={v:.2f}" for k, v in r.items()), flush=True)
+        results: dict[str, object] = {
+            "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, "
+                       f"{len(__import__('os').sched_getaffinity(0))} cores",
+            "versions": tools.versions(), "git": tools.git_revision(ROOT),
+            "repeat": args.repeat, "bus_w": BUS_W, "points": points,
+            "cycles": cycle_table(names, sorted({32, 97, 256, 1024, 2048} | set(widths))),
+            "regressions": {name: regression_wall(name, jobs)
+                            for name in args.lists.split(",") if name},
+        }
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+        (args.out / "results.md").write_text(render_md(results))
+        written = plot(results, args.out)
+    except (ConfigError, BenchError, tools.ToolError, ValueError) as exc:
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    for path in [args.out / "results.json", args.out / "results.md", *written]:
+        print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""The benchmark tool: the raw harness performs the testbench's transfers and its results
+are checked against gmpy2; the tables are computed from the measurements."""
+
+from __future__ import annotations
+
+import pytest
+
+from regress import bench
+from verif.config import load_design
+
+
+def test_vectors_are_valid_operations():
+    design = load_design("mont_lut")
+    vecs = bench.make_vectors(design, 64, 20, 1)
+    assert len(vecs) == 20
+    for v in vecs:
+        assert v["M"] % 2 == 1 and v["M"] >> 63 == 1
+        assert v["X"] < v["M"] and v["Y"] < v["M"]
+    assert vecs == bench.make_vectors(design, 64, 20, 1)  # repeatable
+
+
+def test_harness_read_check_catches_a_wrong_result():
+    design = load_design("mont_lut")
+    vecs = bench.make_vectors(design, 32, 2, 3)
+    script = bench.harness_script(design, 32, vecs, {})
+    reads_per_op = sum(1 for line in script.splitlines() if line.startswith("R")) // 2
+    # P is the first word read; fill the others with zeros: a wrong P must be reported
+    reads = [0] * (2 * reads_per_op)
+    with pytest.raises(bench.BenchError, match="gmpy2 expects"):
+        bench.check_harness_reads(design, 32, vecs, {}, reads)
+
+
+def test_ratios_and_markdown_from_measurements():
+    point = {"design": "mont_lut", "n": 256,
+             "verilator": {"ops_per_s": {"median": 50.0, "low": 40.0, "high": 60.0},
+                           "build_s": 9.0},
+             "icarus": {"ops_per_s": {"median": 5.0, "low": 4.0, "high": 6.0}},
+             "raw": {"ops_per_s": {"median": 200.0, "low": 190.0, "high": 210.0}}}
+    r = bench.ratios(point)
+    assert r["testbench_over_raw"] == pytest.approx(50 / 200)
+    assert r["verilator_over_icarus"] == pytest.approx(10)
+    md = bench.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
+                          "regressions": {}})
+    assert "| mont_lut | 256 | 50.0 (40.0–60.0) | – | 200.0 (190.0–210.0) | 0.25 | – |" in md
+
+
+def test_bad_input_is_one_line(capsys):
+    assert bench.main(["--designs", "nosuch"]) == 2
+    assert "unknown DUT" in capsys.readouterr().err
+    assert bench.main(["--designs", "mont_lut", "--sims", "vcs"]) == 2
+    assert "unknown simulator" in capsys.readouterr().err
+
+
+@pytest.mark.sim
+def test_raw_harness_matches_gmpy2():
+    """Build the C++ harness for mont_lut at N=32 and check every result it read back."""
+    design = load_design("mont_lut")
+    vecs = bench.make_vectors(design, 32, 8, 5)
+    exe, _ = bench.build_harness(design, 32, {})
+    script = bench.BENCH_BUILD / "test-harness.txt"
+    script.write_text(bench.harness_script(design, 32, vecs, {}))
+    secs, cycles, reads = bench.run_harness(exe, script, loops=2)
+    bench.check_harness_reads(design, 32, vecs, {}, reads)  # raises on any wrong P
+    assert secs > 0 and cycles > 8 * 34

@@ -1,0 +1,262 @@
+"""The RSA core environment: bus agent and loader predictor (reused from the multiplier
+env), a passive monitor on each internal Montgomery multiplier, a done-edge observer for the
+wipe check, the RSA scoreboard and coverage.
+
+The multiplier monitors wake twice per product (the rising edge of the multiplier's busy:
+operands; its falling edge: result), never per clock.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+
+import gmpy2
+from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
+from cocotb.utils import get_sim_time
+from pyuvm import ConfigDB, uvm_analysis_port, uvm_component, uvm_env
+
+from models import rsa as rsa_model
+from models.mont import final_sub
+from models.registry import get_algo, reference
+from verif import regmap
+from verif.bus.agent import BusAgent, BusIf
+from verif.config import CONFIG_DIR, DesignConfig, RunConfig
+from verif.env.env import _handle
+from verif.env.predictor import LoaderPredictor, Operation
+from verif.env.rsa_coverage import RsaCoverage
+from verif.env.scoreboard import Scoreboard, _Sub
+
+
+def rsa_config(design: DesignConfig) -> dict[str, object]:
+    """The [rsa] table of the design's config TOML (monitored signals, wipe list)."""
+    raw = tomllib.loads((CONFIG_DIR / f"{design.name}.toml").read_text())
+    return dict(raw["rsa"])
+
+
+@dataclass
+class MultTxn:
+    """One product as seen on a multiplier's interface."""
+
+    mult: str  # "A" or "S"
+    x: int
+    y: int
+    m: int
+    p: int
+    s: int
+    c: int
+    start_ns: int
+    end_ns: int
+
+
+@dataclass
+class WipeObservation:
+    time_ns: int
+    values: dict[str, int]  # register path -> value at the done edge
+
+
+class MultMonitor(uvm_component):
+    """Passive monitor of one multiplier inside the core (signals <prefix>_busy, _x, ...)."""
+
+    def __init__(self, name: str, parent: uvm_component, mult: str, prefix: str) -> None:
+        super().__init__(name, parent)
+        self.mult, self.prefix = mult, prefix
+
+    def build_phase(self) -> None:
+        self.ap = uvm_analysis_port("ap", self)
+        self.bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
+        self.design: DesignConfig = ConfigDB().get(self, "", "DESIGN")
+
+    async def run_phase(self) -> None:
+        core = _handle(self.bus_if.dut, str(rsa_config(self.design)["core"]))
+        sig = {k: getattr(core, f"{self.prefix}_{k}") for k in ("busy", "x", "y", "p", "s", "c")}
+        m_sig = core.m_i
+        while True:
+            await RisingEdge(sig["busy"])
+            t0 = get_sim_time("ns")
+            await ReadOnly()
+            x, y, m = int(sig["x"].value), int(sig["y"].value), int(m_sig.value)
+            await FallingEdge(sig["busy"])
+            t1 = get_sim_time("ns")
+            await ReadOnly()
+            self.ap.write(MultTxn(self.mult, x, y, m, int(sig["p"].value), int(sig["s"].value),
+                                  int(sig["c"].value), t0, t1))
+
+
+class WipeObserver(uvm_component):
+    """At each rising edge of done_o, reads the registers that must hold no secret."""
+
+    def build_phase(self) -> None:
+        self.ap = uvm_analysis_port("ap", self)
+        self.bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
+        self.design: DesignConfig = ConfigDB().get(self, "", "DESIGN")
+
+    async def run_phase(self) -> None:
+        dut = self.bus_if.dut
+        paths = [str(p) for p in rsa_config(self.design)["wipe"]]  # type: ignore[union-attr]
+        handles = {p: _handle(dut, p) for p in paths}
+        while True:
+            await RisingEdge(self.bus_if.done)
+            t = get_sim_time("ns")
+            await ReadOnly()
+            self.ap.write(WipeObservation(t, {p: int(h.value) for p, h in handles.items()}))
+
+
+class RsaScoreboard(Scoreboard):
+    """Every bus read against the predictor (base class); every product of both multipliers
+    against gmpy2 and against the operand chain of Algorithm 4; the final result against
+    gmpy2.powmod; the cycle count against the model; the wipe at every done edge."""
+
+    def __init__(self, name: str, parent: uvm_component, **kw: object) -> None:
+        super().__init__(name, parent, **kw)  # type: ignore[arg-type]
+        self.n = self.predictor.n
+        self.const_time = bool(self.params.get("ConstTime", 1))
+        self._prod_op = -1
+        self._seen: dict[str, list[MultTxn]] = {"A": [], "S": []}
+        self._expected: dict[str, list[rsa_model.Product]] = {"A": [], "S": []}
+        self._steps: list[list[rsa_model.Product]] = []
+        self._rinv: dict[int, int] = {}
+        self.products_checked = 0
+
+    def build_phase(self) -> None:
+        super().build_phase()
+        self.mult_sub = _Sub("mult_sub", self, self.on_product)
+        self.wipe_sub = _Sub("wipe_sub", self, self.on_wipe)
+
+    def mont(self, x: int, y: int, m: int) -> int:
+        if m not in self._rinv:
+            self._rinv[m] = int(gmpy2.invert(gmpy2.mpz(1) << self.n, m)) if m > 1 else 0
+        return int(gmpy2.f_mod(gmpy2.mpz(x) * y * self._rinv[m], m))
+
+    def _begin(self, op: Operation) -> None:
+        x, e, m = op.args
+        self._prod_op = op.index
+        self._seen = {"A": [], "S": []}
+        self._steps = rsa_model.products(x, e, m, self.n, int(self.const_time))
+        flat = [p for step in self._steps for p in step]
+        self._expected = {k: [p for p in flat if p.mult == k] for k in ("A", "S")}
+
+    def on_product(self, t: MultTxn) -> None:
+        op = self.predictor.op
+        if op is None or op.result is None:
+            self.fail(f"@{t.start_ns}ns: multiplier {t.mult} ran with no operation")
+            return
+        if op.index != self._prod_op:
+            self._begin(op)
+        k = len(self._seen[t.mult])
+        self._seen[t.mult].append(t)
+        tag = f"op {op.index} multiplier {t.mult} product {k} (@{t.start_ns}ns)"
+        if t.m != op.m:
+            self.fail(f"{tag}: M = 0x{t.m:x}, loaded 0x{op.m:x}")
+            return
+        want = self.mont(t.x, t.y, t.m)
+        if t.p != want:
+            self.fail(f"{tag}: P = 0x{t.p:x}, gmpy2 x*y*2^-{self.n} mod m = 0x{want:x} "
+                      f"(x=0x{t.x:x}, y=0x{t.y:x})")
+        if t.p != final_sub(t.s + t.c, t.m):
+            self.fail(f"{tag}: P = 0x{t.p:x} is not S + C (0x{t.s + t.c:x}) reduced once")
+        self.coverage.sample_final_sub(t.mult, t.s + t.c >= t.m)  # type: ignore[attr-defined]
+        exp = self._expected[t.mult]
+        if k >= len(exp):
+            self.fail(f"{tag}: Algorithm 4 needs only {len(exp)} products on this multiplier")
+        elif (t.x, t.y) != (exp[k].x, exp[k].y):
+            self.fail(f"{tag} (step {exp[k].step}): operands (0x{t.x:x}, 0x{t.y:x}), "
+                      f"Algorithm 4 expects (0x{exp[k].x:x}, 0x{exp[k].y:x})")
+        self.products_checked += 1
+
+    def on_done(self, obs: object) -> None:  # the base's done subscriber is not connected
+        raise NotImplementedError
+
+    def on_wipe(self, obs: WipeObservation) -> None:
+        op = self.predictor.op
+        if op is None or op.result is None:
+            self.fail(f"@{obs.time_ns}ns: done rose with no operation running")
+            return
+        tag = f"op {op.index}"
+        edge = int(obs.time_ns // self.predictor.period_ns)
+        if edge != op.end_edge:
+            self.fail(f"{tag}: done rose {edge - op.start_edge} cycles after START, "
+                      f"model expects {op.result.cycles}")
+        left = {p: v for p, v in obs.values.items() if v}
+        if left:
+            p, v = next(iter(left.items()))
+            self.fail(f"{tag}: not wiped at the end of the operation: {', '.join(left)} "
+                      f"(first: {p} = 0x{v:x})")
+        if op.index != self._prod_op:
+            self.fail(f"{tag}: no multiplier product was observed")
+        else:
+            for mult in ("A", "S"):
+                seen, exp = len(self._seen[mult]), len(self._expected[mult])
+                if seen != exp:
+                    self.fail(f"{tag}: multiplier {mult} ran {seen} products, Algorithm 4 "
+                              f"needs {exp}")
+            cov: RsaCoverage = self.coverage  # type: ignore[assignment]
+            x, e, m = op.args
+            cov.sample_exp(x, e, m, self.n)
+            for i, step in enumerate(self._steps):
+                kinds = {p.mult for p in step}
+                if i == 0:
+                    cov.sample_step("to:A+S")
+                elif i == len(self._steps) - 1:
+                    cov.sample_step("from:A")
+                else:
+                    kept = "A_kept" if (e >> (i - 1)) & 1 else "A_discarded"
+                    cov.sample_step("loop:" + "+".join(
+                        ([kept] if "A" in kinds else []) + (["S"] if "S" in kinds else [])))
+        self.observed[op.index] = obs  # type: ignore[assignment]
+
+    def _check_operation(self, op: Operation) -> None:
+        assert op.result is not None
+        res, p = op.result, self._assemble(op, "P")
+        tag = f"op {op.index} ({op.describe()})"
+        x, e, m = op.args
+        expected_p = reference(self.algo, x, e, m, self.n, **self.params)
+        if p != expected_p:
+            self.fail(f"{tag}: P = 0x{p:x}, gmpy2.powmod expects 0x{expected_p:x}")
+        if res.p != expected_p:
+            self.fail(f"{tag}: model P 0x{res.p:x} disagrees with gmpy2 0x{expected_p:x}")
+        cycles = self._assemble(op, "CYCLES")
+        if cycles != res.cycles:
+            self.fail(f"{tag}: CYCLES = {cycles}, model expects {res.cycles}")
+        if op.index not in self.observed:
+            self.fail(f"{tag}: results read back but no done edge was observed")
+        self.checked += 1
+        self._write_log(op, {"p": str(p), "cycles": cycles,
+                             "products": sum(len(s) for s in self._steps)})
+
+    def check_phase(self) -> None:
+        if self.checked and not self.products_checked:
+            self.fail("operations ran but no multiplier product was observed")
+        super().check_phase()
+        self.logger.info(f"scoreboard: {self.products_checked} Montgomery products checked")
+
+
+class RsaEnv(uvm_env):
+    def build_phase(self) -> None:
+        self.run_cfg: RunConfig = ConfigDB().get(self, "", "RUN")
+        self.design: DesignConfig = ConfigDB().get(self, "", "DESIGN")
+        bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
+        algo = get_algo(self.design.model)
+        self.predictor = LoaderPredictor(regmap.load(), self.design.design, self.run_cfg.n,
+                                         self.run_cfg.bus_w, algo.model(self.run_cfg.params),
+                                         bus_if.period_ns)
+        self.coverage = RsaCoverage(self.design.name,
+                                    bool(self.run_cfg.params.get("ConstTime", 1)))
+        self.agent = BusAgent("agent", self)
+        names = [str(p) for p in rsa_config(self.design)["mults"]]  # type: ignore[union-attr]
+        self.monitors = [MultMonitor(f"mon_{k}", self, k, prefix)
+                         for k, prefix in zip(("A", "S"), names, strict=True)]
+        self.wipe = WipeObserver("wipe", self)
+        self.scoreboard = RsaScoreboard("scoreboard", self, predictor=self.predictor,
+                                        algo=algo, params=self.run_cfg.params,
+                                        coverage=self.coverage,
+                                        log_path=self.run_cfg.log_dir / "txns.jsonl")
+
+    def connect_phase(self) -> None:
+        self.agent.monitor.ap.connect(self.scoreboard.bus_sub.analysis_export)
+        for mon in self.monitors:
+            mon.ap.connect(self.scoreboard.mult_sub.analysis_export)
+        self.wipe.ap.connect(self.scoreboard.wipe_sub.analysis_export)
+
+    def report_phase(self) -> None:
+        self.coverage.export(self.run_cfg.log_dir)

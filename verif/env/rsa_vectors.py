@@ -1,0 +1,56 @@
+"""RSA vector files: JSON with a top-level `vectors` list of objects with msg, exp, mod.
+
+Values are decimal or 0x-hex strings (JSON integers are accepted too); other keys are
+ignored. Every problem is one VectorError line naming the file and the entry.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from models.numbers import parse_int
+from models.result import ModelInputError
+from verif.vectors import VectorError
+
+KEYS = ("msg", "exp", "mod")
+
+
+def load_rsa_vectors(path: Path, n: int) -> list[tuple[int, int, int]]:
+    """(msg, exp, mod) tuples, in the core's operand order X, E, M."""
+    try:
+        raw = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise VectorError(f"{path}: no such vector file") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise VectorError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("vectors"), list):
+        raise VectorError(f"{path}: expected an object with a 'vectors' list")
+    if not raw["vectors"]:
+        raise VectorError(f"{path}: the 'vectors' list is empty")
+    out: list[tuple[int, int, int]] = []
+    for i, vec in enumerate(raw["vectors"]):
+        where = f"{path}: vectors[{i}]"
+        if not isinstance(vec, dict):
+            raise VectorError(f"{where}: expected an object with keys {', '.join(KEYS)}")
+        values: list[int] = []
+        for key in KEYS:
+            if key not in vec:
+                raise VectorError(f"{where}: missing '{key}'")
+            text = vec[key]
+            if isinstance(text, bool) or not isinstance(text, (str, int)):
+                raise VectorError(f"{where}.{key}: expected a decimal or 0x-hex string")
+            try:
+                value = text if isinstance(text, int) else parse_int(text)
+            except ModelInputError as exc:
+                raise VectorError(f"{where}.{key}: {exc}") from None
+            if value < 0 or value >= 1 << n:
+                raise VectorError(f"{where}.{key}: does not fit in N={n} bits")
+            values.append(value)
+        msg, _, mod = values
+        if mod % 2 == 0:
+            raise VectorError(f"{where}.mod: the modulus must be odd (got 0x{mod:x})")
+        if msg >= mod:
+            raise VectorError(f"{where}: msg must be below mod")
+        out.append((values[0], values[1], values[2]))
+    return out

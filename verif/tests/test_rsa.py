@@ -1,0 +1,103 @@
+"""The RSA core's testbench pieces: vector files, test selection through the design config,
+vector replay and the non-constant-time build on a real simulator."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import gmpy2
+import pytest
+
+from models import rsa as rsa_model
+from regress.sim import ALL_TESTS, BuildSpec, RunSpec, design_tb, execute, validate
+from verif.config import ConfigError
+from verif.env.rsa_seq import rsa_key
+from verif.env.rsa_vectors import load_rsa_vectors
+from verif.tests.test_designs_sim import txns
+from verif.vectors import VectorError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _write(tmp_path: Path, data: object) -> Path:
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_vectors_parse(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"vectors": [{"msg": "0x10", "exp": "200", "mod": "0xfb",
+                                          "comment": "ignored"}, {"msg": 3, "exp": 0, "mod": 7}]})
+    assert load_rsa_vectors(path, 8) == [(16, 200, 251), (3, 0, 7)]
+
+
+@pytest.mark.parametrize("vec,match", [
+    ({"msg": "1", "exp": "1"}, "missing 'mod'"),
+    ({"msg": "1", "exp": "1", "mod": "0x10"}, "must be odd"),
+    ({"msg": "0xff", "exp": "1", "mod": "0xfb"}, "msg must be below mod"),
+    ({"msg": "1", "exp": "0x1ff", "mod": "0xfb"}, "does not fit in N=8"),
+    ({"msg": "zz", "exp": "1", "mod": "0xfb"}, "vectors\\[0\\].msg"),
+])
+def test_bad_vectors_are_one_line_errors(tmp_path: Path, vec: dict, match: str) -> None:
+    with pytest.raises(VectorError, match=match) as info:
+        load_rsa_vectors(_write(tmp_path, {"vectors": [vec]}), 8)
+    assert "\n" not in str(info.value)
+
+
+def test_tests_come_from_the_design_config() -> None:
+    module, tests, loader = design_tb("rsa_core")
+    assert module == "verif.tb_rsa" and "KeyTest" in tests and loader
+    assert design_tb("mont_lut") == ("verif.tb_mult", ALL_TESTS, None)
+    run = RunSpec(BuildSpec("rsa_core", 64), tests=ALL_TESTS)  # the default list maps
+    validate(run)
+    with pytest.raises(ConfigError, match="unknown test.*BackToBackTest"):
+        validate(RunSpec(BuildSpec("rsa_core", 64), tests=("BackToBackTest",)))
+    with pytest.raises(ConfigError, match="Mult must be"):
+        validate(RunSpec(BuildSpec("rsa_core", 64, params=(("Mult", 7),))))
+
+
+def test_bad_vector_file_on_the_command_line(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"vectors": [{"msg": "5", "exp": "3", "mod": "8"}]})
+    cp = subprocess.run([sys.executable, "-m", "regress.sim", "--dut", "rsa_core", "--n", "64",
+                         "--vectors", str(path)], capture_output=True, text=True, cwd=ROOT)
+    assert cp.returncode == 2 and cp.stderr.startswith("error:") and "odd" in cp.stderr
+    assert len(cp.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.sim
+def test_vector_replay_logs_result_and_cycles(tmp_path: Path) -> None:
+    rng = random.Random(11)
+    n = 64
+    mod, d = rsa_key(n, 65537, rng)
+    msg = rng.randrange(2, mod)
+    vectors = [(msg, d, mod), (msg, 65537, mod), (0, 0, mod), (rng.randrange(mod), 1, mod)]
+    path = _write(tmp_path, {"vectors": [{"msg": hex(x), "exp": str(e), "mod": hex(m),
+                                          "note": "x"} for x, e, m in vectors]})
+    run = RunSpec(BuildSpec("rsa_core", n, 32, "verilator"), seed=3, vectors=str(path),
+                  tests=("VectorTest",), timeout_s=600)
+    outcome = execute(run, tmp_path / run.key)
+    assert outcome.passed, outcome.first_error
+    logged = txns(outcome)
+    assert [(int(r["x"]), int(r["e"]), int(r["m"])) for r in logged] == vectors
+    for rec, (x, e, m) in zip(logged, vectors, strict=True):
+        assert int(rec["p"]) == int(gmpy2.powmod(x, e, m))
+        assert rec["cycles"] == (n + 2) * (n + 3)  # constant time: mont_lut, N + 2 steps
+
+
+@pytest.mark.sim
+def test_without_constant_time_the_cycles_follow_the_bit_length(tmp_path: Path) -> None:
+    n = 64
+    vectors = [(5, e, 0xFFFF_FFFF_FFFF_FFC5) for e in (1, 0xFF, 1 << 40, (1 << 64) - 1)]
+    path = _write(tmp_path, {"vectors": [{"msg": str(x), "exp": hex(e), "mod": hex(m)}
+                                         for x, e, m in vectors]})
+    run = RunSpec(BuildSpec("rsa_core", n, 32, "verilator", params=(("ConstTime", 0),)),
+                  seed=3, vectors=str(path), tests=("VectorTest",), timeout_s=600)
+    outcome = execute(run, tmp_path / run.key)
+    assert outcome.passed, outcome.first_error
+    cycles = [r["cycles"] for r in txns(outcome)]
+    assert cycles == [rsa_model.rsa_cycles(e, n, ConstTime=0) for _, e, _ in vectors]
+    assert len(set(cycles)) == len(cycles)
