@@ -2,6 +2,7 @@
 #   make regress   smoke regression (the main job)       make test   the test suite
 #   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200] [PARAMS=W=16,P=4]
 #   make lint      Verilator -Wall lint, Icarus compile, ruff     make setup   set-up only
+#   make closure DUT=mont_lut [N=32] [BUDGET_SEEDS=40] [BUDGET_MIN=15] [STEER=0] [JOBS=2]
 
 SHELL   := /bin/bash
 PYTHON  ?= python3
@@ -25,6 +26,7 @@ ACK_WAIT ?= 0
 IDLE_MAX ?= 2
 WAVES    ?= 0
 FAULT    ?= 0
+COV      ?= 0
 VECTORS  ?=
 TESTS    ?=
 PARAMS   ?=
@@ -32,20 +34,23 @@ BUS      ?=
 TIMEOUT  ?= 1800
 LIST     ?= smoke
 JOBS     ?= 2
+BUDGET_SEEDS ?= 40
+BUDGET_MIN   ?= 15
+STEER    ?= 1
 PYTEST_ARGS ?= -n 2 -q -p no:cacheprovider --durations=10
 
 SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --txns $(TXNS) \
              --ack-wait $(ACK_WAIT) --idle-max $(IDLE_MAX) --timeout $(TIMEOUT) \
-             $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) \
+             $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) $(if $(filter 1,$(COV)),--coverage) \
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
              $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS))
 
-.PHONY: setup venv sim-tools test regress sim lint regmap cycles bench clean help which
+.PHONY: setup venv sim-tools coverage-tools test regress sim lint regmap cycles bench closure clean help which
 
 help:
-	@sed -n '2,5p' Makefile
+	@sed -n '2,6p' Makefile
 
-setup: venv sim-tools
+setup: venv sim-tools coverage-tools
 
 venv: $(STAMP)
 
@@ -72,6 +77,12 @@ sim-tools:
 	    || { echo "error: apt-get install -y$$missing failed"; exit 1; }; \
 	fi
 
+# verilator_coverage (line/toggle merge, annotation) from Debian's verilator package, extracted
+# into build/tools/ (regress/codecov.py); only COV=1 / --code-coverage need it.
+coverage-tools: venv sim-tools
+	@$(PY) -m regress.codecov fetch >/dev/null \
+	  || echo "warning: verilator_coverage unavailable: COV=1 runs cannot be merged"
+
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS) models verif regress
 
@@ -80,6 +91,14 @@ regress: setup
 
 sim: setup
 	@$(PY) -m regress.sim $(SIM_FLAGS)
+
+# Seeds of one DUT until its coverage goal (verif/configs/<dut>.toml [coverage]) is met or
+# the budget runs out, stimulus steered at the holes (STEER=0: plain random, same seeds).
+closure: setup
+	$(PY) -m regress.closure run --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) \
+	  --txns $(if $(filter 50,$(TXNS)),20,$(TXNS)) --budget-seeds $(BUDGET_SEEDS) \
+	  --budget-min $(BUDGET_MIN) --jobs $(JOBS) $(if $(PARAMS),--params $(PARAMS)) \
+	  $(if $(filter 0,$(STEER)),--no-steer)
 
 lint: venv
 	$(PY) -m regress.lint

@@ -28,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from regress import report, sim, tools
+from regress import closure, report, sim, tools
 from regress.report import FAIL, SKIP, BuildResult, Regression, Rerun, RunResult
 from regress.sim import ALL_TESTS, BuildSpec, Outcome, RunSpec
 from verif.config import ConfigError, known_designs
@@ -152,9 +152,10 @@ def _entry(raw: object, where: str) -> Entry:
 def _test_list(name: str, raw: object, where: str) -> TestList:
     if not isinstance(raw, dict):
         raise ListError(f"{where}: expected a table")
-    if unknown := [k for k in raw if k not in ("description", "timeout", "entry")]:
+    known = ("description", "timeout", "entry", "coverage_goals")
+    if unknown := [k for k in raw if k not in known]:
         raise ListError(f"{where}: unknown key(s) {', '.join(unknown)} "
-                        "(known: description, timeout, entry)")
+                        f"(known: {', '.join(known)})")
     entries = raw.get("entry")
     if not isinstance(entries, list) or not entries:
         raise ListError(f"{where}: no [[{name}.entry]]")
@@ -483,6 +484,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=int, help="wall-clock seconds per run (default: list)")
     run.add_argument("--rerun-waves", type=int, default=3, metavar="K",
                      help="rerun up to K failing seeds with waves (default 3, 0: none)")
+    run.add_argument("--code-coverage", action="store_true",
+                     help="Verilator runs with line + toggle coverage (own builds, -cov keys)")
     run.add_argument("--fail-fast", action="store_true",
                      help="start no further build/run after the first failure")
     return ap
@@ -522,6 +525,9 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
     _check_args(args)
     tlist = get_list(args.name, Path(args.lists))
     runs = expand(tlist, args.seed, args.seeds, args.sim, args.timeout)
+    if args.code_coverage:
+        runs = [replace(r, build=replace(r.build, coverage=r.build.sim == "verilator"))
+                for r in runs]
     if not runs:
         raise ListError(f"list '{tlist.name}' has no runs for simulator(s) {', '.join(args.sim)}")
     check_runs(launcher, runs)
@@ -530,10 +536,13 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
     opts = Options(args.jobs, args.fail_fast, args.rerun_waves)
     reg = regress(launcher, tlist.name, runs, opts, out_dir,
                   args.seed)
+    # functional coverage merged into <out>/coverage/, closure table; goals (lists.toml
+    # `coverage_goals = true`) missed -> exit 1
+    coverage_ok = closure.after_regression(out_dir, tlist.name, Path(args.lists))
     print(report.format_summary(reg), flush=True)
     if reg.stopped == "interrupted":
         return 130
-    return 0 if reg.passed else 1
+    return 0 if reg.passed and coverage_ok else 1
 
 
 def main(argv: list[str] | None = None, launcher: Launcher | None = None,

@@ -88,6 +88,8 @@ class BuildSpec:
     # "pins": Python drives the bus pins; "engine": the simulation-only HDL bus engine does
     # (verif/bus/engine.py), Python wakes once per bus item
     bus: str = "pins"
+    # Verilator line + toggle coverage (coverage.dat per run, regress/codecov.py)
+    coverage: bool = False
 
     @property
     def key(self) -> str:
@@ -97,6 +99,7 @@ class BuildSpec:
         parts += ["fault"] if self.fault else []
         parts += ["waves"] if self.waves else []
         parts += ["eng"] if self.bus == "engine" else []
+        parts += ["cov"] if self.coverage else []
         return "-".join(parts + [self.sim])
 
     def toplevel(self, design: DesignConfig) -> str:
@@ -134,6 +137,7 @@ class RunSpec:
         cmd += f"BUSW={b.bus_w} SIM={b.sim} SEED={self.seed} TXNS={self.txns}"
         cmd += f" ACK_WAIT={b.ack_wait}" if b.ack_wait else ""
         cmd += " FAULT=1" if b.fault else ""
+        cmd += " COV=1" if b.coverage else ""
         cmd += f" IDLE_MAX={self.idle_max}" if self.idle_max != 2 else ""
         cmd += " BUS=engine" if b.bus == "engine" else ""
         cmd += f" VECTORS={self.vectors}" if self.vectors else ""
@@ -164,6 +168,8 @@ def validate(run: RunSpec) -> DesignConfig:
     design = load_design(b.dut)
     if b.sim not in tools.SIMULATORS:
         raise ConfigError(f"unknown simulator '{b.sim}' (known: {', '.join(tools.SIMULATORS)})")
+    if b.coverage and b.sim != "verilator":
+        raise ConfigError("line/toggle coverage (COV=1) needs SIM=verilator")
     rm = regmap.load()
     if b.bus_w not in rm.bus_widths:
         raise ConfigError(f"unsupported bus width BUSW={b.bus_w} "
@@ -196,13 +202,21 @@ def validate(run: RunSpec) -> DesignConfig:
     if unknown:
         raise ConfigError(f"unknown test(s) {', '.join(unknown)} "
                           f"(known: {', '.join(known)})")
+    if bias := os.environ.get("MV_BIAS", "").strip():  # coverage steering (verif/steer.py)
+        from verif.steer import Bias, BiasError
+
+        try:
+            Bias.parse(bias)
+        except BiasError as exc:
+            raise ConfigError(str(exc)) from None
     tools.setup_env(b.sim)
     return design
 
 
 # --- build ----------------------------------------------------------------------------------
 def _build_stamp(b: BuildSpec, design: DesignConfig) -> str:
-    h = hashlib.sha256(json.dumps(asdict(b), sort_keys=True).encode())
+    spec = {k: v for k, v in asdict(b).items() if k != "coverage" or v}  # old stamps stay valid
+    h = hashlib.sha256(json.dumps(spec, sort_keys=True).encode())
     for src in list(design.sources) + ([engine.ENGINE_SV, Path(engine.__file__)]
                                        if b.bus == "engine" else []):
         h.update(src.read_bytes())
@@ -236,6 +250,7 @@ def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path
     build_args: list[str] = []
     if b.sim == "verilator":
         build_args += ["-Wno-fatal"] + (["--trace-fst", "--trace-structs"] if b.waves else [])
+        build_args += ["--coverage-line", "--coverage-toggle"] if b.coverage else []
     runner = get_runner(b.sim)
     log = log or build_dir / "build.log"
     sources = list(design.sources)
@@ -379,6 +394,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--idle-max", type=int, default=2)
     ap.add_argument("--waves", action="store_true")
     ap.add_argument("--fault", action="store_true", help="test only: build the corrupted design")
+    ap.add_argument("--coverage", action="store_true",
+                    help="Verilator line + toggle coverage (coverage.dat in the log folder)")
     ap.add_argument("--vectors", default=None)
     ap.add_argument("--tests", default=None, help="comma-separated cocotb test names")
     ap.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="wall-clock seconds")
@@ -403,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     run = RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim, args.ack_wait, args.fault,
-                            args.waves, params, args.bus),
+                            args.waves, params, args.bus, args.coverage),
                   seed=args.seed, txns=args.txns, vectors=args.vectors, tests=tests,
                   idle_max=args.idle_max, timeout_s=args.timeout)
     try:

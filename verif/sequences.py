@@ -16,6 +16,7 @@ from pyuvm import uvm_sequence
 
 from verif import regmap
 from verif.bus.item import BusItem, Kind
+from verif.steer import Bias, Model
 
 Operands = tuple[int, int, int]
 Precompute = Callable[[int], dict[str, int]]
@@ -25,9 +26,13 @@ class LoaderSeq(uvm_sequence):
     """Base: register access through the bus agent's sequencer."""
 
     def __init__(self, name: str, n: int, bus_w: int, design: regmap.Design,
-                 rng: random.Random, precompute: Precompute | None = None) -> None:
+                 rng: random.Random, precompute: Precompute | None = None,
+                 bias: Bias | None = None, model: Model | None = None) -> None:
         super().__init__(name)
         self.n, self.bus_w, self.design, self.rng = n, bus_w, design, rng
+        # coverage steering (verif/steer.py, MV_BIAS): None = plain random stimulus;
+        # model(x, y, m) -> Result lets it check candidates for subtraction / table targets
+        self.bias, self.model = bias, model
         # m -> the registers the host computes from the modulus (regmap `precomputed`)
         self.precompute = precompute
         self.rm = regmap.load()
@@ -174,6 +179,13 @@ class LoaderSeq(uvm_sequence):
         m = self.random_modulus()
         return self.rng.randrange(m), self.rng.randrange(m), m
 
+    def steered_operands(self) -> Operands:
+        """Random operands, or (with MV_BIAS) now and then operands aimed at a coverage hole;
+        without a bias exactly `random_operands()`."""
+        if self.bias is not None and self.bias.steer(self.rng):
+            return self.bias.operands(self.rng, self.n, self.model, self.random_modulus)
+        return self.random_operands()
+
 
 class RandomSeq(LoaderSeq):
     def __init__(self, name: str, count: int, **kw: object) -> None:
@@ -182,7 +194,7 @@ class RandomSeq(LoaderSeq):
 
     async def body(self) -> None:
         for _ in range(self.count):
-            await self.multiply(*self.random_operands())
+            await self.multiply(*self.steered_operands())
 
 
 class CornerSeq(LoaderSeq):

@@ -27,6 +27,7 @@ from verif.sequences import (
     StatusWhileBusySeq,
     VectorSeq,
 )
+from verif.steer import Bias
 from verif.vectors import load_vectors
 
 RESET_CYCLES = 3
@@ -52,9 +53,15 @@ class BaseTest(uvm_test):
     def seq_args(self) -> dict[str, object]:
         algo = get_algo(self.design.model)
         n, params = self.run_cfg.n, self.run_cfg.params
+        func = algo.model(params)
+
+        def model(x: int, y: int, m: int):  # noqa: ANN202 - models.result.Result
+            return func(x, 0, y, 0, m, n) if algo.halves else func(x, y, m, n)
+
         return {"n": n, "bus_w": self.run_cfg.bus_w, "design": self.design.design,
                 "rng": self.rng,
-                "precompute": lambda m: algo.precomputed(m, n, params)}
+                "precompute": lambda m: algo.precomputed(m, n, params),
+                "bias": Bias.from_env(), "model": model}
 
     def sequences(self) -> list[LoaderSeq]:
         raise NotImplementedError

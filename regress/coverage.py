@@ -1,0 +1,294 @@
+"""Functional coverage of a regression merged across runs (seeds, simulators, shards).
+
+Each simulation run leaves `coverage.xml` (cocotb-coverage, see verif/env/coverage.py) in its
+run folder. `merge_results(results_dir)` reads the runs in the deterministic order of the
+results' summary.json (`runs`, each with `key`, `dut`, `status`), finds each run's folder as
+`<results>/runs/<key>` (so folders merged from shards work; the recorded `log_dir` is the
+fallback), merges the passing runs' coverage and writes `<results>/coverage/`:
+
+    <dut>.xml      merged cocotb-coverage XML of one DUT (cocotb_coverage.merge_coverage)
+    merged.xml     every DUT in one database
+    summary.json   the closure summary below (read by the HTML report and `regress.closure`)
+
+summary.json schema (version 1; all bins by name `<point>:<bin>`, e.g. `mont_lut.lut.addr:5`,
+`mont_lut.cross.sub_x_m:(True, 'short')`; helper points `<dut>.cross_src.*` are left out):
+
+    {"schema": 1,
+     "results": str,                 # the results folder
+     "runs": int,                    # runs merged (passing, with coverage.xml)
+     "skipped_runs": {key: why},     # runs not merged: failed / not started / no coverage.xml
+     "enforce": bool,                # whether the goals decide the regression's exit code
+     "duts": {dut: {"covered": int, "total": int, "percent": float,
+                    "goal": float,   # percent of bins (verif/configs/<dut>.toml [coverage])
+                    "met": bool,     # percent >= goal
+                    "runs": int,
+                    "uncovered": [bin names],  # not covered, not waived
+                    "waived": [bin names],     # [coverage] waive: left out of the total
+                    "waive_reason": str,
+                    "first_hit": {bin name: run key},  # first run (in order) that hit it
+                    "points": {point: {"covered": int, "total": int}}}},
+     "overall": {"covered": int, "total": int, "percent": float},
+     "code": {...}}                  # optional: Verilator line/toggle (regress.codecov)
+
+A bin counts as covered when its merged hits reach the point's `at_least`; its first-hit run
+is the run at which the running sum of its hits first reached `at_least`.
+Failed runs are not merged: a run whose checks failed proves nothing about what it covered.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import logging
+import tomllib
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cocotb_coverage.coverage import merge_coverage
+
+from verif.config import CONFIG_DIR
+
+SCHEMA = 1
+COVERAGE_DIR = "coverage"
+DEFAULT_GOAL = 100.0
+HELPER_POINTS = ".cross_src."  # the sources of a cross: sampled, not goals of their own
+
+
+class CoverageError(ValueError):
+    """A results folder or goal that cannot be used (one-line message)."""
+
+
+# --- one run's coverage ---------------------------------------------------------------------
+@dataclass
+class Point:
+    """One cover point or cross: its bins' hits and the hits a bin needs."""
+
+    name: str
+    at_least: int
+    hits: dict[str, int] = field(default_factory=dict)
+
+
+def read_points(xml_path: Path) -> dict[str, Point]:
+    """The cover points of one cocotb-coverage XML file (helper points left out)."""
+    try:
+        root = ET.parse(xml_path).getroot()
+    except (OSError, ET.ParseError) as exc:
+        raise CoverageError(f"cannot read coverage file {xml_path}: {exc}") from None
+    points: dict[str, Point] = {}
+    for el in root.iter():
+        if "at_least" not in el.attrib:
+            continue
+        name = el.attrib["abs_name"].removeprefix("top.")
+        if HELPER_POINTS in name:
+            continue
+        point = Point(name, int(el.attrib["at_least"]))
+        for child in el:
+            if "bin" in child.attrib:
+                point.hits[child.attrib["bin"]] = int(child.attrib.get("hits", "0"))
+        points[name] = point
+    return points
+
+
+def dut_of(point: str) -> str:
+    return point.split(".", 1)[0]
+
+
+# --- goals ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Goal:
+    """`[coverage]` of verif/configs/<dut>.toml: `goal` = percent of the bins that must be
+    covered (default 100); `waive` = bins the design cannot reach, as patterns relative to
+    the DUT (fnmatch, e.g. "final_sub:taken", "cross.sub_x_m:(True, *)"): they leave the
+    total and are listed as waived; `waive_reason` says why."""
+
+    percent: float = DEFAULT_GOAL
+    waive: tuple[str, ...] = ()
+    reason: str = ""
+
+    def waived(self, dut: str, bin_name: str) -> bool:
+        rel = bin_name.removeprefix(dut + ".")
+        return any(fnmatch.fnmatchcase(rel, pat) for pat in self.waive)
+
+
+def goal_of(dut: str, config_dir: Path = CONFIG_DIR) -> Goal:
+    """The DUT's goal from verif/configs/<dut>.toml (100 % when there is no [coverage])."""
+    path = config_dir / f"{dut}.toml"
+    try:
+        raw = tomllib.loads(path.read_text())
+    except OSError:
+        return Goal()  # a DUT of synthetic or foreign results: the default goal
+    except tomllib.TOMLDecodeError as exc:
+        raise CoverageError(f"{path.name}: {exc}") from None
+    table = raw.get("coverage", {})
+    if not isinstance(table, dict) or set(table) - {"goal", "waive", "waive_reason"}:
+        raise CoverageError(f"{path.name}: [coverage] takes goal, waive, waive_reason")
+    goal = table.get("goal", DEFAULT_GOAL)
+    if isinstance(goal, bool) or not isinstance(goal, int | float) or not 0 <= goal <= 100:
+        raise CoverageError(f"{path.name}: [coverage] goal must be a number 0..100 (got {goal!r})")
+    waive = table.get("waive", [])
+    if not isinstance(waive, list) or not all(isinstance(w, str) for w in waive):
+        raise CoverageError(f"{path.name}: [coverage] waive must be a list of bin patterns")
+    return Goal(float(goal), tuple(waive), str(table.get("waive_reason", "")))
+
+
+# --- the runs of a results folder -----------------------------------------------------------
+@dataclass(frozen=True)
+class RunRef:
+    key: str
+    dut: str
+    folder: Path
+    passed: bool
+
+
+def run_refs(results: Path) -> list[RunRef]:
+    """The runs of a results folder in summary.json order; raises CoverageError."""
+    summary = results / "summary.json"
+    if not results.is_dir():
+        raise CoverageError(f"results folder {results} does not exist")
+    try:
+        data = json.loads(summary.read_text())
+        runs = data["runs"]
+        refs = []
+        for r in runs:
+            folder = results / "runs" / r["key"]
+            if not folder.is_dir() and r.get("log_dir"):
+                folder = Path(r["log_dir"])
+            refs.append(RunRef(r["key"], r["dut"], folder, r["status"] == "PASS"))
+        return refs
+    except OSError:
+        raise CoverageError(f"{summary} is missing: not a regression results folder") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CoverageError(f"{summary} is unreadable ({type(exc).__name__}: {exc})") from None
+
+
+# --- merge ----------------------------------------------------------------------------------
+@dataclass
+class DutCoverage:
+    dut: str
+    goal: Goal
+    points: dict[str, Point] = field(default_factory=dict)
+    first_hit: dict[str, str] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+
+    def all_bins(self) -> list[tuple[str, bool]]:
+        return [(f"{p.name}:{b}", h >= p.at_least) for p in self.points.values()
+                for b, h in p.hits.items()]
+
+    def bins(self) -> list[tuple[str, bool]]:
+        """The bins the goal counts (waived ones left out): (name, covered)."""
+        return [(b, ok) for b, ok in self.all_bins() if not self.goal.waived(self.dut, b)]
+
+    def waived(self) -> list[str]:
+        return [b for b, _ in self.all_bins() if self.goal.waived(self.dut, b)]
+
+    @property
+    def total(self) -> int:
+        return len(self.bins())
+
+    @property
+    def covered(self) -> int:
+        return sum(ok for _, ok in self.bins())
+
+    @property
+    def percent(self) -> float:
+        return round(100.0 * self.covered / self.total, 2) if self.total else 100.0
+
+    @property
+    def met(self) -> bool:
+        return self.percent >= self.goal.percent
+
+    def add(self, key: str, points: dict[str, Point], path: Path) -> None:
+        self.files.append(path)
+        for name, point in points.items():
+            merged = self.points.setdefault(name, Point(name, point.at_least))
+            for b, hits in point.hits.items():
+                before = merged.hits.get(b, 0)
+                merged.hits[b] = before + hits
+                label = f"{name}:{b}"
+                if before < point.at_least <= before + hits and label not in self.first_hit:
+                    self.first_hit[label] = key
+
+    def to_json(self) -> dict[str, object]:
+        return {"covered": self.covered, "total": self.total, "percent": self.percent,
+                "goal": self.goal.percent, "met": self.met, "runs": len(self.files),
+                "uncovered": [name for name, ok in self.bins() if not ok],
+                "waived": self.waived(), "waive_reason": self.goal.reason,
+                "first_hit": {name: self.first_hit[name] for name, ok in self.all_bins() if ok},
+                "points": {p.name: {"covered": sum(h >= p.at_least for h in p.hits.values()),
+                                    "total": len(p.hits)} for p in self.points.values()}}
+
+
+def merge_runs(refs: list[RunRef], config_dir: Path = CONFIG_DIR
+               ) -> tuple[dict[str, DutCoverage], dict[str, str]]:
+    """Per DUT the merged coverage of the passing runs, and why the others were skipped."""
+    duts: dict[str, DutCoverage] = {}
+    skipped: dict[str, str] = {}
+    for ref in refs:
+        xml = ref.folder / "coverage.xml"
+        if not ref.passed:
+            skipped[ref.key] = "not passed"
+            continue
+        if not xml.is_file():
+            skipped[ref.key] = "no coverage.xml"
+            continue
+        points = read_points(xml)
+        for dut in sorted({dut_of(p) for p in points}):
+            cov = duts.get(dut) or duts.setdefault(dut, DutCoverage(dut, goal_of(dut, config_dir)))
+            cov.add(ref.key, {k: v for k, v in points.items() if dut_of(k) == dut}, xml)
+    return dict(sorted(duts.items())), skipped
+
+
+def _merge_xml(out: Path, files: list[Path]) -> None:
+    quiet = logging.getLogger("regress.coverage").debug
+    merge_coverage(quiet, str(out), *map(str, files))
+
+
+def summary_dict(results: Path, duts: dict[str, DutCoverage], skipped: dict[str, str],
+                 enforce: bool) -> dict[str, object]:
+    covered = sum(c.covered for c in duts.values())
+    total = sum(c.total for c in duts.values())
+    return {"schema": SCHEMA, "results": str(results),
+            "runs": len({f for c in duts.values() for f in c.files}),
+            "skipped_runs": skipped, "enforce": enforce,
+            "duts": {d: c.to_json() for d, c in duts.items()},
+            "overall": {"covered": covered, "total": total,
+                        "percent": round(100.0 * covered / total, 2) if total else 100.0}}
+
+
+def merge_results(results: Path, enforce: bool = False, config_dir: Path = CONFIG_DIR
+                  ) -> dict[str, object]:
+    """Merge a results folder's functional coverage into <results>/coverage/; returns the
+    summary (also written as coverage/summary.json). Raises CoverageError."""
+    duts, skipped = merge_runs(run_refs(results), config_dir)
+    out = results / COVERAGE_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    for dut, cov in duts.items():
+        _merge_xml(out / f"{dut}.xml", cov.files)
+    all_files = list(dict.fromkeys(f for c in duts.values() for f in c.files))
+    if all_files:
+        _merge_xml(out / "merged.xml", all_files)
+    summary = summary_dict(results, duts, skipped, enforce)
+    old = out / "summary.json"
+    if old.is_file():  # keep what others added (Verilator code coverage)
+        try:
+            previous = json.loads(old.read_text())
+            if "code" in previous:
+                summary["code"] = previous["code"]
+        except ValueError:
+            pass
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
+def load_summary(results: Path) -> dict[str, object]:
+    if not results.is_dir():
+        raise CoverageError(f"results folder {results} does not exist")
+    path = results / COVERAGE_DIR / "summary.json"
+    try:
+        return json.loads(path.read_text())
+    except OSError:
+        raise CoverageError(f"{path} is missing (run `python -m regress.closure merge "
+                            f"{results}` first)") from None
+    except ValueError as exc:
+        raise CoverageError(f"{path} is unreadable: {exc}") from None

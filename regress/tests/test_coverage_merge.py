@@ -1,0 +1,302 @@
+"""Coverage merge, goals and closure report (regress/coverage.py, regress/closure.py) on
+synthetic results folders: expectations are computed from the generated hit tables."""
+
+from __future__ import annotations
+
+import json
+import random
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from cocotb_coverage.coverage import coverage_db
+
+from regress import closure
+from regress import coverage as cov
+from verif.env.coverage import Coverage
+
+# point -> (at_least, bins) of a synthetic DUT "syn" (bins named like the real model's)
+POINTS = {"lut.addr": (1, [str(a) for a in range(8)]),
+          "operands.x": (1, ["zero", "one", "m_minus_1", "short", "wide"]),
+          "final_sub": (2, ["taken", "not_taken"]),
+          "cross.sub_x_m": (1, ["(True, 'short')", "(False, 'short')"])}
+
+Hits = dict[str, dict[str, int]]  # point -> bin -> hits
+
+
+def write_xml(path: Path, dut: str, hits: Hits) -> None:
+    """A cocotb-coverage style XML file (the layout coverage_db.export_to_xml writes)."""
+    top = ET.Element("top", abs_name="top")
+    group = ET.SubElement(top, dut, abs_name=f"top.{dut}")
+    # a helper point of the cross: must be ignored by the merge
+    src = ET.SubElement(group, "cross_src", abs_name=f"top.{dut}.cross_src")
+    helper = ET.SubElement(src, "m", abs_name=f"top.{dut}.cross_src.m", at_least="1")
+    ET.SubElement(helper, "bin0", bin="short", hits="0", abs_name=f"top.{dut}.cross_src.m.bin0")
+    for point, (at_least, bins) in POINTS.items():
+        parent = group
+        parts = point.split(".")
+        for i, part in enumerate(parts[:-1]):
+            name = f"top.{dut}." + ".".join(parts[:i + 1])
+            parent = next((e for e in parent if e.get("abs_name") == name), None) or \
+                ET.SubElement(parent, part, abs_name=name)
+        el = ET.SubElement(parent, parts[-1], abs_name=f"top.{dut}.{point}",
+                           at_least=str(at_least), weight="1", size=str(len(bins)),
+                           coverage=str(sum(hits[point][b] >= at_least for b in bins)))
+        for i, b in enumerate(bins):
+            ET.SubElement(el, f"bin{i}", bin=b, hits=str(hits[point][b]),
+                          abs_name=f"top.{dut}.{point}.bin{i}")
+    _sizes(top)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ET.ElementTree(top).write(path)
+
+
+def _sizes(el: ET.Element) -> tuple[int, int]:
+    """size / coverage / cover_percentage of the groups, as cocotb-coverage writes them."""
+    if "at_least" in el.attrib:
+        size, covered = int(el.get("size", "0")), int(el.get("coverage", "0"))
+    else:
+        sums = [_sizes(child) for child in el if "bin" not in child.attrib]
+        size, covered = sum(s for s, _ in sums), sum(c for _, c in sums)
+        el.set("size", str(size))
+        el.set("coverage", str(covered))
+    el.set("cover_percentage", str(round(100 * covered / size, 2) if size else 0.0))
+    return size, covered
+
+
+def random_hits(rng: random.Random) -> Hits:
+    return {p: {b: rng.choice([0, 0, 0, 1, 2]) for b in bins} for p, (_, bins) in POINTS.items()}
+
+
+def make_results(root: Path, runs: list[tuple[str, str, str, Hits | None]]) -> Path:
+    """runs: (key, dut, status, hits or None for no coverage file); folder order reversed
+    against the summary order, so only summary.json can give the run order."""
+    records = []
+    for key, dut, status, hits in runs:
+        folder = root / "runs" / key
+        folder.mkdir(parents=True)
+        if hits is not None:
+            write_xml(folder / "coverage.xml", dut, hits)
+        records.append({"key": key, "dut": dut, "status": status,
+                        "log_dir": "/elsewhere/" + key})
+    (root / "summary.json").write_text(json.dumps({"list": "syn", "runs": records}))
+    return root
+
+
+def expected(runs: list[tuple[str, str, str, Hits | None]], dut: str
+             ) -> tuple[dict[str, int], dict[str, str]]:
+    """Merged hits and first-hit keys computed directly from the hit tables."""
+    total: dict[str, int] = {}
+    first: dict[str, str] = {}
+    for key, d, status, hits in runs:
+        if d != dut or status != "PASS" or hits is None:
+            continue
+        for point, bins in hits.items():
+            at_least = POINTS[point][0]
+            for b, h in bins.items():
+                name = f"{dut}.{point}:{b}"
+                total[name] = total.get(name, 0) + h
+                if total[name] >= at_least and name not in first:
+                    first[name] = key
+    return total, first
+
+
+@pytest.fixture
+def synthetic(tmp_path: Path) -> tuple[Path, list[tuple[str, str, str, Hits | None]]]:
+    rng = random.Random(7)
+    runs: list[tuple[str, str, str, Hits | None]] = []
+    for i, seed in enumerate(rng.sample(range(1, 999), 6)):
+        sim_ = "icarus" if i % 2 else "verilator"
+        runs.append((f"syn-n32-b32-{sim_}-s{seed}", "syn", "PASS", random_hits(rng)))
+    runs.append(("syn-n32-b32-verilator-s5", "syn", "FAIL", random_hits(rng)))
+    runs.append(("syn-n32-b32-verilator-s6", "syn", "PASS", None))
+    runs.append(("other-n32-b32-verilator-s9", "other", "PASS", random_hits(rng)))
+    return make_results(tmp_path / "res", runs), runs
+
+
+def test_merge_sums_hits_and_finds_first_hits(synthetic) -> None:
+    results, runs = synthetic
+    summary = cov.merge_results(results)
+    hits, first = expected(runs, "syn")
+    d = summary["duts"]["syn"]
+    covered = [b for b, h in hits.items() if h >= POINTS[b.split(".", 1)[1].split(":")[0]][0]]
+    assert d["total"] == sum(len(bins) for _, bins in POINTS.values()) == len(hits)
+    assert d["covered"] == len(covered)
+    assert d["percent"] == round(100 * len(covered) / len(hits), 2)
+    assert sorted(d["uncovered"]) == sorted(set(hits) - set(covered))
+    assert d["first_hit"] == first
+    assert d["runs"] == 6  # the failed run and the one without coverage.xml are not merged
+    assert summary["skipped_runs"] == {"syn-n32-b32-verilator-s5": "not passed",
+                                       "syn-n32-b32-verilator-s6": "no coverage.xml"}
+    assert not [b for b in [*d["first_hit"], *d["uncovered"]] if ".cross_src." in b]
+    assert set(summary["duts"]) == {"syn", "other"}
+    assert summary["overall"]["total"] == 2 * len(hits)
+    # the merged XML (cocotb-coverage's merge) agrees bin by bin
+    merged = cov.read_points(results / "coverage" / "syn.xml")
+    for name, h in hits.items():
+        point, _, b = name.partition(":")
+        assert merged[point].hits[b] == h, name
+    both = cov.read_points(results / "coverage" / "merged.xml")
+    assert {p.split(".")[0] for p in both} == {"syn", "other"}
+    on_disk = json.loads((results / "coverage" / "summary.json").read_text())
+    assert on_disk["duts"]["syn"] == d
+
+
+def test_first_hit_follows_summary_order(synthetic) -> None:
+    results, runs = synthetic
+    data = json.loads((results / "summary.json").read_text())
+    data["runs"].reverse()
+    (results / "summary.json").write_text(json.dumps(data))
+    _, first = expected(list(reversed(runs)), "syn")
+    assert cov.merge_results(results)["duts"]["syn"]["first_hit"] == first
+
+
+def test_real_cocotb_coverage_export_is_read(tmp_path: Path) -> None:
+    """The parser reads what verif/env/coverage.py actually writes."""
+    c = Coverage("covread", 4)
+    c.sample_operation({"X": 0, "Y": 5, "M": 0xEB}, 8, [1, 0, 2, 0], sub_taken=True)
+    c.export(tmp_path)
+    points = cov.read_points(tmp_path / "coverage.xml")
+    for name, item in coverage_db.items():
+        if name.startswith("covread.") and name in points:
+            assert points[name].hits == {str(k): v for k, v in item.detailed_coverage.items()}
+    assert points["covread.lut.addr"].hits == {"0": 1, "1": 0, "2": 1, "3": 0}
+    assert not [p for p in points if ".cross_src." in p]
+
+
+def test_waivers_and_goal_from_config(tmp_path: Path) -> None:
+    cfg = tmp_path / "configs"
+    cfg.mkdir()
+    (cfg / "syn.toml").write_text('[coverage]\ngoal = 90\nwaive = ["lut.addr:7", '
+                                  '"cross.sub_x_m:(True, *)"]\nwaive_reason = "unreachable"\n')
+    hits = {p: {b: 1 for b in bins} for p, (_, bins) in POINTS.items()}
+    hits["lut.addr"]["7"] = 0
+    hits["cross.sub_x_m"]["(True, 'short')"] = 0
+    hits["final_sub"] = {"taken": 1, "not_taken": 2}  # at_least 2: taken uncovered
+    results = make_results(tmp_path / "res", [("syn-s1", "syn", "PASS", hits)])
+    d = cov.merge_results(results, config_dir=cfg)["duts"]["syn"]
+    total = sum(len(b) for _, b in POINTS.values()) - 2
+    assert d["waived"] == ["syn.lut.addr:7", "syn.cross.sub_x_m:(True, 'short')"]
+    assert (d["covered"], d["total"], d["goal"]) == (total - 1, total, 90.0)
+    assert d["uncovered"] == ["syn.final_sub:taken"]
+    assert d["met"] == (100 * (total - 1) / total >= 90)
+    (cfg / "syn.toml").write_text("[coverage]\ngoal = 120\n")
+    with pytest.raises(cov.CoverageError, match="goal must be a number 0..100"):
+        cov.merge_results(results, config_dir=cfg)
+
+
+def test_enforced_merge_fails_naming_dut_and_bins(synthetic, capsys) -> None:
+    results, runs = synthetic
+    hits, _ = expected(runs, "syn")
+    assert closure.main(["merge", str(results)]) == 0
+    assert closure.main(["merge", str(results), "--enforce"]) == 1
+    err = capsys.readouterr().err
+    missing = cov.load_summary(results)["duts"]["syn"]["uncovered"]
+    assert missing, "the synthetic data must leave holes"
+    line = next(ln for ln in err.splitlines() if "syn " in ln)
+    assert line.startswith("error: coverage goal missed: syn ")
+    for b in missing:
+        assert b.removeprefix("syn.") in line
+
+
+def test_report_formats(synthetic, capsys) -> None:
+    results, _ = synthetic
+    cov.merge_results(results)
+    summary = cov.load_summary(results)
+    assert closure.main(["report", str(results)]) == 0
+    text = capsys.readouterr().out
+    for b, key in summary["duts"]["syn"]["first_hit"].items():
+        assert f"first hit: {b} <- {key}" in text
+    assert closure.main(["report", str(results), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == summary
+    out = results / "cov.md"
+    assert closure.main(["report", str(results), "--format", "markdown", "--out", str(out)]) == 0
+    md = out.read_text()
+    assert "| syn |" in md and all(f"`{b}`" in md for b in summary["duts"]["syn"]["uncovered"])
+
+
+def test_bad_results_folder_is_one_line_error(tmp_path: Path, capsys) -> None:
+    assert closure.main(["merge", str(tmp_path / "none")]) == 2
+    assert closure.main(["report", str(tmp_path)]) == 2
+    (tmp_path / "summary.json").write_text("{not json")
+    assert closure.main(["merge", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(ln.startswith("error: ") for ln in err)
+    assert "unreadable" in err[2]
+
+
+def test_targets_from_uncovered_bins() -> None:
+    bias = closure.bias_for("d", ["d.lut.addr:5", "d.operands.y:one", "d.final_sub:taken",
+                                  "d.cross.sub_x_m:(True, 'short')", "d.errors.code:ERR_BUSY"])
+    assert bias is not None
+    got = [(t.lut, t.y, t.sub, t.m) for t in bias.targets]
+    assert got == [((5,), None, None, None), ((), "one", None, None), ((), None, True, None),
+                   ((), None, True, "short")]
+    assert closure.bias_for("d", ["d.errors.code:ERR_BUSY"]) is None
+
+
+# --- the hook of `regress run` (fake launcher: no simulator) ---------------------------------
+GOAL_LIST = """
+[cov]
+description = "two seeds of one model"
+{flag}
+[[cov.entry]]
+dut = "mont_lut"
+widths = [32]
+bus_widths = [32]
+simulators = ["verilator"]
+seeds = 2
+txns = 4
+"""
+
+
+class CoverageLauncher:
+    """Passes every run and leaves a coverage.xml of DUT mont_lut with the given hits."""
+
+    def __init__(self, hits: list[Hits]) -> None:
+        self.hits = hits
+        self.count = 0
+
+    def check(self, run) -> None:  # noqa: ANN001 - RunSpec
+        return None
+
+    def build(self, spec) -> float:  # noqa: ANN001 - BuildSpec
+        return 0.1
+
+    def run(self, run, log_dir: Path):  # noqa: ANN001, ANN201 - RunSpec -> Outcome
+        from regress.sim import Outcome
+
+        log_dir.mkdir(parents=True)
+        hits = self.hits[run.seed % len(self.hits)]
+        write_xml(log_dir / "coverage.xml", "mont_lut", hits)
+        return Outcome(run, True, log_dir, tests=5, wall_s=0.1)
+
+
+@pytest.mark.parametrize("enforce", [True, False])
+def test_regress_run_fails_a_list_whose_dut_misses_its_goal(tmp_path: Path, capsys,
+                                                            enforce: bool) -> None:
+    from regress import run as rr
+
+    lists = tmp_path / "lists.toml"
+    lists.write_text(GOAL_LIST.format(flag="coverage_goals = true" if enforce else ""))
+    full = {p: {b: at_least for b in bins} for p, (at_least, bins) in POINTS.items()}
+    holed = {p: dict(bins) for p, bins in full.items()}
+    holed["lut.addr"]["3"] = 0  # never hit by either run
+    rc = rr.main(["--lists", str(lists), "run", "--list", "cov", "--jobs", "1", "--out",
+                  str(tmp_path / "out")], launcher=CoverageLauncher([holed]),
+                 results_root=tmp_path / "results")
+    out, err = capsys.readouterr()
+    summary = cov.load_summary(tmp_path / "out")
+    assert summary["duts"]["mont_lut"]["uncovered"] == ["mont_lut.lut.addr:3"]
+    assert "functional coverage: 2 run(s) merged" in out and "MISSED" in out
+    assert out.strip().splitlines()[-1] == "2 passed, 0 failed"  # CI's last line unchanged
+    if enforce:
+        assert rc == 1
+        assert "error: coverage goal missed: mont_lut" in err and "lut.addr:3" in err
+    else:
+        assert rc == 0 and "goal missed" not in err
+    # both seeds hit every bin: the goal is met and the list passes
+    rc = rr.main(["--lists", str(lists), "run", "--list", "cov", "--jobs", "1", "--out",
+                  str(tmp_path / "out2")], launcher=CoverageLauncher([full]),
+                 results_root=tmp_path / "results")
+    assert rc == 0
+    assert cov.load_summary(tmp_path / "out2")["duts"]["mont_lut"]["met"]

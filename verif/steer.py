@@ -1,0 +1,167 @@
+"""Stimulus steering for coverage closure: biased operand generation aimed at coverage holes.
+
+`make closure` (regress/closure.py) turns the uncovered bins of a DUT into targets and passes
+them to the simulation in the environment variable MV_BIAS (JSON):
+
+    {"p": 0.8,          # share of random operations that are steered (the rest stay random)
+     "tries": 64,       # candidates per steered operation, checked against the model
+     "targets": [       # one target per hole; a steered operation picks one at random
+        {"m": "short", "sub": true},     # modulus class and final subtraction taken
+        {"x": "one"}, {"y": "m_minus_1"}, # operand classes (verif/env/coverage.py)
+        {"lut": [5, 7]}]}                # hit one of these table/selection addresses
+
+Classes are drawn directly; `sub` and `lut` are checked on candidates with the design's
+bit-accurate model (the first candidate that meets the target is used, else the last one).
+Without MV_BIAS nothing changes: RandomSeq draws exactly what it drew before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from models.result import Result
+from verif.env.coverage import M_CLASSES, X_CLASSES
+
+ENV = "MV_BIAS"
+TARGET_KEYS = ("x", "y", "m", "sub", "lut")
+Model = Callable[[int, int, int], Result]
+Operands = tuple[int, int, int]
+
+
+class BiasError(ValueError):
+    """MV_BIAS cannot be used (one-line message)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    x: str | None = None
+    y: str | None = None
+    m: str | None = None
+    sub: bool | None = None
+    lut: tuple[int, ...] = ()
+
+    @property
+    def needs_model(self) -> bool:
+        return self.sub is not None or bool(self.lut)
+
+
+@dataclass(frozen=True)
+class Bias:
+    targets: tuple[Target, ...]
+    p: float = 0.8
+    tries: int = 64
+    _rr: list[int] = field(default_factory=lambda: [0], compare=False)
+
+    @staticmethod
+    def parse(text: str) -> Bias:
+        try:
+            raw = json.loads(text)
+        except ValueError as exc:
+            raise BiasError(f"{ENV} is not JSON: {exc}") from None
+        if not isinstance(raw, dict) or not isinstance(raw.get("targets"), list):
+            raise BiasError(f"{ENV}: expected {{\"targets\": [...], \"p\": .., \"tries\": ..}}")
+        targets = []
+        for t in raw["targets"]:
+            if not isinstance(t, dict) or set(t) - set(TARGET_KEYS):
+                raise BiasError(f"{ENV}: a target takes {', '.join(TARGET_KEYS)} (got {t!r})")
+            for k, known in (("x", X_CLASSES), ("y", X_CLASSES), ("m", M_CLASSES)):
+                if k in t and t[k] not in known:
+                    raise BiasError(f"{ENV}: unknown {k} class {t[k]!r} (known: "
+                                    f"{', '.join(known)})")
+            lut = t.get("lut", [])
+            if not isinstance(lut, list) or not all(isinstance(a, int) for a in lut):
+                raise BiasError(f"{ENV}: lut must be a list of addresses (got {lut!r})")
+            targets.append(Target(t.get("x"), t.get("y"), t.get("m"),
+                                  None if t.get("sub") is None else bool(t["sub"]), tuple(lut)))
+        p, tries = raw.get("p", 0.8), raw.get("tries", 64)
+        if not isinstance(p, int | float) or not 0 <= p <= 1:
+            raise BiasError(f"{ENV}: p must be 0..1 (got {p!r})")
+        if not isinstance(tries, int) or tries < 1:
+            raise BiasError(f"{ENV}: tries must be at least 1 (got {tries!r})")
+        return Bias(tuple(targets), float(p), tries)
+
+    @staticmethod
+    def from_env() -> Bias | None:
+        text = os.environ.get(ENV, "").strip()
+        if not text:
+            return None
+        bias = Bias.parse(text)
+        return bias if bias.targets else None
+
+    def to_json(self) -> str:
+        targets = [{k: v for k, v in (("x", t.x), ("y", t.y), ("m", t.m), ("sub", t.sub),
+                                      ("lut", list(t.lut))) if v not in (None, [])}
+                   for t in self.targets]
+        return json.dumps({"p": self.p, "tries": self.tries, "targets": targets})
+
+    # --- generation -----------------------------------------------------------------------
+    def steer(self, rng: random.Random) -> bool:
+        """Whether the next operation is steered (consumes one random number)."""
+        return rng.random() < self.p
+
+    def operands(self, rng: random.Random, n: int, model: Model | None,
+                 fallback: Callable[[], int]) -> Operands:
+        """Operands aimed at one target (targets taken in turn); `fallback` draws a random
+        modulus when the target does not name a class."""
+        target = self.targets[self._rr[0] % len(self.targets)]
+        self._rr[0] += 1
+        ops: Operands = (0, 0, 1)
+        for _ in range(self.tries if target.needs_model and model is not None else 1):
+            ops = draw(target, rng, n, fallback)
+            if model is None or not target.needs_model or meets(target, model(*ops), ops[2]):
+                break
+        return ops
+
+
+def modulus(cls: str, rng: random.Random, n: int) -> int:
+    """An odd modulus of class `cls` (verif.env.coverage.modulus_class)."""
+    if cls == "pow2_plus_1":
+        return (1 << (n - 1)) + 1
+    if cls == "all_ones":
+        return (1 << n) - 1
+    if cls == "top_bit":
+        while True:
+            m = rng.getrandbits(n - 1) | (1 << (n - 1)) | 1
+            if m not in ((1 << (n - 1)) + 1, (1 << n) - 1):
+                return m
+    # short: fewer than n bits, half the time the longest (where the final subtraction lives)
+    bits = n - 1 if rng.random() < 0.5 else rng.randint(2, n - 1)
+    return rng.getrandbits(bits - 1) | (1 << (bits - 1)) | 1
+
+
+def operand(cls: str | None, rng: random.Random, n: int, m: int, other: int | None) -> int:
+    """A value below m of class `cls` (verif.env.coverage.operand_class), where m allows."""
+    if cls == "zero":
+        return 0
+    if cls == "one":
+        return 1 % m
+    if cls == "m_minus_1":
+        return m - 1
+    if cls == "equal_other" and other is not None:
+        return other
+    half = n // 2
+    if cls == "short" and m > 4:
+        return rng.randint(2, min(m - 2, (1 << half) - 1))
+    if cls == "wide" and m - 2 > 1 << half:
+        return rng.randint(1 << half, m - 2)
+    return rng.randrange(m)
+
+
+def draw(target: Target, rng: random.Random, n: int, fallback: Callable[[], int]) -> Operands:
+    m = modulus(target.m, rng, n) if target.m else fallback()
+    y = operand(target.y, rng, n, m, None)
+    x = operand(target.x, rng, n, m, y)
+    if target.y == "equal_other":
+        y = x
+    return x, y, m
+
+
+def meets(target: Target, res: Result, m: int) -> bool:
+    if target.sub is not None and res.s is not None and res.c is not None:
+        if (res.s + res.c >= m) != target.sub:
+            return False
+    return not target.lut or any(res.lut.get(a, 0) for a in target.lut)
