@@ -53,7 +53,8 @@ class BaseTest(uvm_test):
         n, params = self.run_cfg.n, self.run_cfg.params
         return {"n": n, "bus_w": self.run_cfg.bus_w, "design": self.design.design,
                 "rng": self.rng,
-                "precompute": lambda m: algo.precomputed(m, n, params)}
+                "precompute": lambda m: algo.precomputed(m, n, params),
+                "has_field": algo.has_field}
 
     def sequences(self) -> list[LoaderSeq]:
         raise NotImplementedError
