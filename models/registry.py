@@ -190,7 +190,7 @@ _ALGO_LIST: tuple[AlgoInfo, ...] = (
         name="mont_dual",
         func=mont_dual,
         kind="mont",
-        has_sc=False,
+        has_sc=True,  # s = C after the loop (before the final subtraction), c = 0
         has_lut=True,
         summary="Tanimura 2008: unified dual-radix FIOS, GF(p) with four radix-2^16 units "
         "(R = 2^(16*ceil(N/16))), GF(2^n) with a 64-bit carry-less multiplier "
