@@ -14,8 +14,8 @@ from models import gf2, ref
 from models.dual import (
     GF2N,
     GFP,
-    K,
     MIN_N,
+    K,
     W,
     clmul,
     cycles,
