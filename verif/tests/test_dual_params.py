@@ -35,3 +35,19 @@ def test_rtl_fatal_below_80(tmp_path, n: int, fails: bool) -> None:
         assert any(f"N must be at least 80 (got {n})" in ln for ln in fatal), res.stdout
     else:
         assert res.returncode == 0 and not fatal, res.stdout
+
+
+@pytest.mark.sim
+def test_fault_is_caught_in_both_fields(tmp_path) -> None:
+    """The faulty build (FaultEn: t_i times a corrupted M_0) fails in GF(p) and in GF(2^n):
+    the scoreboard reports P mismatches tagged with each field."""
+    from regress.sim import execute
+
+    run = RunSpec(BuildSpec("mont_dual", 80, 32, "icarus", 0, True), seed=5, txns=12,
+                  tests=("RandomTest",), timeout_s=600)
+    outcome = execute(run, tmp_path / run.key)
+    assert not outcome.passed and outcome.first_error.startswith("MISMATCH")
+    log = (outcome.log_dir / "sim.log").read_text()
+    lines = [ln for ln in log.splitlines() if "MISMATCH" in ln and ": P = " in ln]
+    assert any("field=GF(p)" in ln for ln in lines), lines
+    assert any("field=GF(2^n)" in ln for ln in lines), lines
