@@ -37,6 +37,9 @@ def _build_parser() -> argparse.ArgumentParser:
         run.add_argument(f"--{opt}", default=None,
                          help=f"second half of a carry-save operand {opt[0].upper()} "
                          "(algorithms with carry-save operands; default 0)")
+    run.add_argument("--field", default="0", choices=("0", "1"),
+                     help="CTRL.FIELD for designs with a binary-field mode: 0 = GF(p), "
+                     "1 = GF(2^n) (default 0)")
     run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                      help="build parameter beyond N (e.g. W=16), repeatable; see list")
     return parser
@@ -81,7 +84,11 @@ def _cmd_run(args: argparse.Namespace) -> None:
     if info.halves:
         res = func(values["x"], values["x2"], values["y"], values["y2"], values["m"],
                    values["n"])
+    elif info.has_field:
+        res = func(values["x"], values["y"], values["m"], values["n"], field=int(args.field))
     else:
+        if args.field != "0":
+            raise ModelInputError(f"--field: {info.name} has no binary-field mode")
         res = func(values["x"], values["y"], values["m"], values["n"])
     print(json.dumps(res.to_json_dict()))
 

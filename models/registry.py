@@ -7,7 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from models import ref
+from models import gf2, ref
+from models.dual import check as dual_check
+from models.dual import mont_dual, mp_pack, r_bits_gf2
 from models.inter import inter_csa, inter_lut, inter_r2
 from models.mm42 import iterations, iterations_u2, mm42, mm42_u2
 from models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2, mont_r2
@@ -20,7 +22,10 @@ from models.vhr import mhat as qp_mhat
 from models.vhr import mont_qp
 from models.vhr import r_bits as qp_r_bits
 
-Kind = Literal["mont", "inter", "modexp"]
+# "mont": X*Y*2^-r mod M; "inter": X*Y mod M; "mont_gf2": the binary-field Montgomery product
+# X(x)*Y(x)*x^-r mod M(x) (polynomials over GF(2), M holds the whole p(x), so deg p < N);
+# "modexp": X^E mod M (the RSA core)
+Kind = Literal["mont", "inter", "mont_gf2", "modexp"]
 ModelFunc = Callable[..., Result]  # (x, y, m, n), or (x1, x2, y1, y2, m, n) with halves
 
 
@@ -55,6 +60,15 @@ class AlgoInfo:
     # registers the host computes and loads besides the operands (m', M-hat, ...):
     # register name -> f(m, n, **params)
     precompute: tuple[tuple[str, Callable[..., int]], ...] = ()
+    # designs with CTRL.FIELD: the kind and R of an operation started with FIELD = 1
+    # (GF(2^n)); FIELD = 0 uses `kind` and `r_bits`. Their model takes field=0|1 as a keyword.
+    field1_kind: Kind | None = None
+    field1_r_bits: Callable[..., int] = _n_bits
+
+    @property
+    def has_field(self) -> bool:
+        """Whether each operation chooses its field (CTRL.FIELD at START)."""
+        return self.field1_kind is not None
 
     def defaults(self) -> dict[str, int]:
         return dict(self.params)
@@ -78,6 +92,12 @@ class AlgoInfo:
 
     def precomputed(self, m: int, n: int, params: dict[str, int]) -> dict[str, int]:
         return {reg: f(m, n, **params) for reg, f in self.precompute}
+
+    def run(self, params: dict[str, int], *args: int, field: int = 0) -> Result:
+        """The model on one operation (args: operands..., n); field only for has_field."""
+        if self.has_field:
+            return self.model(params)(*args, field=field)
+        return self.model(params)(*args)
 
 
 _ALGO_LIST: tuple[AlgoInfo, ...] = (
@@ -211,6 +231,21 @@ _ALGO_LIST: tuple[AlgoInfo, ...] = (
         check=qp_check,
         precompute=(("MHAT", qp_mhat),),
     ),
+    AlgoInfo(
+        name="mont_dual",
+        func=mont_dual,
+        kind="mont",
+        has_sc=True,  # s = C after the loop (before the final subtraction), c = 0
+        has_lut=True,
+        summary="Tanimura 2008: unified dual-radix FIOS, GF(p) with four radix-2^16 units "
+        "(R = 2^(16*ceil(N/16))), GF(2^n) with a 64-bit carry-less multiplier "
+        "(R = x^(64*ceil(N/64))), field per operation; lut = phases {field, T1/T2/MA/MB}",
+        r_bits=lambda n, **_p: 16 * (-(-n // 16)),
+        check=lambda n, **_p: dual_check(n),
+        precompute=(("MP", mp_pack),),
+        field1_kind="mont_gf2",
+        field1_r_bits=lambda n, **_p: r_bits_gf2(n),
+    ),
 )
 
 ALGOS: dict[str, AlgoInfo] = {a.name: a for a in _ALGO_LIST}
@@ -242,14 +277,20 @@ def get_algo(name: str) -> AlgoInfo:
         raise ModelInputError(f"unknown algorithm {name!r} (known: {known})") from None
 
 
-def reference(info: AlgoInfo, *args: int, **params: int) -> int:
-    """gmpy2 expected P for the algorithm's kind; args are the model's (x, y, m, n), or
-    (x1, x2, y1, y2, m, n) for carry-save operands (X = x1 + x2, Y = y1 + y2); params are
-    the build parameters beyond N."""
+def reference(info: AlgoInfo, *args: int, field: int = 0, **params: int) -> int:
+    """Expected P for the algorithm's kind (gmpy2; models.gf2 for the binary field); args
+    are the model's (x, y, m, n), or (x1, x2, y1, y2, m, n) for carry-save operands
+    (X = x1 + x2, Y = y1 + y2); params are the build parameters beyond N; field is the
+    operation's CTRL.FIELD (designs with has_field: 1 selects field1_kind)."""
     *ops, m, n = args
     if info.kind == "modexp":  # (x, e, m, n)
         return ref.modexp(ops[0], ops[1], m)
     x, y = (ops[0] + ops[1], ops[2] + ops[3]) if info.halves else ops
-    if info.kind == "mont":
-        return ref.mont_product(x, y, m, info.r_bits(n, **params))
+    if field not in (0, 1) or (field and not info.has_field):
+        raise ModelInputError(f"{info.name}: no field {field}")
+    kind, r_bits = (info.field1_kind, info.field1_r_bits) if field else (info.kind, info.r_bits)
+    if kind == "mont":
+        return ref.mont_product(x, y, m, r_bits(n, **params))
+    if kind == "mont_gf2":
+        return gf2.mont_product(x, y, m, r_bits(n, **params))
     return ref.inter_product(x, y, m)

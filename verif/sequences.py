@@ -14,12 +14,18 @@ from collections.abc import Callable, Iterable
 
 from pyuvm import uvm_sequence
 
+from models import gf2
 from verif import regmap
 from verif.bus.item import BusItem, Kind
 from verif.steer import Bias, Model
 
 Operands = tuple[int, int, int]
 Precompute = Callable[[int], dict[str, int]]
+GF2N = 1  # CTRL.FIELD value of the binary field
+# random irreducible polynomials per width, shared by the sequences of one simulation
+# (Rabin's test at degree ~256 takes seconds in Python)
+_IRREDUCIBLE_POOL: dict[int, list[int]] = {}
+POOL_SIZE = 4
 
 
 class LoaderSeq(uvm_sequence):
@@ -27,8 +33,12 @@ class LoaderSeq(uvm_sequence):
 
     def __init__(self, name: str, n: int, bus_w: int, design: regmap.Design,
                  rng: random.Random, precompute: Precompute | None = None,
-                 bias: Bias | None = None, model: Model | None = None) -> None:
+                 bias: Bias | None = None, model: Model | None = None,
+                 has_field: bool = False) -> None:
         super().__init__(name)
+        # the design chooses GF(p) or GF(2^n) per operation (CTRL.FIELD at START): every
+        # START without an explicit field picks one at random
+        self.has_field = has_field
         self.n, self.bus_w, self.design, self.rng = n, bus_w, design, rng
         # coverage steering (verif/steer.py, MV_BIAS): None = plain random stimulus;
         # model(x, y, m) -> Result lets it check candidates for subtraction / table targets
@@ -66,8 +76,14 @@ class LoaderSeq(uvm_sequence):
                        count=regmap.words(bits, self.bus_w))
         return regmap.join((await self._do(item)).rdata, self.bus_w)
 
-    async def start_op(self) -> None:
-        await self.write("CTRL", self.ctrl_f["START"].put(1))
+    def pick_field(self) -> int:
+        return self.rng.randrange(2) if self.has_field else 0
+
+    async def start_op(self, field: int | None = None) -> None:
+        word = self.ctrl_f["START"].put(1)
+        if self.has_field:
+            word |= self.ctrl_f["FIELD"].put(self.pick_field() if field is None else field)
+        await self.write("CTRL", word)
 
     async def clear(self) -> None:
         await self.write("CTRL", self.ctrl_f["CLEAR"].put(1))
@@ -88,9 +104,9 @@ class LoaderSeq(uvm_sequence):
         await self.read_value("CYCLES")
         await self.read("STATUS")
 
-    async def multiply(self, x: int, y: int, m: int, load: Iterable[str] = ("X", "Y", "M")
-                       ) -> None:
-        await self.run_operation({"X": x, "Y": y, "M": m}, load)
+    async def multiply(self, x: int, y: int, m: int, load: Iterable[str] = ("X", "Y", "M"),
+                       field: int | None = None) -> None:
+        await self.run_operation({"X": x, "Y": y, "M": m}, load, field)
 
     def refused(self, values: dict[str, int]) -> bool:
         """Whether the loader must refuse these operands (even modulus, out of range)."""
@@ -150,11 +166,12 @@ class LoaderSeq(uvm_sequence):
             await self.write_value(region, values[region])
         return values
 
-    async def run_operation(self, values: dict[str, int], load: Iterable[str] | None = None
-                            ) -> None:
-        """Load the named registers (all operands by default), START, wait, read back."""
+    async def run_operation(self, values: dict[str, int], load: Iterable[str] | None = None,
+                            field: int | None = None) -> None:
+        """Load the named registers (all operands by default), START (in `field`, random
+        when None), wait, read back."""
         values = await self.load_operands(values, load)
-        await self.start_op()
+        await self.start_op(field)
         if self.refused(values):  # the loader refuses it: read the error instead
             await self.read("STATUS")
             return
@@ -175,7 +192,9 @@ class LoaderSeq(uvm_sequence):
             return self.rng.getrandbits(n - 1) | (1 << (n - 1)) | 1
         return self.rng.getrandbits(self.rng.randint(1, n - 1)) | 1
 
-    def random_operands(self) -> Operands:
+    def random_operands(self, field: int = 0) -> Operands:
+        if field == GF2N:
+            return self.random_poly_operands()
         m = self.random_modulus()
         return self.rng.randrange(m), self.rng.randrange(m), m
 
@@ -186,6 +205,38 @@ class LoaderSeq(uvm_sequence):
             return self.bias.operands(self.rng, self.n, self.model, self.random_modulus)
         return self.random_operands()
 
+    # --- binary field: M holds the whole p(x) (degree < N), operands of lower degree -------
+    def irreducibles(self) -> list[int]:
+        """Random irreducible polynomials for this width: half of degree N-1, half of a
+        random degree (built once per simulation)."""
+        pool = _IRREDUCIBLE_POOL.setdefault(self.n, [])
+        while len(pool) < POOL_SIZE:
+            deg = self.n - 1 if len(pool) % 2 == 0 else self.rng.randint(2, self.n - 1)
+            pool.append(gf2.random_irreducible(deg, self.rng))
+        return pool
+
+    def nist_polys(self) -> list[int]:
+        """NIST binary-field reduction polynomials (B-163, B-233, ...) that fit N bits."""
+        return [p for p in gf2.NIST_POLYS.values() if p.bit_length() <= self.n]
+
+    def random_poly_modulus(self) -> int:
+        r, nist = self.rng.random(), self.nist_polys()
+        if r < 0.35 and nist:
+            return self.rng.choice(nist)
+        if r < 0.8:
+            return self.rng.choice(self.irreducibles())
+        return self.random_modulus()  # any p(x) with p(0) = 1: Montgomery needs no more
+
+    def poly_element(self, m: int) -> int:
+        """Mostly a field element (degree < deg M); now and then any value below M (degree
+        deg M, still reduced correctly)."""
+        d = m.bit_length() - 1
+        return self.rng.getrandbits(d) if d and self.rng.random() < 0.9 else self.rng.randrange(m)
+
+    def random_poly_operands(self) -> Operands:
+        m = self.random_poly_modulus()
+        return self.poly_element(m), self.poly_element(m), m
+
 
 class RandomSeq(LoaderSeq):
     def __init__(self, name: str, count: int, **kw: object) -> None:
@@ -194,7 +245,9 @@ class RandomSeq(LoaderSeq):
 
     async def body(self) -> None:
         for _ in range(self.count):
-            await self.multiply(*self.steered_operands())
+            field = self.pick_field()
+            ops = self.steered_operands() if field == 0 else self.random_operands(field)
+            await self.multiply(*ops, field=field)
 
 
 class CornerSeq(LoaderSeq):
@@ -233,9 +286,25 @@ class CornerSeq(LoaderSeq):
                 cases.append(values)
         return cases
 
+    def poly_corner_cases(self) -> list[Operands]:
+        """GF(2^n): NIST polynomials that fit, an irreducible of degree N-1, x + 1, 1, the
+        all-ones and x^(N-1) + 1 moduli; operands 0, 1, the all-ones element, M-1, X = Y."""
+        n = self.n
+        moduli = self.nist_polys() + [self.irreducibles()[0], 0b11, 1, (1 << n) - 1,
+                                      (1 << (n - 1)) + 1]
+        cases: list[Operands] = []
+        for m in moduli:
+            r, top = self.poly_element(m), (1 << (m.bit_length() - 1)) - 1
+            cases += [(0, r, m), (r, 0, m), (top, r, m), (top, top, m), (m - 1, r, m),
+                      (r, r, m), (1 % m, 1 % m, m)]
+        return cases
+
     async def body(self) -> None:
         for x, y, m in self.corner_cases():
-            await self.multiply(x, y, m)
+            await self.multiply(x, y, m, field=0)
+        if self.has_field:
+            for x, y, m in self.poly_corner_cases():
+                await self.multiply(x, y, m, field=GF2N)
         if self.design.carry_save_operands:
             for values in self.halves_cases():
                 await self.run_operation(values)
@@ -250,7 +319,7 @@ class BackToBackSeq(LoaderSeq):
         self.count = count
 
     async def body(self) -> None:
-        x, y, m = self.random_operands()
+        x, y, m = self.random_operands(self.pick_field())
         await self.multiply(x, y, m)
         for k in range(self.count):
             if k % 2:

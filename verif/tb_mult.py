@@ -61,7 +61,7 @@ class BaseTest(uvm_test):
         return {"n": n, "bus_w": self.run_cfg.bus_w, "design": self.design.design,
                 "rng": self.rng,
                 "precompute": lambda m: algo.precomputed(m, n, params),
-                "bias": Bias.from_env(), "model": model}
+                "bias": Bias.from_env(), "model": model, "has_field": algo.has_field}
 
     def sequences(self) -> list[LoaderSeq]:
         raise NotImplementedError

@@ -276,7 +276,7 @@ def test_registry() -> None:
         if info.kind not in ("mont", "inter"):
             continue  # e.g. the RSA core's modexp: tested in its own file
         # the smallest width the design's default parameters allow
-        n = next(n for n in (3, 8, 16, 32, 64) if _legal(info, n))
+        n = next(n for n in (3, 8, 16, 32, 64, 80) if _legal(info, n))
         params = info.resolve(n)
         args = (5, 0, 6, 0, 7, n) if info.halves else (5, 6, 7, n)  # halves: (x1, x2, y1, y2)
         r = info.model(params)(*args)

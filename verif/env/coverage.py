@@ -15,6 +15,17 @@ from cocotb_coverage.coverage import CoverCross, CoverPoint, coverage_db
 X_CLASSES = ["zero", "one", "m_minus_1", "equal_other", "short", "wide"]
 M_CLASSES = ["pow2_plus_1", "all_ones", "top_bit", "short"]
 ERRORS = ["ERR_EVEN_MODULUS", "ERR_RANGE", "ERR_BUSY", "ERR_UNMAPPED"]
+FIELDS = ["gfp", "gf2n"]  # CTRL.FIELD 0, 1
+# operand width classes crossed with the field (designs with a binary-field mode)
+WIDTHS = ["n_le_128", "n_129_192", "n_193_256", "n_gt_256"]
+
+
+def width_class(n: int) -> str:
+    if n <= 128:
+        return "n_le_128"
+    if n <= 192:
+        return "n_129_192"
+    return "n_193_256" if n <= 256 else "n_gt_256"
 
 
 def operand_class(v: int, other: int, m: int, n: int) -> str:
@@ -41,7 +52,8 @@ class Coverage:
     """The coverage model of one design; point names start with the design's name."""
 
     def __init__(self, design: str, lut_bins: int, illegal_bins: tuple[int, ...] = (),
-                 carry_save: tuple[tuple[str, ...], ...] = ()) -> None:
+                 carry_save: tuple[tuple[str, ...], ...] = (),
+                 has_field: bool = False) -> None:
         """`lut_bins` table/selection addresses, of which `illegal_bins` are unreachable:
         they get no bin (coverage goals exclude them); hitting one fails the scoreboard.
         `carry_save`: operand groups such as ("X", "X2") whose sum is the operand's value
@@ -85,11 +97,26 @@ class Coverage:
             def _halves(name: str) -> None: ...
 
             self._halves = _halves
+        self._field = None
+        if has_field:  # field of each operation, crossed with the width and the modulus class
+            @CoverPoint(f"{top}.field", bins=FIELDS)
+            def _field(f: str) -> None: ...
+
+            @CoverPoint(f"{top}.cross_src.field", vname="f", bins=FIELDS)
+            @CoverPoint(f"{top}.cross_src.width", vname="w", bins=WIDTHS)
+            @CoverPoint(f"{top}.cross_src.fm", vname="mcls", bins=M_CLASSES)
+            @CoverCross(f"{top}.cross.field_x_width",
+                        items=[f"{top}.cross_src.field", f"{top}.cross_src.width"])
+            @CoverCross(f"{top}.cross.field_x_m",
+                        items=[f"{top}.cross_src.field", f"{top}.cross_src.fm"])
+            def _field_cross(f: str, w: str, mcls: str) -> None: ...
+
+            self._field, self._field_cross = _field, _field_cross
         self._lut, self._x, self._y, self._m = _lut, _x, _y, _m
         self._sub, self._err, self._cross = _sub, _err, _cross
 
     def sample_operation(self, operands: dict[str, int], n: int, lut_hits: list[int],
-                         sub_taken: bool) -> None:
+                         sub_taken: bool, field: int = 0) -> None:
         for addr, hits in enumerate(lut_hits):
             if hits and addr not in self.illegal_bins:
                 self._lut(addr)
@@ -113,6 +140,9 @@ class Coverage:
         self._m(mcls)
         self._sub(sub_taken)
         self._cross(sub_taken, mcls)
+        if self._field is not None:
+            self._field(FIELDS[field])
+            self._field_cross(FIELDS[field], width_class(n), mcls)
 
     def sample_error(self, name: str) -> None:
         if name in ERRORS:

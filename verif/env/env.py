@@ -58,11 +58,12 @@ class MulEnv(uvm_env):
         algo = get_algo(self.design.model)
         self.predictor = LoaderPredictor(rm, self.design.design, self.run_cfg.n,
                                          self.run_cfg.bus_w, algo.model(self.run_cfg.params),
-                                         bus_if.period_ns)
+                                         bus_if.period_ns, has_field=algo.has_field)
         observe = self.design.observe
         self.coverage = Coverage(self.design.name, int(observe.get("lut_bins", 0)),
                                  tuple(observe.get("illegal_bins", ())),  # type: ignore[arg-type]
-                                 self.design.design.carry_save_operands)
+                                 self.design.design.carry_save_operands,
+                                 has_field=algo.has_field)
         self.agent = BusAgent("agent", self)
         self.observer = DoneObserver("observer", self)
         self.scoreboard = Scoreboard("scoreboard", self, predictor=self.predictor, algo=algo,

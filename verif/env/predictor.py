@@ -29,6 +29,9 @@ class Operation:
     error: str  # "ERR_NONE" when the operation ran
     result: Result | None = None
     read_words: dict[str, dict[int, int]] = field(default_factory=dict)  # region -> index -> data
+    # CTRL.FIELD of the START (designs with a binary-field mode); after read_words, whose
+    # default uses dataclasses.field
+    field: int = 0
 
     @property
     def args(self) -> list[int]:
@@ -62,8 +65,10 @@ class Mismatch:
 
 class LoaderPredictor:
     def __init__(self, rm: regmap.RegMap, design: regmap.Design, n: int, bus_w: int,
-                 model: Model, period_ns: int) -> None:
+                 model: Model, period_ns: int, has_field: bool = False) -> None:
         self.rm, self.design, self.n, self.bus_w = rm, design, n, bus_w
+        # the loader maps CTRL.FIELD (HasField): START's FIELD bit goes to the model
+        self.has_field = has_field
         self.model, self.period_ns = model, period_ns
         self.op_words = regmap.words(n, bus_w)
         self.cnt_words = regmap.words(rm.counter_width, bus_w)
@@ -177,7 +182,7 @@ class LoaderPredictor:
         if self.ctrl["CLEAR"].get(data):
             self._clear()
         elif self.ctrl["START"].get(data):
-            self._start(edge)
+            self._start(edge, self.ctrl["FIELD"].get(data) if self.has_field else 0)
 
     def _clear(self) -> None:
         for words in self.operands.values():
@@ -187,7 +192,7 @@ class LoaderPredictor:
         self.op = None
         self.results_zero = True
 
-    def _start(self, edge: int) -> None:
+    def _start(self, edge: int, field: int = 0) -> None:
         values = {name: self._value(name) for name in self.design.operands}
         m = values[self.design.modulus]
         self.done = False
@@ -197,12 +202,13 @@ class LoaderPredictor:
             error = "ERR_RANGE"
         else:
             error = "ERR_NONE"
-        op = Operation(len(self.ops), values, edge, error)
+        op = Operation(len(self.ops), values, edge, error, field=field)
         self.ops.append(op)
         self.err = self.rm.errors[error]
         if error != "ERR_NONE":
             return
-        op.result = self.model(*op.args, self.n)
+        op.result = (self.model(*op.args, self.n, field=field) if self.has_field
+                     else self.model(*op.args, self.n))
         self.op = op
         self.ended = False
         self.results_zero = False

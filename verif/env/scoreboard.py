@@ -91,11 +91,15 @@ class Scoreboard(uvm_component):
         assert op.result is not None
         res, p = op.result, self._assemble(op, "P")
         tag = f"op {op.index} ({op.describe()})"
-        expected_p = reference(self.algo, *op.args, self.predictor.n, **self.params)
+        expected_p = reference(self.algo, *op.args, self.predictor.n, field=op.field,
+                               **self.params)
+        golden = "gf2" if self.algo.has_field and op.field else "gmpy2"
+        if self.algo.has_field:
+            tag += f" field={'GF(2^n)' if op.field else 'GF(p)'}"
         if p != expected_p:
-            self.fail(f"{tag}: P = 0x{p:x}, gmpy2 expects 0x{expected_p:x}")
+            self.fail(f"{tag}: P = 0x{p:x}, {golden} expects 0x{expected_p:x}")
         if res.p != expected_p:
-            self.fail(f"{tag}: model P 0x{res.p:x} disagrees with gmpy2 0x{expected_p:x}")
+            self.fail(f"{tag}: model P 0x{res.p:x} disagrees with {golden} 0x{expected_p:x}")
         fields: dict[str, object] = {"p": str(p), "cycles": self._assemble(op, "CYCLES")}
         if fields["cycles"] != res.cycles:
             self.fail(f"{tag}: CYCLES = {fields['cycles']}, model expects {res.cycles}")
@@ -138,13 +142,14 @@ class Scoreboard(uvm_component):
         self.observed[op.index] = obs
         self.coverage.sample_operation(op.operands, self.predictor.n, obs.lut_hits,
                                        bool(obs.sub_taken if obs.sub_taken is not None
-                                            else sub_expected))
+                                            else sub_expected), field=op.field)
 
     # --- log and final checks -------------------------------------------------------------
     def _write_log(self, op: Operation, fields: dict[str, object]) -> None:
         self._logged.add(op.index)
         period = self.predictor.period_ns
         record = {"op": op.index, **{k.lower(): str(v) for k, v in op.operands.items()},
+                  **({"field": op.field} if self.algo.has_field else {}),
                   "start_ns": op.start_edge * period, **fields}
         if op.result is not None:
             record["end_ns"] = op.end_edge * period

@@ -1,0 +1,305 @@
+// mont_dual: scalable unified dual-radix Montgomery multiplier for GF(p) and GF(2^n).
+//
+// Tanimura et al. (ASP-DAC 2008), "Scalable Unified Dual-Radix Architecture for Montgomery
+// Multiplication in GF(P) and GF(2^n)": the FIOS loop (Koc 1996, as in Sato 2003) with
+//   GF(p)   (field_i = 0): radix 2^K (K = 16) digits of X, four K x K multipliers in parallel
+//                          multiply one digit by a W = 4K = 64-bit word of Y or M;
+//                          P = X*Y*2^-(K*ceil(N/K)) mod M, fully reduced (word-serial final
+//                          subtraction in hardware);
+//   GF(2^n) (field_i = 1): radix x^W digits, one W x W carry-less (AND-XOR) multiplier;
+//                          P = X(x)*Y(x)*x^-(W*ceil(N/W)) mod M(x), degree < deg M, no final
+//                          subtraction.
+// M holds the whole p(x) of the binary field (degree n <= N - 1). MP holds m' = -M^-1 mod 2^K
+// in bits [K-1:0] and q(x) = M(x)^-1 mod x^W in bits [K+W-1:K] (host-computed).
+//
+// Per digit a_i: T1 u = c_0 + a_i*b_0 mod 2^k, T2 t_i = u*q mod 2^k, then for every word j
+// MA acc = C_j + a_i*B_j + z and MB S = acc + t_i*P_j (XOR in GF(2^n)); MB writes S into C
+// in place, shifted down by one digit (K bits in GF(p), one word in GF(2^n)), and keeps the
+// carry z = S >> W. C is E = ceil(N/W) words plus one top bit (C < 2M < 2^(W*E+1)).
+// Cycles: digits*(2 + 2E) + E (SUB, GF(p) only) + 1 (FIN); 165 (GF(p)) and 41 (GF(2^n)) at
+// N = 256 (docs/dual.md).
+module mont_dual #(
+  parameter int N         = 256,
+  // Test only: with FaultEn set, MB at word FaultWord multiplies t_i by P_j with bit 1
+  // flipped (both fields), so the negative tests can show the testbench catches it.
+  parameter bit FaultEn   = 1'b0,
+  parameter int FaultWord = 0
+) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  input  logic         start_i,
+  input  logic         clear_i,
+  input  logic         field_i,  // 0: GF(p), 1: GF(2^n); stable while busy
+  input  logic [N-1:0] x_i,
+  input  logic [N-1:0] y_i,
+  input  logic [N-1:0] m_i,
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  logic [N-1:0] mp_i,  // bits [K+W-1:0] used
+  /* verilator lint_on UNUSEDSIGNAL */
+  output logic         busy_o,
+  output logic         last_o,   // high during the last busy cycle (FIN)
+  output logic [N-1:0] p_o
+);
+
+  localparam int K      = 16;            // GF(p) digit: one unit
+  localparam int Units  = 4;             // GF(p) units in parallel
+  localparam int W      = K * Units;     // word and GF(2^n) digit
+  localparam int E      = (N + W - 1) / W;
+  localparam int NP     = E * W;         // padded operand width
+  localparam int CW     = NP + 1;        // C: E words and a top bit
+  localparam int DigP   = (N + K - 1) / K;  // GF(p) digits of X
+  localparam int DigB   = E;                // GF(2^n) digits of X
+  localparam int MinN   = K + W;         // MP holds m' and q
+  localparam int SW     = 2 * W;         // accumulator / S width (GF(p) needs W + K + 2)
+  localparam int OffW   = $clog2(CW + 1);
+  localparam int JW     = $clog2(E + 1);
+  localparam int IW     = $clog2(DigP + 1);
+  localparam int HitW   = 32;
+  localparam int Bins   = 8;             // {field, phase}
+  localparam int FlipBit = 1;            // the bit FaultEn flips in P_j
+
+  if (N < MinN) begin : g_bad_n
+    initial $fatal(1, "mont_dual: N must be at least %0d (got %0d)", MinN, N);
+  end
+
+  typedef enum logic [2:0] {
+    StIdle = 3'd0,
+    StT1   = 3'd1,
+    StT2   = 3'd2,
+    StMa   = 3'd3,
+    StMb   = 3'd4,
+    StSub  = 3'd5,
+    StFin  = 3'd6
+  } state_e;
+
+  state_e        state_q;
+  logic [NP-1:0] a_q;       // X, shifted down by one digit per outer iteration
+  logic [CW-1:0] c_q;       // C
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [NP-1:0] d_q;       // C - M (GF(p) final subtraction; bits N and up unused)
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic          borrow_q;
+  logic [SW-1:0] acc_q;     // MA result
+  logic [W-1:0]  z_q;       // carry word between inner steps
+  logic [W-1:0]  t_q;       // u (after T1), t_i (after T2)
+  logic [N-1:0]  p_q;
+  logic [IW-1:0] i_q;
+  logic [JW-1:0] j_q;
+
+  logic [NP-1:0] y_pad, m_pad;
+  assign y_pad = NP'(y_i);
+  assign m_pad = NP'(m_i);
+
+  logic gfp;
+  assign gfp = !field_i;
+
+  // ---------------------------------------------------------------------------------------
+  // The multipliers: four K x K units (GF(p)) and one W x W carry-less array (GF(2^n))
+  // ---------------------------------------------------------------------------------------
+  function automatic logic [W+K-1:0] units_mul(input logic [K-1:0] a, input logic [W-1:0] b);
+    logic [W+K-1:0] sum;
+    sum = '0;
+    for (int u = 0; u < Units; u++) begin
+      sum = sum + ((W + K)'(a * b[u*K +: K]) << (u * K));
+    end
+    return sum;
+  endfunction
+
+  function automatic logic [SW-1:0] cl_mul(input logic [W-1:0] a, input logic [W-1:0] b);
+    logic [SW-1:0] acc;
+    acc = '0;
+    for (int i = 0; i < W; i++) begin
+      acc = acc ^ (b[i] ? (SW'(a) << i) : '0);
+    end
+    return acc;
+  endfunction
+
+  logic [W-1:0]  a_dig;      // current digit of X (K bits in GF(p))
+  logic [W-1:0]  b_word, b_word0, p_word, p_mul;
+  logic [W-1:0]  mul_a, mul_b;
+  logic [SW-1:0] prod;
+  logic [W-1:0]  q_val;
+  logic          fault_hit;
+
+  assign a_dig  = gfp ? W'(a_q[K-1:0]) : a_q[W-1:0];
+  assign b_word = y_pad[32'(j_q) * W +: W];
+  assign b_word0 = y_pad[W-1:0];
+  assign p_word = m_pad[32'(j_q) * W +: W];
+  assign fault_hit = FaultEn && (j_q == JW'(FaultWord));
+  assign p_mul  = p_word ^ (fault_hit ? W'(1 << FlipBit) : '0);
+  assign q_val  = gfp ? W'(mp_i[K-1:0]) : mp_i[K +: W];
+
+  always_comb begin
+    case (state_q)
+      StT1:    begin mul_a = a_dig; mul_b = b_word0; end
+      StT2:    begin mul_a = t_q;   mul_b = q_val; end
+      StMa:    begin mul_a = a_dig; mul_b = b_word; end
+      StMb:    begin mul_a = t_q;   mul_b = p_mul; end
+      default: begin mul_a = '0;    mul_b = '0; end
+    endcase
+  end
+
+  assign prod = gfp ? SW'(units_mul(mul_a[K-1:0], mul_b)) : cl_mul(mul_a, mul_b);
+
+  // ---------------------------------------------------------------------------------------
+  // Adders: T1 u, MA acc, MB S (+ in GF(p), XOR in GF(2^n))
+  // ---------------------------------------------------------------------------------------
+  logic          last_j, last_i;
+  logic [W:0]    c_word;     // C_j, with the top bit for the last word
+  logic [W-1:0]  u_low;      // T1: c_0 + a_i*b_0, low word
+  logic [SW-1:0] ma_sum, mb_sum;
+  logic [W-1:0]  t_next;
+
+  assign last_j = (j_q == JW'(E - 1));
+  assign last_i = gfp ? (i_q == IW'(DigP - 1)) : (i_q == IW'(DigB - 1));
+  assign c_word = last_j ? c_q[32'(j_q) * W +: W + 1] : {1'b0, c_q[32'(j_q) * W +: W]};
+
+  assign u_low  = gfp ? c_q[W-1:0] + prod[W-1:0] : c_q[W-1:0] ^ prod[W-1:0];
+  assign t_next = gfp ? W'(prod[K-1:0]) : prod[W-1:0];
+  assign ma_sum = gfp ? SW'(c_word) + prod + SW'(z_q) : SW'(c_word) ^ prod ^ SW'(z_q);
+  assign mb_sum = gfp ? acc_q + prod : acc_q ^ prod;
+
+  // MB writes mb_sum into C at a digit-shifted offset: whole-vector mask and shift
+  logic [OffW-1:0] wr_off;
+  logic [SW-1:0]   wr_val, wr_mask;
+  logic [CW-1:0]   c_written;
+  always_comb begin
+    wr_val = mb_sum;
+    if (gfp) begin
+      if (j_q == '0) begin
+        wr_off  = '0;
+        wr_val  = mb_sum >> K;
+        wr_mask = SW'({(W - K){1'b1}});
+      end else begin
+        wr_off  = OffW'(32'(j_q) * W - K);
+        wr_mask = last_j ? SW'({(W + K + 1){1'b1}}) : SW'({W{1'b1}});
+      end
+    end else begin
+      wr_off  = (j_q == '0) ? '0 : OffW'((32'(j_q) - 1) * W);
+      wr_mask = (j_q == '0) ? '0 : (last_j ? '1 : SW'({W{1'b1}}));
+    end
+  end
+  assign c_written = (c_q & ~(CW'(wr_mask) << wr_off)) | (CW'(wr_val & wr_mask) << wr_off);
+
+  // Word-serial final subtraction (GF(p)): D_j = C_j - M_j - borrow
+  logic [W:0] sub_word;
+  logic       sub_taken;
+  assign sub_word  = {1'b0, c_q[32'(j_q) * W +: W]} - {1'b0, p_word} - (W + 1)'(borrow_q);
+  assign sub_taken = gfp && (c_q[NP] || !borrow_q);  // in FIN: C >= M
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q  <= StIdle;
+      a_q      <= '0;
+      c_q      <= '0;
+      d_q      <= '0;
+      borrow_q <= 1'b0;
+      acc_q    <= '0;
+      z_q      <= '0;
+      t_q      <= '0;
+      p_q      <= '0;
+      i_q      <= '0;
+      j_q      <= '0;
+    end else begin
+      case (state_q)
+        StIdle: begin
+          if (clear_i) begin
+            a_q   <= '0;
+            c_q   <= '0;
+            d_q   <= '0;
+            acc_q <= '0;
+            z_q   <= '0;
+            t_q   <= '0;
+            p_q   <= '0;
+          end else if (start_i) begin
+            a_q      <= NP'(x_i);
+            c_q      <= '0;
+            i_q      <= '0;
+            j_q      <= '0;
+            borrow_q <= 1'b0;
+            state_q  <= StT1;
+          end
+        end
+        StT1: begin
+          t_q     <= gfp ? W'(u_low[K-1:0]) : u_low;
+          state_q <= StT2;
+        end
+        StT2: begin
+          t_q     <= t_next;
+          z_q     <= '0;
+          j_q     <= '0;
+          state_q <= StMa;
+        end
+        StMa: begin
+          acc_q   <= ma_sum;
+          state_q <= StMb;
+        end
+        StMb: begin
+          c_q <= c_written;
+          z_q <= mb_sum[W +: W];
+          if (!last_j) begin
+            j_q     <= j_q + 1'b1;
+            state_q <= StMa;
+          end else begin
+            a_q <= gfp ? (a_q >> K) : (a_q >> W);
+            j_q <= '0;
+            i_q <= i_q + 1'b1;
+            if (!last_i) begin
+              state_q <= StT1;
+            end else begin
+              state_q <= gfp ? StSub : StFin;
+            end
+          end
+        end
+        StSub: begin
+          d_q[32'(j_q) * W +: W] <= sub_word[W-1:0];
+          borrow_q <= sub_word[W];
+          j_q      <= j_q + 1'b1;
+          if (last_j) begin
+            state_q <= StFin;
+          end
+        end
+        StFin: begin
+          p_q     <= sub_taken ? d_q[N-1:0] : c_q[N-1:0];
+          state_q <= StIdle;
+        end
+        default: state_q <= StIdle;
+      endcase
+    end
+  end
+
+  assign busy_o = (state_q != StIdle);
+  assign last_o = (state_q == StFin);
+  assign p_o    = p_q;
+
+`ifndef SYNTHESIS
+  // Simulation-only observation (hdl/common/mv_observe.sv): hits per {field, phase}
+  // (T1, T2, MA, MB) and whether FIN took the final subtraction; read at done.
+  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
+  logic       obs_clear, obs_count, obs_fin;
+  logic [1:0] obs_phase;
+  logic [2:0] obs_addr;
+  assign obs_clear = (state_q == StIdle) && start_i;
+  assign obs_count = (state_q == StT1) || (state_q == StT2) || (state_q == StMa)
+                  || (state_q == StMb);
+  assign obs_phase = (state_q == StT1) ? 2'd0 : (state_q == StT2) ? 2'd1
+                   : (state_q == StMa) ? 2'd2 : 2'd3;
+  assign obs_addr  = {field_i, obs_phase};
+  assign obs_fin   = (state_q == StFin);
+  mv_observe #(
+    .Bins(Bins),
+    .HitW(HitW)
+  ) u_observe (
+    .clk_i,
+    .rst_ni,
+    .clear_i    (obs_clear),
+    .count0_i   (obs_count),
+    .addr0_i    (obs_addr),
+    .count1_i   (1'b0),
+    .addr1_i    (obs_addr),  // unused: count1_i is 0
+    .fin_i      (obs_fin),
+    .sub_taken_i(sub_taken)
+  );
+`endif
+
+endmodule
