@@ -267,7 +267,7 @@ def test_default_results_folder(tmp_path: Path, pair_file: Path) -> None:
     root = tmp_path / "results"
     assert rr.main(argv, launcher=FakeLauncher(), results_root=root) == 0
     assert rr.main(argv, launcher=FakeLauncher(), results_root=root) == 0
-    folders = sorted(p.name for p in root.iterdir() if p.name != "latest")
+    folders = sorted(p.name for p in root.iterdir() if p.name != "latest" and p.is_dir())
     assert len(folders) == 2 and all(f.startswith("pair-") for f in folders)
     latest = root / "latest"
     assert latest.is_symlink() and not Path(latest.readlink()).is_absolute()
