@@ -101,6 +101,7 @@ def test_shipped_lists_expand() -> None:
     assert {r.build.key for r in smoke} <= {r.build.key for r in nightly}
     assert max(r.build.n for r in nightly if r.build.sim == "icarus") <= 256
     assert max(r.build.n for r in nightly) == 2048
+    assert any(e.diff_sims for e in lists["nightly"].entries)  # cross-simulator runs nightly
 
 
 def test_shipped_lists_are_valid_runs() -> None:
