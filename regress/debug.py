@@ -27,9 +27,11 @@ def classify(path: str) -> str | None:
     """Which group a full signal path belongs to (None: not a key signal)."""
     parts = path.split(".")
     name, depth = parts[-1], len(parts)
+    if name[:1].isupper():  # a parameter (UpperCamelCase), not a signal
+        return None
     if depth <= 2 and (name.startswith("bus_") or name in ("clk_i", "rst_ni")):
         return "bus"
-    if depth > 2 and "u_loader" in parts:
+    if depth > 2 and ("u_loader" in parts or "u_observe" in parts):
         return None
     if _CONTROL.search(name) and (depth <= 3):
         return "control"
@@ -41,8 +43,16 @@ def classify(path: str) -> str | None:
 
 
 def group_signals(paths: list[str]) -> dict[str, list[str]]:
+    """Key signals by group; top-level ports once (Verilator dumps them under $rootio too)."""
     groups: dict[str, list[str]] = {g: [] for g in GROUPS}
-    for path in paths:
+    seen_top: set[str] = set()
+    named = [p for p in paths if not p.startswith("$") and "u_observe" not in p.split(".")]
+    for path in named + [p for p in paths if p.startswith("$")]:
+        parts = path.split(".")
+        if len(parts) == 2:
+            if parts[1] in seen_top:
+                continue
+            seen_top.add(parts[1])
         if (g := classify(path)) is not None and len(groups[g]) < MAX_PER_GROUP:
             groups[g].append(path)
     return groups
@@ -52,7 +62,7 @@ def gtkw_text(waves: Path, groups: dict[str, list[str]], marker_ns: float | None
     """A GTKWave save file: one collapsible group per signal class."""
     lines = [f'[dumpfile] "{waves}"', "[timestart] 0"]
     if marker_ns is not None:
-        lines.append(f"[markertime] {int(marker_ns * 1000)}")  # in the dump's ps timescale
+        lines.append(f"[markertime] {int(marker_ns * 1000)}")  # the dumps' 1 ps timescale
     for name, sigs in groups.items():
         if not sigs:
             continue
@@ -71,12 +81,18 @@ def first_error_time_ns(log: Path) -> float | None:
     return float(m.group(1)) * scale
 
 
-def _fst_paths(waves: Path) -> tuple[object, list[tuple[str, object]]]:
+_UNIT_NS = {"fs": 1e-6, "ps": 1e-3, "ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def _fst_paths(waves: Path) -> tuple[float, list[tuple[str, object]]]:
+    """(ns per time step, [(full path, pywellen Var)]) of an FST."""
     import pywellen  # type: ignore[import-untyped]
 
     wave = pywellen.Waveform(str(waves))
-    hier = wave.hierarchy
-    return wave, [(v.full_name(hier), v) for v in hier.all_vars()]
+    ts = wave.timescale
+    unit = str(ts).lstrip("0123456789")
+    step = (getattr(ts, "factor", 1) or 1) * _UNIT_NS.get(unit, 1e-3)
+    return step, [(v.full_name, v) for v in wave.all_vars()]
 
 
 def draw(waves: Path, groups: dict[str, list[str]], center_ns: float, png: Path) -> None:
@@ -86,18 +102,16 @@ def draw(waves: Path, groups: dict[str, list[str]], center_ns: float, png: Path)
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    wave, variables = _fst_paths(waves)
+    step, variables = _fst_paths(waves)
     by_path = dict(variables)
     wanted = [p for g in GROUPS for p in groups[g] if p in by_path]
     lo, hi = max(0.0, center_ns - WINDOW_NS), center_ns + WINDOW_NS / 4
     fig, axes = plt.subplots(len(wanted), 1, figsize=(12, 0.45 * len(wanted) + 1),
                              sharex=True, squeeze=False)
     for ax, path in zip(axes[:, 0], wanted, strict=True):
-        sig = wave.get_signal(by_path[path])
         xs, ys = [], []
-        for t, v in sig.all_changes():
-            t_ns = t / 1000.0  # ps timescale
-            xs.append(t_ns)
+        for t, v in by_path[path].tv:  # type: ignore[attr-defined]
+            xs.append(t * step)
             ys.append(v if isinstance(v, int) else 0)
         pts = [(x, y) for x, y in zip(xs, ys, strict=True) if lo <= x <= hi]
         before = [(x, y) for x, y in zip(xs, ys, strict=True) if x < lo][-1:]

@@ -368,7 +368,8 @@ def test_diff_sims_compares_transaction_logs(tmp_path: Path, lists: Path, pertur
 
 # --- debug aids -----------------------------------------------------------------------------
 def test_signal_groups_and_gtkw(tmp_path: Path) -> None:
-    paths = ["top.clk_i", "top.bus_req_i", "top.bus_addr_i", "top.busy_o", "top.done_o",
+    paths = ["$rootio.clk_i", "top.clk_i", "top.bus_req_i", "top.bus_addr_i", "top.busy_o",
+             "top.done_o", "top.N", "top.u_core.u_observe.lut_hits_q",
              "top.u_loader.x_q", "top.u_core.start_i", "top.u_core.s_q", "top.u_core.c_q",
              "top.u_core.lut_addr", "top.u_core.state_q", "top.u_core.tmp"]
     groups = debug.group_signals(paths)
@@ -414,3 +415,12 @@ def test_same_seed_same_transaction_log(tmp_path: Path) -> None:
     for run in s["runs"]:
         logs = [(tmp_path / o / "runs" / run["key"] / "txns.jsonl").read_text() for o in "ab"]
         assert logs[0] == logs[1] and logs[0].count("\n") > 3
+
+
+def test_unreadable_waves_leave_a_note_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "waves.fst").write_bytes(b"not an fst")
+    note = debug.annotate(RunSpec(BuildSpec("mont_lut", 32)), tmp_path / "waves.fst", tmp_path,
+                          "MISMATCH")
+    assert "waves.fst" in note and (tmp_path / "mismatch.txt").read_text().startswith(
+        "no picture")
+    assert not (tmp_path / "mismatch.png").exists()
