@@ -424,3 +424,21 @@ def test_unreadable_waves_leave_a_note_not_a_crash(tmp_path: Path) -> None:
     assert "waves.fst" in note and (tmp_path / "mismatch.txt").read_text().startswith(
         "no picture")
     assert not (tmp_path / "mismatch.png").exists()
+
+
+@pytest.mark.sim
+def test_broken_dut_is_bucketed_and_rerun_with_waves_gtkw_and_picture(tmp_path: Path) -> None:
+    """The fault build of mont_lut fails; its rerun with waves fails the same way and leaves
+    waves.fst, waves.gtkw and mismatch.png, which the report embeds."""
+    runs = [RunSpec(BuildSpec("mont_lut", 32, fault=True), seed=s, txns=10,
+                    tests=("RandomTest", "CornerTest")) for s in (3, 4)]
+    reg = rr.regress(rr.LocalLauncher(), "fault", runs, rr.Options(2, False, 1), tmp_path, 1)
+    assert reg.count(FAIL) == 2
+    s = summary(tmp_path)
+    assert [b["count"] for b in s["buckets"]] == [2]
+    rerun = next(r["rerun"] for r in s["runs"] if r["rerun"])
+    assert rerun["same_failure"] is True
+    rdir = Path(rerun["log_dir"])
+    assert (rdir / "waves.fst").exists() and (rdir / "mismatch.png").exists()
+    assert "-table address" in (rdir / "waves.gtkw").read_text()
+    assert "data:image/png;base64," in (tmp_path / "report.html").read_text()
