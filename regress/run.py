@@ -393,16 +393,19 @@ class Options:
 
 
 class Progress:
-    """One stderr line per finished build or run: `[12/30] PASS <key> 1.2s`."""
+    """One stderr line per finished build or run, with the running counts:
+    `[12/30] PASS <key> 1.2s  (11 ok, 1 failed)`."""
 
     def __init__(self, total: int, what: str = "") -> None:
-        self.total, self.count, self.what = total, 0, what
+        self.total, self.count, self.what, self.failed = total, 0, what, 0
 
     def line(self, verdict: str, key: str, seconds: float | None, note: str = "") -> None:
         self.count += 1
+        self.failed += verdict == FAIL
         width = len(str(self.total))
         text = f"[{self.what}{self.count:>{width}}/{self.total}] {verdict} {key}"
         text += f" {seconds:.1f}s" if seconds is not None else ""
+        text += f"  ({self.count - self.failed} ok, {self.failed} failed)"
         print(text + (f"  {note}" if note else ""), file=sys.stderr, flush=True)
 
 

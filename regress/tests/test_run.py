@@ -186,6 +186,7 @@ def test_all_pass(tmp_path: Path, pair_file: Path, capsys: pytest.CaptureFixture
                                       "mont_lut-n64-b32-verilator"]  # each model once
     assert len(launcher.ran) == 5
     assert err.count("] PASS mont_lut-") == 5 and "[5/5]" in err
+    assert "(5 ok, 0 failed)" in err  # running counts on every progress line
     cases = junit_cases(tmp_path / "out" / "junit.xml")
     assert len(cases) == 5 and not any(c.find("failure") is not None for c in cases)
     root = ET.parse(tmp_path / "out" / "junit.xml").getroot()
