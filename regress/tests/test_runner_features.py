@@ -442,3 +442,31 @@ def test_broken_dut_is_bucketed_and_rerun_with_waves_gtkw_and_picture(tmp_path: 
     assert (rdir / "waves.fst").exists() and (rdir / "mismatch.png").exists()
     assert "-table address" in (rdir / "waves.gtkw").read_text()
     assert "data:image/png;base64," in (tmp_path / "report.html").read_text()
+
+
+class InterruptingLauncher(LoggingLauncher):
+    """Ctrl-C arrives while the n-th run is going."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__()
+        self.at = at
+
+    def run(self, run: RunSpec, log_dir: Path) -> Outcome:
+        if len(self.ran) == self.at:
+            self.ran.append(run.key)
+            raise KeyboardInterrupt
+        return super().run(run, log_dir)
+
+
+def test_interrupted_regression_resumes(tmp_path: Path, lists: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(tmp_path, lists, InterruptingLauncher(at=5), "--jobs", "1") == 130
+    first = summary(tmp_path / "out")
+    assert first["passed"] == 5 and first["stopped"] == "interrupted"
+    done = {r["key"] for r in first["runs"] if r["status"] == "PASS"}
+    launcher = LoggingLauncher()
+    assert main(tmp_path, lists, launcher, "--resume") == 0
+    assert not done & set(launcher.ran) and len(launcher.ran) == len(first["runs"]) - 5
+    final = summary(tmp_path / "out")
+    assert final["passed"] == len(final["runs"]) and final["stopped"] == ""
+    assert "resumed: 5 run(s) kept" in capsys.readouterr().out
