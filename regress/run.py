@@ -6,6 +6,7 @@ run everything in parallel and report.
                           [--seed S | --fixed-seed S] [--out DIR] [--timeout SEC] [--fail-fast]
                           [--shard I/K] [--resume] [--diff-sims] [--history FILE]
     python -m regress merge OUT SHARD_DIR...
+    python -m regress report DIR      (rewrite DIR/report.html, e.g. after a coverage merge)
 
 Progress goes to stderr (one line per build and per finished run); the summary table, the
 failures with their repro commands and a last line `N passed, M failed` go to stdout.
@@ -694,6 +695,11 @@ def _parser() -> argparse.ArgumentParser:
     mg.add_argument("out", help="merged results folder")
     mg.add_argument("shards", nargs="+", help="shard results folders")
     mg.add_argument("--history", metavar="FILE", help="history file (default as for run)")
+    rp = sub.add_parser("report", help="rewrite report.html of a results folder", description=(
+        "Render DIR/report.html again from DIR/summary.json, e.g. after the coverage merge "
+        "wrote DIR/coverage/summary.json; the history is read, not appended to."))
+    rp.add_argument("dir", help="results folder")
+    rp.add_argument("--history", metavar="FILE", help="history file (default as for run)")
     return ap
 
 
@@ -829,6 +835,22 @@ def cmd_merge(args: argparse.Namespace, results_root: Path) -> int:
     return 0 if reg.passed else 1
 
 
+def cmd_report(args: argparse.Namespace, results_root: Path) -> int:
+    folder = Path(args.dir).resolve()
+    if not (folder / "summary.json").is_file():
+        raise ListError(f"cannot read results folder {folder}: no summary.json")
+    try:
+        summary = report.summary_dict(report.load_summary(folder / "summary.json"))
+    except ValueError as exc:
+        raise ListError(str(exc)) from None
+    from regress import history, html
+
+    past = history.load(Path(args.history) if args.history else results_root / "history.jsonl")
+    (folder / "report.html").write_text(html.render(summary, folder, past))
+    print(f"wrote {folder / 'report.html'}")
+    return 0
+
+
 def main(argv: list[str] | None = None, launcher: Launcher | None = None,
          results_root: Path = RESULTS_ROOT) -> int:
     args = _parser().parse_args(argv)
@@ -837,6 +859,8 @@ def main(argv: list[str] | None = None, launcher: Launcher | None = None,
             return cmd_list(Path(args.lists), args.name)
         if args.command == "merge":
             return cmd_merge(args, results_root)
+        if args.command == "report":
+            return cmd_report(args, results_root)
         return cmd_run(args, launcher or LocalLauncher(), results_root)
     except (ListError, *INPUT_ERRORS) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -470,3 +470,20 @@ def test_interrupted_regression_resumes(tmp_path: Path, lists: Path,
     final = summary(tmp_path / "out")
     assert final["passed"] == len(final["runs"]) and final["stopped"] == ""
     assert "resumed: 5 run(s) kept" in capsys.readouterr().out
+
+
+def test_report_command_picks_up_a_later_coverage_summary(
+        tmp_path: Path, lists: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(tmp_path, lists, FakeLauncher())
+    page = tmp_path / "out" / "report.html"
+    assert "no coverage summary" in page.read_text()
+    (tmp_path / "out" / "coverage").mkdir()
+    (tmp_path / "out" / "coverage" / "summary.json").write_text(
+        json.dumps({"mont_lut": {"covered": 9, "total": 12}}))
+    assert rr.main(["report", str(tmp_path / "out")], results_root=tmp_path / "results") == 0
+    assert "<td>mont_lut</td><td>9</td><td>12</td><td>75.0</td>" in page.read_text()
+    assert len(history.load(tmp_path / "results" / "history.jsonl")) == 1  # not appended
+    capsys.readouterr()
+    assert rr.main(["report", str(tmp_path / "nope")], results_root=tmp_path) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot read results folder") and err.count("\n") == 1
