@@ -487,3 +487,27 @@ def test_report_command_picks_up_a_later_coverage_summary(
     assert rr.main(["report", str(tmp_path / "nope")], results_root=tmp_path) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: cannot read results folder") and err.count("\n") == 1
+
+
+# --- a simulator that crashes or hangs (sim.execute with a stand-in child, no simulator) -----
+@pytest.mark.parametrize(("script", "timeout", "expected"), [
+    ("echo starting; kill -SEGV $$", 60, "simulator killed by signal SIGSEGV with no results"),
+    ("echo starting; exit 3", 60, "simulator exited with code 3 and no results"),
+    ("echo starting; exec sleep 60", 1, "watchdog: simulation killed after 1s wall time"),
+])
+def test_crashing_or_hanging_simulator_is_a_failure_with_its_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str, timeout: int,
+        expected: str) -> None:
+    from regress import sim
+
+    child = tmp_path / "child.sh"
+    child.write_text(f"#!/bin/sh\n{script}\n")
+    child.chmod(0o755)
+    monkeypatch.setattr(sim, "build", lambda spec, design: (tmp_path, 0.0))
+    monkeypatch.setattr(sim.sys, "executable", str(child))
+    run = RunSpec(BuildSpec("mont_lut", 32), seed=5, txns=1, timeout_s=timeout)
+    out = sim.execute(run, tmp_path / "log")
+    assert not out.passed and out.first_error == expected
+    assert (tmp_path / "log" / "sim.log").read_text().startswith("starting")
+    record = json.loads((tmp_path / "log" / "outcome.json").read_text())
+    assert record["passed"] is False and record["first_error"] == expected
