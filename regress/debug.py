@@ -58,15 +58,26 @@ def group_signals(paths: list[str]) -> dict[str, list[str]]:
     return groups
 
 
-def gtkw_text(waves: Path, groups: dict[str, list[str]], marker_ns: float | None) -> str:
-    """A GTKWave save file: one collapsible group per signal class."""
+def gtkw_text(waves: Path, groups: dict[str, list[str]], marker_ns: float | None,
+              widths: dict[str, int] | None = None) -> str:
+    """A GTKWave save file: one collapsible group per signal class (vectors named with their
+    bit range, as GTKWave writes them)."""
+    widths = widths or {}
+
+    def named(path: str) -> str:
+        width = widths.get(path, 1)
+        return f"{path}[{width - 1}:0]" if width > 1 else path
+
     lines = [f'[dumpfile] "{waves}"', "[timestart] 0"]
     if marker_ns is not None:
         lines.append(f"[markertime] {int(marker_ns * 1000)}")  # the dumps' 1 ps timescale
     for name, sigs in groups.items():
         if not sigs:
             continue
-        lines += ["@800200", f"-{name}", "@28"] + sigs + ["@1000200", f"-{name}"]
+        lines += ["@800200", f"-{name}"]
+        for sig in sigs:
+            lines += ["@22" if widths.get(sig, 1) > 1 else "@28", named(sig)]
+        lines += ["@1000200", f"-{name}"]
     return "\n".join(lines) + "\n"
 
 
@@ -143,7 +154,8 @@ def annotate(run: RunSpec, waves: Path, log_dir: Path, first_error: str) -> str:
         return f"cannot read {waves}: {exc}"
     groups = group_signals([p for p, _ in variables])
     center = first_error_time_ns(log_dir / "sim.log")
-    (log_dir / "waves.gtkw").write_text(gtkw_text(waves, groups, center))
+    widths = {path: int(getattr(var, "bitwidth", 1) or 1) for path, var in variables}
+    (log_dir / "waves.gtkw").write_text(gtkw_text(waves, groups, center, widths))
     if center is None:
         (log_dir / "mismatch.txt").write_text("no picture: no error time in the rerun's log\n")
         return f"gtkw: {log_dir / 'waves.gtkw'} (no error time in the log for a picture)"

@@ -511,3 +511,10 @@ def test_crashing_or_hanging_simulator_is_a_failure_with_its_log(
     assert (tmp_path / "log" / "sim.log").read_text().startswith("starting")
     record = json.loads((tmp_path / "log" / "outcome.json").read_text())
     assert record["passed"] is False and record["first_error"] == expected
+
+
+def test_gtkw_names_vectors_with_their_range(tmp_path: Path) -> None:
+    groups = {"bus": ["top.clk_i", "top.bus_addr_i"], "control": [], "datapath registers": [],
+              "table address": []}
+    text = debug.gtkw_text(tmp_path / "w.fst", groups, None, {"top.bus_addr_i": 16})
+    assert "@28\ntop.clk_i\n@22\ntop.bus_addr_i[15:0]\n" in text and "markertime" not in text
