@@ -37,6 +37,7 @@ JOBS     ?= 2
 BUDGET_SEEDS ?= 40
 BUDGET_MIN   ?= 15
 STEER    ?= 1
+REGRESS_ARGS ?=
 PYTEST_ARGS ?= -n 2 -q -p no:cacheprovider --durations=10
 
 SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --txns $(TXNS) \
@@ -87,7 +88,7 @@ test: setup
 	$(PY) -m pytest $(PYTEST_ARGS) models verif regress
 
 regress: setup
-	$(PY) -m regress run --list $(LIST) --jobs $(JOBS)
+	$(PY) -m regress run --list $(LIST) --jobs $(JOBS) $(REGRESS_ARGS)
 
 sim: setup
 	@$(PY) -m regress.sim $(SIM_FLAGS)

@@ -1,6 +1,7 @@
-"""Results of one regression: terminal summary, junit.xml and summary.json.
+"""Results of one regression: terminal summary, junit.xml, summary.json and report.html.
 
-Nothing here runs a simulator: `regress/run.py` fills a `Regression` and calls `write_all`.
+Nothing here runs a simulator: `regress/run.py` fills a `Regression` and calls `write_all`;
+`load_summary` turns a summary.json back into a `Regression` (for `regress merge`).
 """
 
 from __future__ import annotations
@@ -8,11 +9,12 @@ from __future__ import annotations
 import json
 import socket
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from regress.sim import Outcome, RunSpec
+from regress.buckets import buckets
+from regress.sim import BuildSpec, Outcome, RunSpec
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 
@@ -51,6 +53,7 @@ class RunResult:
     tests: int = 0
     failed_tests: int = 0
     rerun: Rerun | None = None  # the traced rerun of a failure, if one was made
+    index: int = 0  # position in the list's full expansion (shards keep it; merge sorts by it)
 
     @classmethod
     def from_outcome(cls, outcome: Outcome) -> RunResult:
@@ -86,13 +89,30 @@ class Regression:
     builds: dict[str, BuildResult] = field(default_factory=dict)
     results: list[RunResult] = field(default_factory=list)
     stopped: str = ""  # why not every run was started (--fail-fast, interrupt), else ""
+    shard: str = ""  # "i/k" when this is one shard of a regression
+    planned: int = 0  # runs of the whole (unsharded) regression
+    diffs: list[DiffResult] = field(default_factory=list)  # cross-simulator comparisons
+    history: Path | None = None  # history.jsonl to append to (None: not this one, e.g. a shard)
+    notes: list[str] = field(default_factory=list)  # shown in the summary and the report
+    order: dict[str, int] = field(default_factory=dict)  # run key -> index in the full list
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.results)
 
     @property
     def passed(self) -> bool:
-        return bool(self.results) and all(r.passed for r in self.results)
+        return (bool(self.results) or self.shard != "") and all(
+            r.passed for r in self.results) and all(d.same for d in self.diffs)
+
+
+@dataclass
+class DiffResult:
+    """The same seed on two simulators: identical transaction logs (timing fields ignored)?"""
+
+    key: str  # model key without the simulator, plus the seed
+    runs: tuple[str, ...]  # the run keys compared
+    same: bool
+    detail: str = ""  # the first difference, or why no comparison was possible
 
 
 # --- grouping -------------------------------------------------------------------------------
@@ -155,17 +175,44 @@ def format_failures(reg: Regression) -> str:
     return "\n".join(lines)
 
 
+def format_buckets(reg: Regression) -> str:
+    """One line per failure bucket: count, design, signature, seeds, the cheapest repro."""
+    lines: list[str] = []
+    for b in buckets(reg.results):
+        seeds = ", ".join(map(str, b.seeds[:8])) + (" ..." if len(b.seeds) > 8 else "")
+        lines += [f"bucket {b.count:>3}x {b.dut}: {b.signature}",
+                  f"  seeds: {seeds}", f"  repro: {b.example.run.repro()}"]
+    return ("failure buckets (same design, same first error with numbers stripped):\n"
+            + "\n".join(lines)) if lines else ""
+
+
+def format_diffs(reg: Regression) -> str:
+    if not reg.diffs:
+        return ""
+    same = sum(d.same for d in reg.diffs)
+    lines = [f"cross-simulator check: {same}/{len(reg.diffs)} identical transaction logs"]
+    lines += [f"DIFF {d.key} ({' vs '.join(d.runs)}): {d.detail}" for d in reg.diffs
+              if not d.same]
+    return "\n".join(lines)
+
+
 def final_line(reg: Regression) -> str:
-    """The last line of the terminal output, read by CI: `N passed, M failed`."""
-    return f"{reg.count(PASS)} passed, {reg.count(FAIL)} failed"
+    """The last line of the terminal output, read by CI: `N passed, M failed` (runs and
+    cross-simulator comparisons)."""
+    passed = reg.count(PASS) + sum(d.same for d in reg.diffs)
+    failed = reg.count(FAIL) + sum(not d.same for d in reg.diffs)
+    return f"{passed} passed, {failed} failed"
 
 
 def format_summary(reg: Regression) -> str:
     parts = [format_table(reg)]
-    if failures := format_failures(reg):
-        parts.append(failures)
-    tail = [f"results: {reg.out_dir} (junit.xml, summary.json, runs/)",
+    for extra in (format_failures(reg), format_buckets(reg), format_diffs(reg)):
+        if extra:
+            parts.append(extra)
+    tail = [f"results: {reg.out_dir} (report.html, junit.xml, summary.json, runs/)",
             f"wall time: {_duration(reg.wall_s)} with {reg.jobs} job(s)"]
+    tail += [f"shard {reg.shard}: {len(reg.results)} of {reg.planned} runs"] if reg.shard else []
+    tail += reg.notes
     if reg.stopped:
         tail.append(f"{reg.count(SKIP)} run(s) not started: {reg.stopped}")
     parts.append("\n".join(tail + [final_line(reg)]))
@@ -211,6 +258,17 @@ def junit_tree(reg: Regression) -> ET.ElementTree:
             ET.SubElement(props, "property", name=name, value=value)
         for res in row.results:
             _testcase(suite, reg, res)
+    if reg.diffs:
+        suite = ET.SubElement(root, "testsuite", {
+            "name": "cross-simulator", "timestamp": stamp, "hostname": host,
+            "tests": str(len(reg.diffs)), "failures": str(sum(not d.same for d in reg.diffs)),
+            "errors": "0", "skipped": "0", "time": "0.000"})
+        for d in reg.diffs:
+            case = ET.SubElement(suite, "testcase", classname=f"{reg.name}.diff", name=d.key,
+                                 time="0.000")
+            if not d.same:
+                ET.SubElement(case, "failure", message=d.detail, type="failure").text = \
+                    " vs ".join(d.runs)
     ET.indent(root)
     return ET.ElementTree(root)
 
@@ -220,7 +278,7 @@ def write_junit(reg: Regression, path: Path) -> None:
 
 
 # --- summary.json ---------------------------------------------------------------------------
-def _run_record(res: RunResult) -> dict[str, object]:
+def run_record(res: RunResult) -> dict[str, object]:
     b = res.run.build
     return {"key": res.run.key, "config": b.key, "dut": b.dut, "n": b.n, "bus_w": b.bus_w,
             "params": dict(b.params), "sim": b.sim, "ack_wait": b.ack_wait,
@@ -230,6 +288,7 @@ def _run_record(res: RunResult) -> dict[str, object]:
             "log_dir": str(res.log_dir) if res.log_dir else None,
             "wall_s": round(res.wall_s, 3), "tests_run": res.tests,
             "tests_failed": res.failed_tests,
+            "index": res.index, "run": asdict(res.run),
             "rerun": None if res.rerun is None else {
                 "key": res.rerun.key, "first_error": res.rerun.first_error,
                 "same_failure": res.rerun.same_as(res.first_error),
@@ -242,10 +301,56 @@ def summary_dict(reg: Regression) -> dict[str, object]:
             "start": reg.start.isoformat(timespec="seconds"), "wall_s": round(reg.wall_s, 3),
             "base_seed": reg.base_seed, "jobs": reg.jobs, "out_dir": str(reg.out_dir),
             "passed": reg.count(PASS), "failed": reg.count(FAIL), "skipped": reg.count(SKIP),
-            "stopped": reg.stopped,
+            "stopped": reg.stopped, "shard": reg.shard, "planned": reg.planned or
+            len(reg.results), "notes": reg.notes,
             "builds": [{"key": b.key, "seconds": round(b.seconds, 3), "error": b.error}
-                       for b in reg.builds.values()],
-            "runs": [_run_record(r) for r in reg.results]}
+                       for b in sorted(reg.builds.values(), key=lambda b: b.key)],
+            "buckets": [b.to_dict() for b in buckets(reg.results)],
+            "diffs": [asdict(d) for d in reg.diffs],
+            "runs": [run_record(r) for r in reg.results]}
+
+
+def run_spec(raw: dict) -> RunSpec:
+    """A RunSpec from its asdict() form (summary.json, outcome.json)."""
+    build = dict(raw["build"])
+    build["params"] = tuple(tuple(p) for p in build.get("params", ()))
+    return RunSpec(**(raw | {"build": BuildSpec(**build), "tests": tuple(raw["tests"])}))
+
+
+def run_result(rec: dict) -> RunResult:
+    """A RunResult from its summary.json record."""
+    path = (lambda v: Path(v) if v else None)  # noqa: E731
+    rr = rec.get("rerun")
+    rerun = None if rr is None else Rerun(rr["key"], rr["first_error"], path(rr["log_dir"]),
+                                          path(rr["waves"]))
+    return RunResult(run_spec(rec["run"]), rec["status"], rec["first_error"], rec["wall_s"],
+                     path(rec["log_dir"]), rec["tests_run"], rec["tests_failed"], rerun,
+                     rec.get("index", 0))
+
+
+def load_summary(path: Path) -> Regression:
+    """A Regression back from summary.json; raises ValueError with one line if unusable."""
+    try:
+        raw = json.loads(path.read_text())
+        reg = Regression(raw["list"], raw["base_seed"], raw["jobs"], Path(raw["out_dir"]),
+                         datetime.fromisoformat(raw["start"]), raw["git"], raw["versions"],
+                         raw["wall_s"], stopped=raw["stopped"], shard=raw.get("shard", ""),
+                         planned=raw.get("planned", 0), notes=list(raw.get("notes", [])))
+        reg.builds = {b["key"]: BuildResult(b["key"], b["seconds"], b["error"])
+                      for b in raw["builds"]}
+        reg.results = [run_result(r) for r in raw["runs"]]
+        reg.diffs = [DiffResult(d["key"], tuple(d["runs"]), d["same"], d["detail"])
+                     for d in raw.get("diffs", [])]
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: not a regression summary ({one_line_exc(exc)})") from None
+    return reg
+
+
+def one_line_exc(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def write_summary(reg: Regression, path: Path) -> None:
@@ -253,10 +358,19 @@ def write_summary(reg: Regression, path: Path) -> None:
 
 
 def write_all(reg: Regression) -> None:
+    """junit.xml, summary.json, cycles.md, the history line (if reg.history) and report.html."""
+    from regress import history, html
+
     reg.out_dir.mkdir(parents=True, exist_ok=True)
     write_junit(reg, reg.out_dir / "junit.xml")
     write_summary(reg, reg.out_dir / "summary.json")
     write_cycles(reg.out_dir)
+    summary = summary_dict(reg)
+    past: list[dict] = []
+    if reg.history is not None:
+        history.append(reg.history, summary, reg.out_dir)
+        past = history.load(reg.history)
+    (reg.out_dir / "report.html").write_text(html.render(summary, reg.out_dir, past))
 
 
 def write_cycles(out_dir: Path) -> None:

@@ -2,14 +2,26 @@
 run everything in parallel and report.
 
     python -m regress list [NAME]
-    python -m regress run --list smoke [--jobs 2] [--sim verilator] [--seeds K] [--seed S]
-                          [--out DIR] [--timeout SEC] [--fail-fast] [--code-coverage]
+    python -m regress run --list smoke [--jobs 2] [--sim verilator] [--dut D] [--seeds K]
+                          [--seed S | --fixed-seed S] [--out DIR] [--timeout SEC] [--fail-fast]
+                          [--shard I/K] [--resume] [--diff-sims] [--history FILE]
+                          [--code-coverage]
+    python -m regress merge OUT SHARD_DIR...
+    python -m regress report DIR      (rewrite DIR/report.html, e.g. after a coverage merge)
 
 Progress goes to stderr (one line per build and per finished run); the summary table, the
 failures with their repro commands and a last line `N passed, M failed` go to stdout.
-Results: <out>/junit.xml, <out>/summary.json, <out>/coverage/ (merged coverage and its
-summary, regress/closure.py) and <out>/runs/<run key>/ (default out:
-build/regress/<list>-<timestamp>, with build/regress/latest pointing at it).
+Results: <out>/report.html, junit.xml, summary.json, coverage/ (merged functional
+coverage and its summary, regress/closure.py) and runs/<run key>/ (default out:
+build/regress/<list>-<timestamp>, with build/regress/latest pointing at it); each finished run
+leaves runs/<key>/result.json, which `--resume` reads. Failures are grouped into buckets
+(regress/buckets.py). A summary line per regression goes to build/regress/history.jsonl.
+
+Launchers: a `Launcher` (see the Protocol below) is all the runner knows about where work
+happens. A cluster launcher (Slurm, LSF) implements check/build/run: `run` submits the job,
+waits for it and returns the `Outcome` (sim.execute's record: read back the run folder's
+outcome.json); a job that crashes, hangs or is killed must come back as a failed Outcome (or
+an exception, which the runner records as that run's failure) - no other result is lost.
 Exit 0 when every run passed, 1 otherwise, 2 on bad input (one-line `error:` message).
 """
 
@@ -17,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
+import shutil
 import sys
 import threading
 import time
@@ -27,10 +41,19 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import NoReturn, Protocol, TypeVar
 
 from regress import closure, report, sim, tools
-from regress.report import FAIL, SKIP, BuildResult, Regression, Rerun, RunResult
+from regress.report import (
+    FAIL,
+    PASS,
+    SKIP,
+    BuildResult,
+    DiffResult,
+    Regression,
+    Rerun,
+    RunResult,
+)
 from regress.sim import ALL_TESTS, BuildSpec, Outcome, RunSpec
 from verif.config import ConfigError, known_designs
 from verif.vectors import VectorError
@@ -63,6 +86,7 @@ class Entry:
     idle_max: int = 2
     # parameter points beyond N (each a tuple of (name, value)); () = the design's defaults
     params: tuple[tuple[tuple[str, int], ...], ...] = ((),)
+    diff_sims: bool = False  # run on both simulators, same seeds, compare transaction logs
 
     def txns_for(self, n: int) -> int:
         return next((t for start, t in reversed(self.txns_from_n) if n >= start), self.txns)
@@ -82,7 +106,7 @@ class TestList:
 
 
 _REQUIRED = ("dut", "widths", "bus_widths", "simulators", "seeds", "txns")
-_OPTIONAL = ("txns_from_n", "ack_wait", "tests", "idle_max", "params")
+_OPTIONAL = ("txns_from_n", "ack_wait", "tests", "idle_max", "params", "diff_sims")
 
 
 def _ints(value: object, where: str, minimum: int = 0) -> tuple[int, ...]:
@@ -147,7 +171,14 @@ def _entry(raw: object, where: str) -> Entry:
         tests=_strs(raw.get("tests", list(ALL_TESTS)), f"{where}.tests", ALL_TESTS),
         idle_max=_int(raw.get("idle_max", 2), f"{where}.idle_max"),
         params=_params(raw.get("params", [{}]), f"{where}.params"),
+        diff_sims=_bool(raw.get("diff_sims", False), f"{where}.diff_sims"),
     )
+
+
+def _bool(value: object, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ListError(f"{where}: expected true or false")
+    return value
 
 
 def _test_list(name: str, raw: object, where: str) -> TestList:
@@ -191,21 +222,41 @@ def derive_seed(base: int, build_key: str, index: int) -> int:
     return 1 + int.from_bytes(digest[:8], "big") % (SEED_RANGE - 1)
 
 
+def sim_free_key(spec: BuildSpec) -> str:
+    """The model key without the simulator: the same stimulus on every simulator."""
+    return spec.key.rsplit("-", 1)[0]
+
+
 def expand(tlist: TestList, base_seed: int = DEFAULT_BASE_SEED, seeds: int | None = None,
-           sims: Sequence[str] | None = None, timeout_s: int | None = None) -> list[RunSpec]:
-    """The runs of a list, in list order; `seeds` overrides every entry's seed count and
-    `sims` keeps only those simulators. Run keys (model + seed) are unique."""
+           sims: Sequence[str] | None = None, timeout_s: int | None = None,
+           duts: Sequence[str] | None = None, fixed_seed: int | None = None,
+           diff_sims: bool = False) -> list[RunSpec]:
+    """The runs of a list, in list order; `seeds` overrides every entry's seed count, `sims`
+    and `duts` keep only those simulators/designs, `fixed_seed` gives every model exactly one
+    run with that seed. With `diff_sims` (or an entry's `diff_sims = true`) every model runs on
+    both simulators with the same seeds. Run keys (model + seed) are unique."""
     runs: list[RunSpec] = []
     next_index: dict[str, int] = {}
     used: dict[str, set[int]] = {}
     for entry in tlist.entries:
-        for spec in entry.builds():
+        if duts and entry.dut not in duts:
+            continue
+        both = diff_sims or entry.diff_sims
+        specs = entry.builds() if not both else list(dict.fromkeys(
+            replace(b, sim=s_) for b in entry.builds() for s_ in tools.SIMULATORS))
+        for spec in specs:
             if sims and spec.sim not in sims:
                 continue
-            for _ in range(seeds or entry.seeds):
+            seed_key = sim_free_key(spec) if both else spec.key
+            for _ in range(1 if fixed_seed is not None else seeds or entry.seeds):
                 index, taken = next_index.get(spec.key, 0), used.setdefault(spec.key, set())
-                while (seed := derive_seed(base_seed, spec.key, index)) in taken:
+                while (seed := fixed_seed if fixed_seed is not None else
+                       derive_seed(base_seed, seed_key, index)) in taken:
+                    if fixed_seed is not None:
+                        break
                     index += 1
+                if seed in taken:  # a fixed seed already run on this model
+                    continue
                 next_index[spec.key] = index + 1
                 taken.add(seed)
                 runs.append(RunSpec(spec, seed=seed, txns=entry.txns_for(spec.n),
@@ -217,6 +268,36 @@ def expand(tlist: TestList, base_seed: int = DEFAULT_BASE_SEED, seeds: int | Non
 def unique_builds(runs: Iterable[RunSpec]) -> list[BuildSpec]:
     """Each model the runs need, once, in first-use order."""
     return list(dict.fromkeys(r.build for r in runs))
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """'i/k' with 1 <= i <= k -> (i, k); ListError otherwise."""
+    parts = text.split("/")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts) or not 1 <= int(parts[0]) <= int(
+            parts[1]):
+        raise ListError(f"bad shard spec '{text}': expected I/K with 1 <= I <= K, e.g. 2/4")
+    return int(parts[0]), int(parts[1])
+
+
+def run_cost(run: RunSpec) -> float:
+    """A rough relative cost of a run, to balance shards (Icarus is ~100x slower)."""
+    return run.txns * max(run.build.n, 32) / 32 * (50 if run.build.sim == "icarus" else 1) + 20
+
+
+def shard(runs: Sequence[RunSpec], index: int, count: int) -> list[RunSpec]:
+    """The runs of shard index/count (1-based). Whole models go to one shard (each shard
+    builds only its own models; the runs of a cross-simulator pair stay together); models are
+    dealt largest first to the least loaded shard, so the split depends only on the runs."""
+    groups: dict[str, list[RunSpec]] = {}
+    for run in runs:
+        groups.setdefault(sim_free_key(run.build), []).append(run)
+    load = [0.0] * count
+    owner: dict[str, int] = {}
+    for key, group in sorted(groups.items(), key=lambda kv: (-sum(map(run_cost, kv[1])), kv[0])):
+        target = min(range(count), key=lambda i: (load[i], i))
+        owner[key] = target
+        load[target] += sum(map(run_cost, group))
+    return [r for r in runs if owner[sim_free_key(r.build)] == index - 1]
 
 
 # --- launchers ------------------------------------------------------------------------------
@@ -316,16 +397,19 @@ class Options:
 
 
 class Progress:
-    """One stderr line per finished build or run: `[12/30] PASS <key> 1.2s`."""
+    """One stderr line per finished build or run, with the running counts:
+    `[12/30] PASS <key> 1.2s  (11 ok, 1 failed)`."""
 
     def __init__(self, total: int, what: str = "") -> None:
-        self.total, self.count, self.what = total, 0, what
+        self.total, self.count, self.what, self.failed = total, 0, what, 0
 
     def line(self, verdict: str, key: str, seconds: float | None, note: str = "") -> None:
         self.count += 1
+        self.failed += verdict == FAIL
         width = len(str(self.total))
         text = f"[{self.what}{self.count:>{width}}/{self.total}] {verdict} {key}"
         text += f" {seconds:.1f}s" if seconds is not None else ""
+        text += f"  ({self.count - self.failed} ok, {self.failed} failed)"
         print(text + (f"  {note}" if note else ""), file=sys.stderr, flush=True)
 
 
@@ -351,13 +435,17 @@ def build_all(launcher: Launcher, specs: Sequence[BuildSpec], opts: Options,
 
 
 def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: Options,
-            reg: Regression) -> None:
-    """Every run whose model was built; reg.results in list order."""
+            reg: Regression, previous: dict[str, RunResult] | None = None) -> None:
+    """Every run whose model was built; reg.results in list order. Runs in `previous`
+    (finished in an earlier, interrupted regression: --resume) are kept, not run again."""
     results: dict[RunSpec, RunResult] = {}
     todo: list[RunSpec] = []
+    previous = previous or {}
     for run in runs:
         build = reg.builds.get(run.build.key)
-        if build and build.error:
+        if run.key in previous:
+            results[run] = previous[run.key]
+        elif build and build.error:
             results[run] = RunResult(run, FAIL, first_error=f"build failed: {build.error}")
         elif build and not reg.stopped:
             todo.append(run)
@@ -375,6 +463,7 @@ def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: Options,
     def done(run: RunSpec, res: RunResult) -> bool:
         progress.line(res.status, run.key, res.wall_s,
                       "" if res.passed else res.first_error[:120])
+        save_result(reg.out_dir, res)
         return not (opts.fail_fast and not res.passed)
 
     # longest first (icarus, then wide) so the slowest runs do not finish last
@@ -383,20 +472,107 @@ def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: Options,
     reg.stopped = reg.stopped or stopped
     results |= done_runs
     reg.results = [results.get(run) or RunResult(run, SKIP) for run in runs]
+    for res in reg.results:
+        res.index = reg.order.get(res.run.key, 0)
+
+
+RESULT_FILE = "result.json"
+
+
+def save_result(out_dir: Path, res: RunResult) -> None:
+    """runs/<key>/result.json: the finished run's summary record (read by --resume)."""
+    folder = out_dir / "runs" / res.run.key
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / RESULT_FILE).write_text(json.dumps(report.run_record(res), indent=1) + "\n")
+
+
+def finished_results(out_dir: Path, runs: Sequence[RunSpec]) -> dict[str, RunResult]:
+    """The runs that finished (passed or failed) in an earlier regression into out_dir."""
+    found: dict[str, RunResult] = {}
+    for run in runs:
+        path = out_dir / "runs" / run.key / RESULT_FILE
+        try:
+            res = report.run_result(json.loads(path.read_text()))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not finished (or a half-written record): run it again
+        if res.status in (PASS, FAIL) and res.run == run:
+            found[run.key] = res
+    return found
+
+
+# --- cross-simulator comparison -------------------------------------------------------------
+TIMING_FIELDS = frozenset({"start_ns", "end_ns", "wall_s", "time_ns"})
+
+
+def transactions(log_dir: Path | None) -> list[dict] | None:
+    """A run's txns.jsonl without timing fields (None if there is none)."""
+    try:
+        lines = (log_dir / "txns.jsonl").read_text().splitlines() if log_dir else None
+    except OSError:
+        return None
+    if lines is None:
+        return None
+    return [{k: v for k, v in json.loads(ln).items() if k not in TIMING_FIELDS}
+            for ln in lines if ln.strip()]
+
+
+def compare_sims(results: Sequence[RunResult]) -> list[DiffResult]:
+    """Runs of one model and seed on two or more simulators: the same transaction log?"""
+    groups: dict[str, list[RunResult]] = {}
+    for res in results:
+        groups.setdefault(f"{sim_free_key(res.run.build)}-s{res.run.seed}", []).append(res)
+    diffs: list[DiffResult] = []
+    for key, group in groups.items():
+        if len({r.run.build.sim for r in group}) < 2:
+            continue
+        keys = tuple(r.run.key for r in group)
+        logs = [transactions(r.log_dir) for r in group]
+        if any(r.status != PASS for r in group):
+            diffs.append(DiffResult(key, keys, False, "not compared: a run did not pass"))
+            continue
+        if any(log is None for log in logs):
+            diffs.append(DiffResult(key, keys, False, "not compared: no txns.jsonl"))
+            continue
+        ref = logs[0] or []
+        detail = ""
+        for other, res in zip(logs[1:], group[1:], strict=True):
+            other = other or []
+            if len(other) != len(ref):
+                detail = f"{len(ref)} vs {len(other)} operations ({res.run.build.sim})"
+                break
+            bad = next((i for i, (a, b) in enumerate(zip(ref, other, strict=True)) if a != b),
+                       None)
+            if bad is not None:
+                fields = sorted(k for k in ref[bad].keys() | other[bad].keys()
+                                if ref[bad].get(k) != other[bad].get(k))
+                detail = f"operation {bad} differs in {', '.join(fields)}"
+                break
+        diffs.append(DiffResult(key, keys, not detail, detail))
+    return diffs
 
 
 def regress(launcher: Launcher, name: str, runs: Sequence[RunSpec], opts: Options,
-            out_dir: Path, base_seed: int) -> Regression:
-    """Build, run and write junit.xml + summary.json; runs were checked already."""
+            out_dir: Path, base_seed: int, *, order: dict[str, int] | None = None,
+            shard_spec: str = "", planned: int = 0, history: Path | None = None,
+            resume: bool = False) -> Regression:
+    """Build, run and write the results folder; runs were checked already."""
     reg = Regression(name, base_seed, opts.jobs, out_dir, datetime.now().astimezone(),
-                     git=tools.git_revision(sim.ROOT), versions=tools.versions())
+                     git=tools.git_revision(sim.ROOT), versions=tools.versions(),
+                     shard=shard_spec, planned=planned or len(runs), history=history,
+                     order=order or {r.key: i for i, r in enumerate(runs)})
     t0 = time.monotonic()
-    specs = unique_builds(runs)
+    previous = finished_results(out_dir, runs) if resume else {}
+    specs = unique_builds(r for r in runs if r.key not in previous)
     print(f"{name}: {len(runs)} runs, {len(specs)} builds, {opts.jobs} job(s); "
           f"results in {out_dir}", file=sys.stderr, flush=True)
+    if resume:
+        print(f"--resume: {len(previous)} run(s) finished already, {len(runs) - len(previous)}"
+              " to do", file=sys.stderr, flush=True)
+        reg.notes.append(f"resumed: {len(previous)} run(s) kept from the interrupted regression")
     build_all(launcher, specs, opts, reg)
-    run_all(launcher, runs, opts, reg)
+    run_all(launcher, runs, opts, reg, previous)
     rerun_failures(launcher, opts, reg)
+    reg.diffs = compare_sims(reg.results)
     reg.wall_s = time.monotonic() - t0
     report.write_all(reg)
     return reg
@@ -406,7 +582,7 @@ def rerun_failures(launcher: Launcher, opts: Options, reg: Regression) -> None:
     """Run up to `opts.rerun_waves` failing seeds again on a traced build (same seed, same
     stimulus) and record whether each fails the same way, with its waveform."""
     failed = [r for r in reg.results if r.status == FAIL and r.log_dir is not None
-              and not r.run.build.waves][:opts.rerun_waves]
+              and not r.run.build.waves and r.rerun is None][:opts.rerun_waves]
     if not failed:
         return
     print(f"rerunning {len(failed)} failing seed(s) with waves", file=sys.stderr, flush=True)
@@ -425,6 +601,12 @@ def rerun_failures(launcher: Launcher, opts: Options, reg: Regression) -> None:
     def done(i: int, rerun: Rerun) -> bool:
         res = failed[i]
         res.rerun = rerun
+        if rerun.waves is not None and rerun.log_dir is not None:
+            from regress import debug
+
+            note = debug.annotate(res.run, rerun.waves, rerun.log_dir, res.first_error)
+            print(f"  {res.run.key}: {note}", file=sys.stderr, flush=True)
+        save_result(reg.out_dir, res)
         print(f"  {res.run.key}: {rerun.describe(res.first_error)}", file=sys.stderr,
               flush=True)
         return True
@@ -462,11 +644,18 @@ def point_latest(root: Path, target: Path) -> None:
 
 
 # --- command line ---------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    """Bad command-line input: one `error:` line (and exit 2), no usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message} (see python -m regress --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m regress", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = _Parser(prog="python -m regress", description=__doc__,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lists", default=str(LISTS_FILE), help="lists file (default: %(default)s)")
-    sub = ap.add_subparsers(dest="command", required=True)
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
     ls = sub.add_parser("list", help="show the lists and how many runs each expands to")
     ls.add_argument("name", nargs="?", help="print every run of this list")
     run = sub.add_parser("run", help="build and run one list", description=(
@@ -476,11 +665,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--list", required=True, dest="name", help="list name (see `list`)")
     run.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                      help="parallel builds/runs (default: CPU count, %(default)s)")
-    run.add_argument("--sim", action="append", choices=tools.SIMULATORS,
-                     help="only runs of this simulator (repeatable)")
+    run.add_argument("--sim", action="append",
+                     help=f"only runs of this simulator ({', '.join(tools.SIMULATORS)}; "
+                          "repeatable)")
+    run.add_argument("--dut", action="append", help="only runs of this design (repeatable)")
     run.add_argument("--seeds", type=int, help="seeds per configuration (overrides the list)")
     run.add_argument("--seed", type=int, default=DEFAULT_BASE_SEED,
                      help="base seed the run seeds are derived from (default %(default)s)")
+    run.add_argument("--fixed-seed", type=int, metavar="S",
+                     help="one run per model, all with seed S (replays one seed everywhere)")
     run.add_argument("--out", help="results folder (default build/regress/<list>-<time>)")
     run.add_argument("--timeout", type=int, help="wall-clock seconds per run (default: list)")
     run.add_argument("--rerun-waves", type=int, default=3, metavar="K",
@@ -489,6 +682,29 @@ def _parser() -> argparse.ArgumentParser:
                      help="Verilator runs with line + toggle coverage (own builds, -cov keys)")
     run.add_argument("--fail-fast", action="store_true",
                      help="start no further build/run after the first failure")
+    run.add_argument("--shard", metavar="I/K",
+                     help="run only shard I of K (whole models per shard; `merge` joins them)")
+    run.add_argument("--resume", action="store_true",
+                     help="keep the finished runs of --out (default: build/regress/latest) "
+                          "and do only the rest")
+    run.add_argument("--diff-sims", action="store_true",
+                     help="run every model on Icarus and Verilator with the same seeds and "
+                          "compare their transaction logs")
+    run.add_argument("--history", metavar="FILE",
+                     help="history file to append to (default <results root>/history.jsonl; "
+                          "shards never append)")
+    mg = sub.add_parser("merge", help="merge shard results folders into one", description=(
+        "Join the results folders of `run --shard i/k` into OUT: runs/ copied, summary.json, "
+        "junit.xml, report.html and cycles.md as one regression of the same seeds would "
+        "write them; appends the history."))
+    mg.add_argument("out", help="merged results folder")
+    mg.add_argument("shards", nargs="+", help="shard results folders")
+    mg.add_argument("--history", metavar="FILE", help="history file (default as for run)")
+    rp = sub.add_parser("report", help="rewrite report.html of a results folder", description=(
+        "Render DIR/report.html again from DIR/summary.json, e.g. after the coverage merge "
+        "wrote DIR/coverage/summary.json; the history is read, not appended to."))
+    rp.add_argument("dir", help="results folder")
+    rp.add_argument("--history", metavar="FILE", help="history file (default as for run)")
     return ap
 
 
@@ -511,6 +727,16 @@ def _check_args(args: argparse.Namespace) -> None:
         value = getattr(args, opt)
         if value is not None and value < 1:
             raise ListError(f"--{opt} must be at least 1 (got {value})")
+    for opt in ("seed", "fixed_seed"):
+        value = getattr(args, opt)
+        if value is not None and not 0 <= value < 2**32:
+            raise ListError(f"--{opt.replace('_', '-')} must be 0..2^32-1 (got {value})")
+    if unknown := [s_ for s_ in args.sim or [] if s_ not in tools.SIMULATORS]:
+        raise ListError(f"unknown simulator {', '.join(unknown)} "
+                        f"(known: {', '.join(tools.SIMULATORS)})")
+    if unknown := [d for d in args.dut or [] if d not in known_designs()]:
+        raise ListError(f"unknown design {', '.join(unknown)} "
+                        f"(known: {', '.join(known_designs())})")
 
 
 def check_runs(launcher: Launcher, runs: Sequence[RunSpec]) -> None:
@@ -522,28 +748,136 @@ def check_runs(launcher: Launcher, runs: Sequence[RunSpec]) -> None:
             raise ListError(f"{run.key}: {exc}") from None
 
 
+def _resume_dir(results_root: Path, out: str | None) -> Path:
+    path = Path(out).resolve() if out else (results_root / "latest").resolve()
+    if not path.is_dir() or not os.access(path, os.R_OK | os.W_OK | os.X_OK):
+        raise ListError(f"--resume: cannot use results folder {path} (missing or unreadable)")
+    return path
+
+
 def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) -> int:
     _check_args(args)
     tlist = get_list(args.name, Path(args.lists))
-    runs = expand(tlist, args.seed, args.seeds, args.sim, args.timeout)
+    shard_ix = parse_shard(args.shard) if args.shard else None
+    all_runs = expand(tlist, args.seed, args.seeds, args.sim, args.timeout, args.dut,
+                      args.fixed_seed, args.diff_sims)
     if args.code_coverage:
-        runs = [replace(r, build=replace(r.build, coverage=r.build.sim == "verilator"))
-                for r in runs]
-    if not runs:
-        raise ListError(f"list '{tlist.name}' has no runs for simulator(s) {', '.join(args.sim)}")
+        all_runs = [replace(r, build=replace(r.build, coverage=r.build.sim == "verilator"))
+                    for r in all_runs]
+    if not all_runs:
+        raise ListError(f"list '{tlist.name}' has no runs for "
+                        f"{', '.join((args.sim or []) + (args.dut or []))}")
+    runs = shard(all_runs, *shard_ix) if shard_ix else all_runs
     check_runs(launcher, runs)
-    out_dir = results_dir(results_root, tlist.name, args.out)
+    out_dir = _resume_dir(results_root, args.out) if args.resume else results_dir(
+        results_root, tlist.name + (f"-shard{shard_ix[0]}of{shard_ix[1]}" if shard_ix else ""),
+        args.out)
     point_latest(results_root, out_dir)
     opts = Options(args.jobs, args.fail_fast, args.rerun_waves)
-    reg = regress(launcher, tlist.name, runs, opts, out_dir,
-                  args.seed)
+    history = None if shard_ix else Path(args.history) if args.history else \
+        results_root / "history.jsonl"
+    order = {r.key: i for i, r in enumerate(all_runs)}
+    # the history line and report.html come after the coverage merge (they show it)
+    reg = regress(launcher, tlist.name, runs, opts, out_dir, args.seed, order=order,
+                  shard_spec=args.shard or "", planned=len(all_runs), history=None,
+                  resume=args.resume)
     # functional coverage merged into <out>/coverage/, closure table; goals (lists.toml
-    # `coverage_goals = true`) missed -> exit 1
-    coverage_ok = closure.after_regression(out_dir, tlist.name, Path(args.lists))
+    # `coverage_goals = true`) missed -> exit 1 (a shard only merges: goals apply to the whole)
+    coverage_ok = closure.after_regression(out_dir, tlist.name, Path(args.lists)) \
+        or bool(shard_ix)
+    finish_report(reg, history)
     print(report.format_summary(reg), flush=True)
     if reg.stopped == "interrupted":
         return 130
     return 0 if reg.passed and coverage_ok else 1
+
+
+def merge(out_dir: Path, shard_dirs: Sequence[Path], history: Path | None) -> Regression:
+    """One Regression from shard folders: runs/ copied into out_dir, results in list order."""
+    regs = []
+    for folder in shard_dirs:
+        if not (folder / "summary.json").is_file():
+            raise ListError(f"cannot read results folder {folder}: no summary.json")
+        try:
+            regs.append(report.load_summary(folder / "summary.json"))
+        except ValueError as exc:
+            raise ListError(str(exc)) from None
+    names = {(r.name, r.base_seed) for r in regs}
+    if len(names) > 1:
+        raise ListError("shards of different regressions: "
+                        + ", ".join(f"{n} (seed {s_})" for n, s_ in sorted(names)))
+    first = regs[0]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    merged = Regression(first.name, first.base_seed, max(r.jobs for r in regs), out_dir,
+                        min(r.start for r in regs), git=first.git, versions=first.versions,
+                        wall_s=max(r.wall_s for r in regs), history=history,
+                        planned=max(r.planned for r in regs))
+    seen: set[str] = set()
+    for reg, folder in zip(regs, shard_dirs, strict=True):
+        if (folder / "runs").is_dir():
+            shutil.copytree(folder / "runs", out_dir / "runs", dirs_exist_ok=True)
+        merged.builds |= reg.builds
+        for res in reg.results:
+            if res.run.key in seen:
+                raise ListError(f"run {res.run.key} is in more than one shard")
+            seen.add(res.run.key)
+            res.log_dir = out_dir / "runs" / res.run.key if res.log_dir else None
+            if res.rerun is not None:
+                res.rerun.log_dir = out_dir / "runs" / res.rerun.key
+                res.rerun.waves = (res.rerun.log_dir / res.rerun.waves.name
+                                   if res.rerun.waves else None)
+            merged.results.append(res)
+        merged.diffs += reg.diffs
+        merged.stopped = merged.stopped or reg.stopped
+    merged.results.sort(key=lambda r: r.index)
+    merged.diffs.sort(key=lambda d: d.key)
+    gits = sorted({r.git for r in regs})
+    if len(gits) > 1:
+        merged.notes.append(f"shards ran different git revisions: {', '.join(gits)}")
+    shards = sorted({r.shard for r in regs})
+    if len(merged.results) != merged.planned:
+        merged.notes.append(f"incomplete: {len(merged.results)} of {merged.planned} runs "
+                            f"(shards {', '.join(shards)})")
+    report.write_all(merged)
+    return merged
+
+
+def finish_report(reg: Regression, history_file: Path | None) -> None:
+    """After the coverage merge: the history line (with coverage %) and report.html."""
+    from regress import history, html
+
+    summary = report.summary_dict(reg)
+    past: list[dict] = []
+    if history_file is not None:
+        history.append(history_file, summary, reg.out_dir)
+        past = history.load(history_file)
+    (reg.out_dir / "report.html").write_text(html.render(summary, reg.out_dir, past))
+
+
+def cmd_merge(args: argparse.Namespace, results_root: Path) -> int:
+    history = Path(args.history) if args.history else results_root / "history.jsonl"
+    out = Path(args.out).resolve()
+    reg = merge(out, [Path(d).resolve() for d in args.shards], None)
+    coverage_ok = closure.after_regression(out, reg.name, LISTS_FILE)
+    finish_report(reg, history)
+    print(report.format_summary(reg), flush=True)
+    return 0 if reg.passed and coverage_ok else 1
+
+
+def cmd_report(args: argparse.Namespace, results_root: Path) -> int:
+    folder = Path(args.dir).resolve()
+    if not (folder / "summary.json").is_file():
+        raise ListError(f"cannot read results folder {folder}: no summary.json")
+    try:
+        summary = report.summary_dict(report.load_summary(folder / "summary.json"))
+    except ValueError as exc:
+        raise ListError(str(exc)) from None
+    from regress import history, html
+
+    past = history.load(Path(args.history) if args.history else results_root / "history.jsonl")
+    (folder / "report.html").write_text(html.render(summary, folder, past))
+    print(f"wrote {folder / 'report.html'}")
+    return 0
 
 
 def main(argv: list[str] | None = None, launcher: Launcher | None = None,
@@ -552,6 +886,10 @@ def main(argv: list[str] | None = None, launcher: Launcher | None = None,
     try:
         if args.command == "list":
             return cmd_list(Path(args.lists), args.name)
+        if args.command == "merge":
+            return cmd_merge(args, results_root)
+        if args.command == "report":
+            return cmd_report(args, results_root)
         return cmd_run(args, launcher or LocalLauncher(), results_root)
     except (ListError, *INPUT_ERRORS) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -322,6 +322,17 @@ def _first_log_error(log: Path) -> str:
     return ""
 
 
+def _exit_text(code: int) -> str:
+    """Why a simulation left no results: killed by a signal (crash, OOM killer) or exit code."""
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = str(-code)
+        return f"simulator killed by signal {name} with no results"
+    return f"simulator exited with code {code} and no results"
+
+
 def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> Outcome:
     """Validate, build and run in a child process under the wall-clock watchdog."""
     run = with_design_tests(run)
@@ -354,8 +365,7 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
     if timed_out:
         outcome.first_error = f"watchdog: simulation killed after {run.timeout_s}s wall time"
     elif not xml.exists():
-        outcome.first_error = (_first_log_error(sim_log)
-                               or f"simulator exited with code {proc.returncode} and no results")
+        outcome.first_error = _first_log_error(sim_log) or _exit_text(proc.returncode)
     else:
         outcome.tests, outcome.failed, first = _results(xml)
         outcome.passed = outcome.failed == 0 and outcome.tests > 0 and proc.returncode == 0

@@ -101,6 +101,7 @@ def test_shipped_lists_expand() -> None:
     assert {r.build.key for r in smoke} <= {r.build.key for r in nightly}
     assert max(r.build.n for r in nightly if r.build.sim == "icarus") <= 256
     assert max(r.build.n for r in nightly) == 2048
+    assert any(e.diff_sims for e in lists["nightly"].entries)  # cross-simulator runs nightly
 
 
 def test_shipped_lists_are_valid_runs() -> None:
@@ -185,6 +186,7 @@ def test_all_pass(tmp_path: Path, pair_file: Path, capsys: pytest.CaptureFixture
                                       "mont_lut-n64-b32-verilator"]  # each model once
     assert len(launcher.ran) == 5
     assert err.count("] PASS mont_lut-") == 5 and "[5/5]" in err
+    assert "(5 ok, 0 failed)" in err  # running counts on every progress line
     cases = junit_cases(tmp_path / "out" / "junit.xml")
     assert len(cases) == 5 and not any(c.find("failure") is not None for c in cases)
     root = ET.parse(tmp_path / "out" / "junit.xml").getroot()
@@ -267,7 +269,7 @@ def test_default_results_folder(tmp_path: Path, pair_file: Path) -> None:
     root = tmp_path / "results"
     assert rr.main(argv, launcher=FakeLauncher(), results_root=root) == 0
     assert rr.main(argv, launcher=FakeLauncher(), results_root=root) == 0
-    folders = sorted(p.name for p in root.iterdir() if p.name != "latest")
+    folders = sorted(p.name for p in root.iterdir() if p.name != "latest" and p.is_dir())
     assert len(folders) == 2 and all(f.startswith("pair-") for f in folders)
     latest = root / "latest"
     assert latest.is_symlink() and not Path(latest.readlink()).is_absolute()

@@ -1,0 +1,72 @@
+"""Nightly history: one JSON line per regression (pass rate, counts, wall time, coverage %).
+
+`python -m regress run` appends to <results root>/history.jsonl (`--history PATH` changes it;
+shards do not append, their `regress merge` does). The HTML report plots it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def coverage_summary(out_dir: Path) -> dict[str, tuple[int, int]]:
+    """Per-DUT (covered, total) bins from <out>/coverage/summary.json if it exists.
+    Accepts {"duts": {dut: {...}}}, {dut: {...}} or [{"dut": ..., ...}] with covered/total."""
+    path = out_dir / "coverage" / "summary.json"
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if isinstance(raw, dict) and isinstance(raw.get("duts"), dict | list):
+        raw = raw["duts"]
+    items = raw.items() if isinstance(raw, dict) else (
+        (d.get("dut"), d) for d in raw if isinstance(d, dict)) if isinstance(raw, list) else ()
+    out: dict[str, tuple[int, int]] = {}
+    for dut, rec in items:
+        if isinstance(dut, str) and isinstance(rec, dict):
+            cov = rec.get("covered", rec.get("covered_bins"))
+            tot = rec.get("total", rec.get("total_bins"))
+            if isinstance(cov, int) and isinstance(tot, int) and tot > 0:
+                out[dut] = (cov, tot)
+    return out
+
+
+def coverage_pct(out_dir: Path) -> float | None:
+    cov = coverage_summary(out_dir)
+    if not cov:
+        return None
+    return round(100.0 * sum(c for c, _ in cov.values()) / sum(t for _, t in cov.values()), 2)
+
+
+def record(summary: dict, out_dir: Path) -> dict[str, object]:
+    passed, failed = int(summary["passed"]), int(summary["failed"])
+    done = passed + failed
+    return {"list": summary["list"], "start": summary["start"], "git": summary["git"],
+            "passed": passed, "failed": failed, "skipped": summary["skipped"],
+            "pass_rate": round(100.0 * passed / done, 2) if done else None,
+            "buckets": len(summary.get("buckets", [])), "wall_s": summary["wall_s"],
+            "coverage_pct": coverage_pct(out_dir), "out_dir": str(out_dir)}
+
+
+def append(path: Path, summary: dict, out_dir: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as f:
+        f.write(json.dumps(record(summary, out_dir)) + "\n")
+
+
+def load(path: Path) -> list[dict]:
+    """Every readable line of the history file (a damaged line is skipped, not fatal)."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and "start" in rec:
+            out.append(rec)
+    return out

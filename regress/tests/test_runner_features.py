@@ -1,0 +1,520 @@
+"""Shards, merge, resume, fixed seeds, buckets, the HTML report, history, cross-simulator
+comparison and bad input, all with a fake launcher (no simulator)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from regress import buckets as bk
+from regress import debug, history
+from regress import run as rr
+from regress.report import FAIL, RunResult
+from regress.sim import BuildSpec, Outcome, RunSpec
+from regress.tests.test_run import FakeLauncher
+
+LIST = """
+[mix]
+description = "four models, two designs"
+[[mix.entry]]
+dut = "mont_lut"
+widths = [32, 64]
+bus_widths = [8, 32]
+simulators = ["verilator"]
+seeds = 3
+txns = 4
+[[mix.entry]]
+dut = "mont_r2"
+widths = [32]
+bus_widths = [32]
+simulators = ["verilator"]
+seeds = 4
+txns = 2
+[diff]
+[[diff.entry]]
+dut = "mont_lut"
+widths = [32]
+bus_widths = [32]
+simulators = ["verilator"]
+diff_sims = true
+seeds = 2
+txns = 3
+"""
+
+
+class LoggingLauncher(FakeLauncher):
+    """Also writes sim.log and a txns.jsonl that depends only on the seed (as a real one)."""
+
+    def __init__(self, *args: object, errors: dict[str, str] | None = None,
+                 perturb: str = "", crash: str = "", **kw: object) -> None:
+        super().__init__(*args, **kw)  # type: ignore[arg-type]
+        self.errors, self.perturb, self.crash = errors or {}, perturb, crash
+
+    def run(self, run: RunSpec, log_dir: Path) -> Outcome:
+        if self.crash and run.key.startswith(self.crash):
+            with self.lock:
+                self.ran.append(run.key)
+            raise RuntimeError("simulator killed by signal 9")
+        shutil.rmtree(log_dir, ignore_errors=True)  # as sim.execute does
+        out = super().run(run, log_dir)
+        error = next((e for k, e in self.errors.items() if run.key.startswith(k)), None)
+        if error is not None:
+            out.passed, out.failed, out.first_error = False, 1, error
+        txns = [{"op": i, "x": str(run.seed * 7 + i), "p": str(run.seed % 97 + i),
+                 "cycles": 40, "start_ns": 10 * i + (5 if run.build.sim == "icarus" else 0)}
+                for i in range(run.txns)]
+        if self.perturb and run.build.sim == self.perturb:
+            txns[-1]["p"] = "0"
+        (log_dir / "txns.jsonl").write_text("".join(json.dumps(t) + "\n" for t in txns))
+        lines = [f"   {100 * i}.00ns INFO     op {i}" for i in range(20)]
+        if not out.passed:
+            lines[12] = f"   1200.00ns ERROR    scoreboard: {out.first_error}"
+        (log_dir / "sim.log").write_text("\n".join(lines) + "\n")
+        return out
+
+
+@pytest.fixture
+def lists(tmp_path: Path) -> Path:
+    path = tmp_path / "lists.toml"
+    path.write_text(LIST)
+    return path
+
+
+def main(tmp_path: Path, lists: Path, launcher: FakeLauncher, *extra: str,
+         name: str = "mix", out: str = "out") -> int:
+    argv = ["--lists", str(lists), "run", "--list", name, "--jobs", "2",
+            "--out", str(tmp_path / out), *extra]
+    return rr.main(argv, launcher=launcher, results_root=tmp_path / "results")
+
+
+def summary(folder: Path) -> dict:
+    return json.loads((folder / "summary.json").read_text())
+
+
+# --- shards and merge -----------------------------------------------------------------------
+def test_shards_partition_the_runs_by_model(lists: Path) -> None:
+    runs = rr.expand(rr.get_list("mix", lists))
+    parts = [rr.shard(runs, i, 3) for i in (1, 2, 3)]
+    assert sorted(r.key for p in parts for r in p) == sorted(r.key for r in runs)
+    builds = [{r.build.key for r in p} for p in parts]
+    assert all(b for b in builds) and sum(map(len, builds)) == len(rr.unique_builds(runs))
+    assert [rr.shard(runs, i, 3) for i in (1, 2, 3)] == parts  # deterministic
+    assert rr.shard(runs, 1, 1) == runs
+    assert sum(len(rr.shard(runs, i, 9)) for i in range(1, 10)) == len(runs)  # empty shards ok
+
+
+@pytest.mark.parametrize("spec", ["0/3", "4/3", "1-3", "a/b", "1/0", "/"])
+def test_bad_shard_spec(tmp_path: Path, lists: Path, spec: str,
+                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(tmp_path, lists, FakeLauncher(), "--shard", spec) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: bad shard spec '{spec}': expected I/K with 1 <= I <= K, e.g. 2/4\n"
+
+
+def _normalised(folder: Path) -> dict:
+    """A summary without what legitimately differs between machines: times, paths, jobs."""
+    s = summary(folder)
+    for key in ("start", "wall_s", "out_dir", "jobs", "shard", "notes"):
+        s.pop(key)
+    for b in s["builds"]:
+        b.pop("seconds")
+    for r in s["runs"]:
+        r.pop("wall_s")
+        r["log_dir"] = Path(r["log_dir"]).relative_to(folder).as_posix() if r["log_dir"] else None
+        if r["rerun"]:
+            r["rerun"]["log_dir"] = Path(r["rerun"]["log_dir"]).relative_to(folder).as_posix()
+    return s
+
+
+def _cases(folder: Path) -> list[tuple[str | None, str | None, bool, bool]]:
+    root = ET.parse(folder / "junit.xml").getroot()
+    return sorted((c.get("classname"), c.get("name"), c.find("failure") is not None,
+                   c.find("skipped") is not None) for c in root.iter("testcase"))
+
+
+def test_merged_shards_equal_a_single_run(tmp_path: Path, lists: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    errors = {"mont_lut-n64-b8": "MISMATCH op 3: got 0x1f expected 0x2e",
+              "mont_r2-n32": "watchdog: simulation killed after 600s wall time"}
+    # --rerun-waves caps reruns per regression, i.e. per shard: rerun every failure here
+    assert main(tmp_path, lists, LoggingLauncher(errors=errors), "--rerun-waves", "99",
+                out="full") == 1
+    shards = []
+    for i in (1, 2, 3):
+        launcher = LoggingLauncher(errors=errors)
+        main(tmp_path, lists, launcher, "--shard", f"{i}/3", "--rerun-waves", "99",
+             out=f"shard{i}")
+        shards.append(str(tmp_path / f"shard{i}"))
+        assert set(launcher.built) == {r.build.key for r in rr.shard(
+            rr.expand(rr.get_list("mix", lists)), i, 3)}  # only what the shard needs
+    assert not (tmp_path / "results" / "history.jsonl").read_text().count("\n") > 1
+    capsys.readouterr()
+    assert rr.main(["merge", str(tmp_path / "merged"), *shards],
+                   results_root=tmp_path / "results") == 1
+    out = capsys.readouterr().out
+    full, merged = tmp_path / "full", tmp_path / "merged"
+    assert _normalised(merged) == _normalised(full)
+    assert _cases(merged) == _cases(full)
+    assert out.splitlines()[-1] == summary(full)["passed"].__str__() + " passed, " + str(
+        summary(full)["failed"]) + " failed"
+    assert (merged / "report.html").read_text().count("<h3 id=") == summary(full)["failed"]
+    for run in summary(merged)["runs"]:
+        assert (merged / "runs" / run["key"] / "sim.log").exists()
+    assert len(history.load(tmp_path / "results" / "history.jsonl")) == 2  # full + merge
+
+
+def test_merge_of_a_missing_shard_says_incomplete(tmp_path: Path, lists: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    main(tmp_path, lists, LoggingLauncher(), "--shard", "1/2", out="s1")
+    assert rr.main(["merge", str(tmp_path / "m"), str(tmp_path / "s1")],
+                   results_root=tmp_path / "results") == 0
+    assert "incomplete:" in capsys.readouterr().out
+    assert "incomplete:" in (tmp_path / "m" / "report.html").read_text()
+
+
+def test_merge_bad_folder_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert rr.main(["merge", str(tmp_path / "m"), str(tmp_path / "nope")],
+                   results_root=tmp_path) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot read results folder") and err.count("\n") == 1
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "summary.json").write_text("{not json")
+    assert rr.main(["merge", str(tmp_path / "m"), str(tmp_path / "bad")],
+                   results_root=tmp_path) == 2
+    err = capsys.readouterr().err
+    assert "not a regression summary" in err and err.count("\n") == 1
+
+
+# --- resume, fixed seed, fail-fast, crashes -------------------------------------------------
+def test_resume_runs_only_what_did_not_finish(tmp_path: Path, lists: Path) -> None:
+    errors = {"mont_r2": "MISMATCH op 1: got 0x1 expected 0x2"}
+    assert main(tmp_path, lists, LoggingLauncher(errors=errors), "--rerun-waves", "9") == 1
+    before = summary(tmp_path / "out")
+    lost = [r["key"] for r in before["runs"]][:3]
+    for key in lost:  # as if interrupted before these finished
+        (tmp_path / "out" / "runs" / key / "result.json").unlink()
+    (tmp_path / "out" / "summary.json").unlink()
+    launcher = LoggingLauncher(errors=errors)
+    assert main(tmp_path, lists, launcher, "--resume") == 1
+    assert sorted(launcher.ran) == sorted(lost)
+    assert {b for b in launcher.built} == {k.rsplit("-s", 1)[0] for k in lost}
+    after = summary(tmp_path / "out")
+    assert [(r["key"], r["status"], r["first_error"]) for r in after["runs"]] == [
+        (r["key"], r["status"], r["first_error"]) for r in before["runs"]]
+
+
+def test_resume_needs_a_readable_folder(tmp_path: Path, lists: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(tmp_path, lists, FakeLauncher(), "--resume", out="missing") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --resume: cannot use results folder") and err.count("\n") == 1
+
+
+def test_fixed_seed_runs_each_model_once(lists: Path, tmp_path: Path) -> None:
+    runs = rr.expand(rr.get_list("mix", lists), fixed_seed=4242)
+    assert {r.seed for r in runs} == {4242}
+    assert len(runs) == len(rr.unique_builds(runs)) == 5
+    launcher = FakeLauncher()
+    assert main(tmp_path, lists, launcher, "--fixed-seed", "4242", "--dut", "mont_r2") == 0
+    assert launcher.ran == ["mont_r2-n32-b32-verilator-s4242"]
+
+
+def test_crashing_run_is_a_failure_and_loses_nothing(tmp_path: Path, lists: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    launcher = LoggingLauncher(crash="mont_lut-n32-b8")
+    assert main(tmp_path, lists, launcher, "--rerun-waves", "0") == 1
+    s = summary(tmp_path / "out")
+    crashed = [r for r in s["runs"] if r["status"] == FAIL]
+    assert len(crashed) == 3 and all("killed by signal 9" in r["first_error"] for r in crashed)
+    assert s["passed"] == len(s["runs"]) - 3 and s["skipped"] == 0
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--dut", "nope"], "error: unknown design nope (known: "),
+    (["--sim", "vcs"], "error: unknown simulator vcs (known: "),
+    (["--seeds", "0"], "error: --seeds must be at least 1 (got 0)"),
+    (["--fixed-seed", "-1"], "error: --fixed-seed must be 0..2^32-1"),
+    (["--bogus"], "error: unrecognized arguments: --bogus"),
+    (["--jobs", "x"], "error: argument --jobs/-j: invalid int value: 'x'"),
+])
+def test_bad_options_are_one_line(tmp_path: Path, lists: Path, argv: list[str], message: str,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        code = main(tmp_path, lists, FakeLauncher(), *argv)
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1
+
+
+def test_unknown_test_in_a_list_is_one_line(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "l.toml"
+    path.write_text(LIST.replace('txns = 2\n', 'txns = 2\ntests = ["NoSuchTest"]\n'))
+    assert main(tmp_path, path, FakeLauncher()) == 2
+    err = capsys.readouterr().err
+    assert "tests: unknown NoSuchTest" in err and err.count("\n") == 1
+
+
+# --- buckets --------------------------------------------------------------------------------
+def _fail(key_seed: int, error: str, dut: str = "mont_lut", n: int = 32) -> RunResult:
+    return RunResult(RunSpec(BuildSpec(dut, n), seed=key_seed), FAIL, first_error=error)
+
+
+def test_buckets_one_bug_many_numbers_is_one_bucket() -> None:
+    fails = [_fail(s, f"RandomTest: MISMATCH @{100 + 20 * s}.0ns read P[{s % 4}] (addr "
+                      f"{hex(0x2000 + s % 4)}): expected {hex(s * 977)}, got {hex(s * 13)}",
+                   n=32 + 32 * (s % 3)) for s in range(1, 41)]
+    got = bk.buckets(fails)
+    assert len(got) == 1 and got[0].count == 40 and got[0].seeds == list(range(1, 41))
+    assert got[0].example.run.build.n == 32
+    assert got[0].signature == "MISMATCH @# read P[#...] (addr #): expected #, got #"
+
+
+def test_buckets_two_messages_are_two_buckets() -> None:
+    fails = [_fail(1, "MISMATCH op 3: got 0x1 expected 0x2"),
+             _fail(2, "MISMATCH op 9: table-address hits [7, 11, 12], model expects [7, 11, 11]"),
+             _fail(3, "MISMATCH op 5: got 0x7 expected 0x9"),
+             _fail(4, "MISMATCH op 5: got 0x7 expected 0x9", dut="mont_r2")]
+    got = bk.buckets(fails)
+    assert [(b.dut, b.count) for b in got] == [("mont_lut", 2), ("mont_lut", 1), ("mont_r2", 1)]
+    assert len({b.signature for b in got}) == 2
+
+
+def test_buckets_in_summary_terminal_and_report(tmp_path: Path, lists: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    errors = {"mont_lut-n32": "MISMATCH op 3: got 0x1 expected 0x2",
+              "mont_lut-n64": "MISMATCH op 17: got 0xfff expected 0x2a",
+              "mont_r2": "watchdog: simulation killed after 600s wall time"}
+    assert main(tmp_path, lists, LoggingLauncher(errors=errors)) == 1
+    out = capsys.readouterr().out
+    s = summary(tmp_path / "out")
+    assert [(b["dut"], b["count"]) for b in s["buckets"]] == [("mont_lut", 12), ("mont_r2", 4)]
+    assert "bucket  12x mont_lut: MISMATCH op #: got # expected #" in out
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "watchdog: simulation killed after #s wall time" in page
+
+
+# --- report, history ------------------------------------------------------------------------
+def test_html_report_has_failures_excerpts_coverage_and_trends(
+        tmp_path: Path, lists: Path) -> None:
+    errors = {"mont_r2": "MISMATCH op 1: got 0x1 expected 0x2"}
+    main(tmp_path, lists, LoggingLauncher(errors=errors), out="a")
+    cov = tmp_path / "b" / "coverage"
+    cov.mkdir(parents=True)
+    (cov / "summary.json").write_text(json.dumps(
+        {"duts": {"mont_lut": {"covered": 30, "total": 40}, "mont_r2": {"covered": 5,
+                                                                        "total": 10}}}))
+    main(tmp_path, lists, LoggingLauncher(), out="b")
+    page = (tmp_path / "a" / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "http" not in page.replace(
+        'xmlns="http://www.w3.org/2000/svg"', "")  # nothing fetched from anywhere
+    bad = [r for r in summary(tmp_path / "a")["runs"] if r["status"] == FAIL]
+    for r in bad:
+        assert f'id="{r["key"]}"' in page and r["repro"] in page
+    assert "&gt;    1200.00ns ERROR    scoreboard: MISMATCH op 1" in page  # the excerpt
+    assert summary(tmp_path / "a")["git"] in page
+    page_b = (tmp_path / "b" / "report.html").read_text()
+    assert "<td>mont_lut</td><td>30</td><td>40</td><td>75.0</td>" in page_b
+    assert page_b.count("<svg") == 2 and "<polyline" in page_b
+    hist = history.load(tmp_path / "results" / "history.jsonl")
+    assert [h["pass_rate"] for h in hist] == [pytest.approx(100 * 12 / 16, abs=0.01), 100.0]
+    assert [h["coverage_pct"] for h in hist] == [None, 70.0]
+
+
+def test_history_file_option_and_damaged_lines(tmp_path: Path, lists: Path) -> None:
+    hist = tmp_path / "h" / "nightly.jsonl"
+    main(tmp_path, lists, FakeLauncher(), "--history", str(hist))
+    with hist.open("a") as f:
+        f.write("garbage\n")
+    main(tmp_path, lists, FakeLauncher(), "--history", str(hist), out="o2")
+    assert len(history.load(hist)) == 2
+    assert not (tmp_path / "results" / "history.jsonl").exists()
+
+
+# --- cross-simulator comparison -------------------------------------------------------------
+def test_diff_entry_runs_both_simulators_with_the_same_seeds(lists: Path) -> None:
+    runs = rr.expand(rr.get_list("diff", lists))
+    by_sim = {s: sorted(r.seed for r in runs if r.build.sim == s) for s in ("verilator",
+                                                                           "icarus")}
+    assert by_sim["verilator"] == by_sim["icarus"] and len(by_sim["icarus"]) == 2
+    plain = rr.expand(rr.get_list("mix", lists), diff_sims=True)
+    assert len(plain) == 2 * len(rr.expand(rr.get_list("mix", lists)))
+
+
+@pytest.mark.parametrize("perturb", ["", "icarus"])
+def test_diff_sims_compares_transaction_logs(tmp_path: Path, lists: Path, perturb: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(tmp_path, lists, LoggingLauncher(perturb=perturb), name="diff")
+    out = capsys.readouterr().out
+    s = summary(tmp_path / "out")
+    assert len(s["diffs"]) == 2
+    if perturb:
+        assert code == 1 and not any(d["same"] for d in s["diffs"])
+        assert "operation 2 differs in p" in s["diffs"][0]["detail"]
+        assert out.splitlines()[-1] == "4 passed, 2 failed"
+    else:  # start_ns differs between the simulators: a timing field, ignored
+        assert code == 0 and all(d["same"] for d in s["diffs"])
+        assert out.splitlines()[-1] == "6 passed, 0 failed"
+    cases = _cases(tmp_path / "out")
+    assert sum(c[0] == "diff.diff" for c in cases) == 2
+
+
+# --- debug aids -----------------------------------------------------------------------------
+def test_signal_groups_and_gtkw(tmp_path: Path) -> None:
+    paths = ["$rootio.clk_i", "top.clk_i", "top.bus_req_i", "top.bus_addr_i", "top.busy_o",
+             "top.done_o", "top.N", "top.u_core.u_observe.lut_hits_q",
+             "top.u_loader.x_q", "top.u_core.start_i", "top.u_core.s_q", "top.u_core.c_q",
+             "top.u_core.lut_addr", "top.u_core.state_q", "top.u_core.tmp"]
+    groups = debug.group_signals(paths)
+    assert groups == {"bus": ["top.clk_i", "top.bus_req_i", "top.bus_addr_i"],
+                      "control": ["top.busy_o", "top.done_o", "top.u_core.start_i",
+                                  "top.u_core.state_q"],
+                      "datapath registers": ["top.u_core.s_q", "top.u_core.c_q"],
+                      "table address": ["top.u_core.lut_addr"]}
+    text = debug.gtkw_text(tmp_path / "w.fst", groups, 1200.0)
+    assert text.count("@800200") == 4 and "-table address" in text and "[markertime] 1200000" \
+        in text
+    log = tmp_path / "sim.log"
+    log.write_text("  10.00ns INFO x\n  1490.00ns ERROR    scoreboard: MISMATCH\n")
+    assert debug.first_error_time_ns(log) == 1490.0
+
+
+# --- the real thing -------------------------------------------------------------------------
+DIFF_REAL = """
+[d]
+[[d.entry]]
+dut = "mont_lut"
+widths = [32]
+bus_widths = [32]
+simulators = ["verilator"]
+diff_sims = true
+seeds = 1
+txns = 3
+tests = ["RandomTest", "CornerTest"]
+"""
+
+
+@pytest.mark.sim
+def test_same_seed_same_transaction_log(tmp_path: Path) -> None:
+    """The same seed twice on each simulator gives byte-identical transaction logs, and
+    Icarus and Verilator agree on every operation (timing fields ignored)."""
+    lists = tmp_path / "l.toml"
+    lists.write_text(DIFF_REAL)
+    for out in ("a", "b"):
+        assert main(tmp_path, lists, rr.LocalLauncher(), "--fixed-seed", "77", name="d",
+                    out=out) == 0
+    s = summary(tmp_path / "a")
+    assert [d["same"] for d in s["diffs"]] == [True]
+    for run in s["runs"]:
+        logs = [(tmp_path / o / "runs" / run["key"] / "txns.jsonl").read_text() for o in "ab"]
+        assert logs[0] == logs[1] and logs[0].count("\n") > 3
+
+
+def test_unreadable_waves_leave_a_note_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "waves.fst").write_bytes(b"not an fst")
+    note = debug.annotate(RunSpec(BuildSpec("mont_lut", 32)), tmp_path / "waves.fst", tmp_path,
+                          "MISMATCH")
+    assert "waves.fst" in note and (tmp_path / "mismatch.txt").read_text().startswith(
+        "no picture")
+    assert not (tmp_path / "mismatch.png").exists()
+
+
+@pytest.mark.sim
+def test_broken_dut_is_bucketed_and_rerun_with_waves_gtkw_and_picture(tmp_path: Path) -> None:
+    """The fault build of mont_lut fails; its rerun with waves fails the same way and leaves
+    waves.fst, waves.gtkw and mismatch.png, which the report embeds."""
+    runs = [RunSpec(BuildSpec("mont_lut", 32, fault=True), seed=s, txns=10,
+                    tests=("RandomTest", "CornerTest")) for s in (3, 4)]
+    reg = rr.regress(rr.LocalLauncher(), "fault", runs, rr.Options(2, False, 1), tmp_path, 1)
+    assert reg.count(FAIL) == 2
+    s = summary(tmp_path)
+    assert [b["count"] for b in s["buckets"]] == [2]
+    rerun = next(r["rerun"] for r in s["runs"] if r["rerun"])
+    assert rerun["same_failure"] is True
+    rdir = Path(rerun["log_dir"])
+    assert (rdir / "waves.fst").exists() and (rdir / "mismatch.png").exists()
+    assert "-table address" in (rdir / "waves.gtkw").read_text()
+    assert "data:image/png;base64," in (tmp_path / "report.html").read_text()
+
+
+class InterruptingLauncher(LoggingLauncher):
+    """Ctrl-C arrives while the n-th run is going."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__()
+        self.at = at
+
+    def run(self, run: RunSpec, log_dir: Path) -> Outcome:
+        if len(self.ran) == self.at:
+            self.ran.append(run.key)
+            raise KeyboardInterrupt
+        return super().run(run, log_dir)
+
+
+def test_interrupted_regression_resumes(tmp_path: Path, lists: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(tmp_path, lists, InterruptingLauncher(at=5), "--jobs", "1") == 130
+    first = summary(tmp_path / "out")
+    assert first["passed"] == 5 and first["stopped"] == "interrupted"
+    done = {r["key"] for r in first["runs"] if r["status"] == "PASS"}
+    launcher = LoggingLauncher()
+    assert main(tmp_path, lists, launcher, "--resume") == 0
+    assert not done & set(launcher.ran) and len(launcher.ran) == len(first["runs"]) - 5
+    final = summary(tmp_path / "out")
+    assert final["passed"] == len(final["runs"]) and final["stopped"] == ""
+    assert "resumed: 5 run(s) kept" in capsys.readouterr().out
+
+
+def test_report_command_picks_up_a_later_coverage_summary(
+        tmp_path: Path, lists: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(tmp_path, lists, FakeLauncher())
+    page = tmp_path / "out" / "report.html"
+    assert "no coverage summary" in page.read_text()
+    (tmp_path / "out" / "coverage").mkdir()
+    (tmp_path / "out" / "coverage" / "summary.json").write_text(
+        json.dumps({"mont_lut": {"covered": 9, "total": 12}}))
+    assert rr.main(["report", str(tmp_path / "out")], results_root=tmp_path / "results") == 0
+    assert "<td>mont_lut</td><td>9</td><td>12</td><td>75.0</td>" in page.read_text()
+    assert len(history.load(tmp_path / "results" / "history.jsonl")) == 1  # not appended
+    capsys.readouterr()
+    assert rr.main(["report", str(tmp_path / "nope")], results_root=tmp_path) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot read results folder") and err.count("\n") == 1
+
+
+# --- a simulator that crashes or hangs (sim.execute with a stand-in child, no simulator) -----
+@pytest.mark.parametrize(("script", "timeout", "expected"), [
+    ("echo starting; kill -SEGV $$", 60, "simulator killed by signal SIGSEGV with no results"),
+    ("echo starting; exit 3", 60, "simulator exited with code 3 and no results"),
+    ("echo starting; exec sleep 60", 1, "watchdog: simulation killed after 1s wall time"),
+])
+def test_crashing_or_hanging_simulator_is_a_failure_with_its_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str, timeout: int,
+        expected: str) -> None:
+    from regress import sim
+
+    child = tmp_path / "child.sh"
+    child.write_text(f"#!/bin/sh\n{script}\n")
+    child.chmod(0o755)
+    monkeypatch.setattr(sim, "build", lambda spec, design: (tmp_path, 0.0))
+    monkeypatch.setattr(sim.sys, "executable", str(child))
+    run = RunSpec(BuildSpec("mont_lut", 32), seed=5, txns=1, timeout_s=timeout)
+    out = sim.execute(run, tmp_path / "log")
+    assert not out.passed and out.first_error == expected
+    assert (tmp_path / "log" / "sim.log").read_text().startswith("starting")
+    record = json.loads((tmp_path / "log" / "outcome.json").read_text())
+    assert record["passed"] is False and record["first_error"] == expected
+
+
+def test_gtkw_names_vectors_with_their_range(tmp_path: Path) -> None:
+    groups = {"bus": ["top.clk_i", "top.bus_addr_i"], "control": [], "datapath registers": [],
+              "table address": []}
+    text = debug.gtkw_text(tmp_path / "w.fst", groups, None, {"top.bus_addr_i": 16})
+    assert "@28\ntop.clk_i\n@22\ntop.bus_addr_i[15:0]\n" in text and "markertime" not in text
