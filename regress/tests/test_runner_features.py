@@ -302,15 +302,25 @@ def test_buckets_in_summary_terminal_and_report(tmp_path: Path, lists: Path,
 
 
 # --- report, history ------------------------------------------------------------------------
+def _fake_coverage_merge(monkeypatch: pytest.MonkeyPatch, duts: dict | None) -> None:
+    """The fake launcher writes no coverage: stand in for the merge of regress.closure."""
+
+    def merge(out: Path, *_args: object) -> bool:
+        if duts is not None:
+            (out / "coverage").mkdir(parents=True, exist_ok=True)
+            (out / "coverage" / "summary.json").write_text(json.dumps({"duts": duts}))
+        return True
+
+    monkeypatch.setattr(rr.closure, "after_regression", merge)
+
+
 def test_html_report_has_failures_excerpts_coverage_and_trends(
-        tmp_path: Path, lists: Path) -> None:
+        tmp_path: Path, lists: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     errors = {"mont_r2": "MISMATCH op 1: got 0x1 expected 0x2"}
+    _fake_coverage_merge(monkeypatch, None)
     main(tmp_path, lists, LoggingLauncher(errors=errors), out="a")
-    cov = tmp_path / "b" / "coverage"
-    cov.mkdir(parents=True)
-    (cov / "summary.json").write_text(json.dumps(
-        {"duts": {"mont_lut": {"covered": 30, "total": 40}, "mont_r2": {"covered": 5,
-                                                                        "total": 10}}}))
+    _fake_coverage_merge(monkeypatch, {"mont_lut": {"covered": 30, "total": 40},
+                                       "mont_r2": {"covered": 5, "total": 10}})
     main(tmp_path, lists, LoggingLauncher(), out="b")
     page = (tmp_path / "a" / "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "http" not in page.replace(
@@ -473,7 +483,9 @@ def test_interrupted_regression_resumes(tmp_path: Path, lists: Path,
 
 
 def test_report_command_picks_up_a_later_coverage_summary(
-        tmp_path: Path, lists: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, lists: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_coverage_merge(monkeypatch, None)
     main(tmp_path, lists, FakeLauncher())
     page = tmp_path / "out" / "report.html"
     assert "no coverage summary" in page.read_text()
