@@ -4,9 +4,13 @@
 // One PE runs one iteration i of Fig. 3 over the e words of Z, one word per clock, with a
 // latency of two clocks (one PE cycle):
 //   clock T + j     word j of Z (and of Y, M-hat, and reduce_prev x M-hat) arrives
-//   clock T + j + 1 (C, Z'^j) = (Z^(j+1)_(v-1:0), Z^j_(w-1:v)) + oldreduce x M-hat^j
-//                               + X^i x Y^j + C           (word j+1 is still on the input)
-//   clock T + j + 2 Z'^j and reduce x M-hat^j leave for the next PE
+//   clock T + j + 1 the shifted word (Z^(j+1)_(v-1:0), Z^j_(w-1:v)) (word j+1 is still on
+//                   the input), oldreduce x M-hat^j and X^i x Y^j go through one
+//                   carry-save adder; the redundant result is stored (Fig. 5: multiplier +
+//                   CSA in the first clock)
+//   clock T + j + 2 the carry-propagate adder resolves it with the carry digit C of word
+//                   j-1: (C, Z'^j) = S + C_csa + C; Z'^j and reduce x M-hat^j leave for
+//                   the next PE, which holds them in its input register
 // reduce = Z^0_(v-1:0) is taken from the first input word. Its product with M-hat is
 // computed here and handed to the next PE, which adds it one iteration later: the quotient
 // is pipelined by one PE (the "oldreduce" of Fig. 3), and the product is formed one PE
@@ -49,43 +53,50 @@ module mont_qp_pe #(
   localparam int SumW = V + W + 1;  // shifted word + two v x w products + C < 2^(v+w+1)
   localparam int CW   = V + 1;      // the (v+1)-bit carry digit C
 
-  // word j held while word j+1 is on the input
+  // cycle 1 input: word j held while word j+1 is on the input
   logic           hv_q, hfirst_q, hlast_q, hfin_q;
   logic [W-1:0]   z_q, y_q, mh_q;
   logic [V+W-1:0] mq_q;
   logic [V-1:0]   x_q, q_q;
-  logic [CW-1:0]  c_q;
+  // cycle 2 input: the CSA result in redundant form and what travels with it
+  logic            rv_q, rfirst_q, rlast_q, rfin_q;
+  logic [V+W-1:0]  rs_q;
+  logic [SumW-1:0] rc_q;
+  logic [W-1:0]    ry_q, rmh_q;
+  logic [V+W-1:0]  rmq_q;
+  logic [CW-1:0]   c_q;
 
+  // cycle 1: shift, the two v x w products, one carry-save adder
   logic [W-1:0]   upper;
   /* verilator lint_off UNUSEDSIGNAL */
   logic [2*W-1:0] pair;  // {Z^(j+1), Z^j}: bits below v and above v+w-1 are not used
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [W-1:0]   shifted;
-  logic [V+W-1:0] prod_xy, prod_qm;
-  logic [SumW-1:0] sum;
-  logic [CW-1:0]  c_in;
-  logic           fault;
-
+  logic [V+W-1:0] shifted, prod_xy, prod_qm, csa_s, csa_c;
   assign upper   = hlast_q ? '0 : z_i;
   assign pair    = {upper, z_q};
-  assign shifted = pair[V +: W];
+  assign shifted = (V + W)'(pair[V +: W]);
   assign prod_xy = (V + W)'(x_q) * (V + W)'(y_q);   // X^i x Y^j
   assign prod_qm = (V + W)'(q_q) * (V + W)'(mh_q);  // reduce x M-hat^j for the next PE
-  assign c_in    = hfirst_q ? '0 : c_q;
-  assign sum     = SumW'(shifted) + SumW'(mq_q) + SumW'(prod_xy) + SumW'(c_in);
-  assign fault   = FaultEn;
+  assign csa_s   = shifted ^ mq_q ^ prod_xy;
+  assign csa_c   = (shifted & mq_q) | (shifted & prod_xy) | (mq_q & prod_xy);  // weight x2
+
+  // cycle 2: the carry-propagate adder resolves S + C and the carry digit of the last word
+  logic [SumW-1:0] sum;
+  logic [CW-1:0]   c_in;
+  assign c_in = rfirst_q ? '0 : c_q;
+  assign sum  = SumW'(rs_q) + rc_q + SumW'(c_in);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       hv_q <= 1'b0; hfirst_q <= 1'b0; hlast_q <= 1'b0; hfin_q <= 1'b0;
-      z_q <= '0; y_q <= '0; mh_q <= '0; mq_q <= '0; x_q <= '0; q_q <= '0; c_q <= '0;
-      out_v_o <= 1'b0; out_first_o <= 1'b0; out_last_o <= 1'b0; out_fin_o <= 1'b0;
-      z_o <= '0; mq_o <= '0; y_o <= '0; mh_o <= '0;
+      z_q <= '0; y_q <= '0; mh_q <= '0; mq_q <= '0; x_q <= '0; q_q <= '0;
+      rv_q <= 1'b0; rfirst_q <= 1'b0; rlast_q <= 1'b0; rfin_q <= 1'b0;
+      rs_q <= '0; rc_q <= '0; ry_q <= '0; rmh_q <= '0; rmq_q <= '0; c_q <= '0;
     end else if (clear_i) begin
       hv_q <= 1'b0; hfirst_q <= 1'b0; hlast_q <= 1'b0; hfin_q <= 1'b0;
-      z_q <= '0; y_q <= '0; mh_q <= '0; mq_q <= '0; x_q <= '0; q_q <= '0; c_q <= '0;
-      out_v_o <= 1'b0; out_first_o <= 1'b0; out_last_o <= 1'b0; out_fin_o <= 1'b0;
-      z_o <= '0; mq_o <= '0; y_o <= '0; mh_o <= '0;
+      z_q <= '0; y_q <= '0; mh_q <= '0; mq_q <= '0; x_q <= '0; q_q <= '0;
+      rv_q <= 1'b0; rfirst_q <= 1'b0; rlast_q <= 1'b0; rfin_q <= 1'b0;
+      rs_q <= '0; rc_q <= '0; ry_q <= '0; rmh_q <= '0; rmq_q <= '0; c_q <= '0;
     end else begin
       // capture the input word (the held word's step uses the old x_q / q_q this clock)
       hv_q     <= in_v_i;
@@ -99,26 +110,39 @@ module mont_qp_pe #(
         mq_q <= mq_i;
         if (in_first_i) begin
           x_q <= x_i;
-          q_q <= z_i[V-1:0] ^ V'(fault);  // reduce = Z^0 (FaultEn: corrupted)
+          q_q <= z_i[V-1:0] ^ V'(FaultEn);  // reduce = Z^0 (FaultEn: corrupted)
         end
       end
-      // one word step of Fig. 3 on the held word
-      out_v_o     <= hv_q;
-      out_first_o <= hv_q && hfirst_q;
-      out_last_o  <= hv_q && hlast_q;
-      out_fin_o   <= hv_q && hfin_q;
+      // cycle 1 of the held word: CSA result stored for the CPA
+      rv_q     <= hv_q;
+      rfirst_q <= hv_q && hfirst_q;
+      rlast_q  <= hv_q && hlast_q;
+      rfin_q   <= hv_q && hfin_q;
       if (hv_q) begin
-        z_o  <= sum[W-1:0];
-        c_q  <= sum[SumW-1:W];
-        mq_o <= prod_qm;
-        y_o  <= y_q;
-        mh_o <= mh_q;
+        rs_q  <= csa_s;
+        rc_q  <= {csa_c, 1'b0};
+        ry_q  <= y_q;
+        rmh_q <= mh_q;
+        rmq_q <= prod_qm;
+      end
+      // cycle 2: keep the carry digit for the next word
+      if (rv_q) begin
+        c_q <= sum[SumW-1:W];
       end
     end
   end
 
-  assign q_o        = q_q;
-  assign step_o     = hv_q;
-  assign carry_nz_o = |sum[SumW-1:W];
+  // the word leaves during cycle 2 (the next PE holds it in its input register)
+  assign out_v_o     = rv_q;
+  assign out_first_o = rfirst_q;
+  assign out_last_o  = rlast_q;
+  assign out_fin_o   = rfin_q;
+  assign z_o         = sum[W-1:0];
+  assign mq_o        = rmq_q;
+  assign y_o         = ry_q;
+  assign mh_o        = rmh_q;
+  assign q_o         = q_q;
+  assign step_o      = rv_q;
+  assign carry_nz_o  = |sum[SumW-1:W];
 
 endmodule
