@@ -39,7 +39,8 @@ def test_list() -> None:
     assert len(lines) == len(ALGOS)
     for line, info in zip(lines, ALGOS.values(), strict=True):
         assert line.split()[:2] == [info.name, info.kind]
-        assert line.endswith(info.summary)
+        params = " ".join(f"{k}={v}" for k, v in info.params)
+        assert line.endswith(info.summary + (f" [parameters: {params}]" if params else ""))
 
 
 @pytest.mark.parametrize("algo", sorted(ALGOS))
@@ -63,6 +64,8 @@ def test_run_json(algo: str) -> None:
         assert out["s"] is None and out["c"] is None
     if info.halves:  # carry-save designs: one histogram entry per loop clock
         assert sum(out["lut"].values()) == out["cycles"] - 2
+    elif info.params:  # word-based designs count word steps (checked in their own tests)
+        assert sum(out["lut"].values()) > 0
     else:
         assert sum(out["lut"].values()) == (n if info.has_lut else 0)
 

@@ -265,7 +265,8 @@ def test_registry() -> None:
     for name, info in ALGOS.items():
         assert info.name == name and info.kind in ("mont", "inter")
         assert info.summary and "\n" not in info.summary
-        args = (5, 0, 6, 0, 7, 3) if info.halves else (5, 6, 7, 3)  # halves: (x1, x2, y1, y2)
+        n = 8 if info.params else 3  # word-based designs: defaults (e.g. W = 8) need n >= 8
+        args = (5, 0, 6, 0, 7, n) if info.halves else (5, 6, 7, n)  # halves: (x1, x2, y1, y2)
         r = info.func(*args)
         assert r.algo == name and r.p == reference(info, *args)
         assert (r.s is not None) == info.has_sc and bool(r.lut) == info.has_lut
