@@ -69,7 +69,7 @@ def mwr2mm_cycles(n: int, W: int, P: int) -> int:  # noqa: N803
     return rounds * e + 2 * ((n - 1) % P) + 3
 
 
-def mwr2mm(x: int, y: int, m: int, n: int, W: int = 8, P: int = 2) -> Result:  # noqa: N803
+def mwr2mm(x: int, y: int, m: int, n: int, W: int = 8, P: int = 1) -> Result:  # noqa: N803
     """Algorithm 1 (MWR2MM), word by word as each PE computes it.
 
     Per bit x_i: (C, S(0)) = x_i Y(0) + S(0); q = S(0)_0 selects M; then for every word
