@@ -87,6 +87,7 @@ class Entry:
     # parameter points beyond N (each a tuple of (name, value)); () = the design's defaults
     params: tuple[tuple[tuple[str, int], ...], ...] = ((),)
     diff_sims: bool = False  # run on both simulators, same seeds, compare transaction logs
+    bias: str = ""  # coverage steering (MV_BIAS JSON, verif/steer.py) of every run; "" = none
 
     def txns_for(self, n: int) -> int:
         return next((t for start, t in reversed(self.txns_from_n) if n >= start), self.txns)
@@ -106,7 +107,7 @@ class TestList:
 
 
 _REQUIRED = ("dut", "widths", "bus_widths", "simulators", "seeds", "txns")
-_OPTIONAL = ("txns_from_n", "ack_wait", "tests", "idle_max", "params", "diff_sims")
+_OPTIONAL = ("txns_from_n", "ack_wait", "tests", "idle_max", "params", "diff_sims", "bias")
 
 
 def _ints(value: object, where: str, minimum: int = 0) -> tuple[int, ...]:
@@ -143,6 +144,22 @@ def _params(value: object, where: str) -> tuple[tuple[tuple[str, int], ...], ...
     return tuple(tuple(sorted(p.items())) for p in value)
 
 
+def _bias(value: object, where: str) -> str:
+    """A list entry's steering table (verif/steer.py) as the MV_BIAS JSON; "" = none."""
+    if value is None:
+        return ""
+    from verif.steer import Bias, BiasError
+
+    if not isinstance(value, dict):
+        raise ListError(f"{where}: expected a table {{ targets = [...], p = .. }}")
+    text = json.dumps(value, sort_keys=True)
+    try:
+        Bias.parse(text)
+    except BiasError as exc:
+        raise ListError(f"{where}: {exc}") from None
+    return text
+
+
 def _entries(raw: object, where: str) -> list[Entry]:
     """An entry whose `dut` is a list stands for one entry per design, in that order."""
     if isinstance(raw, dict) and isinstance(raw.get("dut"), list):
@@ -172,6 +189,7 @@ def _entry(raw: object, where: str) -> Entry:
         idle_max=_int(raw.get("idle_max", 2), f"{where}.idle_max"),
         params=_params(raw.get("params", [{}]), f"{where}.params"),
         diff_sims=_bool(raw.get("diff_sims", False), f"{where}.diff_sims"),
+        bias=_bias(raw.get("bias"), f"{where}.bias"),
     )
 
 
@@ -261,7 +279,7 @@ def expand(tlist: TestList, base_seed: int = DEFAULT_BASE_SEED, seeds: int | Non
                 taken.add(seed)
                 runs.append(RunSpec(spec, seed=seed, txns=entry.txns_for(spec.n),
                                     tests=entry.tests, idle_max=entry.idle_max,
-                                    timeout_s=timeout_s or tlist.timeout_s))
+                                    timeout_s=timeout_s or tlist.timeout_s, bias=entry.bias))
     return runs
 
 

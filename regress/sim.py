@@ -125,6 +125,8 @@ class RunSpec:
     tests: tuple[str, ...] = ALL_TESTS
     idle_max: int = 2
     timeout_s: int = DEFAULT_TIMEOUT_S
+    # coverage steering (verif/steer.py): the MV_BIAS JSON this run's stimulus uses, "" = none
+    bias: str = ""
 
     @property
     def key(self) -> str:
@@ -132,7 +134,8 @@ class RunSpec:
 
     def repro(self) -> str:
         b = self.build
-        cmd = f"make sim DUT={b.dut} N={b.n} "
+        cmd = f"MV_BIAS='{self.bias}' " if self.bias else ""
+        cmd += f"make sim DUT={b.dut} N={b.n} "
         cmd += f"PARAMS={','.join(f'{k}={v}' for k, v in b.params)} " if b.params else ""
         cmd += f"BUSW={b.bus_w} SIM={b.sim} SEED={self.seed} TXNS={self.txns}"
         cmd += f" ACK_WAIT={b.ack_wait}" if b.ack_wait else ""
@@ -202,7 +205,7 @@ def validate(run: RunSpec) -> DesignConfig:
     if unknown:
         raise ConfigError(f"unknown test(s) {', '.join(unknown)} "
                           f"(known: {', '.join(known)})")
-    if bias := os.environ.get("MV_BIAS", "").strip():  # coverage steering (verif/steer.py)
+    if bias := (run.bias or os.environ.get("MV_BIAS", "")).strip():  # steering (verif/steer.py)
         from verif.steer import Bias, BiasError
 
         try:
@@ -345,6 +348,8 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
     t0 = time.monotonic()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    if run.bias:  # the run's own steering (a list entry's `bias`) wins over the caller's
+        env["MV_BIAS"] = run.bias
     if os.environ.get("MV_PROFILE"):
         env["COCOTB_ENABLE_PROFILING"] = "1"
     cmd = [sys.executable, "-m", "regress.sim", "--child", json.dumps(asdict(run)), str(log_dir)]

@@ -354,3 +354,19 @@ def test_bad_params_in_a_list_and_unknown_parameter(tmp_path):
     from regress.sim import validate
     with pytest.raises(ConfigError, match="mont_lut has no parameter"):
         validate(RunSpec(BuildSpec("mont_lut", 32, params=(("W", 8),))))
+
+
+def test_entry_bias_reaches_runs_and_repro(tmp_path):
+    """A list entry's `bias` steers every run of it: in the RunSpec, the child's MV_BIAS
+    and the repro line; a malformed bias is a one-line list error."""
+    path = tmp_path / "lists.toml"
+    path.write_text(PARAM_LIST.replace("params = [{ W = 8, P = 2 }, { W = 16 }]",
+                                       'bias = { p = 0.5, targets = [{ m = "short" }] }'))
+    runs = rr.expand(rr.load_lists(path)["sweep"])
+    assert runs and all(json.loads(r.bias) == {"p": 0.5, "targets": [{"m": "short"}]}
+                        for r in runs)
+    assert runs[0].repro().startswith("MV_BIAS='{")
+    path.write_text(PARAM_LIST.replace("params = [{ W = 8, P = 2 }, { W = 16 }]",
+                                       'bias = { targets = [{ m = "tiny" }] }'))
+    with pytest.raises(rr.ListError, match="bias"):
+        rr.load_lists(path)
