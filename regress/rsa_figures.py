@@ -42,7 +42,7 @@ BUS_W = 64
 # Published figures (1024-bit private-key exponentiation)
 PAPERS = [
     ("Michalski-Buell 2006 (MWRkMM, 2 x 15 PEs, Virtex2 Pro)", 1024, 3.829e-3, 100e6),
-    ("Jiang-Harris (quotient pipelining)", 1024, 5.1e-3, 135.7e6),
+    ("Jiang-Harris (quotient pipelining, radix 2^16, 16 PEs, Virtex II)", 1024, 5.1e-3, 135.7e6),
 ]
 
 
