@@ -35,6 +35,9 @@ module mv_bus_loader
   parameter bit          HasR2     = 1'b0,
   parameter bit          HasE      = 1'b0,
   parameter bit          HasField  = 1'b0,
+  // Y takes part in the operation (and in the range rule Y < M). The RSA core reads no Y:
+  // with 0, a Y >= M left in the register does not refuse START.
+  parameter bit          UsesY     = 1'b1,
   localparam int         OpW       = HasHalves ? 2 * N : N  // width of x_o, y_o
 ) (
   input  logic             clk_i,
@@ -182,7 +185,8 @@ module mv_bus_loader
   assign m_twice = {m_q[N-1:0], 1'b0};
   assign operands_ok = odd_modulus
                      && (HasHalves ? (x_sum < m_twice && y_sum < m_twice)
-                                   : (x_q[N-1:0] < m_q[N-1:0] && y_q[N-1:0] < m_q[N-1:0]));
+                                   : (x_q[N-1:0] < m_q[N-1:0]
+                                      && (!UsesY || y_q[N-1:0] < m_q[N-1:0])));
 
   assign core_start_o = want_start && !core_busy_i && operands_ok;
   assign core_clear_o = want_clear && !core_busy_i;

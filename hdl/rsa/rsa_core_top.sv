@@ -46,7 +46,8 @@ module rsa_core_top
     .AckWait (AckWait),
     .HasMp   (1'b1),
     .HasR2   (1'b1),
-    .HasE    (1'b1)
+    .HasE    (1'b1),
+    .UsesY   (1'b0)
   ) u_loader (
     .clk_i,
     .rst_ni,

@@ -74,9 +74,10 @@ class LoaderPredictor:
         self.cnt_words = regmap.words(rm.counter_width, bus_w)
         red = design.redundant_width(n)
         self.red_words = 0 if red is None else regmap.words(red, bus_w)
-        # every loadable register: the operands and the host-precomputed ones
-        self.operands = {name: [0] * self.op_words
-                         for name in design.operands + design.precomputed}
+        # every loadable register the design maps (the operands, the host-precomputed ones
+        # and any it maps but does not use, such as the RSA core's Y)
+        self.operands = {r.name: [0] * self.op_words for r in rm.regions.values()
+                         if r.size == "operand" and r.access != "ro" and design.maps(r)}
         self.err = rm.errors["ERR_NONE"]
         self.done = False
         self.ended = True  # the last accepted operation's end has been applied

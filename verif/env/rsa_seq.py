@@ -190,7 +190,12 @@ class RsaErrorSeq(RsaSeq):
         await self.read_value("CYCLES")
         await self.read("S")  # no redundant result: unmapped
         await self.expect_error("ERR_UNMAPPED")
-        await self.modexp(x, e, m)
+        # the core reads no Y: a Y >= M left in its register refuses nothing
+        await self.write_value("Y", m + self.rng.randrange((1 << self.n) - m))
+        result = await self.modexp(x, e, m)
+        assert result is not None and result[0] == int(gmpy2.powmod(x, e, m)), (
+            "a Y >= M in the unused Y register refused or changed the exponentiation")
+        await self.expect_error("ERR_NONE")
 
 
 class RsaVectorSeq(RsaSeq):
