@@ -260,8 +260,9 @@ CORES: dict[str, AlgoInfo] = {
         has_sc=False,
         has_lut=False,
         summary="Michalski-Buell Algorithm 4: right-to-left exponentiation, two Montgomery "
-        "multipliers (Mult: 0 mont_lut, 1 mont_csa, 2 mont_csa_u2, 3 mont_lut_u2)",
-        params=(("Mult", 0), ("ConstTime", 1)),
+        "multipliers (Mult: 0 mont_lut, 1 mont_csa, 2 mont_csa_u2, 3 mont_lut_u2, 4 mwrkmm, "
+        "5 mont_qp; V, W, P for 4 and 5)",
+        params=(("Mult", 0), ("ConstTime", 1), ("V", 16), ("W", 16), ("P", 1)),
         check=rsa_check,
         precompute=(("R2", r2), ("MP", mprime)),
     ),

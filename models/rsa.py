@@ -3,26 +3,38 @@
 Right-to-left binary exponentiation in the Montgomery domain with two multipliers working at
 once; the model lists every product of every step exactly as the RTL issues them (multiplier A:
 A <- A*S, multiplier S: S <- S*S), computes each one with gmpy2 (the multipliers themselves are
-modelled bit by bit in models/mont.py and verified on their own), and counts the core's cycles:
-(steps) * (multiplier cycles + 1). The host precomputations R2 = R^2 mod M and
-m' = -M^-1 mod 2^N are here too.
+modelled bit by bit in models/mont.py, scalable.py and vhr.py and verified on their own), and
+counts the core's cycles: (steps) * (multiplier cycles + 1). The host precomputations are here
+too: R2 = R^2 mod M with the R of the multiplier inside, and MP (m' = -M^-1 mod 2^N, or M-hat
+for mont_qp).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import gmpy2
 
 from models.result import ModelInputError, Result, short_hex
+from models.scalable import mwrkmm_check, mwrkmm_cycles
+from models.vhr import Geometry
+from models.vhr import check as qp_check
+from models.vhr import mhat as qp_mhat
 
-# Mult parameter -> (multiplier, its cycles for width n): rsa_mont_mult.sv
-MULTS: dict[int, tuple[str, object]] = {
-    0: ("mont_lut", lambda n: n + 2),
-    1: ("mont_csa", lambda n: n + 1),
-    2: ("mont_csa_u2", lambda n: -(-n // 2) + 1),
-    3: ("mont_lut_u2", lambda n: -(-n // 2) + 2),
+# Mult parameter -> (multiplier, its busy cycles for width n and the build's V, W, P):
+# rsa_mont_mult.sv. The word-based multipliers (4, 5) take V, W, P; the bit-serial ones ignore
+# them.
+MULTS: dict[int, tuple[str, Callable[..., int]]] = {
+    0: ("mont_lut", lambda n, **_p: n + 2),
+    1: ("mont_csa", lambda n, **_p: n + 1),
+    2: ("mont_csa_u2", lambda n, **_p: -(-n // 2) + 1),
+    3: ("mont_lut_u2", lambda n, **_p: -(-n // 2) + 2),
+    4: ("mwrkmm", lambda n, V, W, P: mwrkmm_cycles(n, V, W, P)),
+    5: ("mont_qp", lambda n, V, W, P: Geometry(n, V, W, P).cycles),
 }
+WORD_MULTS = (4, 5)  # the multipliers that read V, W, P and the MP register
+DEFAULT_VWP = {"V": 16, "W": 16, "P": 1}  # rsa_core.sv defaults
 CAPTURE_CYCLES = 1  # StCap: take both products and start the next step
 
 
@@ -37,7 +49,8 @@ class Product:
     p: int
 
 
-def check(n: int, Mult: int = 0, ConstTime: int = 1) -> None:  # noqa: N803 - RTL names
+def check(n: int, Mult: int = 0, ConstTime: int = 1, V: int = 16, W: int = 16,  # noqa: N803
+          P: int = 1) -> None:  # noqa: N803 - RTL names
     if Mult not in MULTS:
         raise ModelInputError(f"rsa_core: Mult must be one of {sorted(MULTS)} "
                               f"({', '.join(f'{k}={v[0]}' for k, v in MULTS.items())}); "
@@ -46,29 +59,47 @@ def check(n: int, Mult: int = 0, ConstTime: int = 1) -> None:  # noqa: N803 - RT
         raise ModelInputError(f"rsa_core: ConstTime must be 0 or 1 (got {ConstTime})")
     if n < 8:
         raise ModelInputError(f"rsa_core: N must be at least 8 (got {n})")
+    try:
+        if Mult == 4:
+            mwrkmm_check(n, V, W, P)
+        elif Mult == 5:
+            qp_check(n, V, W, P)
+    except ModelInputError as exc:
+        raise ModelInputError(f"rsa_core with Mult={Mult}: {exc}") from None
 
 
 def mult_name(mult: int) -> str:
     return MULTS[mult][0]
 
 
-def mult_cycles(mult: int, n: int) -> int:
-    return MULTS[mult][1](n)  # type: ignore[operator]
+def mult_cycles(mult: int, n: int, V: int = 16, W: int = 16, P: int = 1,  # noqa: N803
+                **_params: int) -> int:
+    return MULTS[mult][1](n, V=V, W=W, P=P)
 
 
-def r2(m: int, n: int, **_params: int) -> int:
-    """R^2 mod M with R = 2^n (host precomputation, register R2); 0 for an even or zero M
-    (which the core refuses anyway)."""
+def r_bits(n: int, Mult: int = 0, V: int = 16, W: int = 16, P: int = 1,  # noqa: N803
+           **_params: int) -> int:
+    """log2 R of the multiplier inside: N for all but mont_qp (V (ceil(N/V) + 1))."""
+    return Geometry(n, V, W, P).r_bits if Mult == 5 else n
+
+
+def r2(m: int, n: int, **params: int) -> int:
+    """R^2 mod M with the R of the multiplier inside (host precomputation, register R2); 0 for
+    an even or zero M (which the core refuses anyway)."""
     if m <= 0 or m % 2 == 0:
         return 0
-    return int(gmpy2.powmod(2, 2 * n, m))
+    return int(gmpy2.powmod(2, 2 * r_bits(n, **params), m))
 
 
-def mprime(m: int, n: int, **_params: int) -> int:
-    """m' = -M^-1 mod 2^n (register MP); its low w bits serve a radix-2^w multiplier. 0 for
-    an even or zero M (no inverse; the core refuses such a modulus)."""
+def mprime(m: int, n: int, Mult: int = 0, V: int = 16, **_params: int) -> int:  # noqa: N803
+    """Register MP: the reduction constant of the multiplier inside. m' = -M^-1 mod 2^n (the
+    bit-serial multipliers use bit 0, mwrkmm its low W bits = -M^-1 mod 2^W); for mont_qp
+    Jiang-Harris's M-hat = ((m' mod 2^2V) M + 1) / 2^2V (models/vhr.py). 0 for an even or
+    zero M (no inverse; the core refuses such a modulus)."""
     if m <= 0 or m % 2 == 0:
         return 0
+    if Mult == 5:
+        return qp_mhat(m, n, V)
     return int((-gmpy2.invert(m, gmpy2.mpz(1) << n)) % (gmpy2.mpz(1) << n))
 
 
@@ -86,16 +117,18 @@ def _validate(x: int, e: int, m: int, n: int) -> None:
         raise ModelInputError(f"E must fit in n={n} bits (got {short_hex(e)})")
 
 
-def products(x: int, e: int, m: int, n: int, ConstTime: int = 1  # noqa: N803
-             ) -> list[list[Product]]:
-    """Every step of the core: the products it issues (A first), in RTL order."""
+def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,  # noqa: N803
+             **params: int) -> list[list[Product]]:
+    """Every step of the core: the products it issues (A first), in RTL order; params are
+    the other build parameters (Mult, V, W, P: the multiplier's R)."""
     _validate(x, e, m, n)
-    rinv = gmpy2.invert(gmpy2.mpz(1) << n, m) if m > 1 else gmpy2.mpz(0)
+    rb = r_bits(n, **params)
+    rinv = gmpy2.invert(gmpy2.mpz(1) << rb, m) if m > 1 else gmpy2.mpz(0)
 
     def mont(a: int, b: int) -> int:
         return int(gmpy2.f_mod(gmpy2.mpz(a) * b * rinv, m))
 
-    rr = r2(m, n)
+    rr = r2(m, n, **params)
     a, s = mont(1, rr), mont(x, rr)
     steps = [[Product("A", 0, 1, rr, a), Product("S", 0, x, rr, s)]]
     loop = n if ConstTime else e.bit_length()
@@ -115,15 +148,17 @@ def products(x: int, e: int, m: int, n: int, ConstTime: int = 1  # noqa: N803
     return steps
 
 
-def rsa_cycles(e: int, n: int, Mult: int = 0, ConstTime: int = 1) -> int:  # noqa: N803
+def rsa_cycles(e: int, n: int, Mult: int = 0, ConstTime: int = 1,  # noqa: N803
+               **vwp: int) -> int:
     steps = n + 2 if ConstTime else e.bit_length() + 2
-    return steps * (mult_cycles(Mult, n) + CAPTURE_CYCLES)
+    return steps * (mult_cycles(Mult, n, **vwp) + CAPTURE_CYCLES)
 
 
 def rsa_core(x: int, e: int, m: int, n: int, Mult: int = 0,  # noqa: N803
-             ConstTime: int = 1) -> Result:
+             ConstTime: int = 1, V: int = 16, W: int = 16, P: int = 1) -> Result:  # noqa: N803
     """P = X^E mod M as the core computes it (E = 0 gives 1 mod M)."""
-    check(n, Mult, ConstTime)
-    steps = products(x, e, m, n, ConstTime)
+    check(n, Mult, ConstTime, V, W, P)
+    steps = products(x, e, m, n, ConstTime, Mult=Mult, V=V, W=W, P=P)
     p = steps[-1][-1].p
-    return Result("rsa_core", n, p, None, None, rsa_cycles(e, n, Mult, ConstTime), {})
+    return Result("rsa_core", n, p, None, None,
+                  rsa_cycles(e, n, Mult, ConstTime, V=V, W=W, P=P), {})

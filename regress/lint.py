@@ -30,12 +30,26 @@ def param_points(min_n: int) -> list[dict[str, int]]:
     return [{"N": n, "BusW": b} for n in (min_n, 97, 1024) for b in (buses[0], buses[-1])]
 
 
+def test_param_points(test: dict[str, object]) -> list[dict[str, int]]:
+    """Every distinct build-parameter set of the config's `make test` points (the 5th element
+    of a point), at that point's N: the generate branches the defaults do not reach (e.g. the
+    RSA core's multiplier choice) are linted too."""
+    out: list[dict[str, int]] = []
+    for sim in ("verilator", "icarus"):
+        for point in test.get(sim, []) or []:  # type: ignore[union-attr]
+            if len(point) > 4 and point[4]:
+                cand = {"N": int(point[0]), "BusW": int(point[1])} | dict(point[4])
+                if cand not in out:
+                    out.append(cand)
+    return out
+
+
 def lint_design(name: str) -> list[str]:
     design = load_design(name)
     sources = [str(s) for s in design.sources]
     problems = []
     verilator = str(tools.verilator_root() / "bin" / "verilator")
-    for params in param_points(design.min_n):
+    for params in param_points(design.min_n) + test_param_points(design.test):
         gflags = [f"-G{k}={v}" for k, v in params.items()]
         cmd = [verilator, "--lint-only", "-Wall", "--top-module", design.toplevel, *gflags,
                *sources]

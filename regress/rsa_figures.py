@@ -1,8 +1,9 @@
 """RSA core figures for docs/rsa.md, measured, not typed.
 
-    python -m regress.rsa_figures [--widths 1024,2048] [--mults 0,1,2,3] [--no-write]
+    python -m regress.rsa_figures [--widths 1024,2048] [--mults 0,1,2,3,4,5] [--no-write]
 
-For each width and multiplier: one private-key exponentiation (a real gmpy2 RSA key,
+For each width and multiplier (the word-based ones at the papers' configurations, MULT_PARAMS):
+one private-key exponentiation (a real gmpy2 RSA key,
 e = 65537, the private exponent d) replayed through the full testbench on Verilator (the
 scoreboard checks every product and the result); the cycle count is read from the transaction
 log and checked against models/rsa.py. The hardware time at 100 MHz is set beside
@@ -44,6 +45,16 @@ PAPERS = [
     ("Michalski-Buell 2006 (MWRkMM, 2 x 15 PEs, Virtex2 Pro)", 1024, 3.829e-3, 100e6),
     ("Jiang-Harris (quotient pipelining, radix 2^16, 16 PEs, Virtex II)", 1024, 5.1e-3, 135.7e6),
 ]
+# The word-based multipliers inside at the papers' own RSA configurations: Michalski-Buell's
+# MWRkMM unit (v = 17, w = 16, p = 20 PEs, section 7) and Jiang-Harris's radix 2^16 unit with
+# 16 PEs x 16 bits (Table 1).
+MULT_PARAMS: dict[int, dict[str, int]] = {4: {"V": 17, "W": 16, "P": 20},
+                                          5: {"V": 16, "W": 16, "P": 16}}
+
+
+def mult_label(mult: int) -> str:
+    extra = " ".join(f"{k}={v}" for k, v in MULT_PARAMS.get(mult, {}).items())
+    return f"{rsa_model.mult_name(mult)} (Mult={mult}{', ' + extra if extra else ''})"
 
 
 def measure_hw(n: int, mult: int, seed: int) -> tuple[int, float]:
@@ -55,7 +66,8 @@ def measure_hw(n: int, mult: int, seed: int) -> tuple[int, float]:
         vec = Path(tmp) / "key.json"
         vec.write_text(json.dumps({"vectors": [{"msg": hex(msg), "exp": hex(d),
                                                 "mod": hex(mod)}]}))
-        run = RunSpec(BuildSpec("rsa_core", n, BUS_W, "verilator", params=(("Mult", mult),)),
+        params = (("Mult", mult), *MULT_PARAMS.get(mult, {}).items())
+        run = RunSpec(BuildSpec("rsa_core", n, BUS_W, "verilator", params=params),
                       seed=seed, txns=1, vectors=str(vec), tests=("VectorTest",),
                       timeout_s=3600)
         outcome = execute(run, Path(tmp) / "run")
@@ -63,7 +75,7 @@ def measure_hw(n: int, mult: int, seed: int) -> tuple[int, float]:
             raise SystemExit(f"error: {run.key} failed: {outcome.first_error}")
         rec = json.loads((outcome.log_dir / "txns.jsonl").read_text().splitlines()[0])
     cycles = int(rec["cycles"])
-    model = rsa_model.rsa_cycles(d, n, Mult=mult)
+    model = rsa_model.rsa_cycles(d, n, Mult=mult, **MULT_PARAMS.get(mult, {}))
     if cycles != model:
         raise SystemExit(f"error: {run.key}: {cycles} cycles, model {model}")
     if int(rec["p"]) != int(gmpy2.powmod(msg, d, mod)):
@@ -105,7 +117,7 @@ def table(widths: list[int], mults: list[int], seed: int) -> str:
     for n in widths:
         for mult in mults:
             cycles, wall = measure_hw(n, mult, seed)
-            lines.append(f"| {n} | {rsa_model.mult_name(mult)} (Mult={mult}) | {cycles:,} | "
+            lines.append(f"| {n} | {mult_label(mult)} | {cycles:,} | "
                          f"{ms(cycles / CLOCK_HZ)} | {wall:.0f} s |")
             print(lines[-1], flush=True)
     lines += ["", "| reference | N | time | cycles at its clock |", "|---|---|---:|---:|"]
@@ -141,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m regress.rsa_figures", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--widths", default="1024,2048")
-    ap.add_argument("--mults", default="0,1,2,3")
+    ap.add_argument("--mults", default=",".join(map(str, rsa_model.MULTS)))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-write", action="store_true", help="print only")
     args = ap.parse_args(argv)

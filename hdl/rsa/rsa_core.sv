@@ -27,6 +27,9 @@
 module rsa_core #(
   parameter int N         = 32,
   parameter int Mult      = 0,     // multiplier architecture, see rsa_mont_mult
+  parameter int V         = 16,    // mwrkmm / mont_qp only (see rsa_mont_mult)
+  parameter int W         = 16,
+  parameter int P         = 1,
   parameter bit ConstTime = 1'b1,  // 1: fixed step count, both products every step
   // Test only: corrupt one table entry of multiplier A (negative test of the scoreboard).
   parameter bit FaultEn   = 1'b0,
@@ -40,11 +43,10 @@ module rsa_core #(
   input  logic [N-1:0] e_i,    // exponent
   input  logic [N-1:0] m_i,    // modulus (odd)
   input  logic [N-1:0] r2_i,   // R^2 mod M (host precomputed)
-  // m' = -M^-1 mod 2^N (host precomputed): the bit-serial multipliers need only its bit 0,
-  // which is 1 for every odd M; kept for the word-serial (radix 2^w) multipliers.
-  /* verilator lint_off UNUSEDSIGNAL */
+  // The multiplier's reduction constant (host precomputed): m' = -M^-1 mod 2^N, of which the
+  // bit-serial multipliers need only bit 0 (1 for every odd M) and mwrkmm its low W bits;
+  // M-hat for mont_qp (Mult = 5).
   input  logic [N-1:0] mp_i,
-  /* verilator lint_on UNUSEDSIGNAL */
   output logic         busy_o,
   output logic         last_o,  // high during the last busy cycle
   output logic [N-1:0] p_o
@@ -156,6 +158,9 @@ module rsa_core #(
   rsa_mont_mult #(
     .N        (N),
     .Mult     (Mult),
+    .V        (V),
+    .W        (W),
+    .P        (P),
     .FaultEn  (FaultEn),
     .FaultAddr(FaultAddr)
   ) u_mult_a (
@@ -166,6 +171,7 @@ module rsa_core #(
     .x_i    (ma_x),
     .y_i    (ma_y),
     .m_i    (m_i),
+    .mp_i   (mp_i),
     .busy_o (ma_busy),
     .last_o (ma_last),
     .p_o    (ma_p),
@@ -176,6 +182,9 @@ module rsa_core #(
   rsa_mont_mult #(
     .N        (N),
     .Mult     (Mult),
+    .V        (V),
+    .W        (W),
+    .P        (P),
     .FaultEn  (1'b0),
     .FaultAddr(0)
   ) u_mult_s (
@@ -186,6 +195,7 @@ module rsa_core #(
     .x_i    (ms_x),
     .y_i    (ms_y),
     .m_i    (m_i),
+    .mp_i   (mp_i),
     .busy_o (ms_busy),
     .last_o (ms_last),
     .p_o    (ms_p),

@@ -1,6 +1,7 @@
 // rsa_core_top: the RSA exponentiation core (Michalski-Buell 2006, Algorithm 4, Fig. 7)
 // behind the bus loader. The five operands of the paper are loaded over the acknowledged
-// bus: message X, exponent E (write-only), modulus M, R^2 mod M (R2) and m' (MP).
+// bus: message X, exponent E (write-only), modulus M, R^2 mod M (R2) and m' (MP; M-hat when
+// the multiplier inside is mont_qp).
 module rsa_core_top
   import mv_regmap_pkg::*;
 #(
@@ -8,6 +9,9 @@ module rsa_core_top
   parameter int BusW      = 32,
   parameter int AckWait   = 0,
   parameter int Mult      = 0,     // see rsa_mont_mult
+  parameter int V         = 16,    // mwrkmm / mont_qp only, see rsa_mont_mult
+  parameter int W         = 16,
+  parameter int P         = 1,
   parameter bit ConstTime = 1'b1,  // see rsa_core
   parameter bit FaultEn   = 1'b0,  // test only, see rsa_core
   parameter int FaultAddr = 0
@@ -80,6 +84,9 @@ module rsa_core_top
   rsa_core #(
     .N        (N),
     .Mult     (Mult),
+    .V        (V),
+    .W        (W),
+    .P        (P),
     .ConstTime(ConstTime),
     .FaultEn  (FaultEn),
     .FaultAddr(FaultAddr)

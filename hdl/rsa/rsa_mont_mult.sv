@@ -8,13 +8,21 @@
 //   Mult = 1: mont_csa    (Amanor 2005, Algorithm 1b)             N + 1 cycles
 //   Mult = 2: mont_csa_u2 (Gajbhiye 2018, Algorithm 1b unfolded)  ceil(N/2) + 1 cycles
 //   Mult = 3: mont_lut_u2 (Gajbhiye 2018, Algorithm 3 unfolded)   ceil(N/2) + 2 cycles
+//   Mult = 4: mwrkmm      (Michalski-Buell 2006, Algorithm 2; V, W, P)  R = 2^N
+//   Mult = 5: mont_qp     (Jiang-Harris, quotient pipelined; V, W, P)   R = 2^(V (ceil(N/V)+1))
+// The word-based multipliers take their reduction constant from mp_i: m' (its low W bits) for
+// mwrkmm, M-hat for mont_qp (the host loads the one the build needs into MP).
 // The redundant S and C leave zero-extended to N + 1 bits (mont_csa keeps N-bit halves), so
-// the testbench can recompute the final subtraction (S + C >= M) of every product.
+// the testbench can recompute the final subtraction (S + C >= M) of every product; the
+// word-based multipliers give their unreduced result (< 2M) as S and C = 0.
 module rsa_mont_mult #(
   parameter int N         = 32,
   parameter int Mult      = 0,
+  parameter int V         = 16,  // mwrkmm / mont_qp only: word and digit widths, PEs
+  parameter int W         = 16,
+  parameter int P         = 1,
   // Test only: corrupt one table entry / selection of the chosen multiplier (its FaultAddr,
-  // or FaultSel for mont_csa).
+  // FaultSel for mont_csa; the quotient digit of PE FaultAddr mod P for mwrkmm / mont_qp).
   parameter bit FaultEn   = 1'b0,
   parameter int FaultAddr = 0
 ) (
@@ -25,6 +33,9 @@ module rsa_mont_mult #(
   input  logic [N-1:0] x_i,
   input  logic [N-1:0] y_i,
   input  logic [N-1:0] m_i,
+  /* verilator lint_off UNUSEDSIGNAL */  // the bit-serial multipliers need no constant
+  input  logic [N-1:0] mp_i,    // m' = -M^-1 mod 2^N (mwrkmm) or M-hat (mont_qp)
+  /* verilator lint_on UNUSEDSIGNAL */
   output logic         busy_o,
   output logic         last_o,
   output logic [N-1:0] p_o,
@@ -36,6 +47,9 @@ module rsa_mont_mult #(
   localparam int MultMontCsa   = 1;
   localparam int MultMontCsaU2 = 2;
   localparam int MultMontLutU2 = 3;
+  localparam int MultMwrkmm    = 4;
+  localparam int MultMontQp    = 5;
+  localparam int FaultPe       = (P > 0) ? FaultAddr % P : 0;
 
   if (Mult == MultMontLut) begin : g_mont_lut
     mont_lut #(
@@ -77,8 +91,34 @@ module rsa_mont_mult #(
     ) u_mult (
       .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .busy_o, .last_o, .p_o, .s_o, .c_o
     );
+  end else if (Mult == MultMwrkmm) begin : g_mwrkmm
+    mwrkmm #(
+      .N      (N),
+      .V      (V),
+      .W      (W),
+      .P      (P),
+      .FaultEn(FaultEn),
+      .FaultPe(FaultPe)
+    ) u_mult (
+      .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .mp_i(mp_i[W-1:0]), .busy_o,
+      .last_o, .p_o, .s_o
+    );
+    assign c_o = '0;
+  end else if (Mult == MultMontQp) begin : g_mont_qp
+    mont_qp #(
+      .N        (N),
+      .V        (V),
+      .W        (W),
+      .P        (P),
+      .FaultEn  (FaultEn),
+      .FaultAddr(FaultPe)
+    ) u_mult (
+      .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .mhat_i(mp_i), .busy_o, .last_o,
+      .p_o, .s_o
+    );
+    assign c_o = '0;
   end else begin : g_bad_mult
-    initial $fatal(1, "rsa_mont_mult: Mult must be 0..3 (got %0d)", Mult);
+    initial $fatal(1, "rsa_mont_mult: Mult must be 0..5 (got %0d)", Mult);
   end
 
 endmodule

@@ -35,7 +35,8 @@ module mwrkmm #(
   input  logic [W-1:0] mp_i,    // m' = -M^-1 mod 2^W
   output logic         busy_o,
   output logic         last_o,  // high during the last busy cycle (FIN)
-  output logic [N-1:0] p_o
+  output logic [N-1:0] p_o,
+  output logic [N:0]   s_o      // the last job's S (< 2M) before the final subtraction
 );
 
   localparam int NW     = N / V + 2;              // operand words (the paper's n)
@@ -268,6 +269,7 @@ module mwrkmm #(
 
   assign busy_o = (state_q != StIdle);
   assign last_o = (state_q == StFin);
+  assign s_o    = res_q[N:0];
   assign p_o    = p_q;
 
 `ifndef SYNTHESIS

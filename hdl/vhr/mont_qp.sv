@@ -36,7 +36,8 @@ module mont_qp #(
   input  logic [N-1:0] mhat_i,
   output logic         busy_o,
   output logic         last_o,  // high during the last busy cycle (last reduction step)
-  output logic [N-1:0] p_o
+  output logic [N-1:0] p_o,
+  output logic [N:0]   s_o      // the raw result before the last reduction step (< 2M)
 );
 
   localparam int MaxPes = 16;                                // observation bins per PE
@@ -240,7 +241,8 @@ module mont_qp #(
           end
         end
         StRed: begin
-          if (take) begin
+          // the last step (s = 0) writes p_q only: red_q keeps the value below 2M (s_o)
+          if (take && sub_q != '0) begin
             red_q <= diff[RW-1:0];
           end
           sub_q <= sub_q - 1'b1;
@@ -257,6 +259,7 @@ module mont_qp #(
   assign busy_o = (state_q != StIdle);
   assign last_o = (state_q == StRed) && (sub_q == '0);
   assign p_o    = p_q;
+  assign s_o    = red_q[N:0];
 
 `ifndef SYNTHESIS
   // Simulation-only observation (hdl/common/mv_observe.sv), bins of models/vhr.py:

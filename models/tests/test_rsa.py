@@ -11,8 +11,12 @@ from models import rsa
 from models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2
 from models.registry import get_algo, reference
 from models.result import ModelInputError
+from models.scalable import mwrkmm
+from models.vhr import mont_qp
 
-BIT_MODELS = {0: mont_lut, 1: mont_csa, 2: mont_csa_u2, 3: mont_lut_u2}
+BIT_MODELS = {0: mont_lut, 1: mont_csa, 2: mont_csa_u2, 3: mont_lut_u2, 4: mwrkmm, 5: mont_qp}
+# the word-based multipliers at a legal (V, W, P) for N = 32 (mont_qp: R = 2^(V(N/V + 1)))
+VWP = {4: {"V": 8, "W": 4, "P": 2}, 5: {"V": 8, "W": 16, "P": 3}}
 
 
 def test_precompute_against_gmpy2() -> None:
@@ -41,13 +45,42 @@ def test_modexp_against_powmod(const_time: int) -> None:
 
 @pytest.mark.parametrize("mult", sorted(BIT_MODELS))
 def test_products_match_the_bit_accurate_multiplier(mult: int) -> None:
-    """Every product the core issues, recomputed by the multiplier's bit-level model."""
+    """Every product the core issues, recomputed by the multiplier's bit-level model (with the
+    build's V, W, P for the word-based ones, whose R differs for mont_qp)."""
     n, m = 32, 0xF123_4567
-    steps = rsa.products(0x1234_5678, 0xA5A5_0001, m, n)
+    vwp = VWP.get(mult, {})
+    steps = rsa.products(0x1234_5678, 0xA5A5_0001, m, n, Mult=mult, **vwp)
     for step in steps:
         for p in step:
             x = p.x % m  # the bit model's checks want X < M (the RTL only needs X < 2^N)
-            assert BIT_MODELS[mult](x, p.y, m, n).p == p.p
+            assert BIT_MODELS[mult](x, p.y, m, n, **vwp).p == p.p
+    assert steps[-1][-1].p == pow(0x1234_5678, 0xA5A5_0001, m)
+
+
+def test_word_multipliers_precompute_for_their_own_r() -> None:
+    """R2 follows the R of the multiplier inside; MP is m' (mwrkmm: its low W bits) or M-hat."""
+    rng = random.Random(5)
+    n = 64
+    for _ in range(20):
+        m = rng.getrandbits(n) | 1 | (1 << (n - 1))
+        qp = {"Mult": 5, "V": 8, "W": 16, "P": 2}
+        rb = rsa.r_bits(n, **qp)
+        assert rb == 8 * (n // 8 + 1) and rsa.r_bits(n, Mult=4) == n
+        assert rsa.r2(m, n, **qp) == int(gmpy2.powmod(2, 2 * rb, m))
+        mhat = rsa.mprime(m, n, **qp)
+        mp2v = (-pow(m, -1, 1 << 16)) % (1 << 16)
+        assert mhat << 16 == mp2v * m + 1 and mhat < m
+        mp = rsa.mprime(m, n, Mult=4, V=16, W=8, P=1)
+        assert (m * (mp % 256)) % 256 == 255  # m' mod 2^W = -M^-1 mod 2^W
+
+
+def test_word_multiplier_parameters_are_checked() -> None:
+    info = get_algo("rsa_core")
+    with pytest.raises(ModelInputError, match="Mult=4: mwrkmm: W=16 must divide N=97"):
+        info.resolve(97, {"Mult": 4})
+    with pytest.raises(ModelInputError, match="Mult=5: mont_qp: V must not exceed W"):
+        info.resolve(64, {"Mult": 5, "V": 32, "W": 16})
+    assert info.resolve(97, {"Mult": 0})["W"] == 16  # V, W, P are not checked for Mults 0..3
 
 
 def test_step_structure_and_cycles() -> None:
@@ -58,15 +91,17 @@ def test_step_structure_and_cycles() -> None:
     assert len(vt) == e.bit_length() + 2
     assert [len(s) for s in vt[1:-1]] == [2, 2, 1, 1]  # bit 2 = 0: S only; last: A only
     for mult in rsa.MULTS:
-        lm = rsa.mult_cycles(mult, n)
-        assert BIT_MODELS[mult](1, 2, 65521, n).cycles == lm
-        assert rsa.rsa_cycles(0, n, Mult=mult) == (n + 2) * (lm + 1)
-        assert rsa.rsa_cycles(e, n, Mult=mult, ConstTime=0) == 6 * (lm + 1)
+        vwp = {4: {"V": 8, "W": 4, "P": 1}, 5: {"V": 4, "W": 8, "P": 2}}.get(mult, {})
+        lm = rsa.mult_cycles(mult, n, **vwp)
+        assert BIT_MODELS[mult](1, 2, 65521, n, **vwp).cycles == lm
+        assert rsa.rsa_cycles(0, n, Mult=mult, **vwp) == (n + 2) * (lm + 1)
+        assert rsa.rsa_cycles(e, n, Mult=mult, ConstTime=0, **vwp) == 6 * (lm + 1)
 
 
 def test_registry_entry() -> None:
     info = get_algo("rsa_core")
-    assert info.kind == "modexp" and dict(info.params) == {"Mult": 0, "ConstTime": 1}
+    assert info.kind == "modexp" and dict(info.params) == {"Mult": 0, "ConstTime": 1,
+                                                         "V": 16, "W": 16, "P": 1}
     assert reference(info, 3, 5, 7, 8) == pow(3, 5, 7)
     assert set(info.precomputed(7, 8, {})) == {"R2", "MP"}
     with pytest.raises(ModelInputError, match="Mult must be"):

@@ -111,6 +111,7 @@ class RsaScoreboard(Scoreboard):
         super().__init__(name, parent, **kw)  # type: ignore[arg-type]
         self.n = self.predictor.n
         self.const_time = bool(self.params.get("ConstTime", 1))
+        self.r_bits = rsa_model.r_bits(self.n, **self.params)  # R of the multiplier inside
         self._prod_op = -1
         self._seen: dict[str, list[MultTxn]] = {"A": [], "S": []}
         self._expected: dict[str, list[rsa_model.Product]] = {"A": [], "S": []}
@@ -125,14 +126,14 @@ class RsaScoreboard(Scoreboard):
 
     def mont(self, x: int, y: int, m: int) -> int:
         if m not in self._rinv:
-            self._rinv[m] = int(gmpy2.invert(gmpy2.mpz(1) << self.n, m)) if m > 1 else 0
+            self._rinv[m] = int(gmpy2.invert(gmpy2.mpz(1) << self.r_bits, m)) if m > 1 else 0
         return int(gmpy2.f_mod(gmpy2.mpz(x) * y * self._rinv[m], m))
 
     def _begin(self, op: Operation) -> None:
         x, e, m = op.args
         self._prod_op = op.index
         self._seen = {"A": [], "S": []}
-        self._steps = rsa_model.products(x, e, m, self.n, int(self.const_time))
+        self._steps = rsa_model.products(x, e, m, self.n, **self.params)
         flat = [p for step in self._steps for p in step]
         self._expected = {k: [p for p in flat if p.mult == k] for k in ("A", "S")}
 
@@ -151,7 +152,7 @@ class RsaScoreboard(Scoreboard):
             return
         want = self.mont(t.x, t.y, t.m)
         if t.p != want:
-            self.fail(f"{tag}: P = 0x{t.p:x}, gmpy2 x*y*2^-{self.n} mod m = 0x{want:x} "
+            self.fail(f"{tag}: P = 0x{t.p:x}, gmpy2 x*y*2^-{self.r_bits} mod m = 0x{want:x} "
                       f"(x=0x{t.x:x}, y=0x{t.y:x})")
         if t.p != final_sub(t.s + t.c, t.m):
             self.fail(f"{tag}: P = 0x{t.p:x} is not S + C (0x{t.s + t.c:x}) reduced once")

@@ -101,3 +101,21 @@ def test_without_constant_time_the_cycles_follow_the_bit_length(tmp_path: Path) 
     cycles = [r["cycles"] for r in txns(outcome)]
     assert cycles == [rsa_model.rsa_cycles(e, n, ConstTime=0) for _, e, _ in vectors]
     assert len(set(cycles)) == len(cycles)
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("params", [(("Mult", 4), ("V", 8), ("W", 4), ("P", 2)),
+                                    (("Mult", 5), ("V", 4), ("W", 8), ("P", 2))],
+                         ids=["mwrkmm", "mont_qp"])
+def test_a_broken_word_multiplier_inside_is_caught_on_its_first_product(
+        tmp_path: Path, params: tuple[tuple[str, int], ...]) -> None:
+    """FaultEn flips a quotient digit of one PE of multiplier A: the per-product scoreboard
+    (gmpy2 with that multiplier's R) names the first wrong Montgomery product, not just the
+    final result."""
+    run = RunSpec(BuildSpec("rsa_core", 32, 16, "verilator", params=params, fault=True),
+                  seed=5, txns=1, tests=("RandomTest",), timeout_s=600)
+    outcome = execute(run, tmp_path / run.key)
+    assert not outcome.passed
+    rb = rsa_model.r_bits(32, **dict(params))
+    assert "MISMATCH op 0 multiplier A product 0" in outcome.first_error
+    assert f"x*y*2^-{rb} mod m" in outcome.first_error
