@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pyuvm import uvm_sequence
 
 from models import gf2
+from models.result import ModelInputError
 from verif import regmap
 from verif.bus.item import BusItem, Kind
 from verif.steer import Bias, Model
@@ -26,6 +27,9 @@ GF2N = 1  # CTRL.FIELD value of the binary field
 # (Rabin's test at degree ~256 takes seconds in Python)
 _IRREDUCIBLE_POOL: dict[int, list[int]] = {}
 POOL_SIZE = 4
+
+
+_MODEL_CYCLES: dict[tuple[str, int], int] = {}  # (design, N) -> cycles of one operation
 
 
 class LoaderSeq(uvm_sequence):
@@ -48,9 +52,24 @@ class LoaderSeq(uvm_sequence):
         self.rm = regmap.load()
         self.status_f = self.rm.fields["STATUS"]
         self.ctrl_f = self.rm.fields["CTRL"]
-        # watchdog for one operation: generous against any design's cycle count
-        # (MV_DONE_TIMEOUT overrides it: the watchdog's own tests)
-        self.done_timeout = int(os.environ.get("MV_DONE_TIMEOUT", 8 * n + 1000))
+        # watchdog for one operation: generous against the design's cycle count (twice the
+        # model's for this build: a word-serial radix-2 array at small W and P needs far more
+        # than 8N); MV_DONE_TIMEOUT overrides it (the watchdog's own tests)
+        self.done_timeout = int(os.environ.get("MV_DONE_TIMEOUT",
+                                               max(8 * n, 2 * self._model_cycles()) + 1000))
+
+    def _model_cycles(self) -> int:
+        """The model's busy cycles of one operation of this build (0 when unknown); one
+        simulation is one build, so it is computed once per process."""
+        key = (self.design.name, self.n)
+        if key not in _MODEL_CYCLES:
+            m = (1 << self.n) - 1
+            try:
+                cycles = int(self.model(m - 1, m - 1, m).cycles or 0) if self.model else 0
+            except (ModelInputError, AssertionError, TypeError):
+                cycles = 0
+            _MODEL_CYCLES[key] = cycles
+        return _MODEL_CYCLES[key]
 
     # --- register access ------------------------------------------------------------------
     async def _do(self, item: BusItem) -> BusItem:
