@@ -22,6 +22,12 @@ class ConfigError(ValueError):
     """A configuration or command-line value that cannot be used (one-line message)."""
 
 
+# The RSA core's multiplier interfaces as its monitors read them (verif/env/rsa_env.py):
+# <prefix>_<signal> in the core for each prefix of [rsa] mults, plus the modulus input.
+MULT_SIGNALS = ("busy", "x", "y", "p", "s", "c")
+RSA_MODULUS = "m_i"
+
+
 @dataclass(frozen=True)
 class DesignConfig:
     name: str
@@ -34,10 +40,25 @@ class DesignConfig:
     observe: dict[str, object] = field(default_factory=dict)
     test: dict[str, object] = field(default_factory=dict)  # `make test` points, see TOML
     paper: dict[str, object] = field(default_factory=dict)  # the paper's cycle formula
+    rsa: dict[str, object] = field(default_factory=dict)  # [rsa]: monitored core signals
 
     @property
     def design(self) -> regmap.Design:
         return regmap.load().designs[self.name]
+
+    def probe_leaves(self) -> list[str]:
+        """Names of the signals inside the DUT the testbench reads through VPI (the last
+        element of each hierarchical path in [observe] and [rsa]): the Verilator build makes
+        only these and the toplevel's ports visible (regress/sim.py), not every signal."""
+        leaves = {v.rsplit(".", 1)[1] for v in self.observe.values()
+                  if isinstance(v, str) and "." in v}
+        if self.rsa:
+            leaves |= {f"{m}_{s}" for m in self.rsa.get("mults", [])  # type: ignore[union-attr]
+                       for s in MULT_SIGNALS}
+            leaves |= {RSA_MODULUS}
+            leaves |= {str(p).rsplit(".", 1)[-1] for key in ("wipe", "clear")
+                       for p in self.rsa.get(key, [])}  # type: ignore[attr-defined]
+        return sorted(leaves)
 
 
 def known_designs() -> list[str]:
@@ -62,6 +83,7 @@ def load_design(name: str) -> DesignConfig:
         observe=dict(raw.get("observe", {})),
         test=dict(raw.get("test", {})),
         paper=dict(raw.get("paper", {})),
+        rsa=dict(raw.get("rsa", {})),
     )
 
 

@@ -21,7 +21,7 @@ from models.mont import final_sub
 from models.registry import get_algo, reference
 from verif import regmap
 from verif.bus.agent import BusAgent, BusIf
-from verif.config import CONFIG_DIR, DesignConfig, RunConfig
+from verif.config import CONFIG_DIR, MULT_SIGNALS, RSA_MODULUS, DesignConfig, RunConfig
 from verif.env.env import _handle
 from verif.env.predictor import LoaderPredictor, Operation
 from verif.env.rsa_coverage import RsaCoverage
@@ -69,8 +69,8 @@ class MultMonitor(uvm_component):
 
     async def run_phase(self) -> None:
         core = _handle(self.bus_if.dut, str(rsa_config(self.design)["core"]))
-        sig = {k: getattr(core, f"{self.prefix}_{k}") for k in ("busy", "x", "y", "p", "s", "c")}
-        m_sig = core.m_i
+        sig = {k: getattr(core, f"{self.prefix}_{k}") for k in MULT_SIGNALS}
+        m_sig = getattr(core, RSA_MODULUS)
         while True:
             await RisingEdge(sig["busy"])
             t0 = get_sim_time("ns")

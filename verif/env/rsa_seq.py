@@ -13,6 +13,8 @@ import random
 import gmpy2
 
 from models import rsa as rsa_model
+from verif.config import load_design
+from verif.env.env import _handle
 from verif.sequences import LoaderSeq
 
 
@@ -153,12 +155,9 @@ class WipeSeq(RsaSeq):
         await self.load_operands({"X": x, "E": e, "M": m}, ("X", "E", "M"))
         assert int(top.u_loader.e_q.value) != 0
         await self.clear()
-        for reg in ("e_q", "x_q", "m_q", "r2_q", "mp_q"):
-            value = int(getattr(top.u_loader, reg).value)
-            assert value == 0, f"CLEAR left u_loader.{reg} = 0x{value:x}"
-        for reg in ("a_q", "s_q", "e_q", "p_q"):
-            value = int(getattr(top.u_core, reg).value)
-            assert value == 0, f"CLEAR left u_core.{reg} = 0x{value:x}"
+        for path in load_design(self.design.name).rsa["clear"]:  # type: ignore[union-attr]
+            value = int(_handle(top, str(path)).value)
+            assert value == 0, f"CLEAR left {path} = 0x{value:x}"
         assert await self.read_value("X") == 0
         assert await self.read_value("P") == 0
 
