@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,11 +99,13 @@ class RegMap:
         return (self.regions[region].code << self.index_width) | index
 
     def decode(self, addr: int) -> tuple[Region | None, int]:
-        code, index = addr >> self.index_width, addr & ((1 << self.index_width) - 1)
-        for region in self.regions.values():
-            if region.code == code:
-                return region, index
-        return None, index
+        index_w = self.index_width
+        return self._by_code.get(addr >> index_w), addr & ((1 << index_w) - 1)
+
+    @cached_property
+    def _by_code(self) -> dict[int, Region]:
+        """Region code -> region (decode runs for every bus transfer the testbench checks)."""
+        return {r.code: r for r in self.regions.values()}
 
     def region_bits(self, region: str, n: int, design: Design, bus_w: int) -> int | None:
         """Width in bits of a region for one build (None where the design does not map it)."""

@@ -86,6 +86,12 @@ class LoaderPredictor:
         self.results_zero = True  # after reset or CLEAR the result registers hold 0
         self.status = rm.fields["STATUS"]
         self.ctrl = rm.fields["CTRL"]
+        # region -> (words readable, words writable) of this build (0: not mapped that way)
+        limit = {"word": 1, "counter": self.cnt_words, "operand": self.op_words,
+                 "redundant": self.red_words}
+        self._limits = {r.name: ((limit[r.size] if r.access != "wo" else 0),
+                                 (limit[r.size] if r.access != "ro" else 0))
+                        for r in rm.regions.values() if design.maps(r)}
 
     # --- state at an edge -----------------------------------------------------------------
     def _value(self, region: str) -> int:
@@ -109,17 +115,8 @@ class LoaderPredictor:
         return min(edge - self.op.start_edge - 1, self.op.result.cycles)  # type: ignore[union-attr]
 
     def _mapped(self, region: str | None, index: int, write: bool) -> bool:
-        if region is None:
-            return False
-        if not self.design.maps(self.rm.regions[region]):
-            return False
-        access = self.rm.regions[region].access
-        if (write and access == "ro") or (not write and access == "wo"):
-            return False
-        size = self.rm.regions[region].size
-        limit = {"word": 1, "counter": self.cnt_words, "operand": self.op_words,
-                 "redundant": self.red_words}[size]
-        return index < limit
+        limits = self._limits.get(region) if region is not None else None
+        return limits is not None and index < limits[write]
 
     def _result_word(self, region: str, index: int) -> int:
         if self.results_zero or self.op is None or self.op.result is None:

@@ -37,6 +37,9 @@ class _Sub(uvm_subscriber):
         self.handler(item)  # type: ignore[operator]
 
 
+_RESULT_REGIONS = frozenset({"P", "S", "C", "CYCLES"})  # read back to check an operation
+
+
 class Scoreboard(uvm_component):
     def __init__(self, name: str, parent: uvm_component, *, predictor: LoaderPredictor,
                  algo: AlgoInfo, coverage: Coverage, log_path: Path,
@@ -65,16 +68,20 @@ class Scoreboard(uvm_component):
         mismatch: Mismatch | None = self.predictor.observe(t)
         if mismatch:
             self.fail(str(mismatch))
+        if t.we:  # a write only changes the predictor's state, or starts an operation
+            for op in self.predictor.ops[n_ops:]:
+                if op.error != "ERR_NONE":
+                    self._write_log(op, {"error": op.error})
+            return
         region, _ = self.predictor.rm.decode(t.addr)
-        if not t.we and region is not None and region.name == "STATUS":
+        name = None if region is None else region.name
+        if name == "STATUS":
             err = self.predictor.rm.fields["STATUS"]["ERR"].get(t.rdata)
             self.coverage.sample_error(self.predictor.rm.error_name(err))
-        for op in self.predictor.ops[n_ops:]:
-            if op.error != "ERR_NONE":
-                self._write_log(op, {"error": op.error})
-        op = self.predictor.op
-        if op is not None and op.index not in self._logged and self._fully_read(op):
-            self._check_operation(op)
+        elif name in _RESULT_REGIONS:  # the operation is complete once all of them are read
+            op = self.predictor.op
+            if op is not None and op.index not in self._logged and self._fully_read(op):
+                self._check_operation(op)
 
     def _fully_read(self, op: Operation) -> bool:
         need = {"P": self.predictor.op_words, "CYCLES": self.predictor.cnt_words}
