@@ -240,8 +240,16 @@ def merge_runs(refs: list[RunRef], config_dir: Path = CONFIG_DIR
 
 
 def _merge_xml(out: Path, files: list[Path]) -> None:
+    """cocotb-coverage's XML merge; raises CoverageError (it fails, e.g. with a KeyError,
+    when two runs give one cover point different bins)."""
     quiet = logging.getLogger("regress.coverage").debug
-    merge_coverage(quiet, str(out), *map(str, files))
+    try:
+        merge_coverage(quiet, str(out), *map(str, files))
+    except Exception as exc:  # noqa: BLE001 - a third-party merge: any failure is one line
+        runs = ", ".join(f.parent.name for f in files[:3]) + (" ..." if len(files) > 3 else "")
+        raise CoverageError(f"cannot merge the coverage XML of {len(files)} run(s) into "
+                            f"{out.name} ({type(exc).__name__}: {exc}); the runs ({runs}) "
+                            "probably define one cover point with different bins") from None
 
 
 def summary_dict(results: Path, duts: dict[str, DutCoverage], skipped: dict[str, str],

@@ -801,8 +801,8 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
                   resume=args.resume)
     # functional coverage merged into <out>/coverage/, closure table; goals (lists.toml
     # `coverage_goals = true`) missed -> exit 1 (a shard only merges: goals apply to the whole)
-    coverage_ok = closure.after_regression(out_dir, tlist.name, Path(args.lists)) \
-        or bool(shard_ix)
+    coverage_ok = closure.after_regression(out_dir, tlist.name, Path(args.lists),
+                                           shard=bool(shard_ix))
     finish_report(reg, history)
     print(report.format_summary(reg), flush=True)
     if reg.stopped == "interrupted":

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -14,6 +16,8 @@ from cocotb_coverage.coverage import coverage_db
 from regress import closure
 from regress import coverage as cov
 from verif.env.coverage import Coverage
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # point -> (at_least, bins) of a synthetic DUT "syn" (bins named like the real model's)
 POINTS = {"lut.addr": (1, [str(a) for a in range(8)]),
@@ -349,3 +353,36 @@ def test_closure_loop_steers_at_the_hole_and_stops(tmp_path: Path, monkeypatch) 
     assert not res["met"] and res["seeds"] == 5 and set(seen) == {None}
     assert res["uncovered"] == ["mont_lut.lut.addr:3"]
     assert json.loads((tmp_path / "r" / "closure.json").read_text())["seeds"] == 5
+
+
+def _rsa_export(folder: Path, const_time: bool) -> Path:
+    """coverage.xml of an RSA run of one build kind, exported in a fresh process (the
+    cocotb-coverage database is global)."""
+    code = ("import sys; from pathlib import Path; from verif.env.rsa_coverage import RsaCoverage;"
+            f"c = RsaCoverage('rsa_core', {const_time}); c.sample_exp(1, 3, 7, 8);"
+            f"c.sample_step('to:A+S'); c.export(Path(sys.argv[1]))")
+    folder.mkdir(parents=True)
+    subprocess.run([sys.executable, "-c", code, str(folder)], check=True, cwd=ROOT)
+    return folder / "coverage.xml"
+
+
+def test_constant_time_and_variable_time_runs_merge(tmp_path: Path) -> None:
+    """The two RSA build kinds have different step-activity bins: each kind has its own
+    cover point, so their runs merge (a nightly has both; one point with two bin sets made
+    cocotb-coverage's merge fail with KeyError 'coverage')."""
+    ct, vt = _rsa_export(tmp_path / "ct", True), _rsa_export(tmp_path / "vt", False)
+    cov._merge_xml(tmp_path / "merged.xml", [ct, vt])
+    points = cov.read_points(tmp_path / "merged.xml")
+    assert "rsa_core.step.activity_ct" in points and "rsa_core.step.activity_vt" in points
+    assert points["rsa_core.step.activity_ct"].hits["to:A+S"] == 1
+
+
+def test_a_merge_failure_is_one_line(tmp_path: Path, monkeypatch) -> None:
+    def broken(*_args: object) -> None:
+        raise KeyError("coverage")
+
+    monkeypatch.setattr(cov, "merge_coverage", broken)
+    with pytest.raises(cov.CoverageError, match="cannot merge the coverage XML of 2 run") as info:
+        cov._merge_xml(tmp_path / "x.xml", [tmp_path / "a" / "coverage.xml",
+                                            tmp_path / "b" / "coverage.xml"])
+    assert "\n" not in str(info.value) and "KeyError" in str(info.value)

@@ -305,7 +305,7 @@ def test_buckets_in_summary_terminal_and_report(tmp_path: Path, lists: Path,
 def _fake_coverage_merge(monkeypatch: pytest.MonkeyPatch, duts: dict | None) -> None:
     """The fake launcher writes no coverage: stand in for the merge of regress.closure."""
 
-    def merge(out: Path, *_args: object) -> bool:
+    def merge(out: Path, *_args: object, **_kw: object) -> bool:
         if duts is not None:
             (out / "coverage").mkdir(parents=True, exist_ok=True)
             (out / "coverage" / "summary.json").write_text(json.dumps({"duts": duts}))

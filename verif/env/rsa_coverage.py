@@ -59,7 +59,10 @@ class RsaCoverage(Coverage):
         @CoverPoint(f"{top}.msg", bins=MSG)
         def _msg(c: str) -> None: ...
 
-        @CoverPoint(f"{top}.step.activity", bins=ACT_CT if const_time else ACT_VT)
+        # one cover point per build kind: the two kinds have different bins, and coverage
+        # merged over both (a nightly) must not mix them in one point
+        @CoverPoint(f"{top}.step.activity_{'ct' if const_time else 'vt'}",
+                    bins=ACT_CT if const_time else ACT_VT)
         def _act(a: str) -> None: ...
 
         @CoverPoint(f"{top}.mult_a.final_sub", bins=[True, False],
