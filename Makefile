@@ -63,12 +63,14 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet -r requirements.txt
 	@touch $@
 
-# Icarus Verilog (and lz4 headers for Verilator FST waves) from the system's packages.
-APT_PKGS := iverilog liblz4-dev
+# Icarus Verilog, lz4 headers for Verilator FST waves and ccache (Verilator builds share the
+# compiled runtime: regress/tools.py) from the system's packages.
+APT_PKGS := iverilog liblz4-dev ccache
 sim-tools:
 	@missing=""; \
 	command -v iverilog >/dev/null || missing="$$missing iverilog"; \
 	test -f /usr/include/lz4.h || missing="$$missing liblz4-dev"; \
+	command -v ccache >/dev/null || missing="$$missing ccache"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" != 0 ]; then \
 	    echo "error: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; \

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import shutil
@@ -193,11 +194,20 @@ def testbench_seconds(run: RunSpec, log_dir: Path) -> float:
 
 
 def rebuild_seconds(spec: BuildSpec, design: DesignConfig) -> float:
-    """A from-scratch build of the testbench model (stamp removed first)."""
+    """A from-scratch build of the testbench model (stamp removed first), with ccache off:
+    the figure is a cold compile, not a cache hit (regress/tools.py)."""
     stamp = BUILD_ROOT / "sim" / spec.key / "montverif.stamp"
     if stamp.exists():
         stamp.unlink()
-    return build(spec, design)[1]
+    old = os.environ.get("CCACHE_DISABLE")
+    os.environ["CCACHE_DISABLE"] = "1"
+    try:
+        return build(spec, design)[1]
+    finally:
+        if old is None:
+            del os.environ["CCACHE_DISABLE"]
+        else:
+            os.environ["CCACHE_DISABLE"] = old
 
 
 # --- one design at one width ----------------------------------------------------------------

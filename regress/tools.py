@@ -11,6 +11,7 @@ from pathlib import Path
 
 SIMULATORS = ("verilator", "icarus")
 PCH_FIX = "CFG_CXXFLAGS_PCH_I=-include"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class ToolError(RuntimeError):
@@ -42,7 +43,13 @@ def setup_env(sim: str) -> None:
         # in MAKEFLAGS acts as a make command-line override.
         flags = os.environ.get("MAKEFLAGS", "")
         if PCH_FIX not in flags:
-            os.environ["MAKEFLAGS"] = f"{flags} {PCH_FIX}".strip()
+            flags = os.environ["MAKEFLAGS"] = f"{flags} {PCH_FIX}".strip()
+        # Every model compiles the same Verilator and cocotb runtime sources (most of a small
+        # model's build time): ccache, when installed (make setup installs it), compiles them
+        # once. Its cache lives in build/ccache unless CCACHE_DIR says otherwise.
+        if shutil.which("ccache") and "OBJCACHE=" not in flags:
+            os.environ["MAKEFLAGS"] = f"{flags} OBJCACHE=ccache"
+            os.environ.setdefault("CCACHE_DIR", str(ROOT / "build" / "ccache"))
     elif sim == "icarus":
         if shutil.which("iverilog") is None or shutil.which("vvp") is None:
             raise ToolError("Icarus Verilog (iverilog) is not installed; run `make setup` "

@@ -1,0 +1,31 @@
+"""regress/tools.py: the Verilator build environment."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from regress import tools
+
+
+def test_ccache_is_used_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MAKEFLAGS", "")
+    monkeypatch.delenv("CCACHE_DIR", raising=False)
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    tools.setup_env("verilator")
+    assert tools.PCH_FIX in os.environ["MAKEFLAGS"]
+    assert "OBJCACHE=ccache" in os.environ["MAKEFLAGS"]
+    assert os.environ["CCACHE_DIR"] == str(tools.ROOT / "build" / "ccache")
+    tools.setup_env("verilator")  # idempotent
+    assert os.environ["MAKEFLAGS"].count("OBJCACHE=ccache") == 1
+
+
+def test_no_ccache_no_objcache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MAKEFLAGS", "")
+    monkeypatch.setenv("CCACHE_DIR", "/somewhere/else")
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "ccache" else name)
+    tools.setup_env("verilator")
+    assert "OBJCACHE" not in os.environ["MAKEFLAGS"]
+    assert os.environ["CCACHE_DIR"] == "/somewhere/else"
