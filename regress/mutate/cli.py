@@ -48,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--eq-bits", type=int, default=5,
                     help="survivors: every odd M < 2^bits and X, Y < M at the design's min_n")
     ap.add_argument("--eq-max", type=int, default=20000, help="most equivalence vectors")
+    ap.add_argument("--eq-wide", type=int, default=2000,
+                    help="full-width vectors added to the equivalence check")
     ap.add_argument("--eq-timeout", type=int, default=900)
     ap.add_argument("--out", default=None, help="results (default build/mutate/<dut>)")
     ap.add_argument("--list", action="store_true", help="print the chosen mutants, run nothing")
@@ -62,7 +64,8 @@ def _check(args: argparse.Namespace) -> engine.Options:
     n = design.min_n if args.n is None else args.n
     for name, value, low in (("MUTANTS", args.mutants, 1), ("JOBS", args.jobs, 1),
                              ("TXNS", args.txns, 1), ("TIMEOUT", args.timeout, 1),
-                             ("EQ_BITS", args.eq_bits, 1), ("EQ_MAX", args.eq_max, 1)):
+                             ("EQ_BITS", args.eq_bits, 1), ("EQ_MAX", args.eq_max, 1),
+                             ("EQ_WIDE", args.eq_wide, 0)):
         if value < low:
             raise ConfigError(f"{name} must be at least {low} (got {value})")
     if not design.min_n <= n <= design.max_n:
@@ -72,7 +75,7 @@ def _check(args: argparse.Namespace) -> engine.Options:
         raise ConfigError(f"{args.dut} has no design-specific RTL among its sources")
     opts = engine.Options(n=n, bus_w=args.busw, seed=args.seed, txns=args.txns,
                           timeout_s=args.timeout, eq_bits=args.eq_bits, eq_max=args.eq_max,
-                          eq_timeout_s=args.eq_timeout, jobs=args.jobs,
+                          eq_wide=args.eq_wide, eq_timeout_s=args.eq_timeout, jobs=args.jobs,
                           keep_builds=args.keep_builds)
     sim.validate(engine.smoke_run(args.dut, opts))
     return opts

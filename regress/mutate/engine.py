@@ -59,7 +59,8 @@ class Options:
     txns: int = 20
     timeout_s: int = 120
     eq_bits: int = 5
-    eq_max: int = 20000  # most vectors one equivalence run may drive
+    eq_max: int = 20000  # most exhaustive vectors one equivalence run may drive
+    eq_wide: int = 2000  # full-width vectors added when the exhaustive set is narrower than N
     eq_timeout_s: int = 900
     jobs: int = 1
     keep_builds: bool = False
@@ -182,6 +183,30 @@ def exhaustive_vectors(design: DesignConfig, bits: int) -> list[dict[str, str]]:
     return out
 
 
+def wide_vectors(design: DesignConfig, n: int, count: int, seed: int) -> list[dict[str, str]]:
+    """`count` full-width vectors (the exhaustive set only reaches small values): moduli in
+    the top half of N bits (2^(N-1)+1 and 2^N-1 among them), operands from 0, 1, M-2, M-1 and
+    random values. Deterministic in seed."""
+    d = design.design
+    halves = {h for g in d.carry_save_operands for h in g[1:]}
+    rng = random.Random(seed)
+    top = (1 << n) - 1
+    out = []
+    for i in range(count):
+        m = (top, (1 << (n - 1)) + 1)[i % 2] if i < 8 else rng.randrange(1 << (n - 1), 1 << n) | 1
+
+        def pick(reg: str, m: int = m) -> int:
+            if reg in halves:
+                return 0
+            limit = m if reg in d.below_modulus else 1 << n
+            return rng.choice((0, 1, max(limit - 2, 0), limit - 1, rng.randrange(limit)))
+
+        vec = {r.lower(): str(pick(r)) for r in d.operands[:-1]}
+        vec[d.modulus.lower()] = str(m)
+        out.append(vec)
+    return out
+
+
 def eq_plan(c: Campaign) -> tuple[int, int] | str:
     """(width N the equivalence runs are built at, operand bits) or why there is none."""
     d = c.design
@@ -194,10 +219,11 @@ def eq_plan(c: Campaign) -> tuple[int, int] | str:
     return n, bits
 
 
-def eq_label(n: int, bits: int) -> str:
+def eq_label(n: int, bits: int, wide: int) -> str:
     if bits >= n:
         return f"exhaustive at N={n}"
-    return f"exhaustive over every odd M < 2^{bits} and operands < M, at N={n}"
+    return (f"at N={n}: exhaustive over every odd M < 2^{bits} and operands < M, "
+            f"plus {wide} full-width vectors")
 
 
 def _eq_run(c: Campaign, overlay: str, n: int, vectors: Path, name: str) -> sim.Outcome:
@@ -221,9 +247,10 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
         return
     n, bits = plan
     vectors = c.out / f"exhaustive-n{n}-b{bits}.json"
-    vecs = exhaustive_vectors(c.design, bits)
+    wide = c.options.eq_wide if bits < n else 0
+    vecs = exhaustive_vectors(c.design, bits) + wide_vectors(c.design, n, wide, c.options.seed)
     vectors.write_text(json.dumps({"vectors": vecs}) + "\n")
-    label = eq_label(n, bits)
+    label = eq_label(n, bits, wide)
     c.eq_note = f"{label}: {len(vecs)} vectors"
     progress(f"equivalence: original on {len(vecs)} vectors ({label})")
     ref = _eq_run(c, "", n, vectors, "original-exhaustive")
@@ -246,7 +273,7 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
             m.wall_s += time.monotonic() - t0
         log = transactions(out.log_dir)
         if not out.passed:
-            m.reason = f"testbench hole: the exhaustive run ({label}) fails: {out.first_error}"
+            m.reason = f"testbench hole: the equivalence run ({label}) fails: {out.first_error}"
         elif log is None:
             m.reason = "not checked: the exhaustive run left no transaction log"
         elif (diff := first_difference(ref_log, log)) is not None:

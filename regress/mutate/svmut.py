@@ -256,6 +256,24 @@ def _flip_literal(text: str) -> str | None:
     return None
 
 
+def _bump_literal(text: str, delta: int) -> str | None:
+    """A plain or sized literal plus delta, same size and base (None if it would not fit)."""
+    if re.fullmatch(r"\d[\d_]*", text):
+        value = int(text.replace("_", "")) + delta
+        return str(value) if value >= 0 else None
+    m = re.fullmatch(r"(\d[\d_]*)\s*'([sS]?)([bBoOdDhH])\s*([0-9a-fA-F_]+)", text)
+    if m is None:
+        return None
+    size, sign, base, digits = m.groups()
+    radix = {"b": 2, "o": 8, "d": 10, "h": 16}[base.lower()]
+    value = int(digits.replace("_", ""), radix) + delta
+    if not 0 <= value < 1 << int(size.replace("_", "")):
+        return None
+    new = {2: format(value, "b"), 8: format(value, "o"), 10: str(value),
+           16: format(value, "x")}[radix]
+    return f"{size}'{sign}{base}{new}"
+
+
 def _ternary_end(toks: list[Token], i: int) -> int:
     """Last index of the else-arm starting at toks[i] (up to a terminator at depth 0)."""
     depth = 0
@@ -403,11 +421,9 @@ def _off_by_one(toks: list[Token], i: int, ok: list[bool], text: str,
             t.kind == "num" or t.text in ("+", "-") for t in toks[i + 1:last + 1]):
         return  # an equality with a plain name: not a bound or a count
     if last == i + 1 and rhs.kind == "num":
-        if re.fullmatch(r"\d[\d_]*", rhs.text):  # sized literals: const_bit covers them
-            value = int(rhs.text.replace("_", ""))
-            for new in (value + 1, value - 1):
-                if new >= 0:
-                    site("off_by_one", i + 1, i + 1, str(new), (i - 1, i + 1))
+        for delta in (1, -1):
+            if (bumped := _bump_literal(rhs.text, delta)) is not None:
+                site("off_by_one", i + 1, i + 1, bumped, (i - 1, i + 1))
         return
     operand = text[rhs.start:toks[last].end]
     for delta in (" + 1", " - 1"):
