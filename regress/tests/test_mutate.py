@@ -4,6 +4,7 @@ is killed and a stillborn one is not counted as killed."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,53 @@ def test_killed_and_stillborn_mutants(tmp_path: Path) -> None:
     assert engine.score(camp.mutants) == (1, 0, 1.0)
     assert (tmp_path / "mutants" / f"mut{csa:04d}" / "change.diff").read_text().count("^") >= 1
     assert not (sim.BUILD_ROOT / "sim" / f"mont_lut-n8-mut{csa:04d}-b32-verilator").exists()
+
+
+def _campaign(tmp_path: Path, mutants: list[engine.Mutant]) -> engine.Campaign:
+    return engine.Campaign("mont_lut", load_design("mont_lut"), engine.Options(n=8),
+                           tmp_path, 80, mutants)
+
+
+def test_a_hang_is_killed_by_the_watchdog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    """No simulator: the run's outcome is what sim.execute returns after its watchdog."""
+    site = engine.all_sites(load_design("mont_lut"))[0]
+    monkeypatch.setattr(sim, "build", lambda *a, **k: (tmp_path, 0.0))
+    monkeypatch.setattr(sim, "execute", lambda run, log_dir, quiet: sim.Outcome(
+        run, False, log_dir, first_error="watchdog: simulation killed after 5s wall time"))
+    m = engine.run_mutant(engine.Mutant(0, site), _campaign(tmp_path, []))
+    assert m.status == "killed"
+    assert m.reason == "killed by watchdog: watchdog: simulation killed after 5s wall time"
+
+
+def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No simulator: identical logs make a survivor equivalent, a different cycle count or
+    a failing run leave it a survivor with the reason."""
+    site = engine.all_sites(load_design("mont_lut"))[0]
+    ref = {"op": 0, "x": "1", "y": "2", "m": "3", "p": "2", "cycles": 10, "start_ns": 5}
+    logs = {"original-exhaustive": (True, dict(ref)),
+            "mut0001-exhaustive": (True, dict(ref, start_ns=99)),  # timing is ignored
+            "mut0002-exhaustive": (True, dict(ref, cycles=11)),
+            "mut0003-exhaustive": (False, dict(ref))}
+
+    def fake(c: engine.Campaign, overlay: str, n: int, vectors: Path, name: str
+             ) -> sim.Outcome:
+        passed, txn = logs[name]
+        folder = tmp_path / "runs" / name
+        folder.mkdir(parents=True)
+        (folder / "txns.jsonl").write_text(json_line(txn))
+        return sim.Outcome(sim.RunSpec(sim.BuildSpec("mont_lut", n)), passed, folder,
+                           first_error="" if passed else "MISMATCH read P")
+
+    monkeypatch.setattr(engine, "_eq_run", fake)
+    survivors = [engine.Mutant(i, site, "survived") for i in (1, 2, 3)]
+    camp = _campaign(tmp_path, survivors)
+    engine.check_equivalence(camp, survivors, lambda _line: None)
+    assert [m.status for m in survivors] == ["equivalent", "survived", "survived"]
+    assert "cycles 10 vs 11" in survivors[1].reason
+    assert survivors[2].reason.startswith("testbench hole") and "MISMATCH" in survivors[2].reason
+    assert "exhaustive over every odd M < 2^5" in camp.eq_note
+
+
+def json_line(record: dict[str, object]) -> str:
+    return json.dumps(record) + "\n"
