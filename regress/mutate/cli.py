@@ -52,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="full-width vectors added to the equivalence check")
     ap.add_argument("--eq-timeout", type=int, default=900)
     ap.add_argument("--out", default=None, help="results (default build/mutate/<dut>)")
+    ap.add_argument("--ids", default="",
+                    help="these mutant ids (comma-separated, e.g. 45,50) instead of a sample")
     ap.add_argument("--list", action="store_true", help="print the chosen mutants, run nothing")
     ap.add_argument("--keep-builds", action="store_true", help="keep build/sim/<mutant key>/")
     ap.add_argument("--goal", type=float, default=None,
@@ -92,7 +94,18 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, VectorError, tools.ToolError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    mutants = engine.select(sites, args.mutants, args.seed)
+    try:
+        ids = sorted({int(i, 10) for i in args.ids.replace("mut", "").split(",") if i.strip()})
+    except ValueError:
+        print(f"error: --ids expects comma-separated mutant ids (got {args.ids!r})",
+              file=sys.stderr)
+        return 2
+    if bad := [i for i in ids if not 0 <= i < len(sites)]:
+        print(f"error: no mutant id {bad[0]} ({args.dut} has {len(sites)} sites: "
+              f"0..{len(sites) - 1})", file=sys.stderr)
+        return 2
+    mutants = ([engine.Mutant(i, sites[i]) for i in ids] if ids
+               else engine.select(sites, args.mutants, args.seed))
     if args.list:
         for m in mutants:
             print(f"mut{m.id:04d}  {m.site.kind:<12} {m.site.description}")

@@ -221,9 +221,9 @@ def eq_plan(c: Campaign) -> tuple[int, int] | str:
 
 def eq_label(n: int, bits: int, wide: int) -> str:
     if bits >= n:
-        return f"exhaustive at N={n}"
+        return f"exhaustive at N={n}, results read after reset and CLEAR"
     return (f"at N={n}: exhaustive over every odd M < 2^{bits} and operands < M, "
-            f"plus {wide} full-width vectors")
+            f"plus {wide} full-width vectors, results read after reset and CLEAR")
 
 
 def _eq_run(c: Campaign, overlay: str, n: int, vectors: Path, name: str) -> sim.Outcome:
@@ -249,7 +249,8 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
     vectors = c.out / f"exhaustive-n{n}-b{bits}.json"
     wide = c.options.eq_wide if bits < n else 0
     vecs = exhaustive_vectors(c.design, bits) + wide_vectors(c.design, n, wide, c.options.seed)
-    vectors.write_text(json.dumps({"vectors": vecs}) + "\n")
+    # idle_reads: P, S, C are also read after reset and after a final CLEAR (VectorTest)
+    vectors.write_text(json.dumps({"idle_reads": True, "vectors": vecs}) + "\n")
     label = eq_label(n, bits, wide)
     c.eq_note = f"{label}: {len(vecs)} vectors"
     progress(f"equivalence: original on {len(vecs)} vectors ({label})")

@@ -83,6 +83,12 @@ def test_only_the_designs_own_rtl_is_mutated() -> None:
     assert "scalable_observe.sv" not in scal and "mwr2mm_top.sv" not in scal and scal
 
 
+def test_ids_pick_mutants(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--dut", "mont_lut", "--ids", "mut0063,8", "--list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in out[:-1]] == ["mut0008", "mut0063"]
+
+
 def test_score() -> None:
     site = _sites()[0]
     statuses = ["killed"] * 6 + ["survived"] * 2 + ["equivalent"] * 3 + ["stillborn"] * 4
@@ -102,7 +108,9 @@ def test_first_difference() -> None:
                                   ["--dut", "mont_lut", "--mutants", "-3"],
                                   ["--dut", "mont_lut", "--n", "4"],
                                   ["--dut", "mont_lut", "--jobs", "0"],
-                                  ["--dut", "mont_lut", "--mutants", "many"]])
+                                  ["--dut", "mont_lut", "--mutants", "many"],
+                                  ["--dut", "mont_lut", "--ids", "3,x"],
+                                  ["--dut", "mont_lut", "--ids", "100000"]])
 def test_bad_input_is_one_error_line(args: list[str], capsys: pytest.CaptureFixture[str]
                                      ) -> None:
     with pytest.raises(SystemExit) as exc:
