@@ -137,23 +137,33 @@ def test_overlay_build_has_its_own_key_and_sources(tmp_path: Path) -> None:
 
 
 @pytest.mark.sim
-def test_killed_and_stillborn_mutants(tmp_path: Path) -> None:
+def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
     """mont_lut at N = 8: the CSA's sum with & for ^ must be killed; a syntax error is
-    stillborn and counts neither as killed nor in the score."""
+    stillborn and counts neither as killed nor in the score; CLEAR setting S to all ones
+    survives the smoke tests (they never read S after CLEAR) and the equivalence run,
+    which does, shows it is a testbench hole, not an equivalent mutant."""
     design = load_design("mont_lut")
     sites = engine.all_sites(design)
     csa = next(i for i, s in enumerate(sites)
                if s.description.endswith("'c_q ^ lut_val' -> 'c_q & lut_val'"))
+    text = (sim.ROOT / "hdl/mont/mont_lut.sv").read_text()
+    in_clear = text.index("if (clear_i)")
+    clear_s = next(i for i, s in enumerate(sites) if s.start > in_clear
+                   and s.description.endswith("'s_q <= '0;' -> 's_q <= '1;'"))
     good = sites[csa]
     broken = Site(good.file, good.line, "bitwise", good.start, good.end, good.original, "^;")
-    mutants = [engine.Mutant(csa, good), engine.Mutant(9999, broken)]
-    opts = engine.Options(n=8, txns=10, timeout_s=300)
+    mutants = [engine.Mutant(csa, good), engine.Mutant(clear_s, sites[clear_s]),
+               engine.Mutant(9999, broken)]
+    opts = engine.Options(n=8, txns=10, timeout_s=300, eq_bits=3, eq_wide=10)
     camp = engine.run_campaign("mont_lut", design, mutants, len(sites), opts, tmp_path,
                                lambda _line: None)
-    assert [m.status for m in camp.mutants] == ["killed", "stillborn"]
-    assert "MISMATCH" in camp.mutants[0].reason
-    assert "rror" in camp.mutants[1].reason, camp.mutants[1].reason
-    assert engine.score(camp.mutants) == (1, 0, 1.0)
+    by_id = {m.id: m for m in camp.mutants}
+    assert [by_id[i].status for i in (csa, clear_s, 9999)] == ["killed", "survived",
+                                                                "stillborn"]
+    assert "MISMATCH" in by_id[csa].reason
+    assert by_id[clear_s].reason.startswith("testbench hole"), by_id[clear_s].reason
+    assert "rror" in by_id[9999].reason, by_id[9999].reason
+    assert engine.score(camp.mutants) == (1, 1, 0.5)
     assert (tmp_path / "mutants" / f"mut{csa:04d}" / "change.diff").read_text().count("^") >= 1
     assert not (sim.BUILD_ROOT / "sim" / f"mont_lut-n8-mut{csa:04d}-b32-verilator").exists()
 
