@@ -127,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, VectorError, tools.ToolError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.ids:
+        campaign.extra["command"] = f"python -m regress.mutate --dut {args.dut} " \
+            f"--n {opts.n} --ids {args.ids} --seed {opts.seed} --jobs {opts.jobs}"
     files = report.write(campaign)
     print(report.table(campaign))
     print("results: " + ", ".join(str(f) for f in files))

@@ -54,8 +54,8 @@ def markdown(c: Campaign) -> str:
     n = counts(c)
     o = c.options
     out = [f"### Mutation: {c.dut}", "",
-           f"`make mutate DUT={c.dut} N={o.n} MUTANTS={len(c.mutants)} SEED={o.seed} "
-           f"JOBS={o.jobs}`: {len(c.mutants)} of {c.total_sites} candidate sites, "
+           f"`{c.extra.get('command') or _command(c)}`: {len(c.mutants)} of "
+           f"{c.total_sites} candidate sites, "
            f"each run with the design's default tests ({o.txns} random operations, seed "
            f"{o.seed}, Verilator), wall time {c.wall_s:.0f} s.", "",
            "| mutants | killed | survived | equivalent | stillborn | error | score |",
@@ -70,6 +70,11 @@ def markdown(c: Campaign) -> str:
         out.append(f"| mut{m.id:04d} | {m.where} | {m.site.kind} | `{change}` | "
                    f"**{m.status}** | {_md(m.reason[:160])} |")
     return "\n".join(out) + "\n"
+
+
+def _command(c: Campaign) -> str:
+    o = c.options
+    return f"make mutate DUT={c.dut} N={o.n} MUTANTS={len(c.mutants)} SEED={o.seed} JOBS={o.jobs}"
 
 
 def _md(text: str) -> str:
