@@ -1,13 +1,19 @@
 """Mutation results: the terminal table, mutants.json, mutate.md and mutate.html (static,
-self-contained, opens from file://)."""
+self-contained, opens from file://).
+
+    python -m regress.mutate.report DIR    (rewrite DIR/mutate.md and mutate.html from
+                                            DIR/mutants.json; the sources must be unchanged)
+"""
 
 from __future__ import annotations
 
 import html
 import json
+import sys
 from pathlib import Path
 
 from regress import sim, tools
+from regress.mutate import engine
 from regress.mutate.engine import STATUSES, Campaign, score
 
 
@@ -68,8 +74,14 @@ def markdown(c: Campaign) -> str:
     for m in c.mutants:
         change = m.site.description.split(": ", 1)[-1]
         out.append(f"| mut{m.id:04d} | {m.where} | {m.site.kind} | `{change}` | "
-                   f"**{m.status}** | {_md(m.reason[:160])} |")
+                   f"**{m.status}** | {_md(_short(c, m.reason)[:200])} |")
     return "\n".join(out) + "\n"
+
+
+def _short(c: Campaign, reason: str) -> str:
+    """A reason without the equivalence check's description (stated above the table)."""
+    label = c.eq_note.rsplit(": ", 1)[0] if c.eq_note else ""
+    return reason.replace(f" ({label})", "").replace(f"({label}; ", "(") if label else reason
 
 
 def _command(c: Campaign) -> str:
@@ -94,7 +106,7 @@ def html_page(c: Campaign) -> str:
     rows = "".join(
         f"<tr class='{m.status}'><td>mut{m.id:04d}</td><td>{e(m.where)}</td>"
         f"<td>{m.site.kind}</td><td><code>{e(m.site.description.split(': ', 1)[-1])}</code>"
-        f"</td><td>{m.status}</td><td>{e(m.reason)}</td></tr>" for m in c.mutants)
+        f"</td><td>{m.status}</td><td>{e(_short(c, m.reason))}</td></tr>" for m in c.mutants)
     return f"""<!doctype html><html><head><meta charset="utf-8">
 <title>mutation: {e(c.dut)}</title><style>{_CSS}</style></head><body>
 <h2 id="mutation">Mutation: {e(c.dut)} at N={o.n}</h2>
@@ -120,3 +132,45 @@ def write(c: Campaign) -> list[Path]:
     for name, text in files.items():
         (c.out / name).write_text(text)
     return [c.out / name for name in files]
+
+
+def load(folder: Path) -> Campaign:
+    """The campaign of a results folder, its sites found again in the (unchanged) sources."""
+    from verif.config import load_design
+
+    data = json.loads((folder / "mutants.json").read_text())
+    summ = data["summary"]
+    design = load_design(summ["dut"])
+    sites = engine.all_sites(design)
+    mutants = []
+    for rec in data["mutants"]:
+        site = sites[rec["id"]]
+        if f"{site.file}:{site.line}" != rec["where"]:
+            raise ValueError(f"mut{rec['id']:04d}: the sources changed since the run")
+        mutants.append(engine.Mutant(rec["id"], site, rec["status"], rec["reason"],
+                                     rec["wall_s"], rec.get("log_dir", "")))
+    opts = engine.Options(n=summ["n"], bus_w=summ["bus_w"], seed=summ["seed"],
+                          txns=summ["txns"], jobs=summ["jobs"])
+    keep = {k: v for k, v in summ.items() if k in ("command", "original_run_s",
+                                                    "original_build_s")}
+    return engine.Campaign(summ["dut"], design, opts, folder, summ["sites"], mutants,
+                           summ.get("equivalence", ""), summ["wall_s"], keep)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m regress.mutate.report DIR", file=sys.stderr)
+        return 2
+    try:
+        camp = load(Path(args[0]))
+    except (OSError, ValueError, KeyError, IndexError) as exc:
+        print(f"error: {args[0]}: {exc}", file=sys.stderr)
+        return 2
+    for name, text in (("mutate.md", markdown(camp)), ("mutate.html", html_page(camp))):
+        (camp.out / name).write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
