@@ -3,6 +3,7 @@
 #   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200] [PARAMS=W=16,P=4]
 #   make lint      Verilator -Wall lint, Icarus compile, ruff     make setup   set-up only
 #   make closure DUT=mont_lut [N=32] [BUDGET_SEEDS=40] [BUDGET_MIN=15] [STEER=0] [JOBS=2]
+#   make mutate DUT=mont_lut [N=8] [MUTANTS=20] [SEED=1] [JOBS=1]   mutation score of the tests
 
 SHELL   := /bin/bash
 PYTHON  ?= python3
@@ -46,10 +47,10 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
              $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS))
 
-.PHONY: setup venv sim-tools coverage-tools test regress sim lint regmap cycles bench closure clean help which
+.PHONY: setup venv sim-tools coverage-tools test regress sim lint regmap cycles bench closure mutate clean help which
 
 help:
-	@sed -n '2,6p' Makefile
+	@sed -n '2,7p' Makefile
 
 setup: venv sim-tools coverage-tools
 
@@ -102,6 +103,16 @@ closure: setup
 	  --txns $(if $(filter 50,$(TXNS)),20,$(TXNS)) --budget-seeds $(BUDGET_SEEDS) \
 	  --budget-min $(BUDGET_MIN) --jobs $(JOBS) $(if $(PARAMS),--params $(PARAMS)) \
 	  $(if $(filter 0,$(STEER)),--no-steer)
+
+# Single-point mutants of DUT's own RTL, each built once and run with its default tests,
+# survivors checked for equivalence (docs/mutation.md). N defaults to the design's smallest
+# width and JOBS to 1 here; MUTANT_ARGS adds options (python -m regress.mutate --help).
+MUTANTS     ?= 20
+MUTANT_ARGS ?=
+mutate: setup
+	$(PY) -m regress.mutate --dut $(DUT) --mutants $(MUTANTS) --seed $(SEED) \
+	  --jobs $(if $(filter command line environment,$(origin JOBS)),$(JOBS),1) \
+	  $(if $(filter command line environment,$(origin N)),--n $(N)) $(MUTANT_ARGS)
 
 lint: venv
 	$(PY) -m regress.lint

@@ -90,10 +90,14 @@ class BuildSpec:
     bus: str = "pins"
     # Verilator line + toggle coverage (coverage.dat per run, regress/codecov.py)
     coverage: bool = False
+    # a folder whose files replace the design's sources of the same name (mutation testing,
+    # regress/mutate/); its name goes into the key, so each overlay is its own build
+    overlay: str = ""
 
     @property
     def key(self) -> str:
         parts = [self.dut, f"n{self.n}"] + [f"{k}{v}" for k, v in self.params]
+        parts += [Path(self.overlay).name] if self.overlay else []
         parts += [f"b{self.bus_w}"]
         parts += [f"w{self.ack_wait}"] if self.ack_wait else []
         parts += ["fault"] if self.fault else []
@@ -105,6 +109,13 @@ class BuildSpec:
     def toplevel(self, design: DesignConfig) -> str:
         return engine.wrapper_name(design.toplevel) if self.bus == "engine" else \
             design.toplevel
+
+    def sources(self, design: DesignConfig) -> list[Path]:
+        """The design's sources, each replaced by the overlay's file of the same name."""
+        if not self.overlay:
+            return list(design.sources)
+        over = Path(self.overlay)
+        return [over / s.name if (over / s.name).is_file() else s for s in design.sources]
 
     def design_params(self, design: DesignConfig) -> dict[str, int]:
         """The parameters beyond N, defaults included (raises ModelInputError if illegal)."""
@@ -251,11 +262,12 @@ def _verilator_runner(control: Path | None):  # noqa: ANN202 - a cocotb_tools ru
 
 
 def _build_stamp(b: BuildSpec, design: DesignConfig) -> str:
-    spec = {k: v for k, v in asdict(b).items() if k != "coverage" or v}  # old stamps stay valid
+    spec = {k: v for k, v in asdict(b).items()  # old stamps stay valid
+            if k not in ("coverage", "overlay") or v}
     h = hashlib.sha256(json.dumps(spec, sort_keys=True).encode())
     if b.sim == "verilator":
         h.update(b"vpi=flat" if _vpi_flat() else vpi_control(design).encode())
-    for src in list(design.sources) + ([engine.ENGINE_SV, Path(engine.__file__)]
+    for src in b.sources(design) + ([engine.ENGINE_SV, Path(engine.__file__)]
                                        if b.bus == "engine" else []):
         h.update(src.read_bytes())
     h.update(json.dumps(tools.versions(), sort_keys=True).encode())
@@ -297,7 +309,7 @@ def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path
     else:
         runner = get_runner(b.sim)
     log = log or build_dir / "build.log"
-    sources = list(design.sources)
+    sources = b.sources(design)
     if b.bus == "engine":
         wrapper = build_dir / f"{b.toplevel(design)}.sv"
         depth = engine.engine_depth(b.n, design.design, b.bus_w)

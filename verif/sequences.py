@@ -440,10 +440,19 @@ class ErrorSeq(LoaderSeq):
 class VectorSeq(LoaderSeq):
     """Operand tuples in the design's operand order (see verif.vectors)."""
 
-    def __init__(self, name: str, vectors: list[tuple[int, ...]], **kw: object) -> None:
+    def __init__(self, name: str, vectors: list[tuple[int, ...]], idle_reads: bool = False,
+                 **kw: object) -> None:
         super().__init__(name, **kw)  # type: ignore[arg-type]
         self.vectors = vectors
+        # also read every result register right after reset and after a final CLEAR (the
+        # mutation flow's equivalence runs: a change to reset or CLEAR values shows there)
+        self.idle_reads = idle_reads
 
     async def body(self) -> None:
+        if self.idle_reads:
+            await self.read_results()
         for vector in self.vectors:
             await self.run_operation(dict(zip(self.design.operands, vector, strict=True)))
+        if self.idle_reads:
+            await self.clear()
+            await self.read_results()

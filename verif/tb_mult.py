@@ -28,7 +28,7 @@ from verif.sequences import (
     VectorSeq,
 )
 from verif.steer import Bias
-from verif.vectors import load_vectors
+from verif.vectors import load_vectors, vector_option
 
 RESET_CYCLES = 3
 
@@ -140,4 +140,6 @@ class VectorTest(BaseTest):
         design = self.design.design
         vectors = load_vectors(self.run_cfg.vectors, self.run_cfg.n, design.operands,
                                design.below_modulus, design.carry_save_operands)
-        return [VectorSeq("vectors", vectors, **self.seq_args())]  # type: ignore[arg-type]
+        idle_reads = vector_option(self.run_cfg.vectors, "idle_reads")
+        return [VectorSeq("vectors", vectors, idle_reads=bool(idle_reads),
+                          **self.seq_args())]  # type: ignore[arg-type]

@@ -79,3 +79,14 @@ def _check_operands(where: str, values: dict[str, int], modulus: str,
         if sum(values[k] for k in group) >= 2 * m:
             raise VectorError(f"{where}: {' + '.join(k.upper() for k in group)} must be below "
                               f"2{modulus.upper()}")
+
+
+def vector_option(path: Path, key: str) -> object:
+    """A top-level option of a vector file beside `vectors` (None if absent or unreadable):
+    `idle_reads: true` makes VectorTest also read every result register after reset and
+    after a final CLEAR."""
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return raw.get(key) if isinstance(raw, dict) else None

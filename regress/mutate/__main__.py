@@ -1,0 +1,5 @@
+import sys
+
+from regress.mutate.cli import main
+
+sys.exit(main())

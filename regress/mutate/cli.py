@@ -1,0 +1,139 @@
+"""Command line of the mutation flow (`make mutate` wraps it).
+
+    python -m regress.mutate --dut mont_lut [--n 8] [--mutants 12] [--seed 1] [--jobs 1]
+                             [--txns 20] [--timeout 120] [--eq-bits 5] [--out DIR] [--list]
+
+Progress goes to stderr, the table to stdout; results in --out (default build/mutate/<dut>/):
+mutants.json, mutate.md, mutate.html, mutants/mutNNNN/ (the changed file and its diff) and
+runs/ (every run's log folder). Exit 0 when the campaign ran (1 if --goal is given and the
+score is below it), 2 on bad input: one `error:` line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import NoReturn
+
+from regress import sim, tools
+from regress.mutate import engine, report
+from verif.config import ConfigError, load_design
+from verif.vectors import VectorError
+
+DEFAULT_MUTANTS = 20
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog="python -m regress.mutate", description=__doc__,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dut", required=True, help="design (verif/configs/<dut>.toml)")
+    ap.add_argument("--n", type=int, default=None, help="width (default: the design's min_n)")
+    ap.add_argument("--mutants", type=int, default=DEFAULT_MUTANTS,
+                    help=f"random sample of the candidate sites (default {DEFAULT_MUTANTS})")
+    ap.add_argument("--seed", type=int, default=1, help="mutant sample and run seed")
+    ap.add_argument("--jobs", type=int, default=1, help="mutants built and run in parallel")
+    ap.add_argument("--busw", type=int, default=32)
+    ap.add_argument("--txns", type=int, default=20, help="random operations per run")
+    ap.add_argument("--timeout", type=int, default=120,
+                    help="wall-clock seconds per mutant run (a hang is killed: killed)")
+    ap.add_argument("--eq-bits", type=int, default=5,
+                    help="survivors: every odd M < 2^bits and X, Y < M at the design's min_n")
+    ap.add_argument("--eq-max", type=int, default=20000, help="most equivalence vectors")
+    ap.add_argument("--eq-wide", type=int, default=2000,
+                    help="full-width vectors added to the equivalence check")
+    ap.add_argument("--eq-timeout", type=int, default=900)
+    ap.add_argument("--out", default=None, help="results (default build/mutate/<dut>)")
+    ap.add_argument("--ids", default="",
+                    help="these mutant ids (comma-separated, e.g. 45,50) instead of a sample")
+    ap.add_argument("--list", action="store_true", help="print the chosen mutants, run nothing")
+    ap.add_argument("--keep-builds", action="store_true", help="keep build/sim/<mutant key>/")
+    ap.add_argument("--goal", type=float, default=None,
+                    help="exit 1 when the score (percent) is below this")
+    return ap
+
+
+def _check(args: argparse.Namespace) -> engine.Options:
+    design = load_design(args.dut)
+    n = design.min_n if args.n is None else args.n
+    for name, value, low in (("MUTANTS", args.mutants, 1), ("JOBS", args.jobs, 1),
+                             ("TXNS", args.txns, 1), ("TIMEOUT", args.timeout, 1),
+                             ("EQ_BITS", args.eq_bits, 1), ("EQ_MAX", args.eq_max, 1),
+                             ("EQ_WIDE", args.eq_wide, 0)):
+        if value < low:
+            raise ConfigError(f"{name} must be at least {low} (got {value})")
+    if not design.min_n <= n <= design.max_n:
+        raise ConfigError(f"unsupported width N={n} for {args.dut} "
+                          f"(supported: {design.min_n}..{design.max_n})")
+    if not engine.core_sources(design):
+        raise ConfigError(f"{args.dut} has no design-specific RTL among its sources")
+    opts = engine.Options(n=n, bus_w=args.busw, seed=args.seed, txns=args.txns,
+                          timeout_s=args.timeout, eq_bits=args.eq_bits, eq_max=args.eq_max,
+                          eq_wide=args.eq_wide, eq_timeout_s=args.eq_timeout, jobs=args.jobs,
+                          keep_builds=args.keep_builds)
+    sim.validate(engine.smoke_run(args.dut, opts))
+    return opts
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        opts = _check(args)
+        design = load_design(args.dut)
+        sites = engine.all_sites(design)
+        if not sites:
+            raise ConfigError(f"no mutation sites found in {args.dut}'s RTL")
+    except (ConfigError, VectorError, tools.ToolError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        ids = sorted({int(i, 10) for i in args.ids.replace("mut", "").split(",") if i.strip()})
+    except ValueError:
+        print(f"error: --ids expects comma-separated mutant ids (got {args.ids!r})",
+              file=sys.stderr)
+        return 2
+    if bad := [i for i in ids if not 0 <= i < len(sites)]:
+        print(f"error: no mutant id {bad[0]} ({args.dut} has {len(sites)} sites: "
+              f"0..{len(sites) - 1})", file=sys.stderr)
+        return 2
+    mutants = ([engine.Mutant(i, sites[i]) for i in ids] if ids
+               else engine.select(sites, args.mutants, args.seed))
+    if args.list:
+        for m in mutants:
+            print(f"mut{m.id:04d}  {m.site.kind:<12} {m.site.description}")
+        print(f"{len(mutants)} of {len(sites)} sites")
+        return 0
+    out = Path(args.out) if args.out else sim.BUILD_ROOT / "mutate" / args.dut
+    for stale in ("mutants", "runs"):
+        shutil.rmtree(out / stale, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+
+    def progress(line: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
+
+    progress(f"{args.dut}: {len(mutants)} mutants of {len(sites)} sites, N={opts.n}, "
+             f"jobs {opts.jobs}, results in {out}")
+    try:
+        campaign = engine.run_campaign(args.dut, design, mutants, len(sites), opts, out,
+                                       progress)
+    except (ConfigError, VectorError, tools.ToolError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.ids:
+        campaign.extra["command"] = f"python -m regress.mutate --dut {args.dut} " \
+            f"--n {opts.n} --ids {args.ids} --seed {opts.seed} --jobs {opts.jobs}"
+    files = report.write(campaign)
+    print(report.table(campaign))
+    print("results: " + ", ".join(str(f) for f in files))
+    _, _, sc = engine.score(campaign.mutants)
+    if args.goal is not None and sc is not None and 100 * sc < args.goal:
+        return 1
+    return 0

@@ -1,0 +1,363 @@
+"""Mutants of one design: choose, write, build, run, classify, check survivors for equivalence.
+
+Every mutant is an overlay folder holding the one changed source file; regress/sim.py builds
+the design with it (BuildSpec.overlay: its own build key) and runs the design's default tests.
+
+    killed      a test failed (reason: the first error; a hang is ended by the watchdog)
+    survived    every test passed, and the survivor is not shown equivalent: a testbench hole
+    equivalent  survived, and exhaustive simulation at a small width found no difference
+    stillborn   does not compile or elaborate (never counted as killed)
+    error       the flow itself failed (not counted either way)
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import random
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from itertools import product
+from pathlib import Path
+
+from regress import sim, tools
+from regress.mutate.svmut import Site, candidates
+from verif.config import ConfigError, DesignConfig
+
+ROOT = sim.ROOT
+STATUSES = ("killed", "survived", "equivalent", "stillborn", "error")
+OBSERVE_NAMES = ("observe",)  # simulation-only observation modules: never mutated
+
+
+@dataclass
+class Mutant:
+    id: int
+    site: Site
+    status: str = "pending"
+    reason: str = ""
+    wall_s: float = 0.0
+    log_dir: str = ""
+
+    @property
+    def where(self) -> str:
+        return f"{self.site.file}:{self.site.line}"
+
+    def record(self) -> dict[str, object]:
+        return {"id": self.id, "file": self.site.file, "line": self.site.line,
+                "where": self.where, "kind": self.site.kind, "change": self.site.description,
+                "status": self.status, "reason": self.reason, "wall_s": round(self.wall_s, 2),
+                "log_dir": self.log_dir}
+
+
+@dataclass
+class Options:
+    n: int
+    bus_w: int = 32
+    seed: int = 1
+    txns: int = 20
+    timeout_s: int = 120
+    eq_bits: int = 5
+    eq_max: int = 20000  # most exhaustive vectors one equivalence run may drive
+    eq_wide: int = 2000  # full-width vectors added when the exhaustive set is narrower than N
+    eq_timeout_s: int = 900
+    jobs: int = 1
+    keep_builds: bool = False
+
+
+@dataclass
+class Campaign:
+    dut: str
+    design: DesignConfig
+    options: Options
+    out: Path
+    total_sites: int
+    mutants: list[Mutant]
+    eq_note: str = ""
+    wall_s: float = 0.0
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+# --- which files, which sites ---------------------------------------------------------------
+def core_sources(design: DesignConfig) -> list[Path]:
+    """The design's own RTL: its sources minus hdl/common/, the *_top.sv wrapper and the
+    simulation-only observation modules."""
+    out = []
+    for src in design.sources:
+        rel = src.relative_to(ROOT).as_posix()
+        if rel.startswith("hdl/common/") or src.stem.endswith("_top") or any(
+                o in src.stem for o in OBSERVE_NAMES):
+            continue
+        out.append(src)
+    return out
+
+
+def all_sites(design: DesignConfig) -> list[Site]:
+    sites: list[Site] = []
+    for src in core_sources(design):
+        sites += candidates(src.relative_to(ROOT).as_posix(), src.read_text())
+    return sites
+
+
+def select(sites: list[Site], count: int, seed: int) -> list[Mutant]:
+    """`count` mutants drawn from all sites (all of them if fewer), deterministic in seed;
+    a mutant's id is its site's index in the full list."""
+    ids = sorted(random.Random(seed).sample(range(len(sites)), min(count, len(sites))))
+    return [Mutant(i, sites[i]) for i in ids]
+
+
+def write_overlay(m: Mutant, out: Path) -> Path:
+    """out/mutants/mutNNNN/<file> with the one change, and the change as a unified diff."""
+    src = ROOT / m.site.file
+    text = src.read_text()
+    new = m.site.apply(text)
+    folder = out / "mutants" / f"mut{m.id:04d}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / src.name).write_text(new)
+    diff = difflib.unified_diff(text.splitlines(True), new.splitlines(True),
+                                f"a/{m.site.file}", f"b/{m.site.file}", n=2)
+    (folder / "change.diff").write_text("".join(diff))
+    return folder
+
+
+# --- one mutant -----------------------------------------------------------------------------
+def _first_build_error(exc: Exception) -> str:
+    text = str(exc)
+    log = text.rsplit("(log: ", 1)[-1].rstrip(")") if "(log: " in text else ""
+    if log and Path(log).is_file():
+        for line in Path(log).read_text(errors="replace").splitlines():
+            if "%Error" in line or "error:" in line.lower():
+                return line.strip()[:200]
+    return text[:200]
+
+
+def smoke_run(dut: str, opts: Options, overlay: str = "") -> sim.RunSpec:
+    """The design's default tests at a small width: the run every mutant must survive."""
+    build = sim.BuildSpec(dut, opts.n, opts.bus_w, "verilator", overlay=overlay)
+    return sim.with_design_tests(sim.RunSpec(build, seed=opts.seed, txns=opts.txns,
+                                             timeout_s=opts.timeout_s))
+
+
+def run_mutant(m: Mutant, c: Campaign) -> Mutant:
+    t0 = time.monotonic()
+    overlay = write_overlay(m, c.out)
+    run = smoke_run(c.dut, c.options, str(overlay))
+    try:
+        sim.build(run.build, c.design, log=c.out / "runs" / f"mut{m.id:04d}-build.log")
+    except tools.ToolError as exc:
+        m.status, m.reason = "stillborn", _first_build_error(exc)
+        m.wall_s = time.monotonic() - t0
+        return m
+    try:
+        outcome = sim.execute(run, c.out / "runs" / f"mut{m.id:04d}", quiet=True)
+    except Exception as exc:  # noqa: BLE001 - one mutant's flow failure is recorded, not fatal
+        m.status, m.reason = "error", f"{type(exc).__name__}: {exc}"[:200]
+    else:
+        m.log_dir = str(outcome.log_dir)
+        if outcome.passed:
+            m.status, m.reason = "survived", f"{outcome.tests} tests passed"
+        else:
+            m.status = "killed"
+            m.reason = ("killed by watchdog: " if outcome.first_error.startswith("watchdog")
+                        else "") + outcome.first_error
+    m.wall_s = time.monotonic() - t0
+    return m
+
+
+# --- equivalence by exhaustive simulation ---------------------------------------------------
+def exhaustive_vectors(design: DesignConfig, bits: int) -> list[dict[str, str]]:
+    """Every odd modulus M < 2^bits and every operand combination (operands that must be
+    below M range over 0..M-1, second halves of carry-save operands are 0, others range over
+    0..2^bits-1)."""
+    d = design.design
+    halves = {h for g in d.carry_save_operands for h in g[1:]}
+    out = []
+    for m in range(1, 1 << bits, 2):
+        ranges = [range(m) if r in d.below_modulus else range(1) if r in halves
+                  else range(1 << bits) for r in d.operands[:-1]]
+        for values in product(*ranges):
+            vec = {r.lower(): str(v) for r, v in zip(d.operands[:-1], values, strict=True)}
+            vec[d.modulus.lower()] = str(m)
+            out.append(vec)
+    return out
+
+
+def wide_vectors(design: DesignConfig, n: int, count: int, seed: int) -> list[dict[str, str]]:
+    """`count` full-width vectors (the exhaustive set only reaches small values): moduli in
+    the top half of N bits (2^(N-1)+1 and 2^N-1 among them), operands from 0, 1, M-2, M-1 and
+    random values. Deterministic in seed."""
+    d = design.design
+    halves = {h for g in d.carry_save_operands for h in g[1:]}
+    rng = random.Random(seed)
+    top = (1 << n) - 1
+    out = []
+    for i in range(count):
+        m = (top, (1 << (n - 1)) + 1)[i % 2] if i < 8 else rng.randrange(1 << (n - 1), 1 << n) | 1
+
+        def pick(reg: str, m: int = m) -> int:
+            if reg in halves:
+                return 0
+            limit = m if reg in d.below_modulus else 1 << n
+            return rng.choice((0, 1, max(limit - 2, 0), limit - 1, rng.randrange(limit)))
+
+        vec = {r.lower(): str(pick(r)) for r in d.operands[:-1]}
+        vec[d.modulus.lower()] = str(m)
+        out.append(vec)
+    return out
+
+
+def eq_plan(c: Campaign) -> tuple[int, int] | str:
+    """(width N the equivalence runs are built at, operand bits) or why there is none."""
+    d = c.design
+    if sim.design_tb(c.dut)[2]:
+        return f"not checked: {c.dut} has its own vector format"
+    n = max(d.min_n, 1)
+    bits = min(c.options.eq_bits, n)
+    while bits > 1 and len(exhaustive_vectors(d, bits)) > c.options.eq_max:
+        bits -= 1
+    return n, bits
+
+
+def eq_label(n: int, bits: int, wide: int) -> str:
+    if bits >= n:
+        return f"exhaustive at N={n}, results read after reset and CLEAR"
+    return (f"at N={n}: exhaustive over every odd M < 2^{bits} and operands < M, "
+            f"plus {wide} full-width vectors, results read after reset and CLEAR")
+
+
+def _eq_run(c: Campaign, overlay: str, n: int, vectors: Path, name: str) -> sim.Outcome:
+    build = sim.BuildSpec(c.dut, n, c.options.bus_w, "verilator", overlay=overlay)
+    run = sim.RunSpec(build, seed=c.options.seed, vectors=str(vectors),
+                      tests=sim.VECTOR_TESTS, timeout_s=c.options.eq_timeout_s)
+    return sim.execute(run, c.out / "runs" / name, quiet=True)
+
+
+def check_equivalence(c: Campaign, survivors: list[Mutant],
+                      progress: Callable[[str], None]) -> None:
+    """Survivors against the original on exhaustive vectors: identical transaction logs
+    (results and cycle counts) make a mutant equivalent, any difference is a hole."""
+    from regress.run import transactions
+
+    plan = eq_plan(c)
+    if isinstance(plan, str):
+        c.eq_note = plan
+        for m in survivors:
+            m.reason = plan
+        return
+    n, bits = plan
+    vectors = c.out / f"exhaustive-n{n}-b{bits}.json"
+    wide = c.options.eq_wide if bits < n else 0
+    vecs = exhaustive_vectors(c.design, bits) + wide_vectors(c.design, n, wide, c.options.seed)
+    # idle_reads: P, S, C are also read after reset and after a final CLEAR (VectorTest)
+    vectors.write_text(json.dumps({"idle_reads": True, "vectors": vecs}) + "\n")
+    label = eq_label(n, bits, wide)
+    c.eq_note = f"{label}: {len(vecs)} vectors"
+    progress(f"equivalence: original on {len(vecs)} vectors ({label})")
+    ref = _eq_run(c, "", n, vectors, "original-exhaustive")
+    ref_log = transactions(ref.log_dir)
+    if not ref.passed or ref_log is None:
+        c.eq_note = f"not checked: the original failed its exhaustive run ({ref.first_error})"
+        for m in survivors:
+            m.reason = c.eq_note
+        return
+
+    def one(m: Mutant) -> Mutant:
+        t0 = time.monotonic()
+        overlay = str(c.out / "mutants" / f"mut{m.id:04d}")
+        try:
+            out = _eq_run(c, overlay, n, vectors, f"mut{m.id:04d}-exhaustive")
+        except tools.ToolError as exc:
+            m.reason = f"not checked: the N={n} build failed: {_first_build_error(exc)}"
+            return m
+        finally:
+            m.wall_s += time.monotonic() - t0
+        log = transactions(out.log_dir)
+        if not out.passed:
+            m.reason = f"testbench hole: the equivalence run ({label}) fails: {out.first_error}"
+        elif log is None:
+            m.reason = "not checked: the exhaustive run left no transaction log"
+        elif (diff := first_difference(ref_log, log)) is not None:
+            m.reason = f"testbench hole: differs from the original ({label}): {diff}"
+        else:
+            m.status, m.reason = "equivalent", f"equivalent ({label}; {len(vecs)} vectors)"
+        progress(f"  mut{m.id:04d} {m.status}: {m.reason}")
+        return m
+
+    with ThreadPoolExecutor(max_workers=c.options.jobs) as pool:
+        list(pool.map(one, survivors))
+
+
+def first_difference(ref: list[dict], other: list[dict]) -> str | None:
+    """The first operation whose logged fields (results, cycles) differ, or None."""
+    if len(ref) != len(other):
+        return f"{len(ref)} vs {len(other)} operations"
+    for a, b in zip(ref, other, strict=True):
+        if a != b:
+            keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+            inputs = ", ".join(f"{k}={a[k]}" for k in ("x", "x2", "y", "y2", "e", "m")
+                               if k in a)
+            return (f"op {a.get('op')} ({inputs}): " + ", ".join(
+                f"{k} {a.get(k)} vs {b.get(k)}" for k in keys))
+    return None
+
+
+# --- the campaign ---------------------------------------------------------------------------
+def baseline(dut: str, design: DesignConfig, opts: Options, out: Path) -> sim.Outcome:
+    """The unmutated design must pass the same runs, or no mutant can be judged."""
+    run = smoke_run(dut, opts)
+    sim.validate(run)
+    outcome = sim.execute(run, out / "runs" / "original", quiet=True)
+    if not outcome.passed:
+        raise ConfigError(f"the original {dut} fails its own smoke run at N={opts.n}: "
+                          f"{outcome.first_error}")
+    return outcome
+
+
+def run_campaign(dut: str, design: DesignConfig, mutants: list[Mutant], total: int,
+                 opts: Options, out: Path, progress: Callable[[str], None]) -> Campaign:
+    t0 = time.monotonic()
+    c = Campaign(dut, design, opts, out, total, mutants)
+    progress(f"original: building and running {dut} at N={opts.n}")
+    base = baseline(dut, design, opts, out)
+    c.extra["original_run_s"] = round(base.wall_s, 2)
+    c.extra["original_build_s"] = round(base.build_s, 2)
+    done = 0
+
+    def one(m: Mutant) -> Mutant:
+        nonlocal done
+        run_mutant(m, c)
+        done += 1
+        progress(f"[{done}/{len(mutants)}] mut{m.id:04d} {m.status:<10} "
+                 f"{m.site.description}  ({m.wall_s:.0f}s) {m.reason[:100]}")
+        return m
+
+    with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+        list(pool.map(one, mutants))
+    survivors = [m for m in mutants if m.status == "survived"]
+    if survivors:
+        check_equivalence(c, survivors, progress)
+    if not opts.keep_builds:
+        for m in mutants:
+            for n in {opts.n, max(design.min_n, 1)}:
+                key = replace(smoke_run(dut, opts, str(out / "mutants" / f"mut{m.id:04d}")
+                                        ).build, n=n).key
+                _remove_build(key)
+    c.wall_s = time.monotonic() - t0
+    return c
+
+
+def _remove_build(key: str) -> None:
+    import shutil
+
+    folder = sim.BUILD_ROOT / "sim" / key
+    if folder.is_dir():
+        shutil.rmtree(folder, ignore_errors=True)
+    (sim.BUILD_ROOT / "sim" / f"{key}.lock").unlink(missing_ok=True)
+
+
+def score(mutants: list[Mutant]) -> tuple[int, int, float | None]:
+    """(killed, survived non-equivalent, killed / (killed + survived non-equivalent))."""
+    killed = sum(m.status == "killed" for m in mutants)
+    survived = sum(m.status == "survived" for m in mutants)
+    return killed, survived, (killed / (killed + survived) if killed + survived else None)

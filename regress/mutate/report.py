@@ -1,0 +1,176 @@
+"""Mutation results: the terminal table, mutants.json, mutate.md and mutate.html (static,
+self-contained, opens from file://).
+
+    python -m regress.mutate.report DIR    (rewrite DIR/mutate.md and mutate.html from
+                                            DIR/mutants.json; the sources must be unchanged)
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import sys
+from pathlib import Path
+
+from regress import sim, tools
+from regress.mutate import engine
+from regress.mutate.engine import STATUSES, Campaign, score
+
+
+def counts(c: Campaign) -> dict[str, int]:
+    return {s: sum(m.status == s for m in c.mutants) for s in STATUSES}
+
+
+def summary(c: Campaign) -> dict[str, object]:
+    killed, survived, sc = score(c.mutants)
+    o = c.options
+    return {"dut": c.dut, "n": o.n, "bus_w": o.bus_w, "seed": o.seed, "txns": o.txns,
+            "sites": c.total_sites, "mutants": len(c.mutants), **counts(c),
+            "score": None if sc is None else round(sc, 4), "equivalence": c.eq_note,
+            "wall_s": round(c.wall_s, 1), "jobs": o.jobs, "git": tools.git_revision(sim.ROOT),
+            **c.extra}
+
+
+def _score_text(c: Campaign) -> str:
+    killed, survived, sc = score(c.mutants)
+    if sc is None:
+        return "n/a (nothing killed or surviving)"
+    return f"{100 * sc:.1f} % ({killed} / {killed + survived})"
+
+
+def table(c: Campaign) -> str:
+    """The terminal report: one line per mutant, then the counts and the score."""
+    rows = [("id", "status", "change", "reason")]
+    for m in c.mutants:
+        rows.append((f"mut{m.id:04d}", m.status, m.site.description, m.reason[:90]))
+    width = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines = ["  ".join(r[i].ljust(width[i]) for i in range(3)) + "  " + r[3] for r in rows]
+    n = counts(c)
+    lines.append("")
+    lines.append(f"{c.dut} N={c.options.n}: {len(c.mutants)} mutants of {c.total_sites} sites: "
+                 + ", ".join(f"{n[s]} {s}" for s in STATUSES))
+    lines.append(f"mutation score = killed / (killed + survived non-equivalent) = "
+                 f"{_score_text(c)}; wall {c.wall_s:.0f} s")
+    if c.eq_note:
+        lines.append(f"equivalence check: {c.eq_note}")
+    return "\n".join(lines)
+
+
+def markdown(c: Campaign) -> str:
+    n = counts(c)
+    o = c.options
+    out = [f"### Mutation: {c.dut}", "",
+           f"`{c.extra.get('command') or _command(c)}`: {len(c.mutants)} of "
+           f"{c.total_sites} candidate sites, "
+           f"each run with the design's default tests ({o.txns} random operations, seed "
+           f"{o.seed}, Verilator), wall time {c.wall_s:.0f} s.", "",
+           "| mutants | killed | survived | equivalent | stillborn | error | score |",
+           "|---|---|---|---|---|---|---|",
+           f"| {len(c.mutants)} | {n['killed']} | {n['survived']} | {n['equivalent']} | "
+           f"{n['stillborn']} | {n['error']} | {_score_text(c)} |", ""]
+    if c.eq_note:
+        out += [f"Survivors were checked for equivalence: {c.eq_note}.", ""]
+    out += ["| id | where | kind | change | status | reason |", "|---|---|---|---|---|---|"]
+    for m in c.mutants:
+        change = m.site.description.split(": ", 1)[-1]
+        out.append(f"| mut{m.id:04d} | {m.where} | {m.site.kind} | `{change}` | "
+                   f"**{m.status}** | {_md(_short(c, m.reason)[:200])} |")
+    return "\n".join(out) + "\n"
+
+
+def _short(c: Campaign, reason: str) -> str:
+    """A reason without the equivalence check's description (stated above the table)."""
+    label = c.eq_note.rsplit(": ", 1)[0] if c.eq_note else ""
+    return reason.replace(f" ({label})", "").replace(f"({label}; ", "(") if label else reason
+
+
+def _command(c: Campaign) -> str:
+    o = c.options
+    return f"make mutate DUT={c.dut} N={o.n} MUTANTS={len(c.mutants)} SEED={o.seed} JOBS={o.jobs}"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+_CSS = """body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse}
+td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px;text-align:left;vertical-align:top}
+.killed{background:#dfd}.survived{background:#fcc}.equivalent{background:#eee}
+.stillborn{background:#ffd}.error{background:#fdb}code{font-size:12px}"""
+
+
+def html_page(c: Campaign) -> str:
+    n = counts(c)
+    o = c.options
+    e = html.escape
+    rows = "".join(
+        f"<tr class='{m.status}'><td>mut{m.id:04d}</td><td>{e(m.where)}</td>"
+        f"<td>{m.site.kind}</td><td><code>{e(m.site.description.split(': ', 1)[-1])}</code>"
+        f"</td><td>{m.status}</td><td>{e(_short(c, m.reason))}</td></tr>" for m in c.mutants)
+    return f"""<!doctype html><html><head><meta charset="utf-8">
+<title>mutation: {e(c.dut)}</title><style>{_CSS}</style></head><body>
+<h2 id="mutation">Mutation: {e(c.dut)} at N={o.n}</h2>
+<p>{len(c.mutants)} mutants of {c.total_sites} candidate sites (seed {o.seed}), each built once
+and run with the design's default tests ({o.txns} random operations) on Verilator;
+wall time {c.wall_s:.0f} s.</p>
+<table><tr><th>mutants</th><th>killed</th><th>survived</th><th>equivalent</th>
+<th>stillborn</th><th>error</th><th>score</th></tr>
+<tr><td>{len(c.mutants)}</td><td>{n['killed']}</td><td>{n['survived']}</td>
+<td>{n['equivalent']}</td><td>{n['stillborn']}</td><td>{n['error']}</td>
+<td>{e(_score_text(c))}</td></tr></table>
+<p>Score = killed / (killed + survived non-equivalent). {e(c.eq_note)}</p>
+<table><tr><th>id</th><th>where</th><th>kind</th><th>change</th><th>status</th><th>reason</th>
+</tr>{rows}</table></body></html>
+"""
+
+
+def write(c: Campaign) -> list[Path]:
+    c.out.mkdir(parents=True, exist_ok=True)
+    data = {"summary": summary(c), "mutants": [m.record() for m in c.mutants]}
+    files = {"mutants.json": json.dumps(data, indent=1) + "\n", "mutate.md": markdown(c),
+             "mutate.html": html_page(c)}
+    for name, text in files.items():
+        (c.out / name).write_text(text)
+    return [c.out / name for name in files]
+
+
+def load(folder: Path) -> Campaign:
+    """The campaign of a results folder, its sites found again in the (unchanged) sources."""
+    from verif.config import load_design
+
+    data = json.loads((folder / "mutants.json").read_text())
+    summ = data["summary"]
+    design = load_design(summ["dut"])
+    sites = engine.all_sites(design)
+    mutants = []
+    for rec in data["mutants"]:
+        site = sites[rec["id"]]
+        if f"{site.file}:{site.line}" != rec["where"]:
+            raise ValueError(f"mut{rec['id']:04d}: the sources changed since the run")
+        mutants.append(engine.Mutant(rec["id"], site, rec["status"], rec["reason"],
+                                     rec["wall_s"], rec.get("log_dir", "")))
+    opts = engine.Options(n=summ["n"], bus_w=summ["bus_w"], seed=summ["seed"],
+                          txns=summ["txns"], jobs=summ["jobs"])
+    keep = {k: v for k, v in summ.items() if k in ("command", "original_run_s",
+                                                    "original_build_s")}
+    return engine.Campaign(summ["dut"], design, opts, folder, summ["sites"], mutants,
+                           summ.get("equivalence", ""), summ["wall_s"], keep)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m regress.mutate.report DIR", file=sys.stderr)
+        return 2
+    try:
+        camp = load(Path(args[0]))
+    except (OSError, ValueError, KeyError, IndexError) as exc:
+        print(f"error: {args[0]}: {exc}", file=sys.stderr)
+        return 2
+    for name, text in (("mutate.md", markdown(camp)), ("mutate.html", html_page(camp))):
+        (camp.out / name).write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,218 @@
+"""Mutation flow (regress/mutate/): site generation on SV snippets, mutant selection, the
+score, bad input, the build overlay; and with a real simulator, a mutant that must be killed
+is killed and a stillborn one is not counted as killed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from regress import sim
+from regress.mutate import cli, engine
+from regress.mutate.svmut import KINDS, Site, candidates
+from verif.config import load_design
+
+SNIPPET = """\
+// a ^ b in a comment, and c + d
+module demo #(parameter int N = 4) (input logic [N-1:0] a_i, b_i, output logic [N-1:0] y_o);
+  localparam int W = N + 1;  /* e & f in a block comment */
+  logic [N-1:0] t_q, u;
+  logic [3:0] cnt_q;
+  assign u = (a_i ^ b_i) + 4'd2;
+  always_ff @(posedge clk_i) begin
+    if (cnt_q < 4'd9) t_q <= sel ? a_i : b_i;
+    cnt_q <= cnt_q + 1'b1;
+    if (a_i == b_i) $display("x + y ^ z");
+  end
+`ifndef SYNTHESIS
+  assign obs = a_i | b_i;
+`endif
+endmodule
+"""
+
+
+def _sites() -> list[Site]:
+    return candidates("hdl/demo.sv", SNIPPET)
+
+
+def test_every_operator_kind_is_found() -> None:
+    assert {s.kind for s in _sites()} == set(KINDS)
+
+
+def test_comments_strings_declarations_and_simulation_code_are_untouched() -> None:
+    protected = [SNIPPET.index(t) for t in ("// a ^ b", "/* e & f", '"x + y ^ z"',
+                                            "localparam", "assign obs")]
+    ends = [SNIPPET.index("\n", p) for p in protected]
+    for s in _sites():
+        assert not any(p <= s.start < e for p, e in zip(protected, ends, strict=True)), s
+    decl = SNIPPET.index("module demo")
+    assert all(s.start > SNIPPET.index(");", decl) for s in _sites())
+
+
+def test_each_kind_changes_what_it_says() -> None:
+    changed = {(s.kind, s.original, s.replacement) for s in _sites()}
+    assert ("bitwise", "^", "&") in changed and ("bitwise", "^", "|") in changed
+    assert ("arith", "+", "-") in changed
+    assert ("compare", "<", "<=") in changed and ("compare", "==", "!=") in changed
+    assert ("invert_if", "(a_i == b_i)", "(!(a_i == b_i))") in changed
+    assert ("const_bit", "4'd2", "4'd3") in changed and ("const_bit", "1'b1", "1'b0") in changed
+    assert ("ternary_swap", "a_i : b_i", "b_i : a_i") in changed
+    assert ("off_by_one", "4'd9", "4'd10") in changed
+    # a nonblocking assignment is never mistaken for a comparison
+    assert not any(s.kind == "compare" and s.original == "<=" for s in _sites())
+    s = next(s for s in _sites() if s.kind == "arith")
+    assert s.apply(SNIPPET).count("(a_i ^ b_i) - 4'd2") == 1
+    assert s.description == "demo.sv:6: '(a_i ^ b_i) + 4'd2' -> '(a_i ^ b_i) - 4'd2'"
+
+
+def test_selection_is_deterministic() -> None:
+    sites = candidates("hdl/mont/mont_lut.sv", (sim.ROOT / "hdl/mont/mont_lut.sv").read_text())
+    first = [m.id for m in engine.select(sites, 12, seed=7)]
+    assert first == [m.id for m in engine.select(sites, 12, seed=7)]
+    assert first == sorted(first) and len(set(first)) == 12
+    assert first != [m.id for m in engine.select(sites, 12, seed=8)]
+    assert len(engine.select(sites, 10_000, seed=1)) == len(sites)
+
+
+def test_only_the_designs_own_rtl_is_mutated() -> None:
+    core = [p.name for p in engine.core_sources(load_design("mont_lut"))]
+    assert core == ["mont_lut.sv"]
+    scal = [p.name for p in engine.core_sources(load_design("mwr2mm"))]
+    assert "scalable_observe.sv" not in scal and "mwr2mm_top.sv" not in scal and scal
+
+
+def test_ids_pick_mutants(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--dut", "mont_lut", "--ids", "mut0063,8", "--list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in out[:-1]] == ["mut0008", "mut0063"]
+
+
+def test_score() -> None:
+    site = _sites()[0]
+    statuses = ["killed"] * 6 + ["survived"] * 2 + ["equivalent"] * 3 + ["stillborn"] * 4
+    mutants = [engine.Mutant(i, site, st) for i, st in enumerate(statuses)]
+    assert engine.score(mutants) == (6, 2, 0.75)
+    assert engine.score([engine.Mutant(0, site, "stillborn")])[2] is None
+
+
+def test_first_difference() -> None:
+    a = [{"op": 0, "x": "1", "y": "2", "m": "3", "p": "1", "cycles": 10}]
+    assert engine.first_difference(a, [dict(a[0])]) is None
+    b = [dict(a[0], cycles=11)]
+    assert engine.first_difference(a, b) == "op 0 (x=1, y=2, m=3): cycles 10 vs 11"
+
+
+@pytest.mark.parametrize("args", [["--dut", "nope"], ["--dut", "mont_lut", "--mutants", "0"],
+                                  ["--dut", "mont_lut", "--mutants", "-3"],
+                                  ["--dut", "mont_lut", "--n", "4"],
+                                  ["--dut", "mont_lut", "--jobs", "0"],
+                                  ["--dut", "mont_lut", "--mutants", "many"],
+                                  ["--dut", "mont_lut", "--ids", "3,x"],
+                                  ["--dut", "mont_lut", "--ids", "100000"]])
+def test_bad_input_is_one_error_line(args: list[str], capsys: pytest.CaptureFixture[str]
+                                     ) -> None:
+    with pytest.raises(SystemExit) as exc:
+        raise SystemExit(cli.main(args))
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:")
+
+
+def test_overlay_build_has_its_own_key_and_sources(tmp_path: Path) -> None:
+    design = load_design("mont_lut")
+    plain = sim.BuildSpec("mont_lut", 8)
+    assert plain.key == "mont_lut-n8-b32-verilator"  # unchanged for every existing build
+    assert plain.sources(design) == list(design.sources)
+    over = tmp_path / "mut0003"
+    over.mkdir()
+    (over / "mont_lut.sv").write_text("// changed\n")
+    b = sim.BuildSpec("mont_lut", 8, overlay=str(over))
+    assert b.key == "mont_lut-n8-mut0003-b32-verilator"
+    srcs = b.sources(design)
+    assert srcs[design.sources.index(sim.ROOT / "hdl/mont/mont_lut.sv")] == over / "mont_lut.sv"
+    assert sum(s.parent == over for s in srcs) == 1
+    assert sim._build_stamp(b, design) != sim._build_stamp(plain, design)
+
+
+@pytest.mark.sim
+def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
+    """mont_lut at N = 8: the CSA's sum with & for ^ must be killed; a syntax error is
+    stillborn and counts neither as killed nor in the score; CLEAR setting S to all ones
+    survives the smoke tests (they never read S after CLEAR) and the equivalence run,
+    which does, shows it is a testbench hole, not an equivalent mutant."""
+    design = load_design("mont_lut")
+    sites = engine.all_sites(design)
+    csa = next(i for i, s in enumerate(sites)
+               if s.description.endswith("'c_q ^ lut_val' -> 'c_q & lut_val'"))
+    text = (sim.ROOT / "hdl/mont/mont_lut.sv").read_text()
+    in_clear = text.index("if (clear_i)")
+    clear_s = next(i for i, s in enumerate(sites) if s.start > in_clear
+                   and s.description.endswith("'s_q <= '0;' -> 's_q <= '1;'"))
+    good = sites[csa]
+    broken = Site(good.file, good.line, "bitwise", good.start, good.end, good.original, "^;")
+    mutants = [engine.Mutant(csa, good), engine.Mutant(clear_s, sites[clear_s]),
+               engine.Mutant(9999, broken)]
+    opts = engine.Options(n=8, txns=10, timeout_s=300, eq_bits=3, eq_wide=10)
+    camp = engine.run_campaign("mont_lut", design, mutants, len(sites), opts, tmp_path,
+                               lambda _line: None)
+    by_id = {m.id: m for m in camp.mutants}
+    assert [by_id[i].status for i in (csa, clear_s, 9999)] == ["killed", "survived",
+                                                                "stillborn"]
+    assert "MISMATCH" in by_id[csa].reason
+    assert by_id[clear_s].reason.startswith("testbench hole"), by_id[clear_s].reason
+    assert "rror" in by_id[9999].reason, by_id[9999].reason
+    assert engine.score(camp.mutants) == (1, 1, 0.5)
+    assert (tmp_path / "mutants" / f"mut{csa:04d}" / "change.diff").read_text().count("^") >= 1
+    assert not (sim.BUILD_ROOT / "sim" / f"mont_lut-n8-mut{csa:04d}-b32-verilator").exists()
+
+
+def _campaign(tmp_path: Path, mutants: list[engine.Mutant]) -> engine.Campaign:
+    return engine.Campaign("mont_lut", load_design("mont_lut"), engine.Options(n=8),
+                           tmp_path, 80, mutants)
+
+
+def test_a_hang_is_killed_by_the_watchdog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    """No simulator: the run's outcome is what sim.execute returns after its watchdog."""
+    site = engine.all_sites(load_design("mont_lut"))[0]
+    monkeypatch.setattr(sim, "build", lambda *a, **k: (tmp_path, 0.0))
+    monkeypatch.setattr(sim, "execute", lambda run, log_dir, quiet: sim.Outcome(
+        run, False, log_dir, first_error="watchdog: simulation killed after 5s wall time"))
+    m = engine.run_mutant(engine.Mutant(0, site), _campaign(tmp_path, []))
+    assert m.status == "killed"
+    assert m.reason == "killed by watchdog: watchdog: simulation killed after 5s wall time"
+
+
+def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No simulator: identical logs make a survivor equivalent, a different cycle count or
+    a failing run leave it a survivor with the reason."""
+    site = engine.all_sites(load_design("mont_lut"))[0]
+    ref = {"op": 0, "x": "1", "y": "2", "m": "3", "p": "2", "cycles": 10, "start_ns": 5}
+    logs = {"original-exhaustive": (True, dict(ref)),
+            "mut0001-exhaustive": (True, dict(ref, start_ns=99)),  # timing is ignored
+            "mut0002-exhaustive": (True, dict(ref, cycles=11)),
+            "mut0003-exhaustive": (False, dict(ref))}
+
+    def fake(c: engine.Campaign, overlay: str, n: int, vectors: Path, name: str
+             ) -> sim.Outcome:
+        passed, txn = logs[name]
+        folder = tmp_path / "runs" / name
+        folder.mkdir(parents=True)
+        (folder / "txns.jsonl").write_text(json_line(txn))
+        return sim.Outcome(sim.RunSpec(sim.BuildSpec("mont_lut", n)), passed, folder,
+                           first_error="" if passed else "MISMATCH read P")
+
+    monkeypatch.setattr(engine, "_eq_run", fake)
+    survivors = [engine.Mutant(i, site, "survived") for i in (1, 2, 3)]
+    camp = _campaign(tmp_path, survivors)
+    engine.check_equivalence(camp, survivors, lambda _line: None)
+    assert [m.status for m in survivors] == ["equivalent", "survived", "survived"]
+    assert "cycles 10 vs 11" in survivors[1].reason
+    assert survivors[2].reason.startswith("testbench hole") and "MISMATCH" in survivors[2].reason
+    assert "exhaustive over every odd M < 2^5" in camp.eq_note
+
+
+def json_line(record: dict[str, object]) -> str:
+    return json.dumps(record) + "\n"
