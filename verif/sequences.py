@@ -376,6 +376,10 @@ class ErrorSeq(LoaderSeq):
 
     async def body(self) -> None:
         x, y, m = self.random_operands()
+        # right after reset every result register reads 0 (the predictor checks each word:
+        # a wrong reset value of P, S, C or CYCLES survived every other test, see
+        # docs/mutation.md)
+        await self.read_results()
         # even modulus, zero modulus: error, nothing starts
         for bad_m in (m ^ 1 if m > 1 else 2, 0):
             await self.write_value("X", 0)
@@ -433,6 +437,7 @@ class ErrorSeq(LoaderSeq):
         await self.clear()
         assert await self.status() == {"BUSY": 0, "DONE": 0, "ERR": 0}
         assert await self.read_value("X") == 0 and await self.read_value("P") == 0
+        await self.read_results()  # S, C and CYCLES are wiped too (checked by the predictor)
         # and the next operation still works
         await self.multiply(x, y, m)
 

@@ -64,6 +64,7 @@ class Options:
     eq_timeout_s: int = 900
     jobs: int = 1
     keep_builds: bool = False
+    tests: tuple[str, ...] = ()  # the tests every mutant must survive; () = the design's own
 
 
 @dataclass
@@ -135,8 +136,9 @@ def _first_build_error(exc: Exception) -> str:
 def smoke_run(dut: str, opts: Options, overlay: str = "") -> sim.RunSpec:
     """The design's default tests at a small width: the run every mutant must survive."""
     build = sim.BuildSpec(dut, opts.n, opts.bus_w, "verilator", overlay=overlay)
-    return sim.with_design_tests(sim.RunSpec(build, seed=opts.seed, txns=opts.txns,
-                                             timeout_s=opts.timeout_s))
+    run = sim.RunSpec(build, seed=opts.seed, txns=opts.txns, timeout_s=opts.timeout_s,
+                      tests=opts.tests or sim.ALL_TESTS)
+    return run if opts.tests else sim.with_design_tests(run)
 
 
 def run_mutant(m: Mutant, c: Campaign) -> Mutant:

@@ -110,7 +110,8 @@ def test_first_difference() -> None:
                                   ["--dut", "mont_lut", "--jobs", "0"],
                                   ["--dut", "mont_lut", "--mutants", "many"],
                                   ["--dut", "mont_lut", "--ids", "3,x"],
-                                  ["--dut", "mont_lut", "--ids", "100000"]])
+                                  ["--dut", "mont_lut", "--ids", "100000"],
+                                  ["--dut", "mont_lut", "--tests", "NoSuchTest"]])
 def test_bad_input_is_one_error_line(args: list[str], capsys: pytest.CaptureFixture[str]
                                      ) -> None:
     with pytest.raises(SystemExit) as exc:
@@ -140,8 +141,9 @@ def test_overlay_build_has_its_own_key_and_sources(tmp_path: Path) -> None:
 def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
     """mont_lut at N = 8: the CSA's sum with & for ^ must be killed; a syntax error is
     stillborn and counts neither as killed nor in the score; CLEAR setting S to all ones
-    survives the smoke tests (they never read S after CLEAR) and the equivalence run,
-    which does, shows it is a testbench hole, not an equivalent mutant."""
+    survives RandomTest and CornerTest (they never read S after CLEAR; ErrorTest does since
+    mutation found the hole) and the equivalence run, which does, shows it is a testbench
+    hole, not an equivalent mutant."""
     design = load_design("mont_lut")
     sites = engine.all_sites(design)
     csa = next(i for i, s in enumerate(sites)
@@ -154,7 +156,8 @@ def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
     broken = Site(good.file, good.line, "bitwise", good.start, good.end, good.original, "^;")
     mutants = [engine.Mutant(csa, good), engine.Mutant(clear_s, sites[clear_s]),
                engine.Mutant(9999, broken)]
-    opts = engine.Options(n=8, txns=10, timeout_s=300, eq_bits=3, eq_wide=10)
+    opts = engine.Options(n=8, txns=10, timeout_s=300, eq_bits=3, eq_wide=10,
+                          tests=("RandomTest", "CornerTest"))
     camp = engine.run_campaign("mont_lut", design, mutants, len(sites), opts, tmp_path,
                                lambda _line: None)
     by_id = {m.id: m for m in camp.mutants}
@@ -216,3 +219,22 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def json_line(record: dict[str, object]) -> str:
     return json.dumps(record) + "\n"
+
+
+@pytest.mark.sim
+def test_reset_and_clear_values_are_now_checked_by_the_smoke_tests(tmp_path: Path) -> None:
+    """The hole found by mutation is closed: ErrorTest reads P, S, C and CYCLES right after
+    reset and after CLEAR, so the mutants that wipe S or reset P to all ones are killed."""
+    design = load_design("mont_lut")
+    sites = engine.all_sites(design)
+    text = (sim.ROOT / "hdl/mont/mont_lut.sv").read_text()
+    in_clear = text.index("if (clear_i)")
+    picks = [next(i for i, s in enumerate(sites) if s.start > in_clear
+                  and s.description.endswith("'s_q <= '0;' -> 's_q <= '1;'")),
+             next(i for i, s in enumerate(sites) if s.start < in_clear
+                  and s.description.endswith("'p_q <= '0;' -> 'p_q <= '1;'"))]
+    opts = engine.Options(n=8, txns=5, timeout_s=300, tests=("ErrorTest",))
+    camp = engine.run_campaign("mont_lut", design, [engine.Mutant(i, sites[i]) for i in picks],
+                               len(sites), opts, tmp_path, lambda _line: None)
+    for m in camp.mutants:
+        assert m.status == "killed" and "MISMATCH" in m.reason, (m.site.description, m.reason)
