@@ -110,7 +110,6 @@ class RsaScoreboard(Scoreboard):
     def __init__(self, name: str, parent: uvm_component, **kw: object) -> None:
         super().__init__(name, parent, **kw)  # type: ignore[arg-type]
         self.n = self.predictor.n
-        self.const_time = bool(self.params.get("ConstTime", 1))
         self.r_bits = rsa_model.r_bits(self.n, **self.params)  # R of the multiplier inside
         self._prod_op = -1
         self._seen: dict[str, list[MultTxn]] = {"A": [], "S": []}
