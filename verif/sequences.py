@@ -72,7 +72,10 @@ class LoaderSeq(uvm_sequence):
         return _MODEL_CYCLES[key]
 
     # --- register access ------------------------------------------------------------------
+    tight = False  # True: no random idle cycles before transfers (short busy windows)
+
     async def _do(self, item: BusItem) -> BusItem:
+        item.tight = self.tight
         await self.start_item(item)
         await self.finish_item(item)
         return item
@@ -407,16 +410,23 @@ class ErrorSeq(LoaderSeq):
             await self.write_value(base, 0)
             await self.write_value(half, 0)
         # writes, START and CLEAR while busy are ignored and flagged; the operation is intact
+        # (one operation each, no idle cycles: at the smallest widths an operation lasts
+        # only ~N cycles; a successful START clears the error of the one before)
         await self.write_value("X", x)
         await self.write_value("Y", y)
-        await self.start_op()
-        await self.write("X", self.rng.getrandbits(self.bus_w))
-        await self.expect_error("ERR_BUSY", busy=1)
-        await self.start_op()
-        await self.clear()
-        await self.expect_error("ERR_BUSY", busy=1)
-        await self.wait_done()
-        await self.read_results()
+        for intrude in ("write", "start", "clear"):
+            self.tight = True
+            await self.start_op()
+            if intrude == "write":
+                await self.write("X", self.rng.getrandbits(self.bus_w))
+            elif intrude == "start":
+                await self.start_op()
+            else:
+                await self.clear()
+            await self.expect_error("ERR_BUSY", busy=1)
+            self.tight = False
+            await self.wait_done()
+            await self.read_results()
         assert await self.read_value("X") == x, "a write while busy changed X"
         # unmapped: an unused region, an index beyond a register, wrong directions
         unused = [c for c in range(1 << self.rm.region_width)

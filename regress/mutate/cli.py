@@ -42,6 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--seed", type=int, default=1, help="mutant sample and run seed")
     ap.add_argument("--jobs", type=int, default=1, help="mutants built and run in parallel")
     ap.add_argument("--busw", type=int, default=32)
+    ap.add_argument("--sim", default="verilator", choices=("verilator", "icarus"),
+                    help="simulator of every build and run (default verilator)")
     ap.add_argument("--txns", type=int, default=20, help="random operations per run")
     ap.add_argument("--tests", default="",
                     help="comma-separated tests every mutant must survive (default: the "
@@ -81,10 +83,9 @@ def _check(args: argparse.Namespace) -> engine.Options:
     opts = engine.Options(n=n, bus_w=args.busw, seed=args.seed, txns=args.txns,
                           timeout_s=args.timeout, eq_bits=args.eq_bits, eq_max=args.eq_max,
                           eq_wide=args.eq_wide, eq_timeout_s=args.eq_timeout, jobs=args.jobs,
-                          keep_builds=args.keep_builds,
+                          keep_builds=args.keep_builds, sim=args.sim,
                           tests=tuple(s for s in args.tests.split(",") if s))
     sim.validate(engine.smoke_run(args.dut, opts))  # an unknown test is a one-line error
-    sim.validate(engine.smoke_run(args.dut, opts))
     return opts
 
 

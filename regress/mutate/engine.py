@@ -65,6 +65,7 @@ class Options:
     jobs: int = 1
     keep_builds: bool = False
     tests: tuple[str, ...] = ()  # the tests every mutant must survive; () = the design's own
+    sim: str = "verilator"  # the simulator every mutant is built for and run on
 
 
 @dataclass
@@ -135,7 +136,7 @@ def _first_build_error(exc: Exception) -> str:
 
 def smoke_run(dut: str, opts: Options, overlay: str = "") -> sim.RunSpec:
     """The design's default tests at a small width: the run every mutant must survive."""
-    build = sim.BuildSpec(dut, opts.n, opts.bus_w, "verilator", overlay=overlay)
+    build = sim.BuildSpec(dut, opts.n, opts.bus_w, opts.sim, overlay=overlay)
     run = sim.RunSpec(build, seed=opts.seed, txns=opts.txns, timeout_s=opts.timeout_s,
                       tests=opts.tests or sim.ALL_TESTS)
     return run if opts.tests else sim.with_design_tests(run)
@@ -229,7 +230,7 @@ def eq_label(n: int, bits: int, wide: int) -> str:
 
 
 def _eq_run(c: Campaign, overlay: str, n: int, vectors: Path, name: str) -> sim.Outcome:
-    build = sim.BuildSpec(c.dut, n, c.options.bus_w, "verilator", overlay=overlay)
+    build = sim.BuildSpec(c.dut, n, c.options.bus_w, c.options.sim, overlay=overlay)
     run = sim.RunSpec(build, seed=c.options.seed, vectors=str(vectors),
                       tests=sim.VECTOR_TESTS, timeout_s=c.options.eq_timeout_s)
     return sim.execute(run, c.out / "runs" / name, quiet=True)

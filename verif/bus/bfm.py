@@ -76,7 +76,8 @@ class LoaderBusDriver(BusDriver):
         bus, write = self.bus, transaction.kind is Kind.WRITE
         transaction.rdata = []
         for k in range(transaction.count):
-            if self.idle_max and (idle := self.rng.randint(0, self.idle_max)):
+            idle = self.rng.randint(0, self.idle_max) if self.idle_max else 0
+            if idle and not transaction.tight:
                 bus.req.value = 0
                 await ClockCycles(self.clock, idle, rising=False)
             bus.we.value = int(write)

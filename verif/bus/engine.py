@@ -120,6 +120,8 @@ class EngineBusDriver:
             top.tb_timeout_i.value = ACK_TIMEOUT_CYCLES
             idle = [self.rng.randint(0, self.idle_max) if self.idle_max else 0
                     for _ in range(count)]
+            if item.tight:  # the draws are still made: the random stream stays the same
+                idle = [0] * count
             top.tb_idle_i.value = sum(min(v, (1 << IDLE_W) - 1) << (IDLE_W * k)
                                       for k, v in enumerate(idle))
         self.go ^= 1

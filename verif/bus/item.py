@@ -26,6 +26,7 @@ class BusItem(uvm_sequence_item):
         self.data = data if data is not None else [0] * count
         self.count = len(self.data) if data is not None else count
         self.timeout_cycles = timeout_cycles
+        self.tight = False  # True: the driver inserts no idle cycles before its transfers
         self.rdata: list[int] = []
         self.time_ns = 0
 
