@@ -28,6 +28,7 @@ Exit 0 when every run passed, 1 otherwise, 2 on bad input (one-line `error:` mes
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -297,9 +298,41 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(parts[0]), int(parts[1])
 
 
+# Seconds of a run (fitted to the nightly shards of 2026-11-21 on the 2-core machine): a
+# start-up, and per operation a simulator share (cycles x N) and a Python share (~N: the
+# bit-accurate model and the per-word bus checking). The RSA core's operation is a whole
+# exponentiation (~10 s at N = 256 on Verilator, quadratic in N).
+COST_START_S = 3.0
+COST_OPS_EXTRA = 25  # the corner, back-to-back, status and error tests' operations
+COST_SIM_S = {"verilator": 0.015e-6, "icarus": 1.0e-6}  # per cycle x bit
+COST_PY_S = {"verilator": 0.145e-3, "icarus": 0.63e-3}  # per operation x bit
+COST_RSA_S = {"verilator": 10.0, "icarus": 40.0}  # per exponentiation at N = 256
+
+
+@functools.cache
+def op_cycles(dut: str, n: int, params: tuple[tuple[str, int], ...]) -> int:
+    """The model's cycles of one worst-case operation of a build (4N when unknown)."""
+    from models.registry import get_algo
+    from verif.config import load_design
+
+    try:
+        algo = get_algo(load_design(dut).model)
+        func = algo.model(algo.resolve(n, dict(params)))
+        m = (1 << n) - 1
+        res = func(m - 1, 0, m - 1, 0, m, n) if algo.halves else func(m - 1, m - 1, m, n)
+        return int(res.cycles or 0) or 4 * n
+    except Exception:  # noqa: BLE001 - an estimate only: an unmodelled point costs 4N
+        return 4 * n
+
+
 def run_cost(run: RunSpec) -> float:
-    """A rough relative cost of a run, to balance shards (Icarus is ~100x slower)."""
-    return run.txns * max(run.build.n, 32) / 32 * (50 if run.build.sim == "icarus" else 1) + 20
+    """Estimated seconds of a run, to balance shards and start the longest runs first."""
+    b = run.build
+    if b.dut == "rsa_core":
+        return COST_START_S + run.txns * COST_RSA_S[b.sim] * (max(b.n, 32) / 256) ** 2
+    ops = run.txns + COST_OPS_EXTRA
+    cycles = op_cycles(b.dut, b.n, tuple(sorted(b.params)))
+    return COST_START_S + ops * b.n * (cycles * COST_SIM_S[b.sim] + COST_PY_S[b.sim])
 
 
 def shard(runs: Sequence[RunSpec], index: int, count: int) -> list[RunSpec]:
@@ -484,8 +517,8 @@ def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: Options,
         save_result(reg.out_dir, res)
         return not (opts.fail_fast and not res.passed)
 
-    # longest first (icarus, then wide) so the slowest runs do not finish last
-    order = sorted(todo, key=lambda r: (r.build.sim == "icarus", r.build.n), reverse=True)
+    # longest first (estimated) so the slowest runs do not finish last
+    order = sorted(todo, key=run_cost, reverse=True)
     done_runs, stopped = parallel(one, order, opts.jobs, done)
     reg.stopped = reg.stopped or stopped
     results |= done_runs

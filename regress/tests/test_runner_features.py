@@ -107,6 +107,30 @@ def test_shards_partition_the_runs_by_model(lists: Path) -> None:
     assert sum(len(rr.shard(runs, i, 9)) for i in range(1, 10)) == len(runs)  # empty shards ok
 
 
+def test_run_cost_follows_cycles_width_and_simulator() -> None:
+    """The estimate that balances shards and orders runs: a word-serial array with one PE
+    costs far more than one with 16 at the same width (cycles), wider is dearer, Icarus is
+    dearer than Verilator, an RSA exponentiation grows with N^2."""
+    def cost(dut: str, n: int, sim: str = "verilator", txns: int = 5, **params: int) -> float:
+        return rr.run_cost(RunSpec(BuildSpec(dut, n, 32, sim, params=tuple(sorted(
+            params.items()))), txns=txns))
+
+    assert cost("mwr2mm", 2048, W=8, P=1) > 10 * cost("mwr2mm", 2048, W=32, P=16)
+    start = rr.COST_START_S
+    assert cost("mont_lut", 1024) - start > 4 * (cost("mont_lut", 256) - start) > 0
+    assert cost("mont_lut", 256, "icarus", txns=50) > 3 * cost("mont_lut", 256, txns=50)
+    assert cost("rsa_core", 1024) > 10 * cost("rsa_core", 256)
+    assert cost("mont_lut", 256, txns=50) > cost("mont_lut", 256, txns=5)
+
+
+def test_the_longest_runs_start_first(tmp_path: Path, lists: Path) -> None:
+    launcher = FakeLauncher()
+    assert main(tmp_path, lists, launcher, "--jobs", "1") in (0, 1)
+    by_key = {r.key: r for r in rr.expand(rr.get_list("mix", lists))}
+    started = [rr.run_cost(by_key[k]) for k in launcher.ran]
+    assert started == sorted(started, reverse=True) and len(set(started)) > 1
+
+
 @pytest.mark.parametrize("spec", ["0/3", "4/3", "1-3", "a/b", "1/0", "/"])
 def test_bad_shard_spec(tmp_path: Path, lists: Path, spec: str,
                         capsys: pytest.CaptureFixture[str]) -> None:
