@@ -14,6 +14,7 @@ from models.inter import inter_csa, inter_lut, inter_r2
 from models.mm42 import iterations, iterations_u2, mm42, mm42_u2
 from models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2, mont_r2
 from models.result import ModelInputError, Result
+from models.rsa import block_params as rsa_block_params
 from models.rsa import check as rsa_check
 from models.rsa import mprime, r2, rsa_core
 from models.scalable import mwr2mm, mwr2mm_check, mwrkmm, mwrkmm_check, mwrkmm_mprime
@@ -64,6 +65,10 @@ class AlgoInfo:
     # (GF(2^n)); FIELD = 0 uses `kind` and `r_bits`. Their model takes field=0|1 as a keyword.
     field1_kind: Kind | None = None
     field1_r_bits: Callable[..., int] = _n_bits
+    # designs whose RTL selects sub-designs in generate blocks: the build parameters that
+    # elaborate a block, by its label (None: any build does); the mutation flow builds a
+    # mutant inside such a block with them
+    block_params: Callable[[str], dict[str, int] | None] = lambda _label: None
 
     @property
     def has_field(self) -> bool:
@@ -265,6 +270,7 @@ CORES: dict[str, AlgoInfo] = {
         params=(("Mult", 0), ("ConstTime", 1), ("V", 16), ("W", 16), ("P", 1)),
         check=rsa_check,
         precompute=(("R2", r2), ("MP", mprime)),
+        block_params=rsa_block_params,
     ),
 }
 

@@ -68,6 +68,20 @@ def check(n: int, Mult: int = 0, ConstTime: int = 1, V: int = 16, W: int = 16,  
         raise ModelInputError(f"rsa_core with Mult={Mult}: {exc}") from None
 
 
+# (V, W, P) of the word-based multipliers when a build selects them for a small N (the
+# mutation flow builds at N = 8): legal for both from N = 8 upward
+SMALL_VWP = {4: {"V": 8, "W": 4, "P": 1}, 5: {"V": 4, "W": 8, "P": 2}}
+
+
+def block_params(label: str) -> dict[str, int] | None:
+    """Build parameters that elaborate rsa_mont_mult.sv's generate block `label`
+    (g_<multiplier>), None for any other block."""
+    for mult, (name, _) in MULTS.items():
+        if label == f"g_{name}":
+            return {"Mult": mult} | SMALL_VWP.get(mult, {})
+    return None
+
+
 def mult_name(mult: int) -> str:
     return MULTS[mult][0]
 

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field, replace
 from itertools import product
 from pathlib import Path
 
+from models.registry import get_algo
 from regress import sim, tools
-from regress.mutate.svmut import Site, candidates
-from verif.config import ConfigError, DesignConfig
+from regress.mutate.svmut import Site, candidates, enclosing_blocks
+from verif.config import ConfigError, DesignConfig, known_designs, load_design
 
 ROOT = sim.ROOT
 STATUSES = ("killed", "survived", "equivalent", "stillborn", "error")
@@ -82,9 +83,7 @@ class Campaign:
 
 
 # --- which files, which sites ---------------------------------------------------------------
-def core_sources(design: DesignConfig) -> list[Path]:
-    """The design's own RTL: its sources minus hdl/common/, the *_top.sv wrapper and the
-    simulation-only observation modules."""
+def _candidate_sources(design: DesignConfig) -> list[Path]:
     out = []
     for src in design.sources:
         rel = src.relative_to(ROOT).as_posix()
@@ -93,6 +92,32 @@ def core_sources(design: DesignConfig) -> list[Path]:
             continue
         out.append(src)
     return out
+
+
+def core_sources(design: DesignConfig) -> list[Path]:
+    """The design's own RTL: its sources minus hdl/common/, the *_top.sv wrapper, the
+    simulation-only observation modules, and the files of another, smaller design it
+    instantiates (the RSA core's multipliers are mutated in their own designs' campaigns:
+    every file belongs to exactly one campaign)."""
+    mine = _candidate_sources(design)
+    for other in known_designs():
+        if other == design.name:
+            continue
+        theirs = _candidate_sources(load_design(other))
+        if len(theirs) < len(mine):
+            mine = [s for s in mine if s not in theirs]
+    return mine
+
+
+def mutant_params(design: DesignConfig, site: Site) -> tuple[tuple[str, int], ...]:
+    """Build parameters that elaborate the site: a site inside a generate block that only
+    some parameter values build (rsa_mont_mult.sv's g_mwrkmm) gets those values."""
+    block_params = get_algo(design.model).block_params
+    text = (ROOT / site.file).read_text()
+    for label in reversed(enclosing_blocks(text, site.start)):
+        if (params := block_params(label)) is not None:
+            return tuple(sorted(params.items()))
+    return ()
 
 
 def all_sites(design: DesignConfig) -> list[Site]:
@@ -134,9 +159,10 @@ def _first_build_error(exc: Exception) -> str:
     return text[:200]
 
 
-def smoke_run(dut: str, opts: Options, overlay: str = "") -> sim.RunSpec:
+def smoke_run(dut: str, opts: Options, overlay: str = "",
+              params: tuple[tuple[str, int], ...] = ()) -> sim.RunSpec:
     """The design's default tests at a small width: the run every mutant must survive."""
-    build = sim.BuildSpec(dut, opts.n, opts.bus_w, opts.sim, overlay=overlay)
+    build = sim.BuildSpec(dut, opts.n, opts.bus_w, opts.sim, overlay=overlay, params=params)
     run = sim.RunSpec(build, seed=opts.seed, txns=opts.txns, timeout_s=opts.timeout_s,
                       tests=opts.tests or sim.ALL_TESTS)
     return run if opts.tests else sim.with_design_tests(run)
@@ -145,7 +171,7 @@ def smoke_run(dut: str, opts: Options, overlay: str = "") -> sim.RunSpec:
 def run_mutant(m: Mutant, c: Campaign) -> Mutant:
     t0 = time.monotonic()
     overlay = write_overlay(m, c.out)
-    run = smoke_run(c.dut, c.options, str(overlay))
+    run = smoke_run(c.dut, c.options, str(overlay), mutant_params(c.design, m.site))
     try:
         sim.build(run.build, c.design, log=c.out / "runs" / f"mut{m.id:04d}-build.log")
     except tools.ToolError as exc:
@@ -306,13 +332,16 @@ def first_difference(ref: list[dict], other: list[dict]) -> str | None:
 
 
 # --- the campaign ---------------------------------------------------------------------------
-def baseline(dut: str, design: DesignConfig, opts: Options, out: Path) -> sim.Outcome:
+def baseline(dut: str, design: DesignConfig, opts: Options, out: Path,
+             params: tuple[tuple[str, int], ...] = ()) -> sim.Outcome:
     """The unmutated design must pass the same runs, or no mutant can be judged."""
-    run = smoke_run(dut, opts)
+    run = smoke_run(dut, opts, params=params)
     sim.validate(run)
-    outcome = sim.execute(run, out / "runs" / "original", quiet=True)
+    name = "original" + "".join(f"-{k}{v}" for k, v in params)
+    outcome = sim.execute(run, out / "runs" / name, quiet=True)
     if not outcome.passed:
-        raise ConfigError(f"the original {dut} fails its own smoke run at N={opts.n}: "
+        at = "".join(f", {k}={v}" for k, v in params)
+        raise ConfigError(f"the original {dut} fails its own smoke run at N={opts.n}{at}: "
                           f"{outcome.first_error}")
     return outcome
 
@@ -323,6 +352,9 @@ def run_campaign(dut: str, design: DesignConfig, mutants: list[Mutant], total: i
     c = Campaign(dut, design, opts, out, total, mutants)
     progress(f"original: building and running {dut} at N={opts.n}")
     base = baseline(dut, design, opts, out)
+    for params in sorted({mutant_params(design, m.site) for m in mutants} - {()}):
+        progress(f"original: {dut} at N={opts.n}, " + ", ".join(f"{k}={v}" for k, v in params))
+        baseline(dut, design, opts, out, params)
     c.extra["original_run_s"] = round(base.wall_s, 2)
     c.extra["original_build_s"] = round(base.build_s, 2)
     done = 0
@@ -343,8 +375,8 @@ def run_campaign(dut: str, design: DesignConfig, mutants: list[Mutant], total: i
     if not opts.keep_builds:
         for m in mutants:
             for n in {opts.n, max(design.min_n, 1)}:
-                key = replace(smoke_run(dut, opts, str(out / "mutants" / f"mut{m.id:04d}")
-                                        ).build, n=n).key
+                key = replace(smoke_run(dut, opts, str(out / "mutants" / f"mut{m.id:04d}"),
+                                        mutant_params(design, m.site)).build, n=n).key
                 _remove_build(key)
     c.wall_s = time.monotonic() - t0
     return c

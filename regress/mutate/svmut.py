@@ -107,6 +107,10 @@ _KEYWORDS = frozenset("""if else begin end case casez casex endcase default for 
     and not unique priority endmodule endfunction endtask generate endgenerate""".split())
 
 
+# system tasks whose arguments are messages or exit codes, not design behaviour
+_SYSTEM_TASKS = frozenset("$fatal $error $warning $info $display $write $finish $stop".split())
+
+
 def _mutable(toks: list[Token]) -> list[bool]:
     """Per token: may it be mutated (outside declarations and simulation-only blocks)?"""
     ok = [True] * len(toks)
@@ -139,8 +143,8 @@ def _mutable(toks: list[Token]) -> list[bool]:
             ok[i] = False
             continue
         nxt = toks[i + 1].text if i + 1 < len(toks) else ""
-        if t.kind == "id" and t.text in _DECL and nxt != "'":
-            in_decl = True
+        if t.kind == "id" and (t.text in _DECL and nxt != "'" or t.text in _SYSTEM_TASKS):
+            in_decl = True  # a declaration, or a message / elaboration-error task call
         if in_decl:
             ok[i] = False
             if t.text == ";":
@@ -428,3 +432,18 @@ def _off_by_one(toks: list[Token], i: int, ok: list[bool], text: str,
     operand = text[rhs.start:toks[last].end]
     for delta in (" + 1", " - 1"):
         site("off_by_one", i + 1, last, operand + delta, (i - 1, last))
+
+
+def enclosing_blocks(text: str, offset: int) -> list[str]:
+    """Labels of the begin/end blocks open at `offset`, outermost first ("" for an unlabelled
+    one): `if (Mult == 1) begin : g_mont_csa ... end` makes a site inside it report
+    "g_mont_csa"."""
+    stack: list[str] = []
+    toks = tokens(text[:offset])
+    for i, t in enumerate(toks):
+        if t.text == "begin":
+            labelled = i + 2 < len(toks) and toks[i + 1].text == ":" and toks[i + 2].kind == "id"
+            stack.append(toks[i + 2].text if labelled else "")
+        elif t.text == "end" and stack:
+            stack.pop()
+    return stack

@@ -1,0 +1,62 @@
+"""Which campaign mutates which file, and the build parameters a mutant inside a generate
+block needs (regress/mutate/engine.py core_sources, mutant_params)."""
+
+from __future__ import annotations
+
+from models.registry import get_algo
+from regress.mutate import engine
+from regress.mutate.svmut import enclosing_blocks
+from verif.config import known_designs, load_design
+
+GEN = """module m #(parameter int Mult = 0) ();
+  if (Mult == 0) begin : g_a
+    assign x = a & b;
+  end else begin : g_b
+    always_comb begin
+      y = a | b;
+    end
+  end
+  assign z = a ^ b;
+endmodule
+"""
+
+
+def test_enclosing_blocks_follow_begin_end_nesting() -> None:
+    at = {s: GEN.index(s) for s in ("a & b", "a | b", "a ^ b")}
+    assert enclosing_blocks(GEN, at["a & b"]) == ["g_a"]
+    assert enclosing_blocks(GEN, at["a | b"]) == ["g_b", ""]
+    assert enclosing_blocks(GEN, at["a ^ b"]) == []
+
+
+def test_every_rtl_file_belongs_to_one_campaign() -> None:
+    owners: dict[str, list[str]] = {}
+    for name in known_designs():
+        for src in engine.core_sources(load_design(name)):
+            owners.setdefault(src.name, []).append(name)
+    assert {f: o for f, o in owners.items() if len(o) > 1} == {}
+    rsa = {s.name for s in engine.core_sources(load_design("rsa_core"))}
+    assert rsa == {"rsa_core.sv", "rsa_mont_mult.sv"}
+
+
+def test_a_mutant_in_a_multiplier_branch_builds_that_multiplier() -> None:
+    design = load_design("rsa_core")
+    algo = get_algo(design.model)
+    seen: dict[str, set[int]] = {}
+    text = (engine.ROOT / "hdl/rsa/rsa_mont_mult.sv").read_text()
+    for site in engine.all_sites(design):
+        params = dict(engine.mutant_params(design, site))
+        if site.file.endswith("rsa_core.sv"):
+            assert params == {}
+            continue
+        labels = enclosing_blocks(text, site.start)
+        branch = next((label for label in reversed(labels) if label.startswith("g_")), None)
+        if branch is None:
+            assert params == {}
+            continue
+        seen.setdefault(branch, set()).add(params["Mult"])
+        algo.resolve(8, params)  # legal at the mutation width
+    # each branch maps to the one Mult value that elaborates it (models/rsa.py MULTS)
+    assert all(len(v) == 1 for v in seen.values()) and len(seen) >= 3
+    assert {b: v.pop() for b, v in seen.items()}.items() <= {
+        "g_mont_lut": 0, "g_mont_csa": 1, "g_mont_csa_u2": 2, "g_mont_lut_u2": 3,
+        "g_mwrkmm": 4, "g_mont_qp": 5}.items()
