@@ -409,6 +409,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lists", default="", help="regression lists to time, e.g. smoke")
     ap.add_argument("--jobs", default="1,2", help="parallel jobs for the regression timing")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--wall-from", default="",
+                    help="LIST=DIR[,LIST=DIR]: take a list's wall time from a regression "
+                         "already run (its summary.json), e.g. a nightly that takes an hour")
+    ap.add_argument("--update", action="store_true",
+                    help="keep results.json's throughput and cycle figures; only add the "
+                         "regression wall times of --lists / --wall-from")
     args = ap.parse_args(argv)
     try:
         names = known_designs() if args.designs == "all" else args.designs.split(",")
@@ -421,6 +427,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.repeat < 1 or args.txns < 1 or args.icarus_txns < 1:
             raise ConfigError("--repeat, --txns and --icarus-txns must be at least 1")
         jobs = [int(j) for j in args.jobs.split(",")]
+        walls = {name: wall_from_results(Path(folder)) for name, folder in
+                 (_pair(item) for item in args.wall_from.split(",") if item)}
+        if args.update:
+            results = json.loads((args.out / "results.json").read_text())
+            regs = results.setdefault("regressions", {})
+            for name in (n for n in args.lists.split(",") if n):
+                regs[name] = regression_wall(name, jobs)
+            for name, wall in walls.items():
+                regs.setdefault(name, {}).update(wall)
+            _write(results, args.out)
+            return 0
         points = []
         for name in names:
             for n in widths:
@@ -441,16 +458,46 @@ def main(argv: list[str] | None = None) -> int:
             "regressions": {name: regression_wall(name, jobs)
                             for name in args.lists.split(",") if name},
         }
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
-        (args.out / "results.md").write_text(render_md(results))
-        written = plot(results, args.out)
-    except (ConfigError, BenchError, tools.ToolError, ValueError) as exc:
+        for name, wall in walls.items():
+            results["regressions"].setdefault(name, {}).update(wall)  # type: ignore[union-attr]
+        _write(results, args.out)
+    except (ConfigError, BenchError, tools.ToolError, ValueError, OSError) as exc:
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
-    for path in [args.out / "results.json", args.out / "results.md", *written]:
-        print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     return 0
+
+
+def _pair(item: str) -> tuple[str, str]:
+    name, sep, folder = item.partition("=")
+    if not sep or not name or not folder:
+        raise ConfigError(f"--wall-from expects LIST=DIR (got {item!r})")
+    return name, folder
+
+
+def wall_from_results(folder: Path) -> dict[str, object]:
+    """A regression already run (summary.json): its wall time at its job count, with where it
+    came from (a measurement of its own, not repeated here)."""
+    path = folder / "summary.json"
+    try:
+        s = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise BenchError(f"cannot read {path}: {exc}") from None
+    if s.get("shard"):
+        raise BenchError(f"{path} is one shard ({s['shard']}), not a whole list")
+    failed = s.get("failed", 0)
+    return {str(s["jobs"]): {"wall_s": round(float(s["wall_s"]), 1), "exit": int(failed > 0),
+                             "last_line": f"{s['passed']} passed, {failed} failed "
+                                          f"({len(s.get('builds', []))} models; from "
+                                          f"{folder.name}, git {str(s.get('git', ''))[:7]})"}}
+
+
+def _write(results: dict[str, object], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    (out / "results.md").write_text(render_md(results))
+    written = plot(results, out)
+    for path in [out / "results.json", out / "results.md", *written]:
+        print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
 
 
 if __name__ == "__main__":

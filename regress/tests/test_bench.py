@@ -3,6 +3,8 @@ are checked against gmpy2; the tables are computed from the measurements."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from regress import bench
@@ -49,6 +51,32 @@ def test_bad_input_is_one_line(capsys):
     assert "unknown DUT" in capsys.readouterr().err
     assert bench.main(["--designs", "mont_lut", "--sims", "vcs"]) == 2
     assert "unknown simulator" in capsys.readouterr().err
+
+
+def test_wall_time_from_a_finished_regression(tmp_path, capsys):
+    run = tmp_path / "nightly-x"
+    run.mkdir()
+    summary = {"jobs": 2, "wall_s": 2712.34, "passed": 470, "failed": 4, "shard": None,
+               "builds": [{}] * 259, "git": "abcdef1234"}
+    (run / "summary.json").write_text(json.dumps(summary))
+    wall = bench.wall_from_results(run)
+    assert wall["2"]["wall_s"] == 2712.3 and wall["2"]["exit"] == 1
+    assert "470 passed, 4 failed (259 models; from nightly-x, git abcdef1)" == wall["2"][
+        "last_line"]
+    out = tmp_path / "bench"
+    out.mkdir()
+    (out / "results.json").write_text(json.dumps(
+        {"machine": "m", "repeat": 3, "points": [], "cycles": [],
+         "regressions": {"smoke": {"1": {"wall_s": 300.0, "exit": 0, "last_line": "ok"}}}}))
+    assert bench.main(["--update", "--wall-from", f"nightly={run}", "--out", str(out)]) == 0
+    md = (out / "results.md").read_text()
+    assert "| smoke | 1 | 300.0 | ok |" in md and "| nightly | 2 | 2712.3 |" in md
+    summary["shard"] = "1/4"
+    (run / "summary.json").write_text(json.dumps(summary))
+    assert bench.main(["--update", "--wall-from", f"nightly={run}", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
+    assert bench.main(["--update", "--wall-from", "nightly", "--out", str(out)]) == 2
+    assert "LIST=DIR" in capsys.readouterr().err
 
 
 @pytest.mark.sim
