@@ -5,7 +5,8 @@
 Reads every `txns.jsonl` (with its `outcome.json`) below the given folders (default: the
 latest regression and build/runs), groups the cycle counts the DUTs reported by design and
 width, and writes a markdown table: measured cycles, the model's count, the paper's formula
-from the design's `[paper]` table in verif/configs/<design>.toml, and their ratio.
+from the design's `[paper]` table in verif/configs/<design>.toml, and their ratio. The runs
+of mutants (regress/mutate: builds with an overlay) are not the designs and are skipped.
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ def collect(dirs: list[Path]) -> dict[tuple[str, int, Params], Cell]:
             if not outcome.exists():
                 continue
             run = json.loads(outcome.read_text())["run"]["build"]
+            if run.get("overlay"):  # a mutant (regress/mutate) is not the design
+                continue
             params = json.loads(outcome.read_text()).get("params") or {}
             cell = table[(run["dut"], run["n"], tuple(sorted(params.items())))]
             for line in log.read_text().splitlines():

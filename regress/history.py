@@ -1,4 +1,5 @@
-"""Nightly history: one JSON line per regression (pass rate, counts, wall time, coverage %).
+"""Nightly history: one JSON line per regression (pass rate, counts, wall time, coverage %,
+the mutation score of each design with a campaign and their mean and minimum).
 
 `python -m regress run` appends to <results root>/history.jsonl (`--history PATH` changes it;
 shards do not append, their `regress merge` does). The HTML report plots it.
@@ -39,6 +40,16 @@ def coverage_pct(out_dir: Path) -> float | None:
     return round(100.0 * sum(c for c, _ in cov.values()) / sum(t for _, t in cov.values()), 2)
 
 
+def mutation_scores(summary: dict) -> dict[str, object]:
+    """Each design's mutation score (percent; None when the campaign gave none) and the
+    mean and minimum over the designs that have one (None if none has)."""
+    per = {dut: rec.get("score") for dut, rec in summary.get("mutation", {}).items()}
+    scores = [s for s in per.values() if isinstance(s, int | float)]
+    return {"mutation": per,
+            "mutation_mean": round(sum(scores) / len(scores), 2) if scores else None,
+            "mutation_min": min(scores) if scores else None}
+
+
 def record(summary: dict, out_dir: Path) -> dict[str, object]:
     passed, failed = int(summary["passed"]), int(summary["failed"])
     done = passed + failed
@@ -46,7 +57,8 @@ def record(summary: dict, out_dir: Path) -> dict[str, object]:
             "passed": passed, "failed": failed, "skipped": summary["skipped"],
             "pass_rate": round(100.0 * passed / done, 2) if done else None,
             "buckets": len(summary.get("buckets", [])), "wall_s": summary["wall_s"],
-            "coverage_pct": coverage_pct(out_dir), "out_dir": str(out_dir)}
+            "coverage_pct": coverage_pct(out_dir), **mutation_scores(summary),
+            "out_dir": str(out_dir)}
 
 
 def append(path: Path, summary: dict, out_dir: Path) -> None:

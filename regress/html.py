@@ -1,9 +1,11 @@
 """report.html: one self-contained page (no server, no external assets) from summary.json.
 
-Sections: verdict and tool versions, trends (inline SVG of pass rate and coverage over the
-history), failure buckets, pass/fail per model, every failure (seed, one-line repro with git
-revision and tool versions, log excerpt around the first error, waves rerun verdict, the
-picture around the first mismatch), cross-simulator checks, coverage, cycle tables.
+Sections: verdict and tool versions, trends (inline SVG of pass rate, coverage and the mean
+and minimum mutation score over the history), failure buckets, pass/fail per model, every
+failure (seed, one-line repro with git revision and tool versions, log excerpt around the
+first error, waves rerun verdict, the picture around the first mismatch), cross-simulator
+checks, mutation (per design, every survivor, links to each campaign's mutate.html),
+coverage, cycle tables.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import base64
 import html
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from regress import history
@@ -21,6 +24,7 @@ font-size:13px;text-align:left}th{background:#eee}.PASS{color:#070}.FAIL{color:#
 font-weight:bold}.SKIP{color:#777}pre{background:#f6f6f6;padding:6px;overflow-x:auto;
 font-size:12px}code{font-size:12px}.hit{background:#fdd}"""
 EXCERPT_LINES = 6
+COLORS = ("#36c", "#c63", "#393")
 
 
 def _e(text: object) -> str:
@@ -43,20 +47,22 @@ def log_excerpt(log: Path, first_error: str, context: int = EXCERPT_LINES) -> st
 
 
 def svg_trend(points: list[tuple[str, float | None]], label: str, width: int = 520,
-              height: int = 140) -> str:
-    """A line plot (0..100 %) of the values in order; None values are gaps."""
+              height: int = 140, others: Sequence[tuple[str, Sequence[float | None]]] = ()
+              ) -> str:
+    """A line plot (0..100 %) of the values in order; None values are gaps. `others` adds
+    named lines over the same points (e.g. the minimum beside the mean)."""
     vals = [(i, v) for i, (_, v) in enumerate(points) if v is not None]
     if not vals:
         return f"<p>{_e(label)}: no data yet.</p>"
     pad, n = 30, max(len(points) - 1, 1)
 
-    def xy(i: int, v: float) -> str:
-        x = pad + (width - 2 * pad) * i / n
-        return f"{x:.1f},{height - pad - (height - 2 * pad) * v / 100:.1f}"
+    def xy(i: int, v: float) -> tuple[float, float]:
+        return pad + (width - 2 * pad) * i / n, height - pad - (height - 2 * pad) * v / 100
 
-    poly = " ".join(xy(i, v) for i, v in vals)
-    dots = "".join(f'<circle cx="{xy(i, v).split(",")[0]}" cy="{xy(i, v).split(",")[1]}" r="3">'
-                   f"<title>{_e(points[i][0])}: {v:g}%</title></circle>" for i, v in vals)
+    names = [name for name, _ in points]
+    lines = _line([v for _, v in points], names, "", COLORS[0], xy)
+    lines += "".join(_line(vs, names, name, COLORS[(k + 1) % len(COLORS)], xy)
+                     for k, (name, vs) in enumerate(others))
     axis = (f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" '
             f'stroke="#888"/><line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" '
             f'stroke="#888"/><text x="2" y="{pad + 4}" font-size="10">100%</text>'
@@ -64,10 +70,32 @@ def svg_trend(points: list[tuple[str, float | None]], label: str, width: int = 5
             f'<text x="{pad}" y="{height - 8}" font-size="10">{_e(points[0][0])}</text>'
             f'<text x="{width - pad - 110}" y="{height - 8}" font-size="10">'
             f"{_e(points[-1][0])}</text>")
+    legend = "".join(
+        f'; <span style="color:{COLORS[(k + 1) % len(COLORS)]}">{_e(name)}</span>'
+        + (f" (latest {_latest(vs):g}%)" if _latest(vs) is not None else "")
+        for k, (name, vs) in enumerate(others))
     return (f'<figure><svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-            f'height="{height}">{axis}<polyline fill="none" stroke="#36c" stroke-width="2" '
-            f'points="{poly}"/>{dots}</svg><figcaption>{_e(label)} '
-            f"(latest {vals[-1][1]:g}%)</figcaption></figure>")
+            f'height="{height}">{axis}{lines}</svg><figcaption>{_e(label)} '
+            f"(latest {vals[-1][1]:g}%){legend}</figcaption></figure>")
+
+
+def _latest(values: Sequence[float | None]) -> float | None:
+    return next((v for v in reversed(values) if v is not None), None)
+
+
+def _line(values: Sequence[float | None], names: list[str], name: str, color: str,
+          xy: Callable[[int, float], tuple[float, float]]) -> str:
+    """One polyline with a dot (and tooltip) per value."""
+    pts = [(i, v, *xy(i, v)) for i, v in enumerate(values) if v is not None]
+    if not pts:
+        return ""
+    poly = " ".join(f"{x:.1f},{y:.1f}" for _, _, x, y in pts)
+    what = f"{name}: " if name else ""
+    dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{color}">'
+                   f"<title>{_e(names[i])}: {_e(what)}{v:g}%</title></circle>"
+                   for i, v, x, y in pts)
+    return (f'<polyline fill="none" stroke="{color}" stroke-width="2" points="{poly}"/>'
+            f"{dots}")
 
 
 def markdown_html(md: str) -> str:
@@ -145,6 +173,45 @@ def _failure(run: dict, summary: dict, out_dir: Path) -> str:
     return "\n".join(parts)
 
 
+MUT_COLUMNS = ("mutants", "killed", "survived", "equivalent", "stillborn", "error")
+
+
+def _campaign_row(rec: dict, out_dir: Path) -> str:
+    page = out_dir / rec["dir"] / "mutate.html"
+    name = (f'<a href="{_e(_rel(page, out_dir))}">{_e(rec["dut"])}</a>' if page.exists()
+            else _e(rec["dut"]))
+    ok = rec["status"] == "passed"
+    score = "-" if rec["score"] is None else f"{rec['score']:.1f}%"
+    cells = "".join(f"<td>{rec[c]}</td>" for c in MUT_COLUMNS)
+    return (f"<tr><td>{name}</td><td>{_e(rec['sim'])}</td><td>{rec['n']}</td>{cells}"
+            f"<td class={'PASS' if ok else 'FAIL'}>{score}</td><td>{rec['goal']:g}%</td>"
+            f"<td>{rec['wall_s']:.0f}</td><td class={'PASS' if ok else 'FAIL'}>"
+            f"{_e(rec['status'])}{': ' + _e(rec['message']) if rec['message'] else ''}"
+            "</td></tr>")
+
+
+def mutation_section(campaigns: dict[str, dict], out_dir: Path) -> list[str]:
+    """Per design: mutants, verdicts, score against the goal (linking to the campaign's
+    mutate.html); then every survivor with file:line and the change."""
+    recs = list(campaigns.values())
+    body = ["<h2 id=\"mutation\">Mutation</h2>",
+            f"<p>{sum(r['status'] == 'passed' for r in recs)} of {len(recs)} campaign(s) at "
+            "their goal. Score = killed / (killed + survived non-equivalent); a survivor is a "
+            "mutant every test passed that was not shown equivalent: a testbench hole.</p>",
+            "<table><tr><th>design</th><th>sim</th><th>N</th>"
+            + "".join(f"<th>{c}</th>" for c in MUT_COLUMNS)
+            + "<th>score</th><th>goal</th><th>wall s</th><th>status</th></tr>"
+            + "".join(_campaign_row(r, out_dir) for r in recs) + "</table>"]
+    survivors = [(r["dut"], s) for r in recs for s in r["survivors"]]
+    if survivors:
+        body.append("<h3>Survivors</h3><table><tr><th>design</th><th>where</th><th>change</th>"
+                    "<th>reason</th></tr>" + "".join(
+                        f"<tr><td>{_e(dut)}</td><td>{_e(s['where'])}</td><td><code>"
+                        f"{_e(s['change'])}</code></td><td>{_e(s['reason'])}</td></tr>"
+                        for dut, s in survivors) + "</table>")
+    return body
+
+
 def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
     runs = summary["runs"]
     title = f"montverif regression {summary['list']}"
@@ -158,6 +225,11 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
                                          if summary.get("shard") else "") + "</p>",
             "<p>tools: " + _e(", ".join(f"{k} {v}" for k, v in
                                          summary.get("versions", {}).items())) + "</p>"]
+    if muts := list(summary.get("mutation", {}).values()):
+        below = [m["dut"] for m in muts if m["status"] != "passed"]
+        body.append(f'<p><a href="#mutation">mutation</a>: {len(muts) - len(below)} of '
+                    f"{len(muts)} campaign(s) at their goal"
+                    + (f"; <b>not: {_e(', '.join(below))}</b>" if below else "") + "</p>")
     body += [f"<p><b>{_e(note)}</b></p>" for note in summary.get("notes", [])]
     if summary.get("stopped"):
         body.append(f"<p><b>runs not started: {_e(summary['stopped'])}</b></p>")
@@ -168,6 +240,10 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
                               "pass rate per regression"))
         body.append(svg_trend([(h["start"][:16], h.get("coverage_pct")) for h in hist],
                               "functional coverage (covered / total bins)"))
+        if summary.get("mutation") or any(h.get("mutation_mean") is not None for h in hist):
+            body.append(svg_trend([(h["start"][:16], h.get("mutation_mean")) for h in hist],
+                                  "mutation score, mean over the designs",
+                                  others=[("minimum", [h.get("mutation_min") for h in hist])]))
     else:
         body.append("<p>no history yet.</p>")
     body.append("<h2>Failure buckets</h2>")
@@ -203,6 +279,8 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
                         f"<td class={'PASS' if d['same'] else 'FAIL'}>"
                         f"{'identical transaction logs' if d['same'] else _e(d['detail'])}"
                         "</td></tr>" for d in summary["diffs"]) + "</table>")
+    if summary.get("mutation"):
+        body += mutation_section(summary["mutation"], out_dir)
     body.append("<h2>Coverage</h2>")
     cov = history.coverage_summary(out_dir)
     if cov:

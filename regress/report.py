@@ -17,6 +17,8 @@ from regress.buckets import buckets
 from regress.sim import BuildSpec, Outcome, RunSpec
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+# a mutation campaign's status (regress/mutation.py)
+MUT_PASSED, MUT_FAILED, MUT_ERROR, MUT_SKIPPED = "passed", "failed", "error", "skipped"
 
 
 @dataclass
@@ -95,14 +97,21 @@ class Regression:
     history: Path | None = None  # history.jsonl to append to (None: not this one, e.g. a shard)
     notes: list[str] = field(default_factory=list)  # shown in the summary and the report
     order: dict[str, int] = field(default_factory=dict)  # run key -> index in the full list
+    # mutation campaigns: design -> record (regress/mutation.py), in list order
+    mutation: dict[str, dict] = field(default_factory=dict)
+    mutation_planned: int = 0  # campaigns of the whole (unsharded) regression
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.results)
 
+    def campaigns(self, *statuses: str) -> int:
+        return sum(m["status"] in statuses for m in self.mutation.values())
+
     @property
     def passed(self) -> bool:
-        return (bool(self.results) or self.shard != "") and all(
-            r.passed for r in self.results) and all(d.same for d in self.diffs)
+        return (bool(self.results) or bool(self.mutation) or self.shard != "") and all(
+            r.passed for r in self.results) and all(d.same for d in self.diffs) and \
+            self.campaigns(MUT_PASSED) == len(self.mutation)
 
 
 @dataclass
@@ -196,25 +205,64 @@ def format_diffs(reg: Regression) -> str:
     return "\n".join(lines)
 
 
+def _score(rec: dict) -> str:
+    return "-" if rec["score"] is None else f"{rec['score']:.1f}%"
+
+
+_MUT_COLUMNS = ("killed", "survived", "equivalent", "stillborn", "error")
+
+
+def format_mutation(reg: Regression) -> str:
+    """One row per mutation campaign, every survivor (file:line, the change), the errors."""
+    if not reg.mutation:
+        return ""
+    recs = list(reg.mutation.values())
+    width = max(len("design"), *(len(r["dut"]) for r in recs))
+    head = (f"{'design':<{width}} {'sim':<9} {'N':>4} {'mutants':>7} "
+            + " ".join(f"{c[:6]:>6}" for c in _MUT_COLUMNS) + f" {'score':>6} {'goal':>5}  status")
+    lines = ["mutation campaigns (score = killed / (killed + survived non-equivalent)):",
+             head, "-" * len(head)]
+    for r in recs:
+        label = {MUT_PASSED: "met", MUT_FAILED: "BELOW GOAL", MUT_ERROR: "ERROR"}.get(
+            r["status"], "not started")
+        lines.append(f"{r['dut']:<{width}} {r['sim']:<9} {r['n']:>4} {r['mutants']:>7} "
+                     + " ".join(f"{r[c]:>6}" for c in _MUT_COLUMNS)
+                     + f" {_score(r):>6} {r['goal']:>4g}%  {label}")
+        lines += [f"  survived {s['where']}: {s['change']}  ({s['reason'][:100]})"
+                  for s in r["survivors"]]
+        if r["status"] in (MUT_FAILED, MUT_ERROR):
+            lines += [f"  {r['status']}: {r['message']}", f"  repro: {r['repro']}"]
+    lines.append(f"mutation: {reg.campaigns(MUT_PASSED)}/{len(recs)} campaign(s) at their goal;"
+                 f" each in {reg.out_dir}/mutation/<design>/ (mutate.md, mutate.html)")
+    return "\n".join(lines)
+
+
 def final_line(reg: Regression) -> str:
-    """The last line of the terminal output, read by CI: `N passed, M failed` (runs and
-    cross-simulator comparisons)."""
-    passed = reg.count(PASS) + sum(d.same for d in reg.diffs)
-    failed = reg.count(FAIL) + sum(not d.same for d in reg.diffs)
+    """The last line of the terminal output, read by CI: `N passed, M failed` (runs,
+    cross-simulator comparisons and mutation campaigns)."""
+    passed = reg.count(PASS) + sum(d.same for d in reg.diffs) + reg.campaigns(MUT_PASSED)
+    failed = (reg.count(FAIL) + sum(not d.same for d in reg.diffs)
+              + reg.campaigns(MUT_FAILED, MUT_ERROR))
     return f"{passed} passed, {failed} failed"
 
 
 def format_summary(reg: Regression) -> str:
-    parts = [format_table(reg)]
-    for extra in (format_failures(reg), format_buckets(reg), format_diffs(reg)):
+    parts = [format_table(reg)] if reg.results or not reg.mutation else []
+    for extra in (format_failures(reg), format_buckets(reg), format_diffs(reg),
+                  format_mutation(reg)):
         if extra:
             parts.append(extra)
-    tail = [f"results: {reg.out_dir} (report.html, junit.xml, summary.json, runs/)",
+    tail = [f"results: {reg.out_dir} (report.html, junit.xml, summary.json, runs/"
+            + (", mutation/)" if reg.mutation else ")"),
             f"wall time: {_duration(reg.wall_s)} with {reg.jobs} job(s)"]
-    tail += [f"shard {reg.shard}: {len(reg.results)} of {reg.planned} runs"] if reg.shard else []
+    tail += [f"shard {reg.shard}: {len(reg.results)} of {reg.planned} runs"
+             + (f", {len(reg.mutation)} of {reg.mutation_planned} mutation campaigns"
+                if reg.mutation_planned else "")] if reg.shard else []
     tail += reg.notes
     if reg.stopped:
         tail.append(f"{reg.count(SKIP)} run(s) not started: {reg.stopped}")
+        if skipped := reg.campaigns(MUT_SKIPPED):
+            tail.append(f"{skipped} mutation campaign(s) not started: {reg.stopped}")
     parts.append("\n".join(tail + [final_line(reg)]))
     return "\n\n".join(parts)
 
@@ -245,6 +293,11 @@ def junit_tree(reg: Regression) -> ET.ElementTree:
     """One testsuite per model, one testcase per run (named by its run key)."""
     root = ET.Element("testsuites", {"name": f"montverif {reg.name}"}
                       | _counts(reg.results, reg.wall_s))
+    if reg.mutation:  # the campaigns' testcases count too
+        for key, extra in (("tests", len(reg.mutation)), ("failures", reg.campaigns(MUT_FAILED)),
+                           ("errors", reg.campaigns(MUT_ERROR)),
+                           ("skipped", reg.campaigns(MUT_SKIPPED))):
+            root.set(key, str(int(root.get(key, "0")) + extra))
     host = socket.gethostname()
     stamp = reg.start.isoformat(timespec="seconds")
     for row in config_rows(reg):
@@ -258,6 +311,8 @@ def junit_tree(reg: Regression) -> ET.ElementTree:
             ET.SubElement(props, "property", name=name, value=value)
         for res in row.results:
             _testcase(suite, reg, res)
+    if reg.mutation:
+        _mutation_suite(root, reg, stamp, host)
     if reg.diffs:
         suite = ET.SubElement(root, "testsuite", {
             "name": "cross-simulator", "timestamp": stamp, "hostname": host,
@@ -271,6 +326,34 @@ def junit_tree(reg: Regression) -> ET.ElementTree:
                     " vs ".join(d.runs)
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def _mutation_suite(root: ET.Element, reg: Regression, stamp: str, host: str) -> None:
+    """One testcase per campaign: a failure below the goal (listing the survivors), an error
+    when the campaign could not judge its mutants."""
+    recs = list(reg.mutation.values())
+    suite = ET.SubElement(root, "testsuite", {
+        "name": "mutation", "timestamp": stamp, "hostname": host, "tests": str(len(recs)),
+        "failures": str(reg.campaigns(MUT_FAILED)), "errors": str(reg.campaigns(MUT_ERROR)),
+        "skipped": str(reg.campaigns(MUT_SKIPPED)),
+        "time": f"{sum(r['wall_s'] for r in recs):.3f}"})
+    for r in recs:
+        case = ET.SubElement(suite, "testcase", classname=f"{reg.name}.mutation",
+                             name=r["dut"], time=f"{r['wall_s']:.3f}")
+        survivors = "".join(f"\nsurvived {s['where']}: {s['change']} ({s['reason']})"
+                            for s in r["survivors"])
+        if r["status"] == MUT_FAILED:
+            ET.SubElement(case, "failure", message=r["message"], type="failure").text = \
+                f"{r['message']}{survivors}\nrepro: {r['repro']}"
+        elif r["status"] == MUT_ERROR:
+            ET.SubElement(case, "error", message=r["message"], type="error").text = \
+                f"{r['message']}\nrepro: {r['repro']}"
+        elif r["status"] == MUT_SKIPPED:
+            ET.SubElement(case, "skipped", message=r["message"])
+        ET.SubElement(case, "system-out").text = (
+            f"score: {_score(r)} (goal {r['goal']:g}%)\nmutants: {r['mutants']} of "
+            f"{r['sites']} sites, " + ", ".join(f"{r[c]} {c}" for c in _MUT_COLUMNS)
+            + f"\nseed: {r['seed']}\nreport: {r['dir']}/mutate.html{survivors}")
 
 
 def write_junit(reg: Regression, path: Path) -> None:
@@ -307,6 +390,7 @@ def summary_dict(reg: Regression) -> dict[str, object]:
                        for b in sorted(reg.builds.values(), key=lambda b: b.key)],
             "buckets": [b.to_dict() for b in buckets(reg.results)],
             "diffs": [asdict(d) for d in reg.diffs],
+            "mutation": reg.mutation, "mutation_planned": reg.mutation_planned,
             "runs": [run_record(r) for r in reg.results]}
 
 
@@ -341,6 +425,8 @@ def load_summary(path: Path) -> Regression:
         reg.results = [run_result(r) for r in raw["runs"]]
         reg.diffs = [DiffResult(d["key"], tuple(d["runs"]), d["same"], d["detail"])
                      for d in raw.get("diffs", [])]
+        reg.mutation = dict(raw.get("mutation", {}))
+        reg.mutation_planned = int(raw.get("mutation_planned", len(reg.mutation)))
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
     except (ValueError, KeyError, TypeError) as exc:
@@ -378,6 +464,6 @@ def write_cycles(out_dir: Path) -> None:
     (`make cycles` copies the latest one to docs/cycles.md)."""
     from regress import cycles
 
-    table = cycles.collect([out_dir])
+    table = cycles.collect([out_dir / "runs"])  # the list's runs, not mutation/
     if table:
         (out_dir / "cycles.md").write_text(cycles.render(table))

@@ -12,7 +12,8 @@ run everything in parallel and report.
 Progress goes to stderr (one line per build and per finished run); the summary table, the
 failures with their repro commands and a last line `N passed, M failed` go to stdout.
 Results: <out>/report.html, junit.xml, summary.json, coverage/ (merged functional
-coverage and its summary, regress/closure.py) and runs/<run key>/ (default out:
+coverage and its summary, regress/closure.py), runs/<run key>/ and mutation/<dut>/ (the
+list's mutation campaigns, run after its runs: regress/mutation.py) (default out:
 build/regress/<list>-<timestamp>, with build/regress/latest pointing at it); each finished run
 leaves runs/<key>/result.json, which `--resume` reads. Failures are grouped into buckets
 (regress/buckets.py). A summary line per regression goes to build/regress/history.jsonl.
@@ -22,7 +23,9 @@ happens. A cluster launcher (Slurm, LSF) implements check/build/run: `run` submi
 waits for it and returns the `Outcome` (sim.execute's record: read back the run folder's
 outcome.json); a job that crashes, hangs or is killed must come back as a failed Outcome (or
 an exception, which the runner records as that run's failure) - no other result is lost.
-Exit 0 when every run passed, 1 otherwise, 2 on bad input (one-line `error:` message).
+Mutation campaigns run on this machine (regress/mutate), not through the launcher.
+Exit 0 when every run passed and every mutation campaign met its goal, 1 otherwise, 2 on bad
+input (one-line `error:` message).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import NoReturn, Protocol, TypeVar
+from typing import TYPE_CHECKING, NoReturn, Protocol, TypeVar
 
 from regress import closure, report, sim, tools
 from regress.report import (
@@ -58,6 +61,9 @@ from regress.report import (
 from regress.sim import ALL_TESTS, BuildSpec, Outcome, RunSpec
 from verif.config import ConfigError, known_designs
 from verif.vectors import VectorError
+
+if TYPE_CHECKING:
+    from regress.mutation import CampaignSpec
 
 LISTS_FILE = Path(__file__).resolve().with_name("lists.toml")
 RESULTS_ROOT = sim.BUILD_ROOT / "regress"
@@ -105,6 +111,7 @@ class TestList:
     description: str
     entries: tuple[Entry, ...]
     timeout_s: int = sim.DEFAULT_TIMEOUT_S
+    mutations: tuple[CampaignSpec, ...] = ()  # [[<list>.mutation]] (regress/mutation.py)
 
 
 _REQUIRED = ("dut", "widths", "bus_widths", "simulators", "seeds", "txns")
@@ -203,17 +210,20 @@ def _bool(value: object, where: str) -> bool:
 def _test_list(name: str, raw: object, where: str) -> TestList:
     if not isinstance(raw, dict):
         raise ListError(f"{where}: expected a table")
-    known = ("description", "timeout", "entry", "coverage_goals")
+    known = ("description", "timeout", "entry", "coverage_goals", "mutation")
     if unknown := [k for k in raw if k not in known]:
         raise ListError(f"{where}: unknown key(s) {', '.join(unknown)} "
                         f"(known: {', '.join(known)})")
-    entries = raw.get("entry")
-    if not isinstance(entries, list) or not entries:
+    entries = raw.get("entry", [] if "mutation" in raw else None)
+    if not isinstance(entries, list) or not (entries or "mutation" in raw):
         raise ListError(f"{where}: no [[{name}.entry]]")
+    from regress import mutation
+
     return TestList(name, str(raw.get("description", "")),
                     tuple(entry for i, e in enumerate(entries)
                           for entry in _entries(e, f"{where}.entry[{i}]")),
-                    _int(raw.get("timeout", sim.DEFAULT_TIMEOUT_S), f"{where}.timeout", 1))
+                    _int(raw.get("timeout", sim.DEFAULT_TIMEOUT_S), f"{where}.timeout", 1),
+                    mutation.parse_all(raw.get("mutation", []), f"{where}.mutation"))
 
 
 def load_lists(path: Path = LISTS_FILE) -> dict[str, TestList]:
@@ -605,16 +615,20 @@ def compare_sims(results: Sequence[RunResult]) -> list[DiffResult]:
 def regress(launcher: Launcher, name: str, runs: Sequence[RunSpec], opts: Options,
             out_dir: Path, base_seed: int, *, order: dict[str, int] | None = None,
             shard_spec: str = "", planned: int = 0, history: Path | None = None,
-            resume: bool = False) -> Regression:
-    """Build, run and write the results folder; runs were checked already."""
+            resume: bool = False, campaigns: Sequence[CampaignSpec] = (),
+            campaigns_planned: int = 0) -> Regression:
+    """Build, run, run the mutation campaigns and write the results folder; runs and
+    campaigns were checked already."""
     reg = Regression(name, base_seed, opts.jobs, out_dir, datetime.now().astimezone(),
                      git=tools.git_revision(sim.ROOT), versions=tools.versions(),
                      shard=shard_spec, planned=planned or len(runs), history=history,
-                     order=order or {r.key: i for i, r in enumerate(runs)})
+                     order=order or {r.key: i for i, r in enumerate(runs)},
+                     mutation_planned=campaigns_planned or len(campaigns))
     t0 = time.monotonic()
     previous = finished_results(out_dir, runs) if resume else {}
     specs = unique_builds(r for r in runs if r.key not in previous)
-    print(f"{name}: {len(runs)} runs, {len(specs)} builds, {opts.jobs} job(s); "
+    more = f" + {len(campaigns)} mutation campaign(s)" if campaigns else ""
+    print(f"{name}: {len(runs)} runs, {len(specs)} builds{more}, {opts.jobs} job(s); "
           f"results in {out_dir}", file=sys.stderr, flush=True)
     if resume:
         print(f"--resume: {len(previous)} run(s) finished already, {len(runs) - len(previous)}"
@@ -624,6 +638,10 @@ def regress(launcher: Launcher, name: str, runs: Sequence[RunSpec], opts: Option
     run_all(launcher, runs, opts, reg, previous)
     rerun_failures(launcher, opts, reg)
     reg.diffs = compare_sims(reg.results)
+    if campaigns:  # after the runs and their reruns, so they never compete with the list
+        from regress import mutation
+
+        mutation.run_all(campaigns, opts, reg, resume)
     reg.wall_s = time.monotonic() - t0
     report.write_all(reg)
     return reg
@@ -717,16 +735,19 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                      help="parallel builds/runs (default: CPU count, %(default)s)")
     run.add_argument("--sim", action="append",
-                     help=f"only runs of this simulator ({', '.join(tools.SIMULATORS)}; "
-                          "repeatable)")
-    run.add_argument("--dut", action="append", help="only runs of this design (repeatable)")
+                     help=f"only runs and mutation campaigns of this simulator "
+                          f"({', '.join(tools.SIMULATORS)}; repeatable)")
+    run.add_argument("--dut", action="append",
+                     help="only runs and mutation campaigns of this design (repeatable)")
     run.add_argument("--seeds", type=int, help="seeds per configuration (overrides the list)")
     run.add_argument("--seed", type=int, default=DEFAULT_BASE_SEED,
                      help="base seed the run seeds are derived from (default %(default)s)")
     run.add_argument("--fixed-seed", type=int, metavar="S",
                      help="one run per model, all with seed S (replays one seed everywhere)")
     run.add_argument("--out", help="results folder (default build/regress/<list>-<time>)")
-    run.add_argument("--timeout", type=int, help="wall-clock seconds per run (default: list)")
+    run.add_argument("--timeout", type=int,
+                     help="wall-clock seconds per run (default: list) and per mutant run "
+                          "(default 120)")
     run.add_argument("--rerun-waves", type=int, default=3, metavar="K",
                      help="rerun up to K failing seeds with waves (default 3, 0: none)")
     run.add_argument("--code-coverage", action="store_true",
@@ -760,16 +781,24 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def cmd_list(lists_file: Path, name: str | None) -> int:
+    from regress import mutation
+
     lists = load_lists(lists_file)
     if name is not None:
-        for run in expand(get_list(name, lists_file)):
+        tlist = get_list(name, lists_file)
+        for run in expand(tlist):
             print(f"{run.key:<40} txns={run.txns}")
+        for c in mutation.plan(tlist.mutations, DEFAULT_BASE_SEED):
+            print(f"{c.folder:<40} sim={c.sim} n={c.n} mutants={c.mutants} txns={c.txns} "
+                  f"goal={c.goal:g}% seed={c.seed}")
         return 0
     width = max(map(len, lists), default=0)
     for tl in lists.values():
         runs = expand(tl)
+        budget = (f" + {len(tl.mutations)} mutation campaign{'s' * (len(tl.mutations) > 1)}, "
+                  f"{sum(c.mutants for c in tl.mutations)} mutants" if tl.mutations else "")
         print(f"{tl.name:<{width}}  {len(runs):>4} runs  {len(unique_builds(runs)):>3} builds"
-              f"  {tl.description}")
+              f"{budget}  {tl.description}")
     return 0
 
 
@@ -815,11 +844,17 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
     if args.code_coverage:
         all_runs = [replace(r, build=replace(r.build, coverage=r.build.sim == "verilator"))
                     for r in all_runs]
-    if not all_runs:
+    from regress import mutation
+
+    all_campaigns = mutation.plan(tlist.mutations, args.seed, args.fixed_seed, args.sim,
+                                  args.dut, args.timeout)
+    if not all_runs and not all_campaigns:
         raise ListError(f"list '{tlist.name}' has no runs for "
                         f"{', '.join((args.sim or []) + (args.dut or []))}")
     runs = shard(all_runs, *shard_ix) if shard_ix else all_runs
+    campaigns = mutation.shard(all_campaigns, *shard_ix) if shard_ix else all_campaigns
     check_runs(launcher, runs)
+    mutation.check_all(campaigns)
     out_dir = _resume_dir(results_root, args.out) if args.resume else results_dir(
         results_root, tlist.name + (f"-shard{shard_ix[0]}of{shard_ix[1]}" if shard_ix else ""),
         args.out)
@@ -831,7 +866,8 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
     # the history line and report.html come after the coverage merge (they show it)
     reg = regress(launcher, tlist.name, runs, opts, out_dir, args.seed, order=order,
                   shard_spec=args.shard or "", planned=len(all_runs), history=None,
-                  resume=args.resume)
+                  resume=args.resume, campaigns=campaigns,
+                  campaigns_planned=len(all_campaigns))
     # functional coverage merged into <out>/coverage/, closure table; goals (lists.toml
     # `coverage_goals = true`) missed -> exit 1 (a shard only merges: goals apply to the whole)
     coverage_ok = closure.after_regression(out_dir, tlist.name, Path(args.lists),
@@ -862,7 +898,8 @@ def merge(out_dir: Path, shard_dirs: Sequence[Path], history: Path | None) -> Re
     merged = Regression(first.name, first.base_seed, max(r.jobs for r in regs), out_dir,
                         min(r.start for r in regs), git=first.git, versions=first.versions,
                         wall_s=max(r.wall_s for r in regs), history=history,
-                        planned=max(r.planned for r in regs))
+                        planned=max(r.planned for r in regs),
+                        mutation_planned=max(r.mutation_planned for r in regs))
     seen: set[str] = set()
     for reg, folder in zip(regs, shard_dirs, strict=True):
         if (folder / "runs").is_dir():
@@ -880,6 +917,7 @@ def merge(out_dir: Path, shard_dirs: Sequence[Path], history: Path | None) -> Re
             merged.results.append(res)
         merged.diffs += reg.diffs
         merged.stopped = merged.stopped or reg.stopped
+        _merge_mutation(merged, reg, folder)
     merged.results.sort(key=lambda r: r.index)
     merged.diffs.sort(key=lambda d: d.key)
     gits = sorted({r.git for r in regs})
@@ -889,8 +927,22 @@ def merge(out_dir: Path, shard_dirs: Sequence[Path], history: Path | None) -> Re
     if len(merged.results) != merged.planned:
         merged.notes.append(f"incomplete: {len(merged.results)} of {merged.planned} runs "
                             f"(shards {', '.join(shards)})")
+    merged.mutation = dict(sorted(merged.mutation.items(), key=lambda kv: kv[1].get("index", 0)))
+    if len(merged.mutation) != merged.mutation_planned:
+        merged.notes.append(f"incomplete: {len(merged.mutation)} of {merged.mutation_planned} "
+                            f"mutation campaigns (shards {', '.join(shards)})")
     report.write_all(merged)
     return merged
+
+
+def _merge_mutation(merged: Regression, reg: Regression, folder: Path) -> None:
+    """A shard's mutation campaigns (records and their folders) into the merged results."""
+    if (folder / "mutation").is_dir():
+        shutil.copytree(folder / "mutation", merged.out_dir / "mutation", dirs_exist_ok=True)
+    for dut, rec in reg.mutation.items():
+        if dut in merged.mutation:
+            raise ListError(f"mutation campaign {dut} is in more than one shard")
+        merged.mutation[dut] = rec
 
 
 def finish_report(reg: Regression, history_file: Path | None) -> None:

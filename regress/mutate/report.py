@@ -24,7 +24,8 @@ def counts(c: Campaign) -> dict[str, int]:
 def summary(c: Campaign) -> dict[str, object]:
     killed, survived, sc = score(c.mutants)
     o = c.options
-    return {"dut": c.dut, "n": o.n, "bus_w": o.bus_w, "seed": o.seed, "txns": o.txns,
+    return {"dut": c.dut, "n": o.n, "bus_w": o.bus_w, "sim": o.sim, "seed": o.seed,
+            "txns": o.txns,
             "sites": c.total_sites, "mutants": len(c.mutants), **counts(c),
             "score": None if sc is None else round(sc, 4), "equivalence": c.eq_note,
             "wall_s": round(c.wall_s, 1), "jobs": o.jobs, "git": tools.git_revision(sim.ROOT),
@@ -63,7 +64,7 @@ def markdown(c: Campaign) -> str:
            f"`{c.extra.get('command') or _command(c)}`: {len(c.mutants)} of "
            f"{c.total_sites} candidate sites, "
            f"each run with the design's default tests ({o.txns} random operations, seed "
-           f"{o.seed}, Verilator), wall time {c.wall_s:.0f} s.", "",
+           f"{o.seed}, {_sim_name(o.sim)}), wall time {c.wall_s:.0f} s.", "",
            "| mutants | killed | survived | equivalent | stillborn | error | score |",
            "|---|---|---|---|---|---|---|",
            f"| {len(c.mutants)} | {n['killed']} | {n['survived']} | {n['equivalent']} | "
@@ -86,7 +87,12 @@ def _short(c: Campaign, reason: str) -> str:
 
 def _command(c: Campaign) -> str:
     o = c.options
-    return f"make mutate DUT={c.dut} N={o.n} MUTANTS={len(c.mutants)} SEED={o.seed} JOBS={o.jobs}"
+    return (f"make mutate DUT={c.dut} N={o.n} MUTANTS={len(c.mutants)} SEED={o.seed} "
+            f"JOBS={o.jobs} SIM={o.sim}")
+
+
+def _sim_name(name: str) -> str:
+    return {"verilator": "Verilator", "icarus": "Icarus"}.get(name, name)
 
 
 def _md(text: str) -> str:
@@ -111,7 +117,7 @@ def html_page(c: Campaign) -> str:
 <title>mutation: {e(c.dut)}</title><style>{_CSS}</style></head><body>
 <h2 id="mutation">Mutation: {e(c.dut)} at N={o.n}</h2>
 <p>{len(c.mutants)} mutants of {c.total_sites} candidate sites (seed {o.seed}), each built once
-and run with the design's default tests ({o.txns} random operations) on Verilator;
+and run with the design's default tests ({o.txns} random operations) on {_sim_name(o.sim)};
 wall time {c.wall_s:.0f} s.</p>
 <table><tr><th>mutants</th><th>killed</th><th>survived</th><th>equivalent</th>
 <th>stillborn</th><th>error</th><th>score</th></tr>
@@ -150,7 +156,8 @@ def load(folder: Path) -> Campaign:
         mutants.append(engine.Mutant(rec["id"], site, rec["status"], rec["reason"],
                                      rec["wall_s"], rec.get("log_dir", "")))
     opts = engine.Options(n=summ["n"], bus_w=summ["bus_w"], seed=summ["seed"],
-                          txns=summ["txns"], jobs=summ["jobs"])
+                          txns=summ["txns"], jobs=summ["jobs"],
+                          sim=summ.get("sim", "verilator"))
     keep = {k: v for k, v in summ.items() if k in ("command", "original_run_s",
                                                     "original_build_s")}
     return engine.Campaign(summ["dut"], design, opts, folder, summ["sites"], mutants,

@@ -23,10 +23,11 @@ def test_formula_refuses_anything_else(expr):
         cycles.formula(expr, 8)
 
 
-def _fake_run(root, dut: str, n: int, counts: list[int]) -> None:
-    run = root / f"{dut}-n{n}"
+def _fake_run(root, dut: str, n: int, counts: list[int], overlay: str = "") -> None:
+    run = root / f"{dut}-n{n}{overlay}"
     run.mkdir(parents=True)
-    (run / "outcome.json").write_text(json.dumps({"run": {"build": {"dut": dut, "n": n}}}))
+    (run / "outcome.json").write_text(json.dumps(
+        {"run": {"build": {"dut": dut, "n": n, "overlay": overlay}}}))
     lines = [json.dumps({"op": i, "cycles": c}) for i, c in enumerate(counts)]
     lines.append(json.dumps({"op": len(counts), "error": "ERR_RANGE"}))
     (run / "txns.jsonl").write_text("\n".join(lines) + "\n")
@@ -39,6 +40,13 @@ def test_render_from_logs(tmp_path):
     paper = load_design("mont_lut").paper["cycles"]
     assert f"| 32 | 34 | 3 | {cycles.formula(str(paper), 32):g} |" in text
     assert "99–101 (varies)" in text  # a count that varies is shown, not hidden
+
+
+def test_mutant_runs_are_not_counted(tmp_path):
+    _fake_run(tmp_path, "mont_lut", 32, [34, 34])
+    _fake_run(tmp_path, "mont_lut", 32, [77], overlay="mut0003")
+    text = cycles.render(cycles.collect([tmp_path]))
+    assert "| 32 | 34 | 2 |" in text and "77" not in text
 
 
 def test_cli_without_logs_is_a_clear_error(tmp_path, capsys):
