@@ -60,3 +60,19 @@ def test_a_mutant_in_a_multiplier_branch_builds_that_multiplier() -> None:
     assert {b: v.pop() for b, v in seen.items()}.items() <= {
         "g_mont_lut": 0, "g_mont_csa": 1, "g_mont_csa_u2": 2, "g_mont_lut_u2": 3,
         "g_mwrkmm": 4, "g_mont_qp": 5}.items()
+
+
+def test_rsa_equivalence_vectors_are_in_the_rsa_format(tmp_path) -> None:
+    import json
+
+    from verif.env.rsa_vectors import load_rsa_vectors
+
+    design = load_design("rsa_core")
+    vecs = engine.exhaustive_vectors(design, 3) + engine.wide_vectors(design, 8, 20, 1)
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps(engine.vector_file("rsa_core", vecs)))
+    loaded = load_rsa_vectors(path, 8)  # the RSA testbench's own loader accepts every one
+    assert len(loaded) == len(vecs) == sum(m * 8 for m in (1, 3, 5, 7)) + 20
+    assert {(x, e, m) for x, e, m in loaded if m < 8} == {
+        (x, e, m) for m in (1, 3, 5, 7) for x in range(m) for e in range(8)}
+    assert "idle_reads" in engine.vector_file("mont_lut", vecs)
