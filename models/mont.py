@@ -75,8 +75,7 @@ def mont_r2(x: int, y: int, m: int, n: int) -> Result:
         assert p & 1 == 0, "mont_r2: shift would drop a one bit"
         p >>= 1  # step 5
         assert p < 2 * m, "mont_r2: P outgrew its N+1-bit register"
-    p = final_sub(p, m)
-    return Result("mont_r2", n, p, None, None, n + 1, lut)
+    return Result("mont_r2", n, final_sub(p, m), None, None, n + 1, lut, unreduced=p)
 
 
 def mont_csa(x: int, y: int, m: int, n: int) -> Result:

@@ -40,6 +40,16 @@ class Result:
     c: int | None
     cycles: int
     lut: dict[int, int] = field(default_factory=dict)
+    # the value before the final conditional subtraction, for designs without a redundant
+    # pair (s + c plays that role where there is one); None where the model has neither
+    unreduced: int | None = None
+
+    @property
+    def before_sub(self) -> int | None:
+        """The value the final subtraction compares with M (s + c, or `unreduced`)."""
+        if self.s is not None and self.c is not None:
+            return self.s + self.c
+        return self.unreduced
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready dict; big numbers become decimal strings, lut keys strings."""

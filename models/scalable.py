@@ -107,7 +107,8 @@ def mwr2mm(x: int, y: int, m: int, n: int, W: int = 8, P: int = 1) -> Result:  #
         s = new
     total = _join(s, W)
     assert total < 2 * m, "mwr2mm: S >= 2M before the final subtraction"
-    return Result("mwr2mm", n, final_sub(total, m), None, None, mwr2mm_cycles(n, W, P), hits)
+    return Result("mwr2mm", n, final_sub(total, m), None, None, mwr2mm_cycles(n, W, P), hits,
+                  unreduced=total)
 
 
 # --- MWRkMM ------------------------------------------------------------------------------
@@ -207,4 +208,5 @@ def mwrkmm(x: int, y: int, m: int, n: int, V: int = 8, W: int = 1,  # noqa: N803
         s = new
     total = _join(s, V)
     assert total < 2 * m, "mwrkmm: S >= 2M before the final subtraction"
-    return Result("mwrkmm", n, final_sub(total, m), None, None, mwrkmm_cycles(n, V, W, P), hits)
+    return Result("mwrkmm", n, final_sub(total, m), None, None, mwrkmm_cycles(n, V, W, P), hits,
+                  unreduced=total)

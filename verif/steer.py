@@ -161,7 +161,7 @@ def draw(target: Target, rng: random.Random, n: int, fallback: Callable[[], int]
 
 
 def meets(target: Target, res: Result, m: int) -> bool:
-    if target.sub is not None and res.s is not None and res.c is not None:
-        if (res.s + res.c >= m) != target.sub:
+    if target.sub is not None and (before := res.before_sub) is not None:
+        if (before >= m) != target.sub:
             return False
     return not target.lut or any(res.lut.get(a, 0) for a in target.lut)

@@ -140,10 +140,11 @@ class Scoreboard(uvm_component):
         if obs.lut_hits and obs.lut_hits != model_hits:
             self.fail(f"{tag}: table-address hits {obs.lut_hits}, model expects {model_hits}")
         sub_expected = None
-        if op.result.s is not None and op.result.c is not None:
-            sub_expected = op.result.s + op.result.c >= op.m
-        # Without S/C the model has no pre-subtraction value: the observed flag is only
-        # sampled (a wrong subtraction shows as a P mismatch).
+        if (before := op.result.before_sub) is not None:
+            sub_expected = before >= op.m
+        # A model with neither S/C nor the unreduced value (mont_qp's last reduction step is
+        # no final subtraction): the observed flag is only sampled (a wrong step shows as a P
+        # mismatch).
         if None not in (obs.sub_taken, sub_expected) and obs.sub_taken != sub_expected:
             self.fail(f"{tag}: final subtraction taken={obs.sub_taken}, model {sub_expected}")
         self.observed[op.index] = obs
