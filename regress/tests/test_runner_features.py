@@ -231,6 +231,20 @@ def test_resume_runs_only_what_did_not_finish(tmp_path: Path, lists: Path) -> No
         (r["key"], r["status"], r["first_error"]) for r in before["runs"]]
 
 
+def test_resume_keeps_a_run_recorded_with_its_designs_own_tests(tmp_path: Path) -> None:
+    """The RSA core runs its config's test list: the record holds that list, the expanded
+    run the generic one; --resume must still find it finished (it reran them all before)."""
+    from regress import sim
+
+    run = RunSpec(BuildSpec("rsa_core", 64, 32, "verilator"), seed=7, txns=2)
+    ran = sim.with_design_tests(run)
+    assert ran != run
+    rr.save_result(tmp_path, RunResult(ran, "PASS", log_dir=tmp_path / "runs" / run.key))
+    assert list(rr.finished_results(tmp_path, [run])) == [run.key]
+    other = RunSpec(BuildSpec("rsa_core", 64, 32, "verilator"), seed=7, txns=3)
+    assert rr.finished_results(tmp_path, [other]) == {}  # a different run is not kept
+
+
 def test_resume_needs_a_readable_folder(tmp_path: Path, lists: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(tmp_path, lists, FakeLauncher(), "--resume", out="missing") == 2
