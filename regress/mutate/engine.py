@@ -201,10 +201,12 @@ def exhaustive_vectors(design: DesignConfig, bits: int) -> list[dict[str, str]]:
     0..2^bits-1)."""
     d = design.design
     halves = {h for g in d.carry_save_operands for h in g[1:]}
+    bases = {g[0] for g in d.carry_save_operands}  # the group's sum must stay below 2M
     out = []
     for m in range(1, 1 << bits, 2):
         ranges = [range(m) if r in d.below_modulus else range(1) if r in halves
-                  else range(1 << bits) for r in d.operands[:-1]]
+                  else range(2 * m) if r in bases else range(1 << bits)
+                  for r in d.operands[:-1]]
         for values in product(*ranges):
             vec = {r.lower(): str(v) for r, v in zip(d.operands[:-1], values, strict=True)}
             vec[d.modulus.lower()] = str(m)
@@ -218,6 +220,7 @@ def wide_vectors(design: DesignConfig, n: int, count: int, seed: int) -> list[di
     random values. Deterministic in seed."""
     d = design.design
     halves = {h for g in d.carry_save_operands for h in g[1:]}
+    bases = {g[0] for g in d.carry_save_operands}
     rng = random.Random(seed)
     top = (1 << n) - 1
     out = []
@@ -227,7 +230,8 @@ def wide_vectors(design: DesignConfig, n: int, count: int, seed: int) -> list[di
         def pick(reg: str, m: int = m) -> int:
             if reg in halves:
                 return 0
-            limit = m if reg in d.below_modulus else 1 << n
+            limit = (m if reg in d.below_modulus else min(2 * m, 1 << n) if reg in bases
+                     else 1 << n)
             return rng.choice((0, 1, max(limit - 2, 0), limit - 1, rng.randrange(limit)))
 
         vec = {r.lower(): str(pick(r)) for r in d.operands[:-1]}

@@ -76,3 +76,15 @@ def test_rsa_equivalence_vectors_are_in_the_rsa_format(tmp_path) -> None:
     assert {(x, e, m) for x, e, m in loaded if m < 8} == {
         (x, e, m) for m in (1, 3, 5, 7) for x in range(m) for e in range(8)}
     assert "idle_reads" in engine.vector_file("mont_lut", vecs)
+
+
+def test_equivalence_vectors_respect_every_range_rule() -> None:
+    """Each generated vector is a legal operation of its design (the loader's ERR_RANGE rule:
+    operands below M, a carry-save group's sum below 2M): mm42's failed before."""
+    for name in known_designs():
+        design = load_design(name)
+        d = design.design
+        vecs = engine.exhaustive_vectors(design, 4) + engine.wide_vectors(design, 8, 200, 3)
+        for vec in vecs:
+            values = {r: int(vec[r.lower()]) for r in d.operands}
+            assert not d.out_of_range(values), (name, vec)
