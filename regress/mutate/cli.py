@@ -63,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="these mutant ids (comma-separated, e.g. 45,50) instead of a sample")
     ap.add_argument("--list", action="store_true", help="print the chosen mutants, run nothing")
     ap.add_argument("--keep-builds", action="store_true", help="keep build/sim/<mutant key>/")
+    ap.add_argument("--reprove", action="store_true",
+                    help="prove every survivor again, ignoring regress/mutate/equivalents.json")
     ap.add_argument("--goal", type=float, default=None,
                     help="exit 1 when the score (percent) is below this")
     return ap
@@ -86,6 +88,7 @@ def _check(args: argparse.Namespace) -> engine.Options:
                           timeout_s=args.timeout, eq_bits=args.eq_bits, eq_max=args.eq_max,
                           eq_wide=args.eq_wide, eq_timeout_s=args.eq_timeout, jobs=args.jobs,
                           keep_builds=args.keep_builds, sim=args.sim,
+                          use_proofs=not args.reprove,
                           tests=tuple(s for s in args.tests.split(",") if s))
     sim.validate(engine.smoke_run(args.dut, opts))  # an unknown test is a one-line error
     return opts

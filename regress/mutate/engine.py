@@ -67,6 +67,7 @@ class Options:
     keep_builds: bool = False
     tests: tuple[str, ...] = ()  # the tests every mutant must survive; () = the design's own
     sim: str = "verilator"  # the simulator every mutant is built for and run on
+    use_proofs: bool = True  # survivors with a recorded proof (regress/mutate/proofs.py)
 
 
 @dataclass
@@ -288,8 +289,24 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
                       progress: Callable[[str], None]) -> None:
     """Survivors against the original on exhaustive vectors: identical transaction logs
     (results and cycle counts) make a mutant equivalent, any difference is a hole."""
+    from regress.mutate import proofs
     from regress.run import transactions
 
+    if c.options.use_proofs:  # proved before, on this very file text: not proved again
+        recorded = proofs.load()
+        todo = []
+        for m in survivors:
+            if (proof := proofs.lookup(m.site, recorded)) is None:
+                todo.append(m)
+                continue
+            m.status = "equivalent"
+            m.reason = f"{proofs.RECORDED} of {proof['recorded']}: {proof['proof']})"
+            progress(f"  mut{m.id:04d} equivalent (recorded proof, file unchanged)")
+        c.extra["recorded_proofs"] = len(survivors) - len(todo)
+        survivors = todo
+        if not survivors:
+            c.eq_note = c.eq_note or "every survivor has a recorded proof"
+            return
     plan = eq_plan(c)
     if isinstance(plan, str):
         c.eq_note = plan

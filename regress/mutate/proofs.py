@@ -1,0 +1,127 @@
+"""Recorded equivalence proofs: a survivor proved equivalent stays equivalent while its file
+is unchanged, so a campaign (the nightly's among them) does not prove it again.
+
+    python -m regress.mutate.proofs accept DIR [DIR ...]   record the equivalents of campaign
+                                                           folders (mutants.json) in
+                                                           regress/mutate/equivalents.json
+    python -m regress.mutate.proofs list                   the recorded proofs, current or stale
+
+A proof is keyed by the file, the SHA-256 of its whole text, and the change (offset, original,
+replacement): any edit of the file makes its proofs stale (they are then proved again by
+simulation). The file is committed so that CI and every machine share the proofs; review a
+proof like a waiver (its text says how it was proved).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+from regress.mutate.svmut import Site
+
+ROOT = Path(__file__).resolve().parents[2]
+PROOFS_FILE = ROOT / "regress" / "mutate" / "equivalents.json"
+RECORDED = "equivalent (recorded proof"  # the reason prefix of a proof taken from the file
+
+
+class ProofError(ValueError):
+    """A proof file or campaign folder cannot be used (one line)."""
+
+
+def file_sha(path: str) -> str:
+    return hashlib.sha256((ROOT / path).read_bytes()).hexdigest()
+
+
+def _key(file: str, sha: str, start: int, original: str, replacement: str) -> str:
+    return f"{file}@{sha[:16]}:{start}:{original}->{replacement}"
+
+
+def site_key(site: Site) -> str:
+    return _key(site.file, file_sha(site.file), site.start, site.original, site.replacement)
+
+
+def load(path: Path | None = None) -> dict[str, dict[str, object]]:
+    path = PROOFS_FILE if path is None else path
+    if not path.is_file():
+        return {}
+    try:
+        raw = json.loads(path.read_text())
+        proofs = raw["proofs"]
+        return {_key(p["file"], p["sha256"], p["start"], p["original"], p["replacement"]): p
+                for p in proofs}
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ProofError(f"{path}: not a proof file ({exc})") from None
+
+
+def lookup(site: Site, proofs: dict[str, dict[str, object]]) -> dict[str, object] | None:
+    """The recorded proof of this exact change to the current file text, or None."""
+    return proofs.get(site_key(site))
+
+
+def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
+    """Record every equivalent mutant of the campaign folders (the sources must be those the
+    campaigns ran on). Returns (added, already recorded)."""
+    from regress.mutate import engine
+    from verif.config import ConfigError, load_design
+
+    path = PROOFS_FILE if path is None else path
+    proofs = load(path)
+    added = known = 0
+    for folder in folders:
+        try:
+            data = json.loads((folder / "mutants.json").read_text())
+            dut = data["summary"]["dut"]
+            design = load_design(dut)
+        except (OSError, json.JSONDecodeError, KeyError, ConfigError) as exc:
+            raise ProofError(f"{folder}: not a campaign folder ({exc})") from None
+        sites = engine.all_sites(design)
+        for rec in data["mutants"]:
+            if rec["status"] != "equivalent":
+                continue
+            site = sites[rec["id"]] if rec["id"] < len(sites) else None
+            if site is None or site.description != rec["change"]:
+                raise ProofError(f"{folder}: mut{rec['id']:04d} is not the change it was "
+                                 f"({rec['change']}): the sources changed since the campaign")
+            key = site_key(site)
+            if key in proofs:
+                known += 1
+                continue
+            proofs[key] = {"dut": dut, "file": site.file, "sha256": file_sha(site.file),
+                           "start": site.start, "line": site.line, "original": site.original,
+                           "replacement": site.replacement, "change": site.description,
+                           "proof": rec["reason"], "git": data["summary"].get("git", ""),
+                           "recorded": time.strftime("%Y-%m-%d")}
+            added += 1
+    ordered = sorted(proofs.values(), key=lambda p: (str(p["file"]), int(p["start"]),  # type: ignore[call-overload]
+                                                     str(p["replacement"])))
+    path.write_text(json.dumps({"about": "equivalent mutants proved by simulation "
+                                         "(regress/mutate/proofs.py)", "proofs": ordered},
+                               indent=1) + "\n")
+    return added, known
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        if args[:1] == ["accept"] and len(args) > 1:
+            added, known = accept([Path(a) for a in args[1:]])
+            print(f"{added} proof(s) recorded, {known} already recorded: "
+                  f"{PROOFS_FILE.relative_to(ROOT)}")
+            return 0
+        if args == ["list"]:
+            for p in load().values():
+                stale = "" if file_sha(str(p["file"])) == p["sha256"] else "  (stale)"
+                print(f"{p['dut']:<12} {p['change']}{stale}")
+            return 0
+    except (ProofError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print("usage: python -m regress.mutate.proofs accept DIR [DIR ...] | list", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
