@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Callable, Iterable
+from math import gcd
 
 from pyuvm import uvm_sequence
 
@@ -283,6 +284,36 @@ class CornerSeq(LoaderSeq):
             r = self.rng.randrange(m)
             cases += [(0, r, m), (r, 0, m), (m - 1, r, m), (r, m - 1, m), (m - 1, m - 1, m),
                       (r, r, m), (1, 1 % m, m), (0, 0, m)]
+        return cases + self.boundary_cases()
+
+    def boundary_cases(self) -> list[Operands]:
+        """Operations whose intermediate values meet the reductions' comparison bounds
+        exactly (v == M, v == 2M): products that are multiples of M (M = 3k, X = k, Y = 3;
+        M = k * j, X = k, Y = j), and random operands under small moduli, where the loop's
+        values are small and equality is frequent. A `>=` mutated into `>` survived every
+        other test (docs/mutation.md). Fewer at large N, where an operation costs more."""
+        n, rng = self.n, self.rng
+        cases: list[Operands] = []
+        k = rng.randrange(1, max(2, ((1 << n) - 1) // 3)) | 1
+        cases += [(k, 3, 3 * k), (3, k, 3 * k)] if 3 * k >= 4 else []
+        j = rng.randrange(3, 1 << max(2, n // 2)) | 1
+        i = rng.randrange(3, max(4, ((1 << n) - 1) // j)) | 1
+        cases += [(i, j, i * j)] if i * j < 1 << n and i < i * j and j < i * j else []
+        # products congruent to -1 and to 0 (non-trivially) modulo M: the result M - 1 or 0
+        # comes out of a last reduction whose value sits exactly at a bound
+        small = [m for m in range(3, min(1 << n, 64), 2)]
+        full = [self.random_modulus() for _ in range(4)]
+        for m in (small if n <= 32 else small[::4]) + full:
+            x = rng.randrange(1, m)
+            while gcd(x, m) != 1:
+                x = rng.randrange(1, m)
+            cases.append((x, (-pow(x, -1, m)) % m, m))
+            if (f := next((d for d in range(3, min(m, 64), 2) if m % d == 0 and d < m), 0)):
+                cases.append((f * rng.randrange(1, m // f), m // f, m))
+        count = max(16, 160 * 32 // max(n, 32))
+        for _ in range(count):
+            m = rng.choice(small)
+            cases.append((rng.randrange(m), rng.randrange(m), m))
         return cases
 
     def halves_cases(self) -> list[dict[str, int]]:
