@@ -85,12 +85,22 @@ def inter_lut_table(y: int, m: int, n: int) -> list[int]:
 def final_reduce(v: int, mn: int, z: int) -> int:
     """FIN cycle: v < 16 M' -> v mod M' by subtracting 8M', 4M', 2M', M' where they fit,
     then undo the normalisation (shift right by z, dropping zeros)."""
+    return final_reduce_ties(v, mn, z)[0]
+
+
+def final_reduce_ties(v: int, mn: int, z: int) -> tuple[int, frozenset[str]]:
+    """final_reduce, and the FIN compares met exactly at their bound or one below it
+    ("fin<j>:eq" / "fin<j>:below" for the compare with 2^j M')."""
     assert 0 <= v < (1 << FIN_SUB_STEPS) * mn, "final_reduce: S + C exceeds 16 M'"
+    ties = set()
     for j in range(FIN_SUB_STEPS - 1, -1, -1):
-        if v >= mn << j:
-            v -= mn << j
+        bound = mn << j
+        if v in (bound, bound - 1):
+            ties.add(f"fin{j}:{'eq' if v == bound else 'below'}")
+        if v >= bound:
+            v -= bound
     assert v % (1 << z) == 0, "final_reduce: the shift back would drop a one bit"
-    return v >> z
+    return v >> z, frozenset(ties)
 
 
 def inter_r2(x: int, y: int, m: int, n: int) -> Result:
@@ -134,8 +144,8 @@ def inter_csa(x: int, y: int, m: int, n: int) -> Result:
         k = (s >> n) + (c >> n)  # step (11): A = k * 2^n mod M', used in the next iteration
         assert k < CSA_TABLE_SIZE
     assert s + c < 7 << n
-    p = final_reduce(s + c, mn, z)
-    return Result("inter_csa", n, p, s, c, inter_csa_cycles(n), lut)
+    p, ties = final_reduce_ties(s + c, mn, z)
+    return Result("inter_csa", n, p, s, c, inter_csa_cycles(n), lut, ties=ties)
 
 
 def inter_lut_cycles(n: int) -> int:
@@ -170,5 +180,5 @@ def inter_lut(x: int, y: int, m: int, n: int) -> Result:
         next_bit = bits[i + 1] if i + 1 < n else 0
         addr = lut_address(k, next_bit)
     assert s + c < 5 << n
-    p = final_reduce(s + c, mn, z)
-    return Result("inter_lut", n, p, s, c, inter_lut_cycles(n), lut)
+    p, ties = final_reduce_ties(s + c, mn, z)
+    return Result("inter_lut", n, p, s, c, inter_lut_cycles(n), lut, ties=ties)

@@ -43,6 +43,11 @@ class Result:
     # the value before the final conditional subtraction, for designs without a redundant
     # pair (s + c plays that role where there is one); None where the model has neither
     unreduced: int | None = None
+    # comparisons of the final reduction whose two sides were equal or one apart (the
+    # value exactly at a bound, or one below it), e.g. "fin2:eq", "fin2:below": the cases
+    # where a >= mutated into > or an off-by-one bound changes the result (CornerTest steers
+    # at them; docs/mutation.md)
+    ties: frozenset[str] = frozenset()
 
     @property
     def before_sub(self) -> int | None:
@@ -50,6 +55,13 @@ class Result:
         if self.s is not None and self.c is not None:
             return self.s + self.c
         return self.unreduced
+
+    def boundary_events(self, m: int) -> frozenset[str]:
+        """`ties`, plus the final subtraction's own (the value before it equal to M or M-1)."""
+        before = self.before_sub
+        if before is None or before not in (m, m - 1):
+            return self.ties
+        return self.ties | {"sub:eq" if before == m else "sub:below"}
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready dict; big numbers become decimal strings, lut keys strings."""

@@ -314,6 +314,27 @@ class CornerSeq(LoaderSeq):
         for _ in range(count):
             m = rng.choice(small)
             cases.append((rng.randrange(m), rng.randrange(m), m))
+        return cases + self.model_boundary_cases(small + full)
+
+    def model_boundary_cases(self, moduli: list[int]) -> list[Operands]:
+        """Candidates checked with the bit-accurate model: one operation for each boundary
+        event it reports (Result.boundary_events: a final-reduction compare met exactly at
+        its bound or one below it, e.g. inter_csa's V == 2M' - 1 before its 2M' step)."""
+        if self.model is None:
+            return []
+        rng, seen, cases = self.rng, set(), []
+        for _ in range(400 if self.n <= 64 else 40):
+            m = rng.choice(moduli)
+            x = rng.randrange(1, m) if m > 1 else 0
+            y = (-pow(x, -1, m)) % m if gcd(x, m) == 1 and rng.random() < 0.5 \
+                else rng.randrange(m)
+            try:
+                events = self.model(x, y, m).boundary_events(m)
+            except (ModelInputError, AssertionError, TypeError):
+                continue
+            if new := events - seen:
+                seen |= new
+                cases.append((x, y, m))
         return cases
 
     def halves_cases(self) -> list[dict[str, int]]:

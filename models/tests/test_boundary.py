@@ -1,0 +1,38 @@
+"""Boundary events of the final reductions (Result.ties / boundary_events): the operations
+CornerTest steers at so that an off-by-one or >=/> mutant of a compare is caught."""
+
+from __future__ import annotations
+
+import random
+
+from models.inter import final_reduce, final_reduce_ties, inter_csa
+from models.mont import mont_lut
+
+
+def test_fin_chain_reports_the_compare_met_at_its_bound() -> None:
+    mn = 0b1101
+    assert final_reduce_ties(2 * mn - 1, mn, 0) == (mn - 1, frozenset({"fin1:below"}))
+    assert final_reduce_ties(3 * mn, mn, 0)[1] == frozenset({"fin0:eq"})
+    assert final_reduce_ties(8 * mn, mn, 0)[1] == frozenset({"fin3:eq"})
+    assert final_reduce_ties(5, mn, 0)[1] == frozenset()
+    mn, z = 0b1101 << 2, 2
+    rng = random.Random(5)
+    for _ in range(500):  # the events never change the result
+        v = rng.randrange(16 * mn) & ~3
+        assert final_reduce_ties(v, mn, z)[0] == final_reduce(v, mn, z) == (v % mn) >> z
+
+
+def test_model_events_follow_the_values() -> None:
+    rng = random.Random(2)
+    seen: set[str] = set()
+    for _ in range(3000):
+        m = rng.randrange(3, 256, 2)
+        x, y = rng.randrange(m), rng.randrange(m)
+        res = inter_csa(x, y, m, 8)
+        seen |= res.ties
+        assert all(e.startswith("fin") for e in res.ties)
+        r = mont_lut(x, y, m, 8)
+        before = r.s + r.c
+        assert ("sub:eq" in r.boundary_events(m)) == (before == m)
+        assert ("sub:below" in r.boundary_events(m)) == (before == m - 1)
+    assert {"fin0:below", "fin1:below", "fin1:eq"} <= seen
