@@ -20,6 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import product
+from math import gcd
 from pathlib import Path
 
 from models.registry import get_algo
@@ -256,6 +257,38 @@ def vector_file(dut: str, vecs: list[dict[str, str]]) -> dict[str, object]:
     return {"vectors": [{keys[k]: v for k, v in vec.items()} for vec in vecs]}
 
 
+def boundary_vectors(design: DesignConfig, n: int, seed: int, tries: int = 20000,
+                     per_event: int = 8) -> list[dict[str, str]]:
+    """Full-width vectors at the final reductions' bounds (Result.boundary_events: a compare
+    met at its bound or one below it), found with the bit-accurate model: a mutant that only
+    differs there (an off-by-one of a FIN compare) is rare among random vectors."""
+    d = design.design
+    if d.carry_save_operands or len(d.operands) != 3:
+        return []
+    algo = get_algo(design.model)
+    try:
+        func = algo.model(algo.resolve(n, {}))
+    except Exception:  # noqa: BLE001 - a design the model cannot run at n: no extra vectors
+        return []
+    rng = random.Random(seed)
+    counts: dict[str, int] = {}
+    out = []
+    for _ in range(tries):
+        m = rng.randrange(3, 1 << n, 2)
+        x = rng.randrange(1, m)
+        y = (-pow(x, -1, m)) % m if gcd(x, m) == 1 and rng.random() < 0.5 else rng.randrange(m)
+        try:
+            events = func(x, y, m, n).boundary_events(m)
+        except Exception:  # noqa: BLE001 - operands the model refuses are skipped
+            continue
+        if any(counts.get(e, 0) < per_event for e in events):
+            for e in events:
+                counts[e] = counts.get(e, 0) + 1
+            a, b, mod = (r.lower() for r in d.operands)
+            out.append({a: str(x), b: str(y), mod: str(m)})
+    return out
+
+
 def eq_plan(c: Campaign) -> tuple[int, int] | str:
     """(width N the equivalence runs are built at, operand bits) or why there is none."""
     d = c.design
@@ -273,7 +306,8 @@ def eq_label(n: int, bits: int, wide: int) -> str:
     if bits >= n:
         return f"exhaustive at N={n}, results read after reset and CLEAR"
     return (f"at N={n}: exhaustive over every odd M < 2^{bits} and operands < M, "
-            f"plus {wide} full-width vectors, results read after reset and CLEAR")
+            f"plus {wide} full-width vectors and the model's boundary vectors, results "
+            "read after reset and CLEAR")
 
 
 def _eq_run(c: Campaign, overlay: str, n: int, vectors: Path, name: str,
@@ -317,6 +351,7 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
     vectors = c.out / f"exhaustive-n{n}-b{bits}.json"
     wide = c.options.eq_wide if bits < n else 0
     vecs = exhaustive_vectors(c.design, bits) + wide_vectors(c.design, n, wide, c.options.seed)
+    vecs += boundary_vectors(c.design, n, c.options.seed) if wide else []
     vectors.write_text(json.dumps(vector_file(c.dut, vecs)) + "\n")
     label = eq_label(n, bits, wide)
     if sim.design_tb(c.dut)[2] is not None:

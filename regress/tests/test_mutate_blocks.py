@@ -88,3 +88,20 @@ def test_equivalence_vectors_respect_every_range_rule() -> None:
         for vec in vecs:
             values = {r: int(vec[r.lower()]) for r in d.operands}
             assert not d.out_of_range(values), (name, vec)
+
+
+def test_boundary_vectors_sit_at_the_reduction_bounds() -> None:
+    from models.registry import get_algo
+
+    design = load_design("inter_csa")
+    vecs = engine.boundary_vectors(design, 8, 1)
+    func = get_algo(design.model).model({})
+    events: set[str] = set()
+    for v in vecs:
+        x, y, m = int(v["x"]), int(v["y"]), int(v["m"])
+        assert not design.design.out_of_range({"X": x, "Y": y, "M": m}) and m % 2
+        got = func(x, y, m, 8).boundary_events(m)
+        assert got, v
+        events |= got
+    assert {"fin0:eq", "fin0:below", "fin1:eq", "fin1:below"} <= events
+    assert engine.boundary_vectors(load_design("mm42"), 8, 1) == []  # carry-save operands
