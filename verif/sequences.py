@@ -303,7 +303,7 @@ class CornerSeq(LoaderSeq):
         # comes out of a last reduction whose value sits exactly at a bound
         small = [m for m in range(3, min(1 << n, 64), 2)]
         full = [self.random_modulus() for _ in range(4)]
-        for m in (small if n <= 32 else small[::4]) + full:
+        for m in (small if n <= 32 else small[::4]) + [f for f in full if f >= 3]:
             x = rng.randrange(1, m)
             while gcd(x, m) != 1:
                 x = rng.randrange(1, m)
@@ -314,7 +314,7 @@ class CornerSeq(LoaderSeq):
         for _ in range(count):
             m = rng.choice(small)
             cases.append((rng.randrange(m), rng.randrange(m), m))
-        return cases + self.model_boundary_cases(small + full)
+        return cases + self.model_boundary_cases(small + [f for f in full if f >= 3])
 
     def model_boundary_cases(self, moduli: list[int]) -> list[Operands]:
         """Candidates checked with the bit-accurate model: one operation for each boundary

@@ -1,0 +1,44 @@
+"""CornerTest's boundary operations (verif/sequences.py CornerSeq.boundary_cases): legal for
+every design and width, whatever the random moduli (a modulus of 1 once crashed them), and
+the model-checked ones reach every boundary event the model reports."""
+
+from __future__ import annotations
+
+import random
+
+from models.registry import get_algo
+from verif import regmap
+from verif.config import known_designs, load_design
+from verif.sequences import CornerSeq
+
+
+def _seq(name: str, n: int, seed: int) -> CornerSeq:
+    design = load_design(name)
+    algo = get_algo(design.model)
+    func = algo.model(algo.resolve(n, {}))
+
+    def model(x: int, y: int, m: int):  # noqa: ANN202
+        return func(x, 0, y, 0, m, n) if algo.halves else func(x, y, m, n)
+
+    return CornerSeq("c", n=n, bus_w=32, design=regmap.load().designs[name],
+                     rng=random.Random(seed), model=model)
+
+
+def test_boundary_cases_are_legal_operations() -> None:
+    for name in ("mont_r2", "mont_lut", "inter_csa", "mm42"):
+        for n in (8, 9, 33):
+            for seed in range(40):
+                seq = _seq(name, n, seed)
+                for x, y, m in seq.boundary_cases():
+                    assert m % 2 == 1 and 0 < m < 1 << n, (name, n, seed, m)
+                    assert 0 <= x < m and 0 <= y < m, (name, n, seed, x, y, m)
+
+
+def test_model_checked_cases_cover_the_fin_bounds() -> None:
+    seq = _seq("inter_csa", 8, 1)
+    moduli = list(range(3, 256, 2))
+    events: set[str] = set()
+    for x, y, m in seq.model_boundary_cases(moduli):
+        events |= seq.model(x, y, m).boundary_events(m)  # type: ignore[misc]
+    assert {"fin0:eq", "fin0:below", "fin1:below"} <= events
+    assert "rsa_core" in known_designs()  # the RSA core has its own sequences
