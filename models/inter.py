@@ -44,6 +44,14 @@ def pow2_mod(mn: int, n: int) -> int:
     return h - mn if h >= mn else h
 
 
+def madd_ties(pairs: list[tuple[int, int]], mn: int) -> frozenset[str]:
+    """The table-building modular additions whose sum sat at M' or one below it (the
+    adder's compare a + b >= M' met exactly: "madd:eq" / "madd:below")."""
+    sums = {a + b for a, b in pairs}
+    return frozenset(({"madd:eq"} if mn in sums else set())
+                     | ({"madd:below"} if mn - 1 in sums else set()))
+
+
 def inter_csa_table(y: int, m: int, n: int) -> list[int]:
     """Algorithm 4's table k * 2^n mod M' (k = 0..6) for the normalised modulus of m.
 
@@ -145,6 +153,7 @@ def inter_csa(x: int, y: int, m: int, n: int) -> Result:
         assert k < CSA_TABLE_SIZE
     assert s + c < 7 << n
     p, ties = final_reduce_ties(s + c, mn, z)
+    ties |= madd_ties([(table[i - 1], table[1]) for i in range(2, CSA_TABLE_SIZE)], mn)
     return Result("inter_csa", n, p, s, c, inter_csa_cycles(n), lut, ties=ties)
 
 
@@ -181,4 +190,7 @@ def inter_lut(x: int, y: int, m: int, n: int) -> Result:
         addr = lut_address(k, next_bit)
     assert s + c < 5 << n
     p, ties = final_reduce_ties(s + c, mn, z)
+    h, yn = pow2_mod(mn, n), normalise(y, m, n)[1]
+    pairs = [(h, h), (table[2], table[2]), (table[4], table[2])]
+    ties |= madd_ties(pairs + [(table[2 * k], yn) for k in (1, 2, 3)], mn)
     return Result("inter_lut", n, p, s, c, inter_lut_cycles(n), lut, ties=ties)

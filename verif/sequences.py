@@ -323,7 +323,7 @@ class CornerSeq(LoaderSeq):
         if self.model is None:
             return []
         rng, seen, cases = self.rng, set(), []
-        for _ in range(400 if self.n <= 64 else 40):
+        for _ in range(2000 if self.n <= 16 else 400 if self.n <= 64 else 40):
             m = rng.choice(moduli)
             x = rng.randrange(1, m) if m > 1 else 0
             y = (-pow(x, -1, m)) % m if gcd(x, m) == 1 and rng.random() < 0.5 \

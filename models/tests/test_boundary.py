@@ -30,9 +30,9 @@ def test_model_events_follow_the_values() -> None:
         x, y = rng.randrange(m), rng.randrange(m)
         res = inter_csa(x, y, m, 8)
         seen |= res.ties
-        assert all(e.startswith("fin") for e in res.ties)
+        assert all(e.startswith(("fin", "madd")) for e in res.ties)
         r = mont_lut(x, y, m, 8)
         before = r.s + r.c
         assert ("sub:eq" in r.boundary_events(m)) == (before == m)
         assert ("sub:below" in r.boundary_events(m)) == (before == m - 1)
-    assert {"fin0:below", "fin1:below", "fin1:eq"} <= seen
+    assert {"fin0:below", "fin1:below", "fin1:eq", "madd:eq", "madd:below"} <= seen
