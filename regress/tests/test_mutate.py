@@ -198,8 +198,8 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
             "mut0002-exhaustive": (True, dict(ref, cycles=11)),
             "mut0003-exhaustive": (False, dict(ref))}
 
-    def fake(c: engine.Campaign, overlay: str, n: int, vectors: Path, name: str
-             ) -> sim.Outcome:
+    def fake(c: engine.Campaign, overlay: str, n: int, vectors: Path, name: str,
+             params: tuple[tuple[str, int], ...] = ()) -> sim.Outcome:
         passed, txn = logs[name]
         folder = tmp_path / "runs" / name
         folder.mkdir(parents=True)
@@ -210,6 +210,7 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(engine, "_eq_run", fake)
     survivors = [engine.Mutant(i, site, "survived") for i in (1, 2, 3)]
     camp = _campaign(tmp_path, survivors)
+    camp.options.use_proofs = False  # simulated verdicts (recorded proofs: test_mutate_proofs)
     engine.check_equivalence(camp, survivors, lambda _line: None)
     assert [m.status for m in survivors] == ["equivalent", "survived", "survived"]
     assert "cycles 10 vs 11" in survivors[1].reason
