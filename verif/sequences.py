@@ -19,7 +19,7 @@ from models import gf2
 from models.result import ModelInputError
 from verif import regmap
 from verif.bus.item import BusItem, Kind
-from verif.steer import Bias, Model
+from verif.steer import Bias, Model, boundary_operands
 
 Operands = tuple[int, int, int]
 Precompute = Callable[[int], dict[str, int]]
@@ -322,20 +322,8 @@ class CornerSeq(LoaderSeq):
         its bound or one below it, e.g. inter_csa's V == 2M' - 1 before its 2M' step)."""
         if self.model is None:
             return []
-        rng, seen, cases = self.rng, set(), []
-        for _ in range(2000 if self.n <= 16 else 400 if self.n <= 64 else 40):
-            m = rng.choice(moduli)
-            x = rng.randrange(1, m) if m > 1 else 0
-            y = (-pow(x, -1, m)) % m if gcd(x, m) == 1 and rng.random() < 0.5 \
-                else rng.randrange(m)
-            try:
-                events = self.model(x, y, m).boundary_events(m)
-            except (ModelInputError, AssertionError, TypeError):
-                continue
-            if new := events - seen:
-                seen |= new
-                cases.append((x, y, m))
-        return cases
+        tries = 2000 if self.n <= 16 else 400 if self.n <= 64 else 40
+        return boundary_operands(self.model, self.rng, lambda: self.rng.choice(moduli), tries)
 
     def halves_cases(self) -> list[dict[str, int]]:
         """Designs with carry-save operands: every operand at the extremes of [0, 2M) with

@@ -22,8 +22,9 @@ import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from math import gcd
 
-from models.result import Result
+from models.result import ModelInputError, Result
 from verif.env.coverage import M_CLASSES, X_CLASSES
 
 ENV = "MV_BIAS"
@@ -158,6 +159,30 @@ def draw(target: Target, rng: random.Random, n: int, fallback: Callable[[], int]
     if target.y == "equal_other":
         y = x
     return x, y, m
+
+
+def boundary_operands(model: Model, rng: random.Random, modulus: Callable[[], int],
+                      tries: int, per_event: int = 1) -> list[Operands]:
+    """Operands at the final reductions' bounds, found with the bit-accurate model: each
+    candidate (X * Y = -1 mod M half the time, the result M - 1) is kept while one of its
+    boundary events (Result.boundary_events) has fewer than `per_event` operations yet.
+    CornerTest uses it at the run's width, the mutation flow's equivalence runs at N = 8."""
+    counts: dict[str, int] = {}
+    out: list[Operands] = []
+    for _ in range(tries):
+        m = modulus()
+        x = rng.randrange(1, m) if m > 1 else 0
+        y = (-pow(x, -1, m)) % m if gcd(x, m) == 1 and rng.random() < 0.5 \
+            else rng.randrange(m)
+        try:
+            events = model(x, y, m).boundary_events(m)
+        except (ModelInputError, AssertionError, TypeError):
+            continue
+        if any(counts.get(e, 0) < per_event for e in events):
+            for e in events:
+                counts[e] = counts.get(e, 0) + 1
+            out.append((x, y, m))
+    return out
 
 
 def meets(target: Target, res: Result, m: int) -> bool:

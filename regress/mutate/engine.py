@@ -13,6 +13,8 @@ the design with it (BuildSpec.overlay: its own build key) and runs the design's 
 from __future__ import annotations
 
 import difflib
+import functools
+import importlib
 import json
 import random
 import time
@@ -20,13 +22,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import product
-from math import gcd
 from pathlib import Path
 
 from models.registry import get_algo
+from models.result import ModelInputError
 from regress import sim, tools
 from regress.mutate.svmut import Site, candidates, enclosing_blocks
 from verif.config import ConfigError, DesignConfig, known_designs, load_design
+from verif.steer import boundary_operands
 
 ROOT = sim.ROOT
 STATUSES = ("killed", "survived", "equivalent", "stillborn", "error")
@@ -114,9 +117,13 @@ def core_sources(design: DesignConfig) -> list[Path]:
 def mutant_params(design: DesignConfig, site: Site) -> tuple[tuple[str, int], ...]:
     """Build parameters that elaborate the site: a site inside a generate block that only
     some parameter values build (rsa_mont_mult.sv's g_mwrkmm) gets those values."""
-    block_params = get_algo(design.model).block_params
-    text = (ROOT / site.file).read_text()
-    for label in reversed(enclosing_blocks(text, site.start)):
+    return _block_params(design.model, site.file, site.start)
+
+
+@functools.cache  # asked for every run of a mutant: the file is scanned once per site
+def _block_params(model: str, file: str, start: int) -> tuple[tuple[str, int], ...]:
+    block_params = get_algo(model).block_params
+    for label in reversed(enclosing_blocks((ROOT / file).read_text(), start)):
         if (params := block_params(label)) is not None:
             return tuple(sorted(params.items()))
     return ()
@@ -242,19 +249,23 @@ def wide_vectors(design: DesignConfig, n: int, count: int, seed: int) -> list[di
     return out
 
 
-# vector formats of their own (regress/sim.py design_tb): the loader, and the file's key for
-# each register the generic vectors use (verif/env/rsa_vectors.py: msg, exp, mod)
-VECTOR_KEYS = {"verif.env.rsa_vectors:load_rsa_vectors": {"x": "msg", "e": "exp", "m": "mod"}}
+def vector_keys(dut: str) -> tuple[str, ...] | None:
+    """The keys of a design's own vector format in its operand order (the loader module's
+    KEYS, e.g. verif/env/rsa_vectors.py msg, exp, mod), None when it has none we can write."""
+    loader = sim.design_tb(dut)[2]
+    if loader is None:
+        return None
+    return getattr(importlib.import_module(loader.partition(":")[0]), "KEYS", None)
 
 
 def vector_file(dut: str, vecs: list[dict[str, str]]) -> dict[str, object]:
     """The equivalence vectors in the design's vector format; the multiplier format also
     reads P, S, C after reset and after a final CLEAR (idle_reads)."""
-    loader = sim.design_tb(dut)[2]
-    if loader is None:
+    if (keys := vector_keys(dut)) is None:
         return {"idle_reads": True, "vectors": vecs}
-    keys = VECTOR_KEYS[loader]
-    return {"vectors": [{keys[k]: v for k, v in vec.items()} for vec in vecs]}
+    regs = [r.lower() for r in load_design(dut).design.operands]
+    rename = dict(zip(regs, keys, strict=True))
+    return {"vectors": [{rename[k]: v for k, v in vec.items()} for vec in vecs]}
 
 
 def boundary_vectors(design: DesignConfig, n: int, seed: int, tries: int = 20000,
@@ -268,32 +279,20 @@ def boundary_vectors(design: DesignConfig, n: int, seed: int, tries: int = 20000
     algo = get_algo(design.model)
     try:
         func = algo.model(algo.resolve(n, {}))
-    except Exception:  # noqa: BLE001 - a design the model cannot run at n: no extra vectors
+    except ModelInputError:  # a design the model cannot run at n: no extra vectors
         return []
     rng = random.Random(seed)
-    counts: dict[str, int] = {}
-    out = []
-    for _ in range(tries):
-        m = rng.randrange(3, 1 << n, 2)
-        x = rng.randrange(1, m)
-        y = (-pow(x, -1, m)) % m if gcd(x, m) == 1 and rng.random() < 0.5 else rng.randrange(m)
-        try:
-            events = func(x, y, m, n).boundary_events(m)
-        except Exception:  # noqa: BLE001 - operands the model refuses are skipped
-            continue
-        if any(counts.get(e, 0) < per_event for e in events):
-            for e in events:
-                counts[e] = counts.get(e, 0) + 1
-            a, b, mod = (r.lower() for r in d.operands)
-            out.append({a: str(x), b: str(y), mod: str(m)})
-    return out
+    ops = boundary_operands(lambda x, y, m: func(x, y, m, n), rng,
+                            lambda: rng.randrange(3, 1 << n, 2), tries, per_event)
+    a, b, mod = (r.lower() for r in d.operands)
+    return [{a: str(x), b: str(y), mod: str(m)} for x, y, m in ops]
 
 
 def eq_plan(c: Campaign) -> tuple[int, int] | str:
     """(width N the equivalence runs are built at, operand bits) or why there is none."""
     d = c.design
     loader = sim.design_tb(c.dut)[2]
-    if loader is not None and loader not in VECTOR_KEYS:
+    if loader is not None and vector_keys(c.dut) is None:
         return f"not checked: {c.dut} has its own vector format"
     n = max(d.min_n, 1)
     bits = min(c.options.eq_bits, n)

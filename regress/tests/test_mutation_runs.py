@@ -18,7 +18,7 @@ from regress import history, mutation
 from regress import run as rr
 from regress.mutate import engine
 from regress.mutate import report as mreport
-from regress.tests.test_run import FakeLauncher
+from regress.tests.test_run import FakeLauncher, assert_bad_block
 from verif.config import ConfigError, DesignConfig, known_designs, load_design
 
 LISTS = """
@@ -133,14 +133,7 @@ GOOD = {"dut": '"mont_lut"', "mutants": "4"}
 ])
 def test_bad_mutation_block(tmp_path: Path, patch: dict[str, str | None], message: str,
                             capsys: pytest.CaptureFixture[str]) -> None:
-    body = "".join(f"{k} = {v}\n" for k, v in (GOOD | patch).items() if v is not None)
-    path = tmp_path / "lists.toml"
-    path.write_text(f"[bad]\n[[bad.mutation]]\n{body}")
-    with pytest.raises(rr.ListError, match="bad.mutation"):
-        rr.load_lists(path)
-    assert rr.main(["--lists", str(path), "list"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert_bad_block(tmp_path, "mutation", GOOD | patch, message, capsys)
 
 
 def test_a_list_needs_an_entry_or_a_mutation_block(tmp_path: Path) -> None:

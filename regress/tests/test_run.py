@@ -166,10 +166,17 @@ GOOD_ENTRY = {"dut": '"mont_lut"', "widths": "[32]", "bus_widths": "[32]",
 ])
 def test_bad_list_file(tmp_path: Path, patch: dict[str, str | None], message: str,
                        capsys: pytest.CaptureFixture[str]) -> None:
-    body = "".join(f"{k} = {v}\n" for k, v in (GOOD_ENTRY | patch).items() if v is not None)
+    assert_bad_block(tmp_path, "entry", GOOD_ENTRY | patch, message, capsys)
+
+
+def assert_bad_block(tmp_path: Path, kind: str, keys: dict[str, str | None], message: str,
+                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A list `[bad]` with one `[[bad.<kind>]]` block of these keys (None: left out) is
+    refused by load_lists and by `list` with one `error:` line containing `message`."""
+    body = "".join(f"{k} = {v}\n" for k, v in keys.items() if v is not None)
     path = tmp_path / "lists.toml"
-    path.write_text(f"[bad]\n[[bad.entry]]\n{body}")
-    with pytest.raises(rr.ListError, match="bad.entry"):
+    path.write_text(f"[bad]\n[[bad.{kind}]]\n{body}")
+    with pytest.raises(rr.ListError, match=f"bad.{kind}"):
         rr.load_lists(path)
     assert rr.main(["--lists", str(path), "list"]) == 2
     err = capsys.readouterr().err
