@@ -132,18 +132,21 @@ def mont_lut(x: int, y: int, m: int, n: int) -> Result:
     """Algorithm 3: faster Montgomery, one CSA + table {0, M, Y, Y+M}."""
     validate(x, y, m, n)
     table = mont_lut_table(y, m)
-    y_0 = y & 1
-    lut: dict[int, int] = {}
+    y_bit = lut_address(0, y & 1, 0, 0)
+    hits = [0] * 16
     s = c = 0
+    # The loop is the hot path of a simulation's checking: lut_address and csa are inlined
+    # (same arithmetic; test_mont checks it against them). Sum and carry are both even
+    # after the table add, so the shift by one keeps the sum's and drops the carry's shift.
     for xi in _bits_lsb_first(x, n):
-        addr = lut_address(1 if xi == "1" else 0, y_0, s & 1, c & 1)
-        lut[addr] = lut.get(addr, 0) + 1
-        s, c = csa(s, c, table[addr])
-        assert (s | c) & 1 == 0, "mont_lut: shift would drop a one bit"
-        s >>= 1
-        c >>= 1
+        addr = (8 if xi == "1" else 0) | y_bit | ((s & 1) << 1) | (c & 1)
+        hits[addr] += 1
+        t = table[addr]
+        s_sum = s ^ c ^ t
+        assert s_sum & 1 == 0, "mont_lut: shift would drop a one bit"
+        s, c = s_sum >> 1, (s & c) | (s & t) | (c & t)  # (a^b^d)>>1, (majority<<1)>>1
     p = final_sub(s + c, m)
-    return Result("mont_lut", n, p, s, c, n + 2, lut)
+    return Result("mont_lut", n, p, s, c, n + 2, {a: h for a, h in enumerate(hits) if h})
 
 
 # --- Gajbhiye (2018): Algorithms 1b and 3 unfolded by J = 2 -----------------------------

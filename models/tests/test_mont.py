@@ -287,3 +287,22 @@ def test_registry() -> None:
         match=r"^unknown algorithm 'foo' \(known: " + ", ".join(sorted(ALGOS)) + r"\)$",
     ):
         get_algo("foo")
+
+
+def _mont_lut_steps(x: int, y: int, m: int, n: int) -> tuple[int, int, dict[int, int]]:
+    """Algorithm 3 step by step through lut_address and csa (the model inlines both)."""
+    table, s, c, hits = mont_lut_table(y, m), 0, 0, {}
+    for i in range(n):
+        addr = lut_address((x >> i) & 1, y & 1, s & 1, c & 1)
+        hits[addr] = hits.get(addr, 0) + 1
+        s, c = csa(s, c, table[addr])
+        s, c = s >> 1, c >> 1
+    return s, c, hits
+
+
+@BASE
+@given(operands(2, 300))
+def test_mont_lut_inlined_loop(args: tuple[int, int, int, int]) -> None:
+    x, y, m, n = args
+    r = mont_lut(x, y, m, n)
+    assert (r.s, r.c, r.lut) == _mont_lut_steps(x, y, m, n)
