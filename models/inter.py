@@ -44,12 +44,21 @@ def pow2_mod(mn: int, n: int) -> int:
     return h - mn if h >= mn else h
 
 
-def madd_ties(pairs: list[tuple[int, int]], mn: int) -> frozenset[str]:
-    """The table-building modular additions whose sum sat at M' or one below it (the
-    adder's compare a + b >= M' met exactly: "madd:eq" / "madd:below")."""
-    sums = {a + b for a, b in pairs}
-    return frozenset(({"madd:eq"} if mn in sums else set())
-                     | ({"madd:below"} if mn - 1 in sums else set()))
+def madd_ties(steps: list[tuple[int, int, tuple[int, ...]]], mn: int,
+              hits: dict[int, int]) -> frozenset[str]:
+    """The table-building modular additions a + b whose sum sat at M' or one below it (the
+    adder's compare a + b >= M' met exactly: "madd:eq" / "madd:below"), counted only where
+    the loop then reads an entry that addition feeds (its own and those built from it:
+    `steps` holds (a, b, those table addresses)); a compare that fails on an entry never
+    read changes nothing."""
+    ties: set[str] = set()
+    for a, b, fed in steps:
+        if any(hits.get(e) for e in fed):
+            if a + b == mn:
+                ties.add("madd:eq")
+            elif a + b == mn - 1:
+                ties.add("madd:below")
+    return frozenset(ties)
 
 
 def inter_csa_table(y: int, m: int, n: int) -> list[int]:
@@ -153,7 +162,8 @@ def inter_csa(x: int, y: int, m: int, n: int) -> Result:
         assert k < CSA_TABLE_SIZE
     assert s + c < 7 << n
     p, ties = final_reduce_ties(s + c, mn, z)
-    ties |= madd_ties([(table[i - 1], table[1]) for i in range(2, CSA_TABLE_SIZE)], mn)
+    ties |= madd_ties([(table[i - 1], table[1], tuple(range(i, CSA_TABLE_SIZE)))
+                       for i in range(2, CSA_TABLE_SIZE)], mn, lut)
     return Result("inter_csa", n, p, s, c, inter_csa_cycles(n), lut, ties=ties)
 
 
@@ -191,6 +201,7 @@ def inter_lut(x: int, y: int, m: int, n: int) -> Result:
     assert s + c < 5 << n
     p, ties = final_reduce_ties(s + c, mn, z)
     h, yn = pow2_mod(mn, n), normalise(y, m, n)[1]
-    pairs = [(h, h), (table[2], table[2]), (table[4], table[2])]
-    ties |= madd_ties(pairs + [(table[2 * k], yn) for k in (1, 2, 3)], mn)
+    steps = [(h, h, (2, 3, 4, 5, 6, 7)), (table[2], table[2], (4, 5, 6, 7)),
+             (table[4], table[2], (6, 7))]  # t2, t4, t6 and the odd entries built on them
+    ties |= madd_ties(steps + [(table[2 * k], yn, (2 * k + 1,)) for k in (1, 2, 3)], mn, lut)
     return Result("inter_lut", n, p, s, c, inter_lut_cycles(n), lut, ties=ties)
