@@ -493,6 +493,11 @@ def main(argv: list[str] | None = None) -> int:
             "regressions": {name: regression_wall(name, jobs)
                             for name in args.lists.split(",") if name},
         }
+        old = args.out / "results.json"
+        if old.exists():  # wall times this run did not measure are kept as they were
+            kept = json.loads(old.read_text()).get("regressions", {})
+            for name, wall in kept.items():
+                results["regressions"].setdefault(name, wall)  # type: ignore[union-attr]
         for name, wall in walls.items():
             results["regressions"].setdefault(name, {}).update(wall)  # type: ignore[union-attr]
         _write(results, args.out)
