@@ -335,6 +335,52 @@ def regression_wall(list_name: str, jobs: list[int]) -> dict[str, object]:
     return out
 
 
+# --- where a run's time goes ------------------------------------------------------------------
+PROFILE_GROUPS = (("models", "/models/"), ("verif", "/verif/"), ("pyuvm", "/pyuvm/"),
+                  ("cocotb_coverage", "/cocotb_coverage/"), ("cocotb", "/cocotb/"))
+
+
+def profile_point(name: str, n: int, bus: str, txns: int, out: Path) -> str:
+    """One VectorTest on Verilator under cProfile (cocotb's COCOTB_ENABLE_PROFILING): the
+    test's time, the Python time by package (models, verif, pyuvm, cocotb, ...) and the
+    functions with the most time of their own. Python's share is inflated by the profiler;
+    compare packages with each other, and runs with runs."""
+    import pstats
+
+    design = load_design(name)
+    params = get_algo(design.model).resolve(n)
+    vectors = make_vectors(design, n, txns, SEED)
+    out.mkdir(parents=True, exist_ok=True)
+    vfile = out / "vectors.json"
+    write_vector_file(vectors, vfile)
+    spec = BuildSpec(name, n, BUS_W, "verilator", params=tuple(params.items()), bus=bus)
+    run = RunSpec(spec, seed=SEED, txns=txns, vectors=str(vfile), tests=("VectorTest",),
+                  idle_max=0, timeout_s=3600)
+    os.environ["MV_PROFILE"] = "1"
+    try:
+        secs = testbench_seconds(run, out / "run")
+    finally:
+        del os.environ["MV_PROFILE"]
+    stats = pstats.Stats(str(out / "run" / "cocotb.pstat"))
+    table = stats.stats  # type: ignore[attr-defined]
+    total = sum(v[2] for v in table.values())
+    groups: dict[str, float] = {}
+    for (path, _, _), v in table.items():
+        group = next((g for g, part in PROFILE_GROUPS if part in path), "other")
+        groups[group] = groups.get(group, 0.0) + v[2]
+    lines = [f"{name} N={n} BusW={BUS_W} bus={bus}: {txns} operations, test {secs:.3f} s, "
+             f"Python {total:.3f} s under the profiler ({total / txns * 1e3:.2f} ms an "
+             "operation)", "", "time of its own by package:"]
+    lines += [f"  {g:16s} {t:7.3f} s  {t / total:5.1%}"
+              for g, t in sorted(groups.items(), key=lambda kv: -kv[1])]
+    lines += ["", "functions with the most time of their own:"]
+    top = sorted(table.items(), key=lambda kv: -kv[1][2])[:15]
+    for (path, line, func), v in top:
+        short = "/".join(Path(path).parts[-2:])
+        lines.append(f"  {v[2]:7.3f} s {v[1]:7d} calls  {short}:{line}({func})")
+    return "\n".join(lines)
+
+
 # --- outputs --------------------------------------------------------------------------------
 def render_md(results: dict[str, object]) -> str:
     lines = ["# Benchmarks", "",
@@ -450,8 +496,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--update", action="store_true",
                     help="keep results.json's throughput and cycle figures; only add the "
                          "regression wall times of --lists / --wall-from")
+    ap.add_argument("--profile", default="", metavar="DESIGN:N[:BUS]",
+                    help="instead of the benchmarks: where one run's time goes (cProfile of "
+                         "a --txns VectorTest on Verilator, bus engine by default)")
     args = ap.parse_args(argv)
     try:
+        if args.profile:
+            name, _, rest = args.profile.partition(":")
+            width, _, bus = rest.partition(":")
+            load_design(name)
+            if not width.isdigit() or (bus or "engine") not in BUS_MODES:
+                raise ConfigError(f"--profile expects DESIGN:N[:pins|engine], got "
+                                  f"{args.profile!r}")
+            print(profile_point(name, int(width), bus or "engine", args.txns,
+                                BENCH_BUILD / "profile" / f"{name}-n{width}"))
+            return 0
         names = known_designs() if args.designs == "all" else args.designs.split(",")
         for name in names:
             load_design(name)

@@ -118,3 +118,18 @@ def test_slow_points_run_fewer_operations():
     rsa = get_algo(load_design("rsa_core").model).resolve(1024)
     assert bench.ops_per_run("rsa_core", 1024, rsa, "icarus", 3) == 1  # 10^6 cycles: the floor
     assert 1 < bench.ops_per_run("rsa_core", 1024, rsa, "verilator", 40) < 40
+
+
+@pytest.mark.sim
+def test_profile_names_where_the_time_goes(tmp_path):
+    text = bench.profile_point("mont_lut", 32, "engine", 4, tmp_path)
+    assert text.startswith("mont_lut N=32 BusW=32 bus=engine: 4 operations")
+    for group in ("models", "verif", "cocotb"):
+        assert f"\n  {group} " in text
+    functions = text.split("functions with the most time of their own:\n")[1].splitlines()
+    assert len(functions) == 15 and all(" calls  " in line for line in functions)
+
+
+def test_profile_rejects_a_bad_point(capsys):
+    assert bench.main(["--profile", "mont_lut:x"]) == 2
+    assert capsys.readouterr().err.startswith("error: --profile expects DESIGN:N")
