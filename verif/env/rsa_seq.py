@@ -17,16 +17,37 @@ from verif.config import load_design
 from verif.env.env import _handle
 from verif.sequences import LoaderSeq
 
+KEY_TRIES = 1000  # random prime pairs tried before a small width is searched exhaustively
+
+
+class NoKeyError(ValueError):
+    """No RSA key of that width has that public exponent."""
+
 
 def rsa_key(n: int, e: int, rng: random.Random) -> tuple[int, int]:
-    """A real RSA key of exactly n bits with public exponent e: (modulus, private d)."""
+    """A real RSA key of exactly n bits with public exponent e: (modulus, private d).
+    Raises NoKeyError when none exists (at n = 8 no two primes of four bits have a phi
+    prime to 3)."""
     half = n // 2
-    while True:
-        p = int(gmpy2.next_prime(rng.getrandbits(half) | (3 << (half - 2))))
-        q = int(gmpy2.next_prime(rng.getrandbits(n - half) | (3 << (n - half - 2))))
+
+    def key(p: int, q: int) -> tuple[int, int] | None:
         mod, phi = p * q, (p - 1) * (q - 1)
         if p != q and mod.bit_length() == n and gmpy2.gcd(e, phi) == 1:
             return mod, int(gmpy2.invert(e, phi))
+        return None
+
+    for _ in range(KEY_TRIES):
+        p = int(gmpy2.next_prime(rng.getrandbits(half) | (3 << (half - 2))))
+        q = int(gmpy2.next_prime(rng.getrandbits(n - half) | (3 << (n - half - 2))))
+        if found := key(p, q):
+            return found
+    if n > 24:  # random draws practically always succeed at real widths
+        raise NoKeyError(f"no {n}-bit RSA key with e={e} in {KEY_TRIES} random draws")
+    primes = [int(v) for v in range(2, 1 << (n - 1)) if gmpy2.is_prime(v)]
+    keys = [k for p in primes for q in primes if p < q and (k := key(p, q))]
+    if not keys:
+        raise NoKeyError(f"no {n}-bit RSA key has e={e}")
+    return rng.choice(keys)
 
 
 class RsaSeq(LoaderSeq):
@@ -93,7 +114,11 @@ class KeySeq(RsaSeq):
         for e in (3, 65537):
             if e >= 1 << self.n:
                 continue
-            mod, d = rsa_key(self.n, e, self.rng)
+            try:
+                mod, d = rsa_key(self.n, e, self.rng)
+            except NoKeyError as exc:
+                self.logger.info(f"KeyTest: {exc}; skipped")
+                continue
             msg = self.rng.randrange(2, mod)
             enc = await self.modexp(msg, e, mod)
             assert enc is not None

@@ -15,7 +15,7 @@ import pytest
 from models import rsa as rsa_model
 from regress.sim import ALL_TESTS, BuildSpec, RunSpec, design_tb, execute, validate
 from verif.config import ConfigError
-from verif.env.rsa_seq import rsa_key
+from verif.env.rsa_seq import NoKeyError, rsa_key
 from verif.env.rsa_vectors import load_rsa_vectors
 from verif.tests.test_designs_sim import txns
 from verif.vectors import VectorError
@@ -46,6 +46,19 @@ def test_bad_vectors_are_one_line_errors(tmp_path: Path, vec: dict, match: str) 
     with pytest.raises(VectorError, match=match) as info:
         load_rsa_vectors(_write(tmp_path, {"vectors": [vec]}), 8)
     assert "\n" not in str(info.value)
+
+
+def test_rsa_keys_at_small_widths() -> None:
+    """KeyTest's keys: exactly n bits, e prime to phi, d its inverse. At n = 8, e = 3 the
+    random draws (both primes with their top two bits set) find none and used to loop
+    forever (the mutation flow's width); a search over all primes finds one. Where none
+    exists, a clear error in milliseconds."""
+    rng = random.Random(4)
+    for n, e in ((8, 3), (8, 5), (9, 3), (12, 3), (16, 65537), (64, 65537)):
+        mod, d = rsa_key(n, e, rng)
+        assert mod.bit_length() == n and pow(pow(7, e, mod), d, mod) == 7 % mod, (n, e)
+    with pytest.raises(NoKeyError, match="no 8-bit RSA key has e=2"):
+        rsa_key(8, 2, rng)  # phi is even
 
 
 def test_tests_come_from_the_design_config() -> None:
