@@ -350,6 +350,20 @@ def test_shared_campaign_kills_stillbirths_and_falls_back(tmp_path: Path) -> Non
     assert engine.score(camp.mutants) == (2, 0, 1.0)
 
 
+def test_list_campaigns_share_by_default_and_can_opt_out() -> None:
+    from regress import mutation
+    from regress import run as rr
+
+    nightly = rr.load_lists()["nightly"].mutations
+    assert nightly and all(s.share and s.options(1).share for s in nightly)
+    assert "--no-share" not in nightly[0].repro()
+    spec = mutation.parse({"dut": "mont_lut", "mutants": 4, "share": False}, "x")[0]
+    assert not spec.share and not spec.options(1).share
+    assert spec.repro().endswith(" --no-share")
+    with pytest.raises(rr.ListError, match=r"x.share: expected true or false"):
+        mutation.parse({"dut": "mont_lut", "mutants": 4, "share": "no"}, "x")
+
+
 def test_cli_no_share_option(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from regress.mutate import cli
 
