@@ -300,8 +300,6 @@ def share_builds(c: Campaign, mutants: list[Mutant],
             own += [m for m, _ in live]
             continue
         runs += [(m, replace(run, plusargs=(meta.plusarg(m.id),))) for m, _ in live]
-    c.extra["shared"] = len(runs)
-    c.extra["own_builds"] = len(own)
     return runs, own
 
 
@@ -542,6 +540,7 @@ def run_campaign(dut: str, design: DesignConfig, mutants: list[Mutant], total: i
     c.extra["original_run_s"] = round(base.wall_s, 2)
     c.extra["original_build_s"] = round(base.build_s, 2)
     shared, own = share_builds(c, mutants, bases, progress) if opts.share else ([], mutants)
+    c.extra["shared"], c.extra["own_builds"] = len(shared), len(own)
     done = 0
 
     def one(job: tuple[Mutant, sim.RunSpec | None]) -> Mutant:

@@ -246,6 +246,14 @@ def test_shared_build_runs_each_mutant_with_its_plusarg(tmp_path: Path,
     meta_src = (tmp_path / "mutants" / "meta" / "mont_r2.sv").read_text()
     assert f"mv_mut_sel == {a})" in meta_src and f"mv_mut_sel == {dead})" not in meta_src
     assert camp.extra["shared"] == 2 and camp.extra["own_builds"] == 1
+    from regress.mutate import report
+
+    assert "builds: 2 mutant(s) run on a shared build (+MV_MUTANT), 1 built on their own" \
+        in report.table(camp)
+    report.write(camp)
+    records = json.loads((tmp_path / "mutants.json").read_text())["mutants"]
+    assert [r["build"] for r in records] == ["shared"] * 3 + ["own"]
+    assert [m.build for m in report.load(tmp_path).mutants] == ["shared"] * 3 + ["own"]
     assert any("need their own build" in line for line in lines)
 
 
