@@ -238,7 +238,8 @@ def share_builds(c: Campaign, mutants: list[Mutant],
     parameter point: ([(mutant, its run on the shared build)], the mutants to build on their
     own). A mutant that does not elaborate on its own is stillborn here (never in a shared
     build); a shared build that fails, or whose original (no mutant selected) differs from
-    `bases`, sends its mutants back to their own builds."""
+    `bases`, sends its mutants back to their own builds, as does a parameter point with one
+    mutant only (a shared build would add the original's run for nothing)."""
     groups: dict[tuple[tuple[str, int], ...], list[tuple[Mutant, meta.Guard]]] = {}
     own: list[Mutant] = []
     why: dict[str, int] = {}
@@ -268,7 +269,8 @@ def share_builds(c: Campaign, mutants: list[Mutant],
                 progress(f"  mut{m.id:04d} stillborn (does not elaborate alone): {err[:100]}")
             else:
                 live.append((m, g))
-        if not live:
+        if len(live) < 2:  # one mutant: a shared build would only add the original's run
+            own += [m for m, _ in live]
             continue
         at = "".join(f", {k}={v}" for k, v in params)
         folder = c.out / "mutants" / ("meta" + _params_name(params))

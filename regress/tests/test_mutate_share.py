@@ -270,6 +270,17 @@ def test_a_broken_shared_build_falls_back_to_own_builds(
     assert any("building each of its 2 mutants on its own" in line for line in lines)
 
 
+def test_a_lone_mutant_is_built_on_its_own(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shared build of one mutant would cost a build and the original's run for nothing."""
+    a, dead = _shared_ids(2)
+    calls = _fake_sim(monkeypatch, tmp_path, bad=(dead,))
+    camp, _ = _campaign(tmp_path, [a, dead])
+    assert [(m.status, m.build) for m in camp.mutants] == [("killed", "own"),
+                                                           ("stillborn", "shared")]
+    assert not any("meta" in c for c in calls) and f"build mut{a:04d}" in calls
+
+
 def test_no_share_builds_every_mutant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     a, b = _shared_ids(2)
     calls = _fake_sim(monkeypatch, tmp_path)
@@ -329,33 +340,37 @@ def test_meta_model_is_the_original_and_each_mutant_exhaustively(tmp_path: Path)
 
 @pytest.mark.sim
 def test_shared_campaign_kills_stillbirths_and_falls_back(tmp_path: Path) -> None:
-    """mont_lut at N = 8 on Icarus: the CSA carry with ^ for & is killed through the shared
-    model, a syntax error is stillborn without a run, and a localparam change (an elaboration
-    constant) is built and killed on its own."""
+    """mont_lut at N = 8 on Icarus: the CSA carry with ^ for & and a counter counting down are
+    killed through the shared model, a syntax error is stillborn without a run, and a
+    localparam change (an elaboration constant) is built and killed on its own."""
     design = load_design("mont_lut")
     sites = engine.all_sites(design)
     csa = next(i for i, s in enumerate(sites)
                if s.description.endswith("'c_q & lut_val' -> 'c_q ^ lut_val'"))
+    count = next(i for i, s in enumerate(sites)
+                 if s.description.endswith("'cnt_q + 1'b1' -> 'cnt_q - 1'b1'"))
     good = sites[csa]
     broken = Site(good.file, good.line, "bitwise", good.start, good.end, good.original, "^;")
     text = (sim.ROOT / good.file).read_text()
     at = text.index("SelZero = 2'd0") + len("SelZero = ")
     const = Site(good.file, text[:at].count("\n") + 1, "const_bit", at, at + 4, "2'd0", "2'd1")
     assert isinstance(meta.guard(text, const), str)
-    mutants = [engine.Mutant(csa, good), engine.Mutant(9998, broken),
+    mutants = [engine.Mutant(csa, good), engine.Mutant(count, sites[count]),
+               engine.Mutant(9998, broken),
                engine.Mutant(9999, const)]
     opts = engine.Options(n=8, txns=5, timeout_s=300, sim="icarus",
                           tests=("RandomTest", "CornerTest"))
     camp = engine.run_campaign("mont_lut", design, mutants, len(sites), opts, tmp_path,
                                lambda _line: None)
     by_id = {m.id: m for m in camp.mutants}
-    assert (by_id[csa].status, by_id[csa].build) == ("killed", "shared")
-    assert "MISMATCH" in by_id[csa].reason
+    for i in (csa, count):
+        assert (by_id[i].status, by_id[i].build) == ("killed", "shared")
+        assert "MISMATCH" in by_id[i].reason
     assert (by_id[9998].status, by_id[9998].build) == ("stillborn", "shared")
     assert not (tmp_path / "runs" / "mut9998").exists()
     assert (by_id[9999].status, by_id[9999].build) == ("killed", "own")
     assert (tmp_path / "runs" / "meta-original" / "txns.jsonl").is_file()
-    assert engine.score(camp.mutants) == (2, 0, 1.0)
+    assert engine.score(camp.mutants) == (3, 0, 1.0)
 
 
 def test_list_campaigns_share_by_default_and_can_opt_out() -> None:
