@@ -20,8 +20,9 @@ stays inside its comparison), except a change inside a part-select's bounds, a r
 count or a cast's width; those sites, like every elaboration-time constant, are built on
 their own (`guard` says why): module-level code other than `assign` (generate if/for/case,
 instance parameters and port connections), case labels, for/repeat/foreach headers and
-event controls, the left side of an assign, functions also used outside procedural code or
-assigns (constant functions), and anything outside a module.
+event controls, the left side of an assign, initial blocks (they may run before the select
+is set), functions also used outside procedural code or assigns (constant functions), and
+anything outside a module.
 
 Several mutants on one statement or expression are chained (`if (sel == K1) ... else if
 (sel == K2) ... else <original>`). Mutated copies are written on one line (their tokens
@@ -75,8 +76,9 @@ class Guard:
 
 class FileScan:
     """One source file's tokens with, per token, its scope: "none" (outside a module),
-    "module" (module-level code), "assign" (a continuous assign) or "proc" (an always/initial
-    block, function or task), the function it is in, and the module headers' ends."""
+    "module" (module-level code), "assign" (a continuous assign), "init" (an initial or final
+    block) or "proc" (an always block, function or task), the function it is in, and the
+    module headers' ends."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -149,7 +151,7 @@ class FileScan:
                         j += 1
                 end = (self._block_end(j, "begin", ("end", "join", "join_any", "join_none"))
                        if j < len(toks) and toks[j].text == "begin" else self._semi(j))
-                self._mark(i, end, "proc", "", decl)
+                self._mark(i, end, "init" if t in ("initial", "final") else "proc", "", decl)
                 i = end + 1
             elif t in ("function", "task"):
                 end = self._block_end(i, t, (f"end{t}",))
@@ -217,6 +219,8 @@ def guard(text: str, site: Site) -> Guard | str:
         return f"in function {f.func[a]}, which is also used in constant expressions"
     if scope == "module":
         return "module-level code (generate condition, instance parameter or connection)"
+    if scope == "init":
+        return "in an initial block (it may run before mv_mut_sel is set)"
     if scope == "assign":
         return _assign_guard(f, site, a, b)
     return _proc_guard(f, site, a, b)

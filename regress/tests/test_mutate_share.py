@@ -26,6 +26,7 @@ module demo #(parameter int W = 4) (
   output logic [5:0]   r_o
 );
   localparam int K = W - 1;
+  initial if (W < 2) $fatal(1, "W < 2");
   logic [3:0] t;
   function automatic logic [3:0] f(input logic [3:0] v);
     if (v[0]) f = v >> 1;
@@ -105,6 +106,7 @@ def test_each_site_kind_gets_the_right_guard() -> None:
     # elaboration-time constants and width changes in an expression: their own build
     assert find("2'd0:    y_o", "2'd0", "const_bit") == "case label"
     assert find("for (int i = 0; i < 2", "<", "compare") == "in a for header"
+    assert find("initial if (W < 2)", "<", "compare").startswith("in an initial block")
     assert find("if (K > 2)", ">", "compare").startswith("module-level code")
     assert find("assign z_o", "2", "const_bit") == "changes a part-select's width"
     assert find("assign r_o", "2", "const_bit") == "changes a replication count"
@@ -151,12 +153,10 @@ def test_meta_source_keeps_the_original_as_the_last_arm_and_its_lines() -> None:
 
 
 def test_overlapping_spans_are_refused() -> None:
-    sites = _demo_sites()
-    g = meta.guard(DEMO, sites[0])
-    assert isinstance(g, meta.Guard)
+    (i, site, g), (j, other, _) = _entries()[:2]
     bad = meta.Guard(g.kind, g.start + 1, g.end + 5, g.decl)
     with pytest.raises(ValueError, match="overlapping"):
-        meta.meta_source(DEMO, [(0, sites[0], g), (1, sites[1], bad)])
+        meta.meta_source(DEMO, [(i, site, g), (j, other, bad)])
 
 
 def test_every_design_has_run_time_sites_and_a_reason_for_the_others() -> None:
