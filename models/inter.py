@@ -11,7 +11,9 @@ X * (Y * 2^z) mod (M * 2^z) = 2^z * (X * Y mod M).
 
 from __future__ import annotations
 
-from models.mont import csa, validate
+from gmpy2 import mpz
+
+from models.mont import validate
 from models.result import ModelInputError, Result
 
 CSA_TABLE_SIZE = 7  # k * 2^n mod M for k = 0..6 (Algorithm 4)
@@ -44,12 +46,21 @@ def pow2_mod(mn: int, n: int) -> int:
     return h - mn if h >= mn else h
 
 
-def madd_ties(pairs: list[tuple[int, int]], mn: int) -> frozenset[str]:
-    """The table-building modular additions whose sum sat at M' or one below it (the
-    adder's compare a + b >= M' met exactly: "madd:eq" / "madd:below")."""
-    sums = {a + b for a, b in pairs}
-    return frozenset(({"madd:eq"} if mn in sums else set())
-                     | ({"madd:below"} if mn - 1 in sums else set()))
+def madd_ties(steps: list[tuple[int, int, tuple[int, ...]]], mn: int,
+              hits: dict[int, int]) -> frozenset[str]:
+    """The table-building modular additions a + b whose sum sat at M' or one below it (the
+    adder's compare a + b >= M' met exactly: "madd:eq" / "madd:below"), counted only where
+    the loop then reads an entry that addition feeds (its own and those built from it:
+    `steps` holds (a, b, those table addresses)); a compare that fails on an entry never
+    read changes nothing."""
+    ties: set[str] = set()
+    for a, b, fed in steps:
+        if any(hits.get(e) for e in fed):
+            if a + b == mn:
+                ties.add("madd:eq")
+            elif a + b == mn - 1:
+                ties.add("madd:below")
+    return frozenset(ties)
 
 
 def inter_csa_table(y: int, m: int, n: int) -> list[int]:
@@ -114,21 +125,26 @@ def final_reduce_ties(v: int, mn: int, z: int) -> tuple[int, frozenset[str]]:
 def inter_r2(x: int, y: int, m: int, n: int) -> Result:
     """Algorithm 2: P := 2P + x_i Y, then two conditional subtractions of M (n cycles)."""
     validate(x, y, m, n)
-    p = 0
-    lut: dict[int, int] = {}  # selection histogram: how many M were subtracted (0, 1, 2)
-    for xi in _bits_msb_first(x, n):
-        p = 2 * p + (y if xi else 0)
-        assert p < 3 * m
+    # Hot path (one call per checked operation): P is a gmpy2 mpz (cheaper wide arithmetic),
+    # the hits are counted in a list. The second subtraction can only apply after the first.
+    ym, mm, bound = mpz(y), mpz(m), mpz(3 * m)
+    p = mpz(0)
+    hits = [0] * 3  # selection histogram: how many M were subtracted (0, 1, 2)
+    for xi in format(x, f"0{n}b"):  # MSB first (x < 2^n)
+        p += p
+        if xi == "1":
+            p += ym
+        assert p < bound, "inter_r2: 2P + x_i Y >= 3M"
         q = 0
-        if p >= m:
-            p -= m
-            q += 1
-        if p >= m:
-            p -= m
-            q += 1
-        assert p < m
-        lut[q] = lut.get(q, 0) + 1
-    return Result("inter_r2", n, p, None, None, n, lut)
+        if p >= mm:
+            p -= mm
+            q = 1
+            if p >= mm:
+                p -= mm
+                q = 2
+        hits[q] += 1
+    lut = {q: h for q, h in enumerate(hits) if h}
+    return Result("inter_r2", n, int(p), None, None, n, lut)
 
 
 def inter_csa_cycles(n: int) -> int:
@@ -141,19 +157,41 @@ def inter_csa(x: int, y: int, m: int, n: int) -> Result:
     validate(x, y, m, n)
     z, yn, mn = normalise(y, m, n)
     table = inter_csa_table(y, m, n)
-    mask = (1 << n) - 1
-    s = c = k = 0
-    lut: dict[int, int] = {}  # histogram of the table address k used in each iteration
-    for xi in _bits_msb_first(x, n):
-        lut[k] = lut.get(k, 0) + 1
-        s, c = csa(2 * (s & mask), 2 * (c & mask), yn if xi else 0)
-        s, c = csa(s, c, 2 * table[k])
-        assert s < 1 << (n + 2) and c < 1 << (n + 2), "inter_csa: S, C exceed n + 2 bits"
-        k = (s >> n) + (c >> n)  # step (11): A = k * 2^n mod M', used in the next iteration
+    # Hot path (one call per checked operation): csa is inlined, S and C are gmpy2 mpz
+    # (cheaper wide bit operations), a CSA with a zero addend (x_i = 0, k = 0) is written as
+    # the half adder it is (s ^ c, (s & c) << 1), the 2A addends are doubled once, and C is
+    # kept as CSA 2's majority h (C = 2h; its << 1 joins the next iteration's doubling).
+    twice = [mpz(2 * a) for a in table]
+    ym, mask, half_mask = mpz(yn), mpz((1 << n) - 1), mpz((1 << (n - 1)) - 1)
+    s_top, h_top = mpz(1) << (n + 2), mpz(1) << (n + 1)
+    s = h = mpz(0)
+    k = 0
+    hits = [0] * CSA_TABLE_SIZE  # histogram of the table address k used in each iteration
+    for xi in format(x, f"0{n}b"):  # MSB first (x < 2^n)
+        hits[k] += 1
+        a, b = (s & mask) << 1, (h & half_mask) << 2  # 2 (S mod 2^n), 2 (C mod 2^n)
+        if xi == "1":  # CSA 1: + x_i Y'
+            t = a ^ b
+            s, c = t ^ ym, ((a & b) | (t & ym)) << 1
+        else:
+            s, c = a ^ b, (a & b) << 1
+        if k:  # CSA 2: + 2A
+            d = twice[k]
+            t = s ^ c
+            s, h = t ^ d, (s & c) | (t & d)
+        else:
+            s, h = s ^ c, s & c
+        assert s < s_top and h < h_top, "inter_csa: S, C exceed n + 2 bits"
+        # step (11): A = k * 2^n mod M', used in the next iteration; k = S >> n + C >> n
+        k = s.bit_test(n) + h.bit_test(n - 1) + 2 * (s.bit_test(n + 1) + h.bit_test(n))
         assert k < CSA_TABLE_SIZE
+    c = h << 1
+    s, c = int(s), int(c)
     assert s + c < 7 << n
     p, ties = final_reduce_ties(s + c, mn, z)
-    ties |= madd_ties([(table[i - 1], table[1]) for i in range(2, CSA_TABLE_SIZE)], mn)
+    lut = {a: hit for a, hit in enumerate(hits) if hit}
+    ties |= madd_ties([(table[i - 1], table[1], tuple(range(i, CSA_TABLE_SIZE)))
+                       for i in range(2, CSA_TABLE_SIZE)], mn, lut)
     return Result("inter_csa", n, p, s, c, inter_csa_cycles(n), lut, ties=ties)
 
 
@@ -171,26 +209,54 @@ def lut_k(s: int, c: int, n: int) -> int:
     return 2 * (c_n1 | (s_n & c_n)) + (s_n ^ c_n)
 
 
+def _lut_k_by_top_bits() -> list[int]:
+    """lut_k for each (s_n, c_(n+1), c_n), indexed 4 s_n + 2 c_(n+1) + c_n; -1 where s_n and
+    c_(n+1) are both set (lut_k asserts). Each k is the overflow s_n + 2 c_(n+1) + c_n."""
+    ks = []
+    for i in range(8):
+        s_n, c_top = i >> 2, i & 3
+        ks.append(-1 if s_n and c_top >> 1 else lut_k(s_n, c_top, 0))
+        assert ks[-1] in (-1, s_n + c_top), "inter_lut: k is not the overflow of S + C"
+    return ks
+
+
+LUT_K_BY_TOP_BITS = _lut_k_by_top_bits()
+
+
 def inter_lut(x: int, y: int, m: int, n: int) -> Result:
     """Algorithm 5: one CSA per iteration and an 8-entry table of 2A + I values."""
     validate(x, y, m, n)
     z, _, mn = normalise(y, m, n)
     table = inter_lut_table(y, m, n)
-    mask = (1 << n) - 1
-    bits = _bits_msb_first(x, n)
-    addr = lut_address(0, bits[0])  # step (3): A := LookUp(x_(n-1))
-    lut: dict[int, int] = {}
-    s = c = 0
-    for i, _ in enumerate(bits):
-        lut[addr] = lut.get(addr, 0) + 1
-        s, c = csa(2 * (s & mask), 2 * (c & mask), table[addr])
-        k = lut_k(s, c, n)
-        assert (s >> n) + (c >> n) == k, "inter_lut: k is not the overflow of S + C"
-        next_bit = bits[i + 1] if i + 1 < n else 0
-        addr = lut_address(k, next_bit)
+    # Hot path (one call per checked operation): csa, lut_k and lut_address are inlined
+    # (lut_k as a lookup of the top bits of S and C, LUT_K_BY_TOP_BITS), S and C are gmpy2
+    # mpz (cheaper wide bit operations), and C is kept as the CSA's majority h (C = 2h; its
+    # << 1 joins the next iteration's doubling).
+    entries = [mpz(v) for v in table]
+    mask, half_mask = mpz((1 << n) - 1), mpz((1 << (n - 1)) - 1)
+    s_top, h_top = mpz(1) << (n + 1), mpz(1) << (n + 1)
+    bits = format(x, f"0{n}b")  # MSB first (x < 2^n)
+    addr = lut_address(0, int(bits[0]))  # step (3): A := LookUp(x_(n-1))
+    hits = [0] * LUT_SIZE
+    s = h = mpz(0)
+    for next_bit in bits[1:] + "0":  # x_(i-1), 0 after the last iteration
+        hits[addr] += 1
+        a, b, d = (s & mask) << 1, (h & half_mask) << 2, entries[addr]  # 2 (S, C mod 2^n)
+        t = a ^ b
+        s, h = t ^ d, (a & b) | (t & d)
+        assert s < s_top, "inter_lut: S has a bit above n"
+        assert h < h_top, "inter_lut: C has a bit above n + 1"
+        # (s_n, c_(n+1), c_n) -> k
+        k = LUT_K_BY_TOP_BITS[(s.bit_test(n) << 2) | (h.bit_test(n) << 1) | h.bit_test(n - 1)]
+        assert k >= 0, "inter_lut: s_n and c_(n+1) are both set"
+        addr = 2 * k + (next_bit == "1")
+    c = h << 1
+    s, c = int(s), int(c)
     assert s + c < 5 << n
     p, ties = final_reduce_ties(s + c, mn, z)
     h, yn = pow2_mod(mn, n), normalise(y, m, n)[1]
-    pairs = [(h, h), (table[2], table[2]), (table[4], table[2])]
-    ties |= madd_ties(pairs + [(table[2 * k], yn) for k in (1, 2, 3)], mn)
+    lut = {a: hit for a, hit in enumerate(hits) if hit}
+    steps = [(h, h, (2, 3, 4, 5, 6, 7)), (table[2], table[2], (4, 5, 6, 7)),
+             (table[4], table[2], (6, 7))]  # t2, t4, t6 and the odd entries built on them
+    ties |= madd_ties(steps + [(table[2 * k], yn, (2 * k + 1,)) for k in (1, 2, 3)], mn, lut)
     return Result("inter_lut", n, p, s, c, inter_lut_cycles(n), lut, ties=ties)

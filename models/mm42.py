@@ -19,6 +19,8 @@ and every register stays within its width.
 
 from __future__ import annotations
 
+from gmpy2 import mpz
+
 from models.mont import csa
 from models.result import ModelInputError, Result, short_hex
 
@@ -70,48 +72,58 @@ def selection(a_i: int, q_i: int) -> int:
     return (a_i << 1) | q_i
 
 
-class _Loop:
-    """The registers of the core: S1, S2, the serial adder over A1, A2, the histogram."""
+def _loop(algo: str, a1: int, a2: int, b1: int, b2: int, m: int, n: int,
+          iters: int) -> tuple[int, int, list[int]]:
+    """PRE and `iters` loop iterations of the core: the final (S1, S2) and the selection
+    address (A_i << 1) | q_i of each iteration.
 
-    def __init__(self, a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> None:
-        self.n, self.width = n, n + EXTRA_BITS
-        self.a1, self.a2, self.a_carry = a1, a2, 0
-        d1, d2 = compress42(b1, b2, m, 0)  # PRE cycle
-        self.check(d1, d2, "D")
-        self.addends = ((0, 0), (m, 0), (b1, b2), (d1, d2))
-        self.b0 = (b1 ^ b2) & 1
-        self.s1 = self.s2 = 0
-        self.lut: dict[int, int] = {}
+    Hot path (one call per checked operation): compress42, csa and selection are inlined,
+    S1 and S2 are gmpy2 mpz (cheaper wide bit operations), and a CSA with a zero addend is
+    written as the half adder it is (s ^ c, (s & c) << 1). The serial adder's output bits
+    A_i (full adder + carry flip-flop over A1, A2, LSB first) are the bits of A1 + A2, taken
+    at once. The second CSA's carry is kept as its majority: its << 1 and the halving cancel.
+    """
+    width = n + EXTRA_BITS
+    d1, d2 = compress42(b1, b2, m, 0)  # PRE cycle
+    assert d1 >> width == 0 and d2 >> width == 0, f"{algo}: D overflows"
+    x1s = [mpz(0), mpz(m), mpz(b1), mpz(d1)]  # (x1, x2) of selections 0..3, x2 = 0 for
+    x2s = [mpz(0), mpz(0), mpz(b2), mpz(d2)]  # 0 and 1
+    b0 = (b1 ^ b2) & 1
+    top = mpz(1) << width
+    s = c = mpz(0)  # S1, S2
+    sels: list[int] = []
+    for a_i in format(a1 + a2, f"0{iters}b")[::-1]:  # A1 + A2 < 2^(n+1) <= 2^iters
+        q_i = s.is_odd() ^ c.is_odd()  # (S1_0 + S2_0 + A_i (B1_0 + B2_0)) mod 2
+        sel = (2 | (q_i ^ b0)) if a_i == "1" else int(q_i)
+        sels.append(sel)
+        if sel:  # CSA 1: + X1
+            x1 = x1s[sel]
+            t = s ^ c
+            s, c = t ^ x1, ((s & c) | (t & x1)) << 1
+        else:
+            s, c = s ^ c, (s & c) << 1
+        if sel >= 2:  # CSA 2: + X2
+            x2 = x2s[sel]
+            t = s ^ c
+            s, c = t ^ x2, (s & c) | (t & x2)
+        else:
+            s, c = s ^ c, s & c
+        assert s.is_even(), f"{algo}: halving would drop a one bit"
+        s >>= 1
+        assert s < top and c < top, f"{algo}: S overflows"
+    return int(s), int(c), sels
 
-    def check(self, lo: int, hi: int, what: str) -> None:
-        assert lo >> self.width == 0 and hi >> self.width == 0, f"mm42: {what} overflows"
 
-    def next_a_bit(self) -> int:
-        """One step of the serial adder: A_i = A1_0 ^ A2_0 ^ carry; shift both right."""
-        x, y, c = self.a1 & 1, self.a2 & 1, self.a_carry
-        self.a_carry = (x & y) | (x & c) | (y & c)
-        self.a1 >>= 1
-        self.a2 >>= 1
-        return x ^ y ^ c
-
-    def step(self) -> int:
-        """One iteration; returns its selection address."""
-        a_i = self.next_a_bit()
-        q_i = ((self.s1 ^ self.s2) & 1) ^ (a_i & self.b0)
-        sel = selection(a_i, q_i)
-        x1, x2 = self.addends[sel]
-        s, c = compress42(self.s1, self.s2, x1, x2)
-        assert (s | c) & 1 == 0, "mm42: halving would drop a one bit"
-        self.s1, self.s2 = s >> 1, c >> 1
-        self.check(self.s1, self.s2, "S")
-        return sel
-
-
-def _finish(algo: str, loop: _Loop, m: int, cycles: int) -> Result:
-    total = loop.s1 + loop.s2
+def _finish(algo: str, n: int, s1: int, s2: int, m: int, cycles: int,
+            lut: dict[int, int]) -> Result:
+    total = s1 + s2
     assert total < 2 * m, f"{algo}: S1 + S2 >= 2M"
     p = total - m if total >= m else total
-    return Result(algo, loop.n, p, loop.s1, loop.s2, cycles, loop.lut)
+    return Result(algo, n, p, s1, s2, cycles, lut)
+
+
+def _histogram(keys: list[int], bins: int) -> dict[int, int]:
+    return {k: h for k in range(bins) if (h := keys.count(k))}
 
 
 def mm42(a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> Result:
@@ -120,11 +132,8 @@ def mm42(a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> Result:
     lut maps the selection address (A_i << 1) | q_i to its hits; cycles = n + 4
     (PRE, n + 2 loop cycles, FIN)."""
     validate(a1, a2, b1, b2, m, n)
-    loop = _Loop(a1, a2, b1, b2, m, n)
-    for _ in range(iterations(n)):
-        sel = loop.step()
-        loop.lut[sel] = loop.lut.get(sel, 0) + 1
-    return _finish("mm42", loop, m, iterations(n) + OVERHEAD)
+    s1, s2, sels = _loop("mm42", a1, a2, b1, b2, m, n, iterations(n))
+    return _finish("mm42", n, s1, s2, m, iterations(n) + OVERHEAD, _histogram(sels, 4))
 
 
 def mm42_u2(a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> Result:
@@ -134,9 +143,7 @@ def mm42_u2(a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> Result:
     lut maps the per-clock address (sel_even << 2) | sel_odd (each (A_i << 1) | q_i) to its
     hits; cycles = ceil((n+2)/2) + 2."""
     validate(a1, a2, b1, b2, m, n)
-    loop = _Loop(a1, a2, b1, b2, m, n)
+    s1, s2, sels = _loop("mm42_u2", a1, a2, b1, b2, m, n, iterations_u2(n))
+    pairs = [(even << 2) | odd for even, odd in zip(sels[0::2], sels[1::2], strict=True)]
     clocks = iterations_u2(n) // 2
-    for _ in range(clocks):
-        addr = (loop.step() << 2) | loop.step()
-        loop.lut[addr] = loop.lut.get(addr, 0) + 1
-    return _finish("mm42_u2", loop, m, clocks + OVERHEAD)
+    return _finish("mm42_u2", n, s1, s2, m, clocks + OVERHEAD, _histogram(pairs, 16))

@@ -6,6 +6,8 @@ that nothing overflows. Every right shift is checked to drop a zero bit.
 
 from __future__ import annotations
 
+from gmpy2 import mpz
+
 from models.result import ModelInputError, Result, short_hex
 
 
@@ -63,19 +65,61 @@ def mont_r2(x: int, y: int, m: int, n: int) -> Result:
     conditional subtraction: n + 1 cycles. ``lut`` counts the selection (x_i, q_i).
     """
     validate(x, y, m, n)
-    p = 0
-    lut: dict[int, int] = {}
+    # Hot path (one call per checked operation): P is a gmpy2 mpz (cheaper wide
+    # arithmetic), sel_address is inlined and the hits are counted in a list.
+    ym, mm, bound = mpz(y), mpz(m), mpz(2 * m)
+    p = mpz(0)
+    hits = [0] * 4
     for xi in _bits_lsb_first(x, n):
-        x_i = 1 if xi == "1" else 0
-        p += y if x_i else 0  # step 3
-        q_i = p & 1  # p_0 after step 3
-        addr = sel_address(x_i, q_i)
-        lut[addr] = lut.get(addr, 0) + 1
-        p += m if q_i else 0  # step 4
-        assert p & 1 == 0, "mont_r2: shift would drop a one bit"
+        addr = 0
+        if xi == "1":
+            p += ym  # step 3
+            addr = 2
+        if p.is_odd():  # q_i: p_0 after step 3
+            p += mm  # step 4
+            addr |= 1
+        hits[addr] += 1
+        assert p.is_even(), "mont_r2: shift would drop a one bit"
         p >>= 1  # step 5
-        assert p < 2 * m, "mont_r2: P outgrew its N+1-bit register"
-    return Result("mont_r2", n, final_sub(p, m), None, None, n + 1, lut, unreduced=p)
+        assert p < bound, "mont_r2: P outgrew its N+1-bit register"
+    lut = {a: h for a, h in enumerate(hits) if h}
+    return Result("mont_r2", n, final_sub(int(p), m), None, None, n + 1, lut, unreduced=int(p))
+
+
+def _mont_csa_loop(x: int, y: int, m: int, n: int, name: str) -> tuple[int, int, list[int]]:
+    """Algorithm 1b's n iterations (the loop of mont_csa and mont_csa_u2): the final S, C
+    and the hits of 4 * (i % 2) + sel_address(x_i, q_i) (iteration i runs in stage i % 2
+    of the unfolded design).
+
+    Hot path (one call per checked operation): csa and sel_address are inlined, S and C are
+    gmpy2 mpz (cheaper wide bit operations), a CSA with a zero addend is written as the
+    half adder it is (s ^ c, (s & c) << 1), and CSA 2's carry is kept as the majority: its
+    << 1 and the shift by one cancel.
+    """
+    ym, mm, top = mpz(y), mpz(m), mpz(1) << n
+    s = c = mpz(0)
+    hits = [0] * (2 * U2_STAGE_BINS_CSA)
+    stage = 0
+    for xi in _bits_lsb_first(x, n):
+        if xi == "1":  # CSA 1: S + C + x_i*Y
+            t = s ^ c
+            s, c = t ^ ym, ((s & c) | (t & ym)) << 1
+            addr = stage | 2
+        else:
+            s, c = s ^ c, (s & c) << 1
+            addr = stage
+        if s.is_odd():  # CSA 2: + q*M, q the s_0 of CSA 1 (its carry has a zero LSB)
+            t = s ^ c
+            s, c = t ^ mm, (s & c) | (t & mm)
+            addr |= 1
+        else:
+            s, c = s ^ c, s & c
+        hits[addr] += 1
+        assert s.is_even(), f"{name}: shift would drop a one bit"
+        s >>= 1  # step 5 (c: see above)
+        assert s < top and c < top, f"{name}: S or C outgrew its N-bit register"
+        stage ^= U2_STAGE_BINS_CSA
+    return int(s), int(c), hits
 
 
 def mont_csa(x: int, y: int, m: int, n: int) -> Result:
@@ -87,21 +131,10 @@ def mont_csa(x: int, y: int, m: int, n: int) -> Result:
     registers). ``lut`` counts the selection (x_i, s_0').
     """
     validate(x, y, m, n)
-    s = c = 0
-    lut: dict[int, int] = {}
-    for xi in _bits_lsb_first(x, n):
-        x_i = 1 if xi == "1" else 0
-        s, c = csa(s, c, y if x_i else 0)  # step 3
-        q_i = s & 1  # s_0 of CSA 1 (its carry has a zero LSB)
-        addr = sel_address(x_i, q_i)
-        lut[addr] = lut.get(addr, 0) + 1
-        s, c = csa(s, c, m if q_i else 0)  # step 4
-        assert (s | c) & 1 == 0, "mont_csa: shift would drop a one bit"
-        s >>= 1  # step 5
-        c >>= 1
-        assert s < 2**n and c < 2**n, "mont_csa: S or C outgrew its N-bit register"
+    s, c, hits = _mont_csa_loop(x, y, m, n, "mont_csa")
+    folded = [h + hits[U2_STAGE_BINS_CSA + a] for a, h in enumerate(hits[:U2_STAGE_BINS_CSA])]
     p = final_sub(s + c, m)
-    return Result("mont_csa", n, p, s, c, n + 1, lut)
+    return Result("mont_csa", n, p, s, c, n + 1, {a: h for a, h in enumerate(folded) if h})
 
 
 def lut_address(x_i: int, y_0: int, s_0: int, c_0: int) -> int:
@@ -128,22 +161,43 @@ def mont_lut_table(y: int, m: int) -> list[int]:
     return table
 
 
+def _mont_lut_loop(x: int, y: int, m: int, n: int, name: str) -> tuple[int, int, list[int]]:
+    """Algorithm 3's n iterations (the loop of mont_lut and mont_lut_u2): the final S, C
+    and the hits of 16 * (i % 2) + lut_address(x_i, y_0, s_0, c_0) (iteration i runs in
+    stage i % 2 of the unfolded design). S and C stay below 2^(n+1).
+
+    Hot path (one call per checked operation): lut_address and csa are inlined (same
+    arithmetic; the tests check it against them), S and C are gmpy2 mpz (cheaper wide bit
+    operations). Sum and carry are both even after the table add, so the shift by one keeps
+    the sum's and drops the carry's << 1.
+    """
+    table = [mpz(v) for v in mont_lut_table(y, m)]
+    y_bit = lut_address(0, y & 1, 0, 0)
+    x_bits = {"0": y_bit, "1": 8 | y_bit}  # x_i and y_0 of the address
+    top = mpz(1) << (n + 1)
+    s = c = mpz(0)
+    hits = [0] * (2 * U2_STAGE_BINS_LUT)
+    stage = 0
+    for xi in _bits_lsb_first(x, n):
+        addr = x_bits[xi] | (2 if s.is_odd() else 0) | (1 if c.is_odd() else 0)
+        hits[stage | addr] += 1
+        t = table[addr]
+        u = s ^ c
+        s_sum = u ^ t
+        assert s_sum.is_even(), f"{name}: shift would drop a one bit"
+        s, c = s_sum >> 1, (s & c) | (u & t)  # (a^b^d) >> 1, (majority << 1) >> 1
+        assert s < top and c < top, f"{name}: S or C outgrew N+1 bits"
+        stage ^= U2_STAGE_BINS_LUT
+    return int(s), int(c), hits
+
+
 def mont_lut(x: int, y: int, m: int, n: int) -> Result:
     """Algorithm 3: faster Montgomery, one CSA + table {0, M, Y, Y+M}."""
     validate(x, y, m, n)
-    table = mont_lut_table(y, m)
-    y_0 = y & 1
-    lut: dict[int, int] = {}
-    s = c = 0
-    for xi in _bits_lsb_first(x, n):
-        addr = lut_address(1 if xi == "1" else 0, y_0, s & 1, c & 1)
-        lut[addr] = lut.get(addr, 0) + 1
-        s, c = csa(s, c, table[addr])
-        assert (s | c) & 1 == 0, "mont_lut: shift would drop a one bit"
-        s >>= 1
-        c >>= 1
+    s, c, hits = _mont_lut_loop(x, y, m, n, "mont_lut")
+    folded = [h + hits[U2_STAGE_BINS_LUT + a] for a, h in enumerate(hits[:U2_STAGE_BINS_LUT])]
     p = final_sub(s + c, m)
-    return Result("mont_lut", n, p, s, c, n + 2, lut)
+    return Result("mont_lut", n, p, s, c, n + 2, {a: h for a, h in enumerate(folded) if h})
 
 
 # --- Gajbhiye (2018): Algorithms 1b and 3 unfolded by J = 2 -----------------------------
@@ -151,21 +205,10 @@ def mont_lut(x: int, y: int, m: int, n: int) -> Result:
 # Two loop iterations per clock cycle; for odd n the last loop cycle does one iteration
 # (a half step, the second stage is bypassed), so R = 2^n exactly. Loop cycles:
 # ceil(n / 2). The arithmetic is that of the non-unfolded algorithms, iteration by
-# iteration, so S, C and P equal mont_csa's / mont_lut's.
+# iteration, so S, C and P equal mont_csa's / mont_lut's: the models share their loops.
 
 U2_STAGE_BINS_CSA = 4  # selection address per stage of mont_csa_u2: {x_i, q}
 U2_STAGE_BINS_LUT = 16  # table address per stage of mont_lut_u2: {x_i, y_0, s_0, c_0}
-
-
-def _u2_pairs(x: int, n: int) -> list[str]:
-    """The bits of X, LSB first, two per loop cycle (the last one alone for odd n)."""
-    bits = _bits_lsb_first(x, n)
-    return [bits[k : k + 2] for k in range(0, n, 2)]
-
-
-def _check_red(name: str, s: int, c: int, width: int) -> None:
-    """The redundant pair fits the RTL's `width`-bit S and C registers."""
-    assert 0 <= s < 2**width and 0 <= c < 2**width, f"{name}: S/C outgrew {width} bits"
 
 
 def mont_csa_u2(x: int, y: int, m: int, n: int) -> Result:
@@ -175,44 +218,21 @@ def mont_csa_u2(x: int, y: int, m: int, n: int) -> Result:
     of the first CSA's sum (the s_0 of step (4)) that selects M. S and C stay N bits.
     """
     validate(x, y, m, n)
-    s = c = 0
-    hits: dict[int, int] = {}
-    for pair in _u2_pairs(x, n):
-        for stage, xb in enumerate(pair):
-            xi = 1 if xb == "1" else 0
-            s, c = csa(s, c, y if xi else 0)
-            q = s & 1
-            addr = U2_STAGE_BINS_CSA * stage + sel_address(xi, q)
-            hits[addr] = hits.get(addr, 0) + 1
-            s, c = csa(s, c, m if q else 0)
-            assert (s | c) & 1 == 0, "mont_csa_u2: shift would drop a one bit"
-            s >>= 1
-            c >>= 1
-            _check_red("mont_csa_u2", s, c, n)  # N-bit registers
+    s, c, hits = _mont_csa_loop(x, y, m, n, "mont_csa_u2")
     p = final_sub(s + c, m)
-    return Result("mont_csa_u2", n, p, s, c, (n + 1) // 2 + 1, hits)
+    lut = {a: h for a, h in enumerate(hits) if h}
+    return Result("mont_csa_u2", n, p, s, c, (n + 1) // 2 + 1, lut)
 
 
 def mont_lut_u2(x: int, y: int, m: int, n: int) -> Result:
     """Algorithm 3 unfolded by 2: two table lookups and two CSAs in series per cycle.
 
     Table hits: per stage j (0, 1) the address 16*j + lut_address(x_i, y_0, s_0, c_0);
-    stage 1 is addressed by x_(i+1) and the LSBs of stage 0's shifted output.
+    stage 1 is addressed by x_(i+1) and the LSBs of stage 0's shifted output. S and C stay
+    N+1 bits.
     """
     validate(x, y, m, n)
-    table = mont_lut_table(y, m)
-    y_0 = y & 1
-    s = c = 0
-    hits: dict[int, int] = {}
-    for pair in _u2_pairs(x, n):
-        for stage, xb in enumerate(pair):
-            addr = lut_address(1 if xb == "1" else 0, y_0, s & 1, c & 1)
-            key = U2_STAGE_BINS_LUT * stage + addr
-            hits[key] = hits.get(key, 0) + 1
-            s, c = csa(s, c, table[addr])
-            assert (s | c) & 1 == 0, "mont_lut_u2: shift would drop a one bit"
-            s >>= 1
-            c >>= 1
-            _check_red("mont_lut_u2", s, c, n + 1)  # N+1 bits
+    s, c, hits = _mont_lut_loop(x, y, m, n, "mont_lut_u2")
     p = final_sub(s + c, m)
-    return Result("mont_lut_u2", n, p, s, c, (n + 1) // 2 + 2, hits)
+    lut = {a: h for a, h in enumerate(hits) if h}
+    return Result("mont_lut_u2", n, p, s, c, (n + 1) // 2 + 2, lut)

@@ -37,6 +37,7 @@ if str(ROOT) not in sys.path:
 from models.registry import get_algo, reference  # noqa: E402
 from regress import tools  # noqa: E402
 from regress.cycles import formula  # noqa: E402
+from regress.run import op_cycles  # noqa: E402
 from regress.sim import BUILD_ROOT, BUS_MODES, BuildSpec, RunSpec, build, execute  # noqa: E402
 from verif import regmap  # noqa: E402
 from verif.config import ConfigError, DesignConfig, known_designs, load_design  # noqa: E402
@@ -47,6 +48,26 @@ BENCH_BUILD = BUILD_ROOT / "bench"
 BUS_W = 32
 SEED = 2026
 RAW_MIN_S = 0.3  # the raw harness repeats its script until a pass takes at least this
+# Most simulated clock cycles of one testbench run (the model's cycles per operation): a
+# slow point (the RSA core at N = 1024 is 10^6 cycles an operation) runs fewer operations
+# than --txns / --icarus-txns, at least one.
+CYCLE_BUDGET = {"verilator": 8_000_000, "icarus": 400_000}
+# The throughput goal (issue 7): the bit-serial designs (their RTL folders) at N = 1024 reach
+# at least half the raw harness's speed with the testbench checking everything.
+BIT_SERIAL_FAMILIES = ("mont", "inter", "mm42")
+GOAL_N, GOAL_RATIO = 1024, 0.5
+
+
+def ops_per_run(name: str, n: int, params: dict[str, int], sim_name: str, most: int) -> int:
+    """Operations of one testbench run: `most`, fewer where they would pass the simulator's
+    cycle budget (the model's cycles per operation), at least one."""
+    cycles = op_cycles(name, n, tuple(sorted(params.items())))
+    return max(1, min(most, CYCLE_BUDGET[sim_name] // cycles))
+
+
+def bit_serial(design: DesignConfig) -> bool:
+    return any(src.parent.name in BIT_SERIAL_FAMILIES and src.stem == design.name
+               for src in design.sources)
 
 
 class BenchError(RuntimeError):
@@ -217,9 +238,11 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
     params = get_algo(design.model).resolve(n)
     work = BENCH_BUILD / "vectors" / f"{name}-n{n}"
     work.mkdir(parents=True, exist_ok=True)
-    point: dict[str, object] = {"design": name, "n": n, "bus_w": BUS_W, "params": params}
+    point: dict[str, object] = {"design": name, "n": n, "bus_w": BUS_W, "params": params,
+                                "bit_serial": bit_serial(design)}
     for sim_name in sims:
-        count = txns if sim_name == "verilator" else icarus_txns
+        count = ops_per_run(name, n, params, sim_name,
+                            txns if sim_name == "verilator" else icarus_txns)
         vectors = make_vectors(design, n, count, SEED)
         vfile = work / f"{sim_name}.json"
         write_vector_file(vectors, vfile)
@@ -312,6 +335,52 @@ def regression_wall(list_name: str, jobs: list[int]) -> dict[str, object]:
     return out
 
 
+# --- where a run's time goes ------------------------------------------------------------------
+PROFILE_GROUPS = (("models", "/models/"), ("verif", "/verif/"), ("pyuvm", "/pyuvm/"),
+                  ("cocotb_coverage", "/cocotb_coverage/"), ("cocotb", "/cocotb/"))
+
+
+def profile_point(name: str, n: int, bus: str, txns: int, out: Path) -> str:
+    """One VectorTest on Verilator under cProfile (cocotb's COCOTB_ENABLE_PROFILING): the
+    test's time, the Python time by package (models, verif, pyuvm, cocotb, ...) and the
+    functions with the most time of their own. Python's share is inflated by the profiler;
+    compare packages with each other, and runs with runs."""
+    import pstats
+
+    design = load_design(name)
+    params = get_algo(design.model).resolve(n)
+    vectors = make_vectors(design, n, txns, SEED)
+    out.mkdir(parents=True, exist_ok=True)
+    vfile = out / "vectors.json"
+    write_vector_file(vectors, vfile)
+    spec = BuildSpec(name, n, BUS_W, "verilator", params=tuple(params.items()), bus=bus)
+    run = RunSpec(spec, seed=SEED, txns=txns, vectors=str(vfile), tests=("VectorTest",),
+                  idle_max=0, timeout_s=3600)
+    os.environ["MV_PROFILE"] = "1"
+    try:
+        secs = testbench_seconds(run, out / "run")
+    finally:
+        del os.environ["MV_PROFILE"]
+    stats = pstats.Stats(str(out / "run" / "cocotb.pstat"))
+    table = stats.stats  # type: ignore[attr-defined]
+    total = sum(v[2] for v in table.values())
+    groups: dict[str, float] = {}
+    for (path, _, _), v in table.items():
+        group = next((g for g, part in PROFILE_GROUPS if part in path), "other")
+        groups[group] = groups.get(group, 0.0) + v[2]
+    lines = [f"{name} N={n} BusW={BUS_W} bus={bus}: {txns} operations, test {secs:.3f} s, "
+             f"Python {total:.3f} s under the profiler ({total / txns * 1e3:.2f} ms an "
+             "operation)", "", "time of its own by package:"]
+    lines += [f"  {g:16s} {t:7.3f} s  {t / total:5.1%}"
+              for g, t in sorted(groups.items(), key=lambda kv: -kv[1])]
+    lines += ["", "functions with the most time of their own:"]
+    top = sorted(table.items(), key=lambda kv: -kv[1][2])[:15]
+    for (path, line, func), v in top:
+        short = "/".join(Path(path).parts[-2:])
+        lines.append(f"  {v[2]:7.3f} s {v[1]:7d} calls  {short}:{line}({func})")
+    return "\n".join(lines)
+
+
 # --- outputs --------------------------------------------------------------------------------
 def render_md(results: dict[str, object]) -> str:
     lines = ["# Benchmarks", "",
@@ -325,8 +394,8 @@ def render_md(results: dict[str, object]) -> str:
              "",
              "| design | N | testbench, Verilator, pins | Verilator, engine | raw C++ harness | "
              "pins / raw | engine / raw | Icarus, pins | Icarus, engine | "
-             "Verilator / Icarus (pins) | Verilator build (s) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "Verilator / Icarus (pins) | Verilator build (s) | ops a run (V / I) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def fmt(p: dict[str, object], key: str) -> str:
         if key not in p:
@@ -345,7 +414,19 @@ def render_md(results: dict[str, object]) -> str:
                      f"{fmt(p, 'verilator_engine')} | {fmt(p, 'raw')} | "
                      f"{ratio('testbench_over_raw')} | {ratio('engine_over_raw')} | "
                      f"{fmt(p, 'icarus')} | {fmt(p, 'icarus_engine')} | "
-                     f"{ratio('verilator_over_icarus', 1)} | {build_s} |")
+                     f"{ratio('verilator_over_icarus', 1)} | {build_s} | "
+                     f"{p.get('verilator', {}).get('ops', '–')} / "  # type: ignore[union-attr]
+                     f"{p.get('icarus', {}).get('ops', '–')} |")  # type: ignore[union-attr]
+    goal = [(p["design"], ratios(p).get("engine_over_raw"))
+            for p in results["points"]  # type: ignore[union-attr]
+            if p["n"] == GOAL_N and p.get("bit_serial")]
+    if goal:
+        met = [d for d, r in goal if r is not None and r >= GOAL_RATIO]
+        lines += ["", f"Goal: every bit-serial design at N = {GOAL_N} at least "
+                  f"{GOAL_RATIO:.0%} of the raw harness in engine mode. Met by {len(met)} of "
+                  f"{len(goal)}" + ("; not met: " + ", ".join(
+                      f"{d} ({r:.2f})" if r is not None else f"{d} (not measured)"
+                      for d, r in goal if d not in met) if len(met) < len(goal) else "") + "."]
     lines += ["", "## Cycles against the papers", "",
               "| design | N | cycles | paper | ratio |", "|---|---|---|---|---|"]
     for row in results["cycles"]:  # type: ignore[union-attr]
@@ -415,8 +496,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--update", action="store_true",
                     help="keep results.json's throughput and cycle figures; only add the "
                          "regression wall times of --lists / --wall-from")
+    ap.add_argument("--profile", default="", metavar="DESIGN:N[:BUS]",
+                    help="instead of the benchmarks: where one run's time goes (cProfile of "
+                         "a --txns VectorTest on Verilator, bus engine by default)")
     args = ap.parse_args(argv)
     try:
+        if args.profile:
+            name, _, rest = args.profile.partition(":")
+            width, _, bus = rest.partition(":")
+            load_design(name)
+            if not width.isdigit() or (bus or "engine") not in BUS_MODES:
+                raise ConfigError(f"--profile expects DESIGN:N[:pins|engine], got "
+                                  f"{args.profile!r}")
+            print(profile_point(name, int(width), bus or "engine", args.txns,
+                                BENCH_BUILD / "profile" / f"{name}-n{width}"))
+            return 0
         names = known_designs() if args.designs == "all" else args.designs.split(",")
         for name in names:
             load_design(name)
@@ -458,6 +552,11 @@ def main(argv: list[str] | None = None) -> int:
             "regressions": {name: regression_wall(name, jobs)
                             for name in args.lists.split(",") if name},
         }
+        old = args.out / "results.json"
+        if old.exists():  # wall times this run did not measure are kept as they were
+            kept = json.loads(old.read_text()).get("regressions", {})
+            for name, wall in kept.items():
+                results["regressions"].setdefault(name, wall)  # type: ignore[union-attr]
         for name, wall in walls.items():
             results["regressions"].setdefault(name, {}).update(wall)  # type: ignore[union-attr]
         _write(results, args.out)

@@ -307,6 +307,8 @@ def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path
     if b.sim == "verilator":
         build_args += ["-Wno-fatal"] + (["--trace-fst", "--trace-structs"] if b.waves else [])
         build_args += ["--coverage-line", "--coverage-toggle"] if b.coverage else []
+        if b.bus == "engine":  # the engine wrapper's clock is an HDL delay loop
+            build_args += ["--timing", "-CFLAGS", "-std=c++20"]
     if b.sim == "verilator":
         control = None if _vpi_flat() else build_dir / "probes.vlt"
         if control is not None:

@@ -322,7 +322,7 @@ class CornerSeq(LoaderSeq):
         its bound or one below it, e.g. inter_csa's V == 2M' - 1 before its 2M' step)."""
         if self.model is None:
             return []
-        tries = 2000 if self.n <= 16 else 400 if self.n <= 64 else 40
+        tries = 8000 if self.n <= 16 else 400 if self.n <= 64 else 40  # N <= 16: ~0.1 ms a try
         return boundary_operands(self.model, self.rng, lambda: self.rng.choice(moduli), tries)
 
     def halves_cases(self) -> list[dict[str, int]]:

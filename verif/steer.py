@@ -161,19 +161,35 @@ def draw(target: Target, rng: random.Random, n: int, fallback: Callable[[], int]
     return x, y, m
 
 
+SMALL_PRIMES = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)
+
+
+def small_factor(m: int) -> int:
+    """A small prime factor of m below m, or 0."""
+    return next((f for f in SMALL_PRIMES if m % f == 0 and f < m), 0)
+
+
 def boundary_operands(model: Model, rng: random.Random, modulus: Callable[[], int],
                       tries: int, per_event: int = 1) -> list[Operands]:
     """Operands at the final reductions' bounds, found with the bit-accurate model: each
-    candidate (X * Y = -1 mod M half the time, the result M - 1) is kept while one of its
-    boundary events (Result.boundary_events) has fewer than `per_event` operations yet.
+    candidate is kept while one of its boundary events (Result.boundary_events) has fewer
+    than `per_event` operations yet. A third of the candidates have X * Y = -1 mod M (the
+    result M - 1), a third, under a composite M = f * g, X = f * i and Y = g * j, so that
+    X * Y = 0 mod M and the redundant sum before the final reduction is an exact multiple
+    of M (inter_csa's S + C = 8M' comes only from these), the rest are random.
     CornerTest uses it at the run's width, the mutation flow's equivalence runs at N = 8."""
     counts: dict[str, int] = {}
     out: list[Operands] = []
     for _ in range(tries):
         m = modulus()
         x = rng.randrange(1, m) if m > 1 else 0
-        y = (-pow(x, -1, m)) % m if gcd(x, m) == 1 and rng.random() < 0.5 \
-            else rng.randrange(m)
+        kind = rng.randrange(3)
+        if kind == 0 and (f := small_factor(m)):
+            x, y = f * rng.randrange(1, m // f), (m // f) * rng.randrange(1, f)
+        elif kind == 1 and gcd(x, m) == 1:
+            y = (-pow(x, -1, m)) % m
+        else:
+            y = rng.randrange(m)
         try:
             events = model(x, y, m).boundary_events(m)
         except (ModelInputError, AssertionError, TypeError):

@@ -14,17 +14,24 @@ from models.inter import (
     CSA_TABLE_SIZE,
     LUT_SIZE,
     final_reduce,
+    final_reduce_ties,
     inter_csa,
+    inter_csa_cycles,
     inter_csa_table,
     inter_lut,
+    inter_lut_cycles,
     inter_lut_table,
     inter_r2,
     lut_address,
     lut_k,
+    madd_ties,
     normalise,
+    pow2_mod,
 )
+from models.mont import csa, validate
 from models.registry import ModelFunc, get_algo, reference
-from models.result import ModelInputError
+from models.result import ModelInputError, Result
+from models.tests.test_mont import assert_same, big_operands
 
 MODELS: list[ModelFunc] = [inter_r2, inter_csa, inter_lut]
 CYCLES = {"inter_r2": 0, "inter_csa": 8, "inter_lut": 9}  # cycles - n
@@ -236,3 +243,99 @@ def test_final_reduce() -> None:
 def test_bad_input(model: ModelFunc, x: int, y: int, m: int, n: int, match: str) -> None:
     with pytest.raises(ModelInputError, match=match):
         model(x, y, m, n)
+
+
+# --- The models' hot loops against step-by-step references --------------------------------
+#
+# The models inline csa, lut_k and lut_address and keep the registers as gmpy2 mpz; the
+# references are the readable loops they replaced. Every Result field must match.
+
+
+def _bits_msb_first(x: int, n: int) -> list[int]:
+    return [(x >> i) & 1 for i in range(n - 1, -1, -1)]
+
+
+def _inter_r2_steps(x: int, y: int, m: int, n: int) -> Result:
+    validate(x, y, m, n)
+    p = 0
+    lut: dict[int, int] = {}
+    for xi in _bits_msb_first(x, n):
+        p = 2 * p + (y if xi else 0)
+        assert p < 3 * m
+        q = 0
+        if p >= m:
+            p -= m
+            q += 1
+        if p >= m:
+            p -= m
+            q += 1
+        assert p < m
+        lut[q] = lut.get(q, 0) + 1
+    return Result("inter_r2", n, p, None, None, n, lut)
+
+
+def _inter_csa_steps(x: int, y: int, m: int, n: int) -> Result:
+    validate(x, y, m, n)
+    z, yn, mn = normalise(y, m, n)
+    table = inter_csa_table(y, m, n)
+    mask = (1 << n) - 1
+    s = c = k = 0
+    lut: dict[int, int] = {}
+    for xi in _bits_msb_first(x, n):
+        lut[k] = lut.get(k, 0) + 1
+        s, c = csa(2 * (s & mask), 2 * (c & mask), yn if xi else 0)
+        s, c = csa(s, c, 2 * table[k])
+        assert s < 1 << (n + 2) and c < 1 << (n + 2), "inter_csa: S, C exceed n + 2 bits"
+        k = (s >> n) + (c >> n)  # step (11): A = k * 2^n mod M', used in the next iteration
+        assert k < CSA_TABLE_SIZE
+    assert s + c < 7 << n
+    p, ties = final_reduce_ties(s + c, mn, z)
+    ties |= madd_ties([(table[i - 1], table[1], tuple(range(i, CSA_TABLE_SIZE)))
+                       for i in range(2, CSA_TABLE_SIZE)], mn, lut)
+    return Result("inter_csa", n, p, s, c, inter_csa_cycles(n), lut, ties=ties)
+
+
+def _inter_lut_steps(x: int, y: int, m: int, n: int) -> Result:
+    validate(x, y, m, n)
+    z, _, mn = normalise(y, m, n)
+    table = inter_lut_table(y, m, n)
+    mask = (1 << n) - 1
+    bits = _bits_msb_first(x, n)
+    addr = lut_address(0, bits[0])  # step (3): A := LookUp(x_(n-1))
+    lut: dict[int, int] = {}
+    s = c = 0
+    for i, _ in enumerate(bits):
+        lut[addr] = lut.get(addr, 0) + 1
+        s, c = csa(2 * (s & mask), 2 * (c & mask), table[addr])
+        k = lut_k(s, c, n)
+        assert (s >> n) + (c >> n) == k, "inter_lut: k is not the overflow of S + C"
+        next_bit = bits[i + 1] if i + 1 < n else 0
+        addr = lut_address(k, next_bit)
+    assert s + c < 5 << n
+    p, ties = final_reduce_ties(s + c, mn, z)
+    h, yn = pow2_mod(mn, n), normalise(y, m, n)[1]
+    steps = [(h, h, (2, 3, 4, 5, 6, 7)), (table[2], table[2], (4, 5, 6, 7)),
+             (table[4], table[2], (6, 7))]
+    ties |= madd_ties(steps + [(table[2 * k], yn, (2 * k + 1,)) for k in (1, 2, 3)], mn, lut)
+    return Result("inter_lut", n, p, s, c, inter_lut_cycles(n), lut, ties=ties)
+
+
+STEPS: dict[str, tuple[ModelFunc, ModelFunc]] = {
+    "inter_r2": (inter_r2, _inter_r2_steps),
+    "inter_csa": (inter_csa, _inter_csa_steps),
+    "inter_lut": (inter_lut, _inter_lut_steps),
+}
+
+
+@settings(BASE, max_examples=400)
+@given(operands(2, 300))
+def test_inlined_loops(args: tuple[int, int, int, int]) -> None:
+    for fast, slow in STEPS.values():
+        assert_same(fast(*args), slow(*args), args[2])
+
+
+@pytest.mark.parametrize("args", big_operands(), ids=lambda a: f"n{a[3]}")
+@pytest.mark.parametrize("name", sorted(STEPS))
+def test_inlined_loops_wide(name: str, args: tuple[int, int, int, int]) -> None:
+    fast, slow = STEPS[name]
+    assert_same(fast(*args), slow(*args), args[2])

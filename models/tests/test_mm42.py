@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import random
+
 import gmpy2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.mm42 import compress42, iterations, iterations_u2, mm42, mm42_u2, selection
+from models.mm42 import (
+    EXTRA_BITS,
+    OVERHEAD,
+    compress42,
+    iterations,
+    iterations_u2,
+    mm42,
+    mm42_u2,
+    selection,
+    validate,
+)
 from models.registry import get_algo, reference
 from models.result import ModelInputError, Result
+from models.tests.test_mont import assert_same
 
 BASE = settings(database=None, deadline=None)
 MODELS = {"mm42": (mm42, iterations), "mm42_u2": (mm42_u2, iterations_u2)}
@@ -201,3 +214,102 @@ def test_registry_entries() -> None:
         assert info.halves and info.kind == "mont" and info.has_sc and info.has_lut
         assert info.r_bits(33) == iters(33)
     assert iterations(32) == 34 and iterations_u2(32) == 34 and iterations_u2(97) == 100
+
+
+# --- The models' hot loop against the step-by-step core -----------------------------------
+
+
+class _Loop:
+    """The registers of the core, one helper call per step: S1, S2, the serial adder over
+    A1, A2, the histogram (the readable loop the models' inlined one replaced)."""
+
+    def __init__(self, a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> None:
+        self.n, self.width = n, n + EXTRA_BITS
+        self.a1, self.a2, self.a_carry = a1, a2, 0
+        d1, d2 = compress42(b1, b2, m, 0)  # PRE cycle
+        self.check(d1, d2, "D")
+        self.addends = ((0, 0), (m, 0), (b1, b2), (d1, d2))
+        self.b0 = (b1 ^ b2) & 1
+        self.s1 = self.s2 = 0
+        self.lut: dict[int, int] = {}
+
+    def check(self, lo: int, hi: int, what: str) -> None:
+        assert lo >> self.width == 0 and hi >> self.width == 0, f"mm42: {what} overflows"
+
+    def next_a_bit(self) -> int:
+        """One step of the serial adder: A_i = A1_0 ^ A2_0 ^ carry; shift both right."""
+        x, y, c = self.a1 & 1, self.a2 & 1, self.a_carry
+        self.a_carry = (x & y) | (x & c) | (y & c)
+        self.a1 >>= 1
+        self.a2 >>= 1
+        return x ^ y ^ c
+
+    def step(self) -> int:
+        """One iteration; returns its selection address."""
+        a_i = self.next_a_bit()
+        q_i = ((self.s1 ^ self.s2) & 1) ^ (a_i & self.b0)
+        sel = selection(a_i, q_i)
+        x1, x2 = self.addends[sel]
+        s, c = compress42(self.s1, self.s2, x1, x2)
+        assert (s | c) & 1 == 0, "mm42: halving would drop a one bit"
+        self.s1, self.s2 = s >> 1, c >> 1
+        self.check(self.s1, self.s2, "S")
+        return sel
+
+
+def _finish_steps(algo: str, loop: _Loop, m: int, cycles: int) -> Result:
+    total = loop.s1 + loop.s2
+    assert total < 2 * m, f"{algo}: S1 + S2 >= 2M"
+    p = total - m if total >= m else total
+    return Result(algo, loop.n, p, loop.s1, loop.s2, cycles, loop.lut)
+
+
+def _mm42_steps(a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> Result:
+    validate(a1, a2, b1, b2, m, n)
+    loop = _Loop(a1, a2, b1, b2, m, n)
+    for _ in range(iterations(n)):
+        sel = loop.step()
+        loop.lut[sel] = loop.lut.get(sel, 0) + 1
+    return _finish_steps("mm42", loop, m, iterations(n) + OVERHEAD)
+
+
+def _mm42_u2_steps(a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> Result:
+    validate(a1, a2, b1, b2, m, n)
+    loop = _Loop(a1, a2, b1, b2, m, n)
+    clocks = iterations_u2(n) // 2
+    for _ in range(clocks):
+        addr = (loop.step() << 2) | loop.step()
+        loop.lut[addr] = loop.lut.get(addr, 0) + 1
+    return _finish_steps("mm42_u2", loop, m, clocks + OVERHEAD)
+
+
+STEPS = {"mm42": (mm42, _mm42_steps), "mm42_u2": (mm42_u2, _mm42_u2_steps)}
+
+
+def big_operands() -> list[tuple[int, ...]]:
+    """A few fixed operand sets at n = 1024, 1025 and 2048: random and extreme A, B split
+    unevenly into their halves, full-width and shorter moduli."""
+    rng = random.Random(20240607)
+    cases: list[tuple[int, ...]] = []
+    for n in (1024, 1025, 2048):
+        top = 2**n - 1
+        for m in (rng.getrandbits(n) | 1 | 1 << (n - 1), rng.getrandbits(n - 37) | 1):
+            for a, b in ((rng.randrange(2 * m), rng.randrange(2 * m)), (2 * m - 1, 2 * m - 1)):
+                a1 = rng.randint(max(0, a - top), min(a, top))
+                b1 = min(b, top)
+                cases.append((a1, a - a1, b1, b - b1, m, n))
+    return cases
+
+
+@settings(BASE, max_examples=150)
+@given(args=operands(2, 300))
+def test_inlined_loop(args: tuple[int, ...]) -> None:
+    for fast, slow in STEPS.values():
+        assert_same(fast(*args), slow(*args), args[4])
+
+
+@pytest.mark.parametrize("args", big_operands(), ids=lambda a: f"n{a[5]}")
+@pytest.mark.parametrize("name", sorted(STEPS))
+def test_inlined_loop_wide(name: str, args: tuple[int, ...]) -> None:
+    fast, slow = STEPS[name]
+    assert_same(fast(*args), slow(*args), args[4])

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models import ref
 from models.mont import (
+    _bits_lsb_first,
     csa,
+    final_sub,
     lut_address,
     mont_csa,
     mont_lut,
     mont_lut_table,
     mont_r2,
     sel_address,
+    validate,
 )
 from models.registry import ALGOS, ModelFunc, get_algo, reference
-from models.result import ModelInputError
+from models.result import ModelInputError, Result
 
 MODELS: list[ModelFunc] = [mont_r2, mont_csa, mont_lut]
 CYCLES = {"mont_r2": 1, "mont_csa": 1, "mont_lut": 2}  # cycles - n
@@ -287,3 +293,115 @@ def test_registry() -> None:
         match=r"^unknown algorithm 'foo' \(known: " + ", ".join(sorted(ALGOS)) + r"\)$",
     ):
         get_algo("foo")
+
+
+# --- The models' hot loops against step-by-step references ------------------------------
+#
+# The models inline csa, sel_address and lut_address in their loops and keep the registers
+# as gmpy2 mpz (one call per checked operation in a simulation). The references below are
+# the readable loops they replaced, one helper call per step; every Result field must match.
+
+
+def assert_same(fast: Result, slow: Result, m: int) -> None:
+    """Every field of two Results equal, with the same Python types (int, not mpz)."""
+    for f in dataclasses.fields(Result):
+        a, b = getattr(fast, f.name), getattr(slow, f.name)
+        assert a == b, (fast.algo, f.name, a, b)
+        assert type(a) is type(b), (fast.algo, f.name, type(a), type(b))
+    assert fast.boundary_events(m) == slow.boundary_events(m)
+
+
+def big_operands() -> list[tuple[int, int, int, int]]:
+    """A few fixed operand sets at n = 1024 and 2048: full-width and shorter moduli, random
+    and extreme X, Y."""
+    rng = random.Random(20240607)
+    cases = []
+    for n in (1024, 1024, 1025, 2048):
+        for m in (rng.getrandbits(n) | 1 | 1 << (n - 1), rng.getrandbits(n - 37) | 1):
+            cases.append((rng.randrange(m), rng.randrange(m), m, n))
+            cases.append((m - 1, m - 1, m, n))
+    return cases
+
+
+def _mont_r2_steps(x: int, y: int, m: int, n: int) -> Result:
+    """Algorithm 1a step by step (the model inlines sel_address)."""
+    validate(x, y, m, n)
+    p = 0
+    lut: dict[int, int] = {}
+    for xi in _bits_lsb_first(x, n):
+        x_i = 1 if xi == "1" else 0
+        p += y if x_i else 0  # step 3
+        q_i = p & 1  # p_0 after step 3
+        addr = sel_address(x_i, q_i)
+        lut[addr] = lut.get(addr, 0) + 1
+        p += m if q_i else 0  # step 4
+        assert p & 1 == 0, "mont_r2: shift would drop a one bit"
+        p >>= 1  # step 5
+        assert p < 2 * m, "mont_r2: P outgrew its N+1-bit register"
+    return Result("mont_r2", n, final_sub(p, m), None, None, n + 1, lut, unreduced=p)
+
+
+def _mont_csa_steps(x: int, y: int, m: int, n: int) -> Result:
+    """Algorithm 1b step by step through csa and sel_address (the model inlines both)."""
+    validate(x, y, m, n)
+    s = c = 0
+    lut: dict[int, int] = {}
+    for xi in _bits_lsb_first(x, n):
+        x_i = 1 if xi == "1" else 0
+        s, c = csa(s, c, y if x_i else 0)  # step 3
+        q_i = s & 1  # s_0 of CSA 1 (its carry has a zero LSB)
+        addr = sel_address(x_i, q_i)
+        lut[addr] = lut.get(addr, 0) + 1
+        s, c = csa(s, c, m if q_i else 0)  # step 4
+        assert (s | c) & 1 == 0, "mont_csa: shift would drop a one bit"
+        s >>= 1  # step 5
+        c >>= 1
+        assert s < 2**n and c < 2**n, "mont_csa: S or C outgrew its N-bit register"
+    p = final_sub(s + c, m)
+    return Result("mont_csa", n, p, s, c, n + 1, lut)
+
+
+def _mont_lut_steps(x: int, y: int, m: int, n: int) -> tuple[int, int, dict[int, int]]:
+    """Algorithm 3 step by step through lut_address and csa (the model inlines both)."""
+    table, s, c, hits = mont_lut_table(y, m), 0, 0, {}
+    for i in range(n):
+        addr = lut_address((x >> i) & 1, y & 1, s & 1, c & 1)
+        hits[addr] = hits.get(addr, 0) + 1
+        s, c = csa(s, c, table[addr])
+        s, c = s >> 1, c >> 1
+    return s, c, hits
+
+
+def _mont_lut_result_steps(x: int, y: int, m: int, n: int) -> Result:
+    validate(x, y, m, n)
+    s, c, hits = _mont_lut_steps(x, y, m, n)
+    return Result("mont_lut", n, final_sub(s + c, m), s, c, n + 2, hits)
+
+
+STEPS: dict[str, tuple[ModelFunc, ModelFunc]] = {
+    "mont_r2": (mont_r2, _mont_r2_steps),
+    "mont_csa": (mont_csa, _mont_csa_steps),
+    "mont_lut": (mont_lut, _mont_lut_result_steps),
+}
+
+
+@BASE
+@given(operands(2, 300))
+def test_inlined_loops(args: tuple[int, int, int, int]) -> None:
+    for fast, slow in STEPS.values():
+        assert_same(fast(*args), slow(*args), args[2])
+
+
+@pytest.mark.parametrize("args", big_operands(), ids=lambda a: f"n{a[3]}")
+@pytest.mark.parametrize("name", sorted(STEPS))
+def test_inlined_loops_wide(name: str, args: tuple[int, int, int, int]) -> None:
+    fast, slow = STEPS[name]
+    assert_same(fast(*args), slow(*args), args[2])
+
+
+@BASE
+@given(operands(2, 300))
+def test_mont_lut_inlined_loop(args: tuple[int, int, int, int]) -> None:
+    x, y, m, n = args
+    r = mont_lut(x, y, m, n)
+    assert (r.s, r.c, r.lut) == _mont_lut_steps(x, y, m, n)

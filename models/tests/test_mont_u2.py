@@ -9,6 +9,11 @@ from hypothesis import given, settings
 
 from models import ref
 from models.mont import (
+    U2_STAGE_BINS_CSA,
+    U2_STAGE_BINS_LUT,
+    _bits_lsb_first,
+    csa,
+    final_sub,
     lut_address,
     mont_csa,
     mont_csa_u2,
@@ -16,10 +21,11 @@ from models.mont import (
     mont_lut_table,
     mont_lut_u2,
     sel_address,
+    validate,
 )
 from models.registry import ModelFunc, get_algo
 from models.result import ModelInputError, Result
-from models.tests.test_mont import BASE, operands
+from models.tests.test_mont import BASE, assert_same, big_operands, operands
 
 # unfolded model -> (non-unfolded model, selection addresses per stage, extra cycles beyond
 # the ceil(n/2) loop cycles, S/C register width beyond n)
@@ -180,3 +186,79 @@ def test_u2_bad_input(model: ModelFunc) -> None:
         model(1, 1, 0x10, 8)
     with pytest.raises(ModelInputError, match="^X must be < M"):
         model(0x101, 1, 0x101, 9)
+
+
+# --- The models' shared hot loops against step-by-step references ------------------------
+
+
+def _u2_pairs(x: int, n: int) -> list[str]:
+    """The bits of X, LSB first, two per loop cycle (the last one alone for odd n)."""
+    bits = _bits_lsb_first(x, n)
+    return [bits[k : k + 2] for k in range(0, n, 2)]
+
+
+def _check_red(name: str, s: int, c: int, width: int) -> None:
+    """The redundant pair fits the RTL's `width`-bit S and C registers."""
+    assert 0 <= s < 2**width and 0 <= c < 2**width, f"{name}: S/C outgrew {width} bits"
+
+
+def _mont_csa_u2_steps(x: int, y: int, m: int, n: int) -> Result:
+    """Algorithm 1b unfolded by 2, one csa / sel_address call per step, per loop cycle."""
+    validate(x, y, m, n)
+    s = c = 0
+    hits: dict[int, int] = {}
+    for pair in _u2_pairs(x, n):
+        for stage, xb in enumerate(pair):
+            xi = 1 if xb == "1" else 0
+            s, c = csa(s, c, y if xi else 0)
+            q = s & 1
+            addr = U2_STAGE_BINS_CSA * stage + sel_address(xi, q)
+            hits[addr] = hits.get(addr, 0) + 1
+            s, c = csa(s, c, m if q else 0)
+            assert (s | c) & 1 == 0, "mont_csa_u2: shift would drop a one bit"
+            s >>= 1
+            c >>= 1
+            _check_red("mont_csa_u2", s, c, n)  # N-bit registers
+    p = final_sub(s + c, m)
+    return Result("mont_csa_u2", n, p, s, c, (n + 1) // 2 + 1, hits)
+
+
+def _mont_lut_u2_steps(x: int, y: int, m: int, n: int) -> Result:
+    """Algorithm 3 unfolded by 2, one lut_address / csa call per step, per loop cycle."""
+    validate(x, y, m, n)
+    table = mont_lut_table(y, m)
+    y_0 = y & 1
+    s = c = 0
+    hits: dict[int, int] = {}
+    for pair in _u2_pairs(x, n):
+        for stage, xb in enumerate(pair):
+            addr = lut_address(1 if xb == "1" else 0, y_0, s & 1, c & 1)
+            key = U2_STAGE_BINS_LUT * stage + addr
+            hits[key] = hits.get(key, 0) + 1
+            s, c = csa(s, c, table[addr])
+            assert (s | c) & 1 == 0, "mont_lut_u2: shift would drop a one bit"
+            s >>= 1
+            c >>= 1
+            _check_red("mont_lut_u2", s, c, n + 1)  # N+1 bits
+    p = final_sub(s + c, m)
+    return Result("mont_lut_u2", n, p, s, c, (n + 1) // 2 + 2, hits)
+
+
+STEPS: dict[str, tuple[ModelFunc, ModelFunc]] = {
+    "mont_csa_u2": (mont_csa_u2, _mont_csa_u2_steps),
+    "mont_lut_u2": (mont_lut_u2, _mont_lut_u2_steps),
+}
+
+
+@BASE
+@given(operands(2, 300))
+def test_u2_inlined_loops(args: tuple[int, int, int, int]) -> None:
+    for fast, slow in STEPS.values():
+        assert_same(fast(*args), slow(*args), args[2])
+
+
+@pytest.mark.parametrize("args", big_operands(), ids=lambda a: f"n{a[3]}")
+@pytest.mark.parametrize("name", sorted(STEPS))
+def test_u2_inlined_loops_wide(name: str, args: tuple[int, int, int, int]) -> None:
+    fast, slow = STEPS[name]
+    assert_same(fast(*args), slow(*args), args[2])

@@ -174,6 +174,22 @@ def _first_build_error(exc: Exception) -> str:
     return text[:200]
 
 
+def elaboration_fatal(log: Path) -> str | None:
+    """The message of a `$fatal` that fired at time 0 (an elaboration-time parameter check,
+    `initial $fatal` in a generate branch: the design does not elaborate), or None."""
+    if not log.is_file():
+        return None
+    lines = log.read_text(errors="replace").splitlines()
+    for i, line in enumerate(lines):
+        text = line.strip()
+        if text.startswith("FATAL: ") and i + 1 < len(lines) \
+                and lines[i + 1].strip().startswith("Time: 0 "):  # Icarus
+            return text[:200]
+        if text.startswith("[0] %Fatal: "):  # Verilator
+            return text[4:204]
+    return None
+
+
 def smoke_run(dut: str, opts: Options, overlay: str = "",
               params: tuple[tuple[str, int], ...] = ()) -> sim.RunSpec:
     """The design's default tests at a small width: the run every mutant must survive."""
@@ -201,8 +217,8 @@ def run_mutant(m: Mutant, c: Campaign) -> Mutant:
 
 
 def _execute(m: Mutant, run: sim.RunSpec, out: Path) -> None:
-    """Run the mutant's smoke tests and classify it: killed or survived (error if the flow
-    broke)."""
+    """Run the mutant's smoke tests and classify it: killed or survived, stillborn if an
+    elaboration-time check fired ($fatal at time 0), error if the flow broke."""
     try:
         outcome = sim.execute(run, out / "runs" / f"mut{m.id:04d}", quiet=True)
     except Exception as exc:  # noqa: BLE001 - one mutant's flow failure is recorded, not fatal
@@ -211,6 +227,8 @@ def _execute(m: Mutant, run: sim.RunSpec, out: Path) -> None:
     m.log_dir = str(outcome.log_dir)
     if outcome.passed:
         m.status, m.reason = "survived", f"{outcome.tests} tests passed"
+    elif fatal := elaboration_fatal(outcome.log_dir / "sim.log"):
+        m.status, m.reason = "stillborn", f"does not elaborate: {fatal}"
     else:
         m.status = "killed"
         m.reason = ("killed by watchdog: " if outcome.first_error.startswith("watchdog")

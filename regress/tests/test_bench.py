@@ -90,3 +90,46 @@ def test_raw_harness_matches_gmpy2():
     secs, cycles, reads = bench.run_harness(exe, script, loops=2)
     bench.check_harness_reads(design, 32, vecs, {}, reads)  # raises on any wrong P
     assert secs > 0 and cycles > 8 * 34
+
+
+def test_goal_line_names_the_bit_serial_designs_that_miss_it():
+    def point(design: str, engine: float, serial: bool = True) -> dict[str, object]:
+        stat = {"median": engine, "low": engine, "high": engine}
+        return {"design": design, "n": 1024, "bit_serial": serial,
+                "verilator_engine": {"ops_per_s": stat},
+                "raw": {"ops_per_s": {"median": 100.0, "low": 100.0, "high": 100.0}}}
+
+    points = [point("mont_lut", 60.0), point("mont_csa", 30.0), point("rsa_core", 1.0, False)]
+    md = bench.render_md({"machine": "m", "repeat": 3, "points": points, "cycles": [],
+                          "regressions": {}})
+    assert "Met by 1 of 2; not met: mont_csa (0.30)." in md
+    assert "rsa_core (" not in md
+
+
+def test_slow_points_run_fewer_operations():
+    from models.registry import get_algo
+    from verif.config import load_design
+
+    assert bench.bit_serial(load_design("mont_lut")) and not bench.bit_serial(
+        load_design("rsa_core"))
+    lut = get_algo("mont_lut").resolve(256)
+    assert bench.ops_per_run("mont_lut", 256, lut, "verilator", 40) == 40
+    assert bench.ops_per_run("mont_lut", 256, lut, "icarus", 3) == 3
+    rsa = get_algo(load_design("rsa_core").model).resolve(1024)
+    assert bench.ops_per_run("rsa_core", 1024, rsa, "icarus", 3) == 1  # 10^6 cycles: the floor
+    assert 1 < bench.ops_per_run("rsa_core", 1024, rsa, "verilator", 40) < 40
+
+
+@pytest.mark.sim
+def test_profile_names_where_the_time_goes(tmp_path):
+    text = bench.profile_point("mont_lut", 32, "engine", 4, tmp_path)
+    assert text.startswith("mont_lut N=32 BusW=32 bus=engine: 4 operations")
+    for group in ("models", "verif", "cocotb"):
+        assert f"\n  {group} " in text
+    functions = text.split("functions with the most time of their own:\n")[1].splitlines()
+    assert len(functions) == 15 and all(" calls  " in line for line in functions)
+
+
+def test_profile_rejects_a_bad_point(capsys):
+    assert bench.main(["--profile", "mont_lut:x"]) == 2
+    assert capsys.readouterr().err.startswith("error: --profile expects DESIGN:N")

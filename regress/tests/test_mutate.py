@@ -239,3 +239,29 @@ def test_reset_and_clear_values_are_now_checked_by_the_smoke_tests(tmp_path: Pat
                                len(sites), opts, tmp_path, lambda _line: None)
     for m in camp.mutants:
         assert m.status == "killed" and "MISMATCH" in m.reason, (m.site.description, m.reason)
+
+
+def test_elaboration_fatal_in_either_simulators_log(tmp_path: Path) -> None:
+    log = tmp_path / "sim.log"
+    log.write_text("x\nFATAL: /a/mwrkmm.sv:63: mwrkmm: W=1 must be in 1..V=8\n"
+                   "       Time: 0 Scope: mwrkmm_top.u_core.g_bad_w\n")
+    assert engine.elaboration_fatal(log) == "FATAL: /a/mwrkmm.sv:63: mwrkmm: W=1 must be in 1..V=8"
+    log.write_text("[0] %Fatal: t.sv:3: Assertion failed in t.g_bad: t: W=0 must be >= 1\n")
+    assert engine.elaboration_fatal(log).startswith("%Fatal: t.sv:3")  # type: ignore[union-attr]
+    log.write_text("FATAL: x.sv:9: a run-time check\n       Time: 1250 Scope: top\n")
+    assert engine.elaboration_fatal(log) is None  # a check during the run kills the mutant
+    assert engine.elaboration_fatal(tmp_path / "missing.log") is None
+
+
+@pytest.mark.sim
+def test_a_parameter_check_that_fires_is_stillborn(tmp_path: Path) -> None:
+    """mwrkmm's elaboration check `W < 1` mutated to `W < 2` fires at time 0 for W = 1: the
+    design does not elaborate, so the mutant is stillborn, not killed."""
+    design = load_design("mwrkmm")
+    sites = engine.all_sites(design)
+    i = next(i for i, s in enumerate(sites) if s.description.endswith("'W < 1' -> 'W < 2'"))
+    opts = engine.Options(n=8, txns=4, timeout_s=300, tests=("RandomTest",))
+    camp = engine.run_campaign("mwrkmm", design, [engine.Mutant(i, sites[i])], len(sites),
+                               opts, tmp_path, lambda _line: None)
+    (m,) = camp.mutants
+    assert m.status == "stillborn" and "does not elaborate" in m.reason, (m.status, m.reason)

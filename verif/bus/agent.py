@@ -13,7 +13,7 @@ from pyuvm import ConfigDB, uvm_agent, uvm_analysis_port, uvm_driver, uvm_monito
 
 from verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
 from verif.bus.engine import EngineBusDriver
-from verif.bus.item import BusItem, Transfer
+from verif.bus.item import Burst, BusItem, Transfer
 
 
 @dataclass
@@ -55,7 +55,7 @@ class BusDriver(uvm_driver):
 
 
 class BusMonitor(uvm_monitor):
-    """Publishes every observed Transfer on `ap`."""
+    """Publishes every observed Transfer (pin mode) or Burst (fast mode) on `ap`."""
 
     def build_phase(self) -> None:
         self.ap = uvm_analysis_port("ap", self)
@@ -67,7 +67,7 @@ class BusMonitor(uvm_monitor):
             self.bfm = LoaderBusMonitor(self.bus_if.dut, self.bus_if.clock,
                                         callback=self.publish)
 
-    def publish(self, transfer: Transfer) -> None:
+    def publish(self, transfer: Transfer | Burst) -> None:
         self.ap.write(transfer)
 
 

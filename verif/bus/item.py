@@ -49,3 +49,33 @@ class Transfer:
     def __str__(self) -> str:
         kind = f"write 0x{self.wdata:x}" if self.we else f"read 0x{self.rdata:x}"
         return f"@{self.time_ns}ns addr=0x{self.addr:x} {kind}"
+
+
+class Burst:
+    """The transfers of one bus item at consecutive word addresses, as the fast-mode engine
+    logged them (one publication per item instead of one per word). ``times_ns[k]`` is the
+    ack edge of word k; a write burst has no read data, a read burst no write data."""
+
+    __slots__ = ("we", "addr", "wdata", "rdata", "times_ns")
+
+    def __init__(self, we: bool, addr: int, wdata: list[int], rdata: list[int],
+                 times_ns: list[int]) -> None:
+        self.we = we
+        self.addr = addr
+        self.wdata = wdata
+        self.rdata = rdata
+        self.times_ns = times_ns
+
+    @property
+    def count(self) -> int:
+        return len(self.times_ns)
+
+    def transfers(self) -> list[Transfer]:
+        """The same burst word by word."""
+        return [Transfer(self.we, self.addr + k, self.wdata[k] if self.we else 0,
+                         0 if self.we else self.rdata[k], t)
+                for k, t in enumerate(self.times_ns)]
+
+    def __str__(self) -> str:
+        kind = "write" if self.we else "read"
+        return f"@{self.times_ns[0]}ns addr=0x{self.addr:x} {kind} x{self.count}"

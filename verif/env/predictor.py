@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 
 from models.result import Result
 from verif import regmap
-from verif.bus.item import Transfer
+from verif.bus.item import Burst, Transfer
 
 Model = Callable[..., Result]  # (operands..., n) -> Result
+_RESULTS = frozenset({"P", "S", "C"})  # result registers: 0 while busy
 
 
 @dataclass
@@ -160,6 +161,55 @@ class LoaderPredictor:
             return None
         self._write(region, index, t.wdata, edge)
         return None
+
+    # --- one burst (fast mode) -------------------------------------------------------------
+    def observe_burst(self, b: Burst) -> list[Mismatch]:
+        """A whole item's transfers: the same verdicts as `observe` word by word. A burst in
+        one operand or result register during which the loader's state cannot change (no
+        operation ends inside it, no write while busy) is checked as a slice; any other
+        burst word by word."""
+        fast = self._burst_slice(b)
+        if fast is None:
+            return [m for t in b.transfers() if (m := self.observe(t)) is not None]
+        return fast
+
+    def _burst_slice(self, b: Burst) -> list[Mismatch] | None:
+        first, last = b.times_ns[0] // self.period_ns, b.times_ns[-1] // self.period_ns
+        self._settle(first)
+        region_obj, index = self.rm.decode(b.addr)
+        end_obj, end_index = self.rm.decode(b.addr + b.count - 1)
+        if region_obj is None or end_obj is not region_obj or end_index != index + b.count - 1:
+            return None
+        region = region_obj.name
+        if not self._mapped(region, end_index, b.we):
+            return None
+        busy = self.busy(first)
+        if busy != self.busy(last):
+            return None  # the operation ends inside the burst
+        stop = index + b.count
+        if b.we:
+            if busy or region not in self.operands:
+                return None
+            self.operands[region][index:stop] = b.wdata
+            return []
+        if region in self.operands:
+            expected = self.operands[region][index:stop]
+        elif region in _RESULTS:
+            if busy or self.results_zero or self.op is None or self.op.result is None:
+                expected = [0] * b.count
+            else:
+                res, w = self.op.result, self.bus_w
+                value = {"P": res.p, "S": res.s or 0, "C": res.c or 0}[region]
+                mask = (1 << w) - 1
+                expected = [(value >> (k * w)) & mask for k in range(index, stop)]
+            if self.op is not None and not busy:
+                words = self.op.read_words.setdefault(region, {})
+                words.update(zip(range(index, stop), b.rdata, strict=True))
+        else:
+            return None
+        return [Mismatch(b.times_ns[k], f"read {region}[{index + k}] (addr 0x{b.addr + k:x})",
+                         e, a)
+                for k, (e, a) in enumerate(zip(expected, b.rdata, strict=True)) if e != a]
 
     def _after_access(self, region: str | None, index: int, write: bool) -> bool:
         if not self._mapped(region, index, write):

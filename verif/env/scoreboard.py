@@ -14,7 +14,7 @@ from pyuvm import uvm_component, uvm_subscriber
 
 from models.registry import AlgoInfo, reference
 from verif import regmap
-from verif.bus.item import Transfer
+from verif.bus.item import Burst, Transfer
 from verif.env.coverage import Coverage
 from verif.env.predictor import LoaderPredictor, Mismatch, Operation
 
@@ -55,7 +55,7 @@ class Scoreboard(uvm_component):
         self._log = log_path.open("a")
 
     def build_phase(self) -> None:
-        self.bus_sub = _Sub("bus_sub", self, self.on_transfer)
+        self.bus_sub = _Sub("bus_sub", self, self.on_bus)
         self.done_sub = _Sub("done_sub", self, self.on_done)
 
     def fail(self, message: str) -> None:
@@ -63,21 +63,45 @@ class Scoreboard(uvm_component):
         self.logger.error(f"MISMATCH {message}")
 
     # --- bus reads and writes -------------------------------------------------------------
+    def on_bus(self, item: Transfer | Burst) -> None:
+        """What the monitor published: one transfer (pin mode) or one item's burst."""
+        if isinstance(item, Burst):
+            self.on_burst(item)
+        else:
+            self.on_transfer(item)
+
     def on_transfer(self, t: Transfer) -> None:
         n_ops = len(self.predictor.ops)
         mismatch: Mismatch | None = self.predictor.observe(t)
         if mismatch:
             self.fail(str(mismatch))
-        if t.we:  # a write only changes the predictor's state, or starts an operation
+        self._after(t.we, t.addr, [t.rdata], n_ops)
+
+    def on_burst(self, b: Burst) -> None:
+        n_ops = len(self.predictor.ops)
+        for mismatch in self.predictor.observe_burst(b):
+            self.fail(str(mismatch))
+        self._after(b.we, b.addr, b.rdata, n_ops)
+
+    def _after(self, we: bool, addr: int, rdata: list[int], n_ops: int) -> None:
+        """Coverage and checks that follow transfers at addr, addr + 1, ... (the predictor
+        has seen them)."""
+        if we:  # a write only changes the predictor's state, or starts an operation
             for op in self.predictor.ops[n_ops:]:
                 if op.error != "ERR_NONE":
                     self._write_log(op, {"error": op.error})
             return
-        region, _ = self.predictor.rm.decode(t.addr)
+        rm = self.predictor.rm
+        if addr >> rm.index_width != (addr + len(rdata) - 1) >> rm.index_width:
+            for k, word in enumerate(rdata):  # a burst across registers: word by word
+                self._after(False, addr + k, [word], n_ops)
+            return
+        region = rm.decode(addr)[0]
         name = None if region is None else region.name
         if name == "STATUS":
-            err = self.predictor.rm.fields["STATUS"]["ERR"].get(t.rdata)
-            self.coverage.sample_error(self.predictor.rm.error_name(err))
+            field = rm.fields["STATUS"]["ERR"]
+            for word in rdata:
+                self.coverage.sample_error(rm.error_name(field.get(word)))
         elif name in _RESULT_REGIONS:  # the operation is complete once all of them are read
             op = self.predictor.op
             if op is not None and op.index not in self._logged and self._fully_read(op):

@@ -42,3 +42,14 @@ def test_model_checked_cases_cover_the_fin_bounds() -> None:
         events |= seq.model(x, y, m).boundary_events(m)  # type: ignore[misc]
     assert {"fin0:eq", "fin0:below", "fin1:below"} <= events
     assert "rsa_core" in known_designs()  # the RSA core has its own sequences
+
+
+def test_corner_cases_reach_s_plus_c_at_8m() -> None:
+    """inter_csa's first FIN compare (S + C >= 8M') met exactly needs X * Y = 0 mod M with
+    X, Y non-zero (a composite M): a mutant `>= 8M' + 1` survived the nightly without it."""
+    for seed in range(3):
+        seq = _seq("inter_csa", 8, seed)
+        events: set[str] = set()
+        for x, y, m in seq.boundary_cases():
+            events |= seq.model(x, y, m).boundary_events(m)  # type: ignore[misc]
+        assert "fin3:eq" in events, seed
