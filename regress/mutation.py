@@ -31,7 +31,7 @@ from regress.mutate import report as mreport
 from regress.report import FAIL, PASS, Regression
 from verif.config import known_designs, load_design
 
-KEYS = ("dut", "mutants", "sim", "n", "txns", "goal")
+KEYS = ("dut", "mutants", "sim", "n", "txns", "goal", "share")
 DEFAULT_SIM = "icarus"
 DEFAULT_TXNS = 20
 DEFAULT_GOAL = 100.0
@@ -53,6 +53,7 @@ class CampaignSpec:
     seed: int = 0
     timeout_s: int = MUTANT_TIMEOUT_S
     index: int = 0  # position among the list's campaigns
+    share: bool = True  # build-once-run-many (engine.Options.share)
 
     @property
     def folder(self) -> str:
@@ -61,13 +62,14 @@ class CampaignSpec:
 
     def options(self, jobs: int) -> engine.Options:
         return engine.Options(n=self.n, seed=self.seed, txns=self.txns,
-                              timeout_s=self.timeout_s, jobs=jobs, sim=self.sim)
+                              timeout_s=self.timeout_s, jobs=jobs, sim=self.sim,
+                              share=self.share)
 
     def repro(self) -> str:
         cmd = (f"python -m regress.mutate --dut {self.dut} --n {self.n} --mutants {self.mutants}"
                f" --seed {self.seed} --sim {self.sim} --txns {self.txns}")
-        return cmd + (f" --timeout {self.timeout_s}" if self.timeout_s != MUTANT_TIMEOUT_S
-                      else "")
+        cmd += f" --timeout {self.timeout_s}" if self.timeout_s != MUTANT_TIMEOUT_S else ""
+        return cmd + ("" if self.share else " --no-share")
 
 
 # --- lists.toml -----------------------------------------------------------------------------
@@ -92,8 +94,11 @@ def parse(raw: object, where: str) -> list[CampaignSpec]:
     simulator = rr._strs([raw.get("sim", DEFAULT_SIM)], f"{where}.sim", tools.SIMULATORS)[0]
     txns = rr._int(raw.get("txns", DEFAULT_TXNS), f"{where}.txns", 1)
     goal = _number(raw.get("goal", DEFAULT_GOAL), f"{where}.goal")
+    share = raw.get("share", True)
+    if not isinstance(share, bool):
+        raise rr.ListError(f"{where}.share: expected true or false")
     return [CampaignSpec(d, mutants, simulator, _width(raw.get("n"), d, f"{where}.n"), txns,
-                         goal) for d in duts]
+                         goal, share=share) for d in duts]
 
 
 def _width(value: object, dut: str, where: str) -> int:

@@ -138,10 +138,16 @@ class RunSpec:
     timeout_s: int = DEFAULT_TIMEOUT_S
     # coverage steering (verif/steer.py): the MV_BIAS JSON this run's stimulus uses, "" = none
     bias: str = ""
+    # simulator plusargs, e.g. ("+MV_MUTANT=63",): the mutant a shared mutation build runs
+    plusargs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:  # read back from JSON (outcome.json, summary.json): a list
+        object.__setattr__(self, "plusargs", tuple(self.plusargs))
 
     @property
     def key(self) -> str:
-        return f"{self.build.key}-s{self.seed}"
+        extra = "".join("-" + re.sub(r"\W+", "", p) for p in self.plusargs)
+        return f"{self.build.key}-s{self.seed}{extra}"
 
     def repro(self) -> str:
         b = self.build
@@ -346,7 +352,8 @@ def _child_test(run: RunSpec, log_dir: Path) -> int:
                 hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / b.key,
                 test_dir=log_dir, seed=run.seed, extra_env=cfg.to_env(),
                 testcase=list(run.tests), waves=b.waves, results_xml=str(log_dir / "results.xml"),
-                parameters=b.parameters(design), timescale=("1ns", "1ps"))
+                parameters=b.parameters(design), timescale=("1ns", "1ps"),
+                plusargs=list(run.plusargs))
     return 0
 
 

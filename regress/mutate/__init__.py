@@ -4,5 +4,7 @@ each built and run with the design's tests; killed, survived, equivalent or stil
     python -m regress.mutate --dut mont_lut [--n 8] [--mutants 12] [--seed 1] [--jobs 1]
 
 svmut.py finds the candidate sites, engine.py builds and runs the mutants and checks the
-survivors for equivalence, report.py writes the table, mutants.json, mutate.md, mutate.html.
+survivors for equivalence, meta.py writes the meta-mutant sources that let many mutants share
+one build (build-once-run-many, selected at run time with +MV_MUTANT=<id>), report.py writes
+the table, mutants.json, mutate.md, mutate.html.
 """

@@ -2,7 +2,12 @@
 
     python -m regress.mutate --dut mont_lut [--n 8] [--mutants 12] [--seed 1] [--jobs 1]
                              [--sim icarus|verilator] [--txns 20] [--timeout 120]
-                             [--eq-bits 5] [--out DIR] [--list]
+                             [--eq-bits 5] [--out DIR] [--list] [--no-share]
+
+Build-once-run-many (the default): the mutants whose change can be selected at run time
+share one compiled model (a meta-mutant source, regress/mutate/meta.py; each run passes
++MV_MUTANT=<id>), after a quick elaboration of each alone (stillborn if it fails); the others
+(elaboration-time constants) are built one by one. --no-share builds every mutant on its own.
 
 Progress goes to stderr, the table to stdout; results in --out (default build/mutate/<dut>/):
 mutants.json, mutate.md, mutate.html, mutants/mutNNNN/ (the changed file and its diff) and
@@ -63,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="these mutant ids (comma-separated, e.g. 45,50) instead of a sample")
     ap.add_argument("--list", action="store_true", help="print the chosen mutants, run nothing")
     ap.add_argument("--keep-builds", action="store_true", help="keep build/sim/<mutant key>/")
+    ap.add_argument("--no-share", action="store_true",
+                    help="build every mutant on its own instead of one shared model for the "
+                         "run-time-selectable ones (for comparison and debugging)")
     ap.add_argument("--reprove", action="store_true",
                     help="prove every survivor again, ignoring regress/mutate/equivalents.json")
     ap.add_argument("--goal", type=float, default=None,
@@ -88,7 +96,7 @@ def _check(args: argparse.Namespace) -> engine.Options:
                           timeout_s=args.timeout, eq_bits=args.eq_bits, eq_max=args.eq_max,
                           eq_wide=args.eq_wide, eq_timeout_s=args.eq_timeout, jobs=args.jobs,
                           keep_builds=args.keep_builds, sim=args.sim,
-                          use_proofs=not args.reprove,
+                          use_proofs=not args.reprove, share=not args.no_share,
                           tests=tuple(s for s in args.tests.split(",") if s))
     sim.validate(engine.smoke_run(args.dut, opts))  # an unknown test is a one-line error
     return opts
@@ -140,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.ids:
         campaign.extra["command"] = f"python -m regress.mutate --dut {args.dut} " \
-            f"--n {opts.n} --ids {args.ids} --seed {opts.seed} --jobs {opts.jobs}"
+            f"--n {opts.n} --ids {args.ids} --seed {opts.seed} --jobs {opts.jobs}" \
+            + ("" if opts.share else " --no-share")
     files = report.write(campaign)
     print(report.table(campaign))
     print("results: " + ", ".join(str(f) for f in files))

@@ -1,7 +1,10 @@
 """Mutants of one design: choose, write, build, run, classify, check survivors for equivalence.
 
-Every mutant is an overlay folder holding the one changed source file; regress/sim.py builds
-the design with it (BuildSpec.overlay: its own build key) and runs the design's default tests.
+Every mutant is an overlay folder holding the one changed source file (BuildSpec.overlay).
+Build-once-run-many (Options.share, the default): the mutants whose sites can be selected at
+run time (regress/mutate/meta.py) and that elaborate on their own go into one meta-mutant
+build per parameter point, each run with +MV_MUTANT=<id>; the others (elaboration-time
+constants) get their own build as before (share=False: every mutant does).
 
     killed      a test failed (reason: the first error; a hang is ended by the watchdog)
     survived    every test passed, and the survivor is not shown equivalent: a testbench hole
@@ -27,6 +30,7 @@ from pathlib import Path
 from models.registry import get_algo
 from models.result import ModelInputError
 from regress import sim, tools
+from regress.mutate import meta
 from regress.mutate.svmut import Site, candidates, enclosing_blocks
 from verif.config import ConfigError, DesignConfig, known_designs, load_design
 from verif.steer import boundary_operands
@@ -44,6 +48,7 @@ class Mutant:
     reason: str = ""
     wall_s: float = 0.0
     log_dir: str = ""
+    build: str = ""  # "shared" (a meta-mutant build, selected at run time) or "own"
 
     @property
     def where(self) -> str:
@@ -53,7 +58,7 @@ class Mutant:
         return {"id": self.id, "file": self.site.file, "line": self.site.line,
                 "where": self.where, "kind": self.site.kind, "change": self.site.description,
                 "status": self.status, "reason": self.reason, "wall_s": round(self.wall_s, 2),
-                "log_dir": self.log_dir}
+                "log_dir": self.log_dir, "build": self.build}
 
 
 @dataclass
@@ -72,6 +77,7 @@ class Options:
     tests: tuple[str, ...] = ()  # the tests every mutant must survive; () = the design's own
     sim: str = "verilator"  # the simulator every mutant is built for and run on
     use_proofs: bool = True  # survivors with a recorded proof (regress/mutate/proofs.py)
+    share: bool = True  # build-once-run-many: run-time-selectable mutants share one build
 
 
 @dataclass
@@ -194,7 +200,9 @@ def smoke_run(dut: str, opts: Options, overlay: str = "",
 
 
 def run_mutant(m: Mutant, c: Campaign) -> Mutant:
+    """Build the mutant on its own (stillborn if that fails) and run it."""
     t0 = time.monotonic()
+    m.build = "own"
     overlay = write_overlay(m, c.out)
     run = smoke_run(c.dut, c.options, str(overlay), mutant_params(c.design, m.site))
     try:
@@ -203,22 +211,116 @@ def run_mutant(m: Mutant, c: Campaign) -> Mutant:
         m.status, m.reason = "stillborn", _first_build_error(exc)
         m.wall_s = time.monotonic() - t0
         return m
-    try:
-        outcome = sim.execute(run, c.out / "runs" / f"mut{m.id:04d}", quiet=True)
-    except Exception as exc:  # noqa: BLE001 - one mutant's flow failure is recorded, not fatal
-        m.status, m.reason = "error", f"{type(exc).__name__}: {exc}"[:200]
-    else:
-        m.log_dir = str(outcome.log_dir)
-        if outcome.passed:
-            m.status, m.reason = "survived", f"{outcome.tests} tests passed"
-        elif fatal := elaboration_fatal(outcome.log_dir / "sim.log"):
-            m.status, m.reason = "stillborn", f"does not elaborate: {fatal}"
-        else:
-            m.status = "killed"
-            m.reason = ("killed by watchdog: " if outcome.first_error.startswith("watchdog")
-                        else "") + outcome.first_error
+    _execute(m, run, c.out)
     m.wall_s = time.monotonic() - t0
     return m
+
+
+def _execute(m: Mutant, run: sim.RunSpec, out: Path) -> None:
+    """Run the mutant's smoke tests and classify it: killed or survived, stillborn if an
+    elaboration-time check fired ($fatal at time 0), error if the flow broke."""
+    try:
+        outcome = sim.execute(run, out / "runs" / f"mut{m.id:04d}", quiet=True)
+    except Exception as exc:  # noqa: BLE001 - one mutant's flow failure is recorded, not fatal
+        m.status, m.reason = "error", f"{type(exc).__name__}: {exc}"[:200]
+        return
+    m.log_dir = str(outcome.log_dir)
+    if outcome.passed:
+        m.status, m.reason = "survived", f"{outcome.tests} tests passed"
+    elif fatal := elaboration_fatal(outcome.log_dir / "sim.log"):
+        m.status, m.reason = "stillborn", f"does not elaborate: {fatal}"
+    else:
+        m.status = "killed"
+        m.reason = ("killed by watchdog: " if outcome.first_error.startswith("watchdog")
+                    else "") + outcome.first_error
+
+
+def run_shared(m: Mutant, run: sim.RunSpec, c: Campaign) -> Mutant:
+    """Run one mutant of a meta-mutant build (run.plusargs selects it)."""
+    t0 = time.monotonic()
+    _execute(m, run, c.out)
+    m.wall_s += time.monotonic() - t0
+    return m
+
+
+# --- build-once-run-many --------------------------------------------------------------------
+def _params_name(params: tuple[tuple[str, int], ...]) -> str:
+    return "".join(f"-{k}{v}" for k, v in params)
+
+
+def share_builds(c: Campaign, mutants: list[Mutant],
+                 bases: dict[tuple[tuple[str, int], ...], sim.Outcome],
+                 progress: Callable[[str], None]
+                 ) -> tuple[list[tuple[Mutant, sim.RunSpec]], list[Mutant]]:
+    """Put every mutant whose site can be selected at run time into one meta-mutant build per
+    parameter point: ([(mutant, its run on the shared build)], the mutants to build on their
+    own). A mutant that does not elaborate on its own is stillborn here (never in a shared
+    build); a shared build that fails, or whose original (no mutant selected) differs from
+    `bases`, sends its mutants back to their own builds, as does a parameter point with one
+    mutant only (a shared build would add the original's run for nothing)."""
+    groups: dict[tuple[tuple[str, int], ...], list[tuple[Mutant, meta.Guard]]] = {}
+    own: list[Mutant] = []
+    why: dict[str, int] = {}
+    for m in mutants:
+        g = meta.guard((ROOT / m.site.file).read_text(), m.site)
+        if isinstance(g, str):
+            own.append(m)
+            why[g] = why.get(g, 0) + 1
+        else:
+            groups.setdefault(mutant_params(c.design, m.site), []).append((m, g))
+    if own:
+        progress(f"shared build: {len(own)} mutant(s) need their own build ("
+                 + "; ".join(f"{n} {w}" for w, n in sorted(why.items())) + ")")
+    runs: list[tuple[Mutant, sim.RunSpec]] = []
+    for params, members in sorted(groups.items()):
+        live = []
+        for m, g in members:  # the stillborn check: elaborate the single mutant, cheaply
+            t0 = time.monotonic()
+            m.build = "shared"
+            single = smoke_run(c.dut, c.options, str(write_overlay(m, c.out)), params).build
+            err = meta.elaboration_error(c.options.sim, single.sources(c.design),
+                                         single.toplevel(c.design),
+                                         single.parameters(c.design))
+            m.wall_s = time.monotonic() - t0
+            if err is not None:
+                m.status, m.reason = "stillborn", err
+                progress(f"  mut{m.id:04d} stillborn (does not elaborate alone): {err[:100]}")
+            else:
+                live.append((m, g))
+        if len(live) < 2:  # one mutant: a shared build would only add the original's run
+            own += [m for m, _ in live]
+            continue
+        at = "".join(f", {k}={v}" for k, v in params)
+        folder = c.out / "mutants" / ("meta" + _params_name(params))
+        folder.mkdir(parents=True, exist_ok=True)
+        by_file: dict[str, list[tuple[int, Site, meta.Guard]]] = {}
+        for m, g in live:
+            by_file.setdefault(m.site.file, []).append((m.id, m.site, g))
+        for file, entries in by_file.items():
+            (folder / Path(file).name).write_text(
+                meta.meta_source((ROOT / file).read_text(), entries))
+        run = smoke_run(c.dut, c.options, str(folder), params)
+        progress(f"shared build: {len(live)} mutants in one model ({run.build.key}{at})")
+        try:
+            sim.build(run.build, c.design, log=c.out / "runs" / f"{folder.name}-build.log")
+            original = sim.execute(run, c.out / "runs" / f"{folder.name}-original", quiet=True)
+        except tools.ToolError as exc:
+            reason = f"failed: {_first_build_error(exc)}"
+        else:
+            from regress.run import transactions
+
+            ref = transactions(bases[params].log_dir)
+            reason = ("" if original.passed and ref is not None
+                      and transactions(original.log_dir) == ref else
+                      "its original (no mutant selected) differs from the original design: "
+                      + (original.first_error or "different transaction log"))
+        if reason:
+            progress(f"shared build {reason}; building each of its {len(live)} mutants "
+                     "on its own")
+            own += [m for m, _ in live]
+            continue
+        runs += [(m, replace(run, plusargs=(meta.plusarg(m.id),))) for m, _ in live]
+    return runs, own
 
 
 # --- equivalence by exhaustive simulation ---------------------------------------------------
@@ -451,23 +553,29 @@ def run_campaign(dut: str, design: DesignConfig, mutants: list[Mutant], total: i
     c = Campaign(dut, design, opts, out, total, mutants)
     progress(f"original: building and running {dut} at N={opts.n}")
     base = baseline(dut, design, opts, out)
+    bases = {(): base}
     for params in sorted({mutant_params(design, m.site) for m in mutants} - {()}):
         progress(f"original: {dut} at N={opts.n}, " + ", ".join(f"{k}={v}" for k, v in params))
-        baseline(dut, design, opts, out, params)
+        bases[params] = baseline(dut, design, opts, out, params)
     c.extra["original_run_s"] = round(base.wall_s, 2)
     c.extra["original_build_s"] = round(base.build_s, 2)
+    shared, own = share_builds(c, mutants, bases, progress) if opts.share else ([], mutants)
+    c.extra["shared"], c.extra["own_builds"] = len(shared), len(own)
     done = 0
 
-    def one(m: Mutant) -> Mutant:
+    def one(job: tuple[Mutant, sim.RunSpec | None]) -> Mutant:
         nonlocal done
-        run_mutant(m, c)
+        m, run = job
+        run_mutant(m, c) if run is None else run_shared(m, run, c)
         done += 1
-        progress(f"[{done}/{len(mutants)}] mut{m.id:04d} {m.status:<10} "
-                 f"{m.site.description}  ({m.wall_s:.0f}s) {m.reason[:100]}")
+        progress(f"[{done}/{len(shared) + len(own)}] mut{m.id:04d} {m.status:<10} "
+                 f"{m.site.description}  ({m.wall_s:.0f}s{', shared' if run else ''}) "
+                 f"{m.reason[:100]}")
         return m
 
+    jobs: list[tuple[Mutant, sim.RunSpec | None]] = [*shared, *((m, None) for m in own)]
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        list(pool.map(one, mutants))
+        list(pool.map(one, jobs))
     survivors = [m for m in mutants if m.status == "survived"]
     if survivors:
         check_equivalence(c, survivors, progress)
@@ -477,6 +585,9 @@ def run_campaign(dut: str, design: DesignConfig, mutants: list[Mutant], total: i
                 key = replace(smoke_run(dut, opts, str(out / "mutants" / f"mut{m.id:04d}"),
                                         mutant_params(design, m.site)).build, n=n).key
                 _remove_build(key)
+        for params in {mutant_params(design, m.site) for m in mutants}:
+            _remove_build(smoke_run(dut, opts, str(out / "mutants" / ("meta" + _params_name(
+                params))), params).build.key)
     c.wall_s = time.monotonic() - t0
     return c
 

@@ -52,9 +52,19 @@ def table(c: Campaign) -> str:
                  + ", ".join(f"{n[s]} {s}" for s in STATUSES))
     lines.append(f"mutation score = killed / (killed + survived non-equivalent) = "
                  f"{_score_text(c)}; wall {c.wall_s:.0f} s")
+    if builds := _builds_text(c):
+        lines.append(builds)
     if c.eq_note:
         lines.append(f"equivalence check: {c.eq_note}")
     return "\n".join(lines)
+
+
+def _builds_text(c: Campaign) -> str:
+    """How the mutants were built (build-once-run-many), "" for records without it."""
+    if "shared" not in c.extra:
+        return ""
+    return (f"builds: {c.extra['shared']} mutant(s) run on a shared build (+MV_MUTANT), "
+            f"{c.extra['own_builds']} built on their own")
 
 
 def markdown(c: Campaign) -> str:
@@ -69,6 +79,8 @@ def markdown(c: Campaign) -> str:
            "|---|---|---|---|---|---|---|",
            f"| {len(c.mutants)} | {n['killed']} | {n['survived']} | {n['equivalent']} | "
            f"{n['stillborn']} | {n['error']} | {_score_text(c)} |", ""]
+    if builds := _builds_text(c):
+        out += [builds[0].upper() + builds[1:] + ".", ""]
     if c.eq_note:
         out += [f"Survivors were checked for equivalence: {c.eq_note}.", ""]
     out += ["| id | where | kind | change | status | reason |", "|---|---|---|---|---|---|"]
@@ -154,12 +166,14 @@ def load(folder: Path) -> Campaign:
         if f"{site.file}:{site.line}" != rec["where"]:
             raise ValueError(f"mut{rec['id']:04d}: the sources changed since the run")
         mutants.append(engine.Mutant(rec["id"], site, rec["status"], rec["reason"],
-                                     rec["wall_s"], rec.get("log_dir", "")))
+                                     rec["wall_s"], rec.get("log_dir", ""),
+                                     rec.get("build", "")))
     opts = engine.Options(n=summ["n"], bus_w=summ["bus_w"], seed=summ["seed"],
                           txns=summ["txns"], jobs=summ["jobs"],
                           sim=summ.get("sim", "verilator"))
     keep = {k: v for k, v in summ.items() if k in ("command", "original_run_s",
-                                                    "original_build_s")}
+                                                    "original_build_s", "shared",
+                                                    "own_builds")}
     return engine.Campaign(summ["dut"], design, opts, folder, summ["sites"], mutants,
                            summ.get("equivalence", ""), summ["wall_s"], keep)
 

@@ -1,0 +1,431 @@
+"""Build-once-run-many: one "meta-mutant" source per RTL file holds many mutants, each chosen
+at run time by the plusarg +MV_MUTANT=<id>; without it (or with an id it does not hold) the
+source behaves exactly as the original.
+
+Each mutated module gets `int mv_mut_sel = -1;` (set at time 0 from the plusarg) and every
+site a guard whose arms are the single mutant's own text at that place:
+
+    stmt  a site in a procedural simple statement (assignment, return, call, case item's
+          statement): `begin if (mv_mut_sel == K) <mutated statement> else <statement> end`.
+          Each branch is elaborated on its own, so any change works, widths included.
+    cond  a site in the condition of a procedural if/while or a case expression:
+          `if (((mv_mut_sel == K) ? (<mutated cond>) : (<cond>)))`
+    expr  a site on the right side of a continuous assign:
+          `assign y = ((mv_mut_sel == K) ? (<mutated rhs>) : (<rhs>));`
+
+In cond and expr guards both arms of ?: are evaluated in the context of the whole expression,
+so they must have the same width and signedness: every operator kind keeps them (a swapped
+binary operator stays in its width class, a flipped literal keeps its size, an off-by-one
+stays inside its comparison), except a change inside a part-select's bounds, a replication
+count or a cast's width; those sites, like every elaboration-time constant, are built on
+their own (`guard` says why): module-level code other than `assign` (generate if/for/case,
+instance parameters and port connections), case labels, for/repeat/foreach headers and
+event controls, the left side of an assign, initial blocks (they may run before the select
+is set), functions also used outside procedural code or assigns (constant functions), and
+anything outside a module.
+
+Several mutants on one statement or expression are chained (`if (sel == K1) ... else if
+(sel == K2) ... else <original>`). Mutated copies are written on one line (their tokens
+joined by spaces) so that the original keeps its line numbers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from regress.mutate.svmut import Site, Token, _mutable, tokens
+
+SELECT = "mv_mut_sel"
+PLUSARG = "MV_MUTANT"
+DECLARATION = (f" int {SELECT} = -1; initial begin if (!$value$plusargs(\"{PLUSARG}=%d\", "
+               f"{SELECT})) {SELECT} = -1; end")
+
+_PROC = frozenset("always always_ff always_comb always_latch initial final".split())
+_HEADERS = frozenset("if while for case casez casex repeat foreach @ wait".split())
+_STOPS = frozenset("; begin end else endcase fork join join_any join_none".split()) | _PROC
+_COMPOUND = frozenset("""if for while case casez casex repeat foreach forever do fork begin
+    end else unique priority assert assume cover""".split())
+_OPEN = frozenset(["(", "[", "{", "'{"])
+_CLOSE = frozenset([")", "]", "}"])
+
+
+def plusarg(mutant_id: int) -> str:
+    """The simulator argument that selects one mutant of a meta-mutant build."""
+    return f"+{PLUSARG}={mutant_id}"
+
+
+@dataclass(frozen=True)
+class Guard:
+    """How one site is selected at run time: text[start:end] of its file is the guarded span
+    (a statement, a parenthesised condition or an assign's right side); `decl` is the offset
+    after the header of the module holding it, where mv_mut_sel is declared."""
+
+    kind: str  # "stmt", "cond", "expr"
+    start: int
+    end: int
+    decl: int
+
+
+class FileScan:
+    """One source file's tokens with, per token, its scope: "none" (outside a module),
+    "module" (module-level code), "assign" (a continuous assign), "init" (an initial or final
+    block) or "proc" (an always block, function or task), the function it is in, and the
+    module headers' ends."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.toks = tokens(text)
+        self.ok = _mutable(self.toks)
+        n = len(self.toks)
+        self.match = [-1] * n
+        stack: list[int] = []
+        for i, t in enumerate(self.toks):
+            if t.text in _OPEN:
+                stack.append(i)
+            elif t.text in _CLOSE and stack:
+                j = stack.pop()
+                self.match[i], self.match[j] = j, i
+        self.scope = ["none"] * n
+        self.func = [""] * n
+        self.decl = [-1] * n  # per token: offset after its module's header
+        self._scan()
+        self.const_funcs = self._constant_functions()
+        self.starts = [t.start for t in self.toks]
+
+    def _semi(self, i: int) -> int:
+        """Index of the first `;` at bracket depth 0 from toks[i] (the last token if none)."""
+        j = i
+        while j < len(self.toks):
+            if self.toks[j].text in _OPEN and self.match[j] > j:
+                j = self.match[j]
+            elif self.toks[j].text == ";":
+                return j
+            j += 1
+        return len(self.toks) - 1
+
+    def _block_end(self, i: int, opener: str, closers: tuple[str, ...]) -> int:
+        depth = 0
+        for j in range(i, len(self.toks)):
+            t = self.toks[j].text
+            if t == opener or (opener == "begin" and t == "fork"):
+                depth += 1
+            elif t in closers:
+                depth -= 1
+                if depth == 0:
+                    return j
+        return len(self.toks) - 1
+
+    def _scan(self) -> None:
+        toks = self.toks
+        i = 0
+        decl = -1
+        while i < len(toks):
+            t = toks[i].text
+            if t in ("module", "macromodule") and toks[i].kind == "id":
+                k = i + 2  # after the name: package imports, then parameters and ports
+                while k < len(toks) and toks[k].text == "import":
+                    k = self._semi(k) + 1
+                end = self._semi(k)
+                decl = toks[end].end
+                self._mark(i, end, "module", "", decl)
+                i = end + 1
+            elif t == "endmodule" or decl < 0:
+                self.scope[i] = "none"
+                decl = -1 if t == "endmodule" else decl
+                i += 1
+            elif t in _PROC:
+                j = i + 1
+                if j < len(toks) and toks[j].text == "@":
+                    j += 1
+                    if j < len(toks) and toks[j].text == "(":
+                        j = self.match[j] + 1 if self.match[j] > j else j + 1
+                    elif j < len(toks) and toks[j].text == "*":
+                        j += 1
+                end = (self._block_end(j, "begin", ("end", "join", "join_any", "join_none"))
+                       if j < len(toks) and toks[j].text == "begin" else self._semi(j))
+                self._mark(i, end, "init" if t in ("initial", "final") else "proc", "", decl)
+                i = end + 1
+            elif t in ("function", "task"):
+                end = self._block_end(i, t, (f"end{t}",))
+                self._mark(i, end, "proc", self._name(i), decl)
+                i = end + 1
+            elif t == "assign":
+                end = self._semi(i)
+                self._mark(i, end, "assign", "", decl)
+                i = end + 1
+            else:
+                self._mark(i, i, "module", "", decl)
+                i += 1
+
+    def _mark(self, a: int, b: int, scope: str, func: str, decl: int) -> None:
+        for k in range(a, b + 1):
+            self.scope[k], self.func[k], self.decl[k] = scope, func, decl
+
+    def _name(self, i: int) -> str:
+        """The name of the function or task whose header starts at toks[i]."""
+        j = i + 1
+        while j < len(self.toks) and self.toks[j].text not in ("(", ";"):
+            if self.toks[j].text == "[" and self.match[j] > j:
+                j = self.match[j]
+            j += 1
+        return self.toks[j - 1].text if j - 1 > i else ""
+
+    def _constant_functions(self) -> frozenset[str]:
+        """Functions named anywhere but in procedural code or an assign's right side (a
+        declaration, a generate condition, an instance parameter): maybe constant functions,
+        which cannot read mv_mut_sel."""
+        names = {f for f in self.func if f}
+        used = set()
+        for i, t in enumerate(self.toks):
+            if t.text in names and t.kind == "id" and (
+                    self.scope[i] not in ("proc", "assign") or not self.ok[i]) and \
+                    not (i > 0 and self.toks[i - 1].text in ("function", "task")) and \
+                    self.func[i] != t.text:
+                used.add(t.text)
+        return frozenset(used)
+
+    def index(self, offset: int) -> int:
+        i = bisect.bisect_left(self.starts, offset)
+        return i if i < len(self.toks) and self.toks[i].start == offset else -1
+
+
+@functools.cache
+def scan(text: str) -> FileScan:
+    return FileScan(text)
+
+
+def guard(text: str, site: Site) -> Guard | str:
+    """How the site is selected at run time in a meta-mutant source, or why it cannot be
+    (then the mutant is built on its own)."""
+    f = scan(text)
+    a = f.index(site.start)
+    b = next((k for k in range(max(a, 0), len(f.toks)) if f.toks[k].end == site.end), -1)
+    if a < 0 or b < 0:
+        return "site not on token boundaries"
+    scope = f.scope[a]
+    if scope == "none" or f.decl[a] < 0:
+        return "outside a module"
+    if any(f.scope[k] != scope for k in range(a, b + 1)):
+        return "crosses a statement"
+    if f.func[a] in f.const_funcs:
+        return f"in function {f.func[a]}, which is also used in constant expressions"
+    if scope == "module":
+        return "module-level code (generate condition, instance parameter or connection)"
+    if scope == "init":
+        return "in an initial block (it may run before mv_mut_sel is set)"
+    if scope == "assign":
+        return _assign_guard(f, site, a, b)
+    return _proc_guard(f, site, a, b)
+
+
+def _assign_guard(f: FileScan, site: Site, a: int, b: int) -> Guard | str:
+    k = a
+    while k > 0 and f.toks[k].text != "assign":
+        k -= 1
+    eq = k
+    while eq < len(f.toks) and f.toks[eq].text != "=":
+        eq = f.match[eq] if f.toks[eq].text in _OPEN and f.match[eq] > eq else eq
+        eq += 1
+    semi = f._semi(eq)
+    if a <= eq:
+        return "left side of an assign"
+    if b >= semi or eq + 1 >= semi:
+        return "crosses a statement"
+    if any(f.toks[j].text == "," for j in _depth0(f, eq + 1, semi)):
+        return "assign of several nets"
+    if (why := _width_change(f, site, a, b)) is not None:
+        return why
+    return _checked(f, "expr", eq + 1, semi - 1, a, b)
+
+
+def _depth0(f: FileScan, lo: int, hi: int) -> Iterator[int]:
+    """Indices in [lo, hi) at bracket depth 0 relative to lo."""
+    j = lo
+    while j < hi:
+        yield j
+        j = f.match[j] + 1 if f.toks[j].text in _OPEN and f.match[j] > j else j + 1
+
+
+def _proc_guard(f: FileScan, site: Site, a: int, b: int) -> Guard | str:
+    toks = f.toks
+    if site.kind == "invert_if":  # the site is the condition's parentheses
+        return _checked(f, "cond", a, b, a, b)
+    for o in range(a - 1, -1, -1):  # a loop header's `;` must not end the walk below
+        if f.scope[o] != "proc" or toks[o].text in ("begin", "end"):
+            break
+        if toks[o].text == "(" and f.match[o] > b and o > 0 and \
+                toks[o - 1].text in ("for", "repeat", "foreach", "wait", "@"):
+            return f"in a {toks[o - 1].text} header" if toks[o - 1].text != "@" else \
+                "in an event control"
+    j = a - 1
+    start = 0
+    while j >= 0:
+        t = toks[j].text
+        if f.scope[j] != "proc":
+            start = j + 1
+            break
+        if t in _CLOSE:
+            o = f.match[j]
+            if o < 0:
+                return "unbalanced brackets"
+            if o > 0 and toks[o - 1].text in _HEADERS:
+                start = j + 1
+                break
+            j = o - 1
+            continue
+        if t in _OPEN:  # an opener left of the site, not closed before it: the site is inside
+            prev = toks[j - 1].text if j > 0 else ""
+            if prev in ("if", "while", "case", "casez", "casex"):
+                if (why := _width_change(f, site, a, b)) is not None:
+                    return why
+                return _checked(f, "cond", j, f.match[j], a, b)
+            if prev in _HEADERS:
+                return f"in a {prev} header" if prev != "@" else "in an event control"
+            j -= 1
+            continue
+        if t in _STOPS:
+            start = j + 1
+            if t in ("begin", "end") and j + 2 < len(toks) and toks[j + 1].text == ":":
+                start = j + 3
+            break
+        j -= 1
+    semi = start
+    for k in _depth0(f, start, len(toks)):
+        semi = k
+        if toks[k].text == ";" or (k > b and toks[k].text in _COMPOUND):
+            break
+    if toks[semi].text != ";" or semi < b:
+        return "not in a simple statement"
+    first = start
+    pending = 0
+    for k in _depth0(f, start, semi):
+        if toks[k].text == "?":
+            pending += 1
+        elif toks[k].text == ":":
+            if pending:
+                pending -= 1
+            else:  # a case item's label ends here
+                if a <= k:
+                    return "case label"
+                first = k + 1
+                break
+    if first >= semi or toks[first].text in _COMPOUND:
+        return "not in a simple statement"
+    return _checked(f, "stmt", first, semi, a, b)
+
+
+def _checked(f: FileScan, kind: str, lo: int, hi: int, a: int, b: int) -> Guard | str:
+    if not lo <= a <= b <= hi:
+        return "crosses a statement"
+    if any(f.toks[k].kind == "dir" for k in range(lo, hi + 1)):
+        return "a macro or directive in the statement"
+    return Guard(kind, f.toks[lo].start, f.toks[hi].end, f.decl[a])
+
+
+def _width_change(f: FileScan, site: Site, a: int, b: int) -> str | None:
+    """Why the change may alter the width of the expression it is in (None if it cannot):
+    inside a part-select's bounds, a replication count or a cast's width."""
+    toks = f.toks
+    for o in range(a - 1, -1, -1):
+        if f.scope[o] != f.scope[a] or toks[o].text == ";":
+            break
+        c = f.match[o]
+        if toks[o].text not in _OPEN or c < b:
+            continue
+        inner = _depth0(f, o + 1, c)
+        if toks[o].text == "[" and any(toks[k].text in (":", "+:", "-:") for k in inner):
+            return "changes a part-select's width"
+        if toks[o].text == "{":
+            braces = [k for k in inner if toks[k].text == "{"]
+            if braces and a < braces[0] and not any(toks[k].text == "," for k in inner
+                                                    if k < braces[0]):
+                return "changes a replication count"
+        if toks[o].text == "(" and c + 1 < len(toks) and toks[c + 1].text == "'":
+            return "changes a cast's width"
+    return None
+
+
+def _flat(text: str) -> str:
+    """The text on one line: comments dropped, whitespace between tokens one space, tokens
+    that touch still touching."""
+    out = []
+    prev: Token | None = None
+    for t in tokens(text):
+        out.append(("" if prev is None or prev.end == t.start else " ") + t.text)
+        prev = t
+    return "".join(out)
+
+
+def meta_source(text: str, mutants: list[tuple[int, Site, Guard]]) -> str:
+    """The file with every given mutant guarded by mv_mut_sel == its id (guards from `guard`
+    on this text; mutants whose guarded spans overlap must share one span)."""
+    f = scan(text)
+    spans: dict[tuple[int, int], list[tuple[int, Site, Guard]]] = {}
+    for mid, site, g in mutants:
+        spans.setdefault((g.start, g.end), []).append((mid, site, g))
+    keys = sorted(spans)
+    for (s0, e0), (s1, _) in zip(keys, keys[1:], strict=False):
+        if s1 < e0:
+            raise ValueError(f"overlapping guarded spans at offsets {s0} and {s1}")
+    edits: list[tuple[int, int, str]] = []
+    for (start, end), group in spans.items():
+        kind = group[0][2].kind
+        original = text[start:end]
+        arms = []
+        for mid, site, _ in sorted(group, key=lambda x: x[0]):
+            arms.append((mid, _flat(text[start:site.start] + site.replacement
+                                    + text[site.end:end])))
+        if kind == "stmt":
+            new = "begin " + "".join(f"if ({SELECT} == {mid}) {arm} else "
+                                     for mid, arm in arms) + original + " end"
+        elif kind == "cond":
+            new = "(" + "".join(f"({SELECT} == {mid}) ? {arm} : "
+                                for mid, arm in arms) + original + ")"
+        else:
+            new = "(" + "".join(f"({SELECT} == {mid}) ? ({arm}) : "
+                                for mid, arm in arms) + f"({original}))"
+        edits.append((start, end, new))
+    for decl in sorted({g.decl for _, _, g in mutants}):
+        edits.append((decl, decl, DECLARATION))
+    out = text
+    for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        out = out[:start] + new + out[end:]
+    assert out.count("\n") == text.count("\n") or not f.toks
+    return out
+
+
+# --- the stillborn check: does the single mutant elaborate? --------------------------------
+def elaboration_error(sim_name: str, sources: list[Path], toplevel: str,
+                      parameters: dict[str, int]) -> str | None:
+    """Elaborate the sources on the campaign's simulator without building a model (Icarus:
+    `iverilog -g2012 -t null`, Verilator: `--lint-only -Wno-fatal`, with the build's
+    toplevel and parameters); the first error line, or None when they elaborate."""
+    if sim_name == "icarus":
+        with tempfile.TemporaryDirectory() as tmp:
+            cmds = Path(tmp) / "cmds.f"
+            cmds.write_text("+timescale+1ns/1ps\n")
+            cmd = ["iverilog", "-g2012", "-t", "null", "-s", toplevel, "-f", str(cmds)]
+            cmd += [f"-P{toplevel}.{k}={v}" for k, v in parameters.items()]
+            proc = subprocess.run(cmd + [str(s) for s in sources], capture_output=True,
+                                  text=True, check=False)
+    else:
+        root = os.environ.get("VERILATOR_ROOT", "")
+        exe = str(Path(root) / "bin" / "verilator") if root else \
+            (shutil.which("verilator") or "verilator")
+        cmd = [exe, "--lint-only", "-Wno-fatal", "--top-module", toplevel,
+               "--timescale", "1ns/1ps"] + [f"-G{k}={v}" for k, v in parameters.items()]
+        proc = subprocess.run(cmd + [str(s) for s in sources], capture_output=True,
+                              text=True, check=False)
+    if proc.returncode == 0:
+        return None
+    lines = (proc.stderr + proc.stdout).splitlines()
+    first = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
+    return (first.strip() or f"elaboration failed (exit code {proc.returncode})")[:200]

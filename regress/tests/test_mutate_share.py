@@ -1,0 +1,406 @@
+"""Build-once-run-many (regress/mutate/meta.py, engine.share_builds): which sites are guarded
+and how, the meta-mutant source, the stillborn check and the fallbacks to a build of its own;
+with a real simulator, the meta source without a selected mutant is the original and with one
+is that mutant (exhaustively, on Icarus), and a mont_lut campaign through the shared model."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from regress import sim, tools
+from regress.mutate import engine, meta
+from regress.mutate.svmut import Site, candidates
+from verif.config import load_design
+
+DEMO = """\
+module demo #(parameter int W = 4) (
+  input  logic [W-1:0] a_i, b_i,
+  input  logic [1:0]   s_i,
+  output logic [7:0]   y_o,
+  output logic [3:0]   q_o, w_o, z_o,
+  output logic [5:0]   r_o
+);
+  localparam int K = W - 1;
+  initial if (W < 2) $fatal(1, "W < 2");
+  logic [3:0] t;
+  function automatic logic [3:0] f(input logic [3:0] v);
+    if (v[0]) f = v >> 1;
+    else f = v + 4'd3;
+  endfunction
+  assign t   = (a_i ^ b_i) + {2'b01, s_i};
+  assign q_o = s_i == 2'd2 ? f(a_i) : (a_i & b_i) | 4'h1;
+  assign w_o = (a_i + b_i) >> 1;
+  assign z_o = {a_i[2:0], 1'b1} ^ b_i;
+  assign r_o = {2{s_i}} | {2'b00, a_i};
+  always_comb begin
+    case (s_i)
+      2'd0:    y_o = {a_i, b_i} - 8'd1;
+      2'd1:    y_o = {t, t[3:2], 2'b10};
+      default: y_o = (a_i < b_i) ? {4'd0, a_i} : {b_i[2:0], 5'd7};
+    endcase
+    for (int i = 0; i < 2; i++) y_o[i] = y_o[i] ^ a_i[i + 1];
+    if (a_i >= 4'd9 && !b_i[1]) y_o = y_o ^ 8'hA5;
+  end
+  if (K > 2) begin : g_big
+    assign unused = a_i[K];
+  end
+endmodule
+"""
+
+TB = """\
+module tb;
+  logic [3:0] a, b, q, w, z;
+  logic [1:0] s;
+  logic [7:0] y;
+  logic [5:0] r;
+  logic unused;
+  demo dut(.a_i(a), .b_i(b), .s_i(s), .y_o(y), .q_o(q), .w_o(w), .z_o(z), .r_o(r));
+  initial begin
+    #1;  // as under cocotb: nothing is driven at time 0
+    for (int i = 0; i < 1024; i++) begin
+      {a, b, s} = i[9:0];
+      #1 $display("%h %h %h %h %h", y, q, w, z, r);
+    end
+    $finish;
+  end
+endmodule
+"""
+
+
+def _demo_sites() -> list[Site]:
+    return candidates("demo.sv", DEMO)
+
+
+def _guards() -> dict[int, meta.Guard | str]:
+    return {i: meta.guard(DEMO, s) for i, s in enumerate(_demo_sites())}
+
+
+def test_each_site_kind_gets_the_right_guard() -> None:
+    sites = _demo_sites()
+    guards = _guards()
+
+    def find(line_text: str, original: str, kind: str) -> meta.Guard | str:
+        line = DEMO[:DEMO.index(line_text)].count("\n") + 1
+        hit = [guards[i] for i, s in enumerate(sites)
+               if s.line == line and s.original == original and s.kind == kind]
+        assert hit, (line_text, original, kind)
+        return hit[0]
+
+    stmt = find("2'd0:    y_o", "-", "arith")
+    assert isinstance(stmt, meta.Guard) and stmt.kind == "stmt"
+    assert DEMO[stmt.start:stmt.end] == "y_o = {a_i, b_i} - 8'd1;"  # not the case label
+    cond = find("if (a_i >= 4'd9", ">=", "compare")
+    inv = find("if (a_i >= 4'd9", "(a_i >= 4'd9 && !b_i[1])", "invert_if")
+    assert isinstance(cond, meta.Guard) and isinstance(inv, meta.Guard)
+    assert cond.kind == inv.kind == "cond" and (cond.start, cond.end) == (inv.start, inv.end)
+    expr = find("assign w_o", "+", "arith")
+    assert isinstance(expr, meta.Guard) and expr.kind == "expr"
+    assert DEMO[expr.start:expr.end] == "(a_i + b_i) >> 1"
+    in_function = find("if (v[0]) f = v >> 1", "1", "const_bit")
+    assert isinstance(in_function, meta.Guard) and in_function.kind == "stmt"
+    # elaboration-time constants and width changes in an expression: their own build
+    assert find("2'd0:    y_o", "2'd0", "const_bit") == "case label"
+    assert find("for (int i = 0; i < 2", "<", "compare") == "in a for header"
+    assert find("initial if (W < 2)", "<", "compare").startswith("in an initial block")
+    assert find("if (K > 2)", ">", "compare").startswith("module-level code")
+    assert find("assign z_o", "2", "const_bit") == "changes a part-select's width"
+    assert find("assign r_o", "2", "const_bit") == "changes a replication count"
+    # ... but in a procedural statement each branch is elaborated on its own
+    part = find("2'd1:    y_o", "3", "const_bit")
+    assert isinstance(part, meta.Guard) and part.kind == "stmt"
+
+
+def test_a_function_used_in_a_constant_expression_is_not_guarded() -> None:
+    def plus_in_f(text: str) -> meta.Guard | str:
+        line = text[:text.index("else f = v +")].count("\n") + 1
+        site = next(s for s in candidates("demo.sv", text) if s.kind == "arith"
+                    and s.line == line)
+        return meta.guard(text, site)
+
+    const = DEMO.replace("localparam int K = W - 1;", "localparam int K = f(4'd5);")
+    assert plus_in_f(const) == "in function f, which is also used in constant expressions"
+    assert isinstance(plus_in_f(DEMO), meta.Guard)
+
+
+def _entries() -> list[tuple[int, Site, meta.Guard]]:
+    return [(i, s, g) for i, (s, g) in enumerate(zip(_demo_sites(), _guards().values(),
+                                                    strict=True))
+            if isinstance(g, meta.Guard)]
+
+
+def _meta_demo() -> tuple[str, list[int]]:
+    entries = _entries()
+    return meta.meta_source(DEMO, entries), [i for i, _, _ in entries]
+
+
+def test_meta_source_keeps_the_original_as_the_last_arm_and_its_lines() -> None:
+    text, ids = _meta_demo()
+    assert len(ids) > 30
+    assert text.count("\n") == DEMO.count("\n")  # line numbers of the original are kept
+    assert text.count("int mv_mut_sel = -1;") == 1
+    assert '$value$plusargs("MV_MUTANT=%d", mv_mut_sel)' in text
+    for i, _, g in _entries():  # the original, verbatim, is what no selected mutant gives
+        original = DEMO[g.start:g.end]
+        assert any(arm in text for arm in (f"else {original} end", f": {original})",
+                                           f": ({original}))")), (i, original)
+        assert f"mv_mut_sel == {i})" in text
+    assert meta.plusarg(63) == "+MV_MUTANT=63"
+
+
+def test_overlapping_spans_are_refused() -> None:
+    (i, site, g), (j, other, _) = _entries()[:2]
+    bad = meta.Guard(g.kind, g.start + 1, g.end + 5, g.decl)
+    with pytest.raises(ValueError, match="overlapping"):
+        meta.meta_source(DEMO, [(i, site, g), (j, other, bad)])
+
+
+def test_every_design_has_run_time_sites_and_a_reason_for_the_others() -> None:
+    for dut in ("mont_lut", "mont_r2", "mwr2mm"):
+        sites = engine.all_sites(load_design(dut))
+        guards = [meta.guard((sim.ROOT / s.file).read_text(), s) for s in sites]
+        shared = sum(isinstance(g, meta.Guard) for g in guards)
+        assert shared > len(sites) // 2, dut
+        assert all(g for g in guards if isinstance(g, str))
+    assert shared < len(sites)  # mwr2mm: generate code and instance connections
+
+
+# --- the campaign's shared path without a simulator ----------------------------------------
+def _fallback_site(design: str) -> int:
+    """A site of the design that cannot be selected at run time."""
+    sites = engine.all_sites(load_design(design))
+    return next(i for i, s in enumerate(sites)
+                if isinstance(meta.guard((sim.ROOT / s.file).read_text(), s), str))
+
+
+def _fake_sim(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, build_fails: bool = False,
+              differs: bool = False, bad: tuple[int, ...] = ()) -> list[str]:
+    calls: list[str] = []
+
+    def build(b: sim.BuildSpec, design: object, log: Path | None = None
+              ) -> tuple[Path, float]:
+        calls.append(f"build {Path(b.overlay).name or 'original'}")
+        if build_fails and "meta" in b.overlay:
+            raise tools.ToolError(f"build of {b.key} failed: boom")
+        return tmp_path, 0.0
+
+    def execute(run: sim.RunSpec, log_dir: Path, quiet: bool = False) -> sim.Outcome:
+        calls.append(f"run {Path(run.build.overlay).name or 'original'} {run.plusargs}")
+        log_dir.mkdir(parents=True, exist_ok=True)
+        changed = differs and "meta" in run.build.overlay and not run.plusargs
+        (log_dir / "txns.jsonl").write_text(json.dumps({"op": 0, "p": 2 if changed else 1}))
+        mutant = bool(run.plusargs) or Path(run.build.overlay).name.startswith("mut")
+        return sim.Outcome(run, not mutant, log_dir, tests=5, failed=int(mutant),
+                           first_error="MISMATCH" if mutant else "")
+
+    def elaborate(sim_name: str, sources: list[Path], top: str, params: dict) -> str | None:
+        over = [s for s in sources if "mutants" in str(s)]
+        calls.append(f"elaborate {over[0].parent.name}")
+        return "syntax error" if any(f"mut{i:04d}" in str(over[0]) for i in bad) else None
+
+    monkeypatch.setattr(sim, "build", build)
+    monkeypatch.setattr(sim, "execute", execute)
+    monkeypatch.setattr(sim, "validate", lambda run: load_design(run.build.dut))
+    monkeypatch.setattr(meta, "elaboration_error", elaborate)
+    return calls
+
+
+def _campaign(tmp_path: Path, ids: list[int], share: bool = True
+              ) -> tuple[engine.Campaign, list[str]]:
+    design = load_design("mont_r2")
+    sites = engine.all_sites(design)
+    mutants = [engine.Mutant(i, sites[i]) for i in ids]
+    opts = engine.Options(n=8, sim="icarus", share=share, keep_builds=True)
+    lines: list[str] = []
+    return engine.run_campaign("mont_r2", design, mutants, len(sites), opts, tmp_path,
+                               lines.append), lines
+
+
+def _shared_ids(n: int) -> list[int]:
+    sites = engine.all_sites(load_design("mont_r2"))
+    return [i for i, s in enumerate(sites)
+            if isinstance(meta.guard((sim.ROOT / s.file).read_text(), s), meta.Guard)][:n]
+
+
+def test_shared_build_runs_each_mutant_with_its_plusarg(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two run-time mutants share one build, a stillborn one is never run, an elaboration
+    constant gets its own build; the original runs plain and on the shared build."""
+    a, b, dead = _shared_ids(3)
+    const = _fallback_site("mont_r2")
+    calls = _fake_sim(monkeypatch, tmp_path, bad=(dead,))
+    camp, lines = _campaign(tmp_path, [a, b, dead, const])
+    by_id = {m.id: m for m in camp.mutants}
+    assert [by_id[i].status for i in (a, b, dead, const)] == ["killed"] * 2 + [
+        "stillborn", "killed"]
+    assert [by_id[i].build for i in (a, b, dead, const)] == ["shared"] * 3 + ["own"]
+    assert by_id[dead].reason == "syntax error"
+    assert calls.count("build meta") == 1 and "run meta ()" in calls  # the original, shared
+    assert f"run meta ('+MV_MUTANT={a}',)" in calls and f"run meta ('+MV_MUTANT={b}',)" in calls
+    assert not any(f"MV_MUTANT={dead}" in c for c in calls)
+    assert f"build mut{const:04d}" in calls and f"build mut{dead:04d}" not in calls
+    meta_src = (tmp_path / "mutants" / "meta" / "mont_r2.sv").read_text()
+    assert f"mv_mut_sel == {a})" in meta_src and f"mv_mut_sel == {dead})" not in meta_src
+    assert camp.extra["shared"] == 2 and camp.extra["own_builds"] == 1
+    from regress.mutate import report
+
+    assert "builds: 2 mutant(s) run on a shared build (+MV_MUTANT), 1 built on their own" \
+        in report.table(camp)
+    report.write(camp)
+    records = json.loads((tmp_path / "mutants.json").read_text())["mutants"]
+    assert [r["build"] for r in records] == ["shared"] * 3 + ["own"]
+    assert [m.build for m in report.load(tmp_path).mutants] == ["shared"] * 3 + ["own"]
+    assert any("need their own build" in line for line in lines)
+
+
+@pytest.mark.parametrize("problem", ["build_fails", "differs"])
+def test_a_broken_shared_build_falls_back_to_own_builds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, problem: str) -> None:
+    a, b = _shared_ids(2)
+    calls = _fake_sim(monkeypatch, tmp_path, **{problem: True})
+    camp, lines = _campaign(tmp_path, [a, b])
+    assert [m.status for m in camp.mutants] == ["killed", "killed"]
+    assert [m.build for m in camp.mutants] == ["own", "own"]
+    assert f"build mut{a:04d}" in calls and f"build mut{b:04d}" in calls
+    assert not any("MV_MUTANT" in c for c in calls)
+    assert any("building each of its 2 mutants on its own" in line for line in lines)
+
+
+def test_a_lone_mutant_is_built_on_its_own(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shared build of one mutant would cost a build and the original's run for nothing."""
+    a, dead = _shared_ids(2)
+    calls = _fake_sim(monkeypatch, tmp_path, bad=(dead,))
+    camp, _ = _campaign(tmp_path, [a, dead])
+    assert [(m.status, m.build) for m in camp.mutants] == [("killed", "own"),
+                                                           ("stillborn", "shared")]
+    assert not any("meta" in c for c in calls) and f"build mut{a:04d}" in calls
+
+
+def test_no_share_builds_every_mutant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = _shared_ids(2)
+    calls = _fake_sim(monkeypatch, tmp_path)
+    camp, _ = _campaign(tmp_path, [a, b], share=False)
+    assert [m.build for m in camp.mutants] == ["own", "own"]
+    assert not any("meta" in c or "elaborate" in c for c in calls)
+
+
+def test_run_key_and_child_round_trip_carry_the_plusargs() -> None:
+    run = sim.RunSpec(sim.BuildSpec("mont_lut", 8), seed=3)
+    assert run.key == "mont_lut-n8-b32-verilator-s3"  # unchanged without plusargs
+    sel = sim.RunSpec(sim.BuildSpec("mont_lut", 8), seed=3, plusargs=("+MV_MUTANT=63",))
+    assert sel.key == "mont_lut-n8-b32-verilator-s3-MV_MUTANT63"
+    from dataclasses import asdict
+
+    from regress import report
+
+    assert report.run_spec(json.loads(json.dumps(asdict(sel)))) == sel  # --resume compares
+    assert report.run_spec(json.loads(json.dumps(asdict(run)))) == run
+
+
+# --- with a simulator -----------------------------------------------------------------------
+def _iverilog(tmp: Path, name: str, design: str) -> Path:
+    (tmp / f"{name}.sv").write_text(design)
+    (tmp / "tb.sv").write_text(TB)
+    out = tmp / f"{name}.vvp"
+    subprocess.run(["iverilog", "-g2012", "-o", str(out), "-s", "tb", str(tmp / f"{name}.sv"),
+                    str(tmp / "tb.sv")], check=True, capture_output=True, text=True)
+    return out
+
+
+def _vvp(model: Path, *plusargs: str) -> str:
+    return subprocess.run(["vvp", "-n", str(model), *plusargs], check=True,
+                          capture_output=True, text=True).stdout
+
+
+@pytest.mark.sim
+@pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus Verilog")
+def test_meta_model_is_the_original_and_each_mutant_exhaustively(tmp_path: Path) -> None:
+    """One meta build of every run-time site of the demo: with no mutant (and with an id it
+    does not hold) it prints exactly what the original prints for all 1024 inputs, and
+    +MV_MUTANT=K exactly what the single mutant K prints (its own build)."""
+    text, ids = _meta_demo()
+    sites = _demo_sites()
+    shared = _iverilog(tmp_path, "meta", text)
+    original = _vvp(_iverilog(tmp_path, "orig", DEMO))
+    assert original.count("\n") >= 1024
+    assert _vvp(shared) == original
+    assert _vvp(shared, "+MV_MUTANT=99999") == original
+    differ = 0
+    for i in ids:
+        alone = _vvp(_iverilog(tmp_path, f"mut{i}", sites[i].apply(DEMO)))
+        assert _vvp(shared, meta.plusarg(i)) == alone, (i, sites[i].description)
+        differ += alone != original
+    assert differ > len(ids) // 2  # the mutants do change the behaviour
+
+
+@pytest.mark.sim
+def test_shared_campaign_kills_stillbirths_and_falls_back(tmp_path: Path) -> None:
+    """mont_lut at N = 8 on Icarus: the CSA carry with ^ for & and a counter counting down are
+    killed through the shared model, a syntax error is stillborn without a run, and a
+    localparam change (an elaboration constant) is built and killed on its own."""
+    design = load_design("mont_lut")
+    sites = engine.all_sites(design)
+    csa = next(i for i, s in enumerate(sites)
+               if s.description.endswith("'c_q & lut_val' -> 'c_q ^ lut_val'"))
+    count = next(i for i, s in enumerate(sites)
+                 if s.description.endswith("'cnt_q + 1'b1' -> 'cnt_q - 1'b1'"))
+    good = sites[csa]
+    broken = Site(good.file, good.line, "bitwise", good.start, good.end, good.original, "^;")
+    text = (sim.ROOT / good.file).read_text()
+    at = text.index("SelZero = 2'd0") + len("SelZero = ")
+    const = Site(good.file, text[:at].count("\n") + 1, "const_bit", at, at + 4, "2'd0", "2'd1")
+    assert isinstance(meta.guard(text, const), str)
+    mutants = [engine.Mutant(csa, good), engine.Mutant(count, sites[count]),
+               engine.Mutant(9998, broken),
+               engine.Mutant(9999, const)]
+    opts = engine.Options(n=8, txns=5, timeout_s=300, sim="icarus",
+                          tests=("RandomTest", "CornerTest"))
+    camp = engine.run_campaign("mont_lut", design, mutants, len(sites), opts, tmp_path,
+                               lambda _line: None)
+    by_id = {m.id: m for m in camp.mutants}
+    for i in (csa, count):
+        assert (by_id[i].status, by_id[i].build) == ("killed", "shared")
+        assert "MISMATCH" in by_id[i].reason
+    assert (by_id[9998].status, by_id[9998].build) == ("stillborn", "shared")
+    assert not (tmp_path / "runs" / "mut9998").exists()
+    assert (by_id[9999].status, by_id[9999].build) == ("killed", "own")
+    assert (tmp_path / "runs" / "meta-original" / "txns.jsonl").is_file()
+    assert engine.score(camp.mutants) == (3, 0, 1.0)
+
+
+def test_list_campaigns_share_by_default_and_can_opt_out() -> None:
+    from regress import mutation
+    from regress import run as rr
+
+    nightly = rr.load_lists()["nightly"].mutations
+    assert nightly and all(s.share and s.options(1).share for s in nightly)
+    assert "--no-share" not in nightly[0].repro()
+    spec = mutation.parse({"dut": "mont_lut", "mutants": 4, "share": False}, "x")[0]
+    assert not spec.share and not spec.options(1).share
+    assert spec.repro().endswith(" --no-share")
+    with pytest.raises(rr.ListError, match=r"x.share: expected true or false"):
+        mutation.parse({"dut": "mont_lut", "mutants": 4, "share": "no"}, "x")
+
+
+def test_cli_no_share_option(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from regress.mutate import cli
+
+    seen: list[bool] = []
+
+    def fake(dut: str, design: object, mutants: list[engine.Mutant], total: int,
+             opts: engine.Options, out: Path, progress: object) -> engine.Campaign:
+        seen.append(opts.share)
+        return engine.Campaign(dut, load_design(dut), opts, out, total, mutants)
+
+    monkeypatch.setattr(engine, "run_campaign", fake)
+    monkeypatch.setattr(sim, "validate", lambda run: load_design(run.build.dut))
+    for extra in ([], ["--no-share"]):
+        assert cli.main(["--dut", "mont_lut", "--mutants", "1", "--out", str(tmp_path),
+                         *extra]) == 0
+    assert seen == [True, False]
+    assert "--no-share" in cli._parser().format_help()
