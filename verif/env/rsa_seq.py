@@ -43,7 +43,7 @@ def rsa_key(n: int, e: int, rng: random.Random) -> tuple[int, int]:
             return found
     if n > 24:  # random draws practically always succeed at real widths
         raise NoKeyError(f"no {n}-bit RSA key with e={e} in {KEY_TRIES} random draws")
-    primes = [int(v) for v in range(2, 1 << (n - 1)) if gmpy2.is_prime(v)]
+    primes = [int(v) for v in range(3, 1 << (n - 1)) if gmpy2.is_prime(v)]  # odd moduli
     keys = [k for p in primes for q in primes if p < q and (k := key(p, q))]
     if not keys:
         raise NoKeyError(f"no {n}-bit RSA key has e={e}")
