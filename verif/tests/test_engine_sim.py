@@ -16,7 +16,7 @@ pytestmark = pytest.mark.sim
 
 
 def _timing_free(path) -> list[dict]:
-    """The transaction log without its times (the engine spends a cycle per bus item)."""
+    """The transaction log without its times (the engine spends a cycle per script)."""
     out = []
     for line in path.read_text().splitlines():
         rec = json.loads(line)
