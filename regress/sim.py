@@ -86,7 +86,7 @@ class BuildSpec:
     # build parameters beyond N as given (e.g. (("P", 2), ("W", 8))); defaults fill the rest
     params: tuple[tuple[str, int], ...] = ()
     # "pins": Python drives the bus pins; "engine": the simulation-only HDL bus engine does
-    # (verif/bus/engine.py), Python wakes once per bus item
+    # (verif/bus/engine.py), Python wakes about once per operation (one engine script)
     bus: str = "pins"
     # Verilator line + toggle coverage (coverage.dat per run, regress/codecov.py)
     coverage: bool = False

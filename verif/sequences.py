@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
 from math import gcd
 
 from pyuvm import uvm_sequence
@@ -58,6 +59,8 @@ class LoaderSeq(uvm_sequence):
         # than 8N); MV_DONE_TIMEOUT overrides it (the watchdog's own tests)
         self.done_timeout = int(os.environ.get("MV_DONE_TIMEOUT",
                                                max(8 * n, 2 * self._model_cycles()) + 1000))
+        # MV_BATCH=0: every item is sent alone (batch() gathers nothing; the tests compare)
+        self.batching = os.environ.get("MV_BATCH", "1") != "0"
 
     def _model_cycles(self) -> int:
         """The model's busy cycles of one operation of this build (0 when unknown); one
@@ -74,30 +77,74 @@ class LoaderSeq(uvm_sequence):
 
     # --- register access ------------------------------------------------------------------
     tight = False  # True: no random idle cycles before transfers (short busy windows)
+    _batch: list[BusItem] | None = None  # inside `batch()`: the items gathered so far
 
     async def _do(self, item: BusItem) -> BusItem:
+        """Send one item (inside `batch()`: append it to the batch; a read's rdata is then
+        filled only when the batch has been sent)."""
         item.tight = self.tight
+        if self._batch is not None:
+            self._batch.append(item)
+            return item
+        await self._send(item)
+        return item
+
+    async def _send(self, item: BusItem) -> None:
         await self.start_item(item)
         await self.finish_item(item)
+
+    @asynccontextmanager
+    async def batch(self) -> AsyncIterator[None]:
+        """Gather the items of the block into one SCRIPT item, sent when the block ends: one
+        sequencer hand-shake, and in fast mode one engine script (Python wakes once). Only
+        for blocks that use no read's value (`read`, `read_value` and `status` refuse inside
+        a batch; `read_item` and `read_value_item` queue reads the scoreboard checks). A batch
+        inside a batch joins it; nothing is sent when the block raises."""
+        if self._batch is not None or not self.batching:
+            yield
+            return
+        items: list[BusItem] = []
+        self._batch = items
+        try:
+            yield
+        finally:
+            self._batch = None
+        if len(items) == 1:
+            await self._send(items[0])
+        elif items:
+            await self._send(BusItem.script(items))
+
+    def _value(self, item: BusItem) -> BusItem:
+        """The item, whose read data the caller is about to use."""
+        if self._batch is not None:
+            raise RuntimeError(f"{item}: a read's value is not known inside a batch "
+                               "(use read_item / read_value_item, or read outside the batch)")
         return item
 
     async def write(self, region: str, data: int, index: int = 0) -> None:
         await self._do(BusItem("wr", Kind.WRITE, self.rm.addr(region, index), [data]))
 
+    async def read_item(self, region: str, index: int = 0) -> BusItem:
+        """One word read, for the scoreboard (its value is not used by the caller)."""
+        return await self._do(BusItem("rd", Kind.READ, self.rm.addr(region, index)))
+
     async def read(self, region: str, index: int = 0) -> int:
-        return (await self._do(BusItem("rd", Kind.READ, self.rm.addr(region, index)))).rdata[0]
+        return self._value(await self.read_item(region, index)).rdata[0]
 
     async def write_value(self, region: str, value: int) -> None:
         """All words of a register in one burst item."""
         words = regmap.split(value, self.n, self.bus_w)
         await self._do(BusItem("wr", Kind.WRITE, self.rm.addr(region), words))
 
-    async def read_value(self, region: str) -> int:
+    async def read_value_item(self, region: str) -> BusItem:
+        """All words of a register in one burst item, for the scoreboard."""
         bits = self.rm.region_bits(region, self.n, self.design, self.bus_w)
         assert bits is not None, f"{region} is not mapped for {self.design.name}"
-        item = BusItem("rd", Kind.READ, self.rm.addr(region),
-                       count=regmap.words(bits, self.bus_w))
-        return regmap.join((await self._do(item)).rdata, self.bus_w)
+        return await self._do(BusItem("rd", Kind.READ, self.rm.addr(region),
+                                      count=regmap.words(bits, self.bus_w)))
+
+    async def read_value(self, region: str) -> int:
+        return regmap.join(self._value(await self.read_value_item(region)).rdata, self.bus_w)
 
     def pick_field(self) -> int:
         return self.rng.randrange(2) if self.has_field else 0
@@ -119,13 +166,14 @@ class LoaderSeq(uvm_sequence):
         return {name: f.get(word) for name, f in self.status_f.items()}
 
     async def read_results(self) -> None:
-        """Read everything an operation produced (the scoreboard checks it all)."""
-        await self.read_value("P")
+        """Read everything an operation produced (the scoreboard checks it all; the values
+        are not used here, so this may run inside a batch)."""
+        await self.read_value_item("P")
         if self.design.redundant_extra_bits is not None:
-            await self.read_value("S")
-            await self.read_value("C")
-        await self.read_value("CYCLES")
-        await self.read("STATUS")
+            await self.read_value_item("S")
+            await self.read_value_item("C")
+        await self.read_value_item("CYCLES")
+        await self.read_item("STATUS")
 
     async def multiply(self, x: int, y: int, m: int, load: Iterable[str] = ("X", "Y", "M"),
                        field: int | None = None) -> None:
@@ -192,14 +240,16 @@ class LoaderSeq(uvm_sequence):
     async def run_operation(self, values: dict[str, int], load: Iterable[str] | None = None,
                             field: int | None = None) -> None:
         """Load the named registers (all operands by default), START (in `field`, random
-        when None), wait, read back."""
-        values = await self.load_operands(values, load)
-        await self.start_op(field)
-        if self.refused(values):  # the loader refuses it: read the error instead
-            await self.read("STATUS")
-            return
-        await self.wait_done()
-        await self.read_results()
+        when None), wait, read back: one batch (no read value is used; whether the loader
+        refuses the operands follows from the values)."""
+        async with self.batch():
+            values = await self.load_operands(values, load)
+            await self.start_op(field)
+            if self.refused(values):  # the loader refuses it: read the error instead
+                await self.read_item("STATUS")
+                return
+            await self.wait_done()
+            await self.read_results()
 
     async def expect_error(self, name: str, busy: int = 0) -> None:
         st = await self.status()

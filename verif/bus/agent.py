@@ -6,6 +6,7 @@ Any later DUT behind mv_bus_loader reuses it unchanged.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from cocotb.handle import SimHandleBase
@@ -66,8 +67,17 @@ class BusMonitor(uvm_monitor):
         if not self.bus_if.engine:
             self.bfm = LoaderBusMonitor(self.bus_if.dut, self.bus_if.clock,
                                         callback=self.publish)
+        # MV_BUS_LOG=path: every published transfer, one line each, without its time (the
+        # tests compare pin mode, the engine item by item and the engine's scripts)
+        path = os.environ.get("MV_BUS_LOG")
+        self.bus_log = open(path, "a") if path else None  # flushed per write
 
     def publish(self, transfer: Transfer | Burst) -> None:
+        if self.bus_log is not None:
+            words = transfer.transfers() if isinstance(transfer, Burst) else [transfer]
+            self.bus_log.writelines(f"{'W' if t.we else 'R'} {t.addr:x} "
+                                    f"{t.wdata if t.we else t.rdata:x}\n" for t in words)
+            self.bus_log.flush()
         self.ap.write(transfer)
 
 

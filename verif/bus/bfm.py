@@ -67,6 +67,10 @@ class LoaderBusDriver(BusDriver):
                 raise WatchdogError(self._waiting[1])
 
     async def _driver_send(self, transaction: BusItem, sync: bool = True, **kwargs: object) -> None:
+        if transaction.kind is Kind.SCRIPT:  # its sub-items one after another
+            for sub in transaction.items:
+                await self._driver_send(sub, sync)
+            return
         if not self._aligned:
             await FallingEdge(self.clock)
             self._aligned = True

@@ -1,12 +1,14 @@
-"""Fast bus mode: a simulation-only HDL bus host (verif/hdl/mv_bus_engine.sv) performs each
-bus item's transfers; Python wakes once per item instead of several times per transfer.
+"""Fast bus mode: a simulation-only HDL bus host (verif/hdl/mv_bus_engine.sv) runs a script
+of bus transfers; Python wakes once per script (a whole operation: load, START, wait for done,
+read back) instead of several times per transfer.
 
 The engine sits in a generated wrapper toplevel (`emit_wrapper`) next to the design's own
-toplevel (instance `u_dut`). `EngineBusDriver.send` programs one item, toggles go, awaits
-the engine's fin toggle and then publishes the item's transfers as one Burst (each word with
-the time of its ack edge), so the predictor and the scoreboard check the same transfers as in
-pin mode, a burst at a time. Select it with `BUS=engine` (make sim) or `--bus engine`
-(python -m regress.sim).
+toplevel (instance `u_dut`). `EngineBusDriver.send` turns one bus item, or a SCRIPT item's
+sub-items, into a flat script of entries (one per transfer, one per wait for done), toggles go,
+awaits the engine's fin toggle, fills each sub-item's rdata and time_ns from the engine's log
+and publishes each sub-item's transfers as one Burst (each word with the time of its ack edge),
+so the predictor and the scoreboard check the same transfers as in pin mode, a burst at a
+time. Select it with `BUS=engine` (make sim) or `--bus engine` (python -m regress.sim).
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ from verif.config import CLOCK_PERIOD_NS
 
 ENGINE_SV = Path(__file__).resolve().parent.parent / "hdl" / "mv_bus_engine.sv"
 IDLE_W = 4
-TIME_W = 64
+CYC_W = 32  # the log's time of an entry: falling edges since the script started
+LEN_W = 16
 KIND_CODE = {Kind.WRITE: 0, Kind.READ: 1, Kind.WAIT_DONE: 2}
 ACK_TIMEOUT_CYCLES = 256
+RESULT_REGIONS = ("P", "S", "C", "CYCLES")  # what an operation reads back (and STATUS)
 
 
 def wrapper_name(toplevel: str) -> str:
@@ -35,10 +39,14 @@ def wrapper_name(toplevel: str) -> str:
 
 
 def engine_depth(n: int, design: regmap.Design, bus_w: int) -> int:
-    """Most words any one register of this build has (an item never spans more)."""
+    """Entries of the longest script: one whole operation of this build, i.e. every word of
+    every loadable and every result register the design maps (each is written or read at most
+    once per operation), plus CTRL (START), the wait for done and STATUS."""
     rm = regmap.load()
-    bits = [rm.region_bits(r, n, design, bus_w) or 0 for r in rm.regions]
-    return max(regmap.words(b, bus_w) for b in bits if b)
+    regions = [r.name for r in rm.regions.values() if design.maps(r) and (
+        (r.size == "operand" and r.access != "ro") or r.name in RESULT_REGIONS)]
+    return 3 + sum(regmap.words(rm.region_bits(r, n, design, bus_w) or 0, bus_w)
+                   for r in regions)
 
 
 def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
@@ -61,16 +69,15 @@ module {name}
 ) (
   input  logic                      rst_ni,
   input  logic                      tb_go_i,
-  input  logic [1:0]                tb_kind_i,
-  input  logic [AddrW-1:0]          tb_addr_i,
-  input  logic [15:0]               tb_count_i,
-  input  logic [EngDepth*BusW-1:0]  tb_wdata_i,
-  input  logic [EngDepth*{IDLE_W}-1:0] tb_idle_i,
-  input  logic [31:0]               tb_timeout_i,
+  input  logic [{LEN_W - 1}:0]               tb_len_i,
+  input  logic [EngDepth*(2+AddrW+BusW+{IDLE_W})-1:0] tb_script_i,
+  input  logic [31:0]               tb_ack_timeout_i,
+  input  logic [31:0]               tb_done_timeout_i,
   output logic                      tb_fin_o,
   output logic                      tb_timeout_o,
-  output logic [EngDepth*BusW-1:0]  tb_rdata_o,
-  output logic [EngDepth*{TIME_W}-1:0] tb_time_o,
+  output logic [{LEN_W - 1}:0]               tb_pos_o,
+  output logic [63:0]               tb_start_o,
+  output logic [EngDepth*({CYC_W}+BusW)-1:0] tb_log_o,
   output logic                      busy_o,
   output logic                      done_o
 );
@@ -88,19 +95,23 @@ module {name}
     .bus_wdata_i(wdata), .bus_ack_o(ack), .bus_rdata_o(rdata), .busy_o, .done_o
   );
 
-  mv_bus_engine #(.BusW(BusW), .AddrW(AddrW), .Depth(EngDepth), .IdleW({IDLE_W})) u_engine (
-    .clk_i, .rst_ni, .go_i(tb_go_i), .kind_i(tb_kind_i), .addr_i(tb_addr_i),
-    .count_i(tb_count_i), .wdata_i(tb_wdata_i), .idle_i(tb_idle_i),
-    .timeout_i(tb_timeout_i), .fin_o(tb_fin_o), .timeout_o(tb_timeout_o),
-    .rdata_o(tb_rdata_o), .time_o(tb_time_o), .req_o(req), .we_o(we), .addr_o(addr),
-    .wdata_o(wdata), .ack_i(ack), .rdata_i(rdata), .done_i(done_o)
+  mv_bus_engine #(.BusW(BusW), .AddrW(AddrW), .Depth(EngDepth), .IdleW({IDLE_W}),
+                  .LenW({LEN_W})) u_engine (
+    .clk_i, .rst_ni, .go_i(tb_go_i), .len_i(tb_len_i), .script_i(tb_script_i),
+    .ack_timeout_i(tb_ack_timeout_i), .done_timeout_i(tb_done_timeout_i), .fin_o(tb_fin_o),
+    .timeout_o(tb_timeout_o), .pos_o(tb_pos_o), .start_o(tb_start_o), .log_o(tb_log_o),
+    .req_o(req), .we_o(we), .addr_o(addr), .wdata_o(wdata), .ack_i(ack), .rdata_i(rdata),
+    .done_i(done_o)
   );
 endmodule
 """
 
 
 class EngineBusDriver:
-    """Same `send(item)` as the pin driver; every performed transfer goes to `publish`."""
+    """Same `send(item)` as the pin driver; every performed transfer goes to `publish`.
+
+    One item, or all sub-items of a SCRIPT item, run as one engine script (longer lists are
+    split at sub-item boundaries into scripts of at most `depth` entries)."""
 
     def __init__(self, top: SimHandleBase, period_ns: int, idle_max: int, bus_w: int,
                  publish: Callable[[Burst], None]) -> None:
@@ -109,66 +120,103 @@ class EngineBusDriver:
         self.rng = random.Random(random.getrandbits(32))
         self.go = 0
         self.read_only = False
+        self.addr_w = regmap.load().addr_width
+        self.ent_w = 2 + self.addr_w + bus_w + IDLE_W
+        self.log_w = CYC_W + bus_w
+        self.depth = len(top.tb_script_i) // self.ent_w
         # the input ports, looked up once; a port is written only when its value changes
         self.ports = {name: getattr(top, name) for name in (
-            "tb_go_i", "tb_kind_i", "tb_addr_i", "tb_count_i", "tb_wdata_i", "tb_idle_i",
-            "tb_timeout_i")}
-        self.fin, self.timeout = top.tb_fin_o, top.tb_timeout_o
-        self.rdata, self.times = top.tb_rdata_o, top.tb_time_o
-        self.written: dict[str, int] = {}
+            "tb_go_i", "tb_len_i", "tb_script_i", "tb_ack_timeout_i", "tb_done_timeout_i")}
+        self.fin, self.timeout, self.pos = top.tb_fin_o, top.tb_timeout_o, top.tb_pos_o
+        self.start, self.log = top.tb_start_o, top.tb_log_o
+        self.written: dict[str, int | str] = {}
         self._put("tb_go_i", 0)
-        self._put("tb_timeout_i", ACK_TIMEOUT_CYCLES)
+        self._put("tb_ack_timeout_i", ACK_TIMEOUT_CYCLES)
 
-    def _put(self, port: str, value: int) -> None:
+    def _put(self, port: str, value: int | str) -> None:
         if self.written.get(port) != value:
             self.ports[port].value = value
             self.written[port] = value
 
+    def _entries(self, item: BusItem) -> list[str]:
+        """The item's script entries, each as an EntW-bit binary string."""
+        if item.kind is Kind.WAIT_DONE:
+            return [format(KIND_CODE[Kind.WAIT_DONE], f"0{self.ent_w}b")]
+        write = item.kind is Kind.WRITE
+        kind, count, shift = KIND_CODE[item.kind], item.count, 2 + self.addr_w
+        idle = [0] * count
+        if self.idle_max:
+            draws = [self.rng.randint(0, self.idle_max) for _ in range(count)]
+            if not item.tight:  # the draws are still made: the random stream stays
+                idle = [min(v, (1 << IDLE_W) - 1) for v in draws]
+        ent_fmt = f"0{self.ent_w}b"
+        return [format(kind | (item.addr + k) << 2
+                       | (item.data[k] if write else 0) << shift
+                       | idle[k] << (shift + self.bus_w), ent_fmt) for k in range(count)]
+
     async def send(self, item: BusItem) -> None:
-        if self.read_only:  # values of the last item were read in the read-only phase
+        subs = item.items if item.kind is Kind.SCRIPT else [item]
+        chunk: list[BusItem] = []
+        entries: list[str] = []
+        for sub in subs:
+            ents = self._entries(sub)
+            if chunk and len(entries) + len(ents) > self.depth:
+                await self._run(chunk, entries)
+                chunk, entries = [], []
+            chunk.append(sub)
+            entries += ents
+        if chunk:
+            await self._run(chunk, entries)
+
+    async def _run(self, subs: list[BusItem], entries: list[str]) -> None:
+        """One engine script; fills the sub-items and publishes their bursts."""
+        assert len(entries) <= self.depth, f"{len(entries)} entries, engine depth {self.depth}"
+        if self.read_only:  # values of the last script were read in the read-only phase
             await Timer(1, "ps")
             self.read_only = False
-        count = 1 if item.kind is Kind.WAIT_DONE else item.count
-        self._put("tb_kind_i", KIND_CODE[item.kind])
-        self._put("tb_addr_i", item.addr)
-        self._put("tb_count_i", count)
-        if item.kind is Kind.WRITE:
-            self._put("tb_wdata_i", regmap.join(list(item.data[:count]), self.bus_w))
-        if item.kind is Kind.WAIT_DONE:
-            self._put("tb_timeout_i", item.timeout_cycles)
-        else:
-            self._put("tb_timeout_i", ACK_TIMEOUT_CYCLES)
-            idle_word = 0
-            if self.idle_max:
-                idle = [self.rng.randint(0, self.idle_max) for _ in range(count)]
-                if not item.tight:  # the draws are still made: the random stream stays
-                    idle_word = sum(min(v, (1 << IDLE_W) - 1) << (IDLE_W * k)
-                                    for k, v in enumerate(idle))
-            self._put("tb_idle_i", idle_word)
+        waits = {s.timeout_cycles for s in subs if s.kind is Kind.WAIT_DONE}
+        assert len(waits) <= 1, f"one done timeout per script, got {sorted(waits)}"
+        if waits:
+            self._put("tb_done_timeout_i", waits.pop())
+        pad = "0" * (self.ent_w * (self.depth - len(entries)))
+        self._put("tb_script_i", pad + "".join(reversed(entries)))
+        self._put("tb_len_i", len(entries))
         self.go ^= 1
         self._put("tb_go_i", self.go)
         await Edge(self.fin)
         await ReadOnly()
         self.read_only = True
-        times = int(self.times.value)
-        mask = (1 << TIME_W) - 1
-        if int(self.timeout.value):
-            what = ("DONE not raised within "
-                    f"{item.timeout_cycles} cycles (hung operation)"
-                    if item.kind is Kind.WAIT_DONE else
-                    f"no bus ack within {ACK_TIMEOUT_CYCLES} cycles for {item.kind.value} "
-                    f"at addr 0x{item.addr:x}")
-            raise WatchdogError(what)
-        if item.kind is Kind.WAIT_DONE:
-            item.time_ns = times & mask
-            return
-        half = self.period_ns // 2
-        t_acks = [((times >> (TIME_W * k)) & mask) - half for k in range(count)]
-        item.time_ns = t_acks[-1]
-        if item.kind is Kind.WRITE:
-            self.publish(Burst(True, item.addr, list(item.data[:count]), [], t_acks))
-            return
-        rdata = int(self.rdata.value)
-        wmask = (1 << self.bus_w) - 1
-        item.rdata = [(rdata >> (self.bus_w * k)) & wmask for k in range(count)]
-        self.publish(Burst(False, item.addr, [], item.rdata, t_acks))
+        failed = int(self.pos.value) if int(self.timeout.value) else len(entries)
+        log = str(self.log.value)
+        start = int(self.start.value)
+        period, half, log_w, bus_w = self.period_ns, self.period_ns // 2, self.log_w, self.bus_w
+        end = len(log)
+        k = 0  # entry index
+        for sub in subs:
+            count = 1 if sub.kind is Kind.WAIT_DONE else sub.count
+            if k + count > failed:
+                raise WatchdogError(self._hang(sub, failed - k))
+            times: list[int] = []
+            rdata: list[int] = []
+            for _ in range(count):
+                ent = log[end - (k + 1) * log_w:end - k * log_w]
+                times.append(start + int(ent[bus_w:], 2) * period)
+                rdata.append(int(ent[:bus_w], 2))
+                k += 1
+            if sub.kind is Kind.WAIT_DONE:
+                sub.time_ns = times[0]
+                continue
+            t_acks = [t - half for t in times]
+            sub.time_ns = t_acks[-1]
+            if sub.kind is Kind.WRITE:
+                self.publish(Burst(True, sub.addr, list(sub.data[:count]), [], t_acks))
+            else:
+                sub.rdata = rdata
+                self.publish(Burst(False, sub.addr, [], rdata, t_acks))
+
+    def _hang(self, sub: BusItem, k: int) -> str:
+        """What the watchdog reports for sub-item `sub` hung at its transfer k."""
+        if sub.kind is Kind.WAIT_DONE:
+            return f"DONE not raised within {sub.timeout_cycles} cycles (hung operation)"
+        return (f"no bus ack within {ACK_TIMEOUT_CYCLES} cycles for {sub.kind.value} "
+                f"at addr 0x{sub.addr + k:x}")

@@ -11,15 +11,19 @@ class Kind(enum.Enum):
     WRITE = "write"
     READ = "read"
     WAIT_DONE = "wait_done"  # block until the done pin is high (watchdog-bounded)
+    SCRIPT = "script"  # the sub-items `items`, one after another (one hand-shake for all)
 
 
 class BusItem(uvm_sequence_item):
     """A request to the bus driver: `count` transfers at consecutive word addresses (a burst
     of one item costs one sequencer hand-shake however many words it moves). The driver fills
-    in `rdata` (one word per read transfer) and `time_ns`."""
+    in `rdata` (one word per read transfer) and `time_ns`. A SCRIPT item holds sub-items
+    (`items`, none of them a SCRIPT): the driver performs them in order and fills each one as
+    if it had been sent alone (the fast-mode engine runs them as one script)."""
 
     def __init__(self, name: str = "bus_item", kind: Kind = Kind.READ, addr: int = 0,
-                 data: list[int] | None = None, count: int = 1, timeout_cycles: int = 0) -> None:
+                 data: list[int] | None = None, count: int = 1, timeout_cycles: int = 0,
+                 items: list[BusItem] | None = None) -> None:
         super().__init__(name)
         self.kind = kind
         self.addr = addr
@@ -29,8 +33,16 @@ class BusItem(uvm_sequence_item):
         self.tight = False  # True: the driver inserts no idle cycles before its transfers
         self.rdata: list[int] = []
         self.time_ns = 0
+        self.items: list[BusItem] = items if items is not None else []
+        assert all(i.kind is not Kind.SCRIPT for i in self.items), "a script within a script"
+
+    @classmethod
+    def script(cls, items: list[BusItem], name: str = "script") -> BusItem:
+        return cls(name, Kind.SCRIPT, items=items)
 
     def __str__(self) -> str:
+        if self.kind is Kind.SCRIPT:
+            return f"script x{len(self.items)}: " + "; ".join(map(str, self.items))
         return f"{self.kind.value} addr=0x{self.addr:x} x{self.count} rdata={self.rdata}"
 
 

@@ -51,6 +51,11 @@ class Scoreboard(uvm_component):
         self.errors: list[str] = []
         self.checked = 0
         self.observed: dict[int, DoneObservation] = {}  # op index -> observation
+        # fast mode: the bus transfers of a whole script reach the scoreboard after the
+        # script, i.e. after the done edge inside it; a done observation then waits until the
+        # predictor has seen every transfer before it (the first one at or after its time)
+        self.defer_done = False
+        self._pending_done: list[DoneObservation] = []
         self._logged: set[int] = set()
         self._log = log_path.open("a")
 
@@ -71,6 +76,8 @@ class Scoreboard(uvm_component):
             self.on_transfer(item)
 
     def on_transfer(self, t: Transfer) -> None:
+        if self._pending_done:
+            self._flush_done(t.time_ns)
         n_ops = len(self.predictor.ops)
         mismatch: Mismatch | None = self.predictor.observe(t)
         if mismatch:
@@ -78,6 +85,8 @@ class Scoreboard(uvm_component):
         self._after(t.we, t.addr, [t.rdata], n_ops)
 
     def on_burst(self, b: Burst) -> None:
+        if self._pending_done:
+            self._flush_done(b.times_ns[0])
         n_ops = len(self.predictor.ops)
         for mismatch in self.predictor.observe_burst(b):
             self.fail(str(mismatch))
@@ -147,6 +156,18 @@ class Scoreboard(uvm_component):
 
     # --- the done edge --------------------------------------------------------------------
     def on_done(self, obs: DoneObservation) -> None:
+        if self.defer_done:
+            self._pending_done.append(obs)
+        else:
+            self._check_done(obs)
+
+    def _flush_done(self, until_ns: float | None = None) -> None:
+        """Check the deferred done observations up to `until_ns` (all when None)."""
+        while self._pending_done and (until_ns is None
+                                      or self._pending_done[0].time_ns <= until_ns):
+            self._check_done(self._pending_done.pop(0))
+
+    def _check_done(self, obs: DoneObservation) -> None:
         op = self.predictor.op
         if op is None or op.result is None:
             self.fail(f"@{obs.time_ns}ns: done rose with no operation running")
@@ -189,6 +210,7 @@ class Scoreboard(uvm_component):
         self._log.flush()
 
     def check_phase(self) -> None:
+        self._flush_done()
         unread = [op.index for op in self.predictor.ops
                   if op.error == "ERR_NONE" and op.index not in self._logged]
         # Only the last operation may legitimately be overwritten by none: any accepted

@@ -1,34 +1,40 @@
 // mv_bus_engine: simulation-only bus host of the testbench's fast mode (`BUS=engine`).
 //
-// The Python driver hands over one bus item at a time (a burst of `count` transfers to
-// consecutive addresses, or a wait for done) through the tb_* inputs and toggles go_i; this
-// engine performs the transfers with the same protocol and timing rules as the Python pin
-// driver (requests driven after a falling edge, held until ack, optional idle cycles before
-// each transfer) and records, per transfer, the read data and the time of the ack edge.
-// It toggles fin_o when the item is complete, so Python wakes once per item instead of
-// several times per transfer. The transfer log is what the pins showed: the predictor and
-// the scoreboard check every transfer exactly as in pin mode.
+// The Python driver hands over a script (a flat list of up to Depth entries, each a write,
+// a read or a wait for done, with its address, write data and idle cycles) through the tb_*
+// inputs and toggles go_i; this engine runs the whole script with the same protocol and
+// timing rules as the Python pin driver (requests driven after a falling edge, held until
+// ack, optional idle cycles before each transfer, the next entry started at the falling edge
+// that saw the ack or done) and logs, per entry, the read data and the falling edge (counted
+// in cycles from the script's start) that saw its ack or done. It toggles fin_o when the
+// script is complete, so Python wakes once per script (one operation: load, START, wait,
+// read back) instead of several times per transfer. The log is what the pins showed: the
+// predictor and the scoreboard check every transfer exactly as in pin mode.
+//
+// Entry k of script_i, at [k*EntW +: EntW], LSB first: kind (2 bits), addr (AddrW),
+// wdata (BusW), idle (IdleW). Entry k of log_o, at [k*LogW +: LogW], LSB first: the cycle
+// of the falling edge after its ack (or its done) counted from the falling edge that started
+// the script (32 bits), then the read data (BusW; 0 for writes and waits).
 module mv_bus_engine #(
-  parameter int BusW   = 32,
-  parameter int AddrW  = 14,
-  parameter int Depth  = 2,   // most transfers in one item (the widest register's words)
-  parameter int IdleW  = 4,
-  parameter int CountW = 16
+  parameter int BusW  = 32,
+  parameter int AddrW = 14,
+  parameter int Depth = 2,   // most entries in one script (one whole operation)
+  parameter int IdleW = 4,
+  parameter int LenW  = 16
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
-  // one item, written by Python before it toggles go_i
+  // one script, written by Python before it toggles go_i
   input  logic                   go_i,
-  input  logic [1:0]             kind_i,     // KindWrite, KindRead or KindWaitDone
-  input  logic [AddrW-1:0]       addr_i,
-  input  logic [CountW-1:0]      count_i,
-  input  logic [Depth*BusW-1:0]  wdata_i,
-  input  logic [Depth*IdleW-1:0] idle_i,     // idle cycles before each transfer
-  input  logic [31:0]            timeout_i,  // cycles without ack / done before giving up
-  output logic                   fin_o,      // toggles when the item is complete
-  output logic                   timeout_o,  // the item gave up (no ack / no done)
-  output logic [Depth*BusW-1:0]  rdata_o,
-  output logic [Depth*64-1:0]    time_o,     // $time of the falling edge after each ack
+  input  logic [LenW-1:0]        len_i,           // entries in the script (<= Depth)
+  input  logic [Depth*(2+AddrW+BusW+IdleW)-1:0] script_i,
+  input  logic [31:0]            ack_timeout_i,   // cycles without ack before giving up
+  input  logic [31:0]            done_timeout_i,  // cycles without done before giving up
+  output logic                   fin_o,           // toggles when the script is complete
+  output logic                   timeout_o,       // the script gave up (no ack / no done)
+  output logic [LenW-1:0]        pos_o,           // the entry running (that gave up)
+  output logic [63:0]            start_o,         // $time of the falling edge of the go
+  output logic [Depth*(32+BusW)-1:0] log_o,
   // the loader's bus
   output logic                   req_o,
   output logic                   we_o,
@@ -39,33 +45,58 @@ module mv_bus_engine #(
   input  logic                   done_i
 );
 
+  localparam int EntW = 2 + AddrW + BusW + IdleW;
+  localparam int LogW = 32 + BusW;
   localparam logic [1:0] KindWrite    = 2'd0;
   localparam logic [1:0] KindRead     = 2'd1;
   localparam logic [1:0] KindWaitDone = 2'd2;
   localparam logic [1:0] StIdle = 2'd0, StGap = 2'd1, StReq = 2'd2, StDone = 2'd3;
 
-  logic [1:0]        state_q;
-  logic              go_seen_q;
-  logic [CountW-1:0] k_q;
-  logic [IdleW-1:0]  gap_q;
-  logic [31:0]       wait_q;
+  logic [1:0]       state_q;
+  logic             go_seen_q;
+  logic [LenW-1:0]  pos_q;
+  logic [IdleW-1:0] gap_q;
+  logic [31:0]      wait_q;
+  logic [31:0]      cyc_q;  // falling edges since the script started
 
-  // Drive transfer k (or start its idle gap) at this falling edge.
-  task automatic begin_transfer(input logic [CountW-1:0] k);
-    logic [IdleW-1:0] gap;
-    gap = idle_i[32'(k) * IdleW +: IdleW];
-    k_q    <= k;
+  assign pos_o = pos_q;
+
+  // fields of entry k
+  function automatic logic [1:0] kind_of(input logic [LenW-1:0] k);
+    return script_i[32'(k) * EntW +: 2];
+  endfunction
+
+  function automatic logic [AddrW-1:0] addr_of(input logic [LenW-1:0] k);
+    return script_i[32'(k) * EntW + 2 +: AddrW];
+  endfunction
+
+  function automatic logic [BusW-1:0] wdata_of(input logic [LenW-1:0] k);
+    return script_i[32'(k) * EntW + 2 + AddrW +: BusW];
+  endfunction
+
+  function automatic logic [IdleW-1:0] idle_of(input logic [LenW-1:0] k);
+    return script_i[32'(k) * EntW + 2 + AddrW + BusW +: IdleW];
+  endfunction
+
+  // Drive the request of entry k (a write or a read) at this falling edge.
+  task automatic drive(input logic [LenW-1:0] k);
+    req_o   <= 1'b1;
+    we_o    <= (kind_of(k) == KindWrite);
+    addr_o  <= addr_of(k);
+    wdata_o <= (kind_of(k) == KindWrite) ? wdata_of(k) : '0;
+    state_q <= StReq;
+  endtask
+
+  // Start transfer k (or its idle gap) at this falling edge.
+  task automatic begin_transfer(input logic [LenW-1:0] k);
+    pos_q  <= k;
     wait_q <= '0;
-    if (gap != '0) begin
+    if (idle_of(k) != '0) begin
       req_o   <= 1'b0;
-      gap_q   <= gap;
+      gap_q   <= idle_of(k);
       state_q <= StGap;
     end else begin
-      req_o   <= 1'b1;
-      we_o    <= (kind_i == KindWrite);
-      addr_o  <= addr_i + AddrW'(k);
-      wdata_o <= (kind_i == KindWrite) ? wdata_i[32'(k) * BusW +: BusW] : '0;
-      state_q <= StReq;
+      drive(k);
     end
   endtask
 
@@ -76,61 +107,81 @@ module mv_bus_engine #(
     state_q   <= StIdle;
   endtask
 
+  task automatic log_entry(input logic [LenW-1:0] k, input logic [31:0] cyc,
+                           input logic [BusW-1:0] data);
+    log_o[32'(k) * LogW +: LogW] <= {data, cyc};
+  endtask
+
+  // Start entry k at this falling edge (cycle `cyc` of the script). A wait whose done is
+  // already high completes at once and the entry after it starts at the same edge, as the
+  // pin driver does (a second wait right after it starts at the next edge).
+  task automatic begin_entry(input logic [LenW-1:0] k, input logic [31:0] cyc);
+    logic [LenW-1:0] k1;
+    k1 = k + 1'b1;
+    if (k == len_i) begin
+      finish(1'b0);
+    end else if (kind_of(k) != KindWaitDone) begin
+      begin_transfer(k);
+    end else begin
+      req_o  <= 1'b0;
+      wait_q <= '0;
+      pos_q  <= k;
+      if (!done_i) begin
+        state_q <= StDone;
+      end else begin
+        log_entry(k, cyc, '0);
+        if (k1 == len_i) begin
+          finish(1'b0);
+        end else if (kind_of(k1) != KindWaitDone) begin
+          begin_transfer(k1);
+        end else begin
+          pos_q   <= k1;
+          state_q <= StDone;
+        end
+      end
+    end
+  endtask
+
   always_ff @(negedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q     <= StIdle;
-      go_seen_q   <= 1'b0;
-      k_q         <= '0;
-      gap_q       <= '0;
-      wait_q      <= '0;
-      fin_o       <= 1'b0;
-      timeout_o   <= 1'b0;
-      rdata_o     <= '0;
-      time_o      <= '0;
-      req_o       <= 1'b0;
-      we_o        <= 1'b0;
-      addr_o      <= '0;
-      wdata_o     <= '0;
+      state_q   <= StIdle;
+      go_seen_q <= 1'b0;
+      pos_q     <= '0;
+      gap_q     <= '0;
+      wait_q    <= '0;
+      cyc_q     <= '0;
+      fin_o     <= 1'b0;
+      timeout_o <= 1'b0;
+      start_o   <= '0;
+      log_o     <= '0;
+      req_o     <= 1'b0;
+      we_o      <= 1'b0;
+      addr_o    <= '0;
+      wdata_o   <= '0;
     end else begin
+      cyc_q <= cyc_q + 1'b1;
       case (state_q)
         StIdle: begin
           if (go_i != go_seen_q) begin
             go_seen_q <= go_i;
-            wait_q    <= '0;
-            if (kind_i == KindWaitDone) begin
-              if (done_i) begin
-                time_o[63:0] <= $time;
-                finish(1'b0);
-              end else begin
-                state_q <= StDone;
-              end
-            end else begin
-              begin_transfer('0);
-            end
+            start_o   <= $time;
+            cyc_q     <= 32'd1;
+            begin_entry('0, '0);
           end
         end
         StGap: begin
           if (gap_q == IdleW'(1)) begin
             gap_q <= '0;
-            req_o   <= 1'b1;
-            we_o    <= (kind_i == KindWrite);
-            addr_o  <= addr_i + AddrW'(k_q);
-            wdata_o <= (kind_i == KindWrite) ? wdata_i[32'(k_q) * BusW +: BusW] : '0;
-            state_q <= StReq;
+            drive(pos_q);
           end else begin
             gap_q <= gap_q - 1'b1;
           end
         end
         StReq: begin
           if (ack_i) begin
-            rdata_o[32'(k_q) * BusW +: BusW] <= (kind_i == KindRead) ? rdata_i : '0;
-            time_o[32'(k_q) * 64 +: 64]      <= $time;  // half a period after the ack edge
-            if (k_q + 1'b1 == count_i) begin
-              finish(1'b0);
-            end else begin
-              begin_transfer(k_q + 1'b1);
-            end
-          end else if (wait_q == timeout_i) begin
+            log_entry(pos_q, cyc_q, (kind_of(pos_q) == KindRead) ? rdata_i : '0);
+            begin_entry(pos_q + 1'b1, cyc_q);
+          end else if (wait_q == ack_timeout_i) begin
             finish(1'b1);
           end else begin
             wait_q <= wait_q + 1'b1;
@@ -138,9 +189,9 @@ module mv_bus_engine #(
         end
         StDone: begin
           if (done_i) begin
-            time_o[63:0] <= $time;
-            finish(1'b0);
-          end else if (wait_q == timeout_i) begin
+            log_entry(pos_q, cyc_q, '0);
+            begin_entry(pos_q + 1'b1, cyc_q);
+          end else if (wait_q == done_timeout_i) begin
             finish(1'b1);
           end else begin
             wait_q <= wait_q + 1'b1;

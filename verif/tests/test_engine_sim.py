@@ -16,7 +16,7 @@ pytestmark = pytest.mark.sim
 
 
 def _timing_free(path) -> list[dict]:
-    """The transaction log without its times (the engine spends a cycle per bus item)."""
+    """The transaction log without its times (the engine spends a cycle per script)."""
     out = []
     for line in path.read_text().splitlines():
         rec = json.loads(line)
@@ -56,3 +56,40 @@ def test_engine_watchdog_reports_a_hung_operation(tmp_path, monkeypatch):
     outcome = execute(run, tmp_path / run.key)
     assert not outcome.passed
     assert "watchdog: DONE not raised within 3 cycles" in outcome.first_error
+
+
+@pytest.mark.parametrize("sim", ["verilator", "icarus"])
+def test_engine_scripts_give_the_same_transfers(tmp_path, monkeypatch, sim):
+    """An operation as one engine script gives the same transfers (address, data, read data)
+    as the engine item by item (MV_BATCH=0) and as pin mode; only the times differ."""
+    tests = ("RandomTest", "BackToBackTest", "ErrorTest")
+    logs, txns = {}, {}
+    for bus, batch in (("pins", "1"), ("engine", "0"), ("engine", "1")):
+        key = f"{bus}-{batch}"
+        monkeypatch.setenv("MV_BATCH", batch)
+        monkeypatch.setenv("MV_BUS_LOG", str(tmp_path / f"{key}.bus"))
+        run = RunSpec(BuildSpec("mont_lut", 32, 8, sim, bus=bus), seed=5, txns=6, tests=tests,
+                      timeout_s=900)
+        outcome = execute(run, tmp_path / key / run.key)
+        assert outcome.passed, f"{key}: {outcome.first_error}"
+        logs[key] = (tmp_path / f"{key}.bus").read_text().splitlines()
+        txns[key] = _timing_free(outcome.log_dir / "txns.jsonl")
+    assert len(logs["engine-1"]) > 300  # 8-bit bus: multi-word bursts
+    assert logs["engine-1"] == logs["engine-0"] == logs["pins-1"]
+    assert txns["engine-1"] == txns["engine-0"] == txns["pins-1"]
+
+
+@pytest.mark.parametrize("sim", ["verilator", "icarus"])
+def test_engine_watchdog_inside_a_script(tmp_path, monkeypatch, sim):
+    """A wait for done that never ends inside an operation's script: the watchdog message of
+    item-by-item mode, and the script's transfers before it (the loads and START) were all
+    published and checked."""
+    monkeypatch.setenv("MV_DONE_TIMEOUT", "3")
+    monkeypatch.setenv("MV_BUS_LOG", str(tmp_path / "bus.log"))
+    run = RunSpec(BuildSpec("mont_lut", 32, 8, sim, bus="engine"), seed=1, txns=2,
+                  tests=("RandomTest",), timeout_s=900)
+    outcome = execute(run, tmp_path / run.key)
+    assert not outcome.passed
+    assert "watchdog: DONE not raised within 3 cycles (hung operation)" in outcome.first_error
+    lines = (tmp_path / "bus.log").read_text().splitlines()
+    assert len(lines) == 3 * 4 + 1 and lines[-1].startswith("W 0 "), lines  # X, Y, M, START

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from models.mont import mont_lut
 from models.registry import get_algo
 from verif import regmap
 from verif.bus.item import Transfer
@@ -97,3 +98,24 @@ def test_illegal_address_fails(tmp_path):
     hits[5] += 1
     _done(sb, hits)
     assert any("unreachable table/selection address(es) [5]" in e for e in sb.errors)
+
+
+def test_deferred_done_waits_for_the_bus_traffic_before_it(tmp_path):
+    """Fast mode: a script's transfers reach the scoreboard after its done edge. The done
+    observation is checked once the predictor has seen the START before it; checked at once
+    (pin mode), it would find no operation running."""
+    res = mont_lut(X, Y, M, N)
+    obs = DoneObservation((START_EDGE + res.cycles) * PERIOD + 5,
+                          [res.lut.get(a, 0) for a in range(16)], res.s + res.c >= M)
+    sb = _make(tmp_path)
+    sb.defer_done = True
+    sb.on_done(obs)  # before the script's transfers are published
+    _start(sb)
+    assert sb.errors == [] and not sb.observed
+    _read_back(sb, res.p)
+    assert sb.errors == [] and sb.checked == 1
+    sb.check_phase()
+    (tmp_path / "eager").mkdir()
+    eager = _make(tmp_path / "eager")
+    eager.on_done(obs)
+    assert any("no operation running" in e for e in eager.errors)

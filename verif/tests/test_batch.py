@@ -1,0 +1,167 @@
+"""Batching in the sequences (LoaderSeq.batch): an operation goes out as one SCRIPT item,
+while sequences that decide on a read's value (status polling, the error checks) still send
+their reads one by one. The sequences run here against a loader model in pure Python (the
+predictor answers the reads), so the test needs no simulator."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from models.mont import mont_lut
+from verif import regmap
+from verif.bus.item import BusItem, Kind, Transfer
+from verif.env.predictor import LoaderPredictor
+from verif.sequences import ErrorSeq, LoaderSeq, StatusWhileBusySeq
+
+PERIOD, N, BUS_W = 10, 16, 8
+
+
+class ModelBus:
+    """Performs items on the loader model: a transfer per edge, a wait for done jumps to the
+    end of the running operation; reads return what the loader would return."""
+
+    def __init__(self) -> None:
+        self.rm = regmap.load()
+        self.pred = LoaderPredictor(self.rm, self.rm.designs["mont_lut"], N, BUS_W, mont_lut,
+                                    PERIOD)
+        self.edge = 0
+        self.sent: list[BusItem] = []  # what the sequence handed to the sequencer
+
+    def perform(self, item: BusItem) -> None:
+        self.sent.append(item)
+        for sub in item.items if item.kind is Kind.SCRIPT else [item]:
+            self._one(sub)
+
+    def _one(self, item: BusItem) -> None:
+        if item.kind is Kind.WAIT_DONE:
+            op = self.pred.op
+            if op is not None and op.result is not None:
+                self.edge = max(self.edge, op.end_edge + 1)
+            return
+        item.rdata = []
+        for k in range(item.count):
+            self.edge += 1
+            addr, time_ns = item.addr + k, self.edge * PERIOD + PERIOD // 2
+            if item.kind is Kind.WRITE:
+                assert self.pred.observe(Transfer(True, addr, item.data[k], 0, time_ns)) is None
+                continue
+            region, index = self.rm.decode(addr)
+            word = self.pred.expected_read(None if region is None else region.name, index,
+                                           self.edge)
+            assert self.pred.observe(Transfer(False, addr, 0, word, time_ns)) is None
+            item.rdata.append(word)
+
+
+def _run(cls: type[LoaderSeq], **kw: object) -> ModelBus:
+    bus = ModelBus()
+
+    class Seq(cls):  # type: ignore[valid-type, misc]
+        async def _send(self, item: BusItem) -> None:
+            bus.perform(item)
+
+    seq = Seq("seq", n=N, bus_w=BUS_W, design=bus.rm.designs["mont_lut"],
+              rng=random.Random(5), **kw)
+    asyncio.run(seq.body())
+    return bus
+
+
+def _kinds(item: BusItem) -> list[tuple[str, str]]:
+    rm = regmap.load()
+    return [(i.kind.value, "" if i.kind is Kind.WAIT_DONE else rm.decode(i.addr)[0].name)
+            for i in item.items]
+
+
+class OneOp(LoaderSeq):
+    async def body(self) -> None:
+        m = self.random_modulus()
+        await self.multiply(3 % m, 5 % m, m)
+        await self.run_operation({"X": 1, "Y": 1, "M": 4})  # even modulus: refused
+
+
+def test_an_operation_is_one_script_item():
+    bus = _run(OneOp)
+    assert [i.kind for i in bus.sent] == [Kind.SCRIPT, Kind.SCRIPT]
+    assert _kinds(bus.sent[0]) == [
+        ("write", "X"), ("write", "Y"), ("write", "M"), ("write", "CTRL"), ("wait_done", ""),
+        ("read", "P"), ("read", "S"), ("read", "C"), ("read", "CYCLES"), ("read", "STATUS")]
+    assert _kinds(bus.sent[1]) == [("write", "X"), ("write", "Y"), ("write", "M"),
+                                   ("write", "CTRL"), ("read", "STATUS")]
+    # every sub-item was performed and filled as if sent alone
+    p = bus.sent[0].items[5]
+    assert regmap.join(p.rdata, BUS_W) == bus.pred.ops[0].result.p
+
+
+def test_status_polling_is_not_batched():
+    """StatusWhileBusySeq decides on every STATUS it reads: each read is its own item (a
+    batched read has no value yet: read() refuses inside a batch)."""
+    bus = _run(StatusWhileBusySeq, count=2)
+    assert all(i.kind is not Kind.SCRIPT for i in bus.sent)
+    status = regmap.load().addr("STATUS")
+    polls = [i for i in bus.sent if i.kind is Kind.READ and i.addr == status]
+    assert len(polls) > 4  # it polled until DONE, operation by operation
+    assert len(bus.pred.ops) == 2
+
+
+def test_error_sequence_uses_its_reads():
+    """ErrorSeq checks STATUS after every error and X after a write while busy: run against
+    the loader model it passes only if those reads are sent (and answered) one by one."""
+    bus = _run(ErrorSeq)
+    assert [i for i in bus.sent if i.kind is Kind.SCRIPT]  # its final multiply is batched
+    status = regmap.load().addr("STATUS")
+    assert sum(1 for i in bus.sent if i.kind is Kind.READ and i.addr == status) >= 8
+
+
+class ReadInBatch(LoaderSeq):
+    async def body(self) -> None:
+        async with self.batch():
+            await self.write("X", 1)
+            await self.read("STATUS")
+
+
+def test_a_read_value_inside_a_batch_is_refused_and_nothing_is_sent():
+    with pytest.raises(RuntimeError, match="not known inside a batch"):
+        _run(ReadInBatch)
+    bus = ModelBus()
+
+    class Seq(ReadInBatch):
+        async def _send(self, item: BusItem) -> None:
+            bus.perform(item)
+
+    seq = Seq("seq", n=N, bus_w=BUS_W, design=bus.rm.designs["mont_lut"],
+              rng=random.Random(5))
+    with pytest.raises(RuntimeError):
+        asyncio.run(seq.body())
+    assert bus.sent == []
+
+
+@pytest.mark.parametrize("name", [d for d in regmap.load().designs if d != "rsa_core"])
+def test_the_engine_holds_a_whole_operation_at_2048_bits_on_an_8_bit_bus(name):
+    """engine_depth covers the longest script of every design (every operand, its halves and
+    precomputed registers, START, the wait, all results and STATUS) in one engine script."""
+    from models.registry import get_algo
+    from verif.bus.engine import engine_depth
+    from verif.config import load_design
+
+    n, bus_w = 2048, 8
+    cfg = load_design(name)
+    algo = get_algo(cfg.model)
+    sent: list[BusItem] = []
+
+    class Seq(LoaderSeq):
+        async def _send(self, item: BusItem) -> None:
+            sent.append(item)
+
+        async def body(self) -> None:
+            x, y, m = 3, 5, (1 << n) - 1
+            await self.run_operation({"X": x, "Y": y, "M": m})
+
+    seq = Seq("seq", n=n, bus_w=bus_w, design=cfg.design, rng=random.Random(1),
+              precompute=lambda m: algo.precomputed(m, n, algo.resolve(n)),
+              has_field=algo.has_field)
+    asyncio.run(seq.body())
+    [script] = sent
+    entries = sum(1 if i.kind is Kind.WAIT_DONE else i.count for i in script.items)
+    assert entries == engine_depth(n, cfg.design, bus_w)
