@@ -390,7 +390,8 @@ def render_md(results: dict[str, object]) -> str:
              "simulation with every result checked.", "",
              "## Throughput", "",
              "*pins*: Python drives the bus pins; *engine*: the simulation-only HDL bus "
-             "engine performs each bus item (BUS=engine), Python checks the same transfers.",
+             "engine performs each operation's transfers as one script and makes the clock "
+             "(BUS=engine), Python checks the same transfers.",
              "",
              "| design | N | testbench, Verilator, pins | Verilator, engine | raw C++ harness | "
              "pins / raw | engine / raw | Icarus, pins | Icarus, engine | "
