@@ -239,7 +239,8 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
     work = BENCH_BUILD / "vectors" / f"{name}-n{n}"
     work.mkdir(parents=True, exist_ok=True)
     point: dict[str, object] = {"design": name, "n": n, "bus_w": BUS_W, "params": params,
-                                "bit_serial": bit_serial(design)}
+                                "bit_serial": bit_serial(design),
+                                "git": tools.git_revision(ROOT)}
     for sim_name in sims:
         count = ops_per_run(name, n, params, sim_name,
                             txns if sim_name == "verilator" else icarus_txns)
@@ -395,8 +396,8 @@ def render_md(results: dict[str, object]) -> str:
              "",
              "| design | N | testbench, Verilator, pins | Verilator, engine | raw C++ harness | "
              "pins / raw | engine / raw | Icarus, pins | Icarus, engine | "
-             "Verilator / Icarus (pins) | Verilator build (s) | ops a run (V / I) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "Verilator / Icarus (pins) | Verilator build (s) | ops a run (V / I) | git |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def fmt(p: dict[str, object], key: str) -> str:
         if key not in p:
@@ -417,7 +418,8 @@ def render_md(results: dict[str, object]) -> str:
                      f"{fmt(p, 'icarus')} | {fmt(p, 'icarus_engine')} | "
                      f"{ratio('verilator_over_icarus', 1)} | {build_s} | "
                      f"{p.get('verilator', {}).get('ops', '–')} / "  # type: ignore[union-attr]
-                     f"{p.get('icarus', {}).get('ops', '–')} |")  # type: ignore[union-attr]
+                     f"{p.get('icarus', {}).get('ops', '–')} | "  # type: ignore[union-attr]
+                     f"{str(p.get('git', '–'))[:7]} |")
     goal = [(p["design"], ratios(p).get("engine_over_raw"))
             for p in results["points"]  # type: ignore[union-attr]
             if p["n"] == GOAL_N and p.get("bit_serial")]
@@ -497,6 +499,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--update", action="store_true",
                     help="keep results.json's throughput and cycle figures; only add the "
                          "regression wall times of --lists / --wall-from")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep results.json's points that this run does not measure again "
+                         "(each point names the git revision it was measured at)")
     ap.add_argument("--profile", default="", metavar="DESIGN:N[:BUS]",
                     help="instead of the benchmarks: where one run's time goes (cProfile of "
                          "a --txns VectorTest on Verilator, bus engine by default)")
@@ -544,6 +549,13 @@ def main(argv: list[str] | None = None) -> int:
                                           args.icarus_txns))
                 r = ratios(points[-1])
                 print("  " + ", ".join(f"{k}={v:.2f}" for k, v in r.items()), flush=True)
+        old = args.out / "results.json"
+        if args.merge and old.exists():
+            measured = {(p["design"], p["n"]) for p in points}
+            points = [p for p in json.loads(old.read_text())["points"]
+                      if (p["design"], p["n"]) not in measured] + points
+            points.sort(key=lambda p: (p["design"], p["n"]))
+            names = sorted({str(p["design"]) for p in points})
         results: dict[str, object] = {
             "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, "
                        f"{len(__import__('os').sched_getaffinity(0))} cores",
@@ -553,7 +565,6 @@ def main(argv: list[str] | None = None) -> int:
             "regressions": {name: regression_wall(name, jobs)
                             for name in args.lists.split(",") if name},
         }
-        old = args.out / "results.json"
         if old.exists():  # wall times this run did not measure are kept as they were
             kept = json.loads(old.read_text()).get("regressions", {})
             for name, wall in kept.items():

@@ -133,3 +133,22 @@ def test_profile_names_where_the_time_goes(tmp_path):
 def test_profile_rejects_a_bad_point(capsys):
     assert bench.main(["--profile", "mont_lut:x"]) == 2
     assert capsys.readouterr().err.startswith("error: --profile expects DESIGN:N")
+
+
+def test_merge_keeps_the_points_not_measured_again(tmp_path, monkeypatch):
+    def fake(name, n, *_args):  # noqa: ANN001, ANN202 - bench_point's signature
+        stat = {"median": 5.0, "low": 4.0, "high": 6.0, "samples": [5.0]}
+        return {"design": name, "n": n, "git": "new", "verilator": {"ops_per_s": stat}}
+
+    monkeypatch.setattr(bench, "bench_point", fake)
+    old = {"points": [{"design": "mont_csa", "n": 256, "git": "old"},
+                      {"design": "mont_lut", "n": 256, "git": "old"}], "regressions": {}}
+    (tmp_path / "results.json").write_text(json.dumps(old))
+    args = ["--designs", "mont_lut", "--widths", "256", "--sims", "verilator", "--out",
+            str(tmp_path)]
+    assert bench.main([*args, "--merge"]) == 0
+    points = json.loads((tmp_path / "results.json").read_text())["points"]
+    assert [(p["design"], p["git"]) for p in points] == [("mont_csa", "old"), ("mont_lut", "new")]
+    assert bench.main(args) == 0  # without --merge only this run's points
+    points = json.loads((tmp_path / "results.json").read_text())["points"]
+    assert [(p["design"], p["git"]) for p in points] == [("mont_lut", "new")]
