@@ -105,9 +105,12 @@ def make_vectors(design: DesignConfig, n: int, count: int, seed: int) -> list[di
     return out
 
 
-def write_vector_file(vectors: list[dict[str, int]], path: Path) -> None:
-    path.write_text(json.dumps({"vectors": [{k.lower(): hex(v) for k, v in vec.items()}
-                                            for vec in vectors]}))
+def write_vector_file(vectors: list[dict[str, int]], path: Path, dut: str = "") -> None:
+    """The vectors in the design's own vector format (the RSA core's msg/exp/mod keys)."""
+    from regress.mutate.engine import vector_file
+
+    vecs = [{k.lower(): hex(v) for k, v in vec.items()} for vec in vectors]
+    path.write_text(json.dumps(vector_file(dut, vecs) if dut else {"vectors": vecs}))
 
 
 # --- raw Verilator harness ------------------------------------------------------------------
@@ -246,7 +249,7 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
                             txns if sim_name == "verilator" else icarus_txns)
         vectors = make_vectors(design, n, count, SEED)
         vfile = work / f"{sim_name}.json"
-        write_vector_file(vectors, vfile)
+        write_vector_file(vectors, vfile, name)
         for bus in BUS_MODES:
             spec = BuildSpec(name, n, BUS_W, sim_name, params=tuple(params.items()), bus=bus)
             build_s = rebuild_seconds(spec, design)
@@ -353,7 +356,7 @@ def profile_point(name: str, n: int, bus: str, txns: int, out: Path) -> str:
     vectors = make_vectors(design, n, txns, SEED)
     out.mkdir(parents=True, exist_ok=True)
     vfile = out / "vectors.json"
-    write_vector_file(vectors, vfile)
+    write_vector_file(vectors, vfile, name)
     spec = BuildSpec(name, n, BUS_W, "verilator", params=tuple(params.items()), bus=bus)
     run = RunSpec(spec, seed=SEED, txns=txns, vectors=str(vfile), tests=("VectorTest",),
                   idle_max=0, timeout_s=3600)
@@ -406,6 +409,9 @@ def render_md(results: dict[str, object]) -> str:
         return f"{s['median']:.1f} ({s['low']:.1f}–{s['high']:.1f})"
 
     for p in results["points"]:  # type: ignore[union-attr]
+        if "error" in p:
+            lines.append(f"| {p['design']} | {p['n']} | error: {p['error']} |" + " |" * 10)
+            continue
         r = ratios(p)
 
         def ratio(key: str, digits: int = 2, r: dict[str, float] = r) -> str:
@@ -545,8 +551,16 @@ def main(argv: list[str] | None = None) -> int:
                 if not design.min_n <= n <= design.max_n:
                     continue
                 print(f"bench {name} n={n} ...", flush=True)
-                points.append(bench_point(name, n, sims, args.txns, args.repeat,
-                                          args.icarus_txns))
+                try:
+                    points.append(bench_point(name, n, sims, args.txns, args.repeat,
+                                              args.icarus_txns))
+                except (BenchError, ConfigError, tools.ToolError, ValueError) as exc:
+                    # one point that cannot run does not lose the others' measurements
+                    error = " ".join(str(exc).split())[:300]
+                    points.append({"design": name, "n": n, "error": error,
+                                   "git": tools.git_revision(ROOT)})
+                    print(f"  error: {error}", flush=True)
+                    continue
                 r = ratios(points[-1])
                 print("  " + ", ".join(f"{k}={v:.2f}" for k, v in r.items()), flush=True)
         old = args.out / "results.json"
@@ -572,6 +586,10 @@ def main(argv: list[str] | None = None) -> int:
         for name, wall in walls.items():
             results["regressions"].setdefault(name, {}).update(wall)  # type: ignore[union-attr]
         _write(results, args.out)
+        if failed := [p for p in points if "error" in p]:
+            print(f"error: {len(failed)} point(s) could not be measured (see results.md)",
+                  file=sys.stderr)
+            return 1
     except (ConfigError, BenchError, tools.ToolError, ValueError, OSError) as exc:
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2

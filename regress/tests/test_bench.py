@@ -152,3 +152,29 @@ def test_merge_keeps_the_points_not_measured_again(tmp_path, monkeypatch):
     assert bench.main(args) == 0  # without --merge only this run's points
     points = json.loads((tmp_path / "results.json").read_text())["points"]
     assert [(p["design"], p["git"]) for p in points] == [("mont_lut", "new")]
+
+
+def test_a_point_that_fails_keeps_the_others(tmp_path, monkeypatch, capsys):
+    def fake(name, n, *_args):  # noqa: ANN001, ANN202 - bench_point's signature
+        if name == "mont_csa":
+            raise bench.BenchError("mont_csa-n256: the testbench failed")
+        stat = {"median": 5.0, "low": 4.0, "high": 6.0, "samples": [5.0]}
+        return {"design": name, "n": n, "verilator": {"ops_per_s": stat}}
+
+    monkeypatch.setattr(bench, "bench_point", fake)
+    args = ["--designs", "mont_csa,mont_lut", "--widths", "256", "--sims", "verilator",
+            "--out", str(tmp_path)]
+    assert bench.main(args) == 1
+    points = json.loads((tmp_path / "results.json").read_text())["points"]
+    assert [p["design"] for p in points] == ["mont_csa", "mont_lut"]
+    assert "error: mont_csa-n256: the testbench failed" in (tmp_path / "results.md").read_text()
+    assert "1 point(s) could not be measured" in capsys.readouterr().err
+
+
+def test_rsa_vectors_use_the_rsa_format(tmp_path):
+    design = load_design("rsa_core")
+    path = tmp_path / "v.json"
+    bench.write_vector_file(bench.make_vectors(design, 64, 2, 1), path, "rsa_core")
+    from verif.env.rsa_vectors import load_rsa_vectors
+
+    assert len(load_rsa_vectors(str(path), 64)) == 2
