@@ -38,7 +38,15 @@ from models.registry import get_algo, reference  # noqa: E402
 from regress import tools  # noqa: E402
 from regress.cycles import formula  # noqa: E402
 from regress.run import op_cycles  # noqa: E402
-from regress.sim import BUILD_ROOT, BUS_MODES, BuildSpec, RunSpec, build, execute  # noqa: E402
+from regress.sim import (  # noqa: E402
+    BUILD_ROOT,
+    BUS_MODES,
+    BuildSpec,
+    RunSpec,
+    build,
+    execute,
+    has_engine,
+)
 from verif import regmap  # noqa: E402
 from verif.config import ConfigError, DesignConfig, known_designs, load_design  # noqa: E402
 
@@ -250,7 +258,7 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
         vectors = make_vectors(design, n, count, SEED)
         vfile = work / f"{sim_name}.json"
         write_vector_file(vectors, vfile, name)
-        for bus in BUS_MODES:
+        for bus in BUS_MODES if has_engine(name) else ("pins",):
             spec = BuildSpec(name, n, BUS_W, sim_name, params=tuple(params.items()), bus=bus)
             build_s = rebuild_seconds(spec, design)
             rates = []

@@ -65,6 +65,12 @@ def design_tb(dut: str) -> tuple[str, tuple[str, ...], str | None]:
             raw.get("vector_loader"))
 
 
+def has_engine(dut: str) -> bool:
+    """Whether the design's testbench runs in the fast bus mode (the multiplier testbench;
+    the RSA core's drives the pins)."""
+    return design_tb(dut)[0] == TEST_MODULE
+
+
 def with_design_tests(run: RunSpec) -> RunSpec:
     """A run asking for the default tests (ALL_TESTS) gets its design's own default list."""
     if run.tests != ALL_TESTS:
@@ -206,6 +212,9 @@ def validate(run: RunSpec) -> DesignConfig:
         raise ConfigError(str(exc)) from None
     if b.bus not in BUS_MODES:
         raise ConfigError(f"unknown bus mode '{b.bus}' (known: {', '.join(BUS_MODES)})")
+    if b.bus == "engine" and not has_engine(b.dut):
+        raise ConfigError(f"{b.dut}'s testbench ({design_tb(b.dut)[0]}) has no fast bus mode: "
+                          "use BUS=pins")
     if not 0 <= b.ack_wait <= 15:
         raise ConfigError(f"ACK_WAIT must be 0..15 (got {b.ack_wait})")
     if run.txns < 1:

@@ -178,3 +178,17 @@ def test_rsa_vectors_use_the_rsa_format(tmp_path):
     from verif.env.rsa_vectors import load_rsa_vectors
 
     assert len(load_rsa_vectors(str(path), 64)) == 2
+
+
+def test_engine_mode_of_a_pin_only_testbench_is_one_line(capsys):
+    import subprocess
+    import sys
+
+    from regress.sim import ROOT, has_engine
+
+    assert has_engine("mont_lut") and not has_engine("rsa_core")
+    cp = subprocess.run([sys.executable, "-m", "regress.sim", "--dut", "rsa_core", "--n", "32",
+                         "--bus", "engine"], capture_output=True, text=True, cwd=ROOT)
+    assert cp.returncode == 2
+    assert cp.stderr.strip() == ("error: rsa_core's testbench (verif.tb_rsa) has no fast bus "
+                                 "mode: use BUS=pins")
