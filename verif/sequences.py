@@ -20,7 +20,7 @@ from models import gf2
 from models.result import ModelInputError
 from verif import regmap
 from verif.bus.item import BusItem, Kind
-from verif.steer import Bias, Model, boundary_operands
+from verif.steer import Bias, Model, boundary_operands, small_factor
 
 Operands = tuple[int, int, int]
 Precompute = Callable[[int], dict[str, int]]
@@ -358,7 +358,7 @@ class CornerSeq(LoaderSeq):
             while gcd(x, m) != 1:
                 x = rng.randrange(1, m)
             cases.append((x, (-pow(x, -1, m)) % m, m))
-            if (f := next((d for d in range(3, min(m, 64), 2) if m % d == 0 and d < m), 0)):
+            if f := small_factor(m):
                 cases.append((f * rng.randrange(1, m // f), m // f, m))
         count = max(16, 160 * 32 // max(n, 32))
         for _ in range(count):

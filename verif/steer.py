@@ -161,12 +161,9 @@ def draw(target: Target, rng: random.Random, n: int, fallback: Callable[[], int]
     return x, y, m
 
 
-SMALL_PRIMES = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)
-
-
 def small_factor(m: int) -> int:
-    """A small prime factor of m below m, or 0."""
-    return next((f for f in SMALL_PRIMES if m % f == 0 and f < m), 0)
+    """The smallest odd factor of m below min(m, 64) (a prime), or 0."""
+    return next((d for d in range(3, min(m, 64), 2) if m % d == 0), 0)
 
 
 def boundary_operands(model: Model, rng: random.Random, modulus: Callable[[], int],

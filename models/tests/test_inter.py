@@ -31,7 +31,7 @@ from models.inter import (
 from models.mont import csa, validate
 from models.registry import ModelFunc, get_algo, reference
 from models.result import ModelInputError, Result
-from models.tests.test_mont import assert_same, big_operands
+from models.tests.test_mont import agree, big_operands
 
 MODELS: list[ModelFunc] = [inter_r2, inter_csa, inter_lut]
 CYCLES = {"inter_r2": 0, "inter_csa": 8, "inter_lut": 9}  # cycles - n
@@ -330,12 +330,11 @@ STEPS: dict[str, tuple[ModelFunc, ModelFunc]] = {
 @settings(BASE, max_examples=400)
 @given(operands(2, 300))
 def test_inlined_loops(args: tuple[int, int, int, int]) -> None:
-    for fast, slow in STEPS.values():
-        assert_same(fast(*args), slow(*args), args[2])
+    for pair in STEPS.values():
+        agree(pair, args)
 
 
 @pytest.mark.parametrize("args", big_operands(), ids=lambda a: f"n{a[3]}")
 @pytest.mark.parametrize("name", sorted(STEPS))
 def test_inlined_loops_wide(name: str, args: tuple[int, int, int, int]) -> None:
-    fast, slow = STEPS[name]
-    assert_same(fast(*args), slow(*args), args[2])
+    agree(STEPS[name], args)

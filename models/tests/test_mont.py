@@ -311,6 +311,12 @@ def assert_same(fast: Result, slow: Result, m: int) -> None:
     assert fast.boundary_events(m) == slow.boundary_events(m)
 
 
+def agree(pair: tuple[ModelFunc, ModelFunc], args: tuple[int, ...]) -> None:
+    """The fast model and its step-by-step reference give the same Result on args."""
+    fast, slow = pair
+    assert_same(fast(*args), slow(*args), args[2])
+
+
 def big_operands() -> list[tuple[int, int, int, int]]:
     """A few fixed operand sets at n = 1024 and 2048: full-width and shorter moduli, random
     and extreme X, Y."""
@@ -388,20 +394,12 @@ STEPS: dict[str, tuple[ModelFunc, ModelFunc]] = {
 @BASE
 @given(operands(2, 300))
 def test_inlined_loops(args: tuple[int, int, int, int]) -> None:
-    for fast, slow in STEPS.values():
-        assert_same(fast(*args), slow(*args), args[2])
+    for pair in STEPS.values():
+        agree(pair, args)
 
 
 @pytest.mark.parametrize("args", big_operands(), ids=lambda a: f"n{a[3]}")
 @pytest.mark.parametrize("name", sorted(STEPS))
 def test_inlined_loops_wide(name: str, args: tuple[int, int, int, int]) -> None:
-    fast, slow = STEPS[name]
-    assert_same(fast(*args), slow(*args), args[2])
+    agree(STEPS[name], args)
 
-
-@BASE
-@given(operands(2, 300))
-def test_mont_lut_inlined_loop(args: tuple[int, int, int, int]) -> None:
-    x, y, m, n = args
-    r = mont_lut(x, y, m, n)
-    assert (r.s, r.c, r.lut) == _mont_lut_steps(x, y, m, n)

@@ -25,7 +25,7 @@ from models.mont import (
 )
 from models.registry import ModelFunc, get_algo
 from models.result import ModelInputError, Result
-from models.tests.test_mont import BASE, assert_same, big_operands, operands
+from models.tests.test_mont import BASE, agree, big_operands, operands
 
 # unfolded model -> (non-unfolded model, selection addresses per stage, extra cycles beyond
 # the ceil(n/2) loop cycles, S/C register width beyond n)
@@ -253,12 +253,11 @@ STEPS: dict[str, tuple[ModelFunc, ModelFunc]] = {
 @BASE
 @given(operands(2, 300))
 def test_u2_inlined_loops(args: tuple[int, int, int, int]) -> None:
-    for fast, slow in STEPS.values():
-        assert_same(fast(*args), slow(*args), args[2])
+    for pair in STEPS.values():
+        agree(pair, args)
 
 
 @pytest.mark.parametrize("args", big_operands(), ids=lambda a: f"n{a[3]}")
 @pytest.mark.parametrize("name", sorted(STEPS))
 def test_u2_inlined_loops_wide(name: str, args: tuple[int, int, int, int]) -> None:
-    fast, slow = STEPS[name]
-    assert_same(fast(*args), slow(*args), args[2])
+    agree(STEPS[name], args)
