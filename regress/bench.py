@@ -56,6 +56,9 @@ BENCH_BUILD = BUILD_ROOT / "bench"
 BUS_W = 32
 SEED = 2026
 RAW_MIN_S = 0.3  # the raw harness repeats its script until a pass takes at least this
+# Idle clock cycles of the simulator floor: timed in the raw harness and, with no testbench
+# Python, under cocotb on the engine build (regress/bench_floor.py)
+FLOOR_CYCLES = 200_000
 # Most simulated clock cycles of one testbench run (the model's cycles per operation): a
 # slow point (the RSA core at N = 1024 is 10^6 cycles an operation) runs fewer operations
 # than --txns / --icarus-txns, at least one.
@@ -200,17 +203,18 @@ def build_harness(design: DesignConfig, n: int, params: dict[str, int]) -> tuple
     return out / "obj" / "bench", time.monotonic() - t0
 
 
-def run_harness(exe: Path, script: Path, loops: int = 1) -> tuple[float, int, list[int]]:
+def run_harness(exe: Path, script: Path, loops: int = 1, idle: int = 0
+                ) -> tuple[float, int, list[int], float]:
     """(seconds of the timed loop over `loops` passes of the script, cycles, the first
-    pass's read words)."""
+    pass's read words, seconds of `idle` more cycles with the design idle)."""
     out = script.with_suffix(".reads")
-    res = subprocess.run([str(exe), str(script), str(out), str(loops)], capture_output=True,
-                         text=True, timeout=3600)
+    res = subprocess.run([str(exe), str(script), str(out), str(loops), str(idle)],
+                         capture_output=True, text=True, timeout=3600)
     if res.returncode != 0:
         raise BenchError(f"harness {exe} failed: {(res.stderr or res.stdout).strip()[:200]}")
     fields = dict(kv.split("=") for kv in res.stdout.split())
     reads = [int(w, 16) for w in out.read_text().split()]
-    return float(fields["seconds"]), int(fields["cycles"]), reads
+    return float(fields["seconds"]), int(fields["cycles"]), reads, float(fields["idle_seconds"])
 
 
 # --- the cocotb/pyuvm testbench -------------------------------------------------------------
@@ -223,6 +227,41 @@ def testbench_seconds(run: RunSpec, log_dir: Path) -> float:
     root = ET.parse(log_dir / "results.xml").getroot()
     case = next(root.iter("testcase"))
     return float(case.get("time", "0"))
+
+
+def engine_sim_seconds(log_dir: Path) -> float:
+    """The simulator's share of an engine run: wall time from each script's go to Python's
+    resumption at its end (engine.json, written by the bus driver)."""
+    try:
+        return float(json.loads((log_dir / "engine.json").read_text())["sim_s"])
+    except (OSError, KeyError, ValueError) as exc:
+        raise BenchError(f"{log_dir}: no engine split (engine.json): {exc}") from None
+
+
+def kernel_floor_seconds(spec: BuildSpec, design: DesignConfig, cycles: int, out: Path
+                         ) -> float:
+    """Seconds of `cycles` idle clock cycles under cocotb on the (built) engine model, with
+    Python waiting on one Timer (regress/bench_floor.py)."""
+    from cocotb_tools.runner import get_runner
+
+    tools.setup_env("verilator")
+    out.mkdir(parents=True, exist_ok=True)
+    result = out / "floor.json"
+    result.unlink(missing_ok=True)
+    env = {"MV_FLOOR_CYCLES": str(cycles), "MV_FLOOR_OUT": str(result),
+           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH"))
+                                         if p)}
+    try:
+        get_runner("verilator").test(
+            test_module="regress.bench_floor", hdl_toplevel=spec.toplevel(design),
+            hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / spec.key,
+            test_dir=out, extra_env=env, timescale=("1ns", "1ps"),
+            results_xml=str(out / "results.xml"), log_file=out / "sim.log")
+        return float(json.loads(result.read_text())["seconds"])
+    except (OSError, KeyError, ValueError, RuntimeError, SystemExit,
+            subprocess.CalledProcessError) as exc:
+        raise BenchError(f"simulator floor run on {spec.key} failed: {exc} "
+                         f"(log {out / 'sim.log'})") from None
 
 
 def rebuild_seconds(spec: BuildSpec, design: DesignConfig) -> float:
@@ -261,29 +300,47 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
         for bus in BUS_MODES if has_engine(name) else ("pins",):
             spec = BuildSpec(name, n, BUS_W, sim_name, params=tuple(params.items()), bus=bus)
             build_s = rebuild_seconds(spec, design)
-            rates = []
+            rates, shares, no_python = [], [], []
             for r in range(repeat):
                 run = RunSpec(spec, seed=SEED + r, txns=count, vectors=str(vfile),
                               tests=("VectorTest",), idle_max=0, timeout_s=3600)
-                secs = testbench_seconds(run, work / f"tb-{sim_name}-{bus}-{r}")
+                log_dir = work / f"tb-{sim_name}-{bus}-{r}"
+                secs = testbench_seconds(run, log_dir)
                 rates.append(count / secs)
+                if bus == "engine":
+                    sim_s = engine_sim_seconds(log_dir)
+                    shares.append(sim_s / secs)
+                    no_python.append(count / sim_s)
             key = sim_name if bus == "pins" else f"{sim_name}_engine"
             point[key] = {"ops": count, "ops_per_s": asdict(Stat.of(rates)),
                           "build_s": round(build_s, 2)}
+            if shares:  # the engine run split: the simulator's share, and ops/s without Python
+                point[key] |= {"sim_share": asdict(Stat.of(shares)),
+                               "no_python_ops_per_s": asdict(Stat.of(no_python))}
+            if bus == "engine" and sim_name == "verilator":
+                floor = [kernel_floor_seconds(spec, design, FLOOR_CYCLES,
+                                              work / f"floor-{r}") / FLOOR_CYCLES * 1e9
+                         for r in range(repeat)]
+                point["floor"] = {"cycles": FLOOR_CYCLES, "cocotb_ns": asdict(Stat.of(floor))}
         if sim_name == "verilator":
             exe, hbuild_s = build_harness(design, n, params)
             script = work / "harness.txt"
             script.write_text(harness_script(design, n, vectors, params))
-            secs, cycles, reads = run_harness(exe, script)
+            secs, cycles, reads, _ = run_harness(exe, script)
             check_harness_reads(design, n, vectors, params, reads)
             loops = max(1, min(1000, int(RAW_MIN_S / max(secs, 1e-6))))  # >= ~0.3 s timed
-            raw = []
+            raw, raw_ns, idle_ns = [], [], []
             for _ in range(repeat):
-                secs, cycles, reads = run_harness(exe, script, loops)
+                secs, cycles, reads, idle_s = run_harness(exe, script, loops, FLOOR_CYCLES)
                 check_harness_reads(design, n, vectors, params, reads)
                 raw.append(count * loops / secs)
+                raw_ns.append(secs / cycles * 1e9)
+                idle_ns.append(idle_s / FLOOR_CYCLES * 1e9)
             point["raw"] = {"ops": count, "ops_per_s": asdict(Stat.of(raw)),
-                            "build_s": round(hbuild_s, 2), "cycles": cycles}
+                            "build_s": round(hbuild_s, 2), "cycles": cycles,
+                            "ns_per_cycle": asdict(Stat.of(raw_ns))}
+            if "floor" in point:
+                point["floor"]["raw_idle_ns"] = asdict(Stat.of(idle_ns))  # type: ignore[index]
     return point
 
 
@@ -444,6 +501,7 @@ def render_md(results: dict[str, object]) -> str:
                   f"{len(goal)}" + ("; not met: " + ", ".join(
                       f"{d} ({r:.2f})" if r is not None else f"{d} (not measured)"
                       for d, r in goal if d not in met) if len(met) < len(goal) else "") + "."]
+    lines += floor_section(results["points"])  # type: ignore[arg-type]
     lines += ["", "## Cycles against the papers", "",
               "| design | N | cycles | paper | ratio |", "|---|---|---|---|---|"]
     for row in results["cycles"]:  # type: ignore[union-attr]
@@ -463,6 +521,48 @@ def render_md(results: dict[str, object]) -> str:
             if "parallel_efficiency" in res:
                 lines.append(f"| {name} | efficiency | {res['parallel_efficiency']:.2f} | |")
     return "\n".join(lines) + "\n"
+
+
+def floor_section(points: list[dict[str, object]]) -> list[str]:
+    """Where an engine run's time goes: the simulator's share (the rest is Python), the
+    engine's speed if Python took no time, and the simulator's own cost of an idle clock
+    cycle under cocotb beside the raw harness's."""
+    rows = [p for p in points if "floor" in p and "sim_share" in p.get("verilator_engine", {})]
+    if not rows:
+        return []
+
+    def med(p: dict[str, object], *keys: str) -> float:
+        value: object = p
+        for k in keys:
+            value = value[k]  # type: ignore[index]
+        return float(value["median"])  # type: ignore[index]
+
+    lines = ["", "## What bounds the engine mode", "",
+             "*simulator share*: the part of an engine run spent in the simulator (from each "
+             "script's go to Python's resumption at its end; the rest is Python: models, "
+             "checks, coverage, pyuvm); *without Python*: operations per second of that "
+             "simulator time alone, the engine mode's ceiling with the stock cocotb loop. "
+             f"*ns / cycle*: {FLOOR_CYCLES:,} cycles with the design idle, under cocotb with "
+             "Python waiting on one Timer (the engine build: cocotb's main loop, VPI callbacks, "
+             "the --timing clock and the engine) and in the raw harness (the design's own "
+             "evaluation); *raw, working*: the raw harness's timed loop per cycle.", "",
+             "| design | N | engine (ops/s) | simulator share | without Python (ops/s) | "
+             "without Python / raw | raw ns / cycle, working | raw ns / cycle, idle | "
+             "cocotb ns / cycle, idle | cocotb / raw, idle |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    overheads = []
+    for p in rows:
+        cocotb_ns, idle_ns = med(p, "floor", "cocotb_ns"), med(p, "floor", "raw_idle_ns")
+        overheads.append(cocotb_ns / idle_ns)
+        no_py = med(p, "verilator_engine", "no_python_ops_per_s")
+        lines.append(
+            f"| {p['design']} | {p['n']} | {med(p, 'verilator_engine', 'ops_per_s'):.1f} | "
+            f"{med(p, 'verilator_engine', 'sim_share'):.2f} | {no_py:.1f} | "
+            f"{no_py / med(p, 'raw', 'ops_per_s'):.2f} | {med(p, 'raw', 'ns_per_cycle'):.0f} | "
+            f"{idle_ns:.0f} | {cocotb_ns:.0f} | {cocotb_ns / idle_ns:.1f} |")
+    lines += ["", f"An idle clock cycle costs {statistics.median(overheads):.1f} times as much "
+              "under cocotb as in the raw harness (median over the rows above)."]
+    return lines
 
 
 def plot(results: dict[str, object], out: Path) -> list[Path]:
@@ -501,7 +601,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--designs", default="all", help="comma-separated, or all")
     ap.add_argument("--widths", default="256,1024")
     ap.add_argument("--sims", default="verilator,icarus")
-    ap.add_argument("--txns", type=int, default=40, help="operations per Verilator run")
+    ap.add_argument("--txns", type=int, default=200,
+                    help="most operations per Verilator run (steady state, as the raw "
+                         "harness's timed loop)")
     ap.add_argument("--icarus-txns", type=int, default=3, help="operations per Icarus run")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--lists", default="", help="regression lists to time, e.g. smoke")

@@ -5,7 +5,9 @@
 // writes the script: one transfer per line, "W <addr> <data>" (hex), "R <addr>" or "D"
 // (wait for done_o). The script runs LOOPS times (a longer timed loop); the reads of the
 // first pass are written to the output file one hex word per line, so Python checks every
-// result against gmpy2 afterwards. The transfer timing is the testbench's:
+// result against gmpy2 afterwards. With IDLE > 0 the harness then runs IDLE more cycles with
+// no request (the design idle) and times them too: the simulator's own cost of a clock cycle,
+// which `make bench` sets beside the same figure under cocotb. The transfer timing is the testbench's:
 // request driven after a falling edge, held until ack, two cycles per transfer.
 #include <chrono>
 #include <cstdint>
@@ -51,10 +53,11 @@ std::vector<Step> LoadScript(const char* path) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s SCRIPT OUT [LOOPS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s SCRIPT OUT [LOOPS [IDLE]]\n", argv[0]);
     return 2;
   }
   const long loops = argc > 3 ? std::strtol(argv[3], nullptr, 10) : 1;
+  const long idle = argc > 4 ? std::strtol(argv[4], nullptr, 10) : 0;
   const std::vector<Step> steps = LoadScript(argv[1]);
   auto ctx = std::make_unique<VerilatedContext>();
   auto top = std::make_unique<V@TOP@>(ctx.get());
@@ -112,11 +115,18 @@ int main(int argc, char** argv) {
   top->bus_req_i = 0;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const uint64_t work_cycles = cycles;
+  half(0);
+  const auto t1 = std::chrono::steady_clock::now();
+  for (long i = 0; i < idle; ++i) cycle();
+  const double idle_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   top->final();
 
   std::ofstream out(argv[2]);
   for (uint64_t r : reads) out << std::hex << r << "\n";
-  std::printf("ops=%llu cycles=%llu seconds=%.6f\n", static_cast<unsigned long long>(ops),
-              static_cast<unsigned long long>(cycles), seconds);
+  std::printf("ops=%llu cycles=%llu seconds=%.6f idle_seconds=%.6f\n",
+              static_cast<unsigned long long>(ops), static_cast<unsigned long long>(work_cycles),
+              seconds, idle_seconds);
   return 0;
 }

@@ -87,9 +87,10 @@ def test_raw_harness_matches_gmpy2():
     exe, _ = bench.build_harness(design, 32, {})
     script = bench.BENCH_BUILD / "test-harness.txt"
     script.write_text(bench.harness_script(design, 32, vecs, {}))
-    secs, cycles, reads = bench.run_harness(exe, script, loops=2)
+    secs, cycles, reads, idle_s = bench.run_harness(exe, script, loops=2, idle=1000)
     bench.check_harness_reads(design, 32, vecs, {}, reads)  # raises on any wrong P
-    assert secs > 0 and cycles > 8 * 34
+    assert secs > 0 and cycles > 8 * 34 and idle_s > 0
+    assert bench.run_harness(exe, script, loops=2)[1] == cycles  # idle cycles not counted
 
 
 def test_goal_line_names_the_bit_serial_designs_that_miss_it():
@@ -192,3 +193,43 @@ def test_engine_mode_of_a_pin_only_testbench_is_one_line(capsys):
     assert cp.returncode == 2
     assert cp.stderr.strip() == ("error: rsa_core's testbench (verif.tb_rsa) has no fast bus "
                                  "mode: use BUS=pins")
+
+
+def test_floor_section_from_measurements():
+    def stat(v: float) -> dict[str, float]:
+        return {"median": v, "low": v, "high": v}
+
+    point = {"design": "mont_lut", "n": 1024,
+             "verilator_engine": {"ops_per_s": stat(200.0), "sim_share": stat(0.4),
+                                  "no_python_ops_per_s": stat(500.0)},
+             "raw": {"ops_per_s": stat(1600.0), "ns_per_cycle": stat(430.0)},
+             "floor": {"cycles": 1000, "cocotb_ns": stat(1400.0), "raw_idle_ns": stat(400.0)}}
+    md = bench.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
+                          "regressions": {}})
+    assert ("| mont_lut | 1024 | 200.0 | 0.40 | 500.0 | 0.31 | 430 | 400 | 1400 | 3.5 |"
+            in md)
+    assert "costs 3.5 times as much under cocotb" in md
+    del point["floor"]  # a point measured before the floor existed: no section
+    assert "What bounds" not in bench.render_md(
+        {"machine": "m", "repeat": 3, "points": [point], "cycles": [], "regressions": {}})
+
+
+@pytest.mark.sim
+def test_engine_run_split_and_kernel_floor(tmp_path):
+    """An engine run records the simulator's share (below the test's time), and the idle
+    kernel floor runs on the same build."""
+    from regress.sim import BuildSpec, RunSpec
+
+    design = load_design("mont_lut")
+    vecs = bench.make_vectors(design, 32, 6, 7)
+    vfile = tmp_path / "v.json"
+    bench.write_vector_file(vecs, vfile, "mont_lut")
+    spec = BuildSpec("mont_lut", 32, 32, "verilator", bus="engine")
+    run = RunSpec(spec, seed=1, txns=6, vectors=str(vfile), tests=("VectorTest",), idle_max=0)
+    secs = bench.testbench_seconds(run, tmp_path / "run")
+    sim_s = bench.engine_sim_seconds(tmp_path / "run")
+    assert 0 < sim_s < secs
+    floor = bench.kernel_floor_seconds(spec, design, 5000, tmp_path / "floor")
+    assert 0 < floor < 60
+    with pytest.raises(bench.BenchError, match="no engine split"):
+        bench.engine_sim_seconds(tmp_path / "floor")

@@ -14,6 +14,7 @@ time. Select it with `BUS=engine` (make sim) or `--bus engine` (python -m regres
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -130,6 +131,11 @@ class EngineBusDriver:
         self.fin, self.timeout, self.pos = top.tb_fin_o, top.tb_timeout_o, top.tb_pos_o
         self.start, self.log = top.tb_start_o, top.tb_log_o
         self.written: dict[str, int | str] = {}
+        # wall time from each go to Python's resumption at the script's end (the simulator's
+        # share of the run; the rest is Python), and the scripts run: `engine.json`, read by
+        # `make bench` to split a run's time
+        self.sim_s = 0.0
+        self.scripts = 0
         self._put("tb_go_i", 0)
         self._put("tb_ack_timeout_i", ACK_TIMEOUT_CYCLES)
 
@@ -183,7 +189,10 @@ class EngineBusDriver:
         self._put("tb_len_i", len(entries))
         self.go ^= 1
         self._put("tb_go_i", self.go)
+        t_go = time.perf_counter()
         await Edge(self.fin)
+        self.sim_s += time.perf_counter() - t_go
+        self.scripts += 1
         await ReadOnly()
         self.read_only = True
         failed = int(self.pos.value) if int(self.timeout.value) else len(entries)

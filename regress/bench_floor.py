@@ -1,0 +1,33 @@
+"""cocotb test of `make bench`'s simulator floor: the engine wrapper's HDL clock runs
+MV_FLOOR_CYCLES cycles with the design idle and Python waiting on one Timer, so the time is
+the simulator's own cost of a clock cycle under cocotb (its main loop, VPI callbacks and the
+delay scheduler of --timing), with no testbench Python. The raw harness measures the same
+figure without cocotb; the bench sets the two side by side (docs/bench/results.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import cocotb
+from cocotb.triggers import Timer
+
+from verif.config import CLOCK_PERIOD_NS
+
+RESET_CYCLES = 3
+
+
+@cocotb.test()
+async def floor(dut: object) -> None:
+    cycles = int(os.environ["MV_FLOOR_CYCLES"])
+    dut.rst_ni.value = 0  # type: ignore[attr-defined]
+    await Timer(RESET_CYCLES * CLOCK_PERIOD_NS, "ns")
+    dut.rst_ni.value = 1  # type: ignore[attr-defined]
+    await Timer(RESET_CYCLES * CLOCK_PERIOD_NS, "ns")
+    t0 = time.perf_counter()
+    await Timer(cycles * CLOCK_PERIOD_NS, "ns")
+    seconds = time.perf_counter() - t0
+    Path(os.environ["MV_FLOOR_OUT"]).write_text(
+        json.dumps({"cycles": cycles, "seconds": seconds}) + "\n")
