@@ -51,6 +51,8 @@ from verif import regmap  # noqa: E402
 from verif.config import ConfigError, DesignConfig, known_designs, load_design  # noqa: E402
 
 HARNESS = Path(__file__).resolve().parent / "bench_harness.cpp"
+TIMING_IDLE = Path(__file__).resolve().parent / "bench_timing_idle.cpp"
+PRECISION_PER_NS = 1000  # the builds' timescale is 1ns/1ps
 DEFAULT_OUT = ROOT / "docs" / "bench"
 BENCH_BUILD = BUILD_ROOT / "bench"
 BUS_W = 32
@@ -238,6 +240,34 @@ def engine_sim_seconds(log_dir: Path) -> float:
         raise BenchError(f"{log_dir}: no engine split (engine.json): {exc}") from None
 
 
+def timing_floor_seconds(spec: BuildSpec, cycles: int, out: Path) -> float:
+    """Seconds of `cycles` idle clock cycles of the (built) engine model advanced by
+    Verilator's scheduler alone, no cocotb (regress/bench_timing_idle.cpp, linked against the
+    cocotb build's objects)."""
+    from verif.config import CLOCK_PERIOD_NS
+
+    tools.setup_env("verilator")
+    build_dir = BUILD_ROOT / "sim" / spec.key
+    objs = sorted(p for p in build_dir.glob("verilated*.o"))
+    if not objs or not (build_dir / "Vtop__ALL.a").exists():
+        raise BenchError(f"{build_dir}: no Verilated objects to link the timing floor with")
+    out.mkdir(parents=True, exist_ok=True)
+    exe = out / "timing_idle"
+    include = Path(os.environ["VERILATOR_ROOT"]) / "include"
+    cmd = [os.environ.get("CXX", "c++"), "-Os", "-std=c++20", f"-I{build_dir}", f"-I{include}",
+           f"-I{include / 'vltstd'}", "-DVM_TIMING=1", "-DVM_TRACE=0", "-DVM_COVERAGE=0",
+           "-DVM_SC=0", str(TIMING_IDLE), str(build_dir / "Vtop__ALL.a"), *map(str, objs),
+           "-lpthread", "-o", str(exe)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise BenchError(f"timing floor link failed: {(res.stderr or res.stdout).strip()[:200]}")
+    res = subprocess.run([str(exe), str(cycles), str(CLOCK_PERIOD_NS * PRECISION_PER_NS)],
+                         capture_output=True, text=True, timeout=600)
+    if res.returncode != 0:
+        raise BenchError(f"timing floor run failed: {(res.stderr or res.stdout).strip()[:200]}")
+    return float(dict(kv.split("=") for kv in res.stdout.split())["seconds"])
+
+
 def kernel_floor_seconds(spec: BuildSpec, design: DesignConfig, cycles: int, out: Path
                          ) -> float:
     """Seconds of `cycles` idle clock cycles under cocotb on the (built) engine model, with
@@ -321,7 +351,10 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
                 floor = [kernel_floor_seconds(spec, design, FLOOR_CYCLES,
                                               work / f"floor-{r}") / FLOOR_CYCLES * 1e9
                          for r in range(repeat)]
-                point["floor"] = {"cycles": FLOOR_CYCLES, "cocotb_ns": asdict(Stat.of(floor))}
+                timing = [timing_floor_seconds(spec, FLOOR_CYCLES, work / "timing-floor")
+                          / FLOOR_CYCLES * 1e9 for r in range(repeat)]
+                point["floor"] = {"cycles": FLOOR_CYCLES, "cocotb_ns": asdict(Stat.of(floor)),
+                                  "timing_ns": asdict(Stat.of(timing))}
         if sim_name == "verilator":
             exe, hbuild_s = build_harness(design, n, params)
             script = work / "harness.txt"
@@ -542,24 +575,28 @@ def floor_section(points: list[dict[str, object]]) -> list[str]:
              "script's go to Python's resumption at its end; the rest is Python: models, "
              "checks, coverage, pyuvm); *without Python*: operations per second of that "
              "simulator time alone, the engine mode's ceiling with the stock cocotb loop. "
-             f"*ns / cycle*: {FLOOR_CYCLES:,} cycles with the design idle, under cocotb with "
-             "Python waiting on one Timer (the engine build: cocotb's main loop, VPI callbacks, "
-             "the --timing clock and the engine) and in the raw harness (the design's own "
-             "evaluation); *raw, working*: the raw harness's timed loop per cycle.", "",
+             f"*ns / cycle*: {FLOOR_CYCLES:,} cycles with the design idle: in the raw harness "
+             "(the design's own evaluation, the clock toggled from C++); in the engine build "
+             "advanced by Verilator's scheduler alone (*--timing*: the design, the bus engine "
+             "and the wrapper's HDL clock, no cocotb); and under cocotb with Python waiting on "
+             "one Timer (*cocotb*: the same build with cocotb's main loop and VPI callbacks); "
+             "*raw, working*: the raw harness's timed loop per cycle.", "",
              "| design | N | engine (ops/s) | simulator share | without Python (ops/s) | "
-             "without Python / raw | raw ns / cycle, working | raw ns / cycle, idle | "
-             "cocotb ns / cycle, idle | cocotb / raw, idle |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "without Python / raw | raw ns / cycle, working | idle ns / cycle: raw | "
+             "--timing | cocotb | cocotb / raw, idle |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     overheads = []
     for p in rows:
         cocotb_ns, idle_ns = med(p, "floor", "cocotb_ns"), med(p, "floor", "raw_idle_ns")
         overheads.append(cocotb_ns / idle_ns)
         no_py = med(p, "verilator_engine", "no_python_ops_per_s")
+        timing = (f"{med(p, 'floor', 'timing_ns'):.0f}"
+                  if "timing_ns" in p["floor"] else "–")  # type: ignore[operator]
         lines.append(
             f"| {p['design']} | {p['n']} | {med(p, 'verilator_engine', 'ops_per_s'):.1f} | "
             f"{med(p, 'verilator_engine', 'sim_share'):.2f} | {no_py:.1f} | "
             f"{no_py / med(p, 'raw', 'ops_per_s'):.2f} | {med(p, 'raw', 'ns_per_cycle'):.0f} | "
-            f"{idle_ns:.0f} | {cocotb_ns:.0f} | {cocotb_ns / idle_ns:.1f} |")
+            f"{idle_ns:.0f} | {timing} | {cocotb_ns:.0f} | {cocotb_ns / idle_ns:.1f} |")
     lines += ["", f"An idle clock cycle costs {statistics.median(overheads):.1f} times as much "
               "under cocotb as in the raw harness (median over the rows above)."]
     return lines

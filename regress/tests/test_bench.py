@@ -203,10 +203,11 @@ def test_floor_section_from_measurements():
              "verilator_engine": {"ops_per_s": stat(200.0), "sim_share": stat(0.4),
                                   "no_python_ops_per_s": stat(500.0)},
              "raw": {"ops_per_s": stat(1600.0), "ns_per_cycle": stat(430.0)},
-             "floor": {"cycles": 1000, "cocotb_ns": stat(1400.0), "raw_idle_ns": stat(400.0)}}
+             "floor": {"cycles": 1000, "cocotb_ns": stat(1400.0), "raw_idle_ns": stat(400.0),
+                       "timing_ns": stat(900.0)}}
     md = bench.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
                           "regressions": {}})
-    assert ("| mont_lut | 1024 | 200.0 | 0.40 | 500.0 | 0.31 | 430 | 400 | 1400 | 3.5 |"
+    assert ("| mont_lut | 1024 | 200.0 | 0.40 | 500.0 | 0.31 | 430 | 400 | 900 | 1400 | 3.5 |"
             in md)
     assert "costs 3.5 times as much under cocotb" in md
     del point["floor"]  # a point measured before the floor existed: no section
@@ -231,5 +232,6 @@ def test_engine_run_split_and_kernel_floor(tmp_path):
     assert 0 < sim_s < secs
     floor = bench.kernel_floor_seconds(spec, design, 5000, tmp_path / "floor")
     assert 0 < floor < 60
+    assert 0 < bench.timing_floor_seconds(spec, 5000, tmp_path / "timing") < 60
     with pytest.raises(bench.BenchError, match="no engine split"):
         bench.engine_sim_seconds(tmp_path / "floor")
