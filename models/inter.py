@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from gmpy2 import mpz
 
+from models import native
 from models.mont import validate
 from models.result import ModelInputError, Result
 
@@ -152,16 +153,24 @@ def inter_csa_cycles(n: int) -> int:
     return 1 + (CSA_TABLE_SIZE - 1) + n + 1
 
 
-def inter_csa(x: int, y: int, m: int, n: int) -> Result:
-    """Algorithm 4: two CSAs per iteration, A = k * 2^n mod M' from the top bits of S, C."""
-    validate(x, y, m, n)
-    z, yn, mn = normalise(y, m, n)
-    table = inter_csa_table(y, m, n)
-    # Hot path (one call per checked operation): csa is inlined, S and C are gmpy2 mpz
-    # (cheaper wide bit operations), a CSA with a zero addend (x_i = 0, k = 0) is written as
-    # the half adder it is (s ^ c, (s & c) << 1), the 2A addends are doubled once, and C is
-    # kept as CSA 2's majority h (C = 2h; its << 1 joins the next iteration's doubling).
-    twice = [mpz(2 * a) for a in table]
+def _inter_csa_loop(x: int, twice: list[int], yn: int, n: int
+                    ) -> tuple[int, int, list[int]]:
+    """Algorithm 4's n iterations, X MSB first: the final S, CSA 2's majority h (C = 2h) and
+    the histogram of the table address k. The native loop (models/native.py) where it is
+    built, else the Python loop (the reference)."""
+    fast = native.inter_csa_loop(x, twice, yn, n)
+    return fast if fast is not None else _inter_csa_loop_py(x, twice, yn, n)
+
+
+def _inter_csa_loop_py(x: int, twice_a: list[int], yn: int, n: int
+                       ) -> tuple[int, int, list[int]]:
+    """The Python loop of _inter_csa_loop (`twice_a`: the addends 2A, k = 0..6).
+
+    Hot path where the native loop is off: csa is inlined, S and C are gmpy2 mpz (cheaper
+    wide bit operations), a CSA with a zero addend (x_i = 0, k = 0) is written as the half
+    adder it is (s ^ c, (s & c) << 1), and C is kept as CSA 2's majority h (C = 2h; its << 1
+    joins the next iteration's doubling)."""
+    twice = [mpz(a) for a in twice_a]
     ym, mask, half_mask = mpz(yn), mpz((1 << n) - 1), mpz((1 << (n - 1)) - 1)
     s_top, h_top = mpz(1) << (n + 2), mpz(1) << (n + 1)
     s = h = mpz(0)
@@ -184,9 +193,17 @@ def inter_csa(x: int, y: int, m: int, n: int) -> Result:
         assert s < s_top and h < h_top, "inter_csa: S, C exceed n + 2 bits"
         # step (11): A = k * 2^n mod M', used in the next iteration; k = S >> n + C >> n
         k = s.bit_test(n) + h.bit_test(n - 1) + 2 * (s.bit_test(n + 1) + h.bit_test(n))
-        assert k < CSA_TABLE_SIZE
+        assert k < CSA_TABLE_SIZE, "inter_csa: k >= 7"
+    return int(s), int(h), hits
+
+
+def inter_csa(x: int, y: int, m: int, n: int) -> Result:
+    """Algorithm 4: two CSAs per iteration, A = k * 2^n mod M' from the top bits of S, C."""
+    validate(x, y, m, n)
+    z, yn, mn = normalise(y, m, n)
+    table = inter_csa_table(y, m, n)
+    s, h, hits = _inter_csa_loop(x, [2 * a for a in table], yn, n)
     c = h << 1
-    s, c = int(s), int(c)
     assert s + c < 7 << n
     p, ties = final_reduce_ties(s + c, mn, z)
     lut = {a: hit for a, hit in enumerate(hits) if hit}
@@ -223,16 +240,22 @@ def _lut_k_by_top_bits() -> list[int]:
 LUT_K_BY_TOP_BITS = _lut_k_by_top_bits()
 
 
-def inter_lut(x: int, y: int, m: int, n: int) -> Result:
-    """Algorithm 5: one CSA per iteration and an 8-entry table of 2A + I values."""
-    validate(x, y, m, n)
-    z, _, mn = normalise(y, m, n)
-    table = inter_lut_table(y, m, n)
-    # Hot path (one call per checked operation): csa, lut_k and lut_address are inlined
-    # (lut_k as a lookup of the top bits of S and C, LUT_K_BY_TOP_BITS), S and C are gmpy2
-    # mpz (cheaper wide bit operations), and C is kept as the CSA's majority h (C = 2h; its
-    # << 1 joins the next iteration's doubling).
-    entries = [mpz(v) for v in table]
+def _inter_lut_loop(x: int, table_values: list[int], n: int) -> tuple[int, int, list[int]]:
+    """Algorithm 5's n iterations, X MSB first: the final S, the CSA's majority h (C = 2h)
+    and the table-address histogram. The native loop (models/native.py) where it is built,
+    else the Python loop (the reference)."""
+    fast = native.inter_lut_loop(x, table_values, LUT_K_BY_TOP_BITS, n)
+    return fast if fast is not None else _inter_lut_loop_py(x, table_values, n)
+
+
+def _inter_lut_loop_py(x: int, table_values: list[int], n: int) -> tuple[int, int, list[int]]:
+    """The Python loop of _inter_lut_loop.
+
+    Hot path where the native loop is off: csa, lut_k and lut_address are inlined (lut_k as
+    a lookup of the top bits of S and C, LUT_K_BY_TOP_BITS), S and C are gmpy2 mpz (cheaper
+    wide bit operations), and C is kept as the CSA's majority h (C = 2h; its << 1 joins the
+    next iteration's doubling)."""
+    entries = [mpz(v) for v in table_values]
     mask, half_mask = mpz((1 << n) - 1), mpz((1 << (n - 1)) - 1)
     s_top, h_top = mpz(1) << (n + 1), mpz(1) << (n + 1)
     bits = format(x, f"0{n}b")  # MSB first (x < 2^n)
@@ -250,8 +273,16 @@ def inter_lut(x: int, y: int, m: int, n: int) -> Result:
         k = LUT_K_BY_TOP_BITS[(s.bit_test(n) << 2) | (h.bit_test(n) << 1) | h.bit_test(n - 1)]
         assert k >= 0, "inter_lut: s_n and c_(n+1) are both set"
         addr = 2 * k + (next_bit == "1")
+    return int(s), int(h), hits
+
+
+def inter_lut(x: int, y: int, m: int, n: int) -> Result:
+    """Algorithm 5: one CSA per iteration and an 8-entry table of 2A + I values."""
+    validate(x, y, m, n)
+    z, _, mn = normalise(y, m, n)
+    table = inter_lut_table(y, m, n)
+    s, h, hits = _inter_lut_loop(x, table, n)
     c = h << 1
-    s, c = int(s), int(c)
     assert s + c < 5 << n
     p, ties = final_reduce_ties(s + c, mn, z)
     h, yn = pow2_mod(mn, n), normalise(y, m, n)[1]

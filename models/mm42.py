@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from gmpy2 import mpz
 
+from models import native
 from models.mont import csa
 from models.result import ModelInputError, Result, short_hex
 
@@ -77,18 +78,22 @@ def _loop(algo: str, a1: int, a2: int, b1: int, b2: int, m: int, n: int,
     """PRE and `iters` loop iterations of the core: the final (S1, S2) and the selection
     address (A_i << 1) | q_i of each iteration.
 
-    Hot path (one call per checked operation): compress42, csa and selection are inlined,
-    S1 and S2 are gmpy2 mpz (cheaper wide bit operations), and a CSA with a zero addend is
-    written as the half adder it is (s ^ c, (s & c) << 1). The serial adder's output bits
+    After PRE the native loop (models/native.py) runs where it is built; the Python loop is
+    the reference. Its hot path: compress42, csa and selection are inlined, S1 and S2 are
+    gmpy2 mpz (cheaper wide bit operations), and a CSA with a zero addend is written as the
+    half adder it is (s ^ c, (s & c) << 1). The serial adder's output bits
     A_i (full adder + carry flip-flop over A1, A2, LSB first) are the bits of A1 + A2, taken
     at once. The second CSA's carry is kept as its majority: its << 1 and the halving cancel.
     """
     width = n + EXTRA_BITS
     d1, d2 = compress42(b1, b2, m, 0)  # PRE cycle
     assert d1 >> width == 0 and d2 >> width == 0, f"{algo}: D overflows"
+    b0 = (b1 ^ b2) & 1
+    fast = native.mm42_loop(algo, a1 + a2, [0, m, b1, d1], [0, 0, b2, d2], b0, n, iters)
+    if fast is not None:  # the native loop (models/native.py); the Python loop below is the
+        return fast  # reference
     x1s = [mpz(0), mpz(m), mpz(b1), mpz(d1)]  # (x1, x2) of selections 0..3, x2 = 0 for
     x2s = [mpz(0), mpz(0), mpz(b2), mpz(d2)]  # 0 and 1
-    b0 = (b1 ^ b2) & 1
     top = mpz(1) << width
     s = c = mpz(0)  # S1, S2
     sels: list[int] = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from gmpy2 import mpz
 
+from models import native
 from models.result import ModelInputError, Result, short_hex
 
 
@@ -87,11 +88,19 @@ def mont_r2(x: int, y: int, m: int, n: int) -> Result:
 
 
 def _mont_csa_loop(x: int, y: int, m: int, n: int, name: str) -> tuple[int, int, list[int]]:
+    """Algorithm 1b's n iterations: the native loop (models/native.py) where it is built,
+    else the Python loop below (the reference)."""
+    fast = native.mont_csa_loop(x, y, m, n, name)
+    return fast if fast is not None else _mont_csa_loop_py(x, y, m, n, name)
+
+
+def _mont_csa_loop_py(x: int, y: int, m: int, n: int, name: str
+                      ) -> tuple[int, int, list[int]]:
     """Algorithm 1b's n iterations (the loop of mont_csa and mont_csa_u2): the final S, C
     and the hits of 4 * (i % 2) + sel_address(x_i, q_i) (iteration i runs in stage i % 2
     of the unfolded design).
 
-    Hot path (one call per checked operation): csa and sel_address are inlined, S and C are
+    Hot path where the native loop is off: csa and sel_address are inlined, S and C are
     gmpy2 mpz (cheaper wide bit operations), a CSA with a zero addend is written as the
     half adder it is (s ^ c, (s & c) << 1), and CSA 2's carry is kept as the majority: its
     << 1 and the shift by one cancel.
@@ -162,11 +171,19 @@ def mont_lut_table(y: int, m: int) -> list[int]:
 
 
 def _mont_lut_loop(x: int, y: int, m: int, n: int, name: str) -> tuple[int, int, list[int]]:
+    """Algorithm 3's n iterations: the native loop (models/native.py) where it is built, else
+    the Python loop below (the reference)."""
+    fast = native.mont_lut_loop(x, y & 1, mont_lut_table(y, m), n, name)
+    return fast if fast is not None else _mont_lut_loop_py(x, y, m, n, name)
+
+
+def _mont_lut_loop_py(x: int, y: int, m: int, n: int, name: str
+                      ) -> tuple[int, int, list[int]]:
     """Algorithm 3's n iterations (the loop of mont_lut and mont_lut_u2): the final S, C
     and the hits of 16 * (i % 2) + lut_address(x_i, y_0, s_0, c_0) (iteration i runs in
     stage i % 2 of the unfolded design). S and C stay below 2^(n+1).
 
-    Hot path (one call per checked operation): lut_address and csa are inlined (same
+    Hot path where the native loop is off: lut_address and csa are inlined (same
     arithmetic; the tests check it against them), S and C are gmpy2 mpz (cheaper wide bit
     operations). Sum and carry are both even after the table add, so the shift by one keeps
     the sum's and drops the carry's << 1.

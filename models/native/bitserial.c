@@ -1,0 +1,254 @@
+/* Native loops of the bit-serial models (models/mont.py, models/inter.py, models/mm42.py).
+ *
+ * Each function is the hot loop of one Python model, the same arithmetic on little-endian
+ * arrays of 64-bit limbs: the models call it when models/native.py could build this file,
+ * and fall back to their own Python loop otherwise. The Python loops stay the reference:
+ * models/tests/test_native.py compares every result, hit count and failed check of the two.
+ *
+ * Every array has `L` limbs, enough for the widest register plus one. A function returns 0,
+ * or the number of the check that failed (the Python loop's assert with that message).
+ */
+#include <stdint.h>
+#include <string.h>
+
+typedef uint64_t limb;
+
+enum { MV_MAX_LIMBS = 130 }; /* registers up to 8256 bits */
+
+static int bit(const limb* v, int i) { return (int)((v[i >> 6] >> (i & 63)) & 1u); }
+
+/* v < 2^k: no bit at or above k */
+static int below_pow2(const limb* v, int L, int k) {
+  int w = k >> 6;
+  if (w >= L) return 1;
+  if (v[w] >> (k & 63)) return 0;
+  for (int i = w + 1; i < L; ++i)
+    if (v[i]) return 0;
+  return 1;
+}
+
+static void shr1(limb* v, int L) {
+  for (int i = 0; i < L - 1; ++i) v[i] = (v[i] >> 1) | (v[i + 1] << 63);
+  v[L - 1] >>= 1;
+}
+
+/* dst = src << k (k = 1 or 2), truncated to L limbs */
+static void shl(limb* dst, const limb* src, int L, int k) {
+  for (int i = L - 1; i > 0; --i) dst[i] = (src[i] << k) | (src[i - 1] >> (64 - k));
+  dst[0] = src[0] << k;
+}
+
+/* dst = src & (2^k - 1) */
+static void mask_to(limb* dst, const limb* src, int L, int k) {
+  for (int i = 0; i < L; ++i) {
+    int lo = i * 64;
+    if (lo + 64 <= k) dst[i] = src[i];
+    else if (lo >= k) dst[i] = 0;
+    else dst[i] = src[i] & ((((limb)1) << (k - lo)) - 1);
+  }
+}
+
+/* Algorithm 1b (mont_csa, mont_csa_u2): models.mont._mont_csa_loop. x, y, m: L limbs;
+ * s, c: outputs; hits[8]: 4 * (i % 2) + (x_i << 1 | q). 1: shift would drop a one bit,
+ * 2: S or C outgrew its N-bit register. */
+int mv_mont_csa(int n, int L, const limb* x, const limb* y, const limb* m, limb* s, limb* c,
+                int64_t* hits) {
+  limb t, maj, carry;
+  memset(s, 0, 8 * (size_t)L);
+  memset(c, 0, 8 * (size_t)L);
+  int stage = 0;
+  for (int i = 0; i < n; ++i) {
+    int addr = stage;
+    carry = 0;
+    if (bit(x, i)) { /* CSA 1: S + C + x_i*Y */
+      for (int j = 0; j < L; ++j) {
+        t = s[j] ^ c[j];
+        maj = (s[j] & c[j]) | (t & y[j]);
+        s[j] = t ^ y[j];
+        c[j] = (maj << 1) | carry;
+        carry = maj >> 63;
+      }
+      addr |= 2;
+    } else {
+      for (int j = 0; j < L; ++j) {
+        maj = s[j] & c[j];
+        s[j] ^= c[j];
+        c[j] = (maj << 1) | carry;
+        carry = maj >> 63;
+      }
+    }
+    if (s[0] & 1) { /* CSA 2: + q*M; the carry stays a majority (its << 1 and >> 1 cancel) */
+      for (int j = 0; j < L; ++j) {
+        t = s[j] ^ c[j];
+        maj = (s[j] & c[j]) | (t & m[j]);
+        s[j] = t ^ m[j];
+        c[j] = maj;
+      }
+      addr |= 1;
+    } else {
+      for (int j = 0; j < L; ++j) {
+        maj = s[j] & c[j];
+        s[j] ^= c[j];
+        c[j] = maj;
+      }
+    }
+    hits[addr] += 1;
+    if (s[0] & 1) return 1;
+    shr1(s, L);
+    if (!below_pow2(s, L, n) || !below_pow2(c, L, n)) return 2;
+    stage ^= 4;
+  }
+  return 0;
+}
+
+/* Algorithm 3 (mont_lut, mont_lut_u2): models.mont._mont_lut_loop. table: 16 entries of L
+ * limbs; y0: the LSB of Y; hits[32]: 16 * (i % 2) + address. 1: shift would drop a one bit,
+ * 2: S or C outgrew N+1 bits. */
+int mv_mont_lut(int n, int L, const limb* x, int y0, const limb* table, limb* s, limb* c,
+                int64_t* hits) {
+  limb u, maj;
+  memset(s, 0, 8 * (size_t)L);
+  memset(c, 0, 8 * (size_t)L);
+  int stage = 0;
+  for (int i = 0; i < n; ++i) {
+    int addr = (bit(x, i) << 3) | (y0 << 2) | ((int)(s[0] & 1) << 1) | (int)(c[0] & 1);
+    hits[stage | addr] += 1;
+    const limb* e = table + (size_t)addr * L;
+    for (int j = 0; j < L; ++j) {
+      u = s[j] ^ c[j];
+      maj = (s[j] & c[j]) | (u & e[j]);
+      s[j] = u ^ e[j];
+      c[j] = maj;
+    }
+    if (s[0] & 1) return 1;
+    shr1(s, L);
+    if (!below_pow2(s, L, n + 1) || !below_pow2(c, L, n + 1)) return 2;
+    stage ^= 16;
+  }
+  return 0;
+}
+
+/* Algorithm 4 (inter_csa): models.inter.inter_csa's loop, X MSB first. twice: 7 entries
+ * (2A for k = 0..6); ym: Y'; s, h: S and CSA 2's majority (C = 2h); hits[7]. 1: S or C
+ * exceed n + 2 bits, 2: k >= 7. */
+int mv_inter_csa(int n, int L, const limb* x, const limb* twice, const limb* ym, limb* s,
+                 limb* h, int64_t* hits) {
+  limb a[MV_MAX_LIMBS], b[MV_MAX_LIMBS], tmp[MV_MAX_LIMBS];
+  limb t, maj, carry, cj;
+  if (L > MV_MAX_LIMBS) return 3;
+  memset(s, 0, 8 * (size_t)L);
+  memset(h, 0, 8 * (size_t)L);
+  int k = 0;
+  for (int i = n - 1; i >= 0; --i) {
+    hits[k] += 1;
+    mask_to(tmp, s, L, n);
+    shl(a, tmp, L, 1); /* 2 (S mod 2^n) */
+    mask_to(tmp, h, L, n - 1);
+    shl(b, tmp, L, 2); /* 2 (C mod 2^n) = 4 (h mod 2^(n-1)) */
+    const int xi = bit(x, i);
+    const limb* d = twice + (size_t)k * L;
+    carry = 0;
+    for (int j = 0; j < L; ++j) {
+      /* CSA 1: a + b + x_i Y' -> (s1, c1 = maj << 1) */
+      limb s1;
+      if (xi) {
+        t = a[j] ^ b[j];
+        maj = (a[j] & b[j]) | (t & ym[j]);
+        s1 = t ^ ym[j];
+      } else {
+        maj = a[j] & b[j];
+        s1 = a[j] ^ b[j];
+      }
+      cj = (maj << 1) | carry;
+      carry = maj >> 63;
+      /* CSA 2: + 2A (k > 0), else a half adder; h is the majority */
+      if (k) {
+        t = s1 ^ cj;
+        h[j] = (s1 & cj) | (t & d[j]);
+        s[j] = t ^ d[j];
+      } else {
+        h[j] = s1 & cj;
+        s[j] = s1 ^ cj;
+      }
+    }
+    if (!below_pow2(s, L, n + 2) || !below_pow2(h, L, n + 1)) return 1;
+    k = bit(s, n) + bit(h, n - 1) + 2 * (bit(s, n + 1) + bit(h, n));
+    if (k >= 7) return 2;
+  }
+  return 0;
+}
+
+/* Algorithm 5 (inter_lut): models.inter.inter_lut's loop, X MSB first. entries: 8 of L
+ * limbs; k_by_top[8]: LUT_K_BY_TOP_BITS; s, h as inter_csa; hits[8]. 1: S has a bit above
+ * n, 2: C has a bit above n + 1, 3: s_n and c_(n+1) both set. */
+int mv_inter_lut(int n, int L, const limb* x, const limb* entries, const int* k_by_top,
+                 limb* s, limb* h, int64_t* hits) {
+  limb a[MV_MAX_LIMBS], b[MV_MAX_LIMBS], tmp[MV_MAX_LIMBS];
+  limb t;
+  if (L > MV_MAX_LIMBS) return 4;
+  memset(s, 0, 8 * (size_t)L);
+  memset(h, 0, 8 * (size_t)L);
+  int addr = bit(x, n - 1);
+  for (int i = n - 2; i >= -1; --i) {
+    hits[addr] += 1;
+    mask_to(tmp, s, L, n);
+    shl(a, tmp, L, 1);
+    mask_to(tmp, h, L, n - 1);
+    shl(b, tmp, L, 2);
+    const limb* d = entries + (size_t)addr * L;
+    for (int j = 0; j < L; ++j) {
+      t = a[j] ^ b[j];
+      h[j] = (a[j] & b[j]) | (t & d[j]);
+      s[j] = t ^ d[j];
+    }
+    if (!below_pow2(s, L, n + 1)) return 1;
+    if (!below_pow2(h, L, n + 1)) return 2;
+    const int k = k_by_top[(bit(s, n) << 2) | (bit(h, n) << 1) | bit(h, n - 1)];
+    if (k < 0) return 3;
+    addr = 2 * k + (i >= 0 ? bit(x, i) : 0);
+  }
+  return 0;
+}
+
+/* MM42 (mm42, mm42_u2): models.mm42._loop. a: A1 + A2 (its bits LSB first are A_i);
+ * x1s, x2s: 4 entries each; b0: (B1 ^ B2) & 1; sels[iters]: the selection of each iteration.
+ * 1: halving would drop a one bit, 2: S overflows n + 2 bits. */
+int mv_mm42(int n, int iters, int L, const limb* a, const limb* x1s, const limb* x2s, int b0,
+            limb* s, limb* c, int8_t* sels) {
+  limb t, maj, carry, c1;
+  memset(s, 0, 8 * (size_t)L);
+  memset(c, 0, 8 * (size_t)L);
+  for (int i = 0; i < iters; ++i) {
+    const int q = (int)((s[0] ^ c[0]) & 1);
+    const int sel = bit(a, i) ? (2 | (q ^ b0)) : q;
+    sels[i] = (int8_t)sel;
+    const limb* x1 = x1s + (size_t)sel * L;
+    const limb* x2 = x2s + (size_t)sel * L;
+    carry = 0;
+    for (int j = 0; j < L; ++j) {
+      limb s1;
+      if (sel) { /* CSA 1: + X1 */
+        t = s[j] ^ c[j];
+        maj = (s[j] & c[j]) | (t & x1[j]);
+        s1 = t ^ x1[j];
+      } else {
+        maj = s[j] & c[j];
+        s1 = s[j] ^ c[j];
+      }
+      c1 = (maj << 1) | carry;
+      carry = maj >> 63;
+      if (sel >= 2) { /* CSA 2: + X2, the carry kept as the majority */
+        t = s1 ^ c1;
+        c[j] = (s1 & c1) | (t & x2[j]);
+        s[j] = t ^ x2[j];
+      } else {
+        c[j] = s1 & c1;
+        s[j] = s1 ^ c1;
+      }
+    }
+    if (s[0] & 1) return 1;
+    shr1(s, L);
+    if (!below_pow2(s, L, n + 2) || !below_pow2(c, L, n + 2)) return 2;
+  }
+  return 0;
+}
