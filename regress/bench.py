@@ -761,10 +761,18 @@ def wall_from_results(folder: Path) -> dict[str, object]:
     if s.get("shard"):
         raise BenchError(f"{path} is one shard ({s['shard']}), not a whole list")
     failed = s.get("failed", 0)
-    return {str(s["jobs"]): {"wall_s": round(float(s["wall_s"]), 1), "exit": int(failed > 0),
-                             "last_line": f"{s['passed']} passed, {failed} failed "
-                                          f"({len(s.get('builds', []))} models; from "
-                                          f"{folder.name}, git {str(s.get('git', ''))[:7]})"}}
+    campaigns = list((s.get("mutation") or {}).values())
+    bad = [c for c in campaigns if c.get("status") != "passed"]
+    parts = ([f"{s['passed']} passed, {failed} failed"] if s["passed"] or failed or not campaigns
+             else [])
+    if campaigns:  # a list's mutation campaigns (a list of campaigns alone has no runs)
+        parts.append(f"{len(campaigns)} mutation campaigns, {len(campaigns) - len(bad)} passed")
+    builds = s.get("builds", [])
+    source = (f"{len(builds)} models; " if builds or not campaigns else "") + (
+        f"from {folder.name}, git {str(s.get('git', ''))[:7]}")
+    return {str(s["jobs"]): {"wall_s": round(float(s["wall_s"]), 1),
+                             "exit": int(failed > 0 or bool(bad)),
+                             "last_line": f"{'; '.join(parts)} ({source})"}}
 
 
 def _write(results: dict[str, object], out: Path) -> None:

@@ -77,6 +77,13 @@ def test_wall_time_from_a_finished_regression(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("error: ")
     assert bench.main(["--update", "--wall-from", "nightly", "--out", str(out)]) == 2
     assert "LIST=DIR" in capsys.readouterr().err
+    # a list of mutation campaigns alone: no runs, the campaigns' verdicts
+    summary |= {"shard": "", "passed": 0, "failed": 0, "builds": [], "jobs": 1,
+                "mutation": {"a": {"status": "passed"}, "b": {"status": "failed"}}}
+    (run / "summary.json").write_text(json.dumps(summary))
+    wall = bench.wall_from_results(run)["1"]
+    assert wall["last_line"] == "2 mutation campaigns, 1 passed (from nightly-x, git abcdef1)"
+    assert wall["exit"] == 1
 
 
 @pytest.mark.sim
