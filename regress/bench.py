@@ -240,12 +240,9 @@ def engine_sim_seconds(log_dir: Path) -> float:
         raise BenchError(f"{log_dir}: no engine split (engine.json): {exc}") from None
 
 
-def timing_floor_seconds(spec: BuildSpec, cycles: int, out: Path) -> float:
-    """Seconds of `cycles` idle clock cycles of the (built) engine model advanced by
-    Verilator's scheduler alone, no cocotb (regress/bench_timing_idle.cpp, linked against the
-    cocotb build's objects)."""
-    from verif.config import CLOCK_PERIOD_NS
-
+def link_timing_floor(spec: BuildSpec, out: Path) -> Path:
+    """The timing-floor program for the (built) engine model: regress/bench_timing_idle.cpp
+    linked against the cocotb build's objects (the same code and flags)."""
     tools.setup_env("verilator")
     build_dir = BUILD_ROOT / "sim" / spec.key
     objs = sorted(p for p in build_dir.glob("verilated*.o"))
@@ -261,6 +258,14 @@ def timing_floor_seconds(spec: BuildSpec, cycles: int, out: Path) -> float:
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         raise BenchError(f"timing floor link failed: {(res.stderr or res.stdout).strip()[:200]}")
+    return exe
+
+
+def timing_floor_seconds(exe: Path, cycles: int) -> float:
+    """Seconds of `cycles` idle clock cycles of the engine model advanced by Verilator's
+    scheduler alone, no cocotb (link_timing_floor's program)."""
+    from verif.config import CLOCK_PERIOD_NS
+
     res = subprocess.run([str(exe), str(cycles), str(CLOCK_PERIOD_NS * PRECISION_PER_NS)],
                          capture_output=True, text=True, timeout=600)
     if res.returncode != 0:
@@ -351,8 +356,9 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
                 floor = [kernel_floor_seconds(spec, design, FLOOR_CYCLES,
                                               work / f"floor-{r}") / FLOOR_CYCLES * 1e9
                          for r in range(repeat)]
-                timing = [timing_floor_seconds(spec, FLOOR_CYCLES, work / "timing-floor")
-                          / FLOOR_CYCLES * 1e9 for r in range(repeat)]
+                exe = link_timing_floor(spec, work / "timing-floor")
+                timing = [timing_floor_seconds(exe, FLOOR_CYCLES) / FLOOR_CYCLES * 1e9
+                          for _ in range(repeat)]
                 point["floor"] = {"cycles": FLOOR_CYCLES, "cocotb_ns": asdict(Stat.of(floor)),
                                   "timing_ns": asdict(Stat.of(timing))}
         if sim_name == "verilator":

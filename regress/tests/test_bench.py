@@ -239,6 +239,7 @@ def test_engine_run_split_and_kernel_floor(tmp_path):
     assert 0 < sim_s < secs
     floor = bench.kernel_floor_seconds(spec, design, 5000, tmp_path / "floor")
     assert 0 < floor < 60
-    assert 0 < bench.timing_floor_seconds(spec, 5000, tmp_path / "timing") < 60
+    exe = bench.link_timing_floor(spec, tmp_path / "timing")
+    assert 0 < bench.timing_floor_seconds(exe, 5000) < 60
     with pytest.raises(bench.BenchError, match="no engine split"):
         bench.engine_sim_seconds(tmp_path / "floor")
