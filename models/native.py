@@ -1,10 +1,10 @@
 """Native loops of the bit-serial models (models/native/bitserial.c), loaded with ctypes.
 
 The Python loops in models/mont.py, inter.py and mm42.py are the reference; their hot paths
-call these C loops (the same arithmetic on 64-bit limbs, 20-50x faster at N = 1024) when
-this module could build them, and keep their own loop otherwise. The shared library is built
-once per source version with the C compiler Verilator uses (`CC`, else cc) into
-build/native/; MV_NATIVE=0 turns the native loops off (the Python loops then run).
+call these C loops (the same arithmetic on 64-bit limbs; ~9x faster for mont_csa at
+N = 1024) when this module could build them, and keep their own loop otherwise. The shared
+library is built once per source version with the C compiler Verilator uses (`CC`, else cc)
+into build/native/; MV_NATIVE=0 turns the native loops off (the Python loops then run).
 models/tests/test_native.py checks every result, hit count and failed check of the two.
 """
 
@@ -34,7 +34,6 @@ _SIGNATURES = {
     "mv_mm42": [ctypes.c_int, ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, ctypes.c_int,
                 _u64p, _u64p, ctypes.POINTER(ctypes.c_int8)],
 }
-MAX_LIMBS = 130  # MV_MAX_LIMBS of the C source
 
 why_not = ""  # why the native loops are off ("" when they are on)
 
@@ -76,10 +75,12 @@ def _load() -> ctypes.CDLL | None:
     for name, args in _SIGNATURES.items():
         fn = getattr(lib, name)
         fn.argtypes, fn.restype = args, ctypes.c_int
+    lib.mv_max_limbs.argtypes, lib.mv_max_limbs.restype = [], ctypes.c_int
     return lib
 
 
 LIB = _load()
+MAX_LIMBS = LIB.mv_max_limbs() if LIB is not None else 0  # the C source's MV_MAX_LIMBS
 
 
 def limb_count(bits: int) -> int:

@@ -15,6 +15,9 @@ typedef uint64_t limb;
 
 enum { MV_MAX_LIMBS = 130 }; /* registers up to 8256 bits */
 
+/* The most limbs a register may have (models/native.py reads it). */
+int mv_max_limbs(void) { return MV_MAX_LIMBS; }
+
 static int bit(const limb* v, int i) { return (int)((v[i >> 6] >> (i & 63)) & 1u); }
 
 /* v < 2^k: no bit at or above k */
@@ -48,53 +51,65 @@ static void mask_to(limb* dst, const limb* src, int L, int k) {
   }
 }
 
+/* Two carry-save adders in series over L limbs: CSA 1 adds p + q + d1, its carry shifted
+ * left one place; CSA 2 adds d2 to that pair. s and m get CSA 2's sum and majority (its carry
+ * before the shift, which the callers' halving or doubling absorbs). A zero addend (the
+ * `zero` array) makes a CSA the half adder it is. p and q may be s and m. */
+static void csa_pair(int L, const limb* p, const limb* q, const limb* d1, const limb* d2,
+                     limb* s, limb* m) {
+  limb carry = 0;
+  for (int j = 0; j < L; ++j) {
+    const limb t1 = p[j] ^ q[j];
+    const limb maj = (p[j] & q[j]) | (t1 & d1[j]);
+    const limb s1 = t1 ^ d1[j];
+    const limb c1 = (maj << 1) | carry;
+    carry = maj >> 63;
+    const limb t2 = s1 ^ c1;
+    m[j] = (s1 & c1) | (t2 & d2[j]);
+    s[j] = t2 ^ d2[j];
+  }
+}
+
+/* One carry-save adder over L limbs: s = p ^ q ^ d, m = majority(p, q, d) (the carry before
+ * its shift). p and q may be s and m. */
+static void csa_one(int L, const limb* p, const limb* q, const limb* d, limb* s, limb* m) {
+  for (int j = 0; j < L; ++j) {
+    const limb t = p[j] ^ q[j];
+    m[j] = (p[j] & q[j]) | (t & d[j]);
+    s[j] = t ^ d[j];
+  }
+}
+
+/* The interleaved loops' doubling: a = 2 (S mod 2^n), b = 2 (C mod 2^n) = 4 (h mod 2^(n-1))
+ * for C = 2h. */
+static void doubled_low(int L, int n, const limb* s, const limb* h, limb* a, limb* b) {
+  limb tmp[MV_MAX_LIMBS];
+  mask_to(tmp, s, L, n);
+  shl(a, tmp, L, 1);
+  mask_to(tmp, h, L, n - 1);
+  shl(b, tmp, L, 2);
+}
+
+static const limb kZero[MV_MAX_LIMBS]; /* the zero addend */
+
 /* Algorithm 1b (mont_csa, mont_csa_u2): models.mont._mont_csa_loop. x, y, m: L limbs;
  * s, c: outputs; hits[8]: 4 * (i % 2) + (x_i << 1 | q). 1: shift would drop a one bit,
  * 2: S or C outgrew its N-bit register. */
 int mv_mont_csa(int n, int L, const limb* x, const limb* y, const limb* m, limb* s, limb* c,
                 int64_t* hits) {
-  limb t, maj, carry;
+  if (L > MV_MAX_LIMBS) return 3;
   memset(s, 0, 8 * (size_t)L);
   memset(c, 0, 8 * (size_t)L);
   int stage = 0;
   for (int i = 0; i < n; ++i) {
-    int addr = stage;
-    carry = 0;
-    if (bit(x, i)) { /* CSA 1: S + C + x_i*Y */
-      for (int j = 0; j < L; ++j) {
-        t = s[j] ^ c[j];
-        maj = (s[j] & c[j]) | (t & y[j]);
-        s[j] = t ^ y[j];
-        c[j] = (maj << 1) | carry;
-        carry = maj >> 63;
-      }
-      addr |= 2;
-    } else {
-      for (int j = 0; j < L; ++j) {
-        maj = s[j] & c[j];
-        s[j] ^= c[j];
-        c[j] = (maj << 1) | carry;
-        carry = maj >> 63;
-      }
-    }
-    if (s[0] & 1) { /* CSA 2: + q*M; the carry stays a majority (its << 1 and >> 1 cancel) */
-      for (int j = 0; j < L; ++j) {
-        t = s[j] ^ c[j];
-        maj = (s[j] & c[j]) | (t & m[j]);
-        s[j] = t ^ m[j];
-        c[j] = maj;
-      }
-      addr |= 1;
-    } else {
-      for (int j = 0; j < L; ++j) {
-        maj = s[j] & c[j];
-        s[j] ^= c[j];
-        c[j] = maj;
-      }
-    }
-    hits[addr] += 1;
+    const int xi = bit(x, i);
+    const limb* d1 = xi ? y : kZero; /* CSA 1: S + C + x_i*Y */
+    /* q: the LSB of CSA 1's sum (its shifted carry has a zero LSB) selects M for CSA 2 */
+    const int q = (int)((s[0] ^ c[0] ^ d1[0]) & 1);
+    csa_pair(L, s, c, d1, q ? m : kZero, s, c);
+    hits[stage | (xi << 1) | q] += 1;
     if (s[0] & 1) return 1;
-    shr1(s, L);
+    shr1(s, L); /* C stays the majority: its << 1 and the shift cancel */
     if (!below_pow2(s, L, n) || !below_pow2(c, L, n)) return 2;
     stage ^= 4;
   }
@@ -106,20 +121,13 @@ int mv_mont_csa(int n, int L, const limb* x, const limb* y, const limb* m, limb*
  * 2: S or C outgrew N+1 bits. */
 int mv_mont_lut(int n, int L, const limb* x, int y0, const limb* table, limb* s, limb* c,
                 int64_t* hits) {
-  limb u, maj;
   memset(s, 0, 8 * (size_t)L);
   memset(c, 0, 8 * (size_t)L);
   int stage = 0;
   for (int i = 0; i < n; ++i) {
     int addr = (bit(x, i) << 3) | (y0 << 2) | ((int)(s[0] & 1) << 1) | (int)(c[0] & 1);
     hits[stage | addr] += 1;
-    const limb* e = table + (size_t)addr * L;
-    for (int j = 0; j < L; ++j) {
-      u = s[j] ^ c[j];
-      maj = (s[j] & c[j]) | (u & e[j]);
-      s[j] = u ^ e[j];
-      c[j] = maj;
-    }
+    csa_one(L, s, c, table + (size_t)addr * L, s, c);
     if (s[0] & 1) return 1;
     shr1(s, L);
     if (!below_pow2(s, L, n + 1) || !below_pow2(c, L, n + 1)) return 2;
@@ -129,48 +137,20 @@ int mv_mont_lut(int n, int L, const limb* x, int y0, const limb* table, limb* s,
 }
 
 /* Algorithm 4 (inter_csa): models.inter.inter_csa's loop, X MSB first. twice: 7 entries
- * (2A for k = 0..6); ym: Y'; s, h: S and CSA 2's majority (C = 2h); hits[7]. 1: S or C
- * exceed n + 2 bits, 2: k >= 7. */
+ * (2A for k = 0..6, entry 0 is zero); ym: Y'; s, h: S and CSA 2's majority (C = 2h); hits[7].
+ * 1: S or C exceed n + 2 bits, 2: k >= 7. */
 int mv_inter_csa(int n, int L, const limb* x, const limb* twice, const limb* ym, limb* s,
                  limb* h, int64_t* hits) {
-  limb a[MV_MAX_LIMBS], b[MV_MAX_LIMBS], tmp[MV_MAX_LIMBS];
-  limb t, maj, carry, cj;
+  limb a[MV_MAX_LIMBS], b[MV_MAX_LIMBS];
   if (L > MV_MAX_LIMBS) return 3;
   memset(s, 0, 8 * (size_t)L);
   memset(h, 0, 8 * (size_t)L);
   int k = 0;
   for (int i = n - 1; i >= 0; --i) {
     hits[k] += 1;
-    mask_to(tmp, s, L, n);
-    shl(a, tmp, L, 1); /* 2 (S mod 2^n) */
-    mask_to(tmp, h, L, n - 1);
-    shl(b, tmp, L, 2); /* 2 (C mod 2^n) = 4 (h mod 2^(n-1)) */
-    const int xi = bit(x, i);
-    const limb* d = twice + (size_t)k * L;
-    carry = 0;
-    for (int j = 0; j < L; ++j) {
-      /* CSA 1: a + b + x_i Y' -> (s1, c1 = maj << 1) */
-      limb s1;
-      if (xi) {
-        t = a[j] ^ b[j];
-        maj = (a[j] & b[j]) | (t & ym[j]);
-        s1 = t ^ ym[j];
-      } else {
-        maj = a[j] & b[j];
-        s1 = a[j] ^ b[j];
-      }
-      cj = (maj << 1) | carry;
-      carry = maj >> 63;
-      /* CSA 2: + 2A (k > 0), else a half adder; h is the majority */
-      if (k) {
-        t = s1 ^ cj;
-        h[j] = (s1 & cj) | (t & d[j]);
-        s[j] = t ^ d[j];
-      } else {
-        h[j] = s1 & cj;
-        s[j] = s1 ^ cj;
-      }
-    }
+    doubled_low(L, n, s, h, a, b);
+    /* CSA 1: + x_i Y'; CSA 2: + 2A */
+    csa_pair(L, a, b, bit(x, i) ? ym : kZero, twice + (size_t)k * L, s, h);
     if (!below_pow2(s, L, n + 2) || !below_pow2(h, L, n + 1)) return 1;
     k = bit(s, n) + bit(h, n - 1) + 2 * (bit(s, n + 1) + bit(h, n));
     if (k >= 7) return 2;
@@ -183,24 +163,15 @@ int mv_inter_csa(int n, int L, const limb* x, const limb* twice, const limb* ym,
  * n, 2: C has a bit above n + 1, 3: s_n and c_(n+1) both set. */
 int mv_inter_lut(int n, int L, const limb* x, const limb* entries, const int* k_by_top,
                  limb* s, limb* h, int64_t* hits) {
-  limb a[MV_MAX_LIMBS], b[MV_MAX_LIMBS], tmp[MV_MAX_LIMBS];
-  limb t;
+  limb a[MV_MAX_LIMBS], b[MV_MAX_LIMBS];
   if (L > MV_MAX_LIMBS) return 4;
   memset(s, 0, 8 * (size_t)L);
   memset(h, 0, 8 * (size_t)L);
   int addr = bit(x, n - 1);
   for (int i = n - 2; i >= -1; --i) {
     hits[addr] += 1;
-    mask_to(tmp, s, L, n);
-    shl(a, tmp, L, 1);
-    mask_to(tmp, h, L, n - 1);
-    shl(b, tmp, L, 2);
-    const limb* d = entries + (size_t)addr * L;
-    for (int j = 0; j < L; ++j) {
-      t = a[j] ^ b[j];
-      h[j] = (a[j] & b[j]) | (t & d[j]);
-      s[j] = t ^ d[j];
-    }
+    doubled_low(L, n, s, h, a, b);
+    csa_one(L, a, b, entries + (size_t)addr * L, s, h);
     if (!below_pow2(s, L, n + 1)) return 1;
     if (!below_pow2(h, L, n + 1)) return 2;
     const int k = k_by_top[(bit(s, n) << 2) | (bit(h, n) << 1) | bit(h, n - 1)];
@@ -211,41 +182,19 @@ int mv_inter_lut(int n, int L, const limb* x, const limb* entries, const int* k_
 }
 
 /* MM42 (mm42, mm42_u2): models.mm42._loop. a: A1 + A2 (its bits LSB first are A_i);
- * x1s, x2s: 4 entries each; b0: (B1 ^ B2) & 1; sels[iters]: the selection of each iteration.
- * 1: halving would drop a one bit, 2: S overflows n + 2 bits. */
+ * x1s, x2s: 4 entries each (zero where a selection adds nothing); b0: (B1 ^ B2) & 1;
+ * sels[iters]: the selection of each iteration. 1: halving would drop a one bit,
+ * 2: S overflows n + 2 bits. */
 int mv_mm42(int n, int iters, int L, const limb* a, const limb* x1s, const limb* x2s, int b0,
             limb* s, limb* c, int8_t* sels) {
-  limb t, maj, carry, c1;
   memset(s, 0, 8 * (size_t)L);
   memset(c, 0, 8 * (size_t)L);
   for (int i = 0; i < iters; ++i) {
     const int q = (int)((s[0] ^ c[0]) & 1);
     const int sel = bit(a, i) ? (2 | (q ^ b0)) : q;
     sels[i] = (int8_t)sel;
-    const limb* x1 = x1s + (size_t)sel * L;
-    const limb* x2 = x2s + (size_t)sel * L;
-    carry = 0;
-    for (int j = 0; j < L; ++j) {
-      limb s1;
-      if (sel) { /* CSA 1: + X1 */
-        t = s[j] ^ c[j];
-        maj = (s[j] & c[j]) | (t & x1[j]);
-        s1 = t ^ x1[j];
-      } else {
-        maj = s[j] & c[j];
-        s1 = s[j] ^ c[j];
-      }
-      c1 = (maj << 1) | carry;
-      carry = maj >> 63;
-      if (sel >= 2) { /* CSA 2: + X2, the carry kept as the majority */
-        t = s1 ^ c1;
-        c[j] = (s1 & c1) | (t & x2[j]);
-        s[j] = t ^ x2[j];
-      } else {
-        c[j] = s1 & c1;
-        s[j] = s1 ^ c1;
-      }
-    }
+    /* CSA 1: + X1, CSA 2: + X2, the second carry kept as the majority */
+    csa_pair(L, s, c, x1s + (size_t)sel * L, x2s + (size_t)sel * L, s, c);
     if (s[0] & 1) return 1;
     shr1(s, L);
     if (!below_pow2(s, L, n + 2) || !below_pow2(c, L, n + 2)) return 2;
