@@ -45,14 +45,14 @@ from regress.sim import (  # noqa: E402
     RunSpec,
     build,
     execute,
+    half_period_units,
     has_engine,
 )
 from verif import regmap  # noqa: E402
 from verif.config import ConfigError, DesignConfig, known_designs, load_design  # noqa: E402
 
 HARNESS = Path(__file__).resolve().parent / "bench_harness.cpp"
-TIMING_IDLE = Path(__file__).resolve().parent / "bench_timing_idle.cpp"
-PRECISION_PER_NS = 1000  # the builds' timescale is 1ns/1ps
+ENGINE_IDLE = Path(__file__).resolve().parent / "bench_engine_idle.cpp"
 DEFAULT_OUT = ROOT / "docs" / "bench"
 BENCH_BUILD = BUILD_ROOT / "bench"
 BUS_W = 32
@@ -240,36 +240,34 @@ def engine_sim_seconds(log_dir: Path) -> float:
         raise BenchError(f"{log_dir}: no engine split (engine.json): {exc}") from None
 
 
-def link_timing_floor(spec: BuildSpec, out: Path) -> Path:
-    """The timing-floor program for the (built) engine model: regress/bench_timing_idle.cpp
-    linked against the cocotb build's objects (the same code and flags)."""
+def link_engine_floor(spec: BuildSpec, out: Path) -> Path:
+    """The floor program for the (built) engine model: regress/bench_engine_idle.cpp linked
+    against the cocotb build's objects (the same code and flags)."""
     tools.setup_env("verilator")
     build_dir = BUILD_ROOT / "sim" / spec.key
     objs = sorted(p for p in build_dir.glob("verilated*.o"))
     if not objs or not (build_dir / "Vtop__ALL.a").exists():
-        raise BenchError(f"{build_dir}: no Verilated objects to link the timing floor with")
+        raise BenchError(f"{build_dir}: no Verilated objects to link the engine floor with")
     out.mkdir(parents=True, exist_ok=True)
-    exe = out / "timing_idle"
+    exe = out / "engine_idle"
     include = Path(os.environ["VERILATOR_ROOT"]) / "include"
     cmd = [os.environ.get("CXX", "c++"), "-Os", "-std=c++20", f"-I{build_dir}", f"-I{include}",
-           f"-I{include / 'vltstd'}", "-DVM_TIMING=1", "-DVM_TRACE=0", "-DVM_COVERAGE=0",
-           "-DVM_SC=0", str(TIMING_IDLE), str(build_dir / "Vtop__ALL.a"), *map(str, objs),
+           f"-I{include / 'vltstd'}", "-DVM_TIMING=0", "-DVM_TRACE=0", "-DVM_COVERAGE=0",
+           "-DVM_SC=0", str(ENGINE_IDLE), str(build_dir / "Vtop__ALL.a"), *map(str, objs),
            "-lpthread", "-o", str(exe)]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
-        raise BenchError(f"timing floor link failed: {(res.stderr or res.stdout).strip()[:200]}")
+        raise BenchError(f"engine floor link failed: {(res.stderr or res.stdout).strip()[:200]}")
     return exe
 
 
-def timing_floor_seconds(exe: Path, cycles: int) -> float:
-    """Seconds of `cycles` idle clock cycles of the engine model advanced by Verilator's
-    scheduler alone, no cocotb (link_timing_floor's program)."""
-    from verif.config import CLOCK_PERIOD_NS
-
-    res = subprocess.run([str(exe), str(cycles), str(CLOCK_PERIOD_NS * PRECISION_PER_NS)],
+def engine_floor_seconds(exe: Path, cycles: int) -> float:
+    """Seconds of `cycles` idle clock cycles of the engine model alone, its clock toggled from
+    C++ and no cocotb (link_engine_floor's program)."""
+    res = subprocess.run([str(exe), str(cycles), str(2 * half_period_units())],
                          capture_output=True, text=True, timeout=600)
     if res.returncode != 0:
-        raise BenchError(f"timing floor run failed: {(res.stderr or res.stdout).strip()[:200]}")
+        raise BenchError(f"engine floor run failed: {(res.stderr or res.stdout).strip()[:200]}")
     return float(dict(kv.split("=") for kv in res.stdout.split())["seconds"])
 
 
@@ -356,11 +354,11 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
                 floor = [kernel_floor_seconds(spec, design, FLOOR_CYCLES,
                                               work / f"floor-{r}") / FLOOR_CYCLES * 1e9
                          for r in range(repeat)]
-                exe = link_timing_floor(spec, work / "timing-floor")
-                timing = [timing_floor_seconds(exe, FLOOR_CYCLES) / FLOOR_CYCLES * 1e9
-                          for _ in range(repeat)]
+                exe = link_engine_floor(spec, work / "engine-floor")
+                alone = [engine_floor_seconds(exe, FLOOR_CYCLES) / FLOOR_CYCLES * 1e9
+                         for _ in range(repeat)]
                 point["floor"] = {"cycles": FLOOR_CYCLES, "cocotb_ns": asdict(Stat.of(floor)),
-                                  "timing_ns": asdict(Stat.of(timing))}
+                                  "engine_build_ns": asdict(Stat.of(alone))}
         if sim_name == "verilator":
             exe, hbuild_s = build_harness(design, n, params)
             script = work / "harness.txt"
@@ -580,29 +578,36 @@ def floor_section(points: list[dict[str, object]]) -> list[str]:
              "*simulator share*: the part of an engine run spent in the simulator (from each "
              "script's go to Python's resumption at its end; the rest is Python: models, "
              "checks, coverage, pyuvm); *without Python*: operations per second of that "
-             "simulator time alone, the engine mode's ceiling with the stock cocotb loop. "
+             "simulator time alone, the engine mode's ceiling with cocotb's callbacks. "
              f"*ns / cycle*: {FLOOR_CYCLES:,} cycles with the design idle: in the raw harness "
              "(the design's own evaluation, the clock toggled from C++); in the engine build "
-             "advanced by Verilator's scheduler alone (*--timing*: the design, the bus engine "
-             "and the wrapper's HDL clock, no cocotb); and under cocotb with Python waiting on "
-             "one Timer (*cocotb*: the same build with cocotb's main loop and VPI callbacks); "
-             "*raw, working*: the raw harness's timed loop per cycle.", "",
+             "alone (*engine build*: the design, the bus engine and the wrapper, the clock "
+             "toggled from C++, no cocotb); and under cocotb with Python waiting on one Timer "
+             "(*cocotb*: the same build in the engine's main loop, with cocotb's VPI "
+             "callbacks); *raw, working*: the raw harness's timed loop per cycle. "
+             "*hdl clock*: a point measured before the engine main loop "
+             "(verif/bus/engine_main.cpp), when the wrapper's clock was an HDL delay loop "
+             "under Verilator's --timing scheduler and cocotb's main (its engine-build figure "
+             "is that build advanced by the --timing scheduler alone).", "",
              "| design | N | engine (ops/s) | simulator share | without Python (ops/s) | "
              "without Python / raw | raw ns / cycle, working | idle ns / cycle: raw | "
-             "--timing | cocotb | cocotb / raw, idle |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "engine build | cocotb | cocotb / raw, idle | clock |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     overheads = []
     for p in rows:
         cocotb_ns, idle_ns = med(p, "floor", "cocotb_ns"), med(p, "floor", "raw_idle_ns")
         overheads.append(cocotb_ns / idle_ns)
         no_py = med(p, "verilator_engine", "no_python_ops_per_s")
-        timing = (f"{med(p, 'floor', 'timing_ns'):.0f}"
-                  if "timing_ns" in p["floor"] else "–")  # type: ignore[operator]
+        floor = p["floor"]
+        alone_key = next((k for k in ("engine_build_ns", "timing_ns")
+                          if k in floor), None)  # type: ignore[operator]
+        alone = f"{med(p, 'floor', alone_key):.0f}" if alone_key else "–"
+        clock = "main loop" if "engine_build_ns" in floor else "hdl clock"  # type: ignore[operator]
         lines.append(
             f"| {p['design']} | {p['n']} | {med(p, 'verilator_engine', 'ops_per_s'):.1f} | "
             f"{med(p, 'verilator_engine', 'sim_share'):.2f} | {no_py:.1f} | "
             f"{no_py / med(p, 'raw', 'ops_per_s'):.2f} | {med(p, 'raw', 'ns_per_cycle'):.0f} | "
-            f"{idle_ns:.0f} | {timing} | {cocotb_ns:.0f} | {cocotb_ns / idle_ns:.1f} |")
+            f"{idle_ns:.0f} | {alone} | {cocotb_ns:.0f} | {cocotb_ns / idle_ns:.1f} | {clock} |")
     lines += ["", f"An idle clock cycle costs {statistics.median(overheads):.1f} times as much "
               "under cocotb as in the raw harness (median over the rows above)."]
     return lines

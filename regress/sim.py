@@ -38,6 +38,7 @@ from regress import tools  # noqa: E402
 from verif import regmap  # noqa: E402
 from verif.bus import engine  # noqa: E402
 from verif.config import (  # noqa: E402
+    CLOCK_PERIOD_NS,
     CONFIG_DIR,
     ConfigError,
     DesignConfig,
@@ -48,6 +49,7 @@ from verif.config import (  # noqa: E402
 from verif.vectors import VectorError, load_vectors  # noqa: E402
 
 BUILD_ROOT = ROOT / "build"
+TIMESCALE = ("1ns", "1ps")  # (unit, precision) of every build and run
 TEST_MODULE = "verif.tb_mult"
 ALL_TESTS = ("RandomTest", "CornerTest", "BackToBackTest", "StatusWhileBusyTest", "ErrorTest")
 VECTOR_TESTS = ("VectorTest",)
@@ -109,6 +111,8 @@ class BuildSpec:
         parts += ["fault"] if self.fault else []
         parts += ["waves"] if self.waves else []
         parts += ["eng"] if self.bus == "engine" else []
+        # the old HDL-clock engine build (MV_ENGINE_CLOCK=hdl) in a folder of its own
+        parts += ["hdlclk"] if self.bus == "engine" and _engine_hdl_clock() else []
         parts += ["cov"] if self.coverage else []
         return "-".join(parts + [self.sim])
 
@@ -259,9 +263,29 @@ def _vpi_flat() -> bool:
     return os.environ.get("MV_VPI", "lean") == "flat"
 
 
-def _verilator_runner(control: Path | None):  # noqa: ANN202 - a cocotb_tools runner
-    """cocotb's Verilator runner, with the lean VPI visibility of vpi_control (control=None:
-    cocotb's own flags)."""
+def _engine_hdl_clock() -> bool:
+    """Engine builds on Verilator toggle the wrapper's clock in their own main loop
+    (verif/bus/engine_main.cpp, no --timing); MV_ENGINE_CLOCK=hdl keeps the wrapper's HDL
+    delay-loop clock and cocotb's main (the earlier build, for comparison)."""
+    return os.environ.get("MV_ENGINE_CLOCK", "main") == "hdl"
+
+
+def half_period_units(period_ns: int = CLOCK_PERIOD_NS, precision: str = TIMESCALE[1]) -> int:
+    """Half a clock period in the builds' time precision (the engine main loop's step)."""
+    m = re.fullmatch(r"(1|10|100)(s|ms|us|ns|ps|fs)", precision)
+    if not m:
+        raise ConfigError(f"unsupported time precision {precision!r}")
+    exp = {"s": 0, "ms": -3, "us": -6, "ns": -9, "ps": -12, "fs": -15}[m[2]] + len(m[1]) - 1
+    units = period_ns * 10 ** (-9 - exp) / 2
+    if units != int(units) or units < 1:
+        raise ConfigError(f"half of {period_ns} ns is not a whole number of {precision}")
+    return int(units)
+
+
+def _verilator_runner(control: Path | None, main: Path | None = None):  # noqa: ANN202
+    """cocotb's Verilator runner (a cocotb_tools runner), with the lean VPI visibility of
+    vpi_control (control=None: cocotb's own flags) and, for engine builds, the engine's own
+    main loop instead of cocotb's verilator.cpp (main=None: cocotb's)."""
     from cocotb_tools.runner import Verilator
 
     class LeanVerilator(Verilator):
@@ -271,6 +295,12 @@ def _verilator_runner(control: Path | None):  # noqa: ANN202 - a cocotb_tools ru
             if control is not None and "--public-flat-rw" in first:
                 i = first.index("--public-flat-rw")
                 first[i:i + 1] = ["--public-depth", "1", str(control)]
+            if main is not None:
+                stock = [i for i, arg in enumerate(first) if arg.endswith("verilator.cpp")]
+                if len(stock) != 1:
+                    raise tools.ToolError("cocotb's Verilator build command has changed: "
+                                          "cannot put the engine main loop in its place")
+                first[stock[0]] = str(main)
             return cmds
 
     return LeanVerilator()
@@ -282,8 +312,9 @@ def _build_stamp(b: BuildSpec, design: DesignConfig) -> str:
     h = hashlib.sha256(json.dumps(spec, sort_keys=True).encode())
     if b.sim == "verilator":
         h.update(b"vpi=flat" if _vpi_flat() else vpi_control(design).encode())
-    for src in b.sources(design) + ([engine.ENGINE_SV, Path(engine.__file__)]
-                                       if b.bus == "engine" else []):
+        h.update(b"clock=hdl" if b.bus == "engine" and _engine_hdl_clock() else b"")
+    for src in b.sources(design) + ([engine.ENGINE_SV, engine.ENGINE_MAIN,
+                                     Path(engine.__file__)] if b.bus == "engine" else []):
         h.update(src.read_bytes())
     h.update(json.dumps(tools.versions(), sort_keys=True).encode())
     return h.hexdigest()
@@ -316,13 +347,16 @@ def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path
     if b.sim == "verilator":
         build_args += ["-Wno-fatal"] + (["--trace-fst", "--trace-structs"] if b.waves else [])
         build_args += ["--coverage-line", "--coverage-toggle"] if b.coverage else []
-        if b.bus == "engine":  # the engine wrapper's clock is an HDL delay loop
-            build_args += ["--timing", "-CFLAGS", "-std=c++20"]
+    main_loop = b.sim == "verilator" and b.bus == "engine" and not _engine_hdl_clock()
+    if main_loop:  # the engine main loop toggles the wrapper's clock
+        build_args += ["-CFLAGS", f"-DMV_HALF_PERIOD={half_period_units()}"]
+    elif b.sim == "verilator" and b.bus == "engine":  # the wrapper's clock is a delay loop
+        build_args += ["--timing", "-CFLAGS", "-std=c++20"]
     if b.sim == "verilator":
         control = None if _vpi_flat() else build_dir / "probes.vlt"
         if control is not None:
             control.write_text(vpi_control(design))
-        runner = _verilator_runner(control)
+        runner = _verilator_runner(control, engine.ENGINE_MAIN if main_loop else None)
     else:
         runner = get_runner(b.sim)
     log = log or build_dir / "build.log"
@@ -330,12 +364,13 @@ def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path
     if b.bus == "engine":
         wrapper = build_dir / f"{b.toplevel(design)}.sv"
         depth = engine.engine_depth(b.n, design.design, b.bus_w)
-        wrapper.write_text(engine.emit_wrapper(design.toplevel, b.parameters(design), depth))
+        wrapper.write_text(engine.emit_wrapper(design.toplevel, b.parameters(design), depth,
+                                               hdl_clock=not main_loop))
         sources += [engine.ENGINE_SV, wrapper]
     try:
         runner.build(sources=sources, hdl_toplevel=b.toplevel(design),
                      parameters=b.parameters(design), build_dir=build_dir, always=True,
-                     build_args=build_args, timescale=("1ns", "1ps"), waves=b.waves,
+                     build_args=build_args, timescale=TIMESCALE, waves=b.waves,
                      log_file=log)
     except (subprocess.CalledProcessError, RuntimeError, SystemExit) as exc:
         first = next((ln.strip() for ln in log.read_text(errors="replace").splitlines()
@@ -361,7 +396,7 @@ def _child_test(run: RunSpec, log_dir: Path) -> int:
                 hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / b.key,
                 test_dir=log_dir, seed=run.seed, extra_env=cfg.to_env(),
                 testcase=list(run.tests), waves=b.waves, results_xml=str(log_dir / "results.xml"),
-                parameters=b.parameters(design), timescale=("1ns", "1ps"),
+                parameters=b.parameters(design), timescale=TIMESCALE,
                 plusargs=list(run.plusargs))
     return 0
 

@@ -27,6 +27,8 @@ from verif.bus.item import Burst, BusItem, Kind
 from verif.config import CLOCK_PERIOD_NS
 
 ENGINE_SV = Path(__file__).resolve().parent.parent / "hdl" / "mv_bus_engine.sv"
+# Verilator main loop of engine builds: the wrapper's clock toggled in C++ (no --timing)
+ENGINE_MAIN = Path(__file__).resolve().parent / "engine_main.cpp"
 IDLE_W = 4
 CYC_W = 32  # the log's time of an entry: falling edges since the script started
 LEN_W = 16
@@ -51,14 +53,20 @@ def engine_depth(n: int, design: regmap.Design, bus_w: int) -> int:
 
 
 def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
-                 period_ns: int = CLOCK_PERIOD_NS) -> str:
+                 period_ns: int = CLOCK_PERIOD_NS, hdl_clock: bool = True) -> str:
     """A toplevel holding the design's toplevel and the bus engine, with the same
-    parameters (the runner sets them on the wrapper, which passes them down). The wrapper
-    makes the clock itself (high at time 0, as cocotb's Clock starts): a clock that cocotb
-    drives costs a VPI write and a callback round-trip per edge, which made up most of a fast
-    run's wall time (measured at N = 1024: 0.34 s of clock alone for 57k cycles against
-    0.08 s with the clock in the HDL). Verilator builds it with --timing."""
+    parameters (the runner sets them on the wrapper, which passes them down). The clock is
+    not cocotb's: a clock that cocotb drives costs a VPI write and a callback round-trip per
+    edge, which made up most of a fast run's wall time (measured at N = 1024: 0.34 s of clock
+    alone for 57k cycles against 0.08 s with the clock in the HDL). It starts high at time 0,
+    as cocotb's Clock does, and is either made by the wrapper (hdl_clock: a delay loop, for
+    Icarus) or an input port that the engine's Verilator main loop toggles (ENGINE_MAIN),
+    which spares Verilator's --timing scheduler an evaluation per edge."""
     name = wrapper_name(toplevel)
+    clock_port = "" if hdl_clock else "\n  input  logic                      clk_i,"
+    clock = (f"logic             clk_i = 1'b1;\n"
+             f"  always #({period_ns / 2}) clk_i = ~clk_i;  // ns: the build's timescale is 1ns/1ps"
+             if hdl_clock else "// clk_i: toggled by the Verilator main loop (ENGINE_MAIN)")
     decl = ",\n".join(f"  parameter int {k} = {v}" for k, v in params.items())
     decl += f",\n  parameter int EngDepth = {depth}"
     passdown = ",\n".join(f"    .{k}({k})" for k in params)
@@ -67,7 +75,7 @@ module {name}
   import mv_regmap_pkg::*;
 #(
 {decl}
-) (
+) ({clock_port}
   input  logic                      rst_ni,
   input  logic                      tb_go_i,
   input  logic [{LEN_W - 1}:0]               tb_len_i,
@@ -82,8 +90,7 @@ module {name}
   output logic                      busy_o,
   output logic                      done_o
 );
-  logic             clk_i = 1'b1;
-  always #({period_ns / 2}) clk_i = ~clk_i;  // ns: the build's timescale is 1ns/1ps
+  {clock}
 
   logic             req, we, ack;
   logic [AddrW-1:0] addr;
@@ -124,6 +131,7 @@ class EngineBusDriver:
         self.addr_w = regmap.load().addr_width
         self.ent_w = 2 + self.addr_w + bus_w + IDLE_W
         self.log_w = CYC_W + bus_w
+        assert self.log_w % 8 == 0, f"bus width {bus_w}: the log is read in whole bytes"
         self.depth = len(top.tb_script_i) // self.ent_w
         # the input ports, looked up once; a port is written only when its value changes
         self.ports = {name: getattr(top, name) for name in (
@@ -196,10 +204,12 @@ class EngineBusDriver:
         await ReadOnly()
         self.read_only = True
         failed = int(self.pos.value) if int(self.timeout.value) else len(entries)
-        log = str(self.log.value)
+        # entry k at bits [k*LogW +: LogW] = {rdata, cycle}: whole bytes (the bus widths are
+        # multiples of 8), so the log is cut as little-endian bytes, not as a bit string
+        log = self.log.value.to_unsigned().to_bytes(len(self.log) // 8, "little")
         start = int(self.start.value)
-        period, half, log_w, bus_w = self.period_ns, self.period_ns // 2, self.log_w, self.bus_w
-        end = len(log)
+        period, half = self.period_ns, self.period_ns // 2
+        cyc_b, ent_b = CYC_W // 8, self.log_w // 8
         k = 0  # entry index
         for sub in subs:
             count = 1 if sub.kind is Kind.WAIT_DONE else sub.count
@@ -207,11 +217,10 @@ class EngineBusDriver:
                 raise WatchdogError(self._hang(sub, failed - k))
             times: list[int] = []
             rdata: list[int] = []
-            for _ in range(count):
-                ent = log[end - (k + 1) * log_w:end - k * log_w]
-                times.append(start + int(ent[bus_w:], 2) * period)
-                rdata.append(int(ent[:bus_w], 2))
-                k += 1
+            for o in range(k * ent_b, (k + count) * ent_b, ent_b):
+                times.append(start + int.from_bytes(log[o:o + cyc_b], "little") * period)
+                rdata.append(int.from_bytes(log[o + cyc_b:o + ent_b], "little"))
+            k += count
             if sub.kind is Kind.WAIT_DONE:
                 sub.time_ns = times[0]
                 continue

@@ -93,3 +93,24 @@ def test_engine_watchdog_inside_a_script(tmp_path, monkeypatch, sim):
     assert "watchdog: DONE not raised within 3 cycles (hung operation)" in outcome.first_error
     lines = (tmp_path / "bus.log").read_text().splitlines()
     assert len(lines) == 3 * 4 + 1 and lines[-1].startswith("W 0 "), lines  # X, Y, M, START
+
+
+def test_engine_main_loop_matches_the_hdl_clock(tmp_path, monkeypatch):
+    """Verilator engine builds toggle the wrapper's clock in their own main loop
+    (verif/bus/engine_main.cpp, no --timing): every transfer, result and time is the same as
+    with the wrapper's HDL delay-loop clock under cocotb's own main (MV_ENGINE_CLOCK=hdl)."""
+    tests = ("RandomTest", "BackToBackTest", "ErrorTest")
+    logs, txns = {}, {}
+    for clock in ("hdl", "main"):
+        monkeypatch.setenv("MV_ENGINE_CLOCK", clock)
+        monkeypatch.setenv("MV_BUS_LOG", str(tmp_path / f"{clock}.bus"))
+        run = RunSpec(BuildSpec("mont_lut", 32, 8, "verilator", bus="engine"), seed=5, txns=6,
+                      tests=tests, timeout_s=900)
+        assert ("hdlclk" in run.key) == (clock == "hdl")
+        outcome = execute(run, tmp_path / clock / run.key)
+        assert outcome.passed, f"{clock}: {outcome.first_error}"
+        logs[clock] = (tmp_path / f"{clock}.bus").read_text().splitlines()
+        txns[clock] = outcome.log_dir.joinpath("txns.jsonl").read_text().splitlines()
+    assert len(logs["main"]) > 300 and len(txns["main"]) >= 6
+    assert logs["main"] == logs["hdl"]
+    assert txns["main"] == txns["hdl"]  # times included

@@ -1,9 +1,10 @@
 // Simulator floor of `make bench`, without cocotb: the engine build's own Verilated model
-// (the design, the bus engine and the wrapper's --timing clock) advanced from one time slot
-// to the next by Verilator's scheduler alone, with the design idle. Linked by regress/bench.py
-// against the objects of the cocotb build (so the same code and flags); set beside the same
-// figure under cocotb (regress/bench_floor.py) and in the raw harness, it splits the cost of
-// an idle clock cycle into the design, the --timing scheduler with the engine, and cocotb.
+// (the design, the bus engine and the wrapper) with its clock toggled from C++, as the
+// engine's main loop (verif/bus/engine_main.cpp) toggles it, and the design idle. Linked by
+// regress/bench.py against the objects of the cocotb build (so the same code and flags); set
+// beside the same figure under cocotb (regress/bench_floor.py) and in the raw harness, it
+// splits the cost of an idle clock cycle into the design, the bus engine and wrapper, and
+// cocotb's callbacks.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -28,24 +29,21 @@ int main(int argc, char** argv) {
   const uint64_t cycles = std::strtoull(argv[1], nullptr, 10);
   const uint64_t period = std::strtoull(argv[2], nullptr, 10);
   auto top = std::make_unique<Vtop>("");
-  auto run_until = [&](uint64_t t_end) {  // every time slot up to t_end
-    while (!Verilated::gotFinish()) {
-      top->eval_step();
-      top->eval_end_step();
-      if (!top->eventsPending()) return;
-      const uint64_t next = top->nextTimeSlot();
-      if (next > t_end) return;
-      main_time = next;
+  auto half_cycles = [&](uint64_t count) {  // the clock high at time 0, as in the main loop
+    for (uint64_t i = 0; i < count && !Verilated::gotFinish(); ++i) {
+      top->clk_i = (main_time / (period / 2)) % 2 == 0;
+      top->eval();
+      main_time += period / 2;
       Verilated::threadContextp()->time(main_time);
     }
   };
   constexpr uint64_t kResetCycles = 3;
   top->rst_ni = 0;
-  run_until(kResetCycles * period);
+  half_cycles(2 * kResetCycles);
   top->rst_ni = 1;
-  run_until(2 * kResetCycles * period);
+  half_cycles(2 * kResetCycles);
   const auto t0 = std::chrono::steady_clock::now();
-  run_until(2 * kResetCycles * period + cycles * period);
+  half_cycles(2 * cycles);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   top->final();

@@ -1,0 +1,155 @@
+// Verilator main loop of the fast bus mode (BUS=engine), used instead of cocotb's
+// share/lib/verilator/verilator.cpp for engine builds only (regress/sim.py).
+//
+// cocotb's main advances the model from one time slot to the next that either cocotb or the
+// model's --timing scheduler asks for. In engine mode the clock used to be an HDL delay loop
+// in the wrapper, so every clock edge went through the --timing scheduler (a coroutine resumed
+// per edge) and through cocotb's whole callback protocol. Here the wrapper's clock is a port
+// that this loop toggles itself, every MV_HALF_PERIOD time units (high at time 0, as cocotb's
+// Clock and the old HDL clock start), and the build needs no --timing:
+//
+//  - a time slot runs cocotb's VPI protocol in cocotb's order (value-change callbacks after
+//    every evaluation, ReadWrite until nothing changes, ReadOnly, NextSimTime, the timed
+//    callbacks of the next slot), so a cocotb test sees the same simulation as before;
+//  - the next slot is the earlier of the next clock edge and cocotb's next timed callback.
+//
+// MV_HALF_PERIOD (in the build's time precision) is set by regress/sim.py from
+// verif/config.py's CLOCK_PERIOD_NS. Trace (--trace, --trace-file) and coverage are handled
+// as in cocotb's main.
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "Vtop.h"
+#include "verilated.h"
+#include "verilated_vpi.h"
+
+#ifndef MV_HALF_PERIOD
+#error "MV_HALF_PERIOD (half a clock period in time precision units) must be defined"
+#endif
+
+#ifndef VM_TRACE_FST
+#define VM_TRACE_FST 0
+#endif
+#if VM_TRACE
+#if VM_TRACE_FST
+#include <verilated_fst_c.h>
+using Trace = VerilatedFstC;
+#else
+#include <verilated_vcd_c.h>
+using Trace = VerilatedVcdC;
+#endif
+#endif
+
+extern "C" void vlog_startup_routines_bootstrap(void);
+
+namespace {
+
+uint64_t main_time = 0;
+#if VM_TRACE
+Trace* trace = nullptr;
+#endif
+
+// Value-change callbacks may write signals that change other values: call until none fires.
+bool SettleValueCallbacks() {
+  bool any = false;
+  while (VerilatedVpi::callValueCbs()) any = true;
+  return any;
+}
+
+void WrapUp() {
+  VerilatedVpi::callCbs(cbEndOfSimulation);
+#if VM_TRACE
+  if (trace != nullptr) trace->close();
+#endif
+#if VM_COVERAGE
+  VerilatedCov::write();
+#endif
+}
+
+// Evaluates the current time slot until neither VPI writes nor ReadWrite callbacks ask for
+// more, then ends it (ReadOnly callbacks, trace).
+void EvalSlot(Vtop& top) {
+  do {
+    do {
+      top.eval_step();
+      VerilatedVpi::clearEvalNeeded();
+      VerilatedVpi::doInertialPuts();
+      SettleValueCallbacks();
+    } while (VerilatedVpi::evalNeeded());
+    VerilatedVpi::callCbs(cbReadWriteSynch);
+    VerilatedVpi::doInertialPuts();
+    SettleValueCallbacks();
+  } while (VerilatedVpi::evalNeeded());
+  top.eval_end_step();
+  VerilatedVpi::callCbs(cbReadOnlySynch);
+#if VM_TRACE
+  if (trace != nullptr) trace->dump(main_time);
+#endif
+}
+
+}  // namespace
+
+double sc_time_stamp() { return static_cast<double>(main_time); }
+
+int main(int argc, char** argv) {
+  const char* trace_file = VM_TRACE_FST ? "dump.fst" : "dump.vcd";
+  bool trace_on = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--trace") {
+      trace_on = true;
+    } else if (arg == "--trace-file" && i + 1 < argc) {
+      trace_file = argv[++i];
+    }
+  }
+#if !VM_TRACE
+  if (trace_on) {
+    std::fprintf(stderr, "Error: --trace needs a build with trace support\n");
+    return 2;
+  }
+#endif
+  Verilated::commandArgs(argc, argv);
+  auto top = std::make_unique<Vtop>("");
+  Verilated::fatalOnVpiError(false);
+#if VM_TRACE
+  Verilated::traceEverOn(true);
+  if (trace_on) {
+    trace = new Trace;
+    top->trace(trace, 99);
+    trace->open(trace_file);
+  }
+#endif
+  uint64_t next_edge = MV_HALF_PERIOD;
+
+  vlog_startup_routines_bootstrap();
+  Verilated::addExitCb([](void*) { WrapUp(); }, nullptr);
+  VerilatedVpi::callCbs(cbStartOfSimulation);
+  SettleValueCallbacks();
+  // The clock rises at time 0, in the first time slot, as the HDL clock's initialiser and
+  // cocotb's Clock make it do: a test waiting for clock edges from time 0 counts this one.
+  top->clk_i = 1;
+
+  while (!Verilated::gotFinish()) {
+    EvalSlot(*top);
+    const uint64_t deadline = VerilatedVpi::cbNextDeadline();  // ~0 when none is registered
+    main_time = deadline < next_edge ? deadline : next_edge;
+    Verilated::threadContextp()->time(main_time);
+    VerilatedVpi::callCbs(cbNextSimTime);
+    SettleValueCallbacks();
+    if (main_time == next_edge) {
+      top->clk_i = !top->clk_i;
+      next_edge += MV_HALF_PERIOD;
+    }
+    VerilatedVpi::callTimedCbs();
+    SettleValueCallbacks();
+  }
+  top->final();
+  WrapUp();
+#if VM_TRACE
+  delete trace;
+#endif
+  return Verilated::threadContextp()->errorCount() > 0 ? 1 : 0;
+}
