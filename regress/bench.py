@@ -381,9 +381,36 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
     return point
 
 
+SERIES = ("verilator", "verilator_engine", "icarus", "icarus_engine", "raw")
+
+
+def merge_points(old: list[dict[str, object]], new: list[dict[str, object]]
+                 ) -> list[dict[str, object]]:
+    """--merge: the old points this run did not measure, and the new ones; a new point keeps
+    the old point's series of a simulator this run left out (e.g. Icarus under --sims
+    verilator), each such series marked with the git revision it was measured at."""
+    by_key: dict[tuple[object, object], dict] = {(p["design"], p["n"]): p for p in old}
+    for p in new:
+        prev = by_key.pop((p["design"], p["n"]), None)
+        if prev is None or "error" in p or "error" in prev:
+            continue
+        for key in SERIES:
+            if key in prev and key not in p:
+                p[key] = {**prev[key], "git": prev[key].get("git", prev.get("git"))}
+    return sorted([*by_key.values(), *new], key=lambda p: (p["design"], p["n"]))
+
+
+def git_cell(p: dict) -> str:
+    """The point's git revision, and that of any series kept from an earlier run."""
+    own = str(p.get("git", "–"))[:7]
+    kept = [f"{key}: {str(p[key]['git'])[:7]}" for key in SERIES
+            if key in p and p[key].get("git", p.get("git")) != p.get("git")]
+    return own + (f" ({', '.join(kept)})" if kept else "")
+
+
 def ratios(point: dict[str, object]) -> dict[str, float]:
     out = {}
-    keys = ("verilator", "verilator_engine", "icarus", "icarus_engine", "raw")
+    keys = SERIES
     med = {k: point[k]["ops_per_s"]["median"] for k in keys if k in point}  # type: ignore[index]
     if "verilator" in med and "raw" in med:
         out["testbench_over_raw"] = med["verilator"] / med["raw"]
@@ -527,7 +554,7 @@ def render_md(results: dict[str, object]) -> str:
                      f"{ratio('verilator_over_icarus', 1)} | {build_s} | "
                      f"{p.get('verilator', {}).get('ops', '–')} / "  # type: ignore[union-attr]
                      f"{p.get('icarus', {}).get('ops', '–')} | "  # type: ignore[union-attr]
-                     f"{str(p.get('git', '–'))[:7]} |")
+                     f"{git_cell(p)} |")
     goal = [(p["design"], ratios(p).get("engine_over_raw"))
             for p in results["points"]  # type: ignore[union-attr]
             if p["n"] == GOAL_N and p.get("bit_serial")]
@@ -723,10 +750,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("  " + ", ".join(f"{k}={v:.2f}" for k, v in r.items()), flush=True)
         old = args.out / "results.json"
         if args.merge and old.exists():
-            measured = {(p["design"], p["n"]) for p in points}
-            points = [p for p in json.loads(old.read_text())["points"]
-                      if (p["design"], p["n"]) not in measured] + points
-            points.sort(key=lambda p: (p["design"], p["n"]))
+            points = merge_points(json.loads(old.read_text())["points"], points)
             names = sorted({str(p["design"]) for p in points})
         results: dict[str, object] = {
             "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, "

@@ -149,14 +149,22 @@ def test_merge_keeps_the_points_not_measured_again(tmp_path, monkeypatch):
         return {"design": name, "n": n, "git": "new", "verilator": {"ops_per_s": stat}}
 
     monkeypatch.setattr(bench, "bench_point", fake)
+    icarus = {"ops_per_s": {"median": 2.0, "low": 2.0, "high": 2.0, "samples": [2.0]}}
     old = {"points": [{"design": "mont_csa", "n": 256, "git": "old"},
-                      {"design": "mont_lut", "n": 256, "git": "old"}], "regressions": {}}
+                      {"design": "mont_lut", "n": 256, "git": "old", "icarus": icarus,
+                       "verilator": {"ops_per_s": icarus["ops_per_s"]}}], "regressions": {}}
     (tmp_path / "results.json").write_text(json.dumps(old))
     args = ["--designs", "mont_lut", "--widths", "256", "--sims", "verilator", "--out",
             str(tmp_path)]
     assert bench.main([*args, "--merge"]) == 0
     points = json.loads((tmp_path / "results.json").read_text())["points"]
     assert [(p["design"], p["git"]) for p in points] == [("mont_csa", "old"), ("mont_lut", "new")]
+    # the series this run left out (Icarus) is kept, marked with its own revision; the one it
+    # measured again (Verilator) is the new one
+    assert points[1]["icarus"] == {**icarus, "git": "old"}
+    assert points[1]["verilator"]["ops_per_s"]["median"] == 5.0
+    md = (tmp_path / "results.md").read_text()
+    assert "| 2.0 (2.0–2.0) | – | 2.5 | – | – / – | new (icarus: old) |" in md
     assert bench.main(args) == 0  # without --merge only this run's points
     points = json.loads((tmp_path / "results.json").read_text())["points"]
     assert [(p["design"], p["git"]) for p in points] == [("mont_lut", "new")]
