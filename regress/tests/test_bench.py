@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from models.registry import get_algo
 from regress import bench
 from verif.config import load_design
 
@@ -255,3 +256,20 @@ def test_engine_run_split_and_kernel_floor(tmp_path):
     assert 0 < bench.engine_floor_seconds(exe, 5000) < 60
     with pytest.raises(bench.BenchError, match="no engine split"):
         bench.engine_sim_seconds(tmp_path / "floor")
+
+
+def test_a_point_over_the_cycle_budget_runs_once():
+    """rsa_core at N = 1024 on Icarus: one operation is over the cycle budget, so its point
+    runs once instead of --repeat times, and results.md says so."""
+    params = get_algo(load_design("rsa_core").model).resolve(1024)
+    assert bench.runs_per_point("rsa_core", 1024, params, "icarus", 3) == 1
+    assert bench.runs_per_point("rsa_core", 1024, params, "verilator", 3) == 3
+    small = get_algo(load_design("mont_lut").model).resolve(1024)
+    assert bench.runs_per_point("mont_lut", 1024, small, "icarus", 3) == 3
+    stat = {"median": 0.1, "low": 0.1, "high": 0.1, "samples": [0.1]}
+    point = {"design": "rsa_core", "n": 1024, "icarus": {"ops": 1, "runs": 1, "ops_per_s": stat},
+             "verilator": {"ops": 8, "runs": 3, "ops_per_s": stat}}
+    md = bench.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
+                          "regressions": {}})
+    assert "| rsa_core | 1024 | 0.1 (0.1–0.1) |" in md
+    assert "| 0.1 (one run) |" in md
