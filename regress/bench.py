@@ -22,11 +22,14 @@ import os
 import platform
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -41,6 +44,7 @@ from regress.run import op_cycles  # noqa: E402
 from regress.sim import (  # noqa: E402
     BUILD_ROOT,
     BUS_MODES,
+    TIMESCALE,
     BuildSpec,
     RunSpec,
     build,
@@ -61,6 +65,7 @@ RAW_MIN_S = 0.3  # the raw harness repeats its script until a pass takes at leas
 # Idle clock cycles of the simulator floor: timed in the raw harness and, with no testbench
 # Python, under cocotb on the engine build (regress/bench_floor.py)
 FLOOR_CYCLES = 200_000
+FLOOR_TIMEOUT_S = 600  # wall-clock watchdog of one floor run under cocotb (~1 s normally)
 # Most simulated clock cycles of one testbench run (the model's cycles per operation): a
 # slow point (the RSA core at N = 1024 is 10^6 cycles an operation) runs fewer operations
 # than --txns / --icarus-txns, at least one.
@@ -293,16 +298,40 @@ def kernel_floor_seconds(spec: BuildSpec, design: DesignConfig, cycles: int, out
            "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH"))
                                          if p)}
     try:
-        get_runner("verilator").test(
-            test_module="regress.bench_floor", hdl_toplevel=spec.toplevel(design),
-            hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / spec.key,
-            test_dir=out, extra_env=env, timescale=("1ns", "1ps"),
-            results_xml=str(out / "results.xml"), log_file=out / "sim.log")
+        with wall_limit(FLOOR_TIMEOUT_S):
+            get_runner("verilator").test(
+                test_module="regress.bench_floor", hdl_toplevel=spec.toplevel(design),
+                hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / spec.key,
+                test_dir=out, extra_env=env, timescale=TIMESCALE,
+                results_xml=str(out / "results.xml"), log_file=out / "sim.log")
         return float(json.loads(result.read_text())["seconds"])
+    except WallLimit:
+        raise BenchError(f"simulator floor run on {spec.key} killed after {FLOOR_TIMEOUT_S} s "
+                         f"wall time (hung; log {out / 'sim.log'})") from None
     except (OSError, KeyError, ValueError, RuntimeError, SystemExit,
             subprocess.CalledProcessError) as exc:
         raise BenchError(f"simulator floor run on {spec.key} failed: {exc} "
                          f"(log {out / 'sim.log'})") from None
+
+
+class WallLimit(Exception):
+    """wall_limit's time ran out."""
+
+
+@contextmanager
+def wall_limit(seconds: int) -> Iterator[None]:
+    """Raise WallLimit in the block after `seconds` of wall time (SIGALRM); a simulator that
+    subprocess.run is waiting for is killed as the exception passes through it."""
+    def expire(_sig: int, _frame: object) -> None:
+        raise WallLimit
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def rebuild_seconds(spec: BuildSpec, design: DesignConfig) -> float:

@@ -236,7 +236,7 @@ def test_floor_section_from_measurements():
 
 
 @pytest.mark.sim
-def test_engine_run_split_and_kernel_floor(tmp_path):
+def test_engine_run_split_and_kernel_floor(tmp_path, monkeypatch):
     """An engine run records the simulator's share (below the test's time), and the idle
     kernel floor runs on the same build."""
     from regress.sim import BuildSpec, RunSpec
@@ -254,6 +254,10 @@ def test_engine_run_split_and_kernel_floor(tmp_path):
     assert 0 < floor < 60
     exe = bench.link_engine_floor(spec, tmp_path / "alone")
     assert 0 < bench.engine_floor_seconds(exe, 5000) < 60
+    # a floor run that does not end is killed by the wall-clock watchdog and reported
+    monkeypatch.setattr(bench, "FLOOR_TIMEOUT_S", 3)
+    with pytest.raises(bench.BenchError, match="killed after 3 s wall time"):
+        bench.kernel_floor_seconds(spec, design, 10**12, tmp_path / "hung")
     with pytest.raises(bench.BenchError, match="no engine split"):
         bench.engine_sim_seconds(tmp_path / "floor")
 
