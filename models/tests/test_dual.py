@@ -208,12 +208,38 @@ def test_gf2_arithmetic(a: int, b: int, p: int) -> None:
         assert gf2.mulmod(gf2.inverse(a, p), a, p) == 1
 
 
-def test_irreducible_counts_match_gauss() -> None:
-    """Rabin's test finds exactly the number of irreducibles Gauss's formula gives, and the
-    known small ones."""
+@pytest.mark.parametrize("test", [gf2.is_irreducible, gf2.is_irreducible_rabin])
+def test_irreducible_counts_match_gauss(test) -> None:  # noqa: ANN001 - one of the two tests
+    """Ben-Or's and Rabin's tests each find exactly the number of irreducibles Gauss's formula
+    gives, and the known small ones."""
     for n in range(1, 12):
-        found = sum(gf2.is_irreducible(p) for p in range(1 << n, 1 << (n + 1)))
+        found = sum(test(p) for p in range(1 << n, 1 << (n + 1)))
         assert found == gf2.count_irreducible(n), n
+    assert [p for p in range(2, 16) if test(p)] == [2, 3, 7, 11, 13]
+
+
+def test_ben_or_agrees_with_rabin() -> None:
+    """The two tests agree on random polynomials of degree 12..200 and on products of two
+    irreducibles (the reducible candidates with no small factor, which Ben-Or rejects
+    late), and random_irreducible finds the same polynomial with either test (a seed's
+    stimulus does not depend on which test ran)."""
+    rng = random.Random(7)
+    verdicts = []
+    for _ in range(300):
+        deg = rng.randint(12, 200)
+        p = (1 << deg) | rng.getrandbits(deg) | 1
+        verdicts.append(gf2.is_irreducible(p))
+        assert verdicts[-1] == gf2.is_irreducible_rabin(p), hex(p)
+    assert 0 < sum(verdicts) < len(verdicts)  # both verdicts were compared
+    for d1, d2 in ((13, 17), (31, 31), (40, 61)):
+        f, g = gf2.random_irreducible(d1, rng), gf2.random_irreducible(d2, rng)
+        assert not gf2.is_irreducible(gf2.mul(f, g)) and not gf2.is_irreducible_rabin(
+            gf2.mul(f, g))
+    for deg in (9, 64, 163):
+        fast = gf2.random_irreducible(deg, random.Random(deg))
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(gf2, "is_irreducible", gf2.is_irreducible_rabin)
+            assert gf2.random_irreducible(deg, random.Random(deg)) == fast
     assert [p for p in range(2, 16) if gf2.is_irreducible(p)] == [2, 3, 7, 11, 13]
     assert gf2.is_irreducible(0x11B)  # AES
     assert not gf2.is_irreducible(gf2.mul(0x11B, 0x11B))
