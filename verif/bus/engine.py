@@ -14,6 +14,7 @@ time. Select it with `BUS=engine` (make sim) or `--bus engine` (python -m regres
 from __future__ import annotations
 
 import random
+import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,6 +36,7 @@ LEN_W = 16
 KIND_CODE = {Kind.WRITE: 0, Kind.READ: 1, Kind.WAIT_DONE: 2}
 ACK_TIMEOUT_CYCLES = 256
 RESULT_REGIONS = ("P", "S", "C", "CYCLES")  # what an operation reads back (and STATUS)
+UINT_FORMAT = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the widths the log holds
 
 
 def wrapper_name(toplevel: str) -> str:
@@ -131,7 +133,8 @@ class EngineBusDriver:
         self.addr_w = regmap.load().addr_width
         self.ent_w = 2 + self.addr_w + bus_w + IDLE_W
         self.log_w = CYC_W + bus_w
-        assert self.log_w % 8 == 0, f"bus width {bus_w}: the log is read in whole bytes"
+        # one log entry as bytes: the cycle (CYC_W) and the read data (a bus width of 8..64)
+        self.entry = struct.Struct("<" + UINT_FORMAT[CYC_W] + UINT_FORMAT[bus_w])
         self.depth = len(top.tb_script_i) // self.ent_w
         # the input ports, looked up once; a port is written only when its value changes
         self.ports = {name: getattr(top, name) for name in (
@@ -204,22 +207,19 @@ class EngineBusDriver:
         await ReadOnly()
         self.read_only = True
         failed = int(self.pos.value) if int(self.timeout.value) else len(entries)
-        # entry k at bits [k*LogW +: LogW] = {rdata, cycle}: whole bytes (the bus widths are
-        # multiples of 8), so the log is cut as little-endian bytes, not as a bit string
+        # entry k at bits [k*LogW +: LogW] = {rdata, cycle}: whole bytes, so the log is cut
+        # as little-endian (cycle, rdata) records, not as a bit string
         log = self.log.value.to_unsigned().to_bytes(len(self.log) // 8, "little")
+        logged = list(self.entry.iter_unpack(log[:min(failed, len(entries)) * self.entry.size]))
         start = int(self.start.value)
         period, half = self.period_ns, self.period_ns // 2
-        cyc_b, ent_b = CYC_W // 8, self.log_w // 8
         k = 0  # entry index
         for sub in subs:
             count = 1 if sub.kind is Kind.WAIT_DONE else sub.count
             if k + count > failed:
                 raise WatchdogError(self._hang(sub, failed - k))
-            times: list[int] = []
-            rdata: list[int] = []
-            for o in range(k * ent_b, (k + count) * ent_b, ent_b):
-                times.append(start + int.from_bytes(log[o:o + cyc_b], "little") * period)
-                rdata.append(int.from_bytes(log[o + cyc_b:o + ent_b], "little"))
+            times = [start + cyc * period for cyc, _ in logged[k:k + count]]
+            rdata = [data for _, data in logged[k:k + count]]
             k += count
             if sub.kind is Kind.WAIT_DONE:
                 sub.time_ns = times[0]
