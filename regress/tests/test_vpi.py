@@ -29,3 +29,40 @@ def test_flat_visibility_is_a_different_build(monkeypatch: pytest.MonkeyPatch) -
     lean = _build_stamp(spec, design)
     monkeypatch.setenv("MV_VPI", "flat")
     assert _build_stamp(spec, design) != lean
+
+
+def test_engine_main_loop_half_period() -> None:
+    """The engine main loop's step: half of CLOCK_PERIOD_NS in the builds' time precision."""
+    from regress.sim import TIMESCALE, half_period_units
+    from verif.config import CLOCK_PERIOD_NS, ConfigError
+
+    assert TIMESCALE[1] == "1ps" and half_period_units() == CLOCK_PERIOD_NS * 1000 // 2
+    assert half_period_units(10, "1ns") == 5
+    assert half_period_units(10, "100ps") == 50
+    assert half_period_units(10, "10fs") == 500_000
+    with pytest.raises(ConfigError, match="not a whole number of 1us"):
+        half_period_units(10, "1us")
+    with pytest.raises(ConfigError, match="unsupported time precision"):
+        half_period_units(10, "3ps")
+
+
+def test_engine_clock_variants_are_builds_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MV_ENGINE_CLOCK=hdl (the HDL delay-loop clock under cocotb's main) is its own build
+    folder and stamp; pin-mode builds are not affected by it; the wrapper of the main-loop
+    build has the clock as an input port and no delay."""
+    from verif.bus import engine
+
+    design = load_design("mont_lut")
+    eng, pins = BuildSpec("mont_lut", 32, bus="engine"), BuildSpec("mont_lut", 32)
+    main_key, main_stamp, pins_stamp = eng.key, _build_stamp(eng, design), _build_stamp(
+        pins, design)
+    monkeypatch.setenv("MV_ENGINE_CLOCK", "hdl")
+    assert eng.key == main_key.replace("-eng-", "-eng-hdlclk-")
+    assert _build_stamp(eng, design) != main_stamp
+    assert _build_stamp(pins, design) == pins_stamp
+    params = {"N": 32, "BusW": 32, "AckWait": 0}
+    port = engine.emit_wrapper(design.toplevel, params, 8, hdl_clock=False)
+    hdl = engine.emit_wrapper(design.toplevel, params, 8)
+    clock_port = "input  logic                      clk_i,"
+    assert clock_port in port and "always #" not in port
+    assert "always #(5.0) clk_i = ~clk_i;" in hdl and clock_port not in hdl
