@@ -65,7 +65,7 @@ RAW_MIN_S = 0.3  # the raw harness repeats its script until a pass takes at leas
 # Idle clock cycles of the simulator floor: timed in the raw harness and, with no testbench
 # Python, under cocotb on the engine build (regress/bench_floor.py)
 FLOOR_CYCLES = 200_000
-FLOOR_TIMEOUT_S = 600  # wall-clock watchdog of one floor run under cocotb (~1 s normally)
+FLOOR_TIMEOUT_S = 600  # wall-clock watchdog of one floor run (~1 s normally)
 # Most simulated clock cycles of one testbench run (the model's cycles per operation): a
 # slow point (the RSA core at N = 1024 is 10^6 cycles an operation) runs fewer operations
 # than --txns / --icarus-txns, at least one.
@@ -278,7 +278,7 @@ def engine_floor_seconds(exe: Path, cycles: int) -> float:
     """Seconds of `cycles` idle clock cycles of the engine model alone, its clock toggled from
     C++ and no cocotb (link_engine_floor's program)."""
     res = subprocess.run([str(exe), str(cycles), str(2 * half_period_units())],
-                         capture_output=True, text=True, timeout=600)
+                         capture_output=True, text=True, timeout=FLOOR_TIMEOUT_S)
     if res.returncode != 0:
         raise BenchError(f"engine floor run failed: {(res.stderr or res.stdout).strip()[:200]}")
     return float(dict(kv.split("=") for kv in res.stdout.split())["seconds"])
@@ -447,8 +447,7 @@ def git_cell(p: dict) -> str:
 
 def ratios(point: dict[str, object]) -> dict[str, float]:
     out = {}
-    keys = SERIES
-    med = {k: point[k]["ops_per_s"]["median"] for k in keys if k in point}  # type: ignore[index]
+    med = {k: point[k]["ops_per_s"]["median"] for k in SERIES if k in point}  # type: ignore[index]
     if "verilator" in med and "raw" in med:
         out["testbench_over_raw"] = med["verilator"] / med["raw"]
     if "verilator_engine" in med and "raw" in med:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from regress.sim import RunSpec
+from regress.sim import UNIT_NS, RunSpec
 
 GROUPS = ("bus", "control", "datapath registers", "table address")
 _CONTROL = re.compile(r"(^|_)(start|clear|busy|done|last|state|cnt|count|phase|step|go|run)"
@@ -92,9 +92,6 @@ def first_error_time_ns(log: Path) -> float | None:
     return float(m.group(1)) * scale
 
 
-_UNIT_NS = {"fs": 1e-6, "ps": 1e-3, "ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-
-
 def _fst_paths(waves: Path) -> tuple[float, list[tuple[str, object]]]:
     """(ns per time step, [(full path, pywellen Var)]) of an FST."""
     import pywellen  # type: ignore[import-untyped]
@@ -102,7 +99,7 @@ def _fst_paths(waves: Path) -> tuple[float, list[tuple[str, object]]]:
     wave = pywellen.Waveform(str(waves))
     ts = wave.timescale
     unit = str(ts).lstrip("0123456789")
-    step = (getattr(ts, "factor", 1) or 1) * _UNIT_NS.get(unit, 1e-3)
+    step = (getattr(ts, "factor", 1) or 1) * UNIT_NS.get(unit, 1e-3)
     return step, [(v.full_name, v) for v in wave.all_vars()]
 
 

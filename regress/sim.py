@@ -50,6 +50,7 @@ from verif.vectors import VectorError, load_vectors  # noqa: E402
 
 BUILD_ROOT = ROOT / "build"
 TIMESCALE = ("1ns", "1ps")  # (unit, precision) of every build and run
+UNIT_NS = {"fs": 1e-6, "ps": 1e-3, "ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}  # time units
 TEST_MODULE = "verif.tb_mult"
 ALL_TESTS = ("RandomTest", "CornerTest", "BackToBackTest", "StatusWhileBusyTest", "ErrorTest")
 VECTOR_TESTS = ("VectorTest",)
@@ -275,8 +276,7 @@ def half_period_units(period_ns: int = CLOCK_PERIOD_NS, precision: str = TIMESCA
     m = re.fullmatch(r"(1|10|100)(s|ms|us|ns|ps|fs)", precision)
     if not m:
         raise ConfigError(f"unsupported time precision {precision!r}")
-    exp = {"s": 0, "ms": -3, "us": -6, "ns": -9, "ps": -12, "fs": -15}[m[2]] + len(m[1]) - 1
-    units = period_ns * 10 ** (-9 - exp) / 2
+    units = round(period_ns / (int(m[1]) * UNIT_NS[m[2]]) / 2, 6)
     if units != int(units) or units < 1:
         raise ConfigError(f"half of {period_ns} ns is not a whole number of {precision}")
     return int(units)
