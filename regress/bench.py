@@ -66,6 +66,18 @@ RAW_MIN_S = 0.3  # the raw harness repeats its script until a pass takes at leas
 # Python, under cocotb on the engine build (regress/bench_floor.py)
 FLOOR_CYCLES = 200_000
 FLOOR_TIMEOUT_S = 600  # wall-clock watchdog of one floor run (~1 s normally)
+# The engine build a floor was measured on (results.md's "engine" column). Points from before
+# the field: "hdl clock" (a `timing_ns` figure: the wrapper's clock under --timing) or
+# "main loop, wide ports" (the script and the log were ports of the wrapper).
+ENGINE_BUILD = "main loop"
+ENGINE_BUILDS = {"hdl clock": "the wrapper's clock an HDL delay loop under Verilator's "
+                              "--timing scheduler and cocotb's main (the engine-build figure "
+                              "is that build advanced by the --timing scheduler alone)",
+                 "main loop, wide ports": "the engine main loop (verif/bus/engine_main.cpp), "
+                                          "the script and the log ports of the wrapper, which "
+                                          "Verilator copied whole at every evaluation",
+                 ENGINE_BUILD: "the engine main loop, the script and the log variables of "
+                               "the engine read and written through VPI"}
 # Most simulated clock cycles of one testbench run (the model's cycles per operation): a
 # slow point (the RSA core at N = 1024 is 10^6 cycles an operation) runs fewer operations
 # than --txns / --icarus-txns, at least one.
@@ -395,7 +407,8 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
                 alone = [engine_floor_seconds(exe, FLOOR_CYCLES) / FLOOR_CYCLES * 1e9
                          for _ in range(repeat)]
                 point["floor"] = {"cycles": FLOOR_CYCLES, "cocotb_ns": asdict(Stat.of(floor)),
-                                  "engine_build_ns": asdict(Stat.of(alone))}
+                                  "engine_build_ns": asdict(Stat.of(alone)),
+                                  "engine": ENGINE_BUILD}
         if sim_name == "verilator":
             exe, hbuild_s = build_harness(design, n, params)
             script = work / "harness.txt"
@@ -651,31 +664,33 @@ def floor_section(points: list[dict[str, object]]) -> list[str]:
              "toggled from C++, no cocotb); and under cocotb with Python waiting on one Timer "
              "(*cocotb*: the same build in the engine's main loop, with cocotb's VPI "
              "callbacks); *raw, working*: the raw harness's timed loop per cycle. "
-             "*hdl clock*: a point measured before the engine main loop "
-             "(verif/bus/engine_main.cpp), when the wrapper's clock was an HDL delay loop "
-             "under Verilator's --timing scheduler and cocotb's main (its engine-build figure "
-             "is that build advanced by the --timing scheduler alone).", "",
+             "*engine*: the engine build the point was measured on: "
+             + "; ".join(f"*{k}*: {v}" for k, v in ENGINE_BUILDS.items()) + ".", "",
              "| design | N | engine (ops/s) | simulator share | without Python (ops/s) | "
              "without Python / raw | raw ns / cycle, working | idle ns / cycle: raw | "
-             "engine build | cocotb | cocotb / raw, idle | clock |",
+             "engine build | cocotb | cocotb / raw, idle | engine |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    overheads = []
+    overheads: dict[str, list[float]] = {}
     for p in rows:
         cocotb_ns, idle_ns = med(p, "floor", "cocotb_ns"), med(p, "floor", "raw_idle_ns")
-        overheads.append(cocotb_ns / idle_ns)
-        no_py = med(p, "verilator_engine", "no_python_ops_per_s")
-        floor = p["floor"]
-        alone_key = next((k for k in ("engine_build_ns", "timing_ns")
-                          if k in floor), None)  # type: ignore[operator]
+        floor: dict[str, object] = p["floor"]  # type: ignore[assignment]
+        alone_key = next((k for k in ("engine_build_ns", "timing_ns") if k in floor), None)
         alone = f"{med(p, 'floor', alone_key):.0f}" if alone_key else "–"
-        clock = "main loop" if "engine_build_ns" in floor else "hdl clock"  # type: ignore[operator]
+        clock = str(floor.get("engine", "main loop, wide ports" if "engine_build_ns" in floor
+                              else "hdl clock"))
+        overheads.setdefault(clock, []).append(cocotb_ns / idle_ns)
+        no_py = med(p, "verilator_engine", "no_python_ops_per_s")
         lines.append(
             f"| {p['design']} | {p['n']} | {med(p, 'verilator_engine', 'ops_per_s'):.1f} | "
             f"{med(p, 'verilator_engine', 'sim_share'):.2f} | {no_py:.1f} | "
             f"{no_py / med(p, 'raw', 'ops_per_s'):.2f} | {med(p, 'raw', 'ns_per_cycle'):.0f} | "
             f"{idle_ns:.0f} | {alone} | {cocotb_ns:.0f} | {cocotb_ns / idle_ns:.1f} | {clock} |")
-    lines += ["", f"An idle clock cycle costs {statistics.median(overheads):.1f} times as much "
-              "under cocotb as in the raw harness (median over the rows above)."]
+    kinds = [k for k in ENGINE_BUILDS if k in overheads]  # newest last
+    lines += ["", "An idle clock cycle under cocotb costs, against the raw harness (median over "
+              "the rows of each engine build): " + "; ".join(
+                  f"{statistics.median(overheads[k]):.1f} times on *{k}* "
+                  f"({len(overheads[k])} row{'s' * (len(overheads[k]) > 1)})"
+                  for k in reversed(kinds)) + "."]
     return lines
 
 

@@ -223,13 +223,19 @@ def test_floor_section_from_measurements():
                        "engine_build_ns": stat(900.0)}}
     old = {**point, "n": 256, "floor": {"cycles": 1000, "cocotb_ns": stat(1200.0),
                                         "raw_idle_ns": stat(200.0), "timing_ns": stat(700.0)}}
-    md = bench.render_md({"machine": "m", "repeat": 3, "points": [point, old], "cycles": [],
-                          "regressions": {}})
+    wide = {**point, "design": "mm42", "floor": {**point["floor"], "cocotb_ns": stat(2400.0)}}
+    new = {**point, "design": "inter_r2",
+           "floor": {**point["floor"], "cocotb_ns": stat(1000.0), "engine": bench.ENGINE_BUILD}}
+    md = bench.render_md({"machine": "m", "repeat": 3, "points": [point, old, wide, new],
+                          "cycles": [], "regressions": {}})
     assert ("| mont_lut | 1024 | 200.0 | 0.40 | 500.0 | 0.31 | 430 | 400 | 900 | 1400 | 3.5 "
-            "| main loop |" in md)
+            "| main loop, wide ports |" in md)  # measured before the field existed
     assert ("| mont_lut | 256 | 200.0 | 0.40 | 500.0 | 0.31 | 430 | 200 | 700 | 1200 | 6.0 "
             "| hdl clock |" in md)  # measured with the HDL clock under --timing
-    assert "costs 4.8 times as much under cocotb" in md  # the median of 3.5 and 6.0
+    assert f"| 900 | 1000 | 2.5 | {bench.ENGINE_BUILD} |" in md
+    # one median per engine build, newest first: never one figure over different builds
+    assert (f"2.5 times on *{bench.ENGINE_BUILD}* (1 row); 4.8 times on *main loop, wide ports* "
+            "(2 rows); 6.0 times on *hdl clock* (1 row)." in md)  # 4.8: median of 3.5 and 6.0
     del point["floor"]  # a point measured before the floor existed: no section
     assert "What bounds" not in bench.render_md(
         {"machine": "m", "repeat": 3, "points": [point], "cycles": [], "regressions": {}})

@@ -66,3 +66,26 @@ def test_engine_clock_variants_are_builds_of_their_own(monkeypatch: pytest.Monke
     clock_port = "input  logic                      clk_i,"
     assert clock_port in port and "always #" not in port
     assert "always #(5.0) clk_i = ~clk_i;" in hdl and clock_port not in hdl
+
+
+def test_engine_script_and_log_are_public_variables_not_ports() -> None:
+    """The engine's script and log (thousands of bits at N = 1024) are variables of the
+    engine, public in engine builds only: as ports of the wrapper toplevel, Verilator copied
+    both whole at every evaluation. Every port of the wrapper stays a few words wide."""
+    import re
+
+    from verif.bus import engine
+
+    design = load_design("mont_lut")
+    eng = vpi_control(design, engine_build=True)
+    for var in (engine.SCRIPT_VAR, engine.LOG_VAR):
+        line = f'public_flat_rw -module "{engine.ENGINE_MODULE}" -var "{var}"'
+        assert line in eng and line not in vpi_control(design)
+    wrapper = engine.emit_wrapper(design.toplevel, {"N": 1024, "BusW": 32, "AckWait": 0}, 140)
+    ports = re.findall(r"^\s*(?:input|output)\s+logic\s*(\[[^\]]*\])?\s*(\w+),?$", wrapper,
+                       flags=re.M)
+    assert {name for _, name in ports} >= {"tb_go_i", "tb_len_i", "tb_fin_o", "tb_start_o"}
+    assert all("EngDepth" not in width for width, _ in ports), ports
+    sv = engine.ENGINE_SV.read_text()
+    for var in (engine.SCRIPT_VAR, engine.LOG_VAR):
+        assert re.search(rf"^\s*logic \[Depth\*\w+-1:0\] {var};", sv, flags=re.M), var

@@ -37,6 +37,11 @@ KIND_CODE = {Kind.WRITE: 0, Kind.READ: 1, Kind.WAIT_DONE: 2}
 ACK_TIMEOUT_CYCLES = 256
 RESULT_REGIONS = ("P", "S", "C", "CYCLES")  # what an operation reads back (and STATUS)
 UINT_FORMAT = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the widths the log holds
+# the engine's script and log: variables of the engine instance, written and read through VPI
+# (not ports: Verilator copies a toplevel's ports whole at every evaluation)
+ENGINE_INSTANCE = "u_engine"
+ENGINE_MODULE = "mv_bus_engine"
+SCRIPT_VAR, LOG_VAR = "tb_script", "tb_log_q"
 
 
 def wrapper_name(toplevel: str) -> str:
@@ -81,14 +86,12 @@ module {name}
   input  logic                      rst_ni,
   input  logic                      tb_go_i,
   input  logic [{LEN_W - 1}:0]               tb_len_i,
-  input  logic [EngDepth*(2+AddrW+BusW+{IDLE_W})-1:0] tb_script_i,
   input  logic [31:0]               tb_ack_timeout_i,
   input  logic [31:0]               tb_done_timeout_i,
   output logic                      tb_fin_o,
   output logic                      tb_timeout_o,
   output logic [{LEN_W - 1}:0]               tb_pos_o,
   output logic [63:0]               tb_start_o,
-  output logic [EngDepth*({CYC_W}+BusW)-1:0] tb_log_o,
   output logic                      busy_o,
   output logic                      done_o
 );
@@ -105,11 +108,11 @@ module {name}
     .bus_wdata_i(wdata), .bus_ack_o(ack), .bus_rdata_o(rdata), .busy_o, .done_o
   );
 
-  mv_bus_engine #(.BusW(BusW), .AddrW(AddrW), .Depth(EngDepth), .IdleW({IDLE_W}),
-                  .LenW({LEN_W})) u_engine (
-    .clk_i, .rst_ni, .go_i(tb_go_i), .len_i(tb_len_i), .script_i(tb_script_i),
+  {ENGINE_MODULE} #(.BusW(BusW), .AddrW(AddrW), .Depth(EngDepth), .IdleW({IDLE_W}),
+                  .LenW({LEN_W})) {ENGINE_INSTANCE} (
+    .clk_i, .rst_ni, .go_i(tb_go_i), .len_i(tb_len_i),
     .ack_timeout_i(tb_ack_timeout_i), .done_timeout_i(tb_done_timeout_i), .fin_o(tb_fin_o),
-    .timeout_o(tb_timeout_o), .pos_o(tb_pos_o), .start_o(tb_start_o), .log_o(tb_log_o),
+    .timeout_o(tb_timeout_o), .pos_o(tb_pos_o), .start_o(tb_start_o),
     .req_o(req), .we_o(we), .addr_o(addr), .wdata_o(wdata), .ack_i(ack), .rdata_i(rdata),
     .done_i(done_o)
   );
@@ -135,13 +138,17 @@ class EngineBusDriver:
         self.log_w = CYC_W + bus_w
         # one log entry as bytes: the cycle (CYC_W) and the read data (a bus width of 8..64)
         self.entry = struct.Struct("<" + UINT_FORMAT[CYC_W] + UINT_FORMAT[bus_w])
-        self.depth = len(top.tb_script_i) // self.ent_w
-        # the input ports, looked up once; a port is written only when its value changes
+        eng = getattr(top, ENGINE_INSTANCE)
+        self.script, self.log = getattr(eng, SCRIPT_VAR), getattr(eng, LOG_VAR)
+        self.depth = len(self.script) // self.ent_w
+        # the inputs (ports and the script), looked up once; each is written only when its
+        # value changes
         self.ports = {name: getattr(top, name) for name in (
-            "tb_go_i", "tb_len_i", "tb_script_i", "tb_ack_timeout_i", "tb_done_timeout_i")}
+            "tb_go_i", "tb_len_i", "tb_ack_timeout_i", "tb_done_timeout_i")}
+        self.ports[SCRIPT_VAR] = self.script
         self.fin, self.timeout, self.pos = top.tb_fin_o, top.tb_timeout_o, top.tb_pos_o
-        self.start, self.log = top.tb_start_o, top.tb_log_o
-        self.written: dict[str, int | str] = {}
+        self.start = top.tb_start_o
+        self.written: dict[str, int] = {}
         # wall time from each go to Python's resumption at the script's end (the simulator's
         # share of the run; the rest is Python), and the scripts run: `engine.json`, read by
         # `make bench` to split a run's time
@@ -150,15 +157,15 @@ class EngineBusDriver:
         self._put("tb_go_i", 0)
         self._put("tb_ack_timeout_i", ACK_TIMEOUT_CYCLES)
 
-    def _put(self, port: str, value: int | str) -> None:
+    def _put(self, port: str, value: int) -> None:
         if self.written.get(port) != value:
             self.ports[port].value = value
             self.written[port] = value
 
-    def _entries(self, item: BusItem) -> list[str]:
-        """The item's script entries, each as an EntW-bit binary string."""
+    def _entries(self, item: BusItem) -> list[int]:
+        """The item's script entries, each an EntW-bit number."""
         if item.kind is Kind.WAIT_DONE:
-            return [format(KIND_CODE[Kind.WAIT_DONE], f"0{self.ent_w}b")]
+            return [KIND_CODE[Kind.WAIT_DONE]]
         write = item.kind is Kind.WRITE
         kind, count, shift = KIND_CODE[item.kind], item.count, 2 + self.addr_w
         idle = [0] * count
@@ -166,15 +173,13 @@ class EngineBusDriver:
             draws = [self.rng.randint(0, self.idle_max) for _ in range(count)]
             if not item.tight:  # the draws are still made: the random stream stays
                 idle = [min(v, (1 << IDLE_W) - 1) for v in draws]
-        ent_fmt = f"0{self.ent_w}b"
-        return [format(kind | (item.addr + k) << 2
-                       | (item.data[k] if write else 0) << shift
-                       | idle[k] << (shift + self.bus_w), ent_fmt) for k in range(count)]
+        return [kind | (item.addr + k) << 2 | (item.data[k] if write else 0) << shift
+                | idle[k] << (shift + self.bus_w) for k in range(count)]
 
     async def send(self, item: BusItem) -> None:
         subs = item.items if item.kind is Kind.SCRIPT else [item]
         chunk: list[BusItem] = []
-        entries: list[str] = []
+        entries: list[int] = []
         for sub in subs:
             ents = self._entries(sub)
             if chunk and len(entries) + len(ents) > self.depth:
@@ -185,7 +190,7 @@ class EngineBusDriver:
         if chunk:
             await self._run(chunk, entries)
 
-    async def _run(self, subs: list[BusItem], entries: list[str]) -> None:
+    async def _run(self, subs: list[BusItem], entries: list[int]) -> None:
         """One engine script; fills the sub-items and publishes their bursts."""
         assert len(entries) <= self.depth, f"{len(entries)} entries, engine depth {self.depth}"
         if self.read_only:  # values of the last script were read in the read-only phase
@@ -195,8 +200,10 @@ class EngineBusDriver:
         assert len(waits) <= 1, f"one done timeout per script, got {sorted(waits)}"
         if waits:
             self._put("tb_done_timeout_i", waits.pop())
-        pad = "0" * (self.ent_w * (self.depth - len(entries)))
-        self._put("tb_script_i", pad + "".join(reversed(entries)))
+        script = 0  # entry k at [k*EntW +: EntW]; one number, written as one value
+        for entry in reversed(entries):
+            script = script << self.ent_w | entry
+        self._put(SCRIPT_VAR, script)
         self._put("tb_len_i", len(entries))
         self.go ^= 1
         self._put("tb_go_i", self.go)

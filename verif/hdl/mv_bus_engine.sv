@@ -1,8 +1,8 @@
 // mv_bus_engine: simulation-only bus host of the testbench's fast mode (`BUS=engine`).
 //
 // The Python driver hands over a script (a flat list of up to Depth entries, each a write,
-// a read or a wait for done, with its address, write data and idle cycles) through the tb_*
-// inputs and toggles go_i; this engine runs the whole script with the same protocol and
+// a read or a wait for done, with its address, write data and idle cycles) in tb_script
+// and toggles go_i; this engine runs the whole script with the same protocol and
 // timing rules as the Python pin driver (requests driven after a falling edge, held until
 // ack, optional idle cycles before each transfer, the next entry started at the falling edge
 // that saw the ack or done) and logs, per entry, the read data and the falling edge (counted
@@ -11,8 +11,14 @@
 // read back) instead of several times per transfer. The log is what the pins showed: the
 // predictor and the scoreboard check every transfer exactly as in pin mode.
 //
-// Entry k of script_i, at [k*EntW +: EntW], LSB first: kind (2 bits), addr (AddrW),
-// wdata (BusW), idle (IdleW). Entry k of log_o, at [k*LogW +: LogW], LSB first: the cycle
+// The script and the log are the engine's own variables, not ports: the testbench writes
+// tb_script and reads tb_log_q straight through VPI (made public by the build's Verilator
+// control file, regress/sim.py). Verilator copies every port of the toplevel whole at every
+// evaluation; as ports of the wrapper these two (23,000 bits at N = 1024) were copied at
+// every evaluation, twice per clock cycle.
+//
+// Entry k of tb_script, at [k*EntW +: EntW], LSB first: kind (2 bits), addr (AddrW),
+// wdata (BusW), idle (IdleW). Entry k of tb_log_q, at [k*LogW +: LogW], LSB first: the cycle
 // of the falling edge after its ack (or its done) counted from the falling edge that started
 // the script (32 bits), then the read data (BusW; 0 for writes and waits).
 module mv_bus_engine #(
@@ -27,14 +33,12 @@ module mv_bus_engine #(
   // one script, written by Python before it toggles go_i
   input  logic                   go_i,
   input  logic [LenW-1:0]        len_i,           // entries in the script (<= Depth)
-  input  logic [Depth*(2+AddrW+BusW+IdleW)-1:0] script_i,
   input  logic [31:0]            ack_timeout_i,   // cycles without ack before giving up
   input  logic [31:0]            done_timeout_i,  // cycles without done before giving up
   output logic                   fin_o,           // toggles when the script is complete
   output logic                   timeout_o,       // the script gave up (no ack / no done)
   output logic [LenW-1:0]        pos_o,           // the entry running (that gave up)
   output logic [63:0]            start_o,         // $time of the falling edge of the go
-  output logic [Depth*(32+BusW)-1:0] log_o,
   // the loader's bus
   output logic                   req_o,
   output logic                   we_o,
@@ -61,21 +65,30 @@ module mv_bus_engine #(
 
   assign pos_o = pos_q;
 
+  // written by the testbench only (VPI), before it toggles go_i
+  /* verilator lint_off UNDRIVEN */
+  logic [Depth*EntW-1:0] tb_script;
+  /* verilator lint_on UNDRIVEN */
+  // read by the testbench only (VPI), after fin_o toggled
+  /* verilator lint_off UNUSED */
+  logic [Depth*LogW-1:0] tb_log_q;
+  /* verilator lint_on UNUSED */
+
   // fields of entry k
   function automatic logic [1:0] kind_of(input logic [LenW-1:0] k);
-    return script_i[32'(k) * EntW +: 2];
+    return tb_script[32'(k) * EntW +: 2];
   endfunction
 
   function automatic logic [AddrW-1:0] addr_of(input logic [LenW-1:0] k);
-    return script_i[32'(k) * EntW + 2 +: AddrW];
+    return tb_script[32'(k) * EntW + 2 +: AddrW];
   endfunction
 
   function automatic logic [BusW-1:0] wdata_of(input logic [LenW-1:0] k);
-    return script_i[32'(k) * EntW + 2 + AddrW +: BusW];
+    return tb_script[32'(k) * EntW + 2 + AddrW +: BusW];
   endfunction
 
   function automatic logic [IdleW-1:0] idle_of(input logic [LenW-1:0] k);
-    return script_i[32'(k) * EntW + 2 + AddrW + BusW +: IdleW];
+    return tb_script[32'(k) * EntW + 2 + AddrW + BusW +: IdleW];
   endfunction
 
   // Drive the request of entry k (a write or a read) at this falling edge.
@@ -109,7 +122,7 @@ module mv_bus_engine #(
 
   task automatic log_entry(input logic [LenW-1:0] k, input logic [31:0] cyc,
                            input logic [BusW-1:0] data);
-    log_o[32'(k) * LogW +: LogW] <= {data, cyc};
+    tb_log_q[32'(k) * LogW +: LogW] <= {data, cyc};
   endtask
 
   // Start entry k at this falling edge (cycle `cyc` of the script). A wait whose done is
@@ -153,7 +166,7 @@ module mv_bus_engine #(
       fin_o     <= 1'b0;
       timeout_o <= 1'b0;
       start_o   <= '0;
-      log_o     <= '0;
+      tb_log_q  <= '0;
       req_o     <= 1'b0;
       we_o      <= 1'b0;
       addr_o    <= '0;
