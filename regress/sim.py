@@ -260,7 +260,7 @@ def vpi_control(design: DesignConfig, engine_build: bool = False) -> str:
     lines += [f'public_flat_rw -module "*" -var "{leaf}"' for leaf in design.probe_leaves()]
     if engine_build:
         lines += [f'public_flat_rw -module "{engine.ENGINE_MODULE}" -var "{var}"'
-                  for var in (engine.SCRIPT_VAR, engine.LOG_VAR)]
+                  for var in (engine.SCRIPT_VAR, engine.LOG_VAR, engine.CYCLE_VAR)]
     return "\n".join(lines) + "\n"
 
 

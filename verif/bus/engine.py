@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cocotb.handle import SimHandleBase
-from cocotb.triggers import Edge, ReadOnly, Timer
+from cocotb.triggers import ReadOnly, Timer
 
 from verif import regmap
 from verif.bus.bfm import WatchdogError
@@ -42,6 +42,7 @@ UINT_FORMAT = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the widths 
 ENGINE_INSTANCE = "u_engine"
 ENGINE_MODULE = "mv_bus_engine"
 SCRIPT_VAR, LOG_VAR = "tb_script", "tb_log_q"
+CYCLE_VAR = "cyc_q"  # falling edges since the script started: visible to tests and debugging
 
 
 def wrapper_name(toplevel: str) -> str:
@@ -208,7 +209,7 @@ class EngineBusDriver:
         self.go ^= 1
         self._put("tb_go_i", self.go)
         t_go = time.perf_counter()
-        await Edge(self.fin)
+        await self.fin.value_change
         self.sim_s += time.perf_counter() - t_go
         self.scripts += 1
         await ReadOnly()

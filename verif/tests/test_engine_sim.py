@@ -114,3 +114,53 @@ def test_engine_main_loop_matches_the_hdl_clock(tmp_path, monkeypatch):
     assert len(logs["main"]) > 300 and len(txns["main"]) >= 6
     assert logs["main"] == logs["hdl"]
     assert txns["main"] == txns["hdl"]  # times included
+
+
+PROBE_TIMEOUT_S = 120  # one probe run takes about 2 s
+
+
+def test_engine_main_loop_quiet_slots_change_nothing(tmp_path):
+    """The engine main loop skips cocotb's callback protocol while no callback runs (quiet
+    slots). A coroutine awaiting every kind of trigger (timers due on edges and between
+    them, edges, NextTimeStep, ReadWrite, ReadOnly, value changes, across the quiet
+    stretches of a script's wait for done) sees the same times and values as with the whole
+    protocol in every slot (MV_ENGINE_QUIET=0; verif/tests/engine_probe.py)."""
+    from cocotb_tools.runner import get_runner
+
+    from regress.bench import WallLimit, wall_limit
+    from regress.sim import ROOT, TIMESCALE, build
+    from verif.config import CLOCK_PERIOD_NS
+
+    design = load_design("mont_lut")
+    spec = BuildSpec("mont_lut", 32, 8, "verilator", bus="engine")
+    build_dir, _ = build(spec, design)
+    notes = {}
+    for quiet in ("1", "0"):
+        out = tmp_path / f"quiet{quiet}"
+        out.mkdir()
+        try:
+            with wall_limit(PROBE_TIMEOUT_S):  # a loop that misses a callback hangs
+                get_runner("verilator").test(
+                    test_module="verif.tests.engine_probe",
+                    hdl_toplevel=spec.toplevel(design), hdl_toplevel_lang="verilog",
+                    build_dir=build_dir, test_dir=out, seed=3,
+                    extra_env={"MV_PROBE_OUT": str(out / "probe.json"),
+                               "PYTHONPATH": str(ROOT), "MV_ENGINE_QUIET": quiet},
+                    timescale=TIMESCALE, results_xml=str(out / "results.xml"),
+                    log_file=out / "sim.log")
+        except WallLimit:
+            pytest.fail(f"MV_ENGINE_QUIET={quiet}: the probe hung ({PROBE_TIMEOUT_S} s)")
+        assert (out / "probe.json").exists(), (out / "sim.log").read_text()[-2000:]
+        notes[quiet] = json.loads((out / "probe.json").read_text())
+    probe = {row[0]: row[1:] for row in notes["1"]}
+    ps = CLOCK_PERIOD_NS * 1000
+    assert probe["reset held, on a rising edge"][:2] == [3 * ps, "1"]
+    assert probe["on a falling edge"][:2] == [3.5 * ps, "0"]
+    assert probe["five rising edges"][0] == probe["quiet, on a falling edge"][0] + 4.5 * ps
+    assert probe["done changed"][4:6] == ["0", "1"]  # busy low, done high
+    from verif.tests.engine_probe import M, X, Y
+
+    assert notes["1"][-1][0] == "read"
+    assert sum(w << (8 * k) for k, w in enumerate(notes["1"][-1][2])) == X * Y * pow(
+        2, -32, M) % M  # P = X Y 2^-N mod M, read back over the 8-bit bus
+    assert notes["1"] == notes["0"]
