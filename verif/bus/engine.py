@@ -20,7 +20,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cocotb.handle import SimHandleBase
-from cocotb.triggers import ReadOnly, Timer
 
 from verif import regmap
 from verif.bus.bfm import WatchdogError
@@ -133,7 +132,6 @@ class EngineBusDriver:
         self.publish = publish
         self.rng = random.Random(random.getrandbits(32))
         self.go = 0
-        self.read_only = False
         self.addr_w = regmap.load().addr_width
         self.ent_w = 2 + self.addr_w + bus_w + IDLE_W
         self.log_w = CYC_W + bus_w
@@ -194,9 +192,6 @@ class EngineBusDriver:
     async def _run(self, subs: list[BusItem], entries: list[int]) -> None:
         """One engine script; fills the sub-items and publishes their bursts."""
         assert len(entries) <= self.depth, f"{len(entries)} entries, engine depth {self.depth}"
-        if self.read_only:  # values of the last script were read in the read-only phase
-            await Timer(1, "ps")
-            self.read_only = False
         waits = {s.timeout_cycles for s in subs if s.kind is Kind.WAIT_DONE}
         assert len(waits) <= 1, f"one done timeout per script, got {sorted(waits)}"
         if waits:
@@ -212,8 +207,8 @@ class EngineBusDriver:
         await self.fin.value_change
         self.sim_s += time.perf_counter() - t_go
         self.scripts += 1
-        await ReadOnly()
-        self.read_only = True
+        # fin toggles half a cycle after the script's last falling edge (mv_bus_engine): the
+        # log is settled, and this slot may write the next script (no read-only phase)
         failed = int(self.pos.value) if int(self.timeout.value) else len(entries)
         # entry k at bits [k*LogW +: LogW] = {rdata, cycle}: whole bytes, so the log is cut
         # as little-endian (cycle, rdata) records, not as a bit string

@@ -1,15 +1,17 @@
 // mv_bus_engine: simulation-only bus host of the testbench's fast mode (`BUS=engine`).
 //
 // The Python driver hands over a script (a flat list of up to Depth entries, each a write,
-// a read or a wait for done, with its address, write data and idle cycles) in tb_script
-// and toggles go_i; this engine runs the whole script with the same protocol and
-// timing rules as the Python pin driver (requests driven after a falling edge, held until
-// ack, optional idle cycles before each transfer, the next entry started at the falling edge
-// that saw the ack or done) and logs, per entry, the read data and the falling edge (counted
-// in cycles from the script's start) that saw its ack or done. It toggles fin_o when the
-// script is complete, so Python wakes once per script (one operation: load, START, wait,
-// read back) instead of several times per transfer. The log is what the pins showed: the
-// predictor and the scoreboard check every transfer exactly as in pin mode.
+// a read or a wait for done, with its address, write data and idle cycles) in tb_script and
+// toggles go_i; this engine runs the whole script with the same protocol and timing rules as
+// the Python pin driver (requests driven after a falling edge, held until ack, optional idle
+// cycles before each transfer, the next entry started at the falling edge that saw the ack or
+// done) and logs, per entry, the read data and the falling edge (counted in cycles from the
+// script's start) that saw its ack or done. It toggles fin_o when the script is complete, at
+// the rising edge after the falling edge that ended it: the log, the position and the timeout
+// flag are then half a cycle old, so a callback on fin_o reads them settled in any simulator,
+// without waiting for a read-only phase. Python wakes once per script (one operation: load,
+// START, wait, read back) instead of several times per transfer. The log is what the pins
+// showed: the predictor and the scoreboard check every transfer exactly as in pin mode.
 //
 // The script and the log are the engine's own variables, not ports: the testbench writes
 // tb_script and reads tb_log_q straight through VPI (made public by the build's Verilator
@@ -62,6 +64,7 @@ module mv_bus_engine #(
   logic [IdleW-1:0] gap_q;
   logic [31:0]      wait_q;
   logic [31:0]      cyc_q;  // falling edges since the script started
+  logic             fin_q;  // toggled at the falling edge that ends a script
 
   assign pos_o = pos_q;
 
@@ -116,7 +119,7 @@ module mv_bus_engine #(
   task automatic finish(input logic gave_up);
     req_o     <= 1'b0;
     timeout_o <= gave_up;
-    fin_o     <= ~fin_o;
+    fin_q     <= ~fin_q;
     state_q   <= StIdle;
   endtask
 
@@ -155,6 +158,14 @@ module mv_bus_engine #(
     end
   endtask
 
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      fin_o <= 1'b0;
+    end else begin
+      fin_o <= fin_q;
+    end
+  end
+
   always_ff @(negedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q   <= StIdle;
@@ -163,7 +174,7 @@ module mv_bus_engine #(
       gap_q     <= '0;
       wait_q    <= '0;
       cyc_q     <= '0;
-      fin_o     <= 1'b0;
+      fin_q     <= 1'b0;
       timeout_o <= 1'b0;
       start_o   <= '0;
       tb_log_q  <= '0;
