@@ -84,8 +84,7 @@ void WrapUp() {
 #endif
 }
 
-void EndSlot(Vtop& top) {
-  top.eval_end_step();
+void DumpTrace() {
 #if VM_TRACE
   if (trace != nullptr) trace->dump(main_time);
 #endif
@@ -113,9 +112,7 @@ bool EvalSlot(Vtop& top, bool evaluated) {
   } while (VerilatedVpi::evalNeeded());
   top.eval_end_step();
   ran |= VerilatedVpi::callCbs(cbReadOnlySynch);
-#if VM_TRACE
-  if (trace != nullptr) trace->dump(main_time);
-#endif
+  DumpTrace();
   return ran;
 }
 
@@ -175,7 +172,8 @@ int main(int argc, char** argv) {
       if (watch_values && VerilatedVpi::callValueCbs()) {
         ran = EvalSlot(*top, true);
       } else {
-        EndSlot(*top);  // no writes, no ReadWrite or ReadOnly callbacks: the slot is over
+        top->eval_end_step();  // no writes, no ReadWrite or ReadOnly callbacks: slot over
+        DumpTrace();
       }
     }
     if (ran || !quiet) deadline = VerilatedVpi::cbNextDeadline();
