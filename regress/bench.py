@@ -512,9 +512,16 @@ def regression_wall(list_name: str, jobs: list[int]) -> dict[str, object]:
         wall = time.monotonic() - t0
         out[str(j)] = {"wall_s": round(wall, 1), "exit": res.returncode,
                        "last_line": (res.stdout.strip().splitlines() or [""])[-1]}
-    if "1" in out and "2" in out:
-        out["parallel_efficiency"] = out["1"]["wall_s"] / (2 * out["2"]["wall_s"])  # type: ignore[index]
-    return out
+    return with_efficiency(out)
+
+
+def with_efficiency(walls: dict[str, object]) -> dict[str, object]:
+    """A list's wall times, with the parallel efficiency when both 1 and 2 jobs are there
+    (wall(1 job) / (2 x wall(2 jobs)); each figure's row names where it came from)."""
+    one, two = walls.get("1"), walls.get("2")
+    if isinstance(one, dict) and isinstance(two, dict):
+        walls["parallel_efficiency"] = one["wall_s"] / (2 * two["wall_s"])
+    return walls
 
 
 # --- where a run's time goes ------------------------------------------------------------------
@@ -780,7 +787,7 @@ def main(argv: list[str] | None = None) -> int:
             for name in (n for n in args.lists.split(",") if n):
                 regs[name] = regression_wall(name, jobs)
             for name, wall in walls.items():
-                regs.setdefault(name, {}).update(wall)
+                regs[name] = with_efficiency(regs.get(name, {}) | wall)
             _write(results, args.out)
             return 0
         points = []
@@ -819,8 +826,9 @@ def main(argv: list[str] | None = None) -> int:
             kept = json.loads(old.read_text()).get("regressions", {})
             for name, wall in kept.items():
                 results["regressions"].setdefault(name, wall)  # type: ignore[union-attr]
+        regs_out: dict[str, dict[str, object]] = results["regressions"]  # type: ignore[assignment]
         for name, wall in walls.items():
-            results["regressions"].setdefault(name, {}).update(wall)  # type: ignore[union-attr]
+            regs_out[name] = with_efficiency(regs_out.get(name, {}) | wall)
         _write(results, args.out)
         if failed := [p for p in points if "error" in p]:
             print(f"error: {len(failed)} point(s) could not be measured (see results.md)",

@@ -72,6 +72,15 @@ def test_wall_time_from_a_finished_regression(tmp_path, capsys):
     assert bench.main(["--update", "--wall-from", f"nightly={run}", "--out", str(out)]) == 0
     md = (out / "results.md").read_text()
     assert "| smoke | 1 | 300.0 | ok |" in md and "| nightly | 2 | 2712.3 |" in md
+    assert "| nightly | efficiency |" not in md
+    # the same list at one job, from another run: both rows, and the parallel efficiency
+    one = tmp_path / "nightly-j1"
+    one.mkdir()
+    (one / "summary.json").write_text(json.dumps(summary | {"jobs": 1, "wall_s": 4881.0}))
+    assert bench.main(["--update", "--wall-from", f"nightly={one}", "--out", str(out)]) == 0
+    md = (out / "results.md").read_text()
+    assert "| nightly | 1 | 4881.0 |" in md and "| nightly | 2 | 2712.3 |" in md
+    assert "| nightly | efficiency | 0.90 | |" in md  # 4881 / (2 x 2712.3)
     summary["shard"] = "1/4"
     (run / "summary.json").write_text(json.dumps(summary))
     assert bench.main(["--update", "--wall-from", f"nightly={run}", "--out", str(out)]) == 2
