@@ -2,9 +2,9 @@
 engine main loop (verif/bus/engine_main.cpp): one engine script runs (loads, START, a wait
 of N cycles for done, read-back) while a second coroutine awaits every kind of trigger, on
 clock edges and between them, across the loop's quiet stretches, and notes what it sees
-(time, clock, the engine's position and fin, the design's busy and done). The notes go to
-the JSON file MV_PROBE_OUT; with the loop's quiet slots and with the whole protocol in every
-slot (MV_ENGINE_QUIET=0) they must be the same."""
+(time, clock, the engine's position, fin and cycle count, the design's busy and done). The
+notes go to the JSON file MV_PROBE_OUT; with the loop's quiet slots and with the whole
+protocol in every slot (MV_ENGINE_QUIET=0) they must be the same."""
 
 from __future__ import annotations
 
