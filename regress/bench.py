@@ -296,26 +296,35 @@ def engine_floor_seconds(exe: Path, cycles: int) -> float:
     return float(dict(kv.split("=") for kv in res.stdout.split())["seconds"])
 
 
-def kernel_floor_seconds(spec: BuildSpec, design: DesignConfig, cycles: int, out: Path
-                         ) -> float:
-    """Seconds of `cycles` idle clock cycles under cocotb on the (built) engine model, with
-    Python waiting on one Timer (regress/bench_floor.py)."""
+def run_module(spec: BuildSpec, design: DesignConfig, module: str, out: Path,
+               env: dict[str, str], timeout_s: int, seed: int | None = None) -> None:
+    """Run the cocotb test module `module` (not the design's testbench) on the built
+    Verilator model of `spec`, in `out` (sim.log, results.xml), with `env` added and the
+    project on PYTHONPATH. WallLimit after `timeout_s` of wall time (the simulator is
+    killed)."""
     from cocotb_tools.runner import get_runner
 
     tools.setup_env("verilator")
     out.mkdir(parents=True, exist_ok=True)
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    with wall_limit(timeout_s):
+        get_runner("verilator").test(
+            test_module=module, hdl_toplevel=spec.toplevel(design),
+            hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / spec.key,
+            test_dir=out, extra_env=env | {"PYTHONPATH": path}, timescale=TIMESCALE,
+            seed=seed, results_xml=str(out / "results.xml"), log_file=out / "sim.log")
+
+
+def kernel_floor_seconds(spec: BuildSpec, design: DesignConfig, cycles: int, out: Path
+                         ) -> float:
+    """Seconds of `cycles` idle clock cycles under cocotb on the (built) engine model, with
+    Python waiting on one Timer (regress/bench_floor.py)."""
     result = out / "floor.json"
     result.unlink(missing_ok=True)
-    env = {"MV_FLOOR_CYCLES": str(cycles), "MV_FLOOR_OUT": str(result),
-           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH"))
-                                         if p)}
     try:
-        with wall_limit(FLOOR_TIMEOUT_S):
-            get_runner("verilator").test(
-                test_module="regress.bench_floor", hdl_toplevel=spec.toplevel(design),
-                hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / spec.key,
-                test_dir=out, extra_env=env, timescale=TIMESCALE,
-                results_xml=str(out / "results.xml"), log_file=out / "sim.log")
+        run_module(spec, design, "regress.bench_floor", out,
+                   {"MV_FLOOR_CYCLES": str(cycles), "MV_FLOOR_OUT": str(result)},
+                   FLOOR_TIMEOUT_S)
         return float(json.loads(result.read_text())["seconds"])
     except WallLimit:
         raise BenchError(f"simulator floor run on {spec.key} killed after {FLOOR_TIMEOUT_S} s "

@@ -134,7 +134,6 @@ class EngineBusDriver:
         self.go = 0
         self.addr_w = regmap.load().addr_width
         self.ent_w = 2 + self.addr_w + bus_w + IDLE_W
-        self.log_w = CYC_W + bus_w
         # one log entry as bytes: the cycle (CYC_W) and the read data (a bus width of 8..64)
         self.entry = struct.Struct("<" + UINT_FORMAT[CYC_W] + UINT_FORMAT[bus_w])
         eng = getattr(top, ENGINE_INSTANCE)

@@ -125,29 +125,21 @@ def test_engine_main_loop_quiet_slots_change_nothing(tmp_path):
     them, edges, NextTimeStep, ReadWrite, ReadOnly, value changes, across the quiet
     stretches of a script's wait for done) sees the same times and values as with the whole
     protocol in every slot (MV_ENGINE_QUIET=0; verif/tests/engine_probe.py)."""
-    from cocotb_tools.runner import get_runner
-
-    from regress.bench import WallLimit, wall_limit
-    from regress.sim import ROOT, TIMESCALE, build
+    from regress.bench import WallLimit, run_module
+    from regress.sim import build
     from verif.config import CLOCK_PERIOD_NS
+    from verif.tests.engine_probe import M, X, Y
 
     design = load_design("mont_lut")
     spec = BuildSpec("mont_lut", 32, 8, "verilator", bus="engine")
-    build_dir, _ = build(spec, design)
+    build(spec, design)
     notes = {}
     for quiet in ("1", "0"):
         out = tmp_path / f"quiet{quiet}"
-        out.mkdir()
-        try:
-            with wall_limit(PROBE_TIMEOUT_S):  # a loop that misses a callback hangs
-                get_runner("verilator").test(
-                    test_module="verif.tests.engine_probe",
-                    hdl_toplevel=spec.toplevel(design), hdl_toplevel_lang="verilog",
-                    build_dir=build_dir, test_dir=out, seed=3,
-                    extra_env={"MV_PROBE_OUT": str(out / "probe.json"),
-                               "PYTHONPATH": str(ROOT), "MV_ENGINE_QUIET": quiet},
-                    timescale=TIMESCALE, results_xml=str(out / "results.xml"),
-                    log_file=out / "sim.log")
+        try:  # a loop that misses a callback hangs
+            run_module(spec, design, "verif.tests.engine_probe", out,
+                       {"MV_PROBE_OUT": str(out / "probe.json"), "MV_ENGINE_QUIET": quiet},
+                       PROBE_TIMEOUT_S, seed=3)
         except WallLimit:
             pytest.fail(f"MV_ENGINE_QUIET={quiet}: the probe hung ({PROBE_TIMEOUT_S} s)")
         assert (out / "probe.json").exists(), (out / "sim.log").read_text()[-2000:]
@@ -158,8 +150,6 @@ def test_engine_main_loop_quiet_slots_change_nothing(tmp_path):
     assert probe["on a falling edge"][:2] == [3.5 * ps, "0"]
     assert probe["five rising edges"][0] == probe["quiet, on a falling edge"][0] + 4.5 * ps
     assert probe["done changed"][4:6] == ["0", "1"]  # busy low, done high
-    from verif.tests.engine_probe import M, X, Y
-
     assert notes["1"][-1][0] == "read"
     assert sum(w << (8 * k) for k, w in enumerate(notes["1"][-1][2])) == X * Y * pow(
         2, -32, M) % M  # P = X Y 2^-N mod M, read back over the 8-bit bus
