@@ -19,7 +19,7 @@ from pyuvm import uvm_sequence
 from models import gf2
 from models.result import ModelInputError
 from verif import regmap
-from verif.bus.item import BusItem, Kind
+from verif.bus.item import BusItem, BusRequest, Kind
 from verif.steer import Bias, Model, boundary_operands, small_factor
 
 Operands = tuple[int, int, int]
@@ -86,16 +86,16 @@ class LoaderSeq(uvm_sequence):
         if self._batch is not None:
             self._batch.append(item)
             return item
-        await self._send(item)
+        await self._send(BusRequest([item]))
         return item
 
-    async def _send(self, item: BusItem) -> None:
-        await self.start_item(item)
-        await self.finish_item(item)
+    async def _send(self, request: BusRequest) -> None:
+        await self.start_item(request)
+        await self.finish_item(request)
 
     @asynccontextmanager
     async def batch(self) -> AsyncIterator[None]:
-        """Gather the items of the block into one SCRIPT item, sent when the block ends: one
+        """Gather the items of the block into one BusRequest, sent when the block ends: one
         sequencer hand-shake, and in fast mode one engine script (Python wakes once). Only
         for blocks that use no read's value (`read`, `read_value` and `status` refuse inside
         a batch; `read_item` and `read_value_item` queue reads the scoreboard checks). A batch
@@ -109,10 +109,8 @@ class LoaderSeq(uvm_sequence):
             yield
         finally:
             self._batch = None
-        if len(items) == 1:
-            await self._send(items[0])
-        elif items:
-            await self._send(BusItem.script(items))
+        if items:
+            await self._send(BusRequest(items))
 
     def _value(self, item: BusItem) -> BusItem:
         """The item, whose read data the caller is about to use."""

@@ -15,7 +15,7 @@ from pyuvm import ConfigDB, uvm_agent, uvm_analysis_port, uvm_driver, uvm_monito
 
 from verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
 from verif.bus.engine import EngineBusDriver
-from verif.bus.item import Burst, BusItem, Transfer
+from verif.bus.item import Burst, BusRequest, Transfer
 
 
 @dataclass
@@ -51,7 +51,7 @@ class BusDriver(uvm_driver):
 
     async def run_phase(self) -> None:
         while True:
-            item: BusItem = await self.seq_item_port.get_next_item()
+            item: BusRequest = await self.seq_item_port.get_next_item()
             await self.bfm.send(item)
             self.seq_item_port.item_done()
 

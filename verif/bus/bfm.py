@@ -17,7 +17,7 @@ from cocotb.utils import get_sim_time
 from cocotb_bus.drivers import BusDriver
 from cocotb_bus.monitors import BusMonitor
 
-from verif.bus.item import BusItem, Kind, Transfer
+from verif.bus.item import BusItem, BusRequest, Kind, Transfer
 
 SIGNALS = {"req": "req_i", "we": "we_i", "addr": "addr_i", "wdata": "wdata_i",
            "ack": "ack_o", "rdata": "rdata_o"}
@@ -66,11 +66,12 @@ class LoaderBusDriver(BusDriver):
             if self._waiting and get_sim_time("ns") > self._waiting[0]:
                 raise WatchdogError(self._waiting[1])
 
-    async def _driver_send(self, transaction: BusItem, sync: bool = True, **kwargs: object) -> None:
-        if transaction.kind is Kind.SCRIPT:  # its sub-items one after another
-            for sub in transaction.items:
-                await self._driver_send(sub, sync)
-            return
+    async def _driver_send(self, transaction: BusRequest, sync: bool = True,
+                           **kwargs: object) -> None:
+        for item in transaction.items:  # one after another
+            await self._send_item(item)
+
+    async def _send_item(self, transaction: BusItem) -> None:
         if not self._aligned:
             await FallingEdge(self.clock)
             self._aligned = True

@@ -3,10 +3,10 @@ of bus transfers; Python wakes once per script (a whole operation: load, START, 
 read back) instead of several times per transfer.
 
 The engine sits in a generated wrapper toplevel (`emit_wrapper`) next to the design's own
-toplevel (instance `u_dut`). `EngineBusDriver.send` turns one bus item, or a SCRIPT item's
-sub-items, into a flat script of entries (one per transfer, one per wait for done), toggles go,
-awaits the engine's fin toggle, fills each sub-item's rdata and time_ns from the engine's log
-and publishes each sub-item's transfers as one Burst (each word with the time of its ack edge),
+toplevel (instance `u_dut`). `EngineBusDriver.send` turns the bus items of a request into a
+flat script of entries (one per transfer, one per wait for done), toggles go, awaits the
+engine's fin toggle, fills each item's rdata and time_ns from the engine's log and publishes
+each item's transfers as one Burst (each word with the time of its ack edge),
 so the predictor and the scoreboard check the same transfers as in pin mode, a burst at a
 time. Select it with `BUS=engine` (make sim) or `--bus engine` (python -m regress.sim).
 """
@@ -23,7 +23,7 @@ from cocotb.handle import SimHandleBase
 
 from verif import regmap
 from verif.bus.bfm import WatchdogError
-from verif.bus.item import Burst, BusItem, Kind
+from verif.bus.item import Burst, BusItem, BusRequest, Kind
 from verif.config import CLOCK_PERIOD_NS
 
 ENGINE_SV = Path(__file__).resolve().parent.parent / "hdl" / "mv_bus_engine.sv"
@@ -35,7 +35,6 @@ LEN_W = 16
 KIND_CODE = {Kind.WRITE: 0, Kind.READ: 1, Kind.WAIT_DONE: 2}
 ACK_TIMEOUT_CYCLES = 256
 RESULT_REGIONS = ("P", "S", "C", "CYCLES")  # what an operation reads back (and STATUS)
-UINT_FORMAT = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the widths the log holds
 # the engine's script and log: variables of the engine instance, written and read through VPI
 # (not ports: Verilator copies a toplevel's ports whole at every evaluation)
 ENGINE_INSTANCE = "u_engine"
@@ -121,10 +120,10 @@ endmodule
 
 
 class EngineBusDriver:
-    """Same `send(item)` as the pin driver; every performed transfer goes to `publish`.
+    """Same `send(request)` as the pin driver; every performed transfer goes to `publish`.
 
-    One item, or all sub-items of a SCRIPT item, run as one engine script (longer lists are
-    split at sub-item boundaries into scripts of at most `depth` entries)."""
+    The items of one request run as one engine script (longer lists are split at item
+    boundaries into scripts of at most `depth` entries)."""
 
     def __init__(self, top: SimHandleBase, period_ns: int, idle_max: int, bus_w: int,
                  publish: Callable[[Burst], None]) -> None:
@@ -135,7 +134,7 @@ class EngineBusDriver:
         self.addr_w = regmap.load().addr_width
         self.ent_w = 2 + self.addr_w + bus_w + IDLE_W
         # one log entry as bytes: the cycle (CYC_W) and the read data (a bus width of 8..64)
-        self.entry = struct.Struct("<" + UINT_FORMAT[CYC_W] + UINT_FORMAT[bus_w])
+        self.entry = struct.Struct("<" + regmap.UINT_FORMAT[CYC_W] + regmap.UINT_FORMAT[bus_w])
         eng = getattr(top, ENGINE_INSTANCE)
         self.script, self.log = getattr(eng, SCRIPT_VAR), getattr(eng, LOG_VAR)
         self.depth = len(self.script) // self.ent_w
@@ -174,8 +173,8 @@ class EngineBusDriver:
         return [kind | (item.addr + k) << 2 | (item.data[k] if write else 0) << shift
                 | idle[k] << (shift + self.bus_w) for k in range(count)]
 
-    async def send(self, item: BusItem) -> None:
-        subs = item.items if item.kind is Kind.SCRIPT else [item]
+    async def send(self, request: BusRequest) -> None:
+        subs = request.items
         chunk: list[BusItem] = []
         entries: list[int] = []
         for sub in subs:

@@ -200,8 +200,7 @@ class LoaderPredictor:
             else:
                 res, w = self.op.result, self.bus_w
                 value = {"P": res.p, "S": res.s or 0, "C": res.c or 0}[region]
-                mask = (1 << w) - 1
-                expected = [(value >> (k * w)) & mask for k in range(index, stop)]
+                expected = regmap.split(value >> (index * w), b.count * w, w)
             if self.op is not None and not busy:
                 words = self.op.read_words.setdefault(region, {})
                 words.update(zip(range(index, stop), b.rdata, strict=True))

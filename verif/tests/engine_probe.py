@@ -26,7 +26,7 @@ from cocotb.utils import get_sim_time
 
 from verif import regmap
 from verif.bus.engine import CYCLE_VAR, EngineBusDriver
-from verif.bus.item import BusItem, Kind
+from verif.bus.item import BusItem, BusRequest, Kind
 from verif.config import CLOCK_PERIOD_NS
 
 RESET_CYCLES = 3
@@ -67,7 +67,7 @@ async def main_loop_probe(dut: object) -> None:
     note("on a falling edge")
     driver = EngineBusDriver(d, period, 0, bus_w, lambda _burst: None)  # type: ignore[arg-type]
     items = _script(regmap.load(), n, bus_w)
-    run = cocotb.start_soon(driver.send(BusItem.script(items)))
+    run = cocotb.start_soon(driver.send(BusRequest(items)))
     await Timer(3 * period, "ns")
     note("3 periods into the script")
     await Timer(period // 4, "ns")

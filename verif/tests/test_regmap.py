@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -40,6 +41,24 @@ def test_split_join_roundtrip(bus_w, bits):
     assert len(parts) == regmap.words(bits, bus_w)
     assert all(0 <= p < (1 << bus_w) for p in parts)
     assert regmap.join(parts, bus_w) == value
+
+
+@pytest.mark.parametrize("bus_w", [8, 12, 16, 32, 64])
+def test_split_and_join_agree_with_word_by_word_shifts(bus_w):
+    """split/join go through bytes for whole-byte bus widths: the same words as shifting
+    word by word, also for a value wider than the register (its high bits are not loaded),
+    a width that is no machine word (12) and a part that is no bus word."""
+    rng = random.Random(bus_w)
+    mask = (1 << bus_w) - 1
+    for bits in (1, 31, 97, 1024, 2049):
+        value = rng.getrandbits(bits + 40)  # wider than the register
+        count = regmap.words(bits, bus_w)
+        assert regmap.split(value, bits, bus_w) == [(value >> (k * bus_w)) & mask
+                                                    for k in range(count)]
+        parts = [rng.getrandbits(bus_w) for _ in range(count)]
+        assert regmap.join(parts, bus_w) == sum(p << (k * bus_w) for k, p in enumerate(parts))
+    wide = [1 << bus_w, 3]  # carries into the next word, as a sum of shifted parts does
+    assert regmap.join(wide, bus_w) == (1 << bus_w) + (3 << bus_w)
 
 
 def test_addr_decode_roundtrip():
