@@ -120,11 +120,11 @@ class LoaderSeq(uvm_sequence):
         return item
 
     async def write(self, region: str, data: int, index: int = 0) -> None:
-        await self._do(BusItem("wr", Kind.WRITE, self.rm.addr(region, index), [data]))
+        await self._do(BusItem(Kind.WRITE, self.rm.addr(region, index), [data]))
 
     async def read_item(self, region: str, index: int = 0) -> BusItem:
         """One word read, for the scoreboard (its value is not used by the caller)."""
-        return await self._do(BusItem("rd", Kind.READ, self.rm.addr(region, index)))
+        return await self._do(BusItem(Kind.READ, self.rm.addr(region, index)))
 
     async def read(self, region: str, index: int = 0) -> int:
         return self._value(await self.read_item(region, index)).rdata[0]
@@ -132,13 +132,13 @@ class LoaderSeq(uvm_sequence):
     async def write_value(self, region: str, value: int) -> None:
         """All words of a register in one burst item."""
         words = regmap.split(value, self.n, self.bus_w)
-        await self._do(BusItem("wr", Kind.WRITE, self.rm.addr(region), words))
+        await self._do(BusItem(Kind.WRITE, self.rm.addr(region), words))
 
     async def read_value_item(self, region: str) -> BusItem:
         """All words of a register in one burst item, for the scoreboard."""
         bits = self.rm.region_bits(region, self.n, self.design, self.bus_w)
         assert bits is not None, f"{region} is not mapped for {self.design.name}"
-        return await self._do(BusItem("rd", Kind.READ, self.rm.addr(region),
+        return await self._do(BusItem(Kind.READ, self.rm.addr(region),
                                       count=regmap.words(bits, self.bus_w)))
 
     async def read_value(self, region: str) -> int:
@@ -157,7 +157,7 @@ class LoaderSeq(uvm_sequence):
         await self.write("CTRL", self.ctrl_f["CLEAR"].put(1))
 
     async def wait_done(self) -> None:
-        await self._do(BusItem("done", Kind.WAIT_DONE, timeout_cycles=self.done_timeout))
+        await self._do(BusItem(Kind.WAIT_DONE, timeout_cycles=self.done_timeout))
 
     async def status(self) -> dict[str, int]:
         word = await self.read("STATUS")
@@ -528,7 +528,7 @@ class ErrorSeq(LoaderSeq):
                    if not self.design.maps(r)]
         for addr, write in probes:
             kind = Kind.WRITE if write else Kind.READ
-            item = await self._do(BusItem("probe", kind, addr, [0x5A]))
+            item = await self._do(BusItem(kind, addr, [0x5A]))
             assert write or item.rdata == [0], f"unmapped read at 0x{addr:x} returned data"
             await self.expect_error("ERR_UNMAPPED")
         # CLEAR wipes operands, results and the error code

@@ -22,13 +22,10 @@ class BusItem:
     and each pyuvm sequence item builds three cocotb Events (5.5 us a sequence item against
     0.7 us, measured). What goes through the sequencer is a BusRequest holding them."""
 
-    __slots__ = ("name", "kind", "addr", "data", "count", "timeout_cycles", "tight", "rdata",
-                 "time_ns")
+    __slots__ = ("kind", "addr", "data", "count", "timeout_cycles", "tight", "rdata", "time_ns")
 
-    def __init__(self, name: str = "bus_item", kind: Kind = Kind.READ, addr: int = 0,
-                 data: list[int] | None = None, count: int = 1,
-                 timeout_cycles: int = 0) -> None:
-        self.name = name
+    def __init__(self, kind: Kind = Kind.READ, addr: int = 0, data: list[int] | None = None,
+                 count: int = 1, timeout_cycles: int = 0) -> None:
         self.kind = kind
         self.addr = addr
         self.data = data if data is not None else [0] * count

@@ -34,11 +34,11 @@ X, Y, M = 5, 7, 0xF1  # the operands; M odd, X and Y below it
 
 
 def _script(rm: regmap.RegMap, n: int, bus_w: int) -> list[BusItem]:
-    items = [BusItem("wr", Kind.WRITE, rm.addr(r), regmap.split(v, n, bus_w))
+    items = [BusItem(Kind.WRITE, rm.addr(r), regmap.split(v, n, bus_w))
              for r, v in (("X", X), ("Y", Y), ("M", M))]
-    items += [BusItem("start", Kind.WRITE, rm.addr("CTRL"), [rm.fields["CTRL"]["START"].put(1)]),
-              BusItem("done", Kind.WAIT_DONE, timeout_cycles=10 * n),
-              BusItem("rd", Kind.READ, rm.addr("P"), count=regmap.words(n, bus_w))]
+    items += [BusItem(Kind.WRITE, rm.addr("CTRL"), [rm.fields["CTRL"]["START"].put(1)]),
+              BusItem(Kind.WAIT_DONE, timeout_cycles=10 * n),
+              BusItem(Kind.READ, rm.addr("P"), count=regmap.words(n, bus_w))]
     for item in items:
         item.tight = True
     return items
