@@ -1,4 +1,4 @@
-"""Batching in the sequences (LoaderSeq.batch): an operation goes out as one SCRIPT item,
+"""Batching in the sequences (LoaderSeq.batch): an operation goes out as one BusRequest,
 while sequences that decide on a read's value (status polling, the error checks) still send
 their reads one by one. The sequences run here against a loader model in pure Python (the
 predictor answers the reads), so the test needs no simulator."""
@@ -89,7 +89,7 @@ def test_an_operation_is_one_script_item():
         ("read", "P"), ("read", "S"), ("read", "C"), ("read", "CYCLES"), ("read", "STATUS")]
     assert _kinds(bus.sent[1]) == [("write", "X"), ("write", "Y"), ("write", "M"),
                                    ("write", "CTRL"), ("read", "STATUS")]
-    # every sub-item was performed and filled as if sent alone
+    # every item was performed and filled as if sent alone
     p = bus.sent[0].items[5]
     assert regmap.join(p.rdata, BUS_W) == bus.pred.ops[0].result.p
 
