@@ -126,8 +126,25 @@ def final_reduce_ties(v: int, mn: int, z: int) -> tuple[int, frozenset[str]]:
 def inter_r2(x: int, y: int, m: int, n: int) -> Result:
     """Algorithm 2: P := 2P + x_i Y, then two conditional subtractions of M (n cycles)."""
     validate(x, y, m, n)
-    # Hot path (one call per checked operation): P is a gmpy2 mpz (cheaper wide arithmetic),
-    # the hits are counted in a list. The second subtraction can only apply after the first.
+    p, hits = _inter_r2_loop(x, y, m, n)
+    lut = {q: h for q, h in enumerate(hits) if h}
+    return Result("inter_r2", n, p, None, None, n, lut)
+
+
+def _inter_r2_loop(x: int, y: int, m: int, n: int) -> tuple[int, list[int]]:
+    """Algorithm 2's n iterations: the native loop (models/native.py) where it is built,
+    else the Python loop below (the reference)."""
+    fast = native.inter_r2_loop(x, y, m, n)
+    return fast if fast is not None else _inter_r2_loop_py(x, y, m, n)
+
+
+def _inter_r2_loop_py(x: int, y: int, m: int, n: int) -> tuple[int, list[int]]:
+    """Algorithm 2's n iterations, X MSB first: P and the histogram of the Ms subtracted
+    (0, 1, 2).
+
+    Hot path where the native loop is off: P is a gmpy2 mpz (cheaper wide arithmetic), the
+    hits are counted in a list. The second subtraction can only apply after the first.
+    """
     ym, mm, bound = mpz(y), mpz(m), mpz(3 * m)
     p = mpz(0)
     hits = [0] * 3  # selection histogram: how many M were subtracted (0, 1, 2)
@@ -144,8 +161,7 @@ def inter_r2(x: int, y: int, m: int, n: int) -> Result:
                 p -= mm
                 q = 2
         hits[q] += 1
-    lut = {q: h for q, h in enumerate(hits) if h}
-    return Result("inter_r2", n, int(p), None, None, n, lut)
+    return int(p), hits
 
 
 def inter_csa_cycles(n: int) -> int:

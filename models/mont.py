@@ -66,8 +66,25 @@ def mont_r2(x: int, y: int, m: int, n: int) -> Result:
     conditional subtraction: n + 1 cycles. ``lut`` counts the selection (x_i, q_i).
     """
     validate(x, y, m, n)
-    # Hot path (one call per checked operation): P is a gmpy2 mpz (cheaper wide
-    # arithmetic), sel_address is inlined and the hits are counted in a list.
+    p, hits = _mont_r2_loop(x, y, m, n)
+    lut = {a: h for a, h in enumerate(hits) if h}
+    return Result("mont_r2", n, final_sub(p, m), None, None, n + 1, lut, unreduced=p)
+
+
+def _mont_r2_loop(x: int, y: int, m: int, n: int) -> tuple[int, list[int]]:
+    """Algorithm 1a's n iterations: the native loop (models/native.py) where it is built,
+    else the Python loop below (the reference)."""
+    fast = native.mont_r2_loop(x, y, m, n)
+    return fast if fast is not None else _mont_r2_loop_py(x, y, m, n)
+
+
+def _mont_r2_loop_py(x: int, y: int, m: int, n: int) -> tuple[int, list[int]]:
+    """Algorithm 1a's n iterations: P before the final subtraction and the hits of the
+    selection address (x_i << 1) | q_i.
+
+    Hot path where the native loop is off: P is a gmpy2 mpz (cheaper wide arithmetic),
+    sel_address is inlined and the hits are counted in a list.
+    """
     ym, mm, bound = mpz(y), mpz(m), mpz(2 * m)
     p = mpz(0)
     hits = [0] * 4
@@ -83,8 +100,7 @@ def mont_r2(x: int, y: int, m: int, n: int) -> Result:
         assert p.is_even(), "mont_r2: shift would drop a one bit"
         p >>= 1  # step 5
         assert p < bound, "mont_r2: P outgrew its N+1-bit register"
-    lut = {a: h for a, h in enumerate(hits) if h}
-    return Result("mont_r2", n, final_sub(int(p), m), None, None, n + 1, lut, unreduced=int(p))
+    return int(p), hits
 
 
 def _mont_csa_loop(x: int, y: int, m: int, n: int, name: str) -> tuple[int, int, list[int]]:

@@ -31,6 +31,8 @@ _SIGNATURES = {
     "mv_inter_csa": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_inter_lut": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, ctypes.POINTER(ctypes.c_int),
                      _u64p, _u64p, _i64p],
+    "mv_mont_r2": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _i64p],
+    "mv_inter_r2": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_mm42": [ctypes.c_int, ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, ctypes.c_int,
                 _u64p, _u64p, ctypes.POINTER(ctypes.c_int8)],
 }
@@ -122,6 +124,17 @@ def _usable(bits: int) -> int:
     return count if LIB is not None and count <= MAX_LIMBS else 0
 
 
+def mont_r2_loop(x: int, y: int, m: int, n: int) -> tuple[int, list[int]] | None:
+    """models.mont._mont_r2_loop: (P before the final subtraction, hits)."""
+    if not (count := _usable(n + 2)):
+        return None
+    p, h = out(count), hits(4)
+    _fail(LIB.mv_mont_r2(n, count, limbs(x, count), limbs(y, count), limbs(m, count), p, h),
+          {1: "mont_r2: shift would drop a one bit",
+           2: "mont_r2: P outgrew its N+1-bit register"})
+    return value(p), list(h)
+
+
 def mont_csa_loop(x: int, y: int, m: int, n: int, name: str
                   ) -> tuple[int, int, list[int]] | None:
     """models.mont._mont_csa_loop."""
@@ -143,6 +156,16 @@ def mont_lut_loop(x: int, y0: int, entries: list[int], n: int, name: str
     _fail(LIB.mv_mont_lut(n, count, limbs(x, count), y0, table(entries, count), s, c, h),
           {1: f"{name}: shift would drop a one bit", 2: f"{name}: S or C outgrew N+1 bits"})
     return value(s), value(c), list(h)
+
+
+def inter_r2_loop(x: int, y: int, m: int, n: int) -> tuple[int, list[int]] | None:
+    """models.inter._inter_r2_loop: (P, hits)."""
+    if not (count := _usable(n + 2)):
+        return None
+    p, h = out(count), hits(3)
+    _fail(LIB.mv_inter_r2(n, count, limbs(x, count), limbs(y, count), limbs(m, count), p, h),
+          {1: "inter_r2: 2P + x_i Y >= 3M"})
+    return value(p), list(h)
 
 
 def inter_csa_loop(x: int, twice: list[int], yn: int, n: int

@@ -201,3 +201,89 @@ int mv_mm42(int n, int iters, int L, const limb* a, const limb* x1s, const limb*
   }
   return 0;
 }
+
+/* dst += src over L limbs (the carry out of the top limb is dropped: the callers' registers
+ * have a spare limb) */
+static void add_to(limb* dst, const limb* src, int L) {
+  limb carry = 0;
+  for (int j = 0; j < L; ++j) {
+    const limb a = dst[j] + carry;
+    const limb c1 = a < carry;
+    dst[j] = a + src[j];
+    carry = c1 | (dst[j] < a);
+  }
+}
+
+/* dst -= src over L limbs (dst >= src) */
+static void sub_from(limb* dst, const limb* src, int L) {
+  limb borrow = 0;
+  for (int j = 0; j < L; ++j) {
+    const limb a = dst[j];
+    const limb d = a - src[j];
+    const limb b1 = a < src[j];
+    dst[j] = d - borrow;
+    borrow = b1 | (d < borrow);
+  }
+}
+
+/* a >= b over L limbs */
+static int at_least(const limb* a, const limb* b, int L) {
+  for (int j = L - 1; j >= 0; --j)
+    if (a[j] != b[j]) return a[j] > b[j];
+  return 1;
+}
+
+/* Algorithm 1a (mont_r2): models.mont._mont_r2_loop, X LSB first, a carry-propagate adder.
+ * y, m: L limbs; p: output; hits[4]: x_i << 1 | q. 1: shift would drop a one bit, 2: P
+ * outgrew its N+1-bit register (P >= 2M after the shift). */
+int mv_mont_r2(int n, int L, const limb* x, const limb* y, const limb* m, limb* p,
+               int64_t* hits) {
+  limb bound[MV_MAX_LIMBS];
+  if (L > MV_MAX_LIMBS) return 3;
+  shl(bound, m, L, 1);
+  memset(p, 0, 8 * (size_t)L);
+  for (int i = 0; i < n; ++i) {
+    int addr = 0;
+    if (bit(x, i)) { /* step 3 */
+      add_to(p, y, L);
+      addr = 2;
+    }
+    if (p[0] & 1) { /* q_i: p_0 after step 3; step 4 */
+      add_to(p, m, L);
+      addr |= 1;
+    }
+    hits[addr] += 1;
+    if (p[0] & 1) return 1;
+    shr1(p, L); /* step 5 */
+    if (at_least(p, bound, L)) return 2;
+  }
+  return 0;
+}
+
+/* Algorithm 2 (inter_r2): models.inter._inter_r2_loop, X MSB first: P := 2P + x_i Y, then
+ * up to two subtractions of M. y, m: L limbs; p: output; hits[3]: the Ms subtracted.
+ * 1: 2P + x_i Y >= 3M. */
+int mv_inter_r2(int n, int L, const limb* x, const limb* y, const limb* m, limb* p,
+                int64_t* hits) {
+  limb bound[MV_MAX_LIMBS];
+  if (L > MV_MAX_LIMBS) return 3;
+  shl(bound, m, L, 1);
+  add_to(bound, m, L);
+  memset(p, 0, 8 * (size_t)L);
+  for (int i = n - 1; i >= 0; --i) {
+    shl(p, p, L, 1);
+    if (bit(x, i)) add_to(p, y, L);
+    if (at_least(p, bound, L)) return 1;
+    int q = 0;
+    if (at_least(p, m, L)) {
+      sub_from(p, m, L);
+      q = 1;
+      if (at_least(p, m, L)) {
+        sub_from(p, m, L);
+        q = 2;
+      }
+    }
+    hits[q] += 1;
+  }
+  return 0;
+}

@@ -12,7 +12,8 @@ import pytest
 from models import inter, mm42, mont, native
 from models.result import Result
 
-MULT = {"mont_csa": mont.mont_csa, "mont_csa_u2": mont.mont_csa_u2,
+MULT = {"mont_r2": mont.mont_r2, "inter_r2": inter.inter_r2,
+        "mont_csa": mont.mont_csa, "mont_csa_u2": mont.mont_csa_u2,
         "mont_lut": mont.mont_lut, "mont_lut_u2": mont.mont_lut_u2,
         "inter_csa": inter.inter_csa, "inter_lut": inter.inter_lut}
 CARRY_SAVE = {"mm42": mm42.mm42, "mm42_u2": mm42.mm42_u2}
@@ -84,6 +85,9 @@ def test_failed_checks_say_the_same(monkeypatch):
     invariant fails with the Python loop's message in both."""
     n = 70
     cases: list[Callable[[], object]] = [
+        lambda: mont._mont_r2_loop(5, 3, 1 << 40, n),  # even M: odd shift
+        lambda: mont._mont_r2_loop(1, 1 << (n - 1), 3, n),  # Y >= 2M: P outgrows N+1 bits
+        lambda: inter._inter_r2_loop(1, 1 << (n + 1), 3, n),  # Y >= 3M
         lambda: mont._mont_csa_loop(5, 3, 1 << 40, n, "mont_csa"),  # even M: odd shift
         lambda: mont._mont_lut_loop(5, 3, 1 << 40, n, "mont_lut"),
         lambda: inter._inter_csa_loop((1 << n) - 1, [0] * 7, 1 << (n + 2), n),  # Y' too wide
