@@ -24,6 +24,7 @@ from cocotb.handle import SimHandleBase
 from verif import regmap
 from verif.bus.bfm import WatchdogError
 from verif.bus.item import Burst, BusItem, BusRequest, Kind
+from verif.bus.vpi import read_uint
 from verif.config import CLOCK_PERIOD_NS
 
 ENGINE_SV = Path(__file__).resolve().parent.parent / "hdl" / "mv_bus_engine.sv"
@@ -138,6 +139,7 @@ class EngineBusDriver:
         eng = getattr(top, ENGINE_INSTANCE)
         self.script, self.log = getattr(eng, SCRIPT_VAR), getattr(eng, LOG_VAR)
         self.depth = len(self.script) // self.ent_w
+        self.log_bytes = len(self.log) // 8
         # the inputs (ports and the script), looked up once; each is written only when its
         # value changes
         self.ports = {name: getattr(top, name) for name in (
@@ -163,15 +165,21 @@ class EngineBusDriver:
         """The item's script entries, each an EntW-bit number."""
         if item.kind is Kind.WAIT_DONE:
             return [KIND_CODE[Kind.WAIT_DONE]]
-        write = item.kind is Kind.WRITE
-        kind, count, shift = KIND_CODE[item.kind], item.count, 2 + self.addr_w
-        idle = [0] * count
+        count, shift = item.count, 2 + self.addr_w
+        # entry k: kind | (addr + k) << 2 | wdata << shift | idle << (shift + BusW)
+        addrs = range(KIND_CODE[item.kind] | item.addr << 2,
+                      KIND_CODE[item.kind] | (item.addr + count) << 2, 4)
+        if item.kind is Kind.WRITE:
+            entries = [a | d << shift for a, d in zip(addrs, item.data, strict=True)]
+        else:
+            entries = list(addrs)
         if self.idle_max:
             draws = [self.rng.randint(0, self.idle_max) for _ in range(count)]
             if not item.tight:  # the draws are still made: the random stream stays
-                idle = [min(v, (1 << IDLE_W) - 1) for v in draws]
-        return [kind | (item.addr + k) << 2 | (item.data[k] if write else 0) << shift
-                | idle[k] << (shift + self.bus_w) for k in range(count)]
+                top = shift + self.bus_w
+                entries = [e | min(v, (1 << IDLE_W) - 1) << top
+                           for e, v in zip(entries, draws, strict=True)]
+        return entries
 
     async def send(self, request: BusRequest) -> None:
         subs = request.items
@@ -207,31 +215,34 @@ class EngineBusDriver:
         self.scripts += 1
         # fin toggles half a cycle after the script's last falling edge (mv_bus_engine): the
         # log is settled, and this slot may write the next script (no read-only phase)
-        failed = int(self.pos.value) if int(self.timeout.value) else len(entries)
+        failed = read_uint(self.pos) if read_uint(self.timeout) else len(entries)
         # entry k at bits [k*LogW +: LogW] = {rdata, cycle}: whole bytes, so the log is cut
         # as little-endian (cycle, rdata) records, not as a bit string
-        log = self.log.value.to_unsigned().to_bytes(len(self.log) // 8, "little")
+        log = read_uint(self.log).to_bytes(self.log_bytes, "little")
         logged = list(self.entry.iter_unpack(log[:min(failed, len(entries)) * self.entry.size]))
-        start = int(self.start.value)
-        period, half = self.period_ns, self.period_ns // 2
+        start = read_uint(self.start)
+        period = self.period_ns
+        ack0 = start - period // 2  # a transfer's ack edge: half a cycle before its log time
         k = 0  # entry index
         for sub in subs:
-            count = 1 if sub.kind is Kind.WAIT_DONE else sub.count
+            if sub.kind is Kind.WAIT_DONE:
+                if k >= failed:
+                    raise WatchdogError(self._hang(sub, 0))
+                sub.time_ns = start + logged[k][0] * period
+                k += 1
+                continue
+            count = sub.count
             if k + count > failed:
                 raise WatchdogError(self._hang(sub, failed - k))
-            times = [start + cyc * period for cyc, _ in logged[k:k + count]]
-            rdata = [data for _, data in logged[k:k + count]]
+            records = logged[k:k + count]
             k += count
-            if sub.kind is Kind.WAIT_DONE:
-                sub.time_ns = times[0]
-                continue
-            t_acks = [t - half for t in times]
+            t_acks = [ack0 + cyc * period for cyc, _ in records]
             sub.time_ns = t_acks[-1]
             if sub.kind is Kind.WRITE:
                 self.publish(Burst(True, sub.addr, list(sub.data[:count]), [], t_acks))
             else:
-                sub.rdata = rdata
-                self.publish(Burst(False, sub.addr, [], rdata, t_acks))
+                sub.rdata = [data for _, data in records]
+                self.publish(Burst(False, sub.addr, [], sub.rdata, t_acks))
 
     def _hang(self, sub: BusItem, k: int) -> str:
         """What the watchdog reports for sub-item `sub` hung at its transfer k."""

@@ -10,6 +10,7 @@ from pyuvm import ConfigDB, uvm_analysis_port, uvm_component, uvm_env
 from models.registry import get_algo
 from verif import regmap
 from verif.bus.agent import BusAgent, BusIf
+from verif.bus.vpi import read_uint
 from verif.config import DesignConfig, RunConfig
 from verif.env.coverage import Coverage
 from verif.env.predictor import LoaderPredictor
@@ -43,9 +44,9 @@ class DoneObserver(uvm_component):
             await RisingEdge(self.bus_if.done)
             time_ns = get_sim_time("ns")
             await ReadOnly()
-            packed = int(hits.value) if hits is not None else 0
+            packed = read_uint(hits) if hits is not None else 0
             lut = [(packed >> (a * width)) & mask for a in range(bins)]
-            taken = bool(int(sub.value)) if sub is not None else None
+            taken = bool(read_uint(sub)) if sub is not None else None
             self.ap.write(DoneObservation(time_ns, lut, taken))
 
 

@@ -130,27 +130,30 @@ class Scoreboard(uvm_component):
         """The whole operation as read back over the bus, against gmpy2 and the model."""
         assert op.result is not None
         res, p = op.result, self._assemble(op, "P")
-        tag = f"op {op.index} ({op.describe()})"
         expected_p = reference(self.algo, *op.args, self.predictor.n, field=op.field,
                                **self.params)
         golden = "gf2" if self.algo.has_field and op.field else "gmpy2"
-        if self.algo.has_field:
-            tag += f" field={'GF(2^n)' if op.field else 'GF(p)'}"
+
+        def tag() -> str:  # built only for a failure (hex of every operand)
+            field = f" field={'GF(2^n)' if op.field else 'GF(p)'}" if self.algo.has_field else ""
+            return f"op {op.index} ({op.describe()}){field}"
+
         if p != expected_p:
-            self.fail(f"{tag}: P = 0x{p:x}, {golden} expects 0x{expected_p:x}")
+            self.fail(f"{tag()}: P = 0x{p:x}, {golden} expects 0x{expected_p:x}")
         if res.p != expected_p:
-            self.fail(f"{tag}: model P 0x{res.p:x} disagrees with {golden} 0x{expected_p:x}")
+            self.fail(f"{tag()}: model P 0x{res.p:x} disagrees with {golden} "
+                      f"0x{expected_p:x}")
         fields: dict[str, object] = {"p": str(p), "cycles": self._assemble(op, "CYCLES")}
         if fields["cycles"] != res.cycles:
-            self.fail(f"{tag}: CYCLES = {fields['cycles']}, model expects {res.cycles}")
+            self.fail(f"{tag()}: CYCLES = {fields['cycles']}, model expects {res.cycles}")
         if self.predictor.red_words:
             s, c = self._assemble(op, "S"), self._assemble(op, "C")
             if (s, c) != (res.s, res.c):
-                self.fail(f"{tag}: S/C = 0x{s:x}/0x{c:x}, model expects "
+                self.fail(f"{tag()}: S/C = 0x{s:x}/0x{c:x}, model expects "
                           f"0x{res.s:x}/0x{res.c:x}")
             fields |= {"s": str(s), "c": str(c)}
         if op.index not in self.observed:
-            self.fail(f"{tag}: results read back but no done edge was observed")
+            self.fail(f"{tag()}: results read back but no done edge was observed")
         self.checked += 1
         self._write_log(op, fields)
 
