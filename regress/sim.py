@@ -260,7 +260,8 @@ def vpi_control(design: DesignConfig, engine_build: bool = False) -> str:
     lines += [f'public_flat_rw -module "*" -var "{leaf}"' for leaf in design.probe_leaves()]
     if engine_build:
         lines += [f'public_flat_rw -module "{engine.ENGINE_MODULE}" -var "{var}"'
-                  for var in (engine.SCRIPT_VAR, engine.LOG_VAR, engine.CYCLE_VAR)]
+                  for var in (engine.SCRIPT_VAR, engine.LOG_VAR, engine.CYCLE_VAR,
+                              *engine.DONE_VARS)]
     return "\n".join(lines) + "\n"
 
 
@@ -370,7 +371,8 @@ def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path
         wrapper = build_dir / f"{b.toplevel(design)}.sv"
         depth = engine.engine_depth(b.n, design.design, b.bus_w)
         wrapper.write_text(engine.emit_wrapper(design.toplevel, b.parameters(design), depth,
-                                               hdl_clock=not main_loop))
+                                               hdl_clock=not main_loop,
+                                               observe=design.observe))
         sources += [engine.ENGINE_SV, wrapper]
     try:
         runner.build(sources=sources, hdl_toplevel=b.toplevel(design),

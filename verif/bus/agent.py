@@ -11,7 +11,15 @@ import os
 from dataclasses import dataclass
 
 from cocotb.handle import SimHandleBase
-from pyuvm import ConfigDB, uvm_agent, uvm_analysis_port, uvm_driver, uvm_monitor, uvm_sequencer
+from pyuvm import (
+    ConfigDB,
+    UVMConfigItemNotFound,
+    uvm_agent,
+    uvm_analysis_port,
+    uvm_driver,
+    uvm_monitor,
+    uvm_sequencer,
+)
 
 from verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
 from verif.bus.engine import EngineBusDriver
@@ -43,8 +51,15 @@ class BusDriver(uvm_driver):
         bif = self.bus_if
         if bif.engine:
             monitor: BusMonitor = ConfigDB().get(self, "", "BUS_MONITOR")
+            # the engine captures done and the observation signals for the done observer
+            # of an environment that has one
+            try:
+                observer = ConfigDB().get(self, "", "DONE_OBSERVER")
+            except UVMConfigItemNotFound:
+                observer = None
             self.bfm = EngineBusDriver(bif.dut, bif.period_ns, bif.idle_max, bif.bus_w,
-                                       monitor.publish)
+                                       monitor.publish,
+                                       observer.engine_done if observer is not None else None)
         else:
             self.bfm = LoaderBusDriver(bif.dut, bif.clock, bif.done, bif.period_ns,
                                        bif.idle_max)

@@ -42,6 +42,12 @@ ENGINE_INSTANCE = "u_engine"
 ENGINE_MODULE = "mv_bus_engine"
 SCRIPT_VAR, LOG_VAR = "tb_script", "tb_log_q"
 CYCLE_VAR = "cyc_q"  # falling edges since the script started: visible to tests and debugging
+# the done observation the engine captures (mv_bus_engine)
+DONE_VARS = ("tb_done_rises_q", "tb_done_time_q", "tb_done_obs_q")
+
+
+class EngineError(RuntimeError):
+    """The fast mode cannot check what the sequence asked for."""
 
 
 def wrapper_name(toplevel: str) -> str:
@@ -59,8 +65,23 @@ def engine_depth(n: int, design: regmap.Design, bus_w: int) -> int:
                    for r in regions)
 
 
+def observed(observe: dict[str, object]) -> list[tuple[str, str, int]]:
+    """The observation signals the engine captures when done rises, from a design config's
+    [observe] table: (key, path inside the design's toplevel, bits), the least significant
+    first (the hit counters, then the final-subtraction flag)."""
+    out: list[tuple[str, str, int]] = []
+    if "lut_hits" in observe:
+        bits = int(observe.get("lut_bins", 0)) * int(observe.get("hit_width", 32))
+        if bits:
+            out.append(("lut_hits", str(observe["lut_hits"]), bits))
+    if "sub_taken" in observe:
+        out.append(("sub_taken", str(observe["sub_taken"]), 1))
+    return out
+
+
 def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
-                 period_ns: int = CLOCK_PERIOD_NS, hdl_clock: bool = True) -> str:
+                 period_ns: int = CLOCK_PERIOD_NS, hdl_clock: bool = True,
+                 observe: dict[str, object] | None = None) -> str:
     """A toplevel holding the design's toplevel and the bus engine, with the same
     parameters (the runner sets them on the wrapper, which passes them down). The clock is
     not cocotb's: a clock that cocotb drives costs a VPI write and a callback round-trip per
@@ -68,8 +89,13 @@ def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
     alone for 57k cycles against 0.08 s with the clock in the HDL). It starts high at time 0,
     as cocotb's Clock does, and is either made by the wrapper (hdl_clock: a delay loop, for
     Icarus) or an input port that the engine's Verilator main loop toggles (ENGINE_MAIN),
-    which spares Verilator's --timing scheduler an evaluation per edge."""
+    which spares Verilator's --timing scheduler an evaluation per edge. `observe` (the design
+    config's [observe] table) names the signals the engine captures when done rises."""
     name = wrapper_name(toplevel)
+    signals = observed(observe or {})
+    obs_w = sum(bits for _, _, bits in signals) or 1
+    obs = ("{" + ", ".join(f"u_dut.{path}" for _, path, _ in reversed(signals)) + "}"
+           if signals else "1'b0")
     clock_port = "" if hdl_clock else "\n  input  logic                      clk_i,"
     clock = (f"logic             clk_i = 1'b1;\n"
              f"  always #({period_ns / 2}) clk_i = ~clk_i;  // ns: the build's timescale is 1ns/1ps"
@@ -109,12 +135,12 @@ module {name}
   );
 
   {ENGINE_MODULE} #(.BusW(BusW), .AddrW(AddrW), .Depth(EngDepth), .IdleW({IDLE_W}),
-                  .LenW({LEN_W})) {ENGINE_INSTANCE} (
+                  .LenW({LEN_W}), .ObsW({obs_w})) {ENGINE_INSTANCE} (
     .clk_i, .rst_ni, .go_i(tb_go_i), .len_i(tb_len_i),
     .ack_timeout_i(tb_ack_timeout_i), .done_timeout_i(tb_done_timeout_i), .fin_o(tb_fin_o),
     .timeout_o(tb_timeout_o), .pos_o(tb_pos_o), .start_o(tb_start_o),
     .req_o(req), .we_o(we), .addr_o(addr), .wdata_o(wdata), .ack_i(ack), .rdata_i(rdata),
-    .done_i(done_o)
+    .done_i(done_o), .obs_i({obs})
   );
 endmodule
 """
@@ -127,9 +153,13 @@ class EngineBusDriver:
     boundaries into scripts of at most `depth` entries)."""
 
     def __init__(self, top: SimHandleBase, period_ns: int, idle_max: int, bus_w: int,
-                 publish: Callable[[Burst], None]) -> None:
+                 publish: Callable[[Burst], None],
+                 on_done: Callable[[int, int], None] | None = None) -> None:
+        """`on_done(time_ns, obs)`: each rise of done, as the engine captured it (the time
+        of the rising edge and the observation signals packed as in `observed`), called
+        after the script it happened in and before that script's bursts are published."""
         self.top, self.period_ns, self.idle_max, self.bus_w = top, period_ns, idle_max, bus_w
-        self.publish = publish
+        self.publish, self.on_done = publish, on_done
         self.rng = random.Random(random.getrandbits(32))
         self.go = 0
         self.addr_w = regmap.load().addr_width
@@ -140,6 +170,8 @@ class EngineBusDriver:
         self.script, self.log = getattr(eng, SCRIPT_VAR), getattr(eng, LOG_VAR)
         self.depth = len(self.script) // self.ent_w
         self.log_bytes = len(self.log) // 8
+        self.done_rises, self.done_time, self.done_obs = (getattr(eng, v) for v in DONE_VARS)
+        self.rises_seen = 0  # rises of done reported so far
         # the inputs (ports and the script), looked up once; each is written only when its
         # value changes
         self.ports = {name: getattr(top, name) for name in (
@@ -221,6 +253,8 @@ class EngineBusDriver:
         log = read_uint(self.log).to_bytes(self.log_bytes, "little")
         logged = list(self.entry.iter_unpack(log[:min(failed, len(entries)) * self.entry.size]))
         start = read_uint(self.start)
+        if self.on_done is not None:
+            self._report_done()
         period = self.period_ns
         ack0 = start - period // 2  # a transfer's ack edge: half a cycle before its log time
         k = 0  # entry index
@@ -243,6 +277,19 @@ class EngineBusDriver:
             else:
                 sub.rdata = [data for _, data in records]
                 self.publish(Burst(False, sub.addr, [], sub.rdata, t_acks))
+
+    def _report_done(self) -> None:
+        """The rise of done since the last script, if any (the engine keeps the last one)."""
+        rises = read_uint(self.done_rises)
+        if rises == self.rises_seen:
+            return
+        if rises != self.rises_seen + 1:
+            raise EngineError(f"done rose {rises - self.rises_seen} times between two reads "
+                              "of the engine's capture, which keeps one: at most one "
+                              "operation may end per script (send one operation per batch)")
+        self.rises_seen = rises
+        self.on_done(read_uint(self.done_time) - self.period_ns // 2,  # type: ignore[misc]
+                     read_uint(self.done_obs))
 
     def _hang(self, sub: BusItem, k: int) -> str:
         """What the watchdog reports for sub-item `sub` hung at its transfer k."""

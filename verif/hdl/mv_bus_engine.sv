@@ -19,6 +19,14 @@
 // evaluation; as ports of the wrapper these two (23,000 bits at N = 1024) were copied at
 // every evaluation, twice per clock cycle.
 //
+// The engine also stands in for the testbench's done observer: at every falling edge it
+// compares done_i with its value half a cycle before, and at a rise (done_o rose at the
+// rising edge just before) counts it in tb_done_rises_q, records that falling edge's $time in
+// tb_done_time_q and captures obs_i (the design's observation signals: table-address hit
+// counters and final-subtraction flag, connected by the generated wrapper) in tb_done_obs_q.
+// The design changes nothing between the two edges, so the capture is what pin mode reads at
+// the rising edge of done_o; Python reads it after the script instead of waking at the edge.
+//
 // Entry k of tb_script, at [k*EntW +: EntW], LSB first: kind (2 bits), addr (AddrW),
 // wdata (BusW), idle (IdleW). Entry k of tb_log_q, at [k*LogW +: LogW], LSB first: the cycle
 // of the falling edge after its ack (or its done) counted from the falling edge that started
@@ -28,7 +36,8 @@ module mv_bus_engine #(
   parameter int AddrW = 14,
   parameter int Depth = 2,   // most entries in one script (one whole operation)
   parameter int IdleW = 4,
-  parameter int LenW  = 16
+  parameter int LenW  = 16,
+  parameter int ObsW  = 1    // bits of obs_i
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -48,7 +57,8 @@ module mv_bus_engine #(
   output logic [BusW-1:0]        wdata_o,
   input  logic                   ack_i,
   input  logic [BusW-1:0]        rdata_i,
-  input  logic                   done_i
+  input  logic                   done_i,
+  input  logic [ObsW-1:0]        obs_i            // captured when done_i rises
 );
 
   localparam int EntW = 2 + AddrW + BusW + IdleW;
@@ -76,6 +86,30 @@ module mv_bus_engine #(
   /* verilator lint_off UNUSED */
   logic [Depth*LogW-1:0] tb_log_q;
   /* verilator lint_on UNUSED */
+
+  // the done observation: read by the testbench only (VPI), after fin_o toggled
+  logic             done_seen_q;  // done_i at the previous falling edge
+  /* verilator lint_off UNUSED */
+  logic [31:0]      tb_done_rises_q;  // rises of done_i since reset
+  logic [63:0]      tb_done_time_q;   // $time of the falling edge that saw the last rise
+  logic [ObsW-1:0]  tb_done_obs_q;    // obs_i at that falling edge
+  /* verilator lint_on UNUSED */
+
+  always_ff @(negedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      done_seen_q     <= 1'b0;
+      tb_done_rises_q <= '0;
+      tb_done_time_q  <= '0;
+      tb_done_obs_q   <= '0;
+    end else begin
+      done_seen_q <= done_i;
+      if (done_i && !done_seen_q) begin
+        tb_done_rises_q <= tb_done_rises_q + 1'b1;
+        tb_done_time_q  <= $time;
+        tb_done_obs_q   <= obs_i;
+      end
+    end
+  end
 
   // fields of entry k
   function automatic logic [1:0] kind_of(input logic [LenW-1:0] k);

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from regress.sim import ALL_TESTS, BuildSpec, RunSpec, execute
+from regress.sim import ALL_TESTS, ROOT, BuildSpec, RunSpec, execute
 from verif.config import load_design
 from verif.tests.test_designs_sim import check_log_against_gmpy2
 
@@ -46,6 +46,30 @@ def test_engine_mode_catches_a_corrupted_design(tmp_path, sim):
     assert not outcome.passed
     assert outcome.first_error.startswith("MISMATCH"), outcome.first_error
     assert "BUS=engine" in run.repro()
+
+
+OBSERVE_SV = ROOT / "hdl" / "common" / "mv_observe.sv"
+
+
+@pytest.mark.parametrize("sim", ["verilator", "icarus"])
+@pytest.mark.parametrize("old, new, message", [
+    ("HitW] + 1'b1", "HitW] + 2'd2", "table-address hits"),  # every use counted twice
+    ("sub_taken_q <= sub_taken_i;", "sub_taken_q <= !sub_taken_i;", "final subtraction"),
+])
+def test_engine_capture_at_done_is_checked(tmp_path, sim, old, new, message):
+    """In fast mode the engine captures the observation signals when done rises (no Python
+    wakes at the edge); a core whose observation lies is still caught, by the same check."""
+    overlay = tmp_path / "observe_lies"
+    overlay.mkdir()
+    text = OBSERVE_SV.read_text()
+    assert old in text
+    (overlay / OBSERVE_SV.name).write_text(text.replace(old, new))
+    run = RunSpec(BuildSpec("mont_lut", 32, 32, sim, bus="engine", overlay=str(overlay)),
+                  seed=3, txns=6, tests=("RandomTest",), timeout_s=900)
+    outcome = execute(run, tmp_path / run.key)
+    assert not outcome.passed
+    assert outcome.first_error.startswith("MISMATCH"), outcome.first_error
+    assert message in outcome.first_error, outcome.first_error
 
 
 def test_engine_watchdog_reports_a_hung_operation(tmp_path, monkeypatch):

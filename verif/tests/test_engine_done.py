@@ -1,0 +1,69 @@
+"""The fast mode's done capture (verif/bus/engine.py, EngineBusDriver._report_done): each rise
+of done the engine counted is reported once, with the rising edge's time; two rises between
+two reads (two operations ended in one script) are refused with a clear error."""
+
+from __future__ import annotations
+
+import pytest
+
+from verif.bus.engine import DONE_VARS, EngineBusDriver, EngineError, observed
+
+PERIOD = 10
+
+
+class _Sim:
+    def __init__(self, value: int, width: int) -> None:
+        self.value, self.width = value, width
+
+    def get_signal_val_binstr(self) -> str:
+        return format(self.value, f"0{self.width}b")
+
+
+class _Signal:
+    def __init__(self, width: int) -> None:
+        self._handle = _Sim(0, width)
+
+
+def _driver() -> tuple[EngineBusDriver, dict[str, _Signal], list[tuple[int, int]]]:
+    drv = EngineBusDriver.__new__(EngineBusDriver)  # only what _report_done uses
+    signals = {name: _Signal(w) for name, w in zip(DONE_VARS, (32, 64, 129), strict=True)}
+    drv.done_rises, drv.done_time, drv.done_obs = (signals[v] for v in DONE_VARS)
+    drv.period_ns, drv.rises_seen = PERIOD, 0
+    seen: list[tuple[int, int]] = []
+    drv.on_done = lambda t, obs: seen.append((t, obs))
+    return drv, signals, seen
+
+
+def _capture(signals: dict[str, _Signal], rises: int, time_ns: int, obs: int) -> None:
+    for name, value in zip(DONE_VARS, (rises, time_ns, obs), strict=True):
+        signals[name]._handle.value = value
+
+
+def test_each_rise_is_reported_once_at_the_rising_edge():
+    drv, signals, seen = _driver()
+    drv._report_done()
+    assert seen == []  # no rise yet
+    _capture(signals, 1, 345, 0x1_0000_0003)  # seen at the falling edge at 345 ns
+    drv._report_done()
+    drv._report_done()  # the next script: nothing new
+    assert seen == [(345 - PERIOD // 2, 0x1_0000_0003)]
+    _capture(signals, 2, 905, 7)
+    drv._report_done()
+    assert seen[1:] == [(905 - PERIOD // 2, 7)]
+
+
+def test_two_rises_between_reads_are_refused():
+    drv, signals, seen = _driver()
+    _capture(signals, 2, 905, 7)
+    with pytest.raises(EngineError, match="done rose 2 times .* one operation per batch"):
+        drv._report_done()
+    assert seen == []
+
+
+def test_the_captured_signals_are_packed_hits_first():
+    obs = {"lut_hits": "u_core.u_observe.lut_hits_q", "lut_bins": 4, "hit_width": 32,
+           "sub_taken": "u_core.u_observe.sub_taken_q", "illegal_bins": []}
+    assert observed(obs) == [("lut_hits", "u_core.u_observe.lut_hits_q", 128),
+                             ("sub_taken", "u_core.u_observe.sub_taken_q", 1)]
+    assert observed({"sub_taken": "u.s"}) == [("sub_taken", "u.s", 1)]
+    assert observed({}) == []
