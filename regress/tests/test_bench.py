@@ -155,11 +155,11 @@ def test_profile_rejects_a_bad_point(capsys):
 
 def test_merge_keeps_the_points_not_measured_again(tmp_path, monkeypatch):
     def fake(name, n, *_args):  # noqa: ANN001, ANN202 - bench_point's signature
-        stat = {"median": 5.0, "low": 4.0, "high": 6.0, "samples": [5.0]}
+        stat = {"median": 5.0, "low": 4.0, "high": 6.0, "samples": [4.0, 5.0, 6.0]}
         return {"design": name, "n": n, "git": "new", "verilator": {"ops_per_s": stat}}
 
     monkeypatch.setattr(bench, "bench_point", fake)
-    icarus = {"ops_per_s": {"median": 2.0, "low": 2.0, "high": 2.0, "samples": [2.0]}}
+    icarus = {"ops_per_s": {"median": 2.0, "low": 2.0, "high": 2.0, "samples": [2.0] * 3}}
     old = {"points": [{"design": "mont_csa", "n": 256, "git": "old"},
                       {"design": "mont_lut", "n": 256, "git": "old", "icarus": icarus,
                        "verilator": {"ops_per_s": icarus["ops_per_s"]}}], "regressions": {}}
@@ -292,3 +292,21 @@ def test_a_point_over_the_cycle_budget_runs_once():
                           "regressions": {}})
     assert "| rsa_core | 1024 | 0.1 (0.1–0.1) |" in md
     assert "| 0.1 (one run) |" in md
+
+
+def test_merged_points_say_how_many_runs_they_had():
+    """A --merge keeps points measured with another --repeat: the header names every run
+    count, and a point of 3 runs kept beside a run of 5 is no 'one run'."""
+    def series(runs: int | None, samples: int) -> dict[str, object]:
+        stat = {"median": 2.0, "low": 1.0, "high": 3.0, "samples": [2.0] * samples}
+        return {"ops": 8, "ops_per_s": stat} | ({"runs": runs} if runs is not None else {})
+
+    new = {"design": "mont_lut", "n": 1024, "verilator": series(5, 5), "raw": series(None, 5)}
+    old = {"design": "mont_lut", "n": 256, "verilator": series(None, 3),
+           "icarus": series(1, 1)}
+    md = bench.render_md({"machine": "m", "repeat": 5, "points": [new, old], "cycles": [],
+                          "regressions": {}})
+    assert "Each figure is the median of 3 or 5 runs" in md
+    assert "| mont_lut | 256 | 2.0 (1.0–3.0) |" in md
+    assert "| 2.0 (one run) |" in md  # the Icarus series of one run
+    assert md.count("(one run)") == 1  # that one only
