@@ -46,16 +46,16 @@ class DoneObserver(uvm_component):
             self.offsets[key] = offset
             offset += bits
 
+    def _publish(self, time_ns: int, hits: int, taken: bool | None) -> None:
+        lut = [(hits >> (a * self.width)) & self.mask for a in range(self.bins)]
+        self.ap.write(DoneObservation(time_ns, lut, taken))
+
     def engine_done(self, time_ns: int, packed: int) -> None:
         """One rise of done as the bus engine captured it (fast mode)."""
-        lut: list[int] = []
-        if "lut_hits" in self.offsets:
-            hits = packed >> self.offsets["lut_hits"]
-            lut = [(hits >> (a * self.width)) & self.mask for a in range(self.bins)]
-        taken = None
-        if "sub_taken" in self.offsets:
-            taken = bool(packed >> self.offsets["sub_taken"] & 1)
-        self.ap.write(DoneObservation(time_ns, lut, taken))
+        hits = packed >> self.offsets["lut_hits"] if "lut_hits" in self.offsets else 0
+        taken = (bool(packed >> self.offsets["sub_taken"] & 1) if "sub_taken" in self.offsets
+                 else None)
+        self._publish(time_ns, hits, taken)
 
     async def run_phase(self) -> None:
         if self.bus_if.engine:
@@ -64,16 +64,12 @@ class DoneObserver(uvm_component):
         dut = self.bus_if.dut_handle()
         hits = _handle(dut, str(obs["lut_hits"])) if "lut_hits" in obs else None
         sub = _handle(dut, str(obs["sub_taken"])) if "sub_taken" in obs else None
-        bins, width = int(obs.get("lut_bins", 0)), int(obs.get("hit_width", 32))
-        mask = (1 << width) - 1
         while True:
             await RisingEdge(self.bus_if.done)
             time_ns = get_sim_time("ns")
             await ReadOnly()
-            packed = read_uint(hits) if hits is not None else 0
-            lut = [(packed >> (a * width)) & mask for a in range(bins)]
-            taken = bool(read_uint(sub)) if sub is not None else None
-            self.ap.write(DoneObservation(time_ns, lut, taken))
+            self._publish(time_ns, read_uint(hits) if hits is not None else 0,
+                          bool(read_uint(sub)) if sub is not None else None)
 
 
 class MulEnv(uvm_env):
@@ -93,7 +89,6 @@ class MulEnv(uvm_env):
                                  has_field=algo.has_field)
         self.agent = BusAgent("agent", self)
         self.observer = DoneObserver("observer", self)
-        ConfigDB().set(None, "*", "DONE_OBSERVER", self.observer)  # fast mode: the driver
         self.scoreboard = Scoreboard("scoreboard", self, predictor=self.predictor, algo=algo,
                                      params=self.run_cfg.params,
                                      coverage=self.coverage,
@@ -102,6 +97,7 @@ class MulEnv(uvm_env):
         self.scoreboard.defer_done = bus_if.engine
 
     def connect_phase(self) -> None:
+        self.agent.driver.on_done = self.observer.engine_done  # fast mode: the engine's capture
         self.agent.monitor.ap.connect(self.scoreboard.bus_sub.analysis_export)
         self.observer.ap.connect(self.scoreboard.done_sub.analysis_export)
 
