@@ -78,7 +78,7 @@ def measure_hw(n: int, mult: int, seed: int) -> tuple[int, float]:
     model = rsa_model.rsa_cycles(d, n, Mult=mult, **MULT_PARAMS.get(mult, {}))
     if cycles != model:
         raise SystemExit(f"error: {run.key}: {cycles} cycles, model {model}")
-    if int(rec["p"]) != int(gmpy2.powmod(msg, d, mod)):
+    if int(rec["p"], 16) != int(gmpy2.powmod(msg, d, mod)):
         raise SystemExit(f"error: {run.key}: wrong result")
     return cycles, outcome.wall_s
 

@@ -63,7 +63,8 @@ class BusDriver(uvm_driver):
         # fast mode: the simulator's share of the run (`make bench` splits a run's time)
         if isinstance(self.bfm, EngineBusDriver):
             log_dir = ConfigDB().get(self, "", "RUN").log_dir
-            record = {"scripts": self.bfm.scripts, "sim_s": round(self.bfm.sim_s, 6)}
+            record = {"scripts": self.bfm.scripts, "sim_s": round(self.bfm.sim_s, 6),
+                      "vpi": "direct" if self.bfm.log_vpi is not None else "cocotb"}
             (log_dir / "engine.json").write_text(json.dumps(record) + "\n")
 
 

@@ -93,6 +93,7 @@ class LoaderPredictor:
         self._limits = {r.name: ((limit[r.size] if r.access != "wo" else 0),
                                  (limit[r.size] if r.access != "ro" else 0))
                         for r in rm.regions.values() if design.maps(r)}
+        self._names = {r.code: r.name for r in rm.regions.values()}  # region code -> name
 
     # --- state at an edge -----------------------------------------------------------------
     def _value(self, region: str) -> int:
@@ -174,40 +175,45 @@ class LoaderPredictor:
         return fast
 
     def _burst_slice(self, b: Burst) -> list[Mismatch] | None:
-        first, last = b.times_ns[0] // self.period_ns, b.times_ns[-1] // self.period_ns
+        times, period = b.times_ns, self.period_ns
+        count = len(times)
+        first = times[0] // period
         self._settle(first)
-        region_obj, index = self.rm.decode(b.addr)
-        end_obj, end_index = self.rm.decode(b.addr + b.count - 1)
-        if region_obj is None or end_obj is not region_obj or end_index != index + b.count - 1:
-            return None
-        region = region_obj.name
-        if not self._mapped(region, end_index, b.we):
+        addr, index_w = b.addr, self.rm.index_width
+        code = addr >> index_w
+        if (addr + count - 1) >> index_w != code:
+            return None  # across registers
+        region = self._names.get(code)
+        index = addr & ((1 << index_w) - 1)
+        stop = index + count
+        if region is None or not self._mapped(region, stop - 1, b.we):
             return None
         busy = self.busy(first)
-        if busy != self.busy(last):
+        if busy != self.busy(times[-1] // period):
             return None  # the operation ends inside the burst
-        stop = index + b.count
         if b.we:
             if busy or region not in self.operands:
                 return None
             self.operands[region][index:stop] = b.wdata
             return []
+        op = self.op
         if region in self.operands:
             expected = self.operands[region][index:stop]
         elif region in _RESULTS:
-            if busy or self.results_zero or self.op is None or self.op.result is None:
-                expected = [0] * b.count
+            if busy or self.results_zero or op is None or op.result is None:
+                expected = [0] * count
             else:
-                res, w = self.op.result, self.bus_w
-                value = {"P": res.p, "S": res.s or 0, "C": res.c or 0}[region]
-                expected = regmap.split(value >> (index * w), b.count * w, w)
-            if self.op is not None and not busy:
-                words = self.op.read_words.setdefault(region, {})
+                res, w = op.result, self.bus_w
+                value = res.p if region == "P" else (res.s if region == "S" else res.c) or 0
+                expected = regmap.split(value >> (index * w), count * w, w)
+            if op is not None and not busy:
+                words = op.read_words.setdefault(region, {})
                 words.update(zip(range(index, stop), b.rdata, strict=True))
         else:
             return None
-        return [Mismatch(b.times_ns[k], f"read {region}[{index + k}] (addr 0x{b.addr + k:x})",
-                         e, a)
+        if expected == b.rdata:
+            return []
+        return [Mismatch(times[k], f"read {region}[{index + k}] (addr 0x{addr + k:x})", e, a)
                 for k, (e, a) in enumerate(zip(expected, b.rdata, strict=True)) if e != a]
 
     def _after_access(self, region: str | None, index: int, write: bool) -> bool:

@@ -221,7 +221,7 @@ class RsaScoreboard(Scoreboard):
         if op.index not in self.observed:
             self.fail(f"{tag}: results read back but no done edge was observed")
         self.checked += 1
-        self._write_log(op, {"p": str(p), "cycles": cycles,
+        self._write_log(op, {"p": hex(p), "cycles": cycles,
                              "products": sum(len(s) for s in self._steps)})
 
     def check_phase(self) -> None:

@@ -7,6 +7,7 @@ Mismatches are logged as they happen ("MISMATCH ...") and fail the test in check
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,22 @@ class _Sub(uvm_subscriber):
 
 
 _RESULT_REGIONS = frozenset({"P", "S", "C", "CYCLES"})  # read back to check an operation
+LOG_FLUSH_S = 0.5  # txns.jsonl reaches the disk at least this often (and at every mismatch)
+
+
+def json_line(record: dict[str, object]) -> str:
+    """`json.dumps(record)` for a flat record of ints and strings, a few times faster for
+    ints and hex strings (`hex()`: nothing to escape)."""
+    parts = []
+    for key, value in record.items():
+        if type(value) is int:
+            parts.append(f'"{key}": {value}')
+        elif type(value) is str and value.startswith("0x") and value.isascii() \
+                and '"' not in value and "\\" not in value:
+            parts.append(f'"{key}": "{value}"')
+        else:
+            parts.append(f'"{key}": {json.dumps(value)}')
+    return "{" + ", ".join(parts) + "}"
 
 
 class Scoreboard(uvm_component):
@@ -58,6 +75,11 @@ class Scoreboard(uvm_component):
         self._pending_done: list[DoneObservation] = []
         self._logged: set[int] = set()
         self._log = log_path.open("a")
+        self._flushed = time.monotonic()
+        # region -> words an operation's results need read back before it is checked
+        self._need = {"P": predictor.op_words, "CYCLES": predictor.cnt_words}
+        if predictor.red_words:
+            self._need |= {"S": predictor.red_words, "C": predictor.red_words}
 
     def build_phase(self) -> None:
         self.bus_sub = _Sub("bus_sub", self, self.on_bus)
@@ -66,6 +88,7 @@ class Scoreboard(uvm_component):
     def fail(self, message: str) -> None:
         self.errors.append(message)
         self.logger.error(f"MISMATCH {message}")
+        self._log.flush()  # what ran up to the mismatch is on disk
 
     # --- bus reads and writes -------------------------------------------------------------
     def on_bus(self, item: Transfer | Burst) -> None:
@@ -117,10 +140,8 @@ class Scoreboard(uvm_component):
                 self._check_operation(op)
 
     def _fully_read(self, op: Operation) -> bool:
-        need = {"P": self.predictor.op_words, "CYCLES": self.predictor.cnt_words}
-        if self.predictor.red_words:
-            need |= {"S": self.predictor.red_words, "C": self.predictor.red_words}
-        return all(len(op.read_words.get(r, {})) == k for r, k in need.items())
+        words = op.read_words
+        return all(len(words.get(r, ())) == k for r, k in self._need.items())
 
     def _assemble(self, op: Operation, region: str) -> int:
         words = op.read_words.get(region, {})
@@ -143,7 +164,7 @@ class Scoreboard(uvm_component):
         if res.p != expected_p:
             self.fail(f"{tag()}: model P 0x{res.p:x} disagrees with {golden} "
                       f"0x{expected_p:x}")
-        fields: dict[str, object] = {"p": str(p), "cycles": self._assemble(op, "CYCLES")}
+        fields: dict[str, object] = {"p": hex(p), "cycles": self._assemble(op, "CYCLES")}
         if fields["cycles"] != res.cycles:
             self.fail(f"{tag()}: CYCLES = {fields['cycles']}, model expects {res.cycles}")
         if self.predictor.red_words:
@@ -151,7 +172,7 @@ class Scoreboard(uvm_component):
             if (s, c) != (res.s, res.c):
                 self.fail(f"{tag()}: S/C = 0x{s:x}/0x{c:x}, model expects "
                           f"0x{res.s:x}/0x{res.c:x}")
-            fields |= {"s": str(s), "c": str(c)}
+            fields |= {"s": hex(s), "c": hex(c)}
         if op.index not in self.observed:
             self.fail(f"{tag()}: results read back but no done edge was observed")
         self.checked += 1
@@ -202,15 +223,19 @@ class Scoreboard(uvm_component):
 
     # --- log and final checks -------------------------------------------------------------
     def _write_log(self, op: Operation, fields: dict[str, object]) -> None:
+        """One line of txns.jsonl: the operands and the values read back in hex, cycles and
+        times as numbers."""
         self._logged.add(op.index)
         period = self.predictor.period_ns
-        record = {"op": op.index, **{k.lower(): str(v) for k, v in op.operands.items()},
+        record = {"op": op.index, **{k.lower(): hex(v) for k, v in op.operands.items()},
                   **({"field": op.field} if self.algo.has_field else {}),
                   "start_ns": op.start_edge * period, **fields}
         if op.result is not None:
             record["end_ns"] = op.end_edge * period
-        self._log.write(json.dumps(record) + "\n")
-        self._log.flush()
+        self._log.write(json_line(record) + "\n")
+        if (now := time.monotonic()) - self._flushed >= LOG_FLUSH_S:
+            self._log.flush()
+            self._flushed = now
 
     def check_phase(self) -> None:
         self._flush_done()

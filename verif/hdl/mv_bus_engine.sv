@@ -27,8 +27,9 @@
 // The design changes nothing between the two edges, so the capture is what pin mode reads at
 // the rising edge of done_o; Python reads it after the script instead of waking at the edge.
 //
-// Entry k of tb_script, at [k*EntW +: EntW], LSB first: kind (2 bits), addr (AddrW),
-// wdata (BusW), idle (IdleW). Entry k of tb_log_q, at [k*LogW +: LogW], LSB first: the cycle
+// Entry k of tb_script, at [k*EntStride +: EntW], LSB first: kind (2 bits), addr (AddrW),
+// wdata (BusW), idle (IdleW); the stride (whole bytes, at least EntW bits, chosen by the
+// generated wrapper) lets Python pack the script as machine words instead of shifting bits. Entry k of tb_log_q, at [k*LogW +: LogW], LSB first: the cycle
 // of the falling edge after its ack (or its done) counted from the falling edge that started
 // the script (32 bits), then the read data (BusW; 0 for writes and waits).
 module mv_bus_engine #(
@@ -36,6 +37,7 @@ module mv_bus_engine #(
   parameter int AddrW = 14,
   parameter int Depth = 2,   // most entries in one script (one whole operation)
   parameter int IdleW = 4,
+  parameter int EntStride = 64,  // bits from one script entry to the next (>= EntW)
   parameter int LenW  = 16,
   parameter int ObsW  = 1    // bits of obs_i
 ) (
@@ -63,6 +65,13 @@ module mv_bus_engine #(
 
   localparam int EntW = 2 + AddrW + BusW + IdleW;
   localparam int LogW = 32 + BusW;
+
+  initial begin
+    if (EntStride < EntW || EntStride % 8 != 0) begin
+      $fatal(1, "mv_bus_engine: EntStride %0d is no whole number of bytes of at least EntW %0d",
+             EntStride, EntW);
+    end
+  end
   localparam logic [1:0] KindWrite    = 2'd0;
   localparam logic [1:0] KindRead     = 2'd1;
   localparam logic [1:0] KindWaitDone = 2'd2;
@@ -80,7 +89,7 @@ module mv_bus_engine #(
 
   // written by the testbench only (VPI), before it toggles go_i
   /* verilator lint_off UNDRIVEN */
-  logic [Depth*EntW-1:0] tb_script;
+  logic [Depth*EntStride-1:0] tb_script;
   /* verilator lint_on UNDRIVEN */
   // read by the testbench only (VPI), after fin_o toggled
   /* verilator lint_off UNUSED */
@@ -113,19 +122,19 @@ module mv_bus_engine #(
 
   // fields of entry k
   function automatic logic [1:0] kind_of(input logic [LenW-1:0] k);
-    return tb_script[32'(k) * EntW +: 2];
+    return tb_script[32'(k) * EntStride +: 2];
   endfunction
 
   function automatic logic [AddrW-1:0] addr_of(input logic [LenW-1:0] k);
-    return tb_script[32'(k) * EntW + 2 +: AddrW];
+    return tb_script[32'(k) * EntStride + 2 +: AddrW];
   endfunction
 
   function automatic logic [BusW-1:0] wdata_of(input logic [LenW-1:0] k);
-    return tb_script[32'(k) * EntW + 2 + AddrW +: BusW];
+    return tb_script[32'(k) * EntStride + 2 + AddrW +: BusW];
   endfunction
 
   function automatic logic [IdleW-1:0] idle_of(input logic [LenW-1:0] k);
-    return tb_script[32'(k) * EntW + 2 + AddrW + BusW +: IdleW];
+    return tb_script[32'(k) * EntStride + 2 + AddrW + BusW +: IdleW];
   endfunction
 
   // Drive the request of entry k (a write or a read) at this falling edge.

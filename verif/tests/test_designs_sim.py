@@ -54,9 +54,9 @@ def check_log_against_gmpy2(outcome: Outcome, design: DesignConfig, n: int) -> i
     for rec in txns(outcome):
         if "error" in rec:
             continue
-        operands = [int(rec[r.lower()]) for r in design.design.operands]
+        operands = [int(rec[r.lower()], 16) for r in design.design.operands]
         field = int(rec.get("field", 0))  # designs with CTRL.FIELD log each operation's
-        assert int(rec["p"]) == reference(algo, *operands, n, field=field, **params), rec
+        assert int(rec["p"], 16) == reference(algo, *operands, n, field=field, **params), rec
         assert rec["cycles"] == algo.run(params, *operands, n, field=field).cycles, rec
         checked += 1
     return checked

@@ -85,12 +85,16 @@ def test_engine_watchdog_reports_a_hung_operation(tmp_path, monkeypatch):
 @pytest.mark.parametrize("sim", ["verilator", "icarus"])
 def test_engine_scripts_give_the_same_transfers(tmp_path, monkeypatch, sim):
     """An operation as one engine script gives the same transfers (address, data, read data)
-    as the engine item by item (MV_BATCH=0) and as pin mode; only the times differ."""
+    as the engine item by item (MV_BATCH=0) and as pin mode; only the times differ. The
+    script and the log moved as VPI words (the default) or as cocotb's binary strings
+    (MV_VPI=cocotb) give the same."""
     tests = ("RandomTest", "BackToBackTest", "ErrorTest")
     logs, txns = {}, {}
-    for bus, batch in (("pins", "1"), ("engine", "0"), ("engine", "1")):
-        key = f"{bus}-{batch}"
+    for bus, batch, vpi in (("pins", "1", "direct"), ("engine", "0", "direct"),
+                            ("engine", "1", "direct"), ("engine", "1", "cocotb")):
+        key = f"{bus}-{batch}-{vpi}"
         monkeypatch.setenv("MV_BATCH", batch)
+        monkeypatch.setenv("MV_VPI", vpi)
         monkeypatch.setenv("MV_BUS_LOG", str(tmp_path / f"{key}.bus"))
         run = RunSpec(BuildSpec("mont_lut", 32, 8, sim, bus=bus), seed=5, txns=6, tests=tests,
                       timeout_s=900)
@@ -98,9 +102,14 @@ def test_engine_scripts_give_the_same_transfers(tmp_path, monkeypatch, sim):
         assert outcome.passed, f"{key}: {outcome.first_error}"
         logs[key] = (tmp_path / f"{key}.bus").read_text().splitlines()
         txns[key] = _timing_free(outcome.log_dir / "txns.jsonl")
-    assert len(logs["engine-1"]) > 300  # 8-bit bus: multi-word bursts
-    assert logs["engine-1"] == logs["engine-0"] == logs["pins-1"]
-    assert txns["engine-1"] == txns["engine-0"] == txns["pins-1"]
+        if bus == "engine":
+            split = json.loads((outcome.log_dir / "engine.json").read_text())
+            assert split["vpi"] == vpi, split
+    assert len(logs["engine-1-direct"]) > 300  # 8-bit bus: multi-word bursts
+    assert logs["engine-1-direct"] == logs["engine-1-cocotb"] == logs["engine-0-direct"] \
+        == logs["pins-1-direct"]
+    assert txns["engine-1-direct"] == txns["engine-1-cocotb"] == txns["engine-0-direct"] \
+        == txns["pins-1-direct"]
 
 
 @pytest.mark.parametrize("sim", ["verilator", "icarus"])
@@ -178,3 +187,17 @@ def test_engine_main_loop_quiet_slots_change_nothing(tmp_path):
     assert sum(w << (8 * k) for k, w in enumerate(notes["1"][-1][2])) == X * Y * pow(
         2, -32, M) % M  # P = X Y 2^-N mod M, read back over the 8-bit bus
     assert notes["1"] == notes["0"]
+
+
+@pytest.mark.parametrize("bus_w", [8, 64])
+def test_engine_script_strides(tmp_path, bus_w):
+    """The narrowest and the widest bus: script entries of 32 and 128 bits (EntStride, one
+    struct code and the byte-wise packing) give the same operations as pin mode."""
+    logs = {}
+    for bus in ("pins", "engine"):
+        run = RunSpec(BuildSpec("mont_lut", 24, bus_w, "icarus", bus=bus), seed=5, txns=4,
+                      tests=("RandomTest",), timeout_s=900)
+        outcome = execute(run, tmp_path / run.key)
+        assert outcome.passed, f"{bus}: {outcome.first_error}"
+        logs[bus] = _timing_free(outcome.log_dir / "txns.jsonl")
+    assert len(logs["engine"]) >= 4 and logs["engine"] == logs["pins"]

@@ -1,10 +1,13 @@
-"""verif/bus/vpi.py: a signal's value as an unsigned int, and a clear error for X or Z."""
+"""verif/bus/vpi.py: a signal's value as an unsigned int, and a clear error for X or Z; wide
+vectors moved as VPI words."""
 
 from __future__ import annotations
 
+import ctypes
+
 import pytest
 
-from verif.bus.vpi import UnknownValueError, read_uint
+from verif.bus.vpi import VPI_NO_DELAY, UnknownValueError, WideSignal, read_uint
 
 
 class _Sim:
@@ -34,3 +37,61 @@ def test_x_or_z_is_a_clear_error(bits):
     assert message.startswith("top.u_engine.tb_log_q: not a number")
     assert f"{len(bits)} bits" in message and "(X or Z)" in message
     assert len(message) < 160  # a wide signal is shown shortened
+
+
+# --- WideSignal: vectors as VPI words (aval/bval pairs), with stand-in VPI functions -------
+class _FakeVpi:
+    """vpi_get_value / vpi_put_value of one vector signal, as ctypes would call them."""
+
+    def __init__(self, width: int) -> None:
+        self.words = -(-width // 32)
+        self.pairs = (ctypes.c_uint32 * (2 * self.words))()  # what get hands out
+        self.put_pairs: list[int] = []
+
+    def set(self, value: int, unknown_word: int | None = None) -> None:
+        for k in range(self.words):
+            self.pairs[2 * k] = (value >> (32 * k)) & 0xFFFFFFFF
+            self.pairs[2 * k + 1] = 0xFFFFFFFF if k == unknown_word else 0
+
+    def get(self, handle: int, ref: object) -> None:
+        ref._obj.value.vector = ctypes.addressof(self.pairs)  # type: ignore[attr-defined]
+
+    def put(self, handle: int, ref: object, time: object, flags: int) -> None:
+        assert flags == VPI_NO_DELAY
+        addr = ref._obj.value.vector  # type: ignore[attr-defined]
+        self.put_pairs = list((ctypes.c_uint32 * (2 * self.words)).from_address(addr))
+
+
+def _wide(width: int) -> tuple[WideSignal, _FakeVpi]:
+    fake = _FakeVpi(width)
+    return WideSignal("top.u_engine.tb_log_q", width, 1, (None, fake.get, fake.put)), fake
+
+
+@pytest.mark.parametrize("width", [40, 8448])
+def test_wide_signal_reads_the_aval_words(width):
+    sig, fake = _wide(width)
+    value = (1 << width) - 12345
+    fake.set(value)
+    assert sig.read() == value
+    assert sig.read_bytes(12) == (value & ((1 << 96) - 1)).to_bytes(12, "little")
+    assert sig.read_bytes(5) == (value & ((1 << 40) - 1)).to_bytes(5, "little")
+
+
+def test_wide_signal_x_or_z_is_a_clear_error():
+    sig, fake = _wide(8448)
+    fake.set(7, unknown_word=3)
+    with pytest.raises(UnknownValueError, match=r"tb_log_q: not a number, 8448 bits with X"):
+        sig.read()
+    sig.read_bytes(12)  # the words read hold no X: only the first three
+    with pytest.raises(UnknownValueError):
+        sig.read_bytes(16)
+
+
+def test_wide_signal_writes_words_and_keeps_the_bits_above():
+    sig, fake = _wide(200)  # 7 words
+    sig.write_bytes((0x1122334455667788_99AABBCC_DDEEFF00_11223344).to_bytes(20, "little"))
+    assert fake.put_pairs[0::2] == [0x11223344, 0xDDEEFF00, 0x99AABBCC, 0x55667788,
+                                    0x11223344, 0, 0]
+    assert fake.put_pairs[1::2] == [0] * 7  # no X or Z
+    sig.write_bytes(bytes([1, 0, 0, 0]))
+    assert fake.put_pairs[0::2][:4] == [1, 0xDDEEFF00, 0x99AABBCC, 0x55667788]

@@ -96,9 +96,9 @@ def test_vector_replay_logs_result_and_cycles(tmp_path: Path) -> None:
     outcome = execute(run, tmp_path / run.key)
     assert outcome.passed, outcome.first_error
     logged = txns(outcome)
-    assert [(int(r["x"]), int(r["e"]), int(r["m"])) for r in logged] == vectors
+    assert [(int(r["x"], 16), int(r["e"], 16), int(r["m"], 16)) for r in logged] == vectors
     for rec, (x, e, m) in zip(logged, vectors, strict=True):
-        assert int(rec["p"]) == int(gmpy2.powmod(x, e, m))
+        assert int(rec["p"], 16) == int(gmpy2.powmod(x, e, m))
         assert rec["cycles"] == (n + 2) * (n + 3)  # constant time: mont_lut, N + 2 steps
 
 

@@ -37,7 +37,7 @@ def test_vector_replay(tmp_path):
     outcome = _run(tmp_path, "verilator", n, 32, 1, ("VectorTest",), vectors=str(path))
     assert outcome.passed, outcome.first_error
     logged = txns(outcome)
-    assert [(int(r["x"]), int(r["y"]), int(r["m"])) for r in logged] == [
+    assert [(int(r["x"], 16), int(r["y"], 16), int(r["m"], 16)) for r in logged] == [
         (int(v["x"], 0), int(v["y"], 0), int(v["m"], 0)) for v in vectors]
     assert check_log_against_gmpy2(outcome, load_design("mont_lut"), n) == len(vectors)
 

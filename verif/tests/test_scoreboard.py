@@ -3,6 +3,8 @@ passes; a wrong P, wrong hit counters or an unreachable (illegal) table address 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from models.mont import mont_lut
@@ -11,7 +13,7 @@ from verif import regmap
 from verif.bus.item import Transfer
 from verif.env.coverage import Coverage
 from verif.env.predictor import LoaderPredictor
-from verif.env.scoreboard import DoneObservation, Scoreboard
+from verif.env.scoreboard import DoneObservation, Scoreboard, json_line
 
 PERIOD, N, BUS_W = 10, 16, 8
 X, Y, M = 0x1234, 0x4321, 0x9C41
@@ -119,3 +121,27 @@ def test_deferred_done_waits_for_the_bus_traffic_before_it(tmp_path):
     eager = _make(tmp_path / "eager")
     eager.on_done(obs)
     assert any("no operation running" in e for e in eager.errors)
+
+
+@pytest.mark.parametrize("record", [
+    {"op": 3, "x": hex(2**1024 - 5), "start_ns": 10, "p": "0x0", "cycles": 1025},
+    {"op": 0, "x": "0x1", "error": "ERR_EVEN_MODULUS", "field": 1},
+    {"op": 1, "note": 'quote " and \\ back', "x": '0x"', "flag": True, "none": None},
+])
+def test_log_lines_are_json(record):
+    """txns.jsonl lines: the same text as json.dumps, the hex values written as they are."""
+    assert json_line(record) == json.dumps(record)
+    assert json.loads(json_line(record)) == record
+
+
+def test_the_log_shows_operands_and_results_in_hex(tmp_path):
+    sb = _make(tmp_path)
+    _start(sb)
+    _done(sb)
+    res = sb.predictor.op.result
+    _read_back(sb, res.p)
+    sb.check_phase()
+    rec = json.loads((tmp_path / "txns.jsonl").read_text())
+    assert (rec["x"], rec["y"], rec["m"]) == (hex(X), hex(Y), hex(M))
+    assert (rec["p"], rec["s"], rec["c"], rec["cycles"]) == (hex(res.p), hex(res.s),
+                                                            hex(res.c), res.cycles)
