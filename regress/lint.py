@@ -78,7 +78,7 @@ def lint_engine() -> list[str]:
         wrapper = Path(tmp) / "wrapper.sv"
         params = {"N": 97, "BusW": 16, "AckWait": 0}
         wrapper.write_text(engine.emit_wrapper(design.toplevel, params,
-                                               engine.engine_depth(97, design.design, 16),
+                                               engine.script_depth(97, design.design, 16),
                                                observe=design.observe))
         verilator = str(tools.verilator_root() / "bin" / "verilator")
         res = subprocess.run([verilator, "--lint-only", "-Wall", str(engine.ENGINE_SV)],

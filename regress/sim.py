@@ -369,7 +369,7 @@ def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path
     sources = b.sources(design)
     if b.bus == "engine":
         wrapper = build_dir / f"{b.toplevel(design)}.sv"
-        depth = engine.engine_depth(b.n, design.design, b.bus_w)
+        depth = engine.script_depth(b.n, design.design, b.bus_w)
         wrapper.write_text(engine.emit_wrapper(design.toplevel, b.parameters(design), depth,
                                                hdl_clock=not main_loop,
                                                observe=design.observe))

@@ -19,6 +19,7 @@ from pyuvm import uvm_sequence
 from models import gf2
 from models.result import ModelInputError
 from verif import regmap
+from verif.bus.engine import OPS_PER_SCRIPT
 from verif.bus.item import BusItem, BusRequest, Kind
 from verif.steer import Bias, Model, boundary_operands, small_factor
 
@@ -315,10 +316,12 @@ class RandomSeq(LoaderSeq):
         self.count = count
 
     async def body(self) -> None:
-        for _ in range(self.count):
-            field = self.pick_field()
-            ops = self.steered_operands() if field == 0 else self.random_operands(field)
-            await self.multiply(*ops, field=field)
+        for start in range(0, self.count, OPS_PER_SCRIPT):
+            async with self.batch():  # one sequencer hand-shake, one engine script
+                for _ in range(min(OPS_PER_SCRIPT, self.count - start)):
+                    field = self.pick_field()
+                    ops = self.steered_operands() if field == 0 else self.random_operands(field)
+                    await self.multiply(*ops, field=field)
 
 
 class CornerSeq(LoaderSeq):
@@ -554,8 +557,11 @@ class VectorSeq(LoaderSeq):
     async def body(self) -> None:
         if self.idle_reads:
             await self.read_results()
-        for vector in self.vectors:
-            await self.run_operation(dict(zip(self.design.operands, vector, strict=True)))
+        for start in range(0, len(self.vectors), OPS_PER_SCRIPT):
+            async with self.batch():  # one sequencer hand-shake, one engine script
+                for vector in self.vectors[start:start + OPS_PER_SCRIPT]:
+                    await self.run_operation(dict(zip(self.design.operands, vector,
+                                                      strict=True)))
         if self.idle_reads:
             await self.clear()
             await self.read_results()

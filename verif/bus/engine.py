@@ -35,6 +35,11 @@ CYC_W = 32  # the log's time of an entry: falling edges since the script started
 LEN_W = 16
 KIND_CODE = {Kind.WRITE: 0, Kind.READ: 1, Kind.WAIT_DONE: 2}
 ACK_TIMEOUT_CYCLES = 256
+# operations one script may hold (the sequences send this many in one batch): the engine's
+# depth is this many operations' entries, and it keeps this many done captures (DoneSlots)
+# between two reads. One wake of Python, one sequencer hand-shake and one script's fixed
+# costs per this many operations.
+OPS_PER_SCRIPT = 4
 RESULT_REGIONS = ("P", "S", "C", "CYCLES")  # what an operation reads back (and STATUS)
 # the engine's script and log: variables of the engine instance, written and read through VPI
 # (not ports: Verilator copies a toplevel's ports whole at every evaluation)
@@ -93,6 +98,11 @@ def engine_depth(n: int, design: regmap.Design, bus_w: int) -> int:
         (r.size == "operand" and r.access != "ro") or r.name in RESULT_REGIONS)]
     return 3 + sum(regmap.words(rm.region_bits(r, n, design, bus_w) or 0, bus_w)
                    for r in regions)
+
+
+def script_depth(n: int, design: regmap.Design, bus_w: int) -> int:
+    """The engine's depth: OPS_PER_SCRIPT whole operations (engine_depth each)."""
+    return OPS_PER_SCRIPT * engine_depth(n, design, bus_w)
 
 
 def observed(observe: dict[str, object]) -> list[tuple[str, str, int]]:
@@ -166,7 +176,8 @@ module {name}
   );
 
   {ENGINE_MODULE} #(.BusW(BusW), .AddrW(AddrW), .Depth(EngDepth), .IdleW({IDLE_W}),
-                  .EntStride({stride}), .LenW({LEN_W}), .ObsW({obs_w})) {ENGINE_INSTANCE} (
+                  .EntStride({stride}), .LenW({LEN_W}), .ObsW({obs_w}),
+                  .DoneSlots({OPS_PER_SCRIPT})) {ENGINE_INSTANCE} (
     .clk_i, .rst_ni, .go_i(tb_go_i), .len_i(tb_len_i),
     .ack_timeout_i(tb_ack_timeout_i), .done_timeout_i(tb_done_timeout_i), .fin_o(tb_fin_o),
     .timeout_o(tb_timeout_o), .pos_o(tb_pos_o), .start_o(tb_start_o),
@@ -205,6 +216,9 @@ class EngineBusDriver:
         self.script_vpi, self.log_vpi = open_wide(self.script), open_wide(self.log)
         self.done_rises, self.done_time, self.done_obs = (getattr(eng, v) for v in DONE_VARS)
         self.rises_seen = 0  # rises of done reported so far
+        # the capture's slots (DoneSlots): rise r (counted from 1) sits in (r - 1) % slots
+        self.slots = len(self.done_time) // 64
+        self.obs_w = len(self.done_obs) // self.slots
         # the inputs (ports and the script), looked up once; each is written only when its
         # value changes
         self.ports = {name: getattr(top, name) for name in (
@@ -314,17 +328,23 @@ class EngineBusDriver:
                 self.publish(Burst(False, sub.addr, [], sub.rdata, t_acks))
 
     def _report_done(self) -> None:
-        """The rise of done since the last script, if any (the engine keeps the last one)."""
+        """The rises of done since the last script, in order (the engine keeps the last
+        `slots` of them)."""
         rises = read_uint(self.done_rises)
-        if rises == self.rises_seen:
+        new = rises - self.rises_seen
+        if new == 0:
             return
-        if rises != self.rises_seen + 1:
-            raise EngineError(f"done rose {rises - self.rises_seen} times between two reads "
-                              "of the engine's capture, which keeps one: at most one "
-                              "operation may end per script (send one operation per batch)")
+        if new > self.slots:
+            raise EngineError(f"done rose {new} times between two reads of the engine's "
+                              f"capture, which keeps {self.slots}: at most {self.slots} "
+                              "operation(s) may end per script (OPS_PER_SCRIPT)")
+        times, obs = read_uint(self.done_time), read_uint(self.done_obs)
+        obs_mask, half = (1 << self.obs_w) - 1, self.period_ns // 2
+        for rise in range(self.rises_seen + 1, rises + 1):
+            slot = (rise - 1) % self.slots
+            self.on_done(((times >> (64 * slot)) & 0xFFFF_FFFF_FFFF_FFFF) - half,  # type: ignore[misc]
+                         (obs >> (self.obs_w * slot)) & obs_mask)
         self.rises_seen = rises
-        self.on_done(read_uint(self.done_time) - self.period_ns // 2,  # type: ignore[misc]
-                     read_uint(self.done_obs))
 
     def _hang(self, sub: BusItem, k: int) -> str:
         """What the watchdog reports for sub-item `sub` hung at its transfer k."""

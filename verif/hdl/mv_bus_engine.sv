@@ -22,8 +22,9 @@
 // The engine also stands in for the testbench's done observer: at every falling edge it
 // compares done_i with its value half a cycle before, and at a rise (done_o rose at the
 // rising edge just before) counts it in tb_done_rises_q, records that falling edge's $time in
-// tb_done_time_q and captures obs_i (the design's observation signals: table-address hit
-// counters and final-subtraction flag, connected by the generated wrapper) in tb_done_obs_q.
+// slot (rises - 1) % DoneSlots of tb_done_time_q and captures obs_i (the design's observation
+// signals: table-address hit counters and final-subtraction flag, connected by the generated
+// wrapper) in the same slot of tb_done_obs_q: one slot per operation of a script.
 // The design changes nothing between the two edges, so the capture is what pin mode reads at
 // the rising edge of done_o; Python reads it after the script instead of waking at the edge.
 //
@@ -39,7 +40,8 @@ module mv_bus_engine #(
   parameter int IdleW = 4,
   parameter int EntStride = 64,  // bits from one script entry to the next (>= EntW)
   parameter int LenW  = 16,
-  parameter int ObsW  = 1    // bits of obs_i
+  parameter int ObsW  = 1,   // bits of obs_i
+  parameter int DoneSlots = 1  // done captures kept: the most operations in one script
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -97,16 +99,20 @@ module mv_bus_engine #(
   /* verilator lint_on UNUSED */
 
   // the done observation: read by the testbench only (VPI), after fin_o toggled
+  localparam int SlotW = DoneSlots > 1 ? $clog2(DoneSlots) : 1;
   logic             done_seen_q;  // done_i at the previous falling edge
+  logic [SlotW-1:0] done_slot_q;  // the slot of the next rise
   /* verilator lint_off UNUSED */
   logic [31:0]      tb_done_rises_q;  // rises of done_i since reset
-  logic [63:0]      tb_done_time_q;   // $time of the falling edge that saw the last rise
-  logic [ObsW-1:0]  tb_done_obs_q;    // obs_i at that falling edge
+  // per slot: $time of the falling edge that saw a rise, obs_i at that edge
+  logic [DoneSlots*64-1:0]   tb_done_time_q;
+  logic [DoneSlots*ObsW-1:0] tb_done_obs_q;
   /* verilator lint_on UNUSED */
 
   always_ff @(negedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       done_seen_q     <= 1'b0;
+      done_slot_q     <= '0;
       tb_done_rises_q <= '0;
       tb_done_time_q  <= '0;
       tb_done_obs_q   <= '0;
@@ -114,8 +120,9 @@ module mv_bus_engine #(
       done_seen_q <= done_i;
       if (done_i && !done_seen_q) begin
         tb_done_rises_q <= tb_done_rises_q + 1'b1;
-        tb_done_time_q  <= $time;
-        tb_done_obs_q   <= obs_i;
+        tb_done_time_q[32'(done_slot_q) * 64 +: 64]   <= $time;
+        tb_done_obs_q[32'(done_slot_q) * ObsW +: ObsW] <= obs_i;
+        done_slot_q <= (32'(done_slot_q) == DoneSlots - 1) ? '0 : done_slot_q + 1'b1;
       end
     end
   end

@@ -24,11 +24,15 @@ class _Signal:
         self._handle = _Sim(0, width)
 
 
-def _driver() -> tuple[EngineBusDriver, dict[str, _Signal], list[tuple[int, int]]]:
+OBS_W = 129
+
+
+def _driver(slots: int = 1) -> tuple[EngineBusDriver, dict[str, _Signal], list[tuple[int, int]]]:
     drv = EngineBusDriver.__new__(EngineBusDriver)  # only what _report_done uses
-    signals = {name: _Signal(w) for name, w in zip(DONE_VARS, (32, 64, 129), strict=True)}
+    signals = {name: _Signal(w) for name, w in zip(DONE_VARS, (32, 64 * slots, OBS_W * slots),
+                                                    strict=True)}
     drv.done_rises, drv.done_time, drv.done_obs = (signals[v] for v in DONE_VARS)
-    drv.period_ns, drv.rises_seen = PERIOD, 0
+    drv.period_ns, drv.rises_seen, drv.slots, drv.obs_w = PERIOD, 0, slots, OBS_W
     seen: list[tuple[int, int]] = []
     drv.on_done = lambda t, obs: seen.append((t, obs))
     return drv, signals, seen
@@ -55,9 +59,31 @@ def test_each_rise_is_reported_once_at_the_rising_edge():
 def test_two_rises_between_reads_are_refused():
     drv, signals, seen = _driver()
     _capture(signals, 2, 905, 7)
-    with pytest.raises(EngineError, match="done rose 2 times .* one operation per batch"):
+    with pytest.raises(EngineError, match="done rose 2 times .* keeps 1: at most 1 oper"):
         drv._report_done()
     assert seen == []
+
+
+def _slots(values: list[int], width: int) -> int:
+    return sum(v << (width * k) for k, v in enumerate(values))
+
+
+def test_each_rise_of_a_script_comes_from_its_slot_in_order():
+    """Four slots (OPS_PER_SCRIPT): rise r sits in slot (r - 1) % 4; the rises since the
+    last read are reported oldest first, across the wrap of the slots."""
+    drv, signals, seen = _driver(4)
+    hits = [(1 << 128) | 11, 22, (1 << OBS_W) - 1, 44]
+    _capture(signals, 3, _slots([105, 205, 305, 0], 64), _slots(hits[:3] + [0], OBS_W))
+    drv._report_done()
+    assert seen == [(t - PERIOD // 2, h) for t, h in zip((105, 205, 305), hits[:3],
+                                                         strict=True)]
+    # rises 4, 5 and 6: slot 3, then slots 0 and 1 again (slot 2 keeps rise 3)
+    _capture(signals, 6, _slots([505, 605, 305, 405], 64), _slots([55, 66, hits[2], 44], OBS_W))
+    drv._report_done()
+    assert seen[3:] == [(400, 44), (500, 55), (600, 66)]
+    _capture(signals, 11, 0, 0)
+    with pytest.raises(EngineError, match="done rose 5 times .* keeps 4: at most 4 oper"):
+        drv._report_done()
 
 
 def test_the_captured_signals_are_packed_hits_first():
