@@ -32,6 +32,7 @@ _SIGNATURES = {
     "mv_inter_lut": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, ctypes.POINTER(ctypes.c_int),
                      _u64p, _u64p, _i64p],
     "mv_mont_r2": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _i64p],
+    "mv_mont_r2_words": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_inter_r2": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_mm42": [ctypes.c_int, ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, ctypes.c_int,
                 _u64p, _u64p, ctypes.POINTER(ctypes.c_int8)],
@@ -129,7 +130,10 @@ def mont_r2_loop(x: int, y: int, m: int, n: int) -> tuple[int, list[int]] | None
     if not (count := _usable(n + 2)):
         return None
     p, h = out(count), hits(4)
-    _fail(LIB.mv_mont_r2(n, count, limbs(x, count), limbs(y, count), limbs(m, count), p, h),
+    # an odd M and Y < M: 64 iterations at a time (the same P and hits, no check can fail);
+    # anything else bit by bit, with the loop's checks
+    loop = LIB.mv_mont_r2_words if m & 1 and y < m else LIB.mv_mont_r2
+    _fail(loop(n, count, limbs(x, count), limbs(y, count), limbs(m, count), p, h),
           {1: "mont_r2: shift would drop a one bit",
            2: "mont_r2: P outgrew its N+1-bit register"})
     return value(p), list(h)

@@ -260,6 +260,61 @@ int mv_mont_r2(int n, int L, const limb* x, const limb* y, const limb* m, limb* 
   return 0;
 }
 
+/* -m^-1 mod 2^64 for an odd m0 (Newton's iteration doubles the correct low bits). */
+static limb neg_inverse64(limb m0) {
+  limb inv = m0; /* correct to 3 bits for odd m0 */
+  for (int i = 0; i < 5; ++i) inv *= 2 - m0 * inv;
+  return (limb)0 - inv;
+}
+
+/* t[0..L] += a * b (b: L limbs) */
+static void mul_add(limb* t, const limb* b, limb a, int L) {
+  limb carry = 0;
+  for (int j = 0; j < L; ++j) {
+    const unsigned __int128 acc = (unsigned __int128)a * b[j] + t[j] + carry;
+    t[j] = (limb)acc;
+    carry = (limb)(acc >> 64);
+  }
+  t[L] += carry;
+}
+
+/* mv_mont_r2's result and hits, 64 iterations at a time, for an odd M and Y < M (the
+ * caller checks both). The k iterations of one word of X add sum_i 2^i (x_i Y + q_i M) and
+ * divide by 2^k; the q_i are the ones that keep every division exact, so Q = sum_i 2^i q_i is
+ * the unique Q < 2^k with P + X_w Y + Q M = 0 mod 2^k: Q = (P + X_w Y) (-M^-1) mod 2^k, and
+ * each iteration's table address x_i << 1 | q_i is a bit of X_w and of Q. With Y < M, P < 2M
+ * holds after every iteration ((P + Y + M) / 2 < 2M), so neither of the loop's checks can
+ * fail. p: L limbs (L >= limbs of n + 2 bits); hits[4] as mv_mont_r2. */
+int mv_mont_r2_words(int n, int L, const limb* x, const limb* y, const limb* m, limb* p,
+                     int64_t* hits) {
+  limb t[MV_MAX_LIMBS + 1];
+  if (L > MV_MAX_LIMBS) return 3;
+  if (!(m[0] & 1)) return 4;
+  const limb minv = neg_inverse64(m[0]);
+  memset(t, 0, 8 * (size_t)(L + 1));
+  for (int lo = 0; lo < n; lo += 64) {
+    const int k = n - lo < 64 ? n - lo : 64;
+    const limb mask = k == 64 ? ~(limb)0 : (((limb)1) << k) - 1;
+    const limb xw = x[lo >> 6] & mask;
+    mul_add(t, y, xw, L);
+    const limb q = (t[0] * minv) & mask;
+    mul_add(t, m, q, L);
+    if (k == 64) {
+      memmove(t, t + 1, 8 * (size_t)L);
+      t[L] = 0;
+    } else {
+      for (int j = 0; j < L; ++j) t[j] = (t[j] >> k) | (t[j + 1] << (64 - k));
+      t[L] >>= k;
+    }
+    hits[3] += __builtin_popcountll(xw & q);
+    hits[2] += __builtin_popcountll(xw & ~q & mask);
+    hits[1] += __builtin_popcountll(~xw & q & mask);
+    hits[0] += __builtin_popcountll(~xw & ~q & mask);
+  }
+  memcpy(p, t, 8 * (size_t)L);
+  return 0;
+}
+
 /* Algorithm 2 (inter_r2): models.inter._inter_r2_loop, X MSB first: P := 2P + x_i Y, then
  * up to two subtractions of M. y, m: L limbs; p: output; hits[3]: the Ms subtracted.
  * 1: 2P + x_i Y >= 3M. */
