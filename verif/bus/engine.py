@@ -1,6 +1,6 @@
 """Fast bus mode: a simulation-only HDL bus host (verif/hdl/mv_bus_engine.sv) runs a script
-of bus transfers; Python wakes once per script (a whole operation: load, START, wait for done,
-read back) instead of several times per transfer.
+of bus transfers; Python wakes once per script (up to OPS_PER_SCRIPT whole operations: load,
+START, wait for done, read back) instead of several times per transfer.
 
 The engine sits in a generated wrapper toplevel (`emit_wrapper`) next to the design's own
 toplevel (instance `u_dut`). `EngineBusDriver.send` turns the bus items of a request into a

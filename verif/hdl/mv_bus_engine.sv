@@ -9,8 +9,8 @@
 // script's start) that saw its ack or done. It toggles fin_o when the script is complete, at
 // the rising edge after the falling edge that ended it: the log, the position and the timeout
 // flag are then half a cycle old, so a callback on fin_o reads them settled in any simulator,
-// without waiting for a read-only phase. Python wakes once per script (one operation: load,
-// START, wait, read back) instead of several times per transfer. The log is what the pins
+// without waiting for a read-only phase. Python wakes once per script (up to DoneSlots
+// operations: load, START, wait, read back) instead of several times per transfer. The log is what the pins
 // showed: the predictor and the scoreboard check every transfer exactly as in pin mode.
 //
 // The script and the log are the engine's own variables, not ports: the testbench writes
