@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from math import gcd
+from typing import TypeVar
 
 from pyuvm import uvm_sequence
 
@@ -24,6 +25,7 @@ from verif.bus.item import BusItem, BusRequest, Kind
 from verif.steer import Bias, Model, boundary_operands, small_factor
 
 Operands = tuple[int, int, int]
+T = TypeVar("T")
 Precompute = Callable[[int], dict[str, int]]
 GF2N = 1  # CTRL.FIELD value of the binary field
 # random irreducible polynomials per width, shared by the sequences of one simulation
@@ -33,6 +35,11 @@ POOL_SIZE = 4
 
 
 _MODEL_CYCLES: dict[tuple[str, int], int] = {}  # (design, N) -> cycles of one operation
+
+
+def script_groups(items: Sequence[T]) -> list[Sequence[T]]:
+    """`items` in groups of OPS_PER_SCRIPT: the operations a sequence sends in one batch."""
+    return [items[k:k + OPS_PER_SCRIPT] for k in range(0, len(items), OPS_PER_SCRIPT)]
 
 
 class LoaderSeq(uvm_sequence):
@@ -316,9 +323,9 @@ class RandomSeq(LoaderSeq):
         self.count = count
 
     async def body(self) -> None:
-        for start in range(0, self.count, OPS_PER_SCRIPT):
+        for group in script_groups(range(self.count)):
             async with self.batch():  # one sequencer hand-shake, one engine script
-                for _ in range(min(OPS_PER_SCRIPT, self.count - start)):
+                for _ in group:
                     field = self.pick_field()
                     ops = self.steered_operands() if field == 0 else self.random_operands(field)
                     await self.multiply(*ops, field=field)
@@ -557,9 +564,9 @@ class VectorSeq(LoaderSeq):
     async def body(self) -> None:
         if self.idle_reads:
             await self.read_results()
-        for start in range(0, len(self.vectors), OPS_PER_SCRIPT):
+        for group in script_groups(self.vectors):
             async with self.batch():  # one sequencer hand-shake, one engine script
-                for vector in self.vectors[start:start + OPS_PER_SCRIPT]:
+                for vector in group:
                     await self.run_operation(dict(zip(self.design.operands, vector,
                                                       strict=True)))
         if self.idle_reads:

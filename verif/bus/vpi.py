@@ -94,9 +94,6 @@ class WideSignal:
                                     "Z")
         return pairs[0::2].tobytes()[:count]
 
-    def read(self) -> int:
-        return int.from_bytes(self.read_bytes(), "little")
-
     def write_bytes(self, data: bytes) -> None:
         """Set the low len(data) bytes (a multiple of 4); the bits above keep the value
         last written through this object (0 at first)."""

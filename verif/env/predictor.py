@@ -93,7 +93,6 @@ class LoaderPredictor:
         self._limits = {r.name: ((limit[r.size] if r.access != "wo" else 0),
                                  (limit[r.size] if r.access != "ro" else 0))
                         for r in rm.regions.values() if design.maps(r)}
-        self._names = {r.code: r.name for r in rm.regions.values()}  # region code -> name
 
     # --- state at an edge -----------------------------------------------------------------
     def _value(self, region: str) -> int:
@@ -180,14 +179,13 @@ class LoaderPredictor:
         first = times[0] // period
         self._settle(first)
         addr, index_w = b.addr, self.rm.index_width
-        code = addr >> index_w
-        if (addr + count - 1) >> index_w != code:
+        if (addr + count - 1) >> index_w != addr >> index_w:
             return None  # across registers
-        region = self._names.get(code)
-        index = addr & ((1 << index_w) - 1)
+        region_obj, index = self.rm.decode(addr)
         stop = index + count
-        if region is None or not self._mapped(region, stop - 1, b.we):
+        if region_obj is None or not self._mapped(region_obj.name, stop - 1, b.we):
             return None
+        region = region_obj.name
         busy = self.busy(first)
         if busy != self.busy(times[-1] // period):
             return None  # the operation ends inside the burst

@@ -167,3 +167,14 @@ def test_the_engine_holds_a_whole_operation_at_2048_bits_on_an_8_bit_bus(name):
     [script] = sent
     entries = sum(1 if i.kind is Kind.WAIT_DONE else i.count for i in script.items)
     assert entries == engine_depth(n, cfg.design, bus_w)
+
+
+def test_script_groups_keep_every_operation_in_order():
+    from verif.bus.engine import OPS_PER_SCRIPT
+    from verif.sequences import script_groups
+
+    for count in (0, 1, OPS_PER_SCRIPT, OPS_PER_SCRIPT + 1, 3 * OPS_PER_SCRIPT - 1):
+        groups = script_groups(list(range(count)))
+        assert [x for g in groups for x in g] == list(range(count))
+        assert all(1 <= len(g) <= OPS_PER_SCRIPT for g in groups)
+        assert len(groups) == -(-count // OPS_PER_SCRIPT)

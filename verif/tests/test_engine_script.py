@@ -26,7 +26,7 @@ def test_entries_pack_at_their_stride(bus_w):
     assert stride >= bits and stride % 8 == 0
     assert stride // 2 < bits or stride == 8  # no wider than needed
     rng = random.Random(bus_w)
-    entries = [rng.getrandbits(bits) for _ in range(37)] + [(1 << bits) - 1, 0, 1]
+    entries = [rng.getrandbits(bits) for _ in range(37)] + [0, 1, (1 << bits) - 1]
     script = pack_entries(entries, stride)
     assert script == _shifted(entries, stride)
     assert [(script >> (k * stride)) & ((1 << stride) - 1) for k in range(len(entries))] \
