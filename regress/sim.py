@@ -37,6 +37,7 @@ from models.result import ModelInputError  # noqa: E402
 from regress import tools  # noqa: E402
 from verif import regmap  # noqa: E402
 from verif.bus import engine  # noqa: E402
+from verif.bus.vpi import STORAGE_SYMBOL  # noqa: E402
 from verif.config import (  # noqa: E402
     CLOCK_PERIOD_NS,
     CONFIG_DIR,
@@ -355,7 +356,8 @@ def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path
         build_args += ["--coverage-line", "--coverage-toggle"] if b.coverage else []
     main_loop = b.sim == "verilator" and b.bus == "engine" and not _engine_hdl_clock()
     if main_loop:  # the engine main loop toggles the wrapper's clock
-        build_args += ["-CFLAGS", f"-DMV_HALF_PERIOD={half_period_units()}"]
+        build_args += ["-CFLAGS", f"-DMV_HALF_PERIOD={half_period_units()}",
+                       "-LDFLAGS", f"-Wl,--export-dynamic-symbol={STORAGE_SYMBOL}"]
     elif b.sim == "verilator" and b.bus == "engine":  # the wrapper's clock is a delay loop
         build_args += ["--timing", "-CFLAGS", "-std=c++20"]
     if b.sim == "verilator":

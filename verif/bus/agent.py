@@ -64,7 +64,7 @@ class BusDriver(uvm_driver):
         if isinstance(self.bfm, EngineBusDriver):
             log_dir = ConfigDB().get(self, "", "RUN").log_dir
             record = {"scripts": self.bfm.scripts, "sim_s": round(self.bfm.sim_s, 6),
-                      "vpi": "direct" if self.bfm.log_vpi is not None else "cocotb"}
+                      "vpi": self.bfm.access}
             (log_dir / "engine.json").write_text(json.dumps(record) + "\n")
 
 

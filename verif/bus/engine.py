@@ -24,7 +24,7 @@ from cocotb.handle import SimHandleBase
 from verif import regmap
 from verif.bus.bfm import WatchdogError
 from verif.bus.item import Burst, BusItem, BusRequest, Kind
-from verif.bus.vpi import open_wide, read_uint
+from verif.bus.vpi import MemorySignal, open_storage, open_wide, read_uint
 from verif.config import CLOCK_PERIOD_NS
 
 ENGINE_SV = Path(__file__).resolve().parent.parent / "hdl" / "mv_bus_engine.sv"
@@ -212,8 +212,12 @@ class EngineBusDriver:
         self.script, self.log = getattr(eng, SCRIPT_VAR), getattr(eng, LOG_VAR)
         self.depth = len(self.script) // self.stride
         self.log_bytes = len(self.log) // 8
-        # the script and the log as VPI words (None: cocotb's binary strings, MV_VPI=cocotb)
+        # the script and the log in place or as VPI words (None: cocotb's binary strings,
+        # MV_VPI=cocotb)
         self.script_vpi, self.log_vpi = open_wide(self.script), open_wide(self.log)
+        # how they move: "memory" (in place), "words" (VPI words) or "cocotb" (engine.json)
+        self.access = ("cocotb" if self.log_vpi is None else
+                       "memory" if isinstance(self.log_vpi, MemorySignal) else "words")
         self.done_rises, self.done_time, self.done_obs = (getattr(eng, v) for v in DONE_VARS)
         self.rises_seen = 0  # rises of done reported so far
         # the capture's slots (DoneSlots): rise r (counted from 1) sits in (r - 1) % slots
@@ -226,6 +230,11 @@ class EngineBusDriver:
         self.ports[SCRIPT_VAR] = self.script
         self.fin, self.timeout, self.pos = top.tb_fin_o, top.tb_timeout_o, top.tb_pos_o
         self.start = top.tb_start_o
+        # what Python reads after every script, in place where the simulator allows
+        self.read_timeout, self.read_pos, self.read_start, self.read_rises, self.read_times, \
+            self.read_obs = (self._reader(h) for h in (
+                self.timeout, self.pos, self.start, self.done_rises, self.done_time,
+                self.done_obs))
         self.written: dict[str, int] = {}
         # wall time from each go to Python's resumption at the script's end (the simulator's
         # share of the run; the rest is Python), and the scripts run: `engine.json`, read by
@@ -234,6 +243,13 @@ class EngineBusDriver:
         self.scripts = 0
         self._put("tb_go_i", 0)
         self._put("tb_ack_timeout_i", ACK_TIMEOUT_CYCLES)
+
+    @staticmethod
+    def _reader(handle: SimHandleBase) -> Callable[[], int]:
+        """A function that reads `handle` as an unsigned int: in place (MemorySignal) when
+        the simulator allows, else through cocotb (read_uint)."""
+        memory = open_storage(handle)
+        return memory.read_uint if memory is not None else lambda: read_uint(handle)
 
     def _put(self, port: str, value: int) -> None:
         if self.written.get(port) != value:
@@ -294,14 +310,14 @@ class EngineBusDriver:
         self.scripts += 1
         # fin toggles half a cycle after the script's last falling edge (mv_bus_engine): the
         # log is settled, and this slot may write the next script (no read-only phase)
-        failed = read_uint(self.pos) if read_uint(self.timeout) else len(entries)
+        failed = self.read_pos() if self.read_timeout() else len(entries)
         # entry k at bits [k*LogW +: LogW] = {rdata, cycle}: whole bytes, so the log is cut
         # as little-endian (cycle, rdata) records, not as a bit string
         size = min(failed, len(entries)) * self.entry.size
         log = (self.log_vpi.read_bytes(size) if self.log_vpi is not None
                else read_uint(self.log).to_bytes(self.log_bytes, "little")[:size])
         logged = list(self.entry.iter_unpack(log))
-        start = read_uint(self.start)
+        start = self.read_start()
         if self.on_done is not None:
             self._report_done()
         period = self.period_ns
@@ -330,7 +346,7 @@ class EngineBusDriver:
     def _report_done(self) -> None:
         """The rises of done since the last script, in order (the engine keeps the last
         `slots` of them)."""
-        rises = read_uint(self.done_rises)
+        rises = self.read_rises()
         new = rises - self.rises_seen
         if new == 0:
             return
@@ -338,7 +354,7 @@ class EngineBusDriver:
             raise EngineError(f"done rose {new} times between two reads of the engine's "
                               f"capture, which keeps {self.slots}: at most {self.slots} "
                               "operation(s) may end per script (OPS_PER_SCRIPT)")
-        times, obs = read_uint(self.done_time), read_uint(self.done_obs)
+        times, obs = self.read_times(), self.read_obs()
         obs_mask, half = (1 << self.obs_w) - 1, self.period_ns // 2
         for rise in range(self.rises_seen + 1, rises + 1):
             slot = (rise - 1) % self.slots

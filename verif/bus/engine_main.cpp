@@ -118,6 +118,26 @@ bool EvalSlot(Vtop& top, bool evaluated) {
 
 }  // namespace
 
+// The storage of a public variable of the model, for the testbench's direct access
+// (verif/bus/vpi.py, through ctypes: the build exports this symbol). `path` is the variable's
+// hierarchical name as cocotb spells it ("scope.name"); *bytes gets the storage's size.
+// nullptr when the variable is not public or has unpacked dimensions. Verilator keeps a
+// packed vector as little-endian words whose bits above its width are zero, so the storage's
+// bytes are the value's, least significant first; the testbench reads the engine's log and
+// capture and writes its script there (VPI copied them word by word, through aval/bval
+// pairs, and cocotb bit by bit).
+extern "C" void* mv_var_storage(const char* path, size_t* bytes) {
+  const std::string full{path};
+  const size_t dot = full.rfind('.');
+  if (dot == std::string::npos) return nullptr;
+  const VerilatedScope* scope = Verilated::threadContextp()->scopeFind(full.substr(0, dot).c_str());
+  if (scope == nullptr) return nullptr;
+  VerilatedVar* var = scope->varFind(full.substr(dot + 1).c_str());
+  if (var == nullptr || var->udims() != 0) return nullptr;
+  *bytes = var->totalSize();
+  return var->datap();
+}
+
 double sc_time_stamp() { return static_cast<double>(main_time); }
 
 int main(int argc, char** argv) {

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import xml.etree.ElementTree as ET
 
-from cocotb_coverage.coverage import coverage_db, merge_coverage
+from cocotb_coverage.coverage import CoverCross, CoverPoint, coverage_db, merge_coverage
 
-from verif.env.coverage import Coverage, modulus_class, operand_class
+from verif.env.coverage import Batched, Coverage, modulus_class, operand_class
 
 N = 8
 
@@ -67,3 +68,68 @@ def test_illegal_bins_get_no_coverage_bin():
     summary = cov.summary()
     assert summary["covillegal.lut.addr"]["size"] == 6
     assert summary["covillegal.lut.addr"]["covered"] == 100.0
+
+
+def _unbatched(cov: Coverage) -> Coverage:
+    """The same coverage model with every sample applied at once (cocotb-coverage's own
+    sampling, no counting)."""
+    for attr, sampler in list(vars(cov).items()):
+        if isinstance(sampler, Batched):
+            setattr(cov, attr, sampler.fn)
+    return cov
+
+
+def _items(prefix: str) -> dict[str, object]:
+    """Every cover item under `prefix`, named without it: a point's or cross's hits per bin,
+    and the coverage and size of every point, cross and group."""
+    return {name[len(prefix):]: (dict(item.detailed_coverage)
+                                 if isinstance(item, CoverPoint | CoverCross) else None,
+                                 item.coverage, item.size)
+            for name, item in coverage_db.items() if name.startswith(prefix + ".")}
+
+
+def test_batched_samples_give_cocotb_coverages_own_hits():
+    """Counted samples, applied at flush, leave every point, cross and group with the hits
+    and coverage that sampling each operation at once gives: points with labelled bins,
+    points that hit several bins per sample, crosses, operand halves and field crosses."""
+    rnd = random.Random(7)
+    kw = {"illegal_bins": (5,), "carry_save": (("X", "X2"),), "has_field": True}
+    batched, direct = Coverage("covbatch", 8, **kw), _unbatched(Coverage("covdirect", 8, **kw))
+    ms = [0x81, 0xFF, 0xEB, 0x3B]
+    for _ in range(300):
+        m = rnd.choice(ms)
+        ops = {"X": rnd.choice([0, 1, m - 1, rnd.randrange(m)]), "X2": rnd.choice([0, 3]),
+               "Y": rnd.choice([1, rnd.randrange(m)]), "M": m}
+        hits = [rnd.choice([0, 0, 1, 5]) for _ in range(8)]
+        hits[5] = 0
+        sub, field = rnd.random() < 0.3, rnd.randrange(2)
+        err = rnd.choice(["ERR_BUSY", "ERR_RANGE", "ERR_NONE"])
+        for cov in (batched, direct):
+            cov.sample_operation(ops, N, hits, sub_taken=sub, field=field)
+            cov.sample_error(err)
+    before = _items("covbatch")
+    batched.flush()
+    after = _items("covbatch")
+    assert after == _items("covdirect")
+    assert after != before  # the samples reached the database at flush, not before
+    assert coverage_db["covbatch"].coverage == coverage_db["covdirect"].coverage
+    assert coverage_db["covbatch"].coverage < coverage_db["covbatch"].size  # bins missing
+    batched.flush()  # a second flush adds nothing
+    assert _items("covbatch") == after
+
+
+def test_batched_counts_reach_at_least_and_the_parents():
+    """A bin that needs three hits is covered after three counted samples, and the groups
+    above it see the coverage change."""
+    @CoverPoint("covleast.grp.p", bins=["a", "b"], at_least=3)
+    def _p(v: str) -> None: ...
+
+    sampler = Batched(_p, ["covleast.grp.p"])
+    for v in ["a", "a", "b", "a"]:
+        sampler(v)
+    assert coverage_db["covleast.grp.p"].detailed_coverage == {"a": 0, "b": 0}
+    sampler.flush()
+    assert coverage_db["covleast.grp.p"].detailed_coverage == {"a": 3, "b": 1}
+    assert coverage_db["covleast.grp.p"].coverage == 1
+    assert coverage_db["covleast.grp"].coverage == 1
+    assert coverage_db["covleast"].coverage == 1

@@ -32,6 +32,8 @@ def _driver(slots: int = 1) -> tuple[EngineBusDriver, dict[str, _Signal], list[t
     signals = {name: _Signal(w) for name, w in zip(DONE_VARS, (32, 64 * slots, OBS_W * slots),
                                                     strict=True)}
     drv.done_rises, drv.done_time, drv.done_obs = (signals[v] for v in DONE_VARS)
+    drv.read_rises, drv.read_times, drv.read_obs = (EngineBusDriver._reader(signals[v])
+                                                    for v in DONE_VARS)
     drv.period_ns, drv.rises_seen, drv.slots, drv.obs_w = PERIOD, 0, slots, OBS_W
     seen: list[tuple[int, int]] = []
     drv.on_done = lambda t, obs: seen.append((t, obs))

@@ -7,7 +7,8 @@ import ctypes
 
 import pytest
 
-from verif.bus.vpi import VPI_NO_DELAY, UnknownValueError, WideSignal, read_uint
+from verif.bus import vpi
+from verif.bus.vpi import VPI_NO_DELAY, MemorySignal, UnknownValueError, WideSignal, read_uint
 
 
 class _Sim:
@@ -95,3 +96,64 @@ def test_wide_signal_writes_words_and_keeps_the_bits_above():
     assert fake.put_pairs[1::2] == [0] * 7  # no X or Z
     sig.write_bytes(bytes([1, 0, 0, 0]))
     assert fake.put_pairs[0::2][:4] == [1, 0xDDEEFF00, 0x99AABBCC, 0x55667788]
+
+
+class _Storage:
+    """A stand-in for the engine main loop's mv_var_storage over one buffer."""
+
+    def __init__(self, path: str, size: int) -> None:
+        self.path, self.buf = path, (ctypes.c_ubyte * size)()
+        self.calls = 0
+
+    def __call__(self, path: bytes, size_p: object) -> int:
+        self.calls += 1
+        if path.decode() != self.path:
+            return 0
+        ctypes.cast(size_p, ctypes.POINTER(ctypes.c_size_t))[0] = len(self.buf)
+        return ctypes.addressof(self.buf)
+
+
+class _Sized(_Handle):
+    def __init__(self, width: int, path: str) -> None:
+        super().__init__("0" * width, path)
+        self.width = width
+
+    def __len__(self) -> int:
+        return self.width
+
+
+@pytest.fixture
+def storage(monkeypatch):
+    fake = _Storage("top.u_engine.tb_log_q", 4 * 33)  # a 1,042-bit vector: 33 words
+    monkeypatch.setattr(vpi, "_STORAGE", [fake])
+    monkeypatch.delenv("MV_VPI", raising=False)
+    return fake
+
+
+def test_storage_reads_and_writes_the_variable_in_place(storage):
+    sig = vpi.open_storage(_Sized(1042, storage.path))
+    assert isinstance(sig, MemorySignal)
+    value = (1 << 1041) | 0xDEADBEEF_0123
+    ctypes.memmove(storage.buf, value.to_bytes(4 * 33, "little"), 4 * 33)
+    assert sig.read_uint() == value
+    assert sig.read_bytes(8) == (value & (2**64 - 1)).to_bytes(8, "little")
+    sig.write_bytes(bytes(range(1, 9)))  # the low 8 bytes; the bytes above keep their value
+    assert sig.read_uint() == (value >> 64 << 64) | int.from_bytes(bytes(range(1, 9)), "little")
+
+
+def test_storage_is_refused_where_it_does_not_fit(storage, monkeypatch):
+    assert vpi.open_storage(_Sized(1042, "top.u_engine.other")) is None  # not exported
+    assert vpi.open_storage(_Sized(1100, storage.path)) is None  # storage too small
+    assert vpi.open_storage(_Sized(64, storage.path)) is None  # storage of another variable
+    for mode in ("words", "cocotb"):  # forced off: not even looked up
+        monkeypatch.setenv("MV_VPI", mode)
+        before = storage.calls
+        assert vpi.open_storage(_Sized(1042, storage.path)) is None
+        assert storage.calls == before
+
+
+def test_no_storage_outside_an_engine_build(monkeypatch):
+    """This process (no simulator) exports no mv_var_storage."""
+    monkeypatch.setattr(vpi, "_STORAGE", [])
+    monkeypatch.delenv("MV_VPI", raising=False)
+    assert vpi.open_storage(_Sized(8, "top.x")) is None
