@@ -69,6 +69,7 @@ class LoaderSeq(uvm_sequence):
                                                max(8 * n, 2 * self._model_cycles()) + 1000))
         # MV_BATCH=0: every item is sent alone (batch() gathers nothing; the tests compare)
         self.batching = os.environ.get("MV_BATCH", "1") != "0"
+        self._whole: dict[str, tuple[int, int]] = {}  # read_value_item's (address, words)
 
     def _model_cycles(self) -> int:
         """The model's busy cycles of one operation of this build (0 when unknown); one
@@ -144,10 +145,11 @@ class LoaderSeq(uvm_sequence):
 
     async def read_value_item(self, region: str) -> BusItem:
         """All words of a register in one burst item, for the scoreboard."""
-        bits = self.rm.region_bits(region, self.n, self.design, self.bus_w)
-        assert bits is not None, f"{region} is not mapped for {self.design.name}"
-        return await self._do(BusItem(Kind.READ, self.rm.addr(region),
-                                      count=regmap.words(bits, self.bus_w)))
+        if (where := self._whole.get(region)) is None:  # (address, words) of the register
+            bits = self.rm.region_bits(region, self.n, self.design, self.bus_w)
+            assert bits is not None, f"{region} is not mapped for {self.design.name}"
+            where = self._whole[region] = (self.rm.addr(region), regmap.words(bits, self.bus_w))
+        return await self._do(BusItem(Kind.READ, where[0], count=where[1]))
 
     async def read_value(self, region: str) -> int:
         return regmap.join(self._value(await self.read_value_item(region)).rdata, self.bus_w)
@@ -248,14 +250,21 @@ class LoaderSeq(uvm_sequence):
         """Load the named registers (all operands by default), START (in `field`, random
         when None), wait, read back: one batch (no read value is used; whether the loader
         refuses the operands follows from the values)."""
+        if self._batch is not None:  # already gathering (the caller's batch): join it
+            await self._operation(values, load, field)
+            return
         async with self.batch():
-            values = await self.load_operands(values, load)
-            await self.start_op(field)
-            if self.refused(values):  # the loader refuses it: read the error instead
-                await self.read_item("STATUS")
-                return
-            await self.wait_done()
-            await self.read_results()
+            await self._operation(values, load, field)
+
+    async def _operation(self, values: dict[str, int], load: Iterable[str] | None,
+                         field: int | None) -> None:
+        values = await self.load_operands(values, load)
+        await self.start_op(field)
+        if self.refused(values):  # the loader refuses it: read the error instead
+            await self.read_item("STATUS")
+            return
+        await self.wait_done()
+        await self.read_results()
 
     async def expect_error(self, name: str, busy: int = 0) -> None:
         st = await self.status()

@@ -55,34 +55,33 @@ class EngineError(RuntimeError):
     """The fast mode cannot check what the sequence asked for."""
 
 
-def entry_bits(addr_w: int, bus_w: int) -> int:
-    """Bits of one script entry's fields: kind, address, write data, idle cycles."""
-    return 2 + addr_w + bus_w + IDLE_W
+def meta_bits(addr_w: int) -> int:
+    """Bits of an entry's kind, address and idle cycles (its high slot)."""
+    return 2 + addr_w + IDLE_W
 
 
 def entry_stride(addr_w: int, bus_w: int) -> int:
-    """Bits from one script entry to the next (the engine's EntStride, passed by the
-    wrapper): the smallest of 8, 16, 32, 64 bits that holds an entry, else whole 64-bit
-    words, so that the script is packed as machine words (struct) instead of shifted
-    together entry by entry."""
-    bits = entry_bits(addr_w, bus_w)
-    return next((s for s in (8, 16, 32, 64) if bits <= s), -(-bits // 64) * 64)
+    """Bits of one script or log entry (the engine's EntStride, passed by the wrapper): two
+    slots of max(bus_w, CYC_W) bits, the low one for the write data (the log: the cycle), the
+    high one for the kind, address and idle cycles (the log: the read data). Both are machine
+    words, so Python packs and unpacks a whole script as two interleaved arrays instead of
+    shifting fields together entry by entry."""
+    slot = max(bus_w, CYC_W)
+    if meta_bits(addr_w) > slot or slot not in regmap.UINT_FORMAT:
+        raise EngineError(f"no engine entry layout for a {bus_w}-bit bus and {addr_w}-bit "
+                          "addresses")
+    return 2 * slot
 
 
-def pack_bytes(entries: list[int], stride: int) -> bytes:
-    """The script's low bytes, little endian: entry k at bits [k*stride +: stride], padded
-    to whole 32-bit words."""
-    code = regmap.UINT_FORMAT.get(stride)
-    if code is not None:
-        raw = struct.pack(f"<{len(entries)}{code}", *entries)
-    else:
-        raw = b"".join(e.to_bytes(stride // 8, "little") for e in entries)
-    return raw + bytes(-len(raw) % 4)
+def pack_bytes(words: list[int], stride: int) -> bytes:
+    """The script's bytes, little endian: `words` holds each entry's low slot, then its high
+    slot (stride // 2 bits each)."""
+    return struct.pack(f"<{len(words)}{regmap.UINT_FORMAT[stride // 2]}", *words)
 
 
-def pack_entries(entries: list[int], stride: int) -> int:
+def pack_entries(words: list[int], stride: int) -> int:
     """The script as one number (pack_bytes)."""
-    return int.from_bytes(pack_bytes(entries, stride), "little")
+    return int.from_bytes(pack_bytes(words, stride), "little")
 
 
 def wrapper_name(toplevel: str) -> str:
@@ -206,8 +205,8 @@ class EngineBusDriver:
         self.go = 0
         self.addr_w = regmap.load().addr_width
         self.stride = entry_stride(self.addr_w, bus_w)
-        # one log entry as bytes: the cycle (CYC_W) and the read data (a bus width of 8..64)
-        self.entry = struct.Struct("<" + regmap.UINT_FORMAT[CYC_W] + regmap.UINT_FORMAT[bus_w])
+        # a slot of an entry as a machine word (the log: cycle, read data; entry by entry)
+        self.slot_code, self.slot_bytes = regmap.UINT_FORMAT[self.stride // 2], self.stride // 16
         eng = getattr(top, ENGINE_INSTANCE)
         self.script, self.log = getattr(eng, SCRIPT_VAR), getattr(eng, LOG_VAR)
         self.depth = len(self.script) // self.stride
@@ -256,52 +255,56 @@ class EngineBusDriver:
             self.ports[port].value = value
             self.written[port] = value
 
-    def _entries(self, item: BusItem) -> list[int]:
-        """The item's script entries, each an EntW-bit number (entry_bits)."""
-        if item.kind is Kind.WAIT_DONE:
-            return [KIND_CODE[Kind.WAIT_DONE]]
-        count, shift = item.count, 2 + self.addr_w
-        # entry k: kind | (addr + k) << 2 | wdata << shift | idle << (shift + BusW)
-        addrs = range(KIND_CODE[item.kind] | item.addr << 2,
-                      KIND_CODE[item.kind] | (item.addr + count) << 2, 4)
-        if item.kind is Kind.WRITE:
-            entries = [a | d << shift for a, d in zip(addrs, item.data, strict=True)]
-        else:
-            entries = list(addrs)
+    def _words(self, item: BusItem) -> list[int]:
+        """The item's script entries as slots: each entry's write data, then its kind,
+        address and idle cycles (two words an entry, pack_bytes)."""
+        kind = item.kind
+        if kind is Kind.WAIT_DONE:
+            return [0, KIND_CODE[Kind.WAIT_DONE]]
+        count = item.count
+        words = [0] * (2 * count)
+        # the high slots of consecutive addresses: kind | addr << 2 | idle << (2 + AddrW)
+        meta = KIND_CODE[kind] | item.addr << 2
+        if kind is Kind.WRITE:
+            words[0::2] = item.data
         if self.idle_max:
             draws = [self.rng.randint(0, self.idle_max) for _ in range(count)]
             if not item.tight:  # the draws are still made: the random stream stays
-                top = shift + self.bus_w
-                entries = [e | min(v, (1 << IDLE_W) - 1) << top
-                           for e, v in zip(entries, draws, strict=True)]
-        return entries
+                top = 2 + self.addr_w
+                words[1::2] = [meta + 4 * k | min(v, (1 << IDLE_W) - 1) << top
+                               for k, v in enumerate(draws)]
+                return words
+        words[1::2] = range(meta, meta + 4 * count, 4)
+        return words
 
     async def send(self, request: BusRequest) -> None:
         subs = request.items
         chunk: list[BusItem] = []
-        entries: list[int] = []
+        words: list[int] = []
         for sub in subs:
-            ents = self._entries(sub)
-            if chunk and len(entries) + len(ents) > self.depth:
-                await self._run(chunk, entries)
-                chunk, entries = [], []
+            more = self._words(sub)
+            if chunk and len(words) + len(more) > 2 * self.depth:
+                await self._run(chunk, words)
+                chunk, words = [], []
             chunk.append(sub)
-            entries += ents
+            words += more
         if chunk:
-            await self._run(chunk, entries)
+            await self._run(chunk, words)
 
-    async def _run(self, subs: list[BusItem], entries: list[int]) -> None:
-        """One engine script; fills the sub-items and publishes their bursts."""
-        assert len(entries) <= self.depth, f"{len(entries)} entries, engine depth {self.depth}"
+    async def _run(self, subs: list[BusItem], words: list[int]) -> None:
+        """One engine script (`words`: two slots an entry); fills the sub-items and publishes
+        their bursts."""
+        length = len(words) // 2  # entries
+        assert length <= self.depth, f"{length} entries, engine depth {self.depth}"
         waits = {s.timeout_cycles for s in subs if s.kind is Kind.WAIT_DONE}
         assert len(waits) <= 1, f"one done timeout per script, got {sorted(waits)}"
         if waits:
             self._put("tb_done_timeout_i", waits.pop())
         if self.script_vpi is not None:  # written at once, before go (cocotb's next write)
-            self.script_vpi.write_bytes(pack_bytes(entries, self.stride))
+            self.script_vpi.write_bytes(pack_bytes(words, self.stride))
         else:
-            self._put(SCRIPT_VAR, pack_entries(entries, self.stride))
-        self._put("tb_len_i", len(entries))
+            self._put(SCRIPT_VAR, pack_entries(words, self.stride))
+        self._put("tb_len_i", length)
         self.go ^= 1
         self._put("tb_go_i", self.go)
         t_go = time.perf_counter()
@@ -310,13 +313,13 @@ class EngineBusDriver:
         self.scripts += 1
         # fin toggles half a cycle after the script's last falling edge (mv_bus_engine): the
         # log is settled, and this slot may write the next script (no read-only phase)
-        failed = self.read_pos() if self.read_timeout() else len(entries)
-        # entry k at bits [k*LogW +: LogW] = {rdata, cycle}: whole bytes, so the log is cut
-        # as little-endian (cycle, rdata) records, not as a bit string
-        size = min(failed, len(entries)) * self.entry.size
+        failed = self.read_pos() if self.read_timeout() else length
+        # entry k: the cycle in its low slot, the read data in its high one (machine words)
+        size = min(failed, length) * 2 * self.slot_bytes
         log = (self.log_vpi.read_bytes(size) if self.log_vpi is not None
                else read_uint(self.log).to_bytes(self.log_bytes, "little")[:size])
-        logged = list(self.entry.iter_unpack(log))
+        slots = memoryview(log).cast(self.slot_code)
+        cycles, rdata = slots[0::2].tolist(), slots[1::2].tolist()
         start = self.read_start()
         if self.on_done is not None:
             self._report_done()
@@ -327,21 +330,20 @@ class EngineBusDriver:
             if sub.kind is Kind.WAIT_DONE:
                 if k >= failed:
                     raise WatchdogError(self._hang(sub, 0))
-                sub.time_ns = start + logged[k][0] * period
+                sub.time_ns = start + cycles[k] * period
                 k += 1
                 continue
             count = sub.count
             if k + count > failed:
                 raise WatchdogError(self._hang(sub, failed - k))
-            records = logged[k:k + count]
-            k += count
-            t_acks = [ack0 + cyc * period for cyc, _ in records]
+            t_acks = [ack0 + cyc * period for cyc in cycles[k:k + count]]
             sub.time_ns = t_acks[-1]
             if sub.kind is Kind.WRITE:
                 self.publish(Burst(True, sub.addr, list(sub.data[:count]), [], t_acks))
             else:
-                sub.rdata = [data for _, data in records]
+                sub.rdata = rdata[k:k + count]
                 self.publish(Burst(False, sub.addr, [], sub.rdata, t_acks))
+            k += count
 
     def _report_done(self) -> None:
         """The rises of done since the last script, in order (the engine keeps the last

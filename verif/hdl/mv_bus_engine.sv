@@ -28,17 +28,20 @@
 // The design changes nothing between the two edges, so the capture is what pin mode reads at
 // the rising edge of done_o; Python reads it after the script instead of waking at the edge.
 //
-// Entry k of tb_script, at [k*EntStride +: EntW], LSB first: kind (2 bits), addr (AddrW),
-// wdata (BusW), idle (IdleW); the stride (whole bytes, at least EntW bits, chosen by the
-// generated wrapper) lets Python pack the script as machine words instead of shifting bits. Entry k of tb_log_q, at [k*LogW +: LogW], LSB first: the cycle
-// of the falling edge after its ack (or its done) counted from the falling edge that started
-// the script (32 bits), then the read data (BusW; 0 for writes and waits).
+// Entries are two slots of Slot = EntStride / 2 bits each (the generated wrapper passes
+// EntStride = 2 * max(BusW, 32)), so that Python packs and unpacks them as machine words, the
+// two slots of a whole script as two interleaved arrays. Entry k of tb_script, at
+// [k*EntStride +: EntStride]: the write data in the low slot ([0 +: BusW]), and in the high slot
+// ([Slot +: MetaW]) the kind (2 bits), the address (AddrW) and the idle cycles (IdleW). Entry k
+// of tb_log_q, at [k*EntStride +: EntStride]: in the low slot the cycle of the falling edge
+// after its ack (or its done) counted from the falling edge that started the script (32 bits),
+// in the high slot the read data (BusW; 0 for writes and waits).
 module mv_bus_engine #(
   parameter int BusW  = 32,
   parameter int AddrW = 14,
   parameter int Depth = 2,   // most entries in one script (one whole operation)
   parameter int IdleW = 4,
-  parameter int EntStride = 64,  // bits from one script entry to the next (>= EntW)
+  parameter int EntStride = 64,  // bits of a script or log entry: two slots
   parameter int LenW  = 16,
   parameter int ObsW  = 1,   // bits of obs_i
   parameter int DoneSlots = 1  // done captures kept: the most operations in one script
@@ -65,13 +68,15 @@ module mv_bus_engine #(
   input  logic [ObsW-1:0]        obs_i            // captured when done_i rises
 );
 
-  localparam int EntW = 2 + AddrW + BusW + IdleW;
-  localparam int LogW = 32 + BusW;
+  localparam int Slot  = EntStride / 2;
+  localparam int MetaW = 2 + AddrW + IdleW;  // kind, address, idle cycles
+  localparam int CycW  = 32;                 // a log entry's cycle
+  localparam int LogW  = EntStride;
 
   initial begin
-    if (EntStride < EntW || EntStride % 8 != 0) begin
-      $fatal(1, "mv_bus_engine: EntStride %0d is no whole number of bytes of at least EntW %0d",
-             EntStride, EntW);
+    if (EntStride % 16 != 0 || Slot < BusW || Slot < MetaW || Slot < CycW) begin
+      $fatal(1, "mv_bus_engine: EntStride %0d is not two slots of whole bytes holding BusW %0d, %0d bits of kind, address and idle, and a %0d-bit cycle",
+             EntStride, BusW, MetaW, CycW);
     end
   end
   localparam logic [1:0] KindWrite    = 2'd0;
@@ -129,19 +134,19 @@ module mv_bus_engine #(
 
   // fields of entry k
   function automatic logic [1:0] kind_of(input logic [LenW-1:0] k);
-    return tb_script[32'(k) * EntStride +: 2];
+    return tb_script[32'(k) * EntStride + Slot +: 2];
   endfunction
 
   function automatic logic [AddrW-1:0] addr_of(input logic [LenW-1:0] k);
-    return tb_script[32'(k) * EntStride + 2 +: AddrW];
+    return tb_script[32'(k) * EntStride + Slot + 2 +: AddrW];
   endfunction
 
   function automatic logic [BusW-1:0] wdata_of(input logic [LenW-1:0] k);
-    return tb_script[32'(k) * EntStride + 2 + AddrW +: BusW];
+    return tb_script[32'(k) * EntStride +: BusW];
   endfunction
 
   function automatic logic [IdleW-1:0] idle_of(input logic [LenW-1:0] k);
-    return tb_script[32'(k) * EntStride + 2 + AddrW + BusW +: IdleW];
+    return tb_script[32'(k) * EntStride + Slot + 2 + AddrW +: IdleW];
   endfunction
 
   // Drive the request of entry k (a write or a read) at this falling edge.
@@ -175,7 +180,7 @@ module mv_bus_engine #(
 
   task automatic log_entry(input logic [LenW-1:0] k, input logic [31:0] cyc,
                            input logic [BusW-1:0] data);
-    tb_log_q[32'(k) * LogW +: LogW] <= {data, cyc};
+    tb_log_q[32'(k) * LogW +: LogW] <= (LogW'(data) << Slot) | LogW'(cyc);
   endtask
 
   // Start entry k at this falling edge (cycle `cyc` of the script). A wait whose done is
