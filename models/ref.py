@@ -29,6 +29,16 @@ def _modulus(m: object, *, odd: bool) -> int:
     return v
 
 
+def is_mont_product(p: int, x: int, y: int, m: int, n: int) -> bool:
+    """p == mont_product(x, y, m, n), without the inverse of 2^n: p is below m and
+    p 2^n = x y (mod m) (2^n is invertible mod an odd m, so the residue is unique)."""
+    m = _modulus(m, odd=True)
+    if not 0 <= p < m or n < m.bit_length():
+        return p == mont_product(x, y, m, n)  # its checks and errors
+    x, y = _nonneg("X", x), _nonneg("Y", y)
+    return gmpy2.f_mod((gmpy2.mpz(p) << n) - gmpy2.mpz(x) * y, m) == 0
+
+
 def mont_product(x: int, y: int, m: int, n: int) -> int:
     """x*y*2^-n mod m (m odd, n >= bit length of m)."""
     x, y = _nonneg("X", x), _nonneg("Y", y)

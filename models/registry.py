@@ -284,6 +284,18 @@ def get_algo(name: str) -> AlgoInfo:
         raise ModelInputError(f"unknown algorithm {name!r} (known: {known})") from None
 
 
+def matches_reference(info: AlgoInfo, p: int, *args: int, field: int = 0,
+                      **params: int) -> bool:
+    """p == reference(info, *args, field=field, **params); a Montgomery product is checked
+    as a congruence (ref.is_mont_product: no modular inverse, a few times faster)."""
+    *ops, m, n = args
+    if info.kind != "modexp" and not field:
+        x, y = (ops[0] + ops[1], ops[2] + ops[3]) if info.halves else ops
+        if info.kind == "mont":
+            return ref.is_mont_product(p, x, y, m, info.r_bits(n, **params))
+    return p == reference(info, *args, field=field, **params)
+
+
 def reference(info: AlgoInfo, *args: int, field: int = 0, **params: int) -> int:
     """Expected P for the algorithm's kind (gmpy2; models.gf2 for the binary field); args
     are the model's (x, y, m, n), or (x1, x2, y1, y2, m, n) for carry-save operands

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 import pytest
 
-from models import ref
+from models import ref, registry
 from models.result import ModelInputError
 
 MODULI = [1, 3, 5, 7, 0xFB, 0x8001, 2**61 - 1, 2**127 - 1, 2**255 - 19, (1 << 1023) | 1]
@@ -95,3 +96,36 @@ def test_bad_input(call: Callable[[], object], match: str) -> None:
         call()
     assert isinstance(info.value, ValueError)
     assert "\n" not in str(info.value)
+
+
+def test_mont_product_congruence_agrees_with_the_value():
+    """is_mont_product(p, ...) is p == mont_product(...): the value, off by one either way,
+    off by M, negative, and M or above."""
+    rng = random.Random(11)
+    for n in (8, 17, 64, 1024):
+        for _ in range(40):
+            m = rng.getrandbits(n) | 1 | (1 << (n - 1)) if rng.random() < 0.8 else \
+                rng.getrandbits(n // 2 + 1) | 1
+            x, y = rng.randrange(2 * m), rng.randrange(2 * m)
+            p = ref.mont_product(x, y, m, n)
+            for cand in (p, p + 1, p - 1, p + m, p - m, m, m - 1, 0):
+                assert ref.is_mont_product(cand, x, y, m, n) == (cand == p), (n, cand - p)
+
+
+def test_matches_reference_is_the_reference_for_every_algorithm():
+    """The registry's check gives the reference's verdict for every kind and field."""
+    rng = random.Random(12)
+    n = 16
+    m = rng.getrandbits(n) | 1 | (1 << (n - 1))
+    for info in registry.ALGOS.values():
+        if info.kind == "modexp":
+            args = (rng.randrange(m), rng.getrandbits(8) | 1, m, n)
+        elif info.halves:
+            args = (rng.randrange(m), rng.randrange(m), rng.randrange(m), 0, m, n)
+        else:
+            args = (rng.randrange(m), rng.randrange(m), m, n)
+        for field in (0, 1) if info.has_field else (0,):
+            p = registry.reference(info, *args, field=field)
+            for cand in (p, p ^ 1, p + m):
+                assert registry.matches_reference(info, cand, *args, field=field) == \
+                    (cand == p), (info.name, field, cand - p)
