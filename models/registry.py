@@ -284,15 +284,26 @@ def get_algo(name: str) -> AlgoInfo:
         raise ModelInputError(f"unknown algorithm {name!r} (known: {known})") from None
 
 
+def _product(info: AlgoInfo, args: tuple[int, ...], field: int, params: dict[str, int]
+             ) -> tuple[int, int, int, str, int]:
+    """A product's (x, y, m, kind, R bits) from the model's args (x, y, m, n), or (x1, x2,
+    y1, y2, m, n) for carry-save operands (X = x1 + x2, Y = y1 + y2)."""
+    *ops, m, n = args
+    x, y = (ops[0] + ops[1], ops[2] + ops[3]) if info.halves else ops
+    if field not in (0, 1) or (field and not info.has_field):
+        raise ModelInputError(f"{info.name}: no field {field}")
+    kind, r_bits = (info.field1_kind, info.field1_r_bits) if field else (info.kind, info.r_bits)
+    return x, y, m, kind, r_bits(n, **params)
+
+
 def matches_reference(info: AlgoInfo, p: int, *args: int, field: int = 0,
                       **params: int) -> bool:
     """p == reference(info, *args, field=field, **params); a Montgomery product is checked
     as a congruence (ref.is_mont_product: no modular inverse, a few times faster)."""
-    *ops, m, n = args
-    if info.kind != "modexp" and not field:
-        x, y = (ops[0] + ops[1], ops[2] + ops[3]) if info.halves else ops
-        if info.kind == "mont":
-            return ref.is_mont_product(p, x, y, m, info.r_bits(n, **params))
+    if info.kind != "modexp":
+        x, y, m, kind, r = _product(info, args, field, params)
+        if kind == "mont":
+            return ref.is_mont_product(p, x, y, m, r)
     return p == reference(info, *args, field=field, **params)
 
 
@@ -301,15 +312,12 @@ def reference(info: AlgoInfo, *args: int, field: int = 0, **params: int) -> int:
     are the model's (x, y, m, n), or (x1, x2, y1, y2, m, n) for carry-save operands
     (X = x1 + x2, Y = y1 + y2); params are the build parameters beyond N; field is the
     operation's CTRL.FIELD (designs with has_field: 1 selects field1_kind)."""
-    *ops, m, n = args
     if info.kind == "modexp":  # (x, e, m, n)
-        return ref.modexp(ops[0], ops[1], m)
-    x, y = (ops[0] + ops[1], ops[2] + ops[3]) if info.halves else ops
-    if field not in (0, 1) or (field and not info.has_field):
-        raise ModelInputError(f"{info.name}: no field {field}")
-    kind, r_bits = (info.field1_kind, info.field1_r_bits) if field else (info.kind, info.r_bits)
+        x, e, m, _ = args
+        return ref.modexp(x, e, m)
+    x, y, m, kind, r = _product(info, args, field, params)
     if kind == "mont":
-        return ref.mont_product(x, y, m, r_bits(n, **params))
+        return ref.mont_product(x, y, m, r)
     if kind == "mont_gf2":
-        return gf2.mont_product(x, y, m, r_bits(n, **params))
+        return gf2.mont_product(x, y, m, r)
     return ref.inter_product(x, y, m)

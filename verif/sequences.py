@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from math import gcd
 from typing import TypeVar
 
@@ -35,6 +35,7 @@ POOL_SIZE = 4
 
 
 _MODEL_CYCLES: dict[tuple[str, int], int] = {}  # (design, N) -> cycles of one operation
+_JOIN = nullcontext()  # batch() inside a batch (or with batching off): gathers nothing itself
 
 
 def script_groups(items: Sequence[T]) -> list[Sequence[T]]:
@@ -102,16 +103,19 @@ class LoaderSeq(uvm_sequence):
         await self.start_item(request)
         await self.finish_item(request)
 
-    @asynccontextmanager
-    async def batch(self) -> AsyncIterator[None]:
+    def batch(self) -> AbstractAsyncContextManager[None]:
         """Gather the items of the block into one BusRequest, sent when the block ends: one
         sequencer hand-shake, and in fast mode one engine script (Python wakes once). Only
         for blocks that use no read's value (`read`, `read_value` and `status` refuse inside
         a batch; `read_item` and `read_value_item` queue reads the scoreboard checks). A batch
-        inside a batch joins it; nothing is sent when the block raises."""
+        inside a batch joins it (a context that does nothing: an operation's batch inside a
+        script's costs no generator); nothing is sent when the block raises."""
         if self._batch is not None or not self.batching:
-            yield
-            return
+            return _JOIN
+        return self._gather()
+
+    @asynccontextmanager
+    async def _gather(self) -> AsyncIterator[None]:
         items: list[BusItem] = []
         self._batch = items
         try:
@@ -250,21 +254,14 @@ class LoaderSeq(uvm_sequence):
         """Load the named registers (all operands by default), START (in `field`, random
         when None), wait, read back: one batch (no read value is used; whether the loader
         refuses the operands follows from the values)."""
-        if self._batch is not None:  # already gathering (the caller's batch): join it
-            await self._operation(values, load, field)
-            return
         async with self.batch():
-            await self._operation(values, load, field)
-
-    async def _operation(self, values: dict[str, int], load: Iterable[str] | None,
-                         field: int | None) -> None:
-        values = await self.load_operands(values, load)
-        await self.start_op(field)
-        if self.refused(values):  # the loader refuses it: read the error instead
-            await self.read_item("STATUS")
-            return
-        await self.wait_done()
-        await self.read_results()
+            values = await self.load_operands(values, load)
+            await self.start_op(field)
+            if self.refused(values):  # the loader refuses it: read the error instead
+                await self.read_item("STATUS")
+                return
+            await self.wait_done()
+            await self.read_results()
 
     async def expect_error(self, name: str, busy: int = 0) -> None:
         st = await self.status()

@@ -213,10 +213,10 @@ class EngineBusDriver:
         self.log_bytes = len(self.log) // 8
         # the script and the log in place or as VPI words (None: cocotb's binary strings,
         # MV_VPI=cocotb)
-        self.script_vpi, self.log_vpi = open_wide(self.script), open_wide(self.log)
+        self.script_io, self.log_io = open_wide(self.script), open_wide(self.log)
         # how they move: "memory" (in place), "words" (VPI words) or "cocotb" (engine.json)
-        self.access = ("cocotb" if self.log_vpi is None else
-                       "memory" if isinstance(self.log_vpi, MemorySignal) else "words")
+        self.access = ("cocotb" if self.log_io is None else
+                       "memory" if isinstance(self.log_io, MemorySignal) else "words")
         self.done_rises, self.done_time, self.done_obs = (getattr(eng, v) for v in DONE_VARS)
         self.rises_seen = 0  # rises of done reported so far
         # the capture's slots (DoneSlots): rise r (counted from 1) sits in (r - 1) % slots
@@ -227,12 +227,11 @@ class EngineBusDriver:
         self.ports = {name: getattr(top, name) for name in (
             "tb_go_i", "tb_len_i", "tb_ack_timeout_i", "tb_done_timeout_i")}
         self.ports[SCRIPT_VAR] = self.script
-        self.fin, self.timeout, self.pos = top.tb_fin_o, top.tb_timeout_o, top.tb_pos_o
-        self.start = top.tb_start_o
+        self.fin = top.tb_fin_o
         # what Python reads after every script, in place where the simulator allows
         self.read_timeout, self.read_pos, self.read_start, self.read_rises, self.read_times, \
             self.read_obs = (self._reader(h) for h in (
-                self.timeout, self.pos, self.start, self.done_rises, self.done_time,
+                top.tb_timeout_o, top.tb_pos_o, top.tb_start_o, self.done_rises, self.done_time,
                 self.done_obs))
         self.written: dict[str, int] = {}
         # wall time from each go to Python's resumption at the script's end (the simulator's
@@ -300,8 +299,8 @@ class EngineBusDriver:
         assert len(waits) <= 1, f"one done timeout per script, got {sorted(waits)}"
         if waits:
             self._put("tb_done_timeout_i", waits.pop())
-        if self.script_vpi is not None:  # written at once, before go (cocotb's next write)
-            self.script_vpi.write_bytes(pack_bytes(words, self.stride))
+        if self.script_io is not None:  # written at once, before go (cocotb's next write)
+            self.script_io.write_bytes(pack_bytes(words, self.stride))
         else:
             self._put(SCRIPT_VAR, pack_entries(words, self.stride))
         self._put("tb_len_i", length)
@@ -316,7 +315,7 @@ class EngineBusDriver:
         failed = self.read_pos() if self.read_timeout() else length
         # entry k: the cycle in its low slot, the read data in its high one (machine words)
         size = min(failed, length) * 2 * self.slot_bytes
-        log = (self.log_vpi.read_bytes(size) if self.log_vpi is not None
+        log = (self.log_io.read_bytes(size) if self.log_io is not None
                else read_uint(self.log).to_bytes(self.log_bytes, "little")[:size])
         slots = memoryview(log).cast(self.slot_code)
         cycles, rdata = slots[0::2].tolist(), slots[1::2].tolist()

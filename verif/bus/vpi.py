@@ -120,7 +120,6 @@ class MemorySignal:
 
     def __init__(self, path: str, width: int, address: int, size: int) -> None:
         self.path, self.width, self.address, self.size = path, width, address, size
-        self.words = -(-width // 32)
 
     def read_bytes(self, count: int | None = None) -> bytes:
         """The low `count` bytes (all when None) of the value, little endian."""
@@ -146,11 +145,16 @@ def _storage() -> Callable[..., int] | None:
     return fn
 
 
+def _mode() -> str:
+    """MV_VPI: `direct` (the default: in place, else VPI words), `words` or `cocotb`."""
+    return os.environ.get("MV_VPI", "direct")
+
+
 def open_storage(handle: SimHandleBase) -> MemorySignal | None:
     """`handle` as a MemorySignal, or None where the simulator does not export its storage
     (Icarus, Verilator builds without the engine main loop) or MV_VPI asks for VPI words
     (`words`) or cocotb's strings (`cocotb`)."""
-    if os.environ.get("MV_VPI", "direct") in ("words", "cocotb"):
+    if _mode() in ("words", "cocotb"):
         return None
     if not _STORAGE:
         _STORAGE.append(_storage())
@@ -175,7 +179,7 @@ def open_wide(handle: SimHandleBase) -> MemorySignal | WideSignal | None:
     MV_VPI=cocotb both (tests compare the three)."""
     if (memory := open_storage(handle)) is not None:
         return memory
-    if os.environ.get("MV_VPI", "direct") == "cocotb":
+    if _mode() == "cocotb":
         return None
     if not _VPI:
         _VPI.append(_vpi())
