@@ -10,7 +10,9 @@ testbench with full checking and coverage (VectorTest, no idle cycles) on Verila
 Icarus, and a plain C++ harness on the same Verilated RTL (regress/bench_harness.cpp) that
 performs the same bus transfers. Throughput is checked operations per second of simulation
 (cocotb's own test time; the harness's timed loop), the median of --repeat runs with min and
-max. Every harness result is checked against gmpy2 too. `make bench` writes
+max. Each repeat runs the testbench and then the raw harness, and a ratio between them is the
+median of the repeats' ratios: side by side, as the machine's speed drifts over minutes.
+Every harness result is checked against gmpy2 too. `make bench` writes
 docs/bench/results.json, docs/bench/results.md and PNG plots beside them.
 """
 
@@ -28,7 +30,7 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -372,6 +374,28 @@ def rebuild_seconds(spec: BuildSpec, design: DesignConfig) -> float:
             os.environ["CCACHE_DISABLE"] = old
 
 
+def raw_runner(design: DesignConfig, n: int, params: dict[str, int],
+               vectors: list[dict[str, int]], work: Path, point: dict[str, object]
+               ) -> Callable[[], tuple[float, float, float]]:
+    """The raw harness of a point, built, its results checked once and its loop count set
+    (point["raw"]: operations, build time, cycles); returns one timed run: (operations a
+    second, ns a cycle working, ns an idle cycle), every result checked against gmpy2."""
+    exe, build_s = build_harness(design, n, params)
+    script = work / "harness.txt"
+    script.write_text(harness_script(design, n, vectors, params))
+    secs, cycles, reads, _ = run_harness(exe, script)
+    check_harness_reads(design, n, vectors, params, reads)
+    loops = max(1, min(1000, int(RAW_MIN_S / max(secs, 1e-6))))  # >= ~0.3 s timed
+    point["raw"] = {"ops": len(vectors), "build_s": round(build_s, 2), "cycles": cycles}
+
+    def once() -> tuple[float, float, float]:
+        secs, cycles, reads, idle_s = run_harness(exe, script, loops, FLOOR_CYCLES)
+        check_harness_reads(design, n, vectors, params, reads)
+        return (len(vectors) * loops / secs, secs / cycles * 1e9,
+                idle_s / FLOOR_CYCLES * 1e9)
+    return once
+
+
 # --- one design at one width ----------------------------------------------------------------
 def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
                 icarus_txns: int) -> dict[str, object]:
@@ -388,55 +412,64 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
         vectors = make_vectors(design, n, count, SEED)
         vfile = work / f"{sim_name}.json"
         write_vector_file(vectors, vfile, name)
-        for bus in BUS_MODES if has_engine(name) else ("pins",):
-            spec = BuildSpec(name, n, BUS_W, sim_name, params=tuple(params.items()), bus=bus)
-            build_s = rebuild_seconds(spec, design)
-            rates, shares, no_python = [], [], []
-            for r in range(runs_per_point(name, n, params, sim_name, repeat)):
+        raw_run = raw_runner(design, n, params, vectors, work, point) \
+            if sim_name == "verilator" else None
+        buses = BUS_MODES if has_engine(name) else ("pins",)
+        specs = {bus: BuildSpec(name, n, BUS_W, sim_name, params=tuple(params.items()), bus=bus)
+                 for bus in buses}
+        build_s = {bus: rebuild_seconds(spec, design) for bus, spec in specs.items()}
+        rates: dict[str, list[float]] = {bus: [] for bus in buses}
+        shares: list[float] = []
+        no_python: list[float] = []
+        raw: list[tuple[float, float, float]] = []  # ops/s, ns a cycle working, ns idle
+        runs = runs_per_point(name, n, params, sim_name, repeat)
+        # side by side: repeat r runs every bus mode and then the raw harness, so a ratio is
+        # taken between runs a few seconds apart (the machine's speed drifts over minutes)
+        for r in range(max(runs, repeat if raw_run else 0)):
+            for bus, spec in specs.items():
+                if r >= runs:
+                    break
                 run = RunSpec(spec, seed=SEED + r, txns=count, vectors=str(vfile),
                               tests=("VectorTest",), idle_max=0, timeout_s=3600)
                 log_dir = work / f"tb-{sim_name}-{bus}-{r}"
                 secs = testbench_seconds(run, log_dir)
-                rates.append(count / secs)
+                rates[bus].append(count / secs)
                 if bus == "engine":
                     sim_s = engine_sim_seconds(log_dir)
                     shares.append(sim_s / secs)
                     no_python.append(count / sim_s)
+            if raw_run:
+                raw.append(raw_run())
+        for bus in buses:
             key = sim_name if bus == "pins" else f"{sim_name}_engine"
-            point[key] = {"ops": count, "runs": len(rates), "ops_per_s": asdict(Stat.of(rates)),
-                          "build_s": round(build_s, 2)}
-            if shares:  # the engine run split: the simulator's share, and ops/s without Python
+            point[key] = {"ops": count, "runs": len(rates[bus]),
+                          "ops_per_s": asdict(Stat.of(rates[bus])),
+                          "build_s": round(build_s[bus], 2)}
+            if bus == "engine" and shares:  # the simulator's share, ops/s without Python
                 point[key] |= {"sim_share": asdict(Stat.of(shares)),
                                "no_python_ops_per_s": asdict(Stat.of(no_python))}
-            if bus == "engine" and sim_name == "verilator":
-                floor = [kernel_floor_seconds(spec, design, FLOOR_CYCLES,
-                                              work / f"floor-{r}") / FLOOR_CYCLES * 1e9
-                         for r in range(repeat)]
-                exe = link_engine_floor(spec, work / "engine-floor")
-                alone = [engine_floor_seconds(exe, FLOOR_CYCLES) / FLOOR_CYCLES * 1e9
-                         for _ in range(repeat)]
-                point["floor"] = {"cycles": FLOOR_CYCLES, "cocotb_ns": asdict(Stat.of(floor)),
-                                  "engine_build_ns": asdict(Stat.of(alone)),
-                                  "engine": ENGINE_BUILD}
-        if sim_name == "verilator":
-            exe, hbuild_s = build_harness(design, n, params)
-            script = work / "harness.txt"
-            script.write_text(harness_script(design, n, vectors, params))
-            secs, cycles, reads, _ = run_harness(exe, script)
-            check_harness_reads(design, n, vectors, params, reads)
-            loops = max(1, min(1000, int(RAW_MIN_S / max(secs, 1e-6))))  # >= ~0.3 s timed
-            raw, raw_ns, idle_ns = [], [], []
-            for _ in range(repeat):
-                secs, cycles, reads, idle_s = run_harness(exe, script, loops, FLOOR_CYCLES)
-                check_harness_reads(design, n, vectors, params, reads)
-                raw.append(count * loops / secs)
-                raw_ns.append(secs / cycles * 1e9)
-                idle_ns.append(idle_s / FLOOR_CYCLES * 1e9)
-            point["raw"] = {"ops": count, "ops_per_s": asdict(Stat.of(raw)),
-                            "build_s": round(hbuild_s, 2), "cycles": cycles,
-                            "ns_per_cycle": asdict(Stat.of(raw_ns))}
-            if "floor" in point:
-                point["floor"]["raw_idle_ns"] = asdict(Stat.of(idle_ns))  # type: ignore[index]
+            if raw:
+                paired = [tb / h[0] for tb, h in zip(rates[bus], raw, strict=False)]
+                point.setdefault("paired", {})[  # type: ignore[index]
+                    "testbench_over_raw" if bus == "pins" else "engine_over_raw"] = asdict(
+                    Stat.of(paired))
+        if raw:
+            point["raw"] |= {"ops_per_s": asdict(Stat.of([r[0] for r in raw])),  # type: ignore[operator]
+                             "ns_per_cycle": asdict(Stat.of([r[1] for r in raw]))}
+            if "engine" in specs:  # the raw harness's idle cycle, beside the engine floor
+                point.setdefault("floor", {})["raw_idle_ns"] = asdict(  # type: ignore[index]
+                    Stat.of([r[2] for r in raw]))
+        if "engine" in specs and sim_name == "verilator":
+            spec = specs["engine"]
+            floor = [kernel_floor_seconds(spec, design, FLOOR_CYCLES,
+                                          work / f"floor-{r}") / FLOOR_CYCLES * 1e9
+                     for r in range(repeat)]
+            exe = link_engine_floor(spec, work / "engine-floor")
+            alone = [engine_floor_seconds(exe, FLOOR_CYCLES) / FLOOR_CYCLES * 1e9
+                     for _ in range(repeat)]
+            point["floor"] = point.get("floor", {}) | {  # type: ignore[operator]
+                "cycles": FLOOR_CYCLES, "cocotb_ns": asdict(Stat.of(floor)),
+                "engine_build_ns": asdict(Stat.of(alone)), "engine": ENGINE_BUILD}
     return point
 
 
@@ -468,12 +501,17 @@ def git_cell(p: dict) -> str:
 
 
 def ratios(point: dict[str, object]) -> dict[str, float]:
+    """A point's ratios: against the raw harness the median of each repeat's ratio (runs side
+    by side, `paired`), else (points measured before pairing) the ratio of the medians."""
     out = {}
     med = {k: point[k]["ops_per_s"]["median"] for k in SERIES if k in point}  # type: ignore[index]
-    if "verilator" in med and "raw" in med:
-        out["testbench_over_raw"] = med["verilator"] / med["raw"]
-    if "verilator_engine" in med and "raw" in med:
-        out["engine_over_raw"] = med["verilator_engine"] / med["raw"]
+    paired: dict[str, dict[str, float]] = point.get("paired", {})  # type: ignore[assignment]
+    for key, series in (("testbench_over_raw", "verilator"),
+                        ("engine_over_raw", "verilator_engine")):
+        if key in paired:
+            out[key] = paired[key]["median"]
+        elif series in med and "raw" in med:
+            out[key] = med[series] / med["raw"]
     if "verilator" in med and "icarus" in med:
         out["verilator_over_icarus"] = med["verilator"] / med["icarus"]
     return out
@@ -607,7 +645,10 @@ def render_md(results: dict[str, object]) -> str:
     lines = ["# Benchmarks", "",
              "Generated by `make bench` (`python -m regress.bench`); do not edit by hand. "
              f"Machine: {results['machine']}. {runs_sentence(results)}; operations per "
-             "second of simulation with every result checked.", "",
+             "second of simulation with every result checked. A ratio against the raw "
+             "harness is the median of each repeat's ratio, the testbench and the harness run "
+             "one after the other (min–max in brackets; a point without brackets predates "
+             "this and is the ratio of the medians).", "",
              "## Throughput", "",
              "*pins*: Python drives the bus pins; *engine*: the simulation-only HDL bus "
              "engine performs each operation's transfers as one script and makes the clock "
@@ -632,8 +673,13 @@ def render_md(results: dict[str, object]) -> str:
             continue
         r = ratios(p)
 
-        def ratio(key: str, digits: int = 2, r: dict[str, float] = r) -> str:
-            return f"{r[key]:.{digits}f}" if key in r else "–"
+        def ratio(key: str, digits: int = 2, r: dict[str, float] = r,
+                  p: dict[str, object] = p) -> str:
+            if key not in r:
+                return "–"
+            if pair := p.get("paired", {}).get(key):  # type: ignore[union-attr]
+                return f"{r[key]:.{digits}f} ({pair['low']:.{digits}f}–{pair['high']:.{digits}f})"
+            return f"{r[key]:.{digits}f}"
 
         build_s = p.get("verilator", {}).get("build_s", "–")  # type: ignore[union-attr]
         lines.append(f"| {p['design']} | {p['n']} | {fmt(p, 'verilator')} | "

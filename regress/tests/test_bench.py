@@ -310,3 +310,54 @@ def test_merged_points_say_how_many_runs_they_had():
     assert "| mont_lut | 256 | 2.0 (1.0–3.0) |" in md
     assert "| 2.0 (one run) |" in md  # the Icarus series of one run
     assert md.count("(one run)") == 1  # that one only
+
+
+def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
+    """Each repeat runs pins, engine and then the raw harness; the ratio against the raw
+    harness is the median of each repeat's ratio, not the ratio of the medians (here 0.5
+    against 0.9: the machine's speed drifts between repeats, and the two medians come from
+    different repeats)."""
+    order: list[str] = []
+    # ops/s of each repeat: the machine drifts, the testbench and the harness with it
+    tb = {"pins": [50.0, 45.0, 15.0], "engine": [100.0, 90.0, 30.0]}
+    raw = [200.0, 100.0, 100.0]
+    count = 10
+
+    def fake_tb(run, log_dir):  # noqa: ANN001, ANN202 - testbench_seconds' signature
+        bus, r = run.build.bus, int(str(log_dir).rsplit("-", 1)[1])
+        order.append(f"{bus}{r}")
+        return count / tb[bus][r]
+
+    def fake_harness(exe, script, loops=1, idle=0):  # noqa: ANN001, ANN202
+        if loops == 1 and idle == 0:
+            return 0.001, 1000, [], 0.0  # the first, untimed pass
+        r = sum(1 for o in order if o.startswith("raw"))
+        order.append(f"raw{r}")
+        return count * loops / raw[r], 1000 * loops, [], 0.01
+
+    monkeypatch.setattr(bench, "BENCH_BUILD", tmp_path)
+    monkeypatch.setattr(bench, "testbench_seconds", fake_tb)
+    monkeypatch.setattr(bench, "engine_sim_seconds", lambda _d: 0.05)
+    monkeypatch.setattr(bench, "rebuild_seconds", lambda *_a: 1.0)
+    monkeypatch.setattr(bench, "build_harness", lambda *_a: (tmp_path / "exe", 2.0))
+    monkeypatch.setattr(bench, "run_harness", fake_harness)
+    monkeypatch.setattr(bench, "check_harness_reads", lambda *_a: None)
+    monkeypatch.setattr(bench, "kernel_floor_seconds", lambda *_a: 0.1)
+    monkeypatch.setattr(bench, "link_engine_floor", lambda *_a: tmp_path / "floor")
+    monkeypatch.setattr(bench, "engine_floor_seconds", lambda *_a: 0.05)
+    monkeypatch.setattr(bench, "ops_per_run", lambda *_a: count)
+    point = bench.bench_point("mont_lut", 64, ["verilator"], count, 3, 1)
+    assert order == ["pins0", "engine0", "raw0", "pins1", "engine1", "raw1",
+                     "pins2", "engine2", "raw2"]
+    assert point["paired"]["engine_over_raw"]["samples"] == pytest.approx([0.5, 0.9, 0.3])
+    r = bench.ratios(point)
+    assert r["engine_over_raw"] == pytest.approx(0.5)  # the ratio of medians would be 0.9
+    assert r["testbench_over_raw"] == pytest.approx(0.25)
+    assert point["verilator_engine"]["ops_per_s"]["median"] == pytest.approx(90.0)
+    assert point["raw"]["ops_per_s"]["median"] == pytest.approx(100.0)
+    assert point["floor"]["raw_idle_ns"]["median"] == pytest.approx(0.01 / bench.FLOOR_CYCLES
+                                                                     * 1e9)
+    assert point["floor"]["cocotb_ns"]["median"] > 0
+    md = bench.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
+                          "regressions": {}})
+    assert "| 0.25 (0.15–0.45) | 0.50 (0.30–0.90) |" in md
