@@ -335,13 +335,14 @@ class EngineBusDriver:
             count = sub.count
             if k + count > failed:
                 raise WatchdogError(self._hang(sub, failed - k))
-            t_acks = [ack0 + cyc * period for cyc in cycles[k:k + count]]
-            sub.time_ns = t_acks[-1]
             if sub.kind is Kind.WRITE:
-                self.publish(Burst(True, sub.addr, list(sub.data[:count]), [], t_acks))
+                burst = Burst(True, sub.addr, sub.data, [], cycles[k:k + count], ack0, period)
             else:
                 sub.rdata = rdata[k:k + count]
-                self.publish(Burst(False, sub.addr, [], sub.rdata, t_acks))
+                burst = Burst(False, sub.addr, [], sub.rdata, cycles[k:k + count], ack0,
+                              period)
+            sub.time_ns = burst.last_ns
+            self.publish(burst)
             k += count
 
     def _report_done(self) -> None:

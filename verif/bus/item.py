@@ -74,22 +74,33 @@ class Transfer:
 
 class Burst:
     """The transfers of one bus item at consecutive word addresses, as the fast-mode engine
-    logged them (one publication per item instead of one per word). ``times_ns[k]`` is the
-    ack edge of word k; a write burst has no read data, a read burst no write data."""
+    logged them (one publication per item instead of one per word). Word k was acked at
+    ``base_ns + ticks[k] * step_ns`` (the engine logs cycles: ``times_ns`` is computed only
+    when asked for, and ``first_ns`` / ``last_ns`` at once); a write burst has no read data,
+    a read burst no write data."""
 
-    __slots__ = ("we", "addr", "wdata", "rdata", "times_ns")
+    __slots__ = ("we", "addr", "wdata", "rdata", "ticks", "base_ns", "step_ns", "first_ns",
+                 "last_ns")
 
     def __init__(self, we: bool, addr: int, wdata: list[int], rdata: list[int],
-                 times_ns: list[int]) -> None:
+                 ticks: list[int], base_ns: int = 0, step_ns: int = 1) -> None:
         self.we = we
         self.addr = addr
         self.wdata = wdata
         self.rdata = rdata
-        self.times_ns = times_ns
+        self.ticks, self.base_ns, self.step_ns = ticks, base_ns, step_ns
+        self.first_ns = base_ns + ticks[0] * step_ns
+        self.last_ns = base_ns + ticks[-1] * step_ns
+
+    @property
+    def times_ns(self) -> list[int]:
+        """The ack time of each word."""
+        base, step = self.base_ns, self.step_ns
+        return [base + t * step for t in self.ticks]
 
     @property
     def count(self) -> int:
-        return len(self.times_ns)
+        return len(self.ticks)
 
     def transfers(self) -> list[Transfer]:
         """The same burst word by word."""
@@ -99,4 +110,4 @@ class Burst:
 
     def __str__(self) -> str:
         kind = "write" if self.we else "read"
-        return f"@{self.times_ns[0]}ns addr=0x{self.addr:x} {kind} x{self.count}"
+        return f"@{self.first_ns}ns addr=0x{self.addr:x} {kind} x{self.count}"

@@ -30,9 +30,13 @@ class Operation:
     error: str  # "ERR_NONE" when the operation ran
     result: Result | None = None
     read_words: dict[str, dict[int, int]] = field(default_factory=dict)  # region -> index -> data
-    # CTRL.FIELD of the START (designs with a binary-field mode); after read_words, whose
+    # result register -> the model's value as bus words (split when first read)
+    result_words: dict[str, list[int]] = field(default_factory=dict)
+    # CTRL.FIELD of the START (designs with a binary-field mode); after the fields whose
     # default uses dataclasses.field
     field: int = 0
+    # the edge at which it ends (start edge + model cycles), set with the result
+    end_edge: int = 0
 
     @property
     def args(self) -> list[int]:
@@ -45,11 +49,6 @@ class Operation:
 
     def describe(self) -> str:
         return ", ".join(f"{k.lower()}=0x{v:x}" for k, v in self.operands.items())
-
-    @property
-    def end_edge(self) -> int:
-        assert self.result is not None
-        return self.start_edge + self.result.cycles
 
 
 @dataclass
@@ -93,6 +92,8 @@ class LoaderPredictor:
         self._limits = {r.name: ((limit[r.size] if r.access != "wo" else 0),
                                  (limit[r.size] if r.access != "ro" else 0))
                         for r in rm.regions.values() if design.maps(r)}
+        # (address, words, write) of a burst -> how it is checked as a slice (_plan)
+        self._plans: dict[tuple[int, int, bool], tuple[str, int, int, bool] | tuple[()]] = {}
 
     # --- state at an edge -----------------------------------------------------------------
     def _value(self, region: str) -> int:
@@ -146,20 +147,25 @@ class LoaderPredictor:
 
     # --- one observed transfer ------------------------------------------------------------
     def observe(self, t: Transfer) -> Mismatch | None:
-        edge = int(t.time_ns // self.period_ns)
+        return self.observe_word(t.we, t.addr, t.wdata, t.rdata, t.time_ns)
+
+    def observe_word(self, we: bool, addr: int, wdata: int, rdata: int, time_ns: int
+                     ) -> Mismatch | None:
+        """One transfer, given by its fields (`observe` without a Transfer object)."""
+        edge = int(time_ns // self.period_ns)
         self._settle(edge)
-        region_obj, index = self.rm.decode(t.addr)
+        region_obj, index = self.rm.decode(addr)
         region = None if region_obj is None else region_obj.name
-        if not t.we:
+        if not we:
             expected = self.expected_read(region, index, edge)
             self._after_access(region, index, write=False)
             if region in ("P", "S", "C", "CYCLES") and self.op is not None and not self.busy(edge):
-                self.op.read_words.setdefault(region, {})[index] = t.rdata
-            if expected != t.rdata:
-                where = f"read {region or 'unmapped'}[{index}] (addr 0x{t.addr:x})"
-                return Mismatch(t.time_ns, where, expected, t.rdata)
+                self.op.read_words.setdefault(region, {})[index] = rdata
+            if expected != rdata:
+                where = f"read {region or 'unmapped'}[{index}] (addr 0x{addr:x})"
+                return Mismatch(time_ns, where, expected, rdata)
             return None
-        self._write(region, index, t.wdata, edge)
+        self._write(region, index, wdata, edge)
         return None
 
     # --- one burst (fast mode) -------------------------------------------------------------
@@ -168,51 +174,81 @@ class LoaderPredictor:
         one operand or result register during which the loader's state cannot change (no
         operation ends inside it, no write while busy) is checked as a slice; any other
         burst word by word."""
+        if len(b.ticks) == 1:  # one word (START, STATUS, CYCLES): no list of transfers
+            we = b.we
+            m = self.observe_word(we, b.addr, b.wdata[0] if we else 0, 0 if we else b.rdata[0],
+                                  b.first_ns)
+            return [] if m is None else [m]
         fast = self._burst_slice(b)
         if fast is None:
             return [m for t in b.transfers() if (m := self.observe(t)) is not None]
         return fast
 
     def _burst_slice(self, b: Burst) -> list[Mismatch] | None:
-        times, period = b.times_ns, self.period_ns
-        count = len(times)
-        first = times[0] // period
+        period = self.period_ns
+        first = b.first_ns // period
         self._settle(first)
-        addr, index_w = b.addr, self.rm.index_width
-        if (addr + count - 1) >> index_w != addr >> index_w:
-            return None  # across registers
-        region_obj, index = self.rm.decode(addr)
-        stop = index + count
-        if region_obj is None or not self._mapped(region_obj.name, stop - 1, b.we):
+        key = (b.addr, len(b.ticks), b.we)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = self._plan(*key)
+        if not plan:
             return None
-        region = region_obj.name
+        region, index, stop, is_operand = plan
         busy = self.busy(first)
-        if busy != self.busy(times[-1] // period):
+        if busy != self.busy(b.last_ns // period):
             return None  # the operation ends inside the burst
         if b.we:
-            if busy or region not in self.operands:
+            if busy:
                 return None
             self.operands[region][index:stop] = b.wdata
             return []
         op = self.op
-        if region in self.operands:
+        if is_operand:
             expected = self.operands[region][index:stop]
-        elif region in _RESULTS:
+        else:
             if busy or self.results_zero or op is None or op.result is None:
-                expected = [0] * count
+                expected = [0] * (stop - index)
             else:
-                res, w = op.result, self.bus_w
-                value = res.p if region == "P" else (res.s if region == "S" else res.c) or 0
-                expected = regmap.split(value >> (index * w), count * w, w)
+                expected = self._result_words(op, region)[index:stop]
             if op is not None and not busy:
                 words = op.read_words.setdefault(region, {})
                 words.update(zip(range(index, stop), b.rdata, strict=True))
-        else:
-            return None
         if expected == b.rdata:
             return []
-        return [Mismatch(times[k], f"read {region}[{index + k}] (addr 0x{addr + k:x})", e, a)
+        times = b.times_ns
+        return [Mismatch(times[k], f"read {region}[{index + k}] (addr 0x{b.addr + k:x})", e, a)
                 for k, (e, a) in enumerate(zip(expected, b.rdata, strict=True)) if e != a]
+
+    def _plan(self, addr: int, count: int, we: bool) -> tuple[str, int, int, bool] | tuple[()]:
+        """How a burst of `count` words at `addr` is checked as a slice: (region, first
+        index, index after the last, whether the region is a loadable register), or () when
+        it is checked word by word (across registers, partly unmapped, a write that is no
+        operand's, a read of a register that is neither an operand nor a result)."""
+        index_w = self.rm.index_width
+        if (addr + count - 1) >> index_w != addr >> index_w:
+            return ()
+        region_obj, index = self.rm.decode(addr)
+        stop = index + count
+        if region_obj is None or not self._mapped(region_obj.name, stop - 1, we):
+            return ()
+        region = region_obj.name
+        if region in self.operands:
+            return region, index, stop, True
+        if we or region not in _RESULTS:
+            return ()
+        return region, index, stop, False
+
+    def _result_words(self, op: Operation, region: str) -> list[int]:
+        """The bus words of a result register of the operation (split once per operation)."""
+        words = op.result_words.get(region)
+        if words is None:
+            res = op.result
+            assert res is not None
+            value = res.p if region == "P" else (res.s if region == "S" else res.c) or 0
+            bits = self._limits[region][0] * self.bus_w
+            words = op.result_words[region] = regmap.split(value, bits, self.bus_w)
+        return words
 
     def _after_access(self, region: str | None, index: int, write: bool) -> bool:
         if not self._mapped(region, index, write):
@@ -260,6 +296,7 @@ class LoaderPredictor:
             return
         op.result = (self.model(*op.args, self.n, field=field) if self.has_field
                      else self.model(*op.args, self.n))
+        op.end_edge = edge + op.result.cycles
         self.op = op
         self.ended = False
         self.results_zero = False
