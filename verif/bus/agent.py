@@ -69,7 +69,8 @@ class BusDriver(uvm_driver):
 
 
 class BusMonitor(uvm_monitor):
-    """Publishes every observed Transfer (pin mode) or Burst (fast mode) on `ap`."""
+    """Publishes every observed Transfer (pin mode), or each script's list of Bursts (fast
+    mode), on `ap`."""
 
     def build_phase(self) -> None:
         self.ap = uvm_analysis_port("ap", self)
@@ -85,9 +86,11 @@ class BusMonitor(uvm_monitor):
         path = os.environ.get("MV_BUS_LOG")
         self.bus_log = open(path, "a") if path else None  # flushed per write
 
-    def publish(self, transfer: Transfer | Burst) -> None:
+    def publish(self, transfer: Transfer | list[Burst]) -> None:
+        """One transfer (pin mode), or a script's bursts (fast mode: one write for all)."""
         if self.bus_log is not None:
-            words = transfer.transfers() if isinstance(transfer, Burst) else [transfer]
+            words = ([t for b in transfer for t in b.transfers()]
+                     if isinstance(transfer, list) else [transfer])
             self.bus_log.writelines(f"{'W' if t.we else 'R'} {t.addr:x} "
                                     f"{t.wdata if t.we else t.rdata:x}\n" for t in words)
             self.bus_log.flush()

@@ -6,9 +6,10 @@ The engine sits in a generated wrapper toplevel (`emit_wrapper`) next to the des
 toplevel (instance `u_dut`). `EngineBusDriver.send` turns the bus items of a request into a
 flat script of entries (one per transfer, one per wait for done), toggles go, awaits the
 engine's fin toggle, fills each item's rdata and time_ns from the engine's log and publishes
-each item's transfers as one Burst (each word with the time of its ack edge),
-so the predictor and the scoreboard check the same transfers as in pin mode, a burst at a
-time. Select it with `BUS=engine` (make sim) or `--bus engine` (python -m regress.sim).
+each item's transfers as one Burst (each word with the time of its ack edge), a script's
+bursts in one list, so the predictor and the scoreboard check the same transfers as in pin
+mode, a burst at a time. Select it with `BUS=engine` (make sim) or `--bus engine`
+(python -m regress.sim).
 """
 
 from __future__ import annotations
@@ -188,13 +189,14 @@ endmodule
 
 
 class EngineBusDriver:
-    """Same `send(request)` as the pin driver; every performed transfer goes to `publish`.
+    """Same `send(request)` as the pin driver; every performed transfer goes to `publish`,
+    a script's bursts (one per item) in one list.
 
     The items of one request run as one engine script (longer lists are split at item
     boundaries into scripts of at most `depth` entries)."""
 
     def __init__(self, top: SimHandleBase, period_ns: int, idle_max: int, bus_w: int,
-                 publish: Callable[[Burst], None],
+                 publish: Callable[[list[Burst]], None],
                  on_done: Callable[[int, int], None] | None = None) -> None:
         """`on_done(time_ns, obs)`: each rise of done, as the engine captured it (the time
         of the rising edge and the observation signals packed as in `observed`), called
@@ -234,6 +236,7 @@ class EngineBusDriver:
                 top.tb_timeout_o, top.tb_pos_o, top.tb_start_o, self.done_rises, self.done_time,
                 self.done_obs))
         self.written: dict[str, int] = {}
+        self._plain: dict[tuple[int, int], list[int]] = {}  # _words without idle cycles
         # wall time from each go to Python's resumption at the script's end (the simulator's
         # share of the run; the rest is Python), and the scripts run: `engine.json`, read by
         # `make bench` to split a run's time
@@ -261,20 +264,30 @@ class EngineBusDriver:
         if kind is Kind.WAIT_DONE:
             return [0, KIND_CODE[Kind.WAIT_DONE]]
         count = item.count
-        words = [0] * (2 * count)
         # the high slots of consecutive addresses: kind | addr << 2 | idle << (2 + AddrW)
         meta = KIND_CODE[kind] | item.addr << 2
-        if kind is Kind.WRITE:
-            words[0::2] = item.data
         if self.idle_max:
             draws = [self.rng.randint(0, self.idle_max) for _ in range(count)]
             if not item.tight:  # the draws are still made: the random stream stays
+                words = [0] * (2 * count)
+                if kind is Kind.WRITE:
+                    words[0::2] = item.data
                 top = 2 + self.addr_w
                 words[1::2] = [meta + 4 * k | min(v, (1 << IDLE_W) - 1) << top
                                for k, v in enumerate(draws)]
                 return words
-        words[1::2] = range(meta, meta + 4 * count, 4)
-        return words
+        # no idle cycles: the entries of (kind, address, count) are always the same but for
+        # a write's data (made once, copied for a write; a read's list is never changed)
+        key = (meta, count)
+        plain = self._plain.get(key)
+        if plain is None:
+            plain = self._plain[key] = [0] * (2 * count)
+            plain[1::2] = range(meta, meta + 4 * count, 4)
+        if kind is Kind.WRITE:
+            words = plain.copy()
+            words[0::2] = item.data
+            return words
+        return plain
 
     async def send(self, request: BusRequest) -> None:
         subs = request.items
@@ -325,25 +338,31 @@ class EngineBusDriver:
         period = self.period_ns
         ack0 = start - period // 2  # a transfer's ack edge: half a cycle before its log time
         k = 0  # entry index
-        for sub in subs:
-            if sub.kind is Kind.WAIT_DONE:
-                if k >= failed:
-                    raise WatchdogError(self._hang(sub, 0))
-                sub.time_ns = start + cycles[k] * period
-                k += 1
-                continue
-            count = sub.count
-            if k + count > failed:
-                raise WatchdogError(self._hang(sub, failed - k))
-            if sub.kind is Kind.WRITE:
-                burst = Burst(True, sub.addr, sub.data, [], cycles[k:k + count], ack0, period)
-            else:
-                sub.rdata = rdata[k:k + count]
-                burst = Burst(False, sub.addr, [], sub.rdata, cycles[k:k + count], ack0,
-                              period)
-            sub.time_ns = burst.last_ns
-            self.publish(burst)
-            k += count
+        bursts: list[Burst] = []  # published together: one analysis write per script
+        try:
+            for sub in subs:
+                if sub.kind is Kind.WAIT_DONE:
+                    if k >= failed:
+                        raise WatchdogError(self._hang(sub, 0))
+                    sub.time_ns = start + cycles[k] * period
+                    k += 1
+                    continue
+                count = sub.count
+                if k + count > failed:
+                    raise WatchdogError(self._hang(sub, failed - k))
+                if sub.kind is Kind.WRITE:
+                    burst = Burst(True, sub.addr, sub.data, [], cycles[k:k + count], ack0,
+                                  period)
+                else:
+                    sub.rdata = rdata[k:k + count]
+                    burst = Burst(False, sub.addr, [], sub.rdata, cycles[k:k + count], ack0,
+                                  period)
+                sub.time_ns = burst.last_ns
+                bursts.append(burst)
+                k += count
+        finally:  # a hung script's transfers before the hang are checked too
+            if bursts:
+                self.publish(bursts)
 
     def _report_done(self) -> None:
         """The rises of done since the last script, in order (the engine keeps the last

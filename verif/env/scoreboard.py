@@ -94,9 +94,14 @@ class Scoreboard(uvm_component):
         self._log.flush()  # what ran up to the mismatch is on disk
 
     # --- bus reads and writes -------------------------------------------------------------
-    def on_bus(self, item: Transfer | Burst) -> None:
-        """What the monitor published: one transfer (pin mode) or one item's burst."""
-        if type(item) is Burst:
+    def on_bus(self, item: Transfer | Burst | list[Burst]) -> None:
+        """What the monitor published: one transfer (pin mode), one item's burst, or a
+        script's bursts (fast mode)."""
+        if type(item) is list:
+            on_burst = self.on_burst
+            for burst in item:
+                on_burst(burst)
+        elif type(item) is Burst:
             self.on_burst(item)
         else:
             self.on_transfer(item)

@@ -37,7 +37,25 @@ def _driver(bus_w: int, idle_max: int = 0) -> EngineBusDriver:
     drv = EngineBusDriver.__new__(EngineBusDriver)  # only what _words uses
     drv.idle_max, drv.bus_w, drv.addr_w = idle_max, bus_w, ADDR_W
     drv.rng = random.Random(bus_w)
+    drv._plain = {}
     return drv
+
+
+def test_entries_made_once_keep_no_data():
+    """Entries of the same (kind, address, count) are made once: a write's data never shows
+    in a later write's or read's entries, and the caller's list is not the one kept."""
+    drv = _driver(32)
+    addr = regmap.load().addr("X")
+    first = drv._words(BusItem(Kind.WRITE, addr, [1, 2]))
+    second = drv._words(BusItem(Kind.WRITE, addr, [3, 4]))
+    read = drv._words(BusItem(Kind.READ, addr, count=2))
+    assert first[0::2] == [1, 2] and second[0::2] == [3, 4]
+    assert first[1::2] == second[1::2]
+    assert read[0::2] == [0, 0] and read[1::2] != first[1::2]  # another kind
+    words: list[int] = []
+    words += drv._words(BusItem(Kind.READ, addr, count=2))
+    words[0] = 99  # the script being built
+    assert drv._words(BusItem(Kind.READ, addr, count=2))[0] == 0
 
 
 @pytest.mark.parametrize("bus_w", regmap.load().bus_widths)
