@@ -97,9 +97,9 @@ def limbs(value: int, count: int) -> Limbs:
 
 def table(values: list[int], count: int) -> Limbs:
     """Entries of `count` limbs each, one after the other."""
-    once: dict[int, bytes] = {}  # a table repeats a few values (mont_lut: 4 in 16 entries)
-    raw = b"".join(once.get(v) or once.setdefault(v, int(v).to_bytes(8 * count, "little"))
-                   for v in values)
+    # a table repeats a few values (mont_lut: 4 in 16 entries): each converted once
+    once = {v: int(v).to_bytes(8 * count, "little") for v in set(values)}
+    raw = b"".join([once[v] for v in values])
     return (ctypes.c_uint64 * (count * len(values))).from_buffer_copy(raw)
 
 

@@ -29,7 +29,8 @@ class Operation:
     start_edge: int
     error: str  # "ERR_NONE" when the operation ran
     result: Result | None = None
-    read_words: dict[str, dict[int, int]] = field(default_factory=dict)  # region -> index -> data
+    # result register -> its words as read back (None: not read yet); mapped words only
+    read_words: dict[str, list[int | None]] = field(default_factory=dict)
     # result register -> the model's value as bus words (split when first read)
     result_words: dict[str, list[int]] = field(default_factory=dict)
     # CTRL.FIELD of the START (designs with a binary-field mode); after the fields whose
@@ -160,7 +161,9 @@ class LoaderPredictor:
             expected = self.expected_read(region, index, edge)
             self._after_access(region, index, write=False)
             if region in ("P", "S", "C", "CYCLES") and self.op is not None and not self.busy(edge):
-                self.op.read_words.setdefault(region, {})[index] = rdata
+                words = self._read_words(self.op, region)
+                if index < len(words):
+                    words[index] = rdata
             if expected != rdata:
                 where = f"read {region or 'unmapped'}[{index}] (addr 0x{addr:x})"
                 return Mismatch(time_ns, where, expected, rdata)
@@ -212,8 +215,7 @@ class LoaderPredictor:
             else:
                 expected = self._result_words(op, region)[index:stop]
             if op is not None and not busy:
-                words = op.read_words.setdefault(region, {})
-                words.update(zip(range(index, stop), b.rdata, strict=True))
+                self._read_words(op, region)[index:stop] = b.rdata
         if expected == b.rdata:
             return []
         times = b.times_ns
@@ -238,6 +240,13 @@ class LoaderPredictor:
         if we or region not in _RESULTS:
             return ()
         return region, index, stop, False
+
+    def _read_words(self, op: Operation, region: str) -> list[int | None]:
+        """The operation's read-back words of a result register (made at its first read)."""
+        words = op.read_words.get(region)
+        if words is None:
+            words = op.read_words[region] = [None] * self._limits[region][0]
+        return words
 
     def _result_words(self, op: Operation, region: str) -> list[int]:
         """The bus words of a result register of the operation (split once per operation)."""

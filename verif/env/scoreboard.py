@@ -77,12 +77,11 @@ class Scoreboard(uvm_component):
         self._logged: set[int] = set()
         self._log = log_path.open("a")
         self._flushed = time.monotonic()
-        # region -> words an operation's results need read back before it is checked
         # (address, words) of a read -> the register it reads (_region)
         self._regions: dict[tuple[int, int], str | None] = {}
-        self._need = {"P": predictor.op_words, "CYCLES": predictor.cnt_words}
-        if predictor.red_words:
-            self._need |= {"S": predictor.red_words, "C": predictor.red_words}
+        # the registers an operation's results need read back (every word) before it is
+        # checked
+        self._need = ("P", "CYCLES", "S", "C") if predictor.red_words else ("P", "CYCLES")
 
     def build_phase(self) -> None:
         self.bus_sub = _Sub("bus_sub", self, self.on_bus)
@@ -158,12 +157,13 @@ class Scoreboard(uvm_component):
         return None if region is None else region.name
 
     def _fully_read(self, op: Operation) -> bool:
-        words = op.read_words
-        return all(len(words.get(r, ())) == k for r, k in self._need.items())
+        read = op.read_words
+        return all((words := read.get(r)) is not None and None not in words
+                   for r in self._need)
 
     def _assemble(self, op: Operation, region: str) -> int:
-        words = op.read_words.get(region, {})
-        return regmap.join([words[i] for i in sorted(words)], self.predictor.bus_w)
+        """A result register's value as read back (every word read: _fully_read)."""
+        return regmap.join(op.read_words[region], self.predictor.bus_w)  # type: ignore[arg-type]
 
     def _check_operation(self, op: Operation) -> None:
         """The whole operation as read back over the bus, against gmpy2 and the model."""
