@@ -101,13 +101,17 @@ class BuildSpec:
     # Verilator line + toggle coverage (coverage.dat per run, regress/codecov.py)
     coverage: bool = False
     # a folder whose files replace the design's sources of the same name (mutation testing,
-    # regress/mutate/); its name goes into the key, so each overlay is its own build
+    # regress/mutate/); its name and a digest of its path go into the key, so each overlay
+    # is its own build: two campaigns run at once (parallel jobs, parallel tests) with the
+    # same mutant number never build in, or remove, each other's folder
     overlay: str = ""
 
     @property
     def key(self) -> str:
         parts = [self.dut, f"n{self.n}"] + [f"{k}{v}" for k, v in self.params]
-        parts += [Path(self.overlay).name] if self.overlay else []
+        if self.overlay:
+            where = hashlib.sha256(str(Path(self.overlay).resolve()).encode()).hexdigest()
+            parts += [Path(self.overlay).name, where[:8]]
         parts += [f"b{self.bus_w}"]
         parts += [f"w{self.ack_wait}"] if self.ack_wait else []
         parts += ["fault"] if self.fault else []

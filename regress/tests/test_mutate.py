@@ -130,7 +130,11 @@ def test_overlay_build_has_its_own_key_and_sources(tmp_path: Path) -> None:
     over.mkdir()
     (over / "mont_lut.sv").write_text("// changed\n")
     b = sim.BuildSpec("mont_lut", 8, overlay=str(over))
-    assert b.key == "mont_lut-n8-mut0003-b32-verilator"
+    assert b.key.startswith("mont_lut-n8-mut0003-") and b.key.endswith("-b32-verilator")
+    # the same mutant number of another campaign (another folder) is another build
+    other = tmp_path / "elsewhere" / "mut0003"
+    assert sim.BuildSpec("mont_lut", 8, overlay=str(other)).key != b.key
+    assert sim.BuildSpec("mont_lut", 8, overlay=str(tmp_path / "." / "mut0003")).key == b.key
     srcs = b.sources(design)
     assert srcs[design.sources.index(sim.ROOT / "hdl/mont/mont_lut.sv")] == over / "mont_lut.sv"
     assert sum(s.parent == over for s in srcs) == 1
@@ -168,7 +172,8 @@ def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
     assert "rror" in by_id[9999].reason, by_id[9999].reason
     assert engine.score(camp.mutants) == (1, 1, 0.5)
     assert (tmp_path / "mutants" / f"mut{csa:04d}" / "change.diff").read_text().count("^") >= 1
-    assert not (sim.BUILD_ROOT / "sim" / f"mont_lut-n8-mut{csa:04d}-b32-verilator").exists()
+    build = sim.BuildSpec("mont_lut", 8, overlay=str(tmp_path / "mutants" / f"mut{csa:04d}"))
+    assert not (sim.BUILD_ROOT / "sim" / build.key).exists()
 
 
 def _campaign(tmp_path: Path, mutants: list[engine.Mutant]) -> engine.Campaign:
