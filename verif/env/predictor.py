@@ -18,6 +18,7 @@ from verif.bus.item import Burst, Transfer
 
 Model = Callable[..., Result]  # (operands..., n) -> Result
 _RESULTS = frozenset({"P", "S", "C"})  # result registers: 0 while busy
+ACROSS = "<across registers>"  # region_of: words that span registers
 
 
 @dataclass
@@ -93,6 +94,8 @@ class LoaderPredictor:
         self._limits = {r.name: ((limit[r.size] if r.access != "wo" else 0),
                                  (limit[r.size] if r.access != "ro" else 0))
                         for r in rm.regions.values() if design.maps(r)}
+        # (address, words) -> the register they are in (region_of)
+        self._regions: dict[tuple[int, int], str | None] = {}
         # (address, words, write) of a burst -> how it is checked as a slice (_plan)
         self._plans: dict[tuple[int, int, bool], tuple[str, int, int, bool] | tuple[()]] = {}
 
@@ -227,14 +230,11 @@ class LoaderPredictor:
         index, index after the last, whether the region is a loadable register), or () when
         it is checked word by word (across registers, partly unmapped, a write that is no
         operand's, a read of a register that is neither an operand nor a result)."""
-        index_w = self.rm.index_width
-        if (addr + count - 1) >> index_w != addr >> index_w:
-            return ()
-        region_obj, index = self.rm.decode(addr)
+        region = self.region_of(addr, count)
+        index = addr & ((1 << self.rm.index_width) - 1)
         stop = index + count
-        if region_obj is None or not self._mapped(region_obj.name, stop - 1, we):
+        if region is None or region is ACROSS or not self._mapped(region, stop - 1, we):
             return ()
-        region = region_obj.name
         if region in self.operands:
             return region, index, stop, True
         if we or region not in _RESULTS:
@@ -247,6 +247,20 @@ class LoaderPredictor:
         if words is None:
             words = op.read_words[region] = [None] * self._limits[region][0]
         return words
+
+    def region_of(self, addr: int, count: int) -> str | None:
+        """The register that `count` words from `addr` are in: its name, None (unmapped) or
+        ACROSS (they span registers); decoded once per (address, count)."""
+        region = self._regions.get((addr, count), "")
+        if region == "":
+            index_w = self.rm.index_width
+            if (addr + count - 1) >> index_w != addr >> index_w:
+                region = ACROSS
+            else:
+                found = self.rm.decode(addr)[0]
+                region = None if found is None else found.name
+            self._regions[(addr, count)] = region
+        return region
 
     def _result_words(self, op: Operation, region: str) -> list[int]:
         """The bus words of a result register of the operation (split once per operation)."""

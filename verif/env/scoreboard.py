@@ -17,7 +17,7 @@ from models.registry import AlgoInfo, matches_reference, reference
 from verif import regmap
 from verif.bus.item import Burst, Transfer
 from verif.env.coverage import Coverage
-from verif.env.predictor import LoaderPredictor, Mismatch, Operation
+from verif.env.predictor import ACROSS, LoaderPredictor, Mismatch, Operation
 
 
 @dataclass
@@ -39,7 +39,6 @@ class _Sub(uvm_subscriber):
 
 
 _RESULT_REGIONS = frozenset({"P", "S", "C", "CYCLES"})  # read back to check an operation
-_ACROSS = "<across registers>"  # a read burst that spans registers (Scoreboard._region)
 LOG_FLUSH_S = 0.5  # txns.jsonl reaches the disk at least this often (and at every mismatch)
 
 
@@ -77,8 +76,6 @@ class Scoreboard(uvm_component):
         self._logged: set[int] = set()
         self._log = log_path.open("a")
         self._flushed = time.monotonic()
-        # (address, words) of a read -> the register it reads (_region)
-        self._regions: dict[tuple[int, int], str | None] = {}
         # the registers an operation's results need read back (every word) before it is
         # checked
         self._need = ("P", "CYCLES", "S", "C") if predictor.red_words else ("P", "CYCLES")
@@ -93,15 +90,13 @@ class Scoreboard(uvm_component):
         self._log.flush()  # what ran up to the mismatch is on disk
 
     # --- bus reads and writes -------------------------------------------------------------
-    def on_bus(self, item: Transfer | Burst | list[Burst]) -> None:
-        """What the monitor published: one transfer (pin mode), one item's burst, or a
-        script's bursts (fast mode)."""
+    def on_bus(self, item: Transfer | list[Burst]) -> None:
+        """What the monitor published: one transfer (pin mode) or a script's bursts (fast
+        mode)."""
         if type(item) is list:
             on_burst = self.on_burst
             for burst in item:
                 on_burst(burst)
-        elif type(item) is Burst:
-            self.on_burst(item)
         else:
             self.on_transfer(item)
 
@@ -130,10 +125,8 @@ class Scoreboard(uvm_component):
                 if op.error != "ERR_NONE":
                     self._write_log(op, {"error": op.error})
             return
-        name = self._regions.get((addr, len(rdata)), "")
-        if name == "":
-            name = self._regions[(addr, len(rdata))] = self._region(addr, len(rdata))
-        if name is _ACROSS:
+        name = self.predictor.region_of(addr, len(rdata))
+        if name is ACROSS:
             for k, word in enumerate(rdata):  # a burst across registers: word by word
                 self._after(False, addr + k, [word], n_ops)
             return
@@ -146,15 +139,6 @@ class Scoreboard(uvm_component):
             op = self.predictor.op
             if op is not None and op.index not in self._logged and self._fully_read(op):
                 self._check_operation(op)
-
-    def _region(self, addr: int, count: int) -> str | None:
-        """The register a read of `count` words at `addr` is in (None: unmapped; _ACROSS:
-        across registers)."""
-        rm = self.predictor.rm
-        if addr >> rm.index_width != (addr + count - 1) >> rm.index_width:
-            return _ACROSS
-        region = rm.decode(addr)[0]
-        return None if region is None else region.name
 
     def _fully_read(self, op: Operation) -> bool:
         read = op.read_words

@@ -10,7 +10,7 @@ import pytest
 from models.mont import mont_lut
 from models.registry import get_algo
 from verif import regmap
-from verif.bus.item import Transfer
+from verif.bus.item import Burst, Transfer
 from verif.env.coverage import Coverage
 from verif.env.predictor import LoaderPredictor
 from verif.env.scoreboard import DoneObservation, Scoreboard, json_line
@@ -145,3 +145,24 @@ def test_the_log_shows_operands_and_results_in_hex(tmp_path):
     assert (rec["x"], rec["y"], rec["m"]) == (hex(X), hex(Y), hex(M))
     assert (rec["p"], rec["s"], rec["c"], rec["cycles"]) == (hex(res.p), hex(res.s),
                                                             hex(res.c), res.cycles)
+
+
+def test_a_burst_across_registers_is_checked_word_by_word(tmp_path):
+    """Fast mode: one read burst from STATUS's last (unmapped) word into CYCLES completes
+    the operation: each word counts for the register it is in."""
+    sb = _make(tmp_path)
+    _start(sb)
+    _done(sb)
+    res = sb.predictor.op.result
+    edge = START_EDGE + res.cycles + 2
+    for region, value in (("P", res.p), ("S", res.s), ("C", res.c)):
+        for i, word in enumerate(regmap.split(value, N + 1 if region != "P" else N, BUS_W)):
+            _xfer(sb, edge, False, region, i, word)
+            edge += 2
+    rm = sb.predictor.rm
+    last = (1 << rm.index_width) - 1
+    cycles = regmap.split(res.cycles, 32, BUS_W)
+    ticks = [edge + 2 * k for k in range(1 + len(cycles))]
+    sb.on_bus([Burst(False, rm.addr("STATUS", last), [], [0, *cycles], ticks, 5, PERIOD)])
+    assert sb.errors == [] and sb.checked == 1
+    sb.check_phase()
