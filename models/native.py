@@ -34,6 +34,8 @@ _SIGNATURES = {
     "mv_mont_r2": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_mont_r2_words": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_inter_r2": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _i64p],
+    "mv_inter_r2_words": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, ctypes.c_int,
+                          ctypes.c_int, _u64p, _i64p],
     "mv_mm42": [ctypes.c_int, ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, ctypes.c_int,
                 _u64p, _u64p, ctypes.POINTER(ctypes.c_int8)],
 }
@@ -78,12 +80,15 @@ def _load() -> ctypes.CDLL | None:
     for name, args in _SIGNATURES.items():
         fn = getattr(lib, name)
         fn.argtypes, fn.restype = args, ctypes.c_int
-    lib.mv_max_limbs.argtypes, lib.mv_max_limbs.restype = [], ctypes.c_int
+    for name in ("mv_max_limbs", "mv_reciprocal_extra"):
+        getattr(lib, name).argtypes, getattr(lib, name).restype = [], ctypes.c_int
     return lib
 
 
 LIB = _load()
 MAX_LIMBS = LIB.mv_max_limbs() if LIB is not None else 0  # the C source's MV_MAX_LIMBS
+# the C source's MV_RECIP_EXTRA: mv_inter_r2_words takes floor(2^(n + this) / M)
+RECIPROCAL_EXTRA = LIB.mv_reciprocal_extra() if LIB is not None else 0
 
 
 def limb_count(bits: int) -> int:
@@ -164,13 +169,25 @@ def mont_lut_loop(x: int, y0: int, entries: list[int], n: int, name: str
     return value(s), value(c), list(h)
 
 
+# mv_inter_r2_words: an iteration whose 128-bit fraction is within 2^-margin of a whole number
+# runs its word of X bit by bit (the fractions' error stays below 2^-61: at most 60)
+INTER_R2_MARGIN = 56
+
+
 def inter_r2_loop(x: int, y: int, m: int, n: int) -> tuple[int, list[int]] | None:
     """models.inter._inter_r2_loop: (P, hits)."""
     if not (count := _usable(n + 2)):
         return None
     p, h = out(count), hits(3)
-    _fail(LIB.mv_inter_r2(n, count, limbs(x, count), limbs(y, count), limbs(m, count), p, h),
-          {1: "inter_r2: 2P + x_i Y >= 3M"})
+    xl, yl, ml = limbs(x, count), limbs(y, count), limbs(m, count)
+    if 0 < m and 0 <= y < m:  # a word of X at a time (the same P and hits)
+        r = (1 << (n + RECIPROCAL_EXTRA)) // m
+        rl = (r.bit_length() + 63) // 64
+        code = LIB.mv_inter_r2_words(n, count, xl, yl, ml, limbs(r, rl), rl, INTER_R2_MARGIN,
+                                     p, h)
+    else:  # bit by bit, with the loop's check
+        code = LIB.mv_inter_r2(n, count, xl, yl, ml, p, h)
+    _fail(code, {1: "inter_r2: 2P + x_i Y >= 3M", 5: "inter_r2: Y >= M"})
     return value(p), list(h)
 
 

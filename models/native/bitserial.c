@@ -14,9 +14,15 @@
 typedef uint64_t limb;
 
 enum { MV_MAX_LIMBS = 130 }; /* registers up to 8256 bits */
+/* mv_inter_r2_words: its reciprocal is floor(2^(n + MV_RECIP_EXTRA) / M); its fractions have
+ * MV_FRAC_BITS bits */
+enum { MV_RECIP_EXTRA = 192, MV_FRAC_BITS = 128 };
 
 /* The most limbs a register may have (models/native.py reads it). */
 int mv_max_limbs(void) { return MV_MAX_LIMBS; }
+
+/* MV_RECIP_EXTRA (models/native.py reads it). */
+int mv_reciprocal_extra(void) { return MV_RECIP_EXTRA; }
 
 static int bit(const limb* v, int i) { return (int)((v[i >> 6] >> (i & 63)) & 1u); }
 
@@ -312,6 +318,149 @@ int mv_mont_r2_words(int n, int L, const limb* x, const limb* y, const limb* m, 
     hits[0] += __builtin_popcountll(~xw & ~q & mask);
   }
   memcpy(p, t, 8 * (size_t)L);
+  return 0;
+}
+
+/* t[0..L+1] -= a * b (b: L limbs); returns the borrow out of t[L+1] */
+static limb mul_sub(limb* t, const limb* b, limb a, int L) {
+  limb carry = 0, borrow = 0;
+  for (int j = 0; j < L + 2; ++j) {
+    limb lo = carry;
+    if (j < L) {
+      const unsigned __int128 prod = (unsigned __int128)a * b[j] + carry;
+      lo = (limb)prod;
+      carry = (limb)(prod >> 64);
+    } else {
+      carry = 0;
+    }
+    const limb tj = t[j], d = tj - lo, b1 = tj < lo;
+    t[j] = d - borrow;
+    borrow = b1 | (d < borrow);
+  }
+  return borrow;
+}
+
+/* The 128 bits of v * r (v: L limbs, r: RL limbs) from bit `shift` up, as a fraction of 2^128;
+ * prod: L + RL + 2 limbs of scratch. */
+static unsigned __int128 frac128(const limb* v, int L, const limb* r, int RL, int shift,
+                                 limb* prod) {
+  memset(prod, 0, 8 * (size_t)(L + RL + 2));
+  for (int j = 0; j < RL; ++j) {
+    limb carry = 0;
+    for (int i = 0; i < L; ++i) {
+      const unsigned __int128 acc = (unsigned __int128)v[i] * r[j] + prod[i + j] + carry;
+      prod[i + j] = (limb)acc;
+      carry = (limb)(acc >> 64);
+    }
+    prod[L + j] += carry;
+  }
+  const int w = shift >> 6, b = shift & 63;
+  limb word[3];
+  for (int k = 0; k < 3; ++k) word[k] = w + k < L + RL + 2 ? prod[w + k] : 0;
+  const limb lo = b ? (word[0] >> b) | (word[1] << (64 - b)) : word[0];
+  const limb hi = b ? (word[1] >> b) | (word[2] << (64 - b)) : word[1];
+  return ((unsigned __int128)hi << 64) | lo;
+}
+
+/* inter_r2's iterations for the bits [lo, hi) of X, MSB first, exactly as mv_inter_r2 (the
+ * bound: 3M). */
+static int inter_r2_bits(int L, const limb* x, const limb* y, const limb* m,
+                         const limb* bound, limb* p, int lo, int hi, int64_t* hits) {
+  for (int i = hi - 1; i >= lo; --i) {
+    shl(p, p, L, 1);
+    if (bit(x, i)) add_to(p, y, L);
+    if (at_least(p, bound, L)) return 1;
+    int q = 0;
+    if (at_least(p, m, L)) {
+      sub_from(p, m, L);
+      q = 1;
+      if (at_least(p, m, L)) {
+        sub_from(p, m, L);
+        q = 2;
+      }
+    }
+    hits[q] += 1;
+  }
+  return 0;
+}
+
+/* mv_inter_r2's result and hits, 64 iterations at a time, for Y < M (the caller checks it).
+ * With P = X_top Y mod M the value before a word of X, the k iterations of the word reach
+ * P' = 2^k P + X_w Y - Q M with Q = sum_j 2^(k-1-j) q_j, q_j the Ms iteration j subtracts:
+ * q_j = floor(2 f + x_j y) for the fractions f = P_j / M and y = Y / M, and f := frac(...).
+ * The fractions run on 128 bits (MV_FRAC_BITS) from f = P r / 2^(n+192) and y = Y r /
+ * 2^(n+192), r = floor(2^(n+192) / M) (192: MV_RECIP_EXTRA) (an underestimate by less than 2^-127 each; after k <= 64 doublings
+ * the error is below 2^-61). An iteration whose fraction lands within 2^-margin of a whole
+ * number (margin <= 60: its q could differ) sends the word to the exact loop; otherwise P' is
+ * computed exactly and checked to be below M (else the word runs exactly too). So P and the
+ * hits are mv_inter_r2's, a word costing a few wide multiplications instead of k shifts,
+ * additions and subtractions. r: RL limbs. 3: L or RL too large, 4: margin out of range,
+ * 5: Y >= M. */
+int mv_inter_r2_words(int n, int L, const limb* x, const limb* y, const limb* m,
+                      const limb* r, int RL, int margin, limb* p, int64_t* hits) {
+  limb bound[MV_MAX_LIMBS], t[MV_MAX_LIMBS + 2], prod[2 * MV_MAX_LIMBS + 4];
+  if (L > MV_MAX_LIMBS || RL > MV_MAX_LIMBS + 2) return 3;
+  if (margin < 1 || margin > 60) return 4;
+  if (at_least(y, m, L)) return 5;
+  shl(bound, m, L, 1);
+  add_to(bound, m, L);
+  memset(p, 0, 8 * (size_t)L);
+  const int shift = n + MV_RECIP_EXTRA - MV_FRAC_BITS;
+  const unsigned __int128 yf = frac128(y, L, r, RL, shift, prod);
+  const limb near0 = 0, near1 = (((limb)1) << margin) - 1;
+  for (int hi = n; hi > 0; hi -= 64) {
+    const int lo = hi > 64 ? hi - 64 : 0, k = hi - lo;
+    const int wl = lo >> 6, bl = lo & 63; /* X_w = x[lo, hi) */
+    limb xw = x[wl] >> bl;
+    if (bl && wl + 1 < L) xw |= x[wl + 1] << (64 - bl);
+    if (k < 64) xw &= (((limb)1) << k) - 1;
+    unsigned __int128 f = frac128(p, L, r, RL, shift, prod), qq = 0;
+    int64_t ones = 0, twos = 0; /* iterations that subtract one M, two Ms */
+    int exact = 1;
+    for (int j = k - 1; j >= 0; --j) {
+      const unsigned __int128 d = f << 1, add = yf & -(unsigned __int128)((xw >> j) & 1);
+      const int q = (int)(f >> 127) + ((f = d + add) < d); /* branch-free: x_j is random */
+      const limb top = (limb)(f >> (MV_FRAC_BITS - margin));
+      if (top == near0 || top == near1) {
+        exact = 0;
+        break;
+      }
+      ones += q & 1;
+      twos += q >> 1;
+      qq = (qq << 1) + (unsigned __int128)q;
+    }
+    if (exact) { /* t = 2^k P + X_w Y - Q M over L + 2 limbs */
+      memset(t, 0, 8 * (size_t)(L + 2));
+      const int w = k >> 6, b = k & 63;
+      for (int i = L - 1; i >= 0; --i) {
+        t[i + w] |= b ? p[i] << b : p[i];
+        if (b) t[i + w + 1] |= p[i] >> (64 - b);
+      }
+      mul_add(t, y, xw, L);
+      if (t[L + 1] != 0) exact = 0; /* unreachable: 2^k P + X_w Y < 2^(k+1) M */
+      const limb qlo = (limb)qq, qhi = (limb)(qq >> 64); /* Q < 2^(k+1): qhi <= 1 */
+      if (exact && mul_sub(t, m, qlo, L)) exact = 0;
+      if (exact && qhi) { /* t -= M 2^64 */
+        limb borrow = 0;
+        for (int j = 0; j < L + 1; ++j) {
+          const limb mj = j < L ? m[j] : 0, tj = t[j + 1], d = tj - mj, b1 = tj < mj;
+          t[j + 1] = d - borrow;
+          borrow = b1 | (d < borrow);
+        }
+        if (borrow || qhi > 1) exact = 0;
+      }
+      if (exact && (t[L] != 0 || t[L + 1] != 0 || at_least(t, m, L))) exact = 0;
+    }
+    if (exact) {
+      memcpy(p, t, 8 * (size_t)L);
+      hits[0] += k - ones - twos;
+      hits[1] += ones;
+      hits[2] += twos;
+    } else {
+      const int code = inter_r2_bits(L, x, y, m, bound, p, lo, hi, hits);
+      if (code) return code;
+    }
+  }
   return 0;
 }
 

@@ -106,3 +106,33 @@ def test_the_python_loops_run_where_native_is_off(monkeypatch):
     monkeypatch.setattr(native, "LIB", None)
     assert native.mont_csa_loop(1, 1, 3, 2, "mont_csa") is None
     assert mont.mont_csa(1, 1, 3, 2).p == pow(2, -2, 3)  # 1 * 1 * 2^-2 mod 3
+
+
+@pytest.mark.skipif(native.LIB is None, reason="native loops not built")
+@pytest.mark.parametrize("margin", [56, 8, 2])
+def test_inter_r2_a_word_at_a_time_agrees_at_any_margin(margin, monkeypatch):
+    """mv_inter_r2_words against the Python loop. Its fractions decide a word of X at once
+    unless an iteration comes within 2^-margin of a whole number, which sends the word to the
+    exact bit loop: margin 56 decides (nearly) every word by the fractions, 8 sends about
+    four in ten to the bit loop, 2 nearly all; P and the hits must not change."""
+    monkeypatch.setattr(native, "INTER_R2_MARGIN", margin)
+    rng = random.Random(margin)
+    for n in (5, 63, 64, 65, 127, 129, 256, 1024, 2048):
+        for m in moduli(n, rng, 4):
+            for x in operands(m, rng):
+                y = rng.randrange(m)
+                fast = native.inter_r2_loop(x, y, m, n)
+                assert fast == python_only(monkeypatch, lambda x=x, y=y, m=m, n=n:
+                                           inter._inter_r2_loop(x, y, m, n)), (n, m, x, y)
+
+
+@pytest.mark.skipif(native.LIB is None, reason="native loops not built")
+def test_inter_r2_words_refuses_a_margin_beyond_its_error_and_y_not_below_m():
+    n, count = 64, native.limb_count(66)
+    lim = [native.limbs(v, count) for v in (1, 1, 3)]
+    r = native.limbs((1 << (n + native.RECIPROCAL_EXTRA)) // 3, 4)
+    for margin, code in ((0, 4), (61, 4), (60, 0)):
+        assert native.LIB.mv_inter_r2_words(n, count, *lim, r, 4, margin, native.out(count),
+                                            native.hits(3)) == code
+    assert native.LIB.mv_inter_r2_words(n, count, lim[0], native.limbs(3, count), lim[2], r, 4,
+                                        56, native.out(count), native.hits(3)) == 5
