@@ -122,6 +122,27 @@ def test_goal_line_names_the_bit_serial_designs_that_miss_it():
                           "regressions": {}})
     assert "Met by 1 of 2; not met: mont_csa (0.30)." in md
     assert "rsa_core (" not in md
+    assert "whole time" not in md.split("Goal:")[1]  # no whole-test ratios recorded
+    for p, whole in zip(points, (0.45, 0.25), strict=False):  # measured with the steady rate
+        p["paired"] = {"engine_over_raw_whole": {"median": whole}}
+    md = bench.render_md({"machine": "m", "repeat": 3, "points": points, "cycles": [],
+                          "regressions": {}})
+    assert ("Met by 1 of 2; not met: mont_csa (0.30). Over the test's whole time (with its "
+            "set-up and report): met by 0 of 2; mont_lut 0.45, mont_csa 0.25.") in md
+
+
+def test_steady_rate_leaves_out_the_set_up_and_report(tmp_path):
+    """Four checks 0.3 s apart in a 1.5 s run: 1 / 0.3 operations a second, and the 0.3 s
+    the checks do not account for is the run's fixed cost."""
+    (tmp_path / "throughput.json").write_text('{"checked": 4, "span_s": 0.9}')
+    rate, fixed = bench.steady_rate(tmp_path, 4, 1.5)
+    assert rate == pytest.approx(1 / 0.3) and fixed == pytest.approx(0.3)
+    with pytest.raises(bench.BenchError, match="4 operations checked, 5 run"):
+        bench.steady_rate(tmp_path, 5, 1.5)
+    (tmp_path / "throughput.json").write_text('{"checked": 1, "span_s": 0.0}')
+    assert bench.steady_rate(tmp_path, 1, 0.5) == (2.0, 0.0)  # one check: the whole run
+    with pytest.raises(bench.BenchError, match="no steady rate"):
+        bench.steady_rate(tmp_path / "none", 1, 0.5)
 
 
 def test_slow_points_run_fewer_operations():
@@ -265,6 +286,9 @@ def test_engine_run_split_and_kernel_floor(tmp_path, monkeypatch):
     secs = bench.testbench_seconds(run, tmp_path / "run")
     sim_s = bench.engine_sim_seconds(tmp_path / "run")
     assert 0 < sim_s < secs
+    # the scoreboard timed its six checks: the steady rate leaves out set-up and report
+    rate, fixed = bench.steady_rate(tmp_path / "run", 6, secs)
+    assert rate > 6 / secs and 0 < fixed < secs
     floor = bench.kernel_floor_seconds(spec, design, 5000, tmp_path / "floor")
     assert 0 < floor < 60
     exe = bench.link_engine_floor(spec, tmp_path / "alone")
@@ -346,18 +370,25 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
     monkeypatch.setattr(bench, "link_engine_floor", lambda *_a: tmp_path / "floor")
     monkeypatch.setattr(bench, "engine_floor_seconds", lambda *_a: 0.05)
     monkeypatch.setattr(bench, "ops_per_run", lambda *_a: count)
+    # the steady rate: the whole test's rate without a fixed cost of a fifth of the test
+    monkeypatch.setattr(bench, "steady_rate", lambda _d, n, secs: (n / (0.8 * secs), 0.2 * secs))
     point = bench.bench_point("mont_lut", 64, ["verilator"], count, 3, 1)
     assert order == ["pins0", "engine0", "raw0", "pins1", "engine1", "raw1",
                      "pins2", "engine2", "raw2"]
-    assert point["paired"]["engine_over_raw"]["samples"] == pytest.approx([0.5, 0.9, 0.3])
+    assert point["paired"]["engine_over_raw_whole"]["samples"] == pytest.approx([0.5, 0.9, 0.3])
+    assert point["paired"]["engine_over_raw"]["samples"] == pytest.approx(
+        [0.625, 1.125, 0.375])
     r = bench.ratios(point)
-    assert r["engine_over_raw"] == pytest.approx(0.5)  # the ratio of medians would be 0.9
-    assert r["testbench_over_raw"] == pytest.approx(0.25)
-    assert point["verilator_engine"]["ops_per_s"]["median"] == pytest.approx(90.0)
+    assert r["engine_over_raw"] == pytest.approx(0.625)  # the ratio of medians: 1.125
+    assert r["testbench_over_raw"] == pytest.approx(0.3125)
+    assert point["verilator_engine"]["ops_per_s"]["median"] == pytest.approx(112.5)
+    assert point["verilator_engine"]["whole_ops_per_s"]["median"] == pytest.approx(90.0)
+    assert point["verilator_engine"]["fixed_ms"]["median"] == pytest.approx(
+        0.2 * count / 90.0 * 1e3)
     assert point["raw"]["ops_per_s"]["median"] == pytest.approx(100.0)
     assert point["floor"]["raw_idle_ns"]["median"] == pytest.approx(0.01 / bench.FLOOR_CYCLES
                                                                      * 1e9)
     assert point["floor"]["cocotb_ns"]["median"] > 0
     md = bench.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
                           "regressions": {}})
-    assert "| 0.25 (0.15–0.45) | 0.50 (0.30–0.90) |" in md
+    assert "| 0.31 (0.19–0.56) | 0.62 (0.38–1.12) | 22.2 |" in md

@@ -79,6 +79,9 @@ class Scoreboard(uvm_component):
         # the registers an operation's results need read back (every word) before it is
         # checked
         self._need = ("P", "CYCLES", "S", "C") if predictor.red_words else ("P", "CYCLES")
+        # wall times of the first and the last check: the run's steady rate, without its
+        # set-up and report (`throughput.json`, read by `make bench`)
+        self.first_check_s = self.last_check_s = 0.0
 
     def build_phase(self) -> None:
         self.bus_sub = _Sub("bus_sub", self, self.on_bus)
@@ -185,6 +188,9 @@ class Scoreboard(uvm_component):
             self.fail(f"{tag()}: results read back but no done edge was observed")
         self.checked += 1
         self._write_log(op, fields)
+        self.last_check_s = time.perf_counter()
+        if self.checked == 1:
+            self.first_check_s = self.last_check_s
 
     # --- the done edge --------------------------------------------------------------------
     def on_done(self, obs: DoneObservation) -> None:
@@ -247,6 +253,9 @@ class Scoreboard(uvm_component):
 
     def check_phase(self) -> None:
         self._flush_done()
+        (self.log_path.parent / "throughput.json").write_text(json.dumps(
+            {"checked": self.checked,
+             "span_s": round(self.last_check_s - self.first_check_s, 6)}) + "\n")
         unread = [op.index for op in self.predictor.ops
                   if op.error == "ERR_NONE" and op.index not in self._logged]
         # Only the last operation may legitimately be overwritten by none: any accepted
