@@ -731,7 +731,8 @@ def render_md(results: dict[str, object]) -> str:
         lines += ["", f"Goal: every bit-serial design at N = {GOAL_N} at least "
                   f"{GOAL_RATIO:.0%} of the raw harness in engine mode. Met by {len(met)} of "
                   f"{len(goal)}" + ("; not met: " + ", ".join(
-                      f"{d} ({r:.2f})" if r is not None else f"{d} (not measured)"
+                      f"{d} ({r:.3f})" if r is not None and round(r, 2) >= GOAL_RATIO
+                      else f"{d} ({r:.2f})" if r is not None else f"{d} (not measured)"
                       for d, r in goal if d not in met) if len(met) < len(goal) else "") + "."]
         whole = [(d, p.get("paired", {}).get("engine_over_raw_whole"))  # type: ignore[union-attr]
                  for p in results["points"]  # type: ignore[union-attr]
