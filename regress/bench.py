@@ -723,9 +723,9 @@ def render_md(results: dict[str, object]) -> str:
                      f"{p.get('verilator', {}).get('ops', '–')} / "  # type: ignore[union-attr]
                      f"{p.get('icarus', {}).get('ops', '–')} | "  # type: ignore[union-attr]
                      f"{git_cell(p)} |")
-    goal = [(p["design"], ratios(p).get("engine_over_raw"))
-            for p in results["points"]  # type: ignore[union-attr]
-            if p["n"] == GOAL_N and p.get("bit_serial")]
+    goal_points = [p for p in results["points"]  # type: ignore[union-attr]
+                   if p["n"] == GOAL_N and p.get("bit_serial")]
+    goal = [(p["design"], ratios(p).get("engine_over_raw")) for p in goal_points]
     if goal:
         met = [d for d, r in goal if r is not None and r >= GOAL_RATIO]
         lines += ["", f"Goal: every bit-serial design at N = {GOAL_N} at least "
@@ -734,9 +734,8 @@ def render_md(results: dict[str, object]) -> str:
                       f"{d} ({r:.3f})" if r is not None and round(r, 2) >= GOAL_RATIO
                       else f"{d} ({r:.2f})" if r is not None else f"{d} (not measured)"
                       for d, r in goal if d not in met) if len(met) < len(goal) else "") + "."]
-        whole = [(d, p.get("paired", {}).get("engine_over_raw_whole"))  # type: ignore[union-attr]
-                 for p in results["points"]  # type: ignore[union-attr]
-                 for d in [p["design"]] if p["n"] == GOAL_N and p.get("bit_serial")]
+        whole = [(p["design"], p.get("paired", {}).get("engine_over_raw_whole"))
+                 for p in goal_points]
         if all(w is not None for _, w in whole):  # every goal point has the whole-test ratio
             lines[-1] += (" Over the test's whole time (with its set-up and report): met by "
                           f"{sum(w['median'] >= GOAL_RATIO for _, w in whole)} of "  # type: ignore[index]

@@ -362,10 +362,13 @@ static unsigned __int128 frac128(const limb* v, int L, const limb* r, int RL, in
   return ((unsigned __int128)hi << 64) | lo;
 }
 
-/* inter_r2's iterations for the bits [lo, hi) of X, MSB first, exactly as mv_inter_r2 (the
- * bound: 3M). */
-static int inter_r2_bits(int L, const limb* x, const limb* y, const limb* m,
-                         const limb* bound, limb* p, int lo, int hi, int64_t* hits) {
+/* Algorithm 2's iterations for the bits [lo, hi) of X, MSB first (mv_inter_r2: all of them;
+ * mv_inter_r2_words: a word its fractions leave undecided). 1: 2P + x_i Y >= 3M. */
+static int inter_r2_bits(int L, const limb* x, const limb* y, const limb* m, limb* p, int lo,
+                         int hi, int64_t* hits) {
+  limb bound[MV_MAX_LIMBS]; /* 3M */
+  shl(bound, m, L, 1);
+  add_to(bound, m, L);
   for (int i = hi - 1; i >= lo; --i) {
     shl(p, p, L, 1);
     if (bit(x, i)) add_to(p, y, L);
@@ -388,22 +391,21 @@ static int inter_r2_bits(int L, const limb* x, const limb* y, const limb* m,
  * With P = X_top Y mod M the value before a word of X, the k iterations of the word reach
  * P' = 2^k P + X_w Y - Q M with Q = sum_j 2^(k-1-j) q_j, q_j the Ms iteration j subtracts:
  * q_j = floor(2 f + x_j y) for the fractions f = P_j / M and y = Y / M, and f := frac(...).
- * The fractions run on 128 bits (MV_FRAC_BITS) from f = P r / 2^(n+192) and y = Y r /
- * 2^(n+192), r = floor(2^(n+192) / M) (192: MV_RECIP_EXTRA) (an underestimate by less than 2^-127 each; after k <= 64 doublings
- * the error is below 2^-61). An iteration whose fraction lands within 2^-margin of a whole
- * number (margin <= 60: its q could differ) sends the word to the exact loop; otherwise P' is
- * computed exactly and checked to be below M (else the word runs exactly too). So P and the
- * hits are mv_inter_r2's, a word costing a few wide multiplications instead of k shifts,
- * additions and subtractions. r: RL limbs. 3: L or RL too large, 4: margin out of range,
+ * The fractions run on MV_FRAC_BITS = 128 bits from f = P r / 2^(n+192) and y = Y r /
+ * 2^(n+192), r = floor(2^(n+192) / M), 192 = MV_RECIP_EXTRA (each an underestimate by less
+ * than 2^-127; after k <= 64 doublings the error is below 2^-61). An iteration whose
+ * fraction lands within 2^-margin of a whole number (margin <= 60: its q could differ) sends
+ * the word to the exact loop; otherwise P' is computed exactly and checked to be below M (else
+ * the word runs exactly too). So P and the hits are mv_inter_r2's, a word costing a few wide
+ * multiplications instead of k shifts, additions and subtractions. r: RL limbs. 3: L or RL
+ * too large, 4: margin out of range,
  * 5: Y >= M. */
 int mv_inter_r2_words(int n, int L, const limb* x, const limb* y, const limb* m,
                       const limb* r, int RL, int margin, limb* p, int64_t* hits) {
-  limb bound[MV_MAX_LIMBS], t[MV_MAX_LIMBS + 2], prod[2 * MV_MAX_LIMBS + 4];
+  limb t[MV_MAX_LIMBS + 2], prod[2 * MV_MAX_LIMBS + 4];
   if (L > MV_MAX_LIMBS || RL > MV_MAX_LIMBS + 2) return 3;
   if (margin < 1 || margin > 60) return 4;
   if (at_least(y, m, L)) return 5;
-  shl(bound, m, L, 1);
-  add_to(bound, m, L);
   memset(p, 0, 8 * (size_t)L);
   const int shift = n + MV_RECIP_EXTRA - MV_FRAC_BITS;
   const unsigned __int128 yf = frac128(y, L, r, RL, shift, prod);
@@ -418,8 +420,11 @@ int mv_inter_r2_words(int n, int L, const limb* x, const limb* y, const limb* m,
     int64_t ones = 0, twos = 0; /* iterations that subtract one M, two Ms */
     int exact = 1;
     for (int j = k - 1; j >= 0; --j) {
+      /* 2f + x_j y, branch-free (x_j is random): q its whole part, f its fraction */
       const unsigned __int128 d = f << 1, add = yf & -(unsigned __int128)((xw >> j) & 1);
-      const int q = (int)(f >> 127) + ((f = d + add) < d); /* branch-free: x_j is random */
+      const int carry = (int)(f >> 127);
+      f = d + add;
+      const int q = carry + (f < d);
       const limb top = (limb)(f >> (MV_FRAC_BITS - margin));
       if (top == near0 || top == near1) {
         exact = 0;
@@ -457,7 +462,7 @@ int mv_inter_r2_words(int n, int L, const limb* x, const limb* y, const limb* m,
       hits[1] += ones;
       hits[2] += twos;
     } else {
-      const int code = inter_r2_bits(L, x, y, m, bound, p, lo, hi, hits);
+      const int code = inter_r2_bits(L, x, y, m, p, lo, hi, hits);
       if (code) return code;
     }
   }
@@ -469,25 +474,7 @@ int mv_inter_r2_words(int n, int L, const limb* x, const limb* y, const limb* m,
  * 1: 2P + x_i Y >= 3M. */
 int mv_inter_r2(int n, int L, const limb* x, const limb* y, const limb* m, limb* p,
                 int64_t* hits) {
-  limb bound[MV_MAX_LIMBS];
   if (L > MV_MAX_LIMBS) return 3;
-  shl(bound, m, L, 1);
-  add_to(bound, m, L);
   memset(p, 0, 8 * (size_t)L);
-  for (int i = n - 1; i >= 0; --i) {
-    shl(p, p, L, 1);
-    if (bit(x, i)) add_to(p, y, L);
-    if (at_least(p, bound, L)) return 1;
-    int q = 0;
-    if (at_least(p, m, L)) {
-      sub_from(p, m, L);
-      q = 1;
-      if (at_least(p, m, L)) {
-        sub_from(p, m, L);
-        q = 2;
-      }
-    }
-    hits[q] += 1;
-  }
-  return 0;
+  return inter_r2_bits(L, x, y, m, p, 0, n, hits);
 }
