@@ -427,6 +427,7 @@ def parallel(fn: Callable[[T], R], items: Sequence[T], jobs: int,
     """
     results: dict[T, R] = {}
     todo = list(reversed(items))
+    concurrent, sim.CONCURRENT_JOBS = sim.CONCURRENT_JOBS, max(1, min(jobs, len(items)))
     running: dict[Future[R], T] = {}
     stopped = ""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -447,6 +448,7 @@ def parallel(fn: Callable[[T], R], items: Sequence[T], jobs: int,
                   file=sys.stderr, flush=True)
     for fut, item in running.items():  # left running by an interrupt; the pool waited for them
         results[item] = fut.result()
+    sim.CONCURRENT_JOBS = concurrent
     return results, stopped
 
 

@@ -56,6 +56,9 @@ TEST_MODULE = "verif.tb_mult"
 ALL_TESTS = ("RandomTest", "CornerTest", "BackToBackTest", "StatusWhileBusyTest", "ErrorTest")
 VECTOR_TESTS = ("VectorTest",)
 DEFAULT_TIMEOUT_S = 1800
+# simulations this process runs at once (regress/run.py's `parallel` sets it): a run gets the
+# scoreboard's checker thread only when every one of them can have a second core
+CONCURRENT_JOBS = 1
 BUS_MODES = ("pins", "engine")
 
 
@@ -403,7 +406,8 @@ def _child_test(run: RunSpec, log_dir: Path) -> int:
     cfg = RunConfig(dut=b.dut, n=b.n, bus_w=b.bus_w, ack_wait=b.ack_wait, txns=run.txns,
                     seed=run.seed, log_dir=log_dir,
                     vectors=Path(run.vectors).resolve() if run.vectors else None,
-                    idle_max=run.idle_max, params=b.design_params(design), bus=b.bus)
+                    idle_max=run.idle_max, params=b.design_params(design), bus=b.bus,
+                    check_thread=os.environ.get("MV_CHECK_THREAD") == "1")
     runner = get_runner(b.sim)
     runner.test(test_module=design_tb(b.dut)[0], hdl_toplevel=b.toplevel(design),
                 hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / b.key,
@@ -455,6 +459,30 @@ def _exit_text(code: int) -> str:
     return f"simulator exited with code {code} and no results"
 
 
+def check_thread(run: RunSpec) -> bool:
+    """Whether the run's scoreboard checks on a worker thread while the engine's main loop runs
+    the model without Python's GIL (verif/env/scoreboard.py, verif/bus/engine_main.cpp).
+
+    MV_CHECK_THREAD=1 or 0 decides; unset, a Verilator engine build gets it when this process
+    has two cores for each simulation it runs at once (CONCURRENT_JOBS, or pytest-xdist's
+    workers). On a single core the thread costs time: the two threads take turns."""
+    given = os.environ.get("MV_CHECK_THREAD", "")
+    if given in ("0", "1"):
+        return given == "1"
+    if given:
+        raise ConfigError(f"MV_CHECK_THREAD={given!r}: use 1 (on) or 0 (off), or leave it "
+                          "unset (on when a core is spare)")
+    b = run.build
+    if b.bus != "engine" or b.sim != "verilator" or _engine_hdl_clock():
+        return False
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    jobs = max(CONCURRENT_JOBS, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1))
+    return cores >= 2 * jobs
+
+
 def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> Outcome:
     """Validate, build and run in a child process under the wall-clock watchdog."""
     run = with_design_tests(run)
@@ -467,6 +495,7 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
     t0 = time.monotonic()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["MV_CHECK_THREAD"] = "1" if check_thread(run) else "0"
     if run.bias:  # the run's own steering (a list entry's `bias`) wins over the caller's
         env["MV_BIAS"] = run.bias
     if os.environ.get("MV_PROFILE"):

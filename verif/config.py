@@ -103,6 +103,9 @@ class RunConfig:
     # build parameters beyond N, resolved (defaults included): e.g. {"W": 16, "P": 4}
     params: dict[str, int] = field(default_factory=dict)
     bus: str = "pins"  # "pins": Python drives the bus pins; "engine": the HDL bus engine
+    # the scoreboard checks on a worker thread while the engine's main loop runs without the
+    # GIL (Verilator engine builds with a spare core: regress/sim.py decides)
+    check_thread: bool = False
 
     @staticmethod
     def from_env() -> RunConfig:
@@ -120,6 +123,7 @@ class RunConfig:
             idle_max=int(env.get("MV_IDLE_MAX", "2")),
             params=parse_params(env.get("MV_PARAMS", "")),
             bus=env.get("MV_BUS", "pins"),
+            check_thread=env.get("MV_CHECK_THREAD", "0") == "1",
         )
 
     def to_env(self) -> dict[str, str]:
@@ -132,6 +136,7 @@ class RunConfig:
             "MV_SEED": str(self.seed),
             "MV_LOG_DIR": str(self.log_dir),
             "MV_IDLE_MAX": str(self.idle_max),
+            "MV_CHECK_THREAD": "1" if self.check_thread else "0",
         }
         if self.vectors:
             env["MV_VECTORS"] = str(self.vectors)

@@ -4,6 +4,7 @@ are checked against gmpy2; the tables are computed from the measurements."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -132,6 +133,16 @@ def test_goal_line_names_the_bit_serial_designs_that_miss_it():
                           "regressions": {}})
     assert ("Met by 1 of 2; not met: mont_csa (0.30). Over the test's whole time (with its "
             "set-up and report): met by 0 of 2; mont_lut 0.45, mont_csa 0.25.") in md
+    assert "checks inline" not in md.split("Goal:")[1]  # no run had the checker thread
+    for p, inline in zip(points, (0.55, 0.20), strict=False):  # with the checker thread
+        p["verilator_engine_inline"] = {"ops_per_s": {"median": inline * 100.0, "low": 1.0,
+                                                      "high": 1.0}}
+        p["check_thread"] = {"cores": 2}
+    md = bench.render_md({"machine": "m", "repeat": 3, "points": points, "cycles": [],
+                          "regressions": {}})
+    assert ("(a spare core: 2 here, one simulation at a time); with the checks inline, as on "
+            "one core or in a regression running a simulation per core: met by 1 of 2; "
+            "mont_lut 0.55, mont_csa 0.20.") in md
 
 
 def test_steady_rate_leaves_out_the_set_up_and_report(tmp_path):
@@ -346,12 +357,15 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
     different repeats)."""
     order: list[str] = []
     # ops/s of each repeat: the machine drifts, the testbench and the harness with it
-    tb = {"pins": [50.0, 45.0, 15.0], "engine": [100.0, 90.0, 30.0]}
+    tb = {"pins": [50.0, 45.0, 15.0], "engine": [100.0, 90.0, 30.0],
+          "engine_inline": [80.0, 72.0, 24.0]}
     raw = [200.0, 100.0, 100.0]
     count = 10
 
     def fake_tb(run, log_dir):  # noqa: ANN001, ANN202 - testbench_seconds' signature
         bus, r = run.build.bus, int(str(log_dir).rsplit("-", 1)[1])
+        if os.environ.get("MV_CHECK_THREAD") == "0":  # bench's checks_inline
+            bus = "engine_inline"
         order.append(f"{bus}{r}")
         return count / tb[bus][r]
 
@@ -373,11 +387,16 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
     monkeypatch.setattr(bench, "link_engine_floor", lambda *_a: tmp_path / "floor")
     monkeypatch.setattr(bench, "engine_floor_seconds", lambda *_a: 0.05)
     monkeypatch.setattr(bench, "ops_per_run", lambda *_a: count)
+    monkeypatch.setattr(bench, "inline_variant", lambda _spec: True)  # a spare core
+    monkeypatch.setattr(bench, "available_cores", lambda: 2)
+    monkeypatch.delenv("MV_CHECK_THREAD", raising=False)
     # the steady rate: the whole test's rate without a fixed cost of a fifth of the test
     monkeypatch.setattr(bench, "steady_rate", lambda _d, n, secs: (n / (0.8 * secs), 0.2 * secs))
     point = bench.bench_point("mont_lut", 64, ["verilator"], count, 3, 1)
-    assert order == ["pins0", "engine0", "raw0", "pins1", "engine1", "raw1",
-                     "pins2", "engine2", "raw2"]
+    assert order == ["pins0", "engine0", "engine_inline0", "raw0",
+                     "pins1", "engine1", "engine_inline1", "raw1",
+                     "pins2", "engine2", "engine_inline2", "raw2"]
+    assert "MV_CHECK_THREAD" not in os.environ  # restored after the inline runs
     assert point["paired"]["engine_over_raw_whole"]["samples"] == pytest.approx([0.5, 0.9, 0.3])
     assert point["paired"]["engine_over_raw"]["samples"] == pytest.approx(
         [0.625, 1.125, 0.375])
@@ -394,4 +413,6 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
     assert point["floor"]["cocotb_ns"]["median"] > 0
     md = bench.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
                           "regressions": {}})
-    assert "| 0.31 (0.19–0.56) | 0.62 (0.38–1.12) | 22.2 |" in md
+    assert "| 0.31 (0.19–0.56) | 0.62 (0.38–1.12) | 0.50 (0.30–0.90) | 22.2 |" in md
+    assert r["engine_inline_over_raw"] == pytest.approx(0.5)
+    assert point["check_thread"] == {"cores": 2}

@@ -377,3 +377,36 @@ def test_entry_bias_reaches_runs_and_repro(tmp_path):
                                        'bias = { targets = [{ m = "tiny" }] }'))
     with pytest.raises(rr.ListError, match="bias"):
         rr.load_lists(path)
+
+
+def test_check_thread_only_with_a_spare_core_for_every_simulation(monkeypatch):
+    """The scoreboard's checker thread is on for Verilator engine runs when each simulation
+    this process runs at once can have two cores; MV_CHECK_THREAD=0/1 decides instead; any
+    other value is a clear error; `parallel` tells it how many run at once."""
+    from regress import sim as sim_mod
+    engine = sim_mod.RunSpec(sim_mod.BuildSpec("mont_lut", 32, 32, "verilator", bus="engine"))
+    pins = sim_mod.RunSpec(sim_mod.BuildSpec("mont_lut", 32, 32, "verilator"))
+    icarus = sim_mod.RunSpec(sim_mod.BuildSpec("mont_lut", 32, 32, "icarus", bus="engine"))
+    monkeypatch.delenv("MV_CHECK_THREAD", raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+    monkeypatch.setattr(sim_mod.os, "sched_getaffinity", lambda pid: {0, 1})
+    assert sim_mod.check_thread(engine)
+    assert not sim_mod.check_thread(pins) and not sim_mod.check_thread(icarus)
+    monkeypatch.setattr(sim_mod.os, "sched_getaffinity", lambda pid: {0})
+    assert not sim_mod.check_thread(engine)
+    monkeypatch.setenv("MV_CHECK_THREAD", "1")
+    assert sim_mod.check_thread(engine)
+    monkeypatch.setenv("MV_CHECK_THREAD", "yes")
+    with pytest.raises(sim_mod.ConfigError, match="MV_CHECK_THREAD='yes'"):
+        sim_mod.check_thread(engine)
+    monkeypatch.delenv("MV_CHECK_THREAD")
+    monkeypatch.setattr(sim_mod.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
+    assert not sim_mod.check_thread(engine)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT")
+    seen = rr.parallel(lambda item: sim_mod.check_thread(engine), [1, 2], 2,
+                        lambda item, result: True)[0]
+    assert seen == {1: False, 2: False}  # two at once on two cores
+    assert rr.parallel(lambda item: sim_mod.check_thread(engine), [1], 2,
+                        lambda item, result: True)[0] == {1: True}
+    assert sim_mod.CONCURRENT_JOBS == 1

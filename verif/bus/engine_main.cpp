@@ -27,9 +27,19 @@
 // own Clock. The HDL clock under --timing showed both the other way round (the edge was made
 // inside the evaluation).
 //
+// MV_CHECK_THREAD=1 in the environment (set by regress/sim.py when a core is spare): the loop
+// hands Python's GIL back while only the model runs (quiet slots), so the scoreboard's worker
+// thread (verif/env/scoreboard.py) checks the last script while the model runs the next one.
+// cocotb itself never releases the GIL between callbacks; the loop takes it back before any
+// slot that runs the VPI protocol, and a callback in a quiet slot (a value change) takes it
+// through cocotb's own PyGILState_Ensure. The Python C API is found with dlsym in the
+// libpython cocotb loaded (no link dependency); without it the GIL stays held.
+//
 // MV_HALF_PERIOD (in the build's time precision) is set by regress/sim.py from
 // verif/config.py's CLOCK_PERIOD_NS. Trace (--trace, --trace-file) and coverage are handled
 // as in cocotb's main.
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -61,6 +71,43 @@ using Trace = VerilatedVcdC;
 extern "C" void vlog_startup_routines_bootstrap(void);
 
 namespace {
+
+// Python's GIL, released while only the model runs (MV_CHECK_THREAD=1) and taken back before
+// the VPI protocol runs. Py_IsInitialized guards both: cocotb may finalise Python inside the
+// end-of-simulation callback.
+class PythonGil {
+ public:
+  void Load() {
+    const char* on = std::getenv("MV_CHECK_THREAD");
+    if (on == nullptr || std::strcmp(on, "1") != 0) return;
+    held_ = reinterpret_cast<IntFn>(dlsym(RTLD_DEFAULT, "PyGILState_Check"));
+    initialized_ = reinterpret_cast<IntFn>(dlsym(RTLD_DEFAULT, "Py_IsInitialized"));
+    save_ = reinterpret_cast<SaveFn>(dlsym(RTLD_DEFAULT, "PyEval_SaveThread"));
+    restore_ = reinterpret_cast<RestoreFn>(dlsym(RTLD_DEFAULT, "PyEval_RestoreThread"));
+    usable_ = held_ != nullptr && initialized_ != nullptr && save_ != nullptr &&
+              restore_ != nullptr;
+  }
+  void Release() {
+    if (usable_ && state_ == nullptr && initialized_() && held_()) state_ = save_();
+  }
+  void Take() {
+    if (state_ == nullptr) return;
+    if (initialized_()) restore_(state_);
+    state_ = nullptr;
+  }
+
+ private:
+  using IntFn = int (*)();
+  using SaveFn = void* (*)();
+  using RestoreFn = void (*)(void*);
+  bool usable_ = false;
+  IntFn held_ = nullptr;
+  IntFn initialized_ = nullptr;
+  SaveFn save_ = nullptr;
+  RestoreFn restore_ = nullptr;
+  void* state_ = nullptr;  // the thread state saved while the GIL is released
+};
+PythonGil gil;
 
 uint64_t main_time = 0;
 #if VM_TRACE
@@ -178,6 +225,7 @@ int main(int argc, char** argv) {
   // cocotb's Clock make it do: a test waiting for clock edges from time 0 counts this one.
   top->clk_i = 1;
 
+  gil.Load();
   const char* quiet_env = std::getenv("MV_ENGINE_QUIET");
   const bool quiet_slots = quiet_env == nullptr || std::strcmp(quiet_env, "0") != 0;
   bool quiet = false;          // no callback ran since the last whole slot
@@ -186,10 +234,12 @@ int main(int argc, char** argv) {
   while (!Verilated::gotFinish()) {
     bool ran = false;
     if (!quiet) {
+      gil.Take();
       ran = EvalSlot(*top, false);
     } else {
       top->eval_step();
       if (watch_values && VerilatedVpi::callValueCbs()) {
+        gil.Take();  // the rest of the slot's protocol
         ran = EvalSlot(*top, true);
       } else {
         top->eval_end_step();  // no writes, no ReadWrite or ReadOnly callbacks: slot over
@@ -202,12 +252,14 @@ int main(int argc, char** argv) {
       // Nothing is due before the edge: only the clock moves. No value-change callback
       // watches it: one on the clock fires at every edge (cocotb filters rising from
       // falling in its handler), so no slot is quiet while one is registered.
+      gil.Release();
       main_time = next_edge;
       Verilated::threadContextp()->time(main_time);
       top->clk_i = !top->clk_i;
       next_edge += MV_HALF_PERIOD;
       continue;
     }
+    gil.Take();  // the protocol's callbacks of the next slot
     main_time = deadline < next_edge ? deadline : next_edge;
     Verilated::threadContextp()->time(main_time);
     ran |= VerilatedVpi::callCbs(cbNextSimTime);
@@ -224,6 +276,7 @@ int main(int argc, char** argv) {
       deadline = VerilatedVpi::cbNextDeadline();
     }
   }
+  gil.Take();
   top->final();
   WrapUp();
 #if VM_TRACE

@@ -92,7 +92,8 @@ class MulEnv(uvm_env):
         self.scoreboard = Scoreboard("scoreboard", self, predictor=self.predictor, algo=algo,
                                      params=self.run_cfg.params,
                                      coverage=self.coverage,
-                                     log_path=self.run_cfg.log_dir / "txns.jsonl")
+                                     log_path=self.run_cfg.log_dir / "txns.jsonl",
+                                     check_thread=self.run_cfg.check_thread and bus_if.engine)
         # fast mode: the bus traffic of a script is published after the done edge in it
         self.scoreboard.defer_done = bus_if.engine
 

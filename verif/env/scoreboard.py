@@ -2,12 +2,20 @@
 bit-accurate model, every done edge against the model's cycle count and table histogram.
 
 Mismatches are logged as they happen ("MISMATCH ...") and fail the test in check_phase.
+
+With a checker thread (fast mode with a spare core: `RunConfig.check_thread`), the handlers run
+on a worker thread in publication order, while the engine's main loop runs the next script
+without Python's GIL (verif/bus/engine_main.cpp). Mismatches are then logged by the main thread
+at the next publication (a script later) and at check_phase, which waits for the worker.
 """
 
 from __future__ import annotations
 
 import json
+import queue
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,13 +37,59 @@ class DoneObservation:
     sub_taken: bool | None
 
 
+class CheckThread:
+    """Runs handlers on one worker thread, in the order they were queued. The first exception
+    a handler raises stops the checking (later state would be wrong) and is raised again in
+    the caller's thread at the next `put` or at `drain`."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[tuple[Callable[[object], None], object] | None] = \
+            queue.SimpleQueue()
+        self._done = threading.Event()
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._work, name="scoreboard-checks",
+                                        daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        while (job := self._queue.get()) is not None:
+            if self.error is None:
+                handler, item = job
+                try:
+                    handler(item)
+                except BaseException as exc:  # noqa: BLE001 - raised again by the caller
+                    self.error = exc
+        self._done.set()
+
+    def _raise(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+    def put(self, handler: Callable[[object], None], item: object) -> None:
+        self._raise()
+        self._queue.put((handler, item))
+
+    def drain(self) -> None:
+        """Wait until every queued handler has run and stop the thread."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._done.wait()
+        self._raise()
+
+
 class _Sub(uvm_subscriber):
-    def __init__(self, name: str, parent: uvm_component, handler: object) -> None:
+    def __init__(self, name: str, parent: uvm_component, handler: Callable[[object], None],
+                 board: Scoreboard) -> None:
         super().__init__(name, parent)
-        self.handler = handler
+        self.handler, self.board = handler, board
 
     def write(self, item: object) -> None:
-        self.handler(item)  # type: ignore[operator]
+        board = self.board
+        if board.checker is None:
+            self.handler(item)
+        else:
+            board.emit()
+            board.checker.put(self.handler, item)
 
 
 _RESULT_REGIONS = frozenset({"P", "S", "C", "CYCLES"})  # read back to check an operation
@@ -60,7 +114,7 @@ def json_line(record: dict[str, object]) -> str:
 class Scoreboard(uvm_component):
     def __init__(self, name: str, parent: uvm_component, *, predictor: LoaderPredictor,
                  algo: AlgoInfo, coverage: Coverage, log_path: Path,
-                 params: dict[str, int] | None = None) -> None:
+                 params: dict[str, int] | None = None, check_thread: bool = False) -> None:
         super().__init__(name, parent)
         self.predictor, self.algo, self.coverage = predictor, algo, coverage
         self.params = dict(params or {})  # build parameters beyond N (reference R, model)
@@ -82,15 +136,27 @@ class Scoreboard(uvm_component):
         # wall times of the first and the last check: the run's steady rate, without its
         # set-up and report (`throughput.json`, read by `make bench`)
         self.first_check_s = self.last_check_s = 0.0
+        # the checker thread (None: the handlers run in the publishing thread); mismatches
+        # found on it wait in _unlogged for the main thread to log them (emit)
+        self.checker = CheckThread() if check_thread else None
+        self._unlogged: list[str] = []
 
     def build_phase(self) -> None:
-        self.bus_sub = _Sub("bus_sub", self, self.on_bus)
-        self.done_sub = _Sub("done_sub", self, self.on_done)
+        self.bus_sub = _Sub("bus_sub", self, self.on_bus, self)  # type: ignore[arg-type]
+        self.done_sub = _Sub("done_sub", self, self.on_done, self)  # type: ignore[arg-type]
 
     def fail(self, message: str) -> None:
         self.errors.append(message)
-        self.logger.error(f"MISMATCH {message}")
+        if self.checker is None:
+            self.logger.error(f"MISMATCH {message}")
+        else:  # the logger reads the simulator's time: only the main thread logs
+            self._unlogged.append(message)
         self._log.flush()  # what ran up to the mismatch is on disk
+
+    def emit(self) -> None:
+        """Log the mismatches the checker thread found since the last call (main thread)."""
+        while self._unlogged:
+            self.logger.error(f"MISMATCH {self._unlogged.pop(0)}")
 
     # --- bus reads and writes -------------------------------------------------------------
     def on_bus(self, item: Transfer | list[Burst]) -> None:
@@ -252,10 +318,16 @@ class Scoreboard(uvm_component):
             self._flushed = now
 
     def check_phase(self) -> None:
+        if self.checker is not None:
+            try:
+                self.checker.drain()
+            finally:
+                self.emit()
         self._flush_done()
         (self.log_path.parent / "throughput.json").write_text(json.dumps(
             {"checked": self.checked,
-             "span_s": round(self.last_check_s - self.first_check_s, 6)}) + "\n")
+             "span_s": round(self.last_check_s - self.first_check_s, 6),
+             "check_thread": self.checker is not None}) + "\n")
         unread = [op.index for op in self.predictor.ops
                   if op.error == "ERR_NONE" and op.index not in self._logged]
         # Only the last operation may legitimately be overwritten by none: any accepted

@@ -204,3 +204,53 @@ def test_engine_script_strides(tmp_path, bus_w):
         assert outcome.passed, f"{bus}: {outcome.first_error}"
         logs[bus] = _timing_free(outcome.log_dir / "txns.jsonl")
     assert len(logs["engine"]) >= 4 and logs["engine"] == logs["pins"]
+
+
+def _check_thread(outcome) -> bool:
+    return json.loads((outcome.log_dir / "throughput.json").read_text())["check_thread"]
+
+
+@pytest.mark.parametrize("dut,n", [("mont_lut", 32), ("mm42", 40)])
+def test_check_thread_checks_the_same(tmp_path, monkeypatch, dut, n):
+    """The scoreboard on its worker thread (the engine's main loop running the model without
+    the GIL meanwhile) checks the same operations, with the same results and times, as in
+    the publishing thread."""
+    logs = {}
+    for flag in ("0", "1"):
+        monkeypatch.setenv("MV_CHECK_THREAD", flag)
+        run = RunSpec(BuildSpec(dut, n, 16, "verilator", bus="engine"), seed=11, txns=40,
+                      tests=ALL_TESTS, timeout_s=900)
+        outcome = execute(run, tmp_path / flag / run.key)
+        assert outcome.passed, f"MV_CHECK_THREAD={flag}: {outcome.first_error}"
+        assert _check_thread(outcome) is (flag == "1")
+        assert check_log_against_gmpy2(outcome, load_design(dut), n) >= 40
+        logs[flag] = (outcome.log_dir / "txns.jsonl").read_text().splitlines()
+    assert logs["1"] == logs["0"]
+
+
+@pytest.mark.parametrize("fault,overlay_old,overlay_new", [
+    (True, "", ""),  # the corrupted table entry: a P mismatch
+    (False, "HitW] + 1'b1", "HitW] + 2'd2"),  # the done capture lies: a hit-count mismatch
+])
+def test_check_thread_catches_a_corrupted_design(tmp_path, monkeypatch, fault, overlay_old,
+                                                  overlay_new):
+    """Mismatches found on the checker thread fail the test and are logged (by the main
+    thread) with the same message."""
+    monkeypatch.setenv("MV_CHECK_THREAD", "1")
+    overlay = ""
+    if overlay_old:
+        folder = tmp_path / "observe_lies"
+        folder.mkdir()
+        text = OBSERVE_SV.read_text()
+        assert overlay_old in text
+        (folder / OBSERVE_SV.name).write_text(text.replace(overlay_old, overlay_new))
+        overlay = str(folder)
+    run = RunSpec(BuildSpec("mont_lut", 32, 32, "verilator", fault=fault, bus="engine",
+                            overlay=overlay), seed=3, txns=40, tests=("RandomTest",),
+                  timeout_s=900)
+    outcome = execute(run, tmp_path / run.key)
+    assert not outcome.passed
+    assert outcome.first_error.startswith("MISMATCH"), outcome.first_error
+    assert _check_thread(outcome)
+    log = (outcome.log_dir / "sim.log").read_text()
+    assert "MISMATCH" in log and "scoreboard" in log

@@ -4,6 +4,8 @@ passes; a wrong P, wrong hit counters or an unreachable (illegal) table address 
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import pytest
 
@@ -13,7 +15,7 @@ from verif import regmap
 from verif.bus.item import Burst, Transfer
 from verif.env.coverage import Coverage
 from verif.env.predictor import LoaderPredictor
-from verif.env.scoreboard import DoneObservation, Scoreboard, json_line
+from verif.env.scoreboard import CheckThread, DoneObservation, Scoreboard, json_line
 
 PERIOD, N, BUS_W = 10, 16, 8
 X, Y, M = 0x1234, 0x4321, 0x9C41
@@ -166,3 +168,57 @@ def test_a_burst_across_registers_is_checked_word_by_word(tmp_path):
     sb.on_bus([Burst(False, rm.addr("STATUS", last), [], [0, *cycles], ticks, 5, PERIOD)])
     assert sb.errors == [] and sb.checked == 1
     sb.check_phase()
+
+
+def test_check_thread_runs_handlers_in_order_and_drain_waits():
+    """The checker thread runs what was queued in order; drain returns once all of it ran."""
+    seen: list[int] = []
+
+    def slow(item: object) -> None:
+        time.sleep(0.05)  # still running when drain is called
+        seen.append(item)  # type: ignore[arg-type]
+
+    checker = CheckThread()
+    for k in range(5):
+        checker.put(slow, k)
+    checker.drain()
+    assert seen == [0, 1, 2, 3, 4]
+    checker.drain()  # a second drain (the thread has ended) returns at once
+
+
+def test_check_thread_raises_a_handlers_error_in_the_callers_thread():
+    """A handler's exception stops the checking and is raised again at the next put (or at
+    drain): a model that fails on the worker still fails the test with its own message."""
+    ran: list[object] = []
+
+    def handler(item: object) -> None:
+        if item == "bad":
+            raise AssertionError("mont_lut: shift would drop a one bit")
+        ran.append(item)
+
+    checker = CheckThread()
+    checker.put(handler, "bad")
+    checker.put(handler, "after")  # queued before the worker may have run "bad": skipped
+    with pytest.raises(AssertionError, match="shift would drop"):
+        checker.drain()
+    assert ran == []
+    with pytest.raises(AssertionError, match="shift would drop"):
+        checker.put(handler, "later")
+
+
+def test_mismatches_found_on_the_check_thread_are_logged_by_the_main_thread(tmp_path,
+                                                                            monkeypatch):
+    """On the checker thread a mismatch is kept (never logged there: the logger reads the
+    simulator's time) and logged by the next publication or by check_phase, which fails."""
+    sb = _make(tmp_path)
+    sb.checker = CheckThread()
+    logged: list[tuple[str, str]] = []
+    monkeypatch.setattr(sb.logger, "error", lambda message: logged.append(
+        (threading.current_thread().name, message)))
+    sb.build_phase()
+    sb.bus_sub.write(Transfer(True, sb.predictor.rm.addr("CTRL"), 1, 0, 5))  # START, M = 0
+    with pytest.raises(AssertionError, match="mismatch"):
+        sb.done_sub.write(DoneObservation(10 * PERIOD, [], None))
+        sb.check_phase()
+    assert logged and all(name == threading.main_thread().name for name, _ in logged)
+    assert all(message.startswith("MISMATCH") for _, message in logged)
