@@ -78,14 +78,17 @@ class CheckThread:
 
 
 class _Sub(uvm_subscriber):
+    """Hands what is published to `handler`: at once, or on `board`'s checker thread (the
+    RSA environment's subscribers have no board)."""
+
     def __init__(self, name: str, parent: uvm_component, handler: Callable[[object], None],
-                 board: Scoreboard) -> None:
+                 board: Scoreboard | None = None) -> None:
         super().__init__(name, parent)
         self.handler, self.board = handler, board
 
     def write(self, item: object) -> None:
         board = self.board
-        if board.checker is None:
+        if board is None or board.checker is None:
             self.handler(item)
         else:
             board.emit()
