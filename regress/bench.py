@@ -49,6 +49,7 @@ from regress.sim import (  # noqa: E402
     TIMESCALE,
     BuildSpec,
     RunSpec,
+    available_cores,
     build,
     check_thread,
     execute,
@@ -508,13 +509,6 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
 
 
 INLINE = "engine_inline"  # the engine run with the scoreboard's checks in the main thread
-
-
-def available_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
 
 
 def inline_variant(spec: BuildSpec) -> bool:

@@ -427,9 +427,9 @@ def parallel(fn: Callable[[T], R], items: Sequence[T], jobs: int,
     """
     results: dict[T, R] = {}
     todo = list(reversed(items))
-    concurrent, sim.CONCURRENT_JOBS = sim.CONCURRENT_JOBS, max(1, min(jobs, len(items)))
     running: dict[Future[R], T] = {}
     stopped = ""
+    concurrent, sim.CONCURRENT_JOBS = sim.CONCURRENT_JOBS, max(1, min(jobs, len(items)))
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         try:
             while running or (todo and not stopped):
@@ -446,9 +446,10 @@ def parallel(fn: Callable[[T], R], items: Sequence[T], jobs: int,
             stopped = "interrupted"
             print(f"interrupted: waiting for {len(running)} running job(s) to end",
                   file=sys.stderr, flush=True)
+        finally:
+            sim.CONCURRENT_JOBS = concurrent
     for fut, item in running.items():  # left running by an interrupt; the pool waited for them
         results[item] = fut.result()
-    sim.CONCURRENT_JOBS = concurrent
     return results, stopped
 
 

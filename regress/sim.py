@@ -475,12 +475,16 @@ def check_thread(run: RunSpec) -> bool:
     b = run.build
     if b.bus != "engine" or b.sim != "verilator" or _engine_hdl_clock():
         return False
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
     jobs = max(CONCURRENT_JOBS, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1))
-    return cores >= 2 * jobs
+    return available_cores() >= 2 * jobs
+
+
+def available_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> Outcome:

@@ -155,13 +155,25 @@ def test_engine_main_loop_matches_the_hdl_clock(tmp_path, monkeypatch):
 PROBE_TIMEOUT_S = 120  # one probe run takes about 2 s
 
 
+def _run_probe(spec, design, module: str, out, env: dict[str, str]):  # noqa: ANN001, ANN202
+    """Run a probe module on the built engine model; what it wrote to MV_PROBE_OUT."""
+    from regress.bench import WallLimit, run_module
+
+    try:
+        run_module(spec, design, module, out, env | {"MV_PROBE_OUT": str(out / "probe.json")},
+                   PROBE_TIMEOUT_S, seed=3)
+    except WallLimit:
+        pytest.fail(f"{module} {env}: the probe hung ({PROBE_TIMEOUT_S} s)")
+    assert (out / "probe.json").exists(), (out / "sim.log").read_text()[-2000:]
+    return json.loads((out / "probe.json").read_text())
+
+
 def test_engine_main_loop_quiet_slots_change_nothing(tmp_path):
     """The engine main loop skips cocotb's callback protocol while no callback runs (quiet
     slots). A coroutine awaiting every kind of trigger (timers due on edges and between
     them, edges, NextTimeStep, ReadWrite, ReadOnly, value changes, across the quiet
     stretches of a script's wait for done) sees the same times and values as with the whole
     protocol in every slot (MV_ENGINE_QUIET=0; verif/tests/engine_probe.py)."""
-    from regress.bench import WallLimit, run_module
     from regress.sim import build
     from verif.config import CLOCK_PERIOD_NS
     from verif.tests.engine_probe import M, X, Y
@@ -170,16 +182,9 @@ def test_engine_main_loop_quiet_slots_change_nothing(tmp_path):
     spec = BuildSpec("mont_lut", 32, 8, "verilator", bus="engine")
     build(spec, design)
     notes = {}
-    for quiet in ("1", "0"):
-        out = tmp_path / f"quiet{quiet}"
-        try:  # a loop that misses a callback hangs
-            run_module(spec, design, "verif.tests.engine_probe", out,
-                       {"MV_PROBE_OUT": str(out / "probe.json"), "MV_ENGINE_QUIET": quiet},
-                       PROBE_TIMEOUT_S, seed=3)
-        except WallLimit:
-            pytest.fail(f"MV_ENGINE_QUIET={quiet}: the probe hung ({PROBE_TIMEOUT_S} s)")
-        assert (out / "probe.json").exists(), (out / "sim.log").read_text()[-2000:]
-        notes[quiet] = json.loads((out / "probe.json").read_text())
+    for quiet in ("1", "0"):  # a loop that misses a callback hangs
+        notes[quiet] = _run_probe(spec, design, "verif.tests.engine_probe",
+                                  tmp_path / f"quiet{quiet}", {"MV_ENGINE_QUIET": quiet})
     probe = {row[0]: row[1:] for row in notes["1"]}
     ps = CLOCK_PERIOD_NS * 1000
     assert probe["reset held, on a rising edge"][:2] == [3 * ps, "1"]
@@ -254,3 +259,22 @@ def test_check_thread_catches_a_corrupted_design(tmp_path, monkeypatch, fault, o
     assert _check_thread(outcome)
     log = (outcome.log_dir / "sim.log").read_text()
     assert "MISMATCH" in log and "scoreboard" in log
+
+
+def test_engine_main_loop_hands_the_gil_back_while_the_model_runs(tmp_path):
+    """With MV_CHECK_THREAD=1 the engine main loop releases Python's GIL during quiet slots:
+    a Python thread counts while the test awaits a timer 20,000 cycles away. Without it
+    (MV_CHECK_THREAD=0, as cocotb itself does) the simulator's thread keeps the GIL and the
+    counter stands still (verif/tests/gil_probe.py)."""
+    from regress.sim import build
+
+    design = load_design("mont_lut")
+    spec = BuildSpec("mont_lut", 32, 8, "verilator", bus="engine")
+    build(spec, design)
+    counts = {}
+    for flag in ("1", "0"):
+        counts[flag] = _run_probe(spec, design, "verif.tests.gil_probe",
+                                  tmp_path / f"thread{flag}",
+                                  {"MV_CHECK_THREAD": flag})["during_wait"]
+    assert counts["1"] > 1000, counts  # the thread ran while the model did
+    assert counts["0"] < counts["1"] // 100, counts
