@@ -1,14 +1,16 @@
 """cocotb test module (not collected by pytest) behind test_engine_sim's test that the engine
 main loop (verif/bus/engine_main.cpp) hands Python's GIL back while only the model runs
-(MV_CHECK_THREAD=1): a Python thread counts while the test awaits a timer many cycles away
-(every slot before it is quiet), and the count it reached during the wait goes to the JSON
-file MV_PROBE_OUT. With the GIL held by the simulator's thread, the counter cannot move."""
+(MV_CHECK_THREAD=1). The test awaits a timer far away (every slot before it is quiet) while a
+second Python thread notes when it first got to run; the JSON file MV_PROBE_OUT gets the
+wait's wall time and that moment, both from the wait's start. With the GIL held by the
+simulator's thread all along, the thread runs only after the wait."""
 
 from __future__ import annotations
 
 import json
 import os
 import threading
+import time
 from pathlib import Path
 
 import cocotb
@@ -16,25 +18,28 @@ from cocotb.triggers import Timer
 
 from verif.config import CLOCK_PERIOD_NS
 
-WAIT_CYCLES = 20_000
+# quiet slots for a while (about 0.2 s at N = 32): time for the thread to be scheduled on a
+# busy machine (2 ms were not enough with both cores busy)
+WAIT_CYCLES = 2_000_000
+# the thread sleeps first, so that it asks for the GIL only once the test is in the wait
+SLEEP_S = 0.01
 
 
 @cocotb.test()
 async def gil_probe(dut: object) -> None:
     del dut
-    count = [0]
-    stop = threading.Event()
+    first: list[float] = []
 
-    def spin() -> None:
-        while not stop.is_set():
-            count[0] += 1
+    def note_first_run() -> None:
+        time.sleep(SLEEP_S)  # the GIL is needed again on waking: held, or handed back
+        first.append(time.perf_counter())
 
     await Timer(CLOCK_PERIOD_NS, unit="ns")  # past the first slots' callbacks
-    spinner = threading.Thread(target=spin, daemon=True)
-    spinner.start()
-    before = count[0]
+    thread = threading.Thread(target=note_first_run, daemon=True)
+    start = time.perf_counter()
+    thread.start()
     await Timer(WAIT_CYCLES * CLOCK_PERIOD_NS, unit="ns")
-    during = count[0] - before
-    stop.set()
-    spinner.join()
-    Path(os.environ["MV_PROBE_OUT"]).write_text(json.dumps({"during_wait": during}))
+    wait_s = time.perf_counter() - start
+    thread.join()
+    Path(os.environ["MV_PROBE_OUT"]).write_text(json.dumps(
+        {"wait_s": wait_s, "first_run_s": first[0] - start}))
