@@ -116,6 +116,7 @@ def out(count: int) -> Limbs:
 
 
 def hits(count: int) -> ctypes.Array:
+    """Counters the C loops fill; `arr[:]` is their list (a few times faster than list())."""
     return (ctypes.c_int64 * count)()
 
 
@@ -142,7 +143,7 @@ def mont_r2_loop(x: int, y: int, m: int, n: int) -> tuple[int, list[int]] | None
     _fail(loop(n, count, limbs(x, count), limbs(y, count), limbs(m, count), p, h),
           {1: "mont_r2: shift would drop a one bit",
            2: "mont_r2: P outgrew its N+1-bit register"})
-    return value(p), list(h)
+    return value(p), h[:]
 
 
 def mont_csa_loop(x: int, y: int, m: int, n: int, name: str
@@ -154,7 +155,7 @@ def mont_csa_loop(x: int, y: int, m: int, n: int, name: str
     _fail(LIB.mv_mont_csa(n, count, limbs(x, count), limbs(y, count), limbs(m, count), s, c, h),
           {1: f"{name}: shift would drop a one bit",
            2: f"{name}: S or C outgrew its N-bit register"})
-    return value(s), value(c), list(h)
+    return value(s), value(c), h[:]
 
 
 def mont_lut_loop(x: int, y: int, m: int, n: int, name: str
@@ -165,7 +166,7 @@ def mont_lut_loop(x: int, y: int, m: int, n: int, name: str
     s, c, h = out(count), out(count), hits(32)
     _fail(LIB.mv_mont_lut(n, count, limbs(x, count), limbs(y, count), limbs(m, count), s, c, h),
           {1: f"{name}: shift would drop a one bit", 2: f"{name}: S or C outgrew N+1 bits"})
-    return value(s), value(c), list(h)
+    return value(s), value(c), h[:]
 
 
 # mv_inter_r2_words: an iteration whose 128-bit fraction is within 2^-margin of a whole number
@@ -187,7 +188,7 @@ def inter_r2_loop(x: int, y: int, m: int, n: int) -> tuple[int, list[int]] | Non
     else:  # bit by bit, with the loop's check
         code = LIB.mv_inter_r2(n, count, xl, yl, ml, p, h)
     _fail(code, {1: "inter_r2: 2P + x_i Y >= 3M", 5: "inter_r2: Y >= M"})
-    return value(p), list(h)
+    return value(p), h[:]
 
 
 def inter_csa_loop(x: int, twice: list[int], yn: int, n: int
@@ -199,7 +200,7 @@ def inter_csa_loop(x: int, twice: list[int], yn: int, n: int
     _fail(LIB.mv_inter_csa(n, count, limbs(x, count), table(twice, count), limbs(yn, count),
                            s, h, k),
           {1: "inter_csa: S, C exceed n + 2 bits", 2: "inter_csa: k >= 7"})
-    return value(s), value(h), list(k)
+    return value(s), value(h), k[:]
 
 
 def inter_lut_loop(x: int, entries: list[int], k_by_top: list[int], n: int
@@ -212,7 +213,7 @@ def inter_lut_loop(x: int, entries: list[int], k_by_top: list[int], n: int
     _fail(LIB.mv_inter_lut(n, count, limbs(x, count), table(entries, count), tops, s, h, k),
           {1: "inter_lut: S has a bit above n", 2: "inter_lut: C has a bit above n + 1",
            3: "inter_lut: s_n and c_(n+1) are both set"})
-    return value(s), value(h), list(k)
+    return value(s), value(h), k[:]
 
 
 def mm42_loop(algo: str, a: int, x1s: list[int], x2s: list[int], b0: int, n: int, iters: int
@@ -224,4 +225,4 @@ def mm42_loop(algo: str, a: int, x1s: list[int], x2s: list[int], b0: int, n: int
     _fail(LIB.mv_mm42(n, iters, count, limbs(a, count), table(x1s, count), table(x2s, count),
                       b0, s, c, sels),
           {1: f"{algo}: halving would drop a one bit", 2: f"{algo}: S overflows"})
-    return value(s), value(c), list(sels)
+    return value(s), value(c), sels[:]

@@ -215,6 +215,8 @@ class LoaderSeq(uvm_sequence):
         time, so the whole range [0, 2M) is exercised), split into X + X2, both halves
         non-zero where possible. Loading X loads X2 too. Other designs: unchanged."""
         regions = list(self.design.operands if load is None else load)
+        if not self.design.carry_save_operands:
+            return values, regions
         values = dict(values)
         m = values[self.design.modulus]
         for base, *halves in self.design.carry_save_operands:

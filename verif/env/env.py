@@ -37,8 +37,7 @@ class DoneObserver(uvm_component):
         self.bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
         self.design: DesignConfig = ConfigDB().get(self, "", "DESIGN")
         obs = self.design.observe
-        self.bins, width = int(obs.get("lut_bins", 0)), int(obs.get("hit_width", 32))
-        self.width, self.mask = width, (1 << width) - 1
+        self.bins, self.width = int(obs.get("lut_bins", 0)), int(obs.get("hit_width", 32))
         # fast mode: where each observed signal sits in the engine's capture (engine.observed)
         self.offsets: dict[str, int] = {}
         offset = 0
@@ -47,7 +46,7 @@ class DoneObserver(uvm_component):
             offset += bits
 
     def _publish(self, time_ns: int, hits: int, taken: bool | None) -> None:
-        lut = [(hits >> (a * self.width)) & self.mask for a in range(self.bins)]
+        lut = regmap.split(hits, self.bins * self.width, self.width) if self.bins else []
         self.ap.write(DoneObservation(time_ns, lut, taken))
 
     def engine_done(self, time_ns: int, packed: int) -> None:

@@ -39,6 +39,8 @@ class Operation:
     field: int = 0
     # the edge at which it ends (start edge + model cycles), set with the result
     end_edge: int = 0
+    # a word of a result register read back after the end differed from the model's
+    read_mismatch: bool = False
 
     @property
     def args(self) -> list[int]:
@@ -167,6 +169,8 @@ class LoaderPredictor:
                 words = self._read_words(self.op, region)
                 if index < len(words):
                     words[index] = rdata
+                    if expected != rdata:
+                        self.op.read_mismatch = True
             if expected != rdata:
                 where = f"read {region or 'unmapped'}[{index}] (addr 0x{addr:x})"
                 return Mismatch(time_ns, where, expected, rdata)
@@ -201,15 +205,18 @@ class LoaderPredictor:
         if not plan:
             return None
         region, index, stop, is_operand = plan
-        busy = self.busy(first)
-        if busy != self.busy(b.last_ns // period):
-            return None  # the operation ends inside the burst
+        op = self.op
+        busy = False  # self.busy at the first and at the last word, inlined
+        if op is not None:
+            start, end = op.start_edge, op.end_edge
+            busy = start < first <= end
+            if busy != (start < b.last_ns // period <= end):
+                return None  # the operation ends inside the burst
         if b.we:
             if busy:
                 return None
             self.operands[region][index:stop] = b.wdata
             return []
-        op = self.op
         if is_operand:
             expected = self.operands[region][index:stop]
         else:
@@ -219,6 +226,8 @@ class LoaderPredictor:
                 expected = self._result_words(op, region)[index:stop]
             if op is not None and not busy:
                 self._read_words(op, region)[index:stop] = b.rdata
+                if expected != b.rdata:
+                    op.read_mismatch = True
         if expected == b.rdata:
             return []
         times = b.times_ns

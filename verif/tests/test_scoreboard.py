@@ -77,10 +77,49 @@ def test_wrong_p_fails(tmp_path):
     sb = _make(tmp_path)
     _start(sb)
     _done(sb)
-    _read_back(sb, sb.predictor.op.result.p ^ 1)
+    wrong = sb.predictor.op.result.p ^ 1
+    _read_back(sb, wrong)
     assert any("gmpy2 expects" in e for e in sb.errors)
     with pytest.raises(AssertionError, match="mismatch"):
         sb.check_phase()
+    # the log shows what was read back, not the model's value
+    assert json.loads((tmp_path / "txns.jsonl").read_text())["p"] == hex(wrong)
+
+
+def _read_back_bursts(sb: Scoreboard, values: dict[str, int]) -> None:
+    """Fast mode: each result register read back as one burst (as the engine publishes)."""
+    rm = sb.predictor.rm
+    edge = START_EDGE + sb.predictor.op.result.cycles + 2
+    bursts = []
+    for region, bits in (("P", N), ("S", N + 1), ("C", N + 1), ("CYCLES", 32)):
+        words = regmap.split(values[region], bits, BUS_W)
+        ticks = [edge + 2 * k for k in range(len(words))]
+        bursts.append(Burst(False, rm.addr(region), [], words, ticks, 5, PERIOD))
+        edge += 2 * len(words)
+    sb.on_bus(bursts)
+
+
+def test_a_wrong_word_in_a_result_burst_is_reported_and_logged(tmp_path):
+    """A burst checked as a slice: a wrong S word is the predictor's mismatch, the
+    scoreboard's S/C mismatch, and the log shows the S read back."""
+    sb = _make(tmp_path)
+    _start(sb)
+    _done(sb)
+    res = sb.predictor.op.result
+    values = {"P": res.p, "S": res.s ^ (1 << BUS_W), "C": res.c, "CYCLES": res.cycles}
+    _read_back_bursts(sb, values)
+    assert any("read S[1]" in e for e in sb.errors)
+    assert any("S/C = " in e for e in sb.errors)
+    assert sb.checked == 1
+    with pytest.raises(AssertionError, match="mismatch"):
+        sb.check_phase()
+    assert json.loads((tmp_path / "txns.jsonl").read_text())["s"] == hex(values["S"])
+    (tmp_path / "clean").mkdir()
+    clean = _make(tmp_path / "clean")
+    _start(clean)
+    _done(clean)
+    _read_back_bursts(clean, {"P": res.p, "S": res.s, "C": res.c, "CYCLES": res.cycles})
+    assert clean.errors == [] and clean.checked == 1
 
 
 def test_wrong_hits_and_late_done_fail(tmp_path):
@@ -143,10 +182,28 @@ def test_the_log_shows_operands_and_results_in_hex(tmp_path):
     res = sb.predictor.op.result
     _read_back(sb, res.p)
     sb.check_phase()
-    rec = json.loads((tmp_path / "txns.jsonl").read_text())
+    line = (tmp_path / "txns.jsonl").read_text()
+    rec = json.loads(line)
     assert (rec["x"], rec["y"], rec["m"]) == (hex(X), hex(Y), hex(M))
     assert (rec["p"], rec["s"], rec["c"], rec["cycles"]) == (hex(res.p), hex(res.s),
                                                             hex(res.c), res.cycles)
+    # the same text as json.dumps of the record, keys in this order
+    assert line == json.dumps({
+        "op": 0, "x": hex(X), "y": hex(Y), "m": hex(M), "start_ns": START_EDGE * PERIOD,
+        "p": hex(res.p), "cycles": res.cycles, "s": hex(res.s), "c": hex(res.c),
+        "end_ns": (START_EDGE + res.cycles) * PERIOD}) + "\n"
+
+
+def test_a_refused_operation_is_logged_with_its_error(tmp_path):
+    sb = _make(tmp_path)
+    for region, value in (("X", X), ("Y", Y), ("M", M - 1)):  # an even modulus
+        for i, word in enumerate(regmap.split(value, N, BUS_W)):
+            _xfer(sb, 0, True, region, i, word)
+    _xfer(sb, START_EDGE, True, "CTRL", 0, 1)
+    sb.check_phase()
+    assert (tmp_path / "txns.jsonl").read_text() == json.dumps({
+        "op": 0, "x": hex(X), "y": hex(Y), "m": hex(M - 1), "start_ns": START_EDGE * PERIOD,
+        "error": "ERR_EVEN_MODULUS"}) + "\n"
 
 
 def test_a_burst_across_registers_is_checked_word_by_word(tmp_path):
