@@ -605,8 +605,10 @@ def cycle_table(names: list[str], widths: list[int]) -> list[dict[str, object]]:
 def regression_wall(list_name: str, jobs: list[int]) -> dict[str, object]:
     """Wall time of a list at each job count, each from the same fresh state: no model built
     (build/sim removed) and an empty compiler cache, as on a new machine; otherwise the
-    second measurement would reuse the first one's models."""
+    second measurement would reuse the first one's models. Each result names the git revision
+    it was measured at, as wall times taken from a finished regression do."""
     out: dict[str, object] = {}
+    rev = tools.git_revision(ROOT)
     for j in jobs:
         folder = BENCH_BUILD / "regress" / f"{list_name}-j{j}"
         if folder.exists():
@@ -620,8 +622,9 @@ def regression_wall(list_name: str, jobs: list[int]) -> dict[str, object]:
                              cwd=ROOT, capture_output=True, text=True,
                              env=os.environ | {"CCACHE_DIR": str(cache)})
         wall = time.monotonic() - t0
+        last = (res.stdout.strip().splitlines() or [""])[-1]
         out[str(j)] = {"wall_s": round(wall, 1), "exit": res.returncode,
-                       "last_line": (res.stdout.strip().splitlines() or [""])[-1]}
+                       "last_line": f"{last} (git {rev})"}
     return with_efficiency(out)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 
@@ -53,6 +54,32 @@ def test_bad_input_is_one_line(capsys):
     assert "unknown DUT" in capsys.readouterr().err
     assert bench.main(["--designs", "mont_lut", "--sims", "vcs"]) == 2
     assert "unknown simulator" in capsys.readouterr().err
+
+
+def test_a_timed_list_names_its_revision_and_starts_fresh(tmp_path, monkeypatch):
+    """regression_wall: each job count from no built model and an empty compiler cache; the
+    result names the git revision, as a wall time taken from a finished regression does."""
+    built = tmp_path / "build"
+    monkeypatch.setattr(bench, "BUILD_ROOT", built)
+    monkeypatch.setattr(bench, "BENCH_BUILD", tmp_path / "bench")
+    monkeypatch.setattr(bench.tools, "git_revision", lambda root: "abc1234")
+    seen: list[tuple[list[str], bool]] = []
+
+    class Done:
+        returncode, stdout = 0, "...\n85 passed, 0 failed\n"
+
+    def run(cmd, **kw):  # the list run: what it finds built, then it builds
+        seen.append((cmd, (built / "sim").exists()))
+        (built / "sim").mkdir(parents=True, exist_ok=True)
+        time.sleep(0.06)  # a wall time of at least 0.1 s after rounding
+        return Done()
+
+    monkeypatch.setattr(bench.subprocess, "run", run)
+    wall = bench.regression_wall("smoke", [1, 2])
+    assert [cmd[cmd.index("--jobs") + 1] for cmd, _ in seen] == ["1", "2"]
+    assert [fresh for _, fresh in seen] == [False, False]  # the second run built nothing yet
+    assert wall["1"]["last_line"] == "85 passed, 0 failed (git abc1234)"
+    assert wall["2"]["exit"] == 0 and "parallel_efficiency" in wall
 
 
 def test_wall_time_from_a_finished_regression(tmp_path, capsys):
