@@ -173,14 +173,20 @@ def test_goal_line_names_the_bit_serial_designs_that_miss_it():
 
 
 def test_steady_rate_leaves_out_the_set_up_and_report(tmp_path):
-    """Four checks 0.3 s apart in a 1.5 s run: 1 / 0.3 operations a second, and the 0.3 s
-    the checks do not account for is the run's fixed cost."""
-    (tmp_path / "throughput.json").write_text('{"checked": 4, "span_s": 0.9}')
+    """Three checks 0.3 s apart after the first publication, in a 1.5 s run of four: 1 / 0.3
+    operations a second, and the 0.3 s the checks do not account for is the run's fixed
+    cost. Eight checks, four a publication: the window holds the last four over its span."""
+    (tmp_path / "throughput.json").write_text(
+        '{"checked": 4, "steady_checks": 3, "span_s": 0.9}')
     rate, fixed = bench.steady_rate(tmp_path, 4, 1.5)
     assert rate == pytest.approx(1 / 0.3) and fixed == pytest.approx(0.3)
     with pytest.raises(bench.BenchError, match="4 operations checked, 5 run"):
         bench.steady_rate(tmp_path, 5, 1.5)
-    (tmp_path / "throughput.json").write_text('{"checked": 1, "span_s": 0.0}')
+    (tmp_path / "throughput.json").write_text(
+        '{"checked": 8, "steady_checks": 4, "span_s": 1.2}')
+    assert bench.steady_rate(tmp_path, 8, 3.0)[0] == pytest.approx(4 / 1.2)
+    (tmp_path / "throughput.json").write_text(
+        '{"checked": 1, "steady_checks": 0, "span_s": 0.0}')
     assert bench.steady_rate(tmp_path, 1, 0.5) == (2.0, 0.0)  # one check: the whole run
     with pytest.raises(bench.BenchError, match="no steady rate"):
         bench.steady_rate(tmp_path / "none", 1, 0.5)

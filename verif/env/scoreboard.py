@@ -136,9 +136,13 @@ class Scoreboard(uvm_component):
         # the registers an operation's results need read back (every word) before it is
         # checked
         self._need = ("P", "CYCLES", "S", "C") if predictor.red_words else ("P", "CYCLES")
-        # wall times of the first and the last check: the run's steady rate, without its
-        # set-up and report (`throughput.json`, read by `make bench`)
-        self.first_check_s = self.last_check_s = 0.0
+        # the run's steady rate, without its set-up and report (`throughput.json`, read by
+        # `make bench`): the checks after the first publication that completed one, over the
+        # time from the end of that publication to the last check. A publication may complete
+        # several operations at once (fast mode: a script's), so timing from the first check
+        # would count the others in its publication without their time.
+        self.window: tuple[float, int] | None = None  # (time, checks) at the window's start
+        self.last_check_s = 0.0
         # the checker thread (None: the handlers run in the publishing thread); mismatches
         # found on it wait in _unlogged for the main thread to log them (emit)
         self.checker = CheckThread() if check_thread else None
@@ -173,6 +177,8 @@ class Scoreboard(uvm_component):
                 on_burst(burst)
         else:
             self.on_transfer(item)
+        if self.window is None and self.checked:
+            self.window = (time.perf_counter(), self.checked)
 
     def on_transfer(self, t: Transfer) -> None:
         if self._pending_done:
@@ -269,8 +275,6 @@ class Scoreboard(uvm_component):
         self.checked += 1
         self._write_log(op, fields)
         self.last_check_s = time.perf_counter()
-        if self.checked == 1:
-            self.first_check_s = self.last_check_s
 
     # --- the done edge --------------------------------------------------------------------
     def on_done(self, obs: DoneObservation) -> None:
@@ -350,9 +354,10 @@ class Scoreboard(uvm_component):
             finally:
                 self.emit()
         self._flush_done()
+        start, before = self.window or (self.last_check_s, self.checked)
         (self.log_path.parent / "throughput.json").write_text(json.dumps(
-            {"checked": self.checked,
-             "span_s": round(self.last_check_s - self.first_check_s, 6),
+            {"checked": self.checked, "steady_checks": self.checked - before,
+             "span_s": round(max(0.0, self.last_check_s - start), 6),
              "check_thread": self.checker is not None}) + "\n")
         unread = [op.index for op in self.predictor.ops
                   if op.error == "ERR_NONE" and op.index not in self._logged]
