@@ -800,6 +800,10 @@ def render_md(results: dict[str, object]) -> str:
                 f"{len(inline)}; " + ", ".join(f"{d} {r:.2f}" for d, r in inline) + ".")
     lines += floor_section(results["points"])  # type: ignore[arg-type]
     lines += ["", "## Cycles against the papers", "",
+              "Each row evaluates the formula its paper states; the formula, the source and why "
+              "a count differs from it (the design's configuration, or a figure the paper "
+              "gives for one width only) are in [docs/cycles.md](../cycles.md) and the "
+              "design's `[paper]` table.", "",
               "| design | N | cycles | paper | ratio |", "|---|---|---|---|---|"]
     for row in results["cycles"]:  # type: ignore[union-attr]
         paper = f"{row['paper']:g}" if row["paper"] else "–"
