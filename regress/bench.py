@@ -23,6 +23,7 @@ import json
 import os
 import platform
 import random
+import re
 import shutil
 import signal
 import statistics
@@ -632,11 +633,22 @@ def regression_wall(list_name: str, jobs: list[int]) -> dict[str, object]:
     return with_efficiency(out)
 
 
+def wall_revision(wall: dict[str, object]) -> str:
+    """The git revision a wall time was measured at, as its result line names it ("" when
+    it does not)."""
+    found = re.search(r"\bgit ([0-9a-f]{7,40})\b", str(wall.get("last_line", "")))
+    return found.group(1)[:7] if found else ""
+
+
 def with_efficiency(walls: dict[str, object]) -> dict[str, object]:
     """A list's wall times, with the parallel efficiency when both 1 and 2 jobs are there
-    (wall(1 job) / (2 x wall(2 jobs)); each figure's row names where it came from)."""
+    and were measured at the same git revision (wall(1 job) / (2 x wall(2 jobs)); each
+    figure's row names where it came from). Times of different revisions are not compared:
+    the list and the testbench may have changed between them."""
+    walls.pop("parallel_efficiency", None)
     one, two = walls.get("1"), walls.get("2")
-    if isinstance(one, dict) and isinstance(two, dict):
+    if isinstance(one, dict) and isinstance(two, dict) and wall_revision(one) \
+            and wall_revision(one) == wall_revision(two):
         walls["parallel_efficiency"] = one["wall_s"] / (2 * two["wall_s"])
     return walls
 

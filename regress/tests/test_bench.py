@@ -109,6 +109,12 @@ def test_wall_time_from_a_finished_regression(tmp_path, capsys):
     md = (out / "results.md").read_text()
     assert "| nightly | 1 | 4881.0 |" in md and "| nightly | 2 | 2712.3 |" in md
     assert "| nightly | efficiency | 0.90 | |" in md  # 4881 / (2 x 2712.3)
+    # a one-job time measured at another revision: kept, but not compared with the other
+    (one / "summary.json").write_text(json.dumps(summary | {"jobs": 1, "wall_s": 4881.0,
+                                                            "git": "1234567fed"}))
+    assert bench.main(["--update", "--wall-from", f"nightly={one}", "--out", str(out)]) == 0
+    md = (out / "results.md").read_text()
+    assert "| nightly | 1 | 4881.0 |" in md and "| nightly | efficiency |" not in md
     summary["shard"] = "1/4"
     (run / "summary.json").write_text(json.dumps(summary))
     assert bench.main(["--update", "--wall-from", f"nightly={run}", "--out", str(out)]) == 2
