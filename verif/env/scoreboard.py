@@ -148,7 +148,6 @@ class Scoreboard(uvm_component):
         self.checker = CheckThread() if check_thread else None
         self._unlogged: list[str] = []
         self._illegal = sorted(coverage.illegal_bins)  # unreachable table addresses
-        self._keys: dict[str, str] = {}  # operand register -> its txns.jsonl key
 
     def build_phase(self) -> None:
         self.bus_sub = _Sub("bus_sub", self, self.on_bus, self)  # type: ignore[arg-type]
@@ -329,12 +328,9 @@ class Scoreboard(uvm_component):
         times as numbers."""
         self._logged.add(op.index)
         period = self.predictor.period_ns
-        keys = self._keys
         parts = [f'"op": {op.index}']
         for name, value in op.operands.items():  # register names need no JSON escapes
-            if (key := keys.get(name)) is None:
-                key = keys[name] = name.lower()
-            parts.append(f'"{key}": "{value:#x}"')
+            parts.append(f'"{name.lower()}": "{value:#x}"')
         if self.algo.has_field:
             parts.append(f'"field": {op.field}')
         parts.append(f'"start_ns": {op.start_edge * period}')
