@@ -627,9 +627,11 @@ def regression_wall(list_name: str, jobs: list[int]) -> dict[str, object]:
                              cwd=ROOT, capture_output=True, text=True,
                              env=os.environ | {"CCACHE_DIR": str(cache)})
         wall = time.monotonic() - t0
-        last = (res.stdout.strip().splitlines() or [""])[-1]
-        out[str(j)] = {"wall_s": round(wall, 1), "exit": res.returncode,
-                       "last_line": f"{last} (git {rev})"}
+        if (folder / "summary.json").exists():  # runs, campaigns and models counted apart
+            last = str(wall_from_results(folder)[str(j)]["last_line"])
+        else:
+            last = f"{(res.stdout.strip().splitlines() or [''])[-1]} (git {rev})"
+        out[str(j)] = {"wall_s": round(wall, 1), "exit": res.returncode, "last_line": last}
     return with_efficiency(out)
 
 
@@ -969,8 +971,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.repeat < 1 or args.txns < 1 or args.icarus_txns < 1:
             raise ConfigError("--repeat, --txns and --icarus-txns must be at least 1")
         jobs = [int(j) for j in args.jobs.split(",")]
-        walls = {name: wall_from_results(Path(folder)) for name, folder in
-                 (_pair(item) for item in args.wall_from.split(",") if item)}
+        walls: dict[str, dict[str, object]] = {}
+        for name, folder in (_pair(item) for item in args.wall_from.split(",") if item):
+            walls[name] = walls.get(name, {}) | wall_from_results(Path(folder))  # 1 and 2 jobs
         if args.update:
             results = json.loads((args.out / "results.json").read_text())
             regs = results.setdefault("regressions", {})

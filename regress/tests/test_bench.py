@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -71,6 +72,13 @@ def test_a_timed_list_names_its_revision_and_starts_fresh(tmp_path, monkeypatch)
     def run(cmd, **kw):  # the list run: what it finds built, then it builds
         seen.append((cmd, (built / "sim").exists()))
         (built / "sim").mkdir(parents=True, exist_ok=True)
+        jobs = int(cmd[cmd.index("--jobs") + 1])
+        if jobs == 2:  # a run that wrote its summary: runs, campaigns and models apart
+            folder = Path(cmd[cmd.index("--out") + 1])
+            folder.mkdir(parents=True)
+            (folder / "summary.json").write_text(json.dumps(
+                {"jobs": 2, "wall_s": 1.0, "passed": 84, "failed": 0, "git": "abc1234ff",
+                 "builds": [{}] * 39, "mutation": {"m": {"status": "passed"}}}))
         time.sleep(0.06)  # a wall time of at least 0.1 s after rounding
         return Done()
 
@@ -79,6 +87,9 @@ def test_a_timed_list_names_its_revision_and_starts_fresh(tmp_path, monkeypatch)
     assert [cmd[cmd.index("--jobs") + 1] for cmd, _ in seen] == ["1", "2"]
     assert [fresh for _, fresh in seen] == [False, False]  # the second run built nothing yet
     assert wall["1"]["last_line"] == "85 passed, 0 failed (git abc1234)"
+    assert wall["2"]["last_line"] == ("84 passed, 0 failed; 1 mutation campaigns, 1 passed "
+                                      "(39 models; from smoke-j2, git abc1234)")
+    assert wall["2"]["wall_s"] >= 0.1  # timed here, not the summary's own figure
     assert wall["2"]["exit"] == 0 and "parallel_efficiency" in wall
 
 
@@ -115,6 +126,12 @@ def test_wall_time_from_a_finished_regression(tmp_path, capsys):
     assert bench.main(["--update", "--wall-from", f"nightly={one}", "--out", str(out)]) == 0
     md = (out / "results.md").read_text()
     assert "| nightly | 1 | 4881.0 |" in md and "| nightly | efficiency |" not in md
+    # both job counts of one revision in one command: both kept, and compared
+    (one / "summary.json").write_text(json.dumps(summary | {"jobs": 1, "wall_s": 4881.0}))
+    assert bench.main(["--update", "--wall-from", f"nightly={one},nightly={run}",
+                       "--out", str(out)]) == 0
+    md = (out / "results.md").read_text()
+    assert "| nightly | efficiency | 0.90 | |" in md and "| nightly | 1 | 4881.0 |" in md
     summary["shard"] = "1/4"
     (run / "summary.json").write_text(json.dumps(summary))
     assert bench.main(["--update", "--wall-from", f"nightly={run}", "--out", str(out)]) == 2
