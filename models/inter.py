@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from gmpy2 import mpz
 
-from models import native
-from models.mont import validate
-from models.result import ModelInputError, Result
+from montverif.models import native
+from montverif.models.mont import validate
+from montverif.models.result import ModelInputError, Result
 
 CSA_TABLE_SIZE = 7  # k * 2^n mod M for k = 0..6 (Algorithm 4)
 LUT_SIZE = 8  # 2A + I for k = 0..3 and x = 0, 1 (Algorithm 5)

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from gmpy2 import mpz
 
-from models import native
-from models.mont import csa
-from models.result import ModelInputError, Result, short_hex
+from montverif.models import native
+from montverif.models.mont import csa
+from montverif.models.result import ModelInputError, Result, short_hex
 
 EXTRA_ITER = 2  # Walter: K + 2 iterations
 EXTRA_BITS = 2  # S1, S2, D1, D2 are n + 2 bits (each half <= the pair's value < 3N)

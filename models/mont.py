@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from gmpy2 import mpz
 
-from models import native
-from models.result import ModelInputError, Result, short_hex
+from montverif.models import native
+from montverif.models.result import ModelInputError, Result, short_hex
 
 
 def final_sub(p: int, m: int) -> int:

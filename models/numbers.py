@@ -6,7 +6,7 @@ import re
 
 import gmpy2
 
-from models.result import ModelInputError
+from montverif.models.result import ModelInputError
 
 _DEC = re.compile(r"[0-9]+", re.ASCII)
 _HEX = re.compile(r"0[xX]([0-9a-fA-F]+)", re.ASCII)

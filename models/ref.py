@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gmpy2
 
-from models.result import ModelInputError, short_hex
+from montverif.models.result import ModelInputError, short_hex
 
 
 def _int(name: str, value: object) -> int:

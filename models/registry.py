@@ -7,21 +7,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from models import gf2, ref
-from models.dual import check as dual_check
-from models.dual import mont_dual, mp_pack, r_bits_gf2
-from models.inter import inter_csa, inter_lut, inter_r2
-from models.mm42 import iterations, iterations_u2, mm42, mm42_u2
-from models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2, mont_r2
-from models.result import ModelInputError, Result
-from models.rsa import block_params as rsa_block_params
-from models.rsa import check as rsa_check
-from models.rsa import mprime, r2, rsa_core
-from models.scalable import mwr2mm, mwr2mm_check, mwrkmm, mwrkmm_check, mwrkmm_mprime
-from models.vhr import check as qp_check
-from models.vhr import mhat as qp_mhat
-from models.vhr import mont_qp
-from models.vhr import r_bits as qp_r_bits
+from montverif.models import gf2, ref
+from montverif.models.dual import check as dual_check
+from montverif.models.dual import mont_dual, mp_pack, r_bits_gf2
+from montverif.models.inter import inter_csa, inter_lut, inter_r2
+from montverif.models.mm42 import iterations, iterations_u2, mm42, mm42_u2
+from montverif.models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2, mont_r2
+from montverif.models.result import ModelInputError, Result
+from montverif.models.rsa import block_params as rsa_block_params
+from montverif.models.rsa import check as rsa_check
+from montverif.models.rsa import mprime, r2, rsa_core
+from montverif.models.scalable import mwr2mm, mwr2mm_check, mwrkmm, mwrkmm_check, mwrkmm_mprime
+from montverif.models.vhr import check as qp_check
+from montverif.models.vhr import mhat as qp_mhat
+from montverif.models.vhr import mont_qp
+from montverif.models.vhr import r_bits as qp_r_bits
 
 # "mont": X*Y*2^-r mod M; "inter": X*Y mod M; "mont_gf2": the binary-field Montgomery product
 # X(x)*Y(x)*x^-r mod M(x) (polynomials over GF(2), M holds the whole p(x), so deg p < N);
@@ -255,7 +255,7 @@ _ALGO_LIST: tuple[AlgoInfo, ...] = (
 
 ALGOS: dict[str, AlgoInfo] = {a.name: a for a in _ALGO_LIST}
 
-# Cores built around the multipliers (not multipliers themselves: `python -m models list/run`
+# Cores built around the multipliers (not multipliers themselves: `montverif models list/run`
 # and the multiplier tests iterate over ALGOS only). kind "modexp": P = X^E mod M.
 CORES: dict[str, AlgoInfo] = {
     "rsa_core": AlgoInfo(

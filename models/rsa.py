@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import gmpy2
 
-from models.result import ModelInputError, Result, short_hex
-from models.scalable import mwrkmm_check, mwrkmm_cycles
-from models.vhr import Geometry
-from models.vhr import check as qp_check
-from models.vhr import mhat as qp_mhat
+from montverif.models.result import ModelInputError, Result, short_hex
+from montverif.models.scalable import mwrkmm_check, mwrkmm_cycles
+from montverif.models.vhr import Geometry
+from montverif.models.vhr import check as qp_check
+from montverif.models.vhr import mhat as qp_mhat
 
 # Mult parameter -> (multiplier, its busy cycles for width n and the build's V, W, P):
 # rsa_mont_mult.sv. The word-based multipliers (4, 5) take V, W, P; the bit-serial ones ignore
@@ -49,8 +49,8 @@ class Product:
     p: int
 
 
-def check(n: int, Mult: int = 0, ConstTime: int = 1, V: int = 16, W: int = 16,  # noqa: N803
-          P: int = 1) -> None:  # noqa: N803 - RTL names
+def check(n: int, Mult: int = 0, ConstTime: int = 1, V: int = 16, W: int = 16,
+          P: int = 1) -> None:
     if Mult not in MULTS:
         raise ModelInputError(f"rsa_core: Mult must be one of {sorted(MULTS)} "
                               f"({', '.join(f'{k}={v[0]}' for k, v in MULTS.items())}); "
@@ -86,12 +86,12 @@ def mult_name(mult: int) -> str:
     return MULTS[mult][0]
 
 
-def mult_cycles(mult: int, n: int, V: int = 16, W: int = 16, P: int = 1,  # noqa: N803
+def mult_cycles(mult: int, n: int, V: int = 16, W: int = 16, P: int = 1,
                 **_params: int) -> int:
     return MULTS[mult][1](n, V=V, W=W, P=P)
 
 
-def r_bits(n: int, Mult: int = 0, V: int = 16, W: int = 16, P: int = 1,  # noqa: N803
+def r_bits(n: int, Mult: int = 0, V: int = 16, W: int = 16, P: int = 1,
            **_params: int) -> int:
     """log2 R of the multiplier inside: N for all but mont_qp (V (ceil(N/V) + 1))."""
     return Geometry(n, V, W, P).r_bits if Mult == 5 else n
@@ -105,7 +105,7 @@ def r2(m: int, n: int, **params: int) -> int:
     return int(gmpy2.powmod(2, 2 * r_bits(n, **params), m))
 
 
-def mprime(m: int, n: int, Mult: int = 0, V: int = 16, **_params: int) -> int:  # noqa: N803
+def mprime(m: int, n: int, Mult: int = 0, V: int = 16, **_params: int) -> int:
     """Register MP: the reduction constant of the multiplier inside. m' = -M^-1 mod 2^n (the
     bit-serial multipliers use bit 0, mwrkmm its low W bits = -M^-1 mod 2^W); for mont_qp
     Jiang-Harris's M-hat = ((m' mod 2^2V) M + 1) / 2^2V (models/vhr.py). 0 for an even or
@@ -131,7 +131,7 @@ def _validate(x: int, e: int, m: int, n: int) -> None:
         raise ModelInputError(f"E must fit in n={n} bits (got {short_hex(e)})")
 
 
-def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,  # noqa: N803
+def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,
              **params: int) -> list[list[Product]]:
     """Every step of the core: the products it issues (A first), in RTL order; params are
     the other build parameters (Mult, V, W, P: the multiplier's R)."""
@@ -162,14 +162,14 @@ def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,  # noqa: N803
     return steps
 
 
-def rsa_cycles(e: int, n: int, Mult: int = 0, ConstTime: int = 1,  # noqa: N803
+def rsa_cycles(e: int, n: int, Mult: int = 0, ConstTime: int = 1,
                **vwp: int) -> int:
     steps = n + 2 if ConstTime else e.bit_length() + 2
     return steps * (mult_cycles(Mult, n, **vwp) + CAPTURE_CYCLES)
 
 
-def rsa_core(x: int, e: int, m: int, n: int, Mult: int = 0,  # noqa: N803
-             ConstTime: int = 1, V: int = 16, W: int = 16, P: int = 1) -> Result:  # noqa: N803
+def rsa_core(x: int, e: int, m: int, n: int, Mult: int = 0,
+             ConstTime: int = 1, V: int = 16, W: int = 16, P: int = 1) -> Result:
     """P = X^E mod M as the core computes it (E = 0 gives 1 mod M)."""
     check(n, Mult, ConstTime, V, W, P)
     steps = products(x, e, m, n, ConstTime, Mult=Mult, V=V, W=W, P=P)

@@ -16,8 +16,8 @@ subtraction of M done), the cycle count of the RTL schedule and the observation 
 
 from __future__ import annotations
 
-from models.mont import final_sub, validate
-from models.result import ModelInputError, Result
+from montverif.models.mont import final_sub, validate
+from montverif.models.result import ModelInputError, Result
 
 OBS_PE_SLOTS = 8  # observation addresses: PE index mod 8, times carry zero / non-zero
 OBS_BINS = 2 * OBS_PE_SLOTS
@@ -39,17 +39,17 @@ def _join(words: list[int], width: int) -> int:
 # --- MWR2MM ------------------------------------------------------------------------------
 
 
-def mwr2mm_words(n: int, W: int) -> int:  # noqa: N803 - parameter names follow the RTL
+def mwr2mm_words(n: int, W: int) -> int:
     """e = ceil((N + 1) / W): words of S, Y and M (one extra bit for S < 2M)."""
     return -(-(n + 1) // W)
 
 
-def mwr2mm_pmax(n: int, W: int) -> int:  # noqa: N803
+def mwr2mm_pmax(n: int, W: int) -> int:
     """Most PEs that do not stall: a PE is busy e clocks per bit and PEs start 2 clocks apart."""
     return max(1, mwr2mm_words(n, W) // 2)
 
 
-def mwr2mm_check(n: int, W: int, P: int) -> None:  # noqa: N803
+def mwr2mm_check(n: int, W: int, P: int) -> None:
     """Legal (N, W, P): 2 <= W <= N (at least two words), 1 <= P <= p_max = floor(e / 2)."""
     if W < 2:
         raise ModelInputError(f"mwr2mm: W must be >= 2 (got W={W})")
@@ -61,7 +61,7 @@ def mwr2mm_check(n: int, W: int, P: int) -> None:  # noqa: N803
                               f"(p_max = floor(e/2), e = ceil((N+1)/W) = {mwr2mm_words(n, W)})")
 
 
-def mwr2mm_cycles(n: int, W: int, P: int) -> int:  # noqa: N803
+def mwr2mm_cycles(n: int, W: int, P: int) -> int:
     """Busy clocks of hdl/scalable/mwr2mm.sv: bit i = rP + k starts on PE k at r*e + 2k, the
     last bit's words leave its PE at T + 2 .. T + e + 1, then one FIN clock."""
     e = mwr2mm_words(n, W)
@@ -69,7 +69,7 @@ def mwr2mm_cycles(n: int, W: int, P: int) -> int:  # noqa: N803
     return rounds * e + 2 * ((n - 1) % P) + 3
 
 
-def mwr2mm(x: int, y: int, m: int, n: int, W: int = 8, P: int = 1) -> Result:  # noqa: N803
+def mwr2mm(x: int, y: int, m: int, n: int, W: int = 8, P: int = 1) -> Result:
     """Algorithm 1 (MWR2MM), word by word as each PE computes it.
 
     Per bit x_i: (C, S(0)) = x_i Y(0) + S(0); q = S(0)_0 selects M; then for every word
@@ -114,17 +114,17 @@ def mwr2mm(x: int, y: int, m: int, n: int, W: int = 8, P: int = 1) -> Result:  #
 # --- MWRkMM ------------------------------------------------------------------------------
 
 
-def mwrkmm_words(n: int, V: int) -> int:  # noqa: N803
+def mwrkmm_words(n: int, V: int) -> int:
     """n_w = floor(N / V) + 2 operand words (the paper's n; the top word of Y and M is 0)."""
     return n // V + 2
 
 
-def mwrkmm_pmax(n: int, V: int) -> int:  # noqa: N803
+def mwrkmm_pmax(n: int, V: int) -> int:
     """Eq. (13): p_max = floor((floor(N/V) + 2) / 3) (PE latency 3)."""
     return mwrkmm_words(n, V) // 3
 
 
-def mwrkmm_check(n: int, V: int, W: int, P: int) -> None:  # noqa: N803
+def mwrkmm_check(n: int, V: int, W: int, P: int) -> None:
     """Legal (N, V, W, P): 1 <= W <= V (section 6.1, 2), W divides N (ibid.), V <= N,
     1 <= P <= p_max (eq. 13)."""
     if W < 1:
@@ -141,12 +141,12 @@ def mwrkmm_check(n: int, V: int, W: int, P: int) -> None:  # noqa: N803
                               f"(eq. 13: p_max = floor((floor(N/V)+2)/3))")
 
 
-def mwrkmm_jobs(n: int, W: int) -> int:  # noqa: N803
+def mwrkmm_jobs(n: int, W: int) -> int:
     """N/W + 1 digit jobs: the last digit of X is zero (Algorithm 2, i = 0..p)."""
     return n // W + 1
 
 
-def mwrkmm_cycles(n: int, V: int, W: int, P: int) -> int:  # noqa: N803
+def mwrkmm_cycles(n: int, V: int, W: int, P: int) -> int:
     """Busy clocks of hdl/scalable/mwrkmm.sv: job i = rP + k has its state-A clock at
     r*n_w + 3k, its words leave the PE at T + 3 .. T + n_w + 2, then one FIN clock."""
     nw = mwrkmm_words(n, V)
@@ -155,14 +155,14 @@ def mwrkmm_cycles(n: int, V: int, W: int, P: int) -> int:  # noqa: N803
     return (rounds - 1) * nw + 3 * ((jobs - 1) % P) + nw + 4
 
 
-def mwrkmm_mprime(m: int, n: int, V: int = 8, W: int = 1, P: int = 1) -> int:  # noqa: N803
+def mwrkmm_mprime(m: int, n: int, V: int = 8, W: int = 1, P: int = 1) -> int:
     """Host precomputation m' = -M^-1 mod 2^W (eq. 10 with R = 2^W: u' needs W bits)."""
     if m <= 0 or m % 2 == 0:
         raise ModelInputError("mwrkmm: m' needs an odd modulus M > 0")
     return (-pow(m, -1, 1 << W)) % (1 << W)
 
 
-def mwrkmm(x: int, y: int, m: int, n: int, V: int = 8, W: int = 1,  # noqa: N803
+def mwrkmm(x: int, y: int, m: int, n: int, V: int = 8, W: int = 1,
            P: int = 1) -> Result:
     """Algorithm 2 (MWRkMM), word by word as each PE computes it.
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.mont import validate
-from models.result import ModelInputError, Result
+from montverif.models.mont import validate
+from montverif.models.result import ModelInputError, Result
 
 MAX_PES = 16  # observation bins per PE (the paper's largest configuration has 16 PEs)
 
@@ -82,7 +82,7 @@ class Geometry:
         return (self.f // self.p) * self.kernel + self.e + 2 * self.last_pe
 
 
-def check(n: int, V: int = 8, W: int = 16, P: int = 2) -> None:  # noqa: N803
+def check(n: int, V: int = 8, W: int = 16, P: int = 2) -> None:
     """Raise ModelInputError (one line) for an illegal (N, V, W, P)."""
     if n < 2:
         raise ModelInputError(f"mont_qp: N must be >= 2 (got {n})")
@@ -97,12 +97,12 @@ def check(n: int, V: int = 8, W: int = 16, P: int = 2) -> None:  # noqa: N803
                               f"(f + 1 = {g.f + 1} iterations, at most {MAX_PES} PEs; got P={P})")
 
 
-def r_bits(n: int, V: int = 8, W: int = 16, P: int = 2) -> int:  # noqa: N803
+def r_bits(n: int, V: int = 8, W: int = 16, P: int = 2) -> int:
     check(n, V, W, P)
     return Geometry(n, V, W, P).r_bits
 
 
-def mhat(m: int, n: int, V: int = 8, W: int = 16, P: int = 2) -> int:  # noqa: N803
+def mhat(m: int, n: int, V: int = 8, W: int = 16, P: int = 2) -> int:
     """Host precomputation: M-hat = ((M' mod 2^2v) M + 1) / 2^2v, M' = -M^-1 mod 2^2v."""
     if m <= 0 or m % 2 == 0:
         raise ModelInputError(f"mont_qp: M-hat needs an odd modulus > 0 (got {m})")
@@ -130,7 +130,7 @@ def fig2_raw(x: int, y: int, m: int, n: int, v: int) -> int:
     return (z << v) + oldreduce
 
 
-def mont_qp(x: int, y: int, m: int, n: int, V: int = 8, W: int = 16,  # noqa: N803
+def mont_qp(x: int, y: int, m: int, n: int, V: int = 8, W: int = 16,
             P: int = 2) -> Result:
     """Fig. 3 on e words per iteration, p PEs; P = X*Y*2^-r_bits mod M fully reduced.
 

@@ -1,7 +1,7 @@
 """Benchmarks: testbench throughput against a raw Verilator harness, simulator ratio, build
 times, cycle counts against the papers, regression wall time.
 
-    python -m regress.bench [--designs mont_lut,...] [--widths 256,1024] [--txns 40]
+    montverif bench [--designs mont_lut,...] [--widths 256,1024] [--txns 40]
                             [--repeat 3] [--sims verilator,icarus] [--lists smoke]
                             [--jobs 1,2] [--out docs/bench]
 
@@ -36,15 +36,11 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from models.registry import get_algo, reference  # noqa: E402
-from regress import tools  # noqa: E402
-from regress.cycles import formula  # noqa: E402
-from regress.run import op_cycles  # noqa: E402
-from regress.sim import (  # noqa: E402
+from montverif.models.registry import get_algo, reference
+from montverif.regress import tools
+from montverif.regress.cycles import formula
+from montverif.regress.run import op_cycles
+from montverif.regress.sim import (
     BUILD_ROOT,
     BUS_MODES,
     TIMESCALE,
@@ -57,9 +53,10 @@ from regress.sim import (  # noqa: E402
     half_period_units,
     has_engine,
 )
-from verif import regmap  # noqa: E402
-from verif.config import ConfigError, DesignConfig, known_designs, load_design  # noqa: E402
+from montverif.verif import regmap
+from montverif.verif.config import ConfigError, DesignConfig, known_designs, load_design
 
+ROOT = Path(__file__).resolve().parent.parent
 HARNESS = Path(__file__).resolve().parent / "bench_harness.cpp"
 ENGINE_IDLE = Path(__file__).resolve().parent / "bench_engine_idle.cpp"
 DEFAULT_OUT = ROOT / "docs" / "bench"
@@ -150,7 +147,7 @@ def make_vectors(design: DesignConfig, n: int, count: int, seed: int) -> list[di
 
 def write_vector_file(vectors: list[dict[str, int]], path: Path, dut: str = "") -> None:
     """The vectors in the design's own vector format (the RSA core's msg/exp/mod keys)."""
-    from regress.mutate.engine import vector_file
+    from montverif.regress.mutate.engine import vector_file
 
     vecs = [{k.lower(): hex(v) for k, v in vec.items()} for vec in vectors]
     path.write_text(json.dumps(vector_file(dut, vecs) if dut else {"vectors": vecs}))
@@ -326,19 +323,18 @@ def engine_floor_seconds(exe: Path, cycles: int) -> float:
 def run_module(spec: BuildSpec, design: DesignConfig, module: str, out: Path,
                env: dict[str, str], timeout_s: int, seed: int | None = None) -> None:
     """Run the cocotb test module `module` (not the design's testbench) on the built
-    Verilator model of `spec`, in `out` (sim.log, results.xml), with `env` added and the
-    project on PYTHONPATH. WallLimit after `timeout_s` of wall time (the simulator is
+    Verilator model of `spec`, in `out` (sim.log, results.xml), with `env` added. WallLimit
+    after `timeout_s` of wall time (the simulator is
     killed)."""
     from cocotb_tools.runner import get_runner
 
     tools.setup_env("verilator")
     out.mkdir(parents=True, exist_ok=True)
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
     with wall_limit(timeout_s):
         get_runner("verilator").test(
             test_module=module, hdl_toplevel=spec.toplevel(design),
             hdl_toplevel_lang="verilog", build_dir=BUILD_ROOT / "sim" / spec.key,
-            test_dir=out, extra_env=env | {"PYTHONPATH": path}, timescale=TIMESCALE,
+            test_dir=out, extra_env=env, timescale=TIMESCALE,
             seed=seed, results_xml=str(out / "results.xml"), log_file=out / "sim.log")
 
 
@@ -349,7 +345,7 @@ def kernel_floor_seconds(spec: BuildSpec, design: DesignConfig, cycles: int, out
     result = out / "floor.json"
     result.unlink(missing_ok=True)
     try:
-        run_module(spec, design, "regress.bench_floor", out,
+        run_module(spec, design, "montverif.regress.bench_floor", out,
                    {"MV_FLOOR_CYCLES": str(cycles), "MV_FLOOR_OUT": str(result)},
                    FLOOR_TIMEOUT_S)
         return float(json.loads(result.read_text())["seconds"])
@@ -622,8 +618,8 @@ def regression_wall(list_name: str, jobs: list[int]) -> dict[str, object]:
         cache = BENCH_BUILD / "ccache-wall"
         shutil.rmtree(cache, ignore_errors=True)
         t0 = time.monotonic()
-        res = subprocess.run([sys.executable, "-m", "regress", "run", "--list", list_name,
-                              "--jobs", str(j), "--out", str(folder)],
+        res = subprocess.run([sys.executable, "-m", "montverif.regress.cli", "regress",
+                              "--list", list_name, "--jobs", str(j), "--out", str(folder)],
                              cwd=ROOT, capture_output=True, text=True,
                              env=os.environ | {"CCACHE_DIR": str(cache)})
         wall = time.monotonic() - t0
@@ -727,7 +723,7 @@ def runs_sentence(results: dict[str, object]) -> str:
 
 def render_md(results: dict[str, object]) -> str:
     lines = ["# Benchmarks", "",
-             "Generated by `make bench` (`python -m regress.bench`); do not edit by hand. "
+             "Generated by `make bench` (`montverif bench`); do not edit by hand. "
              f"Machine: {results['machine']}. {runs_sentence(results)}; operations per "
              "second of simulation with every result checked, in the steady state: the "
              "checks after the first publication of the bus traffic that completed an "
@@ -924,7 +920,7 @@ def plot(results: dict[str, object], out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m regress.bench", description=__doc__,
+    ap = argparse.ArgumentParser(prog="montverif bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--designs", default="all", help="comma-separated, or all")
     ap.add_argument("--widths", default="256,1024")

@@ -14,7 +14,7 @@ from pathlib import Path
 import cocotb
 from cocotb.triggers import Timer
 
-from verif.config import CLOCK_PERIOD_NS
+from montverif.verif.config import CLOCK_PERIOD_NS
 
 RESET_CYCLES = 3
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from regress.report import RunResult
+    from montverif.regress.report import RunResult
 
 _TEST_PREFIX = re.compile(r"^[A-Z]\w*Test: ")
 _TIME = re.compile(r"@\s*[\d.]+\s*[munpf]?s\b")

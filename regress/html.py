@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from regress import history
+from montverif.regress import history
 
 CSS = """body{font-family:sans-serif;margin:1.5em;max-width:1300px}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;

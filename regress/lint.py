@@ -12,16 +12,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from regress import tools
-from verif import regmap
-from verif.config import known_designs, load_design
+from montverif.regress import tools
+from montverif.verif import regmap
+from montverif.verif.config import known_designs, load_design
 
 ROOT = Path(__file__).resolve().parent.parent
-PY_DIRS = ["models", "verif", "regress"]
-# ruff settings live here (no config file at the top level): pyflakes, pycodestyle,
-# isort, pyupgrade, bugbear.
-RUFF_FLAGS = ["--line-length", "100", "--target-version", "py311",
-              "--select", "E,F,W,I,UP,B"]
+PY_DIRS = ["models", "verif", "regress"]  # ruff's settings: pyproject.toml [tool.ruff]
 
 
 def param_points(min_n: int) -> list[dict[str, int]]:
@@ -70,7 +66,7 @@ def lint_design(name: str) -> list[str]:
 def lint_engine() -> list[str]:
     """The simulation-only bus engine of the fast mode, with a generated wrapper around
     mont_lut (lint: the engine itself; the wrapper is generated code)."""
-    from verif.bus import engine
+    from montverif.verif.bus import engine
 
     design = load_design("mont_lut")
     problems = []
@@ -112,7 +108,7 @@ def main() -> int:
     if regmap.main(["--check"]):
         problems.append("register map: generated files are stale (make regmap)")
     ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
-    res = subprocess.run([ruff or "ruff", "check", *RUFF_FLAGS, *PY_DIRS], cwd=ROOT,
+    res = subprocess.run([ruff or "ruff", "check", *PY_DIRS], cwd=ROOT,
                          capture_output=True, text=True, check=False)
     if res.returncode:
         problems.append(f"ruff:\n{res.stdout.strip()}")

@@ -1,12 +1,12 @@
 """Mutation campaigns of a regression list: the `[[<list>.mutation]]` blocks of
-regress/lists.toml, run by `python -m regress run` after the list's simulation runs.
+regress/lists.toml, run by `montverif regress` after the list's simulation runs.
 
 Each campaign is one design's regress/mutate campaign (engine.run_campaign, report.write)
 written to <results>/mutation/<dut>/ (mutants.json, mutate.md, mutate.html, mutants/, runs/).
 Its seed, which picks the sample of mutants and drives the runs, is derived from the
 regression's base seed and the design (`--fixed-seed S` uses S), so a list always picks the
 same mutants for a given `--seed` and another seed picks others; the record's `repro` is the
-`python -m regress.mutate` command of the same campaign.
+`montverif mutate` command of the same campaign.
 
 A campaign ends in one status: passed (score >= goal), failed (score below the goal, or no
 score: nothing was killed or survived), error (the original design fails its own runs, or
@@ -24,12 +24,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from regress import run as rr
-from regress import sim, tools
-from regress.mutate import engine
-from regress.mutate import report as mreport
-from regress.report import FAIL, PASS, Regression
-from verif.config import known_designs, load_design
+from montverif.regress import run as rr
+from montverif.regress import sim, tools
+from montverif.regress.mutate import engine
+from montverif.regress.mutate import report as mreport
+from montverif.regress.report import FAIL, PASS, Regression
+from montverif.verif.config import known_designs, load_design
 
 KEYS = ("dut", "mutants", "sim", "n", "txns", "goal", "share")
 DEFAULT_SIM = "icarus"
@@ -66,7 +66,7 @@ class CampaignSpec:
                               share=self.share)
 
     def repro(self) -> str:
-        cmd = (f"python -m regress.mutate --dut {self.dut} --n {self.n} --mutants {self.mutants}"
+        cmd = (f"montverif mutate --dut {self.dut} --n {self.n} --mutants {self.mutants}"
                f" --seed {self.seed} --sim {self.sim} --txns {self.txns}")
         cmd += f" --timeout {self.timeout_s}" if self.timeout_s != MUTANT_TIMEOUT_S else ""
         return cmd + ("" if self.share else " --no-share")
@@ -258,7 +258,7 @@ def run_one(spec: CampaignSpec, jobs: int, out_dir: Path) -> dict[str, object]:
         camp.extra["command"] = spec.repro()
         mreport.write(camp)
         return record(spec, json.loads((folder / "mutants.json").read_text()))
-    except Exception as exc:  # noqa: BLE001 - one campaign's failure is its record
+    except Exception as exc:
         return error_record(spec, rr.one_line(exc), time.monotonic() - t0)
 
 

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from regress.buckets import buckets
-from regress.sim import BuildSpec, Outcome, RunSpec
+from montverif.regress.buckets import buckets
+from montverif.regress.sim import BuildSpec, Outcome, RunSpec
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 # a mutation campaign's status (regress/mutation.py)
@@ -78,7 +78,7 @@ class BuildResult:
 
 @dataclass
 class Regression:
-    """One `python -m regress run`: what was asked, what happened."""
+    """One `montverif regress`: what was asked, what happened."""
 
     name: str
     base_seed: int
@@ -445,7 +445,7 @@ def write_summary(reg: Regression, path: Path) -> None:
 
 def write_all(reg: Regression) -> None:
     """junit.xml, summary.json, cycles.md, the history line (if reg.history) and report.html."""
-    from regress import history, html
+    from montverif.regress import history, html
 
     reg.out_dir.mkdir(parents=True, exist_ok=True)
     write_junit(reg, reg.out_dir / "junit.xml")
@@ -462,7 +462,7 @@ def write_all(reg: Regression) -> None:
 def write_cycles(out_dir: Path) -> None:
     """cycles.md: the cycle counts of this regression's logs beside the papers' formulas
     (`make cycles` copies the latest one to docs/cycles.md)."""
-    from regress import cycles
+    from montverif.regress import cycles
 
     table = cycles.collect([out_dir / "runs"])  # the list's runs, not mutation/
     if table:

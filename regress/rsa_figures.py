@@ -1,6 +1,6 @@
 """RSA core figures for docs/rsa.md, measured, not typed.
 
-    python -m regress.rsa_figures [--widths 1024,2048] [--mults 0,1,2,3,4,5] [--no-write]
+    montverif rsa-figures [--widths 1024,2048] [--mults 0,1,2,3,4,5] [--no-write]
 
 For each width and multiplier (the word-based ones at the papers' configurations, MULT_PARAMS):
 one private-key exponentiation (a real gmpy2 RSA key,
@@ -28,14 +28,11 @@ from pathlib import Path
 
 import gmpy2
 
+from montverif.models import rsa as rsa_model
+from montverif.regress.sim import BuildSpec, RunSpec, execute
+from montverif.verif.env.rsa_seq import rsa_key
+
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from models import rsa as rsa_model  # noqa: E402
-from regress.sim import BuildSpec, RunSpec, execute  # noqa: E402
-from verif.env.rsa_seq import rsa_key  # noqa: E402
-
 DOC = ROOT / "docs" / "rsa.md"
 BEGIN, END = "<!-- rsa-figures:begin -->", "<!-- rsa-figures:end -->"
 CLOCK_HZ = 100e6
@@ -135,7 +132,7 @@ def table(widths: list[int], mults: list[int], seed: int) -> str:
                          f"{ms(sec)} | - |")
     lines.append("")
     lines.append(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by "
-                 f"`python -m regress.rsa_figures` (Verilator, BusW={BUS_W}, one private-key "
+                 f"`montverif rsa-figures` (Verilator, BusW={BUS_W}, one private-key "
                  "exponentiation per row with a gmpy2 RSA key, e = 65537; constant-time core).")
     return "\n".join(lines)
 
@@ -150,7 +147,7 @@ def write_doc(text: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m regress.rsa_figures", description=__doc__,
+    ap = argparse.ArgumentParser(prog="montverif rsa-figures", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--widths", default="1024,2048")
     ap.add_argument("--mults", default=",".join(map(str, rsa_model.MULTS)))

@@ -1,13 +1,13 @@
 """Regression lists: expand a list of regress/lists.toml into runs, build every model once,
 run everything in parallel and report.
 
-    python -m regress list [NAME]
-    python -m regress run --list smoke [--jobs 2] [--sim verilator] [--dut D] [--seeds K]
+    montverif lists [NAME]
+    montverif regress --list smoke [--jobs 2] [--sim verilator] [--dut D] [--seeds K]
                           [--seed S | --fixed-seed S] [--out DIR] [--timeout SEC] [--fail-fast]
                           [--shard I/K] [--resume] [--diff-sims] [--history FILE]
                           [--code-coverage]
-    python -m regress merge OUT SHARD_DIR...
-    python -m regress report DIR      (rewrite DIR/report.html, e.g. after a coverage merge)
+    montverif merge OUT SHARD_DIR...
+    montverif report DIR      (rewrite DIR/report.html, e.g. after a coverage merge)
 
 Progress goes to stderr (one line per build and per finished run); the summary table, the
 failures with their repro commands and a last line `N passed, M failed` go to stdout.
@@ -47,8 +47,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Protocol, TypeVar
 
-from regress import closure, report, sim, tools
-from regress.report import (
+from montverif.regress import closure, report, sim, tools
+from montverif.regress.report import (
     FAIL,
     PASS,
     SKIP,
@@ -58,12 +58,12 @@ from regress.report import (
     Rerun,
     RunResult,
 )
-from regress.sim import ALL_TESTS, BuildSpec, Outcome, RunSpec
-from verif.config import ConfigError, known_designs
-from verif.vectors import VectorError
+from montverif.regress.sim import ALL_TESTS, BuildSpec, Outcome, RunSpec
+from montverif.verif.config import ConfigError, known_designs
+from montverif.verif.vectors import VectorError
 
 if TYPE_CHECKING:
-    from regress.mutation import CampaignSpec
+    from montverif.regress.mutation import CampaignSpec
 
 LISTS_FILE = Path(__file__).resolve().with_name("lists.toml")
 RESULTS_ROOT = sim.BUILD_ROOT / "regress"
@@ -156,7 +156,7 @@ def _bias(value: object, where: str) -> str:
     """A list entry's steering table (verif/steer.py) as the MV_BIAS JSON; "" = none."""
     if value is None:
         return ""
-    from verif.steer import Bias, BiasError
+    from montverif.verif.steer import Bias, BiasError
 
     if not isinstance(value, dict):
         raise ListError(f"{where}: expected a table {{ targets = [...], p = .. }}")
@@ -217,7 +217,7 @@ def _test_list(name: str, raw: object, where: str) -> TestList:
     entries = raw.get("entry", [] if "mutation" in raw else None)
     if not isinstance(entries, list) or not (entries or "mutation" in raw):
         raise ListError(f"{where}: no [[{name}.entry]]")
-    from regress import mutation
+    from montverif.regress import mutation
 
     return TestList(name, str(raw.get("description", "")),
                     tuple(entry for i, e in enumerate(entries)
@@ -322,8 +322,8 @@ COST_RSA_S = {"verilator": 10.0, "icarus": 40.0}  # per exponentiation at N = 25
 @functools.cache
 def op_cycles(dut: str, n: int, params: tuple[tuple[str, int], ...]) -> int:
     """The model's cycles of one worst-case operation of a build (4N when unknown)."""
-    from models.registry import get_algo
-    from verif.config import load_design
+    from montverif.models.registry import get_algo
+    from montverif.verif.config import load_design
 
     try:
         algo = get_algo(load_design(dut).model)
@@ -331,7 +331,7 @@ def op_cycles(dut: str, n: int, params: tuple[tuple[str, int], ...]) -> int:
         m = (1 << n) - 1
         res = func(m - 1, 0, m - 1, 0, m, n) if algo.halves else func(m - 1, m - 1, m, n)
         return int(res.cycles or 0) or 4 * n
-    except Exception:  # noqa: BLE001 - an estimate only: an unmodelled point costs 4N
+    except Exception:
         return 4 * n
 
 
@@ -401,7 +401,7 @@ class LocalLauncher:
             return sim.build(spec, design)[1]
         except INPUT_ERRORS:
             raise
-        except Exception as exc:  # noqa: BLE001 - e.g. the cocotb runner's RuntimeError
+        except Exception as exc:
             log = sim.BUILD_ROOT / "sim" / spec.key / "build.log"
             raise tools.ToolError(f"build of {spec.key} failed ({one_line(exc)}); "
                                   f"see {log}") from None
@@ -486,7 +486,7 @@ def build_all(launcher: Launcher, specs: Sequence[BuildSpec], opts: Options,
         t0 = time.monotonic()
         try:
             return BuildResult(spec.key, launcher.build(spec))
-        except Exception as exc:  # noqa: BLE001 - recorded as the build's error
+        except Exception as exc:
             return BuildResult(spec.key, time.monotonic() - t0, one_line(exc))
 
     def done(spec: BuildSpec, res: BuildResult) -> bool:
@@ -521,7 +521,7 @@ def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: Options,
         log_dir = reg.out_dir / "runs" / run.key
         try:
             return RunResult.from_outcome(launcher.run(run, log_dir))
-        except Exception as exc:  # noqa: BLE001 - recorded as the run's error
+        except Exception as exc:
             return RunResult(run, FAIL, first_error=one_line(exc), log_dir=log_dir)
 
     def done(run: RunSpec, res: RunResult) -> bool:
@@ -643,7 +643,7 @@ def regress(launcher: Launcher, name: str, runs: Sequence[RunSpec], opts: Option
     rerun_failures(launcher, opts, reg)
     reg.diffs = compare_sims(reg.results)
     if campaigns:  # after the runs and their reruns, so they never compete with the list
-        from regress import mutation
+        from montverif.regress import mutation
 
         mutation.run_all(campaigns, opts, reg, resume)
     reg.wall_s = time.monotonic() - t0
@@ -668,14 +668,14 @@ def rerun_failures(launcher: Launcher, opts: Options, reg: Regression) -> None:
             out = launcher.run(wrun, log_dir)
             return Rerun(wrun.key, "" if out.passed else out.first_error or "failed",
                          out.log_dir, out.waves)
-        except Exception as exc:  # noqa: BLE001 - recorded as the rerun's error
+        except Exception as exc:
             return Rerun(wrun.key, f"rerun failed to run: {one_line(exc)}", log_dir, None)
 
     def done(i: int, rerun: Rerun) -> bool:
         res = failed[i]
         res.rerun = rerun
         if rerun.waves is not None and rerun.log_dir is not None:
-            from regress import debug
+            from montverif.regress import debug
 
             note = debug.annotate(res.run, rerun.waves, rerun.log_dir, res.first_error)
             print(f"  {res.run.key}: {note}", file=sys.stderr, flush=True)
@@ -721,21 +721,29 @@ class _Parser(argparse.ArgumentParser):
     """Bad command-line input: one `error:` line (and exit 2), no usage dump."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {message} (see python -m regress --help)\n")
+        self.exit(2, f"error: {message} (see montverif --help)\n")
+
+
+def _lists_option(parser: argparse.ArgumentParser) -> None:
+    """--lists after the command too (`montverif regress --lists F --list L`)."""
+    parser.add_argument("--lists", default=argparse.SUPPRESS,
+                        help=f"lists file (default: {LISTS_FILE})")
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="python -m regress", description=__doc__,
+    ap = _Parser(prog="montverif", description=__doc__,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lists", default=str(LISTS_FILE), help="lists file (default: %(default)s)")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    ls = sub.add_parser("list", help="show the lists and how many runs each expands to")
+    ls = sub.add_parser("lists", help="show the lists and how many runs each expands to")
+    _lists_option(ls)
     ls.add_argument("name", nargs="?", help="print every run of this list")
-    run = sub.add_parser("run", help="build and run one list", description=(
+    run = sub.add_parser("regress", help="build and run one list", description=(
         "Build each model of the list once, then run every seed in parallel; progress on "
         "stderr, summary and `N passed, M failed` on stdout. Exit 0 all passed, 1 a run "
         "failed, 2 bad input."))
-    run.add_argument("--list", required=True, dest="name", help="list name (see `list`)")
+    _lists_option(run)
+    run.add_argument("--list", required=True, dest="name", help="list name (see `montverif lists`)")
     run.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                      help="parallel builds/runs (default: CPU count, %(default)s)")
     run.add_argument("--sim", action="append",
@@ -785,7 +793,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def cmd_list(lists_file: Path, name: str | None) -> int:
-    from regress import mutation
+    from montverif.regress import mutation
 
     lists = load_lists(lists_file)
     if name is not None:
@@ -848,7 +856,7 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
     if args.code_coverage:
         all_runs = [replace(r, build=replace(r.build, coverage=r.build.sim == "verilator"))
                     for r in all_runs]
-    from regress import mutation
+    from montverif.regress import mutation
 
     all_campaigns = mutation.plan(tlist.mutations, args.seed, args.fixed_seed, args.sim,
                                   args.dut, args.timeout)
@@ -951,7 +959,7 @@ def _merge_mutation(merged: Regression, reg: Regression, folder: Path) -> None:
 
 def finish_report(reg: Regression, history_file: Path | None) -> None:
     """After the coverage merge: the history line (with coverage %) and report.html."""
-    from regress import history, html
+    from montverif.regress import history, html
 
     summary = report.summary_dict(reg)
     past: list[dict] = []
@@ -979,7 +987,7 @@ def cmd_report(args: argparse.Namespace, results_root: Path) -> int:
         summary = report.summary_dict(report.load_summary(folder / "summary.json"))
     except ValueError as exc:
         raise ListError(str(exc)) from None
-    from regress import history, html
+    from montverif.regress import history, html
 
     past = history.load(Path(args.history) if args.history else results_root / "history.jsonl")
     (folder / "report.html").write_text(html.render(summary, folder, past))
@@ -991,7 +999,7 @@ def main(argv: list[str] | None = None, launcher: Launcher | None = None,
          results_root: Path = RESULTS_ROOT) -> int:
     args = _parser().parse_args(argv)
     try:
-        if args.command == "list":
+        if args.command == "lists":
             return cmd_list(Path(args.lists), args.name)
         if args.command == "merge":
             return cmd_merge(args, results_root)

@@ -1,10 +1,10 @@
 """One simulation run: build (shared, skipped when up to date) and run the cocotb tests.
 
-    python -m regress.sim --dut mont_lut --n 256 --sim verilator --seed 123 [--waves]
+    montverif sim --dut mont_lut --n 256 --sim verilator --seed 123 [--waves]
                           [--vectors file.json] [--txns 200] [--busw 32] [--timeout 600]
 
 Prints PASS/FAIL, the log folder and a repro command; exit 0 on pass, 1 on fail, 2 on bad
-input (a one-line `error:` message, never a traceback). `make sim` wraps this.
+input (a one-line `error:` message, never a traceback). `montverif sim` (and `make sim`) run this.
 The tests run in a child process, so a hung simulation is ended by the wall-clock watchdog.
 """
 
@@ -28,17 +28,13 @@ import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from models.registry import get_algo  # noqa: E402
-from models.result import ModelInputError  # noqa: E402
-from regress import tools  # noqa: E402
-from verif import regmap  # noqa: E402
-from verif.bus import engine  # noqa: E402
-from verif.bus.vpi import STORAGE_SYMBOL  # noqa: E402
-from verif.config import (  # noqa: E402
+from montverif.models.registry import get_algo
+from montverif.models.result import ModelInputError
+from montverif.regress import tools
+from montverif.verif import regmap
+from montverif.verif.bus import engine
+from montverif.verif.bus.vpi import STORAGE_SYMBOL
+from montverif.verif.config import (
     CLOCK_PERIOD_NS,
     CONFIG_DIR,
     ConfigError,
@@ -47,12 +43,13 @@ from verif.config import (  # noqa: E402
     load_design,
     parse_params,
 )
-from verif.vectors import VectorError, load_vectors  # noqa: E402
+from montverif.verif.vectors import VectorError, load_vectors
 
+ROOT = Path(__file__).resolve().parent.parent
 BUILD_ROOT = ROOT / "build"
 TIMESCALE = ("1ns", "1ps")  # (unit, precision) of every build and run
 UNIT_NS = {"fs": 1e-6, "ps": 1e-3, "ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}  # time units
-TEST_MODULE = "verif.tb_mult"
+TEST_MODULE = "montverif.verif.tb_mult"
 ALL_TESTS = ("RandomTest", "CornerTest", "BackToBackTest", "StatusWhileBusyTest", "ErrorTest")
 VECTOR_TESTS = ("VectorTest",)
 DEFAULT_TIMEOUT_S = 1800
@@ -169,20 +166,21 @@ class RunSpec:
         return f"{self.build.key}-s{self.seed}{extra}"
 
     def repro(self) -> str:
+        """The one command that runs this seed again, with waves."""
         b = self.build
-        cmd = f"MV_BIAS='{self.bias}' " if self.bias else ""
-        cmd += f"make sim DUT={b.dut} N={b.n} "
-        cmd += f"PARAMS={','.join(f'{k}={v}' for k, v in b.params)} " if b.params else ""
-        cmd += f"BUSW={b.bus_w} SIM={b.sim} SEED={self.seed} TXNS={self.txns}"
-        cmd += f" ACK_WAIT={b.ack_wait}" if b.ack_wait else ""
-        cmd += " FAULT=1" if b.fault else ""
-        cmd += " COV=1" if b.coverage else ""
-        cmd += f" IDLE_MAX={self.idle_max}" if self.idle_max != 2 else ""
-        cmd += " BUS=engine" if b.bus == "engine" else ""
-        cmd += f" VECTORS={self.vectors}" if self.vectors else ""
-        cmd += f" TESTS={','.join(self.tests)}" if self.tests not in (ALL_TESTS, VECTOR_TESTS) \
+        cmd = f"montverif sim --dut {b.dut} --n {b.n}"
+        cmd += f" --params {','.join(f'{k}={v}' for k, v in b.params)}" if b.params else ""
+        cmd += f" --busw {b.bus_w} --sim {b.sim} --seed {self.seed} --txns {self.txns}"
+        cmd += f" --ack-wait {b.ack_wait}" if b.ack_wait else ""
+        cmd += " --fault" if b.fault else ""
+        cmd += " --coverage" if b.coverage else ""
+        cmd += f" --idle-max {self.idle_max}" if self.idle_max != 2 else ""
+        cmd += " --bus engine" if b.bus == "engine" else ""
+        cmd += f" --vectors {self.vectors}" if self.vectors else ""
+        cmd += f" --tests {','.join(self.tests)}" if self.tests not in (ALL_TESTS, VECTOR_TESTS) \
             else ""
-        return cmd + " WAVES=1"
+        cmd += f" --bias '{self.bias}'" if self.bias else ""
+        return cmd + " --waves"
 
 
 @dataclass
@@ -227,7 +225,7 @@ def validate(run: RunSpec) -> DesignConfig:
         raise ConfigError(f"unknown bus mode '{b.bus}' (known: {', '.join(BUS_MODES)})")
     if b.bus == "engine" and not has_engine(b.dut):
         raise ConfigError(f"{b.dut}'s testbench ({design_tb(b.dut)[0]}) has no fast bus mode: "
-                          "use BUS=pins")
+                          "use --bus pins")
     if not 0 <= b.ack_wait <= 15:
         raise ConfigError(f"ACK_WAIT must be 0..15 (got {b.ack_wait})")
     if run.txns < 1:
@@ -245,7 +243,7 @@ def validate(run: RunSpec) -> DesignConfig:
         raise ConfigError(f"unknown test(s) {', '.join(unknown)} "
                           f"(known: {', '.join(known)})")
     if bias := (run.bias or os.environ.get("MV_BIAS", "")).strip():  # steering (verif/steer.py)
-        from verif.steer import Bias, BiasError
+        from montverif.verif.steer import Bias, BiasError
 
         try:
             Bias.parse(bias)
@@ -295,7 +293,7 @@ def half_period_units(period_ns: int = CLOCK_PERIOD_NS, precision: str = TIMESCA
     return int(units)
 
 
-def _verilator_runner(control: Path | None, main: Path | None = None):  # noqa: ANN202
+def _verilator_runner(control: Path | None, main: Path | None = None):
     """cocotb's Verilator runner (a cocotb_tools runner), with the lean VPI visibility of
     vpi_control (control=None: cocotb's own flags) and, for engine builds, the engine's own
     main loop instead of cocotb's verilator.cpp (main=None: cocotb's)."""
@@ -498,13 +496,13 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
     _, build_s = build(run.build, design)
     t0 = time.monotonic()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env["MV_CHECK_THREAD"] = "1" if check_thread(run) else "0"
     if run.bias:  # the run's own steering (a list entry's `bias`) wins over the caller's
         env["MV_BIAS"] = run.bias
     if os.environ.get("MV_PROFILE"):
         env["COCOTB_ENABLE_PROFILING"] = "1"
-    cmd = [sys.executable, "-m", "regress.sim", "--child", json.dumps(asdict(run)), str(log_dir)]
+    cmd = [sys.executable, "-m", "montverif.regress.sim", "--child", json.dumps(asdict(run)),
+           str(log_dir)]
     sim_log = log_dir / "sim.log"
     timed_out = False
     with sim_log.open("w") as out:
@@ -545,7 +543,7 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
 
 # --- command line ---------------------------------------------------------------------------
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m regress.sim", description=__doc__,
+    ap = argparse.ArgumentParser(prog="montverif sim", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dut", default="mont_lut")
     ap.add_argument("--n", type=int, default=32)
@@ -557,7 +555,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--bus", default="pins", choices=BUS_MODES,
                     help="pins: Python drives the bus; engine: the HDL bus engine (faster)")
     ap.add_argument("--params", default="",
-                    help="build parameters beyond N, e.g. W=16,P=4 (python -m models list)")
+                    help="build parameters beyond N, e.g. W=16,P=4 (montverif models list)")
     ap.add_argument("--idle-max", type=int, default=2)
     ap.add_argument("--waves", action="store_true")
     ap.add_argument("--fault", action="store_true", help="test only: build the corrupted design")
@@ -566,6 +564,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--vectors", default=None)
     ap.add_argument("--tests", default=None, help="comma-separated cocotb test names")
     ap.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="wall-clock seconds")
+    ap.add_argument("--bias", default="",
+                    help="coverage steering of the stimulus, as JSON (docs/closure.md)")
     ap.add_argument("--out", default=None, help="log folder (default build/runs/<key>)")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     return ap
@@ -589,7 +589,7 @@ def main(argv: list[str] | None = None) -> int:
     run = RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim, args.ack_wait, args.fault,
                             args.waves, params, args.bus, args.coverage),
                   seed=args.seed, txns=args.txns, vectors=args.vectors, tests=tests,
-                  idle_max=args.idle_max, timeout_s=args.timeout)
+                  idle_max=args.idle_max, timeout_s=args.timeout, bias=args.bias)
     try:
         outcome = execute(run, Path(args.out) if args.out else None)
     except (ConfigError, VectorError, tools.ToolError) as exc:

@@ -67,7 +67,7 @@ def versions() -> dict[str, str]:
             from importlib.metadata import version
 
             out[pkg] = version(pkg.replace("_", "-"))
-        except Exception:  # noqa: BLE001 - a missing package is reported as such
+        except Exception:
             out[pkg] = "missing"
     try:
         out["verilator"] = subprocess.run(

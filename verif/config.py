@@ -11,7 +11,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verif import regmap
+from montverif.verif import regmap
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"

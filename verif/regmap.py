@@ -1,6 +1,6 @@
 """The register map, read from hdl/common/regmap.json (its single source of truth).
 
-The testbench reads the map through this module; `python -m verif.regmap --write` generates
+The testbench reads the map through this module; `montverif regmap --write` generates
 the RTL package hdl/common/mv_regmap_pkg.sv and docs/regmap.md from the same file, and
 `--check` fails when either is stale.
 """
@@ -193,7 +193,7 @@ def _camel(name: str) -> str:
 
 def emit_sv(rm: RegMap) -> str:
     lines = [
-        "// GENERATED from hdl/common/regmap.json by `python -m verif.regmap --write`.",
+        "// GENERATED from hdl/common/regmap.json by `montverif regmap --write`.",
         "// Do not edit: change the JSON and regenerate (`make regmap`).",
         "package mv_regmap_pkg;",
         "  // Not every design uses every constant of the shared map.",
@@ -264,7 +264,7 @@ def emit_md(rm: RegMap) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m verif.regmap", description=__doc__)
+    ap = argparse.ArgumentParser(prog="montverif regmap", description=__doc__)
     mode = ap.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true", help="regenerate the SV package and docs")
     mode.add_argument("--check", action="store_true", help="fail if a generated file is stale")
@@ -279,7 +279,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {path.relative_to(ROOT)}")
         return 0
     for path in stale:
-        print(f"error: {path.relative_to(ROOT)} is stale; run `make regmap`", file=sys.stderr)
+        print(f"error: {path.relative_to(ROOT)} is stale; run `montverif regmap --write`",
+              file=sys.stderr)
     return 1 if stale else 0
 
 

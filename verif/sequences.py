@@ -17,12 +17,12 @@ from typing import TypeVar
 
 from pyuvm import uvm_sequence
 
-from models import gf2
-from models.result import ModelInputError
-from verif import regmap
-from verif.bus.engine import OPS_PER_SCRIPT
-from verif.bus.item import BusItem, BusRequest, Kind
-from verif.steer import Bias, Model, boundary_operands, small_factor
+from montverif.models import gf2
+from montverif.models.result import ModelInputError
+from montverif.verif import regmap
+from montverif.verif.bus.engine import OPS_PER_SCRIPT
+from montverif.verif.bus.item import BusItem, BusRequest, Kind
+from montverif.verif.steer import Bias, Model, boundary_operands, small_factor
 
 Operands = tuple[int, int, int]
 T = TypeVar("T")

@@ -24,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import gcd
 
-from models.result import ModelInputError, Result
-from verif.env.coverage import M_CLASSES, X_CLASSES
+from montverif.models.result import ModelInputError, Result
+from montverif.verif.env.coverage import M_CLASSES, X_CLASSES
 
 ENV = "MV_BIAS"
 TARGET_KEYS = ("x", "y", "m", "sub", "lut")

@@ -15,11 +15,11 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles
 from pyuvm import ConfigDB, uvm_test
 
-from models.registry import get_algo
-from verif.bus.agent import BusIf
-from verif.config import CLOCK_PERIOD_NS, RunConfig, load_design
-from verif.env.env import MulEnv
-from verif.sequences import (
+from montverif.models.registry import get_algo
+from montverif.verif.bus.agent import BusIf
+from montverif.verif.config import CLOCK_PERIOD_NS, RunConfig, load_design
+from montverif.verif.env.env import MulEnv
+from montverif.verif.sequences import (
     BackToBackSeq,
     CornerSeq,
     ErrorSeq,
@@ -28,8 +28,8 @@ from verif.sequences import (
     StatusWhileBusySeq,
     VectorSeq,
 )
-from verif.steer import Bias
-from verif.vectors import load_vectors, vector_option
+from montverif.verif.steer import Bias
+from montverif.verif.vectors import load_vectors, vector_option
 
 RESET_CYCLES = 3
 # the collector's young generation: an operation allocates a few hundred objects, and the
@@ -60,7 +60,7 @@ class BaseTest(uvm_test):
         n, params = self.run_cfg.n, self.run_cfg.params
         func = algo.model(params)
 
-        def model(x: int, y: int, m: int):  # noqa: ANN202 - models.result.Result
+        def model(x: int, y: int, m: int):
             return func(x, 0, y, 0, m, n) if algo.halves else func(x, y, m, n)
 
         return {"n": n, "bus_w": self.run_cfg.bus_w, "design": self.design.design,
@@ -89,7 +89,7 @@ class BaseTest(uvm_test):
         self.drop_objection()
 
 
-def cocotb_top():  # noqa: ANN201 - the cocotb handle of the toplevel
+def cocotb_top():
     import cocotb
 
     return cocotb.top

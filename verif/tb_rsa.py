@@ -13,11 +13,11 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles
 from pyuvm import ConfigDB, uvm_test
 
-from models.registry import get_algo
-from verif.bus.agent import BusIf
-from verif.config import CLOCK_PERIOD_NS, RunConfig, load_design
-from verif.env.rsa_env import RsaEnv
-from verif.env.rsa_seq import (
+from montverif.models.registry import get_algo
+from montverif.verif.bus.agent import BusIf
+from montverif.verif.config import CLOCK_PERIOD_NS, RunConfig, load_design
+from montverif.verif.env.rsa_env import RsaEnv
+from montverif.verif.env.rsa_seq import (
     ConstantTimeSeq,
     EdgeExpSeq,
     KeySeq,
@@ -27,7 +27,7 @@ from verif.env.rsa_seq import (
     RsaVectorSeq,
     WipeSeq,
 )
-from verif.env.rsa_vectors import load_rsa_vectors
+from montverif.verif.env.rsa_vectors import load_rsa_vectors
 
 RESET_CYCLES = 3
 

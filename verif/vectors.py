@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from models.numbers import parse_int
-from models.result import ModelInputError
+from montverif.models.numbers import parse_int
+from montverif.models.result import ModelInputError
 
 
 class VectorError(ValueError):

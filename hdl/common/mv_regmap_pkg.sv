@@ -1,4 +1,4 @@
-// GENERATED from hdl/common/regmap.json by `python -m verif.regmap --write`.
+// GENERATED from hdl/common/regmap.json by `montverif regmap --write`.
 // Do not edit: change the JSON and regenerate (`make regmap`).
 package mv_regmap_pkg;
   // Not every design uses every constant of the shared map.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from models.inter import (
+from montverif.models.inter import (
     final_reduce,
     final_reduce_ties,
     inter_csa,
@@ -13,7 +13,7 @@ from models.inter import (
     normalise,
     pow2_mod,
 )
-from models.mont import mont_lut
+from montverif.models.mont import mont_lut
 
 
 def test_fin_chain_reports_the_compare_met_at_its_bound() -> None:

@@ -10,16 +10,16 @@ from pathlib import Path
 import gmpy2
 import pytest
 
-from models.numbers import parse_int
-from models.registry import ALGOS
-from models.result import ModelInputError, Result
+from montverif.models.numbers import parse_int
+from montverif.models.registry import ALGOS
+from montverif.models.result import ModelInputError, Result
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "models", *args],
+        [sys.executable, "-m", "montverif.regress.cli", "models", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -28,7 +28,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _accepts(info, n: int) -> bool:  # noqa: ANN001
+def _accepts(info, n: int) -> bool:
     try:
         info.resolve(n)
     except ModelInputError:

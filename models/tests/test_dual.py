@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models import gf2, ref
-from models.dual import (
+from montverif.models import gf2, ref
+from montverif.models.dual import (
     GF2N,
     GFP,
     MIN_N,
@@ -25,8 +25,8 @@ from models.dual import (
     umul_units,
     words,
 )
-from models.registry import get_algo, reference
-from models.result import ModelInputError
+from montverif.models.registry import get_algo, reference
+from montverif.models.result import ModelInputError
 
 BASE = settings(database=None, deadline=None)
 INFO = get_algo("mont_dual")
@@ -209,7 +209,7 @@ def test_gf2_arithmetic(a: int, b: int, p: int) -> None:
 
 
 @pytest.mark.parametrize("test", [gf2.is_irreducible, gf2.is_irreducible_rabin])
-def test_irreducible_counts_match_gauss(test) -> None:  # noqa: ANN001 - one of the two tests
+def test_irreducible_counts_match_gauss(test) -> None:
     """Ben-Or's and Rabin's tests each find exactly the number of irreducibles Gauss's formula
     gives, and the known small ones."""
     for n in range(1, 12):

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models import ref
-from models.inter import (
+from montverif.models import ref
+from montverif.models.inter import (
     CSA_TABLE_SIZE,
     LUT_SIZE,
     final_reduce,
@@ -28,10 +28,10 @@ from models.inter import (
     normalise,
     pow2_mod,
 )
-from models.mont import csa, validate
-from models.registry import ModelFunc, get_algo, reference
-from models.result import ModelInputError, Result
-from models.tests.test_mont import agree, big_operands
+from montverif.models.mont import csa, validate
+from montverif.models.registry import ModelFunc, get_algo, reference
+from montverif.models.result import ModelInputError, Result
+from montverif.models.tests.test_mont import agree, big_operands
 
 MODELS: list[ModelFunc] = [inter_r2, inter_csa, inter_lut]
 CYCLES = {"inter_r2": 0, "inter_csa": 8, "inter_lut": 9}  # cycles - n

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.mm42 import (
+from montverif.models.mm42 import (
     EXTRA_BITS,
     OVERHEAD,
     compress42,
@@ -20,9 +20,9 @@ from models.mm42 import (
     selection,
     validate,
 )
-from models.registry import get_algo, reference
-from models.result import ModelInputError, Result
-from models.tests.test_mont import assert_same
+from montverif.models.registry import get_algo, reference
+from montverif.models.result import ModelInputError, Result
+from montverif.models.tests.test_mont import assert_same
 
 BASE = settings(database=None, deadline=None)
 MODELS = {"mm42": (mm42, iterations), "mm42_u2": (mm42_u2, iterations_u2)}

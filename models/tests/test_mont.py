@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models import ref
-from models.mont import (
+from montverif.models import ref
+from montverif.models.mont import (
     _bits_lsb_first,
     csa,
     final_sub,
@@ -22,8 +22,8 @@ from models.mont import (
     sel_address,
     validate,
 )
-from models.registry import ALGOS, ModelFunc, get_algo, reference
-from models.result import ModelInputError, Result
+from montverif.models.registry import ALGOS, ModelFunc, get_algo, reference
+from montverif.models.result import ModelInputError, Result
 
 MODELS: list[ModelFunc] = [mont_r2, mont_csa, mont_lut]
 CYCLES = {"mont_r2": 1, "mont_csa": 1, "mont_lut": 2}  # cycles - n

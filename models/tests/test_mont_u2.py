@@ -7,8 +7,8 @@ import math
 import pytest
 from hypothesis import given, settings
 
-from models import ref
-from models.mont import (
+from montverif.models import ref
+from montverif.models.mont import (
     U2_STAGE_BINS_CSA,
     U2_STAGE_BINS_LUT,
     _bits_lsb_first,
@@ -23,9 +23,9 @@ from models.mont import (
     sel_address,
     validate,
 )
-from models.registry import ModelFunc, get_algo
-from models.result import ModelInputError, Result
-from models.tests.test_mont import BASE, agree, big_operands, operands
+from montverif.models.registry import ModelFunc, get_algo
+from montverif.models.result import ModelInputError, Result
+from montverif.models.tests.test_mont import BASE, agree, big_operands, operands
 
 # unfolded model -> (non-unfolded model, selection addresses per stage, extra cycles beyond
 # the ceil(n/2) loop cycles, S/C register width beyond n)

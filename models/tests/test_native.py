@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import pytest
 
-from models import inter, mm42, mont, native
-from models.result import Result
+from montverif.models import inter, mm42, mont, native
+from montverif.models.result import Result
 
 MULT = {"mont_r2": mont.mont_r2, "inter_r2": inter.inter_r2,
         "mont_csa": mont.mont_csa, "mont_csa_u2": mont.mont_csa_u2,

@@ -6,15 +6,15 @@ import dataclasses
 
 import pytest
 
-from models.__main__ import main, parse_params
-from models.registry import ALGOS, reference
-from models.result import ModelInputError
+from montverif.models.cli import main, parse_params
+from montverif.models.registry import ALGOS, reference
+from montverif.models.result import ModelInputError
 
 
 def _with_params():
     """mont_r2 with an invented parameter W (must divide n) and a precomputed register."""
 
-    def check(n: int, W: int) -> None:  # noqa: N803 - parameter names follow the RTL
+    def check(n: int, W: int) -> None:
         if n % W:
             raise ModelInputError(f"W={W} must divide N={n}")
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from models import ref, registry
-from models.result import ModelInputError
+from montverif.models import ref, registry
+from montverif.models.result import ModelInputError
 
 MODULI = [1, 3, 5, 7, 0xFB, 0x8001, 2**61 - 1, 2**127 - 1, 2**255 - 19, (1 << 1023) | 1]
 OPERANDS = [(0, 0), (1, 1), (2, 3), (12345, 67890), (2**100 + 7, 2**90 + 3)]

@@ -7,12 +7,12 @@ import random
 import gmpy2
 import pytest
 
-from models import rsa
-from models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2
-from models.registry import get_algo, reference
-from models.result import ModelInputError
-from models.scalable import mwrkmm
-from models.vhr import mont_qp
+from montverif.models import rsa
+from montverif.models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2
+from montverif.models.registry import get_algo, reference
+from montverif.models.result import ModelInputError
+from montverif.models.scalable import mwrkmm
+from montverif.models.vhr import mont_qp
 
 BIT_MODELS = {0: mont_lut, 1: mont_csa, 2: mont_csa_u2, 3: mont_lut_u2, 4: mwrkmm, 5: mont_qp}
 # the word-based multipliers at a legal (V, W, P) for N = 32 (mont_qp: R = 2^(V(N/V + 1)))

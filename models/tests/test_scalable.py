@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.__main__ import main
-from models.registry import get_algo, reference
-from models.result import ModelInputError
-from models.scalable import (
+from montverif.models.cli import main
+from montverif.models.registry import get_algo, reference
+from montverif.models.result import ModelInputError
+from montverif.models.scalable import (
     OBS_PE_SLOTS,
     mwr2mm,
     mwr2mm_pmax,

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models import ref
-from models.__main__ import main
-from models.registry import get_algo, reference
-from models.result import ModelInputError
-from models.vhr import (
+from montverif.models import ref
+from montverif.models.cli import main
+from montverif.models.registry import get_algo, reference
+from montverif.models.result import ModelInputError
+from montverif.models.vhr import (
     BIN_CARRY,
     BIN_NO_CARRY,
     BIN_NO_STALL,

@@ -1,6 +1,6 @@
 """Command line of the mutation flow (`make mutate` wraps it).
 
-    python -m regress.mutate --dut mont_lut [--n 8] [--mutants 12] [--seed 1] [--jobs 1]
+    montverif mutate --dut mont_lut [--n 8] [--mutants 12] [--seed 1] [--jobs 1]
                              [--sim icarus|verilator] [--txns 20] [--timeout 120]
                              [--eq-bits 5] [--out DIR] [--list] [--no-share]
 
@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
-from regress import sim, tools
-from regress.mutate import engine, report
-from verif.config import ConfigError, load_design
-from verif.vectors import VectorError
+from montverif.regress import sim, tools
+from montverif.regress.mutate import engine, report
+from montverif.verif.config import ConfigError, load_design
+from montverif.verif.vectors import VectorError
 
 DEFAULT_MUTANTS = 20
 
@@ -39,7 +39,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="python -m regress.mutate", description=__doc__,
+    ap = _Parser(prog="montverif mutate", description=__doc__,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dut", required=True, help="design (verif/configs/<dut>.toml)")
     ap.add_argument("--n", type=int, default=None, help="width (default: the design's min_n)")
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.ids:
-        campaign.extra["command"] = f"python -m regress.mutate --dut {args.dut} " \
+        campaign.extra["command"] = f"montverif mutate --dut {args.dut} " \
             f"--n {opts.n} --ids {args.ids} --seed {opts.seed} --jobs {opts.jobs}" \
             + ("" if opts.share else " --no-share")
     files = report.write(campaign)

@@ -27,13 +27,13 @@ from dataclasses import dataclass, field, replace
 from itertools import product
 from pathlib import Path
 
-from models.registry import get_algo
-from models.result import ModelInputError
-from regress import sim, tools
-from regress.mutate import meta
-from regress.mutate.svmut import Site, candidates, enclosing_blocks
-from verif.config import ConfigError, DesignConfig, known_designs, load_design
-from verif.steer import boundary_operands
+from montverif.models.registry import get_algo
+from montverif.models.result import ModelInputError
+from montverif.regress import sim, tools
+from montverif.regress.mutate import meta
+from montverif.regress.mutate.svmut import Site, candidates, enclosing_blocks
+from montverif.verif.config import ConfigError, DesignConfig, known_designs, load_design
+from montverif.verif.steer import boundary_operands
 
 ROOT = sim.ROOT
 STATUSES = ("killed", "survived", "equivalent", "stillborn", "error")
@@ -221,7 +221,7 @@ def _execute(m: Mutant, run: sim.RunSpec, out: Path) -> None:
     elaboration-time check fired ($fatal at time 0), error if the flow broke."""
     try:
         outcome = sim.execute(run, out / "runs" / f"mut{m.id:04d}", quiet=True)
-    except Exception as exc:  # noqa: BLE001 - one mutant's flow failure is recorded, not fatal
+    except Exception as exc:
         m.status, m.reason = "error", f"{type(exc).__name__}: {exc}"[:200]
         return
     m.log_dir = str(outcome.log_dir)
@@ -307,7 +307,7 @@ def share_builds(c: Campaign, mutants: list[Mutant],
         except tools.ToolError as exc:
             reason = f"failed: {_first_build_error(exc)}"
         else:
-            from regress.run import transactions
+            from montverif.regress.run import transactions
 
             ref = transactions(bases[params].log_dir)
             reason = ("" if original.passed and ref is not None
@@ -442,8 +442,8 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
                       progress: Callable[[str], None]) -> None:
     """Survivors against the original on exhaustive vectors: identical transaction logs
     (results and cycle counts) make a mutant equivalent, any difference is a hole."""
-    from regress.mutate import proofs
-    from regress.run import transactions
+    from montverif.regress.mutate import proofs
+    from montverif.regress.run import transactions
 
     if c.options.use_proofs:  # proved before, on this very file text: not proved again
         recorded = proofs.load()

@@ -41,7 +41,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from regress.mutate.svmut import Site, Token, _mutable, tokens
+from montverif.regress.mutate.svmut import Site, Token, _mutable, tokens
 
 SELECT = "mv_mut_sel"
 PLUSARG = "MV_MUTANT"

@@ -1,10 +1,10 @@
 """Recorded equivalence proofs: a survivor proved equivalent stays equivalent while its file
 is unchanged, so a campaign (the nightly's among them) does not prove it again.
 
-    python -m regress.mutate.proofs accept DIR [DIR ...]   record the equivalents of campaign
+    montverif mutate proofs accept DIR [DIR ...]   record the equivalents of campaign
                                                            folders (mutants.json) in
                                                            regress/mutate/equivalents.json
-    python -m regress.mutate.proofs list                   the recorded proofs, current or stale
+    montverif mutate proofs list                   the recorded proofs, current or stale
 
 A proof is keyed by the file, the SHA-256 of its whole text, and the change (offset, original,
 replacement): any edit of the file makes its proofs stale (they are then proved again by
@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from regress.mutate.svmut import Site
+from montverif.regress.mutate.svmut import Site
 
 ROOT = Path(__file__).resolve().parents[2]
 PROOFS_FILE = ROOT / "regress" / "mutate" / "equivalents.json"
@@ -64,8 +64,8 @@ def lookup(site: Site, proofs: dict[str, dict[str, object]]) -> dict[str, object
 def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
     """Record every equivalent mutant of the campaign folders (the sources must be those the
     campaigns ran on). Returns (added, already recorded)."""
-    from regress.mutate import engine
-    from verif.config import ConfigError, load_design
+    from montverif.regress.mutate import engine
+    from montverif.verif.config import ConfigError, load_design
 
     path = PROOFS_FILE if path is None else path
     proofs = load(path)
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ProofError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print("usage: python -m regress.mutate.proofs accept DIR [DIR ...] | list", file=sys.stderr)
+    print("usage: montverif mutate proofs accept DIR [DIR ...] | list", file=sys.stderr)
     return 2
 
 

@@ -1,7 +1,7 @@
 """Mutation results: the terminal table, mutants.json, mutate.md and mutate.html (static,
 self-contained, opens from file://).
 
-    python -m regress.mutate.report DIR    (rewrite DIR/mutate.md and mutate.html from
+    montverif mutate report DIR    (rewrite DIR/mutate.md and mutate.html from
                                             DIR/mutants.json; the sources must be unchanged)
 """
 
@@ -12,9 +12,9 @@ import json
 import sys
 from pathlib import Path
 
-from regress import sim, tools
-from regress.mutate import engine
-from regress.mutate.engine import STATUSES, Campaign, score
+from montverif.regress import sim, tools
+from montverif.regress.mutate import engine
+from montverif.regress.mutate.engine import STATUSES, Campaign, score
 
 
 def counts(c: Campaign) -> dict[str, int]:
@@ -99,8 +99,8 @@ def _short(c: Campaign, reason: str) -> str:
 
 def _command(c: Campaign) -> str:
     o = c.options
-    return (f"make mutate DUT={c.dut} N={o.n} MUTANTS={len(c.mutants)} SEED={o.seed} "
-            f"JOBS={o.jobs} SIM={o.sim}")
+    return (f"montverif mutate --dut {c.dut} --n {o.n} --mutants {len(c.mutants)} "
+            f"--seed {o.seed} --jobs {o.jobs} --sim {o.sim}")
 
 
 def _sim_name(name: str) -> str:
@@ -154,7 +154,7 @@ def write(c: Campaign) -> list[Path]:
 
 def load(folder: Path) -> Campaign:
     """The campaign of a results folder, its sites found again in the (unchanged) sources."""
-    from verif.config import load_design
+    from montverif.verif.config import load_design
 
     data = json.loads((folder / "mutants.json").read_text())
     summ = data["summary"]
@@ -181,7 +181,7 @@ def load(folder: Path) -> Campaign:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m regress.mutate.report DIR", file=sys.stderr)
+        print("usage: montverif mutate report DIR", file=sys.stderr)
         return 2
     try:
         camp = load(Path(args[0]))

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from models.registry import get_algo
-from regress import bench
-from verif.config import load_design
+from montverif.models.registry import get_algo
+from montverif.regress import bench
+from montverif.verif.config import load_design
 
 
 def test_vectors_are_valid_operations():
@@ -216,8 +216,8 @@ def test_steady_rate_leaves_out_the_set_up_and_report(tmp_path):
 
 
 def test_slow_points_run_fewer_operations():
-    from models.registry import get_algo
-    from verif.config import load_design
+    from montverif.models.registry import get_algo
+    from montverif.verif.config import load_design
 
     assert bench.bit_serial(load_design("mont_lut")) and not bench.bit_serial(
         load_design("rsa_core"))
@@ -245,7 +245,7 @@ def test_profile_rejects_a_bad_point(capsys):
 
 
 def test_merge_keeps_the_points_not_measured_again(tmp_path, monkeypatch):
-    def fake(name, n, *_args):  # noqa: ANN001, ANN202 - bench_point's signature
+    def fake(name, n, *_args):
         stat = {"median": 5.0, "low": 4.0, "high": 6.0, "samples": [4.0, 5.0, 6.0]}
         return {"design": name, "n": n, "git": "new", "verilator": {"ops_per_s": stat}}
 
@@ -272,7 +272,7 @@ def test_merge_keeps_the_points_not_measured_again(tmp_path, monkeypatch):
 
 
 def test_a_point_that_fails_keeps_the_others(tmp_path, monkeypatch, capsys):
-    def fake(name, n, *_args):  # noqa: ANN001, ANN202 - bench_point's signature
+    def fake(name, n, *_args):
         if name == "mont_csa":
             raise bench.BenchError("mont_csa-n256: the testbench failed")
         stat = {"median": 5.0, "low": 4.0, "high": 6.0, "samples": [5.0]}
@@ -292,7 +292,7 @@ def test_rsa_vectors_use_the_rsa_format(tmp_path):
     design = load_design("rsa_core")
     path = tmp_path / "v.json"
     bench.write_vector_file(bench.make_vectors(design, 64, 2, 1), path, "rsa_core")
-    from verif.env.rsa_vectors import load_rsa_vectors
+    from montverif.verif.env.rsa_vectors import load_rsa_vectors
 
     assert len(load_rsa_vectors(str(path), 64)) == 2
 
@@ -301,14 +301,15 @@ def test_engine_mode_of_a_pin_only_testbench_is_one_line(capsys):
     import subprocess
     import sys
 
-    from regress.sim import ROOT, has_engine
+    from montverif.regress.sim import ROOT, has_engine
 
     assert has_engine("mont_lut") and not has_engine("rsa_core")
-    cp = subprocess.run([sys.executable, "-m", "regress.sim", "--dut", "rsa_core", "--n", "32",
-                         "--bus", "engine"], capture_output=True, text=True, cwd=ROOT)
+    cp = subprocess.run([sys.executable, "-m", "montverif.regress.cli", "sim", "--dut", "rsa_core",
+                         "--n", "32", "--bus", "engine"], capture_output=True, text=True,
+                        cwd=ROOT)
     assert cp.returncode == 2
-    assert cp.stderr.strip() == ("error: rsa_core's testbench (verif.tb_rsa) has no fast bus "
-                                 "mode: use BUS=pins")
+    assert cp.stderr.strip() == ("error: rsa_core's testbench (montverif.verif.tb_rsa) has no "
+                                 "fast bus mode: use --bus pins")
 
 
 def test_floor_section_from_measurements():
@@ -345,7 +346,7 @@ def test_floor_section_from_measurements():
 def test_engine_run_split_and_kernel_floor(tmp_path, monkeypatch):
     """An engine run records the simulator's share (below the test's time), and the idle
     kernel floor runs on the same build."""
-    from regress.sim import BuildSpec, RunSpec
+    from montverif.regress.sim import BuildSpec, RunSpec
 
     design = load_design("mont_lut")
     vecs = bench.make_vectors(design, 32, 6, 7)
@@ -418,14 +419,14 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
     raw = [200.0, 100.0, 100.0]
     count = 10
 
-    def fake_tb(run, log_dir):  # noqa: ANN001, ANN202 - testbench_seconds' signature
+    def fake_tb(run, log_dir):
         bus, r = run.build.bus, int(str(log_dir).rsplit("-", 1)[1])
         if os.environ.get("MV_CHECK_THREAD") == "0":  # bench's checks_inline
             bus = "engine_inline"
         order.append(f"{bus}{r}")
         return count / tb[bus][r]
 
-    def fake_harness(exe, script, loops=1, idle=0):  # noqa: ANN001, ANN202
+    def fake_harness(exe, script, loops=1, idle=0):
         if loops == 1 and idle == 0:
             return 0.001, 1000, [], 0.0  # the first, untimed pass
         r = sum(1 for o in order if o.startswith("raw"))

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from regress import codecov
-from regress.tools import ToolError
+from montverif.regress import codecov
+from montverif.regress.tools import ToolError
 
 
 def dat_line(page: str, line: int, col: int, count: int) -> str:
@@ -48,9 +48,9 @@ def test_missing_tool_is_a_one_line_error(tmp_path: Path, monkeypatch) -> None:
 @pytest.mark.sim
 def test_regress_run_with_code_coverage(tmp_path: Path, capsys) -> None:
     """selftest list, one seed, coverage build: functional + line/toggle merged."""
-    from regress import run as rr
+    from montverif.regress import run as rr
 
-    rc = rr.main(["run", "--list", "selftest", "--seeds", "1", "--jobs", "1",
+    rc = rr.main(["regress", "--list", "selftest", "--seeds", "1", "--jobs", "1",
                   "--code-coverage", "--rerun-waves", "0", "--out", str(tmp_path / "out")],
                  results_root=tmp_path / "results")
     out = capsys.readouterr().out

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from cocotb_coverage.coverage import coverage_db
 
-from regress import closure
-from regress import coverage as cov
-from verif.env.coverage import Coverage
+from montverif.regress import closure
+from montverif.regress import coverage as cov
+from montverif.verif.env.coverage import Coverage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -260,14 +260,14 @@ class CoverageLauncher:
         self.hits = hits
         self.count = 0
 
-    def check(self, run) -> None:  # noqa: ANN001 - RunSpec
+    def check(self, run) -> None:
         return None
 
-    def build(self, spec) -> float:  # noqa: ANN001 - BuildSpec
+    def build(self, spec) -> float:
         return 0.1
 
-    def run(self, run, log_dir: Path):  # noqa: ANN001, ANN201 - RunSpec -> Outcome
-        from regress.sim import Outcome
+    def run(self, run, log_dir: Path):
+        from montverif.regress.sim import Outcome
 
         log_dir.mkdir(parents=True)
         hits = self.hits[run.seed % len(self.hits)]
@@ -278,14 +278,14 @@ class CoverageLauncher:
 @pytest.mark.parametrize("enforce", [True, False])
 def test_regress_run_fails_a_list_whose_dut_misses_its_goal(tmp_path: Path, capsys,
                                                             enforce: bool) -> None:
-    from regress import run as rr
+    from montverif.regress import run as rr
 
     lists = tmp_path / "lists.toml"
     lists.write_text(GOAL_LIST.format(flag="coverage_goals = true" if enforce else ""))
     full = {p: {b: at_least for b in bins} for p, (at_least, bins) in POINTS.items()}
     holed = {p: dict(bins) for p, bins in full.items()}
     holed["lut.addr"]["3"] = 0  # never hit by either run
-    rc = rr.main(["--lists", str(lists), "run", "--list", "cov", "--jobs", "1", "--out",
+    rc = rr.main(["--lists", str(lists), "regress", "--list", "cov", "--jobs", "1", "--out",
                   str(tmp_path / "out")], launcher=CoverageLauncher([holed]),
                  results_root=tmp_path / "results")
     out, err = capsys.readouterr()
@@ -299,26 +299,24 @@ def test_regress_run_fails_a_list_whose_dut_misses_its_goal(tmp_path: Path, caps
     else:
         assert rc == 0 and "goal missed" not in err
     # both seeds hit every bin: the goal is met and the list passes
-    rc = rr.main(["--lists", str(lists), "run", "--list", "cov", "--jobs", "1", "--out",
+    rc = rr.main(["--lists", str(lists), "regress", "--list", "cov", "--jobs", "1", "--out",
                   str(tmp_path / "out2")], launcher=CoverageLauncher([full]),
                  results_root=tmp_path / "results")
     assert rc == 0
     assert cov.load_summary(tmp_path / "out2")["duts"]["mont_lut"]["met"]
 
 
-# --- the closure loop (simulator replaced by a fake that honours MV_BIAS) --------------------
+# --- the closure loop (simulator replaced by a fake that honours the run's bias) ----------
 def fake_closure_sim(monkeypatch, hole: str) -> list[str | None]:
-    """Runs pass; lut.addr `hole` is hit only when MV_BIAS steers at it. Returns the
-    MV_BIAS each run saw."""
-    import os
-
-    from regress import sim
-    from verif.steer import Bias
+    """Runs pass; lut.addr `hole` is hit only when the run's bias steers at it. Returns the
+    bias each run had."""
+    from montverif.regress import sim
+    from montverif.verif.steer import Bias
 
     seen: list[str | None] = []
 
-    def execute(run, log_dir):  # noqa: ANN001, ANN202 - RunSpec, Path -> Outcome
-        text = os.environ.get("MV_BIAS")
+    def execute(run, log_dir):
+        text = run.bias or None
         seen.append(text)
         hits = {p: {b: at_least for b in bins} for p, (at_least, bins) in POINTS.items()}
         steered = text and any(hole in map(str, t.lut) for t in Bias.parse(text).targets)
@@ -334,7 +332,7 @@ def fake_closure_sim(monkeypatch, hole: str) -> list[str | None]:
 
 
 def test_closure_loop_steers_at_the_hole_and_stops(tmp_path: Path, monkeypatch) -> None:
-    from regress.sim import BuildSpec
+    from montverif.regress.sim import BuildSpec
 
     seen = fake_closure_sim(monkeypatch, "3")
     spec = BuildSpec("mont_lut", 32)
@@ -344,7 +342,7 @@ def test_closure_loop_steers_at_the_hole_and_stops(tmp_path: Path, monkeypatch) 
     assert all(json.loads(t)["targets"] == [{"lut": [3]}] for t in seen[2:])
     summary = json.loads((tmp_path / "s" / "summary.json").read_text())
     steered = [r for r in summary["runs"] if r["bias"]]
-    assert len(steered) == 2 and all(r["repro"].startswith("MV_BIAS='") for r in steered)
+    assert len(steered) == 2 and all(" --bias '" in r["repro"] for r in steered)
     first = cov.load_summary(tmp_path / "s")["duts"]["mont_lut"]["first_hit"]
     assert first["mont_lut.lut.addr:3"] == steered[0]["key"]
     # plain random never closes it: the seed budget ends the loop

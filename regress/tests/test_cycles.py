@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from regress import cycles
-from verif.config import ConfigError, load_design
+from montverif.regress import cycles
+from montverif.verif.config import ConfigError, load_design
 
 
 @pytest.mark.parametrize("expr,n,expected", [
@@ -55,7 +55,7 @@ def test_cli_without_logs_is_a_clear_error(tmp_path, capsys):
 
 
 def test_formula_with_build_parameters():
-    from regress.cycles import formula
+    from montverif.regress.cycles import formula
     assert formula("ceil(n / W) * 2 + P", 97, {"W": 8, "P": 3}) == 29
     assert formula("max(n, W) % 5", 7, {"W": 9}) == 4
     with pytest.raises(ConfigError):

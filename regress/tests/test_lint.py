@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from regress import lint, tools
-from verif.config import known_designs, load_design
+from montverif.regress import lint, tools
+from montverif.verif.config import known_designs, load_design
 
 
 @pytest.mark.sim

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from regress import sim
-from regress.mutate import cli, engine
-from regress.mutate.svmut import KINDS, Site, candidates
-from verif.config import load_design
+from montverif.regress import sim
+from montverif.regress.mutate import cli, engine
+from montverif.regress.mutate.svmut import KINDS, Site, candidates
+from montverif.verif.config import load_design
 
 SNIPPET = """\
 // a ^ b in a comment, and c + d

@@ -3,10 +3,10 @@ block needs (regress/mutate/engine.py core_sources, mutant_params)."""
 
 from __future__ import annotations
 
-from models.registry import get_algo
-from regress.mutate import engine
-from regress.mutate.svmut import enclosing_blocks
-from verif.config import known_designs, load_design
+from montverif.models.registry import get_algo
+from montverif.regress.mutate import engine
+from montverif.regress.mutate.svmut import enclosing_blocks
+from montverif.verif.config import known_designs, load_design
 
 GEN = """module m #(parameter int Mult = 0) ();
   if (Mult == 0) begin : g_a
@@ -65,7 +65,7 @@ def test_a_mutant_in_a_multiplier_branch_builds_that_multiplier() -> None:
 def test_rsa_equivalence_vectors_are_in_the_rsa_format(tmp_path) -> None:
     import json
 
-    from verif.env.rsa_vectors import load_rsa_vectors
+    from montverif.verif.env.rsa_vectors import load_rsa_vectors
 
     design = load_design("rsa_core")
     vecs = engine.exhaustive_vectors(design, 3) + engine.wide_vectors(design, 8, 20, 1)
@@ -91,7 +91,7 @@ def test_equivalence_vectors_respect_every_range_rule() -> None:
 
 
 def test_boundary_vectors_sit_at_the_reduction_bounds() -> None:
-    from models.registry import get_algo
+    from montverif.models.registry import get_algo
 
     design = load_design("inter_csa")
     vecs = engine.boundary_vectors(design, 8, 1)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from regress.mutate import engine, proofs
-from verif.config import load_design
+from montverif.regress.mutate import engine, proofs
+from montverif.verif.config import load_design
 
 
 def _campaign(folder: Path, dut: str, ids: list[int], status: str = "equivalent") -> None:

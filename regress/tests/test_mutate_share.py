@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from regress import sim, tools
-from regress.mutate import engine, meta
-from regress.mutate.svmut import Site, candidates
-from verif.config import load_design
+from montverif.regress import sim, tools
+from montverif.regress.mutate import engine, meta
+from montverif.regress.mutate.svmut import Site, candidates
+from montverif.verif.config import load_design
 
 DEMO = """\
 module demo #(parameter int W = 4) (
@@ -246,7 +246,7 @@ def test_shared_build_runs_each_mutant_with_its_plusarg(tmp_path: Path,
     meta_src = (tmp_path / "mutants" / "meta" / "mont_r2.sv").read_text()
     assert f"mv_mut_sel == {a})" in meta_src and f"mv_mut_sel == {dead})" not in meta_src
     assert camp.extra["shared"] == 2 and camp.extra["own_builds"] == 1
-    from regress.mutate import report
+    from montverif.regress.mutate import report
 
     assert "builds: 2 mutant(s) run on a shared build (+MV_MUTANT), 1 built on their own" \
         in report.table(camp)
@@ -296,7 +296,7 @@ def test_run_key_and_child_round_trip_carry_the_plusargs() -> None:
     assert sel.key == "mont_lut-n8-b32-verilator-s3-MV_MUTANT63"
     from dataclasses import asdict
 
-    from regress import report
+    from montverif.regress import report
 
     assert report.run_spec(json.loads(json.dumps(asdict(sel)))) == sel  # --resume compares
     assert report.run_spec(json.loads(json.dumps(asdict(run)))) == run
@@ -374,8 +374,8 @@ def test_shared_campaign_kills_stillbirths_and_falls_back(tmp_path: Path) -> Non
 
 
 def test_list_campaigns_share_by_default_and_can_opt_out() -> None:
-    from regress import mutation
-    from regress import run as rr
+    from montverif.regress import mutation
+    from montverif.regress import run as rr
 
     nightly = rr.load_lists()["nightly"].mutations  # Icarus: sharing turned off there
     assert nightly and not any(s.share or s.options(1).share for s in nightly)
@@ -391,7 +391,7 @@ def test_list_campaigns_share_by_default_and_can_opt_out() -> None:
 
 
 def test_cli_no_share_option(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from regress.mutate import cli
+    from montverif.regress.mutate import cli
 
     seen: list[bool] = []
 

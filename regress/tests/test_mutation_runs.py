@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from regress import history, mutation
-from regress import run as rr
-from regress.mutate import engine
-from regress.mutate import report as mreport
-from regress.tests.test_run import FakeLauncher, assert_bad_block
-from verif.config import ConfigError, DesignConfig, known_designs, load_design
+from montverif.regress import history, mutation
+from montverif.regress import run as rr
+from montverif.regress.mutate import engine
+from montverif.regress.mutate import report as mreport
+from montverif.regress.tests.test_run import FakeLauncher, assert_bad_block
+from montverif.verif.config import ConfigError, DesignConfig, known_designs, load_design
 
 LISTS = """
 [mut]
@@ -74,7 +74,7 @@ def canned(verdicts: Verdicts, calls: list[str] | None = None,
 
 def main(tmp_path: Path, lists: Path, *extra: str, out: str = "out", name: str = "mut",
          launcher: FakeLauncher | None = None) -> int:
-    argv = ["--lists", str(lists), "run", "--list", name, "--jobs", "2",
+    argv = ["--lists", str(lists), "regress", "--list", name, "--jobs", "2",
             "--out", str(tmp_path / out), "--history", str(tmp_path / "history.jsonl"), *extra]
     return rr.main(argv, launcher=launcher or FakeLauncher(), results_root=tmp_path / "results")
 
@@ -106,11 +106,11 @@ def test_shipped_nightly_mutates_every_design() -> None:
 
 
 def test_list_command_shows_the_budget(lists: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert rr.main(["list"]) == 0
+    assert rr.main(["lists"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("nightly "))
     count = len(known_designs())
     assert f"+ {count} mutation campaigns, {40 * count} mutants" in line
-    assert rr.main(["--lists", str(lists), "list", "mut"]) == 0
+    assert rr.main(["--lists", str(lists), "lists", "mut"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 4 and out[1].startswith("mutation/mont_lut ") and "mutants=4" in out[1]
 
@@ -332,7 +332,7 @@ def test_end_to_end_two_mutants_on_icarus(tmp_path: Path) -> None:
                     "n = 8\n")
     # base seed 4 draws two mutants that earlier campaigns saw killed: no equivalence run
     # (7456 vectors, ~40 s on Icarus) unless one now survives
-    argv = ["--lists", str(path), "run", "--list", "tiny", "--jobs", "1", "--seed", "4",
+    argv = ["--lists", str(path), "regress", "--list", "tiny", "--jobs", "1", "--seed", "4",
             "--out", str(tmp_path / "out")]
     code = rr.main(argv, results_root=tmp_path / "results")
     rec = summary(tmp_path / "out")["mutation"]["mont_lut"]

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from regress import run as rr
-from regress.sim import ALL_TESTS, BuildSpec, Outcome, RunSpec
-from verif.config import ConfigError, known_designs
+from montverif.regress import run as rr
+from montverif.regress.sim import ALL_TESTS, BuildSpec, Outcome, RunSpec
+from montverif.verif.config import ConfigError, known_designs
 
 TWO_CONFIGS = """
 [pair]
@@ -79,7 +79,7 @@ def pair_file(tmp_path: Path) -> Path:
 
 def run_main(tmp_path: Path, lists: Path, launcher: FakeLauncher, *extra: str,
              name: str = "pair") -> int:
-    argv = ["--lists", str(lists), "run", "--list", name, "--jobs", "2",
+    argv = ["--lists", str(lists), "regress", "--list", name, "--jobs", "2",
             "--out", str(tmp_path / "out"), *extra]
     return rr.main(argv, launcher=launcher, results_root=tmp_path / "results")
 
@@ -178,7 +178,7 @@ def assert_bad_block(tmp_path: Path, kind: str, keys: dict[str, str | None], mes
     path.write_text(f"[bad]\n[[bad.{kind}]]\n{body}")
     with pytest.raises(rr.ListError, match=f"bad.{kind}"):
         rr.load_lists(path)
-    assert rr.main(["--lists", str(path), "list"]) == 2
+    assert rr.main(["--lists", str(path), "lists"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
 
@@ -204,7 +204,8 @@ def test_all_pass(tmp_path: Path, pair_file: Path, capsys: pytest.CaptureFixture
     assert summary["list"] == "pair" and summary["passed"] == 5 and summary["failed"] == 0
     assert {"git", "versions", "start", "wall_s"} <= set(summary)
     first = summary["runs"][0]
-    assert first["key"].endswith(f"-s{first['seed']}") and first["repro"].startswith("make sim")
+    assert first["key"].endswith(f"-s{first['seed']}")
+    assert first["repro"].startswith("montverif sim")
     assert Path(first["log_dir"]) == tmp_path / "out" / "runs" / first["key"]
     assert (tmp_path / "results" / "latest").resolve() == (tmp_path / "out").resolve()
 
@@ -243,7 +244,7 @@ def test_build_failure_fails_its_runs(tmp_path: Path, pair_file: Path,
 def test_fail_fast_skips_the_rest(tmp_path: Path, pair_file: Path,
                                   capsys: pytest.CaptureFixture[str]) -> None:
     launcher = FakeLauncher(fail=("mont_lut-n64",))
-    argv = ["--lists", str(pair_file), "run", "--list", "pair", "--jobs", "1", "--fail-fast",
+    argv = ["--lists", str(pair_file), "regress", "--list", "pair", "--jobs", "1", "--fail-fast",
             "--out", str(tmp_path / "out")]
     assert rr.main(argv, launcher=launcher, results_root=tmp_path / "results") == 1
     out = capsys.readouterr().out
@@ -254,7 +255,7 @@ def test_fail_fast_skips_the_rest(tmp_path: Path, pair_file: Path,
 
 
 def test_unknown_list_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert rr.main(["run", "--list", "nope"], launcher=FakeLauncher(),
+    assert rr.main(["regress", "--list", "nope"], launcher=FakeLauncher(),
                    results_root=tmp_path) == 2
     err = capsys.readouterr().err
     known = ", ".join(sorted(rr.load_lists()))
@@ -272,7 +273,7 @@ def test_invalid_run_is_bad_input(tmp_path: Path, pair_file: Path,
 
 
 def test_default_results_folder(tmp_path: Path, pair_file: Path) -> None:
-    argv = ["--lists", str(pair_file), "run", "--list", "pair", "--seeds", "1"]
+    argv = ["--lists", str(pair_file), "regress", "--list", "pair", "--seeds", "1"]
     root = tmp_path / "results"
     assert rr.main(argv, launcher=FakeLauncher(), results_root=root) == 0
     assert rr.main(argv, launcher=FakeLauncher(), results_root=root) == 0
@@ -284,19 +285,19 @@ def test_default_results_folder(tmp_path: Path, pair_file: Path) -> None:
 
 
 def test_list_command(capsys: pytest.CaptureFixture[str]) -> None:
-    assert rr.main(["list"]) == 0
+    assert rr.main(["lists"]) == 0
     lines = capsys.readouterr().out.splitlines()
     smoke = next(line for line in lines if line.startswith("smoke "))
     runs = rr.expand(rr.load_lists()["smoke"])
     assert f"{len(runs)} runs" in smoke and f"{len(rr.unique_builds(runs))} builds" in smoke
-    assert rr.main(["list", "selftest"]) == 0
+    assert rr.main(["lists", "selftest"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 2
 
 
 # --- the real thing -------------------------------------------------------------------------
 @pytest.mark.sim
 def test_selftest_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["run", "--list", "selftest", "--jobs", "2", "--out", str(tmp_path / "out")]
+    argv = ["regress", "--list", "selftest", "--jobs", "2", "--out", str(tmp_path / "out")]
     assert rr.main(argv, results_root=tmp_path / "results") == 0
     assert capsys.readouterr().out.splitlines()[-1] == "2 passed, 0 failed"
     cases = junit_cases(tmp_path / "out" / "junit.xml")
@@ -350,7 +351,7 @@ def test_params_expand_into_builds_keys_and_repro(tmp_path):
     keys = sorted(r.build.key for r in runs)
     assert keys == ["mont_lut-n32-P2-W8-b32-verilator", "mont_lut-n32-W16-b32-verilator"]
     repro = next(r for r in runs if r.build.params == (("P", 2), ("W", 8))).repro()
-    assert "PARAMS=P=2,W=8" in repro
+    assert "--params P=2,W=8" in repro
 
 
 def test_bad_params_in_a_list_and_unknown_parameter(tmp_path):
@@ -358,7 +359,7 @@ def test_bad_params_in_a_list_and_unknown_parameter(tmp_path):
     path.write_text(PARAM_LIST.replace("{ W = 16 }", "{ W = \"x\" }"))
     with pytest.raises(rr.ListError, match="params"):
         rr.load_lists(path)
-    from regress.sim import validate
+    from montverif.regress.sim import validate
     with pytest.raises(ConfigError, match="mont_lut has no parameter"):
         validate(RunSpec(BuildSpec("mont_lut", 32, params=(("W", 8),))))
 
@@ -372,7 +373,7 @@ def test_entry_bias_reaches_runs_and_repro(tmp_path):
     runs = rr.expand(rr.load_lists(path)["sweep"])
     assert runs and all(json.loads(r.bias) == {"p": 0.5, "targets": [{"m": "short"}]}
                         for r in runs)
-    assert runs[0].repro().startswith("MV_BIAS='{")
+    assert " --bias '{" in runs[0].repro()
     path.write_text(PARAM_LIST.replace("params = [{ W = 8, P = 2 }, { W = 16 }]",
                                        'bias = { targets = [{ m = "tiny" }] }'))
     with pytest.raises(rr.ListError, match="bias"):
@@ -383,7 +384,7 @@ def test_check_thread_only_with_a_spare_core_for_every_simulation(monkeypatch):
     """The scoreboard's checker thread is on for Verilator engine runs when each simulation
     this process runs at once can have two cores; MV_CHECK_THREAD=0/1 decides instead; any
     other value is a clear error; `parallel` tells it how many run at once."""
-    from regress import sim as sim_mod
+    from montverif.regress import sim as sim_mod
     engine = sim_mod.RunSpec(sim_mod.BuildSpec("mont_lut", 32, 32, "verilator", bus="engine"))
     pins = sim_mod.RunSpec(sim_mod.BuildSpec("mont_lut", 32, 32, "verilator"))
     icarus = sim_mod.RunSpec(sim_mod.BuildSpec("mont_lut", 32, 32, "icarus", bus="engine"))

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from regress import buckets as bk
-from regress import debug, history
-from regress import run as rr
-from regress.report import FAIL, RunResult
-from regress.sim import BuildSpec, Outcome, RunSpec
-from regress.tests.test_run import FakeLauncher
+from montverif.regress import buckets as bk
+from montverif.regress import debug, history
+from montverif.regress import run as rr
+from montverif.regress.report import FAIL, RunResult
+from montverif.regress.sim import BuildSpec, Outcome, RunSpec
+from montverif.regress.tests.test_run import FakeLauncher
 
 LIST = """
 [mix]
@@ -86,7 +86,7 @@ def lists(tmp_path: Path) -> Path:
 
 def main(tmp_path: Path, lists: Path, launcher: FakeLauncher, *extra: str,
          name: str = "mix", out: str = "out") -> int:
-    argv = ["--lists", str(lists), "run", "--list", name, "--jobs", "2",
+    argv = ["--lists", str(lists), "regress", "--list", name, "--jobs", "2",
             "--out", str(tmp_path / out), *extra]
     return rr.main(argv, launcher=launcher, results_root=tmp_path / "results")
 
@@ -234,7 +234,7 @@ def test_resume_runs_only_what_did_not_finish(tmp_path: Path, lists: Path) -> No
 def test_resume_keeps_a_run_recorded_with_its_designs_own_tests(tmp_path: Path) -> None:
     """The RSA core runs its config's test list: the record holds that list, the expanded
     run the generic one; --resume must still find it finished (it reran them all before)."""
-    from regress import sim
+    from montverif.regress import sim
 
     run = RunSpec(BuildSpec("rsa_core", 64, 32, "verilator"), seed=7, txns=2)
     ran = sim.with_design_tests(run)
@@ -548,7 +548,7 @@ def test_report_command_picks_up_a_later_coverage_summary(
 def test_crashing_or_hanging_simulator_is_a_failure_with_its_log(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str, timeout: int,
         expected: str) -> None:
-    from regress import sim
+    from montverif.regress import sim
 
     child = tmp_path / "child.sh"
     child.write_text(f"#!/bin/sh\n{script}\n")

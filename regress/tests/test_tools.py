@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from regress import tools
+from montverif.regress import tools
 
 
 def test_ccache_is_used_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from regress.sim import BuildSpec, _build_stamp, vpi_control
-from verif.config import MULT_SIGNALS, known_designs, load_design
+from montverif.regress.sim import BuildSpec, _build_stamp, vpi_control
+from montverif.verif.config import MULT_SIGNALS, known_designs, load_design
 
 
 def test_every_probed_signal_is_made_public() -> None:
@@ -33,8 +33,8 @@ def test_flat_visibility_is_a_different_build(monkeypatch: pytest.MonkeyPatch) -
 
 def test_engine_main_loop_half_period() -> None:
     """The engine main loop's step: half of CLOCK_PERIOD_NS in the builds' time precision."""
-    from regress.sim import TIMESCALE, half_period_units
-    from verif.config import CLOCK_PERIOD_NS, ConfigError
+    from montverif.regress.sim import TIMESCALE, half_period_units
+    from montverif.verif.config import CLOCK_PERIOD_NS, ConfigError
 
     assert TIMESCALE[1] == "1ps" and half_period_units() == CLOCK_PERIOD_NS * 1000 // 2
     assert half_period_units(10, "1ns") == 5
@@ -50,7 +50,7 @@ def test_engine_clock_variants_are_builds_of_their_own(monkeypatch: pytest.Monke
     """MV_ENGINE_CLOCK=hdl (the HDL delay-loop clock under cocotb's main) is its own build
     folder and stamp; pin-mode builds are not affected by it; the wrapper of the main-loop
     build has the clock as an input port and no delay."""
-    from verif.bus import engine
+    from montverif.verif.bus import engine
 
     design = load_design("mont_lut")
     eng, pins = BuildSpec("mont_lut", 32, bus="engine"), BuildSpec("mont_lut", 32)
@@ -74,7 +74,7 @@ def test_engine_script_and_log_are_public_variables_not_ports() -> None:
     both whole at every evaluation. Every port of the wrapper stays a few words wide."""
     import re
 
-    from verif.bus import engine
+    from montverif.verif.bus import engine
 
     design = load_design("mont_lut")
     eng = vpi_control(design, engine_build=True)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from cocotb.handle import SimHandleBase
 from pyuvm import ConfigDB, uvm_agent, uvm_analysis_port, uvm_driver, uvm_monitor, uvm_sequencer
 
-from verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
-from verif.bus.engine import EngineBusDriver
-from verif.bus.item import Burst, BusRequest, Transfer
+from montverif.verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
+from montverif.verif.bus.engine import EngineBusDriver
+from montverif.verif.bus.item import Burst, BusRequest, Transfer
 
 
 @dataclass

@@ -17,7 +17,7 @@ from cocotb.utils import get_sim_time
 from cocotb_bus.drivers import BusDriver
 from cocotb_bus.monitors import BusMonitor
 
-from verif.bus.item import BusItem, BusRequest, Kind, Transfer
+from montverif.verif.bus.item import BusItem, BusRequest, Kind, Transfer
 
 SIGNALS = {"req": "req_i", "we": "we_i", "addr": "addr_i", "wdata": "wdata_i",
            "ack": "ack_o", "rdata": "rdata_o"}

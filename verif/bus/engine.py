@@ -9,7 +9,7 @@ engine's fin toggle, fills each item's rdata and time_ns from the engine's log a
 each item's transfers as one Burst (each word with the time of its ack edge), a script's
 bursts in one list, so the predictor and the scoreboard check the same transfers as in pin
 mode, a burst at a time. Select it with `BUS=engine` (make sim) or `--bus engine`
-(python -m regress.sim).
+(montverif sim).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from pathlib import Path
 
 from cocotb.handle import SimHandleBase
 
-from verif import regmap
-from verif.bus.bfm import WatchdogError
-from verif.bus.item import Burst, BusItem, BusRequest, Kind
-from verif.bus.vpi import MemorySignal, open_storage, open_wide, read_uint
-from verif.config import CLOCK_PERIOD_NS
+from montverif.verif import regmap
+from montverif.verif.bus.bfm import WatchdogError
+from montverif.verif.bus.item import Burst, BusItem, BusRequest, Kind
+from montverif.verif.bus.vpi import MemorySignal, open_storage, open_wide, read_uint
+from montverif.verif.config import CLOCK_PERIOD_NS
 
 ENGINE_SV = Path(__file__).resolve().parent.parent / "hdl" / "mv_bus_engine.sv"
 # Verilator main loop of engine builds: the wrapper's clock toggled in C++ (no --timing)

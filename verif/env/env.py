@@ -7,15 +7,15 @@ from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 from pyuvm import ConfigDB, uvm_analysis_port, uvm_component, uvm_env
 
-from models.registry import get_algo
-from verif import regmap
-from verif.bus.agent import BusAgent, BusIf
-from verif.bus.engine import observed
-from verif.bus.vpi import read_uint
-from verif.config import DesignConfig, RunConfig
-from verif.env.coverage import Coverage
-from verif.env.predictor import LoaderPredictor
-from verif.env.scoreboard import DoneObservation, Scoreboard
+from montverif.models.registry import get_algo
+from montverif.verif import regmap
+from montverif.verif.bus.agent import BusAgent, BusIf
+from montverif.verif.bus.engine import observed
+from montverif.verif.bus.vpi import read_uint
+from montverif.verif.config import DesignConfig, RunConfig
+from montverif.verif.env.coverage import Coverage
+from montverif.verif.env.predictor import LoaderPredictor
+from montverif.verif.env.scoreboard import DoneObservation, Scoreboard
 
 
 def _handle(dut: SimHandleBase, path: str) -> SimHandleBase:

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from models.result import Result
-from verif import regmap
-from verif.bus.item import Burst, Transfer
+from montverif.models.result import Result
+from montverif.verif import regmap
+from montverif.verif.bus.item import Burst, Transfer
 
 Model = Callable[..., Result]  # (operands..., n) -> Result
 _RESULTS = frozenset({"P", "S", "C"})  # result registers: 0 while busy

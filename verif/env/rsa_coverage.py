@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from cocotb_coverage.coverage import CoverPoint
 
-from verif.env.coverage import ERRORS, Coverage
+from montverif.verif.env.coverage import ERRORS, Coverage
 
 PATTERNS = ["zero", "one", "two", "all_ones", "top_bit_only", "alternating", "other"]
 WEIGHTS = ["hw0", "low", "mid", "high", "full"]
@@ -45,7 +45,7 @@ def weight_class(e: int, n: int) -> str:
 
 
 class RsaCoverage(Coverage):
-    def __init__(self, design: str, const_time: bool) -> None:  # noqa: D107
+    def __init__(self, design: str, const_time: bool) -> None:
         self.design = design
         self.illegal_bins = frozenset()
         top = design

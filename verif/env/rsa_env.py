@@ -16,16 +16,16 @@ from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 from pyuvm import ConfigDB, uvm_analysis_port, uvm_component, uvm_env
 
-from models import rsa as rsa_model
-from models.mont import final_sub
-from models.registry import get_algo, reference
-from verif import regmap
-from verif.bus.agent import BusAgent, BusIf
-from verif.config import CONFIG_DIR, MULT_SIGNALS, RSA_MODULUS, DesignConfig, RunConfig
-from verif.env.env import _handle
-from verif.env.predictor import LoaderPredictor, Operation
-from verif.env.rsa_coverage import RsaCoverage
-from verif.env.scoreboard import Scoreboard, _Sub
+from montverif.models import rsa as rsa_model
+from montverif.models.mont import final_sub
+from montverif.models.registry import get_algo, reference
+from montverif.verif import regmap
+from montverif.verif.bus.agent import BusAgent, BusIf
+from montverif.verif.config import CONFIG_DIR, MULT_SIGNALS, RSA_MODULUS, DesignConfig, RunConfig
+from montverif.verif.env.env import _handle
+from montverif.verif.env.predictor import LoaderPredictor, Operation
+from montverif.verif.env.rsa_coverage import RsaCoverage
+from montverif.verif.env.scoreboard import Scoreboard, _Sub
 
 
 def rsa_config(design: DesignConfig) -> dict[str, object]:

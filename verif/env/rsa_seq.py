@@ -12,10 +12,10 @@ import random
 
 import gmpy2
 
-from models import rsa as rsa_model
-from verif.config import load_design
-from verif.env.env import _handle
-from verif.sequences import LoaderSeq
+from montverif.models import rsa as rsa_model
+from montverif.verif.config import load_design
+from montverif.verif.env.env import _handle
+from montverif.verif.sequences import LoaderSeq
 
 KEY_TRIES = 1000  # random prime pairs tried before a small width is searched exhaustively
 

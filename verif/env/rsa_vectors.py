@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from models.numbers import parse_int
-from models.result import ModelInputError
-from verif.vectors import VectorError
+from montverif.models.numbers import parse_int
+from montverif.models.result import ModelInputError
+from montverif.verif.vectors import VectorError
 
 KEYS = ("msg", "exp", "mod")
 

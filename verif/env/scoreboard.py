@@ -21,11 +21,11 @@ from pathlib import Path
 
 from pyuvm import uvm_component, uvm_subscriber
 
-from models.registry import AlgoInfo, matches_reference, reference
-from verif import regmap
-from verif.bus.item import Burst, Transfer
-from verif.env.coverage import Coverage
-from verif.env.predictor import ACROSS, LoaderPredictor, Mismatch, Operation
+from montverif.models.registry import AlgoInfo, matches_reference, reference
+from montverif.verif import regmap
+from montverif.verif.bus.item import Burst, Transfer
+from montverif.verif.env.coverage import Coverage
+from montverif.verif.env.predictor import ACROSS, LoaderPredictor, Mismatch, Operation
 
 
 @dataclass
@@ -57,7 +57,7 @@ class CheckThread:
                 handler, item = job
                 try:
                     handler(item)
-                except BaseException as exc:  # noqa: BLE001 - raised again by the caller
+                except BaseException as exc:
                     self.error = exc
         self._done.set()
 

@@ -24,10 +24,10 @@ from cocotb.triggers import (
 )
 from cocotb.utils import get_sim_time
 
-from verif import regmap
-from verif.bus.engine import CYCLE_VAR, EngineBusDriver
-from verif.bus.item import BusItem, BusRequest, Kind
-from verif.config import CLOCK_PERIOD_NS
+from montverif.verif import regmap
+from montverif.verif.bus.engine import CYCLE_VAR, EngineBusDriver
+from montverif.verif.bus.item import BusItem, BusRequest, Kind
+from montverif.verif.config import CLOCK_PERIOD_NS
 
 RESET_CYCLES = 3
 X, Y, M = 5, 7, 0xF1  # the operands; M odd, X and Y below it

@@ -16,7 +16,7 @@ from pathlib import Path
 import cocotb
 from cocotb.triggers import Timer
 
-from verif.config import CLOCK_PERIOD_NS
+from montverif.verif.config import CLOCK_PERIOD_NS
 
 # quiet slots for a while (about 0.2 s at N = 32): time for the thread to be scheduled on a
 # busy machine (2 ms were not enough with both cores busy)

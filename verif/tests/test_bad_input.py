@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def sim_cli(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    return subprocess.run([sys.executable, "-m", "regress.sim", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run([sys.executable, "-m", "montverif.regress.cli", "sim", *args], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
 
 
 def assert_clear_error(res: subprocess.CompletedProcess[str], *needles: str) -> None:

@@ -10,11 +10,11 @@ import random
 
 import pytest
 
-from models.mont import mont_lut
-from verif import regmap
-from verif.bus.item import BusItem, BusRequest, Kind, Transfer
-from verif.env.predictor import LoaderPredictor
-from verif.sequences import ErrorSeq, LoaderSeq, StatusWhileBusySeq
+from montverif.models.mont import mont_lut
+from montverif.verif import regmap
+from montverif.verif.bus.item import BusItem, BusRequest, Kind, Transfer
+from montverif.verif.env.predictor import LoaderPredictor
+from montverif.verif.sequences import ErrorSeq, LoaderSeq, StatusWhileBusySeq
 
 PERIOD, N, BUS_W = 10, 16, 8
 
@@ -143,9 +143,9 @@ def test_a_read_value_inside_a_batch_is_refused_and_nothing_is_sent():
 def test_the_engine_holds_a_whole_operation_at_2048_bits_on_an_8_bit_bus(name):
     """engine_depth covers the longest script of every design (every operand, its halves and
     precomputed registers, START, the wait, all results and STATUS) in one engine script."""
-    from models.registry import get_algo
-    from verif.bus.engine import engine_depth
-    from verif.config import load_design
+    from montverif.models.registry import get_algo
+    from montverif.verif.bus.engine import engine_depth
+    from montverif.verif.config import load_design
 
     n, bus_w = 2048, 8
     cfg = load_design(name)
@@ -170,8 +170,8 @@ def test_the_engine_holds_a_whole_operation_at_2048_bits_on_an_8_bit_bus(name):
 
 
 def test_script_groups_keep_every_operation_in_order():
-    from verif.bus.engine import OPS_PER_SCRIPT
-    from verif.sequences import script_groups
+    from montverif.verif.bus.engine import OPS_PER_SCRIPT
+    from montverif.verif.sequences import script_groups
 
     for count in (0, 1, OPS_PER_SCRIPT, OPS_PER_SCRIPT + 1, 3 * OPS_PER_SCRIPT - 1):
         groups = script_groups(list(range(count)))

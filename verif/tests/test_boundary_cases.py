@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import random
 
-from models.registry import get_algo
-from verif import regmap
-from verif.config import known_designs, load_design
-from verif.sequences import CornerSeq
+from montverif.models.registry import get_algo
+from montverif.verif import regmap
+from montverif.verif.config import known_designs, load_design
+from montverif.verif.sequences import CornerSeq
 
 
 def _seq(name: str, n: int, seed: int) -> CornerSeq:
@@ -17,7 +17,7 @@ def _seq(name: str, n: int, seed: int) -> CornerSeq:
     algo = get_algo(design.model)
     func = algo.model(algo.resolve(n, {}))
 
-    def model(x: int, y: int, m: int):  # noqa: ANN202
+    def model(x: int, y: int, m: int):
         return func(x, 0, y, 0, m, n) if algo.halves else func(x, y, m, n)
 
     return CornerSeq("c", n=n, bus_w=32, design=regmap.load().designs[name],

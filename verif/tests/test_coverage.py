@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 from cocotb_coverage.coverage import CoverCross, CoverPoint, coverage_db, merge_coverage
 
-from verif.env.coverage import Batched, Coverage, modulus_class, operand_class
+from montverif.verif.env.coverage import Batched, Coverage, modulus_class, operand_class
 
 N = 8
 

@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from models.registry import get_algo, reference
-from regress.sim import ALL_TESTS, BuildSpec, Outcome, RunSpec, execute
-from verif.config import DesignConfig, known_designs, load_design
+from montverif.models.registry import get_algo, reference
+from montverif.regress.sim import ALL_TESTS, BuildSpec, Outcome, RunSpec, execute
+from montverif.verif.config import DesignConfig, known_designs, load_design
 
 pytestmark = pytest.mark.sim
 SEED = 7
@@ -102,7 +102,7 @@ def test_corrupted_design_is_caught(tmp_path, design, sim):
     assert not outcome.passed
     assert outcome.failed >= 1
     assert outcome.first_error.startswith("MISMATCH"), outcome.first_error
-    assert "FAULT=1" in outcome.run.repro()
+    assert "--fault" in outcome.run.repro()
 
 
 def test_every_design_has_test_points_and_a_negative_test():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from verif.bus.engine import DONE_VARS, EngineBusDriver, EngineError, observed
+from montverif.verif.bus.engine import DONE_VARS, EngineBusDriver, EngineError, observed
 
 PERIOD = 10
 

@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from verif import regmap
-from verif.bus.engine import (
+from montverif.verif import regmap
+from montverif.verif.bus.engine import (
     IDLE_W,
     KIND_CODE,
     EngineBusDriver,
@@ -19,7 +19,7 @@ from verif.bus.engine import (
     meta_bits,
     pack_entries,
 )
-from verif.bus.item import BusItem, Kind
+from montverif.verif.bus.item import BusItem, Kind
 
 ADDR_W = regmap.load().addr_width
 

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from regress.sim import ALL_TESTS, ROOT, BuildSpec, RunSpec, execute
-from verif.config import load_design
-from verif.tests.test_designs_sim import check_log_against_gmpy2
+from montverif.regress.sim import ALL_TESTS, ROOT, BuildSpec, RunSpec, execute
+from montverif.verif.config import load_design
+from montverif.verif.tests.test_designs_sim import check_log_against_gmpy2
 
 pytestmark = pytest.mark.sim
 
@@ -45,7 +45,7 @@ def test_engine_mode_catches_a_corrupted_design(tmp_path, sim):
     outcome = execute(run, tmp_path / run.key)
     assert not outcome.passed
     assert outcome.first_error.startswith("MISMATCH"), outcome.first_error
-    assert "BUS=engine" in run.repro()
+    assert "--bus engine" in run.repro()
 
 
 OBSERVE_SV = ROOT / "hdl" / "common" / "mv_observe.sv"
@@ -155,9 +155,9 @@ def test_engine_main_loop_matches_the_hdl_clock(tmp_path, monkeypatch):
 PROBE_TIMEOUT_S = 120  # one probe run takes about 2 s
 
 
-def _run_probe(spec, design, module: str, out, env: dict[str, str]):  # noqa: ANN001, ANN202
+def _run_probe(spec, design, module: str, out, env: dict[str, str]):
     """Run a probe module on the built engine model; what it wrote to MV_PROBE_OUT."""
-    from regress.bench import WallLimit, run_module
+    from montverif.regress.bench import WallLimit, run_module
 
     try:
         run_module(spec, design, module, out, env | {"MV_PROBE_OUT": str(out / "probe.json")},
@@ -174,16 +174,16 @@ def test_engine_main_loop_quiet_slots_change_nothing(tmp_path):
     them, edges, NextTimeStep, ReadWrite, ReadOnly, value changes, across the quiet
     stretches of a script's wait for done) sees the same times and values as with the whole
     protocol in every slot (MV_ENGINE_QUIET=0; verif/tests/engine_probe.py)."""
-    from regress.sim import build
-    from verif.config import CLOCK_PERIOD_NS
-    from verif.tests.engine_probe import M, X, Y
+    from montverif.regress.sim import build
+    from montverif.verif.config import CLOCK_PERIOD_NS
+    from montverif.verif.tests.engine_probe import M, X, Y
 
     design = load_design("mont_lut")
     spec = BuildSpec("mont_lut", 32, 8, "verilator", bus="engine")
     build(spec, design)
     notes = {}
     for quiet in ("1", "0"):  # a loop that misses a callback hangs
-        notes[quiet] = _run_probe(spec, design, "verif.tests.engine_probe",
+        notes[quiet] = _run_probe(spec, design, "montverif.verif.tests.engine_probe",
                                   tmp_path / f"quiet{quiet}", {"MV_ENGINE_QUIET": quiet})
     probe = {row[0]: row[1:] for row in notes["1"]}
     ps = CLOCK_PERIOD_NS * 1000
@@ -267,12 +267,13 @@ def test_engine_main_loop_hands_the_gil_back_while_the_model_runs(tmp_path):
     in the first half of the wait. Without it (MV_CHECK_THREAD=0, as cocotb itself does) the
     simulator's thread keeps the GIL and the other thread runs only once the wait is over
     (verif/tests/gil_probe.py)."""
-    from regress.sim import build
+    from montverif.regress.sim import build
 
     design = load_design("mont_lut")
     spec = BuildSpec("mont_lut", 32, 8, "verilator", bus="engine")
     build(spec, design)
-    probe = {flag: _run_probe(spec, design, "verif.tests.gil_probe", tmp_path / f"thread{flag}",
-                              {"MV_CHECK_THREAD": flag}) for flag in ("1", "0")}
+    probe = {flag: _run_probe(spec, design, "montverif.verif.tests.gil_probe",
+                              tmp_path / f"thread{flag}", {"MV_CHECK_THREAD": flag})
+             for flag in ("1", "0")}
     assert probe["1"]["first_run_s"] < probe["1"]["wait_s"] / 2, probe
     assert probe["0"]["first_run_s"] > probe["0"]["wait_s"] / 2, probe

@@ -8,13 +8,13 @@ import random
 
 import pytest
 
-from models.mm42 import mm42
-from models.mont import mont_lut
-from verif import regmap
-from verif.bus.item import Transfer
-from verif.env.predictor import LoaderPredictor
-from verif.sequences import LoaderSeq
-from verif.vectors import VectorError, load_vectors
+from montverif.models.mm42 import mm42
+from montverif.models.mont import mont_lut
+from montverif.verif import regmap
+from montverif.verif.bus.item import Transfer
+from montverif.verif.env.predictor import LoaderPredictor
+from montverif.verif.sequences import LoaderSeq
+from montverif.verif.vectors import VectorError, load_vectors
 
 PERIOD = 10
 N, BUS_W = 16, 8
@@ -129,7 +129,7 @@ def test_sequence_splits_operands(n):
 
 
 def test_corner_halves_cases():
-    from verif.sequences import CornerSeq
+    from montverif.verif.sequences import CornerSeq
 
     rm = regmap.load()
     n = 16

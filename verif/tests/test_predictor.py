@@ -3,10 +3,10 @@ codes, and that a wrong read is reported as a mismatch."""
 
 from __future__ import annotations
 
-from models.mont import mont_lut
-from verif import regmap
-from verif.bus.item import Burst, Transfer
-from verif.env.predictor import LoaderPredictor
+from montverif.models.mont import mont_lut
+from montverif.verif import regmap
+from montverif.verif.bus.item import Burst, Transfer
+from montverif.verif.env.predictor import LoaderPredictor
 
 PERIOD = 10
 N, BUS_W = 16, 8
@@ -86,7 +86,7 @@ def _burst_script(seed: int) -> list[Burst]:
     every register before, during and across the end of an operation, some words wrong."""
     import random
 
-    from verif.bus.item import Burst
+    from montverif.verif.bus.item import Burst
 
     rng, rm = random.Random(seed), regmap.load()
     edge, out = 1, []
@@ -135,7 +135,7 @@ def test_bursts_give_the_word_by_word_verdicts():
 
 
 def test_a_wrong_word_in_a_burst_is_a_mismatch():
-    from verif.bus.item import Burst
+    from montverif.verif.bus.item import Burst
 
     s = Stream()
     s.load(0, 3, 5, 40001)

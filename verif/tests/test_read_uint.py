@@ -7,8 +7,14 @@ import ctypes
 
 import pytest
 
-from verif.bus import vpi
-from verif.bus.vpi import VPI_NO_DELAY, MemorySignal, UnknownValueError, WideSignal, read_uint
+from montverif.verif.bus import vpi
+from montverif.verif.bus.vpi import (
+    VPI_NO_DELAY,
+    MemorySignal,
+    UnknownValueError,
+    WideSignal,
+    read_uint,
+)
 
 
 class _Sim:

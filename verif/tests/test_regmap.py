@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from verif import regmap
+from montverif.verif import regmap
 
 
 def test_generated_files_are_current():

@@ -12,13 +12,13 @@ from pathlib import Path
 import gmpy2
 import pytest
 
-from models import rsa as rsa_model
-from regress.sim import ALL_TESTS, BuildSpec, RunSpec, design_tb, execute, validate
-from verif.config import ConfigError
-from verif.env.rsa_seq import NoKeyError, rsa_key
-from verif.env.rsa_vectors import load_rsa_vectors
-from verif.tests.test_designs_sim import txns
-from verif.vectors import VectorError
+from montverif.models import rsa as rsa_model
+from montverif.regress.sim import ALL_TESTS, BuildSpec, RunSpec, design_tb, execute, validate
+from montverif.verif.config import ConfigError
+from montverif.verif.env.rsa_seq import NoKeyError, rsa_key
+from montverif.verif.env.rsa_vectors import load_rsa_vectors
+from montverif.verif.tests.test_designs_sim import txns
+from montverif.verif.vectors import VectorError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,8 +64,8 @@ def test_rsa_keys_at_small_widths() -> None:
 
 def test_tests_come_from_the_design_config() -> None:
     module, tests, loader = design_tb("rsa_core")
-    assert module == "verif.tb_rsa" and "KeyTest" in tests and loader
-    assert design_tb("mont_lut") == ("verif.tb_mult", ALL_TESTS, None)
+    assert module == "montverif.verif.tb_rsa" and "KeyTest" in tests and loader
+    assert design_tb("mont_lut") == ("montverif.verif.tb_mult", ALL_TESTS, None)
     run = RunSpec(BuildSpec("rsa_core", 64), tests=ALL_TESTS)  # the default list maps
     validate(run)
     with pytest.raises(ConfigError, match="unknown test.*BackToBackTest"):
@@ -76,8 +76,9 @@ def test_tests_come_from_the_design_config() -> None:
 
 def test_bad_vector_file_on_the_command_line(tmp_path: Path) -> None:
     path = _write(tmp_path, {"vectors": [{"msg": "5", "exp": "3", "mod": "8"}]})
-    cp = subprocess.run([sys.executable, "-m", "regress.sim", "--dut", "rsa_core", "--n", "64",
-                         "--vectors", str(path)], capture_output=True, text=True, cwd=ROOT)
+    cp = subprocess.run([sys.executable, "-m", "montverif.regress.cli", "sim", "--dut", "rsa_core",
+                         "--n", "64", "--vectors", str(path)],
+                        capture_output=True, text=True, cwd=ROOT)
     assert cp.returncode == 2 and cp.stderr.startswith("error:") and "odd" in cp.stderr
     assert len(cp.stderr.strip().splitlines()) == 1
 

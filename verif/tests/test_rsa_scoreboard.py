@@ -7,14 +7,14 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
-from models import rsa as rsa_model
-from models.mont import final_sub
-from models.registry import get_algo
-from verif import regmap
-from verif.bus.item import Transfer
-from verif.env.predictor import LoaderPredictor
-from verif.env.rsa_coverage import RsaCoverage
-from verif.env.rsa_env import MultTxn, RsaScoreboard, WipeObservation
+from montverif.models import rsa as rsa_model
+from montverif.models.mont import final_sub
+from montverif.models.registry import get_algo
+from montverif.verif import regmap
+from montverif.verif.bus.item import Transfer
+from montverif.verif.env.predictor import LoaderPredictor
+from montverif.verif.env.rsa_coverage import RsaCoverage
+from montverif.verif.env.rsa_env import MultTxn, RsaScoreboard, WipeObservation
 
 PERIOD, N, BUS_W = 10, 16, 16
 X, E, M = 0x1234, 0b1011_0000_0000_0101, 0x9C41

@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from regress.sim import BuildSpec, RunSpec, execute
-from verif.config import load_design
-from verif.tests.test_designs_sim import check_log_against_gmpy2, txns
+from montverif.regress.sim import BuildSpec, RunSpec, execute
+from montverif.verif.config import load_design
+from montverif.verif.tests.test_designs_sim import check_log_against_gmpy2, txns
 
 pytestmark = pytest.mark.sim
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from verif.config import load_design
-from verif.tests.test_bad_input import assert_clear_error, sim_cli
+from montverif.verif.config import load_design
+from montverif.verif.tests.test_bad_input import assert_clear_error, sim_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,13 +9,13 @@ import time
 
 import pytest
 
-from models.mont import mont_lut
-from models.registry import get_algo
-from verif import regmap
-from verif.bus.item import Burst, Transfer
-from verif.env.coverage import Coverage
-from verif.env.predictor import LoaderPredictor
-from verif.env.scoreboard import CheckThread, DoneObservation, Scoreboard, json_line
+from montverif.models.mont import mont_lut
+from montverif.models.registry import get_algo
+from montverif.verif import regmap
+from montverif.verif.bus.item import Burst, Transfer
+from montverif.verif.env.coverage import Coverage
+from montverif.verif.env.predictor import LoaderPredictor
+from montverif.verif.env.scoreboard import CheckThread, DoneObservation, Scoreboard, json_line
 
 PERIOD, N, BUS_W = 10, 16, 8
 X, Y, M = 0x1234, 0x4321, 0x9C41

@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from models.registry import get_algo
-from verif.config import load_design
-from verif.env.coverage import modulus_class, operand_class
-from verif.sequences import LoaderSeq
-from verif.steer import Bias, BiasError
+from montverif.models.registry import get_algo
+from montverif.verif.config import load_design
+from montverif.verif.env.coverage import modulus_class, operand_class
+from montverif.verif.sequences import LoaderSeq
+from montverif.verif.steer import Bias, BiasError
 
 N = 32
 OPS = 400

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from models.registry import get_algo
-from models.result import ModelInputError
+from montverif.models.registry import get_algo
+from montverif.models.result import ModelInputError
 
 pytestmark = pytest.mark.sim
 ROOT = Path(__file__).resolve().parents[2]

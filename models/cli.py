@@ -1,4 +1,4 @@
-"""CLI: `python -m models list` and `python -m models run ALGO --n N --x X --y Y --m M`."""
+"""CLI: `montverif models list` and `montverif models run ALGO --n N --x X --y Y --m M`."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 import sys
 from typing import NoReturn
 
-from models.numbers import parse_int
-from models.registry import ALGOS, get_algo
-from models.result import ModelInputError
+from montverif.models.numbers import parse_int
+from montverif.models.registry import ALGOS, get_algo
+from montverif.models.result import ModelInputError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -21,7 +21,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m models", description=__doc__)
+    parser = _Parser(prog="montverif models", description=__doc__)
     sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     sub.add_parser("list", help="list the modelled algorithms")
     run = sub.add_parser("run", help="run one model, print a JSON result line")

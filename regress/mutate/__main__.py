@@ -1,5 +1,0 @@
-import sys
-
-from regress.mutate.cli import main
-
-sys.exit(main())
