@@ -69,7 +69,7 @@ $(STAMP): requirements.txt pyproject.toml
 	@touch $@
 
 # Icarus Verilog, lz4 headers for Verilator FST waves and ccache (Verilator builds share the
-# compiled runtime: regress/tools.py) from the system's packages.
+# compiled runtime: regress/flow/tools.py) from the system's packages.
 APT_PKGS := iverilog liblz4-dev ccache
 sim-tools:
 	@missing=""; \
@@ -86,7 +86,7 @@ sim-tools:
 	fi
 
 # verilator_coverage (line/toggle merge, annotation) from Debian's verilator package, extracted
-# into build/tools/ (regress/codecov.py); only COV=1 / --code-coverage need it.
+# into build/tools/ (regress/coverage/code.py); only COV=1 / --code-coverage need it.
 coverage-tools: venv sim-tools
 	@$(MV) codecov fetch >/dev/null \
 	  || echo "warning: verilator_coverage unavailable: COV=1 runs cannot be merged"

@@ -1,6 +1,6 @@
 """Design test configurations (verif/configs/<design>.toml) and the per-run configuration.
 
-A run is configured through environment variables set by the runner (regress/sim.py), so a
+A run is configured through environment variables set by the runner (regress/flow/simulate.py), so a
 cocotb test module needs no arguments of its own.
 """
 
@@ -49,7 +49,7 @@ class DesignConfig:
     def probe_leaves(self) -> list[str]:
         """Names of the signals inside the DUT the testbench reads through VPI (the last
         element of each hierarchical path in [observe] and [rsa]): the Verilator build makes
-        only these and the toplevel's ports visible (regress/sim.py), not every signal."""
+        only these and the toplevel's ports visible (regress/flow/simulate.py), not every signal."""
         leaves = {v.rsplit(".", 1)[1] for v in self.observe.values()
                   if isinstance(v, str) and "." in v}
         if self.rsa:
@@ -104,7 +104,7 @@ class RunConfig:
     params: dict[str, int] = field(default_factory=dict)
     bus: str = "pins"  # "pins": Python drives the bus pins; "engine": the HDL bus engine
     # the scoreboard checks on a worker thread while the engine's main loop runs without the
-    # GIL (Verilator engine builds with a spare core: regress/sim.py decides)
+    # GIL (Verilator engine builds with a spare core: regress/flow/simulate.py decides)
     check_thread: bool = False
 
     @staticmethod

@@ -1,6 +1,6 @@
 """Stimulus steering for coverage closure: biased operand generation aimed at coverage holes.
 
-`make closure` (regress/closure.py) turns the uncovered bins of a DUT into targets and passes
+`make closure` (regress/coverage/closure.py) turns the uncovered bins of a DUT into targets and passes
 them to the simulation in the environment variable MV_BIAS (JSON):
 
     {"p": 0.8,          # share of random operations that are steered (the rest stay random)
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from math import gcd
 
 from montverif.models.result import ModelInputError, Result
-from montverif.verif.env.coverage import M_CLASSES, X_CLASSES
+from montverif.verif.operands import M_CLASSES, X_CLASSES
 
 ENV = "MV_BIAS"
 TARGET_KEYS = ("x", "y", "m", "sub", "lut")
@@ -119,7 +119,7 @@ class Bias:
 
 
 def modulus(cls: str, rng: random.Random, n: int) -> int:
-    """An odd modulus of class `cls` (verif.env.coverage.modulus_class)."""
+    """An odd modulus of class `cls` (verif.operands.modulus_class)."""
     if cls == "pow2_plus_1":
         return (1 << (n - 1)) + 1
     if cls == "all_ones":
@@ -135,7 +135,7 @@ def modulus(cls: str, rng: random.Random, n: int) -> int:
 
 
 def operand(cls: str | None, rng: random.Random, n: int, m: int, other: int | None) -> int:
-    """A value below m of class `cls` (verif.env.coverage.operand_class), where m allows."""
+    """A value below m of class `cls` (verif.operands.operand_class), where m allows."""
     if cls == "zero":
         return 0
     if cls == "one":

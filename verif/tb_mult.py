@@ -1,6 +1,6 @@
 """cocotb tests (pyuvm) for any multiplier behind mv_bus_loader.
 
-The runner (regress/sim.py) selects the DUT, width and seed through MV_* environment
+The runner (regress/flow/simulate.py) selects the DUT, width and seed through MV_* environment
 variables and the tests through COCOTB_TEST_FILTER. This module is loaded by cocotb, not
 collected by pytest.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import random
 
+import cocotb
 import pyuvm
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles
@@ -90,8 +91,6 @@ class BaseTest(uvm_test):
 
 
 def cocotb_top():
-    import cocotb
-
     return cocotb.top
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+import cocotb
 import pyuvm
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles
@@ -34,8 +35,6 @@ RESET_CYCLES = 3
 
 class RsaBaseTest(uvm_test):
     def build_phase(self) -> None:
-        import cocotb
-
         self.run_cfg = RunConfig.from_env()
         self.run_cfg.log_dir.mkdir(parents=True, exist_ok=True)
         self.design = load_design(self.run_cfg.dut)

@@ -7,15 +7,23 @@ Every command prints one `error:` line and exits 2 on bad input; a failed test o
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from montverif.models import cli as models_cli
-from montverif.regress import bench, closure, codecov, cycles, lint, rsa_figures, run, sim
-from montverif.regress.mutate import cli as mutate_cli
-from montverif.regress.mutate import proofs as mutate_proofs
-from montverif.regress.mutate import report as mutate_report
+from montverif.regress.cli import (
+    bench,
+    closure,
+    codecov,
+    cycles,
+    lint,
+    mutate,
+    regress,
+    rsa_figures,
+    sim,
+)
 from montverif.verif import regmap
 
 Main = Callable[[list[str]], int]
@@ -27,33 +35,24 @@ class Command:
     summary: str
 
 
-def _prefixed(main: Callable[..., int], *first: str) -> Main:
-    return lambda argv: main([*first, *argv])
-
-
-def _mutate(argv: list[str]) -> int:
-    """`mutate` runs a campaign; `mutate report DIR` re-renders one; `mutate proofs ...`
-    records or lists the equivalence proofs."""
-    if argv[:1] == ["report"]:
-        return mutate_report.main(argv[1:])
-    if argv[:1] == ["proofs"]:
-        return mutate_proofs.main(argv[1:])
-    return mutate_cli.main(argv)
+def _regress(name: str) -> Main:
+    """The list runner's commands: `montverif regress|lists|merge|report ...`."""
+    return lambda argv: regress.main([name, *argv])
 
 
 COMMANDS: dict[str, Command] = {
     "sim": Command(sim.main, "one simulation: build (when stale) and run the cocotb tests"),
-    "regress": Command(_prefixed(run.main, "regress"),
+    "regress": Command(_regress("regress"),
                        "run a regression list in parallel (report, JUnit, buckets, history)"),
-    "lists": Command(_prefixed(run.main, "lists"), "the regression lists, or every run of one"),
-    "merge": Command(_prefixed(run.main, "merge"), "join shard results folders into one"),
-    "report": Command(_prefixed(run.main, "report"), "render a results folder's report again"),
+    "lists": Command(_regress("lists"), "the regression lists, or every run of one"),
+    "merge": Command(_regress("merge"), "join shard results folders into one"),
+    "report": Command(_regress("report"), "render a results folder's report again"),
     "closure": Command(closure.main, "functional coverage: merge, report, steered closure"),
     "codecov": Command(codecov.main, "Verilator line/toggle coverage: fetch the tool, merge"),
-    "mutate": Command(_mutate, "mutation campaign of one design (report DIR, proofs ...)"),
+    "mutate": Command(mutate.main, "mutation campaign of one design (report DIR, proofs ...)"),
     "bench": Command(bench.main, "benchmarks: throughput, build times, cycles, wall times"),
     "cycles": Command(cycles.main, "docs/cycles.md from a regression's transaction logs"),
-    "lint": Command(lambda argv: lint.main(), "RTL lint on both simulators, generated files, ruff"),
+    "lint": Command(lint.main, "RTL lint on both simulators, generated files, ruff"),
     "regmap": Command(regmap.main, "generate or check the register map's RTL package and docs"),
     "models": Command(models_cli.main, "the bit-accurate models: list them, run one operation"),
     "rsa-figures": Command(rsa_figures.main, "docs/rsa.md's measured figures"),
@@ -62,13 +61,15 @@ COMMANDS: dict[str, Command] = {
 
 def usage() -> str:
     width = max(map(len, COMMANDS))
-    lines = [__doc__.strip(), "", "commands:"]
+    lines = [(__doc__ or "").strip(), "", "commands:"]
     lines += [f"  {name:<{width}}  {cmd.summary}" for name, cmd in COMMANDS.items()]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    # a closed pipe (`montverif lists | head`) ends the command quietly, as for other tools
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if not args or args[0] in ("-h", "--help", "help"):
         print(usage())
         return 0 if args else 2

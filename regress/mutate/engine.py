@@ -16,10 +16,9 @@ constants) get their own build as before (share=False: every mutant does).
 from __future__ import annotations
 
 import difflib
-import functools
-import importlib
 import json
 import random
+import shutil
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -29,38 +28,27 @@ from pathlib import Path
 
 from montverif.models.registry import get_algo
 from montverif.models.result import ModelInputError
-from montverif.regress import sim, tools
-from montverif.regress.mutate import meta
-from montverif.regress.mutate.svmut import Site, candidates, enclosing_blocks
-from montverif.verif.config import ConfigError, DesignConfig, known_designs, load_design
+from montverif.regress.flow import build as flow_build
+from montverif.regress.flow import check, simulate, tools
+from montverif.regress.flow.paths import ROOT, SIM_BUILDS
+from montverif.regress.flow.spec import (
+    ALL_TESTS,
+    VECTOR_TESTS,
+    BuildSpec,
+    Outcome,
+    RunSpec,
+    design_tb,
+    with_design_tests,
+)
+from montverif.regress.flow.vectors import vector_file, vector_keys
+from montverif.regress.mutate import meta, proofs
+from montverif.regress.mutate.sites import Mutant, mutant_params
+from montverif.regress.mutate.svmut import Site
+from montverif.regress.regression.diffsim import transactions
+from montverif.verif.config import ConfigError, DesignConfig
 from montverif.verif.steer import boundary_operands
 
-ROOT = sim.ROOT
 STATUSES = ("killed", "survived", "equivalent", "stillborn", "error")
-OBSERVE_NAMES = ("observe",)  # simulation-only observation modules: never mutated
-
-
-@dataclass
-class Mutant:
-    id: int
-    site: Site
-    status: str = "pending"
-    reason: str = ""
-    wall_s: float = 0.0
-    log_dir: str = ""
-    build: str = ""  # "shared" (a meta-mutant build, selected at run time) or "own"
-
-    @property
-    def where(self) -> str:
-        return f"{self.site.file}:{self.site.line}"
-
-    def record(self) -> dict[str, object]:
-        return {"id": self.id, "file": self.site.file, "line": self.site.line,
-                "where": self.where, "kind": self.site.kind, "change": self.site.description,
-                "status": self.status, "reason": self.reason, "wall_s": round(self.wall_s, 2),
-                "log_dir": self.log_dir, "build": self.build}
-
-
 @dataclass
 class Options:
     n: int
@@ -91,62 +79,6 @@ class Campaign:
     eq_note: str = ""
     wall_s: float = 0.0
     extra: dict[str, object] = field(default_factory=dict)
-
-
-# --- which files, which sites ---------------------------------------------------------------
-def _candidate_sources(design: DesignConfig) -> list[Path]:
-    out = []
-    for src in design.sources:
-        rel = src.relative_to(ROOT).as_posix()
-        if rel.startswith("hdl/common/") or src.stem.endswith("_top") or any(
-                o in src.stem for o in OBSERVE_NAMES):
-            continue
-        out.append(src)
-    return out
-
-
-def core_sources(design: DesignConfig) -> list[Path]:
-    """The design's own RTL: its sources minus hdl/common/, the *_top.sv wrapper, the
-    simulation-only observation modules, and the files of another, smaller design it
-    instantiates (the RSA core's multipliers are mutated in their own designs' campaigns:
-    every file belongs to exactly one campaign)."""
-    mine = _candidate_sources(design)
-    for other in known_designs():
-        if other == design.name:
-            continue
-        theirs = _candidate_sources(load_design(other))
-        if len(theirs) < len(mine):
-            mine = [s for s in mine if s not in theirs]
-    return mine
-
-
-def mutant_params(design: DesignConfig, site: Site) -> tuple[tuple[str, int], ...]:
-    """Build parameters that elaborate the site: a site inside a generate block that only
-    some parameter values build (rsa_mont_mult.sv's g_mwrkmm) gets those values."""
-    return _block_params(design.model, site.file, site.start)
-
-
-@functools.cache  # asked for every run of a mutant: the file is scanned once per site
-def _block_params(model: str, file: str, start: int) -> tuple[tuple[str, int], ...]:
-    block_params = get_algo(model).block_params
-    for label in reversed(enclosing_blocks((ROOT / file).read_text(), start)):
-        if (params := block_params(label)) is not None:
-            return tuple(sorted(params.items()))
-    return ()
-
-
-def all_sites(design: DesignConfig) -> list[Site]:
-    sites: list[Site] = []
-    for src in core_sources(design):
-        sites += candidates(src.relative_to(ROOT).as_posix(), src.read_text())
-    return sites
-
-
-def select(sites: list[Site], count: int, seed: int) -> list[Mutant]:
-    """`count` mutants drawn from all sites (all of them if fewer), deterministic in seed;
-    a mutant's id is its site's index in the full list."""
-    ids = sorted(random.Random(seed).sample(range(len(sites)), min(count, len(sites))))
-    return [Mutant(i, sites[i]) for i in ids]
 
 
 def write_overlay(m: Mutant, out: Path) -> Path:
@@ -191,12 +123,12 @@ def elaboration_fatal(log: Path) -> str | None:
 
 
 def smoke_run(dut: str, opts: Options, overlay: str = "",
-              params: tuple[tuple[str, int], ...] = ()) -> sim.RunSpec:
+              params: tuple[tuple[str, int], ...] = ()) -> RunSpec:
     """The design's default tests at a small width: the run every mutant must survive."""
-    build = sim.BuildSpec(dut, opts.n, opts.bus_w, opts.sim, overlay=overlay, params=params)
-    run = sim.RunSpec(build, seed=opts.seed, txns=opts.txns, timeout_s=opts.timeout_s,
-                      tests=opts.tests or sim.ALL_TESTS)
-    return run if opts.tests else sim.with_design_tests(run)
+    build = BuildSpec(dut, opts.n, opts.bus_w, opts.sim, overlay=overlay, params=params)
+    run = RunSpec(build, seed=opts.seed, txns=opts.txns, timeout_s=opts.timeout_s,
+                      tests=opts.tests or ALL_TESTS)
+    return run if opts.tests else with_design_tests(run)
 
 
 def run_mutant(m: Mutant, c: Campaign) -> Mutant:
@@ -206,7 +138,7 @@ def run_mutant(m: Mutant, c: Campaign) -> Mutant:
     overlay = write_overlay(m, c.out)
     run = smoke_run(c.dut, c.options, str(overlay), mutant_params(c.design, m.site))
     try:
-        sim.build(run.build, c.design, log=c.out / "runs" / f"mut{m.id:04d}-build.log")
+        flow_build.build(run.build, c.design, log=c.out / "runs" / f"mut{m.id:04d}-build.log")
     except tools.ToolError as exc:
         m.status, m.reason = "stillborn", _first_build_error(exc)
         m.wall_s = time.monotonic() - t0
@@ -216,11 +148,11 @@ def run_mutant(m: Mutant, c: Campaign) -> Mutant:
     return m
 
 
-def _execute(m: Mutant, run: sim.RunSpec, out: Path) -> None:
+def _execute(m: Mutant, run: RunSpec, out: Path) -> None:
     """Run the mutant's smoke tests and classify it: killed or survived, stillborn if an
     elaboration-time check fired ($fatal at time 0), error if the flow broke."""
     try:
-        outcome = sim.execute(run, out / "runs" / f"mut{m.id:04d}", quiet=True)
+        outcome = simulate.execute(run, out / "runs" / f"mut{m.id:04d}", quiet=True)
     except Exception as exc:
         m.status, m.reason = "error", f"{type(exc).__name__}: {exc}"[:200]
         return
@@ -235,7 +167,7 @@ def _execute(m: Mutant, run: sim.RunSpec, out: Path) -> None:
                     else "") + outcome.first_error
 
 
-def run_shared(m: Mutant, run: sim.RunSpec, c: Campaign) -> Mutant:
+def run_shared(m: Mutant, run: RunSpec, c: Campaign) -> Mutant:
     """Run one mutant of a meta-mutant build (run.plusargs selects it)."""
     t0 = time.monotonic()
     _execute(m, run, c.out)
@@ -249,9 +181,9 @@ def _params_name(params: tuple[tuple[str, int], ...]) -> str:
 
 
 def share_builds(c: Campaign, mutants: list[Mutant],
-                 bases: dict[tuple[tuple[str, int], ...], sim.Outcome],
+                 bases: dict[tuple[tuple[str, int], ...], Outcome],
                  progress: Callable[[str], None]
-                 ) -> tuple[list[tuple[Mutant, sim.RunSpec]], list[Mutant]]:
+                 ) -> tuple[list[tuple[Mutant, RunSpec]], list[Mutant]]:
     """Put every mutant whose site can be selected at run time into one meta-mutant build per
     parameter point: ([(mutant, its run on the shared build)], the mutants to build on their
     own). A mutant that does not elaborate on its own is stillborn here (never in a shared
@@ -271,7 +203,7 @@ def share_builds(c: Campaign, mutants: list[Mutant],
     if own:
         progress(f"shared build: {len(own)} mutant(s) need their own build ("
                  + "; ".join(f"{n} {w}" for w, n in sorted(why.items())) + ")")
-    runs: list[tuple[Mutant, sim.RunSpec]] = []
+    runs: list[tuple[Mutant, RunSpec]] = []
     for params, members in sorted(groups.items()):
         live = []
         for m, g in members:  # the stillborn check: elaborate the single mutant, cheaply
@@ -302,13 +234,11 @@ def share_builds(c: Campaign, mutants: list[Mutant],
         run = smoke_run(c.dut, c.options, str(folder), params)
         progress(f"shared build: {len(live)} mutants in one model ({run.build.key}{at})")
         try:
-            sim.build(run.build, c.design, log=c.out / "runs" / f"{folder.name}-build.log")
-            original = sim.execute(run, c.out / "runs" / f"{folder.name}-original", quiet=True)
+            flow_build.build(run.build, c.design, log=c.out / "runs" / f"{folder.name}-build.log")
+            original = simulate.execute(run, c.out / "runs" / f"{folder.name}-original", quiet=True)
         except tools.ToolError as exc:
             reason = f"failed: {_first_build_error(exc)}"
         else:
-            from montverif.regress.run import transactions
-
             ref = transactions(bases[params].log_dir)
             reason = ("" if original.passed and ref is not None
                       and transactions(original.log_dir) == ref else
@@ -369,25 +299,6 @@ def wide_vectors(design: DesignConfig, n: int, count: int, seed: int) -> list[di
     return out
 
 
-def vector_keys(dut: str) -> tuple[str, ...] | None:
-    """The keys of a design's own vector format in its operand order (the loader module's
-    KEYS, e.g. verif/env/rsa_vectors.py msg, exp, mod), None when it has none we can write."""
-    loader = sim.design_tb(dut)[2]
-    if loader is None:
-        return None
-    return getattr(importlib.import_module(loader.partition(":")[0]), "KEYS", None)
-
-
-def vector_file(dut: str, vecs: list[dict[str, str]]) -> dict[str, object]:
-    """The equivalence vectors in the design's vector format; the multiplier format also
-    reads P, S, C after reset and after a final CLEAR (idle_reads)."""
-    if (keys := vector_keys(dut)) is None:
-        return {"idle_reads": True, "vectors": vecs}
-    regs = [r.lower() for r in load_design(dut).design.operands]
-    rename = dict(zip(regs, keys, strict=True))
-    return {"vectors": [{rename[k]: v for k, v in vec.items()} for vec in vecs]}
-
-
 def boundary_vectors(design: DesignConfig, n: int, seed: int, tries: int = 20000,
                      per_event: int = 8) -> list[dict[str, str]]:
     """Full-width vectors at the final reductions' bounds (Result.boundary_events: a compare
@@ -411,7 +322,7 @@ def boundary_vectors(design: DesignConfig, n: int, seed: int, tries: int = 20000
 def eq_plan(c: Campaign) -> tuple[int, int] | str:
     """(width N the equivalence runs are built at, operand bits) or why there is none."""
     d = c.design
-    loader = sim.design_tb(c.dut)[2]
+    loader = design_tb(c.dut)[2]
     if loader is not None and vector_keys(c.dut) is None:
         return f"not checked: {c.dut} has its own vector format"
     n = max(d.min_n, 1)
@@ -430,21 +341,18 @@ def eq_label(n: int, bits: int, wide: int) -> str:
 
 
 def _eq_run(c: Campaign, overlay: str, n: int, vectors: Path, name: str,
-            params: tuple[tuple[str, int], ...] = ()) -> sim.Outcome:
-    build = sim.BuildSpec(c.dut, n, c.options.bus_w, c.options.sim, overlay=overlay,
+            params: tuple[tuple[str, int], ...] = ()) -> Outcome:
+    build = BuildSpec(c.dut, n, c.options.bus_w, c.options.sim, overlay=overlay,
                           params=params)
-    run = sim.RunSpec(build, seed=c.options.seed, vectors=str(vectors),
-                      tests=sim.VECTOR_TESTS, timeout_s=c.options.eq_timeout_s)
-    return sim.execute(run, c.out / "runs" / name, quiet=True)
+    run = RunSpec(build, seed=c.options.seed, vectors=str(vectors),
+                      tests=VECTOR_TESTS, timeout_s=c.options.eq_timeout_s)
+    return simulate.execute(run, c.out / "runs" / name, quiet=True)
 
 
 def check_equivalence(c: Campaign, survivors: list[Mutant],
                       progress: Callable[[str], None]) -> None:
     """Survivors against the original on exhaustive vectors: identical transaction logs
     (results and cycle counts) make a mutant equivalent, any difference is a hole."""
-    from montverif.regress.mutate import proofs
-    from montverif.regress.run import transactions
-
     if c.options.use_proofs:  # proved before, on this very file text: not proved again
         recorded = proofs.load()
         todo = []
@@ -473,7 +381,7 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
     vecs += boundary_vectors(c.design, n, c.options.seed) if wide else []
     vectors.write_text(json.dumps(vector_file(c.dut, vecs)) + "\n")
     label = eq_label(n, bits, wide)
-    if sim.design_tb(c.dut)[2] is not None:
+    if design_tb(c.dut)[2] is not None:
         label = label.replace(", results read after reset and CLEAR", "")
     c.eq_note = f"{label}: {len(vecs)} vectors"
     refs: dict[tuple[tuple[str, int], ...], list[dict] | str] = {}
@@ -534,12 +442,12 @@ def first_difference(ref: list[dict], other: list[dict]) -> str | None:
 
 # --- the campaign ---------------------------------------------------------------------------
 def baseline(dut: str, design: DesignConfig, opts: Options, out: Path,
-             params: tuple[tuple[str, int], ...] = ()) -> sim.Outcome:
+             params: tuple[tuple[str, int], ...] = ()) -> Outcome:
     """The unmutated design must pass the same runs, or no mutant can be judged."""
     run = smoke_run(dut, opts, params=params)
-    sim.validate(run)
+    check.validate(run)
     name = "original" + "".join(f"-{k}{v}" for k, v in params)
-    outcome = sim.execute(run, out / "runs" / name, quiet=True)
+    outcome = simulate.execute(run, out / "runs" / name, quiet=True)
     if not outcome.passed:
         at = "".join(f", {k}={v}" for k, v in params)
         raise ConfigError(f"the original {dut} fails its own smoke run at N={opts.n}{at}: "
@@ -563,7 +471,7 @@ def run_campaign(dut: str, design: DesignConfig, mutants: list[Mutant], total: i
     c.extra["shared"], c.extra["own_builds"] = len(shared), len(own)
     done = 0
 
-    def one(job: tuple[Mutant, sim.RunSpec | None]) -> Mutant:
+    def one(job: tuple[Mutant, RunSpec | None]) -> Mutant:
         nonlocal done
         m, run = job
         run_mutant(m, c) if run is None else run_shared(m, run, c)
@@ -573,7 +481,7 @@ def run_campaign(dut: str, design: DesignConfig, mutants: list[Mutant], total: i
                  f"{m.reason[:100]}")
         return m
 
-    jobs: list[tuple[Mutant, sim.RunSpec | None]] = [*shared, *((m, None) for m in own)]
+    jobs: list[tuple[Mutant, RunSpec | None]] = [*shared, *((m, None) for m in own)]
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
         list(pool.map(one, jobs))
     survivors = [m for m in mutants if m.status == "survived"]
@@ -593,12 +501,10 @@ def run_campaign(dut: str, design: DesignConfig, mutants: list[Mutant], total: i
 
 
 def _remove_build(key: str) -> None:
-    import shutil
-
-    folder = sim.BUILD_ROOT / "sim" / key
+    folder = SIM_BUILDS / key
     if folder.is_dir():
         shutil.rmtree(folder, ignore_errors=True)
-    (sim.BUILD_ROOT / "sim" / f"{key}.lock").unlink(missing_ok=True)
+    (SIM_BUILDS / f"{key}.lock").unlink(missing_ok=True)
 
 
 def score(mutants: list[Mutant]) -> tuple[int, int, float | None]:

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 import time
 from pathlib import Path
 
+from montverif.regress.flow.paths import ROOT
+from montverif.regress.mutate.sites import all_sites
 from montverif.regress.mutate.svmut import Site
+from montverif.verif.config import ConfigError, load_design
 
-ROOT = Path(__file__).resolve().parents[2]
 PROOFS_FILE = ROOT / "regress" / "mutate" / "equivalents.json"
 RECORDED = "equivalent (recorded proof"  # the reason prefix of a proof taken from the file
 
@@ -64,9 +65,6 @@ def lookup(site: Site, proofs: dict[str, dict[str, object]]) -> dict[str, object
 def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
     """Record every equivalent mutant of the campaign folders (the sources must be those the
     campaigns ran on). Returns (added, already recorded)."""
-    from montverif.regress.mutate import engine
-    from montverif.verif.config import ConfigError, load_design
-
     path = PROOFS_FILE if path is None else path
     proofs = load(path)
     added = known = 0
@@ -77,7 +75,7 @@ def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
             design = load_design(dut)
         except (OSError, json.JSONDecodeError, KeyError, ConfigError) as exc:
             raise ProofError(f"{folder}: not a campaign folder ({exc})") from None
-        sites = engine.all_sites(design)
+        sites = all_sites(design)
         for rec in data["mutants"]:
             if rec["status"] != "equivalent":
                 continue
@@ -101,27 +99,3 @@ def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
                                          "(regress/mutate/proofs.py)", "proofs": ordered},
                                indent=1) + "\n")
     return added, known
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    try:
-        if args[:1] == ["accept"] and len(args) > 1:
-            added, known = accept([Path(a) for a in args[1:]])
-            print(f"{added} proof(s) recorded, {known} already recorded: "
-                  f"{PROOFS_FILE.relative_to(ROOT)}")
-            return 0
-        if args == ["list"]:
-            for p in load().values():
-                stale = "" if file_sha(str(p["file"])) == p["sha256"] else "  (stale)"
-                print(f"{p['dut']:<12} {p['change']}{stale}")
-            return 0
-    except (ProofError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print("usage: montverif mutate proofs accept DIR [DIR ...] | list", file=sys.stderr)
-    return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import html
 import json
-import sys
 from pathlib import Path
 
-from montverif.regress import sim, tools
+from montverif.regress.flow import tools
+from montverif.regress.flow.paths import ROOT
 from montverif.regress.mutate import engine
 from montverif.regress.mutate.engine import STATUSES, Campaign, score
+from montverif.regress.mutate.sites import Mutant, all_sites
+from montverif.verif.config import load_design
 
 
 def counts(c: Campaign) -> dict[str, int]:
@@ -28,7 +30,7 @@ def summary(c: Campaign) -> dict[str, object]:
             "txns": o.txns,
             "sites": c.total_sites, "mutants": len(c.mutants), **counts(c),
             "score": None if sc is None else round(sc, 4), "equivalence": c.eq_note,
-            "wall_s": round(c.wall_s, 1), "jobs": o.jobs, "git": tools.git_revision(sim.ROOT),
+            "wall_s": round(c.wall_s, 1), "jobs": o.jobs, "git": tools.git_revision(ROOT),
             **c.extra}
 
 
@@ -154,18 +156,16 @@ def write(c: Campaign) -> list[Path]:
 
 def load(folder: Path) -> Campaign:
     """The campaign of a results folder, its sites found again in the (unchanged) sources."""
-    from montverif.verif.config import load_design
-
     data = json.loads((folder / "mutants.json").read_text())
     summ = data["summary"]
     design = load_design(summ["dut"])
-    sites = engine.all_sites(design)
+    sites = all_sites(design)
     mutants = []
     for rec in data["mutants"]:
         site = sites[rec["id"]]
         if f"{site.file}:{site.line}" != rec["where"]:
             raise ValueError(f"mut{rec['id']:04d}: the sources changed since the run")
-        mutants.append(engine.Mutant(rec["id"], site, rec["status"], rec["reason"],
+        mutants.append(Mutant(rec["id"], site, rec["status"], rec["reason"],
                                      rec["wall_s"], rec.get("log_dir", ""),
                                      rec.get("build", "")))
     opts = engine.Options(n=summ["n"], bus_w=summ["bus_w"], seed=summ["seed"],
@@ -176,22 +176,3 @@ def load(folder: Path) -> Campaign:
                                                     "own_builds")}
     return engine.Campaign(summ["dut"], design, opts, folder, summ["sites"], mutants,
                            summ.get("equivalence", ""), summ["wall_s"], keep)
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: montverif mutate report DIR", file=sys.stderr)
-        return 2
-    try:
-        camp = load(Path(args[0]))
-    except (OSError, ValueError, KeyError, IndexError) as exc:
-        print(f"error: {args[0]}: {exc}", file=sys.stderr)
-        return 2
-    for name, text in (("mutate.md", markdown(camp)), ("mutate.html", html_page(camp))):
-        (camp.out / name).write_text(text)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -11,29 +11,36 @@ from pathlib import Path
 import pytest
 
 from montverif.models.registry import get_algo
-from montverif.regress import bench
+from montverif.regress.bench import common as bench_common
+from montverif.regress.bench import floors as bench_floors
+from montverif.regress.bench import harness as bench_harness
+from montverif.regress.bench import points as bench_points
+from montverif.regress.bench import profile as bench_profile
+from montverif.regress.bench import render as bench_render
+from montverif.regress.bench import walls as bench_walls
+from montverif.regress.cli import bench as bench_cli
 from montverif.verif.config import load_design
 
 
 def test_vectors_are_valid_operations():
     design = load_design("mont_lut")
-    vecs = bench.make_vectors(design, 64, 20, 1)
+    vecs = bench_common.make_vectors(design, 64, 20, 1)
     assert len(vecs) == 20
     for v in vecs:
         assert v["M"] % 2 == 1 and v["M"] >> 63 == 1
         assert v["X"] < v["M"] and v["Y"] < v["M"]
-    assert vecs == bench.make_vectors(design, 64, 20, 1)  # repeatable
+    assert vecs == bench_common.make_vectors(design, 64, 20, 1)  # repeatable
 
 
 def test_harness_read_check_catches_a_wrong_result():
     design = load_design("mont_lut")
-    vecs = bench.make_vectors(design, 32, 2, 3)
-    script = bench.harness_script(design, 32, vecs, {})
+    vecs = bench_common.make_vectors(design, 32, 2, 3)
+    script = bench_harness.harness_script(design, 32, vecs, {})
     reads_per_op = sum(1 for line in script.splitlines() if line.startswith("R")) // 2
     # P is the first word read; fill the others with zeros: a wrong P must be reported
     reads = [0] * (2 * reads_per_op)
-    with pytest.raises(bench.BenchError, match="gmpy2 expects"):
-        bench.check_harness_reads(design, 32, vecs, {}, reads)
+    with pytest.raises(bench_common.BenchError, match="gmpy2 expects"):
+        bench_harness.check_harness_reads(design, 32, vecs, {}, reads)
 
 
 def test_ratios_and_markdown_from_measurements():
@@ -42,18 +49,18 @@ def test_ratios_and_markdown_from_measurements():
                            "build_s": 9.0},
              "icarus": {"ops_per_s": {"median": 5.0, "low": 4.0, "high": 6.0}},
              "raw": {"ops_per_s": {"median": 200.0, "low": 190.0, "high": 210.0}}}
-    r = bench.ratios(point)
+    r = bench_render.ratios(point)
     assert r["testbench_over_raw"] == pytest.approx(50 / 200)
     assert r["verilator_over_icarus"] == pytest.approx(10)
-    md = bench.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
+    md = bench_render.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
                           "regressions": {}})
     assert "| mont_lut | 256 | 50.0 (40.0–60.0) | – | 200.0 (190.0–210.0) | 0.25 | – |" in md
 
 
 def test_bad_input_is_one_line(capsys):
-    assert bench.main(["--designs", "nosuch"]) == 2
+    assert bench_cli.main(["--designs", "nosuch"]) == 2
     assert "unknown DUT" in capsys.readouterr().err
-    assert bench.main(["--designs", "mont_lut", "--sims", "vcs"]) == 2
+    assert bench_cli.main(["--designs", "mont_lut", "--sims", "vcs"]) == 2
     assert "unknown simulator" in capsys.readouterr().err
 
 
@@ -61,9 +68,9 @@ def test_a_timed_list_names_its_revision_and_starts_fresh(tmp_path, monkeypatch)
     """regression_wall: each job count from no built model and an empty compiler cache; the
     result names the git revision, as a wall time taken from a finished regression does."""
     built = tmp_path / "build"
-    monkeypatch.setattr(bench, "BUILD_ROOT", built)
-    monkeypatch.setattr(bench, "BENCH_BUILD", tmp_path / "bench")
-    monkeypatch.setattr(bench.tools, "git_revision", lambda root: "abc1234")
+    monkeypatch.setattr(bench_walls, "SIM_BUILDS", built / "sim")
+    monkeypatch.setattr(bench_walls, "BENCH_BUILD", tmp_path / "bench")
+    monkeypatch.setattr(bench_walls.tools, "git_revision", lambda root: "abc1234")
     seen: list[tuple[list[str], bool]] = []
 
     class Done:
@@ -82,8 +89,8 @@ def test_a_timed_list_names_its_revision_and_starts_fresh(tmp_path, monkeypatch)
         time.sleep(0.06)  # a wall time of at least 0.1 s after rounding
         return Done()
 
-    monkeypatch.setattr(bench.subprocess, "run", run)
-    wall = bench.regression_wall("smoke", [1, 2])
+    monkeypatch.setattr(bench_walls.subprocess, "run", run)
+    wall = bench_walls.regression_wall("smoke", [1, 2])
     assert [cmd[cmd.index("--jobs") + 1] for cmd, _ in seen] == ["1", "2"]
     assert [fresh for _, fresh in seen] == [False, False]  # the second run built nothing yet
     assert wall["1"]["last_line"] == "85 passed, 0 failed (git abc1234)"
@@ -99,7 +106,7 @@ def test_wall_time_from_a_finished_regression(tmp_path, capsys):
     summary = {"jobs": 2, "wall_s": 2712.34, "passed": 470, "failed": 4, "shard": None,
                "builds": [{}] * 259, "git": "abcdef1234"}
     (run / "summary.json").write_text(json.dumps(summary))
-    wall = bench.wall_from_results(run)
+    wall = bench_walls.wall_from_results(run)
     assert wall["2"]["wall_s"] == 2712.3 and wall["2"]["exit"] == 1
     assert "470 passed, 4 failed (259 models; from nightly-x, git abcdef1)" == wall["2"][
         "last_line"]
@@ -108,7 +115,7 @@ def test_wall_time_from_a_finished_regression(tmp_path, capsys):
     (out / "results.json").write_text(json.dumps(
         {"machine": "m", "repeat": 3, "points": [], "cycles": [],
          "regressions": {"smoke": {"1": {"wall_s": 300.0, "exit": 0, "last_line": "ok"}}}}))
-    assert bench.main(["--update", "--wall-from", f"nightly={run}", "--out", str(out)]) == 0
+    assert bench_cli.main(["--update", "--wall-from", f"nightly={run}", "--out", str(out)]) == 0
     md = (out / "results.md").read_text()
     assert "| smoke | 1 | 300.0 | ok |" in md and "| nightly | 2 | 2712.3 |" in md
     assert "| nightly | efficiency |" not in md
@@ -116,33 +123,33 @@ def test_wall_time_from_a_finished_regression(tmp_path, capsys):
     one = tmp_path / "nightly-j1"
     one.mkdir()
     (one / "summary.json").write_text(json.dumps(summary | {"jobs": 1, "wall_s": 4881.0}))
-    assert bench.main(["--update", "--wall-from", f"nightly={one}", "--out", str(out)]) == 0
+    assert bench_cli.main(["--update", "--wall-from", f"nightly={one}", "--out", str(out)]) == 0
     md = (out / "results.md").read_text()
     assert "| nightly | 1 | 4881.0 |" in md and "| nightly | 2 | 2712.3 |" in md
     assert "| nightly | efficiency | 0.90 | |" in md  # 4881 / (2 x 2712.3)
     # a one-job time measured at another revision: kept, but not compared with the other
     (one / "summary.json").write_text(json.dumps(summary | {"jobs": 1, "wall_s": 4881.0,
                                                             "git": "1234567fed"}))
-    assert bench.main(["--update", "--wall-from", f"nightly={one}", "--out", str(out)]) == 0
+    assert bench_cli.main(["--update", "--wall-from", f"nightly={one}", "--out", str(out)]) == 0
     md = (out / "results.md").read_text()
     assert "| nightly | 1 | 4881.0 |" in md and "| nightly | efficiency |" not in md
     # both job counts of one revision in one command: both kept, and compared
     (one / "summary.json").write_text(json.dumps(summary | {"jobs": 1, "wall_s": 4881.0}))
-    assert bench.main(["--update", "--wall-from", f"nightly={one},nightly={run}",
+    assert bench_cli.main(["--update", "--wall-from", f"nightly={one},nightly={run}",
                        "--out", str(out)]) == 0
     md = (out / "results.md").read_text()
     assert "| nightly | efficiency | 0.90 | |" in md and "| nightly | 1 | 4881.0 |" in md
     summary["shard"] = "1/4"
     (run / "summary.json").write_text(json.dumps(summary))
-    assert bench.main(["--update", "--wall-from", f"nightly={run}", "--out", str(out)]) == 2
+    assert bench_cli.main(["--update", "--wall-from", f"nightly={run}", "--out", str(out)]) == 2
     assert capsys.readouterr().err.startswith("error: ")
-    assert bench.main(["--update", "--wall-from", "nightly", "--out", str(out)]) == 2
+    assert bench_cli.main(["--update", "--wall-from", "nightly", "--out", str(out)]) == 2
     assert "LIST=DIR" in capsys.readouterr().err
     # a list of mutation campaigns alone: no runs, the campaigns' verdicts
     summary |= {"shard": "", "passed": 0, "failed": 0, "builds": [], "jobs": 1,
                 "mutation": {"a": {"status": "passed"}, "b": {"status": "failed"}}}
     (run / "summary.json").write_text(json.dumps(summary))
-    wall = bench.wall_from_results(run)["1"]
+    wall = bench_walls.wall_from_results(run)["1"]
     assert wall["last_line"] == "2 mutation campaigns, 1 passed (from nightly-x, git abcdef1)"
     assert wall["exit"] == 1
 
@@ -151,14 +158,14 @@ def test_wall_time_from_a_finished_regression(tmp_path, capsys):
 def test_raw_harness_matches_gmpy2():
     """Build the C++ harness for mont_lut at N=32 and check every result it read back."""
     design = load_design("mont_lut")
-    vecs = bench.make_vectors(design, 32, 8, 5)
-    exe, _ = bench.build_harness(design, 32, {})
-    script = bench.BENCH_BUILD / "test-harness.txt"
-    script.write_text(bench.harness_script(design, 32, vecs, {}))
-    secs, cycles, reads, idle_s = bench.run_harness(exe, script, loops=2, idle=1000)
-    bench.check_harness_reads(design, 32, vecs, {}, reads)  # raises on any wrong P
+    vecs = bench_common.make_vectors(design, 32, 8, 5)
+    exe, _ = bench_harness.build_harness(design, 32, {})
+    script = bench_common.BENCH_BUILD / "test-harness.txt"
+    script.write_text(bench_harness.harness_script(design, 32, vecs, {}))
+    secs, cycles, reads, idle_s = bench_harness.run_harness(exe, script, loops=2, idle=1000)
+    bench_harness.check_harness_reads(design, 32, vecs, {}, reads)  # raises on any wrong P
     assert secs > 0 and cycles > 8 * 34 and idle_s > 0
-    assert bench.run_harness(exe, script, loops=2)[1] == cycles  # idle cycles not counted
+    assert bench_harness.run_harness(exe, script, loops=2)[1] == cycles  # idle cycles not counted
 
 
 def test_goal_line_names_the_bit_serial_designs_that_miss_it():
@@ -169,17 +176,17 @@ def test_goal_line_names_the_bit_serial_designs_that_miss_it():
                 "raw": {"ops_per_s": {"median": 100.0, "low": 100.0, "high": 100.0}}}
 
     points = [point("mont_lut", 60.0), point("mont_csa", 30.0), point("rsa_core", 1.0, False)]
-    md = bench.render_md({"machine": "m", "repeat": 3, "points": points, "cycles": [],
+    md = bench_render.render_md({"machine": "m", "repeat": 3, "points": points, "cycles": [],
                           "regressions": {}})
     assert "Met by 1 of 2; not met: mont_csa (0.30)." in md
-    near = bench.render_md({"machine": "m", "repeat": 3, "points": [point("mont_lut", 49.8)],
+    near = bench_render.render_md({"machine": "m", "repeat": 3, "points": [point("mont_lut", 49.8)],
                             "cycles": [], "regressions": {}})
     assert "not met: mont_lut (0.498)." in near  # not "(0.50)", which reads as met
     assert "rsa_core (" not in md
     assert "whole time" not in md.split("Goal:")[1]  # no whole-test ratios recorded
     for p, whole in zip(points, (0.45, 0.25), strict=False):  # measured with the steady rate
         p["paired"] = {"engine_over_raw_whole": {"median": whole}}
-    md = bench.render_md({"machine": "m", "repeat": 3, "points": points, "cycles": [],
+    md = bench_render.render_md({"machine": "m", "repeat": 3, "points": points, "cycles": [],
                           "regressions": {}})
     assert ("Met by 1 of 2; not met: mont_csa (0.30). Over the test's whole time (with its "
             "set-up and report): met by 0 of 2; mont_lut 0.45, mont_csa 0.25.") in md
@@ -188,7 +195,7 @@ def test_goal_line_names_the_bit_serial_designs_that_miss_it():
         p["verilator_engine_inline"] = {"ops_per_s": {"median": inline * 100.0, "low": 1.0,
                                                       "high": 1.0}}
         p["check_thread"] = {"cores": 2}
-    md = bench.render_md({"machine": "m", "repeat": 3, "points": points, "cycles": [],
+    md = bench_render.render_md({"machine": "m", "repeat": 3, "points": points, "cycles": [],
                           "regressions": {}})
     assert ("(a spare core: 2 here, one simulation at a time); with the checks inline, as on "
             "one core or in a regression running a simulation per core: met by 1 of 2; "
@@ -201,37 +208,38 @@ def test_steady_rate_leaves_out_the_set_up_and_report(tmp_path):
     cost. Eight checks, four a publication: the window holds the last four over its span."""
     (tmp_path / "throughput.json").write_text(
         '{"checked": 4, "steady_checks": 3, "span_s": 0.9}')
-    rate, fixed = bench.steady_rate(tmp_path, 4, 1.5)
+    rate, fixed = bench_points.steady_rate(tmp_path, 4, 1.5)
     assert rate == pytest.approx(1 / 0.3) and fixed == pytest.approx(0.3)
-    with pytest.raises(bench.BenchError, match="4 operations checked, 5 run"):
-        bench.steady_rate(tmp_path, 5, 1.5)
+    with pytest.raises(bench_common.BenchError, match="4 operations checked, 5 run"):
+        bench_points.steady_rate(tmp_path, 5, 1.5)
     (tmp_path / "throughput.json").write_text(
         '{"checked": 8, "steady_checks": 4, "span_s": 1.2}')
-    assert bench.steady_rate(tmp_path, 8, 3.0)[0] == pytest.approx(4 / 1.2)
+    assert bench_points.steady_rate(tmp_path, 8, 3.0)[0] == pytest.approx(4 / 1.2)
     (tmp_path / "throughput.json").write_text(
         '{"checked": 1, "steady_checks": 0, "span_s": 0.0}')
-    assert bench.steady_rate(tmp_path, 1, 0.5) == (2.0, 0.0)  # one check: the whole run
-    with pytest.raises(bench.BenchError, match="no steady rate"):
-        bench.steady_rate(tmp_path / "none", 1, 0.5)
+    assert bench_points.steady_rate(tmp_path, 1, 0.5) == (2.0, 0.0)  # one check: the whole run
+    with pytest.raises(bench_common.BenchError, match="no steady rate"):
+        bench_points.steady_rate(tmp_path / "none", 1, 0.5)
 
 
 def test_slow_points_run_fewer_operations():
     from montverif.models.registry import get_algo
     from montverif.verif.config import load_design
 
-    assert bench.bit_serial(load_design("mont_lut")) and not bench.bit_serial(
+    assert bench_common.bit_serial(load_design("mont_lut")) and not bench_common.bit_serial(
         load_design("rsa_core"))
     lut = get_algo("mont_lut").resolve(256)
-    assert bench.ops_per_run("mont_lut", 256, lut, "verilator", 40) == 40
-    assert bench.ops_per_run("mont_lut", 256, lut, "icarus", 3) == 3
+    assert bench_common.ops_per_run("mont_lut", 256, lut, "verilator", 40) == 40
+    assert bench_common.ops_per_run("mont_lut", 256, lut, "icarus", 3) == 3
     rsa = get_algo(load_design("rsa_core").model).resolve(1024)
-    assert bench.ops_per_run("rsa_core", 1024, rsa, "icarus", 3) == 1  # 10^6 cycles: the floor
-    assert 1 < bench.ops_per_run("rsa_core", 1024, rsa, "verilator", 40) < 40
+    # 10^6 cycles: the floor
+    assert bench_common.ops_per_run("rsa_core", 1024, rsa, "icarus", 3) == 1
+    assert 1 < bench_common.ops_per_run("rsa_core", 1024, rsa, "verilator", 40) < 40
 
 
 @pytest.mark.sim
 def test_profile_names_where_the_time_goes(tmp_path):
-    text = bench.profile_point("mont_lut", 32, "engine", 4, tmp_path)
+    text = bench_profile.profile_point("mont_lut", 32, "engine", 4, tmp_path)
     assert text.startswith("mont_lut N=32 BusW=32 bus=engine: 4 operations")
     for group in ("models", "verif", "cocotb"):
         assert f"\n  {group} " in text
@@ -240,7 +248,7 @@ def test_profile_names_where_the_time_goes(tmp_path):
 
 
 def test_profile_rejects_a_bad_point(capsys):
-    assert bench.main(["--profile", "mont_lut:x"]) == 2
+    assert bench_cli.main(["--profile", "mont_lut:x"]) == 2
     assert capsys.readouterr().err.startswith("error: --profile expects DESIGN:N")
 
 
@@ -249,7 +257,7 @@ def test_merge_keeps_the_points_not_measured_again(tmp_path, monkeypatch):
         stat = {"median": 5.0, "low": 4.0, "high": 6.0, "samples": [4.0, 5.0, 6.0]}
         return {"design": name, "n": n, "git": "new", "verilator": {"ops_per_s": stat}}
 
-    monkeypatch.setattr(bench, "bench_point", fake)
+    monkeypatch.setattr(bench_cli, "bench_point", fake)
     icarus = {"ops_per_s": {"median": 2.0, "low": 2.0, "high": 2.0, "samples": [2.0] * 3}}
     old = {"points": [{"design": "mont_csa", "n": 256, "git": "old"},
                       {"design": "mont_lut", "n": 256, "git": "old", "icarus": icarus,
@@ -257,7 +265,7 @@ def test_merge_keeps_the_points_not_measured_again(tmp_path, monkeypatch):
     (tmp_path / "results.json").write_text(json.dumps(old))
     args = ["--designs", "mont_lut", "--widths", "256", "--sims", "verilator", "--out",
             str(tmp_path)]
-    assert bench.main([*args, "--merge"]) == 0
+    assert bench_cli.main([*args, "--merge"]) == 0
     points = json.loads((tmp_path / "results.json").read_text())["points"]
     assert [(p["design"], p["git"]) for p in points] == [("mont_csa", "old"), ("mont_lut", "new")]
     # the series this run left out (Icarus) is kept, marked with its own revision; the one it
@@ -266,7 +274,7 @@ def test_merge_keeps_the_points_not_measured_again(tmp_path, monkeypatch):
     assert points[1]["verilator"]["ops_per_s"]["median"] == 5.0
     md = (tmp_path / "results.md").read_text()
     assert "| 2.0 (2.0–2.0) | – | 2.5 | – | – / – | new (icarus: old) |" in md
-    assert bench.main(args) == 0  # without --merge only this run's points
+    assert bench_cli.main(args) == 0  # without --merge only this run's points
     points = json.loads((tmp_path / "results.json").read_text())["points"]
     assert [(p["design"], p["git"]) for p in points] == [("mont_lut", "new")]
 
@@ -274,14 +282,14 @@ def test_merge_keeps_the_points_not_measured_again(tmp_path, monkeypatch):
 def test_a_point_that_fails_keeps_the_others(tmp_path, monkeypatch, capsys):
     def fake(name, n, *_args):
         if name == "mont_csa":
-            raise bench.BenchError("mont_csa-n256: the testbench failed")
+            raise bench_common.BenchError("mont_csa-n256: the testbench failed")
         stat = {"median": 5.0, "low": 4.0, "high": 6.0, "samples": [5.0]}
         return {"design": name, "n": n, "verilator": {"ops_per_s": stat}}
 
-    monkeypatch.setattr(bench, "bench_point", fake)
+    monkeypatch.setattr(bench_cli, "bench_point", fake)
     args = ["--designs", "mont_csa,mont_lut", "--widths", "256", "--sims", "verilator",
             "--out", str(tmp_path)]
-    assert bench.main(args) == 1
+    assert bench_cli.main(args) == 1
     points = json.loads((tmp_path / "results.json").read_text())["points"]
     assert [p["design"] for p in points] == ["mont_csa", "mont_lut"]
     assert "error: mont_csa-n256: the testbench failed" in (tmp_path / "results.md").read_text()
@@ -291,7 +299,7 @@ def test_a_point_that_fails_keeps_the_others(tmp_path, monkeypatch, capsys):
 def test_rsa_vectors_use_the_rsa_format(tmp_path):
     design = load_design("rsa_core")
     path = tmp_path / "v.json"
-    bench.write_vector_file(bench.make_vectors(design, 64, 2, 1), path, "rsa_core")
+    bench_common.write_vector_file(bench_common.make_vectors(design, 64, 2, 1), path, "rsa_core")
     from montverif.verif.env.rsa_vectors import load_rsa_vectors
 
     assert len(load_rsa_vectors(str(path), 64)) == 2
@@ -301,7 +309,8 @@ def test_engine_mode_of_a_pin_only_testbench_is_one_line(capsys):
     import subprocess
     import sys
 
-    from montverif.regress.sim import ROOT, has_engine
+    from montverif.regress.flow.paths import ROOT
+    from montverif.regress.flow.spec import has_engine
 
     assert has_engine("mont_lut") and not has_engine("rsa_core")
     cp = subprocess.run([sys.executable, "-m", "montverif.regress.cli", "sim", "--dut", "rsa_core",
@@ -326,19 +335,21 @@ def test_floor_section_from_measurements():
                                         "raw_idle_ns": stat(200.0), "timing_ns": stat(700.0)}}
     wide = {**point, "design": "mm42", "floor": {**point["floor"], "cocotb_ns": stat(2400.0)}}
     new = {**point, "design": "inter_r2",
-           "floor": {**point["floor"], "cocotb_ns": stat(1000.0), "engine": bench.ENGINE_BUILD}}
-    md = bench.render_md({"machine": "m", "repeat": 3, "points": [point, old, wide, new],
+           "floor": {**point["floor"], "cocotb_ns": stat(1000.0),
+                     "engine": bench_common.ENGINE_BUILD}}
+    md = bench_render.render_md({"machine": "m", "repeat": 3, "points": [point, old, wide, new],
                           "cycles": [], "regressions": {}})
     assert ("| mont_lut | 1024 | 200.0 | 0.40 | 500.0 | 0.31 | 430 | 400 | 900 | 1400 | 3.5 "
             "| main loop, wide ports |" in md)  # measured before the field existed
     assert ("| mont_lut | 256 | 200.0 | 0.40 | 500.0 | 0.31 | 430 | 200 | 700 | 1200 | 6.0 "
             "| hdl clock |" in md)  # measured with the HDL clock under --timing
-    assert f"| 900 | 1000 | 2.5 | {bench.ENGINE_BUILD} |" in md
+    assert f"| 900 | 1000 | 2.5 | {bench_common.ENGINE_BUILD} |" in md
     # one median per engine build, newest first: never one figure over different builds
-    assert (f"2.5 times on *{bench.ENGINE_BUILD}* (1 row); 4.8 times on *main loop, wide ports* "
+    assert (f"2.5 times on *{bench_common.ENGINE_BUILD}* (1 row); 4.8 times on "
+            "*main loop, wide ports* "
             "(2 rows); 6.0 times on *hdl clock* (1 row)." in md)  # 4.8: median of 3.5 and 6.0
     del point["floor"]  # a point measured before the floor existed: no section
-    assert "What bounds" not in bench.render_md(
+    assert "What bounds" not in bench_render.render_md(
         {"machine": "m", "repeat": 3, "points": [point], "cycles": [], "regressions": {}})
 
 
@@ -346,44 +357,44 @@ def test_floor_section_from_measurements():
 def test_engine_run_split_and_kernel_floor(tmp_path, monkeypatch):
     """An engine run records the simulator's share (below the test's time), and the idle
     kernel floor runs on the same build."""
-    from montverif.regress.sim import BuildSpec, RunSpec
+    from montverif.regress.flow.spec import BuildSpec, RunSpec
 
     design = load_design("mont_lut")
-    vecs = bench.make_vectors(design, 32, 6, 7)
+    vecs = bench_common.make_vectors(design, 32, 6, 7)
     vfile = tmp_path / "v.json"
-    bench.write_vector_file(vecs, vfile, "mont_lut")
+    bench_common.write_vector_file(vecs, vfile, "mont_lut")
     spec = BuildSpec("mont_lut", 32, 32, "verilator", bus="engine")
     run = RunSpec(spec, seed=1, txns=6, vectors=str(vfile), tests=("VectorTest",), idle_max=0)
-    secs = bench.testbench_seconds(run, tmp_path / "run")
-    sim_s = bench.engine_sim_seconds(tmp_path / "run")
+    secs = bench_points.testbench_seconds(run, tmp_path / "run")
+    sim_s = bench_points.engine_sim_seconds(tmp_path / "run")
     assert 0 < sim_s < secs
     # the scoreboard timed its six checks: the steady rate leaves out set-up and report
-    rate, fixed = bench.steady_rate(tmp_path / "run", 6, secs)
+    rate, fixed = bench_points.steady_rate(tmp_path / "run", 6, secs)
     assert rate > 6 / secs and 0 < fixed < secs
-    floor = bench.kernel_floor_seconds(spec, design, 5000, tmp_path / "floor")
+    floor = bench_floors.kernel_floor_seconds(spec, design, 5000, tmp_path / "floor")
     assert 0 < floor < 60
-    exe = bench.link_engine_floor(spec, tmp_path / "alone")
-    assert 0 < bench.engine_floor_seconds(exe, 5000) < 60
+    exe = bench_floors.link_engine_floor(spec, tmp_path / "alone")
+    assert 0 < bench_floors.engine_floor_seconds(exe, 5000) < 60
     # a floor run that does not end is killed by the wall-clock watchdog and reported
-    monkeypatch.setattr(bench, "FLOOR_TIMEOUT_S", 3)
-    with pytest.raises(bench.BenchError, match="killed after 3 s wall time"):
-        bench.kernel_floor_seconds(spec, design, 10**12, tmp_path / "hung")
-    with pytest.raises(bench.BenchError, match="no engine split"):
-        bench.engine_sim_seconds(tmp_path / "floor")
+    monkeypatch.setattr(bench_floors, "FLOOR_TIMEOUT_S", 3)
+    with pytest.raises(bench_common.BenchError, match="killed after 3 s wall time"):
+        bench_floors.kernel_floor_seconds(spec, design, 10**12, tmp_path / "hung")
+    with pytest.raises(bench_common.BenchError, match="no engine split"):
+        bench_points.engine_sim_seconds(tmp_path / "floor")
 
 
 def test_a_point_over_the_cycle_budget_runs_once():
     """rsa_core at N = 1024 on Icarus: one operation is over the cycle budget, so its point
     runs once instead of --repeat times, and results.md says so."""
     params = get_algo(load_design("rsa_core").model).resolve(1024)
-    assert bench.runs_per_point("rsa_core", 1024, params, "icarus", 3) == 1
-    assert bench.runs_per_point("rsa_core", 1024, params, "verilator", 3) == 3
+    assert bench_common.runs_per_point("rsa_core", 1024, params, "icarus", 3) == 1
+    assert bench_common.runs_per_point("rsa_core", 1024, params, "verilator", 3) == 3
     small = get_algo(load_design("mont_lut").model).resolve(1024)
-    assert bench.runs_per_point("mont_lut", 1024, small, "icarus", 3) == 3
+    assert bench_common.runs_per_point("mont_lut", 1024, small, "icarus", 3) == 3
     stat = {"median": 0.1, "low": 0.1, "high": 0.1, "samples": [0.1]}
     point = {"design": "rsa_core", "n": 1024, "icarus": {"ops": 1, "runs": 1, "ops_per_s": stat},
              "verilator": {"ops": 8, "runs": 3, "ops_per_s": stat}}
-    md = bench.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
+    md = bench_render.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
                           "regressions": {}})
     assert "| rsa_core | 1024 | 0.1 (0.1–0.1) |" in md
     assert "| 0.1 (one run) |" in md
@@ -399,7 +410,7 @@ def test_merged_points_say_how_many_runs_they_had():
     new = {"design": "mont_lut", "n": 1024, "verilator": series(5, 5), "raw": series(None, 5)}
     old = {"design": "mont_lut", "n": 256, "verilator": series(None, 3),
            "icarus": series(1, 1)}
-    md = bench.render_md({"machine": "m", "repeat": 5, "points": [new, old], "cycles": [],
+    md = bench_render.render_md({"machine": "m", "repeat": 5, "points": [new, old], "cycles": [],
                           "regressions": {}})
     assert "Each figure is the median of 3 or 5 runs" in md
     assert "| mont_lut | 256 | 2.0 (1.0–3.0) |" in md
@@ -433,23 +444,24 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
         order.append(f"raw{r}")
         return count * loops / raw[r], 1000 * loops, [], 0.01
 
-    monkeypatch.setattr(bench, "BENCH_BUILD", tmp_path)
-    monkeypatch.setattr(bench, "testbench_seconds", fake_tb)
-    monkeypatch.setattr(bench, "engine_sim_seconds", lambda _d: 0.05)
-    monkeypatch.setattr(bench, "rebuild_seconds", lambda *_a: 1.0)
-    monkeypatch.setattr(bench, "build_harness", lambda *_a: (tmp_path / "exe", 2.0))
-    monkeypatch.setattr(bench, "run_harness", fake_harness)
-    monkeypatch.setattr(bench, "check_harness_reads", lambda *_a: None)
-    monkeypatch.setattr(bench, "kernel_floor_seconds", lambda *_a: 0.1)
-    monkeypatch.setattr(bench, "link_engine_floor", lambda *_a: tmp_path / "floor")
-    monkeypatch.setattr(bench, "engine_floor_seconds", lambda *_a: 0.05)
-    monkeypatch.setattr(bench, "ops_per_run", lambda *_a: count)
-    monkeypatch.setattr(bench, "inline_variant", lambda _spec: True)  # a spare core
-    monkeypatch.setattr(bench, "available_cores", lambda: 2)
+    monkeypatch.setattr(bench_points, "BENCH_BUILD", tmp_path)
+    monkeypatch.setattr(bench_points, "testbench_seconds", fake_tb)
+    monkeypatch.setattr(bench_points, "engine_sim_seconds", lambda _d: 0.05)
+    monkeypatch.setattr(bench_points, "rebuild_seconds", lambda *_a: 1.0)
+    monkeypatch.setattr(bench_harness, "build_harness", lambda *_a: (tmp_path / "exe", 2.0))
+    monkeypatch.setattr(bench_harness, "run_harness", fake_harness)
+    monkeypatch.setattr(bench_harness, "check_harness_reads", lambda *_a: None)
+    monkeypatch.setattr(bench_points, "kernel_floor_seconds", lambda *_a: 0.1)
+    monkeypatch.setattr(bench_points, "link_engine_floor", lambda *_a: tmp_path / "floor")
+    monkeypatch.setattr(bench_points, "engine_floor_seconds", lambda *_a: 0.05)
+    monkeypatch.setattr(bench_points, "ops_per_run", lambda *_a: count)
+    monkeypatch.setattr(bench_points, "inline_variant", lambda _spec: True)  # a spare core
+    monkeypatch.setattr(bench_points, "available_cores", lambda: 2)
     monkeypatch.delenv("MV_CHECK_THREAD", raising=False)
     # the steady rate: the whole test's rate without a fixed cost of a fifth of the test
-    monkeypatch.setattr(bench, "steady_rate", lambda _d, n, secs: (n / (0.8 * secs), 0.2 * secs))
-    point = bench.bench_point("mont_lut", 64, ["verilator"], count, 3, 1)
+    monkeypatch.setattr(bench_points, "steady_rate",
+                        lambda _d, n, secs: (n / (0.8 * secs), 0.2 * secs))
+    point = bench_points.bench_point("mont_lut", 64, ["verilator"], count, 3, 1)
     assert order == ["pins0", "engine0", "engine_inline0", "raw0",
                      "pins1", "engine1", "engine_inline1", "raw1",
                      "pins2", "engine2", "engine_inline2", "raw2"]
@@ -457,7 +469,7 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
     assert point["paired"]["engine_over_raw_whole"]["samples"] == pytest.approx([0.5, 0.9, 0.3])
     assert point["paired"]["engine_over_raw"]["samples"] == pytest.approx(
         [0.625, 1.125, 0.375])
-    r = bench.ratios(point)
+    r = bench_render.ratios(point)
     assert r["engine_over_raw"] == pytest.approx(0.625)  # the ratio of medians: 1.125
     assert r["testbench_over_raw"] == pytest.approx(0.3125)
     assert point["verilator_engine"]["ops_per_s"]["median"] == pytest.approx(112.5)
@@ -465,10 +477,10 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
     assert point["verilator_engine"]["fixed_ms"]["median"] == pytest.approx(
         0.2 * count / 90.0 * 1e3)
     assert point["raw"]["ops_per_s"]["median"] == pytest.approx(100.0)
-    assert point["floor"]["raw_idle_ns"]["median"] == pytest.approx(0.01 / bench.FLOOR_CYCLES
+    assert point["floor"]["raw_idle_ns"]["median"] == pytest.approx(0.01 / bench_common.FLOOR_CYCLES
                                                                      * 1e9)
     assert point["floor"]["cocotb_ns"]["median"] > 0
-    md = bench.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
+    md = bench_render.render_md({"machine": "m", "repeat": 3, "points": [point], "cycles": [],
                           "regressions": {}})
     assert "| 0.31 (0.19–0.56) | 0.62 (0.38–1.12) | 0.50 (0.30–0.90) | 22.2 |" in md
     assert r["engine_inline_over_raw"] == pytest.approx(0.5)

@@ -1,4 +1,4 @@
-"""Verilator line/toggle coverage (regress/codecov.py): parsing synthetic coverage.dat files,
+"""Verilator line/toggle coverage (regress/coverage/code.py): parsing synthetic coverage.dat files,
 the missing-tool error, and one end-to-end regression with --code-coverage (marked sim)."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress import codecov
-from montverif.regress.tools import ToolError
+from montverif.regress.cli import regress as regress_cli
+from montverif.regress.coverage import code as codecov
+from montverif.regress.flow.tools import ToolError
 
 
 def dat_line(page: str, line: int, col: int, count: int) -> str:
@@ -48,9 +49,8 @@ def test_missing_tool_is_a_one_line_error(tmp_path: Path, monkeypatch) -> None:
 @pytest.mark.sim
 def test_regress_run_with_code_coverage(tmp_path: Path, capsys) -> None:
     """selftest list, one seed, coverage build: functional + line/toggle merged."""
-    from montverif.regress import run as rr
 
-    rc = rr.main(["regress", "--list", "selftest", "--seeds", "1", "--jobs", "1",
+    rc = regress_cli.main(["regress", "--list", "selftest", "--seeds", "1", "--jobs", "1",
                   "--code-coverage", "--rerun-waves", "0", "--out", str(tmp_path / "out")],
                  results_root=tmp_path / "results")
     out = capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""Coverage merge, goals and closure report (regress/coverage.py, regress/closure.py) on
+"""Coverage merge, goals and closure report (regress/coverage/merge.py, regress/coverage/closure.py) on
 synthetic results folders: expectations are computed from the generated hit tables."""
 
 from __future__ import annotations
@@ -13,8 +13,11 @@ from pathlib import Path
 import pytest
 from cocotb_coverage.coverage import coverage_db
 
-from montverif.regress import closure
-from montverif.regress import coverage as cov
+from montverif.regress.cli import closure as closure_cli
+from montverif.regress.cli import regress as regress_cli
+from montverif.regress.coverage import closure
+from montverif.regress.coverage import merge as cov
+from montverif.regress.flow import spec
 from montverif.verif.env.coverage import Coverage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -191,8 +194,8 @@ def test_waivers_and_goal_from_config(tmp_path: Path) -> None:
 def test_enforced_merge_fails_naming_dut_and_bins(synthetic, capsys) -> None:
     results, runs = synthetic
     hits, _ = expected(runs, "syn")
-    assert closure.main(["merge", str(results)]) == 0
-    assert closure.main(["merge", str(results), "--enforce"]) == 1
+    assert closure_cli.main(["merge", str(results)]) == 0
+    assert closure_cli.main(["merge", str(results), "--enforce"]) == 1
     err = capsys.readouterr().err
     missing = cov.load_summary(results)["duts"]["syn"]["uncovered"]
     assert missing, "the synthetic data must leave holes"
@@ -206,23 +209,24 @@ def test_report_formats(synthetic, capsys) -> None:
     results, _ = synthetic
     cov.merge_results(results)
     summary = cov.load_summary(results)
-    assert closure.main(["report", str(results)]) == 0
+    assert closure_cli.main(["report", str(results)]) == 0
     text = capsys.readouterr().out
     for b, key in summary["duts"]["syn"]["first_hit"].items():
         assert f"first hit: {b} <- {key}" in text
-    assert closure.main(["report", str(results), "--format", "json"]) == 0
+    assert closure_cli.main(["report", str(results), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out) == summary
     out = results / "cov.md"
-    assert closure.main(["report", str(results), "--format", "markdown", "--out", str(out)]) == 0
+    assert closure_cli.main(["report", str(results), "--format", "markdown",
+                             "--out", str(out)]) == 0
     md = out.read_text()
     assert "| syn |" in md and all(f"`{b}`" in md for b in summary["duts"]["syn"]["uncovered"])
 
 
 def test_bad_results_folder_is_one_line_error(tmp_path: Path, capsys) -> None:
-    assert closure.main(["merge", str(tmp_path / "none")]) == 2
-    assert closure.main(["report", str(tmp_path)]) == 2
+    assert closure_cli.main(["merge", str(tmp_path / "none")]) == 2
+    assert closure_cli.main(["report", str(tmp_path)]) == 2
     (tmp_path / "summary.json").write_text("{not json")
-    assert closure.main(["merge", str(tmp_path)]) == 2
+    assert closure_cli.main(["merge", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(ln.startswith("error: ") for ln in err)
     assert "unreadable" in err[2]
@@ -267,7 +271,7 @@ class CoverageLauncher:
         return 0.1
 
     def run(self, run, log_dir: Path):
-        from montverif.regress.sim import Outcome
+        from montverif.regress.flow.spec import Outcome
 
         log_dir.mkdir(parents=True)
         hits = self.hits[run.seed % len(self.hits)]
@@ -278,14 +282,14 @@ class CoverageLauncher:
 @pytest.mark.parametrize("enforce", [True, False])
 def test_regress_run_fails_a_list_whose_dut_misses_its_goal(tmp_path: Path, capsys,
                                                             enforce: bool) -> None:
-    from montverif.regress import run as rr
 
     lists = tmp_path / "lists.toml"
     lists.write_text(GOAL_LIST.format(flag="coverage_goals = true" if enforce else ""))
     full = {p: {b: at_least for b in bins} for p, (at_least, bins) in POINTS.items()}
     holed = {p: dict(bins) for p, bins in full.items()}
     holed["lut.addr"]["3"] = 0  # never hit by either run
-    rc = rr.main(["--lists", str(lists), "regress", "--list", "cov", "--jobs", "1", "--out",
+    rc = regress_cli.main(["--lists", str(lists), "regress", "--list", "cov", "--jobs", "1",
+                           "--out",
                   str(tmp_path / "out")], launcher=CoverageLauncher([holed]),
                  results_root=tmp_path / "results")
     out, err = capsys.readouterr()
@@ -299,7 +303,8 @@ def test_regress_run_fails_a_list_whose_dut_misses_its_goal(tmp_path: Path, caps
     else:
         assert rc == 0 and "goal missed" not in err
     # both seeds hit every bin: the goal is met and the list passes
-    rc = rr.main(["--lists", str(lists), "regress", "--list", "cov", "--jobs", "1", "--out",
+    rc = regress_cli.main(["--lists", str(lists), "regress", "--list", "cov", "--jobs", "1",
+                           "--out",
                   str(tmp_path / "out2")], launcher=CoverageLauncher([full]),
                  results_root=tmp_path / "results")
     assert rc == 0
@@ -310,7 +315,6 @@ def test_regress_run_fails_a_list_whose_dut_misses_its_goal(tmp_path: Path, caps
 def fake_closure_sim(monkeypatch, hole: str) -> list[str | None]:
     """Runs pass; lut.addr `hole` is hit only when the run's bias steers at it. Returns the
     bias each run had."""
-    from montverif.regress import sim
     from montverif.verif.steer import Bias
 
     seen: list[str | None] = []
@@ -323,16 +327,16 @@ def fake_closure_sim(monkeypatch, hole: str) -> list[str | None]:
         hits["lut.addr"][hole] = 1 if steered else 0
         log_dir.mkdir(parents=True, exist_ok=True)
         write_xml(log_dir / "coverage.xml", run.build.dut, hits)
-        return sim.Outcome(run, True, log_dir, tests=5, wall_s=0.01)
+        return spec.Outcome(run, True, log_dir, tests=5, wall_s=0.01)
 
-    monkeypatch.setattr(closure.sim, "validate", lambda run: None)
-    monkeypatch.setattr(closure.sim, "build", lambda spec, design: (Path("."), 0.0))
-    monkeypatch.setattr(closure.sim, "execute", execute)
+    monkeypatch.setattr(closure.check, "validate", lambda run: None)
+    monkeypatch.setattr(closure.flow_build, "build", lambda spec, design: (Path("."), 0.0))
+    monkeypatch.setattr(closure.simulate, "execute", execute)
     return seen
 
 
 def test_closure_loop_steers_at_the_hole_and_stops(tmp_path: Path, monkeypatch) -> None:
-    from montverif.regress.sim import BuildSpec
+    from montverif.regress.flow.spec import BuildSpec
 
     seen = fake_closure_sim(monkeypatch, "3")
     spec = BuildSpec("mont_lut", 32)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress import lint, tools
+from montverif.regress.cli import lint
+from montverif.regress.flow import tools
 from montverif.verif.config import known_designs, load_design
 
 
@@ -37,3 +38,35 @@ def test_a_lint_problem_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPa
                         lambda _name: type(design)(**{**design.__dict__, "sources": sources}))
     problems = lint.lint_design("mont_lut")
     assert problems and "lint_bait_unused" in problems[0]
+
+
+def _view_copy(tmp_path: Path) -> Path:
+    """A copy of the package's Python sources in package_view's layout."""
+    import shutil
+
+    view = tmp_path / "view"
+    for name in lint.PY_DIRS:
+        shutil.copytree(lint.ROOT / name, view / "montverif" / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.json", "*.toml",
+                                                      "*.cpp", "*.c"))
+    (view / "montverif" / "__init__.py").touch()
+    return view
+
+
+def test_the_layers_hold_and_a_violation_is_reported(tmp_path: Path) -> None:
+    """The shipped package keeps the layer contracts; a model importing the command line (an
+    import against the layers) and a module pair importing each other (a cycle, even inside
+    functions) are each reported."""
+    view = _view_copy(tmp_path)
+    assert lint.lint_imports(view) == []
+    models = view / "montverif" / "models"
+    (models / "upward.py").write_text("def f() -> None:\n"
+                                      "    from montverif.regress.cli import sim  # noqa\n")
+    problems = lint.lint_imports(view)
+    assert problems and "montverif.models is not allowed to import montverif.regress" \
+        in problems[0]
+    (models / "upward.py").unlink()
+    (models / "cyc_a.py").write_text("def f() -> None:\n    from montverif.models import cyc_b\n")
+    (models / "cyc_b.py").write_text("from montverif.models import cyc_a\n")
+    problems = lint.lint_imports(view)
+    assert problems and "cyc_a" in problems[0] and "cyc" in problems[0]

@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress import sim
-from montverif.regress.mutate import cli, engine
+from montverif.regress.cli import mutate as mutate_cli
+from montverif.regress.flow import build as flow_build
+from montverif.regress.flow import paths, simulate, spec
+from montverif.regress.mutate import engine
+from montverif.regress.mutate import sites as msites
 from montverif.regress.mutate.svmut import KINDS, Site, candidates
 from montverif.verif.config import load_design
 
@@ -68,23 +71,23 @@ def test_each_kind_changes_what_it_says() -> None:
 
 
 def test_selection_is_deterministic() -> None:
-    sites = candidates("hdl/mont/mont_lut.sv", (sim.ROOT / "hdl/mont/mont_lut.sv").read_text())
-    first = [m.id for m in engine.select(sites, 12, seed=7)]
-    assert first == [m.id for m in engine.select(sites, 12, seed=7)]
+    sites = candidates("hdl/mont/mont_lut.sv", (paths.ROOT / "hdl/mont/mont_lut.sv").read_text())
+    first = [m.id for m in msites.select(sites, 12, seed=7)]
+    assert first == [m.id for m in msites.select(sites, 12, seed=7)]
     assert first == sorted(first) and len(set(first)) == 12
-    assert first != [m.id for m in engine.select(sites, 12, seed=8)]
-    assert len(engine.select(sites, 10_000, seed=1)) == len(sites)
+    assert first != [m.id for m in msites.select(sites, 12, seed=8)]
+    assert len(msites.select(sites, 10_000, seed=1)) == len(sites)
 
 
 def test_only_the_designs_own_rtl_is_mutated() -> None:
-    core = [p.name for p in engine.core_sources(load_design("mont_lut"))]
+    core = [p.name for p in msites.core_sources(load_design("mont_lut"))]
     assert core == ["mont_lut.sv"]
-    scal = [p.name for p in engine.core_sources(load_design("mwr2mm"))]
+    scal = [p.name for p in msites.core_sources(load_design("mwr2mm"))]
     assert "scalable_observe.sv" not in scal and "mwr2mm_top.sv" not in scal and scal
 
 
 def test_ids_pick_mutants(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["--dut", "mont_lut", "--ids", "mut0063,8", "--list"]) == 0
+    assert mutate_cli.main(["--dut", "mont_lut", "--ids", "mut0063,8", "--list"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in out[:-1]] == ["mut0008", "mut0063"]
 
@@ -92,9 +95,9 @@ def test_ids_pick_mutants(capsys: pytest.CaptureFixture[str]) -> None:
 def test_score() -> None:
     site = _sites()[0]
     statuses = ["killed"] * 6 + ["survived"] * 2 + ["equivalent"] * 3 + ["stillborn"] * 4
-    mutants = [engine.Mutant(i, site, st) for i, st in enumerate(statuses)]
+    mutants = [msites.Mutant(i, site, st) for i, st in enumerate(statuses)]
     assert engine.score(mutants) == (6, 2, 0.75)
-    assert engine.score([engine.Mutant(0, site, "stillborn")])[2] is None
+    assert engine.score([msites.Mutant(0, site, "stillborn")])[2] is None
 
 
 def test_first_difference() -> None:
@@ -115,7 +118,7 @@ def test_first_difference() -> None:
 def test_bad_input_is_one_error_line(args: list[str], capsys: pytest.CaptureFixture[str]
                                      ) -> None:
     with pytest.raises(SystemExit) as exc:
-        raise SystemExit(cli.main(args))
+        raise SystemExit(mutate_cli.main(args))
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:")
@@ -123,22 +126,22 @@ def test_bad_input_is_one_error_line(args: list[str], capsys: pytest.CaptureFixt
 
 def test_overlay_build_has_its_own_key_and_sources(tmp_path: Path) -> None:
     design = load_design("mont_lut")
-    plain = sim.BuildSpec("mont_lut", 8)
+    plain = spec.BuildSpec("mont_lut", 8)
     assert plain.key == "mont_lut-n8-b32-verilator"  # unchanged for every existing build
     assert plain.sources(design) == list(design.sources)
     over = tmp_path / "mut0003"
     over.mkdir()
     (over / "mont_lut.sv").write_text("// changed\n")
-    b = sim.BuildSpec("mont_lut", 8, overlay=str(over))
+    b = spec.BuildSpec("mont_lut", 8, overlay=str(over))
     assert b.key.startswith("mont_lut-n8-mut0003-") and b.key.endswith("-b32-verilator")
     # the same mutant number of another campaign (another folder) is another build
     other = tmp_path / "elsewhere" / "mut0003"
-    assert sim.BuildSpec("mont_lut", 8, overlay=str(other)).key != b.key
-    assert sim.BuildSpec("mont_lut", 8, overlay=str(tmp_path / "." / "mut0003")).key == b.key
+    assert spec.BuildSpec("mont_lut", 8, overlay=str(other)).key != b.key
+    assert spec.BuildSpec("mont_lut", 8, overlay=str(tmp_path / "." / "mut0003")).key == b.key
     srcs = b.sources(design)
-    assert srcs[design.sources.index(sim.ROOT / "hdl/mont/mont_lut.sv")] == over / "mont_lut.sv"
+    assert srcs[design.sources.index(paths.ROOT / "hdl/mont/mont_lut.sv")] == over / "mont_lut.sv"
     assert sum(s.parent == over for s in srcs) == 1
-    assert sim._build_stamp(b, design) != sim._build_stamp(plain, design)
+    assert flow_build._build_stamp(b, design) != flow_build._build_stamp(plain, design)
 
 
 @pytest.mark.sim
@@ -149,17 +152,17 @@ def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
     mutation found the hole) and the equivalence run, which does, shows it is a testbench
     hole, not an equivalent mutant."""
     design = load_design("mont_lut")
-    sites = engine.all_sites(design)
+    sites = msites.all_sites(design)
     csa = next(i for i, s in enumerate(sites)
                if s.description.endswith("'c_q ^ lut_val' -> 'c_q & lut_val'"))
-    text = (sim.ROOT / "hdl/mont/mont_lut.sv").read_text()
+    text = (paths.ROOT / "hdl/mont/mont_lut.sv").read_text()
     in_clear = text.index("if (clear_i)")
     clear_s = next(i for i, s in enumerate(sites) if s.start > in_clear
                    and s.description.endswith("'s_q <= '0;' -> 's_q <= '1;'"))
     good = sites[csa]
     broken = Site(good.file, good.line, "bitwise", good.start, good.end, good.original, "^;")
-    mutants = [engine.Mutant(csa, good), engine.Mutant(clear_s, sites[clear_s]),
-               engine.Mutant(9999, broken)]
+    mutants = [msites.Mutant(csa, good), msites.Mutant(clear_s, sites[clear_s]),
+               msites.Mutant(9999, broken)]
     opts = engine.Options(n=8, txns=10, timeout_s=300, eq_bits=3, eq_wide=10,
                           tests=("RandomTest", "CornerTest"))
     camp = engine.run_campaign("mont_lut", design, mutants, len(sites), opts, tmp_path,
@@ -172,23 +175,23 @@ def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
     assert "rror" in by_id[9999].reason, by_id[9999].reason
     assert engine.score(camp.mutants) == (1, 1, 0.5)
     assert (tmp_path / "mutants" / f"mut{csa:04d}" / "change.diff").read_text().count("^") >= 1
-    build = sim.BuildSpec("mont_lut", 8, overlay=str(tmp_path / "mutants" / f"mut{csa:04d}"))
-    assert not (sim.BUILD_ROOT / "sim" / build.key).exists()
+    build = spec.BuildSpec("mont_lut", 8, overlay=str(tmp_path / "mutants" / f"mut{csa:04d}"))
+    assert not (paths.BUILD_ROOT / "sim" / build.key).exists()
 
 
-def _campaign(tmp_path: Path, mutants: list[engine.Mutant]) -> engine.Campaign:
+def _campaign(tmp_path: Path, mutants: list[msites.Mutant]) -> engine.Campaign:
     return engine.Campaign("mont_lut", load_design("mont_lut"), engine.Options(n=8),
                            tmp_path, 80, mutants)
 
 
 def test_a_hang_is_killed_by_the_watchdog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                           ) -> None:
-    """No simulator: the run's outcome is what sim.execute returns after its watchdog."""
-    site = engine.all_sites(load_design("mont_lut"))[0]
-    monkeypatch.setattr(sim, "build", lambda *a, **k: (tmp_path, 0.0))
-    monkeypatch.setattr(sim, "execute", lambda run, log_dir, quiet: sim.Outcome(
+    """No simulator: the run's outcome is what simulate.execute returns after its watchdog."""
+    site = msites.all_sites(load_design("mont_lut"))[0]
+    monkeypatch.setattr(flow_build, "build", lambda *a, **k: (tmp_path, 0.0))
+    monkeypatch.setattr(simulate, "execute", lambda run, log_dir, quiet: spec.Outcome(
         run, False, log_dir, first_error="watchdog: simulation killed after 5s wall time"))
-    m = engine.run_mutant(engine.Mutant(0, site), _campaign(tmp_path, []))
+    m = engine.run_mutant(msites.Mutant(0, site), _campaign(tmp_path, []))
     assert m.status == "killed"
     assert m.reason == "killed by watchdog: watchdog: simulation killed after 5s wall time"
 
@@ -196,7 +199,7 @@ def test_a_hang_is_killed_by_the_watchdog(tmp_path: Path, monkeypatch: pytest.Mo
 def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No simulator: identical logs make a survivor equivalent, a different cycle count or
     a failing run leave it a survivor with the reason."""
-    site = engine.all_sites(load_design("mont_lut"))[0]
+    site = msites.all_sites(load_design("mont_lut"))[0]
     ref = {"op": 0, "x": "1", "y": "2", "m": "3", "p": "2", "cycles": 10, "start_ns": 5}
     logs = {"original-exhaustive": (True, dict(ref)),
             "mut0001-exhaustive": (True, dict(ref, start_ns=99)),  # timing is ignored
@@ -204,16 +207,16 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
             "mut0003-exhaustive": (False, dict(ref))}
 
     def fake(c: engine.Campaign, overlay: str, n: int, vectors: Path, name: str,
-             params: tuple[tuple[str, int], ...] = ()) -> sim.Outcome:
+             params: tuple[tuple[str, int], ...] = ()) -> spec.Outcome:
         passed, txn = logs[name]
         folder = tmp_path / "runs" / name
         folder.mkdir(parents=True)
         (folder / "txns.jsonl").write_text(json_line(txn))
-        return sim.Outcome(sim.RunSpec(sim.BuildSpec("mont_lut", n)), passed, folder,
+        return spec.Outcome(spec.RunSpec(spec.BuildSpec("mont_lut", n)), passed, folder,
                            first_error="" if passed else "MISMATCH read P")
 
     monkeypatch.setattr(engine, "_eq_run", fake)
-    survivors = [engine.Mutant(i, site, "survived") for i in (1, 2, 3)]
+    survivors = [msites.Mutant(i, site, "survived") for i in (1, 2, 3)]
     camp = _campaign(tmp_path, survivors)
     camp.options.use_proofs = False  # simulated verdicts (recorded proofs: test_mutate_proofs)
     engine.check_equivalence(camp, survivors, lambda _line: None)
@@ -232,15 +235,15 @@ def test_reset_and_clear_values_are_now_checked_by_the_smoke_tests(tmp_path: Pat
     """The hole found by mutation is closed: ErrorTest reads P, S, C and CYCLES right after
     reset and after CLEAR, so the mutants that wipe S or reset P to all ones are killed."""
     design = load_design("mont_lut")
-    sites = engine.all_sites(design)
-    text = (sim.ROOT / "hdl/mont/mont_lut.sv").read_text()
+    sites = msites.all_sites(design)
+    text = (paths.ROOT / "hdl/mont/mont_lut.sv").read_text()
     in_clear = text.index("if (clear_i)")
     picks = [next(i for i, s in enumerate(sites) if s.start > in_clear
                   and s.description.endswith("'s_q <= '0;' -> 's_q <= '1;'")),
              next(i for i, s in enumerate(sites) if s.start < in_clear
                   and s.description.endswith("'p_q <= '0;' -> 'p_q <= '1;'"))]
     opts = engine.Options(n=8, txns=5, timeout_s=300, tests=("ErrorTest",))
-    camp = engine.run_campaign("mont_lut", design, [engine.Mutant(i, sites[i]) for i in picks],
+    camp = engine.run_campaign("mont_lut", design, [msites.Mutant(i, sites[i]) for i in picks],
                                len(sites), opts, tmp_path, lambda _line: None)
     for m in camp.mutants:
         assert m.status == "killed" and "MISMATCH" in m.reason, (m.site.description, m.reason)
@@ -263,10 +266,10 @@ def test_a_parameter_check_that_fires_is_stillborn(tmp_path: Path) -> None:
     """mwrkmm's elaboration check `W < 1` mutated to `W < 2` fires at time 0 for W = 1: the
     design does not elaborate, so the mutant is stillborn, not killed."""
     design = load_design("mwrkmm")
-    sites = engine.all_sites(design)
+    sites = msites.all_sites(design)
     i = next(i for i, s in enumerate(sites) if s.description.endswith("'W < 1' -> 'W < 2'"))
     opts = engine.Options(n=8, txns=4, timeout_s=300, tests=("RandomTest",))
-    camp = engine.run_campaign("mwrkmm", design, [engine.Mutant(i, sites[i])], len(sites),
+    camp = engine.run_campaign("mwrkmm", design, [msites.Mutant(i, sites[i])], len(sites),
                                opts, tmp_path, lambda _line: None)
     (m,) = camp.mutants
     assert m.status == "stillborn" and "does not elaborate" in m.reason, (m.status, m.reason)

@@ -4,7 +4,10 @@ block needs (regress/mutate/engine.py core_sources, mutant_params)."""
 from __future__ import annotations
 
 from montverif.models.registry import get_algo
+from montverif.regress.flow import paths
+from montverif.regress.flow import vectors as flow_vectors
 from montverif.regress.mutate import engine
+from montverif.regress.mutate import sites as msites
 from montverif.regress.mutate.svmut import enclosing_blocks
 from montverif.verif.config import known_designs, load_design
 
@@ -31,10 +34,10 @@ def test_enclosing_blocks_follow_begin_end_nesting() -> None:
 def test_every_rtl_file_belongs_to_one_campaign() -> None:
     owners: dict[str, list[str]] = {}
     for name in known_designs():
-        for src in engine.core_sources(load_design(name)):
+        for src in msites.core_sources(load_design(name)):
             owners.setdefault(src.name, []).append(name)
     assert {f: o for f, o in owners.items() if len(o) > 1} == {}
-    rsa = {s.name for s in engine.core_sources(load_design("rsa_core"))}
+    rsa = {s.name for s in msites.core_sources(load_design("rsa_core"))}
     assert rsa == {"rsa_core.sv", "rsa_mont_mult.sv"}
 
 
@@ -42,9 +45,9 @@ def test_a_mutant_in_a_multiplier_branch_builds_that_multiplier() -> None:
     design = load_design("rsa_core")
     algo = get_algo(design.model)
     seen: dict[str, set[int]] = {}
-    text = (engine.ROOT / "hdl/rsa/rsa_mont_mult.sv").read_text()
-    for site in engine.all_sites(design):
-        params = dict(engine.mutant_params(design, site))
+    text = (paths.ROOT / "hdl/rsa/rsa_mont_mult.sv").read_text()
+    for site in msites.all_sites(design):
+        params = dict(msites.mutant_params(design, site))
         if site.file.endswith("rsa_core.sv"):
             assert params == {}
             continue
@@ -70,12 +73,12 @@ def test_rsa_equivalence_vectors_are_in_the_rsa_format(tmp_path) -> None:
     design = load_design("rsa_core")
     vecs = engine.exhaustive_vectors(design, 3) + engine.wide_vectors(design, 8, 20, 1)
     path = tmp_path / "v.json"
-    path.write_text(json.dumps(engine.vector_file("rsa_core", vecs)))
+    path.write_text(json.dumps(flow_vectors.vector_file("rsa_core", vecs)))
     loaded = load_rsa_vectors(path, 8)  # the RSA testbench's own loader accepts every one
     assert len(loaded) == len(vecs) == sum(m * 8 for m in (1, 3, 5, 7)) + 20
     assert {(x, e, m) for x, e, m in loaded if m < 8} == {
         (x, e, m) for m in (1, 3, 5, 7) for x in range(m) for e in range(8)}
-    assert "idle_reads" in engine.vector_file("mont_lut", vecs)
+    assert "idle_reads" in flow_vectors.vector_file("mont_lut", vecs)
 
 
 def test_equivalence_vectors_respect_every_range_rule() -> None:

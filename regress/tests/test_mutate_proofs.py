@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from montverif.regress.cli import mutate as mutate_cli
 from montverif.regress.mutate import engine, proofs
+from montverif.regress.mutate import sites as msites
 from montverif.verif.config import load_design
 
 
 def _campaign(folder: Path, dut: str, ids: list[int], status: str = "equivalent") -> None:
-    sites = engine.all_sites(load_design(dut))
+    sites = msites.all_sites(load_design(dut))
     folder.mkdir(parents=True)
     recs = [{"id": i, "change": sites[i].description, "status": status,
              "reason": "equivalent (exhaustive at N=8; 7456 vectors)"} for i in ids]
@@ -34,7 +36,7 @@ def test_accepted_proofs_are_used_while_the_file_is_unchanged(tmp_path: Path,
     _campaign(tmp_path / "c2", "mont_lut", [9], status="survived")  # not a proof
     assert proofs.accept([tmp_path / "c1", tmp_path / "c2"]) == (2, 0)
     assert proofs.accept([tmp_path / "c1"]) == (0, 2)
-    sites = engine.all_sites(load_design("mont_lut"))
+    sites = msites.all_sites(load_design("mont_lut"))
     recorded = proofs.load()
     assert proofs.lookup(sites[3], recorded) and proofs.lookup(sites[7], recorded)
     assert proofs.lookup(sites[9], recorded) is None
@@ -52,18 +54,18 @@ def test_a_survivor_with_a_recorded_proof_is_not_simulated(tmp_path: Path, proof
     _campaign(tmp_path / "c1", "mont_lut", [3])
     proofs.accept([tmp_path / "c1"])
     design = load_design("mont_lut")
-    sites = engine.all_sites(design)
+    sites = msites.all_sites(design)
     (tmp_path / "out").mkdir()
     c = engine.Campaign("mont_lut", design, engine.Options(n=8), tmp_path / "out", len(sites),
                         [])
-    m = engine.Mutant(3, sites[3], "survived")
+    m = msites.Mutant(3, sites[3], "survived")
     monkeypatch.setattr(engine, "_eq_run", lambda *a, **k: pytest.fail("simulated"))
     engine.check_equivalence(c, [m], lambda _line: None)
     assert m.status == "equivalent" and m.reason.startswith(proofs.RECORDED)
     assert c.extra["recorded_proofs"] == 1
     # --reprove: the proof is ignored and the survivor is simulated again
     c.options.use_proofs = False
-    m2 = engine.Mutant(3, sites[3], "survived")
+    m2 = msites.Mutant(3, sites[3], "survived")
     with pytest.raises(pytest.fail.Exception, match="simulated"):
         engine.check_equivalence(c, [m2], lambda _line: None)
 
@@ -75,8 +77,10 @@ def test_moved_sources_and_bad_folders_are_one_line_errors(tmp_path: Path, proof
     data = json.loads((tmp_path / "c1" / "mutants.json").read_text())
     data["mutants"][0]["change"] = "mont_lut.sv:1: 'a' -> 'b'"
     (tmp_path / "c1" / "mutants.json").write_text(json.dumps(data))
-    assert proofs.main(["accept", str(tmp_path / "c1")]) == 2
+    assert mutate_cli.proofs_command(["accept", str(tmp_path / "c1")]) == 2
     assert "sources changed" in capsys.readouterr().err
-    assert proofs.main(["accept", str(tmp_path / "nowhere")]) == 2
+    assert mutate_cli.proofs_command(["accept", str(tmp_path / "nowhere")]) == 2
     assert capsys.readouterr().err.startswith("error: ")
-    assert proofs.main([]) == 2
+    with pytest.raises(SystemExit) as usage:
+        mutate_cli.proofs_command([])
+    assert usage.value.code == 2 and capsys.readouterr().err.startswith("error: ")

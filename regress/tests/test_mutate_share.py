@@ -12,9 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress import sim, tools
-from montverif.regress.mutate import engine, meta
+from montverif.regress.cli import mutate as mutate_cli
+from montverif.regress.flow import build as flow_build
+from montverif.regress.flow import check as flow_check
+from montverif.regress.flow import paths, simulate, spec, tools
+from montverif.regress.mutate import campaigns, engine, meta
+from montverif.regress.mutate import report as mreport
+from montverif.regress.mutate import sites as msites
 from montverif.regress.mutate.svmut import Site, candidates
+from montverif.regress.regression import lists as rlists
+from montverif.regress.regression import summary as rsummary
 from montverif.verif.config import load_design
 
 DEMO = """\
@@ -161,8 +168,8 @@ def test_overlapping_spans_are_refused() -> None:
 
 def test_every_design_has_run_time_sites_and_a_reason_for_the_others() -> None:
     for dut in ("mont_lut", "mont_r2", "mwr2mm"):
-        sites = engine.all_sites(load_design(dut))
-        guards = [meta.guard((sim.ROOT / s.file).read_text(), s) for s in sites]
+        sites = msites.all_sites(load_design(dut))
+        guards = [meta.guard((paths.ROOT / s.file).read_text(), s) for s in sites]
         shared = sum(isinstance(g, meta.Guard) for g in guards)
         assert shared > len(sites) // 2, dut
         assert all(g for g in guards if isinstance(g, str))
@@ -172,29 +179,29 @@ def test_every_design_has_run_time_sites_and_a_reason_for_the_others() -> None:
 # --- the campaign's shared path without a simulator ----------------------------------------
 def _fallback_site(design: str) -> int:
     """A site of the design that cannot be selected at run time."""
-    sites = engine.all_sites(load_design(design))
+    sites = msites.all_sites(load_design(design))
     return next(i for i, s in enumerate(sites)
-                if isinstance(meta.guard((sim.ROOT / s.file).read_text(), s), str))
+                if isinstance(meta.guard((paths.ROOT / s.file).read_text(), s), str))
 
 
 def _fake_sim(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, build_fails: bool = False,
               differs: bool = False, bad: tuple[int, ...] = ()) -> list[str]:
     calls: list[str] = []
 
-    def build(b: sim.BuildSpec, design: object, log: Path | None = None
+    def build(b: spec.BuildSpec, design: object, log: Path | None = None
               ) -> tuple[Path, float]:
         calls.append(f"build {Path(b.overlay).name or 'original'}")
         if build_fails and "meta" in b.overlay:
             raise tools.ToolError(f"build of {b.key} failed: boom")
         return tmp_path, 0.0
 
-    def execute(run: sim.RunSpec, log_dir: Path, quiet: bool = False) -> sim.Outcome:
+    def execute(run: spec.RunSpec, log_dir: Path, quiet: bool = False) -> spec.Outcome:
         calls.append(f"run {Path(run.build.overlay).name or 'original'} {run.plusargs}")
         log_dir.mkdir(parents=True, exist_ok=True)
         changed = differs and "meta" in run.build.overlay and not run.plusargs
         (log_dir / "txns.jsonl").write_text(json.dumps({"op": 0, "p": 2 if changed else 1}))
         mutant = bool(run.plusargs) or Path(run.build.overlay).name.startswith("mut")
-        return sim.Outcome(run, not mutant, log_dir, tests=5, failed=int(mutant),
+        return spec.Outcome(run, not mutant, log_dir, tests=5, failed=int(mutant),
                            first_error="MISMATCH" if mutant else "")
 
     def elaborate(sim_name: str, sources: list[Path], top: str, params: dict) -> str | None:
@@ -202,9 +209,9 @@ def _fake_sim(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, build_fails: bool
         calls.append(f"elaborate {over[0].parent.name}")
         return "syntax error" if any(f"mut{i:04d}" in str(over[0]) for i in bad) else None
 
-    monkeypatch.setattr(sim, "build", build)
-    monkeypatch.setattr(sim, "execute", execute)
-    monkeypatch.setattr(sim, "validate", lambda run: load_design(run.build.dut))
+    monkeypatch.setattr(flow_build, "build", build)
+    monkeypatch.setattr(simulate, "execute", execute)
+    monkeypatch.setattr(flow_check, "validate", lambda run: load_design(run.build.dut))
     monkeypatch.setattr(meta, "elaboration_error", elaborate)
     return calls
 
@@ -212,8 +219,8 @@ def _fake_sim(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, build_fails: bool
 def _campaign(tmp_path: Path, ids: list[int], share: bool = True
               ) -> tuple[engine.Campaign, list[str]]:
     design = load_design("mont_r2")
-    sites = engine.all_sites(design)
-    mutants = [engine.Mutant(i, sites[i]) for i in ids]
+    sites = msites.all_sites(design)
+    mutants = [msites.Mutant(i, sites[i]) for i in ids]
     opts = engine.Options(n=8, sim="icarus", share=share, keep_builds=True)
     lines: list[str] = []
     return engine.run_campaign("mont_r2", design, mutants, len(sites), opts, tmp_path,
@@ -221,9 +228,9 @@ def _campaign(tmp_path: Path, ids: list[int], share: bool = True
 
 
 def _shared_ids(n: int) -> list[int]:
-    sites = engine.all_sites(load_design("mont_r2"))
+    sites = msites.all_sites(load_design("mont_r2"))
     return [i for i, s in enumerate(sites)
-            if isinstance(meta.guard((sim.ROOT / s.file).read_text(), s), meta.Guard)][:n]
+            if isinstance(meta.guard((paths.ROOT / s.file).read_text(), s), meta.Guard)][:n]
 
 
 def test_shared_build_runs_each_mutant_with_its_plusarg(tmp_path: Path,
@@ -246,14 +253,13 @@ def test_shared_build_runs_each_mutant_with_its_plusarg(tmp_path: Path,
     meta_src = (tmp_path / "mutants" / "meta" / "mont_r2.sv").read_text()
     assert f"mv_mut_sel == {a})" in meta_src and f"mv_mut_sel == {dead})" not in meta_src
     assert camp.extra["shared"] == 2 and camp.extra["own_builds"] == 1
-    from montverif.regress.mutate import report
 
     assert "builds: 2 mutant(s) run on a shared build (+MV_MUTANT), 1 built on their own" \
-        in report.table(camp)
-    report.write(camp)
+        in mreport.table(camp)
+    mreport.write(camp)
     records = json.loads((tmp_path / "mutants.json").read_text())["mutants"]
     assert [r["build"] for r in records] == ["shared"] * 3 + ["own"]
-    assert [m.build for m in report.load(tmp_path).mutants] == ["shared"] * 3 + ["own"]
+    assert [m.build for m in mreport.load(tmp_path).mutants] == ["shared"] * 3 + ["own"]
     assert any("need their own build" in line for line in lines)
 
 
@@ -290,16 +296,14 @@ def test_no_share_builds_every_mutant(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_run_key_and_child_round_trip_carry_the_plusargs() -> None:
-    run = sim.RunSpec(sim.BuildSpec("mont_lut", 8), seed=3)
+    run = spec.RunSpec(spec.BuildSpec("mont_lut", 8), seed=3)
     assert run.key == "mont_lut-n8-b32-verilator-s3"  # unchanged without plusargs
-    sel = sim.RunSpec(sim.BuildSpec("mont_lut", 8), seed=3, plusargs=("+MV_MUTANT=63",))
+    sel = spec.RunSpec(spec.BuildSpec("mont_lut", 8), seed=3, plusargs=("+MV_MUTANT=63",))
     assert sel.key == "mont_lut-n8-b32-verilator-s3-MV_MUTANT63"
     from dataclasses import asdict
 
-    from montverif.regress import report
-
-    assert report.run_spec(json.loads(json.dumps(asdict(sel)))) == sel  # --resume compares
-    assert report.run_spec(json.loads(json.dumps(asdict(run)))) == run
+    assert rsummary.run_spec(json.loads(json.dumps(asdict(sel)))) == sel  # --resume compares
+    assert rsummary.run_spec(json.loads(json.dumps(asdict(run)))) == run
 
 
 # --- with a simulator -----------------------------------------------------------------------
@@ -344,20 +348,20 @@ def test_shared_campaign_kills_stillbirths_and_falls_back(tmp_path: Path) -> Non
     killed through the shared model, a syntax error is stillborn without a run, and a
     localparam change (an elaboration constant) is built and killed on its own."""
     design = load_design("mont_lut")
-    sites = engine.all_sites(design)
+    sites = msites.all_sites(design)
     csa = next(i for i, s in enumerate(sites)
                if s.description.endswith("'c_q & lut_val' -> 'c_q ^ lut_val'"))
     count = next(i for i, s in enumerate(sites)
                  if s.description.endswith("'cnt_q + 1'b1' -> 'cnt_q - 1'b1'"))
     good = sites[csa]
     broken = Site(good.file, good.line, "bitwise", good.start, good.end, good.original, "^;")
-    text = (sim.ROOT / good.file).read_text()
+    text = (paths.ROOT / good.file).read_text()
     at = text.index("SelZero = 2'd0") + len("SelZero = ")
     const = Site(good.file, text[:at].count("\n") + 1, "const_bit", at, at + 4, "2'd0", "2'd1")
     assert isinstance(meta.guard(text, const), str)
-    mutants = [engine.Mutant(csa, good), engine.Mutant(count, sites[count]),
-               engine.Mutant(9998, broken),
-               engine.Mutant(9999, const)]
+    mutants = [msites.Mutant(csa, good), msites.Mutant(count, sites[count]),
+               msites.Mutant(9998, broken),
+               msites.Mutant(9999, const)]
     opts = engine.Options(n=8, txns=5, timeout_s=300, sim="icarus",
                           tests=("RandomTest", "CornerTest"))
     camp = engine.run_campaign("mont_lut", design, mutants, len(sites), opts, tmp_path,
@@ -374,36 +378,33 @@ def test_shared_campaign_kills_stillbirths_and_falls_back(tmp_path: Path) -> Non
 
 
 def test_list_campaigns_share_by_default_and_can_opt_out() -> None:
-    from montverif.regress import mutation
-    from montverif.regress import run as rr
 
-    nightly = rr.load_lists()["nightly"].mutations  # Icarus: sharing turned off there
+    nightly = campaigns.of_list(rlists.load_lists()["nightly"])  # Icarus: sharing turned off there
     assert nightly and not any(s.share or s.options(1).share for s in nightly)
     assert nightly[0].repro().endswith(" --no-share")
-    default = mutation.parse({"dut": "mont_lut", "mutants": 4}, "x")[0]
+    default = campaigns.parse({"dut": "mont_lut", "mutants": 4}, "x")[0]
     assert default.share and default.options(1).share
     assert "--no-share" not in default.repro()
-    spec = mutation.parse({"dut": "mont_lut", "mutants": 4, "share": False}, "x")[0]
+    spec = campaigns.parse({"dut": "mont_lut", "mutants": 4, "share": False}, "x")[0]
     assert not spec.share and not spec.options(1).share
     assert spec.repro().endswith(" --no-share")
-    with pytest.raises(rr.ListError, match=r"x.share: expected true or false"):
-        mutation.parse({"dut": "mont_lut", "mutants": 4, "share": "no"}, "x")
+    with pytest.raises(rlists.ListError, match=r"x.share: expected true or false"):
+        campaigns.parse({"dut": "mont_lut", "mutants": 4, "share": "no"}, "x")
 
 
 def test_cli_no_share_option(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from montverif.regress.mutate import cli
 
     seen: list[bool] = []
 
-    def fake(dut: str, design: object, mutants: list[engine.Mutant], total: int,
+    def fake(dut: str, design: object, mutants: list[msites.Mutant], total: int,
              opts: engine.Options, out: Path, progress: object) -> engine.Campaign:
         seen.append(opts.share)
         return engine.Campaign(dut, load_design(dut), opts, out, total, mutants)
 
     monkeypatch.setattr(engine, "run_campaign", fake)
-    monkeypatch.setattr(sim, "validate", lambda run: load_design(run.build.dut))
+    monkeypatch.setattr(flow_check, "validate", lambda run: load_design(run.build.dut))
     for extra in ([], ["--no-share"]):
-        assert cli.main(["--dut", "mont_lut", "--mutants", "1", "--out", str(tmp_path),
+        assert mutate_cli.main(["--dut", "mont_lut", "--mutants", "1", "--out", str(tmp_path),
                          *extra]) == 0
     assert seen == [True, False]
-    assert "--no-share" in cli._parser().format_help()
+    assert "--no-share" in mutate_cli._parser().format_help()

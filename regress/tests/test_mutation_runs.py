@@ -1,4 +1,4 @@
-"""Mutation campaigns in regression lists (regress/mutation.py): `[[<list>.mutation]]` parsing,
+"""Mutation campaigns in regression lists (regress/mutate/campaigns.py): `[[<list>.mutation]]` parsing,
 seeds and shards, goals failing the list, summary/JUnit/HTML/history, resume and merge.
 
 All but one replace engine.run_campaign with canned verdicts (no simulator);
@@ -14,10 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress import history, mutation
-from montverif.regress import run as rr
-from montverif.regress.mutate import engine
+from montverif.regress.cli import regress as regress_cli
+from montverif.regress.mutate import campaigns, engine
 from montverif.regress.mutate import report as mreport
+from montverif.regress.mutate import sites as msites
+from montverif.regress.regression import lists as rlists
+from montverif.regress.regression import runner, seeds
+from montverif.regress.report import history
 from montverif.regress.tests.test_run import FakeLauncher, assert_bad_block
 from montverif.verif.config import ConfigError, DesignConfig, known_designs, load_design
 
@@ -56,7 +59,7 @@ def canned(verdicts: Verdicts, calls: list[str] | None = None,
     """A stand-in for engine.run_campaign: each mutant gets its design's next verdict; a
     design in `broken` fails its original run as the real baseline does."""
 
-    def run_campaign(dut: str, design: DesignConfig, mutants: list[engine.Mutant], total: int,
+    def run_campaign(dut: str, design: DesignConfig, mutants: list[msites.Mutant], total: int,
                      opts: engine.Options, out: Path, progress: Callable[[str], None]
                      ) -> engine.Campaign:
         if calls is not None:
@@ -76,7 +79,8 @@ def main(tmp_path: Path, lists: Path, *extra: str, out: str = "out", name: str =
          launcher: FakeLauncher | None = None) -> int:
     argv = ["--lists", str(lists), "regress", "--list", name, "--jobs", "2",
             "--out", str(tmp_path / out), "--history", str(tmp_path / "history.jsonl"), *extra]
-    return rr.main(argv, launcher=launcher or FakeLauncher(), results_root=tmp_path / "results")
+    return regress_cli.main(argv, launcher=launcher or FakeLauncher(),
+                            results_root=tmp_path / "results")
 
 
 def summary(folder: Path) -> dict:
@@ -90,27 +94,27 @@ ONE_SURVIVOR: Verdicts = ALL_KILLED | {"mont_r2": ["killed", "survived", "killed
 
 # --- lists ----------------------------------------------------------------------------------
 def test_blocks_expand_to_one_campaign_per_design(lists: Path) -> None:
-    specs = rr.get_list("mut", lists).mutations
+    specs = campaigns.of_list(rlists.get_list("mut", lists))
     assert [(s.dut, s.mutants, s.sim, s.n, s.txns, s.goal) for s in specs] == [
         ("mont_lut", 4, "icarus", 8, 20, 100.0), ("mont_r2", 4, "icarus", 8, 20, 100.0),
         ("mont_csa", 3, "verilator", 8, 20, 50.0)]
-    assert len(rr.expand(rr.get_list("mut", lists))) == 1  # campaigns are not runs
+    assert len(seeds.expand(rlists.get_list("mut", lists))) == 1  # campaigns are not runs
 
 
 def test_shipped_nightly_mutates_every_design() -> None:
-    nightly = rr.load_lists()["nightly"].mutations
+    nightly = campaigns.of_list(rlists.load_lists()["nightly"])
     assert sorted(s.dut for s in nightly) == known_designs()
     assert {(s.mutants, s.sim, s.goal) for s in nightly} == {(40, "icarus", 100.0)}
     assert all(s.n == load_design(s.dut).min_n for s in nightly)
-    mutation.check_all(mutation.plan(nightly, 1))  # every campaign can run
+    campaigns.check_all(campaigns.plan(nightly, 1))  # every campaign can run
 
 
 def test_list_command_shows_the_budget(lists: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert rr.main(["lists"]) == 0
+    assert regress_cli.main(["lists"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("nightly "))
     count = len(known_designs())
     assert f"+ {count} mutation campaigns, {40 * count} mutants" in line
-    assert rr.main(["--lists", str(lists), "lists", "mut"]) == 0
+    assert regress_cli.main(["--lists", str(lists), "lists", "mut"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 4 and out[1].startswith("mutation/mont_lut ") and "mutants=4" in out[1]
 
@@ -139,37 +143,37 @@ def test_bad_mutation_block(tmp_path: Path, patch: dict[str, str | None], messag
 def test_a_list_needs_an_entry_or_a_mutation_block(tmp_path: Path) -> None:
     path = tmp_path / "lists.toml"
     path.write_text("[only]\n[[only.mutation]]\ndut = 'mont_lut'\nmutants = 2\n[none]\n")
-    with pytest.raises(rr.ListError, match=r"none: no \[\[none.entry\]\]"):
-        rr.load_lists(path)
+    with pytest.raises(rlists.ListError, match=r"none: no \[\[none.entry\]\]"):
+        rlists.load_lists(path)
     path.write_text("[only]\n[[only.mutation]]\ndut = 'mont_lut'\nmutants = 2\n")
-    assert rr.expand(rr.get_list("only", path)) == []
+    assert seeds.expand(rlists.get_list("only", path)) == []
 
 
 # --- seeds and shards -----------------------------------------------------------------------
 def test_the_sample_follows_the_base_seed(lists: Path) -> None:
-    specs = rr.get_list("mut", lists).mutations
+    specs = campaigns.of_list(rlists.get_list("mut", lists))
 
     def ids(base: int) -> list[list[int]]:
-        return [[m.id for m in mutation.sample(s)[1]] for s in mutation.plan(specs, base)]
+        return [[m.id for m in campaigns.sample(s)[1]] for s in campaigns.plan(specs, base)]
 
     assert ids(1) == ids(1)  # a fixed list always picks the same mutants
     assert ids(1) != ids(2)  # --seed rotates them
     assert all(len(x) == 4 for x in ids(1)[:2])
-    fixed = mutation.plan(specs, 1, fixed_seed=77)
+    fixed = campaigns.plan(specs, 1, fixed_seed=77)
     assert {s.seed for s in fixed} == {77}
-    assert [s.dut for s in mutation.plan(specs, 1, sims=["verilator"])] == ["mont_csa"]
-    assert [s.dut for s in mutation.plan(specs, 1, duts=["mont_r2"])] == ["mont_r2"]
+    assert [s.dut for s in campaigns.plan(specs, 1, sims=["verilator"])] == ["mont_csa"]
+    assert [s.dut for s in campaigns.plan(specs, 1, duts=["mont_r2"])] == ["mont_r2"]
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 4, 8])
 def test_each_campaign_goes_to_exactly_one_shard(count: int) -> None:
-    specs = mutation.plan(rr.load_lists()["nightly"].mutations, 1)
-    shards = [mutation.shard(specs, i, count) for i in range(1, count + 1)]
+    specs = campaigns.plan(campaigns.of_list(rlists.load_lists()["nightly"]), 1)
+    shards = [campaigns.shard(specs, i, count) for i in range(1, count + 1)]
     owners = [s.dut for part in shards for s in part]
     assert sorted(owners) == sorted(s.dut for s in specs)  # all of them, none twice
     sizes = [len(part) for part in shards]
     assert max(sizes) - min(sizes) <= 1  # equal budgets: spread evenly
-    assert shards == [mutation.shard(specs, i, count) for i in range(1, count + 1)]
+    assert shards == [campaigns.shard(specs, i, count) for i in range(1, count + 1)]
 
 
 # --- running with canned verdicts -----------------------------------------------------------
@@ -300,7 +304,7 @@ def test_merge_combines_the_shards_campaigns(tmp_path: Path, lists: Path,
     assert parts[0] and parts[1]
     capsys.readouterr()
     merged = tmp_path / "merged"
-    assert rr.main(["merge", str(merged), str(tmp_path / "s1"), str(tmp_path / "s2"),
+    assert regress_cli.main(["merge", str(merged), str(tmp_path / "s1"), str(tmp_path / "s2"),
                     "--history", str(tmp_path / "h.jsonl")],
                    results_root=tmp_path / "results") == 1  # mont_r2 is below its goal
     recs = summary(merged)["mutation"]
@@ -309,13 +313,13 @@ def test_merge_combines_the_shards_campaigns(tmp_path: Path, lists: Path,
     assert all((merged / r["dir"] / "mutate.html").exists() for r in recs.values())
     assert "incomplete" not in capsys.readouterr().out
     assert history.load(tmp_path / "h.jsonl")[0]["mutation_min"] == 75.0
-    with pytest.raises(rr.ListError, match="mutation campaign .* more than one shard"):
-        rr.merge(tmp_path / "twice", [tmp_path / "s2", tmp_path / "s2"], None)
+    with pytest.raises(rlists.ListError, match="mutation campaign .* more than one shard"):
+        runner.merge(tmp_path / "twice", [tmp_path / "s2", tmp_path / "s2"], None)
 
 
 def test_mutation_report_names_its_simulator(tmp_path: Path) -> None:
     design = load_design("mont_lut")
-    mutants = engine.select(engine.all_sites(design), 2, 1)
+    mutants = msites.select(msites.all_sites(design), 2, 1)
     camp = engine.Campaign("mont_lut", design, engine.Options(n=8, sim="icarus"), tmp_path,
                            80, mutants)
     mreport.write(camp)
@@ -334,7 +338,7 @@ def test_end_to_end_two_mutants_on_icarus(tmp_path: Path) -> None:
     # (7456 vectors, ~40 s on Icarus) unless one now survives
     argv = ["--lists", str(path), "regress", "--list", "tiny", "--jobs", "1", "--seed", "4",
             "--out", str(tmp_path / "out")]
-    code = rr.main(argv, results_root=tmp_path / "results")
+    code = regress_cli.main(argv, results_root=tmp_path / "results")
     rec = summary(tmp_path / "out")["mutation"]["mont_lut"]
     data = json.loads((tmp_path / "out" / "mutation" / "mont_lut" / "mutants.json").read_text())
     statuses = [m["status"] for m in data["mutants"]]

@@ -1,4 +1,4 @@
-"""Tests of the regression list runner (regress/run.py, regress/report.py).
+"""Tests of the regression list runner (regress/regression/runner.py, regress/report/).
 
 All but one use a fake launcher that returns canned outcomes; `test_selftest_end_to_end`
 (marked `sim`) builds and runs the tiny `selftest` list with Verilator.
@@ -14,8 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress import run as rr
-from montverif.regress.sim import ALL_TESTS, BuildSpec, Outcome, RunSpec
+from montverif.regress.cli import regress as regress_cli
+from montverif.regress.flow import launcher as launchers
+from montverif.regress.flow import simulate, spec
+from montverif.regress.flow.spec import ALL_TESTS, BuildSpec, Outcome, RunSpec
+from montverif.regress.mutate import campaigns
+from montverif.regress.regression import lists as rlists
+from montverif.regress.regression import scheduler, seeds
 from montverif.verif.config import ConfigError, known_designs
 
 TWO_CONFIGS = """
@@ -81,7 +86,7 @@ def run_main(tmp_path: Path, lists: Path, launcher: FakeLauncher, *extra: str,
              name: str = "pair") -> int:
     argv = ["--lists", str(lists), "regress", "--list", name, "--jobs", "2",
             "--out", str(tmp_path / "out"), *extra]
-    return rr.main(argv, launcher=launcher, results_root=tmp_path / "results")
+    return regress_cli.main(argv, launcher=launcher, results_root=tmp_path / "results")
 
 
 def junit_cases(path: Path) -> list[ET.Element]:
@@ -90,14 +95,14 @@ def junit_cases(path: Path) -> list[ET.Element]:
 
 # --- lists and expansion --------------------------------------------------------------------
 def test_shipped_lists_expand() -> None:
-    lists = rr.load_lists()
+    lists = rlists.load_lists()
     assert {"smoke", "nightly", "selftest"} <= set(lists)
-    smoke = rr.expand(lists["smoke"])
+    smoke = seeds.expand(lists["smoke"])
     assert {r.build.dut for r in smoke} == set(known_designs())  # every design, every PR
     assert all(r.txns <= 5 for r in smoke if r.build.n >= 1024)
     assert any(r.build.ack_wait for r in smoke) and {8, 32} <= {r.build.bus_w for r in smoke}
-    assert len(rr.expand(lists["selftest"])) == 2
-    nightly = rr.expand(lists["nightly"])
+    assert len(seeds.expand(lists["selftest"])) == 2
+    nightly = seeds.expand(lists["nightly"])
     assert {r.build.key for r in smoke} <= {r.build.key for r in nightly}
     assert max(r.build.n for r in nightly if r.build.sim == "icarus") <= 256
     assert max(r.build.n for r in nightly) == 2048
@@ -106,44 +111,44 @@ def test_shipped_lists_expand() -> None:
 
 def test_shipped_lists_are_valid_runs() -> None:
     """Every run of every list passes regress.sim.validate (widths, bus widths, tests)."""
-    launcher = rr.LocalLauncher()
-    for tlist in rr.load_lists().values():
-        runs = rr.expand(tlist)
+    launcher = launchers.LocalLauncher()
+    for tlist in rlists.load_lists().values():
+        runs = seeds.expand(tlist)
         assert len({r.key for r in runs}) == len(runs)
         for run in runs:  # as Verilator: the Icarus install is not what is checked here
             launcher.check(replace(run, build=replace(run.build, sim="verilator")))
 
 
 def test_seeds_are_deterministic(pair_file: Path) -> None:
-    tlist = rr.get_list("pair", pair_file)
-    first, again = rr.expand(tlist), rr.expand(tlist)
+    tlist = rlists.get_list("pair", pair_file)
+    first, again = seeds.expand(tlist), seeds.expand(tlist)
     assert [r.seed for r in first] == [r.seed for r in again]
-    other = rr.expand(tlist, base_seed=7)
+    other = seeds.expand(tlist, base_seed=7)
     assert [r.seed for r in other] != [r.seed for r in first]
-    assert all(1 <= r.seed < rr.SEED_RANGE for r in first + other)
+    assert all(1 <= r.seed < seeds.SEED_RANGE for r in first + other)
 
 
 def test_expansion_counts_and_unique_builds(pair_file: Path) -> None:
-    runs = rr.expand(rr.get_list("pair", pair_file))
+    runs = seeds.expand(rlists.get_list("pair", pair_file))
     assert [r.build.key for r in runs] == ["mont_lut-n32-b32-verilator"] * 2 + [
         "mont_lut-n64-b32-verilator"] * 2 + ["mont_lut-n32-b32-verilator"]
     assert len({r.key for r in runs}) == 5  # the shared model got a third, new seed
     assert runs[-1].txns == 2 and runs[-1].tests == ("RandomTest",)
     assert runs[0].tests == ALL_TESTS
-    assert [b.key for b in rr.unique_builds(runs)] == ["mont_lut-n32-b32-verilator",
+    assert [b.key for b in seeds.unique_builds(runs)] == ["mont_lut-n32-b32-verilator",
                                                        "mont_lut-n64-b32-verilator"]
-    assert len(rr.expand(rr.get_list("pair", pair_file), seeds=4)) == 12
-    assert rr.expand(rr.get_list("pair", pair_file), sims=["icarus"]) == []
+    assert len(seeds.expand(rlists.get_list("pair", pair_file), seeds=4)) == 12
+    assert seeds.expand(rlists.get_list("pair", pair_file), sims=["icarus"]) == []
 
 
 def test_seed_collisions_are_skipped(pair_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rr, "derive_seed", lambda base, key, index: 10 + index // 3)
-    runs = rr.expand(rr.get_list("pair", pair_file))
+    monkeypatch.setattr(seeds, "derive_seed", lambda base, key, index: 10 + index // 3)
+    runs = seeds.expand(rlists.get_list("pair", pair_file))
     assert [r.seed for r in runs if r.build.n == 32] == [10, 11, 12]
 
 
 def test_txns_from_n() -> None:
-    entry = rr.Entry("mont_lut", (32,), (32,), ("verilator",), 1, 100,
+    entry = rlists.Entry("mont_lut", (32,), (32,), ("verilator",), 1, 100,
                      txns_from_n=((512, 40), (1024, 15)))
     assert [entry.txns_for(n) for n in (32, 511, 512, 1023, 1024, 4096)] == [
         100, 100, 40, 40, 15, 15]
@@ -172,13 +177,15 @@ def test_bad_list_file(tmp_path: Path, patch: dict[str, str | None], message: st
 def assert_bad_block(tmp_path: Path, kind: str, keys: dict[str, str | None], message: str,
                      capsys: pytest.CaptureFixture[str]) -> None:
     """A list `[bad]` with one `[[bad.<kind>]]` block of these keys (None: left out) is
-    refused by load_lists and by `list` with one `error:` line containing `message`."""
+    refused when read (an entry by load_lists, a mutation block by the mutation layer's
+    campaigns.of_list) and by `lists` with one `error:` line containing `message`."""
     body = "".join(f"{k} = {v}\n" for k, v in keys.items() if v is not None)
     path = tmp_path / "lists.toml"
     path.write_text(f"[bad]\n[[bad.{kind}]]\n{body}")
-    with pytest.raises(rr.ListError, match=f"bad.{kind}"):
-        rr.load_lists(path)
-    assert rr.main(["--lists", str(path), "lists"]) == 2
+    with pytest.raises(rlists.ListError, match=f"bad.{kind}"):
+        for tlist in rlists.load_lists(path).values():
+            campaigns.of_list(tlist, path.name)
+    assert regress_cli.main(["--lists", str(path), "lists"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
 
@@ -212,7 +219,7 @@ def test_all_pass(tmp_path: Path, pair_file: Path, capsys: pytest.CaptureFixture
 
 def test_failure_is_reported(tmp_path: Path, pair_file: Path,
                              capsys: pytest.CaptureFixture[str]) -> None:
-    runs = rr.expand(rr.get_list("pair", pair_file))
+    runs = seeds.expand(rlists.get_list("pair", pair_file))
     bad = runs[2]
     assert run_main(tmp_path, pair_file, FakeLauncher(fail=(bad.key,))) == 1
     out = capsys.readouterr().out
@@ -246,7 +253,7 @@ def test_fail_fast_skips_the_rest(tmp_path: Path, pair_file: Path,
     launcher = FakeLauncher(fail=("mont_lut-n64",))
     argv = ["--lists", str(pair_file), "regress", "--list", "pair", "--jobs", "1", "--fail-fast",
             "--out", str(tmp_path / "out")]
-    assert rr.main(argv, launcher=launcher, results_root=tmp_path / "results") == 1
+    assert regress_cli.main(argv, launcher=launcher, results_root=tmp_path / "results") == 1
     out = capsys.readouterr().out
     assert out.splitlines()[-1] == "0 passed, 1 failed"  # the widest model runs first
     assert "4 run(s) not started: --fail-fast" in out
@@ -255,10 +262,10 @@ def test_fail_fast_skips_the_rest(tmp_path: Path, pair_file: Path,
 
 
 def test_unknown_list_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert rr.main(["regress", "--list", "nope"], launcher=FakeLauncher(),
+    assert regress_cli.main(["regress", "--list", "nope"], launcher=FakeLauncher(),
                    results_root=tmp_path) == 2
     err = capsys.readouterr().err
-    known = ", ".join(sorted(rr.load_lists()))
+    known = ", ".join(sorted(rlists.load_lists()))
     assert err == f"error: unknown list 'nope' (known: {known})\n"
     assert not any(tmp_path.iterdir())
 
@@ -275,8 +282,8 @@ def test_invalid_run_is_bad_input(tmp_path: Path, pair_file: Path,
 def test_default_results_folder(tmp_path: Path, pair_file: Path) -> None:
     argv = ["--lists", str(pair_file), "regress", "--list", "pair", "--seeds", "1"]
     root = tmp_path / "results"
-    assert rr.main(argv, launcher=FakeLauncher(), results_root=root) == 0
-    assert rr.main(argv, launcher=FakeLauncher(), results_root=root) == 0
+    assert regress_cli.main(argv, launcher=FakeLauncher(), results_root=root) == 0
+    assert regress_cli.main(argv, launcher=FakeLauncher(), results_root=root) == 0
     folders = sorted(p.name for p in root.iterdir() if p.name != "latest" and p.is_dir())
     assert len(folders) == 2 and all(f.startswith("pair-") for f in folders)
     latest = root / "latest"
@@ -285,12 +292,12 @@ def test_default_results_folder(tmp_path: Path, pair_file: Path) -> None:
 
 
 def test_list_command(capsys: pytest.CaptureFixture[str]) -> None:
-    assert rr.main(["lists"]) == 0
+    assert regress_cli.main(["lists"]) == 0
     lines = capsys.readouterr().out.splitlines()
     smoke = next(line for line in lines if line.startswith("smoke "))
-    runs = rr.expand(rr.load_lists()["smoke"])
-    assert f"{len(runs)} runs" in smoke and f"{len(rr.unique_builds(runs))} builds" in smoke
-    assert rr.main(["lists", "selftest"]) == 0
+    runs = seeds.expand(rlists.load_lists()["smoke"])
+    assert f"{len(runs)} runs" in smoke and f"{len(seeds.unique_builds(runs))} builds" in smoke
+    assert regress_cli.main(["lists", "selftest"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 2
 
 
@@ -298,7 +305,7 @@ def test_list_command(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.sim
 def test_selftest_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["regress", "--list", "selftest", "--jobs", "2", "--out", str(tmp_path / "out")]
-    assert rr.main(argv, results_root=tmp_path / "results") == 0
+    assert regress_cli.main(argv, results_root=tmp_path / "results") == 0
     assert capsys.readouterr().out.splitlines()[-1] == "2 passed, 0 failed"
     cases = junit_cases(tmp_path / "out" / "junit.xml")
     assert len(cases) == 2
@@ -315,7 +322,7 @@ def _waves_key(run: RunSpec) -> str:
 def test_failing_seed_is_rerun_with_waves(tmp_path: Path, pair_file: Path,
                                           capsys: pytest.CaptureFixture[str],
                                           reproduces: bool) -> None:
-    runs = rr.expand(rr.get_list("pair", pair_file))
+    runs = seeds.expand(rlists.get_list("pair", pair_file))
     bad = runs[1]
     fail = (bad.key, _waves_key(bad)) if reproduces else (bad.key,)
     launcher = FakeLauncher(fail=fail)
@@ -347,7 +354,7 @@ params = [{ W = 8, P = 2 }, { W = 16 }]
 def test_params_expand_into_builds_keys_and_repro(tmp_path):
     path = tmp_path / "lists.toml"
     path.write_text(PARAM_LIST)
-    runs = rr.expand(rr.load_lists(path)["sweep"])
+    runs = seeds.expand(rlists.load_lists(path)["sweep"])
     keys = sorted(r.build.key for r in runs)
     assert keys == ["mont_lut-n32-P2-W8-b32-verilator", "mont_lut-n32-W16-b32-verilator"]
     repro = next(r for r in runs if r.build.params == (("P", 2), ("W", 8))).repro()
@@ -357,9 +364,9 @@ def test_params_expand_into_builds_keys_and_repro(tmp_path):
 def test_bad_params_in_a_list_and_unknown_parameter(tmp_path):
     path = tmp_path / "lists.toml"
     path.write_text(PARAM_LIST.replace("{ W = 16 }", "{ W = \"x\" }"))
-    with pytest.raises(rr.ListError, match="params"):
-        rr.load_lists(path)
-    from montverif.regress.sim import validate
+    with pytest.raises(rlists.ListError, match="params"):
+        rlists.load_lists(path)
+    from montverif.regress.flow.check import validate
     with pytest.raises(ConfigError, match="mont_lut has no parameter"):
         validate(RunSpec(BuildSpec("mont_lut", 32, params=(("W", 8),))))
 
@@ -370,44 +377,43 @@ def test_entry_bias_reaches_runs_and_repro(tmp_path):
     path = tmp_path / "lists.toml"
     path.write_text(PARAM_LIST.replace("params = [{ W = 8, P = 2 }, { W = 16 }]",
                                        'bias = { p = 0.5, targets = [{ m = "short" }] }'))
-    runs = rr.expand(rr.load_lists(path)["sweep"])
+    runs = seeds.expand(rlists.load_lists(path)["sweep"])
     assert runs and all(json.loads(r.bias) == {"p": 0.5, "targets": [{"m": "short"}]}
                         for r in runs)
     assert " --bias '{" in runs[0].repro()
     path.write_text(PARAM_LIST.replace("params = [{ W = 8, P = 2 }, { W = 16 }]",
                                        'bias = { targets = [{ m = "tiny" }] }'))
-    with pytest.raises(rr.ListError, match="bias"):
-        rr.load_lists(path)
+    with pytest.raises(rlists.ListError, match="bias"):
+        rlists.load_lists(path)
 
 
 def test_check_thread_only_with_a_spare_core_for_every_simulation(monkeypatch):
     """The scoreboard's checker thread is on for Verilator engine runs when each simulation
     this process runs at once can have two cores; MV_CHECK_THREAD=0/1 decides instead; any
     other value is a clear error; `parallel` tells it how many run at once."""
-    from montverif.regress import sim as sim_mod
-    engine = sim_mod.RunSpec(sim_mod.BuildSpec("mont_lut", 32, 32, "verilator", bus="engine"))
-    pins = sim_mod.RunSpec(sim_mod.BuildSpec("mont_lut", 32, 32, "verilator"))
-    icarus = sim_mod.RunSpec(sim_mod.BuildSpec("mont_lut", 32, 32, "icarus", bus="engine"))
+    engine = spec.RunSpec(spec.BuildSpec("mont_lut", 32, 32, "verilator", bus="engine"))
+    pins = spec.RunSpec(spec.BuildSpec("mont_lut", 32, 32, "verilator"))
+    icarus = spec.RunSpec(spec.BuildSpec("mont_lut", 32, 32, "icarus", bus="engine"))
     monkeypatch.delenv("MV_CHECK_THREAD", raising=False)
     monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
-    monkeypatch.setattr(sim_mod.os, "sched_getaffinity", lambda pid: {0, 1})
-    assert sim_mod.check_thread(engine)
-    assert not sim_mod.check_thread(pins) and not sim_mod.check_thread(icarus)
-    monkeypatch.setattr(sim_mod.os, "sched_getaffinity", lambda pid: {0})
-    assert not sim_mod.check_thread(engine)
+    monkeypatch.setattr(simulate.os, "sched_getaffinity", lambda pid: {0, 1})
+    assert simulate.check_thread(engine)
+    assert not simulate.check_thread(pins) and not simulate.check_thread(icarus)
+    monkeypatch.setattr(simulate.os, "sched_getaffinity", lambda pid: {0})
+    assert not simulate.check_thread(engine)
     monkeypatch.setenv("MV_CHECK_THREAD", "1")
-    assert sim_mod.check_thread(engine)
+    assert simulate.check_thread(engine)
     monkeypatch.setenv("MV_CHECK_THREAD", "yes")
-    with pytest.raises(sim_mod.ConfigError, match="MV_CHECK_THREAD='yes'"):
-        sim_mod.check_thread(engine)
+    with pytest.raises(ConfigError, match="MV_CHECK_THREAD='yes'"):
+        simulate.check_thread(engine)
     monkeypatch.delenv("MV_CHECK_THREAD")
-    monkeypatch.setattr(sim_mod.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(simulate.os, "sched_getaffinity", lambda pid: {0, 1})
     monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
-    assert not sim_mod.check_thread(engine)
+    assert not simulate.check_thread(engine)
     monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT")
-    seen = rr.parallel(lambda item: sim_mod.check_thread(engine), [1, 2], 2,
+    seen = scheduler.parallel(lambda item: simulate.check_thread(engine), [1, 2], 2,
                         lambda item, result: True)[0]
     assert seen == {1: False, 2: False}  # two at once on two cores
-    assert rr.parallel(lambda item: sim_mod.check_thread(engine), [1], 2,
+    assert scheduler.parallel(lambda item: simulate.check_thread(engine), [1], 2,
                         lambda item, result: True)[0] == {1: True}
-    assert sim_mod.CONCURRENT_JOBS == 1
+    assert simulate.CONCURRENT_JOBS == 1

@@ -10,11 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress import buckets as bk
-from montverif.regress import debug, history
-from montverif.regress import run as rr
-from montverif.regress.report import FAIL, RunResult
-from montverif.regress.sim import BuildSpec, Outcome, RunSpec
+from montverif.regress.cli import regress as regress_cli
+from montverif.regress.coverage import closure
+from montverif.regress.flow import debug, simulate, spec
+from montverif.regress.flow import launcher as launchers
+from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
+from montverif.regress.regression import buckets as bk
+from montverif.regress.regression import lists as rlists
+from montverif.regress.regression import runner, scheduler, seeds, shards
+from montverif.regress.regression import shards as rshards
+from montverif.regress.regression import summary as rsummary
+from montverif.regress.regression.results import FAIL, RunResult
+from montverif.regress.report import history
 from montverif.regress.tests.test_run import FakeLauncher
 
 LIST = """
@@ -59,7 +66,7 @@ class LoggingLauncher(FakeLauncher):
             with self.lock:
                 self.ran.append(run.key)
             raise RuntimeError("simulator killed by signal 9")
-        shutil.rmtree(log_dir, ignore_errors=True)  # as sim.execute does
+        shutil.rmtree(log_dir, ignore_errors=True)  # as simulate.execute does
         out = super().run(run, log_dir)
         error = next((e for k, e in self.errors.items() if run.key.startswith(k)), None)
         if error is not None:
@@ -88,7 +95,7 @@ def main(tmp_path: Path, lists: Path, launcher: FakeLauncher, *extra: str,
          name: str = "mix", out: str = "out") -> int:
     argv = ["--lists", str(lists), "regress", "--list", name, "--jobs", "2",
             "--out", str(tmp_path / out), *extra]
-    return rr.main(argv, launcher=launcher, results_root=tmp_path / "results")
+    return regress_cli.main(argv, launcher=launcher, results_root=tmp_path / "results")
 
 
 def summary(folder: Path) -> dict:
@@ -97,14 +104,14 @@ def summary(folder: Path) -> dict:
 
 # --- shards and merge -----------------------------------------------------------------------
 def test_shards_partition_the_runs_by_model(lists: Path) -> None:
-    runs = rr.expand(rr.get_list("mix", lists))
-    parts = [rr.shard(runs, i, 3) for i in (1, 2, 3)]
+    runs = seeds.expand(rlists.get_list("mix", lists))
+    parts = [rshards.shard(runs, i, 3) for i in (1, 2, 3)]
     assert sorted(r.key for p in parts for r in p) == sorted(r.key for r in runs)
     builds = [{r.build.key for r in p} for p in parts]
-    assert all(b for b in builds) and sum(map(len, builds)) == len(rr.unique_builds(runs))
-    assert [rr.shard(runs, i, 3) for i in (1, 2, 3)] == parts  # deterministic
-    assert rr.shard(runs, 1, 1) == runs
-    assert sum(len(rr.shard(runs, i, 9)) for i in range(1, 10)) == len(runs)  # empty shards ok
+    assert all(b for b in builds) and sum(map(len, builds)) == len(seeds.unique_builds(runs))
+    assert [rshards.shard(runs, i, 3) for i in (1, 2, 3)] == parts  # deterministic
+    assert rshards.shard(runs, 1, 1) == runs
+    assert sum(len(rshards.shard(runs, i, 9)) for i in range(1, 10)) == len(runs)  # empty shards ok
 
 
 def test_run_cost_follows_cycles_width_and_simulator() -> None:
@@ -112,11 +119,11 @@ def test_run_cost_follows_cycles_width_and_simulator() -> None:
     costs far more than one with 16 at the same width (cycles), wider is dearer, Icarus is
     dearer than Verilator, an RSA exponentiation grows with N^2."""
     def cost(dut: str, n: int, sim: str = "verilator", txns: int = 5, **params: int) -> float:
-        return rr.run_cost(RunSpec(BuildSpec(dut, n, 32, sim, params=tuple(sorted(
+        return shards.run_cost(RunSpec(BuildSpec(dut, n, 32, sim, params=tuple(sorted(
             params.items()))), txns=txns))
 
     assert cost("mwr2mm", 2048, W=8, P=1) > 10 * cost("mwr2mm", 2048, W=32, P=16)
-    start = rr.COST_START_S
+    start = shards.COST_START_S
     assert cost("mont_lut", 1024) - start > 4 * (cost("mont_lut", 256) - start) > 0
     assert cost("mont_lut", 256, "icarus", txns=50) > 3 * cost("mont_lut", 256, txns=50)
     assert cost("rsa_core", 1024) > 10 * cost("rsa_core", 256)
@@ -126,8 +133,8 @@ def test_run_cost_follows_cycles_width_and_simulator() -> None:
 def test_the_longest_runs_start_first(tmp_path: Path, lists: Path) -> None:
     launcher = FakeLauncher()
     assert main(tmp_path, lists, launcher, "--jobs", "1") in (0, 1)
-    by_key = {r.key: r for r in rr.expand(rr.get_list("mix", lists))}
-    started = [rr.run_cost(by_key[k]) for k in launcher.ran]
+    by_key = {r.key: r for r in seeds.expand(rlists.get_list("mix", lists))}
+    started = [shards.run_cost(by_key[k]) for k in launcher.ran]
     assert started == sorted(started, reverse=True) and len(set(started)) > 1
 
 
@@ -173,11 +180,11 @@ def test_merged_shards_equal_a_single_run(tmp_path: Path, lists: Path,
         main(tmp_path, lists, launcher, "--shard", f"{i}/3", "--rerun-waves", "99",
              out=f"shard{i}")
         shards.append(str(tmp_path / f"shard{i}"))
-        assert set(launcher.built) == {r.build.key for r in rr.shard(
-            rr.expand(rr.get_list("mix", lists)), i, 3)}  # only what the shard needs
+        assert set(launcher.built) == {r.build.key for r in rshards.shard(
+            seeds.expand(rlists.get_list("mix", lists)), i, 3)}  # only what the shard needs
     assert not (tmp_path / "results" / "history.jsonl").read_text().count("\n") > 1
     capsys.readouterr()
-    assert rr.main(["merge", str(tmp_path / "merged"), *shards],
+    assert regress_cli.main(["merge", str(tmp_path / "merged"), *shards],
                    results_root=tmp_path / "results") == 1
     out = capsys.readouterr().out
     full, merged = tmp_path / "full", tmp_path / "merged"
@@ -194,20 +201,20 @@ def test_merged_shards_equal_a_single_run(tmp_path: Path, lists: Path,
 def test_merge_of_a_missing_shard_says_incomplete(tmp_path: Path, lists: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     main(tmp_path, lists, LoggingLauncher(), "--shard", "1/2", out="s1")
-    assert rr.main(["merge", str(tmp_path / "m"), str(tmp_path / "s1")],
+    assert regress_cli.main(["merge", str(tmp_path / "m"), str(tmp_path / "s1")],
                    results_root=tmp_path / "results") == 0
     assert "incomplete:" in capsys.readouterr().out
     assert "incomplete:" in (tmp_path / "m" / "report.html").read_text()
 
 
 def test_merge_bad_folder_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert rr.main(["merge", str(tmp_path / "m"), str(tmp_path / "nope")],
+    assert regress_cli.main(["merge", str(tmp_path / "m"), str(tmp_path / "nope")],
                    results_root=tmp_path) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: cannot read results folder") and err.count("\n") == 1
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "summary.json").write_text("{not json")
-    assert rr.main(["merge", str(tmp_path / "m"), str(tmp_path / "bad")],
+    assert regress_cli.main(["merge", str(tmp_path / "m"), str(tmp_path / "bad")],
                    results_root=tmp_path) == 2
     err = capsys.readouterr().err
     assert "not a regression summary" in err and err.count("\n") == 1
@@ -234,15 +241,14 @@ def test_resume_runs_only_what_did_not_finish(tmp_path: Path, lists: Path) -> No
 def test_resume_keeps_a_run_recorded_with_its_designs_own_tests(tmp_path: Path) -> None:
     """The RSA core runs its config's test list: the record holds that list, the expanded
     run the generic one; --resume must still find it finished (it reran them all before)."""
-    from montverif.regress import sim
 
     run = RunSpec(BuildSpec("rsa_core", 64, 32, "verilator"), seed=7, txns=2)
-    ran = sim.with_design_tests(run)
+    ran = spec.with_design_tests(run)
     assert ran != run
-    rr.save_result(tmp_path, RunResult(ran, "PASS", log_dir=tmp_path / "runs" / run.key))
-    assert list(rr.finished_results(tmp_path, [run])) == [run.key]
+    rsummary.save_result(tmp_path, RunResult(ran, "PASS", log_dir=tmp_path / "runs" / run.key))
+    assert list(rsummary.finished_results(tmp_path, [run])) == [run.key]
     other = RunSpec(BuildSpec("rsa_core", 64, 32, "verilator"), seed=7, txns=3)
-    assert rr.finished_results(tmp_path, [other]) == {}  # a different run is not kept
+    assert rsummary.finished_results(tmp_path, [other]) == {}  # a different run is not kept
 
 
 def test_resume_needs_a_readable_folder(tmp_path: Path, lists: Path,
@@ -253,9 +259,9 @@ def test_resume_needs_a_readable_folder(tmp_path: Path, lists: Path,
 
 
 def test_fixed_seed_runs_each_model_once(lists: Path, tmp_path: Path) -> None:
-    runs = rr.expand(rr.get_list("mix", lists), fixed_seed=4242)
+    runs = seeds.expand(rlists.get_list("mix", lists), fixed_seed=4242)
     assert {r.seed for r in runs} == {4242}
-    assert len(runs) == len(rr.unique_builds(runs)) == 5
+    assert len(runs) == len(seeds.unique_builds(runs)) == 5
     launcher = FakeLauncher()
     assert main(tmp_path, lists, launcher, "--fixed-seed", "4242", "--dut", "mont_r2") == 0
     assert launcher.ran == ["mont_r2-n32-b32-verilator-s4242"]
@@ -349,7 +355,7 @@ def _fake_coverage_merge(monkeypatch: pytest.MonkeyPatch, duts: dict | None) -> 
             (out / "coverage" / "summary.json").write_text(json.dumps({"duts": duts}))
         return True
 
-    monkeypatch.setattr(rr.closure, "after_regression", merge)
+    monkeypatch.setattr(closure, "after_regression", merge)
 
 
 def test_html_report_has_failures_excerpts_coverage_and_trends(
@@ -388,12 +394,12 @@ def test_history_file_option_and_damaged_lines(tmp_path: Path, lists: Path) -> N
 
 # --- cross-simulator comparison -------------------------------------------------------------
 def test_diff_entry_runs_both_simulators_with_the_same_seeds(lists: Path) -> None:
-    runs = rr.expand(rr.get_list("diff", lists))
+    runs = seeds.expand(rlists.get_list("diff", lists))
     by_sim = {s: sorted(r.seed for r in runs if r.build.sim == s) for s in ("verilator",
                                                                            "icarus")}
     assert by_sim["verilator"] == by_sim["icarus"] and len(by_sim["icarus"]) == 2
-    plain = rr.expand(rr.get_list("mix", lists), diff_sims=True)
-    assert len(plain) == 2 * len(rr.expand(rr.get_list("mix", lists)))
+    plain = seeds.expand(rlists.get_list("mix", lists), diff_sims=True)
+    assert len(plain) == 2 * len(seeds.expand(rlists.get_list("mix", lists)))
 
 
 @pytest.mark.parametrize("perturb", ["", "icarus"])
@@ -456,7 +462,7 @@ def test_same_seed_same_transaction_log(tmp_path: Path) -> None:
     lists = tmp_path / "l.toml"
     lists.write_text(DIFF_REAL)
     for out in ("a", "b"):
-        assert main(tmp_path, lists, rr.LocalLauncher(), "--fixed-seed", "77", name="d",
+        assert main(tmp_path, lists, launchers.LocalLauncher(), "--fixed-seed", "77", name="d",
                     out=out) == 0
     s = summary(tmp_path / "a")
     assert [d["same"] for d in s["diffs"]] == [True]
@@ -480,7 +486,8 @@ def test_broken_dut_is_bucketed_and_rerun_with_waves_gtkw_and_picture(tmp_path: 
     waves.fst, waves.gtkw and mismatch.png, which the report embeds."""
     runs = [RunSpec(BuildSpec("mont_lut", 32, fault=True), seed=s, txns=10,
                     tests=("RandomTest", "CornerTest")) for s in (3, 4)]
-    reg = rr.regress(rr.LocalLauncher(), "fault", runs, rr.Options(2, False, 1), tmp_path, 1)
+    reg = runner.regress(launchers.LocalLauncher(), "fault", runs, scheduler.Options(2, False, 1),
+                         tmp_path, 1)
     assert reg.count(FAIL) == 2
     s = summary(tmp_path)
     assert [b["count"] for b in s["buckets"]] == [2]
@@ -530,16 +537,17 @@ def test_report_command_picks_up_a_later_coverage_summary(
     (tmp_path / "out" / "coverage").mkdir()
     (tmp_path / "out" / "coverage" / "summary.json").write_text(
         json.dumps({"mont_lut": {"covered": 9, "total": 12}}))
-    assert rr.main(["report", str(tmp_path / "out")], results_root=tmp_path / "results") == 0
+    assert regress_cli.main(["report", str(tmp_path / "out")],
+                            results_root=tmp_path / "results") == 0
     assert "<td>mont_lut</td><td>9</td><td>12</td><td>75.0</td>" in page.read_text()
     assert len(history.load(tmp_path / "results" / "history.jsonl")) == 1  # not appended
     capsys.readouterr()
-    assert rr.main(["report", str(tmp_path / "nope")], results_root=tmp_path) == 2
+    assert regress_cli.main(["report", str(tmp_path / "nope")], results_root=tmp_path) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: cannot read results folder") and err.count("\n") == 1
 
 
-# --- a simulator that crashes or hangs (sim.execute with a stand-in child, no simulator) -----
+# --- a simulator that crashes or hangs (simulate.execute with a stand-in child, no simulator) -----
 @pytest.mark.parametrize(("script", "timeout", "expected"), [
     ("echo starting; kill -SEGV $$", 60, "simulator killed by signal SIGSEGV with no results"),
     ("echo starting; exit 3", 60, "simulator exited with code 3 and no results"),
@@ -548,15 +556,14 @@ def test_report_command_picks_up_a_later_coverage_summary(
 def test_crashing_or_hanging_simulator_is_a_failure_with_its_log(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str, timeout: int,
         expected: str) -> None:
-    from montverif.regress import sim
 
     child = tmp_path / "child.sh"
     child.write_text(f"#!/bin/sh\n{script}\n")
     child.chmod(0o755)
-    monkeypatch.setattr(sim, "build", lambda spec, design: (tmp_path, 0.0))
-    monkeypatch.setattr(sim.sys, "executable", str(child))
+    monkeypatch.setattr(simulate, "build", lambda spec, design: (tmp_path, 0.0))
+    monkeypatch.setattr(simulate.sys, "executable", str(child))
     run = RunSpec(BuildSpec("mont_lut", 32), seed=5, txns=1, timeout_s=timeout)
-    out = sim.execute(run, tmp_path / "log")
+    out = simulate.execute(run, tmp_path / "log")
     assert not out.passed and out.first_error == expected
     assert (tmp_path / "log" / "sim.log").read_text().startswith("starting")
     record = json.loads((tmp_path / "log" / "outcome.json").read_text())

@@ -1,4 +1,4 @@
-"""regress/tools.py: the Verilator build environment."""
+"""regress/flow/tools.py: the Verilator build environment."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from montverif.regress import tools
+from montverif.regress.flow import paths, tools
 
 
 def test_ccache_is_used_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -17,7 +17,7 @@ def test_ccache_is_used_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     tools.setup_env("verilator")
     assert tools.PCH_FIX in os.environ["MAKEFLAGS"]
     assert "OBJCACHE=ccache" in os.environ["MAKEFLAGS"]
-    assert os.environ["CCACHE_DIR"] == str(tools.ROOT / "build" / "ccache")
+    assert os.environ["CCACHE_DIR"] == str(paths.ROOT / "build" / "ccache")
     tools.setup_env("verilator")  # idempotent
     assert os.environ["MAKEFLAGS"].count("OBJCACHE=ccache") == 1
 

@@ -1,10 +1,11 @@
-"""The lean VPI visibility of Verilator builds (regress/sim.py: vpi_control)."""
+"""The lean VPI visibility of Verilator builds (regress/flow/simulate.py: vpi_control)."""
 
 from __future__ import annotations
 
 import pytest
 
-from montverif.regress.sim import BuildSpec, _build_stamp, vpi_control
+from montverif.regress.flow.build import _build_stamp, vpi_control
+from montverif.regress.flow.spec import BuildSpec
 from montverif.verif.config import MULT_SIGNALS, known_designs, load_design
 
 
@@ -33,7 +34,8 @@ def test_flat_visibility_is_a_different_build(monkeypatch: pytest.MonkeyPatch) -
 
 def test_engine_main_loop_half_period() -> None:
     """The engine main loop's step: half of CLOCK_PERIOD_NS in the builds' time precision."""
-    from montverif.regress.sim import TIMESCALE, half_period_units
+    from montverif.regress.flow.build import half_period_units
+    from montverif.regress.flow.spec import TIMESCALE
     from montverif.verif.config import CLOCK_PERIOD_NS, ConfigError
 
     assert TIMESCALE[1] == "1ps" and half_period_units() == CLOCK_PERIOD_NS * 1000 // 2

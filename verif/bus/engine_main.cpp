@@ -1,5 +1,5 @@
 // Verilator main loop of the fast bus mode (BUS=engine), used instead of cocotb's
-// share/lib/verilator/verilator.cpp for engine builds only (regress/sim.py).
+// share/lib/verilator/verilator.cpp for engine builds only (regress/flow/simulate.py).
 //
 // cocotb's main advances the model from one time slot to the next that either cocotb or the
 // model's --timing scheduler asks for. In engine mode the clock used to be an HDL delay loop
@@ -27,7 +27,7 @@
 // own Clock. The HDL clock under --timing showed both the other way round (the edge was made
 // inside the evaluation).
 //
-// MV_CHECK_THREAD=1 in the environment (set by regress/sim.py when a core is spare): the loop
+// MV_CHECK_THREAD=1 in the environment (set by regress/flow/simulate.py when a core is spare): the loop
 // hands Python's GIL back while only the model runs (quiet slots), so the scoreboard's worker
 // thread (verif/env/scoreboard.py) checks the last script while the model runs the next one.
 // cocotb itself never releases the GIL between callbacks; the loop takes it back before any
@@ -35,7 +35,7 @@
 // through cocotb's own PyGILState_Ensure. The Python C API is found with dlsym in the
 // libpython cocotb loaded (no link dependency); without it the GIL stays held.
 //
-// MV_HALF_PERIOD (in the build's time precision) is set by regress/sim.py from
+// MV_HALF_PERIOD (in the build's time precision) is set by regress/flow/simulate.py from
 // verif/config.py's CLOCK_PERIOD_NS. Trace (--trace, --trace-file) and coverage are handled
 // as in cocotb's main.
 #include <dlfcn.h>

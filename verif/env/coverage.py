@@ -21,8 +21,8 @@ from pathlib import Path
 
 from cocotb_coverage.coverage import CoverCross, CoverPoint, coverage_db
 
-X_CLASSES = ["zero", "one", "m_minus_1", "equal_other", "short", "wide"]
-M_CLASSES = ["pow2_plus_1", "all_ones", "top_bit", "short"]
+from montverif.verif.operands import M_CLASSES, X_CLASSES, modulus_class, operand_class
+
 ERRORS = ["ERR_EVEN_MODULUS", "ERR_RANGE", "ERR_BUSY", "ERR_UNMAPPED"]
 FIELDS = ["gfp", "gf2n"]  # CTRL.FIELD 0, 1
 # operand width classes crossed with the field (designs with a binary-field mode)
@@ -35,26 +35,6 @@ def width_class(n: int) -> str:
     if n <= 192:
         return "n_129_192"
     return "n_193_256" if n <= 256 else "n_gt_256"
-
-
-def operand_class(v: int, other: int, m: int, n: int) -> str:
-    if v == 0:
-        return "zero"
-    if v == 1:
-        return "one"
-    if v == m - 1:
-        return "m_minus_1"
-    if v == other:
-        return "equal_other"
-    return "short" if v.bit_length() <= n // 2 else "wide"
-
-
-def modulus_class(m: int, n: int) -> str:
-    if m == (1 << (n - 1)) + 1:
-        return "pow2_plus_1"
-    if m == (1 << n) - 1:
-        return "all_ones"
-    return "top_bit" if m >> (n - 1) else "short"
 
 
 def _used(lut_hits: tuple[bool, ...], addr: int) -> bool:

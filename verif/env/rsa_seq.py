@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+import cocotb
 import gmpy2
 
 from montverif.models import rsa as rsa_model
@@ -164,8 +165,6 @@ class WipeSeq(RsaSeq):
     wipes a loaded exponent and every operand."""
 
     async def body(self) -> None:
-        import cocotb
-
         top = cocotb.top
         m = self.random_modulus()
         x, e = self.rng.randrange(m), self.random_exponent() | 1

@@ -15,7 +15,7 @@
 //
 // The script and the log are the engine's own variables, not ports: the testbench writes
 // tb_script and reads tb_log_q straight through VPI (made public by the build's Verilator
-// control file, regress/sim.py). Verilator copies every port of the toplevel whole at every
+// control file, regress/flow/simulate.py). Verilator copies every port of the toplevel whole at every
 // evaluation; as ports of the wrapper these two (23,000 bits at N = 1024) were copied at
 // every evaluation, twice per clock cycle.
 //

@@ -9,7 +9,8 @@ import xml.etree.ElementTree as ET
 
 from cocotb_coverage.coverage import CoverCross, CoverPoint, coverage_db, merge_coverage
 
-from montverif.verif.env.coverage import Batched, Coverage, modulus_class, operand_class
+from montverif.verif.env.coverage import Batched, Coverage
+from montverif.verif.operands import modulus_class, operand_class
 
 N = 8
 

@@ -10,7 +10,8 @@ import json
 import pytest
 
 from montverif.models.registry import get_algo, reference
-from montverif.regress.sim import ALL_TESTS, BuildSpec, Outcome, RunSpec, execute
+from montverif.regress.flow.simulate import execute
+from montverif.regress.flow.spec import ALL_TESTS, BuildSpec, Outcome, RunSpec
 from montverif.verif.config import DesignConfig, known_designs, load_design
 
 pytestmark = pytest.mark.sim

@@ -8,7 +8,8 @@ import subprocess
 
 import pytest
 
-from montverif.regress.sim import BuildSpec, RunSpec, validate
+from montverif.regress.flow.check import validate
+from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.verif.config import ConfigError, load_design
 
 
@@ -41,7 +42,7 @@ def test_rtl_fatal_below_80(tmp_path, n: int, fails: bool) -> None:
 def test_fault_is_caught_in_both_fields(tmp_path) -> None:
     """The faulty build (FaultEn: t_i times a corrupted M_0) fails in GF(p) and in GF(2^n):
     the scoreboard reports P mismatches tagged with each field."""
-    from montverif.regress.sim import execute
+    from montverif.regress.flow.simulate import execute
 
     run = RunSpec(BuildSpec("mont_dual", 80, 32, "icarus", 0, True), seed=5, txns=12,
                   tests=("RandomTest",), timeout_s=600)

@@ -8,7 +8,9 @@ import json
 
 import pytest
 
-from montverif.regress.sim import ALL_TESTS, ROOT, BuildSpec, RunSpec, execute
+from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow.simulate import execute
+from montverif.regress.flow.spec import ALL_TESTS, BuildSpec, RunSpec
 from montverif.verif.config import load_design
 from montverif.verif.tests.test_designs_sim import check_log_against_gmpy2
 
@@ -157,7 +159,7 @@ PROBE_TIMEOUT_S = 120  # one probe run takes about 2 s
 
 def _run_probe(spec, design, module: str, out, env: dict[str, str]):
     """Run a probe module on the built engine model; what it wrote to MV_PROBE_OUT."""
-    from montverif.regress.bench import WallLimit, run_module
+    from montverif.regress.bench.common import WallLimit, run_module
 
     try:
         run_module(spec, design, module, out, env | {"MV_PROBE_OUT": str(out / "probe.json")},
@@ -174,7 +176,7 @@ def test_engine_main_loop_quiet_slots_change_nothing(tmp_path):
     them, edges, NextTimeStep, ReadWrite, ReadOnly, value changes, across the quiet
     stretches of a script's wait for done) sees the same times and values as with the whole
     protocol in every slot (MV_ENGINE_QUIET=0; verif/tests/engine_probe.py)."""
-    from montverif.regress.sim import build
+    from montverif.regress.flow.build import build
     from montverif.verif.config import CLOCK_PERIOD_NS
     from montverif.verif.tests.engine_probe import M, X, Y
 
@@ -267,7 +269,7 @@ def test_engine_main_loop_hands_the_gil_back_while_the_model_runs(tmp_path):
     in the first half of the wait. Without it (MV_CHECK_THREAD=0, as cocotb itself does) the
     simulator's thread keeps the GIL and the other thread runs only once the wait is over
     (verif/tests/gil_probe.py)."""
-    from montverif.regress.sim import build
+    from montverif.regress.flow.build import build
 
     design = load_design("mont_lut")
     spec = BuildSpec("mont_lut", 32, 8, "verilator", bus="engine")

@@ -13,7 +13,9 @@ import gmpy2
 import pytest
 
 from montverif.models import rsa as rsa_model
-from montverif.regress.sim import ALL_TESTS, BuildSpec, RunSpec, design_tb, execute, validate
+from montverif.regress.flow.check import validate
+from montverif.regress.flow.simulate import execute
+from montverif.regress.flow.spec import ALL_TESTS, BuildSpec, RunSpec, design_tb
 from montverif.verif.config import ConfigError
 from montverif.verif.env.rsa_seq import NoKeyError, rsa_key
 from montverif.verif.env.rsa_vectors import load_rsa_vectors

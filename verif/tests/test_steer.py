@@ -10,7 +10,7 @@ import pytest
 
 from montverif.models.registry import get_algo
 from montverif.verif.config import load_design
-from montverif.verif.env.coverage import modulus_class, operand_class
+from montverif.verif.operands import modulus_class, operand_class
 from montverif.verif.sequences import LoaderSeq
 from montverif.verif.steer import Bias, BiasError
 

@@ -1,0 +1,145 @@
+"""RSA core figures for docs/rsa.md, measured, not typed.
+
+    montverif rsa-figures [--widths 1024,2048] [--mults 0,1,2,3,4,5] [--no-write]
+
+For each width and multiplier (the word-based ones at the papers' configurations, MULT_PARAMS):
+one private-key exponentiation (a real gmpy2 RSA key,
+e = 65537, the private exponent d) replayed through the full testbench on Verilator (the
+scoreboard checks every product and the result); the cycle count is read from the transaction
+log and checked against models/rsa.py. The hardware time at 100 MHz is set beside
+gmpy2.powmod and `openssl speed rsaN` measured on this machine in the same run, and beside
+the figures the papers report. Writes the table between the rsa-figures markers of
+docs/rsa.md.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import random
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import gmpy2
+
+from montverif.models import rsa as rsa_model
+from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow.simulate import execute
+from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.verif.env.rsa_seq import rsa_key
+
+DOC = ROOT / "docs" / "rsa.md"
+BEGIN, END = "<!-- rsa-figures:begin -->", "<!-- rsa-figures:end -->"
+CLOCK_HZ = 100e6
+BUS_W = 64
+# Published figures (1024-bit private-key exponentiation)
+PAPERS = [
+    ("Michalski-Buell 2006 (MWRkMM, 2 x 15 PEs, Virtex2 Pro)", 1024, 3.829e-3, 100e6),
+    ("Jiang-Harris (quotient pipelining, radix 2^16, 16 PEs, Virtex II)", 1024, 5.1e-3, 135.7e6),
+]
+# The word-based multipliers inside at the papers' own RSA configurations: Michalski-Buell's
+# MWRkMM unit (v = 17, w = 16, p = 20 PEs, section 7) and Jiang-Harris's radix 2^16 unit with
+# 16 PEs x 16 bits (Table 1).
+MULT_PARAMS: dict[int, dict[str, int]] = {4: {"V": 17, "W": 16, "P": 20},
+                                          5: {"V": 16, "W": 16, "P": 16}}
+
+
+def mult_label(mult: int) -> str:
+    extra = " ".join(f"{k}={v}" for k, v in MULT_PARAMS.get(mult, {}).items())
+    return f"{rsa_model.mult_name(mult)} (Mult={mult}{', ' + extra if extra else ''})"
+
+
+def measure_hw(n: int, mult: int, seed: int) -> tuple[int, float]:
+    """(cycles, simulation wall seconds) of one private-key exponentiation."""
+    rng = random.Random(f"rsa-figures:{n}:{seed}")
+    mod, d = rsa_key(n, 65537, rng)
+    msg = rng.randrange(2, mod)
+    with tempfile.TemporaryDirectory() as tmp:
+        vec = Path(tmp) / "key.json"
+        vec.write_text(json.dumps({"vectors": [{"msg": hex(msg), "exp": hex(d),
+                                                "mod": hex(mod)}]}))
+        params = (("Mult", mult), *MULT_PARAMS.get(mult, {}).items())
+        run = RunSpec(BuildSpec("rsa_core", n, BUS_W, "verilator", params=params),
+                      seed=seed, txns=1, vectors=str(vec), tests=("VectorTest",),
+                      timeout_s=3600)
+        outcome = execute(run, Path(tmp) / "run")
+        if not outcome.passed:
+            raise SystemExit(f"error: {run.key} failed: {outcome.first_error}")
+        rec = json.loads((outcome.log_dir / "txns.jsonl").read_text().splitlines()[0])
+    cycles = int(rec["cycles"])
+    model = rsa_model.rsa_cycles(d, n, Mult=mult, **MULT_PARAMS.get(mult, {}))
+    if cycles != model:
+        raise SystemExit(f"error: {run.key}: {cycles} cycles, model {model}")
+    if int(rec["p"], 16) != int(gmpy2.powmod(msg, d, mod)):
+        raise SystemExit(f"error: {run.key}: wrong result")
+    return cycles, outcome.wall_s
+
+
+def measure_gmpy2(n: int, reps: int = 50) -> float:
+    """Seconds per private-key exponentiation with gmpy2.powmod (no CRT)."""
+    rng = random.Random(f"rsa-figures-sw:{n}")
+    mod, d = rsa_key(n, 65537, rng)
+    msg = rng.randrange(2, mod)
+    gmod, gd, gmsg = gmpy2.mpz(mod), gmpy2.mpz(d), gmpy2.mpz(msg)
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        gmpy2.powmod(gmsg, gd, gmod)
+    return (time.perf_counter() - t0) / reps
+
+
+def measure_openssl(n: int) -> tuple[float | None, str]:
+    """(seconds per private-key operation from `openssl speed -seconds 2 rsaN`, version)."""
+    exe = shutil.which("openssl")
+    if exe is None:
+        return None, "openssl not installed"
+    version = subprocess.run([exe, "version"], capture_output=True, text=True).stdout.strip()
+    out = subprocess.run([exe, "speed", "-seconds", "2", f"rsa{n}"], capture_output=True,
+                         text=True, check=False).stdout
+    m = re.search(rf"rsa\s+{n}\s+bits\s+([\d.]+)s", out)
+    return (float(m.group(1)) if m else None), version
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3f} ms"
+
+
+def table(widths: list[int], mults: list[int], seed: int) -> str:
+    lines = ["| N | multiplier inside | cycles (measured) | time at 100 MHz | sim wall time |",
+             "|---|---|---:|---:|---:|"]
+    for n in widths:
+        for mult in mults:
+            cycles, wall = measure_hw(n, mult, seed)
+            lines.append(f"| {n} | {mult_label(mult)} | {cycles:,} | "
+                         f"{ms(cycles / CLOCK_HZ)} | {wall:.0f} s |")
+            print(lines[-1], flush=True)
+    lines += ["", "| reference | N | time | cycles at its clock |", "|---|---|---:|---:|"]
+    for name, n, t, hz in PAPERS:
+        lines.append(f"| {name} | {n} | {ms(t)} at {hz / 1e6:g} MHz | {t * hz:,.0f} |")
+    cpu = platform.processor() or platform.machine()
+    for n in widths:
+        lines.append(f"| gmpy2.powmod {gmpy2.version()} (no CRT), this machine ({cpu}) | {n} | "
+                     f"{ms(measure_gmpy2(n))} | - |")
+        sec, version = measure_openssl(n)
+        if sec is None:
+            lines.append(f"| openssl speed rsa{n}: {version} | {n} | not measured | - |")
+        else:
+            lines.append(f"| `openssl speed rsa{n}` private key (CRT), {version} | {n} | "
+                         f"{ms(sec)} | - |")
+    lines.append("")
+    lines.append(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by "
+                 f"`montverif rsa-figures` (Verilator, BusW={BUS_W}, one private-key "
+                 "exponentiation per row with a gmpy2 RSA key, e = 65537; constant-time core).")
+    return "\n".join(lines)
+
+
+def write_doc(text: str) -> None:
+    doc = DOC.read_text()
+    if BEGIN not in doc or END not in doc:
+        raise SystemExit(f"error: {DOC} lacks the {BEGIN} / {END} markers")
+    head, rest = doc.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    DOC.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}")

@@ -1,0 +1,174 @@
+"""Benchmarks: testbench throughput against a raw Verilator harness, simulator ratio, build
+times, cycle counts against the papers, regression wall time.
+
+    montverif bench [--designs mont_lut,...] [--widths 256,1024] [--txns 200]
+                    [--repeat 3] [--sims verilator,icarus] [--lists smoke]
+                    [--jobs 1,2] [--out docs/bench] [--merge] [--update] [--wall-from ...]
+    montverif bench --profile DESIGN:N[:pins|engine]
+
+Writes OUT/results.json, results.md and throughput.png (montverif.regress.bench); `make bench`
+runs it. Exit 0 when every point was measured, 1 when one could not be, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+from montverif.regress.bench import render
+from montverif.regress.bench.common import BENCH_BUILD, BUS_W, DEFAULT_OUT, BenchError
+from montverif.regress.bench.points import bench_point
+from montverif.regress.bench.profile import profile_point
+from montverif.regress.bench.walls import (
+    pair,
+    regression_wall,
+    wall_from_results,
+    with_efficiency,
+)
+from montverif.regress.cli.args import Parser, fail
+from montverif.regress.flow import tools
+from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow.spec import BUS_MODES
+from montverif.verif.config import ConfigError, known_designs, load_design
+
+Walls = dict[str, dict[str, object]]
+
+
+def parser() -> Parser:
+    ap = Parser("montverif bench", __doc__)
+    ap.add_argument("--designs", default="all", help="comma-separated, or all")
+    ap.add_argument("--widths", default="256,1024")
+    ap.add_argument("--sims", default="verilator,icarus")
+    ap.add_argument("--txns", type=int, default=200,
+                    help="most operations per Verilator run (steady state, as the raw "
+                         "harness's timed loop)")
+    ap.add_argument("--icarus-txns", type=int, default=3, help="operations per Icarus run")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--lists", default="", help="regression lists to time, e.g. smoke")
+    ap.add_argument("--jobs", default="1,2", help="parallel jobs for the regression timing")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--wall-from", default="",
+                    help="LIST=DIR[,LIST=DIR]: take a list's wall time from a regression "
+                         "already run (its summary.json), e.g. a nightly that takes an hour")
+    ap.add_argument("--update", action="store_true",
+                    help="keep results.json's throughput and cycle figures; only add the "
+                         "regression wall times of --lists / --wall-from")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep results.json's points that this run does not measure again "
+                         "(each point names the git revision it was measured at)")
+    ap.add_argument("--profile", default="", metavar="DESIGN:N[:BUS]",
+                    help="instead of the benchmarks: where one run's time goes (cProfile of "
+                         "a --txns VectorTest on Verilator, bus engine by default)")
+    return ap
+
+
+def _profile(args: argparse.Namespace) -> int:
+    name, _, rest = args.profile.partition(":")
+    width, _, bus = rest.partition(":")
+    load_design(name)
+    if not width.isdigit() or (bus or "engine") not in BUS_MODES:
+        raise ConfigError(f"--profile expects DESIGN:N[:pins|engine], got {args.profile!r}")
+    print(profile_point(name, int(width), bus or "engine", args.txns,
+                        BENCH_BUILD / "profile" / f"{name}-n{width}"))
+    return 0
+
+
+def _walls(args: argparse.Namespace) -> Walls:
+    """--wall-from: a list's wall times taken from regressions already run (both job counts
+    of one list may be given)."""
+    walls: Walls = {}
+    for name, folder in (pair(item) for item in args.wall_from.split(",") if item):
+        walls[name] = walls.get(name, {}) | wall_from_results(Path(folder))
+    return walls
+
+
+def _time_lists(regs: Walls, lists: str, jobs: list[int]) -> None:
+    """--lists: each list's wall time at each job count, measured now."""
+    for name in (n for n in lists.split(",") if n):
+        regs[name] = regression_wall(name, jobs)
+
+
+def _take_walls(regs: Walls, walls: Walls) -> None:
+    for name, wall in walls.items():
+        regs[name] = with_efficiency(regs.get(name, {}) | wall)
+
+
+def _measure(args: argparse.Namespace, names: list[str], widths: list[int],
+             sims: list[str]) -> list[dict[str, object]]:
+    """Every design at every width it supports; a point that cannot run is recorded with its
+    error and does not lose the others' measurements."""
+    points: list[dict[str, object]] = []
+    for name in names:
+        design = load_design(name)
+        for n in (w for w in widths if design.min_n <= w <= design.max_n):
+            print(f"bench {name} n={n} ...", flush=True)
+            try:
+                points.append(bench_point(name, n, sims, args.txns, args.repeat,
+                                          args.icarus_txns))
+            except (BenchError, ConfigError, tools.ToolError, ValueError) as exc:
+                error = " ".join(str(exc).split())[:300]
+                points.append({"design": name, "n": n, "error": error,
+                               "git": tools.git_revision(ROOT)})
+                print(f"  error: {error}", flush=True)
+                continue
+            r = render.ratios(points[-1])
+            print("  " + ", ".join(f"{k}={v:.2f}" for k, v in r.items()), flush=True)
+    return points
+
+
+def _run(args: argparse.Namespace) -> int:
+    names = known_designs() if args.designs == "all" else args.designs.split(",")
+    for name in names:
+        load_design(name)
+    widths = [int(w) for w in args.widths.split(",")]
+    sims = [s for s in args.sims.split(",") if s]
+    if unknown := [s for s in sims if s not in tools.SIMULATORS]:
+        raise ConfigError(f"unknown simulator(s) {', '.join(unknown)}")
+    if args.repeat < 1 or args.txns < 1 or args.icarus_txns < 1:
+        raise ConfigError("--repeat, --txns and --icarus-txns must be at least 1")
+    jobs = [int(j) for j in args.jobs.split(",")]
+    walls = _walls(args)
+    old = args.out / "results.json"
+    if args.update:
+        results = json.loads(old.read_text())
+        regs = results.setdefault("regressions", {})
+        _time_lists(regs, args.lists, jobs)
+        _take_walls(regs, walls)
+        render.write(results, args.out)
+        return 0
+    points = _measure(args, names, widths, sims)
+    if args.merge and old.exists():
+        points = render.merge_points(json.loads(old.read_text())["points"], points)
+        names = sorted({str(p["design"]) for p in points})
+    regs: Walls = {}
+    _time_lists(regs, args.lists, jobs)
+    if old.exists():  # wall times this run did not measure are kept as they were
+        for name, wall in json.loads(old.read_text()).get("regressions", {}).items():
+            regs.setdefault(name, wall)
+    _take_walls(regs, walls)
+    results: dict[str, object] = {
+        "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, "
+                   f"{len(os.sched_getaffinity(0))} cores",
+        "versions": tools.versions(), "git": tools.git_revision(ROOT),
+        "repeat": args.repeat, "bus_w": BUS_W, "points": points,
+        "cycles": render.cycle_table(names, sorted({32, 97, 256, 1024, 2048} | set(widths))),
+        "regressions": regs,
+    }
+    render.write(results, args.out)
+    if failed := [p for p in points if "error" in p]:
+        print(f"error: {len(failed)} point(s) could not be measured (see results.md)",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return _profile(args) if args.profile else _run(args)
+    except (ConfigError, BenchError, tools.ToolError, ValueError, OSError) as exc:
+        return fail(exc)

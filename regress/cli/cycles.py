@@ -1,0 +1,43 @@
+"""Cycle-count tables from transaction logs, set beside what the papers state.
+
+    montverif cycles [RESULTS_DIR ...] [--write [FILE]]
+
+Reads every `txns.jsonl` below the given folders (default: the latest regression and
+build/runs) and prints (or writes, by default to docs/cycles.md) the measured cycles per
+design and width beside the model's count and the paper's formula.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from montverif.models.result import ModelInputError
+from montverif.regress.cli.args import Parser, fail
+from montverif.regress.flow.paths import BUILD_ROOT, ROOT
+from montverif.regress.report.cycles import DEFAULT_OUT, collect, render
+from montverif.verif.config import ConfigError
+
+
+def main(argv: list[str]) -> int:
+    ap = Parser("montverif cycles", __doc__)
+    ap.add_argument("dirs", nargs="*", type=Path)
+    ap.add_argument("--write", nargs="?", const=DEFAULT_OUT, type=Path, default=None,
+                    help=f"write the table (default {DEFAULT_OUT.relative_to(ROOT)})")
+    args = ap.parse_args(argv)
+    dirs = args.dirs or [BUILD_ROOT / "regress" / "latest", BUILD_ROOT / "runs"]
+    missing = [d for d in dirs if not d.exists()]
+    if args.dirs and missing:
+        return fail(f"no such folder: {missing[0]}")
+    table = collect([d for d in dirs if d.exists()])
+    if not table:
+        return fail("no transaction logs found; run `montverif regress` first")
+    try:
+        text = render(table)
+    except (ConfigError, ModelInputError) as exc:
+        return fail(exc)
+    if args.write:
+        args.write.write_text(text)
+        print(f"wrote {args.write}")
+    else:
+        print(text)
+    return 0

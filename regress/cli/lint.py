@@ -1,0 +1,163 @@
+"""`montverif lint` (`make lint`): Verilator -Wall lint and an Icarus -g2012 compile of every
+design at several parameter points, the generated-file check of the register map, ruff on the
+Python and the layer contracts (lint-imports: one direction of dependency, no cycles).
+
+Exit 0 when everything is clean; otherwise each problem is printed and the exit code is 1.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from montverif.regress.cli.args import Parser, fail
+from montverif.regress.flow import tools
+from montverif.regress.flow.paths import BUILD_ROOT, ROOT
+from montverif.verif import regmap
+from montverif.verif.bus import engine
+from montverif.verif.config import known_designs, load_design
+
+PY_DIRS = ["models", "verif", "regress"]  # ruff's settings: pyproject.toml [tool.ruff]
+
+
+def param_points(min_n: int) -> list[dict[str, int]]:
+    """Smallest width, an odd width and a wide one, at the narrowest and widest bus."""
+    buses = regmap.load().bus_widths
+    return [{"N": n, "BusW": b} for n in (min_n, 97, 1024) for b in (buses[0], buses[-1])]
+
+
+def test_param_points(test: dict[str, object]) -> list[dict[str, int]]:
+    """Every distinct build-parameter set of the config's `make test` points (the 5th element
+    of a point), at that point's N: the generate branches the defaults do not reach (e.g. the
+    RSA core's multiplier choice) are linted too."""
+    out: list[dict[str, int]] = []
+    for sim in ("verilator", "icarus"):
+        for point in test.get(sim, []) or []:  # type: ignore[union-attr]
+            if len(point) > 4 and point[4]:
+                cand = {"N": int(point[0]), "BusW": int(point[1])} | dict(point[4])
+                if cand not in out:
+                    out.append(cand)
+    return out
+
+
+def lint_design(name: str) -> list[str]:
+    design = load_design(name)
+    sources = [str(s) for s in design.sources]
+    problems = []
+    verilator = str(tools.verilator_root() / "bin" / "verilator")
+    for params in param_points(design.min_n) + test_param_points(design.test):
+        gflags = [f"-G{k}={v}" for k, v in params.items()]
+        cmd = [verilator, "--lint-only", "-Wall", "--top-module", design.toplevel, *gflags,
+               *sources]
+        res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if res.returncode:
+            problems.append(f"verilator lint {name} {params}:\n{res.stderr.strip()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        pflags = [f"-P{design.toplevel}.{k}={v}" for k, v in param_points(design.min_n)[2].items()]
+        cmd = ["iverilog", "-g2012", "-o", str(Path(tmp) / "a.vvp"), "-s", design.toplevel,
+               *pflags, *sources]
+        res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        noise = [ln for ln in res.stderr.splitlines() if ln.strip()]
+        if res.returncode or noise:
+            problems.append(f"iverilog -g2012 {name}:\n" + "\n".join(noise))
+    return problems
+
+
+def lint_engine() -> list[str]:
+    """The simulation-only bus engine of the fast mode, with a generated wrapper around
+    mont_lut (lint: the engine itself; the wrapper is generated code)."""
+    design = load_design("mont_lut")
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        wrapper = Path(tmp) / "wrapper.sv"
+        params = {"N": 97, "BusW": 16, "AckWait": 0}
+        wrapper.write_text(engine.emit_wrapper(design.toplevel, params,
+                                               engine.script_depth(97, design.design, 16),
+                                               observe=design.observe))
+        verilator = str(tools.verilator_root() / "bin" / "verilator")
+        res = subprocess.run([verilator, "--lint-only", "-Wall", str(engine.ENGINE_SV)],
+                             capture_output=True, text=True, check=False)
+        if res.returncode:
+            problems.append(f"verilator lint mv_bus_engine:\n{res.stderr.strip()}")
+        top = engine.wrapper_name(design.toplevel)
+        res = subprocess.run(["iverilog", "-g2012", "-o", str(Path(tmp) / "a.vvp"), "-s", top,
+                              *map(str, design.sources), str(engine.ENGINE_SV), str(wrapper)],
+                             capture_output=True, text=True, check=False)
+        noise = [ln for ln in res.stderr.splitlines() if ln.strip()]
+        if res.returncode or noise:
+            problems.append("iverilog -g2012 mv_bus_engine:\n" + "\n".join(noise))
+    return problems
+
+
+def package_view() -> Path:
+    """build/lint/montverif: the installed package's layout (montverif.models, .verif,
+    .regress) as links to the top-level folders, for the tools that find modules by path
+    rather than through the editable install's import hook (lint-imports, mypy)."""
+    view = BUILD_ROOT / "lint"
+    pkg = view / "montverif"
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").touch()
+    for name in PY_DIRS:
+        link = pkg / name
+        if not link.is_symlink() or link.resolve() != (ROOT / name).resolve():
+            link.unlink(missing_ok=True)
+            link.symlink_to(ROOT / name, target_is_directory=True)
+    return view
+
+
+def _tool(name: str) -> str:
+    """A console script of this environment (.venv/bin), else from PATH."""
+    return shutil.which(name, path=str(Path(sys.executable).parent)) or name
+
+
+def lint_imports(view: Path) -> list[str]:
+    """The layer contracts of pyproject.toml [tool.importlinter] (one direction of
+    dependency, no cycles) on the package found in `view` (package_view's layout)."""
+    env = os.environ | {"PYTHONPATH": str(view)}
+    res = subprocess.run([_tool("lint-imports"), "--config", str(ROOT / "pyproject.toml"),
+                          "--no-cache"], cwd=ROOT, env=env, capture_output=True, text=True,
+                         check=False)
+    if res.returncode == 0:
+        return []
+    broken = res.stdout[res.stdout.find("Broken contracts"):] or res.stdout + res.stderr
+    return [f"lint-imports (layers, no cycles):\n{broken.strip()}"]
+
+
+def lint_python() -> list[str]:
+    """ruff, and the layer contracts."""
+    problems = []
+    res = subprocess.run([_tool("ruff"), "check", *PY_DIRS], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    if res.returncode:
+        problems.append(f"ruff:\n{res.stdout.strip()}")
+    return problems + lint_imports(package_view())
+
+
+def main(argv: list[str]) -> int:
+    Parser("montverif lint", __doc__).parse_args(argv)
+    try:
+        tools.setup_env("verilator")
+        tools.setup_env("icarus")
+    except tools.ToolError as exc:
+        return fail(exc)
+    problems: list[str] = []
+    checks: list[tuple[str, Callable[[], list[str]]]] = [
+        *((f"lint {name}", functools.partial(lint_design, name)) for name in known_designs()),
+        ("lint mv_bus_engine", lint_engine),
+        ("register map", lambda: ["generated files are stale (montverif regmap --write)"]
+         if regmap.main(["--check"]) else []),
+        ("python (ruff, layers)", lint_python),
+    ]
+    for label, check in checks:
+        found = check()
+        print(f"{label}: {'ok' if not found else 'problems'}", flush=True)
+        problems += found
+    for p in problems:
+        print(p, file=sys.stderr)
+    return 1 if problems else 0

@@ -1,0 +1,201 @@
+"""Mutation testing of one design (`make mutate` runs it): a campaign, or its report again,
+or the recorded equivalence proofs.
+
+    montverif mutate --dut mont_lut [--n 8] [--mutants 12] [--seed 1] [--jobs 1]
+                     [--sim icarus|verilator] [--txns 20] [--timeout 120]
+                     [--eq-bits 5] [--out DIR] [--list] [--no-share]
+    montverif mutate report DIR                  mutate.md and mutate.html again
+    montverif mutate proofs accept DIR...|list   the recorded equivalence proofs
+
+Build-once-run-many (the default): the mutants whose change can be selected at run time
+share one compiled model (a meta-mutant source, regress/mutate/meta.py; each run passes
++MV_MUTANT=<id>), after a quick elaboration of each alone (stillborn if it fails); the others
+(elaboration-time constants) are built one by one. --no-share builds every mutant on its own.
+
+Progress goes to stderr, the table to stdout; results in --out (default build/mutate/<dut>/):
+mutants.json, mutate.md, mutate.html, mutants/mutNNNN/ (the changed file and its diff) and
+runs/ (every run's log folder). Exit 0 when the campaign ran (1 if --goal is given and the
+score is below it), 2 on bad input: one `error:` line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from montverif.regress.cli.args import Parser, fail
+from montverif.regress.flow import check, tools
+from montverif.regress.flow.paths import BUILD_ROOT, ROOT
+from montverif.regress.mutate import engine, proofs
+from montverif.regress.mutate import report as mreport
+from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
+from montverif.verif.config import ConfigError, load_design
+from montverif.verif.vectors import VectorError
+
+DEFAULT_MUTANTS = 20
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = Parser("montverif mutate", __doc__)
+    ap.add_argument("--dut", required=True, help="design (verif/configs/<dut>.toml)")
+    ap.add_argument("--n", type=int, default=None, help="width (default: the design's min_n)")
+    ap.add_argument("--mutants", type=int, default=DEFAULT_MUTANTS,
+                    help=f"random sample of the candidate sites (default {DEFAULT_MUTANTS})")
+    ap.add_argument("--seed", type=int, default=1, help="mutant sample and run seed")
+    ap.add_argument("--jobs", type=int, default=1, help="mutants built and run in parallel")
+    ap.add_argument("--busw", type=int, default=32)
+    ap.add_argument("--sim", default="icarus", choices=("verilator", "icarus"),
+                    help="simulator of every build and run (default icarus: at N=8 a mutant "
+                         "costs ~3 s there, 5-7 s on Verilator)")
+    ap.add_argument("--txns", type=int, default=20, help="random operations per run")
+    ap.add_argument("--tests", default="",
+                    help="comma-separated tests every mutant must survive (default: the "
+                         "design's own list), e.g. to qualify one test alone")
+    ap.add_argument("--timeout", type=int, default=120,
+                    help="wall-clock seconds per mutant run (a hang is killed: killed)")
+    ap.add_argument("--eq-bits", type=int, default=5,
+                    help="survivors: every odd M < 2^bits and X, Y < M at the design's min_n")
+    ap.add_argument("--eq-max", type=int, default=20000, help="most equivalence vectors")
+    ap.add_argument("--eq-wide", type=int, default=2000,
+                    help="full-width vectors added to the equivalence check")
+    ap.add_argument("--eq-timeout", type=int, default=900)
+    ap.add_argument("--out", default=None, help="results (default build/mutate/<dut>)")
+    ap.add_argument("--ids", default="",
+                    help="these mutant ids (comma-separated, e.g. 45,50) instead of a sample")
+    ap.add_argument("--list", action="store_true", help="print the chosen mutants, run nothing")
+    ap.add_argument("--keep-builds", action="store_true", help="keep build/sim/<mutant key>/")
+    ap.add_argument("--no-share", action="store_true",
+                    help="build every mutant on its own instead of one shared model for the "
+                         "run-time-selectable ones (for comparison and debugging)")
+    ap.add_argument("--reprove", action="store_true",
+                    help="prove every survivor again, ignoring regress/mutate/equivalents.json")
+    ap.add_argument("--goal", type=float, default=None,
+                    help="exit 1 when the score (percent) is below this")
+    return ap
+
+
+def _check(args: argparse.Namespace) -> engine.Options:
+    design = load_design(args.dut)
+    n = design.min_n if args.n is None else args.n
+    for name, value, low in (("MUTANTS", args.mutants, 1), ("JOBS", args.jobs, 1),
+                             ("TXNS", args.txns, 1), ("TIMEOUT", args.timeout, 1),
+                             ("EQ_BITS", args.eq_bits, 1), ("EQ_MAX", args.eq_max, 1),
+                             ("EQ_WIDE", args.eq_wide, 0)):
+        if value < low:
+            raise ConfigError(f"{name} must be at least {low} (got {value})")
+    if not design.min_n <= n <= design.max_n:
+        raise ConfigError(f"unsupported width N={n} for {args.dut} "
+                          f"(supported: {design.min_n}..{design.max_n})")
+    if not core_sources(design):
+        raise ConfigError(f"{args.dut} has no design-specific RTL among its sources")
+    opts = engine.Options(n=n, bus_w=args.busw, seed=args.seed, txns=args.txns,
+                          timeout_s=args.timeout, eq_bits=args.eq_bits, eq_max=args.eq_max,
+                          eq_wide=args.eq_wide, eq_timeout_s=args.eq_timeout, jobs=args.jobs,
+                          keep_builds=args.keep_builds, sim=args.sim,
+                          use_proofs=not args.reprove, share=not args.no_share,
+                          tests=tuple(s for s in args.tests.split(",") if s))
+    check.validate(engine.smoke_run(args.dut, opts))  # an unknown test is a one-line error
+    return opts
+
+
+def run(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        opts = _check(args)
+        design = load_design(args.dut)
+        sites = all_sites(design)
+        if not sites:
+            raise ConfigError(f"no mutation sites found in {args.dut}'s RTL")
+    except (ConfigError, VectorError, tools.ToolError) as exc:
+        return fail(exc)
+    try:
+        ids = sorted({int(i, 10) for i in args.ids.replace("mut", "").split(",") if i.strip()})
+    except ValueError:
+        return fail(f"--ids expects comma-separated mutant ids (got {args.ids!r})")
+    if bad := [i for i in ids if not 0 <= i < len(sites)]:
+        return fail(f"no mutant id {bad[0]} ({args.dut} has {len(sites)} sites: "
+                    f"0..{len(sites) - 1})")
+    mutants = ([Mutant(i, sites[i]) for i in ids] if ids
+               else select(sites, args.mutants, args.seed))
+    if args.list:
+        for m in mutants:
+            print(f"mut{m.id:04d}  {m.site.kind:<12} {m.site.description}")
+        print(f"{len(mutants)} of {len(sites)} sites")
+        return 0
+    out = Path(args.out) if args.out else BUILD_ROOT / "mutate" / args.dut
+    for stale in ("mutants", "runs"):
+        shutil.rmtree(out / stale, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+
+    def progress(line: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
+
+    progress(f"{args.dut}: {len(mutants)} mutants of {len(sites)} sites, N={opts.n}, "
+             f"jobs {opts.jobs}, results in {out}")
+    try:
+        campaign = engine.run_campaign(args.dut, design, mutants, len(sites), opts, out,
+                                       progress)
+    except (ConfigError, VectorError, tools.ToolError) as exc:
+        return fail(exc)
+    if args.ids:
+        campaign.extra["command"] = f"montverif mutate --dut {args.dut} " \
+            f"--n {opts.n} --ids {args.ids} --seed {opts.seed} --jobs {opts.jobs}" \
+            + ("" if opts.share else " --no-share")
+    files = mreport.write(campaign)
+    print(mreport.table(campaign))
+    print("results: " + ", ".join(str(f) for f in files))
+    _, _, sc = engine.score(campaign.mutants)
+    if args.goal is not None and sc is not None and 100 * sc < args.goal:
+        return 1
+    return 0
+
+
+def report(argv: list[str]) -> int:
+    """`montverif mutate report DIR`: mutate.md and mutate.html again from mutants.json."""
+    ap = Parser("montverif mutate report", "Render DIR/mutate.md and DIR/mutate.html again "
+                "from DIR/mutants.json (the sources must be those the campaign ran on).")
+    ap.add_argument("dir", type=Path)
+    args = ap.parse_args(argv)
+    try:
+        camp = mreport.load(args.dir)
+    except (OSError, ValueError, KeyError, IndexError) as exc:
+        return fail(f"{args.dir}: {exc}")
+    for name, text in (("mutate.md", mreport.markdown(camp)),
+                       ("mutate.html", mreport.html_page(camp))):
+        (camp.out / name).write_text(text)
+    return 0
+
+
+def proofs_command(argv: list[str]) -> int:
+    """`montverif mutate proofs accept DIR...|list`: the recorded equivalence proofs."""
+    ap = Parser("montverif mutate proofs", proofs.__doc__)
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser)
+    acc = sub.add_parser("accept", help="record the equivalents of campaign folders")
+    acc.add_argument("dirs", nargs="+", type=Path)
+    sub.add_parser("list", help="the recorded proofs, current or stale")
+    args = ap.parse_args(argv)
+    try:
+        if args.command == "accept":
+            added, known = proofs.accept(args.dirs)
+            print(f"{added} proof(s) recorded, {known} already recorded: "
+                  f"{proofs.PROOFS_FILE.relative_to(ROOT)}")
+            return 0
+        for p in proofs.load().values():
+            stale = "" if proofs.file_sha(str(p["file"])) == p["sha256"] else "  (stale)"
+            print(f"{p['dut']:<12} {p['change']}{stale}")
+        return 0
+    except (proofs.ProofError, OSError) as exc:
+        return fail(exc)
+
+
+def main(argv: list[str]) -> int:
+    """`mutate` runs a campaign; `mutate report DIR` re-renders one; `mutate proofs ...`
+    records or lists the equivalence proofs."""
+    if argv[:1] == ["report"]:
+        return report(argv[1:])
+    if argv[:1] == ["proofs"]:
+        return proofs_command(argv[1:])
+    return run(argv)

@@ -1,0 +1,274 @@
+"""Regression lists: expand a list of regress/lists.toml into runs, build every model once,
+run everything in parallel, run the list's mutation campaigns, merge its coverage and report.
+
+    montverif lists [NAME]
+    montverif regress --list smoke [--jobs 2] [--sim verilator] [--dut D] [--seeds K]
+                          [--seed S | --fixed-seed S] [--out DIR] [--timeout SEC] [--fail-fast]
+                          [--shard I/K] [--resume] [--diff-sims] [--history FILE]
+                          [--code-coverage]
+    montverif merge OUT SHARD_DIR...
+    montverif report DIR      (rewrite DIR/report.html, e.g. after a coverage merge)
+
+Progress goes to stderr (one line per build and per finished run); the summary table, the
+failures with their repro commands and a last line `N passed, M failed` go to stdout.
+Results: <out>/report.html, junit.xml, summary.json, coverage/ (merged functional
+coverage and its summary, regress/coverage/closure.py), runs/<run key>/ and mutation/<dut>/ (the
+list's mutation campaigns, run after its runs: regress/mutate/campaigns.py) (default out:
+build/regress/<list>-<timestamp>, with build/regress/latest pointing at it); each finished run
+leaves runs/<key>/result.json, which `--resume` reads. Failures are grouped into buckets
+(regress/regression/buckets.py). A summary line per regression goes to build/regress/history.jsonl.
+
+Launchers: a `Launcher` (see the Protocol below) is all the runner knows about where work
+happens. A cluster launcher (Slurm, LSF) implements check/build/run: `run` submits the job,
+waits for it and returns the `Outcome` (sim.execute's record: read back the run folder's
+outcome.json); a job that crashes, hangs or is killed must come back as a failed Outcome (or
+an exception, which the runner records as that run's failure) - no other result is lost.
+Mutation campaigns run on this machine (regress/mutate), not through the launcher.
+Exit 0 when every run passed and every mutation campaign met its goal, 1 otherwise, 2 on bad
+input (one-line `error:` message).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from montverif.regress.cli.args import Parser, fail
+from montverif.regress.coverage import closure
+from montverif.regress.flow import tools
+from montverif.regress.flow.launcher import INPUT_ERRORS, Launcher, LocalLauncher
+from montverif.regress.flow.spec import RunSpec
+from montverif.regress.mutate import campaigns
+from montverif.regress.regression import runner
+from montverif.regress.regression.folders import RESULTS_ROOT, point_latest, results_dir
+from montverif.regress.regression.lists import LISTS_FILE, ListError, get_list, load_lists
+from montverif.regress.regression.scheduler import Options
+from montverif.regress.regression.seeds import DEFAULT_BASE_SEED, expand, unique_builds
+from montverif.regress.regression.shards import parse_shard, shard
+from montverif.regress.regression.summary import load_summary, summary_dict
+from montverif.regress.report import history, html
+from montverif.regress.report.text import format_summary
+from montverif.regress.report.write import finish_report, write_all
+from montverif.verif.config import known_designs
+
+
+def _lists_option(parser: argparse.ArgumentParser) -> None:
+    """--lists after the command too (`montverif regress --lists F --list L`)."""
+    parser.add_argument("--lists", default=argparse.SUPPRESS,
+                        help=f"lists file (default: {LISTS_FILE})")
+
+
+def _coverage_goals(name: str, lists_file: Path) -> bool:
+    """Whether the list declares `coverage_goals = true` (False for a list not in the file:
+    shards of another lists file are merged without goals)."""
+    try:
+        return get_list(name, lists_file).coverage_goals
+    except ListError:
+        return False
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = Parser("montverif", __doc__)
+    ap.add_argument("--lists", default=str(LISTS_FILE), help="lists file (default: %(default)s)")
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser)
+    ls = sub.add_parser("lists", help="show the lists and how many runs each expands to")
+    _lists_option(ls)
+    ls.add_argument("name", nargs="?", help="print every run of this list")
+    run = sub.add_parser("regress", help="build and run one list", description=(
+        "Build each model of the list once, then run every seed in parallel; progress on "
+        "stderr, summary and `N passed, M failed` on stdout. Exit 0 all passed, 1 a run "
+        "failed, 2 bad input."))
+    _lists_option(run)
+    run.add_argument("--list", required=True, dest="name", help="list name (see `montverif lists`)")
+    run.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
+                     help="parallel builds/runs (default: CPU count, %(default)s)")
+    run.add_argument("--sim", action="append",
+                     help=f"only runs and mutation campaigns of this simulator "
+                          f"({', '.join(tools.SIMULATORS)}; repeatable)")
+    run.add_argument("--dut", action="append",
+                     help="only runs and mutation campaigns of this design (repeatable)")
+    run.add_argument("--seeds", type=int, help="seeds per configuration (overrides the list)")
+    run.add_argument("--seed", type=int, default=DEFAULT_BASE_SEED,
+                     help="base seed the run seeds are derived from (default %(default)s)")
+    run.add_argument("--fixed-seed", type=int, metavar="S",
+                     help="one run per model, all with seed S (replays one seed everywhere)")
+    run.add_argument("--out", help="results folder (default build/regress/<list>-<time>)")
+    run.add_argument("--timeout", type=int,
+                     help="wall-clock seconds per run (default: list) and per mutant run "
+                          "(default 120)")
+    run.add_argument("--rerun-waves", type=int, default=3, metavar="K",
+                     help="rerun up to K failing seeds with waves (default 3, 0: none)")
+    run.add_argument("--code-coverage", action="store_true",
+                     help="Verilator runs with line + toggle coverage (own builds, -cov keys)")
+    run.add_argument("--fail-fast", action="store_true",
+                     help="start no further build/run after the first failure")
+    run.add_argument("--shard", metavar="I/K",
+                     help="run only shard I of K (whole models per shard; `merge` joins them)")
+    run.add_argument("--resume", action="store_true",
+                     help="keep the finished runs of --out (default: build/regress/latest) "
+                          "and do only the rest")
+    run.add_argument("--diff-sims", action="store_true",
+                     help="run every model on Icarus and Verilator with the same seeds and "
+                          "compare their transaction logs")
+    run.add_argument("--history", metavar="FILE",
+                     help="history file to append to (default <results root>/history.jsonl; "
+                          "shards never append)")
+    mg = sub.add_parser("merge", help="merge shard results folders into one", description=(
+        "Join the results folders of `run --shard i/k` into OUT: runs/ copied, summary.json, "
+        "junit.xml, report.html and cycles.md as one regression of the same seeds would "
+        "write them; appends the history."))
+    mg.add_argument("out", help="merged results folder")
+    mg.add_argument("shards", nargs="+", help="shard results folders")
+    mg.add_argument("--history", metavar="FILE", help="history file (default as for run)")
+    rp = sub.add_parser("report", help="rewrite report.html of a results folder", description=(
+        "Render DIR/report.html again from DIR/summary.json, e.g. after the coverage merge "
+        "wrote DIR/coverage/summary.json; the history is read, not appended to."))
+    rp.add_argument("dir", help="results folder")
+    rp.add_argument("--history", metavar="FILE", help="history file (default as for run)")
+    return ap
+
+
+def cmd_list(lists_file: Path, name: str | None) -> int:
+    lists = load_lists(lists_file)
+    mutations = {n: campaigns.of_list(tl, lists_file.name) for n, tl in lists.items()}
+    if name is not None:
+        tlist = get_list(name, lists_file)
+        for run in expand(tlist):
+            print(f"{run.key:<40} txns={run.txns}")
+        for c in campaigns.plan(mutations[name], DEFAULT_BASE_SEED):
+            print(f"{c.folder:<40} sim={c.sim} n={c.n} mutants={c.mutants} txns={c.txns} "
+                  f"goal={c.goal:g}% seed={c.seed}")
+        return 0
+    width = max(map(len, lists), default=0)
+    for tl in lists.values():
+        runs = expand(tl)
+        camps = mutations[tl.name]
+        budget = (f" + {len(camps)} mutation campaign{'s' * (len(camps) > 1)}, "
+                  f"{sum(c.mutants for c in camps)} mutants" if camps else "")
+        print(f"{tl.name:<{width}}  {len(runs):>4} runs  {len(unique_builds(runs)):>3} builds"
+              f"{budget}  {tl.description}")
+    return 0
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    for opt in ("jobs", "seeds", "timeout"):
+        value = getattr(args, opt)
+        if value is not None and value < 1:
+            raise ListError(f"--{opt} must be at least 1 (got {value})")
+    for opt in ("seed", "fixed_seed"):
+        value = getattr(args, opt)
+        if value is not None and not 0 <= value < 2**32:
+            raise ListError(f"--{opt.replace('_', '-')} must be 0..2^32-1 (got {value})")
+    if unknown := [s_ for s_ in args.sim or [] if s_ not in tools.SIMULATORS]:
+        raise ListError(f"unknown simulator {', '.join(unknown)} "
+                        f"(known: {', '.join(tools.SIMULATORS)})")
+    if unknown := [d for d in args.dut or [] if d not in known_designs()]:
+        raise ListError(f"unknown design {', '.join(unknown)} "
+                        f"(known: {', '.join(known_designs())})")
+
+
+def check_runs(launcher: Launcher, runs: Sequence[RunSpec]) -> None:
+    """Every run can be done (widths, bus widths, simulators installed ...), else raise."""
+    for run in runs:
+        try:
+            launcher.check(run)
+        except INPUT_ERRORS as exc:
+            raise ListError(f"{run.key}: {exc}") from None
+
+
+def _resume_dir(results_root: Path, out: str | None) -> Path:
+    path = Path(out).resolve() if out else (results_root / "latest").resolve()
+    if not path.is_dir() or not os.access(path, os.R_OK | os.W_OK | os.X_OK):
+        raise ListError(f"--resume: cannot use results folder {path} (missing or unreadable)")
+    return path
+
+
+def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) -> int:
+    _check_args(args)
+    lists_file = Path(args.lists)
+    tlist = get_list(args.name, lists_file)
+    shard_ix = parse_shard(args.shard) if args.shard else None
+    all_runs = expand(tlist, args.seed, args.seeds, args.sim, args.timeout, args.dut,
+                      args.fixed_seed, args.diff_sims)
+    if args.code_coverage:
+        all_runs = [replace(r, build=replace(r.build, coverage=r.build.sim == "verilator"))
+                    for r in all_runs]
+    all_campaigns = campaigns.plan(campaigns.of_list(tlist, lists_file.name), args.seed,
+                                   args.fixed_seed, args.sim, args.dut, args.timeout)
+    if not all_runs and not all_campaigns:
+        raise ListError(f"list '{tlist.name}' has no runs for "
+                        f"{', '.join((args.sim or []) + (args.dut or []))}")
+    runs = shard(all_runs, *shard_ix) if shard_ix else all_runs
+    camps = campaigns.shard(all_campaigns, *shard_ix) if shard_ix else all_campaigns
+    check_runs(launcher, runs)
+    campaigns.check_all(camps)
+    out_dir = _resume_dir(results_root, args.out) if args.resume else results_dir(
+        results_root, tlist.name + (f"-shard{shard_ix[0]}of{shard_ix[1]}" if shard_ix else ""),
+        args.out)
+    point_latest(results_root, out_dir)
+    opts = Options(args.jobs, args.fail_fast, args.rerun_waves)
+    history = None if shard_ix else Path(args.history) if args.history else \
+        results_root / "history.jsonl"
+    order = {r.key: i for i, r in enumerate(all_runs)}
+    t0 = time.monotonic()
+    # the history line and report.html come after the coverage merge (they show it)
+    reg = runner.regress(launcher, tlist.name, runs, opts, out_dir, args.seed, order=order,
+                         shard_spec=args.shard or "", planned=len(all_runs), history=None,
+                         resume=args.resume, campaigns=len(camps),
+                         campaigns_planned=len(all_campaigns))
+    if camps:  # after the runs and their reruns, so they never compete with the list
+        campaigns.run_all(camps, opts, reg, args.resume)
+    reg.wall_s = time.monotonic() - t0
+    write_all(reg)
+    # functional coverage merged into <out>/coverage/, closure table; goals (lists.toml
+    # `coverage_goals = true`) missed -> exit 1 (a shard only merges: goals apply to the whole)
+    coverage_ok = closure.after_regression(out_dir, tlist.coverage_goals, shard=bool(shard_ix))
+    finish_report(reg, history)
+    print(format_summary(reg), flush=True)
+    if reg.stopped == "interrupted":
+        return 130
+    return 0 if reg.passed and coverage_ok else 1
+
+
+def cmd_merge(args: argparse.Namespace, results_root: Path) -> int:
+    history = Path(args.history) if args.history else results_root / "history.jsonl"
+    out = Path(args.out).resolve()
+    reg = runner.merge(out, [Path(d).resolve() for d in args.shards], None)
+    write_all(reg)
+    coverage_ok = closure.after_regression(out, _coverage_goals(reg.name, Path(args.lists)))
+    finish_report(reg, history)
+    print(format_summary(reg), flush=True)
+    return 0 if reg.passed and coverage_ok else 1
+
+
+def cmd_report(args: argparse.Namespace, results_root: Path) -> int:
+    folder = Path(args.dir).resolve()
+    if not (folder / "summary.json").is_file():
+        raise ListError(f"cannot read results folder {folder}: no summary.json")
+    try:
+        summary = summary_dict(load_summary(folder / "summary.json"))
+    except ValueError as exc:
+        raise ListError(str(exc)) from None
+    past = history.load(Path(args.history) if args.history else results_root / "history.jsonl")
+    (folder / "report.html").write_text(html.render(summary, folder, past))
+    print(f"wrote {folder / 'report.html'}")
+    return 0
+
+
+def main(argv: list[str], launcher: Launcher | None = None,
+         results_root: Path = RESULTS_ROOT) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "lists":
+            return cmd_list(Path(args.lists), args.name)
+        if args.command == "merge":
+            return cmd_merge(args, results_root)
+        if args.command == "report":
+            return cmd_report(args, results_root)
+        return cmd_run(args, launcher or LocalLauncher(), results_root)
+    except (ListError, *INPUT_ERRORS) as exc:
+        return fail(exc)

@@ -1,0 +1,83 @@
+"""One simulation run: build (shared, skipped when up to date) and run the cocotb tests.
+
+    montverif sim --dut mont_lut --n 256 --sim verilator --seed 123 [--waves]
+                  [--vectors file.json] [--txns 200] [--busw 32] [--timeout 600]
+
+Prints PASS/FAIL, the log folder and a repro command; exit 0 on pass, 1 on fail, 2 on bad
+input (a one-line `error:` message, never a traceback). `make sim` runs this. The tests run
+in a child process, so a hung simulation is ended by the wall-clock watchdog.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from montverif.regress.cli.args import Parser, fail
+from montverif.regress.flow import tools
+from montverif.regress.flow.simulate import execute
+from montverif.regress.flow.spec import (
+    ALL_TESTS,
+    BUS_MODES,
+    DEFAULT_TIMEOUT_S,
+    VECTOR_TESTS,
+    BuildSpec,
+    RunSpec,
+)
+from montverif.verif.config import ConfigError, parse_params
+from montverif.verif.vectors import VectorError
+
+
+def parser() -> Parser:
+    ap = Parser("montverif sim", __doc__)
+    ap.add_argument("--dut", default="mont_lut", help="design (montverif models list)")
+    ap.add_argument("--n", type=int, default=32, help="operand width N")
+    ap.add_argument("--busw", type=int, default=32, help="bus width: 8, 16, 32 or 64")
+    ap.add_argument("--sim", default="verilator", help="verilator or icarus")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--txns", type=int, default=50, help="random operations of RandomTest")
+    ap.add_argument("--ack-wait", type=int, default=0, help="wait states before each bus ack")
+    ap.add_argument("--bus", default="pins", choices=BUS_MODES,
+                    help="pins: Python drives the bus; engine: the HDL bus engine (faster)")
+    ap.add_argument("--params", default="",
+                    help="build parameters beyond N, e.g. W=16,P=4 (montverif models list)")
+    ap.add_argument("--idle-max", type=int, default=2,
+                    help="random idle cycles the driver inserts before a transfer")
+    ap.add_argument("--waves", action="store_true", help="dump waves (a traced build)")
+    ap.add_argument("--fault", action="store_true", help="test only: build the corrupted design")
+    ap.add_argument("--coverage", action="store_true",
+                    help="Verilator line + toggle coverage (coverage.dat in the log folder)")
+    ap.add_argument("--vectors", default=None, help="replay a vector file (VectorTest)")
+    ap.add_argument("--tests", default=None, help="comma-separated cocotb test names")
+    ap.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="wall-clock seconds")
+    ap.add_argument("--bias", default="",
+                    help="coverage steering of the stimulus, as JSON (docs/closure.md)")
+    ap.add_argument("--out", default=None, help="log folder (default build/runs/<key>)")
+    return ap
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    tests = tuple(t for t in (args.tests or "").split(",") if t) or (
+        VECTOR_TESTS if args.vectors else ALL_TESTS)
+    try:
+        params = tuple(parse_params(args.params).items())
+    except ConfigError as exc:
+        return fail(exc)
+    run = RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim, args.ack_wait, args.fault,
+                            args.waves, params, args.bus, args.coverage),
+                  seed=args.seed, txns=args.txns, vectors=args.vectors, tests=tests,
+                  idle_max=args.idle_max, timeout_s=args.timeout, bias=args.bias)
+    try:
+        outcome = execute(run, Path(args.out) if args.out else None)
+    except (ConfigError, VectorError, tools.ToolError) as exc:
+        return fail(exc)
+    verdict = "PASS" if outcome.passed else "FAIL"
+    print(f"{verdict} {run.key}: {outcome.tests - outcome.failed}/{outcome.tests} tests passed "
+          f"in {outcome.wall_s:.1f}s (build {outcome.build_s:.1f}s)")
+    if not outcome.passed:
+        print(f"  first error: {outcome.first_error}")
+        print(f"  repro: {run.repro()}")
+    print(f"  log: {outcome.log_dir}")
+    if outcome.waves:
+        print(f"  waves: {outcome.waves}")
+    return 0 if outcome.passed else 1

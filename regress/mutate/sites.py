@@ -1,0 +1,95 @@
+"""Which RTL a design's campaign mutates, its candidate sites, and the mutants drawn from them.
+
+A mutant's id is its site's index in the design's full list of sites: stable while the
+sources are unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from montverif.models.registry import get_algo
+from montverif.regress.flow.paths import ROOT
+from montverif.regress.mutate.svmut import Site, candidates, enclosing_blocks
+from montverif.verif.config import DesignConfig, known_designs, load_design
+
+OBSERVE_NAMES = ("observe",)  # simulation-only observation modules: never mutated
+
+
+@dataclass
+class Mutant:
+    id: int
+    site: Site
+    status: str = "pending"
+    reason: str = ""
+    wall_s: float = 0.0
+    log_dir: str = ""
+    build: str = ""  # "shared" (a meta-mutant build, selected at run time) or "own"
+
+    @property
+    def where(self) -> str:
+        return f"{self.site.file}:{self.site.line}"
+
+    def record(self) -> dict[str, object]:
+        return {"id": self.id, "file": self.site.file, "line": self.site.line,
+                "where": self.where, "kind": self.site.kind, "change": self.site.description,
+                "status": self.status, "reason": self.reason, "wall_s": round(self.wall_s, 2),
+                "log_dir": self.log_dir, "build": self.build}
+
+
+def _candidate_sources(design: DesignConfig) -> list[Path]:
+    out = []
+    for src in design.sources:
+        rel = src.relative_to(ROOT).as_posix()
+        if rel.startswith("hdl/common/") or src.stem.endswith("_top") or any(
+                o in src.stem for o in OBSERVE_NAMES):
+            continue
+        out.append(src)
+    return out
+
+
+def core_sources(design: DesignConfig) -> list[Path]:
+    """The design's own RTL: its sources minus hdl/common/, the *_top.sv wrapper, the
+    simulation-only observation modules, and the files of another, smaller design it
+    instantiates (the RSA core's multipliers are mutated in their own designs' campaigns:
+    every file belongs to exactly one campaign)."""
+    mine = _candidate_sources(design)
+    for other in known_designs():
+        if other == design.name:
+            continue
+        theirs = _candidate_sources(load_design(other))
+        if len(theirs) < len(mine):
+            mine = [s for s in mine if s not in theirs]
+    return mine
+
+
+def mutant_params(design: DesignConfig, site: Site) -> tuple[tuple[str, int], ...]:
+    """Build parameters that elaborate the site: a site inside a generate block that only
+    some parameter values build (rsa_mont_mult.sv's g_mwrkmm) gets those values."""
+    return _block_params(design.model, site.file, site.start)
+
+
+@functools.cache  # asked for every run of a mutant: the file is scanned once per site
+def _block_params(model: str, file: str, start: int) -> tuple[tuple[str, int], ...]:
+    block_params = get_algo(model).block_params
+    for label in reversed(enclosing_blocks((ROOT / file).read_text(), start)):
+        if (params := block_params(label)) is not None:
+            return tuple(sorted(params.items()))
+    return ()
+
+
+def all_sites(design: DesignConfig) -> list[Site]:
+    sites: list[Site] = []
+    for src in core_sources(design):
+        sites += candidates(src.relative_to(ROOT).as_posix(), src.read_text())
+    return sites
+
+
+def select(sites: list[Site], count: int, seed: int) -> list[Mutant]:
+    """`count` mutants drawn from all sites (all of them if fewer), deterministic in seed;
+    a mutant's id is its site's index in the full list."""
+    ids = sorted(random.Random(seed).sample(range(len(sites)), min(count, len(sites))))
+    return [Mutant(i, sites[i]) for i in ids]

@@ -1,0 +1,197 @@
+"""regress/lists.toml: the regression lists (see the comment at its top for the schema).
+
+A list is entries (widths x bus widths x simulators x ack waits of one design, a number of
+seeds each) and, optionally, `[[<list>.mutation]]` blocks, which this layer keeps as they are
+for the mutation layer (montverif.regress.mutate.campaigns) to read.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from montverif.regress.flow import tools
+from montverif.regress.flow.spec import ALL_TESTS, DEFAULT_TIMEOUT_S, BuildSpec
+from montverif.verif.config import known_designs
+from montverif.verif.steer import Bias, BiasError
+
+LISTS_FILE = Path(__file__).resolve().parents[1] / "lists.toml"
+
+
+class ListError(ValueError):
+    """lists.toml or a list name cannot be used (one-line message)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One block of a list: every widths x bus_widths x simulators x ack_wait combination."""
+
+    dut: str
+    widths: tuple[int, ...]
+    bus_widths: tuple[int, ...]
+    simulators: tuple[str, ...]
+    seeds: int
+    txns: int
+    txns_from_n: tuple[tuple[int, int], ...] = ()  # (from N, txns), ascending N
+    ack_wait: tuple[int, ...] = (0,)
+    tests: tuple[str, ...] = ALL_TESTS
+    idle_max: int = 2
+    # parameter points beyond N (each a tuple of (name, value)); () = the design's defaults
+    params: tuple[tuple[tuple[str, int], ...], ...] = ((),)
+    diff_sims: bool = False  # run on both simulators, same seeds, compare transaction logs
+    bias: str = ""  # coverage steering (MV_BIAS JSON, verif/steer.py) of every run; "" = none
+
+    def txns_for(self, n: int) -> int:
+        return next((t for start, t in reversed(self.txns_from_n) if n >= start), self.txns)
+
+    def builds(self) -> list[BuildSpec]:
+        return [BuildSpec(self.dut, n, bus_w, sim_, wait, params=point) for n in self.widths
+                for point in self.params for bus_w in self.bus_widths
+                for sim_ in self.simulators for wait in self.ack_wait]
+
+
+@dataclass(frozen=True)
+class TestList:
+    name: str
+    description: str
+    entries: tuple[Entry, ...]
+    timeout_s: int = DEFAULT_TIMEOUT_S
+    # the [[<list>.mutation]] blocks as written (montverif.regress.mutate.campaigns parses them)
+    mutation: tuple[object, ...] = ()
+    # fail when a design's merged functional coverage misses its goal (coverage.closure)
+    coverage_goals: bool = False
+
+
+_REQUIRED = ("dut", "widths", "bus_widths", "simulators", "seeds", "txns")
+
+
+_OPTIONAL = ("txns_from_n", "ack_wait", "tests", "idle_max", "params", "diff_sims", "bias")
+
+
+def as_ints(value: object, where: str, minimum: int = 0) -> tuple[int, ...]:
+    if not isinstance(value, list) or not value or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in value):
+        raise ListError(f"{where}: expected a non-empty list of integers >= {minimum}")
+    return tuple(value)
+
+
+def as_int(value: object, where: str, minimum: int = 0) -> int:
+    return as_ints([value], where, minimum)[0]
+
+
+def as_strs(value: object, where: str, known: Sequence[str]) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise ListError(f"{where}: expected a non-empty list of strings")
+    if unknown := [v for v in value if v not in known]:
+        raise ListError(f"{where}: unknown {', '.join(unknown)} (known: {', '.join(known)})")
+    return tuple(value)
+
+
+def _txns_from_n(value: object, where: str) -> tuple[tuple[int, int], ...]:
+    if not isinstance(value, dict) or not all(k.isdigit() for k in value):
+        raise ListError(f"{where}: expected a table {{ <N> = <txns> }}")
+    return tuple(sorted((int(k), as_int(v, f"{where}.{k}", 1)) for k, v in value.items()))
+
+
+def _params(value: object, where: str) -> tuple[tuple[tuple[str, int], ...], ...]:
+    if not isinstance(value, list) or not value or not all(
+            isinstance(p, dict) and all(isinstance(k, str) and isinstance(v, int)
+                                        and not isinstance(v, bool) for k, v in p.items())
+            for p in value):
+        raise ListError(f"{where}: expected a non-empty list of tables {{ NAME = <int> }}")
+    return tuple(tuple(sorted(p.items())) for p in value)
+
+
+def _bias(value: object, where: str) -> str:
+    """A list entry's steering table (verif/steer.py) as the MV_BIAS JSON; "" = none."""
+    if value is None:
+        return ""
+    if not isinstance(value, dict):
+        raise ListError(f"{where}: expected a table {{ targets = [...], p = .. }}")
+    text = json.dumps(value, sort_keys=True)
+    try:
+        Bias.parse(text)
+    except BiasError as exc:
+        raise ListError(f"{where}: {exc}") from None
+    return text
+
+
+def _entries(raw: object, where: str) -> list[Entry]:
+    """An entry whose `dut` is a list stands for one entry per design, in that order."""
+    if isinstance(raw, dict) and isinstance(raw.get("dut"), list):
+        duts = as_strs(raw["dut"], f"{where}.dut", known_designs())
+        return [_entry(raw | {"dut": dut}, where) for dut in duts]
+    return [_entry(raw, where)]
+
+
+def _entry(raw: object, where: str) -> Entry:
+    if not isinstance(raw, dict):
+        raise ListError(f"{where}: expected a table")
+    if missing := [k for k in _REQUIRED if k not in raw]:
+        raise ListError(f"{where}: missing {', '.join(missing)}")
+    if unknown := [k for k in raw if k not in _REQUIRED + _OPTIONAL]:
+        raise ListError(f"{where}: unknown key(s) {', '.join(unknown)} "
+                        f"(known: {', '.join(_REQUIRED + _OPTIONAL)})")
+    return Entry(
+        dut=as_strs([raw["dut"]], f"{where}.dut", known_designs())[0],
+        widths=as_ints(raw["widths"], f"{where}.widths", 1),
+        bus_widths=as_ints(raw["bus_widths"], f"{where}.bus_widths", 1),
+        simulators=as_strs(raw["simulators"], f"{where}.simulators", tools.SIMULATORS),
+        seeds=as_int(raw["seeds"], f"{where}.seeds", 1),
+        txns=as_int(raw["txns"], f"{where}.txns", 1),
+        txns_from_n=_txns_from_n(raw.get("txns_from_n", {}), f"{where}.txns_from_n"),
+        ack_wait=as_ints(raw.get("ack_wait", [0]), f"{where}.ack_wait"),
+        tests=as_strs(raw.get("tests", list(ALL_TESTS)), f"{where}.tests", ALL_TESTS),
+        idle_max=as_int(raw.get("idle_max", 2), f"{where}.idle_max"),
+        params=_params(raw.get("params", [{}]), f"{where}.params"),
+        diff_sims=as_bool(raw.get("diff_sims", False), f"{where}.diff_sims"),
+        bias=_bias(raw.get("bias"), f"{where}.bias"),
+    )
+
+
+def as_bool(value: object, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ListError(f"{where}: expected true or false")
+    return value
+
+
+def _test_list(name: str, raw: object, where: str) -> TestList:
+    if not isinstance(raw, dict):
+        raise ListError(f"{where}: expected a table")
+    known = ("description", "timeout", "entry", "coverage_goals", "mutation")
+    if unknown := [k for k in raw if k not in known]:
+        raise ListError(f"{where}: unknown key(s) {', '.join(unknown)} "
+                        f"(known: {', '.join(known)})")
+    entries = raw.get("entry", [] if "mutation" in raw else None)
+    if not isinstance(entries, list) or not (entries or "mutation" in raw):
+        raise ListError(f"{where}: no [[{name}.entry]]")
+    mutation = raw.get("mutation", [])
+    if not isinstance(mutation, list):
+        raise ListError(f"{where}.mutation: expected [[...mutation]] blocks")
+    return TestList(name, str(raw.get("description", "")),
+                    tuple(entry for i, e in enumerate(entries)
+                          for entry in _entries(e, f"{where}.entry[{i}]")),
+                    as_int(raw.get("timeout", DEFAULT_TIMEOUT_S), f"{where}.timeout", 1),
+                    tuple(mutation),
+                    as_bool(raw.get("coverage_goals", False), f"{where}.coverage_goals"))
+
+
+def load_lists(path: Path = LISTS_FILE) -> dict[str, TestList]:
+    """Every list of a lists file; raises ListError with a one-line message."""
+    try:
+        raw = tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise ListError(f"cannot read {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ListError(f"{path.name}: {exc}") from None
+    return {name: _test_list(name, body, f"{path.name}: {name}") for name, body in raw.items()}
+
+
+def get_list(name: str, path: Path = LISTS_FILE) -> TestList:
+    lists = load_lists(path)
+    if name not in lists:
+        raise ListError(f"unknown list '{name}' (known: {', '.join(sorted(lists))})")
+    return lists[name]

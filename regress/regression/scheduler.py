@@ -1,0 +1,144 @@
+"""Builds and runs in parallel through a launcher: every model once, then every seed, the
+longest first, one progress line each; --fail-fast and an interrupt stop starting new ones."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import TypeVar
+
+from montverif.regress.flow import simulate
+from montverif.regress.flow.launcher import Launcher, one_line
+from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.regress.regression.results import FAIL, SKIP, BuildResult, Regression, RunResult
+from montverif.regress.regression.shards import run_cost
+from montverif.regress.regression.summary import save_result
+
+T = TypeVar("T", bound=Hashable)
+
+
+R = TypeVar("R")
+
+
+def parallel(fn: Callable[[T], R], items: Sequence[T], jobs: int,
+             done: Callable[[T, R], bool]) -> tuple[dict[T, R], str]:
+    """fn over items, at most `jobs` at a time on threads (fn must not raise).
+    `done(item, result)` is called in this thread as results arrive; when it returns False
+    no further item is started. Returns the results and why items were left out ("" if none).
+    """
+    results: dict[T, R] = {}
+    todo = list(reversed(items))
+    running: dict[Future[R], T] = {}
+    stopped = ""
+    concurrent, simulate.CONCURRENT_JOBS = simulate.CONCURRENT_JOBS, max(1, min(jobs, len(items)))
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        try:
+            while running or (todo and not stopped):
+                while todo and not stopped and len(running) < jobs:
+                    item = todo.pop()
+                    running[pool.submit(fn, item)] = item
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    item = running.pop(fut)
+                    results[item] = fut.result()
+                    if not done(item, results[item]):
+                        stopped = stopped or "--fail-fast"
+        except KeyboardInterrupt:
+            stopped = "interrupted"
+            print(f"interrupted: waiting for {len(running)} running job(s) to end",
+                  file=sys.stderr, flush=True)
+        finally:
+            simulate.CONCURRENT_JOBS = concurrent
+    for fut, item in running.items():  # left running by an interrupt; the pool waited for them
+        results[item] = fut.result()
+    return results, stopped
+
+
+@dataclass
+class Options:
+    jobs: int = 2
+    fail_fast: bool = False
+    rerun_waves: int = 3  # failing seeds rerun with waves (0: none)
+
+
+class Progress:
+    """One stderr line per finished build or run, with the running counts:
+    `[12/30] PASS <key> 1.2s  (11 ok, 1 failed)`."""
+
+    def __init__(self, total: int, what: str = "") -> None:
+        self.total, self.count, self.what, self.failed = total, 0, what, 0
+
+    def line(self, verdict: str, key: str, seconds: float | None, note: str = "") -> None:
+        self.count += 1
+        self.failed += verdict == FAIL
+        width = len(str(self.total))
+        text = f"[{self.what}{self.count:>{width}}/{self.total}] {verdict} {key}"
+        text += f" {seconds:.1f}s" if seconds is not None else ""
+        text += f"  ({self.count - self.failed} ok, {self.failed} failed)"
+        print(text + (f"  {note}" if note else ""), file=sys.stderr, flush=True)
+
+
+def build_all(launcher: Launcher, specs: Sequence[BuildSpec], opts: Options,
+              reg: Regression) -> None:
+    """Compile each model once; failures are recorded in reg.builds[key].error."""
+    progress = Progress(len(specs), "build ")
+
+    def one(spec: BuildSpec) -> BuildResult:
+        t0 = time.monotonic()
+        try:
+            return BuildResult(spec.key, launcher.build(spec))
+        except Exception as exc:
+            return BuildResult(spec.key, time.monotonic() - t0, one_line(exc))
+
+    def done(spec: BuildSpec, res: BuildResult) -> bool:
+        reg.builds[spec.key] = res
+        progress.line("FAIL" if res.error else "OK", spec.key, res.seconds,
+                      res.error or ("" if res.seconds else "(up to date)"))
+        return not (opts.fail_fast and res.error)
+
+    _, reg.stopped = parallel(one, specs, opts.jobs, done)
+
+
+def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: Options,
+            reg: Regression, previous: dict[str, RunResult] | None = None) -> None:
+    """Every run whose model was built; reg.results in list order. Runs in `previous`
+    (finished in an earlier, interrupted regression: --resume) are kept, not run again."""
+    results: dict[RunSpec, RunResult] = {}
+    todo: list[RunSpec] = []
+    previous = previous or {}
+    for run in runs:
+        build = reg.builds.get(run.build.key)
+        if run.key in previous:
+            results[run] = previous[run.key]
+        elif build and build.error:
+            results[run] = RunResult(run, FAIL, first_error=f"build failed: {build.error}")
+        elif build and not reg.stopped:
+            todo.append(run)
+        else:  # its build or every run was called off (--fail-fast, interrupt)
+            results[run] = RunResult(run, SKIP)
+    progress = Progress(len(todo))
+
+    def one(run: RunSpec) -> RunResult:
+        log_dir = reg.out_dir / "runs" / run.key
+        try:
+            return RunResult.from_outcome(launcher.run(run, log_dir))
+        except Exception as exc:
+            return RunResult(run, FAIL, first_error=one_line(exc), log_dir=log_dir)
+
+    def done(run: RunSpec, res: RunResult) -> bool:
+        progress.line(res.status, run.key, res.wall_s,
+                      "" if res.passed else res.first_error[:120])
+        save_result(reg.out_dir, res)
+        return not (opts.fail_fast and not res.passed)
+
+    # longest first (estimated) so the slowest runs do not finish last
+    order = sorted(todo, key=run_cost, reverse=True)
+    done_runs, stopped = parallel(one, order, opts.jobs, done)
+    reg.stopped = reg.stopped or stopped
+    results |= done_runs
+    reg.results = [results.get(run) or RunResult(run, SKIP) for run in runs]
+    for res in reg.results:
+        res.index = reg.order.get(res.run.key, 0)

@@ -1,0 +1,71 @@
+"""A list expanded into runs: every model of its entries, each with its seeds, derived from a
+base seed and the model key only, so a list always expands to the same runs."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from montverif.regress.flow import tools
+from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.regress.regression.lists import TestList
+
+DEFAULT_BASE_SEED = 1
+
+
+SEED_RANGE = 1_000_000  # derived seeds are 1..999999: short run keys, valid cocotb seeds
+
+
+def derive_seed(base: int, build_key: str, index: int) -> int:
+    """The index-th seed of one model: depends only on the base seed, the model and index."""
+    digest = hashlib.sha256(f"{base}:{build_key}:{index}".encode()).digest()
+    return 1 + int.from_bytes(digest[:8], "big") % (SEED_RANGE - 1)
+
+
+def sim_free_key(spec: BuildSpec) -> str:
+    """The model key without the simulator: the same stimulus on every simulator."""
+    return spec.key.rsplit("-", 1)[0]
+
+
+def expand(tlist: TestList, base_seed: int = DEFAULT_BASE_SEED, seeds: int | None = None,
+           sims: Sequence[str] | None = None, timeout_s: int | None = None,
+           duts: Sequence[str] | None = None, fixed_seed: int | None = None,
+           diff_sims: bool = False) -> list[RunSpec]:
+    """The runs of a list, in list order; `seeds` overrides every entry's seed count, `sims`
+    and `duts` keep only those simulators/designs, `fixed_seed` gives every model exactly one
+    run with that seed. With `diff_sims` (or an entry's `diff_sims = true`) every model runs on
+    both simulators with the same seeds. Run keys (model + seed) are unique."""
+    runs: list[RunSpec] = []
+    next_index: dict[str, int] = {}
+    used: dict[str, set[int]] = {}
+    for entry in tlist.entries:
+        if duts and entry.dut not in duts:
+            continue
+        both = diff_sims or entry.diff_sims
+        specs = entry.builds() if not both else list(dict.fromkeys(
+            replace(b, sim=s_) for b in entry.builds() for s_ in tools.SIMULATORS))
+        for spec in specs:
+            if sims and spec.sim not in sims:
+                continue
+            seed_key = sim_free_key(spec) if both else spec.key
+            for _ in range(1 if fixed_seed is not None else seeds or entry.seeds):
+                index, taken = next_index.get(spec.key, 0), used.setdefault(spec.key, set())
+                while (seed := fixed_seed if fixed_seed is not None else
+                       derive_seed(base_seed, seed_key, index)) in taken:
+                    if fixed_seed is not None:
+                        break
+                    index += 1
+                if seed in taken:  # a fixed seed already run on this model
+                    continue
+                next_index[spec.key] = index + 1
+                taken.add(seed)
+                runs.append(RunSpec(spec, seed=seed, txns=entry.txns_for(spec.n),
+                                    tests=entry.tests, idle_max=entry.idle_max,
+                                    timeout_s=timeout_s or tlist.timeout_s, bias=entry.bias))
+    return runs
+
+
+def unique_builds(runs: Iterable[RunSpec]) -> list[BuildSpec]:
+    """Each model the runs need, once, in first-use order."""
+    return list(dict.fromkeys(r.build for r in runs))

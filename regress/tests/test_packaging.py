@@ -1,0 +1,33 @@
+"""The package as installed: pyproject.toml names every Python package of the three folders
+(a wheel built from it holds them all), and `montverif` answers from any folder."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from montverif.regress.flow.paths import ROOT
+
+
+def test_every_package_is_listed() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapped = {folder: name for name, folder in config["package-dir"].items()}
+    found = {mapped[init.relative_to(ROOT).parts[0]] + "".join(
+        f".{part}" for part in init.parent.relative_to(ROOT).parts[1:])
+        for top in mapped for init in (ROOT / top).rglob("__init__.py")}
+    assert set(config["packages"]) == found
+
+
+def test_the_command_runs_from_any_folder(tmp_path: Path) -> None:
+    """No checkout on sys.path: the installed package alone (`montverif` outside the
+    checkout) lists the designs' models and refuses a bad command with one line."""
+    cmd = [sys.executable, "-m", "montverif.regress.cli"]
+    listed = subprocess.run([*cmd, "models", "list"], cwd=tmp_path, capture_output=True,
+                            text=True, check=False)
+    assert listed.returncode == 0 and "mont_lut" in listed.stdout
+    bad = subprocess.run([*cmd, "frobnicate"], cwd=tmp_path, capture_output=True, text=True,
+                         check=False)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: unknown command")
+    assert bad.stderr.count("\n") == 1
