@@ -1,6 +1,7 @@
 """Stimulus steering for coverage closure: biased operand generation aimed at coverage holes.
 
-`make closure` (regress/coverage/closure.py) turns the uncovered bins of a DUT into targets and passes
+`make closure` (regress/coverage/closure.py) turns the uncovered bins of a DUT into targets and
+passes
 them to the simulation in the environment variable MV_BIAS (JSON):
 
     {"p": 0.8,          # share of random operations that are steered (the rest stay random)

@@ -1,4 +1,4 @@
-"""Coverage merge, goals and closure report (regress/coverage/merge.py, regress/coverage/closure.py) on
+"""Coverage merge, goals and closure report (regress/coverage/merge.py and closure.py) on
 synthetic results folders: expectations are computed from the generated hit tables."""
 
 from __future__ import annotations

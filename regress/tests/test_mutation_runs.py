@@ -1,4 +1,5 @@
-"""Mutation campaigns in regression lists (regress/mutate/campaigns.py): `[[<list>.mutation]]` parsing,
+"""Mutation campaigns in regression lists (regress/mutate/campaigns.py): `[[<list>.mutation]]`
+parsing,
 seeds and shards, goals failing the list, summary/JUnit/HTML/history, resume and merge.
 
 All but one replace engine.run_campaign with canned verdicts (no simulator);
