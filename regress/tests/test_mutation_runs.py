@@ -1,6 +1,6 @@
 """Mutation campaigns in regression lists (regress/mutate/campaigns.py): `[[<list>.mutation]]`
-parsing,
-seeds and shards, goals failing the list, summary/JUnit/HTML/history, resume and merge.
+parsing, seeds and shards, goals failing the list, summary/JUnit/HTML/history, resume and
+merge.
 
 All but one replace engine.run_campaign with canned verdicts (no simulator);
 `test_end_to_end_two_mutants_on_icarus` (marked `sim`) runs two real mont_lut mutants.
