@@ -22,6 +22,7 @@ from montverif.regress.regression import shards as rshards
 from montverif.regress.regression import summary as rsummary
 from montverif.regress.regression.results import FAIL, RunResult
 from montverif.regress.report import history
+from montverif.regress.report import write as report_write
 from montverif.regress.tests.test_run import FakeLauncher
 
 LIST = """
@@ -489,6 +490,7 @@ def test_broken_dut_is_bucketed_and_rerun_with_waves_gtkw_and_picture(tmp_path: 
     reg = runner.regress(launchers.LocalLauncher(), "fault", runs, scheduler.Options(2, False, 1),
                          tmp_path, 1)
     assert reg.count(FAIL) == 2
+    report_write.write_all(reg)
     s = summary(tmp_path)
     assert [b["count"] for b in s["buckets"]] == [2]
     rerun = next(r["rerun"] for r in s["runs"] if r["rerun"])
