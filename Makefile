@@ -100,7 +100,7 @@ regress: setup
 sim: setup
 	@$(MV) sim $(SIM_FLAGS)
 
-# Seeds of one DUT until its coverage goal (verif/configs/<dut>.toml [coverage]) is met or
+# Seeds of one DUT until its coverage goal (the DUT's descriptor (hdl/<family>/<dut>.toml) [coverage]) is met or
 # the budget runs out, stimulus steered at the holes (STEER=0: plain random, same seeds).
 closure: setup
 	$(MV) closure run --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) \
@@ -124,7 +124,7 @@ lint: setup
 	$(MV) lint
 
 regmap: venv
-	$(MV) regmap --write
+	$(MV) generate
 
 # docs/cycles.md: every design at N = 32, 97, 1024, 2048 (the `cycles` list), measured.
 cycles: setup

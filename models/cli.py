@@ -10,6 +10,8 @@ from typing import NoReturn
 from montverif.models.numbers import parse_int
 from montverif.models.registry import ALGOS, get_algo
 from montverif.models.result import ModelInputError
+from montverif.spec import params as spec_params
+from montverif.spec.errors import ConfigError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,21 +47,19 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_params(items: list[str]) -> dict[str, int]:
-    """NAME=VALUE strings (comma-separated lists allowed) -> {NAME: int}."""
-    out: dict[str, int] = {}
-    for item in (p for chunk in items for p in chunk.split(",") if p.strip()):
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise ModelInputError(f"--param {item!r}: expected NAME=VALUE")
-        out[name.strip()] = parse_int(value.strip())
-    return out
+def parse_params(items: list[str]) -> dict[str, int | str]:
+    """--param NAME=VALUE strings (comma-separated lists allowed) -> {NAME: value}, a value
+    an integer or a choice's name (montverif.spec.params)."""
+    try:
+        return spec_params.parse_params(",".join(items))
+    except ConfigError as exc:
+        raise ModelInputError(f"--param: {exc}") from None
 
 
 def _cmd_list() -> None:
     width = max(len(name) for name in ALGOS)
     for info in ALGOS.values():
-        params = " ".join(f"{k}={v}" for k, v in info.params)
+        params = " ".join(f"{k}={info.design.param_text(k, v)}" for k, v in info.params)
         print(f"{info.name:<{width}}  {info.kind:<5}  {info.summary}"
               + (f" [parameters: {params}]" if params else ""))
 
@@ -106,7 +106,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {msg}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

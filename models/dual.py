@@ -176,4 +176,5 @@ def mont_dual(x: int, y: int, m: int, n: int, field: int = GFP) -> Result:
     else:
         assert c.bit_length() < m.bit_length(), "mont_dual: deg C >= deg M after the loop"
         p = c
-    return Result("mont_dual", n, p, c, 0, cycles(n, field), lut)
+    # no redundant S, C registers: the loop's C is the value before the final subtraction
+    return Result("mont_dual", n, p, None, None, cycles(n, field), lut, unreduced=c)

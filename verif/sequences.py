@@ -19,7 +19,8 @@ from pyuvm import uvm_sequence
 
 from montverif.models import gf2
 from montverif.models.result import ModelInputError
-from montverif.verif import regmap
+from montverif.spec import regmap
+from montverif.spec.design import Design
 from montverif.verif.bus.engine import OPS_PER_SCRIPT
 from montverif.verif.bus.item import BusItem, BusRequest, Kind
 from montverif.verif.steer import Bias, Model, boundary_operands, small_factor
@@ -46,7 +47,7 @@ def script_groups(items: Sequence[T]) -> list[Sequence[T]]:
 class LoaderSeq(uvm_sequence):
     """Base: register access through the bus agent's sequencer."""
 
-    def __init__(self, name: str, n: int, bus_w: int, design: regmap.Design,
+    def __init__(self, name: str, n: int, bus_w: int, design: Design,
                  rng: random.Random, precompute: Precompute | None = None,
                  bias: Bias | None = None, model: Model | None = None,
                  has_field: bool = False) -> None:
@@ -150,7 +151,7 @@ class LoaderSeq(uvm_sequence):
     async def read_value_item(self, region: str) -> BusItem:
         """All words of a register in one burst item, for the scoreboard."""
         if (where := self._whole.get(region)) is None:  # (address, words) of the register
-            bits = self.rm.region_bits(region, self.n, self.design, self.bus_w)
+            bits = self.design.region_bits(self.rm, region, self.n, self.bus_w)
             assert bits is not None, f"{region} is not mapped for {self.design.name}"
             where = self._whole[region] = (self.rm.addr(region), regmap.words(bits, self.bus_w))
         return await self._do(BusItem(Kind.READ, where[0], count=where[1]))

@@ -17,8 +17,9 @@ from cocotb.triggers import ClockCycles
 from pyuvm import ConfigDB, uvm_test
 
 from montverif.models.registry import get_algo
+from montverif.spec.designs import load_design
 from montverif.verif.bus.agent import BusIf
-from montverif.verif.config import CLOCK_PERIOD_NS, RunConfig, load_design
+from montverif.verif.config import CLOCK_PERIOD_NS, RunConfig
 from montverif.verif.env.env import MulEnv
 from montverif.verif.sequences import (
     BackToBackSeq,
@@ -64,7 +65,7 @@ class BaseTest(uvm_test):
         def model(x: int, y: int, m: int):
             return func(x, 0, y, 0, m, n) if algo.halves else func(x, y, m, n)
 
-        return {"n": n, "bus_w": self.run_cfg.bus_w, "design": self.design.design,
+        return {"n": n, "bus_w": self.run_cfg.bus_w, "design": self.design,
                 "rng": self.rng,
                 "precompute": lambda m: algo.precomputed(m, n, params),
                 "bias": Bias.from_env(), "model": model, "has_field": algo.has_field}
@@ -144,7 +145,7 @@ class VectorTest(BaseTest):
 
     def sequences(self) -> list[LoaderSeq]:
         assert self.run_cfg.vectors is not None, "VectorTest needs MV_VECTORS"
-        design = self.design.design
+        design = self.design
         vectors = load_vectors(self.run_cfg.vectors, self.run_cfg.n, design.operands,
                                design.below_modulus, design.carry_save_operands)
         idle_reads = vector_option(self.run_cfg.vectors, "idle_reads")

@@ -1,6 +1,6 @@
 """cocotb tests (pyuvm) for the RSA core behind mv_bus_loader (rsa_core_top).
 
-Selected by verif/configs/rsa_core.toml (test_module); the runner passes the DUT, width,
+Selected by hdl/rsa/rsa_core.toml (test_module); the runner passes the DUT, width,
 parameters and seed through MV_* environment variables. Loaded by cocotb, not by pytest.
 """
 
@@ -15,8 +15,9 @@ from cocotb.triggers import ClockCycles
 from pyuvm import ConfigDB, uvm_test
 
 from montverif.models.registry import get_algo
+from montverif.spec.designs import load_design
 from montverif.verif.bus.agent import BusIf
-from montverif.verif.config import CLOCK_PERIOD_NS, RunConfig, load_design
+from montverif.verif.config import CLOCK_PERIOD_NS, RunConfig
 from montverif.verif.env.rsa_env import RsaEnv
 from montverif.verif.env.rsa_seq import (
     ConstantTimeSeq,
@@ -50,7 +51,7 @@ class RsaBaseTest(uvm_test):
     def seq_args(self) -> dict[str, object]:
         algo = get_algo(self.design.model)
         n, params = self.run_cfg.n, self.run_cfg.params
-        return {"n": n, "bus_w": self.run_cfg.bus_w, "design": self.design.design,
+        return {"n": n, "bus_w": self.run_cfg.bus_w, "design": self.design,
                 "rng": self.rng, "params": params,
                 "precompute": lambda m: algo.precomputed(m, n, params)}
 

@@ -1,5 +1,5 @@
-// GENERATED from hdl/common/regmap.json by `montverif regmap --write`.
-// Do not edit: change the JSON and regenerate (`make regmap`).
+// GENERATED from hdl/common/regmap.json and the design descriptors by
+// `montverif generate`. Do not edit: change the sources and regenerate.
 package mv_regmap_pkg;
   // Not every design uses every constant of the shared map.
   /* verilator lint_off UNUSEDPARAM */

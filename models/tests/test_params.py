@@ -9,16 +9,20 @@ import pytest
 from montverif.models.cli import main, parse_params
 from montverif.models.registry import ALGOS, reference
 from montverif.models.result import ModelInputError
+from montverif.spec.design import Param
 
 
 def _with_params():
-    """mont_r2 with an invented parameter W (must divide n) and a precomputed register."""
+    """mont_r2 with an invented parameter W (2..16 in its descriptor, must divide n) and a
+    precomputed register."""
 
     def check(n: int, W: int) -> None:
         if n % W:
             raise ModelInputError(f"W={W} must divide N={n}")
 
-    return dataclasses.replace(ALGOS["mont_r2"], params=(("W", 4),), check=check,
+    info = ALGOS["mont_r2"]
+    design = dataclasses.replace(info.design, parameters={"W": Param("W", 4, 2, 16)})
+    return dataclasses.replace(info, design=design, check=check,
                                precompute=(("MP", lambda m, n, W: (-pow(m, -1, 1 << W))
                                             % (1 << W)),))
 
@@ -31,6 +35,8 @@ def test_resolve_fills_defaults_and_checks():
         info.resolve(8, {"W": 3})
     with pytest.raises(ModelInputError, match="no parameter"):
         info.resolve(8, {"P": 2})
+    with pytest.raises(ModelInputError, match="W=32 is above its largest value 16"):
+        info.resolve(64, {"W": 32})
 
 
 def test_precomputed_registers_are_m_prime():

@@ -104,8 +104,11 @@ def test_registry_entry() -> None:
                                                          "V": 16, "W": 16, "P": 1}
     assert reference(info, 3, 5, 7, 8) == pow(3, 5, 7)
     assert set(info.precomputed(7, 8, {})) == {"R2", "MP"}
-    with pytest.raises(ModelInputError, match="Mult must be"):
+    with pytest.raises(ModelInputError, match="Mult=9: one of mont_lut, mont_csa"):
         info.resolve(64, {"Mult": 9})
+    with pytest.raises(ModelInputError, match="Mult=vhr is not one of mont_lut"):
+        info.resolve(64, {"Mult": "vhr"})
+    assert info.resolve(64, {"Mult": "mwrkmm", "V": 16, "W": 16, "P": 1})["Mult"] == 4
     with pytest.raises(ModelInputError, match="ConstTime"):
         info.resolve(64, {"ConstTime": 2})
 

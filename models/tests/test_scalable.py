@@ -156,7 +156,7 @@ def test_mprime_matches_gmpy2_invert(m: int, w: int):
 
 
 @pytest.mark.parametrize(("algo", "n", "params", "needle"), [
-    ("mwr2mm", 32, {"W": 1}, "W must be >= 2"),
+    ("mwr2mm", 32, {"W": 1}, "W=1 is below its least value 2"),
     ("mwr2mm", 32, {"W": 33}, "must be <= N=32"),
     ("mwr2mm", 32, {"W": 8, "P": 3}, "P=3 must be in 1..p_max=2"),
     ("mwr2mm", 32, {"P": 0}, "P=0"),

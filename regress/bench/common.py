@@ -19,7 +19,7 @@ from montverif.regress.flow.paths import BUILD_ROOT, ROOT, SIM_BUILDS
 from montverif.regress.flow.spec import TIMESCALE, BuildSpec
 from montverif.regress.flow.vectors import vector_file
 from montverif.regress.regression.shards import op_cycles
-from montverif.verif.config import DesignConfig
+from montverif.spec.design import Design
 
 DEFAULT_OUT = ROOT / "docs" / "bench"
 BENCH_BUILD = BUILD_ROOT / "bench"
@@ -85,9 +85,8 @@ def runs_per_point(name: str, n: int, params: dict[str, int], sim_name: str, rep
     return repeat if cycles <= CYCLE_BUDGET[sim_name] else 1
 
 
-def bit_serial(design: DesignConfig) -> bool:
-    return any(src.parent.name in BIT_SERIAL_FAMILIES and src.stem == design.name
-               for src in design.sources)
+def bit_serial(design: Design) -> bool:
+    return design.family in BIT_SERIAL_FAMILIES
 
 
 class BenchError(RuntimeError):
@@ -108,18 +107,18 @@ class Stat:
         return Stat(statistics.median(samples), min(samples), max(samples), samples)
 
 
-def make_vectors(design: DesignConfig, n: int, count: int, seed: int) -> list[dict[str, int]]:
+def make_vectors(design: Design, n: int, count: int, seed: int) -> list[dict[str, int]]:
     """`count` random operations (full-width odd moduli, operands below M); carry-save
     second halves are 0."""
     rng = random.Random(f"{seed}:{design.name}:{n}")
     out = []
     for _ in range(count):
         m = rng.getrandbits(n - 1) | (1 << (n - 1)) | 1
-        values = {r: 0 for r in design.design.operands}
-        for r in design.design.operands[:-1]:
-            if r not in {h for g in design.design.carry_save_operands for h in g[1:]}:
+        values = {r: 0 for r in design.operands}
+        for r in design.operands[:-1]:
+            if r not in {h for g in design.carry_save_operands for h in g[1:]}:
                 values[r] = rng.randrange(m)
-        values[design.design.modulus] = m
+        values[design.modulus] = m
         out.append(values)
     return out
 
@@ -150,7 +149,7 @@ def wall_limit(seconds: int) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def run_module(spec: BuildSpec, design: DesignConfig, module: str, out: Path,
+def run_module(spec: BuildSpec, design: Design, module: str, out: Path,
                env: dict[str, str], timeout_s: int, seed: int | None = None) -> None:
     """Run the cocotb test module `module` (not the design's testbench) on the built
     Verilator model of `spec`, in `out` (sim.log, results.xml), with `env` added. WallLimit

@@ -18,7 +18,7 @@ from montverif.regress.flow import tools
 from montverif.regress.flow.build import half_period_units
 from montverif.regress.flow.paths import SIM_BUILDS
 from montverif.regress.flow.spec import BuildSpec
-from montverif.verif.config import DesignConfig
+from montverif.spec.design import Design
 
 ENGINE_IDLE = Path(__file__).resolve().with_name("engine_idle.cpp")
 
@@ -53,7 +53,7 @@ def engine_floor_seconds(exe: Path, cycles: int) -> float:
     return float(dict(kv.split("=") for kv in res.stdout.split())["seconds"])
 
 
-def kernel_floor_seconds(spec: BuildSpec, design: DesignConfig, cycles: int, out: Path
+def kernel_floor_seconds(spec: BuildSpec, design: Design, cycles: int, out: Path
                          ) -> float:
     """Seconds of `cycles` idle clock cycles under cocotb on the (built) engine model, with
     Python waiting on one Timer (regress/bench/floor_probe.py)."""

@@ -19,17 +19,17 @@ from montverif.regress.bench.common import (
     BenchError,
 )
 from montverif.regress.flow import tools
-from montverif.verif import regmap
-from montverif.verif.config import DesignConfig
+from montverif.spec import regmap
+from montverif.spec.design import Design
 
 HARNESS = Path(__file__).resolve().with_name("harness.cpp")
 
-def harness_script(design: DesignConfig, n: int, vectors: list[dict[str, int]],
+def harness_script(design: Design, n: int, vectors: list[dict[str, int]],
                    params: dict[str, int]) -> str:
     """The bus transfers of the testbench's VectorTest: load every operand (and the
     precomputed registers), START, wait for done, read P (S, C), CYCLES and STATUS."""
     rm = regmap.load()
-    d = design.design
+    d = design
     algo = get_algo(design.model)
     lines: list[str] = []
     for vec in vectors:
@@ -40,7 +40,7 @@ def harness_script(design: DesignConfig, n: int, vectors: list[dict[str, int]],
         lines.append(f"W {rm.addr('CTRL'):x} {rm.fields['CTRL']['START'].put(1):x}")
         lines.append("D")
         for reg in ("P", "S", "C", "CYCLES"):
-            bits = rm.region_bits(reg, n, d, BUS_W)
+            bits = rm.region_bits(reg, n, d.redundant_width(n), BUS_W)
             if bits is None or (reg in ("S", "C") and d.redundant_extra_bits is None):
                 continue
             lines += [f"R {rm.addr(reg, k):x}" for k in range(regmap.words(bits, BUS_W))]
@@ -48,11 +48,11 @@ def harness_script(design: DesignConfig, n: int, vectors: list[dict[str, int]],
     return "\n".join(lines) + "\n"
 
 
-def check_harness_reads(design: DesignConfig, n: int, vectors: list[dict[str, int]],
+def check_harness_reads(design: Design, n: int, vectors: list[dict[str, int]],
                         params: dict[str, int], reads: list[int]) -> None:
     """Every P the harness read back against gmpy2 (the raw run must be correct too)."""
     rm = regmap.load()
-    d = design.design
+    d = design
     algo = get_algo(design.model)
     pos = 0
     for i, vec in enumerate(vectors):
@@ -64,7 +64,7 @@ def check_harness_reads(design: DesignConfig, n: int, vectors: list[dict[str, in
             raise BenchError(f"{design.name} n={n}: raw harness op {i}: P=0x{p:x}, gmpy2 "
                              f"expects 0x{want:x}")
         for reg in ("P", "S", "C", "CYCLES"):
-            bits = rm.region_bits(reg, n, d, BUS_W)
+            bits = rm.region_bits(reg, n, d.redundant_width(n), BUS_W)
             if bits is None or (reg in ("S", "C") and d.redundant_extra_bits is None):
                 continue
             pos += regmap.words(bits, BUS_W)
@@ -74,7 +74,7 @@ def check_harness_reads(design: DesignConfig, n: int, vectors: list[dict[str, in
                          f"expected {pos}")
 
 
-def build_harness(design: DesignConfig, n: int, params: dict[str, int]) -> tuple[Path, float]:
+def build_harness(design: Design, n: int, params: dict[str, int]) -> tuple[Path, float]:
     """Verilate the design's toplevel with the C++ harness (the simulator's default
     optimisation, as the cocotb build; without --vpi/--public-flat-rw)."""
     tools.setup_env("verilator")
@@ -91,7 +91,7 @@ def build_harness(design: DesignConfig, n: int, params: dict[str, int]) -> tuple
            "--top-module", top, "--Mdir", str(out / "obj"), "-o", "bench",
            "--timescale", "1ns/1ps"]
     cmd += [f"-G{k}={v}" for k, v in gparams.items()]
-    cmd += [str(s) for s in design.sources] + [str(cpp)]
+    cmd += [str(s) for s in top.sources(design)] + [str(cpp)]
     t0 = time.monotonic()
     res = subprocess.run(cmd, capture_output=True, text=True, cwd=out)
     if res.returncode != 0:
@@ -116,7 +116,7 @@ def run_harness(exe: Path, script: Path, loops: int = 1, idle: int = 0
     return float(fields["seconds"]), int(fields["cycles"]), reads, float(fields["idle_seconds"])
 
 
-def raw_runner(design: DesignConfig, n: int, params: dict[str, int],
+def raw_runner(design: Design, n: int, params: dict[str, int],
                vectors: list[dict[str, int]], work: Path, point: dict[str, object]
                ) -> Callable[[], tuple[float, float, float]]:
     """The raw harness of a point, built, its results checked once and its loop count set

@@ -37,7 +37,8 @@ from montverif.regress.flow.build import build
 from montverif.regress.flow.paths import ROOT, SIM_BUILDS
 from montverif.regress.flow.simulate import available_cores, check_thread, execute
 from montverif.regress.flow.spec import BUS_MODES, BuildSpec, RunSpec, has_engine
-from montverif.verif.config import DesignConfig, load_design
+from montverif.spec.design import Design
+from montverif.spec.designs import load_design
 
 
 def testbench_seconds(run: RunSpec, log_dir: Path) -> float:
@@ -82,7 +83,7 @@ def engine_sim_seconds(log_dir: Path) -> float:
         raise BenchError(f"{log_dir}: no engine split (engine.json): {exc}") from None
 
 
-def rebuild_seconds(spec: BuildSpec, design: DesignConfig) -> float:
+def rebuild_seconds(spec: BuildSpec, design: Design) -> float:
     """A from-scratch build of the testbench model (stamp removed first), with ccache off:
     the figure is a cold compile, not a cache hit (regress/flow/tools.py)."""
     stamp = SIM_BUILDS / spec.key / "montverif.stamp"

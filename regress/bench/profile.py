@@ -10,7 +10,7 @@ from montverif.models.registry import get_algo
 from montverif.regress.bench.common import BUS_W, SEED, make_vectors, write_vector_file
 from montverif.regress.bench.points import testbench_seconds
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.verif.config import load_design
+from montverif.spec.designs import load_design
 
 PROFILE_GROUPS = (("models", "/models/"), ("verif", "/verif/"), ("pyuvm", "/pyuvm/"),
                   ("cocotb_coverage", "/cocotb_coverage/"), ("cocotb", "/cocotb/"))

@@ -6,7 +6,6 @@ import json
 import statistics
 from pathlib import Path
 
-from montverif.models.paper import formula
 from montverif.models.registry import get_algo
 from montverif.regress.bench.common import (
     ENGINE_BUILDS,
@@ -18,7 +17,8 @@ from montverif.regress.bench.common import (
     make_vectors,
 )
 from montverif.regress.flow.paths import ROOT
-from montverif.verif.config import load_design
+from montverif.spec.designs import load_design
+from montverif.spec.formula import formula
 
 SERIES = ("verilator", "verilator_engine", "verilator_engine_inline", "icarus",
           "icarus_engine", "raw")
@@ -73,13 +73,13 @@ def cycle_table(names: list[str], widths: list[int]) -> list[dict[str, object]]:
     for name in names:
         design = load_design(name)
         algo = get_algo(design.model)
-        paper = str(design.paper.get("cycles", ""))
+        paper = str(design.paper_cycles.get("cycles", ""))
         for n in widths:
             if not design.min_n <= n <= design.max_n:
                 continue
             params = algo.resolve(n)
             vec = make_vectors(design, n, 1, SEED)[0]
-            measured = algo.model(params)(*[vec[r] for r in design.design.operands], n).cycles
+            measured = algo.model(params)(*[vec[r] for r in design.operands], n).cycles
             ref = formula(paper, n, params) if paper else None
             rows.append({"design": name, "n": n, "params": params, "cycles": measured,
                          "paper": ref, "ratio": (measured / ref) if ref else None})

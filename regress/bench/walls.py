@@ -15,7 +15,7 @@ from pathlib import Path
 from montverif.regress.bench.common import BENCH_BUILD, BenchError
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import ROOT, SIM_BUILDS
-from montverif.verif.config import ConfigError
+from montverif.spec.errors import ConfigError
 
 
 def regression_wall(list_name: str, jobs: list[int]) -> dict[str, object]:

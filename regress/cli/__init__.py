@@ -18,13 +18,13 @@ from montverif.regress.cli import (
     closure,
     codecov,
     cycles,
+    generate,
     lint,
     mutate,
     regress,
     rsa_figures,
     sim,
 )
-from montverif.verif import regmap
 
 Main = Callable[[list[str]], int]
 
@@ -53,7 +53,7 @@ COMMANDS: dict[str, Command] = {
     "bench": Command(bench.main, "benchmarks: throughput, build times, cycles, wall times"),
     "cycles": Command(cycles.main, "docs/cycles.md from a regression's transaction logs"),
     "lint": Command(lint.main, "RTL lint on both simulators, generated files, ruff"),
-    "regmap": Command(regmap.main, "generate or check the register map's RTL package and docs"),
+    "generate": Command(generate.main, "derived files: the RTL package, docs/regmap.md, README"),
     "models": Command(models_cli.main, "the bit-accurate models: list them, run one operation"),
     "rsa-figures": Command(rsa_figures.main, "docs/rsa.md's measured figures"),
 }

@@ -33,7 +33,8 @@ from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.spec import BUS_MODES
-from montverif.verif.config import ConfigError, known_designs, load_design
+from montverif.spec.designs import known_designs, load_design
+from montverif.spec.errors import ConfigError
 
 Walls = dict[str, dict[str, object]]
 

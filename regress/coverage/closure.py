@@ -7,8 +7,8 @@
     montverif closure compare --duts D1,D2 [same options as run]
         steered vs plain random on the same seeds: a markdown table (docs/closure.md)
 
-Goals: `[coverage] goal = <percent>` (and `waive = [...]` for unreachable bins) in
-verif/configs/<dut>.toml, the one place they are declared (regress/coverage/merge.py). A list of
+Goals: `[coverage] goal = <percent>` (and `waive = [...]` for unreachable bins) in the DUT's
+descriptor (hdl/<family>/<dut>.toml), the one place they are declared. A list of
 regress/lists.toml with `coverage_goals = true` (nightly) fails when a DUT misses its goal:
 `regress run` calls `after_regression` which merges, prints the closure table and returns 1.
 
@@ -37,7 +37,7 @@ from montverif.regress.flow import check, simulate, tools
 from montverif.regress.flow.paths import BUILD_ROOT
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
 from montverif.regress.regression.seeds import derive_seed
-from montverif.verif.config import ConfigError
+from montverif.spec.errors import ConfigError
 from montverif.verif.steer import Bias, Target
 
 CLOSURE_ROOT = BUILD_ROOT / "closure"

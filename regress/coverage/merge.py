@@ -19,7 +19,7 @@ summary.json schema (version 1; all bins by name `<point>:<bin>`, e.g. `mont_lut
      "skipped_runs": {key: why},     # runs not merged: failed / not started / no coverage.xml
      "enforce": bool,                # whether the goals decide the regression's exit code
      "duts": {dut: {"covered": int, "total": int, "percent": float,
-                    "goal": float,   # percent of bins (verif/configs/<dut>.toml [coverage])
+                    "goal": float,   # percent of bins (the descriptor's [coverage])
                     "met": bool,     # percent >= goal
                     "runs": int,
                     "uncovered": [bin names],  # not covered, not waived
@@ -40,14 +40,15 @@ from __future__ import annotations
 import fnmatch
 import json
 import logging
-import tomllib
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cocotb_coverage.coverage import merge_coverage
 
-from montverif.verif.config import CONFIG_DIR
+from montverif.spec.designs import known_designs, load_design
 
 SCHEMA = 1
 COVERAGE_DIR = "coverage"
@@ -97,10 +98,10 @@ def dut_of(point: str) -> str:
 # --- goals ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Goal:
-    """`[coverage]` of verif/configs/<dut>.toml: `goal` = percent of the bins that must be
-    covered (default 100); `waive` = bins the design cannot reach, as patterns relative to
-    the DUT (fnmatch, e.g. "final_sub:taken", "cross.sub_x_m:(True, *)"): they leave the
-    total and are listed as waived; `waive_reason` says why."""
+    """`[coverage]` of the DUT's descriptor (hdl/<family>/<dut>.toml): `goal` = percent of
+    the bins that must be covered (default 100); `waive` = bins the design cannot reach, as
+    patterns relative to the DUT (fnmatch, e.g. "final_sub:taken", "cross.sub_x_m:(True, *)"):
+    they leave the total and are listed as waived; `waive_reason` says why."""
 
     percent: float = DEFAULT_GOAL
     waive: tuple[str, ...] = ()
@@ -111,24 +112,22 @@ class Goal:
         return any(fnmatch.fnmatchcase(rel, pat) for pat in self.waive)
 
 
-def goal_of(dut: str, config_dir: Path = CONFIG_DIR) -> Goal:
-    """The DUT's goal from verif/configs/<dut>.toml (100 % when there is no [coverage])."""
-    path = config_dir / f"{dut}.toml"
-    try:
-        raw = tomllib.loads(path.read_text())
-    except OSError:
-        return Goal()  # a DUT of synthetic or foreign results: the default goal
-    except tomllib.TOMLDecodeError as exc:
-        raise CoverageError(f"{path.name}: {exc}") from None
-    table = raw.get("coverage", {})
+def goal_of(dut: str, tables: Mapping[str, Mapping[str, Any]] | None = None) -> Goal:
+    """The DUT's goal: the [coverage] table of its descriptor (or of `tables`, by DUT); 100 %
+    for a DUT with none (synthetic or foreign results)."""
+    if tables is not None:
+        table: Any = tables.get(dut, {})
+    else:
+        table = load_design(dut).coverage if dut in known_designs() else {}
+    where = f"{dut}: [coverage]"
     if not isinstance(table, dict) or set(table) - {"goal", "waive", "waive_reason"}:
-        raise CoverageError(f"{path.name}: [coverage] takes goal, waive, waive_reason")
+        raise CoverageError(f"{where} takes goal, waive, waive_reason")
     goal = table.get("goal", DEFAULT_GOAL)
     if isinstance(goal, bool) or not isinstance(goal, int | float) or not 0 <= goal <= 100:
-        raise CoverageError(f"{path.name}: [coverage] goal must be a number 0..100 (got {goal!r})")
+        raise CoverageError(f"{where} goal must be a number 0..100 (got {goal!r})")
     waive = table.get("waive", [])
     if not isinstance(waive, list) or not all(isinstance(w, str) for w in waive):
-        raise CoverageError(f"{path.name}: [coverage] waive must be a list of bin patterns")
+        raise CoverageError(f"{where} waive must be a list of bin patterns")
     return Goal(float(goal), tuple(waive), str(table.get("waive_reason", "")))
 
 
@@ -219,7 +218,7 @@ class DutCoverage:
                                     "total": len(p.hits)} for p in self.points.values()}}
 
 
-def merge_runs(refs: list[RunRef], config_dir: Path = CONFIG_DIR
+def merge_runs(refs: list[RunRef], goals: Mapping[str, Mapping[str, Any]] | None = None
                ) -> tuple[dict[str, DutCoverage], dict[str, str]]:
     """Per DUT the merged coverage of the passing runs, and why the others were skipped."""
     duts: dict[str, DutCoverage] = {}
@@ -234,7 +233,7 @@ def merge_runs(refs: list[RunRef], config_dir: Path = CONFIG_DIR
             continue
         points = read_points(xml)
         for dut in sorted({dut_of(p) for p in points}):
-            cov = duts.get(dut) or duts.setdefault(dut, DutCoverage(dut, goal_of(dut, config_dir)))
+            cov = duts.get(dut) or duts.setdefault(dut, DutCoverage(dut, goal_of(dut, goals)))
             cov.add(ref.key, {k: v for k, v in points.items() if dut_of(k) == dut}, xml)
     return dict(sorted(duts.items())), skipped
 
@@ -264,11 +263,12 @@ def summary_dict(results: Path, duts: dict[str, DutCoverage], skipped: dict[str,
                         "percent": round(100.0 * covered / total, 2) if total else 100.0}}
 
 
-def merge_results(results: Path, enforce: bool = False, config_dir: Path = CONFIG_DIR
+def merge_results(results: Path, enforce: bool = False,
+                  goals: Mapping[str, Mapping[str, Any]] | None = None
                   ) -> dict[str, object]:
     """Merge a results folder's functional coverage into <results>/coverage/; returns the
     summary (also written as coverage/summary.json). Raises CoverageError."""
-    duts, skipped = merge_runs(run_refs(results), config_dir)
+    duts, skipped = merge_runs(run_refs(results), goals)
     out = results / COVERAGE_DIR
     out.mkdir(parents=True, exist_ok=True)
     for dut, cov in duts.items():

@@ -20,12 +20,14 @@ from cocotb_tools.runner import Verilator, get_runner
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import SIM_BUILDS
 from montverif.regress.flow.spec import TIMESCALE, UNIT_NS, BuildSpec, engine_hdl_clock
+from montverif.spec.design import Design
+from montverif.spec.errors import ConfigError
 from montverif.verif.bus import engine
 from montverif.verif.bus.vpi import STORAGE_SYMBOL
-from montverif.verif.config import CLOCK_PERIOD_NS, ConfigError, DesignConfig
+from montverif.verif.config import CLOCK_PERIOD_NS
 
 
-def vpi_control(design: DesignConfig, engine_build: bool = False) -> str:
+def vpi_control(design: Design, engine_build: bool = False) -> str:
     """Verilator control file that makes the signals the testbench probes inside the DUT
     visible through VPI, and in engine builds the bus engine's script, log and cycle count.
     The build replaces cocotb's --public-flat-rw (every signal public, which keeps Verilator
@@ -80,7 +82,7 @@ def _verilator_runner(control: Path | None, main: Path | None = None):
     return LeanVerilator()
 
 
-def _build_stamp(b: BuildSpec, design: DesignConfig) -> str:
+def _build_stamp(b: BuildSpec, design: Design) -> str:
     spec = {k: v for k, v in asdict(b).items()  # old stamps stay valid
             if k not in ("coverage", "overlay") or v}
     h = hashlib.sha256(json.dumps(spec, sort_keys=True).encode())
@@ -95,7 +97,7 @@ def _build_stamp(b: BuildSpec, design: DesignConfig) -> str:
     return h.hexdigest()
 
 
-def build(b: BuildSpec, design: DesignConfig, log: Path | None = None) -> tuple[Path, float]:
+def build(b: BuildSpec, design: Design, log: Path | None = None) -> tuple[Path, float]:
     """Compile once per BuildSpec; returns (build dir, seconds spent, 0 when up to date)."""
     tools.setup_env(b.sim)
     build_dir = SIM_BUILDS / b.key
@@ -105,7 +107,7 @@ def build(b: BuildSpec, design: DesignConfig, log: Path | None = None) -> tuple[
         return _build_locked(b, design, build_dir, log)
 
 
-def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path | None
+def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | None
                   ) -> tuple[Path, float]:
     stamp = build_dir / "montverif.stamp"
     want = _build_stamp(b, design)
@@ -137,7 +139,7 @@ def _build_locked(b: BuildSpec, design: DesignConfig, build_dir: Path, log: Path
     sources = b.sources(design)
     if b.bus == "engine":
         wrapper = build_dir / f"{b.toplevel(design)}.sv"
-        depth = engine.script_depth(b.n, design.design, b.bus_w)
+        depth = engine.script_depth(b.n, design, b.bus_w)
         wrapper.write_text(engine.emit_wrapper(design.toplevel, b.parameters(design), depth,
                                                hdl_clock=not main_loop,
                                                observe=design.observe))

@@ -16,13 +16,15 @@ from montverif.regress.flow.spec import (
     has_engine,
     with_design_tests,
 )
-from montverif.verif import regmap
-from montverif.verif.config import ConfigError, DesignConfig, load_design
+from montverif.spec import regmap
+from montverif.spec.design import Design
+from montverif.spec.designs import load_design
+from montverif.spec.errors import ConfigError
 from montverif.verif.steer import Bias, BiasError
 from montverif.verif.vectors import load_vectors
 
 
-def validate(run: RunSpec) -> DesignConfig:
+def validate(run: RunSpec) -> Design:
     """Check everything a run needs before any work; raises with a one-line message."""
     run = with_design_tests(run)
     b = run.build
@@ -38,7 +40,7 @@ def validate(run: RunSpec) -> DesignConfig:
     if not design.min_n <= b.n <= design.max_n:
         raise ConfigError(f"unsupported width N={b.n} for {b.dut} "
                           f"(supported: {design.min_n}..{design.max_n})")
-    red = design.design.redundant_width(b.n) or b.n
+    red = design.redundant_width(b.n) or b.n
     if regmap.words(red, b.bus_w) > 1 << rm.index_width:
         raise ConfigError(f"N={b.n} needs more than {1 << rm.index_width} words at BUSW={b.bus_w}")
     try:
@@ -59,8 +61,8 @@ def validate(run: RunSpec) -> DesignConfig:
         module, _, func = vector_loader.partition(":")
         getattr(importlib.import_module(module), func)(Path(run.vectors), b.n)
     elif run.vectors is not None:
-        load_vectors(Path(run.vectors), b.n, design.design.operands, design.design.below_modulus,
-                     design.design.carry_save_operands)
+        load_vectors(Path(run.vectors), b.n, design.operands, design.below_modulus,
+                     design.carry_save_operands)
     known = tb_tests + VECTOR_TESTS
     unknown = [t for t in run.tests if t not in known]
     if unknown:

@@ -16,7 +16,8 @@ from cocotb_tools.runner import get_runner
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import SIM_BUILDS
 from montverif.regress.flow.spec import TIMESCALE, BuildSpec, RunSpec, design_tb
-from montverif.verif.config import RunConfig, load_design
+from montverif.spec.designs import load_design
+from montverif.verif.config import RunConfig
 
 
 def _child_test(run: RunSpec, log_dir: Path) -> int:

@@ -10,7 +10,7 @@ from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import check, simulate, tools
 from montverif.regress.flow.paths import SIM_BUILDS
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
-from montverif.verif.config import ConfigError
+from montverif.spec.errors import ConfigError
 from montverif.verif.vectors import VectorError
 
 INPUT_ERRORS = (ConfigError, VectorError, tools.ToolError)

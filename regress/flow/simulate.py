@@ -21,7 +21,7 @@ from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.paths import ROOT, RUNS_ROOT, SIM_BUILDS
 from montverif.regress.flow.spec import Outcome, RunSpec, engine_hdl_clock, with_design_tests
-from montverif.verif.config import ConfigError
+from montverif.spec.errors import ConfigError
 
 # simulations this process runs at once (the scheduler's `parallel` sets it): a run gets the
 # scoreboard's checker thread only when every one of them can have a second core

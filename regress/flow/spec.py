@@ -8,43 +8,31 @@ import dataclasses
 import hashlib
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from montverif.models.registry import get_algo
+from montverif.spec import top
+from montverif.spec.design import Design
+from montverif.spec.designs import known_designs, load_design
 from montverif.verif.bus import engine
-from montverif.verif.config import CONFIG_DIR, DesignConfig
 
 TIMESCALE = ("1ns", "1ps")  # (unit, precision) of every build and run
-
-
 UNIT_NS = {"fs": 1e-6, "ps": 1e-3, "ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}  # time units
-
-
 TEST_MODULE = "montverif.verif.tb_mult"
-
-
 ALL_TESTS = ("RandomTest", "CornerTest", "BackToBackTest", "StatusWhileBusyTest", "ErrorTest")
-
-
 VECTOR_TESTS = ("VectorTest",)
-
-
 DEFAULT_TIMEOUT_S = 1800
-
-
 BUS_MODES = ("pins", "engine")
 
 
 def design_tb(dut: str) -> tuple[str, tuple[str, ...], str | None]:
     """The design's testbench: (cocotb test module, default tests, vector loader "mod:func"),
-    from the optional keys test_module, tests and vector_loader of its config TOML; the
-    multiplier testbench (TEST_MODULE, ALL_TESTS, verif.vectors) by default."""
-    path = CONFIG_DIR / f"{dut}.toml"
-    raw = tomllib.loads(path.read_text()) if path.is_file() else {}
-    return (raw.get("test_module", TEST_MODULE), tuple(raw.get("tests", ALL_TESTS)),
-            raw.get("vector_loader"))
+    from its descriptor's [testbench] (module, tests, vector_loader); the multiplier
+    testbench (TEST_MODULE, ALL_TESTS, verif.vectors) by default."""
+    tb = load_design(dut).testbench if dut in known_designs() else {}
+    return (str(tb.get("module", TEST_MODULE)), tuple(tb.get("tests", ALL_TESTS)),
+            tb.get("vector_loader"))
 
 
 def has_engine(dut: str) -> bool:
@@ -107,25 +95,32 @@ class BuildSpec:
         parts += ["cov"] if self.coverage else []
         return "-".join(parts + [self.sim])
 
-    def toplevel(self, design: DesignConfig) -> str:
+    def toplevel(self, design: Design) -> str:
         return engine.wrapper_name(design.toplevel) if self.bus == "engine" else \
             design.toplevel
 
-    def sources(self, design: DesignConfig) -> list[Path]:
+    def sources(self, design: Design) -> list[Path]:
         """The design's sources, each replaced by the overlay's file of the same name."""
+        sources = top.sources(design)
         if not self.overlay:
-            return list(design.sources)
+            return sources
         over = Path(self.overlay)
-        return [over / s.name if (over / s.name).is_file() else s for s in design.sources]
+        return [over / s.name if (over / s.name).is_file() else s for s in sources]
 
-    def design_params(self, design: DesignConfig) -> dict[str, int]:
+    def design_params(self, design: Design) -> dict[str, int]:
         """The parameters beyond N, defaults included (raises ModelInputError if illegal)."""
         return get_algo(design.model).resolve(self.n, dict(self.params))
 
-    def parameters(self, design: DesignConfig) -> dict[str, int]:
+    def parameters(self, design: Design) -> dict[str, int]:
         params = {"N": self.n, "BusW": self.bus_w, "AckWait": self.ack_wait}
         params |= self.design_params(design)
         return params | (design.fault_params if self.fault else {})
+
+
+def _params_text(b: BuildSpec) -> str:
+    """A build's parameters as a command line writes them (a choice by its name)."""
+    design = load_design(b.dut) if b.dut in known_designs() else None
+    return ",".join(f"{k}={design.param_text(k, v) if design else v}" for k, v in b.params)
 
 
 @dataclass(frozen=True)
@@ -154,7 +149,7 @@ class RunSpec:
         """The one command that runs this seed again, with waves."""
         b = self.build
         cmd = f"montverif sim --dut {b.dut} --n {b.n}"
-        cmd += f" --params {','.join(f'{k}={v}' for k, v in b.params)}" if b.params else ""
+        cmd += f" --params {_params_text(b)}" if b.params else ""
         cmd += f" --busw {b.bus_w} --sim {b.sim} --seed {self.seed} --txns {self.txns}"
         cmd += f" --ack-wait {b.ack_wait}" if b.ack_wait else ""
         cmd += " --fault" if b.fault else ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 
 from montverif.regress.flow.spec import design_tb
-from montverif.verif.config import load_design
+from montverif.spec.designs import load_design
 
 
 def vector_keys(dut: str) -> tuple[str, ...] | None:
@@ -23,6 +23,6 @@ def vector_file(dut: str, vecs: list[dict[str, str]]) -> dict[str, object]:
     reads P, S, C after reset and after a final CLEAR (idle_reads)."""
     if (keys := vector_keys(dut)) is None:
         return {"idle_reads": True, "vectors": vecs}
-    regs = [r.lower() for r in load_design(dut).design.operands]
+    regs = [r.lower() for r in load_design(dut).operands]
     rename = dict(zip(regs, keys, strict=True))
     return {"vectors": [{rename[k]: v for k, v in vec.items()} for vec in vecs]}

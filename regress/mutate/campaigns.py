@@ -34,7 +34,7 @@ from montverif.regress.regression.lists import ListError, TestList, as_int, as_s
 from montverif.regress.regression.results import FAIL, PASS, Regression
 from montverif.regress.regression.scheduler import Options, Progress, parallel
 from montverif.regress.regression.seeds import derive_seed
-from montverif.verif.config import known_designs, load_design
+from montverif.spec.designs import known_designs, load_design
 
 KEYS = ("dut", "mutants", "sim", "n", "txns", "goal", "share")
 DEFAULT_SIM = "icarus"
@@ -94,7 +94,8 @@ def parse(raw: object, where: str) -> list[CampaignSpec]:
         raise ListError(f"{where}: unknown key(s) {', '.join(unknown)} "
                            f"(known: {', '.join(KEYS)})")
     dut = raw["dut"]
-    duts = as_strs(dut if isinstance(dut, list) else [dut], f"{where}.dut", known_designs())
+    duts = known_designs() if dut == "*" else as_strs(dut if isinstance(dut, list) else [dut],
+                                                      f"{where}.dut", known_designs())
     mutants = as_int(raw["mutants"], f"{where}.mutants", 1)
     simulator = as_strs([raw.get("sim", DEFAULT_SIM)], f"{where}.sim", tools.SIMULATORS)[0]
     txns = as_int(raw.get("txns", DEFAULT_TXNS), f"{where}.txns", 1)

@@ -45,7 +45,8 @@ from montverif.regress.mutate import meta, proofs
 from montverif.regress.mutate.sites import Mutant, mutant_params
 from montverif.regress.mutate.svmut import Site
 from montverif.regress.regression.diffsim import transactions
-from montverif.verif.config import ConfigError, DesignConfig
+from montverif.spec.design import Design
+from montverif.spec.errors import ConfigError
 from montverif.verif.steer import boundary_operands
 
 STATUSES = ("killed", "survived", "equivalent", "stillborn", "error")
@@ -71,7 +72,7 @@ class Options:
 @dataclass
 class Campaign:
     dut: str
-    design: DesignConfig
+    design: Design
     options: Options
     out: Path
     total_sites: int
@@ -254,11 +255,11 @@ def share_builds(c: Campaign, mutants: list[Mutant],
 
 
 # --- equivalence by exhaustive simulation ---------------------------------------------------
-def exhaustive_vectors(design: DesignConfig, bits: int) -> list[dict[str, str]]:
+def exhaustive_vectors(design: Design, bits: int) -> list[dict[str, str]]:
     """Every odd modulus M < 2^bits and every operand combination (operands that must be
     below M range over 0..M-1, second halves of carry-save operands are 0, others range over
     0..2^bits-1)."""
-    d = design.design
+    d = design
     halves = {h for g in d.carry_save_operands for h in g[1:]}
     bases = {g[0] for g in d.carry_save_operands}  # the group's sum must stay below 2M
     out = []
@@ -273,11 +274,11 @@ def exhaustive_vectors(design: DesignConfig, bits: int) -> list[dict[str, str]]:
     return out
 
 
-def wide_vectors(design: DesignConfig, n: int, count: int, seed: int) -> list[dict[str, str]]:
+def wide_vectors(design: Design, n: int, count: int, seed: int) -> list[dict[str, str]]:
     """`count` full-width vectors (the exhaustive set only reaches small values): moduli in
     the top half of N bits (2^(N-1)+1 and 2^N-1 among them), operands from 0, 1, M-2, M-1 and
     random values. Deterministic in seed."""
-    d = design.design
+    d = design
     halves = {h for g in d.carry_save_operands for h in g[1:]}
     bases = {g[0] for g in d.carry_save_operands}
     rng = random.Random(seed)
@@ -299,12 +300,12 @@ def wide_vectors(design: DesignConfig, n: int, count: int, seed: int) -> list[di
     return out
 
 
-def boundary_vectors(design: DesignConfig, n: int, seed: int, tries: int = 20000,
+def boundary_vectors(design: Design, n: int, seed: int, tries: int = 20000,
                      per_event: int = 8) -> list[dict[str, str]]:
     """Full-width vectors at the final reductions' bounds (Result.boundary_events: a compare
     met at its bound or one below it), found with the bit-accurate model: a mutant that only
     differs there (an off-by-one of a FIN compare) is rare among random vectors."""
-    d = design.design
+    d = design
     if d.carry_save_operands or len(d.operands) != 3:
         return []
     algo = get_algo(design.model)
@@ -441,7 +442,7 @@ def first_difference(ref: list[dict], other: list[dict]) -> str | None:
 
 
 # --- the campaign ---------------------------------------------------------------------------
-def baseline(dut: str, design: DesignConfig, opts: Options, out: Path,
+def baseline(dut: str, design: Design, opts: Options, out: Path,
              params: tuple[tuple[str, int], ...] = ()) -> Outcome:
     """The unmutated design must pass the same runs, or no mutant can be judged."""
     run = smoke_run(dut, opts, params=params)
@@ -455,7 +456,7 @@ def baseline(dut: str, design: DesignConfig, opts: Options, out: Path,
     return outcome
 
 
-def run_campaign(dut: str, design: DesignConfig, mutants: list[Mutant], total: int,
+def run_campaign(dut: str, design: Design, mutants: list[Mutant], total: int,
                  opts: Options, out: Path, progress: Callable[[str], None]) -> Campaign:
     t0 = time.monotonic()
     c = Campaign(dut, design, opts, out, total, mutants)

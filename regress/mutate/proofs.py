@@ -22,7 +22,8 @@ from pathlib import Path
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.mutate.sites import all_sites
 from montverif.regress.mutate.svmut import Site
-from montverif.verif.config import ConfigError, load_design
+from montverif.spec.designs import load_design
+from montverif.spec.errors import ConfigError
 
 PROOFS_FILE = ROOT / "regress" / "mutate" / "equivalents.json"
 RECORDED = "equivalent (recorded proof"  # the reason prefix of a proof taken from the file

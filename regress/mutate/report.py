@@ -16,7 +16,7 @@ from montverif.regress.flow.paths import ROOT
 from montverif.regress.mutate import engine
 from montverif.regress.mutate.engine import STATUSES, Campaign, score
 from montverif.regress.mutate.sites import Mutant, all_sites
-from montverif.verif.config import load_design
+from montverif.spec.designs import load_design
 
 
 def counts(c: Campaign) -> dict[str, int]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from montverif.models.registry import get_algo
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.mutate.svmut import Site, candidates, enclosing_blocks
-from montverif.verif.config import DesignConfig, known_designs, load_design
+from montverif.spec.design import Design
 
 OBSERVE_NAMES = ("observe",)  # simulation-only observation modules: never mutated
 
@@ -40,33 +40,15 @@ class Mutant:
                 "log_dir": self.log_dir, "build": self.build}
 
 
-def _candidate_sources(design: DesignConfig) -> list[Path]:
-    out = []
-    for src in design.sources:
-        rel = src.relative_to(ROOT).as_posix()
-        if rel.startswith("hdl/common/") or src.stem.endswith("_top") or any(
-                o in src.stem for o in OBSERVE_NAMES):
-            continue
-        out.append(src)
-    return out
+def core_sources(design: Design) -> list[Path]:
+    """The design's own RTL (its descriptor's `rtl`): never hdl/common/, the generated top,
+    the shared observation modules or the RTL of another design it instantiates (the RSA
+    core's multipliers are mutated in their own designs' campaigns: every file belongs to
+    exactly one campaign)."""
+    return list(design.rtl)
 
 
-def core_sources(design: DesignConfig) -> list[Path]:
-    """The design's own RTL: its sources minus hdl/common/, the *_top.sv wrapper, the
-    simulation-only observation modules, and the files of another, smaller design it
-    instantiates (the RSA core's multipliers are mutated in their own designs' campaigns:
-    every file belongs to exactly one campaign)."""
-    mine = _candidate_sources(design)
-    for other in known_designs():
-        if other == design.name:
-            continue
-        theirs = _candidate_sources(load_design(other))
-        if len(theirs) < len(mine):
-            mine = [s for s in mine if s not in theirs]
-    return mine
-
-
-def mutant_params(design: DesignConfig, site: Site) -> tuple[tuple[str, int], ...]:
+def mutant_params(design: Design, site: Site) -> tuple[tuple[str, int], ...]:
     """Build parameters that elaborate the site: a site inside a generate block that only
     some parameter values build (rsa_mont_mult.sv's g_mwrkmm) gets those values."""
     return _block_params(design.model, site.file, site.start)
@@ -81,7 +63,7 @@ def _block_params(model: str, file: str, start: int) -> tuple[tuple[str, int], .
     return ()
 
 
-def all_sites(design: DesignConfig) -> list[Site]:
+def all_sites(design: Design) -> list[Site]:
     sites: list[Site] = []
     for src in core_sources(design):
         sites += candidates(src.relative_to(ROOT).as_posix(), src.read_text())

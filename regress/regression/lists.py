@@ -15,7 +15,8 @@ from pathlib import Path
 
 from montverif.regress.flow import tools
 from montverif.regress.flow.spec import ALL_TESTS, DEFAULT_TIMEOUT_S, BuildSpec
-from montverif.verif.config import known_designs
+from montverif.spec.designs import known_designs, load_design
+from montverif.spec.errors import ConfigError
 from montverif.verif.steer import Bias, BiasError
 
 LISTS_FILE = Path(__file__).resolve().parents[1] / "lists.toml"
@@ -96,13 +97,19 @@ def _txns_from_n(value: object, where: str) -> tuple[tuple[int, int], ...]:
     return tuple(sorted((int(k), as_int(v, f"{where}.{k}", 1)) for k, v in value.items()))
 
 
-def _params(value: object, where: str) -> tuple[tuple[tuple[str, int], ...], ...]:
+def _params(value: object, dut: str, where: str) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Parameter points { NAME = <int or a choice's name> } as the RTL takes them (a choice
+    by its index), each sorted by name."""
     if not isinstance(value, list) or not value or not all(
-            isinstance(p, dict) and all(isinstance(k, str) and isinstance(v, int)
+            isinstance(p, dict) and all(isinstance(k, str) and isinstance(v, int | str)
                                         and not isinstance(v, bool) for k, v in p.items())
             for p in value):
-        raise ListError(f"{where}: expected a non-empty list of tables {{ NAME = <int> }}")
-    return tuple(tuple(sorted(p.items())) for p in value)
+        raise ListError(f"{where}: expected a non-empty list of tables {{ NAME = <value> }}")
+    design = load_design(dut)
+    try:
+        return tuple(tuple(sorted(design.normalize(p))) for p in value)
+    except ConfigError as exc:
+        raise ListError(f"{where}: {exc}") from None
 
 
 def _bias(value: object, where: str) -> str:
@@ -135,8 +142,9 @@ def _entry(raw: object, where: str) -> Entry:
     if unknown := [k for k in raw if k not in _REQUIRED + _OPTIONAL]:
         raise ListError(f"{where}: unknown key(s) {', '.join(unknown)} "
                         f"(known: {', '.join(_REQUIRED + _OPTIONAL)})")
+    dut = as_strs([raw["dut"]], f"{where}.dut", known_designs())[0]
     return Entry(
-        dut=as_strs([raw["dut"]], f"{where}.dut", known_designs())[0],
+        dut=dut,
         widths=as_ints(raw["widths"], f"{where}.widths", 1),
         bus_widths=as_ints(raw["bus_widths"], f"{where}.bus_widths", 1),
         simulators=as_strs(raw["simulators"], f"{where}.simulators", tools.SIMULATORS),
@@ -146,7 +154,7 @@ def _entry(raw: object, where: str) -> Entry:
         ack_wait=as_ints(raw.get("ack_wait", [0]), f"{where}.ack_wait"),
         tests=as_strs(raw.get("tests", list(ALL_TESTS)), f"{where}.tests", ALL_TESTS),
         idle_max=as_int(raw.get("idle_max", 2), f"{where}.idle_max"),
-        params=_params(raw.get("params", [{}]), f"{where}.params"),
+        params=_params(raw.get("params", [{}]), dut, f"{where}.params"),
         diff_sims=as_bool(raw.get("diff_sims", False), f"{where}.diff_sims"),
         bias=_bias(raw.get("bias"), f"{where}.bias"),
     )
@@ -161,19 +169,27 @@ def as_bool(value: object, where: str) -> bool:
 def _test_list(name: str, raw: object, where: str) -> TestList:
     if not isinstance(raw, dict):
         raise ListError(f"{where}: expected a table")
-    known = ("description", "timeout", "entry", "coverage_goals", "mutation")
+    known = ("description", "timeout", "entry", "designs", "coverage_goals", "mutation")
     if unknown := [k for k in raw if k not in known]:
         raise ListError(f"{where}: unknown key(s) {', '.join(unknown)} "
                         f"(known: {', '.join(known)})")
-    entries = raw.get("entry", [] if "mutation" in raw else None)
-    if not isinstance(entries, list) or not (entries or "mutation" in raw):
-        raise ListError(f"{where}: no [[{name}.entry]]")
+    entries = raw.get("entry", [])
+    from_designs = as_bool(raw.get("designs", False), f"{where}.designs")
+    if not isinstance(entries, list):
+        raise ListError(f"{where}: [[{name}.entry]] must be tables")
+    expanded = [entry for i, e in enumerate(entries)
+                for entry in _entries(e, f"{where}.entry[{i}]")]
+    if from_designs:  # every design's own entries of this list, design by design
+        for design in known_designs():
+            expanded += [_entry(dict(e) | {"dut": design},
+                                f"{load_design(design).descriptor.name}: lists.{name}[{i}]")
+                         for i, e in enumerate(load_design(design).lists.get(name, ()))]
     mutation = raw.get("mutation", [])
     if not isinstance(mutation, list):
         raise ListError(f"{where}.mutation: expected [[...mutation]] blocks")
-    return TestList(name, str(raw.get("description", "")),
-                    tuple(entry for i, e in enumerate(entries)
-                          for entry in _entries(e, f"{where}.entry[{i}]")),
+    if not (expanded or mutation):
+        raise ListError(f"{where}: no [[{name}.entry]]")
+    return TestList(name, str(raw.get("description", "")), tuple(expanded),
                     as_int(raw.get("timeout", DEFAULT_TIMEOUT_S), f"{where}.timeout", 1),
                     tuple(mutation),
                     as_bool(raw.get("coverage_goals", False), f"{where}.coverage_goals"))

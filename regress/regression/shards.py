@@ -10,7 +10,7 @@ from montverif.models.registry import get_algo
 from montverif.regress.flow.spec import RunSpec
 from montverif.regress.regression.lists import ListError
 from montverif.regress.regression.seeds import sim_free_key
-from montverif.verif.config import load_design
+from montverif.spec.designs import load_design
 
 
 def parse_shard(text: str) -> tuple[int, int]:

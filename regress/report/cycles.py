@@ -5,8 +5,9 @@
 Reads every `txns.jsonl` (with its `outcome.json`) below the given folders (default: the
 latest regression and build/runs), groups the cycle counts the DUTs reported by design and
 width, and writes a markdown table: measured cycles, the model's count, the paper's formula
-from the design's `[paper]` table in verif/configs/<design>.toml, and their ratio. The runs
-of mutants (regress/mutate: builds with an overlay) are not the designs and are skipped.
+from the design's `[paper]` table in its descriptor (hdl/<family>/<design>.toml), and their
+ratio. The runs of mutants (regress/mutate: builds with an overlay) are not the designs and
+are skipped.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from montverif.models.paper import formula
 from montverif.regress.flow.paths import ROOT
-from montverif.verif.config import known_designs, load_design
+from montverif.spec.designs import known_designs, load_design
+from montverif.spec.formula import formula
 
 DEFAULT_OUT = ROOT / "docs" / "cycles.md"
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -70,7 +71,7 @@ def render(table: dict[tuple[str, int, Params], Cell]) -> str:
     designs = sorted({d for d, _, _ in table})
     for name in designs:
         design = load_design(name)
-        paper = design.paper
+        paper = design.paper_cycles
         lines += [f"## {name}", ""]
         if paper:
             lines += [f"Paper: {paper.get('source', '?')} — `{paper.get('cycles', '?')}`. "

@@ -19,7 +19,7 @@ from montverif.regress.bench import profile as bench_profile
 from montverif.regress.bench import render as bench_render
 from montverif.regress.bench import walls as bench_walls
 from montverif.regress.cli import bench as bench_cli
-from montverif.verif.config import load_design
+from montverif.spec.designs import load_design
 
 
 def test_vectors_are_valid_operations():
@@ -224,7 +224,7 @@ def test_steady_rate_leaves_out_the_set_up_and_report(tmp_path):
 
 def test_slow_points_run_fewer_operations():
     from montverif.models.registry import get_algo
-    from montverif.verif.config import load_design
+    from montverif.spec.designs import load_design
 
     assert bench_common.bit_serial(load_design("mont_lut")) and not bench_common.bit_serial(
         load_design("rsa_core"))

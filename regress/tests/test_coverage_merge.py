@@ -171,24 +171,23 @@ def test_real_cocotb_coverage_export_is_read(tmp_path: Path) -> None:
 
 
 def test_waivers_and_goal_from_config(tmp_path: Path) -> None:
-    cfg = tmp_path / "configs"
-    cfg.mkdir()
-    (cfg / "syn.toml").write_text('[coverage]\ngoal = 90\nwaive = ["lut.addr:7", '
-                                  '"cross.sub_x_m:(True, *)"]\nwaive_reason = "unreachable"\n')
+    """A DUT's [coverage] table (its descriptor's; here given for a synthetic DUT): goal,
+    waived bins and their reason."""
+    goals = {"syn": {"goal": 90, "waive": ["lut.addr:7", "cross.sub_x_m:(True, *)"],
+                     "waive_reason": "unreachable"}}
     hits = {p: {b: 1 for b in bins} for p, (_, bins) in POINTS.items()}
     hits["lut.addr"]["7"] = 0
     hits["cross.sub_x_m"]["(True, 'short')"] = 0
     hits["final_sub"] = {"taken": 1, "not_taken": 2}  # at_least 2: taken uncovered
     results = make_results(tmp_path / "res", [("syn-s1", "syn", "PASS", hits)])
-    d = cov.merge_results(results, config_dir=cfg)["duts"]["syn"]
+    d = cov.merge_results(results, goals=goals)["duts"]["syn"]
     total = sum(len(b) for _, b in POINTS.values()) - 2
     assert d["waived"] == ["syn.lut.addr:7", "syn.cross.sub_x_m:(True, 'short')"]
     assert (d["covered"], d["total"], d["goal"]) == (total - 1, total, 90.0)
     assert d["uncovered"] == ["syn.final_sub:taken"]
     assert d["met"] == (100 * (total - 1) / total >= 90)
-    (cfg / "syn.toml").write_text("[coverage]\ngoal = 120\n")
     with pytest.raises(cov.CoverageError, match="goal must be a number 0..100"):
-        cov.merge_results(results, config_dir=cfg)
+        cov.merge_results(results, goals={"syn": {"goal": 120}})
 
 
 def test_enforced_merge_fails_naming_dut_and_bins(synthetic, capsys) -> None:

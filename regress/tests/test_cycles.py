@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from montverif.models.paper import formula
-from montverif.models.result import ModelInputError
 from montverif.regress.cli import cycles as cycles_cli
 from montverif.regress.report import cycles
-from montverif.verif.config import load_design
+from montverif.spec.designs import load_design
+from montverif.spec.errors import ConfigError
+from montverif.spec.formula import formula
 
 
 @pytest.mark.parametrize("expr,n,expected", [
@@ -22,7 +22,7 @@ def test_formula(expr, n, expected):
 
 @pytest.mark.parametrize("expr", ["__import__('os')", "n ** 2", "open('x')", "m + 1"])
 def test_formula_refuses_anything_else(expr):
-    with pytest.raises(ModelInputError):
+    with pytest.raises(ConfigError):
         formula(expr, 8)
 
 
@@ -40,7 +40,7 @@ def test_render_from_logs(tmp_path):
     _fake_run(tmp_path, "mont_lut", 32, [34, 34, 34])
     _fake_run(tmp_path, "mont_lut", 97, [99, 101])
     text = cycles.render(cycles.collect([tmp_path]))
-    paper = load_design("mont_lut").paper["cycles"]
+    paper = load_design("mont_lut").paper_cycles["cycles"]
     assert f"| 32 | 34 | 3 | {formula(str(paper), 32):g} |" in text
     assert "99–101 (varies)" in text  # a count that varies is shown, not hidden
 
@@ -58,8 +58,7 @@ def test_cli_without_logs_is_a_clear_error(tmp_path, capsys):
 
 
 def test_formula_with_build_parameters():
-    from montverif.models.paper import formula
     assert formula("ceil(n / W) * 2 + P", 97, {"W": 8, "P": 3}) == 29
     assert formula("max(n, W) % 5", 7, {"W": 9}) == 4
-    with pytest.raises(ModelInputError):
+    with pytest.raises(ConfigError):
         formula("V + 1", 8, {"W": 8})

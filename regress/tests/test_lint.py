@@ -10,7 +10,7 @@ import pytest
 
 from montverif.regress.cli import lint
 from montverif.regress.flow import tools
-from montverif.verif.config import known_designs, load_design
+from montverif.spec.designs import known_designs, load_design
 
 
 @pytest.mark.sim
@@ -45,8 +45,8 @@ def _view_copy(tmp_path: Path) -> Path:
     import shutil
 
     view = tmp_path / "view"
-    for name in lint.PY_DIRS:
-        shutil.copytree(lint.ROOT / name, view / "montverif" / name,
+    for name, folder in lint.package_dirs().items():
+        shutil.copytree(lint.ROOT / folder, view / "montverif" / name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.json", "*.toml",
                                                       "*.cpp", "*.c"))
     (view / "montverif" / "__init__.py").touch()

@@ -9,7 +9,7 @@ from montverif.regress.flow import vectors as flow_vectors
 from montverif.regress.mutate import engine
 from montverif.regress.mutate import sites as msites
 from montverif.regress.mutate.svmut import enclosing_blocks
-from montverif.verif.config import known_designs, load_design
+from montverif.spec.designs import known_designs, load_design
 
 GEN = """module m #(parameter int Mult = 0) ();
   if (Mult == 0) begin : g_a
@@ -86,7 +86,7 @@ def test_equivalence_vectors_respect_every_range_rule() -> None:
     operands below M, a carry-save group's sum below 2M): mm42's failed before."""
     for name in known_designs():
         design = load_design(name)
-        d = design.design
+        d = design
         vecs = engine.exhaustive_vectors(design, 4) + engine.wide_vectors(design, 8, 200, 3)
         for vec in vecs:
             values = {r: int(vec[r.lower()]) for r in d.operands}
@@ -102,7 +102,7 @@ def test_boundary_vectors_sit_at_the_reduction_bounds() -> None:
     events: set[str] = set()
     for v in vecs:
         x, y, m = int(v["x"]), int(v["y"]), int(v["m"])
-        assert not design.design.out_of_range({"X": x, "Y": y, "M": m}) and m % 2
+        assert not design.out_of_range({"X": x, "Y": y, "M": m}) and m % 2
         got = func(x, y, m, 8).boundary_events(m)
         assert got, v
         events |= got

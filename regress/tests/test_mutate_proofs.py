@@ -11,7 +11,7 @@ import pytest
 from montverif.regress.cli import mutate as mutate_cli
 from montverif.regress.mutate import engine, proofs
 from montverif.regress.mutate import sites as msites
-from montverif.verif.config import load_design
+from montverif.spec.designs import load_design
 
 
 def _campaign(folder: Path, dut: str, ids: list[int], status: str = "equivalent") -> None:

@@ -22,7 +22,7 @@ from montverif.regress.mutate import sites as msites
 from montverif.regress.mutate.svmut import Site, candidates
 from montverif.regress.regression import lists as rlists
 from montverif.regress.regression import summary as rsummary
-from montverif.verif.config import load_design
+from montverif.spec.designs import load_design
 
 DEMO = """\
 module demo #(parameter int W = 4) (

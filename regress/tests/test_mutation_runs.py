@@ -23,7 +23,9 @@ from montverif.regress.regression import lists as rlists
 from montverif.regress.regression import runner, seeds
 from montverif.regress.report import history
 from montverif.regress.tests.test_run import FakeLauncher, assert_bad_block
-from montverif.verif.config import ConfigError, DesignConfig, known_designs, load_design
+from montverif.spec.design import Design
+from montverif.spec.designs import known_designs, load_design
+from montverif.spec.errors import ConfigError
 
 LISTS = """
 [mut]
@@ -60,7 +62,7 @@ def canned(verdicts: Verdicts, calls: list[str] | None = None,
     """A stand-in for engine.run_campaign: each mutant gets its design's next verdict; a
     design in `broken` fails its original run as the real baseline does."""
 
-    def run_campaign(dut: str, design: DesignConfig, mutants: list[msites.Mutant], total: int,
+    def run_campaign(dut: str, design: Design, mutants: list[msites.Mutant], total: int,
                      opts: engine.Options, out: Path, progress: Callable[[str], None]
                      ) -> engine.Campaign:
         if calls is not None:

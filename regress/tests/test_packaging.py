@@ -13,10 +13,9 @@ from montverif.regress.flow.paths import ROOT
 
 def test_every_package_is_listed() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    mapped = {folder: name for name, folder in config["package-dir"].items()}
-    found = {mapped[init.relative_to(ROOT).parts[0]] + "".join(
-        f".{part}" for part in init.parent.relative_to(ROOT).parts[1:])
-        for top in mapped for init in (ROOT / top).rglob("__init__.py")}
+    found = {name + "".join(f".{part}" for part in init.parent.relative_to(ROOT / folder).parts)
+             for name, folder in config["package-dir"].items()
+             for init in (ROOT / folder).rglob("__init__.py")}
     assert set(config["packages"]) == found
 
 

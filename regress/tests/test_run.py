@@ -21,7 +21,8 @@ from montverif.regress.flow.spec import ALL_TESTS, BuildSpec, Outcome, RunSpec
 from montverif.regress.mutate import campaigns
 from montverif.regress.regression import lists as rlists
 from montverif.regress.regression import scheduler, seeds
-from montverif.verif.config import ConfigError, known_designs
+from montverif.spec.designs import known_designs
+from montverif.spec.errors import ConfigError
 
 TWO_CONFIGS = """
 [pair]
@@ -341,7 +342,7 @@ def test_failing_seed_is_rerun_with_waves(tmp_path: Path, pair_file: Path,
 PARAM_LIST = """
 [sweep]
 [[sweep.entry]]
-dut = "mont_lut"
+dut = "mwr2mm"
 widths = [32]
 bus_widths = [32]
 simulators = ["verilator"]
@@ -356,7 +357,7 @@ def test_params_expand_into_builds_keys_and_repro(tmp_path):
     path.write_text(PARAM_LIST)
     runs = seeds.expand(rlists.load_lists(path)["sweep"])
     keys = sorted(r.build.key for r in runs)
-    assert keys == ["mont_lut-n32-P2-W8-b32-verilator", "mont_lut-n32-W16-b32-verilator"]
+    assert keys == ["mwr2mm-n32-P2-W8-b32-verilator", "mwr2mm-n32-W16-b32-verilator"]
     repro = next(r for r in runs if r.build.params == (("P", 2), ("W", 8))).repro()
     assert "--params P=2,W=8" in repro
 
@@ -364,7 +365,10 @@ def test_params_expand_into_builds_keys_and_repro(tmp_path):
 def test_bad_params_in_a_list_and_unknown_parameter(tmp_path):
     path = tmp_path / "lists.toml"
     path.write_text(PARAM_LIST.replace("{ W = 16 }", "{ W = \"x\" }"))
-    with pytest.raises(rlists.ListError, match="params"):
+    with pytest.raises(rlists.ListError, match="params: mwr2mm: W=x: expected an integer"):
+        rlists.load_lists(path)
+    path.write_text(PARAM_LIST.replace("{ W = 16 }", "{ Q = 16 }"))
+    with pytest.raises(rlists.ListError, match="mwr2mm has no parameter"):
         rlists.load_lists(path)
     from montverif.regress.flow.check import validate
     with pytest.raises(ConfigError, match="mont_lut has no parameter"):

@@ -6,7 +6,8 @@ import pytest
 
 from montverif.regress.flow.build import _build_stamp, vpi_control
 from montverif.regress.flow.spec import BuildSpec
-from montverif.verif.config import MULT_SIGNALS, known_designs, load_design
+from montverif.spec.design import MULT_SIGNALS
+from montverif.spec.designs import known_designs, load_design
 
 
 def test_every_probed_signal_is_made_public() -> None:
@@ -36,7 +37,8 @@ def test_engine_main_loop_half_period() -> None:
     """The engine main loop's step: half of CLOCK_PERIOD_NS in the builds' time precision."""
     from montverif.regress.flow.build import half_period_units
     from montverif.regress.flow.spec import TIMESCALE
-    from montverif.verif.config import CLOCK_PERIOD_NS, ConfigError
+    from montverif.spec.errors import ConfigError
+    from montverif.verif.config import CLOCK_PERIOD_NS
 
     assert TIMESCALE[1] == "1ps" and half_period_units() == CLOCK_PERIOD_NS * 1000 // 2
     assert half_period_units(10, "1ns") == 5

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from cocotb.handle import SimHandleBase
 
-from montverif.verif import regmap
+from montverif.spec import regmap
+from montverif.spec.design import Design
 from montverif.verif.bus.bfm import WatchdogError
 from montverif.verif.bus.item import Burst, BusItem, BusRequest, Kind
 from montverif.verif.bus.vpi import MemorySignal, open_storage, open_wide, read_uint
@@ -89,18 +90,18 @@ def wrapper_name(toplevel: str) -> str:
     return f"mv_tb_{toplevel}"
 
 
-def engine_depth(n: int, design: regmap.Design, bus_w: int) -> int:
+def engine_depth(n: int, design: Design, bus_w: int) -> int:
     """Entries of the longest script: one whole operation of this build, i.e. every word of
     every loadable and every result register the design maps (each is written or read at most
     once per operation), plus CTRL (START), the wait for done and STATUS."""
     rm = regmap.load()
     regions = [r.name for r in rm.regions.values() if design.maps(r) and (
         (r.size == "operand" and r.access != "ro") or r.name in RESULT_REGIONS)]
-    return 3 + sum(regmap.words(rm.region_bits(r, n, design, bus_w) or 0, bus_w)
+    return 3 + sum(regmap.words(rm.region_bits(r, n, design.redundant_width(n), bus_w) or 0, bus_w)
                    for r in regions)
 
 
-def script_depth(n: int, design: regmap.Design, bus_w: int) -> int:
+def script_depth(n: int, design: Design, bus_w: int) -> int:
     """The engine's depth: OPS_PER_SCRIPT whole operations (engine_depth each)."""
     return OPS_PER_SCRIPT * engine_depth(n, design, bus_w)
 

@@ -8,11 +8,12 @@ from cocotb.utils import get_sim_time
 from pyuvm import ConfigDB, uvm_analysis_port, uvm_component, uvm_env
 
 from montverif.models.registry import get_algo
-from montverif.verif import regmap
+from montverif.spec import regmap
+from montverif.spec.design import Design
 from montverif.verif.bus.agent import BusAgent, BusIf
 from montverif.verif.bus.engine import observed
 from montverif.verif.bus.vpi import read_uint
-from montverif.verif.config import DesignConfig, RunConfig
+from montverif.verif.config import RunConfig
 from montverif.verif.env.coverage import Coverage
 from montverif.verif.env.predictor import LoaderPredictor
 from montverif.verif.env.scoreboard import DoneObservation, Scoreboard
@@ -35,7 +36,7 @@ class DoneObserver(uvm_component):
     def build_phase(self) -> None:
         self.ap = uvm_analysis_port("ap", self)
         self.bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
-        self.design: DesignConfig = ConfigDB().get(self, "", "DESIGN")
+        self.design: Design = ConfigDB().get(self, "", "DESIGN")
         obs = self.design.observe
         self.bins, self.width = int(obs.get("lut_bins", 0)), int(obs.get("hit_width", 32))
         # fast mode: where each observed signal sits in the engine's capture (engine.observed)
@@ -74,17 +75,17 @@ class DoneObserver(uvm_component):
 class MulEnv(uvm_env):
     def build_phase(self) -> None:
         self.run_cfg: RunConfig = ConfigDB().get(self, "", "RUN")
-        self.design: DesignConfig = ConfigDB().get(self, "", "DESIGN")
+        self.design: Design = ConfigDB().get(self, "", "DESIGN")
         bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
         rm = regmap.load()
         algo = get_algo(self.design.model)
-        self.predictor = LoaderPredictor(rm, self.design.design, self.run_cfg.n,
+        self.predictor = LoaderPredictor(rm, self.design, self.run_cfg.n,
                                          self.run_cfg.bus_w, algo.model(self.run_cfg.params),
                                          bus_if.period_ns, has_field=algo.has_field)
         observe = self.design.observe
         self.coverage = Coverage(self.design.name, int(observe.get("lut_bins", 0)),
                                  tuple(observe.get("illegal_bins", ())),  # type: ignore[arg-type]
-                                 self.design.design.carry_save_operands,
+                                 self.design.carry_save_operands,
                                  has_field=algo.has_field)
         self.agent = BusAgent("agent", self)
         self.observer = DoneObserver("observer", self)

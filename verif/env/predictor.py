@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from montverif.models.result import Result
-from montverif.verif import regmap
+from montverif.spec import regmap
+from montverif.spec.design import Design
 from montverif.verif.bus.item import Burst, Transfer
 
 Model = Callable[..., Result]  # (operands..., n) -> Result
@@ -68,7 +69,7 @@ class Mismatch:
 
 
 class LoaderPredictor:
-    def __init__(self, rm: regmap.RegMap, design: regmap.Design, n: int, bus_w: int,
+    def __init__(self, rm: regmap.RegMap, design: Design, n: int, bus_w: int,
                  model: Model, period_ns: int, has_field: bool = False) -> None:
         self.rm, self.design, self.n, self.bus_w = rm, design, n, bus_w
         # the loader maps CTRL.FIELD (HasField): START's FIELD bit goes to the model

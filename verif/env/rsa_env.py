@@ -8,7 +8,6 @@ operands; its falling edge: result), never per clock.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 
 import gmpy2
@@ -19,19 +18,14 @@ from pyuvm import ConfigDB, uvm_analysis_port, uvm_component, uvm_env
 from montverif.models import rsa as rsa_model
 from montverif.models.mont import final_sub
 from montverif.models.registry import get_algo, reference
-from montverif.verif import regmap
+from montverif.spec import regmap
+from montverif.spec.design import MULT_SIGNALS, RSA_MODULUS, Design
 from montverif.verif.bus.agent import BusAgent, BusIf
-from montverif.verif.config import CONFIG_DIR, MULT_SIGNALS, RSA_MODULUS, DesignConfig, RunConfig
+from montverif.verif.config import RunConfig
 from montverif.verif.env.env import _handle
 from montverif.verif.env.predictor import LoaderPredictor, Operation
 from montverif.verif.env.rsa_coverage import RsaCoverage
 from montverif.verif.env.scoreboard import Scoreboard, _Sub
-
-
-def rsa_config(design: DesignConfig) -> dict[str, object]:
-    """The [rsa] table of the design's config TOML (monitored signals, wipe list)."""
-    raw = tomllib.loads((CONFIG_DIR / f"{design.name}.toml").read_text())
-    return dict(raw["rsa"])
 
 
 @dataclass
@@ -65,10 +59,10 @@ class MultMonitor(uvm_component):
     def build_phase(self) -> None:
         self.ap = uvm_analysis_port("ap", self)
         self.bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
-        self.design: DesignConfig = ConfigDB().get(self, "", "DESIGN")
+        self.design: Design = ConfigDB().get(self, "", "DESIGN")
 
     async def run_phase(self) -> None:
-        core = _handle(self.bus_if.dut, str(rsa_config(self.design)["core"]))
+        core = _handle(self.bus_if.dut, str(self.design.rsa["core"]))
         sig = {k: getattr(core, f"{self.prefix}_{k}") for k in MULT_SIGNALS}
         m_sig = getattr(core, RSA_MODULUS)
         while True:
@@ -89,11 +83,11 @@ class WipeObserver(uvm_component):
     def build_phase(self) -> None:
         self.ap = uvm_analysis_port("ap", self)
         self.bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
-        self.design: DesignConfig = ConfigDB().get(self, "", "DESIGN")
+        self.design: Design = ConfigDB().get(self, "", "DESIGN")
 
     async def run_phase(self) -> None:
         dut = self.bus_if.dut
-        paths = [str(p) for p in rsa_config(self.design)["wipe"]]  # type: ignore[union-attr]
+        paths = [str(p) for p in self.design.rsa["wipe"]]  # type: ignore[union-attr]
         handles = {p: _handle(dut, p) for p in paths}
         while True:
             await RisingEdge(self.bus_if.done)
@@ -234,16 +228,16 @@ class RsaScoreboard(Scoreboard):
 class RsaEnv(uvm_env):
     def build_phase(self) -> None:
         self.run_cfg: RunConfig = ConfigDB().get(self, "", "RUN")
-        self.design: DesignConfig = ConfigDB().get(self, "", "DESIGN")
+        self.design: Design = ConfigDB().get(self, "", "DESIGN")
         bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
         algo = get_algo(self.design.model)
-        self.predictor = LoaderPredictor(regmap.load(), self.design.design, self.run_cfg.n,
+        self.predictor = LoaderPredictor(regmap.load(), self.design, self.run_cfg.n,
                                          self.run_cfg.bus_w, algo.model(self.run_cfg.params),
                                          bus_if.period_ns)
         self.coverage = RsaCoverage(self.design.name,
                                     bool(self.run_cfg.params.get("ConstTime", 1)))
         self.agent = BusAgent("agent", self)
-        names = [str(p) for p in rsa_config(self.design)["mults"]]  # type: ignore[union-attr]
+        names = [str(p) for p in self.design.rsa["mults"]]  # type: ignore[union-attr]
         self.monitors = [MultMonitor(f"mon_{k}", self, k, prefix)
                          for k, prefix in zip(("A", "S"), names, strict=True)]
         self.wipe = WipeObserver("wipe", self)

@@ -14,7 +14,7 @@ import cocotb
 import gmpy2
 
 from montverif.models import rsa as rsa_model
-from montverif.verif.config import load_design
+from montverif.spec.designs import load_design
 from montverif.verif.env.env import _handle
 from montverif.verif.sequences import LoaderSeq
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from pyuvm import uvm_component, uvm_subscriber
 
 from montverif.models.registry import AlgoInfo, matches_reference, reference
-from montverif.verif import regmap
+from montverif.spec import regmap
 from montverif.verif.bus.item import Burst, Transfer
 from montverif.verif.env.coverage import Coverage
 from montverif.verif.env.predictor import ACROSS, LoaderPredictor, Mismatch, Operation

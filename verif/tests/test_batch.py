@@ -11,7 +11,8 @@ import random
 import pytest
 
 from montverif.models.mont import mont_lut
-from montverif.verif import regmap
+from montverif.spec import regmap
+from montverif.spec.designs import known_designs, load_design
 from montverif.verif.bus.item import BusItem, BusRequest, Kind, Transfer
 from montverif.verif.env.predictor import LoaderPredictor
 from montverif.verif.sequences import ErrorSeq, LoaderSeq, StatusWhileBusySeq
@@ -25,7 +26,7 @@ class ModelBus:
 
     def __init__(self) -> None:
         self.rm = regmap.load()
-        self.pred = LoaderPredictor(self.rm, self.rm.designs["mont_lut"], N, BUS_W, mont_lut,
+        self.pred = LoaderPredictor(self.rm, load_design("mont_lut"), N, BUS_W, mont_lut,
                                     PERIOD)
         self.edge = 0
         self.sent: list[BusRequest] = []  # what the sequence handed to the sequencer
@@ -62,7 +63,7 @@ def _run(cls: type[LoaderSeq], **kw: object) -> ModelBus:
         async def _send(self, request: BusRequest) -> None:
             bus.perform(request)
 
-    seq = Seq("seq", n=N, bus_w=BUS_W, design=bus.rm.designs["mont_lut"],
+    seq = Seq("seq", n=N, bus_w=BUS_W, design=load_design("mont_lut"),
               rng=random.Random(5), **kw)
     asyncio.run(seq.body())
     return bus
@@ -132,20 +133,20 @@ def test_a_read_value_inside_a_batch_is_refused_and_nothing_is_sent():
         async def _send(self, request: BusRequest) -> None:
             bus.perform(request)
 
-    seq = Seq("seq", n=N, bus_w=BUS_W, design=bus.rm.designs["mont_lut"],
+    seq = Seq("seq", n=N, bus_w=BUS_W, design=load_design("mont_lut"),
               rng=random.Random(5))
     with pytest.raises(RuntimeError):
         asyncio.run(seq.body())
     assert bus.sent == []
 
 
-@pytest.mark.parametrize("name", [d for d in regmap.load().designs if d != "rsa_core"])
+@pytest.mark.parametrize("name", [d for d in known_designs() if d != "rsa_core"])
 def test_the_engine_holds_a_whole_operation_at_2048_bits_on_an_8_bit_bus(name):
     """engine_depth covers the longest script of every design (every operand, its halves and
     precomputed registers, START, the wait, all results and STATUS) in one engine script."""
     from montverif.models.registry import get_algo
+    from montverif.spec.designs import load_design
     from montverif.verif.bus.engine import engine_depth
-    from montverif.verif.config import load_design
 
     n, bus_w = 2048, 8
     cfg = load_design(name)
@@ -160,13 +161,13 @@ def test_the_engine_holds_a_whole_operation_at_2048_bits_on_an_8_bit_bus(name):
             x, y, m = 3, 5, (1 << n) - 1
             await self.run_operation({"X": x, "Y": y, "M": m})
 
-    seq = Seq("seq", n=n, bus_w=bus_w, design=cfg.design, rng=random.Random(1),
+    seq = Seq("seq", n=n, bus_w=bus_w, design=cfg, rng=random.Random(1),
               precompute=lambda m: algo.precomputed(m, n, algo.resolve(n)),
               has_field=algo.has_field)
     asyncio.run(seq.body())
     [script] = sent
     entries = sum(1 if i.kind is Kind.WAIT_DONE else i.count for i in script.items)
-    assert entries == engine_depth(n, cfg.design, bus_w)
+    assert entries == engine_depth(n, cfg, bus_w)
 
 
 def test_script_groups_keep_every_operation_in_order():

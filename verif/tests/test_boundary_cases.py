@@ -7,8 +7,7 @@ from __future__ import annotations
 import random
 
 from montverif.models.registry import get_algo
-from montverif.verif import regmap
-from montverif.verif.config import known_designs, load_design
+from montverif.spec.designs import known_designs, load_design
 from montverif.verif.sequences import CornerSeq
 
 
@@ -20,7 +19,7 @@ def _seq(name: str, n: int, seed: int) -> CornerSeq:
     def model(x: int, y: int, m: int):
         return func(x, 0, y, 0, m, n) if algo.halves else func(x, y, m, n)
 
-    return CornerSeq("c", n=n, bus_w=32, design=regmap.load().designs[name],
+    return CornerSeq("c", n=n, bus_w=32, design=load_design(name),
                      rng=random.Random(seed), model=model)
 
 

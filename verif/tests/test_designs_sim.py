@@ -1,6 +1,6 @@
 """Every design through the full pyuvm testbench on both simulators, at the points its
-verif/configs/<design>.toml lists under [test], plus each design's negative test: a build
-with a corrupted table entry or selection (its `fault_params`) must fail in the scoreboard.
+descriptor (hdl/<family>/<design>.toml) lists under [test], plus each design's negative test:
+a build with a corrupted table entry or selection (its `fault_params`) must fail in the scoreboard.
 Adding a design adds its cases here without touching this file."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import pytest
 from montverif.models.registry import get_algo, reference
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import ALL_TESTS, BuildSpec, Outcome, RunSpec
-from montverif.verif.config import DesignConfig, known_designs, load_design
+from montverif.spec.design import Design
+from montverif.spec.designs import known_designs, load_design
 
 pytestmark = pytest.mark.sim
 SEED = 7
@@ -26,12 +27,13 @@ def _points(sim: str) -> list[Point]:
     """[N, BusW, txns, AckWait] or [N, BusW, txns, AckWait, { W = .., P = .. }]."""
     out = []
     for name in known_designs():
-        test = load_design(name).test
+        design = load_design(name)
+        test = design.test
         quick_from = dict(test.get("quick_from_n", {})).get(sim)  # type: ignore[call-overload]
         quick = tuple(test.get("quick_tests", ALL_TESTS))  # type: ignore[arg-type]
         for n, bus_w, txns, ack_wait, *rest in test.get(sim, []):  # type: ignore[union-attr]
             tests = quick if quick_from is not None and n >= quick_from else ALL_TESTS
-            params = tuple(sorted(rest[0].items())) if rest else ()
+            params = tuple(sorted(design.normalize(rest[0]))) if rest else ()
             out.append((name, n, bus_w, txns, ack_wait, tests, params))
     return out
 
@@ -46,7 +48,7 @@ def txns(outcome: Outcome) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines()]
 
 
-def check_log_against_gmpy2(outcome: Outcome, design: DesignConfig, n: int) -> int:
+def check_log_against_gmpy2(outcome: Outcome, design: Design, n: int) -> int:
     """Independent of the scoreboard: every logged result against gmpy2 and the cycle
     count against the model. Returns the number of operations checked."""
     algo = get_algo(design.model)
@@ -55,7 +57,7 @@ def check_log_against_gmpy2(outcome: Outcome, design: DesignConfig, n: int) -> i
     for rec in txns(outcome):
         if "error" in rec:
             continue
-        operands = [int(rec[r.lower()], 16) for r in design.design.operands]
+        operands = [int(rec[r.lower()], 16) for r in design.operands]
         field = int(rec.get("field", 0))  # designs with CTRL.FIELD log each operation's
         assert int(rec["p"], 16) == reference(algo, *operands, n, field=field, **params), rec
         assert rec["cycles"] == algo.run(params, *operands, n, field=field).cycles, rec

@@ -10,7 +10,8 @@ import pytest
 
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.verif.config import ConfigError, load_design
+from montverif.spec.designs import load_design
+from montverif.spec.errors import ConfigError
 
 
 def test_runner_refuses_narrow_builds() -> None:

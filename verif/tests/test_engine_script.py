@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from montverif.verif import regmap
+from montverif.spec import regmap
 from montverif.verif.bus.engine import (
     IDLE_W,
     KIND_CODE,

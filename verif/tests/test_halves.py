@@ -10,7 +10,8 @@ import pytest
 
 from montverif.models.mm42 import mm42
 from montverif.models.mont import mont_lut
-from montverif.verif import regmap
+from montverif.spec import regmap
+from montverif.spec.designs import load_design
 from montverif.verif.bus.item import Transfer
 from montverif.verif.env.predictor import LoaderPredictor
 from montverif.verif.sequences import LoaderSeq
@@ -23,7 +24,7 @@ N, BUS_W = 16, 8
 def _predictor(design: str) -> LoaderPredictor:
     rm = regmap.load()
     model = mm42 if design == "mm42" else mont_lut
-    return LoaderPredictor(rm, rm.designs[design], N, BUS_W, model, PERIOD)
+    return LoaderPredictor(rm, load_design(design), N, BUS_W, model, PERIOD)
 
 
 def _write(p: LoaderPredictor, edge: int, region: str, value: int) -> int:
@@ -41,24 +42,24 @@ def _err(p: LoaderPredictor, edge: int) -> str:
 def test_regmap_design_entries():
     rm = regmap.load()
     for name in ("mm42", "mm42_u2"):
-        d = rm.designs[name]
+        d = load_design(name)
         assert d.operands == ("X", "X2", "Y", "Y2", "M") and d.below_modulus == ()
         assert d.carry_save_operands == (("X", "X2"), ("Y", "Y2"))
         precomputed_or_rsa = ("MP", "MHAT", "R2", "E")
         assert all(d.maps(r) for r in rm.regions.values() if r.name not in precomputed_or_rsa)
-    lut = rm.designs["mont_lut"]
+    lut = load_design("mont_lut")
     assert not lut.maps(rm.regions["X2"]) and not lut.maps(rm.regions["Y2"])
     assert lut.maps(rm.regions["X"]) and lut.carry_save_operands == ()
 
 
 def test_out_of_range_rule():
-    d = regmap.load().designs["mm42"]
+    d = load_design("mm42")
     m = 1001
     ok = {"X": 1000, "X2": 1001, "Y": 0, "Y2": 2 * m - 1, "M": m}
     assert not d.out_of_range(ok)
     assert d.out_of_range(ok | {"X2": 1002})  # X + X2 = 2M
     assert d.out_of_range(ok | {"Y": 1})
-    lut = regmap.load().designs["mont_lut"]
+    lut = load_design("mont_lut")
     assert lut.out_of_range({"X": m, "Y": 0, "M": m})
     assert not lut.out_of_range({"X": m - 1, "Y": m - 1, "M": m})
 
@@ -91,7 +92,7 @@ def test_predictor_x2_unmapped_without_halves():
 def test_vectors_with_halves(tmp_path):
     path = tmp_path / "v.json"
     path.write_text(json.dumps({"vectors": [{"x": "5", "x2": "8", "y": "3", "m": "7"}]}))
-    design = regmap.load().designs["mm42"]
+    design = load_design("mm42")
     got = load_vectors(path, N, design.operands, design.below_modulus,
                        design.carry_save_operands)
     assert got == [(5, 8, 3, 0, 7)]  # Y2 left out: 0
@@ -104,8 +105,7 @@ def test_vectors_with_halves(tmp_path):
 @pytest.mark.parametrize("n", [8, 32, 97])
 def test_sequence_splits_operands(n):
     rng = random.Random(n)
-    rm = regmap.load()
-    seq = LoaderSeq("t", n=n, bus_w=32, design=rm.designs["mm42"], rng=rng)
+    seq = LoaderSeq("t", n=n, bus_w=32, design=load_design("mm42"), rng=rng)
     top = (1 << n) - 1
     ge_m = both = 0
     for _ in range(400):
@@ -123,7 +123,7 @@ def test_sequence_splits_operands(n):
     assert ge_m > 200 and both > 600  # the upper half of the range and both halves non-zero
     given = {"X": 1, "X2": 2, "Y": 3, "Y2": 4, "M": 7}
     assert seq.with_halves(given, None)[0] == given  # halves given: untouched
-    plain = LoaderSeq("p", n=n, bus_w=32, design=rm.designs["mont_lut"], rng=rng)
+    plain = LoaderSeq("p", n=n, bus_w=32, design=load_design("mont_lut"), rng=rng)
     assert plain.with_halves({"X": 1, "Y": 2, "M": 3}, ("X",)) == ({"X": 1, "Y": 2, "M": 3},
                                                                    ["X"])
 
@@ -131,9 +131,8 @@ def test_sequence_splits_operands(n):
 def test_corner_halves_cases():
     from montverif.verif.sequences import CornerSeq
 
-    rm = regmap.load()
     n = 16
-    seq = CornerSeq("c", n=n, bus_w=8, design=rm.designs["mm42"], rng=random.Random(1))
+    seq = CornerSeq("c", n=n, bus_w=8, design=load_design("mm42"), rng=random.Random(1))
     cases = seq.halves_cases()
     assert all(set(c) == {"X", "X2", "Y", "Y2", "M"} for c in cases)
     assert all(not seq.refused(c) for c in cases)

@@ -4,7 +4,8 @@ codes, and that a wrong read is reported as a mismatch."""
 from __future__ import annotations
 
 from montverif.models.mont import mont_lut
-from montverif.verif import regmap
+from montverif.spec import regmap
+from montverif.spec.designs import load_design
 from montverif.verif.bus.item import Burst, Transfer
 from montverif.verif.env.predictor import LoaderPredictor
 
@@ -15,7 +16,7 @@ N, BUS_W = 16, 8
 class Stream:
     def __init__(self) -> None:
         self.rm = regmap.load()
-        self.pred = LoaderPredictor(self.rm, self.rm.designs["mont_lut"], N, BUS_W, mont_lut,
+        self.pred = LoaderPredictor(self.rm, load_design("mont_lut"), N, BUS_W, mont_lut,
                                     PERIOD)
 
     def write(self, edge: int, region: str, data: int, index: int = 0) -> None:

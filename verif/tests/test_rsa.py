@@ -16,7 +16,7 @@ from montverif.models import rsa as rsa_model
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import ALL_TESTS, BuildSpec, RunSpec, design_tb
-from montverif.verif.config import ConfigError
+from montverif.spec.errors import ConfigError
 from montverif.verif.env.rsa_seq import NoKeyError, rsa_key
 from montverif.verif.env.rsa_vectors import load_rsa_vectors
 from montverif.verif.tests.test_designs_sim import txns
@@ -72,7 +72,7 @@ def test_tests_come_from_the_design_config() -> None:
     validate(run)
     with pytest.raises(ConfigError, match="unknown test.*BackToBackTest"):
         validate(RunSpec(BuildSpec("rsa_core", 64), tests=("BackToBackTest",)))
-    with pytest.raises(ConfigError, match="Mult must be"):
+    with pytest.raises(ConfigError, match="Mult=7: one of mont_lut"):
         validate(RunSpec(BuildSpec("rsa_core", 64, params=(("Mult", 7),))))
 
 

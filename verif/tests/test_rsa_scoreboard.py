@@ -10,7 +10,8 @@ import itertools
 from montverif.models import rsa as rsa_model
 from montverif.models.mont import final_sub
 from montverif.models.registry import get_algo
-from montverif.verif import regmap
+from montverif.spec import regmap
+from montverif.spec.designs import load_design
 from montverif.verif.bus.item import Transfer
 from montverif.verif.env.predictor import LoaderPredictor
 from montverif.verif.env.rsa_coverage import RsaCoverage
@@ -26,7 +27,7 @@ def _make(tmp_path) -> RsaScoreboard:
     rm = regmap.load()
     algo = get_algo("rsa_core")
     params = algo.resolve(N)
-    pred = LoaderPredictor(rm, rm.designs["rsa_core"], N, BUS_W, algo.model(params), PERIOD)
+    pred = LoaderPredictor(rm, load_design("rsa_core"), N, BUS_W, algo.model(params), PERIOD)
     cov = RsaCoverage(f"rsasb{next(_ids)}{tmp_path.name[-6:]}", True)
     sb = RsaScoreboard(f"rsasb_{tmp_path.name}", None, predictor=pred, algo=algo,
                        coverage=cov, params=params, log_path=tmp_path / "txns.jsonl")

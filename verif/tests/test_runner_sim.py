@@ -10,7 +10,7 @@ import pytest
 
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.verif.config import load_design
+from montverif.spec.designs import load_design
 from montverif.verif.tests.test_designs_sim import check_log_against_gmpy2, txns
 
 pytestmark = pytest.mark.sim

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from montverif.verif.config import load_design
+from montverif.spec.designs import load_design
 from montverif.verif.tests.test_bad_input import assert_clear_error, sim_cli
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,8 @@ import pytest
 
 from montverif.models.mont import mont_lut
 from montverif.models.registry import get_algo
-from montverif.verif import regmap
+from montverif.spec import regmap
+from montverif.spec.designs import load_design
 from montverif.verif.bus.item import Burst, Transfer
 from montverif.verif.env.coverage import Coverage
 from montverif.verif.env.predictor import LoaderPredictor
@@ -25,7 +26,7 @@ START_EDGE = 20
 def _make(tmp_path, illegal: tuple[int, ...] = ()) -> Scoreboard:
     rm = regmap.load()
     algo = get_algo("mont_lut")
-    pred = LoaderPredictor(rm, rm.designs["mont_lut"], N, BUS_W, algo.func, PERIOD)
+    pred = LoaderPredictor(rm, load_design("mont_lut"), N, BUS_W, algo.func, PERIOD)
     cov = Coverage(f"sbunit{len(illegal)}{tmp_path.name[-6:]}", 16, illegal)
     return Scoreboard(f"sb_{tmp_path.name}", None, predictor=pred, algo=algo, coverage=cov,
                       log_path=tmp_path / "txns.jsonl")

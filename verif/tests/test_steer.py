@@ -9,7 +9,7 @@ import random
 import pytest
 
 from montverif.models.registry import get_algo
-from montverif.verif.config import load_design
+from montverif.spec.designs import load_design
 from montverif.verif.operands import modulus_class, operand_class
 from montverif.verif.sequences import LoaderSeq
 from montverif.verif.steer import Bias, BiasError
@@ -21,7 +21,7 @@ OPS = 400
 def seq(dut: str, seed: int, bias: Bias | None) -> LoaderSeq:
     design = load_design(dut)
     func = get_algo(design.model).model({})
-    return LoaderSeq("s", n=N, bus_w=32, design=design.design, rng=random.Random(seed),
+    return LoaderSeq("s", n=N, bus_w=32, design=design, rng=random.Random(seed),
                      bias=bias, model=lambda x, y, m: func(x, y, m, N))
 
 

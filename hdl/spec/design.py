@@ -1,0 +1,323 @@
+"""A design's descriptor (hdl/<family>/<design>.toml), read and checked: everything the
+project knows about one design. docs/own-design.md describes every key.
+
+Every other place that needs a fact about a design takes it from here: the simulated top
+(montverif.spec.top), the register map's design ids (montverif.spec.generate), the registry of
+models (montverif.models.registry), the testbench, the flow, the test points and the README.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from montverif.spec import formula
+from montverif.spec.errors import ConfigError
+from montverif.spec.paths import COMMON, HDL, shown
+from montverif.spec.regmap import Region, RegMap
+
+KINDS = ("mont", "inter", "modexp")  # what a design computes (field1 adds "mont_gf2")
+COMMON_SOURCES = (COMMON / "mv_regmap_pkg.sv", COMMON / "mv_bus_loader.sv")
+# The RSA core's multiplier interfaces as its monitors read them (verif/env/rsa_env.py):
+# <prefix>_<signal> in the core for each prefix of [rsa] mults, plus the modulus input.
+MULT_SIGNALS = ("busy", "x", "y", "p", "s", "c")
+RSA_MODULUS = "m_i"
+TOP_SUFFIX = "_top"
+
+
+@dataclass(frozen=True)
+class Param:
+    """A build parameter beyond N: an RTL parameter of the same name. With `choices` its
+    value is one of them by name (the RTL gets the index)."""
+
+    name: str
+    default: int | str
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[str, ...] = ()
+    doc: str = ""
+
+    def value(self, given: int | str) -> int:
+        """The RTL value of `given` (a choice's index, or the integer itself), checked."""
+        if self.choices:
+            if isinstance(given, str):
+                if given not in self.choices:
+                    raise ConfigError(f"{self.name}={given} is not one of "
+                                      f"{', '.join(self.choices)}")
+                return self.choices.index(given)
+            if not 0 <= given < len(self.choices):
+                raise ConfigError(f"{self.name}={given}: one of {', '.join(self.choices)} "
+                                  f"(or its index 0..{len(self.choices) - 1})")
+            return given
+        if isinstance(given, str):
+            raise ConfigError(f"{self.name}={given}: expected an integer")
+        if self.low is not None and given < self.low:
+            raise ConfigError(f"{self.name}={given} is below its least value {self.low}")
+        if self.high is not None and given > self.high:
+            raise ConfigError(f"{self.name}={given} is above its largest value {self.high}")
+        return given
+
+    def name_of(self, value: int) -> str:
+        """How a value is written in keys and repro lines (a choice by name)."""
+        return self.choices[value] if self.choices else str(value)
+
+
+@dataclass(frozen=True)
+class Design:
+    """One design, as its descriptor says. Paths are absolute."""
+
+    name: str
+    id: int
+    family: str
+    paper: str
+    algorithm: str
+    notes: str
+    descriptor: Path
+    rtl: tuple[Path, ...]  # the design's own RTL, in compile order
+    shared: tuple[Path, ...]  # shared RTL it instantiates (observation modules ...)
+    uses: tuple[str, ...]  # designs whose RTL it instantiates
+    min_n: int
+    max_n: int
+    kind: str
+    summary: str
+    operands: tuple[str, ...]  # START reads these, in the model's argument order, M last
+    below_modulus: tuple[str, ...]
+    model_function: str  # "<module>:<function>" in montverif.models
+    cycles: str = ""  # this design's cycles per operation (an expression), "" if none
+    cycles_field1: str = ""  # with CTRL.FIELD = 1
+    cycles_note: str = ""  # what to show where no expression is given
+    r_bits: str = "n"  # mont: P = X*Y*2^-r mod M
+    field1: Mapping[str, str] = field(default_factory=dict)  # kind, r_bits of CTRL.FIELD = 1
+    carry_save_operands: tuple[tuple[str, ...], ...] = ()
+    precompute: Mapping[str, str] = field(default_factory=dict)  # register -> function
+    redundant_extra_bits: int | None = None  # None: the design keeps no S/C
+    model_check: str = ""
+    block_params: str = ""
+    parameters: Mapping[str, Param] = field(default_factory=dict)
+    fault_params: Mapping[str, int] = field(default_factory=dict)
+    observe: Mapping[str, Any] = field(default_factory=dict)
+    paper_cycles: Mapping[str, Any] = field(default_factory=dict)  # [paper]
+    test: Mapping[str, Any] = field(default_factory=dict)  # `make test` points
+    coverage: Mapping[str, Any] = field(default_factory=dict)
+    testbench: Mapping[str, Any] = field(default_factory=dict)
+    rsa: Mapping[str, Any] = field(default_factory=dict)  # [rsa]: monitored core signals
+    core: str = ""  # the core module (default: the design's name)
+    ports: Mapping[str, str] = field(default_factory=dict)  # core port -> top expression
+    used_rtl: tuple[Path, ...] = ()  # the RTL of the designs it uses, in compile order
+    # its entries of the regression lists: list name -> entries (regress/lists.toml's keys)
+    lists: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+
+    # --- identity ---------------------------------------------------------------------------
+    @property
+    def model(self) -> str:
+        """The registry name of the design's model (its own name)."""
+        return self.name
+
+    @property
+    def toplevel(self) -> str:
+        """The simulated top: the core behind the bus loader (montverif.spec.top)."""
+        return self.name + TOP_SUFFIX
+
+    @property
+    def core_module(self) -> str:
+        return self.core or self.name
+
+    @property
+    def rtl_sources(self) -> tuple[Path, ...]:
+        """Every RTL file a build of the design compiles but its generated top."""
+        ordered: dict[Path, None] = dict.fromkeys(COMMON_SOURCES)
+        ordered |= dict.fromkeys(self.used_rtl)
+        ordered |= dict.fromkeys(self.shared + self.rtl)
+        return tuple(ordered)
+
+    # --- the register map -------------------------------------------------------------------
+    @property
+    def modulus(self) -> str:
+        return self.operands[-1]
+
+    @property
+    def precomputed(self) -> tuple[str, ...]:
+        return tuple(self.precompute)
+
+    @property
+    def has_field(self) -> bool:
+        return bool(self.field1)
+
+    def redundant_width(self, n: int) -> int | None:
+        return None if self.redundant_extra_bits is None else n + self.redundant_extra_bits
+
+    def out_of_range(self, values: Mapping[str, int]) -> bool:
+        """The loader's range rule (ERR_RANGE): an operand of below_modulus >= M, or the sum
+        of a carry-save group >= 2M."""
+        m = values[self.modulus]
+        return (any(values[r] >= m for r in self.below_modulus)
+                or any(sum(values[r] for r in g) >= 2 * m for g in self.carry_save_operands))
+
+    def maps(self, region: Region) -> bool:
+        """Whether the design maps a region (optional regions only when it uses them)."""
+        return (not region.optional or region.name in self.operands
+                or region.name in self.precompute)
+
+    def region_bits(self, rm: RegMap, region: str, n: int, bus_w: int) -> int | None:
+        return rm.region_bits(region, n, self.redundant_width(n), bus_w)
+
+    # --- parameters -------------------------------------------------------------------------
+    def resolve(self, given: Mapping[str, int | str] | None = None) -> dict[str, int]:
+        """The full parameter set of one build (defaults, then `given`), as the RTL takes it;
+        ConfigError (one line) for an unknown name or a value out of its range (the model's
+        `check` refuses illegal combinations: montverif.models.registry)."""
+        given = dict(given or {})
+        if unknown := sorted(set(given) - set(self.parameters)):
+            known = ", ".join(self.parameters) or "none"
+            raise ConfigError(f"{self.name} has no parameter(s) {', '.join(unknown)} "
+                              f"(parameters: {known})")
+        out = {}
+        for name, param in self.parameters.items():
+            try:
+                out[name] = param.value(given.get(name, param.default))
+            except ConfigError as exc:
+                raise ConfigError(f"{self.name}: {exc}") from None
+        return out
+
+    def normalize(self, given: Mapping[str, int | str]) -> tuple[tuple[str, int], ...]:
+        """Given parameters as the RTL takes them (a choice's name as its index), in the
+        order given; unknown names and illegal values are ConfigErrors."""
+        full = self.resolve(given)
+        return tuple((k, full[k]) for k in given)
+
+    def param_text(self, name: str, value: int) -> str:
+        param = self.parameters.get(name)
+        return param.name_of(value) if param else str(value)
+
+    def cycles_at(self, n: int, params: Mapping[str, int], field1: bool = False) -> int | None:
+        """This design's cycles per operation from its descriptor (None: not stated)."""
+        expr = self.cycles_field1 if field1 else self.cycles
+        return formula.integer(expr, n, params) if expr else None
+
+    def r_bits_at(self, n: int, params: Mapping[str, int], field1: bool = False) -> int:
+        expr = self.field1["r_bits"] if field1 else self.r_bits
+        return formula.integer(expr, n, params)
+
+    # --- the testbench ----------------------------------------------------------------------
+    def probe_leaves(self) -> list[str]:
+        """Names of the signals inside the DUT the testbench reads through VPI (the last
+        element of each hierarchical path in [observe] and [rsa]): the Verilator build makes
+        only these and the toplevel's ports visible (montverif.regress.flow.build)."""
+        leaves = {v.rsplit(".", 1)[1] for v in self.observe.values()
+                  if isinstance(v, str) and "." in v}
+        if self.rsa:
+            leaves |= {f"{m}_{s}" for m in self.rsa.get("mults", []) for s in MULT_SIGNALS}
+            leaves |= {RSA_MODULUS}
+            leaves |= {str(p).rsplit(".", 1)[-1] for key in ("wipe", "clear")
+                       for p in self.rsa.get(key, [])}
+        return sorted(leaves)
+
+
+# --- reading a descriptor ---------------------------------------------------------------------
+def _table(raw: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
+    value = raw.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: [{key}] must be a table")
+    return value
+
+
+def _strs(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: expected a list of strings")
+    return tuple(value)
+
+
+def _param(name: str, raw: Any, where: str) -> Param:
+    if not isinstance(raw, dict) or "default" not in raw:
+        raise ConfigError(f"{where}.{name}: expected {{ default = ..., ... }}")
+    unknown = sorted(set(raw) - {"default", "min", "max", "choices", "doc"})
+    if unknown:
+        raise ConfigError(f"{where}.{name}: unknown key(s) {', '.join(unknown)}")
+    choices = _strs(raw.get("choices", []), f"{where}.{name}.choices")
+    param = Param(name, raw["default"], raw.get("min"), raw.get("max"), choices,
+                  str(raw.get("doc", "")))
+    param.value(param.default)  # the default itself must be legal
+    return param
+
+
+SECTIONS = ("design", "function", "operands", "results", "model", "parameters", "fault",
+            "observe", "paper", "test", "coverage", "testbench", "rsa", "top", "lists")
+
+
+def parse(path: Path, uses_rtl: tuple[Path, ...] = ()) -> Design:
+    """A descriptor file as a Design; ConfigError with a one-line message if malformed."""
+    where = shown(path)
+    try:
+        raw = tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise ConfigError(f"cannot read {where}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    if unknown := sorted(set(raw) - set(SECTIONS)):
+        raise ConfigError(f"{where}: unknown section(s) {', '.join(unknown)} "
+                          f"(known: {', '.join(SECTIONS)})")
+    d = _table(raw, "design", where)
+    fn = _table(raw, "function", where)
+    ops = _table(raw, "operands", where)
+    res = _table(raw, "results", where)
+    model = _table(raw, "model", where)
+    try:
+        name = d["name"]
+        widths = d["widths"]
+        kind = fn["kind"]
+        registers = _strs(ops["registers"], f"{where}: [operands] registers")
+        function = model["function"]
+    except KeyError as exc:
+        raise ConfigError(f"{where}: missing key {exc.args[0]}") from None
+    if path.stem != name:
+        raise ConfigError(f"{where}: the file must be named after the design ({name}.toml)")
+    if kind not in KINDS:
+        raise ConfigError(f"{where}: [function] kind must be one of {', '.join(KINDS)}")
+    own = path.parent
+    rtl = tuple(own / f for f in _strs(d.get("rtl", []), f"{where}: [design] rtl"))
+    shared = tuple(HDL / f for f in _strs(d.get("shared", []), f"{where}: [design] shared"))
+    for src in rtl + shared:
+        if not src.is_file():
+            raise ConfigError(f"{where}: no such RTL file {shown(src)}")
+    params = {k: _param(k, v, f"{where}: [parameters]")
+              for k, v in _table(raw, "parameters", where).items()}
+    extra = res.get("redundant_extra_bits")
+    return Design(
+        name=name, id=int(d["id"]), family=str(d.get("family", own.name)),
+        paper=str(d.get("paper", "")), algorithm=str(d.get("algorithm", "")),
+        notes=str(d.get("notes", "")), descriptor=path, rtl=rtl, shared=shared,
+        uses=_strs(d.get("uses", []), f"{where}: [design] uses"),
+        min_n=int(widths["min"]), max_n=int(widths["max"]), kind=kind,
+        summary=str(fn.get("summary", "")), operands=registers,
+        below_modulus=_strs(ops.get("below_modulus", []), f"{where}: below_modulus"),
+        model_function=str(function), cycles=str(d.get("cycles", "")),
+        cycles_field1=str(d.get("cycles_field1", "")),
+        cycles_note=str(d.get("cycles_note", "")), r_bits=str(fn.get("r_bits", "n")),
+        field1=dict(fn.get("field1", {})),
+        carry_save_operands=tuple(tuple(g) for g in ops.get("carry_save", [])),
+        precompute=dict(ops.get("precomputed", {})),
+        redundant_extra_bits=None if extra is None else int(extra),
+        model_check=str(model.get("check", "")), block_params=str(model.get("block_params", "")),
+        parameters=params, fault_params=dict(_table(raw, "fault", where)),
+        observe=_table(raw, "observe", where), paper_cycles=_table(raw, "paper", where),
+        test=_table(raw, "test", where), coverage=_table(raw, "coverage", where),
+        testbench=_table(raw, "testbench", where), rsa=_table(raw, "rsa", where),
+        core=str(_table(raw, "top", where).get("core", "")),
+        ports=dict(_table(raw, "top", where).get("ports", {})), used_rtl=uses_rtl,
+        lists=_lists(raw, where))
+
+
+def _lists(raw: Mapping[str, Any], where: str) -> dict[str, tuple[Mapping[str, Any], ...]]:
+    """[[lists.<list>]] entries (their keys are checked where the lists are read)."""
+    table = _table(raw, "lists", where)
+    out = {}
+    for name, entries in table.items():
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise ConfigError(f"{where}: lists.{name} must be [[lists.{name}]] tables")
+        if any("dut" in e for e in entries):
+            raise ConfigError(f"{where}: lists.{name}: an entry of a descriptor names no dut")
+        out[name] = tuple(entries)
+    return out

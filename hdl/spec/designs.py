@@ -1,0 +1,92 @@
+"""Every design's descriptor: found as hdl/<family>/<design>.toml (a TOML file beside RTL
+whose name is its [design] name), read once, checked as a whole (unique names and ids,
+`uses` naming known designs, registers the register map has)."""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from pathlib import Path
+
+from montverif.spec import regmap
+from montverif.spec.design import Design, parse
+from montverif.spec.errors import ConfigError
+from montverif.spec.paths import HDL
+
+
+def _descriptor_files() -> dict[str, Path]:
+    """name -> descriptor of every design (a TOML with a [design] table below hdl/)."""
+    found: dict[str, Path] = {}
+    for path in sorted(HDL.glob("*/*.toml")):
+        try:
+            raw = tomllib.loads(path.read_text())
+        except (OSError, tomllib.TOMLDecodeError):
+            raw = {}
+        name = raw.get("design", {}).get("name") if isinstance(raw.get("design"), dict) else None
+        if not name:
+            continue
+        if name in found:
+            raise ConfigError(f"design {name} is described twice: {found[name]} and {path}")
+        found[name] = path
+    return found
+
+
+@cache
+def _all() -> dict[str, Design]:
+    files = _descriptor_files()
+    out: dict[str, Design] = {}
+
+    def load_one(name: str, chain: tuple[str, ...] = ()) -> Design:
+        if name in out:
+            return out[name]
+        if name in chain:
+            raise ConfigError(f"designs use each other: {' -> '.join((*chain, name))}")
+        uses_rtl: dict[Path, None] = {}
+        for used in _uses(files[name]):
+            if used not in files:
+                raise ConfigError(f"{files[name].name}: uses unknown design {used}")
+            dep = load_one(used, (*chain, name))
+            uses_rtl |= dict.fromkeys(dep.used_rtl + dep.shared + dep.rtl)
+        out[name] = parse(files[name], tuple(uses_rtl))
+        return out[name]
+
+    for name in files:
+        load_one(name)
+    _check(out)
+    return dict(sorted(out.items()))
+
+
+def _uses(path: Path) -> list[str]:
+    raw = tomllib.loads(path.read_text())
+    return list(raw.get("design", {}).get("uses", []))
+
+
+def _check(found: dict[str, Design]) -> None:
+    rm = regmap.load()
+    ids: dict[int, str] = {}
+    for d in found.values():
+        if d.id in ids:
+            raise ConfigError(f"designs {ids[d.id]} and {d.name} have the same id {d.id}")
+        if not 1 <= d.id < 256:
+            raise ConfigError(f"{d.name}: id {d.id} does not fit INFO[23:16] (1..255)")
+        ids[d.id] = d.name
+        for reg in (*d.operands, *d.precompute, *(r for g in d.carry_save_operands for r in g)):
+            if reg not in rm.regions:
+                raise ConfigError(f"{d.name}: register {reg} is not in the register map")
+
+
+def known_designs() -> list[str]:
+    """Every design, by name."""
+    return list(_all())
+
+
+def load_design(name: str) -> Design:
+    """A design by name; ConfigError naming the known ones if there is none."""
+    designs = _all()
+    if name not in designs:
+        raise ConfigError(f"unknown DUT '{name}' (known: {', '.join(designs)})")
+    return designs[name]
+
+
+def every() -> list[Design]:
+    return list(_all().values())

@@ -1,0 +1,200 @@
+"""The files derived from the register map and the descriptors, committed and kept fresh:
+hdl/common/mv_regmap_pkg.sv (the RTL package: regions, fields, error codes, design ids),
+docs/regmap.md and the design table of README.md (between its `designs` markers).
+`montverif generate` writes them; `montverif generate --check` (in `montverif lint`) fails
+when one is stale."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from montverif.spec import designs
+from montverif.spec.design import Design
+from montverif.spec.errors import ConfigError
+from montverif.spec.paths import COMMON, ROOT
+from montverif.spec.regmap import RegMap
+from montverif.spec.regmap import load as load_regmap
+
+SV_PATH = COMMON / "mv_regmap_pkg.sv"
+MD_PATH = ROOT / "docs" / "regmap.md"
+README = ROOT / "README.md"
+BEGIN, END = "<!-- designs:begin (montverif generate) -->", "<!-- designs:end -->"
+
+
+def camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.lower().split("_"))
+
+
+def emit_sv(rm: RegMap, found: list[Design]) -> str:
+    lines = [
+        "// GENERATED from hdl/common/regmap.json and the design descriptors by",
+        "// `montverif generate`. Do not edit: change the sources and regenerate.",
+        "package mv_regmap_pkg;",
+        "  // Not every design uses every constant of the shared map.",
+        "  /* verilator lint_off UNUSEDPARAM */",
+        f"  localparam int RegmapVersion = {rm.version};",
+        f"  localparam int RegionW = {rm.region_width};",
+        f"  localparam int IndexW = {rm.index_width};",
+        f"  localparam int AddrW = {rm.addr_width};",
+        f"  localparam int CounterW = {rm.counter_width};",
+        f"  localparam int ErrW = {rm.fields['STATUS']['ERR'].width};",
+        "",
+        "  // Regions: address = {region, word index}",
+    ]
+    for r in rm.regions.values():
+        lines.append(f"  localparam logic [RegionW-1:0] Region{camel(r.name)} = "
+                     f"{rm.region_width}'d{r.code};")
+    lines += ["", "  // Register fields (bit positions)"]
+    for reg, fs in rm.fields.items():
+        for f in fs.values():
+            lines.append(f"  localparam int {camel(reg)}{camel(f.name)}Lsb = {f.lsb};")
+            if f.width > 1:
+                lines.append(f"  localparam int {camel(reg)}{camel(f.name)}W = {f.width};")
+    lines += ["", "  // Error codes (STATUS.ERR)"]
+    err_w = rm.fields["STATUS"]["ERR"].width
+    for name, code in rm.errors.items():
+        lines.append(f"  localparam logic [ErrW-1:0] {camel(name)} = {err_w}'d{code};")
+    lines += ["", "  // Design ids (INFO[23:16])"]
+    for d in sorted(found, key=lambda d: d.id):
+        lines.append(f"  localparam int DesignId{camel(d.name)} = {d.id};")
+    lines += ["  /* verilator lint_on UNUSEDPARAM */", "endpackage"]
+    return "\n".join(lines) + "\n"
+
+
+def emit_md(rm: RegMap, found: list[Design]) -> str:
+    out = [
+        "# Register map",
+        "",
+        "Generated from `hdl/common/regmap.json` and the design descriptors by "
+        "`montverif generate`; do not edit by hand.",
+        "",
+        f"Version {rm.version}. Address = `{{region[{rm.region_width - 1}:0], "
+        f"index[{rm.index_width - 1}:0]}}` ({rm.addr_width} bits); the index selects a bus word, "
+        "little-endian (word 0 holds the least significant bits). Bus widths: "
+        + ", ".join(str(w) for w in rm.bus_widths) + ".",
+        "",
+        "| region | code | access | size | description |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rm.regions.values():
+        out.append(f"| {r.name} | {r.code} | {r.access} | {rm.sizes[r.size]} | {r.doc} |")
+    out += ["", "## Fields", "", "| register | field | bits |", "|---|---|---|"]
+    for reg, fs in rm.fields.items():
+        for f in fs.values():
+            bits = str(f.lsb) if f.width == 1 else f"{f.lsb + f.width - 1}:{f.lsb}"
+            out.append(f"| {reg} | {f.name} | {bits} |")
+    out += ["", "## Error codes (STATUS.ERR)", "", "| code | name | meaning |", "|---|---|---|"]
+    for name, code in rm.errors.items():
+        out.append(f"| {code} | {name} | {rm.error_docs[name]} |")
+    out += ["", "## Designs (INFO[23:16])", "",
+            "| id | design | family | registers START reads | precomputed | S, C |",
+            "|---|---|---|---|---|---|"]
+    for d in sorted(found, key=lambda d: d.id):
+        red = "-" if d.redundant_extra_bits is None else f"N + {d.redundant_extra_bits} bits"
+        out.append(f"| {d.id} | {d.name} | {d.family} | {', '.join(d.operands)} | "
+                   f"{', '.join(d.precomputed) or '-'} | {red} |")
+    return "\n".join(out) + "\n"
+
+
+# --- the README's design table ---------------------------------------------------------------
+_SYM = {ast.Add: " + ", ast.Sub: " - ", ast.Mult: "·", ast.Div: "/", ast.FloorDiv: " div ",
+        ast.Mod: " mod "}
+_PREC = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.FloorDiv: 2, ast.Mod: 2}
+
+
+def math_text(expr: str) -> str:
+    """A descriptor expression as the README writes it: N, ⌈x⌉, ⌊x⌋, ·, [a = b] (1 or 0)."""
+
+    def show(node: ast.AST, outer: int = 0, right: bool = False) -> str:
+        if isinstance(node, ast.Expression):
+            return show(node.body)
+        if isinstance(node, ast.Name):
+            return "N" if node.id == "n" else node.id
+        if isinstance(node, ast.Constant):
+            return str(node.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            args = [show(a) for a in node.args]
+            if node.func.id == "ceil":
+                return f"⌈{args[0]}⌉"
+            if node.func.id == "floor":
+                return f"⌊{args[0]}⌋"
+            return f"{node.func.id}({', '.join(args)})"
+        if isinstance(node, ast.BinOp):
+            prec = _PREC[type(node.op)]
+            text = (show(node.left, prec) + _SYM[type(node.op)]
+                    + show(node.right, prec, right=True))
+            loose = prec < outer or (right and prec == outer)
+            return f"({text})" if loose else text
+        if isinstance(node, ast.Compare):
+            return f"[{show(node.left)} = {show(node.comparators[0])}]"
+        raise ConfigError(f"cannot show {expr!r}")
+
+    return show(ast.parse(expr, mode="eval"))
+
+
+def computes(d: Design) -> str:
+    if d.kind == "modexp":
+        return "X^E mod M"
+    if d.kind == "inter":
+        return "X·Y mod M"
+    ops = d.operands[:-1]
+    x, y = ("(X+X2)", "(Y+Y2)") if d.carry_save_operands else ops
+    r = math_text(d.r_bits)
+    text = f"{x}·{y}·2^-{r if r.isalnum() else '(' + r + ')'} mod M"
+    if d.field1:
+        r1 = math_text(d.field1["r_bits"])
+        text = f"GF(p): {text}; GF(2^n): X(x)·Y(x)·x^-({r1}) mod M(x)"
+    return text
+
+
+def cycles_text(d: Design) -> str:
+    if not d.cycles:
+        return d.cycles_note or "-"
+    text = math_text(d.cycles)
+    return f"GF(p) {text}; GF(2^n) {math_text(d.cycles_field1)}" if d.cycles_field1 else text
+
+
+def design_table(found: list[Design]) -> str:
+    rows = ["| design | paper, algorithm | computes | cycles | widths | notes |",
+            "|---|---|---|---|---|---|"]
+    for d in sorted(found, key=lambda d: d.id):
+        params = ", ".join(d.parameters)
+        algo = d.algorithm + (f" (parameters {params})" if params else "")
+        notes = Path(d.notes).stem if d.notes else ""
+        link = f"[{notes}]({d.notes})" if d.notes else ""
+        rows.append(f"| `{d.name}` | {d.paper}: {algo} | {computes(d)} | {cycles_text(d)} | "
+                    f"{d.min_n}..{d.max_n} | {link} |")
+    return "\n".join(rows)
+
+
+def with_table(readme: str, table: str) -> str:
+    if BEGIN not in readme or END not in readme:
+        raise ConfigError(f"README.md lacks the {BEGIN} / {END} markers")
+    head, rest = readme.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return f"{head}{BEGIN}\n{table}\n{END}{tail}"
+
+
+def targets() -> dict[Path, str]:
+    """Every derived file and the text it must have."""
+    rm = load_regmap()
+    found = designs.every()
+    out = {SV_PATH: emit_sv(rm, found), MD_PATH: emit_md(rm, found)}
+    if README.exists():
+        out[README] = with_table(README.read_text(), design_table(found))
+    return out
+
+
+def stale() -> list[Path]:
+    return [p for p, text in targets().items() if not p.exists() or p.read_text() != text]
+
+
+def write() -> list[Path]:
+    written = []
+    for path, text in targets().items():
+        if not path.exists() or path.read_text() != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            written.append(path)
+    return written

@@ -1,0 +1,108 @@
+"""The descriptors as the one source of a design's facts: every one reads and agrees with its
+core's RTL, the derived files are fresh, and a malformed descriptor is one clear error."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from montverif.spec import designs, formula, generate, top
+from montverif.spec.design import parse
+from montverif.spec.errors import ConfigError
+from montverif.spec.params import parse_params
+from montverif.spec.paths import HDL
+
+NAMES = designs.known_designs()
+
+
+def test_every_descriptor_reads_with_unique_ids() -> None:
+    found = designs.every()
+    assert len(found) >= 15 and len({d.id for d in found}) == len(found)
+    assert all(d.descriptor.stem == d.name and d.rtl for d in found)
+    with pytest.raises(ConfigError, match="unknown DUT 'nope'"):
+        designs.load_design("nope")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_parameters_and_faults_are_the_cores(name: str) -> None:
+    """What the descriptor says of the RTL is in the RTL: every build and fault parameter is
+    one of the core's parameters; the generated top connects every core input."""
+    d = designs.load_design(name)
+    core = top.core_header(d)
+    assert set(d.parameters) | set(d.fault_params) <= set(core.params), core.params
+    text = top.emit(d)
+    assert f"module {d.toplevel}" in text and f"DesignId{generate.camel(d.name)}" in text
+
+
+def test_the_derived_files_are_fresh() -> None:
+    assert generate.stale() == []
+
+
+def test_the_register_package_carries_every_id() -> None:
+    text = generate.emit_sv(generate.load_regmap(), designs.every())
+    for d in designs.every():
+        assert f"DesignId{generate.camel(d.name)} = {d.id};" in text
+    other = [dataclasses.replace(designs.load_design("mont_lut"), id=99)]
+    assert "DesignIdMontLut = 99;" in generate.emit_sv(generate.load_regmap(), other)
+
+
+def _copy(tmp_path: Path, name: str) -> Path:
+    d = designs.load_design(name)
+    folder = tmp_path / d.family
+    folder.mkdir()
+    for src in d.rtl:
+        shutil.copy(src, folder / src.name)
+    path = folder / d.descriptor.name
+    path.write_text(d.descriptor.read_text())
+    return path
+
+
+@pytest.mark.parametrize(("edit", "needle"), [
+    (lambda t: t.replace('name = "mont_lut"', 'name = "other"'), "named after the design"),
+    (lambda t: t.replace("kind = \"mont\"", "kind = \"div\""), "kind must be one of"),
+    (lambda t: t.replace('rtl = ["mont_lut.sv"]', 'rtl = ["missing.sv"]'), "no such RTL file"),
+    (lambda t: t + "\n[frobs]\nx = 1\n", "unknown section(s) frobs"),
+    (lambda t: t.replace("widths = { min = 8, max = 4096 }", ""), "missing key widths"),
+    (lambda t: t.replace("[model]", "[model]\nbroken = "), "mont_lut.toml"),
+    (lambda t: t + '\n[parameters]\nW = { default = 1, min = 2 }\n', "below its least value"),
+])
+def test_a_malformed_descriptor_is_one_line(tmp_path: Path, edit, needle: str) -> None:
+    path = _copy(tmp_path, "mont_lut")
+    path.write_text(edit(path.read_text()))
+    with pytest.raises(ConfigError, match=re.escape(needle)) as exc:
+        parse(path)
+    assert "\n" not in str(exc.value)
+
+
+def test_a_core_input_the_top_cannot_drive_is_refused(tmp_path: Path) -> None:
+    """A core with an input named like no loader signal needs the descriptor's [top] ports."""
+    path = _copy(tmp_path, "mont_lut")
+    core = path.with_name("mont_lut.sv")
+    core.write_text(core.read_text().replace("input  logic [N-1:0] y_i,",
+                                             "input  logic [N-1:0] b_i,"))
+    with pytest.raises(ConfigError, match="core input b_i is none of the loader's signals"):
+        top.emit(parse(path))
+    path.write_text(path.read_text() + '\n[top]\nports = { b_i = "y" }\n')
+    assert ".b_i" in top.emit(parse(path))
+
+
+def test_formulas_and_parameters() -> None:
+    assert formula.formula("ceil(n / W) * 2 + (W == 8)", 97, {"W": 8}) == 27
+    with pytest.raises(ConfigError, match="unsupported expression"):
+        formula.formula("__import__('os')", 8)
+    assert parse_params("W=16, P=0x4,Mult=mwrkmm") == {"W": 16, "P": 4, "Mult": "mwrkmm"}
+    with pytest.raises(ConfigError, match="expected NAME=VALUE"):
+        parse_params("W")
+    rsa = designs.load_design("rsa_core")
+    assert rsa.normalize({"Mult": "mont_qp", "V": 8}) == (("Mult", 5), ("V", 8))
+    assert rsa.param_text("Mult", 4) == "mwrkmm"
+
+
+def test_descriptors_live_beside_their_rtl() -> None:
+    for d in designs.every():
+        assert d.descriptor.parent.parent == HDL and all(s.parent == d.descriptor.parent
+                                                         for s in d.rtl)

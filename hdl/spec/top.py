@@ -1,0 +1,240 @@
+"""A design's simulated top, generated from its descriptor: the core behind the bus loader.
+
+The top declares N, BusW and AckWait and every parameter of the core's own header (same type
+and default), sets the loader's options from the descriptor (the registers START reads, the
+precomputed ones, the carry-save halves, the field bit, the width of S and C), and connects
+the core by its port names: clk_i, rst_ni, start_i, clear_i, <register>_i for every register
+it reads, field_i, busy_o, last_o, p_o, s_o, c_o. A core whose ports are named otherwise is
+connected by the descriptor's [top] ports (core port -> expression of the top's signals);
+outputs the top does not use are left open. Nothing here is written by hand per design.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from montverif.spec.design import Design
+from montverif.spec.errors import ConfigError
+from montverif.spec.generate import camel
+from montverif.spec.paths import ROOT, shown
+
+GENERATED = ROOT / "build" / "gen"  # <design>/<design>_top.sv
+# loader output -> the top's signal, by the register the design names
+LOADER_REGS = {"X": "x", "Y": "y", "M": "m", "MP": "mp", "MHAT": "mhat", "R2": "r2", "E": "e"}
+LOADER_FLAGS = {"MP": "HasMp", "MHAT": "HasMhat", "R2": "HasR2", "E": "HasE"}
+
+
+@dataclass(frozen=True)
+class Port:
+    name: str
+    direction: str  # "input" or "output"
+    width: str  # "" for one bit, else the packed range, e.g. "N-1:0"
+
+
+@dataclass(frozen=True)
+class Header:
+    """A module's parameters (name -> (type, default)) and ports, from its SV header."""
+
+    module: str
+    params: dict[str, tuple[str, str]]
+    ports: dict[str, Port]
+
+
+_MODULE = re.compile(r"^\s*module\s+(\w+)\b(.*?)\);", re.M | re.S)
+_PARAM = re.compile(r"parameter\s+(int|bit|logic(?:\s*\[[^\]]*\])?|integer)\s+(\w+)\s*=\s*"
+                    r"([^,\n/)]+)")
+_PORT = re.compile(r"\b(input|output)\s+logic\s*(?:\[([^\]]+)\])?\s*(\w+)")
+
+
+def header(path: Path, module: str) -> Header:
+    """The parameters and ports of `module` in `path` (the lowRISC ANSI style the cores use:
+    `parameter <type> Name = default`, `input|output logic [range] name`)."""
+    text = re.sub(r"//[^\n]*", "", path.read_text())
+    for m in _MODULE.finditer(text):
+        if m.group(1) != module:
+            continue
+        body = m.group(2)
+        params = {name: (kind, default.strip()) for kind, name, default in _PARAM.findall(body)}
+        ports = {name: Port(name, direction, (width or "").replace(" ", ""))
+                 for direction, width, name in _PORT.findall(body)}
+        return Header(module, params, ports)
+    raise ConfigError(f"{path.name}: no module {module}")
+
+
+def core_header(design: Design) -> Header:
+    for src in reversed(design.rtl):
+        try:
+            return header(src, design.core_module)
+        except ConfigError:
+            continue
+    raise ConfigError(f"{design.name}: no module {design.core_module} in its rtl files")
+
+
+def _core_connections(design: Design, core: Header) -> list[tuple[str, str]]:
+    """(core port, the top's expression) for every core port; outputs the top does not
+    use get "" (left open)."""
+    ours = {"clk_i": "", "rst_ni": "", "start_i": "start", "clear_i": "clear",
+            "busy_o": "core_busy", "last_o": "core_last", "p_o": "p"}
+    if design.has_field:
+        ours["field_i"] = "field"
+    for reg in (*design.operands, *design.precomputed):
+        if reg in LOADER_REGS:
+            ours[f"{LOADER_REGS[reg]}_i"] = LOADER_REGS[reg]
+    if design.redundant_extra_bits is not None:
+        ours |= {"s_o": "s", "c_o": "c"}
+    out = []
+    for port in core.ports.values():
+        if port.name in design.ports:
+            out.append((port.name, design.ports[port.name]))
+        elif port.name in ours:
+            out.append((port.name, ours[port.name]))
+        elif port.direction == "output":
+            out.append((port.name, ""))
+        else:
+            raise ConfigError(f"{design.name}: core input {port.name} is none of the loader's "
+                              "signals; connect it in the descriptor's [top] ports")
+    if unknown := sorted(set(design.ports) - set(core.ports)):
+        raise ConfigError(f"{design.name}: [top] ports names {', '.join(unknown)}, which "
+                          f"{core.module} does not have")
+    return out
+
+
+def emit(design: Design) -> str:
+    """The text of the design's top."""
+    core = core_header(design)
+    if "N" not in core.params:
+        raise ConfigError(f"{design.name}: {core.module} has no parameter N")
+    top = design.toplevel
+    halves = bool(design.carry_save_operands)
+    red = design.redundant_extra_bits
+    loader_params = [("N", "N"), ("BusW", "BusW"), ("RedW", "RedW"),
+                     ("HasRed", "1'b1" if red is not None else "1'b0"),
+                     ("DesignId", f"DesignId{camel(design.name)}"), ("AckWait", "AckWait")]
+    loader_params += [(flag, "1'b1") for reg, flag in LOADER_FLAGS.items()
+                      if reg in design.operands or reg in design.precomputed]
+    if halves:
+        loader_params.append(("HasHalves", "1'b1"))
+    if design.has_field:
+        loader_params.append(("HasField", "1'b1"))
+    if "Y" not in design.operands:
+        loader_params.append(("UsesY", "1'b0"))
+    used = {LOADER_REGS[r] for r in (*design.operands, *design.precomputed) if r in LOADER_REGS}
+    lines = [
+        f"// GENERATED from {shown(design.descriptor)} by montverif.spec.top: the",
+        f"// {design.name} core ({design.paper}: {design.algorithm})",
+        "// behind the bus loader. Do not edit: change the descriptor.",
+        f"module {top}",
+        "  import mv_regmap_pkg::*;",
+        "#(",
+    ]
+    params = [("int", "N", str(max(32, design.min_n))), ("int", "BusW", "32"),
+              ("int", "AckWait", "0")]
+    params += [(kind, name, default) for name, (kind, default) in core.params.items()
+               if name != "N"]
+    lines += [f"  parameter {kind} {name} = {default}" + ("," if i < len(params) - 1 else "")
+              for i, (kind, name, default) in enumerate(params)]
+    lines += [
+        ") (",
+        "  input  logic             clk_i,",
+        "  input  logic             rst_ni,",
+        "  input  logic             bus_req_i,",
+        "  input  logic             bus_we_i,",
+        "  input  logic [AddrW-1:0] bus_addr_i,",
+        "  input  logic [BusW-1:0]  bus_wdata_i,",
+        "  output logic             bus_ack_o,",
+        "  output logic [BusW-1:0]  bus_rdata_o,",
+        "  output logic             busy_o,",
+        "  output logic             done_o",
+        ");",
+        "",
+        f"  localparam int MinN = {design.min_n};",
+        f"  localparam int RedW = {f'N + {red}' if red else ('N' if red == 0 else '1')};",
+        "  if (N < MinN) begin : g_bad_n",
+        f'    initial $fatal(1, "{top}: N must be at least %0d (got %0d)", MinN, N);',
+        "  end",
+        "",
+        "  logic            start, clear, core_busy, core_last;",
+    ]
+    wide = [s for s in ("x", "y") if s in used and halves]
+    narrow = [s for s in ("x", "y", "m", "mp", "mhat", "r2", "e") if s in used and s not in wide]
+    # signals the descriptor's [top] ports take a part of (m' of a W-bit digit: mp[W-1:0])
+    sliced = {m.group(1) for expr in design.ports.values()
+              for m in re.finditer(r"\b(\w+)\[", expr)} - set(wide)
+    if wide:
+        lines.append(f"  logic [2*N-1:0]  {', '.join(wide)};  // {{second half, first half}}")
+    lines.append(f"  logic [N-1:0]    {', '.join([*(s for s in narrow if s not in sliced), 'p'])};")
+    if part := [s for s in narrow if s in sliced]:
+        lines += ["  /* verilator lint_off UNUSEDSIGNAL */",
+                  f"  logic [N-1:0]    {', '.join(part)};  // the core takes a part",
+                  "  /* verilator lint_on UNUSEDSIGNAL */"]
+    if design.has_field:
+        lines.append("  logic            field;")
+    lines += ["  logic [RedW-1:0] s, c;", ""]
+    lines += ["  /* verilator lint_off PINCONNECTEMPTY */",
+              "  mv_bus_loader #("]
+    lines += [f"    .{name:<9}({value})" + ("," if i < len(loader_params) - 1 else "")
+              for i, (name, value) in enumerate(loader_params)]
+    loader_ports = [("clk_i", ""), ("rst_ni", ""), ("bus_req_i", ""), ("bus_we_i", ""),
+                    ("bus_addr_i", ""), ("bus_wdata_i", ""), ("bus_ack_o", ""),
+                    ("bus_rdata_o", ""), ("busy_o", ""), ("done_o", ""),
+                    ("core_start_o", "start"), ("core_clear_o", "clear")]
+    loader_ports += [(f"{sig}_o", sig if sig in used else "-")
+                     for sig in ("x", "y", "m", "mp", "mhat", "r2", "e")]
+    loader_ports += [("field_o", "field" if design.has_field else "-"),
+                     ("core_busy_i", "core_busy"), ("core_last_i", "core_last"),
+                     ("p_i", "p"), ("s_i", "s"), ("c_i", "c")]
+    lines.append("  ) u_loader (")
+    lines += _connections(loader_ports)
+    lines += ["  );", "  /* verilator lint_on PINCONNECTEMPTY */", ""]
+    if red is None:
+        lines += ["  assign s = '0;  // the core keeps no redundant S, C: they are unmapped",
+                  "  assign c = '0;", ""]
+    core_params = [(name, name) for name in core.params]
+    conns = _core_connections(design, core)
+    open_outputs = any(expr == "" and not name.endswith(("clk_i", "rst_ni"))
+                       for name, expr in conns)
+    lines.append(f"  {core.module} #(")
+    lines += [f"    .{name:<9}({value})" + ("," if i < len(core_params) - 1 else "")
+              for i, (name, value) in enumerate(core_params)]
+    lines.append("  ) u_core (")
+    if open_outputs:
+        lines.append("    /* verilator lint_off PINCONNECTEMPTY */")
+    lines += _connections([(n, "-" if e == "" and n not in ("clk_i", "rst_ni") else e)
+                           for n, e in conns])
+    if open_outputs:
+        lines.append("    /* verilator lint_on PINCONNECTEMPTY */")
+    lines += ["  );", "", "endmodule"]
+    return "\n".join(lines) + "\n"
+
+
+def _connections(ports: list[tuple[str, str]]) -> list[str]:
+    """`.name` (same name), `.name(expr)`, or `.name()` for "-" (left open)."""
+    out = []
+    for i, (name, expr) in enumerate(ports):
+        text = f".{name}" if expr == "" else f".{name:<12}({'' if expr == '-' else expr})"
+        out.append(f"    {text}" + ("," if i < len(ports) - 1 else ""))
+    return out
+
+
+def path(design: Design) -> Path:
+    return GENERATED / design.name / f"{design.toplevel}.sv"
+
+
+def write(design: Design) -> Path:
+    """The design's top, written (atomically) when missing or different; its path."""
+    target = path(design)
+    text = emit(design)
+    if not target.exists() or target.read_text() != text:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, target)
+    return target
+
+
+def sources(design: Design) -> list[Path]:
+    """Everything a build of the design compiles, its generated top last."""
+    return [*design.rtl_sources, write(design)]
