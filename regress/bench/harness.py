@@ -19,7 +19,7 @@ from montverif.regress.bench.common import (
     BenchError,
 )
 from montverif.regress.flow import tools
-from montverif.spec import regmap
+from montverif.spec import regmap, top
 from montverif.spec.design import Design
 
 HARNESS = Path(__file__).resolve().with_name("harness.cpp")
@@ -83,12 +83,12 @@ def build_harness(design: Design, n: int, params: dict[str, int]) -> tuple[Path,
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    top = design.toplevel
+    toplevel = design.toplevel
     cpp = out / "bench_main.cpp"
-    cpp.write_text(HARNESS.read_text().replace("@TOP@", top))
+    cpp.write_text(HARNESS.read_text().replace("@TOP@", toplevel))
     gparams = {"N": n, "BusW": BUS_W, "AckWait": 0} | params
     cmd = ["verilator", "--cc", "--exe", "--build", "-j", "2", "-Wno-fatal",
-           "--top-module", top, "--Mdir", str(out / "obj"), "-o", "bench",
+           "--top-module", toplevel, "--Mdir", str(out / "obj"), "-o", "bench",
            "--timescale", "1ns/1ps"]
     cmd += [f"-G{k}={v}" for k, v in gparams.items()]
     cmd += [str(s) for s in top.sources(design)] + [str(cpp)]

@@ -4,6 +4,7 @@ regression; and a lint problem is reported, not passed over."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -28,14 +29,13 @@ def test_a_lint_problem_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     tools.setup_env("verilator")
     tools.setup_env("icarus")
     design = load_design("mont_lut")
-    core = next(s for s in design.sources if s.name == "mont_lut.sv")
+    (core,) = design.rtl
     bad = tmp_path / core.name
     text = core.read_text()
     bad.write_text(text.replace("endmodule", "  logic [3:0] lint_bait_unused;\n"
                                 "  assign lint_bait_unused = 8'd255;\nendmodule", 1))
-    sources = tuple(bad if s == core else s for s in design.sources)
     monkeypatch.setattr(lint, "load_design",
-                        lambda _name: type(design)(**{**design.__dict__, "sources": sources}))
+                        lambda _name: dataclasses.replace(design, rtl=(bad,)))
     problems = lint.lint_design("mont_lut")
     assert problems and "lint_bait_unused" in problems[0]
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from montverif.spec import top as gen_top
 from montverif.spec.designs import load_design
 from montverif.verif.tests.test_bad_input import assert_clear_error, sim_cli
 
@@ -34,7 +35,7 @@ def test_rtl_rejects_illegal_parameters(tmp_path: Path, design: str, params: dic
     out = tmp_path / "a.vvp"
     cmd = ["iverilog", "-g2012", "-o", str(out), "-s", top,
            *[f"-P{top}.{k}={v}" for k, v in params.items()],
-           *[str(ROOT / s) for s in cfg.sources]]
+           *[str(ROOT / s) for s in gen_top.sources(cfg)]]
     subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=60)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     res = subprocess.run(["vvp", "-n", str(out)], capture_output=True, text=True, timeout=60,
@@ -55,7 +56,7 @@ def test_rtl_legal_parameters_elaborate_silently(tmp_path: Path, design: str):
                                                                      "P": 2}
     subprocess.run(["iverilog", "-g2012", "-o", str(out), "-s", cfg.toplevel,
                     *[f"-P{cfg.toplevel}.{k}={v}" for k, v in params.items()],
-                    *[str(ROOT / s) for s in cfg.sources]], check=True, timeout=60)
+                    *[str(ROOT / s) for s in gen_top.sources(cfg)]], check=True, timeout=60)
     res = subprocess.run(["vvp", "-n", str(out)], capture_output=True, text=True, timeout=60,
                          check=False)
     assert "FATAL" not in (res.stdout + res.stderr).upper()

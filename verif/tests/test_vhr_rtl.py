@@ -10,13 +10,13 @@ import pytest
 
 from montverif.models.registry import get_algo
 from montverif.models.result import ModelInputError
+from montverif.spec import top as gen_top
+from montverif.spec.designs import load_design
 
 pytestmark = pytest.mark.sim
 ROOT = Path(__file__).resolve().parents[2]
 
-SOURCES = ["hdl/common/mv_regmap_pkg.sv", "hdl/common/mv_bus_loader.sv",
-           "hdl/common/mv_observe.sv", "hdl/vhr/mont_qp_pe.sv", "hdl/vhr/mont_qp.sv",
-           "hdl/vhr/mont_qp_top.sv"]
+SOURCES = [str(s) for s in gen_top.sources(load_design("mont_qp"))]
 
 
 @pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus Verilog")
