@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from montverif.models import gf2, ref
+from montverif.models import generic, gf2, ref
 from montverif.models.result import ModelInputError, Result
 from montverif.spec.design import Design
 from montverif.spec.designs import every
@@ -136,9 +136,12 @@ class AlgoInfo:
 
 
 def info_of(design: Design) -> AlgoInfo:
-    """A design's registry entry, its functions looked up by the names its descriptor gives."""
+    """A design's registry entry, its functions looked up by the names its descriptor gives
+    (a generic model: montverif.models.generic)."""
+    func = (functools.partial(generic.model, design=design) if design.generic_model
+            else function(design.model_function, design.name))
     return AlgoInfo(
-        design=design, func=function(design.model_function, design.name),
+        design=design, func=func,
         check=function(design.model_check, design.name) if design.model_check else _no_check,
         precompute=tuple((reg, function(f, design.name))
                          for reg, f in design.precompute.items()),

@@ -60,5 +60,6 @@ package mv_regmap_pkg;
   localparam int DesignIdMontQp = 13;
   localparam int DesignIdMontDual = 14;
   localparam int DesignIdRsaCore = 15;
+  localparam int DesignIdMontR4 = 16;
   /* verilator lint_on UNUSEDPARAM */
 endpackage

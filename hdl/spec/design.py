@@ -66,6 +66,24 @@ class Param:
 
 
 @dataclass(frozen=True)
+class ForeignCore:
+    """A core written elsewhere, with its own port names and handshake (the descriptor's
+    [core]): the generated top adapts it to the loader. It computes P only (no S, C)."""
+
+    module: str
+    clock: str
+    reset: str
+    reset_active_low: bool
+    start: str  # the start input: a one-cycle pulse while the core is idle
+    done: str  # the done output
+    done_pulse: bool  # True: one cycle high when the result is ready; False: a level
+    ports: Mapping[str, str]  # register the loader holds (X, Y, M, ...) -> the core's input
+    result: str  # the core's result output (P)
+    third_party: bool = True  # its sources' lint warnings are waived
+    params: Mapping[str, str] = field(default_factory=dict)  # core parameter -> expression
+
+
+@dataclass(frozen=True)
 class Design:
     """One design, as its descriptor says. Paths are absolute."""
 
@@ -109,6 +127,8 @@ class Design:
     used_rtl: tuple[Path, ...] = ()  # the RTL of the designs it uses, in compile order
     # its entries of the regression lists: list name -> entries (regress/lists.toml's keys)
     lists: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    foreign: ForeignCore | None = None  # [core]: a core with its own ports and handshake
+    generic_model: bool = False  # [model] generic: P from the reference, cycles stated here
 
     # --- identity ---------------------------------------------------------------------------
     @property
@@ -123,6 +143,8 @@ class Design:
 
     @property
     def core_module(self) -> str:
+        if self.foreign is not None:
+            return self.foreign.module
         return self.core or self.name
 
     @property
@@ -244,7 +266,36 @@ def _param(name: str, raw: Any, where: str) -> Param:
 
 
 SECTIONS = ("design", "function", "operands", "results", "model", "parameters", "fault",
-            "observe", "paper", "test", "coverage", "testbench", "rsa", "top", "lists")
+            "observe", "paper", "test", "coverage", "testbench", "rsa", "top", "lists", "core")
+
+
+def _foreign(raw: Mapping[str, Any], operands: tuple[str, ...], precomputed: tuple[str, ...],
+             where: str) -> ForeignCore | None:
+    table = _table(raw, "core", where)
+    if not table:
+        return None
+    keys = ("module", "clock", "reset", "reset_active", "start", "done", "done_style",
+            "ports", "result", "params", "third_party")
+    if unknown := sorted(set(table) - set(keys)):
+        raise ConfigError(f"{where}: [core] unknown key(s) {', '.join(unknown)} "
+                          f"(known: {', '.join(keys)})")
+    if missing := [k for k in ("module", "start", "done", "ports", "result") if k not in table]:
+        raise ConfigError(f"{where}: [core] needs {', '.join(missing)}")
+    active, style = table.get("reset_active", "low"), table.get("done_style", "pulse")
+    if active not in ("low", "high"):
+        raise ConfigError(f"{where}: [core] reset_active is low or high (got {active!r})")
+    if style not in ("pulse", "level"):
+        raise ConfigError(f"{where}: [core] done_style is pulse or level (got {style!r})")
+    ports = dict(table["ports"])
+    if missing := [r for r in (*operands, *precomputed) if r not in ports]:
+        raise ConfigError(f"{where}: [core] ports names no input for {', '.join(missing)}")
+    if unknown := sorted(set(ports) - set(operands) - set(precomputed)):
+        raise ConfigError(f"{where}: [core] ports: {', '.join(unknown)} is no register the "
+                          "design reads")
+    return ForeignCore(str(table["module"]), str(table.get("clock", "clk_i")),
+                       str(table.get("reset", "rst_ni")), active == "low", str(table["start"]),
+                       str(table["done"]), style == "pulse", ports, str(table["result"]),
+                       bool(table.get("third_party", True)), dict(table.get("params", {})))
 
 
 def parse(path: Path, uses_rtl: tuple[Path, ...] = ()) -> Design:
@@ -269,9 +320,15 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = ()) -> Design:
         widths = d["widths"]
         kind = fn["kind"]
         registers = _strs(ops["registers"], f"{where}: [operands] registers")
-        function = model["function"]
+        generic = bool(model.get("generic", False))
+        function = "" if generic else model["function"]
     except KeyError as exc:
         raise ConfigError(f"{where}: missing key {exc.args[0]}") from None
+    if "core" in raw and res.get("redundant_extra_bits") is not None:
+        raise ConfigError(f"{where}: a [core] of its own returns P only (no S, C)")
+    if generic and (kind == "modexp" or not d.get("cycles")):
+        raise ConfigError(f"{where}: a generic model needs kind mont or inter and the "
+                          "design's cycles ([design] cycles)")
     if path.stem != name:
         raise ConfigError(f"{where}: the file must be named after the design ({name}.toml)")
     if kind not in KINDS:
@@ -307,7 +364,9 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = ()) -> Design:
         testbench=_table(raw, "testbench", where), rsa=_table(raw, "rsa", where),
         core=str(_table(raw, "top", where).get("core", "")),
         ports=dict(_table(raw, "top", where).get("ports", {})), used_rtl=uses_rtl,
-        lists=_lists(raw, where))
+        lists=_lists(raw, where),
+        foreign=_foreign(raw, registers, tuple(ops.get("precomputed", {})), where),
+        generic_model=generic)
 
 
 def _lists(raw: Mapping[str, Any], where: str) -> dict[str, tuple[Mapping[str, Any], ...]]:

@@ -90,3 +90,8 @@ def load_design(name: str) -> Design:
 
 def every() -> list[Design]:
     return list(_all().values())
+
+
+def reload() -> None:
+    """Read the descriptors again (after a new one was written)."""
+    _all.cache_clear()

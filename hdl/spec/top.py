@@ -104,9 +104,12 @@ def _core_connections(design: Design, core: Header) -> list[tuple[str, str]]:
 
 def emit(design: Design) -> str:
     """The text of the design's top."""
-    core = core_header(design)
-    if "N" not in core.params:
-        raise ConfigError(f"{design.name}: {core.module} has no parameter N")
+    if design.foreign is not None:
+        core = Header(design.foreign.module, {"FaultEn": ("bit", "1'b0")}, {})
+    else:
+        core = core_header(design)
+        if "N" not in core.params:
+            raise ConfigError(f"{design.name}: {core.module} has no parameter N")
     top = design.toplevel
     halves = bool(design.carry_save_operands)
     red = design.redundant_extra_bits
@@ -139,7 +142,11 @@ def emit(design: Design) -> str:
     lines += [
         ") (",
         "  input  logic             clk_i,",
+        *(["  // A core of its own may reset synchronously: the same reset then reaches",
+           "  // both kinds of flop (the loader's are asynchronous).",
+           "  /* verilator lint_off SYNCASYNCNET */"] if design.foreign is not None else []),
         "  input  logic             rst_ni,",
+        *(["  /* verilator lint_on SYNCASYNCNET */"] if design.foreign is not None else []),
         "  input  logic             bus_req_i,",
         "  input  logic             bus_we_i,",
         "  input  logic [AddrW-1:0] bus_addr_i,",
@@ -192,22 +199,77 @@ def emit(design: Design) -> str:
     if red is None:
         lines += ["  assign s = '0;  // the core keeps no redundant S, C: they are unmapped",
                   "  assign c = '0;", ""]
-    core_params = [(name, name) for name in core.params]
-    conns = _core_connections(design, core)
-    open_outputs = any(expr == "" and not name.endswith(("clk_i", "rst_ni"))
-                       for name, expr in conns)
-    lines.append(f"  {core.module} #(")
-    lines += [f"    .{name:<9}({value})" + ("," if i < len(core_params) - 1 else "")
-              for i, (name, value) in enumerate(core_params)]
-    lines.append("  ) u_core (")
-    if open_outputs:
-        lines.append("    /* verilator lint_off PINCONNECTEMPTY */")
-    lines += _connections([(n, "-" if e == "" and n not in ("clk_i", "rst_ni") else e)
-                           for n, e in conns])
-    if open_outputs:
-        lines.append("    /* verilator lint_on PINCONNECTEMPTY */")
-    lines += ["  );", "", "endmodule"]
+    if design.foreign is not None:
+        lines += _adapter(design)
+    else:
+        core_params = [(name, name) for name in core.params]
+        conns = _core_connections(design, core)
+        open_outputs = any(expr == "" and not name.endswith(("clk_i", "rst_ni"))
+                           for name, expr in conns)
+        lines.append(f"  {core.module} #(")
+        lines += [f"    .{name:<9}({value})" + ("," if i < len(core_params) - 1 else "")
+                  for i, (name, value) in enumerate(core_params)]
+        lines.append("  ) u_core (")
+        if open_outputs:
+            lines.append("    /* verilator lint_off PINCONNECTEMPTY */")
+        lines += _connections([(n, "-" if e == "" and n not in ("clk_i", "rst_ni") else e)
+                               for n, e in conns])
+        if open_outputs:
+            lines.append("    /* verilator lint_on PINCONNECTEMPTY */")
+        lines.append("  );")
+    lines += ["", "endmodule"]
     return "\n".join(lines) + "\n"
+
+
+def _adapter(design: Design) -> list[str]:
+    """A core of its own ([core]): its reset polarity, its start pulse, its done (a pulse, or
+    a level whose rising edge counts), and its result captured when done comes, so that P
+    holds until the next operation or CLEAR. Busy runs from the start edge to the done edge:
+    the cycles the loader counts are the core's latency plus one. FaultEn (test only) flips
+    bit 0 of the captured P: the negative test of a core that has no fault of its own."""
+    f = design.foreign
+    assert f is not None
+    reset = "rst_ni" if f.reset_active_low else "!rst_ni"
+    done = "core_done" if f.done_pulse else "core_done && !done_q"
+    ports = [(f.clock, "clk_i"), (f.reset, reset), (f.start, "start")]
+    ports += [(port, LOADER_REGS[reg]) for reg, port in f.ports.items()]
+    ports += [(f.result, "result"), (f.done, "core_done")]
+    lines = [
+        "  // The core's own handshake: busy from the start edge until its done (a "
+        + ("pulse" if f.done_pulse else "level: its rising edge") + ").",
+        "  logic         busy_q, done_q, core_done;",
+        "  logic [N-1:0] result, p_q;",
+        "  always_ff @(posedge clk_i or negedge rst_ni) begin",
+        "    if (!rst_ni) begin",
+        "      busy_q <= 1'b0;",
+        "      done_q <= 1'b0;",
+        "      p_q    <= '0;",
+        "    end else begin",
+        "      done_q <= core_done;",
+        "      if (start) begin",
+        "        busy_q <= 1'b1;",
+        "      end else if (core_last) begin",
+        "        busy_q <= 1'b0;",
+        "        p_q    <= result ^ N'(FaultEn);  // test only: FaultEn flips bit 0",
+        "      end else if (clear) begin",
+        "        p_q    <= '0;",
+        "      end",
+        "    end",
+        "  end",
+        "  assign core_busy = busy_q;",
+        f"  assign core_last = busy_q && {done};",
+        "  assign p         = p_q;",
+        "",
+    ]
+    params = list(f.params.items())
+    lines.append(f"  {f.module}" + (" #(" if params else " u_core ("))
+    if params:
+        lines += [f"    .{name:<9}({value})" + ("," if i < len(params) - 1 else "")
+                  for i, (name, value) in enumerate(params)]
+        lines.append("  ) u_core (")
+    lines += _connections(ports)
+    lines.append("  );")
+    return lines
 
 
 def _connections(ports: list[tuple[str, str]]) -> list[str]:

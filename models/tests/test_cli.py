@@ -10,6 +10,7 @@ from pathlib import Path
 import gmpy2
 import pytest
 
+from montverif.models import mont_r4
 from montverif.models.numbers import parse_int
 from montverif.models.registry import ALGOS
 from montverif.models.result import ModelInputError, Result
@@ -77,6 +78,8 @@ def test_run_json(algo: str) -> None:
         assert sum(out["lut"].values()) == out["cycles"] - (-(-n // 64)) - 1
     elif info.params:  # word-based designs: observation bins, tested in their own files
         assert out["lut"]
+    elif algo == "mont_r4":  # one entry per radix-4 digit
+        assert sum(out["lut"].values()) == mont_r4.digits(n)
     else:
         assert sum(out["lut"].values()) == (n if info.has_lut else 0)
 

@@ -21,6 +21,7 @@ from montverif.regress.cli import (
     generate,
     lint,
     mutate,
+    new_design,
     regress,
     rsa_figures,
     sim,
@@ -56,6 +57,7 @@ COMMANDS: dict[str, Command] = {
     "generate": Command(generate.main, "derived files: the RTL package, docs/regmap.md, README"),
     "models": Command(models_cli.main, "the bit-accurate models: list them, run one operation"),
     "rsa-figures": Command(rsa_figures.main, "docs/rsa.md's measured figures"),
+    "new-design": Command(new_design.main, "a new design as a working copy of another"),
 }
 
 

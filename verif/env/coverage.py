@@ -88,9 +88,12 @@ class Coverage:
 
     def __init__(self, design: str, lut_bins: int, illegal_bins: tuple[int, ...] = (),
                  carry_save: tuple[tuple[str, ...], ...] = (),
-                 has_field: bool = False) -> None:
+                 has_field: bool = False, has_sub: bool = True) -> None:
         """`lut_bins` table/selection addresses, of which `illegal_bins` are unreachable:
-        they get no bin (coverage goals exclude them); hitting one fails the scoreboard.
+        they get no bin (coverage goals exclude them); hitting one fails the scoreboard. A
+        design that observes no table (lut_bins = 0) has no table point, and one that does not
+        report its final subtraction (has_sub False: a core of its own) has no final_sub
+        point and no cross with it: no bin the design cannot hit.
         `carry_save`: operand groups such as ("X", "X2") whose sum is the operand's value
         (the operand classes use the value; `operands.halves` covers how it was split)."""
         self.design = design
@@ -101,9 +104,13 @@ class Coverage:
 
         # one sample per operation: the hit counters, each address with hits is a bin hit
         # (one call instead of one per address: a cocotb-coverage call costs ~4 us)
-        @CoverPoint(f"{top}.lut.addr", rel=_used, inj=False,
-                    bins=[a for a in range(lut_bins) if a not in self.illegal_bins])
-        def _lut(lut_hits: tuple[bool, ...]) -> None: ...
+        self._lut: Batched | None = None
+        if lut_bins:
+            @CoverPoint(f"{top}.lut.addr", rel=_used, inj=False,
+                        bins=[a for a in range(lut_bins) if a not in self.illegal_bins])
+            def _lut(lut_hits: tuple[bool, ...]) -> None: ...
+
+            self._lut = Batched(_lut, [f"{top}.lut.addr"])
 
         @CoverPoint(f"{top}.operands.x", bins=X_CLASSES)
         def _x(cls: str) -> None: ...
@@ -114,16 +121,25 @@ class Coverage:
         @CoverPoint(f"{top}.operands.m", bins=M_CLASSES)
         def _m(cls: str) -> None: ...
 
-        @CoverPoint(f"{top}.final_sub", bins=[True, False], bins_labels=["taken", "not_taken"])
-        def _sub(taken: bool) -> None: ...
-
         @CoverPoint(f"{top}.errors.code", bins=ERRORS)
         def _err(name: str) -> None: ...
 
-        @CoverPoint(f"{top}.cross_src.sub", vname="taken", bins=[True, False])
-        @CoverPoint(f"{top}.cross_src.m", vname="mcls", bins=M_CLASSES)
-        @CoverCross(f"{top}.cross.sub_x_m", items=[f"{top}.cross_src.sub", f"{top}.cross_src.m"])
-        def _cross(taken: bool, mcls: str) -> None: ...
+        self._sub: Batched | None = None
+        self._cross: Batched | None = None
+        if has_sub:
+            @CoverPoint(f"{top}.final_sub", bins=[True, False],
+                        bins_labels=["taken", "not_taken"])
+            def _sub(taken: bool) -> None: ...
+
+            @CoverPoint(f"{top}.cross_src.sub", vname="taken", bins=[True, False])
+            @CoverPoint(f"{top}.cross_src.m", vname="mcls", bins=M_CLASSES)
+            @CoverCross(f"{top}.cross.sub_x_m",
+                        items=[f"{top}.cross_src.sub", f"{top}.cross_src.m"])
+            def _cross(taken: bool, mcls: str) -> None: ...
+
+            self._sub = Batched(_sub, [f"{top}.final_sub"])
+            self._cross = Batched(_cross, [f"{top}.cross_src.sub", f"{top}.cross_src.m",
+                                           f"{top}.cross.sub_x_m"])
 
         self._halves: Batched | None = None
         if carry_save:
@@ -153,14 +169,10 @@ class Coverage:
             self._field_cross = Batched(_field_cross, [
                 f"{top}.cross_src.field", f"{top}.cross_src.width", f"{top}.cross_src.fm",
                 f"{top}.cross.field_x_width", f"{top}.cross.field_x_m"])
-        self._lut = Batched(_lut, [f"{top}.lut.addr"])
         self._x = Batched(_x, [f"{top}.operands.x"])
         self._y = Batched(_y, [f"{top}.operands.y"])
         self._m = Batched(_m, [f"{top}.operands.m"])
-        self._sub = Batched(_sub, [f"{top}.final_sub"])
         self._err = Batched(_err, [f"{top}.errors.code"])
-        self._cross = Batched(_cross, [f"{top}.cross_src.sub", f"{top}.cross_src.m",
-                                       f"{top}.cross.sub_x_m"])
 
     def flush(self) -> None:
         """Apply the counted samples to cocotb-coverage's database."""
@@ -170,7 +182,7 @@ class Coverage:
 
     def sample_operation(self, operands: dict[str, int], n: int, lut_hits: list[int],
                          sub_taken: bool, field: int = 0) -> None:
-        if any(lut_hits):
+        if self._lut is not None and any(lut_hits):
             self._lut(tuple(map(bool, lut_hits)))
         m = list(operands.values())[-1]
         x, y = (sum(operands[r] for r in self.carry_save.get(b, (b,))) for b in ("X", "Y"))
@@ -190,8 +202,9 @@ class Coverage:
         self._y(operand_class(y, x, m, n))
         mcls = modulus_class(m, n)
         self._m(mcls)
-        self._sub(sub_taken)
-        self._cross(sub_taken, mcls)
+        if self._sub is not None and self._cross is not None:
+            self._sub(sub_taken)
+            self._cross(sub_taken, mcls)
         if self._field is not None:
             self._field(FIELDS[field])
             self._field_cross(FIELDS[field], width_class(n), mcls)

@@ -86,7 +86,7 @@ class MulEnv(uvm_env):
         self.coverage = Coverage(self.design.name, int(observe.get("lut_bins", 0)),
                                  tuple(observe.get("illegal_bins", ())),  # type: ignore[arg-type]
                                  self.design.carry_save_operands,
-                                 has_field=algo.has_field)
+                                 has_field=algo.has_field, has_sub="sub_taken" in observe)
         self.agent = BusAgent("agent", self)
         self.observer = DoneObserver("observer", self)
         self.scoreboard = Scoreboard("scoreboard", self, predictor=self.predictor, algo=algo,

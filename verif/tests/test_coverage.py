@@ -134,3 +134,16 @@ def test_batched_counts_reach_at_least_and_the_parents():
     assert coverage_db["covleast.grp.p"].coverage == 1
     assert coverage_db["covleast.grp"].coverage == 1
     assert coverage_db["covleast"].coverage == 1
+
+
+def test_a_design_without_observation_has_no_dead_points() -> None:
+    """A core that observes no table and reports no final subtraction (a core of its own)
+    gets neither point, nor the cross with the subtraction: every bin can be hit."""
+    from cocotb_coverage.coverage import coverage_db
+
+    cov = Coverage("covblack", 0, has_sub=False)
+    cov.sample_operation({"X": 3, "Y": 5, "M": 11}, 8, [], False)
+    cov.flush()
+    names = [n for n in coverage_db if n.startswith("covblack.")]
+    assert "covblack.operands.x" in names
+    assert not [n for n in names if "lut" in n or "sub" in n]

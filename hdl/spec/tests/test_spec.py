@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from montverif.spec import designs, formula, generate, top
+from montverif.spec import designs, formula, generate, scaffold, top
 from montverif.spec.design import parse
 from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
-from montverif.spec.paths import HDL
+from montverif.spec.paths import HDL, ROOT
 
 NAMES = designs.known_designs()
 
@@ -106,3 +106,57 @@ def test_descriptors_live_beside_their_rtl() -> None:
     for d in designs.every():
         assert d.descriptor.parent.parent == HDL and all(s.parent == d.descriptor.parent
                                                          for s in d.rtl)
+
+
+def _example(tmp_path: Path) -> Path:
+    """docs/examples/third_party: a core with its own ports, reset and handshake."""
+    folder = tmp_path / "thirdparty"
+    shutil.copytree(ROOT / "docs" / "examples" / "third_party", folder)
+    return folder / "tp_mont.toml"
+
+
+def test_a_core_of_its_own_is_adapted(tmp_path: Path) -> None:
+    """[core]: the generated top drives the core's own ports, inverts an active-high reset,
+    counts a level done by its rising edge (a pulse as it comes) and holds the result."""
+    path = _example(tmp_path)
+    d = parse(path)
+    assert d.foreign is not None and d.toplevel == "tp_mont_top" and d.generic_model
+    text = top.emit(d)
+    for needle in (".rst         (!rst_ni)", ".go          (start)", ".a           (x)",
+                   ".WIDTH    (N)", "assign core_last = busy_q && core_done && !done_q;",
+                   "p_q    <= result ^ N'(FaultEn);"):
+        assert needle in text, needle
+    path.write_text(path.read_text().replace('done_style = "level"', 'done_style = "pulse"')
+                    .replace('reset_active = "high"', 'reset_active = "low"'))
+    text = top.emit(parse(path))
+    assert "assign core_last = busy_q && core_done;" in text and "(rst_ni)" in text
+
+
+@pytest.mark.parametrize(("edit", "needle"), [
+    (lambda t: t.replace('Y = "b", ', ""), "[core] ports names no input for Y"),
+    (lambda t: t.replace('X = "a"', 'Q = "q", X = "a"'), "Q is no register the design reads"),
+    (lambda t: t.replace('reset_active = "high"', 'reset_active = "up"'), "low or high"),
+    (lambda t: t.replace('done_style = "level"', 'done_style = "edge"'), "pulse or level"),
+    (lambda t: t.replace('start = "go"\n', ""), "[core] needs start"),
+    (lambda t: t.replace('cycles = "n + 2"', ""), "cycles"),
+])
+def test_a_malformed_core_table_is_one_line(tmp_path: Path, edit, needle: str) -> None:
+    path = _example(tmp_path)
+    path.write_text(edit(path.read_text()))
+    with pytest.raises(ConfigError, match=re.escape(needle)) as exc:
+        parse(path)
+    assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize(("name", "like", "needle"), [
+    ("Mont-R4", "mont_csa", "lower case letters"),
+    ("mont_lut", "mont_csa", "exists already"),
+    ("mont_r8", "rsa_core", "built from other RTL"),
+    ("mont_r8", "nope", "unknown DUT 'nope'"),
+])
+def test_a_new_design_is_refused_before_anything_is_written(name: str, like: str,
+                                                            needle: str) -> None:
+    before = sorted(HDL.rglob("*"))
+    with pytest.raises(ConfigError, match=re.escape(needle)):
+        scaffold.new_design(name, like)
+    assert sorted(HDL.rglob("*")) == before

@@ -1,0 +1,32 @@
+"""A new design as a working copy of an existing one (docs/own-design.md).
+
+    montverif new-design NAME --like DESIGN [--family FOLDER]
+
+Writes hdl/<family>/NAME.sv (DESIGN's core, renamed) and hdl/<family>/NAME.toml (its
+descriptor: a new id, DESIGN's model, test points and list entries), then the derived files
+(the RTL package, docs/regmap.md, README's design table). `montverif sim --dut NAME` passes at
+once; then replace the core, write the model and edit the descriptor.
+"""
+
+from __future__ import annotations
+
+from montverif.regress.cli.args import Parser, fail
+from montverif.spec.errors import ConfigError
+from montverif.spec.paths import shown
+from montverif.spec.scaffold import new_design
+
+
+def main(argv: list[str]) -> int:
+    ap = Parser("montverif new-design", __doc__)
+    ap.add_argument("name", help="the new design's name (lower case, e.g. mont_r4)")
+    ap.add_argument("--like", required=True, help="the design to copy (montverif models list)")
+    ap.add_argument("--family", help="folder below hdl/ (default: the copied design's)")
+    args = ap.parse_args(argv)
+    try:
+        written = new_design(args.name, args.like, args.family)
+    except ConfigError as exc:
+        return fail(exc)
+    for path in written:
+        print(f"wrote {shown(path)}")
+    print(f"next: montverif sim --dut {args.name} (docs/own-design.md)")
+    return 0
