@@ -18,6 +18,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from montverif.spec import environment
+
 SOURCE = Path(__file__).resolve().parent / "native" / "bitserial.c"
 BUILD = Path(__file__).resolve().parent.parent / "build" / "native"
 Limbs = ctypes.Array  # a ctypes array of c_uint64, little-endian limbs
@@ -68,7 +70,7 @@ def _build() -> Path:
 
 def _load() -> ctypes.CDLL | None:
     global why_not
-    if os.environ.get("MV_NATIVE", "1") == "0":
+    if environment.NATIVE.equals("0", "1"):
         why_not = "MV_NATIVE=0"
         return None
     try:

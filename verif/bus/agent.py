@@ -7,13 +7,13 @@ Any later DUT behind mv_bus_loader reuses it unchanged.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from cocotb.handle import SimHandleBase
 from pyuvm import ConfigDB, uvm_agent, uvm_analysis_port, uvm_driver, uvm_monitor, uvm_sequencer
 
+from montverif.spec import environment
 from montverif.verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
 from montverif.verif.bus.engine import EngineBusDriver
 from montverif.verif.bus.item import Burst, BusRequest, Transfer
@@ -83,7 +83,7 @@ class BusMonitor(uvm_monitor):
                                         callback=self.publish)
         # MV_BUS_LOG=path: every published transfer, one line each, without its time (the
         # tests compare pin mode, the engine item by item and the engine's scripts)
-        path = os.environ.get("MV_BUS_LOG")
+        path = environment.BUS_LOG.lookup()
         self.bus_log = open(path, "a") if path else None  # flushed per write
 
     def publish(self, transfer: Transfer | list[Burst]) -> None:

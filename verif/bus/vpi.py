@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import array
 import ctypes
-import os
 from collections.abc import Callable
 
 from cocotb.handle import SimHandleBase
+
+from montverif.spec import environment
 
 
 class UnknownValueError(ValueError):
@@ -147,7 +148,7 @@ def _storage() -> Callable[..., int] | None:
 
 def _mode() -> str:
     """MV_VPI: `direct` (the default: in place, else VPI words), `words` or `cocotb`."""
-    return os.environ.get("MV_VPI", "direct")
+    return environment.VPI.get("direct")
 
 
 def open_storage(handle: SimHandleBase) -> MemorySignal | None:
