@@ -15,6 +15,7 @@ import gmpy2
 
 from montverif.models import rsa as rsa_model
 from montverif.spec.designs import load_design
+from montverif.verif.context import SeqContext
 from montverif.verif.env.env import _handle
 from montverif.verif.sequences import LoaderSeq
 
@@ -54,9 +55,9 @@ def rsa_key(n: int, e: int, rng: random.Random) -> tuple[int, int]:
 class RsaSeq(LoaderSeq):
     """Base: one exponentiation = load X, E, M (+ R2, MP), START, wait, read P and CYCLES."""
 
-    def __init__(self, name: str, params: dict[str, int], **kw: object) -> None:
-        super().__init__(name, **kw)  # type: ignore[arg-type]
-        self.params = params
+    def __init__(self, name: str, ctx: SeqContext) -> None:
+        super().__init__(name, ctx)
+        params = self.params = ctx.params
         self.const_time = bool(params.get("ConstTime", 1))
         worst = rsa_model.rsa_cycles((1 << self.n) - 1, self.n, **params)
         self.done_timeout = 2 * worst + 1000
@@ -79,8 +80,8 @@ class RsaSeq(LoaderSeq):
 
 
 class RandomExpSeq(RsaSeq):
-    def __init__(self, name: str, count: int, **kw: object) -> None:
-        super().__init__(name, **kw)  # type: ignore[arg-type]
+    def __init__(self, name: str, ctx: SeqContext, count: int) -> None:
+        super().__init__(name, ctx)
         self.count = count
 
     async def body(self) -> None:
@@ -222,8 +223,8 @@ class RsaErrorSeq(RsaSeq):
 
 
 class RsaVectorSeq(RsaSeq):
-    def __init__(self, name: str, vectors: list[tuple[int, int, int]], **kw: object) -> None:
-        super().__init__(name, **kw)  # type: ignore[arg-type]
+    def __init__(self, name: str, ctx: SeqContext, vectors: list[tuple[int, int, int]]) -> None:
+        super().__init__(name, ctx)
         self.vectors = vectors
 
     async def body(self) -> None:
