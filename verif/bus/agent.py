@@ -6,7 +6,6 @@ Any later DUT behind mv_bus_loader reuses it unchanged.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -15,7 +14,7 @@ from pyuvm import ConfigDB, uvm_agent, uvm_analysis_port, uvm_driver, uvm_monito
 
 from montverif.spec import environment
 from montverif.verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
-from montverif.verif.bus.engine import EngineBusDriver
+from montverif.verif.bus.engine import EngineBusDriver, ScriptProbe
 from montverif.verif.bus.item import Burst, BusRequest, Transfer
 
 
@@ -42,6 +41,8 @@ class BusDriver(uvm_driver):
         # fast mode: where the engine's capture of each done rise goes (time_ns, packed
         # observation signals); an environment with a done observer connects it
         self.on_done: Callable[[int, int], None] | None = None
+        # fast mode: the engine's script observers (measurement probes, verif/env/probes.py)
+        self.script_probes: list[ScriptProbe] = []
 
     def start_of_simulation_phase(self) -> None:
         bif = self.bus_if
@@ -49,6 +50,7 @@ class BusDriver(uvm_driver):
             monitor: BusMonitor = ConfigDB().get(self, "", "BUS_MONITOR")
             self.bfm = EngineBusDriver(bif.dut, bif.period_ns, bif.idle_max, bif.bus_w,
                                        monitor.publish, self.on_done)
+            self.bfm.probes = self.script_probes
         else:
             self.bfm = LoaderBusDriver(bif.dut, bif.clock, bif.done, bif.period_ns,
                                        bif.idle_max)
@@ -59,13 +61,11 @@ class BusDriver(uvm_driver):
             await self.bfm.send(item)
             self.seq_item_port.item_done()
 
-    def report_phase(self) -> None:
-        # fast mode: the simulator's share of the run (`make bench` splits a run's time)
-        if isinstance(self.bfm, EngineBusDriver):
-            log_dir = ConfigDB().get(self, "", "RUN").log_dir
-            record = {"scripts": self.bfm.scripts, "sim_s": round(self.bfm.sim_s, 6),
-                      "vpi": self.bfm.access}
-            (log_dir / "engine.json").write_text(json.dumps(record) + "\n")
+    @property
+    def engine(self) -> EngineBusDriver | None:
+        """The engine's driver (fast mode, from the start of the simulation), else None."""
+        bfm = getattr(self, "bfm", None)
+        return bfm if isinstance(bfm, EngineBusDriver) else None
 
 
 class BusMonitor(uvm_monitor):

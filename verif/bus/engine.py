@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import random
 import struct
-import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from cocotb.handle import SimHandleBase
 
@@ -189,6 +189,16 @@ endmodule
 """
 
 
+class ScriptProbe(Protocol):
+    """Observes the engine's scripts (a measurement probe, verif/env/probes.py)."""
+
+    def script_go(self) -> None:
+        """The script was handed to the engine (go toggled)."""
+
+    def script_done(self) -> None:
+        """Python resumed at the script's end."""
+
+
 class EngineBusDriver:
     """Same `send(request)` as the pin driver; every performed transfer goes to `publish`,
     a script's bursts (one per item) in one list.
@@ -238,11 +248,9 @@ class EngineBusDriver:
                 self.done_obs))
         self.written: dict[str, int] = {}
         self._plain: dict[tuple[int, int], list[int]] = {}  # _words without idle cycles
-        # wall time from each go to Python's resumption at the script's end (the simulator's
-        # share of the run; the rest is Python), and the scripts run: `engine.json`, read by
-        # `make bench` to split a run's time
-        self.sim_s = 0.0
-        self.scripts = 0
+        # told when each script goes and when Python resumes at its end (the measurement
+        # probes, verif/env/probes.py: the simulator's share of a run, `engine.json`)
+        self.probes: list[ScriptProbe] = []
         self._put("tb_go_i", 0)
         self._put("tb_ack_timeout_i", ACK_TIMEOUT_CYCLES)
 
@@ -320,10 +328,11 @@ class EngineBusDriver:
         self._put("tb_len_i", length)
         self.go ^= 1
         self._put("tb_go_i", self.go)
-        t_go = time.perf_counter()
+        for probe in self.probes:
+            probe.script_go()
         await self.fin.value_change
-        self.sim_s += time.perf_counter() - t_go
-        self.scripts += 1
+        for probe in self.probes:
+            probe.script_done()
         # fin toggles half a cycle after the script's last falling edge (mv_bus_engine): the
         # log is settled, and this slot may write the next script (no read-only phase)
         failed = self.read_pos() if self.read_timeout() else length

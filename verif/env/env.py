@@ -16,6 +16,7 @@ from montverif.verif.bus.vpi import read_uint
 from montverif.verif.config import RunConfig
 from montverif.verif.env.coverage import Coverage
 from montverif.verif.env.predictor import LoaderPredictor
+from montverif.verif.env.probes import make_probes
 from montverif.verif.env.scoreboard import DoneObservation, Scoreboard
 
 
@@ -96,11 +97,14 @@ class MulEnv(uvm_env):
                                      check_thread=self.run_cfg.check_thread and bus_if.engine)
         # fast mode: the bus traffic of a script is published after the done edge in it
         self.scoreboard.defer_done = bus_if.engine
+        self.probes = make_probes(self, self.run_cfg)
 
     def connect_phase(self) -> None:
         self.agent.driver.on_done = self.observer.engine_done  # fast mode: the engine's capture
         self.agent.monitor.ap.connect(self.scoreboard.bus_sub.analysis_export)
         self.observer.ap.connect(self.scoreboard.done_sub.analysis_export)
+        if self.probes is not None:
+            self.probes.attach(self.agent.driver, self.scoreboard)
 
     def report_phase(self) -> None:
         self.coverage.export(self.run_cfg.log_dir)

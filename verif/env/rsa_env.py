@@ -24,6 +24,7 @@ from montverif.verif.bus.agent import BusAgent, BusIf
 from montverif.verif.config import RunConfig
 from montverif.verif.env.env import _handle
 from montverif.verif.env.predictor import LoaderPredictor, Operation
+from montverif.verif.env.probes import make_probes
 from montverif.verif.env.rsa_coverage import RsaCoverage
 from montverif.verif.env.scoreboard import Scoreboard, _Sub
 
@@ -245,12 +246,15 @@ class RsaEnv(uvm_env):
                                         algo=algo, params=self.run_cfg.params,
                                         coverage=self.coverage,
                                         log_path=self.run_cfg.log_dir / "txns.jsonl")
+        self.probes = make_probes(self, self.run_cfg)
 
     def connect_phase(self) -> None:
         self.agent.monitor.ap.connect(self.scoreboard.bus_sub.analysis_export)
         for mon in self.monitors:
             mon.ap.connect(self.scoreboard.mult_sub.analysis_export)
         self.wipe.ap.connect(self.scoreboard.wipe_sub.analysis_export)
+        if self.probes is not None:
+            self.probes.attach(self.agent.driver, self.scoreboard)
 
     def report_phase(self) -> None:
         self.coverage.export(self.run_cfg.log_dir)

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from pyuvm import uvm_component, uvm_subscriber
 
@@ -26,6 +27,20 @@ from montverif.spec import regmap
 from montverif.verif.bus.item import Burst, Transfer
 from montverif.verif.env.coverage import Coverage
 from montverif.verif.env.predictor import ACROSS, LoaderPredictor, Mismatch, Operation
+
+
+class CheckProbe(Protocol):
+    """Observes the scoreboard's checks (a measurement probe, verif/env/probes.py); called
+    in the thread that checks."""
+
+    def published(self, checked: int) -> None:
+        """A publication was handled; `checked` operations are checked so far."""
+
+    def operation_checked(self) -> None:
+        """One more operation was checked."""
+
+    def checks_done(self, checked: int, check_thread: bool) -> None:
+        """Every check has run (check_phase, before the verdict)."""
 
 
 @dataclass
@@ -136,13 +151,9 @@ class Scoreboard(uvm_component):
         # the registers an operation's results need read back (every word) before it is
         # checked
         self._need = ("P", "CYCLES", "S", "C") if predictor.red_words else ("P", "CYCLES")
-        # the run's steady rate, without its set-up and report (`throughput.json`, read by
-        # `make bench`): the checks after the first publication that completed one, over the
-        # time from the end of that publication to the last check. A publication may complete
-        # several operations at once (fast mode: a script's), so timing from the first check
-        # would count the others in its publication without their time.
-        self.window: tuple[float, int] | None = None  # (time, checks) at the window's start
-        self.last_check_s = 0.0
+        # told after each publication, each check and at the end of the checks (measurement
+        # probes, verif/env/probes.py: the run's steady rate, `throughput.json`)
+        self.probes: list[CheckProbe] = []
         # the checker thread (None: the handlers run in the publishing thread); mismatches
         # found on it wait in _unlogged for the main thread to log them (emit)
         self.checker = CheckThread() if check_thread else None
@@ -176,8 +187,8 @@ class Scoreboard(uvm_component):
                 on_burst(burst)
         else:
             self.on_transfer(item)
-        if self.window is None and self.checked:
-            self.window = (time.perf_counter(), self.checked)
+        for probe in self.probes:
+            probe.published(self.checked)
 
     def on_transfer(self, t: Transfer) -> None:
         if self._pending_done:
@@ -273,7 +284,8 @@ class Scoreboard(uvm_component):
             self.fail(f"{tag()}: results read back but no done edge was observed")
         self.checked += 1
         self._write_log(op, fields)
-        self.last_check_s = time.perf_counter()
+        for probe in self.probes:
+            probe.operation_checked()
 
     # --- the done edge --------------------------------------------------------------------
     def on_done(self, obs: DoneObservation) -> None:
@@ -350,11 +362,8 @@ class Scoreboard(uvm_component):
             finally:
                 self.emit()
         self._flush_done()
-        start, before = self.window or (self.last_check_s, self.checked)
-        (self.log_path.parent / "throughput.json").write_text(json.dumps(
-            {"checked": self.checked, "steady_checks": self.checked - before,
-             "span_s": round(max(0.0, self.last_check_s - start), 6),
-             "check_thread": self.checker is not None}) + "\n")
+        for probe in self.probes:
+            probe.checks_done(self.checked, self.checker is not None)
         unread = [op.index for op in self.predictor.ops
                   if op.error == "ERR_NONE" and op.index not in self._logged]
         # Only the last operation may legitimately be overwritten by none: any accepted
