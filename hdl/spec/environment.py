@@ -13,6 +13,8 @@ comparison or a test. This is the lowest layer, so the models may read theirs he
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 
@@ -44,6 +46,20 @@ class Var:
     def equals(self, value: str, default: str) -> bool:
         """Whether the value (`default` when unset) is `value`."""
         return os.environ.get(self.name, default) == value
+
+    @contextmanager
+    def set_to(self, value: str) -> Iterator[None]:
+        """This process's environment (and its children's) with the variable set to `value`
+        inside the block; as it was (unset, or its old value) after it."""
+        before = os.environ.get(self.name)
+        os.environ[self.name] = value
+        try:
+            yield
+        finally:
+            if before is None:
+                del os.environ[self.name]
+            else:
+                os.environ[self.name] = before
 
 
 # --- one simulation's configuration, set by the flow (verif/config.py RunConfig.to_env) -----

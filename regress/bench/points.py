@@ -37,6 +37,7 @@ from montverif.regress.flow.build import build
 from montverif.regress.flow.paths import ROOT, SIM_BUILDS
 from montverif.regress.flow.simulate import available_cores, check_thread, execute
 from montverif.regress.flow.spec import BUS_MODES, BuildSpec, RunSpec, has_engine
+from montverif.spec import environment
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 
@@ -206,12 +207,5 @@ def checks_inline(on: bool) -> Iterator[None]:
     if not on:
         yield
         return
-    before = os.environ.get("MV_CHECK_THREAD")
-    os.environ["MV_CHECK_THREAD"] = "0"
-    try:
+    with environment.CHECK_THREAD.set_to("0"):
         yield
-    finally:
-        if before is None:
-            del os.environ["MV_CHECK_THREAD"]
-        else:
-            os.environ["MV_CHECK_THREAD"] = before
