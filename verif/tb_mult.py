@@ -18,6 +18,7 @@ from pyuvm import ConfigDB, uvm_test
 
 from montverif.spec.designs import load_design
 from montverif.verif.bus.agent import BusIf
+from montverif.verif.bus.handles import Handle
 from montverif.verif.config import CLOCK_PERIOD_NS, RunConfig
 from montverif.verif.context import SeqContext
 from montverif.verif.env.env import MulEnv
@@ -81,7 +82,7 @@ class BaseTest(uvm_test):
         self.drop_objection()
 
 
-def cocotb_top():
+def cocotb_top() -> Handle:
     return cocotb.top
 
 

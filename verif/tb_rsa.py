@@ -16,6 +16,7 @@ from pyuvm import ConfigDB, uvm_test
 
 from montverif.spec.designs import load_design
 from montverif.verif.bus.agent import BusIf
+from montverif.verif.bus.handles import Handle
 from montverif.verif.config import CLOCK_PERIOD_NS, RunConfig
 from montverif.verif.context import SeqContext
 from montverif.verif.env.rsa_env import RsaEnv
@@ -39,7 +40,7 @@ class RsaBaseTest(uvm_test):
         self.run_cfg = RunConfig.from_env()
         self.run_cfg.log_dir.mkdir(parents=True, exist_ok=True)
         self.design = load_design(self.run_cfg.dut)
-        dut = cocotb.top
+        dut: Handle = cocotb.top
         self.dut = dut
         bus_if = BusIf(dut, dut.clk_i, dut.done_o, CLOCK_PERIOD_NS, self.run_cfg.idle_max)
         ConfigDB().set(None, "*", "BUS_IF", bus_if)

@@ -65,7 +65,7 @@ def _verilator_runner(control: Path | None, main: Path | None = None):
     vpi_control (control=None: cocotb's own flags) and, for engine builds, the engine's own
     main loop instead of cocotb's verilator.cpp (main=None: cocotb's)."""
     class LeanVerilator(Verilator):
-        def _build_command(self) -> list:  # type: ignore[override]
+        def _build_command(self) -> list:
             cmds = super()._build_command()
             first = cmds[0]
             if control is not None and "--public-flat-rw" in first:

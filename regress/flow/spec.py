@@ -113,7 +113,7 @@ class BuildSpec:
     def parameters(self, design: Design) -> dict[str, int]:
         params = {"N": self.n, "BusW": self.bus_w, "AckWait": self.ack_wait}
         params |= self.design_params(design)
-        return params | (design.fault_params if self.fault else {})
+        return params | dict(design.fault_params if self.fault else {})
 
 
 def _params_text(b: BuildSpec) -> str:

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cocotb.handle import SimHandleBase
 from pyuvm import ConfigDB, uvm_agent, uvm_analysis_port, uvm_driver, uvm_monitor, uvm_sequencer
 
 from montverif.spec import environment
 from montverif.verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
 from montverif.verif.bus.engine import EngineBusDriver, ScriptProbe
+from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.item import Burst, BusRequest, Transfer
 
 
@@ -22,15 +22,15 @@ from montverif.verif.bus.item import Burst, BusRequest, Transfer
 class BusIf:
     """The pins the agent needs."""
 
-    dut: SimHandleBase
-    clock: SimHandleBase
-    done: SimHandleBase
+    dut: Handle
+    clock: Handle
+    done: Handle
     period_ns: int
     idle_max: int = 0
     engine: bool = False  # fast mode: the HDL bus engine performs the transfers
     bus_w: int = 32
 
-    def dut_handle(self) -> SimHandleBase:
+    def dut_handle(self) -> Handle:
         """The design's own toplevel (inside the engine wrapper in fast mode)."""
         return self.dut.u_dut if self.engine else self.dut
 

@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import random
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol
-
-from cocotb.handle import SimHandleBase
+from typing import Any, Protocol
 
 from montverif.spec import regmap
 from montverif.spec.design import Design
 from montverif.verif.bus.bfm import WatchdogError
+from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.item import Burst, BusItem, BusRequest, Kind
 from montverif.verif.bus.vpi import MemorySignal, open_storage, open_wide, read_uint
 from montverif.verif.config import CLOCK_PERIOD_NS
@@ -106,7 +105,7 @@ def script_depth(n: int, design: Design, bus_w: int) -> int:
     return OPS_PER_SCRIPT * engine_depth(n, design, bus_w)
 
 
-def observed(observe: dict[str, object]) -> list[tuple[str, str, int]]:
+def observed(observe: Mapping[str, Any]) -> list[tuple[str, str, int]]:
     """The observation signals the engine captures when done rises, from a design config's
     [observe] table: (key, path inside the design's toplevel, bits), the least significant
     first (the hit counters, then the final-subtraction flag)."""
@@ -122,7 +121,7 @@ def observed(observe: dict[str, object]) -> list[tuple[str, str, int]]:
 
 def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
                  period_ns: int = CLOCK_PERIOD_NS, hdl_clock: bool = True,
-                 observe: dict[str, object] | None = None) -> str:
+                 observe: Mapping[str, Any] | None = None) -> str:
     """A toplevel holding the design's toplevel and the bus engine, with the same
     parameters (the runner sets them on the wrapper, which passes them down). The clock is
     not cocotb's: a clock that cocotb drives costs a VPI write and a callback round-trip per
@@ -206,7 +205,7 @@ class EngineBusDriver:
     The items of one request run as one engine script (longer lists are split at item
     boundaries into scripts of at most `depth` entries)."""
 
-    def __init__(self, top: SimHandleBase, period_ns: int, idle_max: int, bus_w: int,
+    def __init__(self, top: Handle, period_ns: int, idle_max: int, bus_w: int,
                  publish: Callable[[list[Burst]], None],
                  on_done: Callable[[int, int], None] | None = None) -> None:
         """`on_done(time_ns, obs)`: each rise of done, as the engine captured it (the time
@@ -255,7 +254,7 @@ class EngineBusDriver:
         self._put("tb_ack_timeout_i", ACK_TIMEOUT_CYCLES)
 
     @staticmethod
-    def _reader(handle: SimHandleBase) -> Callable[[], int]:
+    def _reader(handle: Handle) -> Callable[[], int]:
         """A function that reads `handle` as an unsigned int: in place (MemorySignal) when
         the simulator allows, else through cocotb (read_uint)."""
         memory = open_storage(handle)

@@ -12,18 +12,17 @@ import array
 import ctypes
 from collections.abc import Callable
 
-from cocotb.handle import SimHandleBase
-
 from montverif.spec import environment
+from montverif.verif.bus.handles import Handle
 
 
 class UnknownValueError(ValueError):
     """The signal holds X or Z bits where the testbench needs a number."""
 
 
-def read_uint(handle: SimHandleBase) -> int:
+def read_uint(handle: Handle) -> int:
     """The signal's value as an unsigned int (UnknownValueError if any bit is X or Z)."""
-    bits: str = handle._handle.get_signal_val_binstr()  # type: ignore[attr-defined]
+    bits: str = handle._handle.get_signal_val_binstr()
     try:
         return int(bits, 2)
     except ValueError:
@@ -151,7 +150,7 @@ def _mode() -> str:
     return environment.VPI.get("direct")
 
 
-def open_storage(handle: SimHandleBase) -> MemorySignal | None:
+def open_storage(handle: Handle) -> MemorySignal | None:
     """`handle` as a MemorySignal, or None where the simulator does not export its storage
     (Icarus, Verilator builds without the engine main loop) or MV_VPI asks for VPI words
     (`words`) or cocotb's strings (`cocotb`)."""
@@ -174,7 +173,7 @@ _STORAGE: list[Callable[..., int] | None] = []
 _VPI: list[tuple[Callable[..., int], Callable[..., None], Callable[..., int]] | None] = []
 
 
-def open_wide(handle: SimHandleBase) -> MemorySignal | WideSignal | None:
+def open_wide(handle: Handle) -> MemorySignal | WideSignal | None:
     """`handle` in place (open_storage), else as a WideSignal, or None where this simulator's
     VPI cannot be reached (the caller keeps cocotb's path). MV_VPI=words skips the storage,
     MV_VPI=cocotb both (tests compare the three)."""

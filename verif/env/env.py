@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from cocotb.handle import SimHandleBase
 from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 from pyuvm import ConfigDB, uvm_analysis_port, uvm_component, uvm_env
@@ -12,6 +11,7 @@ from montverif.spec import regmap
 from montverif.spec.design import Design
 from montverif.verif.bus.agent import BusAgent, BusIf
 from montverif.verif.bus.engine import observed
+from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.vpi import read_uint
 from montverif.verif.config import RunConfig
 from montverif.verif.env.coverage import Coverage
@@ -20,7 +20,7 @@ from montverif.verif.env.probes import make_probes
 from montverif.verif.env.scoreboard import DoneObservation, Scoreboard
 
 
-def _handle(dut: SimHandleBase, path: str) -> SimHandleBase:
+def _handle(dut: Handle, path: str) -> Handle:
     h = dut
     for part in path.split("."):
         h = getattr(h, part)
@@ -47,7 +47,7 @@ class DoneObserver(uvm_component):
             self.offsets[key] = offset
             offset += bits
 
-    def _publish(self, time_ns: int, hits: int, taken: bool | None) -> None:
+    def _publish(self, time_ns: float, hits: int, taken: bool | None) -> None:
         lut = regmap.split(hits, self.bins * self.width, self.width) if self.bins else []
         self.ap.write(DoneObservation(time_ns, lut, taken))
 
@@ -85,7 +85,7 @@ class MulEnv(uvm_env):
                                          bus_if.period_ns, has_field=algo.has_field)
         observe = self.design.observe
         self.coverage = Coverage(self.design.name, int(observe.get("lut_bins", 0)),
-                                 tuple(observe.get("illegal_bins", ())),  # type: ignore[arg-type]
+                                 tuple(observe.get("illegal_bins", ())),
                                  self.design.carry_save_operands,
                                  has_field=algo.has_field, has_sub="sub_taken" in observe)
         self.agent = BusAgent("agent", self)

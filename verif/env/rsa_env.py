@@ -40,13 +40,13 @@ class MultTxn:
     p: int
     s: int
     c: int
-    start_ns: int
-    end_ns: int
+    start_ns: float  # the simulator's times (cocotb: floats)
+    end_ns: float
 
 
 @dataclass
 class WipeObservation:
-    time_ns: int
+    time_ns: float
     values: dict[str, int]  # register path -> value at the done edge
 
 
@@ -88,7 +88,7 @@ class WipeObserver(uvm_component):
 
     async def run_phase(self) -> None:
         dut = self.bus_if.dut
-        paths = [str(p) for p in self.design.rsa["wipe"]]  # type: ignore[union-attr]
+        paths = [str(p) for p in self.design.rsa["wipe"]]
         handles = {p: _handle(dut, p) for p in paths}
         while True:
             await RisingEdge(self.bus_if.done)
@@ -238,7 +238,7 @@ class RsaEnv(uvm_env):
         self.coverage = RsaCoverage(self.design.name,
                                     bool(self.run_cfg.params.get("ConstTime", 1)))
         self.agent = BusAgent("agent", self)
-        names = [str(p) for p in self.design.rsa["mults"]]  # type: ignore[union-attr]
+        names = [str(p) for p in self.design.rsa["mults"]]
         self.monitors = [MultMonitor(f"mon_{k}", self, k, prefix)
                          for k, prefix in zip(("A", "S"), names, strict=True)]
         self.wipe = WipeObserver("wipe", self)

@@ -15,6 +15,7 @@ import gmpy2
 
 from montverif.models import rsa as rsa_model
 from montverif.spec.designs import load_design
+from montverif.verif.bus.handles import Handle
 from montverif.verif.context import SeqContext
 from montverif.verif.env.env import _handle
 from montverif.verif.sequences import LoaderSeq
@@ -166,7 +167,7 @@ class WipeSeq(RsaSeq):
     wipes a loaded exponent and every operand."""
 
     async def body(self) -> None:
-        top = cocotb.top
+        top: Handle = cocotb.top
         m = self.random_modulus()
         x, e = self.rng.randrange(m), self.random_exponent() | 1
         await self.write_value("E", e)
@@ -180,7 +181,7 @@ class WipeSeq(RsaSeq):
         await self.load_operands({"X": x, "E": e, "M": m}, ("X", "E", "M"))
         assert int(top.u_loader.e_q.value) != 0
         await self.clear()
-        for path in load_design(self.design.name).rsa["clear"]:  # type: ignore[union-attr]
+        for path in load_design(self.design.name).rsa["clear"]:
             value = int(_handle(top, str(path)).value)
             assert value == 0, f"CLEAR left {path} = 0x{value:x}"
         assert await self.read_value("X") == 0

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from pyuvm import uvm_component, uvm_subscriber
 
@@ -47,7 +47,7 @@ class CheckProbe(Protocol):
 class DoneObservation:
     """What the DUT showed at the rising edge of done_o (read once per operation)."""
 
-    time_ns: int
+    time_ns: float  # the simulator's time (cocotb: a float; the engine's capture: an int)
     lut_hits: list[int]
     sub_taken: bool | None
 
@@ -58,7 +58,7 @@ class CheckThread:
     the caller's thread at the next `put` or at `drain`."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[tuple[Callable[[object], None], object] | None] = \
+        self._queue: queue.SimpleQueue[tuple[Callable[[Any], None], object] | None] = \
             queue.SimpleQueue()
         self._done = threading.Event()
         self.error: BaseException | None = None
@@ -80,7 +80,7 @@ class CheckThread:
         if self.error is not None:
             raise self.error
 
-    def put(self, handler: Callable[[object], None], item: object) -> None:
+    def put(self, handler: Callable[[Any], None], item: object) -> None:
         self._raise()
         self._queue.put((handler, item))
 
@@ -96,7 +96,7 @@ class _Sub(uvm_subscriber):
     """Hands what is published to `handler`: at once, or on `board`'s checker thread (the
     RSA environment's subscribers have no board)."""
 
-    def __init__(self, name: str, parent: uvm_component, handler: Callable[[object], None],
+    def __init__(self, name: str, parent: uvm_component, handler: Callable[[Any], None],
                  board: Scoreboard | None = None) -> None:
         super().__init__(name, parent)
         self.handler, self.board = handler, board
@@ -161,8 +161,8 @@ class Scoreboard(uvm_component):
         self._illegal = sorted(coverage.illegal_bins)  # unreachable table addresses
 
     def build_phase(self) -> None:
-        self.bus_sub = _Sub("bus_sub", self, self.on_bus, self)  # type: ignore[arg-type]
-        self.done_sub = _Sub("done_sub", self, self.on_done, self)  # type: ignore[arg-type]
+        self.bus_sub = _Sub("bus_sub", self, self.on_bus, self)
+        self.done_sub = _Sub("done_sub", self, self.on_done, self)
 
     def fail(self, message: str) -> None:
         self.errors.append(message)
@@ -181,7 +181,7 @@ class Scoreboard(uvm_component):
     def on_bus(self, item: Transfer | list[Burst]) -> None:
         """What the monitor published: one transfer (pin mode) or a script's bursts (fast
         mode)."""
-        if type(item) is list:
+        if isinstance(item, list):
             on_burst = self.on_burst
             for burst in item:
                 on_burst(burst)
@@ -226,9 +226,10 @@ class Scoreboard(uvm_component):
             for word in rdata:
                 self.coverage.sample_error(rm.error_name(field.get(word)))
         elif name in _RESULT_REGIONS:  # the operation is complete once all of them are read
-            op = self.predictor.op
-            if op is not None and op.index not in self._logged and self._fully_read(op):
-                self._check_operation(op)
+            current = self.predictor.op
+            if current is not None and current.index not in self._logged \
+                    and self._fully_read(current):
+                self._check_operation(current)
 
     def _fully_read(self, op: Operation) -> bool:
         read = op.read_words
@@ -274,6 +275,7 @@ class Scoreboard(uvm_component):
         if fields["cycles"] != res.cycles:
             self.fail(f"{tag()}: CYCLES = {fields['cycles']}, model expects {res.cycles}")
         if self.predictor.red_words:
+            assert res.s is not None and res.c is not None  # a model with S and C
             s, c = (res.s, res.c) if exact else (self._assemble(op, "S"),
                                                  self._assemble(op, "C"))
             if (s, c) != (res.s, res.c):

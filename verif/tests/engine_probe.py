@@ -64,7 +64,7 @@ async def main_loop_probe(dut: object) -> None:
     d.rst_ni.value = 1  # type: ignore[attr-defined]
     await Timer(period // 2, "ns")  # due on a falling edge
     note("on a falling edge")
-    driver = EngineBusDriver(d, period, 0, bus_w, lambda _burst: None)  # type: ignore[arg-type]
+    driver = EngineBusDriver(d, period, 0, bus_w, lambda _burst: None)
     items = _script(regmap.load(), n, bus_w)
     run = cocotb.start_soon(driver.send(BusRequest(items)))
     await Timer(3 * period, "ns")

@@ -72,8 +72,14 @@ def _run(cls: type[LoaderSeq], *args: object) -> ModelBus:
 
 def _kinds(request: BusRequest) -> list[tuple[str, str]]:
     rm = regmap.load()
-    return [(i.kind.value, "" if i.kind is Kind.WAIT_DONE else rm.decode(i.addr)[0].name)
+    return [(i.kind.value, "" if i.kind is Kind.WAIT_DONE else _region(rm, i.addr))
             for i in request.items]
+
+
+def _region(rm: regmap.RegMap, addr: int) -> str:
+    region = rm.decode(addr)[0]
+    assert region is not None, f"0x{addr:x} is unmapped"
+    return region.name
 
 
 class OneOp(LoaderSeq):
@@ -93,7 +99,8 @@ def test_an_operation_is_one_script_item():
                                    ("write", "CTRL"), ("read", "STATUS")]
     # every item was performed and filled as if sent alone
     p = bus.sent[0].items[5]
-    assert regmap.join(p.rdata, BUS_W) == bus.pred.ops[0].result.p
+    result = bus.pred.ops[0].result
+    assert result is not None and regmap.join(p.rdata, BUS_W) == result.p
 
 
 def test_status_polling_is_not_batched():
