@@ -2,7 +2,7 @@
 # and is a thin alias of the `montverif` command (.venv/bin/montverif --help).
 #   make regress   smoke regression (the main job)       make test   the test suite
 #   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200] [PARAMS=W=16,P=4]
-#   make lint      Verilator -Wall lint, Icarus compile, ruff     make setup   set-up only
+#   make lint      Verilator -Wall lint, Icarus compile, ruff, mypy   make setup   set-up only
 #   make closure DUT=mont_lut [N=32] [BUDGET_SEEDS=40] [BUDGET_MIN=15] [STEER=0] [JOBS=2]
 #   make mutate DUT=mont_lut [N=8] [MUTANTS=20] [SEED=1] [JOBS=1] [SIM=icarus]   mutation score
 

@@ -18,6 +18,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from montverif.spec import environment
+
 SOURCE = Path(__file__).resolve().parent / "native" / "bitserial.c"
 BUILD = Path(__file__).resolve().parent.parent / "build" / "native"
 Limbs = ctypes.Array  # a ctypes array of c_uint64, little-endian limbs
@@ -68,7 +70,7 @@ def _build() -> Path:
 
 def _load() -> ctypes.CDLL | None:
     global why_not
-    if os.environ.get("MV_NATIVE", "1") == "0":
+    if environment.NATIVE.equals("0", "1"):
         why_not = "MV_NATIVE=0"
         return None
     try:
@@ -126,6 +128,12 @@ def _fail(code: int, messages: dict[int, str]) -> None:
         raise AssertionError(messages.get(code, f"native loop failed with code {code}"))
 
 
+def _lib() -> ctypes.CDLL:
+    """The loaded library (the callers asked _usable first)."""
+    assert LIB is not None
+    return LIB
+
+
 def _usable(bits: int) -> int:
     """The limb count for `bits`-bit registers, or 0 when the native loops cannot run."""
     count = limb_count(bits)
@@ -139,7 +147,7 @@ def mont_r2_loop(x: int, y: int, m: int, n: int) -> tuple[int, list[int]] | None
     p, h = out(count), hits(4)
     # an odd M and Y < M: 64 iterations at a time (the same P and hits, no check can fail);
     # anything else bit by bit, with the loop's checks
-    loop = LIB.mv_mont_r2_words if m & 1 and y < m else LIB.mv_mont_r2
+    loop = _lib().mv_mont_r2_words if m & 1 and y < m else _lib().mv_mont_r2
     _fail(loop(n, count, limbs(x, count), limbs(y, count), limbs(m, count), p, h),
           {1: "mont_r2: shift would drop a one bit",
            2: "mont_r2: P outgrew its N+1-bit register"})
@@ -152,7 +160,7 @@ def mont_csa_loop(x: int, y: int, m: int, n: int, name: str
     if not (count := _usable(n + 2)):
         return None
     s, c, h = out(count), out(count), hits(8)
-    _fail(LIB.mv_mont_csa(n, count, limbs(x, count), limbs(y, count), limbs(m, count), s, c, h),
+    _fail(_lib().mv_mont_csa(n, count, limbs(x, count), limbs(y, count), limbs(m, count), s, c, h),
           {1: f"{name}: shift would drop a one bit",
            2: f"{name}: S or C outgrew its N-bit register"})
     return value(s), value(c), h[:]
@@ -164,7 +172,7 @@ def mont_lut_loop(x: int, y: int, m: int, n: int, name: str
     if not (count := _usable(n + 2)):
         return None
     s, c, h = out(count), out(count), hits(32)
-    _fail(LIB.mv_mont_lut(n, count, limbs(x, count), limbs(y, count), limbs(m, count), s, c, h),
+    _fail(_lib().mv_mont_lut(n, count, limbs(x, count), limbs(y, count), limbs(m, count), s, c, h),
           {1: f"{name}: shift would drop a one bit", 2: f"{name}: S or C outgrew N+1 bits"})
     return value(s), value(c), h[:]
 
@@ -183,10 +191,10 @@ def inter_r2_loop(x: int, y: int, m: int, n: int) -> tuple[int, list[int]] | Non
     if 0 < m and 0 <= y < m:  # a word of X at a time (the same P and hits)
         r = (1 << (n + RECIPROCAL_EXTRA)) // m
         rl = (r.bit_length() + 63) // 64
-        code = LIB.mv_inter_r2_words(n, count, xl, yl, ml, limbs(r, rl), rl, INTER_R2_MARGIN,
+        code = _lib().mv_inter_r2_words(n, count, xl, yl, ml, limbs(r, rl), rl, INTER_R2_MARGIN,
                                      p, h)
     else:  # bit by bit, with the loop's check
-        code = LIB.mv_inter_r2(n, count, xl, yl, ml, p, h)
+        code = _lib().mv_inter_r2(n, count, xl, yl, ml, p, h)
     _fail(code, {1: "inter_r2: 2P + x_i Y >= 3M", 5: "inter_r2: Y >= M"})
     return value(p), h[:]
 
@@ -197,7 +205,7 @@ def inter_csa_loop(x: int, twice: list[int], yn: int, n: int
     if not (count := _usable(n + 3)):
         return None
     s, h, k = out(count), out(count), hits(len(twice))
-    _fail(LIB.mv_inter_csa(n, count, limbs(x, count), table(twice, count), limbs(yn, count),
+    _fail(_lib().mv_inter_csa(n, count, limbs(x, count), table(twice, count), limbs(yn, count),
                            s, h, k),
           {1: "inter_csa: S, C exceed n + 2 bits", 2: "inter_csa: k >= 7"})
     return value(s), value(h), k[:]
@@ -210,7 +218,7 @@ def inter_lut_loop(x: int, entries: list[int], k_by_top: list[int], n: int
         return None
     s, h, k = out(count), out(count), hits(len(entries))
     tops = (ctypes.c_int * len(k_by_top))(*k_by_top)
-    _fail(LIB.mv_inter_lut(n, count, limbs(x, count), table(entries, count), tops, s, h, k),
+    _fail(_lib().mv_inter_lut(n, count, limbs(x, count), table(entries, count), tops, s, h, k),
           {1: "inter_lut: S has a bit above n", 2: "inter_lut: C has a bit above n + 1",
            3: "inter_lut: s_n and c_(n+1) are both set"})
     return value(s), value(h), k[:]
@@ -222,7 +230,7 @@ def mm42_loop(algo: str, a: int, x1s: list[int], x2s: list[int], b0: int, n: int
     if not (count := _usable(max(n + 3, iters + 1))):
         return None
     s, c, sels = out(count), out(count), (ctypes.c_int8 * iters)()
-    _fail(LIB.mv_mm42(n, iters, count, limbs(a, count), table(x1s, count), table(x2s, count),
+    _fail(_lib().mv_mm42(n, iters, count, limbs(a, count), table(x1s, count), table(x2s, count),
                       b0, s, c, sels),
           {1: f"{algo}: halving would drop a one bit", 2: f"{algo}: S overflows"})
     return value(s), value(c), sels[:]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -110,7 +110,7 @@ class AlgoInfo:
     def defaults(self) -> dict[str, int]:
         return dict(self.params)
 
-    def resolve(self, n: int, given: dict[str, int | str] | None = None) -> dict[str, int]:
+    def resolve(self, n: int, given: Mapping[str, int | str] | None = None) -> dict[str, int]:
         """The full parameter set of one build (defaults | given), checked; raises
         ModelInputError for an unknown name, a value out of range or an illegal
         combination."""
@@ -166,7 +166,7 @@ def get_algo(name: str) -> AlgoInfo:
 
 
 def _product(info: AlgoInfo, args: tuple[int, ...], field: int, params: dict[str, int]
-             ) -> tuple[int, int, int, str, int]:
+             ) -> tuple[int, int, int, Kind | None, int]:
     """A product's (x, y, m, kind, R bits) from the model's args (x, y, m, n), or (x1, x2,
     y1, y2, m, n) for carry-save operands (X = x1 + x2, Y = y1 + y2)."""
     *ops, m, n = args

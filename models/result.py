@@ -56,6 +56,12 @@ class Result:
             return self.s + self.c
         return self.unreduced
 
+    @property
+    def pair(self) -> tuple[int, int]:
+        """(s, c) of a model with a redundant pair (AssertionError for one without)."""
+        assert self.s is not None and self.c is not None, f"{self.algo}: no redundant pair"
+        return self.s, self.c
+
     def boundary_events(self, m: int) -> frozenset[str]:
         """`ties`, plus the final subtraction's own (the value before it equal to M or M-1)."""
         before = self.before_sub

@@ -7,10 +7,10 @@ no arguments of its own. Every variable the project reads is listed in docs/envi
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from montverif.spec import environment as env
 from montverif.spec.params import format_params, parse_params
 
 CLOCK_PERIOD_NS = 10
@@ -35,45 +35,50 @@ class RunConfig:
     # the scoreboard checks on a worker thread while the engine's main loop runs without the
     # GIL (Verilator engine builds with a spare core: regress/flow/simulate.py decides)
     check_thread: bool = False
+    # the measurement probes (verif/env/probes.py: throughput.json, engine.json, read by
+    # `make bench`) are attached; MV_MEASURE=0 leaves them out
+    measure: bool = True
 
     @staticmethod
     def from_env() -> RunConfig:
-        env = os.environ
-        vectors = env.get("MV_VECTORS") or None
+        vectors = env.VECTORS.get() or None
         return RunConfig(
-            dut=env.get("MV_DUT", "mont_lut"),
-            n=int(env.get("MV_N", "32")),
-            bus_w=int(env.get("MV_BUSW", "32")),
-            ack_wait=int(env.get("MV_ACK_WAIT", "0")),
-            txns=int(env.get("MV_TXNS", "50")),
-            seed=int(env.get("COCOTB_RANDOM_SEED", env.get("MV_SEED", "1"))),
-            log_dir=Path(env.get("MV_LOG_DIR", ".")),
+            dut=env.DUT.get("mont_lut"),
+            n=env.N.get_int(32),
+            bus_w=env.BUSW.get_int(32),
+            ack_wait=env.ACK_WAIT.get_int(0),
+            txns=env.TXNS.get_int(50),
+            seed=int(env.COCOTB_RANDOM_SEED.get(env.SEED.get("1"))),
+            log_dir=Path(env.LOG_DIR.get(".")),
             vectors=Path(vectors) if vectors else None,
-            idle_max=int(env.get("MV_IDLE_MAX", "2")),
-            params=_int_params(env.get("MV_PARAMS", "")),
-            bus=env.get("MV_BUS", "pins"),
-            check_thread=env.get("MV_CHECK_THREAD", "0") == "1",
+            idle_max=env.IDLE_MAX.get_int(2),
+            params=_int_params(env.PARAMS.get()),
+            bus=env.BUS.get("pins"),
+            check_thread=env.CHECK_THREAD.equals("1", "0"),
+            measure=not env.MEASURE.equals("0", "1"),
         )
 
     def to_env(self) -> dict[str, str]:
-        env = {
-            "MV_DUT": self.dut,
-            "MV_N": str(self.n),
-            "MV_BUSW": str(self.bus_w),
-            "MV_ACK_WAIT": str(self.ack_wait),
-            "MV_TXNS": str(self.txns),
-            "MV_SEED": str(self.seed),
-            "MV_LOG_DIR": str(self.log_dir),
-            "MV_IDLE_MAX": str(self.idle_max),
-            "MV_CHECK_THREAD": "1" if self.check_thread else "0",
+        out = {
+            env.DUT.name: self.dut,
+            env.N.name: str(self.n),
+            env.BUSW.name: str(self.bus_w),
+            env.ACK_WAIT.name: str(self.ack_wait),
+            env.TXNS.name: str(self.txns),
+            env.SEED.name: str(self.seed),
+            env.LOG_DIR.name: str(self.log_dir),
+            env.IDLE_MAX.name: str(self.idle_max),
+            env.CHECK_THREAD.name: "1" if self.check_thread else "0",
         }
         if self.vectors:
-            env["MV_VECTORS"] = str(self.vectors)
+            out[env.VECTORS.name] = str(self.vectors)
         if self.params:
-            env["MV_PARAMS"] = format_params(self.params)
+            out[env.PARAMS.name] = format_params(self.params)
         if self.bus != "pins":
-            env["MV_BUS"] = self.bus
-        return env
+            out[env.BUS.name] = self.bus
+        if not self.measure:
+            out[env.MEASURE.name] = "0"
+        return out
 
 
 def _int_params(text: str) -> dict[str, int]:

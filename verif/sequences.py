@@ -8,9 +8,7 @@ expect, so those tests do not rest on the predictor alone.
 
 from __future__ import annotations
 
-import os
-import random
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from math import gcd
 from typing import TypeVar
@@ -20,14 +18,13 @@ from pyuvm import uvm_sequence
 from montverif.models import gf2
 from montverif.models.result import ModelInputError
 from montverif.spec import regmap
-from montverif.spec.design import Design
 from montverif.verif.bus.engine import OPS_PER_SCRIPT
 from montverif.verif.bus.item import BusItem, BusRequest, Kind
-from montverif.verif.steer import Bias, Model, boundary_operands, small_factor
+from montverif.verif.context import SeqContext
+from montverif.verif.steer import boundary_operands, small_factor
 
 Operands = tuple[int, int, int]
 T = TypeVar("T")
-Precompute = Callable[[int], dict[str, int]]
 GF2N = 1  # CTRL.FIELD value of the binary field
 # random irreducible polynomials per width, shared by the sequences of one simulation
 # (Rabin's test at degree ~256 takes seconds in Python)
@@ -47,30 +44,28 @@ def script_groups(items: Sequence[T]) -> list[Sequence[T]]:
 class LoaderSeq(uvm_sequence):
     """Base: register access through the bus agent's sequencer."""
 
-    def __init__(self, name: str, n: int, bus_w: int, design: Design,
-                 rng: random.Random, precompute: Precompute | None = None,
-                 bias: Bias | None = None, model: Model | None = None,
-                 has_field: bool = False) -> None:
+    def __init__(self, name: str, ctx: SeqContext) -> None:
         super().__init__(name)
+        self.ctx = ctx
         # the design chooses GF(p) or GF(2^n) per operation (CTRL.FIELD at START): every
         # START without an explicit field picks one at random
-        self.has_field = has_field
-        self.n, self.bus_w, self.design, self.rng = n, bus_w, design, rng
+        self.has_field = ctx.has_field
+        self.n, self.bus_w, self.design, self.rng = ctx.n, ctx.bus_w, ctx.design, ctx.rng
         # coverage steering (verif/steer.py, MV_BIAS): None = plain random stimulus;
         # model(x, y, m) -> Result lets it check candidates for subtraction / table targets
-        self.bias, self.model = bias, model
+        self.bias, self.model = ctx.bias, ctx.model
         # m -> the registers the host computes from the modulus (regmap `precomputed`)
-        self.precompute = precompute
+        self.precompute = ctx.precompute
         self.rm = regmap.load()
         self.status_f = self.rm.fields["STATUS"]
         self.ctrl_f = self.rm.fields["CTRL"]
         # watchdog for one operation: generous against the design's cycle count (twice the
         # model's for this build: a word-serial radix-2 array at small W and P needs far more
         # than 8N); MV_DONE_TIMEOUT overrides it (the watchdog's own tests)
-        self.done_timeout = int(os.environ.get("MV_DONE_TIMEOUT",
-                                               max(8 * n, 2 * self._model_cycles()) + 1000))
+        default_timeout = max(8 * ctx.n, 2 * self._model_cycles()) + 1000
+        self.done_timeout = ctx.done_timeout if ctx.done_timeout is not None else default_timeout
         # MV_BATCH=0: every item is sent alone (batch() gathers nothing; the tests compare)
-        self.batching = os.environ.get("MV_BATCH", "1") != "0"
+        self.batching = ctx.batching
         self._whole: dict[str, tuple[int, int]] = {}  # read_value_item's (address, words)
 
     def _model_cycles(self) -> int:
@@ -327,8 +322,8 @@ class LoaderSeq(uvm_sequence):
 
 
 class RandomSeq(LoaderSeq):
-    def __init__(self, name: str, count: int, **kw: object) -> None:
-        super().__init__(name, **kw)  # type: ignore[arg-type]
+    def __init__(self, name: str, ctx: SeqContext, count: int) -> None:
+        super().__init__(name, ctx)
         self.count = count
 
     async def body(self) -> None:
@@ -443,8 +438,8 @@ class BackToBackSeq(LoaderSeq):
     """Operations with no idle time between them, reusing loaded operands: only X
     changes, or nothing changes and START is simply issued again."""
 
-    def __init__(self, name: str, count: int, **kw: object) -> None:
-        super().__init__(name, **kw)  # type: ignore[arg-type]
+    def __init__(self, name: str, ctx: SeqContext, count: int) -> None:
+        super().__init__(name, ctx)
         self.count = count
 
     async def body(self) -> None:
@@ -461,8 +456,8 @@ class BackToBackSeq(LoaderSeq):
 class StatusWhileBusySeq(LoaderSeq):
     """Poll STATUS and CYCLES over the bus while the core runs, until DONE."""
 
-    def __init__(self, name: str, count: int, **kw: object) -> None:
-        super().__init__(name, **kw)  # type: ignore[arg-type]
+    def __init__(self, name: str, ctx: SeqContext, count: int) -> None:
+        super().__init__(name, ctx)
         self.count = count
 
     async def body(self) -> None:
@@ -562,9 +557,9 @@ class ErrorSeq(LoaderSeq):
 class VectorSeq(LoaderSeq):
     """Operand tuples in the design's operand order (see verif.vectors)."""
 
-    def __init__(self, name: str, vectors: list[tuple[int, ...]], idle_reads: bool = False,
-                 **kw: object) -> None:
-        super().__init__(name, **kw)  # type: ignore[arg-type]
+    def __init__(self, name: str, ctx: SeqContext, vectors: list[tuple[int, ...]],
+                 idle_reads: bool = False) -> None:
+        super().__init__(name, ctx)
         self.vectors = vectors
         # also read every result register right after reset and after a final CLEAR (the
         # mutation flow's equivalence runs: a change to reset or CLEAR values shows there)

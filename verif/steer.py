@@ -19,16 +19,16 @@ Without MV_BIAS nothing changes: RandomSeq draws exactly what it drew before.
 from __future__ import annotations
 
 import json
-import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import gcd
 
 from montverif.models.result import ModelInputError, Result
+from montverif.spec import environment
 from montverif.verif.operands import M_CLASSES, X_CLASSES
 
-ENV = "MV_BIAS"
+ENV = environment.BIAS.name
 TARGET_KEYS = ("x", "y", "m", "sub", "lut")
 Model = Callable[[int, int, int], Result]
 Operands = tuple[int, int, int]
@@ -88,7 +88,7 @@ class Bias:
 
     @staticmethod
     def from_env() -> Bias | None:
-        text = os.environ.get(ENV, "").strip()
+        text = environment.BIAS.get().strip()
         if not text:
             return None
         bias = Bias.parse(text)

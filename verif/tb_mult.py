@@ -16,10 +16,11 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles
 from pyuvm import ConfigDB, uvm_test
 
-from montverif.models.registry import get_algo
 from montverif.spec.designs import load_design
 from montverif.verif.bus.agent import BusIf
+from montverif.verif.bus.handles import Handle
 from montverif.verif.config import CLOCK_PERIOD_NS, RunConfig
+from montverif.verif.context import SeqContext
 from montverif.verif.env.env import MulEnv
 from montverif.verif.sequences import (
     BackToBackSeq,
@@ -30,7 +31,6 @@ from montverif.verif.sequences import (
     StatusWhileBusySeq,
     VectorSeq,
 )
-from montverif.verif.steer import Bias
 from montverif.verif.vectors import load_vectors, vector_option
 
 RESET_CYCLES = 3
@@ -57,18 +57,9 @@ class BaseTest(uvm_test):
         self.rng = random.Random(f"{self.run_cfg.seed}:{type(self).__name__}")
         self.env = MulEnv("env", self)
 
-    def seq_args(self) -> dict[str, object]:
-        algo = get_algo(self.design.model)
-        n, params = self.run_cfg.n, self.run_cfg.params
-        func = algo.model(params)
-
-        def model(x: int, y: int, m: int):
-            return func(x, 0, y, 0, m, n) if algo.halves else func(x, y, m, n)
-
-        return {"n": n, "bus_w": self.run_cfg.bus_w, "design": self.design,
-                "rng": self.rng,
-                "precompute": lambda m: algo.precomputed(m, n, params),
-                "bias": Bias.from_env(), "model": model, "has_field": algo.has_field}
+    def context(self) -> SeqContext:
+        """What the test's sequences share (built when the test makes them)."""
+        return SeqContext.for_run(self.run_cfg, self.design, self.rng)
 
     def sequences(self) -> list[LoaderSeq]:
         raise NotImplementedError
@@ -91,7 +82,7 @@ class BaseTest(uvm_test):
         self.drop_objection()
 
 
-def cocotb_top():
+def cocotb_top() -> Handle:
     return cocotb.top
 
 
@@ -100,7 +91,7 @@ class RandomTest(BaseTest):
     """TXNS random operations."""
 
     def sequences(self) -> list[LoaderSeq]:
-        return [RandomSeq("random", self.run_cfg.txns, **self.seq_args())]
+        return [RandomSeq("random", self.context(), self.run_cfg.txns)]
 
 
 @pyuvm.test()
@@ -108,7 +99,7 @@ class CornerTest(BaseTest):
     """Operand and modulus corners."""
 
     def sequences(self) -> list[LoaderSeq]:
-        return [CornerSeq("corners", **self.seq_args())]
+        return [CornerSeq("corners", self.context())]
 
 
 @pyuvm.test()
@@ -120,7 +111,7 @@ class BackToBackTest(BaseTest):
         ConfigDB().get(None, "", "BUS_IF").idle_max = 0
 
     def sequences(self) -> list[LoaderSeq]:
-        return [BackToBackSeq("b2b", max(4, self.run_cfg.txns // 4), **self.seq_args())]
+        return [BackToBackSeq("b2b", self.context(), max(4, self.run_cfg.txns // 4))]
 
 
 @pyuvm.test()
@@ -128,7 +119,7 @@ class StatusWhileBusyTest(BaseTest):
     """STATUS, CYCLES and P read over the bus while the core runs."""
 
     def sequences(self) -> list[LoaderSeq]:
-        return [StatusWhileBusySeq("status", 2, **self.seq_args())]
+        return [StatusWhileBusySeq("status", self.context(), 2)]
 
 
 @pyuvm.test()
@@ -136,7 +127,7 @@ class ErrorTest(BaseTest):
     """Even modulus, operands out of range, busy writes, unmapped accesses, CLEAR."""
 
     def sequences(self) -> list[LoaderSeq]:
-        return [ErrorSeq("errors", **self.seq_args())]
+        return [ErrorSeq("errors", self.context())]
 
 
 @pyuvm.test()
@@ -149,5 +140,4 @@ class VectorTest(BaseTest):
         vectors = load_vectors(self.run_cfg.vectors, self.run_cfg.n, design.operands,
                                design.below_modulus, design.carry_save_operands)
         idle_reads = vector_option(self.run_cfg.vectors, "idle_reads")
-        return [VectorSeq("vectors", vectors, idle_reads=bool(idle_reads),
-                          **self.seq_args())]  # type: ignore[arg-type]
+        return [VectorSeq("vectors", self.context(), vectors, idle_reads=bool(idle_reads))]

@@ -14,10 +14,11 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles
 from pyuvm import ConfigDB, uvm_test
 
-from montverif.models.registry import get_algo
 from montverif.spec.designs import load_design
 from montverif.verif.bus.agent import BusIf
+from montverif.verif.bus.handles import Handle
 from montverif.verif.config import CLOCK_PERIOD_NS, RunConfig
+from montverif.verif.context import SeqContext
 from montverif.verif.env.rsa_env import RsaEnv
 from montverif.verif.env.rsa_seq import (
     ConstantTimeSeq,
@@ -39,7 +40,7 @@ class RsaBaseTest(uvm_test):
         self.run_cfg = RunConfig.from_env()
         self.run_cfg.log_dir.mkdir(parents=True, exist_ok=True)
         self.design = load_design(self.run_cfg.dut)
-        dut = cocotb.top
+        dut: Handle = cocotb.top
         self.dut = dut
         bus_if = BusIf(dut, dut.clk_i, dut.done_o, CLOCK_PERIOD_NS, self.run_cfg.idle_max)
         ConfigDB().set(None, "*", "BUS_IF", bus_if)
@@ -48,12 +49,10 @@ class RsaBaseTest(uvm_test):
         self.rng = random.Random(f"{self.run_cfg.seed}:{type(self).__name__}")
         self.env = RsaEnv("env", self)
 
-    def seq_args(self) -> dict[str, object]:
-        algo = get_algo(self.design.model)
-        n, params = self.run_cfg.n, self.run_cfg.params
-        return {"n": n, "bus_w": self.run_cfg.bus_w, "design": self.design,
-                "rng": self.rng, "params": params,
-                "precompute": lambda m: algo.precomputed(m, n, params)}
+    def context(self) -> SeqContext:
+        """What the test's sequences share (built when the test makes them; the RSA
+        sequences need no multiplier model, steering or field choice)."""
+        return SeqContext.for_run(self.run_cfg, self.design, self.rng, stimulus=False)
 
     def sequences(self) -> list[RsaSeq]:
         raise NotImplementedError
@@ -77,7 +76,7 @@ class RandomTest(RsaBaseTest):
     """TXNS exponentiations: random moduli, messages and exponents of random length."""
 
     def sequences(self) -> list[RsaSeq]:
-        return [RandomExpSeq("random", self.run_cfg.txns, **self.seq_args())]
+        return [RandomExpSeq("random", self.context(), self.run_cfg.txns)]
 
 
 @pyuvm.test()
@@ -85,7 +84,7 @@ class CornerTest(RsaBaseTest):
     """Edge exponents (0, 1, 2, all ones, single top bit), messages and moduli."""
 
     def sequences(self) -> list[RsaSeq]:
-        return [EdgeExpSeq("edges", **self.seq_args())]
+        return [EdgeExpSeq("edges", self.context())]
 
 
 @pyuvm.test()
@@ -93,7 +92,7 @@ class KeyTest(RsaBaseTest):
     """Real gmpy2 RSA keys, e = 3 and 65537: encrypt/decrypt and sign/verify round trips."""
 
     def sequences(self) -> list[RsaSeq]:
-        return [KeySeq("keys", **self.seq_args())]
+        return [KeySeq("keys", self.context())]
 
 
 @pyuvm.test()
@@ -101,7 +100,7 @@ class ConstantTimeTest(RsaBaseTest):
     """Identical cycle counts for exponents of different values and Hamming weights."""
 
     def sequences(self) -> list[RsaSeq]:
-        return [ConstantTimeSeq("const_time", **self.seq_args())]
+        return [ConstantTimeSeq("const_time", self.context())]
 
 
 @pyuvm.test()
@@ -109,7 +108,7 @@ class WipeTest(RsaBaseTest):
     """E write-only; E, A, S and the intermediates wiped at the end and by CLEAR."""
 
     def sequences(self) -> list[RsaSeq]:
-        return [WipeSeq("wipe", **self.seq_args())]
+        return [WipeSeq("wipe", self.context())]
 
 
 @pyuvm.test()
@@ -117,7 +116,7 @@ class ErrorTest(RsaBaseTest):
     """Even/zero modulus, message >= modulus, busy writes, unmapped reads."""
 
     def sequences(self) -> list[RsaSeq]:
-        return [RsaErrorSeq("errors", **self.seq_args())]
+        return [RsaErrorSeq("errors", self.context())]
 
 
 @pyuvm.test()
@@ -127,4 +126,4 @@ class VectorTest(RsaBaseTest):
     def sequences(self) -> list[RsaSeq]:
         assert self.run_cfg.vectors is not None, "VectorTest needs MV_VECTORS"
         vectors = load_rsa_vectors(self.run_cfg.vectors, self.run_cfg.n)
-        return [RsaVectorSeq("vectors", vectors, **self.seq_args())]
+        return [RsaVectorSeq("vectors", self.context(), vectors)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from montverif.spec.errors import ConfigError
 
@@ -15,7 +15,8 @@ _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
         ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 _CMP = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
         ast.Gt: operator.gt, ast.GtE: operator.ge}
-_FUNCS = {"ceil": math.ceil, "floor": math.floor, "min": min, "max": max, "abs": abs}
+_FUNCS: dict[str, Callable[..., int]] = {"ceil": math.ceil, "floor": math.floor, "min": min,
+                                         "max": max, "abs": abs}
 
 
 def formula(expr: str, n: int, params: Mapping[str, int] | None = None) -> float:

@@ -10,6 +10,7 @@ import struct
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
+from typing import Literal
 
 from montverif.spec.paths import REGMAP_JSON as JSON_PATH
 
@@ -96,7 +97,7 @@ def words(bits: int, bus_w: int) -> int:
 # struct codes of the bus widths that are whole machine words: their values are split and
 # joined as bytes (a few times faster than word-by-word shifts at N = 1024; once per register
 # per operation on the testbench's path)
-UINT_FORMAT = {8: "B", 16: "H", 32: "I", 64: "Q"}
+UINT_FORMAT: dict[int, Literal["B", "H", "I", "Q"]] = {8: "B", 16: "H", 32: "I", 64: "Q"}
 
 
 def split(value: int, bits: int, bus_w: int) -> list[int]:

@@ -39,7 +39,7 @@ def test_model_events_follow_the_values() -> None:
         seen |= res.ties | inter_lut(x, y, m, 8).ties
         assert all(e.startswith(("fin", "madd")) for e in res.ties)
         r = mont_lut(x, y, m, 8)
-        before = r.s + r.c
+        before = sum(r.pair)
         assert ("sub:eq" in r.boundary_events(m)) == (before == m)
         assert ("sub:below" in r.boundary_events(m)) == (before == m - 1)
     assert {"fin0:below", "fin1:below", "fin1:eq", "madd:eq", "madd:below"} <= seen

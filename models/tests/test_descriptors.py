@@ -15,12 +15,13 @@ from montverif.spec.designs import every, load_design
 DESIGNS = [d.name for d in every() if d.cycles]
 
 
-def _points(name: str) -> list[tuple[int, dict[str, int]]]:
+def _points(name: str) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
     """(N, parameters) of the descriptor's test points and its smallest width."""
     d = load_design(name)
-    points = [(d.min_n, {})] + [(int(p[0]), dict(d.normalize(p[4])) if len(p) > 4 else {})
-                                for sim in ("verilator", "icarus") for p in d.test.get(sim, [])]
-    return list(dict.fromkeys((n, tuple(sorted(p.items()))) for n, p in points))  # type: ignore[arg-type]
+    points: list[tuple[int, dict[str, int]]] = [(d.min_n, {})]
+    points += [(int(p[0]), dict(d.normalize(p[4])) if len(p) > 4 else {})
+               for sim in ("verilator", "icarus") for p in d.test.get(sim, [])]
+    return list(dict.fromkeys((n, tuple(sorted(p.items()))) for n, p in points))
 
 
 @pytest.mark.parametrize("name", DESIGNS)

@@ -369,7 +369,8 @@ def _mont_csa_steps(x: int, y: int, m: int, n: int) -> Result:
 
 def _mont_lut_steps(x: int, y: int, m: int, n: int) -> tuple[int, int, dict[int, int]]:
     """Algorithm 3 step by step through lut_address and csa (the model inlines both)."""
-    table, s, c, hits = mont_lut_table(y, m), 0, 0, {}
+    table, s, c = mont_lut_table(y, m), 0, 0
+    hits: dict[int, int] = {}
     for i in range(n):
         addr = lut_address((x >> i) & 1, y & 1, s & 1, c & 1)
         hits[addr] = hits.get(addr, 0) + 1

@@ -3,6 +3,7 @@ field (P, S, C, cycles, hit counts, boundary ties) and every failed check, per m
 
 from __future__ import annotations
 
+import functools
 import random
 import shutil
 from collections.abc import Callable
@@ -122,8 +123,8 @@ def test_inter_r2_a_word_at_a_time_agrees_at_any_margin(margin, monkeypatch):
             for x in operands(m, rng):
                 y = rng.randrange(m)
                 fast = native.inter_r2_loop(x, y, m, n)
-                assert fast == python_only(monkeypatch, lambda x=x, y=y, m=m, n=n:
-                                           inter._inter_r2_loop(x, y, m, n)), (n, m, x, y)
+                assert fast == python_only(monkeypatch, functools.partial(
+                    inter._inter_r2_loop, x, y, m, n)), (n, m, x, y)
 
 
 @pytest.mark.skipif(native.LIB is None, reason="native loops not built")
@@ -131,8 +132,10 @@ def test_inter_r2_words_refuses_a_margin_beyond_its_error_and_y_not_below_m():
     n, count = 64, native.limb_count(66)
     lim = [native.limbs(v, count) for v in (1, 1, 3)]
     r = native.limbs((1 << (n + native.RECIPROCAL_EXTRA)) // 3, 4)
+    lib = native.LIB
+    assert lib is not None
     for margin, code in ((0, 4), (61, 4), (60, 0)):
-        assert native.LIB.mv_inter_r2_words(n, count, *lim, r, 4, margin, native.out(count),
-                                            native.hits(3)) == code
-    assert native.LIB.mv_inter_r2_words(n, count, lim[0], native.limbs(3, count), lim[2], r, 4,
-                                        56, native.out(count), native.hits(3)) == 5
+        assert lib.mv_inter_r2_words(n, count, *lim, r, 4, margin, native.out(count),
+                                     native.hits(3)) == code
+    assert lib.mv_inter_r2_words(n, count, lim[0], native.limbs(3, count), lim[2], r, 4,
+                                 56, native.out(count), native.hits(3)) == 5

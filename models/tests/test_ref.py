@@ -118,6 +118,7 @@ def test_matches_reference_is_the_reference_for_every_algorithm():
     n = 16
     m = rng.getrandbits(n) | 1 | (1 << (n - 1))
     for info in registry.ALGOS.values():
+        args: tuple[int, ...]
         if info.kind == "modexp":
             args = (rng.randrange(m), rng.getrandbits(8) | 1, m, n)
         elif info.halves:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cocotb_tools.runner import get_runner
 
@@ -20,6 +21,10 @@ from montverif.regress.flow.spec import TIMESCALE, BuildSpec
 from montverif.regress.flow.vectors import vector_file
 from montverif.regress.regression.shards import op_cycles
 from montverif.spec.design import Design
+
+# a JSON object of results.json (a point, a wall, the whole file): its values are of every
+# kind, read back from JSON
+Record = dict[str, Any]
 
 DEFAULT_OUT = ROOT / "docs" / "bench"
 BENCH_BUILD = BUILD_ROOT / "bench"

@@ -7,13 +7,13 @@ figure without cocotb; the bench sets the two side by side (docs/bench/results.m
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
 import cocotb
 from cocotb.triggers import Timer
 
+from montverif.spec import environment
 from montverif.verif.config import CLOCK_PERIOD_NS
 
 RESET_CYCLES = 3
@@ -21,7 +21,7 @@ RESET_CYCLES = 3
 
 @cocotb.test()
 async def floor(dut: object) -> None:
-    cycles = int(os.environ["MV_FLOOR_CYCLES"])
+    cycles = int(environment.FLOOR_CYCLES.required())
     dut.rst_ni.value = 0  # type: ignore[attr-defined]
     await Timer(RESET_CYCLES * CLOCK_PERIOD_NS, "ns")
     dut.rst_ni.value = 1  # type: ignore[attr-defined]
@@ -29,5 +29,5 @@ async def floor(dut: object) -> None:
     t0 = time.perf_counter()
     await Timer(cycles * CLOCK_PERIOD_NS, "ns")
     seconds = time.perf_counter() - t0
-    Path(os.environ["MV_FLOOR_OUT"]).write_text(
+    Path(environment.FLOOR_OUT.required()).write_text(
         json.dumps({"cycles": cycles, "seconds": seconds}) + "\n")

@@ -17,6 +17,7 @@ from montverif.regress.bench.common import (
     FLOOR_CYCLES,
     RAW_MIN_S,
     BenchError,
+    Record,
 )
 from montverif.regress.flow import tools
 from montverif.spec import regmap, top
@@ -117,7 +118,7 @@ def run_harness(exe: Path, script: Path, loops: int = 1, idle: int = 0
 
 
 def raw_runner(design: Design, n: int, params: dict[str, int],
-               vectors: list[dict[str, int]], work: Path, point: dict[str, object]
+               vectors: list[dict[str, int]], work: Path, point: Record
                ) -> Callable[[], tuple[float, float, float]]:
     """The raw harness of a point, built, its results checked once and its loop count set
     (point["raw"]: operations, build time, cycles); returns one timed run: (operations a

@@ -19,6 +19,7 @@ from montverif.regress.bench.common import (
     FLOOR_CYCLES,
     SEED,
     BenchError,
+    Record,
     Stat,
     bit_serial,
     make_vectors,
@@ -37,6 +38,7 @@ from montverif.regress.flow.build import build
 from montverif.regress.flow.paths import ROOT, SIM_BUILDS
 from montverif.regress.flow.simulate import available_cores, check_thread, execute
 from montverif.regress.flow.spec import BUS_MODES, BuildSpec, RunSpec, has_engine
+from montverif.spec import environment
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 
@@ -101,12 +103,12 @@ def rebuild_seconds(spec: BuildSpec, design: Design) -> float:
 
 
 def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
-                icarus_txns: int) -> dict[str, object]:
+                icarus_txns: int) -> Record:
     design = load_design(name)
     params = get_algo(design.model).resolve(n)
     work = BENCH_BUILD / "vectors" / f"{name}-n{n}"
     work.mkdir(parents=True, exist_ok=True)
-    point: dict[str, object] = {"design": name, "n": n, "bus_w": BUS_W, "params": params,
+    point: Record = {"design": name, "n": n, "bus_w": BUS_W, "params": params,
                                 "bit_serial": bit_serial(design),
                                 "git": tools.git_revision(ROOT)}
     for sim_name in sims:
@@ -169,13 +171,13 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
                 name = "testbench_over_raw" if bus == "pins" else f"{bus}_over_raw"
                 for series, suffix in ((rates[bus], ""), (whole[bus], "_whole")):
                     paired = [tb / h[0] for tb, h in zip(series, raw, strict=False)]
-                    point.setdefault("paired", {})[  # type: ignore[index]
+                    point.setdefault("paired", {})[
                         name + suffix] = asdict(Stat.of(paired))
         if raw:
-            point["raw"] |= {"ops_per_s": asdict(Stat.of([r[0] for r in raw])),  # type: ignore[operator]
+            point["raw"] |= {"ops_per_s": asdict(Stat.of([r[0] for r in raw])),
                              "ns_per_cycle": asdict(Stat.of([r[1] for r in raw]))}
             if "engine" in specs:  # the raw harness's idle cycle, beside the engine floor
-                point.setdefault("floor", {})["raw_idle_ns"] = asdict(  # type: ignore[index]
+                point.setdefault("floor", {})["raw_idle_ns"] = asdict(
                     Stat.of([r[2] for r in raw]))
         if "engine" in specs and sim_name == "verilator":
             spec = specs["engine"]
@@ -185,7 +187,7 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
             exe = link_engine_floor(spec, work / "engine-floor")
             alone = [engine_floor_seconds(exe, FLOOR_CYCLES) / FLOOR_CYCLES * 1e9
                      for _ in range(repeat)]
-            point["floor"] = point.get("floor", {}) | {  # type: ignore[operator]
+            point["floor"] = point.get("floor", {}) | {
                 "cycles": FLOOR_CYCLES, "cocotb_ns": asdict(Stat.of(floor)),
                 "engine_build_ns": asdict(Stat.of(alone)), "engine": ENGINE_BUILD}
     return point
@@ -206,12 +208,5 @@ def checks_inline(on: bool) -> Iterator[None]:
     if not on:
         yield
         return
-    before = os.environ.get("MV_CHECK_THREAD")
-    os.environ["MV_CHECK_THREAD"] = "0"
-    try:
+    with environment.CHECK_THREAD.set_to("0"):
         yield
-    finally:
-        if before is None:
-            del os.environ["MV_CHECK_THREAD"]
-        else:
-            os.environ["MV_CHECK_THREAD"] = before

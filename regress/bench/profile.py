@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import pstats
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from montverif.models.registry import get_algo
 from montverif.regress.bench.common import BUS_W, SEED, make_vectors, write_vector_file
 from montverif.regress.bench.points import testbench_seconds
 from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.spec import environment
 from montverif.spec.designs import load_design
 
 PROFILE_GROUPS = (("models", "/models/"), ("verif", "/verif/"), ("pyuvm", "/pyuvm/"),
@@ -30,11 +30,8 @@ def profile_point(name: str, n: int, bus: str, txns: int, out: Path) -> str:
     spec = BuildSpec(name, n, BUS_W, "verilator", params=tuple(params.items()), bus=bus)
     run = RunSpec(spec, seed=SEED, txns=txns, vectors=str(vfile), tests=("VectorTest",),
                   idle_max=0, timeout_s=3600)
-    os.environ["MV_PROFILE"] = "1"
-    try:
+    with environment.PROFILE.set_to("1"):
         secs = testbench_seconds(run, out / "run")
-    finally:
-        del os.environ["MV_PROFILE"]
     stats = pstats.Stats(str(out / "run" / "cocotb.pstat"))
     table = stats.stats  # type: ignore[attr-defined]
     total = sum(v[2] for v in table.values())

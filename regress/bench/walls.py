@@ -12,18 +12,18 @@ import sys
 import time
 from pathlib import Path
 
-from montverif.regress.bench.common import BENCH_BUILD, BenchError
+from montverif.regress.bench.common import BENCH_BUILD, BenchError, Record
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import ROOT, SIM_BUILDS
 from montverif.spec.errors import ConfigError
 
 
-def regression_wall(list_name: str, jobs: list[int]) -> dict[str, object]:
+def regression_wall(list_name: str, jobs: list[int]) -> Record:
     """Wall time of a list at each job count, each from the same fresh state: no model built
     (build/sim removed) and an empty compiler cache, as on a new machine; otherwise the
     second measurement would reuse the first one's models. Each result names the git revision
     it was measured at, as wall times taken from a finished regression do."""
-    out: dict[str, object] = {}
+    out: Record = {}
     rev = tools.git_revision(ROOT)
     for j in jobs:
         folder = BENCH_BUILD / "regress" / f"{list_name}-j{j}"
@@ -46,14 +46,14 @@ def regression_wall(list_name: str, jobs: list[int]) -> dict[str, object]:
     return with_efficiency(out)
 
 
-def wall_revision(wall: dict[str, object]) -> str:
+def wall_revision(wall: Record) -> str:
     """The git revision a wall time was measured at, as its result line names it ("" when
     it does not)."""
     found = re.search(r"\bgit ([0-9a-f]{7,40})\b", str(wall.get("last_line", "")))
     return found.group(1)[:7] if found else ""
 
 
-def with_efficiency(walls: dict[str, object]) -> dict[str, object]:
+def with_efficiency(walls: Record) -> Record:
     """A list's wall times, with the parallel efficiency when both 1 and 2 jobs are there
     and were measured at the same git revision (wall(1 job) / (2 x wall(2 jobs)); each
     figure's row names where it came from). Times of different revisions are not compared:
@@ -73,7 +73,7 @@ def pair(item: str) -> tuple[str, str]:
     return name, folder
 
 
-def wall_from_results(folder: Path) -> dict[str, object]:
+def wall_from_results(folder: Path) -> Record:
     """A regression already run (summary.json): its wall time at its job count, with where it
     came from (a measurement of its own, not repeated here)."""
     path = folder / "summary.json"

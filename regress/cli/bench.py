@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from montverif.regress.bench import render
-from montverif.regress.bench.common import BENCH_BUILD, BUS_W, DEFAULT_OUT, BenchError
+from montverif.regress.bench.common import BENCH_BUILD, BUS_W, DEFAULT_OUT, BenchError, Record
 from montverif.regress.bench.points import bench_point
 from montverif.regress.bench.profile import profile_point
 from montverif.regress.bench.walls import (
@@ -36,7 +36,7 @@ from montverif.regress.flow.spec import BUS_MODES
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 
-Walls = dict[str, dict[str, object]]
+Walls = dict[str, Record]
 
 
 def parser() -> Parser:
@@ -99,10 +99,10 @@ def _take_walls(regs: Walls, walls: Walls) -> None:
 
 
 def _measure(args: argparse.Namespace, names: list[str], widths: list[int],
-             sims: list[str]) -> list[dict[str, object]]:
+             sims: list[str]) -> list[Record]:
     """Every design at every width it supports; a point that cannot run is recorded with its
     error and does not lose the others' measurements."""
-    points: list[dict[str, object]] = []
+    points: list[Record] = []
     for name in names:
         design = load_design(name)
         for n in (w for w in widths if design.min_n <= w <= design.max_n):
@@ -135,11 +135,11 @@ def _run(args: argparse.Namespace) -> int:
     walls = _walls(args)
     old = args.out / "results.json"
     if args.update:
-        results = json.loads(old.read_text())
-        regs = results.setdefault("regressions", {})
-        _time_lists(regs, args.lists, jobs)
-        _take_walls(regs, walls)
-        render.write(results, args.out)
+        kept: Record = json.loads(old.read_text())
+        kept_regs: Walls = kept.setdefault("regressions", {})
+        _time_lists(kept_regs, args.lists, jobs)
+        _take_walls(kept_regs, walls)
+        render.write(kept, args.out)
         return 0
     points = _measure(args, names, widths, sims)
     if args.merge and old.exists():
@@ -151,7 +151,7 @@ def _run(args: argparse.Namespace) -> int:
         for name, wall in json.loads(old.read_text()).get("regressions", {}).items():
             regs.setdefault(name, wall)
     _take_walls(regs, walls)
-    results: dict[str, object] = {
+    results: Record = {
         "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, "
                    f"{len(os.sched_getaffinity(0))} cores",
         "versions": tools.versions(), "git": tools.git_revision(ROOT),

@@ -1,6 +1,6 @@
 """`montverif lint` (`make lint`): Verilator -Wall lint and an Icarus -g2012 compile of every
-design at several parameter points, the generated-file check of the register map, ruff on the
-Python and the layer contracts (lint-imports: one direction of dependency, no cycles).
+design at several parameter points, the generated-file check of the register map, ruff and mypy
+on the Python and the layer contracts (lint-imports: one direction of dependency, no cycles).
 
 Exit 0 when everything is clean; otherwise each problem is printed and the exit code is 1.
 """
@@ -164,14 +164,25 @@ def lint_imports(view: Path) -> list[str]:
     return [f"lint-imports (layers, no cycles):\n{broken.strip()}"]
 
 
+def lint_types() -> list[str]:
+    """mypy (pyproject.toml [tool.mypy]: the package, tests included) on the package found in
+    package_view's folder (the configuration's mypy_path; made first)."""
+    res = subprocess.run([_tool("mypy"), "--config-file", str(ROOT / "pyproject.toml")],
+                         cwd=ROOT, capture_output=True, text=True, check=False)
+    if res.returncode == 0:
+        return []
+    return [f"mypy (types):\n{(res.stdout + res.stderr).strip()}"]
+
+
 def lint_python() -> list[str]:
-    """ruff, and the layer contracts."""
+    """ruff, the types and the layer contracts."""
     problems = []
     res = subprocess.run([_tool("ruff"), "check", *package_dirs().values()], cwd=ROOT,
                          capture_output=True, text=True, check=False)
     if res.returncode:
         problems.append(f"ruff:\n{res.stdout.strip()}")
-    return problems + lint_imports(package_view())
+    view = package_view()
+    return problems + lint_types() + lint_imports(view)
 
 
 def main(argv: list[str]) -> int:
@@ -195,7 +206,8 @@ def main(argv: list[str]) -> int:
                                      for p in generate.stale()]),
         *((f"lint {name}", functools.partial(lint_design, name)) for name in args.dut or known)]
     if not args.dut:
-        checks += [("lint mv_bus_engine", lint_engine), ("python (ruff, layers)", lint_python)]
+        checks += [("lint mv_bus_engine", lint_engine),
+                   ("python (ruff, types, layers)", lint_python)]
     for label, check in checks:
         found = check()
         print(f"{label}: {'ok' if not found else 'problems'}", flush=True)

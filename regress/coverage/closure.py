@@ -29,6 +29,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from montverif.regress.coverage import code as codecov
 from montverif.regress.coverage import merge as cov
@@ -152,7 +153,9 @@ def target_of(dut: str, bin_name: str) -> Target | None:
     if point == "lut.addr":
         return Target(lut=(int(label),))
     if point in ("operands.x", "operands.y", "operands.m"):
-        return Target(**{point[-1]: label})
+        axis = point[-1]
+        return (Target(x=label) if axis == "x" else Target(y=label) if axis == "y"
+                else Target(m=label))
     if point == "final_sub":
         return Target(sub=label == "taken")
     if point == "cross.sub_x_m":
@@ -187,14 +190,14 @@ def _execute(run: RunSpec, out: Path) -> Outcome:
 
 def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seeds: int,
                  budget_s: float, jobs: int, steer: bool, out: Path, base_seed: int = 1
-                 ) -> dict[str, object]:
+                 ) -> dict[str, Any]:
     design = check.validate(RunSpec(spec, txns=txns, tests=tests))
     t0 = time.monotonic()
     flow_build.build(spec, design)
     build_s = time.monotonic() - t0
     out.mkdir(parents=True, exist_ok=True)
     done: list[tuple[RunSpec, Outcome]] = []
-    history: list[dict[str, object]] = []
+    history: list[dict[str, Any]] = []
     bias: Bias | None = None
     summary: dict = {}
     t_start = time.monotonic()

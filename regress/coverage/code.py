@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from montverif.regress.coverage import merge as cov
 from montverif.regress.flow.paths import BUILD_ROOT
@@ -102,7 +103,7 @@ def summarise(dat: Path) -> dict[str, dict[str, float | int]]:
     return {"line": _ratio(pts, "line"), "toggle": _ratio(pts, "toggle")}
 
 
-def merge_code(results: Path) -> dict[str, object] | None:
+def merge_code(results: Path) -> dict[str, Any] | None:
     """Merge the runs' coverage.dat (None when no run has one); updates summary.json."""
     refs = [r for r in cov.run_refs(results) if r.passed and (r.folder / "coverage.dat").is_file()]
     if not refs:
@@ -114,7 +115,7 @@ def merge_code(results: Path) -> dict[str, object] | None:
     by_dut: dict[str, list[Path]] = {}
     for r in refs:
         by_dut.setdefault(r.dut, []).append(r.folder / "coverage.dat")
-    duts: dict[str, object] = {}
+    duts: dict[str, Any] = {}
     for dut, files in sorted(by_dut.items()):
         merged = out / f"{dut}.dat"
         _run_tool("--write", str(merged), *map(str, files))

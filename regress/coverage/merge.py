@@ -208,7 +208,7 @@ class DutCoverage:
                 if before < point.at_least <= before + hits and label not in self.first_hit:
                     self.first_hit[label] = key
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, Any]:
         return {"covered": self.covered, "total": self.total, "percent": self.percent,
                 "goal": self.goal.percent, "met": self.met, "runs": len(self.files),
                 "uncovered": [name for name, ok in self.bins() if not ok],
@@ -252,7 +252,7 @@ def _merge_xml(out: Path, files: list[Path]) -> None:
 
 
 def summary_dict(results: Path, duts: dict[str, DutCoverage], skipped: dict[str, str],
-                 enforce: bool) -> dict[str, object]:
+                 enforce: bool) -> dict[str, Any]:
     covered = sum(c.covered for c in duts.values())
     total = sum(c.total for c in duts.values())
     return {"schema": SCHEMA, "results": str(results),
@@ -265,7 +265,7 @@ def summary_dict(results: Path, duts: dict[str, DutCoverage], skipped: dict[str,
 
 def merge_results(results: Path, enforce: bool = False,
                   goals: Mapping[str, Mapping[str, Any]] | None = None
-                  ) -> dict[str, object]:
+                  ) -> dict[str, Any]:
     """Merge a results folder's functional coverage into <results>/coverage/; returns the
     summary (also written as coverage/summary.json). Raises CoverageError."""
     duts, skipped = merge_runs(run_refs(results), goals)
@@ -289,7 +289,7 @@ def merge_results(results: Path, enforce: bool = False,
     return summary
 
 
-def load_summary(results: Path) -> dict[str, object]:
+def load_summary(results: Path) -> dict[str, Any]:
     if not results.is_dir():
         raise CoverageError(f"results folder {results} does not exist")
     path = results / COVERAGE_DIR / "summary.json"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -20,6 +19,7 @@ from cocotb_tools.runner import Verilator, get_runner
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import SIM_BUILDS
 from montverif.regress.flow.spec import TIMESCALE, UNIT_NS, BuildSpec, engine_hdl_clock
+from montverif.spec import environment
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 from montverif.verif.bus import engine
@@ -46,7 +46,7 @@ def vpi_control(design: Design, engine_build: bool = False) -> str:
 
 
 def _vpi_flat() -> bool:
-    return os.environ.get("MV_VPI", "lean") == "flat"
+    return environment.VPI.equals("flat", "lean")
 
 
 def half_period_units(period_ns: int = CLOCK_PERIOD_NS, precision: str = TIMESCALE[1]) -> int:
@@ -65,7 +65,7 @@ def _verilator_runner(control: Path | None, main: Path | None = None):
     vpi_control (control=None: cocotb's own flags) and, for engine builds, the engine's own
     main loop instead of cocotb's verilator.cpp (main=None: cocotb's)."""
     class LeanVerilator(Verilator):
-        def _build_command(self) -> list:  # type: ignore[override]
+        def _build_command(self) -> list:
             cmds = super()._build_command()
             first = cmds[0]
             if control is not None and "--public-flat-rw" in first:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import os
 from pathlib import Path
 
 from montverif.models.result import ModelInputError
@@ -16,7 +15,7 @@ from montverif.regress.flow.spec import (
     has_engine,
     with_design_tests,
 )
-from montverif.spec import regmap
+from montverif.spec import environment, regmap
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
@@ -68,7 +67,7 @@ def validate(run: RunSpec) -> Design:
     if unknown:
         raise ConfigError(f"unknown test(s) {', '.join(unknown)} "
                           f"(known: {', '.join(known)})")
-    if bias := (run.bias or os.environ.get("MV_BIAS", "")).strip():  # steering (verif/steer.py)
+    if bias := (run.bias or environment.BIAS.get()).strip():  # steering (verif/steer.py)
         try:
             Bias.parse(bias)
         except BiasError as exc:

@@ -7,7 +7,6 @@ own, so that the watchdog can end the whole process group):
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from cocotb_tools.runner import get_runner
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import SIM_BUILDS
 from montverif.regress.flow.spec import TIMESCALE, BuildSpec, RunSpec, design_tb
+from montverif.spec import environment
 from montverif.spec.designs import load_design
 from montverif.verif.config import RunConfig
 
@@ -28,7 +28,8 @@ def _child_test(run: RunSpec, log_dir: Path) -> int:
                     seed=run.seed, log_dir=log_dir,
                     vectors=Path(run.vectors).resolve() if run.vectors else None,
                     idle_max=run.idle_max, params=b.design_params(design), bus=b.bus,
-                    check_thread=os.environ.get("MV_CHECK_THREAD") == "1")
+                    check_thread=environment.CHECK_THREAD.equals("1", ""),
+                    measure=not environment.MEASURE.equals("0", "1"))
     runner = get_runner(b.sim)
     runner.test(test_module=design_tb(b.dut)[0], hdl_toplevel=b.toplevel(design),
                 hdl_toplevel_lang="verilog", build_dir=SIM_BUILDS / b.key,

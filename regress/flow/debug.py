@@ -94,7 +94,7 @@ def first_error_time_ns(log: Path) -> float | None:
 
 def _fst_paths(waves: Path) -> tuple[float, list[tuple[str, object]]]:
     """(ns per time step, [(full path, pywellen Var)]) of an FST."""
-    import pywellen  # type: ignore[import-untyped]  # noqa: PLC0415 - optional
+    import pywellen  # noqa: PLC0415 - optional
 
     wave = pywellen.Waveform(str(waves))
     ts = wave.timescale

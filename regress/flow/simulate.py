@@ -21,6 +21,7 @@ from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.paths import ROOT, RUNS_ROOT, SIM_BUILDS
 from montverif.regress.flow.spec import Outcome, RunSpec, engine_hdl_clock, with_design_tests
+from montverif.spec import environment
 from montverif.spec.errors import ConfigError
 
 # simulations this process runs at once (the scheduler's `parallel` sets it): a run gets the
@@ -76,7 +77,7 @@ def check_thread(run: RunSpec) -> bool:
     MV_CHECK_THREAD=1 or 0 decides; unset, a Verilator engine build gets it when this process
     has two cores for each simulation it runs at once (CONCURRENT_JOBS, or pytest-xdist's
     workers). On a single core the thread costs time: the two threads take turns."""
-    given = os.environ.get("MV_CHECK_THREAD", "")
+    given = environment.CHECK_THREAD.get()
     if given in ("0", "1"):
         return given == "1"
     if given:
@@ -108,10 +109,10 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
     _, build_s = build(run.build, design)
     t0 = time.monotonic()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env["MV_CHECK_THREAD"] = "1" if check_thread(run) else "0"
+    env[environment.CHECK_THREAD.name] = "1" if check_thread(run) else "0"
     if run.bias:  # the run's own steering (a list entry's `bias`) wins over the caller's
-        env["MV_BIAS"] = run.bias
-    if os.environ.get("MV_PROFILE"):
+        env[environment.BIAS.name] = run.bias
+    if environment.PROFILE.is_set():
         env["COCOTB_ENABLE_PROFILING"] = "1"
     cmd = [sys.executable, "-m", "montverif.regress.flow.child", json.dumps(asdict(run)),
            str(log_dir)]

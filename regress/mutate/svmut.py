@@ -319,7 +319,7 @@ def _ternary_colon(toks: list[Token], i: int) -> int:
 
 
 # --- candidates -----------------------------------------------------------------------------
-_SWAPS = {
+_SWAPS: dict[str, dict[str, tuple[str, ...]]] = {
     "bitwise": {"^": ("&", "|"), "&": ("^", "|"), "|": ("^", "&")},
     "arith": {"+": ("-",), "-": ("+",)},
     "compare": {"==": ("!=",), "!=": ("==",), "<": ("<=",), "<=": ("<",), ">": (">=",),
@@ -430,8 +430,8 @@ def _off_by_one(toks: list[Token], i: int, ok: list[bool], text: str,
                 site("off_by_one", i + 1, i + 1, bumped, (i - 1, i + 1))
         return
     operand = text[rhs.start:toks[last].end]
-    for delta in (" + 1", " - 1"):
-        site("off_by_one", i + 1, last, operand + delta, (i - 1, last))
+    for suffix in (" + 1", " - 1"):
+        site("off_by_one", i + 1, last, operand + suffix, (i - 1, last))
 
 
 def enclosing_blocks(text: str, offset: int) -> list[str]:

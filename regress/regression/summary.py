@@ -64,14 +64,18 @@ def run_spec(raw: dict) -> RunSpec:
     return RunSpec(**(raw | {"build": BuildSpec(**build), "tests": tuple(raw["tests"])}))
 
 
+def _path(v: str | None) -> Path | None:
+    """A path of summary.json (null or empty: none)."""
+    return Path(v) if v else None
+
+
 def run_result(rec: dict) -> RunResult:
     """A RunResult from its summary.json record."""
-    path = (lambda v: Path(v) if v else None)  # noqa: E731
     rr = rec.get("rerun")
-    rerun = None if rr is None else Rerun(rr["key"], rr["first_error"], path(rr["log_dir"]),
-                                          path(rr["waves"]))
+    rerun = None if rr is None else Rerun(rr["key"], rr["first_error"], _path(rr["log_dir"]),
+                                          _path(rr["waves"]))
     return RunResult(run_spec(rec["run"]), rec["status"], rec["first_error"], rec["wall_s"],
-                     path(rec["log_dir"]), rec["tests_run"], rec["tests_failed"], rerun,
+                     _path(rec["log_dir"]), rec["tests_run"], rec["tests_failed"], rerun,
                      rec.get("index", 0))
 
 

@@ -18,6 +18,7 @@ from montverif.regress.bench import points as bench_points
 from montverif.regress.bench import profile as bench_profile
 from montverif.regress.bench import render as bench_render
 from montverif.regress.bench import walls as bench_walls
+from montverif.regress.bench.common import Record
 from montverif.regress.cli import bench as bench_cli
 from montverif.spec.designs import load_design
 
@@ -103,7 +104,7 @@ def test_a_timed_list_names_its_revision_and_starts_fresh(tmp_path, monkeypatch)
 def test_wall_time_from_a_finished_regression(tmp_path, capsys):
     run = tmp_path / "nightly-x"
     run.mkdir()
-    summary = {"jobs": 2, "wall_s": 2712.34, "passed": 470, "failed": 4, "shard": None,
+    summary: Record = {"jobs": 2, "wall_s": 2712.34, "passed": 470, "failed": 4, "shard": None,
                "builds": [{}] * 259, "git": "abcdef1234"}
     (run / "summary.json").write_text(json.dumps(summary))
     wall = bench_walls.wall_from_results(run)
@@ -169,7 +170,7 @@ def test_raw_harness_matches_gmpy2():
 
 
 def test_goal_line_names_the_bit_serial_designs_that_miss_it():
-    def point(design: str, engine: float, serial: bool = True) -> dict[str, object]:
+    def point(design: str, engine: float, serial: bool = True) -> Record:
         stat = {"median": engine, "low": engine, "high": engine}
         return {"design": design, "n": 1024, "bit_serial": serial,
                 "verilator_engine": {"ops_per_s": stat},
@@ -302,7 +303,7 @@ def test_rsa_vectors_use_the_rsa_format(tmp_path):
     bench_common.write_vector_file(bench_common.make_vectors(design, 64, 2, 1), path, "rsa_core")
     from montverif.verif.env.rsa_vectors import load_rsa_vectors
 
-    assert len(load_rsa_vectors(str(path), 64)) == 2
+    assert len(load_rsa_vectors(path, 64)) == 2
 
 
 def test_engine_mode_of_a_pin_only_testbench_is_one_line(capsys):
@@ -325,7 +326,7 @@ def test_floor_section_from_measurements():
     def stat(v: float) -> dict[str, float]:
         return {"median": v, "low": v, "high": v}
 
-    point = {"design": "mont_lut", "n": 1024,
+    point: Record = {"design": "mont_lut", "n": 1024,
              "verilator_engine": {"ops_per_s": stat(200.0), "sim_share": stat(0.4),
                                   "no_python_ops_per_s": stat(500.0)},
              "raw": {"ops_per_s": stat(1600.0), "ns_per_cycle": stat(430.0)},
@@ -403,7 +404,7 @@ def test_a_point_over_the_cycle_budget_runs_once():
 def test_merged_points_say_how_many_runs_they_had():
     """A --merge keeps points measured with another --repeat: the header names every run
     count, and a point of 3 runs kept beside a run of 5 is no 'one run'."""
-    def series(runs: int | None, samples: int) -> dict[str, object]:
+    def series(runs: int | None, samples: int) -> Record:
         stat = {"median": 2.0, "low": 1.0, "high": 3.0, "samples": [2.0] * samples}
         return {"ops": 8, "ops_per_s": stat} | ({"runs": runs} if runs is not None else {})
 

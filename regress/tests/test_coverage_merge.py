@@ -44,8 +44,8 @@ def write_xml(path: Path, dut: str, hits: Hits) -> None:
         parts = point.split(".")
         for i, part in enumerate(parts[:-1]):
             name = f"top.{dut}." + ".".join(parts[:i + 1])
-            parent = next((e for e in parent if e.get("abs_name") == name), None) or \
-                ET.SubElement(parent, part, abs_name=name)
+            found = next((e for e in parent if e.get("abs_name") == name), None)
+            parent = found or ET.SubElement(parent, part, abs_name=name)
         el = ET.SubElement(parent, parts[-1], abs_name=f"top.{dut}.{point}",
                            at_least=str(at_least), weight="1", size=str(len(bins)),
                            coverage=str(sum(hits[point][b] >= at_least for b in bins)))
@@ -342,7 +342,7 @@ def test_closure_loop_steers_at_the_hole_and_stops(tmp_path: Path, monkeypatch) 
     res = closure.closure_loop(spec, 5, ("RandomTest",), 20, 600, 2, True, tmp_path / "s")
     assert res["met"] and res["seeds"] == 4  # batch 1 finds the hole, batch 2 closes it
     assert seen[:2] == [None, None]
-    assert all(json.loads(t)["targets"] == [{"lut": [3]}] for t in seen[2:])
+    assert all(json.loads(t or "")["targets"] == [{"lut": [3]}] for t in seen[2:])
     summary = json.loads((tmp_path / "s" / "summary.json").read_text())
     steered = [r for r in summary["runs"] if r["bias"]]
     assert len(steered) == 2 and all(" --bias '" in r["repro"] for r in steered)

@@ -113,8 +113,8 @@ def test_each_site_kind_gets_the_right_guard() -> None:
     # elaboration-time constants and width changes in an expression: their own build
     assert find("2'd0:    y_o", "2'd0", "const_bit") == "case label"
     assert find("for (int i = 0; i < 2", "<", "compare") == "in a for header"
-    assert find("initial if (W < 2)", "<", "compare").startswith("in an initial block")
-    assert find("if (K > 2)", ">", "compare").startswith("module-level code")
+    assert str(find("initial if (W < 2)", "<", "compare")).startswith("in an initial block")
+    assert str(find("if (K > 2)", ">", "compare")).startswith("module-level code")
     assert find("assign z_o", "2", "const_bit") == "changes a part-select's width"
     assert find("assign r_o", "2", "const_bit") == "changes a replication count"
     # ... but in a procedural statement each branch is elaborated on its own
@@ -267,7 +267,8 @@ def test_shared_build_runs_each_mutant_with_its_plusarg(tmp_path: Path,
 def test_a_broken_shared_build_falls_back_to_own_builds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, problem: str) -> None:
     a, b = _shared_ids(2)
-    calls = _fake_sim(monkeypatch, tmp_path, **{problem: True})
+    calls = _fake_sim(monkeypatch, tmp_path, build_fails=problem == "build_fails",
+                      differs=problem == "differs")
     camp, lines = _campaign(tmp_path, [a, b])
     assert [m.status for m in camp.mutants] == ["killed", "killed"]
     assert [m.build for m in camp.mutants] == ["own", "own"]

@@ -122,7 +122,7 @@ def test_list_command_shows_the_budget(lists: Path, capsys: pytest.CaptureFixtur
     assert len(out) == 4 and out[1].startswith("mutation/mont_lut ") and "mutants=4" in out[1]
 
 
-GOOD = {"dut": '"mont_lut"', "mutants": "4"}
+GOOD: dict[str, str | None] = {"dut": '"mont_lut"', "mutants": "4"}
 
 
 @pytest.mark.parametrize(("patch", "message"), [
@@ -214,7 +214,7 @@ def test_a_campaign_below_its_goal_fails_the_list(tmp_path: Path, lists: Path,
     assert {"mutants", "killed", "survived", "equivalent", "stillborn", "error", "score",
             "goal", "wall_s"} <= set(rec)
     # JUnit: one testcase per campaign, the failing one lists its survivor
-    cases = {c.get("name"): c for c in ET.parse(tmp_path / "out" / "junit.xml").iter("testcase")
+    cases = {c.get("name", ""): c for c in ET.parse(tmp_path / "out" / "junit.xml").iter("testcase")
              if c.get("classname") == "mut.mutation"}
     assert sorted(cases) == ["mont_csa", "mont_lut", "mont_r2"]
     failure = cases["mont_r2"].find("failure")

@@ -155,7 +155,7 @@ def test_txns_from_n() -> None:
         100, 100, 40, 40, 15, 15]
 
 
-GOOD_ENTRY = {"dut": '"mont_lut"', "widths": "[32]", "bus_widths": "[32]",
+GOOD_ENTRY: dict[str, str | None] = {"dut": '"mont_lut"', "widths": "[32]", "bus_widths": "[32]",
               "simulators": '["verilator"]', "seeds": "1", "txns": "1"}
 
 

@@ -92,7 +92,7 @@ def lists(tmp_path: Path) -> Path:
     return path
 
 
-def main(tmp_path: Path, lists: Path, launcher: FakeLauncher, *extra: str,
+def main(tmp_path: Path, lists: Path, launcher: launchers.Launcher, *extra: str,
          name: str = "mix", out: str = "out") -> int:
     argv = ["--lists", str(lists), "regress", "--list", name, "--jobs", "2",
             "--out", str(tmp_path / out), *extra]

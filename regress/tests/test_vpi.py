@@ -21,7 +21,7 @@ def test_every_probed_signal_is_made_public() -> None:
     for prefix in ("ma", "ms"):
         for sig in MULT_SIGNALS:
             assert f'-var "{prefix}_{sig}"' in rsa
-    for path in load_design("rsa_core").rsa["clear"]:  # type: ignore[union-attr]
+    for path in load_design("rsa_core").rsa["clear"]:
         assert f'-var "{str(path).rsplit(".", 1)[1]}"' in rsa
 
 

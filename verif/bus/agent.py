@@ -6,16 +6,15 @@ Any later DUT behind mv_bus_loader reuses it unchanged.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cocotb.handle import SimHandleBase
 from pyuvm import ConfigDB, uvm_agent, uvm_analysis_port, uvm_driver, uvm_monitor, uvm_sequencer
 
+from montverif.spec import environment
 from montverif.verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
-from montverif.verif.bus.engine import EngineBusDriver
+from montverif.verif.bus.engine import EngineBusDriver, ScriptProbe
+from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.item import Burst, BusRequest, Transfer
 
 
@@ -23,15 +22,15 @@ from montverif.verif.bus.item import Burst, BusRequest, Transfer
 class BusIf:
     """The pins the agent needs."""
 
-    dut: SimHandleBase
-    clock: SimHandleBase
-    done: SimHandleBase
+    dut: Handle
+    clock: Handle
+    done: Handle
     period_ns: int
     idle_max: int = 0
     engine: bool = False  # fast mode: the HDL bus engine performs the transfers
     bus_w: int = 32
 
-    def dut_handle(self) -> SimHandleBase:
+    def dut_handle(self) -> Handle:
         """The design's own toplevel (inside the engine wrapper in fast mode)."""
         return self.dut.u_dut if self.engine else self.dut
 
@@ -42,6 +41,8 @@ class BusDriver(uvm_driver):
         # fast mode: where the engine's capture of each done rise goes (time_ns, packed
         # observation signals); an environment with a done observer connects it
         self.on_done: Callable[[int, int], None] | None = None
+        # fast mode: the engine's script observers (measurement probes, verif/env/probes.py)
+        self.script_probes: list[ScriptProbe] = []
 
     def start_of_simulation_phase(self) -> None:
         bif = self.bus_if
@@ -49,6 +50,7 @@ class BusDriver(uvm_driver):
             monitor: BusMonitor = ConfigDB().get(self, "", "BUS_MONITOR")
             self.bfm = EngineBusDriver(bif.dut, bif.period_ns, bif.idle_max, bif.bus_w,
                                        monitor.publish, self.on_done)
+            self.bfm.probes = self.script_probes
         else:
             self.bfm = LoaderBusDriver(bif.dut, bif.clock, bif.done, bif.period_ns,
                                        bif.idle_max)
@@ -59,13 +61,11 @@ class BusDriver(uvm_driver):
             await self.bfm.send(item)
             self.seq_item_port.item_done()
 
-    def report_phase(self) -> None:
-        # fast mode: the simulator's share of the run (`make bench` splits a run's time)
-        if isinstance(self.bfm, EngineBusDriver):
-            log_dir = ConfigDB().get(self, "", "RUN").log_dir
-            record = {"scripts": self.bfm.scripts, "sim_s": round(self.bfm.sim_s, 6),
-                      "vpi": self.bfm.access}
-            (log_dir / "engine.json").write_text(json.dumps(record) + "\n")
+    @property
+    def engine(self) -> EngineBusDriver | None:
+        """The engine's driver (fast mode, from the start of the simulation), else None."""
+        bfm = getattr(self, "bfm", None)
+        return bfm if isinstance(bfm, EngineBusDriver) else None
 
 
 class BusMonitor(uvm_monitor):
@@ -83,7 +83,7 @@ class BusMonitor(uvm_monitor):
                                         callback=self.publish)
         # MV_BUS_LOG=path: every published transfer, one line each, without its time (the
         # tests compare pin mode, the engine item by item and the engine's scripts)
-        path = os.environ.get("MV_BUS_LOG")
+        path = environment.BUS_LOG.lookup()
         self.bus_log = open(path, "a") if path else None  # flushed per write
 
     def publish(self, transfer: Transfer | list[Burst]) -> None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import random
 
 import cocotb
-from cocotb.handle import SimHandleBase
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 from cocotb_bus.drivers import BusDriver
 from cocotb_bus.monitors import BusMonitor
 
+from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.item import BusItem, BusRequest, Kind, Transfer
 
 SIGNALS = {"req": "req_i", "we": "we_i", "addr": "addr_i", "wdata": "wdata_i",
@@ -44,7 +44,7 @@ class LoaderBusDriver(BusDriver):
     _signals = SIGNALS
     WATCH_CYCLES = 4096
 
-    def __init__(self, dut: SimHandleBase, clock: SimHandleBase, done: SimHandleBase,
+    def __init__(self, dut: Handle, clock: Handle, done: Handle,
                  period_ns: int, idle_max: int = 0, ack_timeout_cycles: int = 256) -> None:
         super().__init__(dut, "bus", clock)
         self.done = done
@@ -116,7 +116,7 @@ class LoaderBusMonitor(BusMonitor):
 
     _signals = SIGNALS
 
-    def __init__(self, dut: SimHandleBase, clock: SimHandleBase, callback: object = None) -> None:
+    def __init__(self, dut: Handle, clock: Handle, callback: object = None) -> None:
         super().__init__(dut, "bus", clock, callback=callback)
 
     async def _monitor_recv(self) -> None:

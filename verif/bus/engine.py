@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import random
 import struct
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-
-from cocotb.handle import SimHandleBase
+from typing import Any, Protocol
 
 from montverif.spec import regmap
 from montverif.spec.design import Design
 from montverif.verif.bus.bfm import WatchdogError
+from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.item import Burst, BusItem, BusRequest, Kind
 from montverif.verif.bus.vpi import MemorySignal, open_storage, open_wide, read_uint
 from montverif.verif.config import CLOCK_PERIOD_NS
@@ -106,7 +105,7 @@ def script_depth(n: int, design: Design, bus_w: int) -> int:
     return OPS_PER_SCRIPT * engine_depth(n, design, bus_w)
 
 
-def observed(observe: dict[str, object]) -> list[tuple[str, str, int]]:
+def observed(observe: Mapping[str, Any]) -> list[tuple[str, str, int]]:
     """The observation signals the engine captures when done rises, from a design config's
     [observe] table: (key, path inside the design's toplevel, bits), the least significant
     first (the hit counters, then the final-subtraction flag)."""
@@ -122,7 +121,7 @@ def observed(observe: dict[str, object]) -> list[tuple[str, str, int]]:
 
 def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
                  period_ns: int = CLOCK_PERIOD_NS, hdl_clock: bool = True,
-                 observe: dict[str, object] | None = None) -> str:
+                 observe: Mapping[str, Any] | None = None) -> str:
     """A toplevel holding the design's toplevel and the bus engine, with the same
     parameters (the runner sets them on the wrapper, which passes them down). The clock is
     not cocotb's: a clock that cocotb drives costs a VPI write and a callback round-trip per
@@ -189,6 +188,16 @@ endmodule
 """
 
 
+class ScriptProbe(Protocol):
+    """Observes the engine's scripts (a measurement probe, verif/env/probes.py)."""
+
+    def script_go(self) -> None:
+        """The script was handed to the engine (go toggled)."""
+
+    def script_done(self) -> None:
+        """Python resumed at the script's end."""
+
+
 class EngineBusDriver:
     """Same `send(request)` as the pin driver; every performed transfer goes to `publish`,
     a script's bursts (one per item) in one list.
@@ -196,7 +205,7 @@ class EngineBusDriver:
     The items of one request run as one engine script (longer lists are split at item
     boundaries into scripts of at most `depth` entries)."""
 
-    def __init__(self, top: SimHandleBase, period_ns: int, idle_max: int, bus_w: int,
+    def __init__(self, top: Handle, period_ns: int, idle_max: int, bus_w: int,
                  publish: Callable[[list[Burst]], None],
                  on_done: Callable[[int, int], None] | None = None) -> None:
         """`on_done(time_ns, obs)`: each rise of done, as the engine captured it (the time
@@ -238,16 +247,14 @@ class EngineBusDriver:
                 self.done_obs))
         self.written: dict[str, int] = {}
         self._plain: dict[tuple[int, int], list[int]] = {}  # _words without idle cycles
-        # wall time from each go to Python's resumption at the script's end (the simulator's
-        # share of the run; the rest is Python), and the scripts run: `engine.json`, read by
-        # `make bench` to split a run's time
-        self.sim_s = 0.0
-        self.scripts = 0
+        # told when each script goes and when Python resumes at its end (the measurement
+        # probes, verif/env/probes.py: the simulator's share of a run, `engine.json`)
+        self.probes: list[ScriptProbe] = []
         self._put("tb_go_i", 0)
         self._put("tb_ack_timeout_i", ACK_TIMEOUT_CYCLES)
 
     @staticmethod
-    def _reader(handle: SimHandleBase) -> Callable[[], int]:
+    def _reader(handle: Handle) -> Callable[[], int]:
         """A function that reads `handle` as an unsigned int: in place (MemorySignal) when
         the simulator allows, else through cocotb (read_uint)."""
         memory = open_storage(handle)
@@ -320,10 +327,11 @@ class EngineBusDriver:
         self._put("tb_len_i", length)
         self.go ^= 1
         self._put("tb_go_i", self.go)
-        t_go = time.perf_counter()
+        for probe in self.probes:
+            probe.script_go()
         await self.fin.value_change
-        self.sim_s += time.perf_counter() - t_go
-        self.scripts += 1
+        for probe in self.probes:
+            probe.script_done()
         # fin toggles half a cycle after the script's last falling edge (mv_bus_engine): the
         # log is settled, and this slot may write the next script (no read-only phase)
         failed = self.read_pos() if self.read_timeout() else length

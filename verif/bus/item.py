@@ -33,7 +33,7 @@ class BusItem:
         self.timeout_cycles = timeout_cycles
         self.tight = False  # True: the driver inserts no idle cycles before its transfers
         self.rdata: list[int] = []
-        self.time_ns = 0
+        self.time_ns: float = 0  # the simulator's time (cocotb: a float)
 
     def __str__(self) -> str:
         return f"{self.kind.value} addr=0x{self.addr:x} x{self.count} rdata={self.rdata}"
@@ -60,7 +60,7 @@ class Transfer:
 
     __slots__ = ("we", "addr", "wdata", "rdata", "time_ns")
 
-    def __init__(self, we: bool, addr: int, wdata: int, rdata: int, time_ns: int) -> None:
+    def __init__(self, we: bool, addr: int, wdata: int, rdata: int, time_ns: float) -> None:
         self.we = we
         self.addr = addr
         self.wdata = wdata

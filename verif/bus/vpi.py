@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import array
 import ctypes
-import os
 from collections.abc import Callable
 
-from cocotb.handle import SimHandleBase
+from montverif.spec import environment
+from montverif.verif.bus.handles import Handle
 
 
 class UnknownValueError(ValueError):
     """The signal holds X or Z bits where the testbench needs a number."""
 
 
-def read_uint(handle: SimHandleBase) -> int:
+def read_uint(handle: Handle) -> int:
     """The signal's value as an unsigned int (UnknownValueError if any bit is X or Z)."""
-    bits: str = handle._handle.get_signal_val_binstr()  # type: ignore[attr-defined]
+    bits: str = handle._handle.get_signal_val_binstr()
     try:
         return int(bits, 2)
     except ValueError:
@@ -147,10 +147,10 @@ def _storage() -> Callable[..., int] | None:
 
 def _mode() -> str:
     """MV_VPI: `direct` (the default: in place, else VPI words), `words` or `cocotb`."""
-    return os.environ.get("MV_VPI", "direct")
+    return environment.VPI.get("direct")
 
 
-def open_storage(handle: SimHandleBase) -> MemorySignal | None:
+def open_storage(handle: Handle) -> MemorySignal | None:
     """`handle` as a MemorySignal, or None where the simulator does not export its storage
     (Icarus, Verilator builds without the engine main loop) or MV_VPI asks for VPI words
     (`words`) or cocotb's strings (`cocotb`)."""
@@ -173,7 +173,7 @@ _STORAGE: list[Callable[..., int] | None] = []
 _VPI: list[tuple[Callable[..., int], Callable[..., None], Callable[..., int]] | None] = []
 
 
-def open_wide(handle: SimHandleBase) -> MemorySignal | WideSignal | None:
+def open_wide(handle: Handle) -> MemorySignal | WideSignal | None:
     """`handle` in place (open_storage), else as a WideSignal, or None where this simulator's
     VPI cannot be reached (the caller keeps cocotb's path). MV_VPI=words skips the storage,
     MV_VPI=cocotb both (tests compare the three)."""

@@ -205,7 +205,7 @@ class Coverage:
         if self._sub is not None and self._cross is not None:
             self._sub(sub_taken)
             self._cross(sub_taken, mcls)
-        if self._field is not None:
+        if self._field is not None and self._field_cross is not None:
             self._field(FIELDS[field])
             self._field_cross(FIELDS[field], width_class(n), mcls)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from cocotb.handle import SimHandleBase
 from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 from pyuvm import ConfigDB, uvm_analysis_port, uvm_component, uvm_env
@@ -12,14 +11,16 @@ from montverif.spec import regmap
 from montverif.spec.design import Design
 from montverif.verif.bus.agent import BusAgent, BusIf
 from montverif.verif.bus.engine import observed
+from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.vpi import read_uint
 from montverif.verif.config import RunConfig
 from montverif.verif.env.coverage import Coverage
 from montverif.verif.env.predictor import LoaderPredictor
+from montverif.verif.env.probes import make_probes
 from montverif.verif.env.scoreboard import DoneObservation, Scoreboard
 
 
-def _handle(dut: SimHandleBase, path: str) -> SimHandleBase:
+def _handle(dut: Handle, path: str) -> Handle:
     h = dut
     for part in path.split("."):
         h = getattr(h, part)
@@ -46,7 +47,7 @@ class DoneObserver(uvm_component):
             self.offsets[key] = offset
             offset += bits
 
-    def _publish(self, time_ns: int, hits: int, taken: bool | None) -> None:
+    def _publish(self, time_ns: float, hits: int, taken: bool | None) -> None:
         lut = regmap.split(hits, self.bins * self.width, self.width) if self.bins else []
         self.ap.write(DoneObservation(time_ns, lut, taken))
 
@@ -84,7 +85,7 @@ class MulEnv(uvm_env):
                                          bus_if.period_ns, has_field=algo.has_field)
         observe = self.design.observe
         self.coverage = Coverage(self.design.name, int(observe.get("lut_bins", 0)),
-                                 tuple(observe.get("illegal_bins", ())),  # type: ignore[arg-type]
+                                 tuple(observe.get("illegal_bins", ())),
                                  self.design.carry_save_operands,
                                  has_field=algo.has_field, has_sub="sub_taken" in observe)
         self.agent = BusAgent("agent", self)
@@ -96,11 +97,14 @@ class MulEnv(uvm_env):
                                      check_thread=self.run_cfg.check_thread and bus_if.engine)
         # fast mode: the bus traffic of a script is published after the done edge in it
         self.scoreboard.defer_done = bus_if.engine
+        self.probes = make_probes(self, self.run_cfg)
 
     def connect_phase(self) -> None:
         self.agent.driver.on_done = self.observer.engine_done  # fast mode: the engine's capture
         self.agent.monitor.ap.connect(self.scoreboard.bus_sub.analysis_export)
         self.observer.ap.connect(self.scoreboard.done_sub.analysis_export)
+        if self.probes is not None:
+            self.probes.attach(self.agent.driver, self.scoreboard)
 
     def report_phase(self) -> None:
         self.coverage.export(self.run_cfg.log_dir)

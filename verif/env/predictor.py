@@ -58,7 +58,7 @@ class Operation:
 
 @dataclass
 class Mismatch:
-    time_ns: int
+    time_ns: float
     what: str
     expected: int
     actual: int
@@ -156,7 +156,7 @@ class LoaderPredictor:
     def observe(self, t: Transfer) -> Mismatch | None:
         return self.observe_word(t.we, t.addr, t.wdata, t.rdata, t.time_ns)
 
-    def observe_word(self, we: bool, addr: int, wdata: int, rdata: int, time_ns: int
+    def observe_word(self, we: bool, addr: int, wdata: int, rdata: int, time_ns: float
                      ) -> Mismatch | None:
         """One transfer, given by its fields (`observe` without a Transfer object)."""
         edge = int(time_ns // self.period_ns)

@@ -77,7 +77,7 @@ class RsaCoverage(Coverage):
         def _err(name: str) -> None: ...
 
         self._pat, self._hw, self._msg, self._act = _pat, _hw, _msg, _act
-        self._sub = {"A": _sub_a, "S": _sub_s}
+        self._mult_sub = {"A": _sub_a, "S": _sub_s}
         self._err = _err
 
     def sample_exp(self, x: int, e: int, m: int, n: int) -> None:
@@ -90,4 +90,4 @@ class RsaCoverage(Coverage):
         self._act(activity)
 
     def sample_final_sub(self, mult: str, taken: bool) -> None:
-        self._sub[mult](taken)
+        self._mult_sub[mult](taken)

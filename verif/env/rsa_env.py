@@ -24,6 +24,7 @@ from montverif.verif.bus.agent import BusAgent, BusIf
 from montverif.verif.config import RunConfig
 from montverif.verif.env.env import _handle
 from montverif.verif.env.predictor import LoaderPredictor, Operation
+from montverif.verif.env.probes import make_probes
 from montverif.verif.env.rsa_coverage import RsaCoverage
 from montverif.verif.env.scoreboard import Scoreboard, _Sub
 
@@ -39,13 +40,13 @@ class MultTxn:
     p: int
     s: int
     c: int
-    start_ns: int
-    end_ns: int
+    start_ns: float  # the simulator's times (cocotb: floats)
+    end_ns: float
 
 
 @dataclass
 class WipeObservation:
-    time_ns: int
+    time_ns: float
     values: dict[str, int]  # register path -> value at the done edge
 
 
@@ -87,7 +88,7 @@ class WipeObserver(uvm_component):
 
     async def run_phase(self) -> None:
         dut = self.bus_if.dut
-        paths = [str(p) for p in self.design.rsa["wipe"]]  # type: ignore[union-attr]
+        paths = [str(p) for p in self.design.rsa["wipe"]]
         handles = {p: _handle(dut, p) for p in paths}
         while True:
             await RisingEdge(self.bus_if.done)
@@ -237,7 +238,7 @@ class RsaEnv(uvm_env):
         self.coverage = RsaCoverage(self.design.name,
                                     bool(self.run_cfg.params.get("ConstTime", 1)))
         self.agent = BusAgent("agent", self)
-        names = [str(p) for p in self.design.rsa["mults"]]  # type: ignore[union-attr]
+        names = [str(p) for p in self.design.rsa["mults"]]
         self.monitors = [MultMonitor(f"mon_{k}", self, k, prefix)
                          for k, prefix in zip(("A", "S"), names, strict=True)]
         self.wipe = WipeObserver("wipe", self)
@@ -245,12 +246,15 @@ class RsaEnv(uvm_env):
                                         algo=algo, params=self.run_cfg.params,
                                         coverage=self.coverage,
                                         log_path=self.run_cfg.log_dir / "txns.jsonl")
+        self.probes = make_probes(self, self.run_cfg)
 
     def connect_phase(self) -> None:
         self.agent.monitor.ap.connect(self.scoreboard.bus_sub.analysis_export)
         for mon in self.monitors:
             mon.ap.connect(self.scoreboard.mult_sub.analysis_export)
         self.wipe.ap.connect(self.scoreboard.wipe_sub.analysis_export)
+        if self.probes is not None:
+            self.probes.attach(self.agent.driver, self.scoreboard)
 
     def report_phase(self) -> None:
         self.coverage.export(self.run_cfg.log_dir)

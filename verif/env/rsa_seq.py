@@ -15,6 +15,8 @@ import gmpy2
 
 from montverif.models import rsa as rsa_model
 from montverif.spec.designs import load_design
+from montverif.verif.bus.handles import Handle
+from montverif.verif.context import SeqContext
 from montverif.verif.env.env import _handle
 from montverif.verif.sequences import LoaderSeq
 
@@ -54,9 +56,9 @@ def rsa_key(n: int, e: int, rng: random.Random) -> tuple[int, int]:
 class RsaSeq(LoaderSeq):
     """Base: one exponentiation = load X, E, M (+ R2, MP), START, wait, read P and CYCLES."""
 
-    def __init__(self, name: str, params: dict[str, int], **kw: object) -> None:
-        super().__init__(name, **kw)  # type: ignore[arg-type]
-        self.params = params
+    def __init__(self, name: str, ctx: SeqContext) -> None:
+        super().__init__(name, ctx)
+        params = self.params = ctx.params
         self.const_time = bool(params.get("ConstTime", 1))
         worst = rsa_model.rsa_cycles((1 << self.n) - 1, self.n, **params)
         self.done_timeout = 2 * worst + 1000
@@ -79,8 +81,8 @@ class RsaSeq(LoaderSeq):
 
 
 class RandomExpSeq(RsaSeq):
-    def __init__(self, name: str, count: int, **kw: object) -> None:
-        super().__init__(name, **kw)  # type: ignore[arg-type]
+    def __init__(self, name: str, ctx: SeqContext, count: int) -> None:
+        super().__init__(name, ctx)
         self.count = count
 
     async def body(self) -> None:
@@ -165,7 +167,7 @@ class WipeSeq(RsaSeq):
     wipes a loaded exponent and every operand."""
 
     async def body(self) -> None:
-        top = cocotb.top
+        top: Handle = cocotb.top
         m = self.random_modulus()
         x, e = self.rng.randrange(m), self.random_exponent() | 1
         await self.write_value("E", e)
@@ -179,7 +181,7 @@ class WipeSeq(RsaSeq):
         await self.load_operands({"X": x, "E": e, "M": m}, ("X", "E", "M"))
         assert int(top.u_loader.e_q.value) != 0
         await self.clear()
-        for path in load_design(self.design.name).rsa["clear"]:  # type: ignore[union-attr]
+        for path in load_design(self.design.name).rsa["clear"]:
             value = int(_handle(top, str(path)).value)
             assert value == 0, f"CLEAR left {path} = 0x{value:x}"
         assert await self.read_value("X") == 0
@@ -222,8 +224,8 @@ class RsaErrorSeq(RsaSeq):
 
 
 class RsaVectorSeq(RsaSeq):
-    def __init__(self, name: str, vectors: list[tuple[int, int, int]], **kw: object) -> None:
-        super().__init__(name, **kw)  # type: ignore[arg-type]
+    def __init__(self, name: str, ctx: SeqContext, vectors: list[tuple[int, int, int]]) -> None:
+        super().__init__(name, ctx)
         self.vectors = vectors
 
     async def body(self) -> None:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from pyuvm import uvm_component, uvm_subscriber
 
@@ -28,11 +29,25 @@ from montverif.verif.env.coverage import Coverage
 from montverif.verif.env.predictor import ACROSS, LoaderPredictor, Mismatch, Operation
 
 
+class CheckProbe(Protocol):
+    """Observes the scoreboard's checks (a measurement probe, verif/env/probes.py); called
+    in the thread that checks."""
+
+    def published(self, checked: int) -> None:
+        """A publication was handled; `checked` operations are checked so far."""
+
+    def operation_checked(self) -> None:
+        """One more operation was checked."""
+
+    def checks_done(self, checked: int, check_thread: bool) -> None:
+        """Every check has run (check_phase, before the verdict)."""
+
+
 @dataclass
 class DoneObservation:
     """What the DUT showed at the rising edge of done_o (read once per operation)."""
 
-    time_ns: int
+    time_ns: float  # the simulator's time (cocotb: a float; the engine's capture: an int)
     lut_hits: list[int]
     sub_taken: bool | None
 
@@ -43,7 +58,7 @@ class CheckThread:
     the caller's thread at the next `put` or at `drain`."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[tuple[Callable[[object], None], object] | None] = \
+        self._queue: queue.SimpleQueue[tuple[Callable[[Any], None], object] | None] = \
             queue.SimpleQueue()
         self._done = threading.Event()
         self.error: BaseException | None = None
@@ -65,7 +80,7 @@ class CheckThread:
         if self.error is not None:
             raise self.error
 
-    def put(self, handler: Callable[[object], None], item: object) -> None:
+    def put(self, handler: Callable[[Any], None], item: object) -> None:
         self._raise()
         self._queue.put((handler, item))
 
@@ -81,7 +96,7 @@ class _Sub(uvm_subscriber):
     """Hands what is published to `handler`: at once, or on `board`'s checker thread (the
     RSA environment's subscribers have no board)."""
 
-    def __init__(self, name: str, parent: uvm_component, handler: Callable[[object], None],
+    def __init__(self, name: str, parent: uvm_component, handler: Callable[[Any], None],
                  board: Scoreboard | None = None) -> None:
         super().__init__(name, parent)
         self.handler, self.board = handler, board
@@ -136,13 +151,9 @@ class Scoreboard(uvm_component):
         # the registers an operation's results need read back (every word) before it is
         # checked
         self._need = ("P", "CYCLES", "S", "C") if predictor.red_words else ("P", "CYCLES")
-        # the run's steady rate, without its set-up and report (`throughput.json`, read by
-        # `make bench`): the checks after the first publication that completed one, over the
-        # time from the end of that publication to the last check. A publication may complete
-        # several operations at once (fast mode: a script's), so timing from the first check
-        # would count the others in its publication without their time.
-        self.window: tuple[float, int] | None = None  # (time, checks) at the window's start
-        self.last_check_s = 0.0
+        # told after each publication, each check and at the end of the checks (measurement
+        # probes, verif/env/probes.py: the run's steady rate, `throughput.json`)
+        self.probes: list[CheckProbe] = []
         # the checker thread (None: the handlers run in the publishing thread); mismatches
         # found on it wait in _unlogged for the main thread to log them (emit)
         self.checker = CheckThread() if check_thread else None
@@ -150,8 +161,8 @@ class Scoreboard(uvm_component):
         self._illegal = sorted(coverage.illegal_bins)  # unreachable table addresses
 
     def build_phase(self) -> None:
-        self.bus_sub = _Sub("bus_sub", self, self.on_bus, self)  # type: ignore[arg-type]
-        self.done_sub = _Sub("done_sub", self, self.on_done, self)  # type: ignore[arg-type]
+        self.bus_sub = _Sub("bus_sub", self, self.on_bus, self)
+        self.done_sub = _Sub("done_sub", self, self.on_done, self)
 
     def fail(self, message: str) -> None:
         self.errors.append(message)
@@ -170,14 +181,14 @@ class Scoreboard(uvm_component):
     def on_bus(self, item: Transfer | list[Burst]) -> None:
         """What the monitor published: one transfer (pin mode) or a script's bursts (fast
         mode)."""
-        if type(item) is list:
+        if isinstance(item, list):
             on_burst = self.on_burst
             for burst in item:
                 on_burst(burst)
         else:
             self.on_transfer(item)
-        if self.window is None and self.checked:
-            self.window = (time.perf_counter(), self.checked)
+        for probe in self.probes:
+            probe.published(self.checked)
 
     def on_transfer(self, t: Transfer) -> None:
         if self._pending_done:
@@ -215,9 +226,10 @@ class Scoreboard(uvm_component):
             for word in rdata:
                 self.coverage.sample_error(rm.error_name(field.get(word)))
         elif name in _RESULT_REGIONS:  # the operation is complete once all of them are read
-            op = self.predictor.op
-            if op is not None and op.index not in self._logged and self._fully_read(op):
-                self._check_operation(op)
+            current = self.predictor.op
+            if current is not None and current.index not in self._logged \
+                    and self._fully_read(current):
+                self._check_operation(current)
 
     def _fully_read(self, op: Operation) -> bool:
         read = op.read_words
@@ -263,6 +275,7 @@ class Scoreboard(uvm_component):
         if fields["cycles"] != res.cycles:
             self.fail(f"{tag()}: CYCLES = {fields['cycles']}, model expects {res.cycles}")
         if self.predictor.red_words:
+            assert res.s is not None and res.c is not None  # a model with S and C
             s, c = (res.s, res.c) if exact else (self._assemble(op, "S"),
                                                  self._assemble(op, "C"))
             if (s, c) != (res.s, res.c):
@@ -273,7 +286,8 @@ class Scoreboard(uvm_component):
             self.fail(f"{tag()}: results read back but no done edge was observed")
         self.checked += 1
         self._write_log(op, fields)
-        self.last_check_s = time.perf_counter()
+        for probe in self.probes:
+            probe.operation_checked()
 
     # --- the done edge --------------------------------------------------------------------
     def on_done(self, obs: DoneObservation) -> None:
@@ -350,11 +364,8 @@ class Scoreboard(uvm_component):
             finally:
                 self.emit()
         self._flush_done()
-        start, before = self.window or (self.last_check_s, self.checked)
-        (self.log_path.parent / "throughput.json").write_text(json.dumps(
-            {"checked": self.checked, "steady_checks": self.checked - before,
-             "span_s": round(max(0.0, self.last_check_s - start), 6),
-             "check_thread": self.checker is not None}) + "\n")
+        for probe in self.probes:
+            probe.checks_done(self.checked, self.checker is not None)
         unread = [op.index for op in self.predictor.ops
                   if op.error == "ERR_NONE" and op.index not in self._logged]
         # Only the last operation may legitimately be overwritten by none: any accepted

@@ -9,7 +9,6 @@ protocol in every slot (MV_ENGINE_QUIET=0) they must be the same."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import cocotb
@@ -24,7 +23,7 @@ from cocotb.triggers import (
 )
 from cocotb.utils import get_sim_time
 
-from montverif.spec import regmap
+from montverif.spec import environment, regmap
 from montverif.verif.bus.engine import CYCLE_VAR, EngineBusDriver
 from montverif.verif.bus.item import BusItem, BusRequest, Kind
 from montverif.verif.config import CLOCK_PERIOD_NS
@@ -65,7 +64,7 @@ async def main_loop_probe(dut: object) -> None:
     d.rst_ni.value = 1  # type: ignore[attr-defined]
     await Timer(period // 2, "ns")  # due on a falling edge
     note("on a falling edge")
-    driver = EngineBusDriver(d, period, 0, bus_w, lambda _burst: None)  # type: ignore[arg-type]
+    driver = EngineBusDriver(d, period, 0, bus_w, lambda _burst: None)
     items = _script(regmap.load(), n, bus_w)
     run = cocotb.start_soon(driver.send(BusRequest(items)))
     await Timer(3 * period, "ns")
@@ -102,4 +101,4 @@ async def main_loop_probe(dut: object) -> None:
     await Timer(7 * period, "ns")  # idle again: quiet to the next timer
     note("idle, 7 periods")
     notes += [[item.kind.value, item.time_ns, item.rdata] for item in items]
-    Path(os.environ["MV_PROBE_OUT"]).write_text(json.dumps(notes, indent=1) + "\n")
+    Path(environment.PROBE_OUT.required()).write_text(json.dumps(notes, indent=1) + "\n")

@@ -8,7 +8,6 @@ simulator's thread all along, the thread runs only after the wait."""
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import cocotb
 from cocotb.triggers import Timer
 
+from montverif.spec import environment
 from montverif.verif.config import CLOCK_PERIOD_NS
 
 # quiet slots for a while (about 0.2 s at N = 32): time for the thread to be scheduled on a
@@ -41,5 +41,5 @@ async def gil_probe(dut: object) -> None:
     await Timer(WAIT_CYCLES * CLOCK_PERIOD_NS, unit="ns")
     wait_s = time.perf_counter() - start
     thread.join()
-    Path(os.environ["MV_PROBE_OUT"]).write_text(json.dumps(
+    Path(environment.PROBE_OUT.required()).write_text(json.dumps(
         {"wait_s": wait_s, "first_run_s": first[0] - start}))

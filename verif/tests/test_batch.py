@@ -14,6 +14,7 @@ from montverif.models.mont import mont_lut
 from montverif.spec import regmap
 from montverif.spec.designs import known_designs, load_design
 from montverif.verif.bus.item import BusItem, BusRequest, Kind, Transfer
+from montverif.verif.context import SeqContext
 from montverif.verif.env.predictor import LoaderPredictor
 from montverif.verif.sequences import ErrorSeq, LoaderSeq, StatusWhileBusySeq
 
@@ -56,23 +57,29 @@ class ModelBus:
             item.rdata.append(word)
 
 
-def _run(cls: type[LoaderSeq], **kw: object) -> ModelBus:
+def _run(cls: type[LoaderSeq], *args: object) -> ModelBus:
     bus = ModelBus()
 
     class Seq(cls):  # type: ignore[valid-type, misc]
         async def _send(self, request: BusRequest) -> None:
             bus.perform(request)
 
-    seq = Seq("seq", n=N, bus_w=BUS_W, design=load_design("mont_lut"),
-              rng=random.Random(5), **kw)
+    seq = Seq("seq", SeqContext(n=N, bus_w=BUS_W, design=load_design("mont_lut"),
+                                rng=random.Random(5)), *args)
     asyncio.run(seq.body())
     return bus
 
 
 def _kinds(request: BusRequest) -> list[tuple[str, str]]:
     rm = regmap.load()
-    return [(i.kind.value, "" if i.kind is Kind.WAIT_DONE else rm.decode(i.addr)[0].name)
+    return [(i.kind.value, "" if i.kind is Kind.WAIT_DONE else _region(rm, i.addr))
             for i in request.items]
+
+
+def _region(rm: regmap.RegMap, addr: int) -> str:
+    region = rm.decode(addr)[0]
+    assert region is not None, f"0x{addr:x} is unmapped"
+    return region.name
 
 
 class OneOp(LoaderSeq):
@@ -92,13 +99,14 @@ def test_an_operation_is_one_script_item():
                                    ("write", "CTRL"), ("read", "STATUS")]
     # every item was performed and filled as if sent alone
     p = bus.sent[0].items[5]
-    assert regmap.join(p.rdata, BUS_W) == bus.pred.ops[0].result.p
+    result = bus.pred.ops[0].result
+    assert result is not None and regmap.join(p.rdata, BUS_W) == result.p
 
 
 def test_status_polling_is_not_batched():
     """StatusWhileBusySeq decides on every STATUS it reads: each read is its own item (a
     batched read has no value yet: read() refuses inside a batch)."""
-    bus = _run(StatusWhileBusySeq, count=2)
+    bus = _run(StatusWhileBusySeq, 2)
     assert all(len(r.items) == 1 for r in bus.sent)
     status = regmap.load().addr("STATUS")
     polls = [r.items[0] for r in bus.sent
@@ -133,8 +141,8 @@ def test_a_read_value_inside_a_batch_is_refused_and_nothing_is_sent():
         async def _send(self, request: BusRequest) -> None:
             bus.perform(request)
 
-    seq = Seq("seq", n=N, bus_w=BUS_W, design=load_design("mont_lut"),
-              rng=random.Random(5))
+    seq = Seq("seq", SeqContext(n=N, bus_w=BUS_W, design=load_design("mont_lut"),
+                                rng=random.Random(5)))
     with pytest.raises(RuntimeError):
         asyncio.run(seq.body())
     assert bus.sent == []
@@ -161,9 +169,9 @@ def test_the_engine_holds_a_whole_operation_at_2048_bits_on_an_8_bit_bus(name):
             x, y, m = 3, 5, (1 << n) - 1
             await self.run_operation({"X": x, "Y": y, "M": m})
 
-    seq = Seq("seq", n=n, bus_w=bus_w, design=cfg, rng=random.Random(1),
-              precompute=lambda m: algo.precomputed(m, n, algo.resolve(n)),
-              has_field=algo.has_field)
+    seq = Seq("seq", SeqContext(n=n, bus_w=bus_w, design=cfg, rng=random.Random(1),
+                                precompute=lambda m: algo.precomputed(m, n, algo.resolve(n)),
+                                has_field=algo.has_field))
     asyncio.run(seq.body())
     [script] = sent
     entries = sum(1 if i.kind is Kind.WAIT_DONE else i.count for i in script.items)

@@ -8,6 +8,7 @@ import random
 
 from montverif.models.registry import get_algo
 from montverif.spec.designs import known_designs, load_design
+from montverif.verif.context import SeqContext
 from montverif.verif.sequences import CornerSeq
 
 
@@ -19,8 +20,8 @@ def _seq(name: str, n: int, seed: int) -> CornerSeq:
     def model(x: int, y: int, m: int):
         return func(x, 0, y, 0, m, n) if algo.halves else func(x, y, m, n)
 
-    return CornerSeq("c", n=n, bus_w=32, design=load_design(name),
-                     rng=random.Random(seed), model=model)
+    return CornerSeq("c", SeqContext(n=n, bus_w=32, design=load_design(name),
+                                     rng=random.Random(seed), model=model))
 
 
 def test_boundary_cases_are_legal_operations() -> None:

@@ -33,7 +33,7 @@ def _bin_hits(xml_path, point: str, bin_index: int) -> int:
     name = f"top.{point}.bin{bin_index}"
     for el in ET.parse(xml_path).getroot().iter():
         if el.get("abs_name") == name:
-            return int(el.get("hits"))
+            return int(el.get("hits", ""))
     raise AssertionError(f"{name} not in {xml_path}")
 
 
@@ -94,8 +94,10 @@ def test_batched_samples_give_cocotb_coverages_own_hits():
     and coverage that sampling each operation at once gives: points with labelled bins,
     points that hit several bins per sample, crosses, operand halves and field crosses."""
     rnd = random.Random(7)
-    kw = {"illegal_bins": (5,), "carry_save": (("X", "X2"),), "has_field": True}
-    batched, direct = Coverage("covbatch", 8, **kw), _unbatched(Coverage("covdirect", 8, **kw))
+    def coverage(name: str) -> Coverage:
+        return Coverage(name, 8, illegal_bins=(5,), carry_save=(("X", "X2"),), has_field=True)
+
+    batched, direct = coverage("covbatch"), _unbatched(coverage("covdirect"))
     ms = [0x81, 0xFF, 0xEB, 0x3B]
     for _ in range(300):
         m = rnd.choice(ms)

@@ -29,9 +29,9 @@ def _points(sim: str) -> list[Point]:
     for name in known_designs():
         design = load_design(name)
         test = design.test
-        quick_from = dict(test.get("quick_from_n", {})).get(sim)  # type: ignore[call-overload]
-        quick = tuple(test.get("quick_tests", ALL_TESTS))  # type: ignore[arg-type]
-        for n, bus_w, txns, ack_wait, *rest in test.get(sim, []):  # type: ignore[union-attr]
+        quick_from = dict(test.get("quick_from_n", {})).get(sim)
+        quick = tuple(test.get("quick_tests", ALL_TESTS))
+        for n, bus_w, txns, ack_wait, *rest in test.get(sim, []):
             tests = quick if quick_from is not None and n >= quick_from else ALL_TESTS
             params = tuple(sorted(design.normalize(rest[0]))) if rest else ()
             out.append((name, n, bus_w, txns, ack_wait, tests, params))

@@ -13,6 +13,7 @@ from montverif.models.mont import mont_lut
 from montverif.spec import regmap
 from montverif.spec.designs import load_design
 from montverif.verif.bus.item import Transfer
+from montverif.verif.context import SeqContext
 from montverif.verif.env.predictor import LoaderPredictor
 from montverif.verif.sequences import LoaderSeq
 from montverif.verif.vectors import VectorError, load_vectors
@@ -105,7 +106,7 @@ def test_vectors_with_halves(tmp_path):
 @pytest.mark.parametrize("n", [8, 32, 97])
 def test_sequence_splits_operands(n):
     rng = random.Random(n)
-    seq = LoaderSeq("t", n=n, bus_w=32, design=load_design("mm42"), rng=rng)
+    seq = LoaderSeq("t", SeqContext(n=n, bus_w=32, design=load_design("mm42"), rng=rng))
     top = (1 << n) - 1
     ge_m = both = 0
     for _ in range(400):
@@ -123,7 +124,8 @@ def test_sequence_splits_operands(n):
     assert ge_m > 200 and both > 600  # the upper half of the range and both halves non-zero
     given = {"X": 1, "X2": 2, "Y": 3, "Y2": 4, "M": 7}
     assert seq.with_halves(given, None)[0] == given  # halves given: untouched
-    plain = LoaderSeq("p", n=n, bus_w=32, design=load_design("mont_lut"), rng=rng)
+    plain = LoaderSeq("p", SeqContext(n=n, bus_w=32, design=load_design("mont_lut"),
+                                      rng=rng))
     assert plain.with_halves({"X": 1, "Y": 2, "M": 3}, ("X",)) == ({"X": 1, "Y": 2, "M": 3},
                                                                    ["X"])
 
@@ -132,7 +134,8 @@ def test_corner_halves_cases():
     from montverif.verif.sequences import CornerSeq
 
     n = 16
-    seq = CornerSeq("c", n=n, bus_w=8, design=load_design("mm42"), rng=random.Random(1))
+    seq = CornerSeq("c", SeqContext(n=n, bus_w=8, design=load_design("mm42"),
+                                    rng=random.Random(1)))
     cases = seq.halves_cases()
     assert all(set(c) == {"X", "X2", "Y", "Y2", "M"} for c in cases)
     assert all(not seq.refused(c) for c in cases)

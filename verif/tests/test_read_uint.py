@@ -63,15 +63,22 @@ class _FakeVpi:
     def get(self, handle: int, ref: object) -> None:
         ref._obj.value.vector = ctypes.addressof(self.pairs)  # type: ignore[attr-defined]
 
-    def put(self, handle: int, ref: object, time: object, flags: int) -> None:
+    def put(self, handle: int, ref: object, time: object, flags: int) -> int:
+        """vpi_put_value: returns an event handle (none with vpiNoDelay)."""
         assert flags == VPI_NO_DELAY
         addr = ref._obj.value.vector  # type: ignore[attr-defined]
         self.put_pairs = list((ctypes.c_uint32 * (2 * self.words)).from_address(addr))
+        return 0
+
+
+def _no_lookup(*_: object) -> int:
+    """vpi_handle_by_name: never called (a WideSignal is given its handle)."""
+    raise AssertionError("a WideSignal looks no handle up")
 
 
 def _wide(width: int) -> tuple[WideSignal, _FakeVpi]:
     fake = _FakeVpi(width)
-    return WideSignal("top.u_engine.tb_log_q", width, 1, (None, fake.get, fake.put)), fake
+    return WideSignal("top.u_engine.tb_log_q", width, 1, (_no_lookup, fake.get, fake.put)), fake
 
 
 @pytest.mark.parametrize("width", [40, 8448])
@@ -111,7 +118,7 @@ class _Storage:
         self.path, self.buf = path, (ctypes.c_ubyte * size)()
         self.calls = 0
 
-    def __call__(self, path: bytes, size_p: object) -> int:
+    def __call__(self, path: bytes, size_p: ctypes._Pointer[ctypes.c_size_t]) -> int:
         self.calls += 1
         if path.decode() != self.path:
             return 0

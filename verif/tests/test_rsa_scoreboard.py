@@ -10,6 +10,7 @@ import itertools
 from montverif.models import rsa as rsa_model
 from montverif.models.mont import final_sub
 from montverif.models.registry import get_algo
+from montverif.models.result import Result
 from montverif.spec import regmap
 from montverif.spec.designs import load_design
 from montverif.verif.bus.item import Transfer
@@ -21,6 +22,13 @@ PERIOD, N, BUS_W = 10, 16, 16
 X, E, M = 0x1234, 0b1011_0000_0000_0101, 0x9C41
 START_EDGE = 40
 _ids = itertools.count()
+
+
+def _result(sb: RsaScoreboard) -> Result:
+    """The model's result of the scoreboard's current operation."""
+    op = sb.predictor.op
+    assert op is not None and op.result is not None
+    return op.result
 
 
 def _make(tmp_path) -> RsaScoreboard:
@@ -50,7 +58,7 @@ def _stream() -> list[MultTxn]:
 
 
 def _wipe(sb: RsaScoreboard, left: int = 0) -> None:
-    cycles = sb.predictor.op.result.cycles
+    cycles = _result(sb).cycles
     sb.on_wipe(WipeObservation((START_EDGE + cycles) * PERIOD + 5, {"u_core.a_q": left}))
 
 

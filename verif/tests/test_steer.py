@@ -10,6 +10,7 @@ import pytest
 
 from montverif.models.registry import get_algo
 from montverif.spec.designs import load_design
+from montverif.verif.context import SeqContext
 from montverif.verif.operands import modulus_class, operand_class
 from montverif.verif.sequences import LoaderSeq
 from montverif.verif.steer import Bias, BiasError
@@ -21,13 +22,13 @@ OPS = 400
 def seq(dut: str, seed: int, bias: Bias | None) -> LoaderSeq:
     design = load_design(dut)
     func = get_algo(design.model).model({})
-    return LoaderSeq("s", n=N, bus_w=32, design=design, rng=random.Random(seed),
-                     bias=bias, model=lambda x, y, m: func(x, y, m, N))
+    return LoaderSeq("s", SeqContext(n=N, bus_w=32, design=design, rng=random.Random(seed),
+                                     bias=bias, model=lambda x, y, m: func(x, y, m, N)))
 
 
 def sub_taken(dut: str, x: int, y: int, m: int) -> bool:
     res = get_algo(load_design(dut).model).model({})(x, y, m, N)
-    return res.s + res.c >= m
+    return sum(res.pair) >= m
 
 
 def test_without_bias_the_stimulus_is_unchanged() -> None:
