@@ -38,22 +38,12 @@ module mont_csa #(
   output logic [N-1:0] c_o
 );
 
-  localparam int CntW     = $clog2(N + 1);
   localparam int SelAddrW = 2;
   localparam int SelSize  = 1 << SelAddrW;
-  localparam int HitW     = 32;
 
-  typedef enum logic [1:0] {
-    StIdle = 2'd0,
-    StLoop = 2'd1,
-    StFin  = 2'd2
-  } state_e;
-
-  state_e          state_q;
-  logic [N-1:0]    x_q;      // X shift register: x_i is bit 0
-  logic [N-1:0]    s_q, c_q;
-  logic [N-1:0]    p_q;
-  logic [CntW-1:0] cnt_q;
+  logic [N-1:0] x_q;  // X shift register: x_i is bit 0
+  logic [N-1:0] s_q, c_q;
+  logic [N-1:0] p_q;
 
   // CSA 1 (step 3): S' = S ^ C ^ x_i*Y, majority bit k has weight 2^(k+1)
   logic [N-1:0] xy, s1, maj1;
@@ -85,84 +75,44 @@ module mont_csa #(
   assign s2   = {1'b0, s1} ^ c1 ^ {1'b0, qm};
   assign maj2 = (s1 & c1[N-1:0]) | (s1 & qm) | (c1[N-1:0] & qm);
 
-  // Final carry-propagate addition and conditional subtraction (steps 6, 7)
-  logic [N:0]   p_full;
-  logic [N+1:0] p_diff;
+  // Control (IDLE, N loop cycles, FIN) and observation: hits per selection {x_i, q_i} in
+  // the last operation and whether FIN subtracted M, read by the testbench at done.
+  logic clear, load, loop, fin;
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_loop_ctrl #(.LoopCycles(N), .ObsBins(SelSize)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .clear_o(clear), .load_o(load), .pre_o(),
+    .loop_o(loop), .last_loop_o(), .fin_o(fin), .cnt_o(), .busy_o, .last_o,
+    .obs_addr0_i(sel_addr), .obs_count1_i(1'b0), .obs_addr1_i(sel_addr),
+    .obs_sub_taken_i(sub_taken));
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  // Steps 6, 7: P = S + C, minus M if P >= M
+  logic [N-1:0] p_fin;
   logic         sub_taken;
-  assign p_full    = {1'b0, s_q} + {1'b0, c_q};
-  assign p_diff    = {1'b0, p_full} - {2'b00, m_i};
-  assign sub_taken = !p_diff[N+1];  // P >= M
+  mv_final_sub #(.N(N)) u_final (
+    .s_i({1'b0, s_q}), .c_i({1'b0, c_q}), .cin_i(1'b0), .m_i, .p_o(p_fin),
+    .sub_taken_o(sub_taken));
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q <= StIdle;
-      x_q     <= '0;
-      s_q     <= '0;
-      c_q     <= '0;
-      p_q     <= '0;
-      cnt_q   <= '0;
-    end else begin
-      case (state_q)
-        StIdle: begin
-          if (clear_i) begin
-            x_q <= '0;
-            s_q <= '0;
-            c_q <= '0;
-            p_q <= '0;
-          end else if (start_i) begin
-            x_q     <= x_i;
-            s_q     <= '0;
-            c_q     <= '0;
-            cnt_q   <= '0;
-            state_q <= StLoop;
-          end
-        end
-        StLoop: begin
-          s_q   <= s2[N:1];
-          c_q   <= maj2;
-          x_q   <= x_q >> 1;
-          cnt_q <= cnt_q + 1'b1;
-          if (cnt_q == CntW'(N - 1)) begin
-            state_q <= StFin;
-          end
-        end
-        StFin: begin
-          p_q     <= sub_taken ? p_diff[N-1:0] : p_full[N-1:0];
-          state_q <= StIdle;
-        end
-        default: state_q <= StIdle;
-      endcase
+      {x_q, s_q, c_q, p_q} <= '0;
+    end else if (clear) begin
+      {x_q, s_q, c_q, p_q} <= '0;
+    end else if (load) begin
+      x_q <= x_i;
+      s_q <= '0;
+      c_q <= '0;
+    end else if (loop) begin
+      s_q <= s2[N:1];
+      c_q <= maj2;
+      x_q <= x_q >> 1;
+    end else if (fin) begin
+      p_q <= p_fin;
     end
   end
 
-  assign busy_o = (state_q != StIdle);
-  assign last_o = (state_q == StFin);
-  assign p_o    = p_q;
-  assign s_o    = s_q;
-  assign c_o    = c_q;
-
-`ifndef SYNTHESIS
-  // Simulation-only observation (hdl/common/mv_observe.sv): hits per selection {x_i, q_i}
-  // in the last operation, and whether FIN subtracted M; read by the testbench at done.
-  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
-  logic obs_clear, obs_loop, obs_fin;
-  assign obs_clear = (state_q == StIdle) && start_i;
-  assign obs_loop  = (state_q == StLoop);
-  assign obs_fin   = (state_q == StFin);
-  mv_observe #(
-    .Bins(SelSize),
-    .HitW(HitW)
-  ) u_observe (
-    .clk_i,
-    .rst_ni,
-    .clear_i    (obs_clear),
-    .count0_i   (obs_loop),
-    .addr0_i    (sel_addr),
-    .count1_i   (1'b0),
-    .addr1_i    (sel_addr),  // unused: count1_i is 0
-    .fin_i      (obs_fin),
-    .sub_taken_i(sub_taken)
-  );
-`endif
+  assign p_o = p_q;
+  assign s_o = s_q;
+  assign c_o = c_q;
 
 endmodule
