@@ -50,11 +50,9 @@ module mont_lut_u2 #(
   localparam int Unfold     = 2;                          // J: iterations per loop cycle
   localparam int LoopCycles = (N + Unfold - 1) / Unfold;  // ceil(N / 2)
   localparam bit HalfStep   = (N % Unfold) != 0;          // odd N: last cycle runs stage 0
-  localparam int CntW       = $clog2(LoopCycles + 1);
   localparam int LutAddrW   = 4;
   localparam int LutBins    = Unfold << LutAddrW;         // 32 table addresses
   localparam int LutBinsW   = $clog2(LutBins);
-  localparam int HitW       = 32;
 
   // The four precomputed table values (selection codes)
   localparam int SelW = 2;
@@ -63,22 +61,11 @@ module mont_lut_u2 #(
   localparam logic [SelW-1:0] SelY    = 2'd2;
   localparam logic [SelW-1:0] SelR    = 2'd3;
 
-  typedef enum logic [1:0] {
-    StIdle = 2'd0,
-    StPre  = 2'd1,
-    StLoop = 2'd2,
-    StFin  = 2'd3
-  } state_e;
-
-  state_e          state_q;
-  logic [N-1:0]    x_q;      // X shift register: x_q[0] = x_i, x_q[1] = x_(i+1)
-  logic [N:0]      r_q;      // R = Y + M
-  logic [N:0]      s_q, c_q;
-  logic [N-1:0]    p_q;
-  logic [CntW-1:0] cnt_q;
-  logic            last_loop;
-
-  assign last_loop = (cnt_q == CntW'(LoopCycles - 1));
+  logic [N-1:0] x_q;  // X shift register: x_q[0] = x_i, x_q[1] = x_(i+1)
+  logic [N:0]   r_q;  // R = Y + M
+  logic [N:0]   s_q, c_q;
+  logic [N-1:0] p_q;
+  logic         last_loop;
 
   // Lookup table: address {x, y_0, s_0, c_0} -> which precomputed value to add.
   function automatic logic [SelW-1:0] lut_sel(input logic [LutAddrW-1:0] addr);
@@ -139,94 +126,48 @@ module mont_lut_u2 #(
   assign s_nxt = half ? s_mid : st1[2*N+1:N+1];
   assign c_nxt = half ? c_mid : st1[N:0];
 
-  // Final carry-propagate addition and conditional subtraction
-  logic [N:0]   p_full;
-  logic [N+1:0] p_diff;
-  logic         sub_taken;
-  assign p_full    = s_q + c_q;
-  assign p_diff    = {1'b0, p_full} - {2'b00, m_i};
-  assign sub_taken = !p_diff[N+1];  // P >= M
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      state_q <= StIdle;
-      x_q     <= '0;
-      r_q     <= '0;
-      s_q     <= '0;
-      c_q     <= '0;
-      p_q     <= '0;
-      cnt_q   <= '0;
-    end else begin
-      case (state_q)
-        StIdle: begin
-          if (clear_i) begin
-            x_q <= '0;
-            r_q <= '0;
-            s_q <= '0;
-            c_q <= '0;
-            p_q <= '0;
-          end else if (start_i) begin
-            x_q     <= x_i;
-            s_q     <= '0;
-            c_q     <= '0;
-            cnt_q   <= '0;
-            state_q <= StPre;
-          end
-        end
-        StPre: begin
-          r_q     <= {1'b0, y_i} + {1'b0, m_i};
-          state_q <= StLoop;
-        end
-        StLoop: begin
-          s_q     <= s_nxt;
-          c_q     <= c_nxt;
-          x_q     <= x_q >> Unfold;
-          cnt_q   <= cnt_q + 1'b1;
-          if (last_loop) begin
-            state_q <= StFin;
-          end
-        end
-        StFin: begin
-          p_q     <= sub_taken ? p_diff[N-1:0] : p_full[N-1:0];
-          state_q <= StIdle;
-        end
-        default: state_q <= StIdle;
-      endcase
-    end
-  end
-
-  assign busy_o = (state_q != StIdle);
-  assign last_o = (state_q == StFin);
-  assign p_o    = p_q;
-  assign s_o    = s_q;
-  assign c_o    = c_q;
-
-`ifndef SYNTHESIS
-  // Simulation-only observation (hdl/common/mv_observe.sv): hits per table address (stage 0: 0..15, stage 1: 16..31)
-  // in the last operation, and whether FIN subtracted M; read by the testbench at done.
+  // Control (IDLE, PRE: R = Y + M, ceil(N/2) loop cycles, FIN) and observation: hits per
+  // table address (stage 0: 0..15, stage 1: 16..31) and whether FIN subtracted M.
   logic [LutBinsW-1:0] hit0, hit1;
   assign hit0 = {1'b0, addr0};
   assign hit1 = {1'b1, addr1};
-  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
-  logic obs_clear, obs_loop, obs_fin, obs_loop1;
-  assign obs_clear = (state_q == StIdle) && start_i;
-  assign obs_loop  = (state_q == StLoop);
-  assign obs_fin   = (state_q == StFin);
-  assign obs_loop1 = (state_q == StLoop) && !half;
-  mv_observe #(
-    .Bins(LutBins),
-    .HitW(HitW)
-  ) u_observe (
-    .clk_i,
-    .rst_ni,
-    .clear_i    (obs_clear),
-    .count0_i   (obs_loop),
-    .addr0_i    (hit0),
-    .count1_i   (obs_loop1),
-    .addr1_i    (hit1),
-    .fin_i      (obs_fin),
-    .sub_taken_i(sub_taken)
-  );
-`endif
+  logic clear, load, pre, loop, fin;
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_loop_ctrl #(.LoopCycles(LoopCycles), .PreCycles(1), .ObsBins(LutBins)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .clear_o(clear), .load_o(load), .pre_o(pre),
+    .loop_o(loop), .last_loop_o(last_loop), .fin_o(fin), .cnt_o(), .busy_o, .last_o,
+    .obs_addr0_i(hit0), .obs_count1_i(!half), .obs_addr1_i(hit1),
+    .obs_sub_taken_i(sub_taken));
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  // FIN: P = S + C, minus M if P >= M
+  logic [N-1:0] p_fin;
+  logic         sub_taken;
+  mv_final_sub #(.N(N)) u_final (
+    .s_i(s_q), .c_i(c_q), .cin_i(1'b0), .m_i, .p_o(p_fin), .sub_taken_o(sub_taken));
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      {x_q, r_q, s_q, c_q, p_q} <= '0;
+    end else if (clear) begin
+      {x_q, r_q, s_q, c_q, p_q} <= '0;
+    end else if (load) begin
+      x_q <= x_i;
+      s_q <= '0;
+      c_q <= '0;
+    end else if (pre) begin
+      r_q <= {1'b0, y_i} + {1'b0, m_i};
+    end else if (loop) begin
+      s_q <= s_nxt;
+      c_q <= c_nxt;
+      x_q <= x_q >> Unfold;
+    end else if (fin) begin
+      p_q <= p_fin;
+    end
+  end
+
+  assign p_o = p_q;
+  assign s_o = s_q;
+  assign c_o = c_q;
 
 endmodule
