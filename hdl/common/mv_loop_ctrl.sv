@@ -6,7 +6,9 @@
 // LoopCycles iterations of the core's equation, and an optional FIN cycle (FinCycle) adds
 // and reduces the result. cnt_o counts the PRE cycles, then (from 0 again) the LOOP cycles.
 // The core's registers follow the one-hot phase outputs: clear_o (CLEAR while idle: zero
-// them), load_o (START while idle: load the operands), pre_o, loop_o, fin_o.
+// them), load_o (START while idle: load the operands), pre_o, loop_o, fin_o. With a FIN
+// cycle the result register P is here too: it takes p_fin_i in FIN (the core's final
+// addition and reduction) and reads 0 after reset and CLEAR.
 //
 // Observation (simulation only, hdl/common/mv_observe.sv as u_observe): per operation, the
 // hits per selection address (obs_addr0_i every LOOP cycle, obs_addr1_i too in LOOP cycles
@@ -16,6 +18,7 @@
 // Used by mont_csa, mont_csa_u2, mont_lut, mont_lut_u2, mont_r2, mont_r4, mm42, mm42_u2,
 // inter_csa, inter_lut and inter_r2 (no FIN: its last LOOP cycle ends the operation).
 module mv_loop_ctrl #(
+  parameter int ResW       = 32,    // width of the result P
   parameter int LoopCycles = 32,
   parameter int PreCycles  = 0,     // 0: no PRE phase
   parameter bit FinCycle   = 1'b1,  // 0: no FIN cycle, last_o in the last LOOP cycle
@@ -36,6 +39,8 @@ module mv_loop_ctrl #(
   output logic [CntW-1:0]     cnt_o,
   output logic                busy_o,
   output logic                last_o,       // high during the last busy cycle
+  input  logic [ResW-1:0]     p_fin_i,      // the result, taken in FIN
+  output logic [ResW-1:0]     p_o,
   /* verilator lint_off UNUSEDSIGNAL */
   input  logic [ObsAddrW-1:0] obs_addr0_i,
   input  logic                obs_count1_i,
@@ -99,6 +104,26 @@ module mv_loop_ctrl #(
         default: state_q <= StIdle;
       endcase
     end
+  end
+
+  if (FinCycle) begin : g_result
+    logic [ResW-1:0] p_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        p_q <= '0;
+      end else if (clear_o) begin
+        p_q <= '0;
+      end else if (fin_o) begin
+        p_q <= p_fin_i;
+      end
+    end
+    assign p_o = p_q;
+  end else begin : g_no_result
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [ResW-1:0] p_unused;
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign p_unused = p_fin_i;
+    assign p_o      = '0;
   end
 
 `ifndef SYNTHESIS

@@ -41,9 +41,16 @@ module mont_csa #(
   localparam int SelAddrW = 2;
   localparam int SelSize  = 1 << SelAddrW;
 
-  logic [N-1:0] x_q;  // X shift register: x_i is bit 0
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [N-1:0] x_q;  // X shift register: x_i is bit 0 (u_regs)
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [N-1:0] s_q, c_q;
-  logic [N-1:0] p_q;
+  logic         clear, load, loop, sub_taken;
+
+  // Steps 6, 7 (FIN): P = S + C, minus M if P >= M; u_ctrl holds the result.
+  logic [N-1:0] p_fin;
+  mv_final_sub #(.N(N)) u_final (.s_i({1'b0, s_q}), .c_i({1'b0, c_q}), .cin_i(1'b0), .m_i,
+                                 .p_o(p_fin), .sub_taken_o(sub_taken));
 
   // CSA 1 (step 3): S' = S ^ C ^ x_i*Y, majority bit k has weight 2^(k+1)
   logic [N-1:0] xy, s1, maj1;
@@ -61,6 +68,16 @@ module mont_csa #(
   assign fault_hit = FaultEn && (sel_addr == SelAddrW'(FaultSel));
   assign add_m     = q_i ^ fault_hit;
 
+  // Control (IDLE, N loop cycles, FIN) and observation: hits per selection {x_i, q_i} in
+  // the last operation and whether FIN subtracted M, read by the testbench at done.
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_loop_ctrl #(.ResW(N), .LoopCycles(N), .ObsBins(SelSize)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(),
+    .clear_o(clear), .load_o(load), .pre_o(), .loop_o(loop), .last_loop_o(), .fin_o(),
+    .obs_addr0_i(sel_addr), .obs_count1_i(1'b0), .obs_addr1_i(sel_addr),
+    .obs_sub_taken_i(sub_taken));
+  /* verilator lint_on PINCONNECTEMPTY */
+
   // CSA 2 (step 4) on S', C' = {maj1, 0} and s'_0*M. Its sum bit 0 is 0 by construction and
   // is shifted out; its majority (bits 0..N-1; bit N is always 0) is the new C after the
   // shift (step 5).
@@ -75,43 +92,10 @@ module mont_csa #(
   assign s2   = {1'b0, s1} ^ c1 ^ {1'b0, qm};
   assign maj2 = (s1 & c1[N-1:0]) | (s1 & qm) | (c1[N-1:0] & qm);
 
-  // Control (IDLE, N loop cycles, FIN) and observation: hits per selection {x_i, q_i} in
-  // the last operation and whether FIN subtracted M, read by the testbench at done.
-  logic clear, load, loop, fin;
-  /* verilator lint_off PINCONNECTEMPTY */
-  mv_loop_ctrl #(.LoopCycles(N), .ObsBins(SelSize)) u_ctrl (
-    .clk_i, .rst_ni, .start_i, .clear_i, .clear_o(clear), .load_o(load), .pre_o(),
-    .loop_o(loop), .last_loop_o(), .fin_o(fin), .cnt_o(), .busy_o, .last_o,
-    .obs_addr0_i(sel_addr), .obs_count1_i(1'b0), .obs_addr1_i(sel_addr),
-    .obs_sub_taken_i(sub_taken));
-  /* verilator lint_on PINCONNECTEMPTY */
-
-  // Steps 6, 7: P = S + C, minus M if P >= M
-  logic [N-1:0] p_fin;
-  logic         sub_taken;
-  mv_final_sub #(.N(N)) u_final (
-    .s_i({1'b0, s_q}), .c_i({1'b0, c_q}), .cin_i(1'b0), .m_i, .p_o(p_fin),
-    .sub_taken_o(sub_taken));
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      {x_q, s_q, c_q, p_q} <= '0;
-    end else if (clear) begin
-      {x_q, s_q, c_q, p_q} <= '0;
-    end else if (load) begin
-      x_q <= x_i;
-      s_q <= '0;
-      c_q <= '0;
-    end else if (loop) begin
-      s_q <= s2[N:1];
-      c_q <= maj2;
-      x_q <= x_q >> 1;
-    end else if (fin) begin
-      p_q <= p_fin;
-    end
-  end
-
-  assign p_o = p_q;
+  // Step 5: S := S'' div 2, C := C'' (the majority is already shifted), X shifted
+  mv_sc_regs #(.XW(N), .SW(N)) u_regs (
+    .clk_i, .rst_ni, .clear_i(clear), .load_i(load), .step_i(loop), .x_i, .s_i(s2[N:1]),
+    .c_i(maj2), .x_o(x_q), .s_o(s_q), .c_o(c_q));
   assign s_o = s_q;
   assign c_o = c_q;
 

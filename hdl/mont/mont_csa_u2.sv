@@ -52,10 +52,11 @@ module mont_csa_u2 #(
   localparam int SelBins    = Unfold << SelAddrW;         // 8 selection addresses
   localparam int SelBinsW   = $clog2(SelBins);
 
-  logic [N-1:0] x_q;  // X shift register: x_q[0] = x_i, x_q[1] = x_(i+1)
-  logic [N-1:0] s_q, c_q;
-  logic [N-1:0] p_q;
-  logic         last_loop;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [N-1:0] x_q;  // X shift register (u_regs): x_q[0] = x_i, x_q[1] = x_(i+1)
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [N-1:0] s_q, c_q, p_fin;
+  logic         last_loop, clear, load, loop, sub_taken;
 
   // One iteration of Algorithm 1b (two CSAs and the shift) with the M selection q given.
   // Returns {S', C'}; C' is the unshifted majority of CSA 2.
@@ -106,42 +107,24 @@ module mont_csa_u2 #(
   logic [SelBinsW-1:0] hit0, hit1;
   assign hit0 = {1'b0, sel0};
   assign hit1 = {1'b1, sel1};
-  logic clear, load, loop, fin;
   /* verilator lint_off PINCONNECTEMPTY */
-  mv_loop_ctrl #(.LoopCycles(LoopCycles), .ObsBins(SelBins)) u_ctrl (
-    .clk_i, .rst_ni, .start_i, .clear_i, .clear_o(clear), .load_o(load), .pre_o(),
-    .loop_o(loop), .last_loop_o(last_loop), .fin_o(fin), .cnt_o(), .busy_o, .last_o,
-    .obs_addr0_i(hit0), .obs_count1_i(!half), .obs_addr1_i(hit1),
+  mv_loop_ctrl #(.ResW(N), .LoopCycles(LoopCycles), .ObsBins(SelBins)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(),
+    .clear_o(clear), .load_o(load), .pre_o(), .loop_o(loop), .last_loop_o(last_loop),
+    .fin_o(), .obs_addr0_i(hit0), .obs_count1_i(!half), .obs_addr1_i(hit1),
     .obs_sub_taken_i(sub_taken));
   /* verilator lint_on PINCONNECTEMPTY */
 
-  // FIN: P = S + C, minus M if P >= M
-  logic [N-1:0] p_fin;
-  logic         sub_taken;
+  // The loop's registers: S, C := S'', C'' of stage 1 (stage 0 in a half step), X shifted
+  mv_sc_regs #(.XW(N), .SW(N), .XShift(Unfold)) u_regs (
+    .clk_i, .rst_ni, .clear_i(clear), .load_i(load), .step_i(loop), .x_i, .s_i(s_nxt),
+    .c_i(c_nxt), .x_o(x_q), .s_o(s_q), .c_o(c_q));
+  assign s_o = s_q;
+  assign c_o = c_q;
+
+  // FIN: P = S + C, minus M if P >= M; u_ctrl holds the result.
   mv_final_sub #(.N(N)) u_final (
     .s_i({1'b0, s_q}), .c_i({1'b0, c_q}), .cin_i(1'b0), .m_i, .p_o(p_fin),
     .sub_taken_o(sub_taken));
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      {x_q, s_q, c_q, p_q} <= '0;
-    end else if (clear) begin
-      {x_q, s_q, c_q, p_q} <= '0;
-    end else if (load) begin
-      x_q <= x_i;
-      s_q <= '0;
-      c_q <= '0;
-    end else if (loop) begin
-      s_q <= s_nxt;
-      c_q <= c_nxt;
-      x_q <= x_q >> Unfold;
-    end else if (fin) begin
-      p_q <= p_fin;
-    end
-  end
-
-  assign p_o = p_q;
-  assign s_o = s_q;
-  assign c_o = c_q;
 
 endmodule

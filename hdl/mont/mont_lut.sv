@@ -40,31 +40,14 @@ module mont_lut #(
   localparam int LutAddrW = 4;
   localparam int LutSize  = 1 << LutAddrW;
 
-  // The four precomputed table values (selection codes)
-  localparam int SelW = 2;
-  localparam logic [SelW-1:0] SelZero = 2'd0;
-  localparam logic [SelW-1:0] SelM    = 2'd1;
-  localparam logic [SelW-1:0] SelY    = 2'd2;
-  localparam logic [SelW-1:0] SelR    = 2'd3;
-
-  logic [N-1:0] x_q;  // X shift register: x_i is bit 0
-  logic [N:0]   r_q;  // R = Y + M
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [N-1:0] x_q;    // X shift register (u_regs): x_i is bit 0
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [N:0]   s_q, c_q;
-  logic [N-1:0] p_q;
-
-  // Lookup table: address {x_i, y_0, s_0, c_0} -> which precomputed value to add.
-  function automatic logic [SelW-1:0] lut_sel(input logic [LutAddrW-1:0] addr);
-    logic xi, y0, s0, c0;
-    {xi, y0, s0, c0} = addr;
-    if (!xi) begin
-      lut_sel = (s0 == c0) ? SelZero : SelM;
-    end else begin
-      lut_sel = (s0 ^ c0 ^ y0) ? SelR : SelY;
-    end
-  endfunction
+  logic [N-1:0] p_fin;  // the result, held by u_ctrl
+  logic         clear, load, pre, loop, sub_taken;
 
   logic [LutAddrW-1:0] lut_addr;
-  logic [SelW-1:0]     sel;
   logic [N:0]          lut_val;
   // csa_sum[0] is 0 by construction (the table makes S + C + I even) and is shifted out.
   /* verilator lint_off UNUSEDSIGNAL */
@@ -77,17 +60,13 @@ module mont_lut #(
   // Test only: the faulty build swaps the entry at FaultAddr for its neighbour.
   logic fault_hit;
   assign fault_hit = FaultEn && (lut_addr == LutAddrW'(FaultAddr));
-  assign sel       = lut_sel(lut_addr) ^ (fault_hit ? SelM : SelZero);
 
-  always_comb begin
-    case (sel)
-      SelZero: lut_val = '0;
-      SelM:    lut_val = {1'b0, m_i};
-      SelY:    lut_val = {1'b0, y_i};
-      SelR:    lut_val = r_q;
-      default: lut_val = '0;
-    endcase
-  end
+  // The table (R = Y + M in PRE): the value I to add
+  /* verilator lint_off PINCONNECTEMPTY */
+  mont_lut_table #(.N(N)) u_table (
+    .clk_i, .rst_ni, .clear_i(clear), .pre_i(pre), .y_i, .m_i, .addr0_i(lut_addr),
+    .fault0_i(fault_hit), .val0_o(lut_val), .addr1_i(4'd0), .fault1_i(1'b0), .val1_o());
+  /* verilator lint_on PINCONNECTEMPTY */
 
   // One carry-save adder
   assign csa_sum   = s_q ^ c_q ^ lut_val;
@@ -95,44 +74,23 @@ module mont_lut #(
 
   // Control (IDLE, PRE: R = Y + M, N loop cycles, FIN) and observation: hits per table
   // address {x_i, y_0, s_0, c_0} in the last operation and whether FIN subtracted M.
-  logic clear, load, pre, loop, fin;
   /* verilator lint_off PINCONNECTEMPTY */
-  mv_loop_ctrl #(.LoopCycles(N), .PreCycles(1), .ObsBins(LutSize)) u_ctrl (
-    .clk_i, .rst_ni, .start_i, .clear_i, .clear_o(clear), .load_o(load), .pre_o(pre),
-    .loop_o(loop), .last_loop_o(), .fin_o(fin), .cnt_o(), .busy_o, .last_o,
+  mv_loop_ctrl #(.ResW(N), .LoopCycles(N), .PreCycles(1), .ObsBins(LutSize)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(),
+    .clear_o(clear), .load_o(load), .pre_o(pre), .loop_o(loop), .last_loop_o(), .fin_o(),
     .obs_addr0_i(lut_addr), .obs_count1_i(1'b0), .obs_addr1_i(lut_addr),
     .obs_sub_taken_i(sub_taken));
   /* verilator lint_on PINCONNECTEMPTY */
 
-  // FIN: P = S + C, minus M if P >= M
-  logic [N-1:0] p_fin;
-  logic         sub_taken;
-  mv_final_sub #(.N(N)) u_final (
-    .s_i(s_q), .c_i(c_q), .cin_i(1'b0), .m_i, .p_o(p_fin), .sub_taken_o(sub_taken));
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      {x_q, r_q, s_q, c_q, p_q} <= '0;
-    end else if (clear) begin
-      {x_q, r_q, s_q, c_q, p_q} <= '0;
-    end else if (load) begin
-      x_q <= x_i;
-      s_q <= '0;
-      c_q <= '0;
-    end else if (pre) begin
-      r_q <= {1'b0, y_i} + {1'b0, m_i};
-    end else if (loop) begin
-      // S + C + I is even, so csa_sum[0] is 0 and the shift drops nothing.
-      s_q <= {1'b0, csa_sum[N:1]};
-      c_q <= csa_carry;
-      x_q <= x_q >> 1;
-    end else if (fin) begin
-      p_q <= p_fin;
-    end
-  end
-
-  assign p_o = p_q;
+  // Loop: S + C + I is even, so csa_sum[0] is 0 and the shift drops nothing.
+  mv_sc_regs #(.XW(N), .SW(N + 1)) u_regs (
+    .clk_i, .rst_ni, .clear_i(clear), .load_i(load), .step_i(loop), .x_i,
+    .s_i({1'b0, csa_sum[N:1]}), .c_i(csa_carry), .x_o(x_q), .s_o(s_q), .c_o(c_q));
   assign s_o = s_q;
   assign c_o = c_q;
+
+  // FIN: P = S + C, minus M if P >= M
+  mv_final_sub #(.N(N)) u_final (
+    .s_i(s_q), .c_i(c_q), .cin_i(1'b0), .m_i, .p_o(p_fin), .sub_taken_o(sub_taken));
 
 endmodule

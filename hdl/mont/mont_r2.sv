@@ -37,7 +37,8 @@ module mont_r2 #(
 
   logic [N-1:0] x_q;    // X shift register: x_i is bit 0
   logic [N:0]   acc_q;  // the loop's P (< 2M)
-  logic [N-1:0] p_q;    // result register (fully reduced)
+  logic [N-1:0] p_fin;  // the result (fully reduced), held by u_ctrl
+  logic         clear, load, loop, sub_taken;
 
   // Step 3: T = P + x_i*Y
   logic [N+1:0] t3;
@@ -59,39 +60,32 @@ module mont_r2 #(
   /* verilator lint_on UNUSEDSIGNAL */
   assign t4 = t3 + {2'b00, m_i & {N{add_m}}};
 
-  // Control (IDLE, N loop cycles, FIN) and observation: hits per selection {x_i, q_i} in
-  // the last operation and whether FIN subtracted M, read by the testbench at done.
-  logic clear, load, loop, fin;
-  /* verilator lint_off PINCONNECTEMPTY */
-  mv_loop_ctrl #(.LoopCycles(N), .ObsBins(SelSize)) u_ctrl (
-    .clk_i, .rst_ni, .start_i, .clear_i, .clear_o(clear), .load_o(load), .pre_o(),
-    .loop_o(loop), .last_loop_o(), .fin_o(fin), .cnt_o(), .busy_o, .last_o,
-    .obs_addr0_i(sel_addr), .obs_count1_i(1'b0), .obs_addr1_i(sel_addr),
-    .obs_sub_taken_i(sub_taken));
-  /* verilator lint_on PINCONNECTEMPTY */
-
-  // Step 6: P - M if P >= M (P is the accumulator: C = 0)
-  logic [N-1:0] p_fin;
-  logic         sub_taken;
-  mv_final_sub #(.N(N)) u_final (
-    .s_i(acc_q), .c_i({(N + 1){1'b0}}), .cin_i(1'b0), .m_i, .p_o(p_fin), .sub_taken_o(sub_taken));
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      {x_q, acc_q, p_q} <= '0;
+      {x_q, acc_q} <= '0;
     end else if (clear) begin
-      {x_q, acc_q, p_q} <= '0;
+      {x_q, acc_q} <= '0;
     end else if (load) begin
       x_q   <= x_i;
       acc_q <= '0;
     end else if (loop) begin
       acc_q <= t4[N+1:1];
       x_q   <= x_q >> 1;
-    end else if (fin) begin
-      p_q <= p_fin;
     end
   end
 
-  assign p_o = p_q;
+  // Control (IDLE, N loop cycles, FIN) and observation: hits per selection {x_i, q_i} in
+  // the last operation and whether FIN subtracted M, read by the testbench at done.
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_loop_ctrl #(.ResW(N), .LoopCycles(N), .ObsBins(SelSize)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(),
+    .clear_o(clear), .load_o(load), .pre_o(), .loop_o(loop), .last_loop_o(), .fin_o(),
+    .obs_addr0_i(sel_addr), .obs_count1_i(1'b0), .obs_addr1_i(sel_addr),
+    .obs_sub_taken_i(sub_taken));
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  // Step 6 (FIN): P - M if P >= M (P is the accumulator: C = 0)
+  mv_final_sub #(.N(N)) u_final (.s_i(acc_q), .c_i({(N + 1){1'b0}}), .cin_i(1'b0), .m_i,
+                                 .p_o(p_fin), .sub_taken_o(sub_taken));
 
 endmodule
