@@ -75,7 +75,8 @@ module mont_r4 #(
   logic [N+1:0]  m3_q;   // 3M
   logic [N:0]    s_q, c_q;
   logic          cin_q;  // carry out of the low digit, weight 1 after the shift
-  logic [N-1:0]  p_q;
+  logic [N-1:0]  p_fin;  // the result, held by u_ctrl
+  logic          clear, load, pre, loop, fin, sub_taken;
 
   // Table, Y half: A = x_i*Y
   logic [1:0]   xd;
@@ -129,33 +130,20 @@ module mont_r4 #(
   assign s2   = s1 ^ c1 ^ b_sel;
   assign maj2 = (s1 & c1) | (s1 & b_sel) | (c1 & b_sel);
 
+  // FIN: P = S + C + cin (< 2M), minus M if P >= M
+  mv_final_sub #(.N(N)) u_final (
+    .s_i(s_q), .c_i(c_q), .cin_i(cin_q), .m_i, .p_o(p_fin), .sub_taken_o(sub_taken));
+
   // PRE: the odd multiples
   logic [N+1:0] y3_sum, m3_sum;
   assign y3_sum = {2'b00, y_i} + {1'b0, y_i, 1'b0};
   assign m3_sum = {2'b00, m_i} + {1'b0, m_i, 1'b0};
 
-  // Control (IDLE, PRE: 3Y and 3M, K loop cycles, FIN) and observation: hits per table
-  // address {x_i, q_i} in the last operation and whether FIN subtracted M.
-  logic clear, load, pre, loop, fin;
-  /* verilator lint_off PINCONNECTEMPTY */
-  mv_loop_ctrl #(.LoopCycles(K), .PreCycles(1), .ObsBins(TblSize)) u_ctrl (
-    .clk_i, .rst_ni, .start_i, .clear_i, .clear_o(clear), .load_o(load), .pre_o(pre),
-    .loop_o(loop), .last_loop_o(), .fin_o(fin), .cnt_o(), .busy_o, .last_o,
-    .obs_addr0_i(tbl_addr), .obs_count1_i(1'b0), .obs_addr1_i(tbl_addr),
-    .obs_sub_taken_i(sub_taken));
-  /* verilator lint_on PINCONNECTEMPTY */
-
-  // FIN: P = S + C + cin (< 2M), minus M if P >= M
-  logic [N-1:0] p_fin;
-  logic         sub_taken;
-  mv_final_sub #(.N(N)) u_final (
-    .s_i(s_q), .c_i(c_q), .cin_i(cin_q), .m_i, .p_o(p_fin), .sub_taken_o(sub_taken));
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      {x_q, y3_q, m3_q, s_q, c_q, cin_q, p_q} <= '0;
+      {x_q, y3_q, m3_q, s_q, c_q, cin_q} <= '0;
     end else if (clear) begin
-      {x_q, y3_q, m3_q, s_q, c_q, cin_q, p_q} <= '0;
+      {x_q, y3_q, m3_q, s_q, c_q, cin_q} <= '0;
     end else if (load) begin
       x_q   <= XW'(x_i);
       s_q   <= '0;
@@ -175,12 +163,19 @@ module mont_r4 #(
       s_q   <= s1[N:0];
       c_q   <= c1[N:0];
       cin_q <= 1'b0;
-      p_q   <= p_fin;
     end
   end
-
-  assign p_o = p_q;
   assign s_o = s_q;
   assign c_o = c_q;
+
+  // Control (IDLE, PRE: 3Y and 3M, K loop cycles, FIN) and observation: hits per table
+  // address {x_i, q_i} in the last operation and whether FIN subtracted M.
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_loop_ctrl #(.ResW(N), .LoopCycles(K), .PreCycles(1), .ObsBins(TblSize)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(),
+    .clear_o(clear), .load_o(load), .pre_o(pre), .loop_o(loop), .last_loop_o(), .fin_o(fin),
+    .obs_addr0_i(tbl_addr), .obs_count1_i(1'b0), .obs_addr1_i(tbl_addr),
+    .obs_sub_taken_i(sub_taken));
+  /* verilator lint_on PINCONNECTEMPTY */
 
 endmodule
