@@ -8,7 +8,7 @@
 // The core's registers follow the one-hot phase outputs: clear_o (CLEAR while idle: zero
 // them), load_o (START while idle: load the operands), pre_o, loop_o, fin_o. With a FIN
 // cycle the result register P is here too: it takes p_fin_i in FIN (the core's final
-// addition and reduction) and reads 0 after reset and CLEAR.
+// addition and reduction) and reads 0 after reset and CLEAR (unused without FIN).
 //
 // Observation (simulation only, hdl/common/mv_observe.sv as u_observe): per operation, the
 // hits per selection address (obs_addr0_i every LOOP cycle, obs_addr1_i too in LOOP cycles
@@ -51,12 +51,7 @@ module mv_loop_ctrl #(
 
   localparam int HitW = 32;
 
-  typedef enum logic [1:0] {
-    StIdle = 2'd0,
-    StPre  = 2'd1,
-    StLoop = 2'd2,
-    StFin  = 2'd3
-  } state_e;
+  typedef enum logic [1:0] {StIdle, StPre, StLoop, StFin} state_e;
 
   state_e          state_q;
   logic [CntW-1:0] cnt_q;
@@ -106,25 +101,18 @@ module mv_loop_ctrl #(
     end
   end
 
-  if (FinCycle) begin : g_result
-    logic [ResW-1:0] p_q;
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        p_q <= '0;
-      end else if (clear_o) begin
-        p_q <= '0;
-      end else if (fin_o) begin
-        p_q <= p_fin_i;
-      end
+  // The result register (without a FIN cycle it stays 0: the core keeps its own result)
+  logic [ResW-1:0] p_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      p_q <= '0;
+    end else if (clear_o) begin
+      p_q <= '0;
+    end else if (fin_o) begin
+      p_q <= p_fin_i;
     end
-    assign p_o = p_q;
-  end else begin : g_no_result
-    /* verilator lint_off UNUSEDSIGNAL */
-    logic [ResW-1:0] p_unused;
-    /* verilator lint_on UNUSEDSIGNAL */
-    assign p_unused = p_fin_i;
-    assign p_o      = '0;
   end
+  assign p_o = p_q;
 
 `ifndef SYNTHESIS
   // Named first: Icarus 11 turns an enum compared inside a port connection into Z.

@@ -65,9 +65,9 @@ module inter_r2 #(
   // observation: hits per number of subtractions per iteration in the last operation.
   logic clear, load, loop;
   /* verilator lint_off PINCONNECTEMPTY */
-  mv_loop_ctrl #(.LoopCycles(N), .FinCycle(1'b0), .ObsBins(SelSize)) u_ctrl (
-    .clk_i, .rst_ni, .start_i, .clear_i, .clear_o(clear), .load_o(load), .pre_o(),
-    .loop_o(loop), .last_loop_o(), .fin_o(), .cnt_o(), .busy_o, .last_o,
+  mv_loop_ctrl #(.ResW(N), .LoopCycles(N), .FinCycle(1'b0), .ObsBins(SelSize)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i({N{1'b0}}), .p_o(), .cnt_o(),
+    .clear_o(clear), .load_o(load), .pre_o(), .loop_o(loop), .last_loop_o(), .fin_o(),
     .obs_addr0_i(sel), .obs_count1_i(1'b0), .obs_addr1_i(sel), .obs_sub_taken_i(1'b0));
   /* verilator lint_on PINCONNECTEMPTY */
 
