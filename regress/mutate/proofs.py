@@ -17,8 +17,8 @@ proof like a waiver (its text says how it was proved).
 whose file at REV (git) has the recorded SHA-256 is carried to the current text when its
 site's whole source line (white space folded) occurs exactly once in the old text and exactly
 once in the current one, with the same change at the same place in that line; the carried
-proof names the old version. Anything else stays stale and is proved again by simulation
-when a campaign draws it. Run it only when the behaviour is unchanged (a refactor whose
+proof replaces the stale one and names the version it was proved on. Anything else stays
+stale and is proved again by simulation when a campaign draws it. Run it only when the behaviour is unchanged (a refactor whose
 regression results are identical).
 """
 
@@ -128,8 +128,9 @@ def carry(rev: str, path: Path | None = None) -> tuple[int, int]:
     path = PROOFS_FILE if path is None else path
     proofs = load(path)
     carried: dict[str, dict[str, object]] = {}
+    replaced: list[str] = []
     left = 0
-    for p in proofs.values():
+    for old_key, p in proofs.items():
         file = str(p["file"])
         if not (ROOT / file).is_file() or file_sha(file) == p["sha256"]:
             continue
@@ -161,6 +162,9 @@ def carry(rev: str, path: Path | None = None) -> tuple[int, int]:
                          "carried": f"from {str(p['sha256'])[:16]} line {p['line']} "
                                     f"(git {rev}): the same statement, behaviour unchanged"}
         carried[_key(file, str(new["sha256"]), site.start, site.original, site.replacement)] = new
+        replaced.append(old_key)
+    for old_key in replaced:  # the carried proof names the version it was proved on
+        del proofs[old_key]
     proofs |= carried
     ordered = sorted(proofs.values(), key=lambda p: (str(p["file"]), int(p["start"]),  # type: ignore[call-overload]
                                                      str(p["replacement"])))
