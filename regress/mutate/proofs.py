@@ -18,8 +18,8 @@ whose file at REV (git) has the recorded SHA-256 is carried to the current text 
 site's whole source line (white space folded) occurs exactly once in the old text and exactly
 once in the current one, with the same change at the same place in that line; the carried
 proof replaces the stale one and names the version it was proved on. Anything else stays
-stale and is proved again by simulation when a campaign draws it. Run it only when the behaviour is unchanged (a refactor whose
-regression results are identical).
+stale and is proved again by simulation when a campaign draws it. Run it only when the
+behaviour is unchanged (a refactor whose regression results are identical).
 """
 
 from __future__ import annotations
