@@ -52,47 +52,30 @@ module inter_csa #(
   localparam int AddrW    = 3;
   localparam int PreLast  = TabSize - 1;   // PRE cycles 0..6
   localparam int RedW     = N + 2;         // S, C
-  localparam int VW       = N + 3;         // S + C < 7*2^N
-  localparam int HitW     = 32;
-
-  typedef enum logic [1:0] {
-    StIdle = 2'd0,
-    StPre  = 2'd1,
-    StLoop = 2'd2,
-    StFin  = 2'd3
-  } state_e;
-
-  state_e           state_q;
-  logic [N-1:0]     x_q;     // X shift register: x_i is bit N-1 (MSB first)
+  
+  logic [N-1:0]     x_q;     // X shift register (u_regs): x_i is bit N-1 (MSB first)
   logic [N-1:0]     yn_q;    // Y' = Y*2^z
   logic [N-1:0]     mn_q;    // M' = M*2^z
   logic [CntW-1:0]  z_q;
   logic [TabSize-1:0][N-1:0] tab_q;
   logic [RedW-1:0]  s_q, c_q;
   logic [AddrW-1:0] k_q;     // address of A for the current iteration
-  logic [N-1:0]     p_q;
-  logic [CntW-1:0]  cnt_q;   // PRE step, then loop iteration
+  logic [CntW-1:0]  cnt;     // PRE step, then loop iteration (u_ctrl)
+  logic             clear, load, pre, loop;
 
-  // Normalisation: z = number of leading zeros of M
-  function automatic logic [CntW-1:0] lead_zeros(input logic [N-1:0] v);
-    lead_zeros = CntW'(N);
-    for (int i = 0; i < N; i++) begin
-      if (v[i]) lead_zeros = CntW'(N - 1 - i);
-    end
-  endfunction
-
-  logic [CntW-1:0] z_new;
-  assign z_new = lead_zeros(m_i);
-
-  // PRE: a1 = 2^N mod M' and the modular adder a(k-1) + a1
-  logic [N:0]   pow2_diff;  // 2^N - M' <= 2^(N-1)
+  // Normalisation (first PRE cycle): z, M' = M*2^z, Y' = Y*2^z; and 2^N mod M'
   logic [N-1:0] a1_new;
-  assign pow2_diff = {1'b1, {N{1'b0}}} - {1'b0, mn_q};
-  assign a1_new    = (pow2_diff >= {1'b0, mn_q}) ? N'(pow2_diff - {1'b0, mn_q}) : N'(pow2_diff);
+  /* verilator lint_off PINCONNECTEMPTY */
+  inter_norm #(.N(N), .CntW(CntW)) u_norm (
+    .clk_i, .rst_ni, .en_i(pre && cnt == '0), .m_i, .y_i, .z_new_o(), .z_o(z_q), .mn_o(mn_q),
+    .yn_o(yn_q), .pow2_mod_o(a1_new));
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  // PRE: the modular adder a(k-1) + a1
 
   logic [N:0]   madd_sum;
   logic [N-1:0] madd_res;
-  assign madd_sum = {1'b0, tab_q[cnt_q[AddrW-1:0] - 1'b1]} + {1'b0, tab_q[1]};
+  assign madd_sum = {1'b0, tab_q[cnt[AddrW-1:0] - 1'b1]} + {1'b0, tab_q[1]};
   assign madd_res = (madd_sum >= {1'b0, mn_q}) ? N'(madd_sum - {1'b0, mn_q}) : N'(madd_sum);
 
   // Loop: the table value A (test-only fault flips the LSB of one entry)
@@ -123,128 +106,49 @@ module inter_csa #(
   logic [AddrW-1:0] k_new;
   assign k_new = AddrW'(s2[N+1:N]) + AddrW'(c2[N+1:N]);
 
-  // FIN: V = S + C, four conditional subtractions (8M', 4M', 2M', M'), shift back by z
-  logic [VW-1:0] v0, v1, v2, v3, v4, mv8, mv4, mv2, mv1;
-  assign mv8 = VW'(mn_q) << 3;
-  assign mv4 = VW'(mn_q) << 2;
-  assign mv2 = VW'(mn_q) << 1;
-  assign mv1 = VW'(mn_q);
-  assign v0  = VW'(s_q) + VW'(c_q);
-  assign v1  = (v0 >= mv8) ? v0 - mv8 : v0;
-  assign v2  = (v1 >= mv4) ? v1 - mv4 : v1;
-  assign v3  = (v2 >= mv2) ? v2 - mv2 : v2;
-  assign v4  = (v3 >= mv1) ? v3 - mv1 : v3;
+  // FIN: P = (S + C) mod M' >> z (four conditional subtractions)
   logic [N-1:0] p_fin;
-  assign p_fin = v4[N-1:0] >> z_q;
-  // v4 < M' < 2^N: its top bits are 0
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [VW-N-1:0] v4_top;
-  assign v4_top = v4[VW-1:N];
-  /* verilator lint_on UNUSEDSIGNAL */
+  inter_fin #(.N(N), .SW(RedW), .CW(RedW), .CntW(CntW)) u_fin (
+    .s_i(s_q), .c_i(c_q), .mn_i(mn_q), .z_i(z_q), .p_o(p_fin));
 
-  logic last_iter;
-  assign last_iter = (cnt_q == CntW'(N - 1));
+  // Control (IDLE, PRE: normalise and the table, N loop cycles, FIN) and observation: hits
+  // per table address k in the last operation.
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_loop_ctrl #(.ResW(N), .LoopCycles(N), .PreCycles(PreLast + 1), .CntW(CntW),
+                 .ObsBins(TabSize)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(cnt),
+    .clear_o(clear), .load_o(load), .pre_o(pre), .loop_o(loop), .last_loop_o(), .fin_o(),
+    .obs_addr0_i(k_q), .obs_count1_i(1'b0), .obs_addr1_i(k_q), .obs_sub_taken_i(1'b0));
+  /* verilator lint_on PINCONNECTEMPTY */
 
+  // Steps 3-11: the loop's registers (X shifted left: MSB first) and the next address k
+  mv_sc_regs #(.XW(N), .SW(RedW), .XLeft(1'b1)) u_regs (
+    .clk_i, .rst_ni, .clear_i(clear), .load_i(load), .step_i(loop), .x_i, .s_i(s2), .c_i(c2),
+    .x_o(x_q), .s_o(s_q), .c_o(c_q));
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q <= StIdle;
-      x_q     <= '0;
-      yn_q    <= '0;
-      mn_q    <= '0;
-      z_q     <= '0;
-      s_q     <= '0;
-      c_q     <= '0;
-      k_q     <= '0;
-      p_q     <= '0;
-      cnt_q   <= '0;
-    end else begin
-      case (state_q)
-        StIdle: begin
-          if (clear_i) begin
-            x_q <= '0;
-            s_q <= '0;
-            c_q <= '0;
-            p_q <= '0;
-          end else if (start_i) begin
-            x_q     <= x_i;
-            s_q     <= '0;
-            c_q     <= '0;
-            k_q     <= '0;
-            cnt_q   <= '0;
-            state_q <= StPre;
-          end
-        end
-        StPre: begin
-          if (cnt_q == '0) begin
-            z_q  <= z_new;
-            mn_q <= m_i << z_new;
-            yn_q <= y_i << z_new;
-          end
-          cnt_q <= cnt_q + 1'b1;
-          if (cnt_q == CntW'(PreLast)) begin
-            cnt_q   <= '0;
-            state_q <= StLoop;
-          end
-        end
-        StLoop: begin
-          s_q   <= s2;
-          c_q   <= c2;
-          k_q   <= k_new;
-          x_q   <= x_q << 1;
-          cnt_q <= cnt_q + 1'b1;
-          if (last_iter) begin
-            state_q <= StFin;
-          end
-        end
-        StFin: begin
-          p_q     <= p_fin;
-          state_q <= StIdle;
-        end
-        default: state_q <= StIdle;
-      endcase
+      k_q <= '0;
+    end else if (load) begin
+      k_q <= '0;
+    end else if (loop) begin
+      k_q <= k_new;
     end
   end
 
   // The table registers (no reset: written in PRE before the loop reads them)
   always_ff @(posedge clk_i) begin
-    if (state_q == StPre) begin
-      if (cnt_q == '0) begin
+    if (pre) begin
+      if (cnt == '0) begin
         tab_q[0] <= '0;
-      end else if (cnt_q == CntW'(1)) begin
+      end else if (cnt == CntW'(1)) begin
         tab_q[1] <= a1_new;
       end else begin
-        tab_q[cnt_q[AddrW-1:0]] <= madd_res;
+        tab_q[cnt[AddrW-1:0]] <= madd_res;
       end
     end
   end
 
-  assign busy_o = (state_q != StIdle);
-  assign last_o = (state_q == StFin);
-  assign p_o    = p_q;
-  assign s_o    = s_q;
-  assign c_o    = c_q;
-
-`ifndef SYNTHESIS
-  // Simulation-only observation (hdl/common/mv_observe.sv): hits per table address k
-  // in the last operation; read by the testbench at done.
-  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
-  logic obs_clear, obs_loop;
-  assign obs_clear = (state_q == StIdle) && start_i;
-  assign obs_loop  = (state_q == StLoop);
-  mv_observe #(
-    .Bins(TabSize),
-    .HitW(HitW)
-  ) u_observe (
-    .clk_i,
-    .rst_ni,
-    .clear_i    (obs_clear),
-    .count0_i   (obs_loop),
-    .addr0_i    (k_q),
-    .count1_i   (1'b0),
-    .addr1_i    (k_q),  // unused: count1_i is 0
-    .fin_i      (1'b0),
-    .sub_taken_i(1'b0)
-  );
-`endif
+  assign s_o = s_q;
+  assign c_o = c_q;
 
 endmodule

@@ -33,21 +33,12 @@ module inter_r2 #(
   output logic [N-1:0] p_o
 );
 
-  localparam int CntW    = $clog2(N + 1);
   localparam int SumW    = N + 2;  // 2P + x_i*Y < 3M < 2^(N+2)
   localparam int SelW    = 2;
   localparam int SelSize = 3;      // 0, 1 or 2 subtractions
-  localparam int HitW    = 32;
 
-  typedef enum logic {
-    StIdle = 1'b0,
-    StLoop = 1'b1
-  } state_e;
-
-  state_e          state_q;
-  logic [N-1:0]    x_q;    // X shift register: x_i is bit N-1 (MSB first)
-  logic [N-1:0]    p_q;
-  logic [CntW-1:0] cnt_q;
+  logic [N-1:0] x_q;  // X shift register: x_i is bit N-1 (MSB first)
+  logic [N-1:0] p_q;
 
   // Step (3)-(5): T = 2P + x_i*Y
   logic [SumW-1:0] m_ext, t0;
@@ -70,66 +61,30 @@ module inter_r2 #(
   assign fault_hit = FaultEn && (sel == SelW'(FaultAddr)) && ge1;
   assign p_next    = N'(fault_hit ? (ge2 ? t1 : t0) : t2);
 
-  logic last_iter;
-  assign last_iter = (cnt_q == CntW'(N - 1));
+  // Control (IDLE, N loop cycles; no FIN: the last iteration's result is P) and
+  // observation: hits per number of subtractions per iteration in the last operation.
+  logic clear, load, loop;
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_loop_ctrl #(.ResW(N), .LoopCycles(N), .FinCycle(1'b0), .ObsBins(SelSize)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i({N{1'b0}}), .p_o(), .cnt_o(),
+    .clear_o(clear), .load_o(load), .pre_o(), .loop_o(loop), .last_loop_o(), .fin_o(),
+    .obs_addr0_i(sel), .obs_count1_i(1'b0), .obs_addr1_i(sel), .obs_sub_taken_i(1'b0));
+  /* verilator lint_on PINCONNECTEMPTY */
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q <= StIdle;
-      x_q     <= '0;
-      p_q     <= '0;
-      cnt_q   <= '0;
-    end else begin
-      case (state_q)
-        StIdle: begin
-          if (clear_i) begin
-            x_q <= '0;
-            p_q <= '0;
-          end else if (start_i) begin
-            x_q     <= x_i;
-            p_q     <= '0;
-            cnt_q   <= '0;
-            state_q <= StLoop;
-          end
-        end
-        StLoop: begin
-          p_q   <= p_next;
-          x_q   <= x_q << 1;
-          cnt_q <= cnt_q + 1'b1;
-          if (last_iter) begin
-            state_q <= StIdle;
-          end
-        end
-        default: state_q <= StIdle;
-      endcase
+      {x_q, p_q} <= '0;
+    end else if (clear) begin
+      {x_q, p_q} <= '0;
+    end else if (load) begin
+      x_q <= x_i;
+      p_q <= '0;
+    end else if (loop) begin
+      p_q <= p_next;
+      x_q <= x_q << 1;
     end
   end
 
-  assign busy_o = (state_q != StIdle);
-  assign last_o = (state_q == StLoop) && last_iter;
-  assign p_o    = p_q;
-
-`ifndef SYNTHESIS
-  // Simulation-only observation (hdl/common/mv_observe.sv): hits per number of subtractions per iteration
-  // in the last operation; read by the testbench at done.
-  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
-  logic obs_clear, obs_loop;
-  assign obs_clear = (state_q == StIdle) && start_i;
-  assign obs_loop  = (state_q == StLoop);
-  mv_observe #(
-    .Bins(SelSize),
-    .HitW(HitW)
-  ) u_observe (
-    .clk_i,
-    .rst_ni,
-    .clear_i    (obs_clear),
-    .count0_i   (obs_loop),
-    .addr0_i    (sel),
-    .count1_i   (1'b0),
-    .addr1_i    (sel),  // unused: count1_i is 0
-    .fin_i      (1'b0),
-    .sub_taken_i(1'b0)
-  );
-`endif
+  assign p_o = p_q;
 
 endmodule

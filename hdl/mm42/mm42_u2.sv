@@ -43,194 +43,61 @@ module mm42_u2 #(
   localparam int W        = N + 2;             // S1, S2, D1, D2
   localparam int CW       = W + 1;             // compressor width
   localparam int Clocks   = (N + 2 + 1) / 2;   // ceil((N+2)/2) loop clocks, 2 steps each
-  localparam int CntW     = $clog2(Clocks + 1);
   localparam int SelW     = 2;                 // per-step selection {A_i, q_i}
   localparam int AddrW    = 2 * SelW;          // per-clock address {sel_2j, sel_2j+1}
   localparam int AddrSize = 1 << AddrW;
-  localparam int HitW     = 32;
 
-  localparam logic [SelW-1:0] SelZero = 2'd0;
-  localparam logic [SelW-1:0] SelM    = 2'd1;
-  localparam logic [SelW-1:0] SelB    = 2'd2;
-  localparam logic [SelW-1:0] SelD    = 2'd3;
-
-  typedef enum logic [1:0] {
-    StIdle = 2'd0,
-    StPre  = 2'd1,
-    StLoop = 2'd2,
-    StFin  = 2'd3
-  } state_e;
-
-  state_e          state_q;
-  logic [N-1:0]    a1_q, a2_q;  // A shift registers, two bits per clock
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [N-1:0]    a1_q, a2_q;  // A shift registers (u_regs), two bits per clock
+  /* verilator lint_on UNUSEDSIGNAL */
   logic            ac_q;        // serial adder carry
   logic [W-1:0]    d1_q, d2_q;
   logic [W-1:0]    s1_q, s2_q;
-  logic [N-1:0]    p_q;
-  logic [CntW-1:0] cnt_q;
+  logic [N-1:0]    p_fin;       // the result, held by u_ctrl
+  logic            clear, load, pre, loop, sub_taken;
 
-  // 4:2 compressor: two carry-save adders; returns {carry, sum} (see mm42.sv).
-  function automatic logic [2*CW-1:0] compress42(input logic [CW-1:0] a, input logic [CW-1:0] b,
-                                                  input logic [CW-1:0] c, input logic [CW-1:0] d);
-    logic [CW-1:0] t_s, t_c, u_s, u_c;
-    t_s = a ^ b ^ c;
-    t_c = ((a & b) | (a & c) | (b & c)) << 1;
-    u_s = t_s ^ t_c ^ d;
-    u_c = ((t_s & t_c) | (t_s & d) | (t_c & d)) << 1;
-    compress42 = {u_c, u_s};
-  endfunction
-
-  // The pair added for a selection (with the test-only fault).
-  function automatic logic [2*W-1:0] addend(input logic [SelW-1:0] sel_addr,
-                                            input logic [N-1:0] b1, input logic [N-1:0] b2,
-                                            input logic [N-1:0] m, input logic [W-1:0] d1,
-                                            input logic [W-1:0] d2);
-    logic [SelW-1:0] sel;
-    sel = sel_addr ^ ((FaultEn && sel_addr == SelW'(FaultAddr)) ? SelM : SelZero);
-    case (sel)
-      SelZero: addend = '0;
-      SelM:    addend = {W'(0), W'(m)};
-      SelB:    addend = {W'(b2), W'(b1)};
-      SelD:    addend = {d2, d1};
-      default: addend = '0;
-    endcase
-  endfunction
-
-  logic b0;
-  assign b0 = b1_i[0] ^ b2_i[0];
-
-  // Step 0 (iteration 2j): serial adder bit, selection, compressor 0 (also PRE's D).
-  logic            a_bit0, a_carry0, q_bit0;
-  logic [SelW-1:0] sel0;
-  logic [W-1:0]    add01, add02;
-  logic [CW-1:0]   in01, in02, in03, in04, sum0, carry0;
-  assign a_bit0   = a1_q[0] ^ a2_q[0] ^ ac_q;
-  assign a_carry0 = (a1_q[0] & a2_q[0]) | (a1_q[0] & ac_q) | (a2_q[0] & ac_q);
-  assign q_bit0   = s1_q[0] ^ s2_q[0] ^ (a_bit0 & b0);
-  assign sel0     = {a_bit0, q_bit0};
-  assign {add02, add01} = addend(sel0, b1_i, b2_i, m_i, d1_q, d2_q);
-  assign in01 = (state_q == StPre) ? CW'(b1_i) : CW'(s1_q);
-  assign in02 = (state_q == StPre) ? CW'(b2_i) : CW'(s2_q);
-  assign in03 = (state_q == StPre) ? CW'(m_i)  : CW'(add01);
-  assign in04 = (state_q == StPre) ? '0        : CW'(add02);
-  assign {carry0, sum0} = compress42(in01, in02, in03, in04);
-
-  // Step 1 (iteration 2j+1) on step 0's halved outputs.
-  logic [W-1:0]    s1_mid, s2_mid;
-  logic            a_bit1, a_carry1, q_bit1;
-  logic [SelW-1:0] sel1;
-  logic [W-1:0]    add11, add12;
+  // Step 0 (iteration 2j; in PRE it computes D = B1 + B2 + M + 0) and step 1 (iteration
+  // 2j+1) on step 0's halved outputs, in series.
+  logic            a_carry0, a_carry1;
+  logic [SelW-1:0] sel0, sel1;
+  logic [CW-1:0]   sum0, carry0;
   // Bit 0 of both is 0 by construction (the selection makes the sum even); it is dropped.
   /* verilator lint_off UNUSEDSIGNAL */
   logic [CW-1:0]   sum1, carry1;
   /* verilator lint_on UNUSEDSIGNAL */
-  assign s1_mid   = sum0[CW-1:1];    // sum0[0] is 0: S1 + S2 + addend is even
-  assign s2_mid   = carry0[CW-1:1];
-  assign a_bit1   = a1_q[1] ^ a2_q[1] ^ a_carry0;
-  assign a_carry1 = (a1_q[1] & a2_q[1]) | (a1_q[1] & a_carry0) | (a2_q[1] & a_carry0);
-  assign q_bit1   = s1_mid[0] ^ s2_mid[0] ^ (a_bit1 & b0);
-  assign sel1     = {a_bit1, q_bit1};
-  assign {add12, add11} = addend(sel1, b1_i, b2_i, m_i, d1_q, d2_q);
-  assign {carry1, sum1} = compress42(CW'(s1_mid), CW'(s2_mid), CW'(add11), CW'(add12));
+  mm42_step #(.N(N), .FaultEn(FaultEn), .FaultAddr(FaultAddr)) u_step0 (
+    .pre_i(pre), .a1_i(a1_q[0]), .a2_i(a2_q[0]), .ac_i(ac_q), .s1_i(s1_q), .s2_i(s2_q), .b1_i,
+    .b2_i, .m_i, .d1_i(d1_q), .d2_i(d2_q), .ac_o(a_carry0), .sel_o(sel0), .sum_o(sum0),
+    .carry_o(carry0));
+  mm42_step #(.N(N), .FaultEn(FaultEn), .FaultAddr(FaultAddr)) u_step1 (
+    .pre_i(1'b0), .a1_i(a1_q[1]), .a2_i(a2_q[1]), .ac_i(a_carry0), .s1_i(sum0[CW-1:1]),
+    .s2_i(carry0[CW-1:1]), .b1_i, .b2_i, .m_i, .d1_i(d1_q), .d2_i(d2_q), .ac_o(a_carry1),
+    .sel_o(sel1), .sum_o(sum1), .carry_o(carry1));
 
-  // Final carry-propagate addition and conditional subtraction (S1 + S2 < 2M < 2^(N+1))
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [CW-1:0] p_full, p_diff;
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic          sub_taken;
-  assign p_full    = CW'(s1_q) + CW'(s2_q);
-  assign p_diff    = p_full - CW'(m_i);
-  assign sub_taken = !p_diff[CW-1];  // P >= M
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      state_q <= StIdle;
-      a1_q    <= '0;
-      a2_q    <= '0;
-      ac_q    <= 1'b0;
-      d1_q    <= '0;
-      d2_q    <= '0;
-      s1_q    <= '0;
-      s2_q    <= '0;
-      p_q     <= '0;
-      cnt_q   <= '0;
-    end else begin
-      case (state_q)
-        StIdle: begin
-          if (clear_i) begin
-            a1_q <= '0;
-            a2_q <= '0;
-            ac_q <= 1'b0;
-            d1_q <= '0;
-            d2_q <= '0;
-            s1_q <= '0;
-            s2_q <= '0;
-            p_q  <= '0;
-          end else if (start_i) begin
-            a1_q    <= a1_i;
-            a2_q    <= a2_i;
-            ac_q    <= 1'b0;
-            s1_q    <= '0;
-            s2_q    <= '0;
-            cnt_q   <= '0;
-            state_q <= StPre;
-          end
-        end
-        StPre: begin
-          d1_q    <= sum0[W-1:0];    // D < 3M < 2^W: bit W of both outputs is 0
-          d2_q    <= carry0[W-1:0];
-          state_q <= StLoop;
-        end
-        StLoop: begin
-          s1_q    <= sum1[CW-1:1];   // sum1[0] is 0 as well
-          s2_q    <= carry1[CW-1:1];
-          a1_q    <= a1_q >> 2;
-          a2_q    <= a2_q >> 2;
-          ac_q    <= a_carry1;
-          cnt_q   <= cnt_q + 1'b1;
-          if (cnt_q == CntW'(Clocks - 1)) begin
-            state_q <= StFin;
-          end
-        end
-        StFin: begin
-          p_q     <= sub_taken ? p_diff[N-1:0] : p_full[N-1:0];
-          state_q <= StIdle;
-        end
-        default: state_q <= StIdle;
-      endcase
-    end
-  end
-
-  assign busy_o = (state_q != StIdle);
-  assign last_o = (state_q == StFin);
-  assign p_o    = p_q;
-  assign s_o    = s1_q;
-  assign c_o    = s2_q;
-
-`ifndef SYNTHESIS
-  // Simulation-only observation (hdl/common/mv_observe.sv): hits per per-clock selection {sel_2j, sel_2j+1}
-  // in the last operation, and whether FIN subtracted M; read by the testbench at done.
+  // Control (IDLE, PRE: D, ceil((N + 2)/2) loop clocks, FIN) and observation: hits per
+  // per-clock selection {sel_2j, sel_2j+1} and whether FIN subtracted M.
   logic [AddrW-1:0] hit_addr;
   assign hit_addr = {sel0, sel1};
-  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
-  logic obs_clear, obs_loop, obs_fin;
-  assign obs_clear = (state_q == StIdle) && start_i;
-  assign obs_loop  = (state_q == StLoop);
-  assign obs_fin   = (state_q == StFin);
-  mv_observe #(
-    .Bins(AddrSize),
-    .HitW(HitW)
-  ) u_observe (
-    .clk_i,
-    .rst_ni,
-    .clear_i    (obs_clear),
-    .count0_i   (obs_loop),
-    .addr0_i    (hit_addr),
-    .count1_i   (1'b0),
-    .addr1_i    (hit_addr),  // unused: count1_i is 0
-    .fin_i      (obs_fin),
-    .sub_taken_i(sub_taken)
-  );
-`endif
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_loop_ctrl #(.ResW(N), .LoopCycles(Clocks), .PreCycles(1), .ObsBins(AddrSize)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(),
+    .clear_o(clear), .load_o(load), .pre_o(pre), .loop_o(loop), .last_loop_o(), .fin_o(),
+    .obs_addr0_i(hit_addr), .obs_count1_i(1'b0), .obs_addr1_i(hit_addr),
+    .obs_sub_taken_i(sub_taken));
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  // FIN: P = S1 + S2 (< 2M < 2^(N+1)), minus M if P >= M
+  mv_final_sub #(.N(N), .SumW(CW), .DiffW(CW)) u_final (
+    .s_i(CW'(s1_q)), .c_i(CW'(s2_q)), .cin_i(1'b0), .m_i, .p_o(p_fin),
+    .sub_taken_o(sub_taken));
+
+  // PRE: D < 3M < 2^W, bit W of both outputs is 0. Loop: sum1[0] is 0 as well.
+  mm42_regs #(.N(N), .AShift(2)) u_regs (
+    .clk_i, .rst_ni, .clear_i(clear), .load_i(load), .pre_i(pre), .step_i(loop), .a1_i, .a2_i,
+    .d1_i(sum0[W-1:0]), .d2_i(carry0[W-1:0]), .s1_i(sum1[CW-1:1]), .s2_i(carry1[CW-1:1]),
+    .ac_i(a_carry1), .a1_o(a1_q), .a2_o(a2_q), .ac_o(ac_q), .d1_o(d1_q), .d2_o(d2_q),
+    .s1_o(s1_q), .s2_o(s2_q));
+  assign s_o = s1_q;
+  assign c_o = s2_q;
 
 endmodule

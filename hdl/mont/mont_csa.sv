@@ -38,22 +38,19 @@ module mont_csa #(
   output logic [N-1:0] c_o
 );
 
-  localparam int CntW     = $clog2(N + 1);
   localparam int SelAddrW = 2;
   localparam int SelSize  = 1 << SelAddrW;
-  localparam int HitW     = 32;
 
-  typedef enum logic [1:0] {
-    StIdle = 2'd0,
-    StLoop = 2'd1,
-    StFin  = 2'd2
-  } state_e;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [N-1:0] x_q;  // X shift register: x_i is bit 0 (u_regs)
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [N-1:0] s_q, c_q;
+  logic         clear, load, loop, sub_taken;
 
-  state_e          state_q;
-  logic [N-1:0]    x_q;      // X shift register: x_i is bit 0
-  logic [N-1:0]    s_q, c_q;
-  logic [N-1:0]    p_q;
-  logic [CntW-1:0] cnt_q;
+  // Steps 6, 7 (FIN): P = S + C, minus M if P >= M; u_ctrl holds the result.
+  logic [N-1:0] p_fin;
+  mv_final_sub #(.N(N)) u_final (.s_i({1'b0, s_q}), .c_i({1'b0, c_q}), .cin_i(1'b0), .m_i,
+                                 .p_o(p_fin), .sub_taken_o(sub_taken));
 
   // CSA 1 (step 3): S' = S ^ C ^ x_i*Y, majority bit k has weight 2^(k+1)
   logic [N-1:0] xy, s1, maj1;
@@ -71,6 +68,16 @@ module mont_csa #(
   assign fault_hit = FaultEn && (sel_addr == SelAddrW'(FaultSel));
   assign add_m     = q_i ^ fault_hit;
 
+  // Control (IDLE, N loop cycles, FIN) and observation: hits per selection {x_i, q_i} in
+  // the last operation and whether FIN subtracted M, read by the testbench at done.
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_loop_ctrl #(.ResW(N), .LoopCycles(N), .ObsBins(SelSize)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(),
+    .clear_o(clear), .load_o(load), .pre_o(), .loop_o(loop), .last_loop_o(), .fin_o(),
+    .obs_addr0_i(sel_addr), .obs_count1_i(1'b0), .obs_addr1_i(sel_addr),
+    .obs_sub_taken_i(sub_taken));
+  /* verilator lint_on PINCONNECTEMPTY */
+
   // CSA 2 (step 4) on S', C' = {maj1, 0} and s'_0*M. Its sum bit 0 is 0 by construction and
   // is shifted out; its majority (bits 0..N-1; bit N is always 0) is the new C after the
   // shift (step 5).
@@ -85,84 +92,11 @@ module mont_csa #(
   assign s2   = {1'b0, s1} ^ c1 ^ {1'b0, qm};
   assign maj2 = (s1 & c1[N-1:0]) | (s1 & qm) | (c1[N-1:0] & qm);
 
-  // Final carry-propagate addition and conditional subtraction (steps 6, 7)
-  logic [N:0]   p_full;
-  logic [N+1:0] p_diff;
-  logic         sub_taken;
-  assign p_full    = {1'b0, s_q} + {1'b0, c_q};
-  assign p_diff    = {1'b0, p_full} - {2'b00, m_i};
-  assign sub_taken = !p_diff[N+1];  // P >= M
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      state_q <= StIdle;
-      x_q     <= '0;
-      s_q     <= '0;
-      c_q     <= '0;
-      p_q     <= '0;
-      cnt_q   <= '0;
-    end else begin
-      case (state_q)
-        StIdle: begin
-          if (clear_i) begin
-            x_q <= '0;
-            s_q <= '0;
-            c_q <= '0;
-            p_q <= '0;
-          end else if (start_i) begin
-            x_q     <= x_i;
-            s_q     <= '0;
-            c_q     <= '0;
-            cnt_q   <= '0;
-            state_q <= StLoop;
-          end
-        end
-        StLoop: begin
-          s_q   <= s2[N:1];
-          c_q   <= maj2;
-          x_q   <= x_q >> 1;
-          cnt_q <= cnt_q + 1'b1;
-          if (cnt_q == CntW'(N - 1)) begin
-            state_q <= StFin;
-          end
-        end
-        StFin: begin
-          p_q     <= sub_taken ? p_diff[N-1:0] : p_full[N-1:0];
-          state_q <= StIdle;
-        end
-        default: state_q <= StIdle;
-      endcase
-    end
-  end
-
-  assign busy_o = (state_q != StIdle);
-  assign last_o = (state_q == StFin);
-  assign p_o    = p_q;
-  assign s_o    = s_q;
-  assign c_o    = c_q;
-
-`ifndef SYNTHESIS
-  // Simulation-only observation (hdl/common/mv_observe.sv): hits per selection {x_i, q_i}
-  // in the last operation, and whether FIN subtracted M; read by the testbench at done.
-  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
-  logic obs_clear, obs_loop, obs_fin;
-  assign obs_clear = (state_q == StIdle) && start_i;
-  assign obs_loop  = (state_q == StLoop);
-  assign obs_fin   = (state_q == StFin);
-  mv_observe #(
-    .Bins(SelSize),
-    .HitW(HitW)
-  ) u_observe (
-    .clk_i,
-    .rst_ni,
-    .clear_i    (obs_clear),
-    .count0_i   (obs_loop),
-    .addr0_i    (sel_addr),
-    .count1_i   (1'b0),
-    .addr1_i    (sel_addr),  // unused: count1_i is 0
-    .fin_i      (obs_fin),
-    .sub_taken_i(sub_taken)
-  );
-`endif
+  // Step 5: S := S'' div 2, C := C'' (the majority is already shifted), X shifted
+  mv_sc_regs #(.XW(N), .SW(N)) u_regs (
+    .clk_i, .rst_ni, .clear_i(clear), .load_i(load), .step_i(loop), .x_i, .s_i(s2[N:1]),
+    .c_i(maj2), .x_o(x_q), .s_o(s_q), .c_o(c_q));
+  assign s_o = s_q;
+  assign c_o = c_q;
 
 endmodule

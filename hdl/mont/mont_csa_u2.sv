@@ -48,26 +48,15 @@ module mont_csa_u2 #(
   localparam int Unfold     = 2;                          // J: iterations per loop cycle
   localparam int LoopCycles = (N + Unfold - 1) / Unfold;  // ceil(N / 2)
   localparam bit HalfStep   = (N % Unfold) != 0;          // odd N: last cycle runs stage 0
-  localparam int CntW       = $clog2(LoopCycles + 1);
   localparam int SelAddrW   = 2;                          // {x, q}
   localparam int SelBins    = Unfold << SelAddrW;         // 8 selection addresses
   localparam int SelBinsW   = $clog2(SelBins);
-  localparam int HitW       = 32;
 
-  typedef enum logic [1:0] {
-    StIdle = 2'd0,
-    StLoop = 2'd1,
-    StFin  = 2'd2
-  } state_e;
-
-  state_e          state_q;
-  logic [N-1:0]    x_q;     // X shift register: x_q[0] = x_i, x_q[1] = x_(i+1)
-  logic [N-1:0]    s_q, c_q;
-  logic [N-1:0]    p_q;
-  logic [CntW-1:0] cnt_q;
-  logic            last_loop;
-
-  assign last_loop = (cnt_q == CntW'(LoopCycles - 1));
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [N-1:0] x_q;  // X shift register (u_regs): x_q[0] = x_i, x_q[1] = x_(i+1)
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [N-1:0] s_q, c_q, p_fin;
+  logic         last_loop, clear, load, loop, sub_taken;
 
   // One iteration of Algorithm 1b (two CSAs and the shift) with the M selection q given.
   // Returns {S', C'}; C' is the unshifted majority of CSA 2.
@@ -113,88 +102,29 @@ module mont_csa_u2 #(
   assign s_nxt = half ? s_mid : st1[2*N-1:N];
   assign c_nxt = half ? c_mid : st1[N-1:0];
 
-  // Final carry-propagate addition and conditional subtraction
-  logic [N:0]   p_full;
-  logic [N+1:0] p_diff;
-  logic         sub_taken;
-  assign p_full    = {1'b0, s_q} + {1'b0, c_q};
-  assign p_diff    = {1'b0, p_full} - {2'b00, m_i};
-  assign sub_taken = !p_diff[N+1];  // P >= M
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      state_q <= StIdle;
-      x_q     <= '0;
-      s_q     <= '0;
-      c_q     <= '0;
-      p_q     <= '0;
-      cnt_q   <= '0;
-    end else begin
-      case (state_q)
-        StIdle: begin
-          if (clear_i) begin
-            x_q <= '0;
-            s_q <= '0;
-            c_q <= '0;
-            p_q <= '0;
-          end else if (start_i) begin
-            x_q     <= x_i;
-            s_q     <= '0;
-            c_q     <= '0;
-            cnt_q   <= '0;
-            state_q <= StLoop;
-          end
-        end
-        StLoop: begin
-          s_q     <= s_nxt;
-          c_q     <= c_nxt;
-          x_q     <= x_q >> Unfold;
-          cnt_q   <= cnt_q + 1'b1;
-          if (last_loop) begin
-            state_q <= StFin;
-          end
-        end
-        StFin: begin
-          p_q     <= sub_taken ? p_diff[N-1:0] : p_full[N-1:0];
-          state_q <= StIdle;
-        end
-        default: state_q <= StIdle;
-      endcase
-    end
-  end
-
-  assign busy_o = (state_q != StIdle);
-  assign last_o = (state_q == StFin);
-  assign p_o    = p_q;
-  assign s_o    = s_q;
-  assign c_o    = c_q;
-
-`ifndef SYNTHESIS
-  // Simulation-only observation (hdl/common/mv_observe.sv): hits per selection (stage 0: 0..3, stage 1: 4..7)
-  // in the last operation, and whether FIN subtracted M; read by the testbench at done.
+  // Control (IDLE, ceil(N/2) loop cycles, FIN) and observation: hits per selection (stage
+  // 0: 0..3, stage 1: 4..7) in the last operation and whether FIN subtracted M.
   logic [SelBinsW-1:0] hit0, hit1;
   assign hit0 = {1'b0, sel0};
   assign hit1 = {1'b1, sel1};
-  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
-  logic obs_clear, obs_loop, obs_fin, obs_loop1;
-  assign obs_clear = (state_q == StIdle) && start_i;
-  assign obs_loop  = (state_q == StLoop);
-  assign obs_fin   = (state_q == StFin);
-  assign obs_loop1 = (state_q == StLoop) && !half;
-  mv_observe #(
-    .Bins(SelBins),
-    .HitW(HitW)
-  ) u_observe (
-    .clk_i,
-    .rst_ni,
-    .clear_i    (obs_clear),
-    .count0_i   (obs_loop),
-    .addr0_i    (hit0),
-    .count1_i   (obs_loop1),
-    .addr1_i    (hit1),
-    .fin_i      (obs_fin),
-    .sub_taken_i(sub_taken)
-  );
-`endif
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_loop_ctrl #(.ResW(N), .LoopCycles(LoopCycles), .ObsBins(SelBins)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(),
+    .clear_o(clear), .load_o(load), .pre_o(), .loop_o(loop), .last_loop_o(last_loop),
+    .fin_o(), .obs_addr0_i(hit0), .obs_count1_i(!half), .obs_addr1_i(hit1),
+    .obs_sub_taken_i(sub_taken));
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  // The loop's registers: S, C := S'', C'' of stage 1 (stage 0 in a half step), X shifted
+  mv_sc_regs #(.XW(N), .SW(N), .XShift(Unfold)) u_regs (
+    .clk_i, .rst_ni, .clear_i(clear), .load_i(load), .step_i(loop), .x_i, .s_i(s_nxt),
+    .c_i(c_nxt), .x_o(x_q), .s_o(s_q), .c_o(c_q));
+  assign s_o = s_q;
+  assign c_o = c_q;
+
+  // FIN: P = S + C, minus M if P >= M; u_ctrl holds the result.
+  mv_final_sub #(.N(N)) u_final (
+    .s_i({1'b0, s_q}), .c_i({1'b0, c_q}), .cin_i(1'b0), .m_i, .p_o(p_fin),
+    .sub_taken_o(sub_taken));
 
 endmodule

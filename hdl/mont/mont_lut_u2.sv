@@ -50,57 +50,16 @@ module mont_lut_u2 #(
   localparam int Unfold     = 2;                          // J: iterations per loop cycle
   localparam int LoopCycles = (N + Unfold - 1) / Unfold;  // ceil(N / 2)
   localparam bit HalfStep   = (N % Unfold) != 0;          // odd N: last cycle runs stage 0
-  localparam int CntW       = $clog2(LoopCycles + 1);
   localparam int LutAddrW   = 4;
   localparam int LutBins    = Unfold << LutAddrW;         // 32 table addresses
   localparam int LutBinsW   = $clog2(LutBins);
-  localparam int HitW       = 32;
 
-  // The four precomputed table values (selection codes)
-  localparam int SelW = 2;
-  localparam logic [SelW-1:0] SelZero = 2'd0;
-  localparam logic [SelW-1:0] SelM    = 2'd1;
-  localparam logic [SelW-1:0] SelY    = 2'd2;
-  localparam logic [SelW-1:0] SelR    = 2'd3;
-
-  typedef enum logic [1:0] {
-    StIdle = 2'd0,
-    StPre  = 2'd1,
-    StLoop = 2'd2,
-    StFin  = 2'd3
-  } state_e;
-
-  state_e          state_q;
-  logic [N-1:0]    x_q;      // X shift register: x_q[0] = x_i, x_q[1] = x_(i+1)
-  logic [N:0]      r_q;      // R = Y + M
-  logic [N:0]      s_q, c_q;
-  logic [N-1:0]    p_q;
-  logic [CntW-1:0] cnt_q;
-  logic            last_loop;
-
-  assign last_loop = (cnt_q == CntW'(LoopCycles - 1));
-
-  // Lookup table: address {x, y_0, s_0, c_0} -> which precomputed value to add.
-  function automatic logic [SelW-1:0] lut_sel(input logic [LutAddrW-1:0] addr);
-    logic xb, y0, s0, c0;
-    {xb, y0, s0, c0} = addr;
-    if (!xb) begin
-      lut_sel = (s0 == c0) ? SelZero : SelM;
-    end else begin
-      lut_sel = (s0 ^ c0 ^ y0) ? SelR : SelY;
-    end
-  endfunction
-
-  // The selected value
-  function automatic logic [N:0] lut_val(input logic [SelW-1:0] sel, input logic [N-1:0] y,
-                                         input logic [N-1:0] m, input logic [N:0] r);
-    case (sel)
-      SelZero: lut_val = '0;
-      SelM:    lut_val = {1'b0, m};
-      SelY:    lut_val = {1'b0, y};
-      default: lut_val = r;
-    endcase
-  endfunction
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [N-1:0] x_q;  // X shift register (u_regs): x_q[0] = x_i, x_q[1] = x_(i+1)
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [N:0]   s_q, c_q;
+  logic [N-1:0] p_fin;
+  logic         last_loop, clear, load, pre, loop, sub_taken;
 
   // One CSA and the shift: returns {S', C'}. The table makes S + C + I even, so the sum's
   // bit 0 is 0 and is dropped; the carry (weight 2^(k+1)) is kept unshifted.
@@ -116,7 +75,7 @@ module mont_lut_u2 #(
 
   // Stage 0 (bit x_i) and stage 1 (bit x_(i+1)) in series
   logic [LutAddrW-1:0] addr0, addr1;
-  logic [SelW-1:0]     sel0, sel1;
+  logic [N:0]          val0, val1;
   logic [2*N+1:0]      st0, st1;
   logic [N:0]          s_mid, c_mid, s_nxt, c_nxt;
   logic                fault0, fault1;
@@ -124,109 +83,46 @@ module mont_lut_u2 #(
   assign addr0  = {x_q[0], y_i[0], s_q[0], c_q[0]};
   // Test only: the faulty build swaps the entry at FaultAddr for its neighbour.
   assign fault0 = FaultEn && ({1'b0, addr0} == LutBinsW'(FaultAddr));
-  assign sel0   = lut_sel(addr0) ^ (fault0 ? SelM : SelZero);
-  assign st0    = csa_step(s_q, c_q, lut_val(sel0, y_i, m_i, r_q));
+  assign st0    = csa_step(s_q, c_q, val0);
   assign s_mid  = st0[2*N+1:N+1];
   assign c_mid  = st0[N:0];
 
   assign addr1  = {x_q[1], y_i[0], s_mid[0], c_mid[0]};
   assign fault1 = FaultEn && ({1'b1, addr1} == LutBinsW'(FaultAddr));
-  assign sel1   = lut_sel(addr1) ^ (fault1 ? SelM : SelZero);
-  assign st1    = csa_step(s_mid, c_mid, lut_val(sel1, y_i, m_i, r_q));
+  assign st1    = csa_step(s_mid, c_mid, val1);
+
+  // The table (R = Y + M in PRE): one value I per stage
+  mont_lut_table #(.N(N)) u_table (
+    .clk_i, .rst_ni, .clear_i(clear), .pre_i(pre), .y_i, .m_i, .addr0_i(addr0),
+    .fault0_i(fault0), .val0_o(val0), .addr1_i(addr1), .fault1_i(fault1), .val1_o(val1));
 
   logic half;  // this loop cycle runs stage 0 only (last cycle of an odd N)
   assign half  = HalfStep && last_loop;
   assign s_nxt = half ? s_mid : st1[2*N+1:N+1];
   assign c_nxt = half ? c_mid : st1[N:0];
 
-  // Final carry-propagate addition and conditional subtraction
-  logic [N:0]   p_full;
-  logic [N+1:0] p_diff;
-  logic         sub_taken;
-  assign p_full    = s_q + c_q;
-  assign p_diff    = {1'b0, p_full} - {2'b00, m_i};
-  assign sub_taken = !p_diff[N+1];  // P >= M
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      state_q <= StIdle;
-      x_q     <= '0;
-      r_q     <= '0;
-      s_q     <= '0;
-      c_q     <= '0;
-      p_q     <= '0;
-      cnt_q   <= '0;
-    end else begin
-      case (state_q)
-        StIdle: begin
-          if (clear_i) begin
-            x_q <= '0;
-            r_q <= '0;
-            s_q <= '0;
-            c_q <= '0;
-            p_q <= '0;
-          end else if (start_i) begin
-            x_q     <= x_i;
-            s_q     <= '0;
-            c_q     <= '0;
-            cnt_q   <= '0;
-            state_q <= StPre;
-          end
-        end
-        StPre: begin
-          r_q     <= {1'b0, y_i} + {1'b0, m_i};
-          state_q <= StLoop;
-        end
-        StLoop: begin
-          s_q     <= s_nxt;
-          c_q     <= c_nxt;
-          x_q     <= x_q >> Unfold;
-          cnt_q   <= cnt_q + 1'b1;
-          if (last_loop) begin
-            state_q <= StFin;
-          end
-        end
-        StFin: begin
-          p_q     <= sub_taken ? p_diff[N-1:0] : p_full[N-1:0];
-          state_q <= StIdle;
-        end
-        default: state_q <= StIdle;
-      endcase
-    end
-  end
-
-  assign busy_o = (state_q != StIdle);
-  assign last_o = (state_q == StFin);
-  assign p_o    = p_q;
-  assign s_o    = s_q;
-  assign c_o    = c_q;
-
-`ifndef SYNTHESIS
-  // Simulation-only observation (hdl/common/mv_observe.sv): hits per table address (stage 0: 0..15, stage 1: 16..31)
-  // in the last operation, and whether FIN subtracted M; read by the testbench at done.
+  // Control (IDLE, PRE: R = Y + M, ceil(N/2) loop cycles, FIN) and observation: hits per
+  // table address (stage 0: 0..15, stage 1: 16..31) and whether FIN subtracted M.
   logic [LutBinsW-1:0] hit0, hit1;
   assign hit0 = {1'b0, addr0};
   assign hit1 = {1'b1, addr1};
-  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
-  logic obs_clear, obs_loop, obs_fin, obs_loop1;
-  assign obs_clear = (state_q == StIdle) && start_i;
-  assign obs_loop  = (state_q == StLoop);
-  assign obs_fin   = (state_q == StFin);
-  assign obs_loop1 = (state_q == StLoop) && !half;
-  mv_observe #(
-    .Bins(LutBins),
-    .HitW(HitW)
-  ) u_observe (
-    .clk_i,
-    .rst_ni,
-    .clear_i    (obs_clear),
-    .count0_i   (obs_loop),
-    .addr0_i    (hit0),
-    .count1_i   (obs_loop1),
-    .addr1_i    (hit1),
-    .fin_i      (obs_fin),
-    .sub_taken_i(sub_taken)
-  );
-`endif
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_loop_ctrl #(.ResW(N), .LoopCycles(LoopCycles), .PreCycles(1), .ObsBins(LutBins)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(),
+    .clear_o(clear), .load_o(load), .pre_o(pre), .loop_o(loop), .last_loop_o(last_loop),
+    .fin_o(), .obs_addr0_i(hit0), .obs_count1_i(!half), .obs_addr1_i(hit1),
+    .obs_sub_taken_i(sub_taken));
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  // FIN: P = S + C, minus M if P >= M; u_ctrl holds the result.
+  mv_final_sub #(.N(N)) u_final (
+    .s_i(s_q), .c_i(c_q), .cin_i(1'b0), .m_i, .p_o(p_fin), .sub_taken_o(sub_taken));
+
+  // The loop's registers: S, C := stage 1's (stage 0's in a half step), X shifted
+  mv_sc_regs #(.XW(N), .SW(N + 1), .XShift(Unfold)) u_regs (
+    .clk_i, .rst_ni, .clear_i(clear), .load_i(load), .step_i(loop), .x_i, .s_i(s_nxt),
+    .c_i(c_nxt), .x_o(x_q), .s_o(s_q), .c_o(c_q));
+  assign s_o = s_q;
+  assign c_o = c_q;
 
 endmodule

@@ -32,22 +32,13 @@ module mont_r2 #(
   output logic [N-1:0] p_o
 );
 
-  localparam int CntW     = $clog2(N + 1);
   localparam int SelAddrW = 2;
   localparam int SelSize  = 1 << SelAddrW;
-  localparam int HitW     = 32;
 
-  typedef enum logic [1:0] {
-    StIdle = 2'd0,
-    StLoop = 2'd1,
-    StFin  = 2'd2
-  } state_e;
-
-  state_e          state_q;
-  logic [N-1:0]    x_q;      // X shift register: x_i is bit 0
-  logic [N:0]      acc_q;    // the loop's P (< 2M)
-  logic [N-1:0]    p_q;      // result register (fully reduced)
-  logic [CntW-1:0] cnt_q;
+  logic [N-1:0] x_q;    // X shift register: x_i is bit 0
+  logic [N:0]   acc_q;  // the loop's P (< 2M)
+  logic [N-1:0] p_fin;  // the result (fully reduced), held by u_ctrl
+  logic         clear, load, loop, sub_taken;
 
   // Step 3: T = P + x_i*Y
   logic [N+1:0] t3;
@@ -69,76 +60,32 @@ module mont_r2 #(
   /* verilator lint_on UNUSEDSIGNAL */
   assign t4 = t3 + {2'b00, m_i & {N{add_m}}};
 
-  // Step 6: conditional subtraction
-  logic [N+1:0] p_diff;
-  logic         sub_taken;
-  assign p_diff    = {1'b0, acc_q} - {2'b00, m_i};
-  assign sub_taken = !p_diff[N+1];  // P >= M
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q <= StIdle;
-      x_q     <= '0;
-      acc_q   <= '0;
-      p_q     <= '0;
-      cnt_q   <= '0;
-    end else begin
-      case (state_q)
-        StIdle: begin
-          if (clear_i) begin
-            x_q   <= '0;
-            acc_q <= '0;
-            p_q   <= '0;
-          end else if (start_i) begin
-            x_q     <= x_i;
-            acc_q   <= '0;
-            cnt_q   <= '0;
-            state_q <= StLoop;
-          end
-        end
-        StLoop: begin
-          acc_q <= t4[N+1:1];
-          x_q   <= x_q >> 1;
-          cnt_q <= cnt_q + 1'b1;
-          if (cnt_q == CntW'(N - 1)) begin
-            state_q <= StFin;
-          end
-        end
-        StFin: begin
-          p_q     <= sub_taken ? p_diff[N-1:0] : acc_q[N-1:0];
-          state_q <= StIdle;
-        end
-        default: state_q <= StIdle;
-      endcase
+      {x_q, acc_q} <= '0;
+    end else if (clear) begin
+      {x_q, acc_q} <= '0;
+    end else if (load) begin
+      x_q   <= x_i;
+      acc_q <= '0;
+    end else if (loop) begin
+      acc_q <= t4[N+1:1];
+      x_q   <= x_q >> 1;
     end
   end
 
-  assign busy_o = (state_q != StIdle);
-  assign last_o = (state_q == StFin);
-  assign p_o    = p_q;
+  // Control (IDLE, N loop cycles, FIN) and observation: hits per selection {x_i, q_i} in
+  // the last operation and whether FIN subtracted M, read by the testbench at done.
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_loop_ctrl #(.ResW(N), .LoopCycles(N), .ObsBins(SelSize)) u_ctrl (
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(),
+    .clear_o(clear), .load_o(load), .pre_o(), .loop_o(loop), .last_loop_o(), .fin_o(),
+    .obs_addr0_i(sel_addr), .obs_count1_i(1'b0), .obs_addr1_i(sel_addr),
+    .obs_sub_taken_i(sub_taken));
+  /* verilator lint_on PINCONNECTEMPTY */
 
-`ifndef SYNTHESIS
-  // Simulation-only observation (hdl/common/mv_observe.sv): hits per selection {x_i, q_i}
-  // in the last operation, and whether FIN subtracted M; read by the testbench at done.
-  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
-  logic obs_clear, obs_loop, obs_fin;
-  assign obs_clear = (state_q == StIdle) && start_i;
-  assign obs_loop  = (state_q == StLoop);
-  assign obs_fin   = (state_q == StFin);
-  mv_observe #(
-    .Bins(SelSize),
-    .HitW(HitW)
-  ) u_observe (
-    .clk_i,
-    .rst_ni,
-    .clear_i    (obs_clear),
-    .count0_i   (obs_loop),
-    .addr0_i    (sel_addr),
-    .count1_i   (1'b0),
-    .addr1_i    (sel_addr),  // unused: count1_i is 0
-    .fin_i      (obs_fin),
-    .sub_taken_i(sub_taken)
-  );
-`endif
+  // Step 6 (FIN): P - M if P >= M (P is the accumulator: C = 0)
+  mv_final_sub #(.N(N)) u_final (.s_i(acc_q), .c_i({(N + 1){1'b0}}), .cin_i(1'b0), .m_i,
+                                 .p_o(p_fin), .sub_taken_o(sub_taken));
 
 endmodule

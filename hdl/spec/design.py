@@ -125,6 +125,7 @@ class Design:
     core: str = ""  # the core module (default: the design's name)
     ports: Mapping[str, str] = field(default_factory=dict)  # core port -> top expression
     used_rtl: tuple[Path, ...] = ()  # the RTL of the designs it uses, in compile order
+    owns: tuple[Path, ...] = ()  # shared RTL whose mutants this design's campaign runs
     # its entries of the regression lists: list name -> entries (regress/lists.toml's keys)
     lists: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     foreign: ForeignCore | None = None  # [core]: a core with its own ports and handshake
@@ -339,6 +340,10 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = ()) -> Design:
     for src in rtl + shared:
         if not src.is_file():
             raise ConfigError(f"{where}: no such RTL file {shown(src)}")
+    owns = tuple(HDL / f for f in _strs(d.get("owns", []), f"{where}: [design] owns"))
+    if stray := [shown(src) for src in owns if src not in shared]:
+        raise ConfigError(f"{where}: [design] owns {', '.join(stray)}, which shared does not "
+                          "list")
     params = {k: _param(k, v, f"{where}: [parameters]")
               for k, v in _table(raw, "parameters", where).items()}
     extra = res.get("redundant_extra_bits")
@@ -363,7 +368,7 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = ()) -> Design:
         test=_table(raw, "test", where), coverage=_table(raw, "coverage", where),
         testbench=_table(raw, "testbench", where), rsa=_table(raw, "rsa", where),
         core=str(_table(raw, "top", where).get("core", "")),
-        ports=dict(_table(raw, "top", where).get("ports", {})), used_rtl=uses_rtl,
+        ports=dict(_table(raw, "top", where).get("ports", {})), used_rtl=uses_rtl, owns=owns,
         lists=_lists(raw, where),
         foreign=_foreign(raw, registers, tuple(ops.get("precomputed", {})), where),
         generic_model=generic)

@@ -11,7 +11,7 @@ from pathlib import Path
 from montverif.spec import regmap
 from montverif.spec.design import Design, parse
 from montverif.spec.errors import ConfigError
-from montverif.spec.paths import HDL
+from montverif.spec.paths import HDL, shown
 
 
 def _descriptor_files() -> dict[str, Path]:
@@ -61,9 +61,24 @@ def _uses(path: Path) -> list[str]:
     return list(raw.get("design", {}).get("uses", []))
 
 
+OBSERVE_NAMES = ("observe",)  # simulation-only observation modules: shared, never mutated
+
+
 def _check(found: dict[str, Design]) -> None:
     rm = regmap.load()
     ids: dict[int, str] = {}
+    owners: dict[Path, list[str]] = {}
+    for d in found.values():
+        for src in d.shared:
+            owners.setdefault(src, [])
+        for src in d.owns:
+            owners[src].append(d.name)
+    for src, names in owners.items():
+        if len(names) > 1 or (not names and not any(o in src.name for o in OBSERVE_NAMES)):
+            users = ", ".join(d.name for d in found.values() if src in d.shared)
+            raise ConfigError(f"{shown(src)}: shared RTL must be owned ([design] owns: its "
+                              f"mutants run in one campaign) by exactly one of its users "
+                              f"({users}), not {len(names)}")
     for d in found.values():
         if d.id in ids:
             raise ConfigError(f"designs {ids[d.id]} and {d.name} have the same id {d.id}")

@@ -46,6 +46,8 @@ def new_design(name: str, like: str, family: str | None = None) -> list[Path]:
         target.write_text(_renamed(original.read_text(), like, name))
     text = _renamed(src.descriptor.read_text(), like, name)
     text = re.sub(r"(?m)^id = \d+", f"id = {new_id}", text, count=1)
+    # it uses the same shared RTL, but `like` stays the one campaign that mutates it
+    text = re.sub(r"(?m)^owns = .*\n", "", text, count=1)
     # the copy keeps the original's model until it has its own (docs/own-design.md)
     text = re.sub(r'(?m)^function = ".*"', f'function = "{src.model_function}"', text, count=1)
     descriptor.write_text(text)

@@ -171,14 +171,23 @@ def report(argv: list[str]) -> int:
 
 
 def proofs_command(argv: list[str]) -> int:
-    """`montverif mutate proofs accept DIR...|list`: the recorded equivalence proofs."""
+    """`montverif mutate proofs accept DIR...|list|carry REV`: the recorded equivalence
+    proofs."""
     ap = Parser("montverif mutate proofs", proofs.__doc__)
     sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser)
     acc = sub.add_parser("accept", help="record the equivalents of campaign folders")
     acc.add_argument("dirs", nargs="+", type=Path)
     sub.add_parser("list", help="the recorded proofs, current or stale")
+    car = sub.add_parser("carry", help="carry stale proofs over a behaviour-preserving edit "
+                                       "since REV (the same statement, moved)")
+    car.add_argument("rev", help="the git revision the stale proofs' files were proved at")
     args = ap.parse_args(argv)
     try:
+        if args.command == "carry":
+            carried, left = proofs.carry(args.rev)
+            print(f"{carried} proof(s) carried, {left} stale proof(s) left: "
+                  f"{proofs.PROOFS_FILE.relative_to(ROOT)}")
+            return 0
         if args.command == "accept":
             added, known = proofs.accept(args.dirs)
             print(f"{added} proof(s) recorded, {known} already recorded: "

@@ -33,7 +33,7 @@ def classify(path: str) -> str | None:
         return "bus"
     if depth > 2 and ("u_loader" in parts or "u_observe" in parts):
         return None
-    if _CONTROL.search(name) and (depth <= 3):
+    if _CONTROL.search(name) and (depth <= 3 or parts[-2] == "u_ctrl"):  # hdl/common/mv_loop_ctrl
         return "control"
     if depth >= 3 and _TABLE.search(name):
         return "table address"

@@ -5,23 +5,34 @@ is unchanged, so a campaign (the nightly's among them) does not prove it again.
                                                            folders (mutants.json) in
                                                            regress/mutate/equivalents.json
     montverif mutate proofs list                   the recorded proofs, current or stale
+    montverif mutate proofs carry REV              carry stale proofs over an edit since REV
+                                                           (the same statement, below)
 
 A proof is keyed by the file, the SHA-256 of its whole text, and the change (offset, original,
 replacement): any edit of the file makes its proofs stale (they are then proved again by
 simulation). The file is committed so that CI and every machine share the proofs; review a
 proof like a waiver (its text says how it was proved).
+
+`carry REV` keeps proofs across a refactor that moves lines but not behaviour: a stale proof
+whose file at REV (git) has the recorded SHA-256 is carried to the current text when its
+site's whole source line (white space folded) occurs exactly once in the old text and exactly
+once in the current one, with the same change at the same place in that line; the carried
+proof replaces the stale one and names the version it was proved on. Anything else stays
+stale and is proved again by simulation when a campaign draws it. Run it only when the
+behaviour is unchanged (a refactor whose regression results are identical).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 import time
 from pathlib import Path
 
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.mutate.sites import all_sites
-from montverif.regress.mutate.svmut import Site
+from montverif.regress.mutate.svmut import Site, candidates
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 
@@ -100,3 +111,64 @@ def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
                                          "(regress/mutate/proofs.py)", "proofs": ordered},
                                indent=1) + "\n")
     return added, known
+
+
+def _line_key(text: str, site: Site) -> tuple[str, int, str, str, str]:
+    """The site's whole source line (white space folded) and the change's place in it."""
+    begin = text.rfind("\n", 0, site.start) + 1
+    end = text.find("\n", site.start)
+    line = text[begin:len(text) if end < 0 else end]
+    before = " ".join(line[:site.start - begin].split())
+    return " ".join(line.split()), len(before), site.kind, site.original, site.replacement
+
+
+def carry(rev: str, path: Path | None = None) -> tuple[int, int]:
+    """Carry every stale proof whose file at `rev` is the proved version to the current text
+    (the rule in the module's docstring). Returns (carried, left stale)."""
+    path = PROOFS_FILE if path is None else path
+    proofs = load(path)
+    carried: dict[str, dict[str, object]] = {}
+    replaced: list[str] = []
+    left = 0
+    for old_key, p in proofs.items():
+        file = str(p["file"])
+        if not (ROOT / file).is_file() or file_sha(file) == p["sha256"]:
+            continue
+        try:
+            old = subprocess.run(["git", "show", f"{rev}:{file}"], cwd=ROOT, check=True,
+                                 capture_output=True).stdout
+        except subprocess.CalledProcessError:
+            left += 1
+            continue
+        if hashlib.sha256(old).hexdigest() != p["sha256"]:
+            left += 1
+            continue
+        old_text, new_text = old.decode(), (ROOT / file).read_text()
+        old_sites = candidates(file, old_text)
+        mine = [s for s in old_sites if s.start == p["start"] and s.original == p["original"]
+                and s.replacement == p["replacement"]]
+        if len(mine) != 1:
+            left += 1
+            continue
+        want = _line_key(old_text, mine[0])
+        same_old = [s for s in old_sites if _line_key(old_text, s) == want]
+        same_new = [s for s in candidates(file, new_text) if _line_key(new_text, s) == want]
+        if len(same_old) != 1 or len(same_new) != 1:
+            left += 1
+            continue
+        site = same_new[0]
+        new = dict(p) | {"sha256": file_sha(file), "start": site.start, "line": site.line,
+                         "change": site.description,
+                         "carried": f"from {str(p['sha256'])[:16]} line {p['line']} "
+                                    f"(git {rev}): the same statement, behaviour unchanged"}
+        carried[_key(file, str(new["sha256"]), site.start, site.original, site.replacement)] = new
+        replaced.append(old_key)
+    for old_key in replaced:  # the carried proof names the version it was proved on
+        del proofs[old_key]
+    proofs |= carried
+    ordered = sorted(proofs.values(), key=lambda p: (str(p["file"]), int(p["start"]),  # type: ignore[call-overload]
+                                                     str(p["replacement"])))
+    path.write_text(json.dumps({"about": "equivalent mutants proved by simulation "
+                                         "(regress/mutate/proofs.py)", "proofs": ordered},
+                               indent=1) + "\n")
+    return len(carried), left

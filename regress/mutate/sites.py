@@ -16,8 +16,6 @@ from montverif.regress.flow.paths import ROOT
 from montverif.regress.mutate.svmut import Site, candidates, enclosing_blocks
 from montverif.spec.design import Design
 
-OBSERVE_NAMES = ("observe",)  # simulation-only observation modules: never mutated
-
 
 @dataclass
 class Mutant:
@@ -41,11 +39,12 @@ class Mutant:
 
 
 def core_sources(design: Design) -> list[Path]:
-    """The design's own RTL (its descriptor's `rtl`): never hdl/common/, the generated top,
-    the shared observation modules or the RTL of another design it instantiates (the RSA
-    core's multipliers are mutated in their own designs' campaigns: every file belongs to
-    exactly one campaign)."""
-    return list(design.rtl)
+    """The design's own RTL (its descriptor's `rtl`) and the shared RTL it owns (`owns`: each
+    shared module is owned by exactly one of the designs that instantiate it); never the
+    generated top, the loader, the shared observation modules or the RTL of another design it
+    instantiates (the RSA core's multipliers are mutated in their own designs' campaigns):
+    every file belongs to exactly one campaign."""
+    return [*design.rtl, *design.owns]
 
 
 def mutant_params(design: Design, site: Site) -> tuple[tuple[str, int], ...]:

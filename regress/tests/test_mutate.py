@@ -82,15 +82,17 @@ def test_selection_is_deterministic() -> None:
 
 def test_only_the_designs_own_rtl_is_mutated() -> None:
     core = [p.name for p in msites.core_sources(load_design("mont_lut"))]
-    assert core == ["mont_lut.sv"]
+    assert core == ["mont_lut.sv", "mv_final_sub.sv"]  # mv_loop_ctrl.sv ...: owned elsewhere
+    owner = [p.name for p in msites.core_sources(load_design("inter_csa"))]
+    assert owner == ["inter_csa.sv", "mv_loop_ctrl.sv", "inter_fin.sv"]
     scal = [p.name for p in msites.core_sources(load_design("mwr2mm"))]
     assert "scalable_observe.sv" not in scal and "mwr2mm_top.sv" not in scal and scal
 
 
 def test_ids_pick_mutants(capsys: pytest.CaptureFixture[str]) -> None:
-    assert mutate_cli.main(["--dut", "mont_lut", "--ids", "mut0063,8", "--list"]) == 0
+    assert mutate_cli.main(["--dut", "mont_lut", "--ids", "mut0020,8", "--list"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in out[:-1]] == ["mut0008", "mut0063"]
+    assert [line.split()[0] for line in out[:-1]] == ["mut0008", "mut0020"]
 
 
 def test_score() -> None:
@@ -148,18 +150,19 @@ def test_overlay_build_has_its_own_key_and_sources(tmp_path: Path) -> None:
 
 @pytest.mark.sim
 def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
-    """mont_lut at N = 8: the CSA's sum with & for ^ must be killed; a syntax error is
+    """mont_csa at N = 8: the CSA's sum with & for ^ must be killed; a syntax error is
     stillborn and counts neither as killed nor in the score; CLEAR setting S to all ones
-    survives RandomTest and CornerTest (they never read S after CLEAR; ErrorTest does since
-    mutation found the hole) and the equivalence run, which does, shows it is a testbench
-    hole, not an equivalent mutant."""
-    design = load_design("mont_lut")
+    (in hdl/common/mv_sc_regs.sv, which mont_csa's campaign owns) survives RandomTest and
+    CornerTest (they never read S after CLEAR; ErrorTest does since mutation found the hole)
+    and the equivalence run, which does, shows it is a testbench hole, not an equivalent
+    mutant."""
+    design = load_design("mont_csa")
     sites = msites.all_sites(design)
     csa = next(i for i, s in enumerate(sites)
-               if s.description.endswith("'c_q ^ lut_val' -> 'c_q & lut_val'"))
-    text = (paths.ROOT / "hdl/mont/mont_lut.sv").read_text()
-    in_clear = text.index("if (clear_i)")
-    clear_s = next(i for i, s in enumerate(sites) if s.start > in_clear
+               if s.description.endswith("'c_q ^ xy' -> 'c_q & xy'"))
+    regs = "hdl/common/mv_sc_regs.sv"
+    in_clear = (paths.ROOT / regs).read_text().index("if (clear_i)")
+    clear_s = next(i for i, s in enumerate(sites) if s.file == regs and s.start > in_clear
                    and s.description.endswith("'s_q <= '0;' -> 's_q <= '1;'"))
     good = sites[csa]
     broken = Site(good.file, good.line, "bitwise", good.start, good.end, good.original, "^;")
@@ -167,7 +170,7 @@ def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
                msites.Mutant(9999, broken)]
     opts = engine.Options(n=8, txns=10, timeout_s=300, eq_bits=3, eq_wide=10,
                           tests=("RandomTest", "CornerTest"))
-    camp = engine.run_campaign("mont_lut", design, mutants, len(sites), opts, tmp_path,
+    camp = engine.run_campaign("mont_csa", design, mutants, len(sites), opts, tmp_path,
                                lambda _line: None)
     by_id = {m.id: m for m in camp.mutants}
     assert [by_id[i].status for i in (csa, clear_s, 9999)] == ["killed", "survived",
@@ -177,7 +180,7 @@ def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
     assert "rror" in by_id[9999].reason, by_id[9999].reason
     assert engine.score(camp.mutants) == (1, 1, 0.5)
     assert (tmp_path / "mutants" / f"mut{csa:04d}" / "change.diff").read_text().count("^") >= 1
-    build = spec.BuildSpec("mont_lut", 8, overlay=str(tmp_path / "mutants" / f"mut{csa:04d}"))
+    build = spec.BuildSpec("mont_csa", 8, overlay=str(tmp_path / "mutants" / f"mut{csa:04d}"))
     assert not (paths.BUILD_ROOT / "sim" / build.key).exists()
 
 
@@ -235,19 +238,23 @@ def json_line(record: dict[str, object]) -> str:
 @pytest.mark.sim
 def test_reset_and_clear_values_are_now_checked_by_the_smoke_tests(tmp_path: Path) -> None:
     """The hole found by mutation is closed: ErrorTest reads P, S, C and CYCLES right after
-    reset and after CLEAR, so the mutants that wipe S or reset P to all ones are killed."""
-    design = load_design("mont_lut")
-    sites = msites.all_sites(design)
-    text = (paths.ROOT / "hdl/mont/mont_lut.sv").read_text()
-    in_clear = text.index("if (clear_i)")
-    picks = [next(i for i, s in enumerate(sites) if s.start > in_clear
-                  and s.description.endswith("'s_q <= '0;' -> 's_q <= '1;'")),
-             next(i for i, s in enumerate(sites) if s.start < in_clear
-                  and s.description.endswith("'p_q <= '0;' -> 'p_q <= '1;'"))]
+    reset and after CLEAR, so the mutants that wipe S (hdl/common/mv_sc_regs.sv, mont_csa's
+    campaign) or reset P (hdl/common/mv_loop_ctrl.sv, inter_csa's) to all ones are killed."""
     opts = engine.Options(n=8, txns=5, timeout_s=300, tests=("ErrorTest",))
-    camp = engine.run_campaign("mont_lut", design, [msites.Mutant(i, sites[i]) for i in picks],
-                               len(sites), opts, tmp_path, lambda _line: None)
-    for m in camp.mutants:
+    mutants: list[msites.Mutant] = []
+    for dut, file, reg, after_clear in (("mont_csa", "hdl/common/mv_sc_regs.sv", "s_q", True),
+                                        ("inter_csa", "hdl/common/mv_loop_ctrl.sv", "p_q", False)):
+        design = load_design(dut)
+        sites = msites.all_sites(design)
+        in_clear = (paths.ROOT / file).read_text().index("if (clear_o)" if reg == "p_q"
+                                                          else "if (clear_i)")
+        pick = next(i for i, s in enumerate(sites) if s.file == file
+                    and (s.start > in_clear) == after_clear
+                    and s.description.endswith(f"'{reg} <= '0;' -> '{reg} <= '1;'"))
+        camp = engine.run_campaign(dut, design, [msites.Mutant(pick, sites[pick])], len(sites),
+                                   opts, tmp_path / dut, lambda _line: None)
+        mutants += camp.mutants
+    for m in mutants:
         assert m.status == "killed" and "MISMATCH" in m.reason, (m.site.description, m.reason)
 
 

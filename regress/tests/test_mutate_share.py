@@ -345,27 +345,29 @@ def test_meta_model_is_the_original_and_each_mutant_exhaustively(tmp_path: Path)
 
 @pytest.mark.sim
 def test_shared_campaign_kills_stillbirths_and_falls_back(tmp_path: Path) -> None:
-    """mont_lut at N = 8 on Icarus: the CSA carry with ^ for & and a counter counting down are
-    killed through the shared model, a syntax error is stillborn without a run, and a
-    localparam change (an elaboration constant) is built and killed on its own."""
-    design = load_design("mont_lut")
+    """mont_lut_u2 at N = 8 on Icarus: the CSA carry with ^ for & and the second stage reading
+    X's first bit are killed through the shared model, a syntax error is stillborn without a
+    run, and a localparam change of the table it owns (hdl/mont/mont_lut_table.sv: an
+    elaboration constant) is built and killed on its own."""
+    design = load_design("mont_lut_u2")
     sites = msites.all_sites(design)
     csa = next(i for i, s in enumerate(sites)
-               if s.description.endswith("'c_q & lut_val' -> 'c_q ^ lut_val'"))
+               if s.description.endswith("'c & v' -> 'c ^ v'"))
     count = next(i for i, s in enumerate(sites)
-                 if s.description.endswith("'cnt_q + 1'b1' -> 'cnt_q - 1'b1'"))
+                 if s.description.endswith("'x_q[1]' -> 'x_q[0]'"))
     good = sites[csa]
     broken = Site(good.file, good.line, "bitwise", good.start, good.end, good.original, "^;")
-    text = (paths.ROOT / good.file).read_text()
+    table = "hdl/mont/mont_lut_table.sv"
+    text = (paths.ROOT / table).read_text()
     at = text.index("SelZero = 2'd0") + len("SelZero = ")
-    const = Site(good.file, text[:at].count("\n") + 1, "const_bit", at, at + 4, "2'd0", "2'd1")
+    const = Site(table, text[:at].count("\n") + 1, "const_bit", at, at + 4, "2'd0", "2'd1")
     assert isinstance(meta.guard(text, const), str)
     mutants = [msites.Mutant(csa, good), msites.Mutant(count, sites[count]),
                msites.Mutant(9998, broken),
                msites.Mutant(9999, const)]
     opts = engine.Options(n=8, txns=5, timeout_s=300, sim="icarus",
                           tests=("RandomTest", "CornerTest"))
-    camp = engine.run_campaign("mont_lut", design, mutants, len(sites), opts, tmp_path,
+    camp = engine.run_campaign("mont_lut_u2", design, mutants, len(sites), opts, tmp_path,
                                lambda _line: None)
     by_id = {m.id: m for m in camp.mutants}
     for i in (csa, count):
