@@ -8,7 +8,6 @@ models (montverif.models.registry), the testbench, the flow, the test points and
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from montverif.spec import formula
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import COMMON, HDL, shown
 from montverif.spec.regmap import Region, RegMap
+from montverif.spec.tomlfile import read_toml
 
 KINDS = ("mont", "inter", "modexp")  # what a design computes (field1 adds "mont_gf2")
 COMMON_SOURCES = (COMMON / "mv_regmap_pkg.sv", COMMON / "mv_bus_loader.sv")
@@ -302,12 +302,7 @@ def _foreign(raw: Mapping[str, Any], operands: tuple[str, ...], precomputed: tup
 def parse(path: Path, uses_rtl: tuple[Path, ...] = ()) -> Design:
     """A descriptor file as a Design; ConfigError with a one-line message if malformed."""
     where = shown(path)
-    try:
-        raw = tomllib.loads(path.read_text())
-    except OSError as exc:
-        raise ConfigError(f"cannot read {where}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
+    raw = read_toml(path, where)
     if unknown := sorted(set(raw) - set(SECTIONS)):
         raise ConfigError(f"{where}: unknown section(s) {', '.join(unknown)} "
                           f"(known: {', '.join(SECTIONS)})")

@@ -24,6 +24,7 @@ from montverif.models.mont import (
 )
 from montverif.models.registry import ALGOS, ModelFunc, get_algo, reference
 from montverif.models.result import ModelInputError, Result
+from montverif.models.tests.bad_inputs import BAD_INPUTS
 
 MODELS: list[ModelFunc] = [mont_r2, mont_csa, mont_lut]
 CYCLES = {"mont_r2": 1, "mont_csa": 1, "mont_lut": 2}  # cycles - n
@@ -242,22 +243,7 @@ def test_csa(a: int, b: int, d: int) -> None:
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda f: f.__name__)
-@pytest.mark.parametrize(
-    ("x", "y", "m", "n", "match"),
-    [
-        (1, 1, 0x10, 8, r"^modulus M must be odd \(got 0x10\)$"),
-        (1, 1, 0, 8, "M must be > 0"),
-        (1, 1, -3, 8, "M must be > 0"),
-        (0, 0, 1, 1, r"^n must be >= 2 \(got 1\)$"),
-        (1, 1, 0x101, 8, "M must be < 2\\^n"),
-        (0x101, 1, 0x101, 9, "^X must be < M"),
-        (1, 0x200, 0x101, 10, "^Y must be < M"),
-        (-1, 1, 7, 8, "X must be >= 0"),
-        (1, -1, 7, 8, "Y must be >= 0"),
-        (1.0, 1, 7, 8, "X must be an int"),
-        (1, 1, 7, True, "n must be an int"),
-    ],
-)
+@pytest.mark.parametrize(("x", "y", "m", "n", "match"), BAD_INPUTS)
 def test_bad_input(
     model: ModelFunc, x: int, y: int, m: int, n: int, match: str
 ) -> None:

@@ -23,6 +23,7 @@ from montverif.models.mont_r4 import (
     table_address,
 )
 from montverif.models.result import ModelInputError
+from montverif.models.tests.bad_inputs import BAD_INPUTS
 from montverif.spec.designs import load_design
 
 BASE = settings(database=None, deadline=None)
@@ -211,17 +212,7 @@ def test_step_t() -> None:
 @pytest.mark.parametrize(
     ("x", "y", "m", "n", "match"),
     [
-        (1, 1, 0x10, 8, r"^modulus M must be odd \(got 0x10\)$"),
-        (1, 1, 0, 8, "M must be > 0"),
-        (1, 1, -3, 8, "M must be > 0"),
-        (0, 0, 1, 1, r"^n must be >= 2 \(got 1\)$"),
-        (1, 1, 0x101, 8, "M must be < 2\\^n"),
-        (0x101, 1, 0x101, 9, "^X must be < M"),
-        (1, 0x200, 0x101, 10, "^Y must be < M"),
-        (-1, 1, 7, 8, "X must be >= 0"),
-        (1, -1, 7, 8, "Y must be >= 0"),
-        (1.0, 1, 7, 8, "X must be an int"),
-        (1, 1, 7, True, "n must be an int"),
+        *BAD_INPUTS,
         (1, 1, 7, 8.0, "n must be an int"),
     ],
 )

@@ -8,7 +8,6 @@ for the mutation layer (montverif.regress.mutate.campaigns) to read.
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from montverif.regress.flow import tools
 from montverif.regress.flow.spec import ALL_TESTS, DEFAULT_TIMEOUT_S, BuildSpec
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
+from montverif.spec.tomlfile import read_toml
 from montverif.verif.steer import Bias, BiasError
 
 LISTS_FILE = Path(__file__).resolve().parents[1] / "lists.toml"
@@ -197,12 +197,7 @@ def _test_list(name: str, raw: object, where: str) -> TestList:
 
 def load_lists(path: Path = LISTS_FILE) -> dict[str, TestList]:
     """Every list of a lists file; raises ListError with a one-line message."""
-    try:
-        raw = tomllib.loads(path.read_text())
-    except OSError as exc:
-        raise ListError(f"cannot read {path}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ListError(f"{path.name}: {exc}") from None
+    raw = read_toml(path, str(path), ListError)
     return {name: _test_list(name, body, f"{path.name}: {name}") for name, body in raw.items()}
 
 

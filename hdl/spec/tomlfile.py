@@ -1,0 +1,20 @@
+"""Reading a TOML file with one-line errors: the descriptors and the regression lists."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from montverif.spec.errors import ConfigError
+
+
+def read_toml(path: Path, where: str, error: type[ValueError] = ConfigError) -> dict[str, Any]:
+    """The parsed file; `error` with a one-line message (naming `where`) if it cannot be
+    read or is not TOML."""
+    try:
+        return tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise error(f"cannot read {where}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{where}: {exc}") from None
