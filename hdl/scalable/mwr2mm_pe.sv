@@ -117,18 +117,16 @@ module mwr2mm_pe #(
   end
 
   // Token pipeline to the next PE (only the tokens of jobs this PE accepted)
-  logic [TokW-1:0] tok_d_q [Dly];
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      for (int d = 0; d < Dly; d++) tok_d_q[d] <= '0;
-    end else if (load_i) begin
-      for (int d = 0; d < Dly; d++) tok_d_q[d] <= '0;
-    end else begin
-      tok_d_q[0] <= {act, tok_first_i, tok_last_i, tok_y_i, tok_m_i};
-      for (int d = 1; d < Dly; d++) tok_d_q[d] <= tok_d_q[d-1];
-    end
-  end
-  assign {tok_valid_o, tok_first_o, tok_last_o, tok_y_o, tok_m_o} = tok_d_q[Dly-1];
+  scalable_delay #(
+    .Width(TokW),
+    .Depth(Dly)
+  ) u_tok (
+    .clk_i,
+    .rst_ni,
+    .clear_i(load_i),
+    .d_i    ({act, tok_first_i, tok_last_i, tok_y_i, tok_m_i}),
+    .q_o    ({tok_valid_o, tok_first_o, tok_last_o, tok_y_o, tok_m_o})
+  );
 
   assign s_o        = s_q;
   assign step_o     = act;

@@ -50,13 +50,10 @@ module mwrkmm #(
   localparam int TLast  = (Rounds - 1) * NW + 3 * KLast;
   localparam int TOut   = TLast + 3;
   localparam int TFin   = TLast + NW + 3;
-  localparam int CycW   = $clog2(TFin + 1);
   localparam int SlotW  = $clog2(NW + 1);
-  localparam int RndW   = $clog2(Rounds + 1);
   localparam int ObsSlots = 8;                    // observation: PE index mod 8
   localparam int ObsBins  = 2 * ObsSlots;
   localparam int ObsAddrW = 4;
-  localparam int HitW     = 32;
 
   // Elaboration-time checks (the runner rejects the same combinations with one line).
   if (W < 1 || W > V) begin : g_bad_w
@@ -72,48 +69,65 @@ module mwrkmm #(
     initial $fatal(1, "mwrkmm: P=%0d must be in 1..p_max=%0d (eq. 13)", P, PMax);
   end
 
-  typedef enum logic [1:0] {
-    StIdle = 2'd0,
-    StRun  = 2'd1,
-    StFin  = 2'd2
-  } state_e;
-
-  state_e          state_q;
-  logic [CycW-1:0] cyc_q;
-  logic            load;
-  assign load = (state_q == StIdle) && start_i;
+  // --- control, final unit and observation (scalable_ctrl.sv) ------------------------------
+  logic           load, run;
+  logic [V-1:0]   res_word;
+  logic [P-1:0]   obs_step;
+  logic [P*ObsAddrW-1:0] obs_addr;
+  // S < 2M needs N + 1 of the n*V bits: the top bits stay zero
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [NWV-1:0] res;
+  /* verilator lint_on UNUSEDSIGNAL */
+  scalable_ctrl #(
+    .N       (N),
+    .WordW   (V),
+    .Words   (NW),
+    .TOut    (TOut),
+    .TFin    (TFin),
+    .Ports   (P),
+    .ObsBins (ObsBins),
+    .ObsAddrW(ObsAddrW)
+  ) u_ctrl (
+    .clk_i,
+    .rst_ni,
+    .start_i,
+    .clear_i,
+    .m_i,
+    .res_word_i(res_word),
+    .load_o    (load),
+    .run_o     (run),
+    .busy_o,
+    .last_o,
+    .p_o,
+    .res_o     (res),
+    .obs_step_i(obs_step),
+    .obs_addr_i(obs_addr)
+  );
+  assign s_o = res[N:0];
 
   // --- injection into PE 0: per round the state-A slot, then words 0 .. n-2 of Y and M ------
   // The rotators hold Y and M rotated by one word so that slot s shows word s - 1 (slot 0:
   // the zero top word).
-  logic [NWV-1:0]   yrot_q, mrot_q;
-  logic [SlotW-1:0] sl_q;
-  logic [RndW-1:0]  rnd_q;
   logic             inj;
-  assign inj = (state_q == StRun) && (rnd_q != RndW'(Rounds));
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      yrot_q <= '0;
-      mrot_q <= '0;
-      sl_q   <= '0;
-      rnd_q  <= '0;
-    end else if (load) begin
-      yrot_q <= NWV'(y_i) << V;
-      mrot_q <= NWV'(m_i) << V;
-      sl_q   <= '0;
-      rnd_q  <= '0;
-    end else if (inj) begin
-      yrot_q <= {yrot_q[V-1:0], yrot_q[NWV-1:V]};
-      mrot_q <= {mrot_q[V-1:0], mrot_q[NWV-1:V]};
-      if (sl_q == SlotW'(NW - 1)) begin
-        sl_q  <= '0;
-        rnd_q <= rnd_q + 1'b1;
-      end else begin
-        sl_q <= sl_q + 1'b1;
-      end
-    end
-  end
+  logic [SlotW-1:0] sl;
+  logic [V-1:0]     yw, mw;
+  scalable_inject #(
+    .WordW (V),
+    .Words (NW),
+    .Rounds(Rounds),
+    .SlotW (SlotW)
+  ) u_inject (
+    .clk_i,
+    .rst_ni,
+    .load_i(load),
+    .run_i (run),
+    .y_i   (NWV'(y_i) << V),
+    .m_i   (NWV'(m_i) << V),
+    .inj_o (inj),
+    .slot_o(sl),
+    .y_o   (yw),
+    .m_o   (mw)
+  );
 
   // --- the PE array ------------------------------------------------------------------------
   // tokens into PE k (index P: out of the last PE, unused: PE 0 takes fresh words)
@@ -123,15 +137,13 @@ module mwrkmm #(
   logic [V-1:0]       tm [P+1];
   /* verilator lint_on UNUSEDSIGNAL */
   logic [V-1:0]       sv [P+1];   // sv[k]: S words into PE k; sv[P]: out of PE P-1
-  logic [P-1:0]       obs_step;
-  logic [P*ObsAddrW-1:0] obs_addr;
 
-  assign ta[0] = inj && (sl_q == '0);
-  assign tv[0] = inj && (sl_q != '0);
-  assign tf[0] = (sl_q == SlotW'(1));
-  assign tl[0] = (sl_q == SlotW'(NW - 1));
-  assign ty[0] = yrot_q[V-1:0];
-  assign tm[0] = mrot_q[V-1:0];
+  assign ta[0] = inj && (sl == '0);
+  assign tv[0] = inj && (sl != '0);
+  assign tf[0] = (sl == SlotW'(1));
+  assign tl[0] = (sl == SlotW'(NW - 1));
+  assign ty[0] = yw;
+  assign tm[0] = mw;
 
   for (genvar k = 0; k < P; k++) begin : g_pe
     localparam int PeJobs = (Jobs - k + P - 1) / P;
@@ -185,111 +197,18 @@ module mwrkmm #(
 
   // Ring: S words of PE P-1 back to PE 0 through n - 3P delay registers (zero in round 0:
   // every register is cleared at the start, S = 0).
-  if (Dly <= 0) begin : g_ring_direct
-    assign sv[0] = sv[P];
-  end else begin : g_ring_delay
-    logic [V-1:0] dly_q [Dly];
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        for (int d = 0; d < Dly; d++) dly_q[d] <= '0;
-      end else if (load) begin
-        for (int d = 0; d < Dly; d++) dly_q[d] <= '0;
-      end else begin
-        dly_q[0] <= sv[P];
-        for (int d = 1; d < Dly; d++) dly_q[d] <= dly_q[d-1];
-      end
-    end
-    assign sv[0] = dly_q[Dly-1];
-  end
-
-  // --- final unit: latch the last S word by word, subtract M with a borrow chain ----------
-  logic [V-1:0]   res_word;
-  logic           fin_take;
-  // S < 2M needs N + 1 of the n*V bits: the top bits stay zero
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [NWV-1:0] res_q, dif_q;
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic [NWV-1:0] mfin_q;
-  logic           borrow_q;
-  logic [V:0]     dword;
-  logic [N-1:0]   p_q;
-  assign res_word = sv[KLast+1];
-  assign fin_take = (state_q == StRun) && (cyc_q >= CycW'(TOut));
-  assign dword    = {1'b0, res_word} - {1'b0, mfin_q[V-1:0]} - (V+1)'(borrow_q);
-
-  logic sub_taken;
-  assign sub_taken = !borrow_q;  // S >= M
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      state_q  <= StIdle;
-      cyc_q    <= '0;
-      res_q    <= '0;
-      dif_q    <= '0;
-      mfin_q   <= '0;
-      borrow_q <= 1'b0;
-      p_q      <= '0;
-    end else begin
-      case (state_q)
-        StIdle: begin
-          if (clear_i) begin
-            res_q  <= '0;
-            dif_q  <= '0;
-            mfin_q <= '0;
-            p_q    <= '0;
-          end else if (start_i) begin
-            cyc_q    <= '0;
-            res_q    <= '0;
-            dif_q    <= '0;
-            mfin_q   <= NWV'(m_i);
-            borrow_q <= 1'b0;
-            state_q  <= StRun;
-          end
-        end
-        StRun: begin
-          cyc_q <= cyc_q + 1'b1;
-          if (fin_take) begin
-            res_q    <= {res_word, res_q[NWV-1:V]};
-            dif_q    <= {dword[V-1:0], dif_q[NWV-1:V]};
-            mfin_q   <= mfin_q >> V;
-            borrow_q <= dword[V];
-          end
-          if (cyc_q == CycW'(TFin - 1)) begin
-            state_q <= StFin;
-          end
-        end
-        StFin: begin
-          p_q     <= sub_taken ? dif_q[N-1:0] : res_q[N-1:0];
-          state_q <= StIdle;
-        end
-        default: state_q <= StIdle;
-      endcase
-    end
-  end
-
-  assign busy_o = (state_q != StIdle);
-  assign last_o = (state_q == StFin);
-  assign s_o    = res_q[N:0];
-  assign p_o    = p_q;
-
-`ifndef SYNTHESIS
-  // Simulation-only observation (scalable_observe.sv): per word of S leaving a PE, address
-  // {PE mod 8, Cmod or Cadd non-zero}; and whether FIN subtracted M.
-  logic obs_fin;
-  assign obs_fin = (state_q == StFin);
-  scalable_observe #(
-    .Bins (ObsBins),
-    .HitW (HitW),
-    .Ports(P)
-  ) u_observe (
+  scalable_delay #(
+    .Width(V),
+    .Depth((Dly > 0) ? Dly : 0)
+  ) u_ring (
     .clk_i,
     .rst_ni,
-    .clear_i    (load),
-    .count_i    (obs_step),
-    .addr_i     (obs_addr),
-    .fin_i      (obs_fin),
-    .sub_taken_i(sub_taken)
+    .clear_i(load),
+    .d_i    (sv[P]),
+    .q_o    (sv[0])
   );
-`endif
+
+  // The final unit takes the last job's S words from the PE that ran it.
+  assign res_word = sv[KLast+1];
 
 endmodule

@@ -1,0 +1,146 @@
+// scalable_ctrl: control, word-serial final subtraction and observation of a scalable core.
+//
+// Michalski-Buell (2006), section 5.4 (final result) for Algorithm 1 (MWR2MM) and
+// Algorithm 2 (MWRkMM). IDLE waits for start_i; RUN counts the clocks from the start edge
+// (cyc); FIN, the last busy clock, writes p_o. The last job's S (< 2M) leaves its PE one
+// word per clock from clock TOut on (res_word_i): the final unit latches each word (res_o,
+// Words words of WordW bits, word 0 first) and subtracts the matching word of M with a
+// borrow chain; RUN ends after clock TFin - 1, and in FIN the borrow selects S - M (no
+// borrow: S >= M) or S, so p_o is fully reduced. load_o (START while idle, also with CLEAR)
+// starts the core's array; CLEAR while idle zeroes the result registers.
+//
+// Observation (simulation only, scalable_observe.sv as u_observe): per operation the word
+// steps of every PE (obs_step_i, Ports ports, at obs_addr_i) and, in FIN, whether M was
+// subtracted.
+//
+// Used by mwr2mm and mwrkmm.
+module scalable_ctrl #(
+  parameter int N        = 32,                // width of M and of the result
+  parameter int WordW    = 8,
+  parameter int Words    = 5,                 // Words * WordW >= N + 1
+  parameter int TOut     = 2,                 // the first result word at res_word_i
+  parameter int TFin     = 7,                 // the FIN clock
+  parameter int Ports    = 1,                 // observation: count ports (the PEs)
+  parameter int ObsBins  = 16,
+  parameter int ObsAddrW = (ObsBins > 1) ? $clog2(ObsBins) : 1
+) (
+  input  logic                      clk_i,
+  input  logic                      rst_ni,
+  input  logic                      start_i,
+  input  logic                      clear_i,
+  input  logic [N-1:0]              m_i,
+  input  logic [WordW-1:0]          res_word_i,  // the last S, one word per clock
+  output logic                      load_o,      // idle and START: load the array
+  output logic                      run_o,
+  output logic                      busy_o,
+  output logic                      last_o,      // high during the last busy cycle (FIN)
+  output logic [N-1:0]              p_o,
+  output logic [Words*WordW-1:0]    res_o,       // the latched S (before the subtraction)
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  logic [Ports-1:0]          obs_step_i,
+  input  logic [Ports*ObsAddrW-1:0] obs_addr_i
+  /* verilator lint_on UNUSEDSIGNAL */
+);
+
+  localparam int Bits = Words * WordW;
+  localparam int CycW = $clog2(TFin + 1);
+  localparam int HitW = 32;
+
+  typedef enum logic [1:0] {
+    StIdle = 2'd0,
+    StRun  = 2'd1,
+    StFin  = 2'd2
+  } state_e;
+
+  state_e          state_q;
+  logic [CycW-1:0] cyc_q;
+  assign load_o = (state_q == StIdle) && start_i;
+  assign run_o  = (state_q == StRun);
+
+  logic            fin_take;
+  // S < 2M needs N + 1 of the Bits bits: the top bits stay zero
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [Bits-1:0] res_q, dif_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [Bits-1:0] mfin_q;
+  logic            borrow_q;
+  logic [WordW:0]  dword;
+  logic [N-1:0]    p_q;
+  assign fin_take = (state_q == StRun) && (cyc_q >= CycW'(TOut));
+  assign dword    = {1'b0, res_word_i} - {1'b0, mfin_q[WordW-1:0]} - (WordW+1)'(borrow_q);
+
+  logic sub_taken;
+  assign sub_taken = !borrow_q;  // S >= M
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q  <= StIdle;
+      cyc_q    <= '0;
+      res_q    <= '0;
+      dif_q    <= '0;
+      mfin_q   <= '0;
+      borrow_q <= 1'b0;
+      p_q      <= '0;
+    end else begin
+      case (state_q)
+        StIdle: begin
+          if (clear_i) begin
+            res_q  <= '0;
+            dif_q  <= '0;
+            mfin_q <= '0;
+            p_q    <= '0;
+          end else if (start_i) begin
+            cyc_q    <= '0;
+            res_q    <= '0;
+            dif_q    <= '0;
+            mfin_q   <= Bits'(m_i);
+            borrow_q <= 1'b0;
+            state_q  <= StRun;
+          end
+        end
+        StRun: begin
+          cyc_q <= cyc_q + 1'b1;
+          if (fin_take) begin
+            res_q    <= {res_word_i, res_q[Bits-1:WordW]};
+            dif_q    <= {dword[WordW-1:0], dif_q[Bits-1:WordW]};
+            mfin_q   <= mfin_q >> WordW;
+            borrow_q <= dword[WordW];
+          end
+          if (cyc_q == CycW'(TFin - 1)) begin
+            state_q <= StFin;
+          end
+        end
+        StFin: begin
+          p_q     <= sub_taken ? dif_q[N-1:0] : res_q[N-1:0];
+          state_q <= StIdle;
+        end
+        default: state_q <= StIdle;
+      endcase
+    end
+  end
+
+  assign busy_o = (state_q != StIdle);
+  assign last_o = (state_q == StFin);
+  assign p_o    = p_q;
+  assign res_o  = res_q;
+
+`ifndef SYNTHESIS
+  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
+  logic obs_fin;
+  assign obs_fin = (state_q == StFin);
+  scalable_observe #(
+    .Bins (ObsBins),
+    .HitW (HitW),
+    .Ports(Ports)
+  ) u_observe (
+    .clk_i,
+    .rst_ni,
+    .clear_i    (load_o),
+    .count_i    (obs_step_i),
+    .addr_i     (obs_addr_i),
+    .fin_i      (obs_fin),
+    .sub_taken_i(sub_taken)
+  );
+`endif
+
+endmodule
