@@ -116,20 +116,15 @@ module mwr2mm #(
     .m_o   (mw)
   );
 
-  // --- the PE array ------------------------------------------------------------------------
-  // tokens into PE k (index P: out of the last PE, unused: PE 0 takes fresh words)
+  // --- the PE array and its S-word ring (scalable_ring.sv) ------------------------------
+  // tok[k]: the token {valid, first, last, Y(j), M(j)} into PE k (tok[P]: out of the last
+  // PE, unused: PE 0 takes fresh words)
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [P:0]         tv, tf, tl;
-  logic [W-1:0]       ty [P+1];
-  logic [W-1:0]       tm [P+1];
+  logic [2*W+2:0] tok [P+1];
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [W-1:0]       sv [P+1];   // sv[k]: S words into PE k; sv[P]: out of PE P-1
+  logic [P*W-1:0] s_in, s_out;   // word k: S words into / out of PE k
 
-  assign tv[0] = inj;
-  assign tf[0] = (wj == '0);
-  assign tl[0] = (wj == SlotW'(E - 1));
-  assign ty[0] = yw;
-  assign tm[0] = mw;
+  assign tok[0] = {inj, wj == '0, wj == SlotW'(E - 1), yw, mw};
 
   for (genvar k = 0; k < P; k++) begin : g_pe
     localparam int Jobs = (N - k + P - 1) / P;
@@ -138,8 +133,6 @@ module mwr2mm #(
       assign xbits[r] = x_i[r * P + k];
     end
     logic carry_nz;
-    logic nv, nf, nl;
-    logic [W-1:0] ny, nm;
     mwr2mm_pe #(
       .W      (W),
       .Jobs   (Jobs),
@@ -147,45 +140,33 @@ module mwr2mm #(
     ) u_pe (
       .clk_i,
       .rst_ni,
-      .load_i     (load),
-      .xbits_i    (xbits),
-      .tok_valid_i(tv[k]),
-      .tok_first_i(tf[k]),
-      .tok_last_i (tl[k]),
-      .tok_y_i    (ty[k]),
-      .tok_m_i    (tm[k]),
-      .s_i        (sv[k]),
-      .tok_valid_o(nv),
-      .tok_first_o(nf),
-      .tok_last_o (nl),
-      .tok_y_o    (ny),
-      .tok_m_o    (nm),
-      .s_o        (sv[k+1]),
-      .step_o     (obs_step[k]),
-      .carry_nz_o (carry_nz)
+      .load_i    (load),
+      .xbits_i   (xbits),
+      .tok_i     (tok[k]),
+      .s_i       (s_in[k*W +: W]),
+      .tok_o     (tok[k+1]),
+      .s_o       (s_out[k*W +: W]),
+      .step_o    (obs_step[k]),
+      .carry_nz_o(carry_nz)
     );
-    assign tv[k+1] = nv;
-    assign tf[k+1] = nf;
-    assign tl[k+1] = nl;
-    assign ty[k+1] = ny;
-    assign tm[k+1] = nm;
     assign obs_addr[k*ObsAddrW +: ObsAddrW] = {3'(k % ObsSlots), carry_nz};
   end
 
-  // Ring: S words of PE P-1 back to PE 0 through Dly delay registers (zero in round 0:
-  // every register is cleared at the start, S = 0).
-  scalable_delay #(
-    .Width(W),
-    .Depth((Dly > 0) ? Dly : 0)
+  // PE k-1 feeds PE k; PE P-1 feeds PE 0 through Dly delay registers (zero in round 0: every
+  // register is cleared at the start, S = 0); the final unit takes the last bit's S words
+  // from the PE that ran it.
+  scalable_ring #(
+    .WordW(W),
+    .Pes  (P),
+    .Dly  (Dly),
+    .KLast(KLast)
   ) u_ring (
     .clk_i,
     .rst_ni,
-    .clear_i(load),
-    .d_i    (sv[P]),
-    .q_o    (sv[0])
+    .clear_i   (load),
+    .s_pe_i    (s_out),
+    .s_pe_o    (s_in),
+    .res_word_o(res_word)
   );
-
-  // The final unit takes the last bit's S words from the PE that ran it.
-  assign res_word = sv[KLast+1];
 
 endmodule

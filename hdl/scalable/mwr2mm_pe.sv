@@ -17,19 +17,12 @@ module mwr2mm_pe #(
   input  logic            rst_ni,
   input  logic            load_i,       // operation start: zero the state, load the X bits
   input  logic [Jobs-1:0] xbits_i,      // bit r is x_(rP + k)
-  // token: word j of Y and M (and markers), S(j) from the previous PE
-  input  logic            tok_valid_i,
-  input  logic            tok_first_i,  // j = 0
-  input  logic            tok_last_i,   // j = e - 1
-  input  logic [W-1:0]    tok_y_i,
-  input  logic [W-1:0]    tok_m_i,
+  // token {valid, first (j = 0), last (j = e - 1), Y(j), M(j)}; S(j) from the previous PE
+  input  logic [2*W+2:0]  tok_i,
   input  logic [W-1:0]    s_i,
-  // the same token two clocks later, and the shifted S words of this PE's job
-  output logic            tok_valid_o,
-  output logic            tok_first_o,
-  output logic            tok_last_o,
-  output logic [W-1:0]    tok_y_o,
-  output logic [W-1:0]    tok_m_o,
+  // the same token two clocks later (valid only in jobs this PE accepted), and the shifted
+  // S words of this PE's job
+  output logic [2*W+2:0]  tok_o,
   output logic [W-1:0]    s_o,
   // observation: a word step in this clock and whether its carry C is non-zero
   output logic            step_o,
@@ -53,9 +46,13 @@ module mwr2mm_pe #(
   logic            pend_q;                        // S(e-1) waits to be emitted
   logic [W-1:0]    s_q;
 
+  logic         tok_valid, tok_first, tok_last;
+  logic [W-1:0] tok_y, tok_m;
+  assign {tok_valid, tok_first, tok_last, tok_y, tok_m} = tok_i;
+
   logic accept_first, act;
-  assign accept_first = tok_valid_i && tok_first_i && (jobs_q != JobW'(Jobs));
-  assign act          = tok_first_i ? accept_first : (tok_valid_i && live_q);
+  assign accept_first = tok_valid && tok_first && (jobs_q != JobW'(Jobs));
+  assign act          = tok_first ? accept_first : (tok_valid && live_q);
 
   logic            x_cur, q_first, q_cur;
   logic [W-1:0]    ysel, msel;
@@ -63,12 +60,12 @@ module mwr2mm_pe #(
   logic [W+CW-1:0] sum;
   logic            fault;
   assign fault   = FaultEn;
-  assign x_cur   = tok_first_i ? xbits_q[0] : x_q;
-  assign ysel    = x_cur ? tok_y_i : '0;
+  assign x_cur   = tok_first ? xbits_q[0] : x_q;
+  assign ysel    = x_cur ? tok_y : '0;
   assign q_first = (s_i[0] ^ ysel[0]) ^ fault;   // (S(0) + x_i Y(0))_0
-  assign q_cur   = tok_first_i ? q_first : q_q;
-  assign msel    = q_cur ? tok_m_i : '0;
-  assign cin     = tok_first_i ? '0 : c_q;
+  assign q_cur   = tok_first ? q_first : q_q;
+  assign msel    = q_cur ? tok_m : '0;
+  assign cin     = tok_first ? '0 : c_q;
   assign sum     = (W+CW)'(s_i) + (W+CW)'(ysel) + (W+CW)'(msel) + (W+CW)'(cin);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -96,9 +93,9 @@ module mwr2mm_pe #(
       if (act) begin
         sreg_q <= sum[W-1:0];
         c_q    <= sum[W+CW-1:W];
-        pend_q <= tok_last_i;
-        live_q <= !tok_last_i;
-        if (tok_first_i) begin
+        pend_q <= tok_last;
+        live_q <= !tok_last;
+        if (tok_first) begin
           x_q     <= x_cur;
           q_q     <= q_first;
           xbits_q <= xbits_q >> 1;
@@ -124,8 +121,8 @@ module mwr2mm_pe #(
     .clk_i,
     .rst_ni,
     .clear_i(load_i),
-    .d_i    ({act, tok_first_i, tok_last_i, tok_y_i, tok_m_i}),
-    .q_o    ({tok_valid_o, tok_first_o, tok_last_o, tok_y_o, tok_m_o})
+    .d_i    ({act, tok_first, tok_last, tok_y, tok_m}),
+    .q_o    (tok_o)
   );
 
   assign s_o        = s_q;

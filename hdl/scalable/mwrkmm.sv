@@ -129,21 +129,16 @@ module mwrkmm #(
     .m_o   (mw)
   );
 
-  // --- the PE array ------------------------------------------------------------------------
-  // tokens into PE k (index P: out of the last PE, unused: PE 0 takes fresh words)
+  // --- the PE array and its S-word ring (scalable_ring.sv) ------------------------------
+  // tok[k]: the token {a, valid, first, last, Y(j), M(j)} into PE k (tok[P]: out of the last
+  // PE, unused: PE 0 takes fresh words)
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [P:0]         ta, tv, tf, tl;
-  logic [V-1:0]       ty [P+1];
-  logic [V-1:0]       tm [P+1];
+  logic [2*V+3:0] tok [P+1];
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [V-1:0]       sv [P+1];   // sv[k]: S words into PE k; sv[P]: out of PE P-1
+  logic [P*V-1:0] s_in, s_out;   // word k: S words into / out of PE k
 
-  assign ta[0] = inj && (sl == '0);
-  assign tv[0] = inj && (sl != '0);
-  assign tf[0] = (sl == SlotW'(1));
-  assign tl[0] = (sl == SlotW'(NW - 1));
-  assign ty[0] = yw;
-  assign tm[0] = mw;
+  assign tok[0] = {inj && (sl == '0), inj && (sl != '0), sl == SlotW'(1), sl == SlotW'(NW - 1),
+                   yw, mw};
 
   for (genvar k = 0; k < P; k++) begin : g_pe
     localparam int PeJobs = (Jobs - k + P - 1) / P;
@@ -156,8 +151,6 @@ module mwrkmm #(
       end
     end
     logic carry_nz;
-    logic na, nv, nf, nl;
-    logic [V-1:0] ny, nm;
     mwrkmm_pe #(
       .V      (V),
       .W      (W),
@@ -166,49 +159,34 @@ module mwrkmm #(
     ) u_pe (
       .clk_i,
       .rst_ni,
-      .load_i     (load),
-      .xdig_i     (xdig),
+      .load_i    (load),
+      .xdig_i    (xdig),
       .mp_i,
-      .a_i        (ta[k]),
-      .tok_valid_i(tv[k]),
-      .tok_first_i(tf[k]),
-      .tok_last_i (tl[k]),
-      .tok_y_i    (ty[k]),
-      .tok_m_i    (tm[k]),
-      .s_i        (sv[k]),
-      .a_o        (na),
-      .tok_valid_o(nv),
-      .tok_first_o(nf),
-      .tok_last_o (nl),
-      .tok_y_o    (ny),
-      .tok_m_o    (nm),
-      .s_o        (sv[k+1]),
-      .step_o     (obs_step[k]),
-      .carry_nz_o (carry_nz)
+      .tok_i     (tok[k]),
+      .s_i       (s_in[k*V +: V]),
+      .tok_o     (tok[k+1]),
+      .s_o       (s_out[k*V +: V]),
+      .step_o    (obs_step[k]),
+      .carry_nz_o(carry_nz)
     );
-    assign ta[k+1] = na;
-    assign tv[k+1] = nv;
-    assign tf[k+1] = nf;
-    assign tl[k+1] = nl;
-    assign ty[k+1] = ny;
-    assign tm[k+1] = nm;
     assign obs_addr[k*ObsAddrW +: ObsAddrW] = {3'(k % ObsSlots), carry_nz};
   end
 
-  // Ring: S words of PE P-1 back to PE 0 through n - 3P delay registers (zero in round 0:
-  // every register is cleared at the start, S = 0).
-  scalable_delay #(
-    .Width(V),
-    .Depth((Dly > 0) ? Dly : 0)
+  // PE k-1 feeds PE k; PE P-1 feeds PE 0 through n - 3P delay registers (zero in round 0:
+  // every register is cleared at the start, S = 0); the final unit takes the last job's S
+  // words from the PE that ran it.
+  scalable_ring #(
+    .WordW(V),
+    .Pes  (P),
+    .Dly  (Dly),
+    .KLast(KLast)
   ) u_ring (
     .clk_i,
     .rst_ni,
-    .clear_i(load),
-    .d_i    (sv[P]),
-    .q_o    (sv[0])
+    .clear_i   (load),
+    .s_pe_i    (s_out),
+    .s_pe_o    (s_in),
+    .res_word_o(res_word)
   );
-
-  // The final unit takes the last job's S words from the PE that ran it.
-  assign res_word = sv[KLast+1];
 
 endmodule

@@ -24,21 +24,12 @@ module mwrkmm_pe #(
   input  logic              load_i,       // operation start: zero the state, load the digits
   input  logic [Jobs*W-1:0] xdig_i,       // digit r is x_(rP + k)
   input  logic [W-1:0]      mp_i,         // m' = -M^-1 mod 2^W
-  // token: the state-A marker, then words j = 0 .. n-2 of Y and M
-  input  logic              a_i,
-  input  logic              tok_valid_i,
-  input  logic              tok_first_i,  // j = 0
-  input  logic              tok_last_i,   // j = n - 2
-  input  logic [V-1:0]      tok_y_i,
-  input  logic [V-1:0]      tok_m_i,
+  // token {a (the state-A marker), valid, first (j = 0), last (j = n - 2), Y(j), M(j)}
+  input  logic [2*V+3:0]    tok_i,
   input  logic [V-1:0]      s_i,          // S words of the previous job (previous PE)
-  // the same token three clocks later, and the S words of this PE's job
-  output logic              a_o,
-  output logic              tok_valid_o,
-  output logic              tok_first_o,
-  output logic              tok_last_o,
-  output logic [V-1:0]      tok_y_o,
-  output logic [V-1:0]      tok_m_o,
+  // the same token three clocks later (only in jobs this PE accepted), and the S words of
+  // this PE's job
+  output logic [2*V+3:0]    tok_o,
   output logic [V-1:0]      s_o,
   // observation: a word of S leaves in this clock; Cmod or Cadd is non-zero
   output logic              step_o,
@@ -65,11 +56,15 @@ module mwrkmm_pe #(
   logic [CW-1:0]     cmod_q, cadd_q;
   logic              t1_q, t2_q;            // steps j = n-1 and j = n of the job
 
+  logic         tok_a, tok_valid, tok_first, tok_last;
+  logic [V-1:0] tok_y, tok_m;
+  assign {tok_a, tok_valid, tok_first, tok_last, tok_y, tok_m} = tok_i;
+
   logic a_act, tok_act, b_act, w_act, out_act;
-  assign a_act   = a_i && (jobs_q != JobW'(Jobs));
-  assign tok_act = tok_valid_i && live_q;
-  assign b_act   = tok_act && tok_first_i;
-  assign w_act   = tok_act && !tok_first_i;
+  assign a_act   = tok_a && (jobs_q != JobW'(Jobs));
+  assign tok_act = tok_valid && live_q;
+  assign b_act   = tok_act && tok_first;
+  assign w_act   = tok_act && !tok_first;
   assign out_act = w_act || t1_q || t2_q;
 
   // u'M multiplier, shared with u' = m' S(0) in state A
@@ -78,7 +73,7 @@ module mwrkmm_pe #(
   logic [PW-1:0] prod1;
   logic [W-1:0]  u_new;
   assign mul1_a = a_act ? mp_i : u_q;
-  assign mul1_b = a_act ? V'(s_i[W-1:0]) : tok_m_i;
+  assign mul1_b = a_act ? V'(s_i[W-1:0]) : tok_m;
   assign prod1  = PW'(mul1_a) * PW'(mul1_b);
   assign u_new  = prod1[W-1:0] ^ W'(FaultEn);
 
@@ -146,13 +141,13 @@ module mwrkmm_pe #(
       t2_q        <= 1'b0;
     end else begin
       sin_q <= s_i;
-      t1_q  <= tok_act && tok_last_i;
+      t1_q  <= tok_act && tok_last;
       t2_q  <= t1_q;
       if (a_act) begin
         u_q    <= u_new;
         jobs_q <= jobs_q + 1'b1;
         live_q <= 1'b1;
-      end else if (tok_act && tok_last_i) begin
+      end else if (tok_act && tok_last) begin
         live_q <= 1'b0;
       end
       if (out_act) begin
@@ -161,14 +156,14 @@ module mwrkmm_pe #(
       if (b_act) begin                      // state B: a new job's first word
         x_q         <= xdig_q[W-1:0];
         xdig_q      <= xdig_q >> W;
-        y_prev_q    <= tok_y_i;
+        y_prev_q    <= tok_y;
         cmod_q      <= smod_full[AW-1:V];
         cum_q       <= cum_next;
         smod_prev_q <= smod_full[V-1:0];
         cxy_q       <= '0;
         cadd_q      <= '0;
       end else if (w_act || t1_q) begin     // state C and step n-1
-        y_prev_q    <= tok_y_i;
+        y_prev_q    <= tok_y;
         cmod_q      <= smod_full[AW-1:V];
         cum_q       <= cum_next;
         smod_prev_q <= smod_full[V-1:0];
@@ -186,8 +181,8 @@ module mwrkmm_pe #(
     .clk_i,
     .rst_ni,
     .clear_i(load_i),
-    .d_i    ({a_act, tok_act, tok_first_i, tok_last_i, tok_y_i, tok_m_i}),
-    .q_o    ({a_o, tok_valid_o, tok_first_o, tok_last_o, tok_y_o, tok_m_o})
+    .d_i    ({a_act, tok_act, tok_first, tok_last, tok_y, tok_m}),
+    .q_o    (tok_o)
   );
 
   assign s_o        = s_q;
