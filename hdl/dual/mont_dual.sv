@@ -82,7 +82,6 @@ module mont_dual #(
   logic [SW-1:0] acc_q;     // MA result
   logic [W-1:0]  z_q;       // carry word between inner steps
   logic [W-1:0]  t_q;       // u (after T1), t_i (after T2)
-  logic [N-1:0]  p_q;
   logic [IW-1:0] i_q;
   logic [JW-1:0] j_q;
 
@@ -197,7 +196,6 @@ module mont_dual #(
       acc_q    <= '0;
       z_q      <= '0;
       t_q      <= '0;
-      p_q      <= '0;
       i_q      <= '0;
       j_q      <= '0;
     end else begin
@@ -210,7 +208,6 @@ module mont_dual #(
             acc_q <= '0;
             z_q   <= '0;
             t_q   <= '0;
-            p_q   <= '0;
           end else if (start_i) begin
             a_q      <= NP'(x_i);
             c_q      <= '0;
@@ -260,7 +257,6 @@ module mont_dual #(
           end
         end
         StFin: begin
-          p_q     <= sub_taken ? d_q[N-1:0] : c_q[N-1:0];
           state_q <= StIdle;
         end
         default: state_q <= StIdle;
@@ -268,24 +264,42 @@ module mont_dual #(
     end
   end
 
-  assign busy_o = (state_q != StIdle);
-  assign last_o = (state_q == StFin);
-  assign p_o    = p_q;
+  // The result register and the handshake (hdl/common/mv_result.sv): FIN takes C - M
+  // (GF(p), C >= M) or C.
+  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
+  logic         idle, fin;
+  logic [N-1:0] p_fin;
+  assign idle  = (state_q == StIdle);
+  assign fin   = (state_q == StFin);
+  assign p_fin = sub_taken ? d_q[N-1:0] : c_q[N-1:0];
+  mv_result #(
+    .ResW(N)
+  ) u_result (
+    .clk_i,
+    .rst_ni,
+    .start_i,
+    .clear_i,
+    .idle_i(idle),
+    .last_i(fin),
+    .p_i   (p_fin),
+    .busy_o,
+    .last_o,
+    .p_o
+  );
 
 `ifndef SYNTHESIS
   // Simulation-only observation (hdl/common/mv_observe.sv): hits per {field, phase}
   // (T1, T2, MA, MB) and whether FIN took the final subtraction; read at done.
   // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
-  logic       obs_clear, obs_count, obs_fin;
+  logic       obs_clear, obs_count;
   logic [1:0] obs_phase;
   logic [2:0] obs_addr;
-  assign obs_clear = (state_q == StIdle) && start_i;
+  assign obs_clear = idle && start_i;
   assign obs_count = (state_q == StT1) || (state_q == StT2) || (state_q == StMa)
                   || (state_q == StMb);
   assign obs_phase = (state_q == StT1) ? 2'd0 : (state_q == StT2) ? 2'd1
                    : (state_q == StMa) ? 2'd2 : 2'd3;
   assign obs_addr  = {field_i, obs_phase};
-  assign obs_fin   = (state_q == StFin);
   mv_observe #(
     .Bins(Bins),
     .HitW(HitW)
@@ -297,7 +311,7 @@ module mont_dual #(
     .addr0_i    (obs_addr),
     .count1_i   (1'b0),
     .addr1_i    (obs_addr),  // unused: count1_i is 0
-    .fin_i      (obs_fin),
+    .fin_i      (fin),
     .sub_taken_i(sub_taken)
   );
 `endif

@@ -65,7 +65,7 @@ module rsa_core #(
   localparam logic [N-1:0] One = N'(1);
 
   logic [1:0]      state_q, phase_q;
-  logic [N-1:0]    a_q, s_q, e_q, p_q;
+  logic [N-1:0]    a_q, s_q, e_q;
   logic [CntW-1:0] cnt_q;
   logic            ran_a_q, ran_s_q;  // which multipliers run in this step
 
@@ -213,7 +213,6 @@ module rsa_core #(
       a_q     <= '0;
       s_q     <= '0;
       e_q     <= '0;
-      p_q     <= '0;
       cnt_q   <= '0;
       ran_a_q <= 1'b0;
       ran_s_q <= 1'b0;
@@ -224,10 +223,8 @@ module rsa_core #(
             a_q <= '0;
             s_q <= '0;
             e_q <= '0;
-            p_q <= '0;
           end else if (start_i) begin
             e_q     <= e_i;
-            p_q     <= '0;
             cnt_q   <= '0;
             phase_q <= PhTo;
             ran_a_q <= ma_start;
@@ -243,7 +240,6 @@ module rsa_core #(
         end
         StCap: begin
           if (finish) begin
-            p_q     <= ma_p;
             a_q     <= '0;  // wipe every intermediate with the end of the operation
             s_q     <= '0;
             e_q     <= '0;
@@ -268,9 +264,26 @@ module rsa_core #(
     end
   end
 
-  assign busy_o = (state_q != StIdle);
-  assign last_o = in_cap && finish;
-  assign p_o    = p_q;
+  // The result register and the handshake (hdl/common/mv_result.sv): the last capture
+  // takes P = mont(1, A); P reads 0 from the start of an operation on.
+  logic idle, done;
+  assign idle = (state_q == StIdle);
+  assign done = in_cap && finish;
+  mv_result #(
+    .ResW       (N),
+    .ClearOnLoad(1'b1)
+  ) u_result (
+    .clk_i,
+    .rst_ni,
+    .start_i,
+    .clear_i,
+    .idle_i(idle),
+    .last_i(done),
+    .p_i   (ma_p),
+    .busy_o,
+    .last_o,
+    .p_o
+  );
 
   // The redundant halves are read by the testbench's multiplier monitors only.
   /* verilator lint_off UNUSEDSIGNAL */

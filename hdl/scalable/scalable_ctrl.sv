@@ -11,7 +11,7 @@
 //
 // Observation (simulation only, scalable_observe.sv as u_observe): per operation the word
 // steps of every PE (obs_step_i, Ports ports, at obs_addr_i) and, in FIN, whether M was
-// subtracted.
+// subtracted. The result register P and busy/last: hdl/common/mv_result.sv.
 //
 // Used by mwr2mm and mwrkmm.
 module scalable_ctrl #(
@@ -54,7 +54,10 @@ module scalable_ctrl #(
 
   state_e          state_q;
   logic [CycW-1:0] cyc_q;
-  assign load_o = (state_q == StIdle) && start_i;
+  logic            idle, fin;
+  assign idle   = (state_q == StIdle);
+  assign fin    = (state_q == StFin);
+  assign load_o = idle && start_i;
   assign run_o  = (state_q == StRun);
 
   logic            fin_take;
@@ -65,7 +68,6 @@ module scalable_ctrl #(
   logic [Bits-1:0] mfin_q;
   logic            borrow_q;
   logic [WordW:0]  dword;
-  logic [N-1:0]    p_q;
   assign fin_take = (state_q == StRun) && (cyc_q >= CycW'(TOut));
   assign dword    = {1'b0, res_word_i} - {1'b0, mfin_q[WordW-1:0]} - (WordW+1)'(borrow_q);
 
@@ -80,7 +82,6 @@ module scalable_ctrl #(
       dif_q    <= '0;
       mfin_q   <= '0;
       borrow_q <= 1'b0;
-      p_q      <= '0;
     end else begin
       case (state_q)
         StIdle: begin
@@ -88,7 +89,6 @@ module scalable_ctrl #(
             res_q  <= '0;
             dif_q  <= '0;
             mfin_q <= '0;
-            p_q    <= '0;
           end else if (start_i) begin
             cyc_q    <= '0;
             res_q    <= '0;
@@ -111,7 +111,6 @@ module scalable_ctrl #(
           end
         end
         StFin: begin
-          p_q     <= sub_taken ? dif_q[N-1:0] : res_q[N-1:0];
           state_q <= StIdle;
         end
         default: state_q <= StIdle;
@@ -119,15 +118,27 @@ module scalable_ctrl #(
     end
   end
 
-  assign busy_o = (state_q != StIdle);
-  assign last_o = (state_q == StFin);
-  assign p_o    = p_q;
-  assign res_o  = res_q;
+  assign res_o = res_q;
+
+  // The result register and the handshake (mv_result.sv): FIN takes S - M (no borrow) or S.
+  logic [N-1:0] p_fin;
+  assign p_fin = sub_taken ? dif_q[N-1:0] : res_q[N-1:0];
+  mv_result #(
+    .ResW(N)
+  ) u_result (
+    .clk_i,
+    .rst_ni,
+    .start_i,
+    .clear_i,
+    .idle_i(idle),
+    .last_i(fin),
+    .p_i   (p_fin),
+    .busy_o,
+    .last_o,
+    .p_o
+  );
 
 `ifndef SYNTHESIS
-  // Named first: Icarus 11 turns an enum compared inside a port connection into Z.
-  logic obs_fin;
-  assign obs_fin = (state_q == StFin);
   scalable_observe #(
     .Bins (ObsBins),
     .HitW (HitW),
@@ -138,7 +149,7 @@ module scalable_ctrl #(
     .clear_i    (load_o),
     .count_i    (obs_step_i),
     .addr_i     (obs_addr_i),
-    .fin_i      (obs_fin),
+    .fin_i      (fin),
     .sub_taken_i(sub_taken)
   );
 `endif

@@ -91,7 +91,6 @@ module mont_qp #(
   logic [EW-W-1:0] res_q;     // words 0..E-2 of the last iteration, shifted in from the top
   logic [RW-1:0]   red_q;     // final reduction
   logic [SW-1:0]   sub_q;     // reduction step s
-  logic [N-1:0]    p_q;
 
   // --- streams: index 0 feeds PE 0, index k+1 leaves PE k --------------------------------
   // (the last PE's Y / M-hat words, the reduce of PEs other than Lk and the step flags of
@@ -193,7 +192,6 @@ module mont_qp #(
       res_q    <= '0;
       red_q    <= '0;
       sub_q    <= '0;
-      p_q      <= '0;
       queue_q  <= '0;
     end else begin
       queue_q <= {queue_q[D*QW-1:0], sz[P * W +: W], smq[P * (V + W) +: V + W]};
@@ -203,7 +201,6 @@ module mont_qp #(
             xs_q    <= '0;
             res_q   <= '0;
             red_q   <= '0;
-            p_q     <= '0;
             queue_q <= '0;
           end else if (start_i) begin
             xs_q     <= XW'(x_i);
@@ -241,13 +238,12 @@ module mont_qp #(
           end
         end
         StRed: begin
-          // the last step (s = 0) writes p_q only: red_q keeps the value below 2M (s_o)
+          // the last step (s = 0) writes P only (u_result): red_q keeps the value below 2M (s_o)
           if (take && sub_q != '0) begin
             red_q <= diff[RW-1:0];
           end
           sub_q <= sub_q - 1'b1;
           if (sub_q == '0) begin
-            p_q     <= take ? diff[N-1:0] : red_q[N-1:0];
             state_q <= StIdle;
           end
         end
@@ -256,10 +252,29 @@ module mont_qp #(
     end
   end
 
-  assign busy_o = (state_q != StIdle);
-  assign last_o = (state_q == StRed) && (sub_q == '0);
-  assign p_o    = p_q;
-  assign s_o    = red_q[N:0];
+  assign s_o = red_q[N:0];
+
+  // The result register and the handshake (hdl/common/mv_result.sv): the last reduction
+  // step (s = 0) writes P.
+  logic         idle, red_last;
+  logic [N-1:0] p_fin;
+  assign idle     = (state_q == StIdle);
+  assign red_last = (state_q == StRed) && (sub_q == '0);
+  assign p_fin    = take ? diff[N-1:0] : red_q[N-1:0];
+  mv_result #(
+    .ResW(N)
+  ) u_result (
+    .clk_i,
+    .rst_ni,
+    .start_i,
+    .clear_i,
+    .idle_i(idle),
+    .last_i(red_last),
+    .p_i   (p_fin),
+    .busy_o,
+    .last_o,
+    .p_o
+  );
 
 `ifndef SYNTHESIS
   // Simulation-only observation (hdl/common/mv_observe.sv), bins of models/vhr.py:
