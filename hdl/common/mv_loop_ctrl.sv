@@ -120,16 +120,15 @@ module mv_loop_ctrl #(
   assign obs_clear  = idle && start_i;
   assign obs_count1 = loop_o && obs_count1_i;
   mv_observe #(
-    .Bins(ObsBins),
-    .HitW(HitW)
+    .Bins (ObsBins),
+    .HitW (HitW),
+    .Ports(2)
   ) u_observe (
     .clk_i,
     .rst_ni,
     .clear_i    (obs_clear),
-    .count0_i   (loop_o),
-    .addr0_i    (obs_addr0_i),
-    .count1_i   (obs_count1),
-    .addr1_i    (obs_addr1_i),
+    .count_i    ({obs_count1, loop_o}),
+    .addr_i     ({obs_addr1_i, obs_addr0_i}),
     .fin_i      (fin_o),
     .sub_taken_i(obs_sub_taken_i)
   );

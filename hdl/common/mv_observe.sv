@@ -5,29 +5,40 @@
 // HitW-bit counter per address, packed in lut_hits_q) and records whether the final
 // subtraction was taken (sub_taken_q). The testbench reads both once per operation, at the
 // rising edge of done_o, and compares them with the bit-accurate model's histogram.
-// Two count ports serve the unfolded cores, which use two addresses per clock.
+// Ports count ports, each counting one address per clock: one for the cores that use one
+// address a clock, two for the unfolded cores, one per processing element for the systolic
+// arrays (mwr2mm, mwrkmm). Ports that count the same address in one clock add up.
 module mv_observe #(
   parameter int Bins  = 16,
   parameter int HitW  = 32,
+  parameter int Ports = 1,
   parameter int AddrW = (Bins > 1) ? $clog2(Bins) : 1
 ) (
-  input  logic             clk_i,
-  input  logic             rst_ni,
-  input  logic             clear_i,      // an operation starts: zero everything
-  input  logic             count0_i,     // count addr0_i in this cycle
-  input  logic [AddrW-1:0] addr0_i,
-  input  logic             count1_i,     // count addr1_i in this cycle too
-  input  logic [AddrW-1:0] addr1_i,
-  input  logic             fin_i,        // the final cycle: record sub_taken_i
-  input  logic             sub_taken_i
+  input  logic                   clk_i,
+  input  logic                   rst_ni,
+  input  logic                   clear_i,      // an operation starts: zero everything
+  input  logic [Ports-1:0]       count_i,      // port k counts addr_i[k] in this clock
+  input  logic [Ports*AddrW-1:0] addr_i,
+  input  logic                   fin_i,        // the final clock: record sub_taken_i
+  input  logic                   sub_taken_i
 );
-
-  localparam int Both = 2;  // both ports on one address in one cycle
 
   /* verilator lint_off UNUSEDSIGNAL */
   logic [Bins*HitW-1:0] lut_hits_q;
   logic                 sub_taken_q;
   /* verilator lint_on UNUSEDSIGNAL */
+
+  // The counters after this clock: every counting port adds one at its address.
+  logic [Bins*HitW-1:0] lut_hits_d;
+  always_comb begin
+    lut_hits_d = lut_hits_q;
+    for (int k = 0; k < Ports; k++) begin
+      if (count_i[k]) begin
+        lut_hits_d[32'(addr_i[k*AddrW +: AddrW]) * HitW +: HitW] =
+            lut_hits_d[32'(addr_i[k*AddrW +: AddrW]) * HitW +: HitW] + 1'b1;
+      end
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -37,19 +48,7 @@ module mv_observe #(
       lut_hits_q  <= '0;
       sub_taken_q <= 1'b0;
     end else begin
-      if (count0_i && count1_i && addr0_i == addr1_i) begin
-        lut_hits_q[32'(addr0_i) * HitW +: HitW] <=
-            lut_hits_q[32'(addr0_i) * HitW +: HitW] + HitW'(Both);
-      end else begin
-        if (count0_i) begin
-          lut_hits_q[32'(addr0_i) * HitW +: HitW] <=
-              lut_hits_q[32'(addr0_i) * HitW +: HitW] + 1'b1;
-        end
-        if (count1_i) begin
-          lut_hits_q[32'(addr1_i) * HitW +: HitW] <=
-              lut_hits_q[32'(addr1_i) * HitW +: HitW] + 1'b1;
-        end
-      end
+      lut_hits_q <= lut_hits_d;
       if (fin_i) begin
         sub_taken_q <= sub_taken_i;
       end

@@ -307,10 +307,8 @@ module mont_dual #(
     .clk_i,
     .rst_ni,
     .clear_i    (obs_clear),
-    .count0_i   (obs_count),
-    .addr0_i    (obs_addr),
-    .count1_i   (1'b0),
-    .addr1_i    (obs_addr),  // unused: count1_i is 0
+    .count_i    (obs_count),
+    .addr_i     (obs_addr),
     .fin_i      (fin),
     .sub_taken_i(sub_taken)
   );

@@ -9,7 +9,7 @@
 // borrow: S >= M) or S, so p_o is fully reduced. load_o (START while idle, also with CLEAR)
 // starts the core's array; CLEAR while idle zeroes the result registers.
 //
-// Observation (simulation only, scalable_observe.sv as u_observe): per operation the word
+// Observation (simulation only, hdl/common/mv_observe.sv as u_observe): per operation the word
 // steps of every PE (obs_step_i, Ports ports, at obs_addr_i) and, in FIN, whether M was
 // subtracted. The result register P and busy/last: hdl/common/mv_result.sv.
 //
@@ -139,7 +139,7 @@ module scalable_ctrl #(
   );
 
 `ifndef SYNTHESIS
-  scalable_observe #(
+  mv_observe #(
     .Bins (ObsBins),
     .HitW (HitW),
     .Ports(Ports)

@@ -307,16 +307,15 @@ module mont_qp #(
   assign obs_addr1 = obs_red ? (take ? ObsAddrW'(BinSub) : ObsAddrW'(BinNoSub))
                              : (pe_carry_nz[0] ? ObsAddrW'(BinCarry) : ObsAddrW'(BinNoCarry));
   mv_observe #(
-    .Bins(ObsBins),
-    .HitW(32)
+    .Bins (ObsBins),
+    .HitW (32),
+    .Ports(2)
   ) u_observe (
     .clk_i,
     .rst_ni,
     .clear_i    (obs_clear),
-    .count0_i   (obs_cnt0),
-    .addr0_i    (obs_addr0),
-    .count1_i   (obs_cnt1),
-    .addr1_i    (obs_addr1),
+    .count_i    ({obs_cnt1, obs_cnt0}),
+    .addr_i     ({obs_addr1, obs_addr0}),
     .fin_i      (last_o),
     .sub_taken_i(take)
   );

@@ -86,7 +86,7 @@ def test_only_the_designs_own_rtl_is_mutated() -> None:
     owner = [p.name for p in msites.core_sources(load_design("inter_csa"))]
     assert owner == ["inter_csa.sv", "mv_loop_ctrl.sv", "inter_fin.sv"]
     scal = [p.name for p in msites.core_sources(load_design("mwr2mm"))]
-    assert "scalable_observe.sv" not in scal and "mwr2mm_top.sv" not in scal and scal
+    assert "mv_observe.sv" not in scal and "mwr2mm_top.sv" not in scal and scal
 
 
 def test_ids_pick_mutants(capsys: pytest.CaptureFixture[str]) -> None:
