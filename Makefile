@@ -1,6 +1,7 @@
 # montverif: every target bootstraps what it needs (.venv with the project installed, Icarus)
 # and is a thin alias of the `montverif` command (.venv/bin/montverif --help).
 #   make regress   smoke regression (the main job)       make test   the test suite
+#   make reliability   the reliability suite alone (concurrency, interruption, bad input, secrets)
 #   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200] [PARAMS=W=16,P=4]
 #   make lint      Verilator -Wall lint, Icarus compile, ruff, mypy   make setup   set-up only
 #   make closure DUT=mont_lut [N=32] [BUDGET_SEEDS=40] [BUDGET_MIN=15] [STEER=0] [JOBS=2]
@@ -49,10 +50,10 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
              $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS))
 
-.PHONY: setup venv sim-tools coverage-tools test regress sim lint regmap cycles bench closure mutate clean help which
+.PHONY: setup venv sim-tools coverage-tools test reliability regress sim lint regmap cycles bench closure mutate clean help which
 
 help:
-	@sed -n '2,7p' Makefile
+	@sed -n '2,8p' Makefile
 
 setup: venv sim-tools coverage-tools
 
@@ -93,6 +94,11 @@ coverage-tools: venv sim-tools
 
 test: setup
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+# The reliability suite alone (regress/tests/reliability): concurrency, interruption, bad
+# input, secrets.
+reliability: setup
+	$(VENV)/bin/pytest -n 2 -q -p no:cacheprovider -m reliability regress/tests/reliability
 
 regress: setup
 	$(MV) regress --list $(LIST) --jobs $(JOBS) $(REGRESS_ARGS)
