@@ -34,18 +34,26 @@ import argparse
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail
+from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.regress.coverage import closure
-from montverif.regress.flow import tools
+from montverif.regress.flow import claim, tools
 from montverif.regress.flow.launcher import INPUT_ERRORS, Launcher, LocalLauncher
 from montverif.regress.flow.spec import RunSpec
 from montverif.regress.mutate import campaigns
-from montverif.regress.regression import runner
+from montverif.regress.mutate.campaigns import CampaignSpec
+from montverif.regress.regression import folders, runner
 from montverif.regress.regression.folders import RESULTS_ROOT, point_latest, results_dir
-from montverif.regress.regression.lists import LISTS_FILE, ListError, get_list, load_lists
+from montverif.regress.regression.lists import (
+    LISTS_FILE,
+    ListError,
+    TestList,
+    get_list,
+    load_lists,
+)
 from montverif.regress.regression.scheduler import Options
 from montverif.regress.regression.seeds import DEFAULT_BASE_SEED, expand, unique_builds
 from montverif.regress.regression.shards import parse_shard, shard
@@ -187,8 +195,20 @@ def _resume_dir(results_root: Path, out: str | None) -> Path:
     return path
 
 
-def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) -> int:
-    _check_args(args)
+@dataclass(frozen=True)
+class _Job:
+    """A regression as asked: the list, the shard, the runs and campaigns of the whole list
+    and of this shard."""
+
+    tlist: TestList
+    shard_ix: tuple[int, int] | None
+    all_runs: list[RunSpec]
+    runs: list[RunSpec]
+    all_campaigns: list[CampaignSpec]
+    campaigns: list[CampaignSpec]
+
+
+def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
     lists_file = Path(args.lists)
     tlist = get_list(args.name, lists_file)
     shard_ix = parse_shard(args.shard) if args.shard else None
@@ -206,27 +226,51 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
     camps = campaigns.shard(all_campaigns, *shard_ix) if shard_ix else all_campaigns
     check_runs(launcher, runs)
     campaigns.check_all(camps)
+    return _Job(tlist, shard_ix, all_runs, runs, all_campaigns, camps)
+
+
+def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) -> int:
+    _check_args(args)
+    job = _job(args, launcher)
     out_dir = _resume_dir(results_root, args.out) if args.resume else results_dir(
-        results_root, tlist.name + (f"-shard{shard_ix[0]}of{shard_ix[1]}" if shard_ix else ""),
-        args.out)
+        results_root, job.tlist.name + (f"-shard{job.shard_ix[0]}of{job.shard_ix[1]}"
+                                        if job.shard_ix else ""), args.out)
+    wanted = folders.plan(job.tlist.name, args.seed, [r.key for r in job.runs],
+                          [c.dut for c in job.campaigns])
+    # the folder is this regression's while it runs: a second writer is refused
+    with claim.claim(out_dir, "results folder"):
+        if args.resume:
+            earlier_s = folders.check_resume(out_dir, wanted)
+        else:
+            folders.check_fresh(out_dir)
+            folders.write_plan(out_dir, wanted)
+            earlier_s = 0.0
+        return _run_in(args, launcher, results_root, out_dir, job, earlier_s)
+
+
+def _run_in(args: argparse.Namespace, launcher: Launcher, results_root: Path, out_dir: Path,
+            job: _Job, earlier_s: float) -> int:
+    """The regression in its claimed results folder; earlier_s: the wall time of the
+    attempts that --resume continues."""
     point_latest(results_root, out_dir)
     opts = Options(args.jobs, args.fail_fast, args.rerun_waves)
-    history = None if shard_ix else Path(args.history) if args.history else \
+    history = None if job.shard_ix else Path(args.history) if args.history else \
         results_root / "history.jsonl"
-    order = {r.key: i for i, r in enumerate(all_runs)}
+    order = {r.key: i for i, r in enumerate(job.all_runs)}
     t0 = time.monotonic()
     # the history line and report.html come after the coverage merge (they show it)
-    reg = runner.regress(launcher, tlist.name, runs, opts, out_dir, args.seed, order=order,
-                         shard_spec=args.shard or "", planned=len(all_runs), history=None,
-                         resume=args.resume, campaigns=len(camps),
-                         campaigns_planned=len(all_campaigns))
-    if camps:  # after the runs and their reruns, so they never compete with the list
-        campaigns.run_all(camps, opts, reg, args.resume)
-    reg.wall_s = time.monotonic() - t0
+    reg = runner.regress(launcher, job.tlist.name, job.runs, opts, out_dir, args.seed,
+                         order=order, shard_spec=args.shard or "", planned=len(job.all_runs),
+                         history=None, resume=args.resume, campaigns=len(job.campaigns),
+                         campaigns_planned=len(job.all_campaigns))
+    if job.campaigns:  # after the runs and their reruns, so they never compete with the list
+        campaigns.run_all(job.campaigns, opts, reg, args.resume)
+    reg.wall_s = earlier_s + time.monotonic() - t0  # a resumed regression: all its attempts
     write_all(reg)
     # functional coverage merged into <out>/coverage/, closure table; goals (lists.toml
     # `coverage_goals = true`) missed -> exit 1 (a shard only merges: goals apply to the whole)
-    coverage_ok = closure.after_regression(out_dir, tlist.coverage_goals, shard=bool(shard_ix))
+    coverage_ok = closure.after_regression(out_dir, job.tlist.coverage_goals,
+                                           shard=bool(job.shard_ix))
     finish_report(reg, history)
     print(format_summary(reg), flush=True)
     if reg.stopped == "interrupted":
@@ -237,6 +281,11 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
 def cmd_merge(args: argparse.Namespace, results_root: Path) -> int:
     history = Path(args.history) if args.history else results_root / "history.jsonl"
     out = Path(args.out).resolve()
+    with claim.claim(out, "results folder"):
+        return _merge_into(args, out, history)
+
+
+def _merge_into(args: argparse.Namespace, out: Path, history: Path) -> int:
     reg = runner.merge(out, [Path(d).resolve() for d in args.shards], None)
     write_all(reg)
     coverage_ok = closure.after_regression(out, _coverage_goals(reg.name, Path(args.lists)))
@@ -269,6 +318,9 @@ def main(argv: list[str], launcher: Launcher | None = None,
             return cmd_merge(args, results_root)
         if args.command == "report":
             return cmd_report(args, results_root)
-        return cmd_run(args, launcher or LocalLauncher(), results_root)
+        with terminate_as_interrupt():
+            return cmd_run(args, launcher or LocalLauncher(), results_root)
     except (ListError, *INPUT_ERRORS) as exc:
         return fail(exc)
+    except KeyboardInterrupt:
+        return interrupted(f"`montverif {args.command}` was ended")

@@ -4,8 +4,10 @@
                   [--vectors file.json] [--txns 200] [--busw 32] [--timeout 600]
 
 Prints PASS/FAIL, the log folder and a repro command; exit 0 on pass, 1 on fail, 2 on bad
-input (a one-line `error:` message, never a traceback). `make sim` runs this. The tests run
-in a child process, so a hung simulation is ended by the wall-clock watchdog.
+input (a one-line `error:` message, never a traceback), 130 when interrupted (Ctrl-C,
+SIGTERM: the simulation is ended and its folder marked interrupted). `make sim` runs this.
+The tests run in a child process, so a hung simulation is ended by the wall-clock watchdog.
+The run owns its folder while it runs: a second run into the same folder is refused.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail
+from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.regress.flow import tools
+from montverif.regress.flow.paths import RUNS_ROOT
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import (
     ALL_TESTS,
@@ -69,10 +73,15 @@ def main(argv: list[str]) -> int:
                             args.waves, params, args.bus, args.coverage),
                   seed=args.seed, txns=args.txns, vectors=args.vectors, tests=tests,
                   idle_max=args.idle_max, timeout_s=args.timeout, bias=args.bias)
+    log_dir = Path(args.out).resolve() if args.out else RUNS_ROOT / run.key
     try:
-        outcome = execute(run, Path(args.out) if args.out else None)
+        with terminate_as_interrupt():
+            outcome = execute(run, log_dir)
     except (ConfigError, VectorError, tools.ToolError) as exc:
         return fail(exc)
+    except KeyboardInterrupt:
+        return interrupted(f"the simulation was ended; run folder {log_dir} (outcome.json "
+                           "marks it interrupted)")
     verdict = "PASS" if outcome.passed else "FAIL"
     print(f"{verdict} {run.key}: {outcome.tests - outcome.failed}/{outcome.tests} tests passed "
           f"in {outcome.wall_s:.1f}s (build {outcome.build_s:.1f}s)")

@@ -1,13 +1,20 @@
 """The simulator's child process of one run (flow.simulate starts it in a session of its
 own, so that the watchdog can end the whole process group):
 
-    python -m montverif.regress.flow.child RUN_JSON LOG_DIR
+    python -m montverif.regress.flow.child RUN_JSON LOG_DIR [WATCH_FD]
+
+WATCH_FD is the read end of a pipe whose write end only the parent holds: when the parent
+ends, however it ends (SIGKILL too), the read sees end-of-file, and the child marks the run
+folder interrupted and ends its whole process group (itself and the simulator).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from cocotb_tools.runner import get_runner
@@ -49,8 +56,24 @@ def run_from_json(text: str) -> RunSpec:
     return RunSpec(**raw)
 
 
+def _watch_parent(fd: int, log_dir: Path) -> None:
+    """Block until the parent's end of the pipe closes; then end this process group."""
+    while os.read(fd, 1):
+        pass
+    record = {"passed": False, "interrupted": True,
+              "first_error": "interrupted: the runner ended before the simulation finished"}
+    try:
+        (log_dir / "outcome.json").write_text(json.dumps(record, indent=1) + "\n")
+    finally:
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
 def main(argv: list[str] | None = None) -> int:
-    run_json, log_dir = sys.argv[1:] if argv is None else argv
+    args = sys.argv[1:] if argv is None else argv
+    run_json, log_dir = args[:2]
+    if len(args) > 2:
+        threading.Thread(target=_watch_parent, args=(int(args[2]), Path(log_dir)),
+                         daemon=True).start()
     return _child_test(run_from_json(run_json), Path(log_dir))
 
 

@@ -1,6 +1,13 @@
 """One simulation run: validate, build (when stale), run the cocotb tests in a child process
 (`montverif.regress.flow.child`) under a wall-clock watchdog, and record the Outcome in the
-run folder (outcome.json, with the verdict, the first error and the repro command)."""
+run folder (outcome.json, with the verdict, the first error and the repro command).
+
+The run owns its folder while it runs (flow.claim: a second writer is refused). The child
+runs in a session of its own, so that the watchdog ends the whole process group; it also
+ends with this process, however this process ends: an interrupt (SIGINT, SIGTERM) ends every
+running simulation (`end_all`) and marks its folder interrupted, and if this process is
+killed outright the child sees the pipe from it close and ends its own group.
+"""
 
 from __future__ import annotations
 
@@ -11,17 +18,19 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import asdict
 from pathlib import Path
 
-from montverif.regress.flow import tools
+from montverif.regress.flow import claim, tools
 from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.paths import ROOT, RUNS_ROOT, SIM_BUILDS
 from montverif.regress.flow.spec import Outcome, RunSpec, engine_hdl_clock, with_design_tests
 from montverif.spec import environment
+from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 
 # simulations this process runs at once (the scheduler's `parallel` sets it): a run gets the
@@ -48,6 +57,69 @@ def _results(xml: Path) -> tuple[int, int, str]:
 
 
 _FIRST_ERROR = re.compile(r"(MISMATCH .*|watchdog: .*|AssertionError: .*|Error: .*)")
+# cocotb's regression manager: "running <module>.<Test> (i/n)", "<module>.<Test> passed"
+_TEST_START = re.compile(r"cocotb\.regression\s+running \S*?(\w+) \((\d+)/(\d+)\)")
+_TEST_END = re.compile(r"cocotb\.regression\s+\S*?(\w+) (passed|failed)")
+
+
+def _tests_in_log(log: Path) -> tuple[list[str], list[str], str, int]:
+    """From a log cut short: the tests that passed, those that failed, the one running when
+    it ended ("" if none) and how many the run had (0 if unknown)."""
+    passed: list[str] = []
+    failed: list[str] = []
+    running, total = "", 0
+    if not log.exists():
+        return passed, failed, running, total
+    for line in log.read_text(errors="replace").splitlines():
+        if m := _TEST_START.search(line):
+            running, total = m.group(1), int(m.group(3))
+        elif m := _TEST_END.search(line):
+            (passed if m.group(2) == "passed" else failed).append(m.group(1))
+            running = ""
+    return passed, failed, running, total
+
+
+class _Children:
+    """The simulations this process runs now, so that an interrupt can end them all."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: dict[int, subprocess.Popen[bytes]] = {}
+        self._ended: set[int] = set()
+
+    def add(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._running[proc.pid] = proc
+
+    def remove(self, proc: subprocess.Popen[bytes]) -> bool:
+        """Forget proc; whether end_all ended it."""
+        with self._lock:
+            self._running.pop(proc.pid, None)
+            return proc.pid in self._ended
+
+    def end_all(self) -> int:
+        with self._lock:
+            procs = [p for p in self._running.values() if p.poll() is None]
+            for proc in procs:
+                self._ended.add(proc.pid)
+                _kill_group(proc)
+        return len(procs)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+CHILDREN = _Children()
+
+
+def end_all() -> int:
+    """End every simulation this process runs (an interrupt); how many were running. Their
+    runs return an Outcome marked interrupted."""
+    return CHILDREN.end_all()
 
 
 def _first_log_error(log: Path) -> str:
@@ -103,9 +175,12 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
     run = with_design_tests(run)
     design = validate(run)
     log_dir = (log_dir or RUNS_ROOT / run.key).resolve()
-    if log_dir.exists():
-        shutil.rmtree(log_dir)
-    log_dir.mkdir(parents=True)
+    with claim.claim(log_dir, "run folder"):
+        claim.clear(log_dir)
+        return _execute(run, design, log_dir)
+
+
+def _execute(run: RunSpec, design: Design, log_dir: Path) -> Outcome:
     _, build_s = build(run.build, design)
     t0 = time.monotonic()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
@@ -114,24 +189,49 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
         env[environment.BIAS.name] = run.bias
     if environment.PROFILE.is_set():
         env["COCOTB_ENABLE_PROFILING"] = "1"
+    # the child watches the read end: when this process ends, however, the pipe closes
+    watch_r, watch_w = os.pipe()
     cmd = [sys.executable, "-m", "montverif.regress.flow.child", json.dumps(asdict(run)),
-           str(log_dir)]
+           str(log_dir), str(watch_r)]
     sim_log = log_dir / "sim.log"
-    timed_out = False
+    timed_out = interrupted = False
     with sim_log.open("w") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, env=env,
-                                start_new_session=True)
+        try:
+            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+                                    env=env, start_new_session=True, pass_fds=(watch_r,))
+        finally:
+            os.close(watch_r)
+        CHILDREN.add(proc)
         try:
             proc.wait(timeout=run.timeout_s)
         except subprocess.TimeoutExpired:
             timed_out = True
-            os.killpg(proc.pid, signal.SIGKILL)
+            _kill_group(proc)
             proc.wait()
+        except BaseException:  # an interrupt of this process (KeyboardInterrupt, SystemExit)
+            finished = proc.poll() is not None
+            _kill_group(proc)
+            proc.wait()
+            if not finished:
+                _record(_interrupted(run, log_dir, time.monotonic() - t0, build_s), design)
+                raise
+        finally:
+            os.close(watch_w)
+            interrupted = CHILDREN.remove(proc) and not timed_out
     wall = time.monotonic() - t0
+    if interrupted:
+        return _record(_interrupted(run, log_dir, wall, build_s), design)
     outcome = Outcome(run, False, log_dir, wall_s=wall, build_s=build_s)
     xml = log_dir / "results.xml"
     if timed_out:
+        passed, failed, running, total = _tests_in_log(sim_log)
+        outcome.tests = max(total, len(passed) + len(failed) + bool(running))
+        outcome.failed = outcome.tests - len(passed)
         outcome.first_error = f"watchdog: simulation killed after {run.timeout_s}s wall time"
+        if running:
+            outcome.first_error += f" in {running}"
+        if passed:
+            outcome.first_error += f" ({len(passed)} test(s) had passed: {', '.join(passed)})"
     elif not xml.exists():
         outcome.first_error = _first_log_error(sim_log) or _exit_text(proc.returncode)
     else:
@@ -145,10 +245,22 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
             outcome.waves = log_dir / "waves.fst"
             shutil.move(str(wave), outcome.waves)
             break
-    record = {"key": run.key, "passed": outcome.passed, "tests": outcome.tests,
-              "failed": outcome.failed, "first_error": outcome.first_error,
-              "wall_s": round(wall, 3), "build_s": round(build_s, 3), "repro": run.repro(),
+    return _record(outcome, design)
+
+
+def _interrupted(run: RunSpec, log_dir: Path, wall: float, build_s: float) -> Outcome:
+    return Outcome(run, False, log_dir, first_error="interrupted: the simulation was ended "
+                   "before it finished", wall_s=wall, build_s=build_s, interrupted=True)
+
+
+def _record(outcome: Outcome, design: Design) -> Outcome:
+    """outcome.json in the run folder."""
+    run = outcome.run
+    record = {"key": run.key, "passed": outcome.passed, "interrupted": outcome.interrupted,
+              "tests": outcome.tests, "failed": outcome.failed,
+              "first_error": outcome.first_error, "wall_s": round(outcome.wall_s, 3),
+              "build_s": round(outcome.build_s, 3), "repro": run.repro(),
               "git": tools.git_revision(ROOT), "versions": tools.versions(), "run": asdict(run),
               "params": run.build.design_params(design)}
-    (log_dir / "outcome.json").write_text(json.dumps(record, indent=1) + "\n")
+    (outcome.log_dir / "outcome.json").write_text(json.dumps(record, indent=1) + "\n")
     return outcome

@@ -174,3 +174,4 @@ class Outcome:
     build_s: float = 0.0
     waves: Path | None = None
     extra: dict[str, object] = field(default_factory=dict)
+    interrupted: bool = False  # ended by an interrupt of the runner, not by itself

@@ -158,7 +158,9 @@ def _execute(m: Mutant, run: RunSpec, out: Path) -> None:
         m.status, m.reason = "error", f"{type(exc).__name__}: {exc}"[:200]
         return
     m.log_dir = str(outcome.log_dir)
-    if outcome.passed:
+    if outcome.interrupted:  # an interrupt ended it: no verdict (never counted as killed)
+        m.status, m.reason = "error", outcome.first_error
+    elif outcome.passed:
         m.status, m.reason = "survived", f"{outcome.tests} tests passed"
     elif fatal := elaboration_fatal(outcome.log_dir / "sim.log"):
         m.status, m.reason = "stillborn", f"does not elaborate: {fatal}"

@@ -1,8 +1,11 @@
-"""Results folders: one per regression, named after the list and the time, and `latest`."""
+"""Results folders: one per regression, named after the list and the time, and `latest`;
+the plan a folder was started with (plan.json), which `--resume` must match."""
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -12,10 +15,9 @@ from montverif.regress.regression.lists import ListError
 RESULTS_ROOT = BUILD_ROOT / "regress"
 
 def results_dir(root: Path, name: str, out: str | None) -> Path:
+    """--out as given (the caller claims and creates it), else a new folder under root."""
     if out:
-        path = Path(out).resolve()
-        path.mkdir(parents=True, exist_ok=True)
-        return path
+        return Path(out).resolve()
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     root.mkdir(parents=True, exist_ok=True)
     for suffix in ("", *(f"-{i}" for i in range(2, 100))):
@@ -37,3 +39,57 @@ def point_latest(root: Path, target: Path) -> None:
     tmp.unlink(missing_ok=True)
     tmp.symlink_to(dest)
     os.replace(tmp, link)
+
+
+PLAN_FILE = "plan.json"
+
+
+def plan(name: str, base_seed: int, runs: Sequence[str], campaigns: Sequence[str]
+         ) -> dict[str, object]:
+    """What a regression sets out to do: its list, base seed, run keys and the designs of its
+    mutation campaigns."""
+    return {"list": name, "base_seed": base_seed, "runs": sorted(runs),
+            "campaigns": sorted(campaigns)}
+
+
+def write_plan(out_dir: Path, wanted: dict[str, object]) -> None:
+    (out_dir / PLAN_FILE).write_text(json.dumps(wanted, indent=1) + "\n")
+
+
+def _described(p: dict[str, object]) -> str:
+    runs, camps = p.get("runs") or [], p.get("campaigns") or []
+    extra = f" + {len(camps)} mutation campaign(s)" if isinstance(camps, list) and camps else ""
+    count = len(runs) if isinstance(runs, list) else "?"
+    return f"list '{p.get('list')}' (seed {p.get('base_seed')}, {count} runs{extra})"
+
+
+def check_resume(out_dir: Path, wanted: dict[str, object]) -> float:
+    """Refuse (ListError, one line) to resume a folder that holds another regression than
+    `wanted`; returns the wall time the folder's earlier attempts took (0 if unknown)."""
+    summary: dict = {}
+    try:
+        summary = json.loads((out_dir / "summary.json").read_text())
+    except (OSError, ValueError):
+        pass
+    try:
+        found = json.loads((out_dir / PLAN_FILE).read_text())
+    except (OSError, ValueError):  # a folder of an older montverif: its summary says
+        found = plan(summary["list"], summary["base_seed"],
+                     [r["key"] for r in summary["runs"]],
+                     list(summary.get("mutation", {}))) if summary else {}
+    if not found:
+        raise ListError(f"--resume: results folder {out_dir} holds no regression to resume "
+                        f"(no {PLAN_FILE} or summary.json)")
+    if found != wanted:
+        raise ListError(f"--resume: results folder {out_dir} holds {_described(found)}, not "
+                        f"{_described(wanted)}; resume with the same list and options, or "
+                        "choose another --out")
+    wall = summary.get("wall_s", 0.0) if isinstance(summary, dict) else 0.0
+    return float(wall) if isinstance(wall, int | float) else 0.0
+
+
+def check_fresh(out_dir: Path) -> None:
+    """A new regression never writes over another one's results (ListError, one line)."""
+    if (out_dir / PLAN_FILE).exists() or (out_dir / "summary.json").exists():
+        raise ListError(f"results folder {out_dir} holds a regression already: resume it with "
+                        "--resume, or choose another --out")

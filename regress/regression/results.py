@@ -54,6 +54,9 @@ class RunResult:
 
     @classmethod
     def from_outcome(cls, outcome: Outcome) -> RunResult:
+        if outcome.interrupted:  # not run to its end: neither passed nor failed
+            return cls(outcome.run, SKIP, first_error=outcome.first_error,
+                       wall_s=outcome.wall_s, log_dir=outcome.log_dir)
         return cls(outcome.run, PASS if outcome.passed else FAIL,
                    first_error="" if outcome.passed else outcome.first_error or "failed",
                    wall_s=outcome.wall_s, log_dir=outcome.log_dir, tests=outcome.tests,

@@ -48,12 +48,16 @@ def parallel(fn: Callable[[T], R], items: Sequence[T], jobs: int,
                         stopped = stopped or "--fail-fast"
         except KeyboardInterrupt:
             stopped = "interrupted"
-            print(f"interrupted: waiting for {len(running)} running job(s) to end",
-                  file=sys.stderr, flush=True)
+            ended = simulate.end_all()
+            print(f"interrupted: ended {ended} running simulation(s), waiting for "
+                  f"{len(running)} job(s) to return", file=sys.stderr, flush=True)
         finally:
             simulate.CONCURRENT_JOBS = concurrent
-    for fut, item in running.items():  # left running by an interrupt; the pool waited for them
+    # left running by an interrupt (the pool waited for them): what finished before it is
+    # kept like any other result, what the interrupt ended comes back marked so
+    for fut, item in running.items():
         results[item] = fut.result()
+        done(item, results[item])
     return results, stopped
 
 
@@ -131,7 +135,8 @@ def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: Options,
     def done(run: RunSpec, res: RunResult) -> bool:
         progress.line(res.status, run.key, res.wall_s,
                       "" if res.passed else res.first_error[:120])
-        save_result(reg.out_dir, res)
+        if res.status != SKIP:  # an interrupted run is not finished: --resume runs it again
+            save_result(reg.out_dir, res)
         return not (opts.fail_fast and not res.passed)
 
     # longest first (estimated) so the slowest runs do not finish last

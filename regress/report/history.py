@@ -3,6 +3,10 @@ the mutation score of each design with a campaign and their mean and minimum).
 
 `montverif regress` appends to <results root>/history.jsonl (`--history PATH` changes it;
 shards do not append, their `regress merge` does). The HTML report plots it.
+
+A regression that did not run everything it planned (interrupted, --fail-fast, a merge with
+shards missing) is written as partial: `"partial"` says why, and its pass rate and coverage
+are null, since they describe only the part that ran. Trends read complete regressions only.
 """
 
 from __future__ import annotations
@@ -50,15 +54,33 @@ def mutation_scores(summary: dict) -> dict[str, object]:
             "mutation_min": min(scores) if scores else None}
 
 
+def partial(summary: dict) -> str:
+    """Why the regression of this summary is partial ("" when it ran all it planned)."""
+    passed, failed = int(summary["passed"]), int(summary["failed"])
+    planned = int(summary.get("planned") or passed + failed + int(summary["skipped"]))
+    campaigns = summary.get("mutation", {})
+    camp_done = sum(rec.get("status") != "skipped" for rec in campaigns.values())
+    camp_planned = int(summary.get("mutation_planned", len(campaigns)))
+    if passed + failed == planned and camp_done == camp_planned and not summary.get("stopped"):
+        return ""
+    why = summary.get("stopped") or "incomplete"
+    text = f"{why}: {passed + failed} of {planned} runs"
+    return text + (f", {camp_done} of {camp_planned} mutation campaigns" if camp_planned else "")
+
+
 def record(summary: dict, out_dir: Path) -> dict[str, object]:
     passed, failed = int(summary["passed"]), int(summary["failed"])
     done = passed + failed
-    return {"list": summary["list"], "start": summary["start"], "git": summary["git"],
-            "passed": passed, "failed": failed, "skipped": summary["skipped"],
-            "pass_rate": round(100.0 * passed / done, 2) if done else None,
-            "buckets": len(summary.get("buckets", [])), "wall_s": summary["wall_s"],
-            "coverage_pct": coverage_pct(out_dir), **mutation_scores(summary),
-            "out_dir": str(out_dir)}
+    rec: dict[str, object] = {
+        "list": summary["list"], "start": summary["start"], "git": summary["git"],
+        "passed": passed, "failed": failed, "skipped": summary["skipped"],
+        "pass_rate": round(100.0 * passed / done, 2) if done else None,
+        "buckets": len(summary.get("buckets", [])), "wall_s": summary["wall_s"],
+        "coverage_pct": coverage_pct(out_dir), **mutation_scores(summary),
+        "out_dir": str(out_dir)}
+    if why := partial(summary):
+        rec |= {"partial": why, "pass_rate": None, "coverage_pct": None}
+    return rec
 
 
 def append(path: Path, summary: dict, out_dir: Path) -> None:
@@ -82,3 +104,8 @@ def load(path: Path) -> list[dict]:
         if isinstance(rec, dict) and "start" in rec:
             out.append(rec)
     return out
+
+
+def complete(records: list[dict]) -> list[dict]:
+    """The records of regressions that ran everything they planned (what trends show)."""
+    return [rec for rec in records if not rec.get("partial")]

@@ -231,9 +231,9 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
                     f"{len(muts)} campaign(s) at their goal"
                     + (f"; <b>not: {_e(', '.join(below))}</b>" if below else "") + "</p>")
     body += [f"<p><b>{_e(note)}</b></p>" for note in summary.get("notes", [])]
-    if summary.get("stopped"):
-        body.append(f"<p><b>runs not started: {_e(summary['stopped'])}</b></p>")
-    hist = [h for h in (past or []) if h.get("list") == summary["list"]]
+    if why := history.partial(summary):
+        body.append(f"<p><b>partial regression ({_e(why)}): not in the trends</b></p>")
+    hist = [h for h in history.complete(past or []) if h.get("list") == summary["list"]]
     body.append("<h2>Trends</h2>")
     if hist:
         body.append(svg_trend([(h["start"][:16], h.get("pass_rate")) for h in hist],

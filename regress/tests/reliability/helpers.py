@@ -1,0 +1,85 @@
+"""What the attacks share: start the real `montverif` in a process of its own (so that it can
+be signalled like a user's Ctrl-C), wait for a run to reach a state, find a run's processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+# `montverif regress` with the results root (history, `latest`) inside the test's folder,
+# so that no test touches the checkout's build/regress
+_REGRESS = ("import sys; from pathlib import Path; from montverif.regress.cli import regress; "
+            "sys.exit(regress.main(sys.argv[2:], results_root=Path(sys.argv[1])))")
+
+
+def montverif(*args: str, **kw: object) -> subprocess.Popen[str]:
+    """`montverif ARGS` started, stdout and stderr captured."""
+    return subprocess.Popen([sys.executable, "-m", "montverif.regress.cli", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            **kw)  # type: ignore[call-overload]
+
+
+def regress(results_root: Path, *args: str) -> subprocess.Popen[str]:
+    """`montverif regress ARGS` with its results root (history, latest) in results_root."""
+    return subprocess.Popen([sys.executable, "-c", _REGRESS, str(results_root), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for(cond: Callable[[], bool], timeout_s: float, what: str) -> None:
+    end = time.monotonic() + timeout_s
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out after {timeout_s}s waiting for {what}")
+        time.sleep(0.2)
+
+
+def sim_started(log_dir: Path) -> bool:
+    """The run's simulation is past start-up: cocotb runs its first test."""
+    log = log_dir / "sim.log"
+    return log.exists() and "running " in log.read_text(errors="replace")
+
+
+def child_sessions(log_dir: Path) -> set[int]:
+    """Session ids of the run's child processes (flow.child starts a session per run)."""
+    out = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            if b"montverif.regress.flow.child" in cmd and str(log_dir).encode() in cmd:
+                out.add(os.getsid(int(pid)))
+        except (OSError, ProcessLookupError):
+            continue
+    return out
+
+
+def alive_in(session: int) -> list[str]:
+    """The processes still alive in a session (zombies aside)."""
+    alive = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            if os.getsid(int(pid)) != session:
+                continue
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            if stat.rsplit(")", 1)[1].split()[0] != "Z":
+                alive.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+                             .decode(errors="replace")[:120])
+        except (OSError, ProcessLookupError):
+            continue
+    return alive
+
+
+def ends(proc: subprocess.Popen[str], sig: signal.Signals, timeout_s: float = 60
+         ) -> tuple[int, str, str]:
+    """Send sig; the exit code, stdout and stderr."""
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=timeout_s)
+    return proc.returncode, out, err
