@@ -67,7 +67,9 @@ def main(argv: list[str]) -> int:
         return fail(exc)
     run = RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim, args.ack_wait, args.fault,
                             args.waves, params, args.bus, args.coverage),
-                  seed=args.seed, txns=args.txns, vectors=args.vectors, tests=tests,
+                  seed=args.seed, txns=args.txns, tests=tests,
+                  # absolute: the simulation's child runs in the checkout, not here
+                  vectors=str(Path(args.vectors).absolute()) if args.vectors else None,
                   idle_max=args.idle_max, timeout_s=args.timeout, bias=args.bias)
     try:
         outcome = execute(run, Path(args.out) if args.out else None)
