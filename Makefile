@@ -36,6 +36,7 @@ TESTS    ?=
 PARAMS   ?=
 BUS      ?=
 TIMEOUT  ?= 1800
+ALLOW_WIDE ?= 0
 LIST     ?= smoke
 JOBS     ?= 2
 BUDGET_SEEDS ?= 40
@@ -48,7 +49,8 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              --ack-wait $(ACK_WAIT) --idle-max $(IDLE_MAX) --timeout $(TIMEOUT) \
              $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) $(if $(filter 1,$(COV)),--coverage) \
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
-             $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS))
+             $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS)) \
+             $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide)
 
 .PHONY: setup venv sim-tools coverage-tools test reliability regress sim lint regmap cycles bench closure mutate clean help which
 

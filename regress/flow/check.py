@@ -36,9 +36,10 @@ def validate(run: RunSpec) -> Design:
     if b.bus_w not in rm.bus_widths:
         raise ConfigError(f"unsupported bus width BUSW={b.bus_w} "
                           f"(supported: {', '.join(map(str, rm.bus_widths))})")
-    if not design.min_n <= b.n <= design.max_n:
+    if b.n < design.min_n or (b.n > design.max_n and not run.allow_wide):
+        wide = "; ALLOW_WIDE=1 / --allow-wide runs a wider N" if b.n > design.max_n else ""
         raise ConfigError(f"unsupported width N={b.n} for {b.dut} "
-                          f"(supported: {design.min_n}..{design.max_n})")
+                          f"(supported: {design.min_n}..{design.max_n}{wide})")
     red = design.redundant_width(b.n) or b.n
     if regmap.words(red, b.bus_w) > 1 << rm.index_width:
         raise ConfigError(f"N={b.n} needs more than {1 << rm.index_width} words at BUSW={b.bus_w}")

@@ -144,6 +144,8 @@ class RunSpec:
     bias: str = ""
     # simulator plusargs, e.g. ("+MV_MUTANT=63",): the mutant a shared mutation build runs
     plusargs: tuple[str, ...] = ()
+    # N above the descriptor's widest (widths.max) is run anyway (--allow-wide, ALLOW_WIDE=1)
+    allow_wide: bool = False
 
     def __post_init__(self) -> None:  # read back from JSON (outcome.json, summary.json): a list
         object.__setattr__(self, "plusargs", tuple(self.plusargs))
@@ -170,6 +172,7 @@ class RunSpec:
             else ""
         cmd += f" --bias '{self.bias}'" if self.bias else ""
         cmd += f" --timeout {self.timeout_s}" if self.timeout_s != DEFAULT_TIMEOUT_S else ""
+        cmd += " --allow-wide" if self.allow_wide else ""
         return cmd + " --waves"
 
 
