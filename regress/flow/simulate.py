@@ -19,7 +19,7 @@ from pathlib import Path
 from montverif.regress.flow import tools
 from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
-from montverif.regress.flow.paths import ROOT, RUNS_ROOT, SIM_BUILDS
+from montverif.regress.flow.paths import ROOT, RUNS_ROOT, SIM_BUILDS, remove_tree
 from montverif.regress.flow.spec import Outcome, RunSpec, engine_hdl_clock, with_design_tests
 from montverif.spec import environment
 from montverif.spec.errors import ConfigError
@@ -104,7 +104,7 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
     design = validate(run)
     log_dir = (log_dir or RUNS_ROOT / run.key).resolve()
     if log_dir.exists():
-        shutil.rmtree(log_dir)
+        remove_tree(log_dir)
     log_dir.mkdir(parents=True)
     _, build_s = build(run.build, design)
     t0 = time.monotonic()
