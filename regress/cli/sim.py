@@ -34,7 +34,7 @@ def parser() -> Parser:
     ap = Parser("montverif sim", __doc__)
     ap.add_argument("--dut", default="mont_lut", help="design (montverif models list)")
     ap.add_argument("--n", type=int, default=32,
-                    help="operand width N, within the design's widths (montverif models list)")
+                    help="operand width N, within the design's widths (the README's design table)")
     ap.add_argument("--allow-wide", action="store_true",
                     help="run an N above the design's widest (its descriptor's widths.max)")
     ap.add_argument("--busw", type=int, default=32, help="bus width: 8, 16, 32 or 64")
