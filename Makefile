@@ -37,6 +37,7 @@ PARAMS   ?=
 BUS      ?=
 TIMEOUT  ?= 1800
 OUT      ?=
+ALLOW_WIDE ?= 0
 LIST     ?= smoke
 JOBS     ?= 2
 BUDGET_SEEDS ?= 40
@@ -49,7 +50,8 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              --ack-wait $(ACK_WAIT) --idle-max $(IDLE_MAX) --timeout $(TIMEOUT) \
              $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) $(if $(filter 1,$(COV)),--coverage) \
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
-             $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS)) $(if $(OUT),--out $(OUT))
+             $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS)) $(if $(OUT),--out $(OUT)) \
+             $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide)
 
 .PHONY: setup venv sim-tools coverage-tools test reliability regress sim lint regmap cycles bench closure mutate clean help which
 

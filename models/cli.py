@@ -1,4 +1,7 @@
-"""CLI: `montverif models list` and `montverif models run ALGO --n N --x X --y Y --m M`."""
+"""CLI: `montverif models list` and `montverif models run ALGO --n N --x X --y Y --m M`.
+
+N is held to the design's widths (its descriptor's widths.max); `--allow-wide` runs a wider
+one. Bad input is one `error:` line and exit code 2."""
 
 from __future__ import annotations
 
@@ -8,18 +11,19 @@ import sys
 from typing import NoReturn
 
 from montverif.models.numbers import parse_int
-from montverif.models.registry import ALGOS, get_algo
+from montverif.models.registry import ALGOS, AlgoInfo, get_algo
 from montverif.models.result import ModelInputError
 from montverif.spec import params as spec_params
 from montverif.spec.errors import ConfigError
 
 
 class _Parser(argparse.ArgumentParser):
-    """ArgumentParser whose usage errors are a single ``error:`` line (exit 2)."""
+    """ArgumentParser whose usage errors are a single ``error:`` line (exit 2), as
+    montverif.regress.cli.args.Parser's (the models sit below the command's layer)."""
 
     def error(self, message: str) -> NoReturn:
         msg = " ".join(message.split())
-        self.exit(2, f"error: {msg} (see --help)\n")
+        self.exit(2, f"error: {msg} (see {self.prog} --help)\n")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -44,6 +48,9 @@ def _build_parser() -> argparse.ArgumentParser:
                      "1 = GF(2^n) (default 0)")
     run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                      help="build parameter beyond N (e.g. W=16), repeatable; see list")
+    run.add_argument("--allow-wide", action="store_true",
+                     help="run an N above the design's widest (its descriptor's widths.max; "
+                     "the models' time and memory grow with N)")
     return parser
 
 
@@ -64,6 +71,16 @@ def _cmd_list() -> None:
               + (f" [parameters: {params}]" if params else ""))
 
 
+def check_width(info: AlgoInfo, n: int, allow_wide: bool) -> None:
+    """N within the design's widths; above the widest only with --allow-wide (a model's time
+    and memory grow with N: N = 10^9 would take gigabytes before failing)."""
+    design = info.design
+    if n > design.max_n and not allow_wide:
+        raise ModelInputError(f"--n: N={n} is above {info.name}'s widest, {design.max_n} "
+                              f"(its widths {design.min_n}..{design.max_n}; --allow-wide runs "
+                              "it anyway)")
+
+
 def _cmd_run(args: argparse.Namespace) -> None:
     info = get_algo(args.algo)
     values = {}
@@ -72,6 +89,8 @@ def _cmd_run(args: argparse.Namespace) -> None:
             values[opt] = parse_int(getattr(args, opt))
         except ModelInputError as exc:
             raise ModelInputError(f"--{opt}: {exc}") from None
+        if opt == "n":
+            check_width(info, values["n"], args.allow_wide)
     for opt in ("x2", "y2"):
         text = getattr(args, opt)
         if text is not None and not info.halves:

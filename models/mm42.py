@@ -41,8 +41,10 @@ def iterations_u2(n: int) -> int:
 
 
 def validate(a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> None:
-    """n >= 2, odd 0 < m < 2^n, every half an n-bit value, A1 + A2 < 2M, B1 + B2 < 2M."""
-    args = (("A1", a1), ("A2", a2), ("B1", b1), ("B2", b2), ("M", m), ("n", n))
+    """n >= 2, odd 0 < m < 2^n, every half an n-bit value, A1 + A2 < 2M, B1 + B2 < 2M.
+    Messages name the operands as the register map, vector files and `montverif models run`
+    do (X, X2, Y, Y2 for the paper's A1, A2, B1, B2)."""
+    args = (("X", a1), ("X2", a2), ("Y", b1), ("Y2", b2), ("M", m), ("n", n))
     for name, v in args:
         if isinstance(v, bool) or not isinstance(v, int):
             raise ModelInputError(f"{name} must be an int (got {type(v).__name__})")
@@ -55,10 +57,10 @@ def validate(a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> None:
     for name, v in args[:4]:
         if v < 0 or v >> n:
             raise ModelInputError(f"{name} must be in [0, 2^n) (got {short_hex(v)}, n={n})")
-    for name, lo, hi in (("A", a1, a2), ("B", b1, b2)):
+    for name, lo, hi in (("X", a1, a2), ("Y", b1, b2)):
         if lo + hi >= 2 * m:
             raise ModelInputError(
-                f"{name}1 + {name}2 must be < 2M ({name}1 + {name}2 = {short_hex(lo + hi)}, "
+                f"{name} + {name}2 must be < 2M ({name} + {name}2 = {short_hex(lo + hi)}, "
                 f"M={short_hex(m)})")
 
 

@@ -98,13 +98,15 @@ def test_run_halves() -> None:
 
 
 def test_run_wide_decimal() -> None:
-    # > 4300 decimal digits: beyond Python's default int<->str conversion limit
+    # > 4300 decimal digits: beyond Python's default int<->str conversion limit, and beyond
+    # the design's widest N (--allow-wide)
     n = 16400
     m = 2**n - 159
     x, y = m - 2, 3**10000
     cp = run_cli(
         "run",
         "mont_r2",
+        "--allow-wide",
         "--n",
         str(n),
         "--x",

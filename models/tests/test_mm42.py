@@ -191,14 +191,14 @@ def test_range_extremes(name: str, n: int) -> None:
 @pytest.mark.parametrize(
     ("args", "match"),
     [
-        ((7, 7, 0, 0, 7, 3), "A1 \\+ A2 must be < 2M"),
-        ((0, 0, 13, 1, 7, 4), "B1 \\+ B2 must be < 2M"),
-        ((8, 0, 0, 0, 7, 3), "A1 must be in \\[0, 2\\^n\\)"),
-        ((0, 0, 0, -1, 7, 3), "B2 must be in"),
+        ((7, 7, 0, 0, 7, 3), "X \\+ X2 must be < 2M"),
+        ((0, 0, 13, 1, 7, 4), "Y \\+ Y2 must be < 2M"),
+        ((8, 0, 0, 0, 7, 3), "X must be in \\[0, 2\\^n\\)"),
+        ((0, 0, 0, -1, 7, 3), "Y2 must be in"),
         ((0, 0, 0, 0, 8, 4), "odd"),
         ((0, 0, 0, 0, 9, 3), "M must be < 2\\^n"),
         ((0, 0, 0, 0, 1, 1), "n must be >= 2"),
-        ((0, 1.0, 0, 0, 7, 3), "A2 must be an int"),
+        ((0, 1.0, 0, 0, 7, 3), "X2 must be an int"),
     ],
 )
 @pytest.mark.parametrize("name", sorted(MODELS))

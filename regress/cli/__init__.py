@@ -2,15 +2,20 @@
 
     montverif <command> [options]      montverif <command> --help
 
-Every command prints one `error:` line and exits 2 on bad input; a failed test or run exits 1.
+Every command prints one `error:` line and exits 2 on bad input, and on a file it cannot read
+or write (a read-only build/); a failed test or run exits 1.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
 import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from montverif.models import cli as models_cli
 from montverif.regress.cli import (
@@ -26,6 +31,7 @@ from montverif.regress.cli import (
     rsa_figures,
     sim,
 )
+from montverif.regress.cli.args import fail
 
 Main = Callable[[list[str]], int]
 
@@ -81,7 +87,29 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: unknown command {name!r} (commands: {', '.join(COMMANDS)}; "
               "see montverif --help)", file=sys.stderr)
         return 2
-    return command.main(rest)
+    try:
+        return command.main(rest)
+    except OSError as exc:
+        if not isinstance(exc.filename, (str, bytes, os.PathLike)):  # no path: a bug, as is
+            raise
+        return fail(file_error(exc))
+
+
+# errors that only a write can meet; others (permission, not found) name the path as they are
+_WRITE_ERRNOS = (errno.EROFS, errno.ENOSPC, errno.EDQUOT)
+
+
+def file_error(exc: OSError) -> str:
+    """One line for a file the command could not read or write (a read-only or full build/,
+    a path that is a directory): the path, relative to the working directory when inside
+    it, and the system's reason."""
+    path = Path(os.fsdecode(exc.filename)).absolute()
+    with contextlib.suppress(ValueError):
+        path = path.relative_to(Path.cwd())
+    reason = exc.strerror or type(exc).__name__
+    if exc.errno in _WRITE_ERRNOS:
+        return f"cannot write {path}: {reason}"
+    return f"{path}: {reason}"
 
 
 if __name__ == "__main__":

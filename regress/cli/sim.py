@@ -2,6 +2,7 @@
 
     montverif sim --dut mont_lut --n 256 --sim verilator --seed 123 [--waves]
                   [--vectors file.json] [--txns 200] [--busw 32] [--timeout 600]
+                  [--allow-wide]
 
 Prints PASS/FAIL, the log folder and a repro command; exit 0 on pass, 1 on fail, 2 on bad
 input (a one-line `error:` message, never a traceback), 130 when interrupted (Ctrl-C,
@@ -36,7 +37,10 @@ from montverif.verif.vectors import VectorError
 def parser() -> Parser:
     ap = Parser("montverif sim", __doc__)
     ap.add_argument("--dut", default="mont_lut", help="design (montverif models list)")
-    ap.add_argument("--n", type=int, default=32, help="operand width N")
+    ap.add_argument("--n", type=int, default=32,
+                    help="operand width N, within the design's widths (the README's design table)")
+    ap.add_argument("--allow-wide", action="store_true",
+                    help="run an N above the design's widest (its descriptor's widths.max)")
     ap.add_argument("--busw", type=int, default=32, help="bus width: 8, 16, 32 or 64")
     ap.add_argument("--sim", default="verilator", help="verilator or icarus")
     ap.add_argument("--seed", type=int, default=1)
@@ -71,8 +75,11 @@ def main(argv: list[str]) -> int:
         return fail(exc)
     run = RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim, args.ack_wait, args.fault,
                             args.waves, params, args.bus, args.coverage),
-                  seed=args.seed, txns=args.txns, vectors=args.vectors, tests=tests,
-                  idle_max=args.idle_max, timeout_s=args.timeout, bias=args.bias)
+                  seed=args.seed, txns=args.txns, tests=tests,
+                  # absolute: the simulation's child runs in the checkout, not here
+                  vectors=str(Path(args.vectors).absolute()) if args.vectors else None,
+                  idle_max=args.idle_max, timeout_s=args.timeout, bias=args.bias,
+                  allow_wide=args.allow_wide)
     log_dir = Path(args.out).resolve() if args.out else RUNS_ROOT / run.key
     try:
         with terminate_as_interrupt():

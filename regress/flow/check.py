@@ -36,9 +36,10 @@ def validate(run: RunSpec) -> Design:
     if b.bus_w not in rm.bus_widths:
         raise ConfigError(f"unsupported bus width BUSW={b.bus_w} "
                           f"(supported: {', '.join(map(str, rm.bus_widths))})")
-    if not design.min_n <= b.n <= design.max_n:
+    if b.n < design.min_n or (b.n > design.max_n and not run.allow_wide):
+        wide = "; ALLOW_WIDE=1 / --allow-wide runs a wider N" if b.n > design.max_n else ""
         raise ConfigError(f"unsupported width N={b.n} for {b.dut} "
-                          f"(supported: {design.min_n}..{design.max_n})")
+                          f"(supported: {design.min_n}..{design.max_n}{wide})")
     red = design.redundant_width(b.n) or b.n
     if regmap.words(red, b.bus_w) > 1 << rm.index_width:
         raise ConfigError(f"N={b.n} needs more than {1 << rm.index_width} words at BUSW={b.bus_w}")
@@ -55,13 +56,20 @@ def validate(run: RunSpec) -> Design:
         raise ConfigError(f"ACK_WAIT must be 0..15 (got {b.ack_wait})")
     if run.txns < 1:
         raise ConfigError(f"TXNS must be at least 1 (got {run.txns})")
+    if run.timeout_s < 1:  # 0 would end every run at once (regress --timeout refuses it too)
+        raise ConfigError(f"TIMEOUT must be at least 1 second (got {run.timeout_s})")
+    if run.vectors is not None and Path(run.vectors).is_dir():
+        raise ConfigError(f"VECTORS={run.vectors} is a directory, not a vector file")
     _, tb_tests, vector_loader = design_tb(b.dut)
-    if run.vectors is not None and vector_loader:
-        module, _, func = vector_loader.partition(":")
-        getattr(importlib.import_module(module), func)(Path(run.vectors), b.n)
-    elif run.vectors is not None:
-        load_vectors(Path(run.vectors), b.n, design.operands, design.below_modulus,
-                     design.carry_save_operands)
+    try:
+        if run.vectors is not None and vector_loader:
+            module, _, func = vector_loader.partition(":")
+            getattr(importlib.import_module(module), func)(Path(run.vectors), b.n)
+        elif run.vectors is not None:
+            load_vectors(Path(run.vectors), b.n, design.operands, design.below_modulus,
+                         design.carry_save_operands)
+    except OSError as exc:  # a file the loader cannot read (a FIFO, no permission, ...)
+        raise ConfigError(f"VECTORS={run.vectors}: cannot read it ({exc.strerror})") from None
     known = tb_tests + VECTOR_TESTS
     unknown = [t for t in run.tests if t not in known]
     if unknown:

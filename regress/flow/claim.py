@@ -13,13 +13,13 @@ import contextlib
 import errno
 import fcntl
 import os
-import shutil
 import socket
 import sys
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from montverif.regress.flow.paths import remove_tree
 from montverif.spec.errors import ConfigError
 
 LOCK_NAME = ".lock"
@@ -78,6 +78,6 @@ def clear(folder: Path) -> None:
         if entry.name == LOCK_NAME:
             continue
         if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry)
+            remove_tree(entry)
         else:
             entry.unlink()

@@ -122,6 +122,15 @@ def _params_text(b: BuildSpec) -> str:
     return ",".join(f"{k}={design.param_text(k, v) if design else v}" for k, v in b.params)
 
 
+def vectors_tag(vectors: str) -> str:
+    """A vector file in a run key: its name and a digest of its path, so that a replay never
+    shares (and overwrites) the folder of a random run with the same seed, nor another
+    file's."""
+    path = Path(vectors).resolve()
+    where = hashlib.sha256(str(path).encode()).hexdigest()[:8]
+    return f"{re.sub(r'[^A-Za-z0-9_.]+', '', path.stem)}-{where}"
+
+
 @dataclass(frozen=True)
 class RunSpec:
     build: BuildSpec
@@ -135,6 +144,8 @@ class RunSpec:
     bias: str = ""
     # simulator plusargs, e.g. ("+MV_MUTANT=63",): the mutant a shared mutation build runs
     plusargs: tuple[str, ...] = ()
+    # N above the descriptor's widest (widths.max) is run anyway (--allow-wide, ALLOW_WIDE=1)
+    allow_wide: bool = False
 
     def __post_init__(self) -> None:  # read back from JSON (outcome.json, summary.json): a list
         object.__setattr__(self, "plusargs", tuple(self.plusargs))
@@ -142,6 +153,7 @@ class RunSpec:
     @property
     def key(self) -> str:
         extra = "".join("-" + re.sub(r"\W+", "", p) for p in self.plusargs)
+        extra += f"-vec-{vectors_tag(self.vectors)}" if self.vectors else ""
         return f"{self.build.key}-s{self.seed}{extra}"
 
     def repro(self) -> str:
@@ -159,6 +171,8 @@ class RunSpec:
         cmd += f" --tests {','.join(self.tests)}" if self.tests not in (ALL_TESTS, VECTOR_TESTS) \
             else ""
         cmd += f" --bias '{self.bias}'" if self.bias else ""
+        cmd += f" --timeout {self.timeout_s}" if self.timeout_s != DEFAULT_TIMEOUT_S else ""
+        cmd += " --allow-wide" if self.allow_wide else ""
         return cmd + " --waves"
 
 
