@@ -206,15 +206,15 @@ def test_make_sim_read_only_build_is_one_line() -> None:
 
 @read_only
 def test_sim_read_only_build_is_one_line() -> None:
-    """The run's folder from an earlier run is in the way: the line names the file that
-    could not be removed, its whole path (shutil.rmtree's own error names only the entry)."""
+    """The run's folder from an earlier run is there: the line names the file that could not
+    be written, its whole path (the run's claim on its folder, flow/claim.py)."""
     key = RunSpec(BuildSpec("mont_lut", 8, sim="icarus"), seed=2929).key
     old = BUILD / "runs" / key / "sim.log"
     old.parent.mkdir(parents=True, exist_ok=True)
     old.touch()
     line = one_error(_read_only_build(str(MONTVERIF), "sim", "--n", "8", "--sim", "icarus",
                                       "--seed", "2929"))
-    assert line == f"error: cannot write build/runs/{key}/sim.log: Read-only file system"
+    assert line == f"error: cannot write build/runs/{key}/.lock: Read-only file system"
 
 
 @read_only

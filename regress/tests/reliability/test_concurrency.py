@@ -8,7 +8,10 @@ from pathlib import Path
 
 from montverif.regress.tests.reliability.helpers import montverif, regress, sim_started, wait_for
 
-SIM = ("sim", "--dut", "mont_r2", "--n", "130", "--seed", "11", "--txns", "30")
+# the issue's attack, on Icarus with more operations so that the first run is surely
+# still running when the second starts
+SIM = ("sim", "--dut", "mont_r2", "--n", "130", "--seed", "11", "--txns", "300", "--sim",
+       "icarus")
 
 TWO_RUNS = """
 [pair]

@@ -24,8 +24,8 @@ from montverif.regress.tests.reliability.helpers import (
     wait_for,
 )
 
-# a simulation that runs for minutes (Icarus, N = 1024, every test)
-LONG = ("sim", "--dut", "mont_lut", "--n", "1024", "--sim", "icarus", "--txns", "30")
+# a simulation that runs for minutes (Icarus, N = 4096, every test)
+LONG = ("sim", "--dut", "mont_lut", "--n", "4096", "--sim", "icarus", "--txns", "30")
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -63,7 +63,7 @@ SHORT_AND_LONG = """
 description = "short runs beside one that would run for minutes"
 [[mixed.entry]]
 dut = "mont_lut"
-widths = [1024]
+widths = [4096]
 bus_widths = [32]
 simulators = ["icarus"]
 seeds = 1
