@@ -2,17 +2,20 @@
 
     montverif sim --dut mont_lut --n 256 --sim verilator --seed 123 [--waves]
                   [--vectors file.json] [--txns 200] [--busw 32] [--timeout 600]
+                  [--keep-secrets]
 
 Prints PASS/FAIL, the log folder and a repro command; exit 0 on pass, 1 on fail, 2 on bad
 input (a one-line `error:` message, never a traceback). `make sim` runs this. The tests run
-in a child process, so a hung simulation is ended by the wall-clock watchdog.
+in a child process, so a hung simulation is ended by the wall-clock watchdog. A design's
+secret operands (the RSA core's private exponent) appear in the run folder only as digests,
+unless --keep-secrets (docs/running.md).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from montverif.regress.cli.args import Parser, fail
+from montverif.regress.cli.args import Parser, fail, warn_kept
 from montverif.regress.flow import tools
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import (
@@ -53,6 +56,9 @@ def parser() -> Parser:
     ap.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="wall-clock seconds")
     ap.add_argument("--bias", default="",
                     help="coverage steering of the stimulus, as JSON (docs/closure.md)")
+    ap.add_argument("--keep-secrets", action="store_true",
+                    help="write the design's secret operands (the RSA core's private exponent) "
+                         "in clear in every file of the run, for debugging (default: digests)")
     ap.add_argument("--out", default=None, help="log folder (default build/runs/<key>)")
     return ap
 
@@ -68,7 +74,9 @@ def main(argv: list[str]) -> int:
     run = RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim, args.ack_wait, args.fault,
                             args.waves, params, args.bus, args.coverage),
                   seed=args.seed, txns=args.txns, vectors=args.vectors, tests=tests,
-                  idle_max=args.idle_max, timeout_s=args.timeout, bias=args.bias)
+                  idle_max=args.idle_max, timeout_s=args.timeout, bias=args.bias,
+                  keep_secrets=args.keep_secrets)
+    warn_kept([run])
     try:
         outcome = execute(run, Path(args.out) if args.out else None)
     except (ConfigError, VectorError, tools.ToolError) as exc:

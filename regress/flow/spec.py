@@ -135,6 +135,9 @@ class RunSpec:
     bias: str = ""
     # simulator plusargs, e.g. ("+MV_MUTANT=63",): the mutant a shared mutation build runs
     plusargs: tuple[str, ...] = ()
+    # the design's secret operands in clear in every file of the run (--keep-secrets); by
+    # default each log shows their digests (montverif.spec.secrets)
+    keep_secrets: bool = False
 
     def __post_init__(self) -> None:  # read back from JSON (outcome.json, summary.json): a list
         object.__setattr__(self, "plusargs", tuple(self.plusargs))
@@ -159,6 +162,7 @@ class RunSpec:
         cmd += f" --tests {','.join(self.tests)}" if self.tests not in (ALL_TESTS, VECTOR_TESTS) \
             else ""
         cmd += f" --bias '{self.bias}'" if self.bias else ""
+        cmd += " --keep-secrets" if self.keep_secrets else ""
         return cmd + " --waves"
 
 
