@@ -3,6 +3,7 @@
 #   make regress   smoke regression (the main job)       make test   the test suite
 #   make reliability   the reliability suite alone (concurrency, interruption, bad input, secrets)
 #   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200] [PARAMS=W=16,P=4]
+#   KEEP_SECRETS=1 (sim, regress): secret operands (the RSA core's exponent) in clear, for debugging
 #   make lint      Verilator -Wall lint, Icarus compile, ruff, mypy   make setup   set-up only
 #   make closure DUT=mont_lut [N=32] [BUDGET_SEEDS=40] [BUDGET_MIN=15] [STEER=0] [JOBS=2]
 #   make mutate DUT=mont_lut [N=8] [MUTANTS=20] [SEED=1] [JOBS=1] [SIM=icarus]   mutation score
@@ -38,6 +39,7 @@ BUS      ?=
 TIMEOUT  ?= 1800
 OUT      ?=
 ALLOW_WIDE ?= 0
+KEEP_SECRETS ?= 0
 LIST     ?= smoke
 JOBS     ?= 2
 BUDGET_SEEDS ?= 40
@@ -46,17 +48,19 @@ STEER    ?= 1
 REGRESS_ARGS ?=
 PYTEST_ARGS ?= -n 2 -q -p no:cacheprovider --durations=10
 
+# the design's secret operands (the RSA core's private exponent) in clear, for debugging
+KEEP_FLAG := $(if $(filter 1,$(KEEP_SECRETS)),--keep-secrets)
 SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --txns $(TXNS) \
              --ack-wait $(ACK_WAIT) --idle-max $(IDLE_MAX) --timeout $(TIMEOUT) \
              $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) $(if $(filter 1,$(COV)),--coverage) \
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
              $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS)) $(if $(OUT),--out $(OUT)) \
-             $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide)
+             $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide) $(KEEP_FLAG)
 
 .PHONY: setup venv sim-tools coverage-tools test reliability regress sim lint regmap cycles bench closure mutate clean help which
 
 help:
-	@sed -n '2,8p' Makefile
+	@sed -n '2,9p' Makefile
 
 setup: venv sim-tools coverage-tools
 
@@ -104,7 +108,7 @@ reliability: setup
 	$(VENV)/bin/pytest -n 2 -q -p no:cacheprovider -m reliability regress/tests/reliability
 
 regress: setup
-	$(MV) regress --list $(LIST) --jobs $(JOBS) $(REGRESS_ARGS)
+	$(MV) regress --list $(LIST) --jobs $(JOBS) $(KEEP_FLAG) $(REGRESS_ARGS)
 
 sim: setup
 	@$(MV) sim $(SIM_FLAGS)

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from montverif.spec import environment as env
+from montverif.spec.design import Design
 from montverif.spec.params import format_params, parse_params
+from montverif.spec.secrets import Secrets
 
 CLOCK_PERIOD_NS = 10
 
@@ -38,6 +40,13 @@ class RunConfig:
     # the measurement probes (verif/env/probes.py: throughput.json, engine.json, read by
     # `make bench`) are attached; MV_MEASURE=0 leaves them out
     measure: bool = True
+    # the design's secret operands in clear (--keep-secrets); else every log shows their
+    # digests (montverif.spec.secrets)
+    keep_secrets: bool = False
+
+    def secrets(self, design: Design) -> Secrets:
+        """How this run writes the design's secret registers."""
+        return Secrets.of(design.secret, self.n, self.keep_secrets)
 
     @staticmethod
     def from_env() -> RunConfig:
@@ -56,6 +65,7 @@ class RunConfig:
             bus=env.BUS.get("pins"),
             check_thread=env.CHECK_THREAD.equals("1", "0"),
             measure=not env.MEASURE.equals("0", "1"),
+            keep_secrets=env.KEEP_SECRETS.equals("1", "0"),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -78,6 +88,8 @@ class RunConfig:
             out[env.BUS.name] = self.bus
         if not self.measure:
             out[env.MEASURE.name] = "0"
+        # always set: a value left in the caller's environment never decides it
+        out[env.KEEP_SECRETS.name] = "1" if self.keep_secrets else "0"
         return out
 
 

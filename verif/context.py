@@ -13,6 +13,7 @@ from montverif.models.registry import get_algo
 from montverif.models.result import Result
 from montverif.spec import environment
 from montverif.spec.design import Design
+from montverif.spec.secrets import Secrets
 from montverif.verif.config import RunConfig
 from montverif.verif.steer import Bias, Model
 
@@ -39,6 +40,13 @@ class SeqContext:
     done_timeout: int | None = None
     # MV_BATCH=0: every item is sent alone (batch() gathers nothing; the tests compare)
     batching: bool = True
+    # --keep-secrets: the design's secret operands in clear in messages (else digests)
+    keep_secrets: bool = False
+
+    @property
+    def secrets(self) -> Secrets:
+        """How messages write the design's secret registers (montverif.spec.secrets)."""
+        return Secrets.of(self.design.secret, self.n, self.keep_secrets)
 
     @staticmethod
     def for_run(run: RunConfig, design: Design, rng: random.Random, *,
@@ -55,7 +63,8 @@ class SeqContext:
         common = SeqContext(n=n, bus_w=run.bus_w, design=design, rng=rng,
                             precompute=precompute, params=params,
                             done_timeout=int(timeout) if timeout is not None else None,
-                            batching=not environment.BATCH.equals("0", "1"))
+                            batching=not environment.BATCH.equals("0", "1"),
+                            keep_secrets=run.keep_secrets)
         if not stimulus:
             return common
         func = algo.model(params)

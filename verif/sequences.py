@@ -81,6 +81,14 @@ class LoaderSeq(uvm_sequence):
             _MODEL_CYCLES[key] = cycles
         return _MODEL_CYCLES[key]
 
+    @staticmethod
+    def require(ok: bool, message: str) -> None:
+        """An assertion that shows only its message. cocotb rewrites `assert` statements to
+        print the values in them when one fails; where a value may be a secret (or follow
+        from one: montverif.spec.secrets) the message says what it may show instead."""
+        if not ok:
+            raise AssertionError(message)
+
     # --- register access ------------------------------------------------------------------
     tight = False  # True: no random idle cycles before transfers (short busy windows)
     _batch: list[BusItem] | None = None  # inside `batch()`: the items gathered so far

@@ -111,6 +111,9 @@ class Design:
     field1: Mapping[str, str] = field(default_factory=dict)  # kind, r_bits of CTRL.FIELD = 1
     carry_save_operands: tuple[tuple[str, ...], ...] = ()
     precompute: Mapping[str, str] = field(default_factory=dict)  # register -> function
+    # registers whose values are secret (the RSA core's private exponent): every log shows
+    # a digest of them (montverif.spec.secrets)
+    secret: tuple[str, ...] = ()
     redundant_extra_bits: int | None = None  # None: the design keeps no S/C
     model_check: str = ""
     block_params: str = ""
@@ -266,6 +269,26 @@ def _param(name: str, raw: Any, where: str) -> Param:
     return param
 
 
+OPERAND_KEYS = ("registers", "below_modulus", "carry_save", "precomputed", "secret")
+
+
+def _secret(ops: Mapping[str, Any], registers: tuple[str, ...], kind: str,
+            where: str) -> tuple[str, ...]:
+    """[operands] secret: registers the design reads (operands or precomputed ones), of a
+    modexp design only: a multiplier's result gives a secret factor back (Y = P * 2^r / X
+    mod M), so its logs could not keep one."""
+    secret = _strs(ops.get("secret", []), f"{where}: [operands] secret")
+    known = registers + tuple(ops.get("precomputed", {}))
+    if unknown := [r for r in secret if r not in known]:
+        raise ConfigError(f"{where}: [operands] secret: {', '.join(unknown)} is no register "
+                          f"the design reads ({', '.join(known)})")
+    if secret and kind != "modexp":
+        raise ConfigError(f"{where}: [operands] secret: only a modexp design keeps a secret "
+                          f"operand out of its logs (a {kind} design's P gives it back from "
+                          "the other operands)")
+    return secret
+
+
 SECTIONS = ("design", "function", "operands", "results", "model", "parameters", "fault",
             "observe", "paper", "test", "coverage", "testbench", "rsa", "top", "lists", "core")
 
@@ -320,6 +343,9 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = ()) -> Design:
         function = "" if generic else model["function"]
     except KeyError as exc:
         raise ConfigError(f"{where}: missing key {exc.args[0]}") from None
+    if unknown := sorted(set(ops) - set(OPERAND_KEYS)):
+        raise ConfigError(f"{where}: [operands] unknown key(s) {', '.join(unknown)} "
+                          f"(known: {', '.join(OPERAND_KEYS)})")
     if "core" in raw and res.get("redundant_extra_bits") is not None:
         raise ConfigError(f"{where}: a [core] of its own returns P only (no S, C)")
     if generic and (kind == "modexp" or not d.get("cycles")):
@@ -356,6 +382,7 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = ()) -> Design:
         field1=dict(fn.get("field1", {})),
         carry_save_operands=tuple(tuple(g) for g in ops.get("carry_save", [])),
         precompute=dict(ops.get("precomputed", {})),
+        secret=_secret(ops, registers, kind, where),
         redundant_extra_bits=None if extra is None else int(extra),
         model_check=str(model.get("check", "")), block_params=str(model.get("block_params", "")),
         parameters=params, fault_params=dict(_table(raw, "fault", where)),

@@ -77,6 +77,7 @@ PARAMS = Var("MV_PARAMS")
 BUS = Var("MV_BUS")
 CHECK_THREAD = Var("MV_CHECK_THREAD")  # the flow decides when a user leaves it unset
 BIAS = Var("MV_BIAS")  # coverage steering (verif/steer.py), also a list entry's `bias`
+KEEP_SECRETS = Var("MV_KEEP_SECRETS")  # 1: secret operands in clear (--keep-secrets)
 
 # --- switches for comparisons, tests and measurements ---------------------------------------
 DONE_TIMEOUT = Var("MV_DONE_TIMEOUT")

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable
 from typing import NoReturn
+
+from montverif.regress.flow.spec import RunSpec
+from montverif.spec.designs import known_designs, load_design
 
 
 class Parser(argparse.ArgumentParser):
@@ -24,3 +28,13 @@ def fail(message: object) -> int:
     """Print one `error:` line for bad input; returns the exit code 2."""
     print(f"error: {' '.join(str(message).split())}", file=sys.stderr)
     return 2
+
+
+def warn_kept(runs: Iterable[RunSpec]) -> None:
+    """One stderr line per design whose secret operands the runs keep in clear."""
+    kept = sorted({r.build.dut for r in runs if r.keep_secrets and r.build.dut in
+                   known_designs() and load_design(r.build.dut).secret})
+    for dut in kept:
+        print(f"warning: --keep-secrets: {dut}'s secret operands "
+              f"({', '.join(load_design(dut).secret)}) are written in clear; keep these run "
+              "folders out of shared artifacts", file=sys.stderr, flush=True)

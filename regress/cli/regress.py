@@ -5,7 +5,7 @@ run everything in parallel, run the list's mutation campaigns, merge its coverag
     montverif regress --list smoke [--jobs 2] [--sim verilator] [--dut D] [--seeds K]
                           [--seed S | --fixed-seed S] [--out DIR] [--timeout SEC] [--fail-fast]
                           [--shard I/K] [--resume] [--diff-sims] [--history FILE]
-                          [--code-coverage]
+                          [--code-coverage] [--keep-secrets]
     montverif merge OUT SHARD_DIR...
     montverif report DIR      (rewrite DIR/report.html, e.g. after a coverage merge)
 
@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from montverif.regress.cli.args import Parser, fail
+from montverif.regress.cli.args import Parser, fail, warn_kept
 from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.regress.coverage import closure
 from montverif.regress.flow import claim, tools
@@ -125,6 +125,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--history", metavar="FILE",
                      help="history file to append to (default <results root>/history.jsonl; "
                           "shards never append)")
+    run.add_argument("--keep-secrets", action="store_true",
+                     help="write the designs' secret operands (the RSA core's private "
+                          "exponent) in clear in every run folder and report, for debugging "
+                          "(default: digests)")
     mg = sub.add_parser("merge", help="merge shard results folders into one", description=(
         "Join the results folders of `run --shard i/k` into OUT: runs/ copied, summary.json, "
         "junit.xml, report.html and cycles.md as one regression of the same seeds would "
@@ -217,6 +221,8 @@ def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
     if args.code_coverage:
         all_runs = [replace(r, build=replace(r.build, coverage=r.build.sim == "verilator"))
                     for r in all_runs]
+    if args.keep_secrets:
+        all_runs = [replace(r, keep_secrets=True) for r in all_runs]
     all_campaigns = campaigns.plan(campaigns.of_list(tlist, lists_file.name), args.seed,
                                    args.fixed_seed, args.sim, args.dut, args.timeout)
     if not all_runs and not all_campaigns:
@@ -232,6 +238,7 @@ def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
 def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) -> int:
     _check_args(args)
     job = _job(args, launcher)
+    warn_kept(job.runs)
     out_dir = _resume_dir(results_root, args.out) if args.resume else results_dir(
         results_root, job.tlist.name + (f"-shard{job.shard_ix[0]}of{job.shard_ix[1]}"
                                         if job.shard_ix else ""), args.out)

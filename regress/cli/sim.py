@@ -2,20 +2,22 @@
 
     montverif sim --dut mont_lut --n 256 --sim verilator --seed 123 [--waves]
                   [--vectors file.json] [--txns 200] [--busw 32] [--timeout 600]
-                  [--allow-wide]
+                  [--allow-wide] [--keep-secrets]
 
 Prints PASS/FAIL, the log folder and a repro command; exit 0 on pass, 1 on fail, 2 on bad
 input (a one-line `error:` message, never a traceback), 130 when interrupted (Ctrl-C,
 SIGTERM: the simulation is ended and its folder marked interrupted). `make sim` runs this.
 The tests run in a child process, so a hung simulation is ended by the wall-clock watchdog.
 The run owns its folder while it runs: a second run into the same folder is refused.
+A design's secret operands (the RSA core's private exponent) appear in the run folder only
+as digests, unless --keep-secrets (docs/running.md).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from montverif.regress.cli.args import Parser, fail
+from montverif.regress.cli.args import Parser, fail, warn_kept
 from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import RUNS_ROOT
@@ -61,6 +63,9 @@ def parser() -> Parser:
     ap.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="wall-clock seconds")
     ap.add_argument("--bias", default="",
                     help="coverage steering of the stimulus, as JSON (docs/closure.md)")
+    ap.add_argument("--keep-secrets", action="store_true",
+                    help="write the design's secret operands (the RSA core's private exponent) "
+                         "in clear in every file of the run, for debugging (default: digests)")
     ap.add_argument("--out", default=None, help="log folder (default build/runs/<key>)")
     return ap
 
@@ -79,8 +84,9 @@ def main(argv: list[str]) -> int:
                   # absolute: the simulation's child runs in the checkout, not here
                   vectors=str(Path(args.vectors).absolute()) if args.vectors else None,
                   idle_max=args.idle_max, timeout_s=args.timeout, bias=args.bias,
-                  allow_wide=args.allow_wide)
+                  allow_wide=args.allow_wide, keep_secrets=args.keep_secrets)
     log_dir = Path(args.out).resolve() if args.out else RUNS_ROOT / run.key
+    warn_kept([run])
     try:
         with terminate_as_interrupt():
             outcome = execute(run, log_dir)

@@ -36,7 +36,8 @@ def _child_test(run: RunSpec, log_dir: Path) -> int:
                     vectors=Path(run.vectors).resolve() if run.vectors else None,
                     idle_max=run.idle_max, params=b.design_params(design), bus=b.bus,
                     check_thread=environment.CHECK_THREAD.equals("1", ""),
-                    measure=not environment.MEASURE.equals("0", "1"))
+                    measure=not environment.MEASURE.equals("0", "1"),
+                    keep_secrets=run.keep_secrets)
     runner = get_runner(b.sim)
     runner.test(test_module=design_tb(b.dut)[0], hdl_toplevel=b.toplevel(design),
                 hdl_toplevel_lang="verilog", build_dir=SIM_BUILDS / b.key,

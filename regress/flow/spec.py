@@ -146,6 +146,9 @@ class RunSpec:
     plusargs: tuple[str, ...] = ()
     # N above the descriptor's widest (widths.max) is run anyway (--allow-wide, ALLOW_WIDE=1)
     allow_wide: bool = False
+    # the design's secret operands in clear in every file of the run (--keep-secrets); by
+    # default each log shows their digests (montverif.spec.secrets)
+    keep_secrets: bool = False
 
     def __post_init__(self) -> None:  # read back from JSON (outcome.json, summary.json): a list
         object.__setattr__(self, "plusargs", tuple(self.plusargs))
@@ -173,6 +176,7 @@ class RunSpec:
         cmd += f" --bias '{self.bias}'" if self.bias else ""
         cmd += f" --timeout {self.timeout_s}" if self.timeout_s != DEFAULT_TIMEOUT_S else ""
         cmd += " --allow-wide" if self.allow_wide else ""
+        cmd += " --keep-secrets" if self.keep_secrets else ""
         return cmd + " --waves"
 
 

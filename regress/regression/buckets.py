@@ -1,9 +1,10 @@
 """Failure buckets: failing runs grouped by a normalised signature of their first error.
 
 The signature is the first scoreboard mismatch or error with everything run-specific taken
-out (test name prefix, simulation times, hex and decimal numbers, lists of numbers), so one
-bug that fails 40 seeds with 40 different operands is one bucket. Buckets are per design
-(`dut`): two designs failing the same way are two separate pieces of RTL.
+out (test name prefix, simulation times, hex and decimal numbers, digests of secret operands,
+lists of numbers), so one bug that fails 40 seeds with 40 different operands is one bucket.
+Buckets are per design (`dut`): two designs failing the same way are two separate pieces of
+RTL.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from montverif.spec.secrets import DIGEST
 
 if TYPE_CHECKING:
     from montverif.regress.regression.results import RunResult
@@ -32,6 +35,7 @@ def signature(first_error: str) -> str:
     text = _TEST_PREFIX.sub("", text)
     text = _PATH.sub("<path>", text)
     text = _TIME.sub("@#", text)
+    text = DIGEST.sub("#", text)
     text = _HEX.sub("#", text)
     text = _NUM.sub("#", text)
     text = _LIST.sub("[#...]", text)

@@ -11,11 +11,14 @@ from dataclasses import dataclass
 
 from pyuvm import ConfigDB, uvm_agent, uvm_analysis_port, uvm_driver, uvm_monitor, uvm_sequencer
 
-from montverif.spec import environment
+from montverif.spec import environment, regmap
+from montverif.spec.design import Design
+from montverif.spec.secrets import HIDDEN
 from montverif.verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
 from montverif.verif.bus.engine import EngineBusDriver, ScriptProbe
 from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.item import Burst, BusRequest, Transfer
+from montverif.verif.config import RunConfig
 
 
 @dataclass
@@ -85,14 +88,29 @@ class BusMonitor(uvm_monitor):
         # tests compare pin mode, the engine item by item and the engine's scripts)
         path = environment.BUS_LOG.lookup()
         self.bus_log = open(path, "a") if path else None  # flushed per write
+        # the words of the design's secret registers (montverif.spec.secrets) are left out:
+        # the addresses they are written at
+        self._secret: frozenset[int] = frozenset()
+        if self.bus_log is not None:
+            run: RunConfig = ConfigDB().get(self, "", "RUN")
+            design: Design = ConfigDB().get(self, "", "DESIGN")
+            secrets = run.secrets(design)
+            if secrets.redacting:
+                rm = regmap.load()
+                self._secret = frozenset(rm.addr(r, i) for r in secrets.registers
+                                         for i in range(1 << rm.index_width))
+
+    def _bus_line(self, t: Transfer) -> str:
+        data = t.wdata if t.we else t.rdata
+        shown = HIDDEN if t.addr in self._secret else f"{data:x}"
+        return f"{'W' if t.we else 'R'} {t.addr:x} {shown}\n"
 
     def publish(self, transfer: Transfer | list[Burst]) -> None:
         """One transfer (pin mode), or a script's bursts (fast mode: one write for all)."""
         if self.bus_log is not None:
             words = ([t for b in transfer for t in b.transfers()]
                      if isinstance(transfer, list) else [transfer])
-            self.bus_log.writelines(f"{'W' if t.we else 'R'} {t.addr:x} "
-                                    f"{t.wdata if t.we else t.rdata:x}\n" for t in words)
+            self.bus_log.writelines(self._bus_line(t) for t in words)
             self.bus_log.flush()
         self.ap.write(transfer)
 

@@ -82,7 +82,8 @@ class MulEnv(uvm_env):
         algo = get_algo(self.design.model)
         self.predictor = LoaderPredictor(rm, self.design, self.run_cfg.n,
                                          self.run_cfg.bus_w, algo.model(self.run_cfg.params),
-                                         bus_if.period_ns, has_field=algo.has_field)
+                                         bus_if.period_ns, has_field=algo.has_field,
+                                         secrets=self.run_cfg.secrets(self.design))
         observe = self.design.observe
         self.coverage = Coverage(self.design.name, int(observe.get("lut_bins", 0)),
                                  tuple(observe.get("illegal_bins", ())),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from montverif.models.result import Result
 from montverif.spec import regmap
 from montverif.spec.design import Design
+from montverif.spec.secrets import HIDDEN, Secrets
 from montverif.verif.bus.item import Burst, Transfer
 
 Model = Callable[..., Result]  # (operands..., n) -> Result
@@ -42,6 +43,8 @@ class Operation:
     end_edge: int = 0
     # a word of a result register read back after the end differed from the model's
     read_mismatch: bool = False
+    # how its operands are written (a secret one as its digest: montverif.spec.secrets)
+    secrets: Secrets = Secrets()
 
     @property
     def args(self) -> list[int]:
@@ -53,7 +56,8 @@ class Operation:
         return self.args[-1]
 
     def describe(self) -> str:
-        return ", ".join(f"{k.lower()}=0x{v:x}" for k, v in self.operands.items())
+        show = self.secrets.show
+        return ", ".join(f"{k.lower()}={show(k, v)}" for k, v in self.operands.items())
 
 
 @dataclass
@@ -62,16 +66,23 @@ class Mismatch:
     what: str
     expected: int
     actual: int
+    # a word of a secret register (montverif.spec.secrets): its values are left out
+    secret: bool = False
 
     def __str__(self) -> str:
+        if self.secret:
+            return f"@{self.time_ns}ns {self.what}: expected {HIDDEN}, got a different {HIDDEN}"
         return (f"@{self.time_ns}ns {self.what}: expected 0x{self.expected:x}, "
                 f"got 0x{self.actual:x}")
 
 
 class LoaderPredictor:
     def __init__(self, rm: regmap.RegMap, design: Design, n: int, bus_w: int,
-                 model: Model, period_ns: int, has_field: bool = False) -> None:
+                 model: Model, period_ns: int, has_field: bool = False,
+                 secrets: Secrets | None = None) -> None:
         self.rm, self.design, self.n, self.bus_w = rm, design, n, bus_w
+        # how the design's secret registers are written (by default: as digests)
+        self.secrets = Secrets.of(design.secret, n) if secrets is None else secrets
         # the loader maps CTRL.FIELD (HasField): START's FIELD bit goes to the model
         self.has_field = has_field
         self.model, self.period_ns = model, period_ns
@@ -174,7 +185,7 @@ class LoaderPredictor:
                         self.op.read_mismatch = True
             if expected != rdata:
                 where = f"read {region or 'unmapped'}[{index}] (addr 0x{addr:x})"
-                return Mismatch(time_ns, where, expected, rdata)
+                return Mismatch(time_ns, where, expected, rdata, self.secrets.secret(region))
             return None
         self._write(region, index, wdata, edge)
         return None
@@ -231,8 +242,9 @@ class LoaderPredictor:
                     op.read_mismatch = True
         if expected == b.rdata:
             return []
-        times = b.times_ns
-        return [Mismatch(times[k], f"read {region}[{index + k}] (addr 0x{b.addr + k:x})", e, a)
+        times, secret = b.times_ns, self.secrets.secret(region)
+        return [Mismatch(times[k], f"read {region}[{index + k}] (addr 0x{b.addr + k:x})", e, a,
+                         secret)
                 for k, (e, a) in enumerate(zip(expected, b.rdata, strict=True)) if e != a]
 
     def _plan(self, addr: int, count: int, we: bool) -> tuple[str, int, int, bool] | tuple[()]:
@@ -322,7 +334,7 @@ class LoaderPredictor:
             error = "ERR_RANGE"
         else:
             error = "ERR_NONE"
-        op = Operation(len(self.ops), values, edge, error, field=field)
+        op = Operation(len(self.ops), values, edge, error, field=field, secrets=self.secrets)
         self.ops.append(op)
         self.err = self.rm.errors[error]
         if error != "ERR_NONE":

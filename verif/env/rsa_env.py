@@ -144,19 +144,22 @@ class RsaScoreboard(Scoreboard):
         if t.m != op.m:
             self.fail(f"{tag}: M = 0x{t.m:x}, loaded 0x{op.m:x}")
             return
+        # the products' values follow from the secret exponent (whether A changes at a step
+        # is a bit of it): left out of the messages unless the run keeps its secrets
+        v = self.predictor.secrets.derived
         want = self.mont(t.x, t.y, t.m)
         if t.p != want:
-            self.fail(f"{tag}: P = 0x{t.p:x}, gmpy2 x*y*2^-{self.r_bits} mod m = 0x{want:x} "
-                      f"(x=0x{t.x:x}, y=0x{t.y:x})")
+            self.fail(f"{tag}: P = {v(t.p)}, gmpy2 x*y*2^-{self.r_bits} mod m = {v(want)} "
+                      f"(x={v(t.x)}, y={v(t.y)})")
         if t.p != final_sub(t.s + t.c, t.m):
-            self.fail(f"{tag}: P = 0x{t.p:x} is not S + C (0x{t.s + t.c:x}) reduced once")
+            self.fail(f"{tag}: P = {v(t.p)} is not S + C ({v(t.s + t.c)}) reduced once")
         self.coverage.sample_final_sub(t.mult, t.s + t.c >= t.m)  # type: ignore[attr-defined]
         exp = self._expected[t.mult]
         if k >= len(exp):
             self.fail(f"{tag}: Algorithm 4 needs only {len(exp)} products on this multiplier")
         elif (t.x, t.y) != (exp[k].x, exp[k].y):
-            self.fail(f"{tag} (step {exp[k].step}): operands (0x{t.x:x}, 0x{t.y:x}), "
-                      f"Algorithm 4 expects (0x{exp[k].x:x}, 0x{exp[k].y:x})")
+            self.fail(f"{tag} (step {exp[k].step}): operands ({v(t.x)}, {v(t.y)}), "
+                      f"Algorithm 4 expects ({v(exp[k].x)}, {v(exp[k].y)})")
         self.products_checked += 1
 
     def on_done(self, obs: object) -> None:  # the base's done subscriber is not connected
@@ -173,10 +176,10 @@ class RsaScoreboard(Scoreboard):
             self.fail(f"{tag}: done rose {edge - op.start_edge} cycles after START, "
                       f"model expects {op.result.cycles}")
         left = {p: v for p, v in obs.values.items() if v}
-        if left:
+        if left:  # what they hold follows from the secret exponent: shown only when kept
             p, v = next(iter(left.items()))
             self.fail(f"{tag}: not wiped at the end of the operation: {', '.join(left)} "
-                      f"(first: {p} = 0x{v:x})")
+                      f"(first: {p} = {self.predictor.secrets.derived(v)})")
         if op.index != self._prod_op:
             self.fail(f"{tag}: no multiplier product was observed")
         else:
@@ -234,7 +237,8 @@ class RsaEnv(uvm_env):
         algo = get_algo(self.design.model)
         self.predictor = LoaderPredictor(regmap.load(), self.design, self.run_cfg.n,
                                          self.run_cfg.bus_w, algo.model(self.run_cfg.params),
-                                         bus_if.period_ns)
+                                         bus_if.period_ns,
+                                         secrets=self.run_cfg.secrets(self.design))
         self.coverage = RsaCoverage(self.design.name,
                                     bool(self.run_cfg.params.get("ConstTime", 1)))
         self.agent = BusAgent("agent", self)

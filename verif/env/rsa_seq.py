@@ -54,10 +54,15 @@ def rsa_key(n: int, e: int, rng: random.Random) -> tuple[int, int]:
 
 
 class RsaSeq(LoaderSeq):
-    """Base: one exponentiation = load X, E, M (+ R2, MP), START, wait, read P and CYCLES."""
+    """Base: one exponentiation = load X, E, M (+ R2, MP), START, wait, read P and CYCLES.
+
+    E is the design's secret (its descriptor's [operands] secret): a check that involves it
+    uses `require` with E written by `secrets.show`, and one on a value computed from it
+    `secrets.derived`, never a bare `assert` (montverif.spec.secrets)."""
 
     def __init__(self, name: str, ctx: SeqContext) -> None:
         super().__init__(name, ctx)
+        self.secrets = ctx.secrets
         params = self.params = ctx.params
         self.const_time = bool(params.get("ConstTime", 1))
         worst = rsa_model.rsa_cycles((1 << self.n) - 1, self.n, **params)
@@ -105,8 +110,10 @@ class EdgeExpSeq(RsaSeq):
                   (top - 1, top, top)]
         for x, e, mod in cases:
             result = await self.modexp(x, e, mod)
-            assert result is not None and result[0] == int(gmpy2.powmod(x, e, mod)), (
-                f"x^e mod m for x=0x{x:x}, e=0x{e:x}, m=0x{mod:x}")
+            want = int(gmpy2.powmod(x, e, mod))
+            self.require(result is not None and result[0] == want,
+                         f"x^e mod m for x=0x{x:x}, e={self.secrets.show('E', e)}, "
+                         f"m=0x{mod:x}")
 
 
 class KeySeq(RsaSeq):
@@ -172,18 +179,20 @@ class WipeSeq(RsaSeq):
         x, e = self.rng.randrange(m), self.random_exponent() | 1
         await self.write_value("E", e)
         word = await self.read("E")
-        assert word == 0, f"E read back 0x{word:x}: it must be write-only"
+        self.require(word == 0, f"E read back {self.secrets.part('E', word)}: it must be "
+                                "write-only")
         await self.expect_error("ERR_UNMAPPED")
         await self.modexp(x, e, m)
-        assert int(top.u_loader.e_q.value) == 0, "the loader kept E after the operation"
-        assert int(top.u_core.e_q.value) == 0, "the core kept its exponent shift register"
+        self.require(int(top.u_loader.e_q.value) == 0, "the loader kept E after the operation")
+        self.require(int(top.u_core.e_q.value) == 0,
+                     "the core kept its exponent shift register")
         # CLEAR wipes loaded operands, the exponent and the result
         await self.load_operands({"X": x, "E": e, "M": m}, ("X", "E", "M"))
-        assert int(top.u_loader.e_q.value) != 0
+        self.require(int(top.u_loader.e_q.value) != 0, "the loader did not load E")
         await self.clear()
         for path in load_design(self.design.name).rsa["clear"]:
             value = int(_handle(top, str(path)).value)
-            assert value == 0, f"CLEAR left {path} = 0x{value:x}"
+            self.require(value == 0, f"CLEAR left {path} = {self.secrets.derived(value)}")
         assert await self.read_value("X") == 0
         assert await self.read_value("P") == 0
 
@@ -200,10 +209,10 @@ class RsaErrorSeq(RsaSeq):
             if err == "ERR_RANGE" and bad_m > x and bad_m >= 1 << self.n:
                 continue
             bx = bad_m if err == "ERR_RANGE" else x
-            assert await self.modexp(bx, e, bad_m) is None
+            self.require(await self.modexp(bx, e, bad_m) is None, f"{err}: not refused")
             await self.expect_error(err)
         # message = modulus is refused too
-        assert await self.modexp(m, e, m) is None
+        self.require(await self.modexp(m, e, m) is None, "message = modulus: not refused")
         await self.expect_error("ERR_RANGE")
         # a write while busy is ignored and flagged
         await self.load_operands({"X": x, "E": e, "M": m}, ("X", "E", "M"))
@@ -211,15 +220,17 @@ class RsaErrorSeq(RsaSeq):
         await self.write_value("X", (x + 1) % m)
         await self.expect_error("ERR_BUSY", busy=1)
         await self.wait_done()
-        assert await self.read_value("P") == int(gmpy2.powmod(x, e, m))
+        want = int(gmpy2.powmod(x, e, m))
+        p = await self.read_value("P")
+        self.require(p == want, f"P = 0x{p:x} after a write while busy, x^e mod m = 0x{want:x}")
         await self.read_value("CYCLES")
         await self.read("S")  # no redundant result: unmapped
         await self.expect_error("ERR_UNMAPPED")
         # the core reads no Y: a Y >= M left in its register refuses nothing
         await self.write_value("Y", m + self.rng.randrange((1 << self.n) - m))
         result = await self.modexp(x, e, m)
-        assert result is not None and result[0] == int(gmpy2.powmod(x, e, m)), (
-            "a Y >= M in the unused Y register refused or changed the exponentiation")
+        self.require(result is not None and result[0] == int(gmpy2.powmod(x, e, m)),
+                     "a Y >= M in the unused Y register refused or changed the exponentiation")
         await self.expect_error("ERR_NONE")
 
 

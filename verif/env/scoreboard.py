@@ -159,6 +159,9 @@ class Scoreboard(uvm_component):
         self.checker = CheckThread() if check_thread else None
         self._unlogged: list[str] = []
         self._illegal = sorted(coverage.illegal_bins)  # unreachable table addresses
+        # the registers txns.jsonl writes as digests (none when the run keeps its secrets)
+        self._secret = predictor.secrets.registers if predictor.secrets.redacting else \
+            frozenset()
 
     def build_phase(self) -> None:
         self.bus_sub = _Sub("bus_sub", self, self.on_bus, self)
@@ -343,8 +346,10 @@ class Scoreboard(uvm_component):
         self._logged.add(op.index)
         period = self.predictor.period_ns
         parts = [f'"op": {op.index}']
+        secret = self._secret  # secret registers are written as digests (spec.secrets)
         for name, value in op.operands.items():  # register names need no JSON escapes
-            parts.append(f'"{name.lower()}": "{value:#x}"')
+            shown = op.secrets.show(name, value) if name in secret else f"{value:#x}"
+            parts.append(f'"{name.lower()}": "{shown}"')
         if self.algo.has_field:
             parts.append(f'"field": {op.field}')
         parts.append(f'"start_ns": {op.start_edge * period}')
