@@ -21,6 +21,7 @@ from montverif.regress.regression.results import FAIL, Regression, Rerun
 from montverif.regress.regression.scheduler import Options, build_all, parallel, run_all
 from montverif.regress.regression.seeds import unique_builds
 from montverif.regress.regression.summary import finished_results, load_summary, save_result
+from montverif.spec.designs import load_design
 
 
 def regress(launcher: Launcher, name: str, runs: Sequence[RunSpec], opts: Options,
@@ -58,7 +59,15 @@ def rerun_failures(launcher: Launcher, opts: Options, reg: Regression) -> None:
     """Run up to `opts.rerun_waves` failing seeds again on a traced build (same seed, same
     stimulus) and record whether each fails the same way, with its waveform."""
     failed = [r for r in reg.results if r.status == FAIL and r.log_dir is not None
-              and not r.run.build.waves and r.rerun is None][:opts.rerun_waves]
+              and not r.run.build.waves and r.rerun is None]
+    # waves hold every signal in clear: a design with secret operands is rerun with waves
+    # only when the run keeps its secrets (--keep-secrets)
+    hidden = sorted({r.run.build.dut for r in failed
+                     if load_design(r.run.build.dut).secret and not r.run.keep_secrets})
+    if hidden:
+        reg.notes.append(f"no waves for failing runs of {', '.join(hidden)}: waves would "
+                         "hold its secret operands in clear (--keep-secrets reruns them)")
+    failed = [r for r in failed if r.run.build.dut not in hidden][:opts.rerun_waves]
     if not failed:
         return
     print(f"rerunning {len(failed)} failing seed(s) with waves", file=sys.stderr, flush=True)

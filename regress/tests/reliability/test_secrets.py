@@ -307,3 +307,15 @@ def test_a_wrong_secret_key_is_one_line(tmp_path: Path, design: str, edit, needl
     with pytest.raises(ConfigError, match=re.escape(needle)) as exc:
         parse(path)
     assert "\n" not in str(exc.value)
+
+
+@pytest.mark.sim
+def test_failing_runs_of_a_secret_design_get_no_waves(tmp_path: Path) -> None:
+    """Waves hold every signal in clear: a regression that does not keep secrets does not
+    rerun the RSA core's failing seeds with waves, and its report says so."""
+    assert _regress(tmp_path, "redacted", "--sim", "icarus", "--rerun-waves", "3",
+                    launcher=FaultLauncher()) == 1
+    summary = json.loads((tmp_path / "redacted" / "summary.json").read_text())
+    assert summary["failed"] and all(run["rerun"] is None for run in summary["runs"])
+    assert not list((tmp_path / "redacted").rglob("*.fst"))
+    assert any("no waves for failing runs of rsa_core" in note for note in summary["notes"])
