@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -43,15 +44,20 @@ def make(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=timeout, check=False)
 
 
+# make's own line for a failed command: `make: *** ...`, or `make[1]: *** ...` when this
+# suite itself runs under make (`make test`)
+MAKE_ERROR = re.compile(r"make(\[\d+\])?: \*\*\* ")
+
+
 def one_error(cp: subprocess.CompletedProcess[str], *, via_make: bool = False) -> str:
     """The one `error:` line of a refusal with exit code 2 (through make: make's own
     `make: *** ... Error 2` line aside, which says the command exited 2); returns it."""
     lines = cp.stderr.splitlines()
     if via_make:
-        made = [ln for ln in lines if ln.startswith("make: ***")]
+        made = [ln for ln in lines if MAKE_ERROR.match(ln)]
         assert len(made) == 1 and made[0].endswith("Error 2"), cp.stderr
         assert cp.returncode == 2
-        lines = [ln for ln in lines if not ln.startswith("make: ***")]
+        lines = [ln for ln in lines if not MAKE_ERROR.match(ln)]
     else:
         assert cp.returncode == 2, (cp.returncode, cp.stderr)
     assert len(lines) == 1 and lines[0].startswith("error: "), cp.stderr
