@@ -17,6 +17,7 @@ from montverif.regress.cli import regress as regress_cli
 from montverif.regress.coverage import code as codecov
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.tools import ToolError
+from montverif.regress.tests.test_coverage_merge import check_ucis
 
 
 def dat_line(page: str, line: int, col: int, count: int) -> str:
@@ -73,6 +74,8 @@ def test_regress_run_with_code_coverage(tmp_path: Path, capsys) -> None:
     assert "verilator_coverage annotation" in annotated.read_text()
     assert "code coverage (1 Verilator run(s))" in out
     check_code_exports(tmp_path / "out" / "coverage" / "code", tmp_path)
+    # the functional coverage of a real run as UCIS, read back with pyucis
+    check_ucis(tmp_path / "out" / "coverage" / "merged.ucis.xml", summary)
 
 
 def lcov_summary(info: Path) -> tuple[int, int]:
