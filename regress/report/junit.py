@@ -23,6 +23,7 @@ from montverif.regress.regression.results import (
     Regression,
     RunResult,
 )
+from montverif.regress.regression.seeds import sim_free_key
 from montverif.regress.report.text import MUT_COLUMNS, config_rows, score_text
 
 
@@ -141,9 +142,19 @@ def junit_tree(reg: Regression) -> ET.ElementTree:
     if reg.diffs:
         suite = ET.SubElement(root, "testsuite", {
             "name": "cross-simulator", "timestamp": stamp, "hostname": host})
+        runs = {res.run.key: res.run for res in reg.results}
         for d in reg.diffs:
-            case = ET.SubElement(suite, "testcase", classname=f"{reg.name}.diff", name=d.key,
+            run = runs.get(d.runs[0]) if d.runs else None
+            classname, name = f"{reg.name}.diff", d.key
+            if run is not None:  # `<dut>.<point without the simulator>`, `sims-agree[<i>]`
+                point = sim_free_key(run.build).removeprefix(run.build.dut + "-")
+                classname = f"{run.build.dut}.{point.replace('.', '_')}"
+                name = f"sims-agree[{index.get(run.key, 0)}]"
+            case = ET.SubElement(suite, "testcase", classname=classname, name=name,
                                  time="0.000")
+            props = ET.SubElement(case, "properties")
+            for key, value in (("seed", str(run.seed if run else "")), ("runs", " ".join(d.runs))):
+                ET.SubElement(props, "property", name=key, value=value)
             if not d.same:
                 ET.SubElement(case, "failure", message=d.detail, type="failure").text = \
                     " vs ".join(d.runs)

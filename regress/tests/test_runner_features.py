@@ -418,7 +418,10 @@ def test_diff_sims_compares_transaction_logs(tmp_path: Path, lists: Path, pertur
         assert code == 0 and all(d["same"] for d in s["diffs"])
         assert out.splitlines()[-1] == "6 passed, 0 failed"
     cases = _cases(tmp_path / "out")
-    assert sum(c[0] == "diff.diff" for c in cases) == 2
+    diffs = [c for c in cases if str(c[1]).startswith("sims-agree[")]
+    assert [c[0] for c in diffs] == ["mont_lut.n32-b32"] * 2  # the point, without simulator
+    assert sorted(c[1] for c in diffs) == ["sims-agree[0]", "sims-agree[1]"]
+    assert [c[2] for c in diffs] == [bool(perturb)] * 2
 
 
 # --- debug aids -----------------------------------------------------------------------------
