@@ -156,7 +156,8 @@ def merge_code(results: Path) -> dict[str, Any] | None:
                          f"({overall['line']['covered']}/{overall['line']['total']}), toggle "
                          f"{overall['toggle']['percent']:.2f}% "
                          f"({overall['toggle']['covered']}/{overall['toggle']['total']}); "
-                         f"annotated sources in {out / 'annotated'}"}
+                         f"annotated sources in {out / 'annotated'}; LCOV "
+                         f"{out / 'merged.info'}, Cobertura {out / 'merged.cobertura.xml'}"}
     summary_path = results / cov.COVERAGE_DIR / "summary.json"
     summary = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
     summary["code"] = code
