@@ -420,7 +420,7 @@ def test_diff_sims_compares_transaction_logs(tmp_path: Path, lists: Path, pertur
     cases = _cases(tmp_path / "out")
     diffs = [c for c in cases if str(c[1]).startswith("sims-agree[")]
     assert [c[0] for c in diffs] == ["mont_lut.n32-b32"] * 2  # the point, without simulator
-    assert sorted(c[1] for c in diffs) == ["sims-agree[0]", "sims-agree[1]"]
+    assert sorted(str(c[1]) for c in diffs) == ["sims-agree[0]", "sims-agree[1]"]
     assert [c[2] for c in diffs] == [bool(perturb)] * 2
 
 
