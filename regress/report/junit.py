@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import socket
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 from montverif.regress.flow.spec import RunSpec, with_design_tests
@@ -29,9 +30,11 @@ from montverif.regress.report.text import MUT_COLUMNS, config_rows, score_text
 
 def point_of(run: RunSpec) -> str:
     """A run's test point: its key without the seed and the design, dots made `_`
-    (`n32-b32-verilator`); the same for every seed, so names outlive the seeds."""
+    (`n32-b32-verilator`); the same for every seed, so names outlive the seeds. A
+    `--code-coverage` build (every Verilator build of its regression) keeps its name too."""
     extra = run.key.removeprefix(f"{run.build.key}-s{run.seed}")
-    return f"{run.build.key.removeprefix(run.build.dut + '-')}{extra}".replace(".", "_")
+    base = replace(run.build, coverage=False).key.removeprefix(run.build.dut + "-")
+    return f"{base}{extra}".replace(".", "_")
 
 
 def seed_indexes(results: list[RunResult]) -> dict[str, int]:
@@ -147,7 +150,8 @@ def junit_tree(reg: Regression) -> ET.ElementTree:
             run = runs.get(d.runs[0]) if d.runs else None
             classname, name = f"{reg.name}.diff", d.key
             if run is not None:  # `<dut>.<point without the simulator>`, `sims-agree[<i>]`
-                point = sim_free_key(run.build).removeprefix(run.build.dut + "-")
+                point = sim_free_key(replace(run.build, coverage=False)).removeprefix(
+                    run.build.dut + "-")
                 classname = f"{run.build.dut}.{point.replace('.', '_')}"
                 name = f"sims-agree[{index.get(run.key, 0)}]"
             case = ET.SubElement(suite, "testcase", classname=classname, name=name,

@@ -466,18 +466,18 @@ def _read_junit(path: Path) -> tuple[list[tuple[str, str]], dict[str, int]]:
 def test_junit_names_outlive_the_seeds(tmp_path: Path, pair_file: Path) -> None:
     """Another base seed gives other seeds and the same testcase names, each name once."""
     outs = []
-    for base in ("1", "7"):
+    for base, extra in (("1", []), ("7", []), ("9", ["--code-coverage"])):
         argv = ["--lists", str(pair_file), "regress", "--list", "pair", "--jobs", "2",
-                "--seed", base, "--out", str(tmp_path / base)]
+                "--seed", base, "--out", str(tmp_path / base), *extra]
         assert regress_cli.main(argv, launcher=FakeLauncher(),
                                 results_root=tmp_path / "results") == 0
         outs.append(tmp_path / base / "junit.xml")
-    (names, counts), (names7, _) = (_read_junit(p) for p in outs)
+    (names, counts), (names7, _), (names_cov, _) = (_read_junit(p) for p in outs)
     assert counts == {"tests": 21, "failures": 0, "errors": 0, "skipped": 0}
     assert len(set(names)) == len(names) == 21  # no two testcases share a name
-    assert names == names7
+    assert names == names7 == names_cov  # nor with a coverage build
     assert ("mont_lut.n32-b32-verilator", "RandomTest[2]") in names  # the 2nd entry's run
-    seeds1, seeds7 = ({property_of(c, "seed") for c in junit_cases(p)} for p in outs)
+    seeds1, seeds7 = ({property_of(c, "seed") for c in junit_cases(p)} for p in outs[:2])
     assert seeds1.isdisjoint(seeds7)
 
 
