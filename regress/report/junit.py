@@ -93,7 +93,7 @@ def _testcases(suite: ET.Element, reg: Regression, res: RunResult, index: int) -
                 if (bad := got.find(tag)) is not None:
                     failed = True
                     el = ET.SubElement(case, tag, message=bad.get("message", res.first_error),
-                                       type=tag)
+                                       type=bad.get("type", tag))
                     el.text = f"{(bad.text or '').strip()}\n{repro}".lstrip()
             if (skip := got.find("skipped")) is not None:
                 ET.SubElement(case, "skipped", message=skip.get("message", "skipped"))
