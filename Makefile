@@ -47,6 +47,8 @@ BUDGET_MIN   ?= 15
 STEER    ?= 1
 REGRESS_ARGS ?=
 PYTEST_ARGS ?= -n 2 -q -p no:cacheprovider --durations=10
+# the test suite's results as JUnit XML, for CI's test reporters (docs/regression.md)
+TEST_JUNIT ?= build/test-results/junit.xml
 
 # the design's secret operands (the RSA core's private exponent) in clear, for debugging
 KEEP_FLAG := $(if $(filter 1,$(KEEP_SECRETS)),--keep-secrets)
@@ -95,17 +97,24 @@ sim-tools:
 
 # verilator_coverage (line/toggle merge, annotation) from Debian's verilator package, extracted
 # into build/tools/ (regress/coverage/code.py); only COV=1 / --code-coverage need it.
+# lcov (genhtml, `lcov --summary`): reads the LCOV export back in the tests (docs/regression.md).
 coverage-tools: venv sim-tools
 	@$(MV) codecov fetch >/dev/null \
 	  || echo "warning: verilator_coverage unavailable: COV=1 runs cannot be merged"
+	@command -v genhtml >/dev/null || { \
+	  if [ "$$(id -u)" != 0 ]; then echo "warning: lcov missing; run: sudo apt-get install -y lcov"; exit 0; fi; \
+	  apt-get install -y -qq lcov >/dev/null 2>&1 || { apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lcov >/dev/null; } \
+	  || echo "warning: apt-get install -y lcov failed"; }
 
 test: setup
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	$(VENV)/bin/pytest $(PYTEST_ARGS) --junitxml=$(TEST_JUNIT)
 
 # The reliability suite alone (regress/tests/reliability): concurrency, interruption, bad
 # input, secrets.
 reliability: setup
-	$(VENV)/bin/pytest -n 2 -q -p no:cacheprovider -m reliability regress/tests/reliability
+	$(VENV)/bin/pytest -n 2 -q -p no:cacheprovider -m reliability regress/tests/reliability \
+	  --junitxml=build/test-results/reliability.xml
 
 regress: setup
 	$(MV) regress --list $(LIST) --jobs $(JOBS) $(KEEP_FLAG) $(REGRESS_ARGS)

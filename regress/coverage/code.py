@@ -8,6 +8,10 @@ order) with `verilator_coverage --write`, per DUT and overall, writes annotated 
 
     <results>/coverage/code/<dut>.dat, merged.dat      merged databases
     <results>/coverage/code/annotated/<dut>/<file>.sv  sources with per-line hit counts
+    <results>/coverage/code/<dut>.info, merged.info    LCOV (`verilator_coverage --write-info`;
+                                                       paths relative to the repository)
+    <results>/coverage/code/merged.cobertura.xml      Cobertura, converted from merged.info
+                                                       by lcov_cobertura
     "code": {"runs": int, "overall": {"line": {"covered", "total", "percent"}, "toggle": {..}},
              "duts": {dut: {"line": {..}, "toggle": {..}}}, "line_text": str}
 
@@ -29,8 +33,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from lcov_cobertura import LcovCobertura
+
 from montverif.regress.coverage import merge as cov
-from montverif.regress.flow.paths import BUILD_ROOT
+from montverif.regress.flow.paths import BUILD_ROOT, ROOT
 from montverif.regress.flow.tools import ToolError
 
 TOOLS_DIR = BUILD_ROOT / "tools" / "verilator-deb"
@@ -103,6 +109,24 @@ def summarise(dat: Path) -> dict[str, dict[str, float | int]]:
     return {"line": _ratio(pts, "line"), "toggle": _ratio(pts, "toggle")}
 
 
+def write_lcov(dat: Path, info: Path) -> None:
+    """LCOV of a coverage.dat (`--write-info`): a DA line per source line that has coverage
+    points (line, branch or toggle), with the count verilator_coverage gives the line. Sources
+    under the repository are named relative to it, as Codecov and genhtml find them."""
+    _run_tool("--write-info", str(info), str(dat))
+    lines = []
+    for line in info.read_text().splitlines():
+        if line.startswith("SF:") and Path(line[3:]).is_relative_to(ROOT):
+            line = f"SF:{Path(line[3:]).relative_to(ROOT).as_posix()}"
+        lines.append(line)
+    info.write_text("\n".join(lines) + "\n")
+
+
+def write_cobertura(info: Path, xml: Path) -> None:
+    """Cobertura XML of an LCOV file (lcov_cobertura), sources relative to the repository."""
+    xml.write_text(LcovCobertura(info.read_text(), base_dir=str(ROOT)).convert())
+
+
 def merge_code(results: Path) -> dict[str, Any] | None:
     """Merge the runs' coverage.dat (None when no run has one); updates summary.json."""
     refs = [r for r in cov.run_refs(results) if r.passed and (r.folder / "coverage.dat").is_file()]
@@ -120,8 +144,11 @@ def merge_code(results: Path) -> dict[str, Any] | None:
         merged = out / f"{dut}.dat"
         _run_tool("--write", str(merged), *map(str, files))
         _run_tool("--annotate", str(out / "annotated" / dut), str(merged))
+        write_lcov(merged, out / f"{dut}.info")
         duts[dut] = summarise(merged)
     _run_tool("--write", str(out / "merged.dat"), *(str(r.folder / "coverage.dat") for r in refs))
+    write_lcov(out / "merged.dat", out / "merged.info")
+    write_cobertura(out / "merged.info", out / "merged.cobertura.xml")
     overall = summarise(out / "merged.dat")
     code = {"runs": len(refs), "overall": overall, "duts": duts, "dir": str(out),
             "line_text": f"code coverage ({len(refs)} Verilator run(s)): line "
@@ -129,7 +156,8 @@ def merge_code(results: Path) -> dict[str, Any] | None:
                          f"({overall['line']['covered']}/{overall['line']['total']}), toggle "
                          f"{overall['toggle']['percent']:.2f}% "
                          f"({overall['toggle']['covered']}/{overall['toggle']['total']}); "
-                         f"annotated sources in {out / 'annotated'}"}
+                         f"annotated sources in {out / 'annotated'}; LCOV "
+                         f"{out / 'merged.info'}, Cobertura {out / 'merged.cobertura.xml'}"}
     summary_path = results / cov.COVERAGE_DIR / "summary.json"
     summary = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
     summary["code"] = code

@@ -8,6 +8,7 @@ fallback), merges the passing runs' coverage and writes `<results>/coverage/`:
 
     <dut>.xml      merged cocotb-coverage XML of one DUT (cocotb_coverage.merge_coverage)
     merged.xml     every DUT in one database
+    <dut>.ucis.xml, merged.ucis.xml   the same as UCIS XML (regress/coverage/ucis_xml.py)
     summary.json   the closure summary below (read by the HTML report and `regress.closure`)
 
 summary.json schema (version 1; all bins by name `<point>:<bin>`, e.g. `mont_lut.lut.addr:5`,
@@ -48,6 +49,7 @@ from typing import Any
 
 from cocotb_coverage.coverage import merge_coverage
 
+from montverif.regress.coverage.ucis_xml import UcisPoint, write_ucis
 from montverif.spec.designs import known_designs, load_design
 
 SCHEMA = 1
@@ -208,6 +210,13 @@ class DutCoverage:
                 if before < point.at_least <= before + hits and label not in self.first_hit:
                     self.first_hit[label] = key
 
+    def ucis_points(self) -> list[UcisPoint]:
+        """The merged points for UCIS: names below the DUT, waived bins marked."""
+        return [UcisPoint(p.name.removeprefix(self.dut + "."), p.at_least, dict(p.hits),
+                          frozenset(b for b in p.hits if self.goal.waived(self.dut,
+                                                                          f"{p.name}:{b}")))
+                for p in self.points.values()]
+
     def to_json(self) -> dict[str, Any]:
         return {"covered": self.covered, "total": self.total, "percent": self.percent,
                 "goal": self.goal.percent, "met": self.met, "runs": len(self.files),
@@ -273,9 +282,11 @@ def merge_results(results: Path, enforce: bool = False,
     out.mkdir(parents=True, exist_ok=True)
     for dut, cov in duts.items():
         _merge_xml(out / f"{dut}.xml", cov.files)
+        write_ucis(out / f"{dut}.ucis.xml", {dut: cov.ucis_points()})
     all_files = list(dict.fromkeys(f for c in duts.values() for f in c.files))
     if all_files:
         _merge_xml(out / "merged.xml", all_files)
+        write_ucis(out / "merged.ucis.xml", {d: c.ucis_points() for d, c in duts.items()})
     summary = summary_dict(results, duts, skipped, enforce)
     old = out / "summary.json"
     if old.is_file():  # keep what others added (Verilator code coverage)

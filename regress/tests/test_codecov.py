@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.coverage import code as codecov
+from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.tools import ToolError
+from montverif.regress.tests.test_coverage_merge import check_ucis
 
 
 def dat_line(page: str, line: int, col: int, count: int) -> str:
@@ -67,3 +73,46 @@ def test_regress_run_with_code_coverage(tmp_path: Path, capsys) -> None:
     annotated = tmp_path / "out" / "coverage" / "code" / "annotated" / "mont_lut" / "mont_lut.sv"
     assert "verilator_coverage annotation" in annotated.read_text()
     assert "code coverage (1 Verilator run(s))" in out
+    check_code_exports(tmp_path / "out" / "coverage" / "code", tmp_path)
+    # the functional coverage of a real run as UCIS, read back with pyucis
+    check_ucis(tmp_path / "out" / "coverage" / "merged.ucis.xml", summary)
+
+
+def lcov_summary(info: Path) -> tuple[int, int]:
+    """(lines hit, lines found) as Debian's lcov (an independent reader) counts them."""
+    got = subprocess.run(["lcov", "--summary", str(info)], capture_output=True, text=True,
+                         check=False)
+    assert got.returncode == 0, got.stdout + got.stderr
+    found = re.search(r"lines\.+: [\d.]+% \((\d+) of (\d+) lines\)", got.stdout + got.stderr)
+    assert found, got.stdout + got.stderr
+    return int(found[1]), int(found[2])
+
+
+def check_code_exports(code_dir: Path, tmp_path: Path) -> None:
+    """The LCOV and Cobertura exports, read back: lcov's summary, genhtml's pages, and the
+    Cobertura totals agree, and every source they name is a file of the repository."""
+    assert shutil.which("lcov") and shutil.which("genhtml"), "lcov missing: make coverage-tools"
+    info = code_dir / "merged.info"
+    hit, found = lcov_summary(info)
+    assert 0 < hit < found
+    sources = [line[3:] for line in info.read_text().splitlines() if line.startswith("SF:")]
+    assert "hdl/mont/mont_lut.sv" in sources
+    assert all((ROOT / s).is_file() for s in sources), sources  # relative to the checkout
+    html = tmp_path / "genhtml"
+    got = subprocess.run(["genhtml", "-q", "-o", str(html), str(info)], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    assert got.returncode == 0, got.stderr
+    assert "mont_lut.sv.gcov.html" in {p.name for p in html.rglob("*.html")}  # source found
+    root = ET.parse(code_dir / "merged.cobertura.xml").getroot()
+    assert (int(root.get("lines-covered", -1)), int(root.get("lines-valid", -1))) == (hit, found)
+    assert lcov_summary(code_dir / "mont_lut.info") == (hit, found)  # one design: the same
+
+
+def test_code_exports_fail_on_a_broken_lcov(tmp_path: Path) -> None:
+    """The read-back check fails on an LCOV whose sources are not where it says."""
+    code_dir = tmp_path / "code"
+    code_dir.mkdir()
+    (code_dir / "merged.info").write_text(
+        "TN:x\nSF:hdl/mont/no_such.sv\nDA:1,1\nDA:2,0\nend_of_record\n")
+    with pytest.raises(AssertionError):
+        check_code_exports(code_dir, tmp_path)

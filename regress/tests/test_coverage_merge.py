@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 from cocotb_coverage.coverage import coverage_db
+from ucis.cover_type_t import CoverTypeT
+from ucis.scope_type_t import ScopeTypeT
+from ucis.xml.xml_reader import XmlReader
 
 from montverif.regress.cli import closure as closure_cli
 from montverif.regress.cli import regress as regress_cli
@@ -387,3 +390,64 @@ def test_a_merge_failure_is_one_line(tmp_path: Path, monkeypatch) -> None:
         cov._merge_xml(tmp_path / "x.xml", [tmp_path / "a" / "coverage.xml",
                                             tmp_path / "b" / "coverage.xml"])
     assert "\n" not in str(info.value) and "KeyError" in str(info.value)
+
+
+# --- UCIS export, read back with pyucis -----------------------------------------------------
+def ucis_bins(path: Path) -> dict[str, dict[str, tuple[int, int, bool]]]:
+    """Per design, every bin `<design>.<point>:<bin>` -> (hits, at_least, ignored), as pyucis
+    reads the UCIS XML back (after validating it against the UCIS schema pyucis ships)."""
+    XmlReader.validate(str(path))
+    db = XmlReader().loads(path.read_text())
+    out: dict[str, dict[str, tuple[int, int, bool]]] = {}
+    for inst in db.scopes(ScopeTypeT.INSTANCE):
+        for group in inst.scopes(ScopeTypeT.COVERGROUP):
+            bins = out.setdefault(group.getScopeName(), {})
+            for cover in group.scopes(ScopeTypeT.COVERINSTANCE):
+                for cp in cover.scopes(ScopeTypeT.COVERPOINT):
+                    for item in cp.coverItems(CoverTypeT.CVGBIN | CoverTypeT.IGNOREBIN):
+                        data = item.getCoverData()
+                        name = f"{group.getScopeName()}.{cp.getScopeName()}:{item.getName()}"
+                        bins[name] = (data.data, cp.getAtLeast(),
+                                      data.type == CoverTypeT.IGNOREBIN)
+    return out
+
+
+def check_ucis(path: Path, summary: dict) -> None:
+    """What a UCIS reader counts equals summary.json: covered, total, uncovered, waived."""
+    designs = ucis_bins(path)
+    assert set(designs) == set(summary["duts"])
+    for dut, bins in designs.items():
+        d = summary["duts"][dut]
+        counted = {b: h >= at_least for b, (h, at_least, ignored) in bins.items() if not ignored}
+        assert (sum(counted.values()), len(counted)) == (d["covered"], d["total"]), dut
+        assert sorted(b for b, ok in counted.items() if not ok) == sorted(d["uncovered"])
+        assert sorted(b for b, (_, _, ignored) in bins.items() if ignored) == sorted(d["waived"])
+
+
+def test_ucis_export_reads_back(synthetic) -> None:
+    results, runs = synthetic
+    summary = cov.merge_results(results)
+    check_ucis(results / "coverage" / "merged.ucis.xml", summary)
+    one = results / "coverage" / "syn.ucis.xml"
+    check_ucis(one, {**summary, "duts": {"syn": summary["duts"]["syn"]}})
+    hits, _ = expected(runs, "syn")
+    assert {b: h for b, (h, _, _) in ucis_bins(one)["syn"].items()} == hits  # bin by bin
+    # a broken export is caught: one bin's hits changed in the file
+    text = one.read_text()
+    bad = text.replace('coverageCount="0"', 'coverageCount="5"', 1)
+    assert bad != text
+    one.write_text(bad)
+    with pytest.raises(AssertionError):
+        check_ucis(one, {**summary, "duts": {"syn": summary["duts"]["syn"]}})
+
+
+def test_ucis_export_marks_waived_bins(tmp_path: Path) -> None:
+    goals = {"syn": {"goal": 90, "waive": ["lut.addr:7"], "waive_reason": "unreachable"}}
+    hits = {p: {b: 1 for b in bins} for p, (_, bins) in POINTS.items()}
+    hits["lut.addr"]["7"] = 0
+    hits["final_sub"] = {"taken": 1, "not_taken": 2}  # at_least 2: taken uncovered
+    results = make_results(tmp_path / "res", [("syn-s1", "syn", "PASS", hits)])
+    summary = cov.merge_results(results, goals=goals)
+    check_ucis(results / "coverage" / "merged.ucis.xml", summary)
+    bins = ucis_bins(results / "coverage" / "syn.ucis.xml")["syn"]
+    assert bins["syn.lut.addr:7"] == (0, 1, True) and bins["syn.final_sub:taken"] == (1, 2, False)

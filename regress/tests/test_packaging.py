@@ -8,6 +8,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+from junitparser import JUnitXml
+
 from montverif.regress.flow.paths import ROOT
 
 
@@ -30,3 +32,17 @@ def test_the_command_runs_from_any_folder(tmp_path: Path) -> None:
                          check=False)
     assert bad.returncode == 2 and bad.stderr.startswith("error: unknown command")
     assert bad.stderr.count("\n") == 1
+
+
+def test_make_test_writes_junit(tmp_path: Path) -> None:
+    """`make test` leaves its results as JUnit XML (TEST_JUNIT), read back by junitparser."""
+    out = tmp_path / "junit.xml"
+    got = subprocess.run(
+        ["make", "-s", "test", f"TEST_JUNIT={out}",
+         "PYTEST_ARGS=-q -p no:cacheprovider hdl/spec/tests/test_regmap.py"],
+        cwd=ROOT, capture_output=True, text=True, check=False)
+    assert got.returncode == 0, got.stdout[-2000:] + got.stderr[-2000:]
+    xml = JUnitXml.fromfile(str(out))
+    cases = [case for suite in xml for case in suite]
+    assert cases and len(cases) == int(xml.tests) and all(c.is_passed for c in cases)
+    assert {c.classname for c in cases} == {"hdl.spec.tests.test_regmap"}

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from junitparser import JUnitXml
 
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.flow import launcher as launchers
@@ -70,10 +71,25 @@ class FakeLauncher:
         with self.lock:
             self.ran.append(run.key)
         log_dir.mkdir(parents=True)
-        if any(run.key.startswith(f) for f in self.fail):
+        failing = any(run.key.startswith(f) for f in self.fail)
+        write_results_xml(log_dir, run, "MISMATCH op 3: got 0x1 expected 0x2" if failing else "")
+        if failing:
             return Outcome(run, False, log_dir, tests=5, failed=1, wall_s=0.25,
                            first_error="MISMATCH op 3: got 0x1 expected 0x2")
         return Outcome(run, True, log_dir, tests=5, wall_s=0.25)
+
+
+def write_results_xml(log_dir: Path, run: RunSpec, error: str = "") -> None:
+    """A results.xml as cocotb writes it: the run's tests, the first failing with `error`."""
+    tests = spec.with_design_tests(run).tests
+    cases = "".join(
+        f'<testcase classname="montverif.verif.tb_mult" name="{t}" time="0.0{i}">'
+        f'<properties><property name="random_seed" value="{run.seed}" /></properties>'
+        + (f'<failure message="{error}" />' if error and not i else "") + "</testcase>"
+        for i, t in enumerate(tests))
+    (log_dir / "results.xml").write_text(
+        f'<testsuites name="cocotb tests"><testsuite name="montverif.verif.tb_mult" '
+        f'tests="{len(tests)}">{cases}</testsuite></testsuites>')
 
 
 @pytest.fixture
@@ -92,6 +108,10 @@ def run_main(tmp_path: Path, lists: Path, launcher: FakeLauncher, *extra: str,
 
 def junit_cases(path: Path) -> list[ET.Element]:
     return list(ET.parse(path).getroot().iter("testcase"))
+
+
+def property_of(case: ET.Element, name: str) -> str | None:
+    return next((p.get("value") for p in case.iter("property") if p.get("name") == name), None)
 
 
 # --- lists and expansion --------------------------------------------------------------------
@@ -203,9 +223,10 @@ def test_all_pass(tmp_path: Path, pair_file: Path, capsys: pytest.CaptureFixture
     assert err.count("] PASS mont_lut-") == 5 and "[5/5]" in err
     assert "(5 ok, 0 failed)" in err  # running counts on every progress line
     cases = junit_cases(tmp_path / "out" / "junit.xml")
-    assert len(cases) == 5 and not any(c.find("failure") is not None for c in cases)
+    # one testcase per cocotb test: 4 runs of the 5 default tests, one of RandomTest alone
+    assert len(cases) == 21 and not any(c.find("failure") is not None for c in cases)
     root = ET.parse(tmp_path / "out" / "junit.xml").getroot()
-    assert root.tag == "testsuites" and root.get("tests") == "5" and root.get("failures") == "0"
+    assert root.tag == "testsuites" and root.get("tests") == "21" and root.get("failures") == "0"
     assert [s.get("name") for s in root.iter("testsuite")] == [
         "mont_lut-n32-b32-verilator", "mont_lut-n64-b32-verilator"]
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
@@ -229,7 +250,10 @@ def test_failure_is_reported(tmp_path: Path, pair_file: Path,
     assert f"  repro: {bad.repro()}" in out
     failed = [c for c in junit_cases(tmp_path / "out" / "junit.xml")
               if c.find("failure") is not None]
-    assert [c.get("name") for c in failed] == [bad.key]
+    assert [(c.get("classname"), c.get("name")) for c in failed] == [
+        ("mont_lut.n64-b32-verilator", "RandomTest[0]")]  # the run's failing cocotb test
+    assert property_of(failed[0], "run") == bad.key
+    assert property_of(failed[0], "seed") == str(bad.seed)
     failure = failed[0].find("failure")
     assert failure is not None
     assert failure.get("message") == "MISMATCH op 3: got 0x1 expected 0x2"
@@ -259,7 +283,9 @@ def test_fail_fast_skips_the_rest(tmp_path: Path, pair_file: Path,
     assert out.splitlines()[-1] == "0 passed, 1 failed"  # the widest model runs first
     assert "4 run(s) not started: --fail-fast" in out
     cases = junit_cases(tmp_path / "out" / "junit.xml")
-    assert sum(c.find("skipped") is not None for c in cases) == 4
+    skipped = {property_of(c, "run") for c in cases if c.find("skipped") is not None}
+    assert len(skipped) == 4  # every test of the 4 runs not started
+    assert sum(c.find("skipped") is not None for c in cases) == 3 * 5 + 1
 
 
 def test_unknown_list_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -309,10 +335,14 @@ def test_selftest_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert regress_cli.main(argv, results_root=tmp_path / "results") == 0
     assert capsys.readouterr().out.splitlines()[-1] == "2 passed, 0 failed"
     cases = junit_cases(tmp_path / "out" / "junit.xml")
-    assert len(cases) == 2
+    runs = {str(property_of(c, "run")) for c in cases}
+    assert len(runs) == 2
+    for run in runs:  # one testcase per test of cocotb's own results.xml, with its time
+        mine = {c.get("name", "").split("[")[0]: c for c in cases if property_of(c, "run") == run}
+        cocotb = ET.parse(tmp_path / "out" / "runs" / run / "results.xml").getroot()
+        assert {str(c.get("name")): c.get("time") for c in cocotb.iter("testcase")} == \
+            {name: c.get("time") for name, c in mine.items()}
     assert all(c.find("failure") is None and c.find("skipped") is None for c in cases)
-    for case in cases:
-        assert (tmp_path / "out" / "runs" / str(case.get("name")) / "results.xml").exists()
 
 
 def _waves_key(run: RunSpec) -> str:
@@ -421,3 +451,43 @@ def test_check_thread_only_with_a_spare_core_for_every_simulation(monkeypatch):
     assert scheduler.parallel(lambda item: simulate.check_thread(engine), [1], 2,
                         lambda item, result: True)[0] == {1: True}
     assert simulate.CONCURRENT_JOBS == 1
+
+
+def _read_junit(path: Path) -> tuple[list[tuple[str, str]], dict[str, int]]:
+    """(classname, name) of every testcase and the root's counts, read by junitparser (an
+    independent reader), after checking that the counts written are those of the cases."""
+    xml = JUnitXml.fromfile(str(path))
+    written = {k: int(getattr(xml, k)) for k in ("tests", "failures", "errors", "skipped")}
+    xml.update_statistics()  # recount from the testcases
+    assert {k: int(getattr(xml, k)) for k in written} == written
+    return [(case.classname, case.name) for suite in xml for case in suite], written
+
+
+def test_junit_names_outlive_the_seeds(tmp_path: Path, pair_file: Path) -> None:
+    """Another base seed gives other seeds and the same testcase names, each name once."""
+    outs = []
+    for base, extra in (("1", []), ("7", []), ("9", ["--code-coverage"])):
+        argv = ["--lists", str(pair_file), "regress", "--list", "pair", "--jobs", "2",
+                "--seed", base, "--out", str(tmp_path / base), *extra]
+        assert regress_cli.main(argv, launcher=FakeLauncher(),
+                                results_root=tmp_path / "results") == 0
+        outs.append(tmp_path / base / "junit.xml")
+    (names, counts), (names7, _), (names_cov, _) = (_read_junit(p) for p in outs)
+    assert counts == {"tests": 21, "failures": 0, "errors": 0, "skipped": 0}
+    assert len(set(names)) == len(names) == 21  # no two testcases share a name
+    assert names == names7 == names_cov  # nor with a coverage build
+    assert ("mont_lut.n32-b32-verilator", "RandomTest[2]") in names  # the 2nd entry's run
+    seeds1, seeds7 = ({property_of(c, "seed") for c in junit_cases(p)} for p in outs[:2])
+    assert seeds1.isdisjoint(seeds7)
+
+
+def test_junit_of_a_run_without_results(tmp_path: Path, pair_file: Path) -> None:
+    """A build failure leaves no results.xml: each test of its runs is an error."""
+    launcher = FakeLauncher(broken=("mont_lut-n64-b32-verilator",))
+    assert run_main(tmp_path, pair_file, launcher) == 1
+    names, counts = _read_junit(tmp_path / "out" / "junit.xml")
+    assert counts == {"tests": 21, "failures": 0, "errors": 10, "skipped": 0}
+    errors = [c for c in junit_cases(tmp_path / "out" / "junit.xml") if c.find("error") is not None]
+    assert {c.get("classname") for c in errors} == {"mont_lut.n64-b32-verilator"}
+    assert all("build failed" in (c.find("error").get("message") or "")  # type: ignore[union-attr]
+               for c in errors)

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from junitparser import JUnitXml
 
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.coverage import closure
@@ -418,7 +419,10 @@ def test_diff_sims_compares_transaction_logs(tmp_path: Path, lists: Path, pertur
         assert code == 0 and all(d["same"] for d in s["diffs"])
         assert out.splitlines()[-1] == "6 passed, 0 failed"
     cases = _cases(tmp_path / "out")
-    assert sum(c[0] == "diff.diff" for c in cases) == 2
+    diffs = [c for c in cases if str(c[1]).startswith("sims-agree[")]
+    assert [c[0] for c in diffs] == ["mont_lut.n32-b32"] * 2  # the point, without simulator
+    assert sorted(str(c[1]) for c in diffs) == ["sims-agree[0]", "sims-agree[1]"]
+    assert [c[2] for c in diffs] == [bool(perturb)] * 2
 
 
 # --- debug aids -----------------------------------------------------------------------------
@@ -499,6 +503,21 @@ def test_broken_dut_is_bucketed_and_rerun_with_waves_gtkw_and_picture(tmp_path: 
     assert (rdir / "waves.fst").exists() and (rdir / "mismatch.png").exists()
     assert "-table address" in (rdir / "waves.gtkw").read_text()
     assert "data:image/png;base64," in (tmp_path / "report.html").read_text()
+    # JUnit: each run's cocotb tests with cocotb's own verdicts and messages (junitparser)
+    cases = [c for suite in JUnitXml.fromfile(str(tmp_path / "junit.xml")) for c in suite]
+    assert sorted((c.classname, c.name) for c in cases) == sorted(
+        ("mont_lut.n32-b32-fault-verilator", f"{t}[{i}]")
+        for t in ("RandomTest", "CornerTest") for i in (0, 1))
+    for i, run in enumerate(runs):
+        cocotb = ET.parse(tmp_path / "runs" / run.key / "results.xml").getroot()
+        for want in cocotb.iter("testcase"):
+            case = next(c for c in cases if c.name == f"{want.get('name')}[{i}]")
+            bad = want.find("failure")
+            assert case.is_failure == (bad is not None)
+            if bad is not None:
+                assert case.result[0].message == bad.get("message")
+                assert f"repro: {run.repro()}" in (case.result[0].text or "")
+    assert any(c.is_failure for c in cases)
 
 
 class InterruptingLauncher(LoggingLauncher):
