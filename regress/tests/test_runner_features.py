@@ -4,9 +4,11 @@ comparison and bad input, all with a fake launcher (no simulator)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -500,7 +502,12 @@ def test_broken_dut_is_bucketed_and_rerun_with_waves_gtkw_and_picture(tmp_path: 
     rdir = Path(rerun["log_dir"])
     assert (rdir / "waves.fst").exists() and (rdir / "mismatch.png").exists()
     assert "-table address" in (rdir / "waves.gtkw").read_text()
-    assert "data:image/png;base64," in (tmp_path / "report.html").read_text()
+    page = (tmp_path / "report.html").read_text()
+    assert "data:image/png;base64," in page
+    # every link of the page (the seeds' logs, waves, gtkw) resolves inside the folder
+    links = [unquote(h) for h in re.findall(r'href="([^"#]+)"', page)]
+    assert {"waves.fst", "waves.gtkw", "sim.log"} <= {Path(h).name for h in links}
+    assert all((tmp_path / h).is_file() for h in links), links
 
 
 class InterruptingLauncher(LoggingLauncher):
