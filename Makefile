@@ -59,12 +59,12 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS)) $(if $(OUT),--out $(OUT)) \
              $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide) $(KEEP_FLAG)
 
-.PHONY: setup venv sim-tools coverage-tools test reliability regress sim lint regmap cycles bench closure mutate clean help which
+.PHONY: setup venv sim-tools browser-tools coverage-tools test reliability regress sim lint regmap cycles bench closure mutate clean help which
 
 help:
 	@sed -n '2,9p' Makefile
 
-setup: venv sim-tools coverage-tools
+setup: venv sim-tools browser-tools coverage-tools
 
 venv: $(STAMP)
 
@@ -93,6 +93,18 @@ sim-tools:
 	  echo "installing$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null \
 	    || { echo "error: apt-get install -y$$missing failed"; exit 1; }; \
+	fi
+
+# Chromium from the system's packages: the test suite opens report.html in it, headless
+# (regress/tests/test_report_browser.py).
+browser-tools:
+	@if ! command -v chromium >/dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "error: missing chromium; run: sudo apt-get update && sudo apt-get install -y chromium"; exit 1; \
+	  fi; \
+	  echo "installing chromium"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+	    || { echo "error: apt-get install -y chromium failed"; exit 1; }; \
 	fi
 
 # verilator_coverage (line/toggle merge, annotation) from Debian's verilator package, extracted

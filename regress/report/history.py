@@ -15,9 +15,11 @@ import json
 from pathlib import Path
 
 
-def coverage_summary(out_dir: Path) -> dict[str, tuple[int, int]]:
-    """Per-DUT (covered, total) bins from <out>/coverage/summary.json if it exists.
-    Accepts {"duts": {dut: {...}}}, {dut: {...}} or [{"dut": ..., ...}] with covered/total."""
+def coverage_duts(out_dir: Path) -> dict[str, dict]:
+    """Per-DUT records of <out>/coverage/summary.json (regress/coverage/merge.py: covered,
+    total and, from the merge, goal, met, uncovered, waived), those with int covered/total
+    bins only. Accepts {"duts": {dut: {...}}}, {dut: {...}} or [{"dut": ..., ...}]; the
+    names covered_bins/total_bins are read as covered/total."""
     path = out_dir / "coverage" / "summary.json"
     try:
         raw = json.loads(path.read_text())
@@ -27,14 +29,19 @@ def coverage_summary(out_dir: Path) -> dict[str, tuple[int, int]]:
         raw = raw["duts"]
     items = raw.items() if isinstance(raw, dict) else (
         (d.get("dut"), d) for d in raw if isinstance(d, dict)) if isinstance(raw, list) else ()
-    out: dict[str, tuple[int, int]] = {}
+    out: dict[str, dict] = {}
     for dut, rec in items:
         if isinstance(dut, str) and isinstance(rec, dict):
             cov = rec.get("covered", rec.get("covered_bins"))
             tot = rec.get("total", rec.get("total_bins"))
             if isinstance(cov, int) and isinstance(tot, int) and tot > 0:
-                out[dut] = (cov, tot)
+                out[dut] = rec | {"covered": cov, "total": tot}
     return out
+
+
+def coverage_summary(out_dir: Path) -> dict[str, tuple[int, int]]:
+    """Per-DUT (covered, total) bins from <out>/coverage/summary.json if it exists."""
+    return {dut: (rec["covered"], rec["total"]) for dut, rec in coverage_duts(out_dir).items()}
 
 
 def coverage_pct(out_dir: Path) -> float | None:

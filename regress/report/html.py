@@ -5,7 +5,14 @@ and minimum mutation score over the history), failure buckets, pass/fail per mod
 failure (seed, one-line repro with git revision and tool versions, log excerpt around the
 first error, waves rerun verdict, the picture around the first mismatch), cross-simulator
 checks, mutation (per design, every survivor, links to each campaign's mutate.html),
-coverage, cycle tables.
+coverage against each design's goal with its holes (the bins not covered), cycle tables
+(cycles.md rendered by markdown-it-py).
+
+Every run's seed links to its sim.log (relative links: the folder opens as it is from
+file:// or as a downloaded CI artifact). Tables of class "sortable" sort by a click on a
+column head, and a filter box (text, and status where rows have one) hides the rows that do
+not match: a few lines of inline JavaScript (SCRIPT), nothing fetched; without JavaScript
+the page is the same, unsorted and unfiltered.
 """
 
 from __future__ import annotations
@@ -15,6 +22,9 @@ import html
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from urllib.parse import quote
+
+from markdown_it import MarkdownIt
 
 from montverif.regress.report import history
 
@@ -22,7 +32,39 @@ CSS = """body{font-family:sans-serif;margin:1.5em;max-width:1300px}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;
 font-size:13px;text-align:left}th{background:#eee}.PASS{color:#070}.FAIL{color:#b00;
 font-weight:bold}.SKIP{color:#777}pre{background:#f6f6f6;padding:6px;overflow-x:auto;
-font-size:12px}code{font-size:12px}.hit{background:#fdd}"""
+font-size:12px}code{font-size:12px}.hit{background:#fdd}
+table.sortable th{cursor:pointer;user-select:none}th[aria-sort=ascending]::after{content:" \\25B2"}
+th[aria-sort=descending]::after{content:" \\25BC"}.filter{margin:.4em 0;font-size:13px}
+td.holes{max-width:520px}td.holes code{word-break:break-word}"""
+# Sorting (a click or Enter on a column head; numbers as numbers, data-sort overrides the
+# text) and filtering (every word of the box in the row's text, and the row's data-status
+# when the status menu is set). No library, nothing fetched.
+SCRIPT = """(function(){
+function val(c){var v=c.getAttribute('data-sort');if(v===null)v=c.textContent.trim();
+var n=Number(v.replace(/%$/,''));return v!==''&&!isNaN(n)?n:v.toLowerCase();}
+function cmp(a,b){if(typeof a===typeof b)return a<b?-1:a>b?1:0;return typeof a==='number'?-1:1;}
+document.querySelectorAll('table.sortable').forEach(function(t){
+var hs=t.tHead.rows[0].cells;Array.prototype.forEach.call(hs,function(h,i){
+h.tabIndex=0;h.title='sort by '+h.textContent;function go(){
+var up=h.getAttribute('aria-sort')!=='ascending';
+Array.prototype.forEach.call(hs,function(o){o.removeAttribute('aria-sort');});
+h.setAttribute('aria-sort',up?'ascending':'descending');var b=t.tBodies[0];
+var rs=Array.prototype.slice.call(b.rows);rs.sort(function(x,y){
+var r=cmp(val(x.cells[i]),val(y.cells[i]));return up?r:-r;});
+rs.forEach(function(r){b.appendChild(r);});}
+h.addEventListener('click',go);
+h.addEventListener('keydown',function(e){if(e.key==='Enter')go();});});});
+document.querySelectorAll('.filter').forEach(function(f){
+var t=document.getElementById(f.getAttribute('data-table'));
+var q=f.querySelector('input'),s=f.querySelector('select'),n=f.querySelector('.shown');
+function apply(){var ws=q.value.toLowerCase().split(/\\s+/).filter(Boolean);
+var st=s?s.value:'',k=0,rs=t.tBodies[0].rows;Array.prototype.forEach.call(rs,function(r){
+var x=r.textContent.toLowerCase();var ok=(!st||r.getAttribute('data-status')===st)&&
+ws.every(function(w){return x.indexOf(w)>=0;});r.hidden=!ok;if(ok)k++;});
+n.textContent=k+' of '+rs.length+' row(s) shown';}
+q.addEventListener('input',apply);if(s)s.addEventListener('change',apply);
+f.hidden=false;apply();});
+})();"""
 EXCERPT_LINES = 6
 COLORS = ("#36c", "#c63", "#393")
 
@@ -53,7 +95,11 @@ def svg_trend(points: list[tuple[str, float | None]], label: str, width: int = 5
     named lines over the same points (e.g. the minimum beside the mean)."""
     vals = [(i, v) for i, (_, v) in enumerate(points) if v is not None]
     if not vals:
-        return f"<p>{_e(label)}: no data yet.</p>"
+        return f"<p class=trend>{_e(label)}: no data yet.</p>"
+    if len(vals) < 2:  # one point is no trend: no axes with one date at both ends
+        return (f"<p class=trend>{_e(label)}: {vals[0][1]:g}% in the only regression with a "
+                f"value so far ({_e(points[vals[0][0]][0])}); the trend is drawn from the "
+                "second one on.</p>")
     pad, n = 30, max(len(points) - 1, 1)
 
     def xy(i: int, v: float) -> tuple[float, float]:
@@ -98,33 +144,41 @@ def _line(values: Sequence[float | None], names: list[str], name: str, color: st
             f"{dots}")
 
 
-def markdown_html(md: str) -> str:
-    """The subset regress.cycles writes: headings, paragraphs, pipe tables."""
-    out: list[str] = []
-    table: list[list[str]] = []
+MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 
-    def flush() -> None:
-        if table:
-            head, *body = table
-            out.append("<table><tr>" + "".join(f"<th>{_e(c)}</th>" for c in head) + "</tr>"
-                       + "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>"
-                                 for row in body) + "</table>")
-            table.clear()
 
-    for line in md.splitlines():
-        if line.startswith("|"):
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if not all(set(c) <= {"-", ":"} for c in cells):
-                table.append(cells)
-            continue
-        flush()
-        if line.startswith("#"):
-            level = min(len(line) - len(line.lstrip("#")) + 2, 6)
-            out.append(f"<h{level}>{_e(line.lstrip('#').strip())}</h{level}>")
-        elif line.strip():
-            out.append(f"<p>{_e(line)}</p>")
-    flush()
-    return "\n".join(out)
+def markdown_html(md: str, title: str = "") -> str:
+    """Markdown (CommonMark and pipe tables; raw HTML escaped) as HTML, its headings two
+    levels down (a page's # becomes h3 under the report's h2 sections), a first heading
+    equal to `title` (the section's own heading) left out, and its tables sortable."""
+    tokens = MARKDOWN.parse(md)
+    if (title and len(tokens) >= 3 and tokens[0].type == "heading_open"
+            and tokens[1].content.strip().lower() == title.lower()):
+        tokens = tokens[3:]
+    for tok in tokens:
+        if tok.type in ("heading_open", "heading_close"):
+            tok.tag = f"h{min(int(tok.tag[1]) + 2, 6)}"
+        elif tok.type == "table_open":
+            tok.attrSet("class", "sortable")
+    return str(MARKDOWN.renderer.render(tokens, MARKDOWN.options, {}))
+
+
+def table(headers: Sequence[str], rows: Sequence[str], table_id: str = "",
+          statuses: Sequence[str] = ()) -> str:
+    """A sortable table (rows: "<tr>...</tr>" each); with table_id, a filter box above it
+    and, with statuses, a menu of the rows' data-status values."""
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    ident = f' id="{_e(table_id)}"' if table_id else ""
+    box = ""
+    if table_id:
+        menu = ("<select aria-label=\"status\"><option value=\"\">any status</option>"
+                + "".join(f"<option>{_e(st)}</option>" for st in statuses) + "</select> "
+                if statuses else "")
+        box = (f'<div class=filter data-table="{_e(table_id)}" hidden>filter: <input '
+               f'type=search aria-label="filter rows" placeholder="words in the row"> '
+               f"{menu}<span class=shown></span></div>")
+    return (f"{box}<table class=sortable{ident}><thead><tr>{head}</tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table>")
 
 
 def _img(path: Path) -> str:
@@ -133,7 +187,93 @@ def _img(path: Path) -> str:
 
 
 def _rel(path: str | Path | None, out_dir: Path) -> str:
-    return "" if not path else os.path.relpath(Path(path), out_dir)
+    """A link to `path` relative to the results folder (it still resolves once the folder
+    is moved or downloaded), URL-quoted."""
+    return "" if not path else quote(os.path.relpath(Path(path), out_dir))
+
+
+def log_file(run: dict, out_dir: Path) -> Path | None:
+    """The run's sim.log: in <out>/runs/<key> (also after a shard merge), else where the
+    run recorded its folder; None if neither exists."""
+    for folder in (out_dir / "runs" / str(run["key"]), run.get("log_dir")):
+        if folder and (Path(folder) / "sim.log").is_file():
+            return Path(folder) / "sim.log"
+    return None
+
+
+def seed_link(run: dict, out_dir: Path) -> str:
+    """The run's seed, coloured by its status, linking to its sim.log if there is one."""
+    log = log_file(run, out_dir)
+    title = f'{run["key"]}: {run["status"]}' + (f" ({run['first_error']})"
+                                               if run.get("first_error") else "")
+    if log is None:
+        return f'<span class="{_e(run["status"])}" title="{_e(title)}">{run["seed"]}</span>'
+    return (f'<a class="{_e(run["status"])}" title="{_e(title)}" '
+            f'href="{_e(_rel(log, out_dir))}">{run["seed"]}</a>')
+
+
+def runs_table(runs: list[dict], out_dir: Path) -> str:
+    """Every run, one row each: sortable, filterable by words and status."""
+    rows = []
+    for r in runs:
+        log = log_file(r, out_dir)
+        where = (f'<a href="{_e(_rel(log, out_dir))}">sim.log</a>' if log else "-")
+        if r["status"] == "FAIL":
+            where += f' · <a href="#{_e(r["key"])}">failure</a>'
+        rows.append(
+            f'<tr data-status="{_e(r["status"])}"><td>{_e(r["key"])}</td><td>{_e(r["dut"])}'
+            f'</td><td>{r["n"]}</td><td>{_e(r["sim"])}</td><td>{seed_link(r, out_dir)}</td>'
+            f'<td class="{_e(r["status"])}">{_e(r["status"])}</td>'
+            f'<td>{_e(" ".join(r.get("tests") or []) or "all")}</td>'
+            f'<td>{r["wall_s"]:.1f}</td><td><code>{_e(r.get("first_error") or "")}</code></td>'
+            f"<td>{where}</td></tr>")
+    return table(("run", "design", "N", "sim", "seed", "status", "tests", "wall s",
+                  "first error", "log"), rows, "runs", ("PASS", "FAIL", "SKIP"))
+
+
+SHOWN_HOLES = 12  # holes listed in a coverage row before the rest fold away
+
+
+def _holes(dut: str, bins: list[str]) -> str:
+    names = [f"<code>{_e(b.removeprefix(dut + '.'))}</code>" for b in bins]
+    if len(names) <= SHOWN_HOLES:
+        return ", ".join(names) or "none"
+    return (", ".join(names[:SHOWN_HOLES]) + f"<details><summary>{len(names) - SHOWN_HOLES} "
+            "more</summary>" + ", ".join(names[SHOWN_HOLES:]) + "</details>")
+
+
+def coverage_section(out_dir: Path) -> list[str]:
+    """Per design: covered/total bins, percent, goal, met or missed, and the holes (the
+    bins not covered, by name) and waived bins, as `montverif closure report` lists them."""
+    duts = history.coverage_duts(out_dir)
+    if not duts:
+        return ["<p>no coverage summary (coverage/summary.json) in this results folder.</p>"]
+    rows = []
+    for dut, d in sorted(duts.items()):
+        pct = 100 * d["covered"] / d["total"]
+        goal = d.get("goal")
+        met = d.get("met", pct >= goal) if isinstance(goal, int | float) else None
+        status = "-" if met is None else "met" if met else "MISSED"
+        holes = d.get("uncovered")
+        waived = d.get("waived") or []
+        rows.append(
+            f'<tr data-status="{status}"><td>{_e(dut)}</td><td>{d["covered"]}</td>'
+            f'<td>{d["total"]}</td><td>{pct:.1f}</td><td>'
+            + (f"{goal:g}" if isinstance(goal, int | float) else "-") + "</td>"
+            f"<td class={'FAIL' if met is False else 'PASS' if met else 'SKIP'}>{status}</td>"
+            f'<td class=holes data-sort="{len(holes) if isinstance(holes, list) else ""}">'
+            + (_holes(dut, holes) if isinstance(holes, list) else "not recorded") + "</td>"
+            f'<td class=holes data-sort="{len(waived)}">'
+            + (_holes(dut, waived) + (f" ({_e(d.get('waive_reason', ''))})"
+                                      if d.get("waive_reason") else "") if waived else "-")
+            + "</td></tr>")
+    missed = sum('data-status="MISSED"' in r for r in rows)
+    head = (f"<p>{len(duts) - missed} of {len(duts)} design(s) at their goal"
+            + (f"; <b>{missed} below it</b>" if missed else "") + ". Holes: the bins no "
+            "passing run covered (the closure loop, montverif closure run, targets them).</p>")
+    return [head, table(("design", "covered", "total", "%", "goal %", "status",
+                         "holes (bins not covered)", "waived"), rows, "coverage",
+                        ("met", "MISSED"))]
 
 
 def _failure(run: dict, summary: dict, out_dir: Path) -> str:
@@ -143,11 +283,11 @@ def _failure(run: dict, summary: dict, out_dir: Path) -> str:
              "</code></p>",
              f"<p>repro (git {_e(summary['git'])}; {_e(versions)}):</p>"
              f"<pre>{_e(run['repro'])}</pre>"]
-    if run.get("log_dir"):
-        excerpt = log_excerpt(Path(run["log_dir"]) / "sim.log", run["first_error"])
-        if excerpt:
-            parts.append(f"<p>log <a href=\"{_e(_rel(Path(run['log_dir']) / 'sim.log', out_dir))}"
-                         f"\">sim.log</a> around the first error:</p><pre>{_e(excerpt)}</pre>")
+    if log := log_file(run, out_dir):
+        excerpt = log_excerpt(log, run["first_error"])
+        parts.append(f'<p>log <a href="{_e(_rel(log, out_dir))}">sim.log</a>'
+                     + (f" around the first error:</p><pre>{_e(excerpt)}</pre>" if excerpt
+                        else "</p>"))
     rr = run.get("rerun")
     if rr:
         verdict = ("the rerun with waves fails the same way (same first error)"
@@ -157,7 +297,7 @@ def _failure(run: dict, summary: dict, out_dir: Path) -> str:
                    f"the rerun with waves failed DIFFERENTLY: {rr['first_error']}")
         parts.append(f"<p>{_e(verdict)}.</p>")
         links = []
-        if rr.get("waves"):
+        if rr.get("waves") and Path(rr["waves"]).exists():
             links.append(f'<a href="{_e(_rel(rr["waves"], out_dir))}">waves.fst</a>')
         if rr.get("log_dir"):
             rdir = Path(rr["log_dir"])
@@ -198,17 +338,15 @@ def mutation_section(campaigns: dict[str, dict], out_dir: Path) -> list[str]:
             f"<p>{sum(r['status'] == 'passed' for r in recs)} of {len(recs)} campaign(s) at "
             "their goal. Score = killed / (killed + survived non-equivalent); a survivor is a "
             "mutant every test passed that was not shown equivalent: a testbench hole.</p>",
-            "<table><tr><th>design</th><th>sim</th><th>N</th>"
-            + "".join(f"<th>{c}</th>" for c in MUT_COLUMNS)
-            + "<th>score</th><th>goal</th><th>wall s</th><th>status</th></tr>"
-            + "".join(_campaign_row(r, out_dir) for r in recs) + "</table>"]
+            table(("design", "sim", "N", *MUT_COLUMNS, "score", "goal", "wall s", "status"),
+                  [_campaign_row(r, out_dir) for r in recs])]
     survivors = [(r["dut"], s) for r in recs for s in r["survivors"]]
     if survivors:
-        body.append("<h3>Survivors</h3><table><tr><th>design</th><th>where</th><th>change</th>"
-                    "<th>reason</th></tr>" + "".join(
-                        f"<tr><td>{_e(dut)}</td><td>{_e(s['where'])}</td><td><code>"
-                        f"{_e(s['change'])}</code></td><td>{_e(s['reason'])}</td></tr>"
-                        for dut, s in survivors) + "</table>")
+        body.append("<h3>Survivors</h3>" + table(
+            ("design", "where", "change", "reason"),
+            [f"<tr><td>{_e(dut)}</td><td>{_e(s['where'])}</td><td><code>{_e(s['change'])}"
+             f"</code></td><td>{_e(s['reason'])}</td></tr>" for dut, s in survivors],
+            "survivors"))
     return body
 
 
@@ -235,7 +373,11 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
         body.append(f"<p><b>partial regression ({_e(why)}): not in the trends</b></p>")
     hist = [h for h in history.complete(past or []) if h.get("list") == summary["list"]]
     body.append("<h2>Trends</h2>")
-    if hist:
+    if len(hist) == 1:
+        body.append("<p class=trend>first complete regression of this list in the history: "
+                    "the trends (pass rate, coverage, mutation score) start with the next one."
+                    "</p>")
+    elif hist:
         body.append(svg_trend([(h["start"][:16], h.get("pass_rate")) for h in hist],
                               "pass rate per regression"))
         body.append(svg_trend([(h["start"][:16], h.get("coverage_pct")) for h in hist],
@@ -248,51 +390,52 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
         body.append("<p>no history yet.</p>")
     body.append("<h2>Failure buckets</h2>")
     if summary.get("buckets"):
-        body.append("<table><tr><th>count</th><th>design</th><th>signature</th><th>seeds</th>"
-                    "<th>repro</th></tr>" + "".join(
-                        f"<tr><td>{b['count']}</td><td>{_e(b['dut'])}</td><td><code>"
-                        f"{_e(b['signature'])}</code></td><td>{_e(', '.join(map(str, b['seeds'])))}"
-                        f"</td><td><a href=\"#{_e(b['example'])}\"><code>{_e(b['repro'])}</code>"
-                        "</a></td></tr>" for b in summary["buckets"]) + "</table>")
+        by_key = {r["key"]: r for r in runs}
+        body.append(table(("count", "design", "signature", "seeds", "repro"), [
+            f"<tr><td>{b['count']}</td><td>{_e(b['dut'])}</td><td><code>"
+            f"{_e(b['signature'])}</code></td><td>" + ", ".join(
+                seed_link(by_key[k], out_dir) if k in by_key else _e(seed)
+                for seed, k in zip(b["seeds"], b.get("runs") or [""] * len(b["seeds"]),
+                                   strict=False))
+            + f"</td><td><a href=\"#{_e(b['example'])}\"><code>{_e(b['repro'])}</code>"
+            "</a></td></tr>" for b in summary["buckets"]]))
     else:
         body.append("<p>no failures.</p>")
-    body.append("<h2>Results per model</h2><table><tr><th>model</th><th>runs</th><th>pass</th>"
-                "<th>fail</th><th>skip</th><th>seeds</th></tr>")
-    rows: dict[str, list[dict]] = {}
+    body.append("<h2>Results per model</h2><p>Each seed links to its run's log.</p>")
+    groups: dict[str, list[dict]] = {}
     for r in runs:
-        rows.setdefault(r["config"], []).append(r)
-    for key, group in rows.items():
+        groups.setdefault(r["config"], []).append(r)
+    rows = []
+    for key, group in groups.items():
         count = {s: sum(r["status"] == s for r in group) for s in ("PASS", "FAIL", "SKIP")}
-        seeds = " ".join(f'<span class="{r["status"]}">{r["seed"]}</span>' for r in group)
-        body.append(f"<tr><td>{_e(key)}</td><td>{len(group)}</td><td class=PASS>"
-                    f"{count['PASS']}</td><td class={'FAIL' if count['FAIL'] else 'PASS'}>"
-                    f"{count['FAIL']}</td><td>{count['SKIP']}</td><td>{seeds}</td></tr>")
-    body.append("</table>")
+        seeds = " ".join(seed_link(r, out_dir) for r in group)
+        rows.append(f'<tr data-status="{"FAIL" if count["FAIL"] else "PASS"}"><td>{_e(key)}'
+                    f"</td><td>{len(group)}</td><td class=PASS>{count['PASS']}</td>"
+                    f"<td class={'FAIL' if count['FAIL'] else 'PASS'}>{count['FAIL']}</td>"
+                    f"<td>{count['SKIP']}</td><td>{seeds}</td></tr>")
+    body.append(table(("model", "runs", "pass", "fail", "skip", "seeds"), rows, "models",
+                      ("PASS", "FAIL")))
+    body.append(f"<h2>Runs</h2><p>{len(runs)} run(s); click a column head to sort.</p>")
+    body.append(runs_table(runs, out_dir))
     failures = [r for r in runs if r["status"] == "FAIL"]
     if failures:
         body.append("<h2>Failures</h2>")
         body += [_failure(r, summary, out_dir) for r in failures]
     if summary.get("diffs"):
-        body.append("<h2>Cross-simulator checks</h2><table><tr><th>model and seed</th>"
-                    "<th>runs</th><th>verdict</th></tr>" + "".join(
-                        f"<tr><td>{_e(d['key'])}</td><td>{_e(' vs '.join(d['runs']))}</td>"
-                        f"<td class={'PASS' if d['same'] else 'FAIL'}>"
-                        f"{'identical transaction logs' if d['same'] else _e(d['detail'])}"
-                        "</td></tr>" for d in summary["diffs"]) + "</table>")
+        body.append("<h2>Cross-simulator checks</h2>" + table(
+            ("model and seed", "runs", "verdict"),
+            [f"<tr><td>{_e(d['key'])}</td><td>{_e(' vs '.join(d['runs']))}</td>"
+             f"<td class={'PASS' if d['same'] else 'FAIL'}>"
+             f"{'identical transaction logs' if d['same'] else _e(d['detail'])}"
+             "</td></tr>" for d in summary["diffs"]]))
     if summary.get("mutation"):
         body += mutation_section(summary["mutation"], out_dir)
     body.append("<h2>Coverage</h2>")
-    cov = history.coverage_summary(out_dir)
-    if cov:
-        body.append("<table><tr><th>design</th><th>covered</th><th>total</th><th>%</th></tr>"
-                    + "".join(f"<tr><td>{_e(d)}</td><td>{c}</td><td>{t}</td>"
-                              f"<td>{100 * c / t:.1f}</td></tr>" for d, (c, t) in
-                              sorted(cov.items())) + "</table>")
-    else:
-        body.append("<p>no coverage summary (coverage/summary.json) in this results folder.</p>")
+    body += coverage_section(out_dir)
     body.append("<h2>Cycle counts</h2>")
     cycles = out_dir / "cycles.md"
-    body.append(markdown_html(cycles.read_text()) if cycles.exists()
+    body.append(markdown_html(cycles.read_text(), "Cycle counts") if cycles.exists()
                 else "<p>no transaction logs with cycle counts.</p>")
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
-            f"<style>{CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+            f"<style>{CSS}</style></head><body>\n" + "\n".join(body)
+            + f"\n<script>{SCRIPT}</script>\n</body></html>\n")

@@ -4,9 +4,11 @@ comparison and bad input, all with a fake launcher (no simulator)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from junitparser import JUnitXml
@@ -377,8 +379,10 @@ def test_html_report_has_failures_excerpts_coverage_and_trends(
     assert "&gt;    1200.00ns ERROR    scoreboard: MISMATCH op 1" in page  # the excerpt
     assert summary(tmp_path / "a")["git"] in page
     page_b = (tmp_path / "b" / "report.html").read_text()
-    assert "<td>mont_lut</td><td>30</td><td>40</td><td>75.0</td>" in page_b
-    assert page_b.count("<svg") == 2 and "<polyline" in page_b
+    assert "<td>mont_lut</td><td>30</td><td>40</td><td>75.0</td><td>-</td>" in page_b
+    # two pass rates make a trend; one coverage value is said, not drawn as empty axes
+    assert page_b.count("<svg") == 1 and "<polyline" in page_b
+    assert "functional coverage (covered / total bins): 70% in the only regression" in page_b
     hist = history.load(tmp_path / "results" / "history.jsonl")
     assert [h["pass_rate"] for h in hist] == [pytest.approx(100 * 12 / 16, abs=0.01), 100.0]
     assert [h["coverage_pct"] for h in hist] == [None, 70.0]
@@ -502,7 +506,12 @@ def test_broken_dut_is_bucketed_and_rerun_with_waves_gtkw_and_picture(tmp_path: 
     rdir = Path(rerun["log_dir"])
     assert (rdir / "waves.fst").exists() and (rdir / "mismatch.png").exists()
     assert "-table address" in (rdir / "waves.gtkw").read_text()
-    assert "data:image/png;base64," in (tmp_path / "report.html").read_text()
+    page = (tmp_path / "report.html").read_text()
+    assert "data:image/png;base64," in page
+    # every link of the page (the seeds' logs, waves, gtkw) resolves inside the folder
+    links = [unquote(h) for h in re.findall(r'href="([^"#]+)"', page)]
+    assert {"waves.fst", "waves.gtkw", "sim.log"} <= {Path(h).name for h in links}
+    assert all((tmp_path / h).is_file() for h in links), links
     # JUnit: each run's cocotb tests with cocotb's own verdicts and messages (junitparser)
     cases = [c for suite in JUnitXml.fromfile(str(tmp_path / "junit.xml")) for c in suite]
     assert sorted((c.classname, c.name) for c in cases) == sorted(
