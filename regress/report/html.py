@@ -212,6 +212,12 @@ def mutation_section(campaigns: dict[str, dict], out_dir: Path) -> list[str]:
     return body
 
 
+def _seed_source(summary: dict) -> str:
+    """Where the base seed came from (--seed date / run), when not given as a number."""
+    source = summary.get("base_seed_source", "given")
+    return "" if source == "given" else f" (from the {_e(source)})"
+
+
 def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
     runs = summary["runs"]
     title = f"montverif regression {summary['list']}"
@@ -221,7 +227,7 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
             f"<p>{summary['passed']} passed, {summary['failed']} failed, {summary['skipped']} "
             f"not started; pass rate {rate}; started {_e(summary['start'])}, wall "
             f"{summary['wall_s']:.0f}s; git {_e(summary['git'])}; base seed "
-            f"{summary['base_seed']}" + (f"; shard {_e(summary['shard'])}"
+            f"{summary['base_seed']}" + _seed_source(summary) + (f"; shard {_e(summary['shard'])}"
                                          if summary.get("shard") else "") + "</p>",
             "<p>tools: " + _e(", ".join(f"{k} {v}" for k, v in
                                          summary.get("versions", {}).items())) + "</p>"]
