@@ -202,7 +202,8 @@ def actionlint(tool_dir: Path = ACTIONLINT_DIR) -> Path:
     if binary.is_file():
         res = subprocess.run([str(binary), "-version"], capture_output=True, text=True,
                              check=False)
-        if res.returncode == 0 and res.stdout.split("\n", 1)[0].strip() == ACTIONLINT_VERSION:
+        first = res.stdout.split("\n", 1)[0].strip()
+        if res.returncode == 0 and first == f"v{ACTIONLINT_VERSION}":
             return binary
     go = shutil.which("go")
     if go is None:

@@ -36,8 +36,8 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail, warn_kept
@@ -292,7 +292,8 @@ def _run_in(args: argparse.Namespace, launcher: Launcher, results_root: Path, ou
     t0 = time.monotonic()
     # the history line and report.html come after the coverage merge (they show it)
     reg = runner.regress(launcher, job.tlist.name, job.runs, opts, out_dir, args.seed,
-                         order=order, shard_spec=args.shard or "", seed_source=args.seed_source, planned=len(job.all_runs),
+                         order=order, shard_spec=args.shard or "", planned=len(job.all_runs),
+                         seed_source=args.seed_source,
                          history=None, resume=args.resume, campaigns=len(job.campaigns),
                          campaigns_planned=len(job.all_campaigns))
     if job.campaigns:  # after the runs and their reruns, so they never compete with the list

@@ -45,7 +45,8 @@ def run_record(res: RunResult) -> dict[str, object]:
 def summary_dict(reg: Regression) -> dict[str, object]:
     return {"list": reg.name, "git": reg.git, "versions": reg.versions,
             "start": reg.start.isoformat(timespec="seconds"), "wall_s": round(reg.wall_s, 3),
-            "base_seed": reg.base_seed, "base_seed_source": reg.seed_source, "jobs": reg.jobs, "out_dir": str(reg.out_dir),
+            "base_seed": reg.base_seed, "base_seed_source": reg.seed_source, "jobs": reg.jobs,
+            "out_dir": str(reg.out_dir),
             "passed": reg.count(PASS), "failed": reg.count(FAIL), "skipped": reg.count(SKIP),
             "stopped": reg.stopped, "shard": reg.shard, "planned": reg.planned or
             len(reg.results), "notes": reg.notes,

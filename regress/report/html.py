@@ -163,7 +163,10 @@ def _failure(run: dict, summary: dict, out_dir: Path) -> str:
             rdir = Path(rr["log_dir"])
             if (rdir / "waves.gtkw").exists():
                 links.append(f'<a href="{_e(_rel(rdir / "waves.gtkw", out_dir))}">'
-                             "waves.gtkw</a> (gtkwave waves.gtkw)")
+                             "waves.gtkw</a> (in its folder: gtkwave waves.gtkw)")
+            if (rdir / "waves.sucl").exists():
+                links.append(f'<a href="{_e(_rel(rdir / "waves.sucl", out_dir))}">'
+                             "waves.sucl</a> (in its folder: surfer -c waves.sucl)")
             if (rdir / "mismatch.png").exists():
                 parts.append(_img(rdir / "mismatch.png"))
             elif (rdir / "mismatch.txt").exists():

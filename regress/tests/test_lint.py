@@ -90,6 +90,9 @@ def test_the_workflows_pass_actionlint_and_a_broken_one_fails(tmp_path: Path) ->
     not allow it and reading an undefined matrix is reported (the real actionlint)."""
     assert sorted(p.name for p in lint.WORKFLOWS.glob("*.yml")) == ["nightly.yml", "pr.yml"]
     assert lint.lint_workflows() == []
+    binary = lint.actionlint()
+    built = binary.stat().st_mtime_ns
+    assert lint.lint_workflows() == [] and binary.stat().st_mtime_ns == built  # installed once
     (tmp_path / "broken.yml").write_text(BROKEN_WORKFLOW)
     (problem,) = lint.lint_workflows(tmp_path)
     assert problem.startswith("actionlint (workflows):")

@@ -502,7 +502,8 @@ def test_broken_dut_is_bucketed_and_rerun_with_waves_gtkw_and_picture(tmp_path: 
     sucl = (rdir / "waves.sucl").read_text().splitlines()
     assert sucl[0] == "load_file waves.fst" and "divider_add table address" in sucl
     assert any(line.startswith("variable_add ") and "lut" in line for line in sucl)
-    assert "data:image/png;base64," in (tmp_path / "report.html").read_text()
+    page = (tmp_path / "report.html").read_text()
+    assert "data:image/png;base64," in page and "surfer -c waves.sucl" in page
 
 
 class InterruptingLauncher(LoggingLauncher):
