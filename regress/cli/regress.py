@@ -261,9 +261,6 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
     _check_args(args)
     job = _job(args, launcher)
     warn_kept(job.runs)
-    # the one number that replays this regression (its run seeds and mutants) anywhere
-    print(f"{job.tlist.name}: {BaseSeed(args.seed, args.seed_source).describe()}; replay "
-          f"with --seed {args.seed}", file=sys.stderr, flush=True)
     out_dir = _resume_dir(results_root, args.out) if args.resume else results_dir(
         results_root, job.tlist.name + (f"-shard{job.shard_ix[0]}of{job.shard_ix[1]}"
                                         if job.shard_ix else ""), args.out)
@@ -285,6 +282,10 @@ def _run_in(args: argparse.Namespace, launcher: Launcher, results_root: Path, ou
     """The regression in its claimed results folder; earlier_s: the wall time of the
     attempts that --resume continues."""
     point_latest(results_root, out_dir)
+    # the one number that replays this regression (its run seeds and mutants) anywhere; after
+    # every check of the input, so bad input stays one `error:` line
+    print(f"{job.tlist.name}: {BaseSeed(args.seed, args.seed_source).describe()}; replay "
+          f"with --seed {args.seed}", file=sys.stderr, flush=True)
     opts = Options(args.jobs, args.fail_fast, args.rerun_waves)
     history = None if job.shard_ix else Path(args.history) if args.history else \
         results_root / "history.jsonl"
