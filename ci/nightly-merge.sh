@@ -4,7 +4,7 @@
 # joins the shard folders into OUT (`montverif merge`: summary.json, junit.xml, buckets,
 # merged coverage, report.html, one history line in build/regress/history.jsonl), writes
 # OUT/summary.md (also appended to $GITHUB_STEP_SUMMARY when set) and lists the failing
-# seeds' waves. Exit: the merge's (0 all passed, 1 a run failed, a shard missing or a goal
+# seeds' waves. HISTORY names another history file. Exit: the merge's (0 all passed, 1 a run failed, a shard missing or a goal
 # missed, 2 bad input).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,7 @@ out=$1
 shift
 make --no-print-directory venv
 rc=0
-.venv/bin/montverif merge "$out" "$@" || rc=$?
+.venv/bin/montverif merge "$out" "$@" --history "${HISTORY:-build/regress/history.jsonl}" || rc=$?
 if [ ! -f "$out/summary.json" ]; then exit "$rc"; fi
 .venv/bin/montverif report "$out" --markdown > "$out/summary.md"
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$out/summary.md" >> "$GITHUB_STEP_SUMMARY"; fi

@@ -174,6 +174,55 @@ def test_markdown_of_a_folder_without_summary_is_one_line(tmp_path: Path) -> Non
         and out.stderr.count("\n") == 1
 
 
+# --- the CI scripts ---------------------------------------------------------------------------
+def _shard(tmp_path: Path, index: int, seed: str) -> Path:
+    lists = tmp_path / "lists.toml"
+    lists.write_text(LIST)
+    out = tmp_path / f"shard-{index}"
+    argv = ["--lists", str(lists), "regress", "--list", "tiny", "--jobs", "1", "--shard",
+            f"{index}/2", "--seed", seed, "--out", str(out)]
+    assert regress_cli.main(argv, launcher=FakeLauncher(fail=("mont_r2",)),
+                            results_root=tmp_path / "results") in (0, 1)
+    return out
+
+
+def _merge_script(tmp_path: Path, *shards: Path) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+           "GITHUB_STEP_SUMMARY": str(tmp_path / "step.md"),
+           "HISTORY": str(tmp_path / "history.jsonl")}
+    return subprocess.run(["bash", str(ROOT / "ci" / "nightly-merge.sh"), str(tmp_path / "night"),
+                           *map(str, shards)], capture_output=True, text=True, check=False,
+                          env=env)
+
+
+def test_the_merge_script_writes_the_job_summary(tmp_path: Path) -> None:
+    """Two shards of one night (the same date seed) merge into one regression whose Markdown
+    summary lands in the job summary, with the night's seed and the failures' repros."""
+    shards = [_shard(tmp_path, i, "date:2026-11-24") for i in (1, 2)]
+    res = _merge_script(tmp_path, *shards)
+    assert res.returncode == 1, res.stdout + res.stderr  # mont_r2's runs fail
+    page = (tmp_path / "step.md").read_text()
+    assert page == (tmp_path / "night" / "summary.md").read_text()
+    assert "Base seed **20261124** (from the date 2026-11-24)" in page
+    assert "| `mont_r2` | ❌ fail | 0 | 3 | 0 |" in page and "--seed " in page
+    assert len((tmp_path / "history.jsonl").read_text().splitlines()) == 1
+
+
+def test_shards_of_two_nights_are_not_merged(tmp_path: Path) -> None:
+    shards = [_shard(tmp_path, 1, "date:2026-11-24"), _shard(tmp_path, 2, "date:2026-11-25")]
+    res = _merge_script(tmp_path, *shards)
+    assert res.returncode == 2
+    assert [ln for ln in res.stderr.splitlines() if ln.startswith("error:")] == [
+        "error: shards of different regressions: tiny (seed 20261124), tiny (seed 20261125)"]
+    assert not (tmp_path / "step.md").exists()
+
+
+def test_the_shard_script_refuses_bad_arguments() -> None:
+    res = subprocess.run(["bash", str(ROOT / "ci" / "nightly-shard.sh"), "1"],
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 2 and res.stderr == "error: ci/nightly-shard.sh I K [SEED] [OUT]\n"
+
+
 # --- the printed repro reproduces the failure (real simulations) ----------------------------
 @pytest.mark.sim
 def test_the_printed_repro_reproduces_a_failure(tmp_path: Path) -> None:
