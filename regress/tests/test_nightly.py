@@ -23,6 +23,7 @@ from montverif.regress.regression.lists import LISTS_FILE, get_list
 from montverif.regress.regression.seeds import BaseSeed, expand, resolve_base_seed
 from montverif.regress.report import markdown
 from montverif.regress.report import write as report_write
+from montverif.regress.report.text import format_summary
 from montverif.regress.tests.test_run import FakeLauncher
 from montverif.spec import environment
 
@@ -235,6 +236,7 @@ def test_the_printed_repro_reproduces_a_failure(tmp_path: Path) -> None:
     report_write.write_all(reg)
     record = json.loads((tmp_path / "reg" / "summary.json").read_text())["runs"][0]
     assert record["status"] == "FAIL" and record["first_error"]
+    assert f"  repro: {record['repro']}\n" in format_summary(reg) + "\n"  # as printed
     argv = shlex.split(record["repro"])
     assert argv[0] == "montverif" and argv[argv.index("--seed") + 1] == "4242"
     montverif = Path(sys.executable).parent / "montverif"
