@@ -12,6 +12,7 @@ Every repro line is the one local command that reproduces the failure, with its 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +112,7 @@ def render(summary: dict[str, Any], coverage: dict[str, Any] | None) -> str:
     lines += [f"> {_cell(note)}" for note in summary.get("notes", [])]
     lines += _per_design(summary) + _buckets(summary) + _mutation(summary)
     lines += _coverage(coverage)
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).rstrip("\n") + "\n"  # one blank line
 
 
 def render_folder(results: Path) -> str:
