@@ -2,8 +2,9 @@
 # Set-up as the user (never root: build/ and .venv/ must stay writable by the steps that
 # follow): .venv from requirements.txt with the project installed, the simulators checked,
 # verilator_coverage extracted into build/tools/. System packages come first from ci/apt.sh.
-# A restored .venv cache is reused; make reinstalls only when requirements.txt or
-# pyproject.toml is newer than the venv's stamp.
+# A restored .venv is reused as it is when requirements.txt and pyproject.toml hash as they
+# did when it was made (a fresh checkout makes them newer than the venv's stamp, which alone
+# would make make reinstall).
 #   ci/setup.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,5 +13,10 @@ if [ "$(id -u)" = 0 ] && [ -n "${CI:-}" ]; then
   exit 2
 fi
 start=$SECONDS
+inputs=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ -f .venv/.montverif-installed ] && [ "$(cat .venv/.ci-inputs 2>/dev/null)" = "$inputs" ]; then
+  touch .venv/.montverif-installed
+fi
 make --no-print-directory setup
+echo "$inputs" > .venv/.ci-inputs
 echo "set-up: $((SECONDS - start)) s"
