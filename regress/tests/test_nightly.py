@@ -147,7 +147,7 @@ def test_markdown_summary_has_designs_buckets_repros_seed_and_coverage(tmp_path:
     assert _regress(tmp_path, "--seed", "date:2026-11-24",
                     launcher=FakeLauncher(fail=("mont_r2",))) == 1
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    coverage = {"runs": 3, "duts": {"mont_lut": {
+    coverage = {"runs": 3, "enforce": True, "duts": {"mont_lut": {
         "covered": 10, "total": 12, "percent": 83.33, "goal": 100.0, "met": False,
         "uncovered": ["mont_lut.lut.addr:5", "mont_lut.lut.addr:9"]}},
         "overall": {"covered": 10, "total": 12, "percent": 83.33}}
@@ -159,6 +159,8 @@ def test_markdown_summary_has_designs_buckets_repros_seed_and_coverage(tmp_path:
     bucket = summary["buckets"][0]
     assert f"     {bucket['repro']}\n" in text and "--seed " in bucket["repro"]
     assert "| `mont_lut` | 10 / 12 | 83.3 % ❌ | 100 % | `lut.addr:5`, `lut.addr:9` |" in text
+    # a list without goals (smoke) shows a shortfall without failing it
+    assert "| 83.3 % (below goal) |" in markdown.render(summary, coverage | {"enforce": False})
     # the command line prints the same from the folder (no coverage merged: says so)
     out = subprocess.run([sys.executable, "-m", "montverif.regress.cli", "report",
                           str(tmp_path / "out"), "--markdown"], capture_output=True, text=True,
