@@ -59,7 +59,7 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS)) $(if $(OUT),--out $(OUT)) \
              $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide) $(KEEP_FLAG)
 
-.PHONY: setup venv sim-tools browser-tools coverage-tools test reliability regress sim lint regmap cycles bench closure mutate clean help which
+.PHONY: apt-packages setup venv sim-tools browser-tools coverage-tools test reliability regress sim lint regmap cycles bench closure mutate clean help which
 
 help:
 	@sed -n '2,9p' Makefile
@@ -81,6 +81,11 @@ $(STAMP): requirements.txt pyproject.toml
 # Icarus Verilog, lz4 headers for Verilator FST waves and ccache (Verilator builds share the
 # compiled runtime: regress/flow/tools.py) from the system's packages.
 APT_PKGS := iverilog liblz4-dev ccache
+# Every system package the project installs (sim-tools, browser-tools, coverage-tools), for a
+# privileged CI step (ci/apt.sh) that installs them alone.
+apt-packages:
+	@echo $(APT_PKGS) chromium lcov
+
 sim-tools:
 	@missing=""; \
 	command -v iverilog >/dev/null || missing="$$missing iverilog"; \

@@ -92,6 +92,10 @@ PROBE_OUT = Var("MV_PROBE_OUT")
 FLOOR_CYCLES = Var("MV_FLOOR_CYCLES")
 FLOOR_OUT = Var("MV_FLOOR_OUT")
 
+# --- read from the CI service -----------------------------------------------------------------
+# GitHub Actions' run number: `montverif regress --seed run` (every job of one run sees it)
+CI_RUN_NUMBER = Var("GITHUB_RUN_NUMBER")
+
 # --- the engine's C++ main loop reads these itself (std::getenv) ----------------------------
 ENGINE_READS = ("MV_CHECK_THREAD", "MV_ENGINE_QUIET")
 

@@ -1,6 +1,9 @@
 """`montverif lint` (`make lint`): Verilator -Wall lint and an Icarus -g2012 compile of every
 design at several parameter points, the generated-file check of the register map, ruff and mypy
-on the Python and the layer contracts (lint-imports: one direction of dependency, no cycles).
+on the Python, the layer contracts (lint-imports: one direction of dependency, no cycles) and
+actionlint on the GitHub Actions workflows (.github/workflows/). actionlint is installed on
+first use into build/tools/actionlint/ with `go install` (ACTIONLINT_VERSION); without Go or
+the module proxy the lint fails with one line saying so.
 
 Exit 0 when everything is clean; otherwise each problem is printed and the exit code is 1.
 """
@@ -185,6 +188,58 @@ def lint_python() -> list[str]:
     return problems + lint_types() + lint_imports(view)
 
 
+WORKFLOWS = ROOT / ".github" / "workflows"
+ACTIONLINT_VERSION = "1.7.12"
+ACTIONLINT_MODULE = "github.com/rhysd/actionlint/cmd/actionlint"
+ACTIONLINT_DIR = BUILD_ROOT / "tools" / "actionlint"
+
+
+def actionlint(tool_dir: Path = ACTIONLINT_DIR) -> Path:
+    """The pinned actionlint, built with `go install` into tool_dir/bin on first use (about
+    35 s; its Go module and build caches stay in tool_dir/go). Raises ToolError with one line
+    when Go is missing or the install fails (no network, no module proxy)."""
+    binary = tool_dir / "bin" / "actionlint"
+    if binary.is_file():
+        res = subprocess.run([str(binary), "-version"], capture_output=True, text=True,
+                             check=False)
+        first = res.stdout.split("\n", 1)[0].strip()
+        if res.returncode == 0 and first == f"v{ACTIONLINT_VERSION}":
+            return binary
+    go = shutil.which("go")
+    if go is None:
+        raise tools.ToolError(f"actionlint {ACTIONLINT_VERSION} cannot be installed: `go` is "
+                              "not on PATH (install Go 1.22+, e.g. apt-get install golang-go)")
+    cache = tool_dir / "go"
+    env = os.environ | {"GOBIN": str(binary.parent), "GOPATH": str(cache / "path"),
+                        "GOCACHE": str(cache / "build"), "GOFLAGS": "-modcacherw"}
+    print(f"installing actionlint {ACTIONLINT_VERSION} into {binary.parent} (go install)",
+          file=sys.stderr, flush=True)
+    res = subprocess.run([go, "install", f"{ACTIONLINT_MODULE}@v{ACTIONLINT_VERSION}"],
+                         env=env, capture_output=True, text=True, check=False)
+    if res.returncode or not binary.is_file():
+        last = (res.stderr.strip().splitlines() or ["no output"])[-1]
+        raise tools.ToolError(f"actionlint {ACTIONLINT_VERSION} cannot be installed "
+                              f"(go install failed: {last})")
+    return binary
+
+
+def lint_workflows(folder: Path = WORKFLOWS, tool_dir: Path = ACTIONLINT_DIR) -> list[str]:
+    """actionlint on every workflow of `folder` (its expressions, contexts, job graph, action
+    inputs, and the shell of `run:` steps when shellcheck is installed)."""
+    files = sorted(folder.glob("*.yml")) + sorted(folder.glob("*.yaml"))
+    if not files:
+        return [f"actionlint: no workflow in {folder}"]
+    try:
+        binary = actionlint(tool_dir)
+    except tools.ToolError as exc:
+        return [f"actionlint: {exc}"]
+    res = subprocess.run([str(binary), "-no-color", *map(str, files)], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    if res.returncode == 0:
+        return []
+    return [f"actionlint (workflows):\n{(res.stdout + res.stderr).strip()}"]
+
+
 def main(argv: list[str]) -> int:
     parser = Parser("montverif lint", __doc__)
     parser.add_argument("--dut", action="append", default=[], metavar="DESIGN",
@@ -207,7 +262,8 @@ def main(argv: list[str]) -> int:
         *((f"lint {name}", functools.partial(lint_design, name)) for name in args.dut or known)]
     if not args.dut:
         checks += [("lint mv_bus_engine", lint_engine),
-                   ("python (ruff, types, layers)", lint_python)]
+                   ("python (ruff, types, layers)", lint_python),
+                   ("workflows (actionlint)", lint_workflows)]
     for label, check in checks:
         found = check()
         print(f"{label}: {'ok' if not found else 'problems'}", flush=True)

@@ -8,6 +8,7 @@ run everything in parallel, run the list's mutation campaigns, merge its coverag
                           [--code-coverage] [--keep-secrets]
     montverif merge OUT SHARD_DIR...
     montverif report DIR      (rewrite DIR/report.html, e.g. after a coverage merge)
+    montverif report DIR --markdown   (the regression as Markdown: a CI job's summary page)
 
 Progress goes to stderr (one line per build and per finished run); the summary table, the
 failures with their repro commands and a last line `N passed, M failed` go to stdout.
@@ -32,9 +33,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail, warn_kept
@@ -55,12 +58,20 @@ from montverif.regress.regression.lists import (
     load_lists,
 )
 from montverif.regress.regression.scheduler import Options
-from montverif.regress.regression.seeds import DEFAULT_BASE_SEED, expand, unique_builds
+from montverif.regress.regression.seeds import (
+    DEFAULT_BASE_SEED,
+    MAX_BASE_SEED,
+    BaseSeed,
+    expand,
+    resolve_base_seed,
+    unique_builds,
+)
 from montverif.regress.regression.shards import parse_shard, shard
 from montverif.regress.regression.summary import load_summary, summary_dict
-from montverif.regress.report import history, html
+from montverif.regress.report import history, html, markdown
 from montverif.regress.report.text import format_summary
 from montverif.regress.report.write import finish_report, write_all
+from montverif.spec import environment
 from montverif.spec.designs import known_designs
 
 
@@ -100,8 +111,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--dut", action="append",
                      help="only runs and mutation campaigns of this design (repeatable)")
     run.add_argument("--seeds", type=int, help="seeds per configuration (overrides the list)")
-    run.add_argument("--seed", type=int, default=DEFAULT_BASE_SEED,
-                     help="base seed the run seeds are derived from (default %(default)s)")
+    run.add_argument("--seed", default=str(DEFAULT_BASE_SEED), metavar="S",
+                     help="base seed the run seeds and mutants are derived from: an integer, "
+                          "`date` (today, UTC, as YYYYMMDD), `date:YYYY-MM-DD` or `run` (the "
+                          "CI run number, GITHUB_RUN_NUMBER); printed and recorded in "
+                          "summary.json (default %(default)s)")
     run.add_argument("--fixed-seed", type=int, metavar="S",
                      help="one run per model, all with seed S (replays one seed everywhere)")
     run.add_argument("--out", help="results folder (default build/regress/<list>-<time>)")
@@ -141,6 +155,10 @@ def _parser() -> argparse.ArgumentParser:
         "wrote DIR/coverage/summary.json; the history is read, not appended to."))
     rp.add_argument("dir", help="results folder")
     rp.add_argument("--history", metavar="FILE", help="history file (default as for run)")
+    rp.add_argument("--markdown", action="store_true",
+                    help="print the regression as Markdown on stdout instead (verdict, base "
+                         "seed, pass/fail per design, buckets with repro lines, mutation, "
+                         "coverage: a CI job's summary page); report.html is left as it is")
     return ap
 
 
@@ -171,10 +189,14 @@ def _check_args(args: argparse.Namespace) -> None:
         value = getattr(args, opt)
         if value is not None and value < 1:
             raise ListError(f"--{opt} must be at least 1 (got {value})")
-    for opt in ("seed", "fixed_seed"):
-        value = getattr(args, opt)
-        if value is not None and not 0 <= value < 2**32:
-            raise ListError(f"--{opt.replace('_', '-')} must be 0..2^32-1 (got {value})")
+    if args.fixed_seed is not None and not 0 <= args.fixed_seed <= MAX_BASE_SEED:
+        raise ListError(f"--fixed-seed must be 0..2^32-1 (got {args.fixed_seed})")
+    try:
+        base = resolve_base_seed(args.seed, datetime.now(UTC).date(),
+                                 environment.CI_RUN_NUMBER.lookup())
+    except ValueError as exc:
+        raise ListError(str(exc)) from None
+    args.seed, args.seed_source = base.value, base.source
     if unknown := [s_ for s_ in args.sim or [] if s_ not in tools.SIMULATORS]:
         raise ListError(f"unknown simulator {', '.join(unknown)} "
                         f"(known: {', '.join(tools.SIMULATORS)})")
@@ -260,6 +282,10 @@ def _run_in(args: argparse.Namespace, launcher: Launcher, results_root: Path, ou
     """The regression in its claimed results folder; earlier_s: the wall time of the
     attempts that --resume continues."""
     point_latest(results_root, out_dir)
+    # the one number that replays this regression (its run seeds and mutants) anywhere; after
+    # every check of the input, so bad input stays one `error:` line
+    print(f"{job.tlist.name}: {BaseSeed(args.seed, args.seed_source).describe()}; replay "
+          f"with --seed {args.seed}", file=sys.stderr, flush=True)
     opts = Options(args.jobs, args.fail_fast, args.rerun_waves)
     history = None if job.shard_ix else Path(args.history) if args.history else \
         results_root / "history.jsonl"
@@ -268,6 +294,7 @@ def _run_in(args: argparse.Namespace, launcher: Launcher, results_root: Path, ou
     # the history line and report.html come after the coverage merge (they show it)
     reg = runner.regress(launcher, job.tlist.name, job.runs, opts, out_dir, args.seed,
                          order=order, shard_spec=args.shard or "", planned=len(job.all_runs),
+                         seed_source=args.seed_source,
                          history=None, resume=args.resume, campaigns=len(job.campaigns),
                          campaigns_planned=len(job.all_campaigns))
     if job.campaigns:  # after the runs and their reruns, so they never compete with the list
@@ -305,6 +332,12 @@ def cmd_report(args: argparse.Namespace, results_root: Path) -> int:
     folder = Path(args.dir).resolve()
     if not (folder / "summary.json").is_file():
         raise ListError(f"cannot read results folder {folder}: no summary.json")
+    if args.markdown:
+        try:
+            print(markdown.render_folder(folder), end="")
+        except ValueError as exc:
+            raise ListError(str(exc)) from None
+        return 0
     try:
         summary = summary_dict(load_summary(folder / "summary.json"))
     except ValueError as exc:

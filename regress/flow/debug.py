@@ -1,7 +1,11 @@
 """Failing-seed debug aids next to a traced rerun's waves.fst.
 
 - waves.gtkw: a GTKWave save file with the DUT's key signals in groups (bus, control,
-  datapath registers, table address), found by name in the FST's hierarchy.
+  datapath registers, table address), found by name in the FST's hierarchy. It names the dump
+  relative to itself (`waves.fst`), so a copied or downloaded run folder opens as it is:
+  `cd <run folder> && gtkwave waves.gtkw`.
+- waves.sucl: the same groups as a Surfer command file (`surfer -c waves.sucl` in the run
+  folder), for those who use Surfer instead of GTKWave.
 - mismatch.png: the grouped signals around the first mismatch (its simulation time is read
   from the rerun's sim.log), drawn with matplotlib from the FST read by pywellen.
 If pywellen or matplotlib is missing the picture is skipped and mismatch.txt says why.
@@ -9,6 +13,7 @@ If pywellen or matplotlib is missing the picture is skipped and mismatch.txt say
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -58,10 +63,16 @@ def group_signals(paths: list[str]) -> dict[str, list[str]]:
     return groups
 
 
-def gtkw_text(waves: Path, groups: dict[str, list[str]], marker_ns: float | None,
+def dump_name(waves: Path, save_dir: Path) -> str:
+    """The dump as a save file in `save_dir` names it: relative (`waves.fst` beside it), so the
+    folder can be moved, copied or downloaded as a CI artifact and still open."""
+    return Path(os.path.relpath(waves.resolve(), save_dir.resolve())).as_posix()
+
+
+def gtkw_text(waves: str, groups: dict[str, list[str]], marker_ns: float | None,
               widths: dict[str, int] | None = None) -> str:
     """A GTKWave save file: one collapsible group per signal class (vectors named with their
-    bit range, as GTKWave writes them)."""
+    bit range, as GTKWave writes them); `waves` as dump_name gives it."""
     widths = widths or {}
 
     def named(path: str) -> str:
@@ -79,6 +90,16 @@ def gtkw_text(waves: Path, groups: dict[str, list[str]], marker_ns: float | None
             lines += ["@22" if widths.get(sig, 1) > 1 else "@28", named(sig)]
         lines += ["@1000200", f"-{name}"]
     return "\n".join(lines) + "\n"
+
+
+def surfer_text(waves: str, groups: dict[str, list[str]]) -> str:
+    """A Surfer command file (.sucl): load the dump (`waves` as dump_name gives it), one
+    divider per signal class followed by its signals, the whole run in view."""
+    lines = [f"load_file {waves}"]
+    for name, sigs in groups.items():
+        if sigs:
+            lines += [f"divider_add {name}", *(f"variable_add {sig}" for sig in sigs)]
+    return "\n".join(lines + ["zoom_fit"]) + "\n"
 
 
 def first_error_time_ns(log: Path) -> float | None:
@@ -152,7 +173,9 @@ def annotate(run: RunSpec, waves: Path, log_dir: Path, first_error: str) -> str:
     groups = group_signals([p for p, _ in variables])
     center = first_error_time_ns(log_dir / "sim.log")
     widths = {path: int(getattr(var, "bitwidth", 1) or 1) for path, var in variables}
-    (log_dir / "waves.gtkw").write_text(gtkw_text(waves, groups, center, widths))
+    dump = dump_name(waves, log_dir)
+    (log_dir / "waves.gtkw").write_text(gtkw_text(dump, groups, center, widths))
+    (log_dir / "waves.sucl").write_text(surfer_text(dump, groups))
     if center is None:
         (log_dir / "mismatch.txt").write_text("no picture: no error time in the rerun's log\n")
         return f"gtkw: {log_dir / 'waves.gtkw'} (no error time in the log for a picture)"

@@ -98,6 +98,8 @@ class Regression:
     # mutation campaigns: design -> record (regress/mutate/campaigns.py), in list order
     mutation: dict[str, dict] = field(default_factory=dict)
     mutation_planned: int = 0  # campaigns of the whole (unsharded) regression
+    # where base_seed came from: "given", "date YYYY-MM-DD", "run number K" (--seed)
+    seed_source: str = "given"
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.results)

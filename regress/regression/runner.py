@@ -27,8 +27,8 @@ from montverif.spec.designs import load_design
 def regress(launcher: Launcher, name: str, runs: Sequence[RunSpec], opts: Options,
             out_dir: Path, base_seed: int, *, order: dict[str, int] | None = None,
             shard_spec: str = "", planned: int = 0, history: Path | None = None,
-            resume: bool = False, campaigns: int = 0, campaigns_planned: int = 0
-            ) -> Regression:
+            resume: bool = False, campaigns: int = 0, campaigns_planned: int = 0,
+            seed_source: str = "given") -> Regression:
     """Build every model, run every seed, rerun failures with waves and compare the
     simulators (the runs were checked already); `campaigns` mutation campaigns follow (run by
     the caller, after this returns). reg.wall_s is this part's time."""
@@ -36,7 +36,8 @@ def regress(launcher: Launcher, name: str, runs: Sequence[RunSpec], opts: Option
                      git=tools.git_revision(ROOT), versions=tools.versions(),
                      shard=shard_spec, planned=planned or len(runs), history=history,
                      order=order or {r.key: i for i, r in enumerate(runs)},
-                     mutation_planned=campaigns_planned or campaigns)
+                     mutation_planned=campaigns_planned or campaigns,
+                     seed_source=seed_source)
     t0 = time.monotonic()
     previous = finished_results(out_dir, runs) if resume else {}
     specs = unique_builds(r for r in runs if r.key not in previous)
@@ -117,7 +118,8 @@ def merge(out_dir: Path, shard_dirs: Sequence[Path], history: Path | None) -> Re
                         min(r.start for r in regs), git=first.git, versions=first.versions,
                         wall_s=max(r.wall_s for r in regs), history=history,
                         planned=max(r.planned for r in regs),
-                        mutation_planned=max(r.mutation_planned for r in regs))
+                        mutation_planned=max(r.mutation_planned for r in regs),
+                        seed_source=first.seed_source)
     seen: set[str] = set()
     for reg, folder in zip(regs, shard_dirs, strict=True):
         if (folder / "runs").is_dir():

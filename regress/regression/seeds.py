@@ -4,14 +4,59 @@ base seed and the model key only, so a list always expands to the same runs."""
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from datetime import date
 
 from montverif.regress.flow import tools
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.regress.regression.lists import TestList
 
 DEFAULT_BASE_SEED = 1
+MAX_BASE_SEED = 2**32 - 1
+
+
+@dataclass(frozen=True)
+class BaseSeed:
+    """A regression's base seed and where it came from: `given` (an integer on the command
+    line), `date YYYY-MM-DD` or `run number K` (CI). Every run seed and every mutant of the
+    regression is derived from `value`, so `--seed <value>` replays it anywhere."""
+
+    value: int
+    source: str = "given"
+
+    def describe(self) -> str:
+        return f"base seed {self.value}" + ("" if self.source == "given" else
+                                            f" (from the {self.source})")
+
+
+def resolve_base_seed(text: str, today: date, run_number: str | None) -> BaseSeed:
+    """`--seed`: an integer 0..2^32-1; `date` (today, UTC, as YYYYMMDD: one seed a day, the
+    same in every shard started that day); `date:YYYY-MM-DD` (that day's, to replay a
+    nightly by its date); `run` (the CI run number, the same in every job of one workflow run
+    and new in each run). Raises ValueError with one line on anything else."""
+    word = text.strip()
+    if re.fullmatch(r"\d+", word):
+        value = int(word)
+        if value > MAX_BASE_SEED:
+            raise ValueError(f"--seed must be 0..2^32-1 (got {word})")
+        return BaseSeed(value)
+    if word == "date" or word.startswith("date:"):
+        try:
+            day = date.fromisoformat(word[5:]) if word != "date" else today
+        except ValueError:
+            raise ValueError(f"--seed {word}: not a date (date:YYYY-MM-DD)") from None
+        return BaseSeed(int(day.strftime("%Y%m%d")), f"date {day.isoformat()}")
+    if word == "run":
+        if not run_number or not re.fullmatch(r"\d+", run_number.strip()):
+            raise ValueError("--seed run: no CI run number (GITHUB_RUN_NUMBER is "
+                             f"{'unset' if run_number is None else repr(run_number)})")
+        value = int(run_number.strip())
+        if value > MAX_BASE_SEED:
+            raise ValueError(f"--seed run: run number {value} is above 2^32-1")
+        return BaseSeed(value, f"run number {value}")
+    raise ValueError(f"--seed must be an integer, date, date:YYYY-MM-DD or run (got {text!r})")
 
 
 SEED_RANGE = 1_000_000  # derived seeds are 1..999999: short run keys, valid cocotb seeds

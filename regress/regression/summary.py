@@ -45,7 +45,8 @@ def run_record(res: RunResult) -> dict[str, object]:
 def summary_dict(reg: Regression) -> dict[str, object]:
     return {"list": reg.name, "git": reg.git, "versions": reg.versions,
             "start": reg.start.isoformat(timespec="seconds"), "wall_s": round(reg.wall_s, 3),
-            "base_seed": reg.base_seed, "jobs": reg.jobs, "out_dir": str(reg.out_dir),
+            "base_seed": reg.base_seed, "base_seed_source": reg.seed_source, "jobs": reg.jobs,
+            "out_dir": str(reg.out_dir),
             "passed": reg.count(PASS), "failed": reg.count(FAIL), "skipped": reg.count(SKIP),
             "stopped": reg.stopped, "shard": reg.shard, "planned": reg.planned or
             len(reg.results), "notes": reg.notes,
@@ -86,7 +87,8 @@ def load_summary(path: Path) -> Regression:
         reg = Regression(raw["list"], raw["base_seed"], raw["jobs"], Path(raw["out_dir"]),
                          datetime.fromisoformat(raw["start"]), raw["git"], raw["versions"],
                          raw["wall_s"], stopped=raw["stopped"], shard=raw.get("shard", ""),
-                         planned=raw.get("planned", 0), notes=list(raw.get("notes", [])))
+                         planned=raw.get("planned", 0), notes=list(raw.get("notes", [])),
+                         seed_source=raw.get("base_seed_source", "given"))
         reg.builds = {b["key"]: BuildResult(b["key"], b["seconds"], b["error"])
                       for b in raw["builds"]}
         reg.results = [run_result(r) for r in raw["runs"]]

@@ -303,7 +303,10 @@ def _failure(run: dict, summary: dict, out_dir: Path) -> str:
             rdir = Path(rr["log_dir"])
             if (rdir / "waves.gtkw").exists():
                 links.append(f'<a href="{_e(_rel(rdir / "waves.gtkw", out_dir))}">'
-                             "waves.gtkw</a> (gtkwave waves.gtkw)")
+                             "waves.gtkw</a> (in its folder: gtkwave waves.gtkw)")
+            if (rdir / "waves.sucl").exists():
+                links.append(f'<a href="{_e(_rel(rdir / "waves.sucl", out_dir))}">'
+                             "waves.sucl</a> (in its folder: surfer -c waves.sucl)")
             if (rdir / "mismatch.png").exists():
                 parts.append(_img(rdir / "mismatch.png"))
             elif (rdir / "mismatch.txt").exists():
@@ -350,6 +353,12 @@ def mutation_section(campaigns: dict[str, dict], out_dir: Path) -> list[str]:
     return body
 
 
+def _seed_source(summary: dict) -> str:
+    """Where the base seed came from (--seed date / run), when not given as a number."""
+    source = summary.get("base_seed_source", "given")
+    return "" if source == "given" else f" (from the {_e(source)})"
+
+
 def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
     runs = summary["runs"]
     title = f"montverif regression {summary['list']}"
@@ -359,7 +368,7 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
             f"<p>{summary['passed']} passed, {summary['failed']} failed, {summary['skipped']} "
             f"not started; pass rate {rate}; started {_e(summary['start'])}, wall "
             f"{summary['wall_s']:.0f}s; git {_e(summary['git'])}; base seed "
-            f"{summary['base_seed']}" + (f"; shard {_e(summary['shard'])}"
+            f"{summary['base_seed']}" + _seed_source(summary) + (f"; shard {_e(summary['shard'])}"
                                          if summary.get("shard") else "") + "</p>",
             "<p>tools: " + _e(", ".join(f"{k} {v}" for k, v in
                                          summary.get("versions", {}).items())) + "</p>"]

@@ -70,3 +70,41 @@ def test_the_layers_hold_and_a_violation_is_reported(tmp_path: Path) -> None:
     (models / "cyc_b.py").write_text("from montverif.models import cyc_a\n")
     problems = lint.lint_imports(view)
     assert problems and "cyc_a" in problems[0] and "cyc" in problems[0]
+
+
+# --- the GitHub Actions workflows (actionlint, installed with `go install` on first use) ----
+BROKEN_WORKFLOW = """name: broken
+on: push
+env:
+  KEY: ${{ hashFiles('requirements.txt') }}
+jobs:
+  a:
+    runs-on: ubuntu-24.04
+    steps:
+      - run: echo ${{ matrix.nothing }}
+"""
+
+
+def test_the_workflows_pass_actionlint_and_a_broken_one_fails(tmp_path: Path) -> None:
+    """The project's own workflows are clean; a workflow calling hashFiles where GitHub does
+    not allow it and reading an undefined matrix is reported (the real actionlint)."""
+    assert sorted(p.name for p in lint.WORKFLOWS.glob("*.yml")) == ["nightly.yml", "pr.yml"]
+    assert lint.lint_workflows() == []
+    binary = lint.actionlint()
+    built = binary.stat().st_mtime_ns
+    assert lint.lint_workflows() == [] and binary.stat().st_mtime_ns == built  # installed once
+    (tmp_path / "broken.yml").write_text(BROKEN_WORKFLOW)
+    (problem,) = lint.lint_workflows(tmp_path)
+    assert problem.startswith("actionlint (workflows):")
+    assert 'calling function "hashFiles" is not allowed here' in problem
+    assert "matrix" in problem
+
+
+def test_without_go_the_workflow_lint_fails_with_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No actionlint yet and no Go on PATH: one line, and the lint fails (never a silent
+    pass)."""
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    problems = lint.lint_workflows(lint.WORKFLOWS, tmp_path / "tools")
+    assert problems == [f"actionlint: actionlint {lint.ACTIONLINT_VERSION} cannot be installed:"
+                        " `go` is not on PATH (install Go 1.22+, e.g. apt-get install golang-go)"]

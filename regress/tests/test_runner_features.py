@@ -441,7 +441,7 @@ def test_signal_groups_and_gtkw(tmp_path: Path) -> None:
                                   "top.u_core.state_q"],
                       "datapath registers": ["top.u_core.s_q", "top.u_core.c_q"],
                       "table address": ["top.u_core.lut_addr"]}
-    text = debug.gtkw_text(tmp_path / "w.fst", groups, 1200.0)
+    text = debug.gtkw_text("w.fst", groups, 1200.0)
     assert text.count("@800200") == 4 and "-table address" in text and "[markertime] 1200000" \
         in text
     log = tmp_path / "sim.log"
@@ -505,9 +505,13 @@ def test_broken_dut_is_bucketed_and_rerun_with_waves_gtkw_and_picture(tmp_path: 
     assert rerun["same_failure"] is True
     rdir = Path(rerun["log_dir"])
     assert (rdir / "waves.fst").exists() and (rdir / "mismatch.png").exists()
-    assert "-table address" in (rdir / "waves.gtkw").read_text()
+    gtkw = (rdir / "waves.gtkw").read_text()
+    assert "-table address" in gtkw and '[dumpfile] "waves.fst"' in gtkw  # opens when moved
+    sucl = (rdir / "waves.sucl").read_text().splitlines()
+    assert sucl[0] == "load_file waves.fst" and "divider_add table address" in sucl
+    assert any(line.startswith("variable_add ") and "lut" in line for line in sucl)
     page = (tmp_path / "report.html").read_text()
-    assert "data:image/png;base64," in page
+    assert "data:image/png;base64," in page and "surfer -c waves.sucl" in page
     # every link of the page (the seeds' logs, waves, gtkw) resolves inside the folder
     links = [unquote(h) for h in re.findall(r'href="([^"#]+)"', page)]
     assert {"waves.fst", "waves.gtkw", "sim.log"} <= {Path(h).name for h in links}
@@ -600,8 +604,20 @@ def test_crashing_or_hanging_simulator_is_a_failure_with_its_log(
     assert record["passed"] is False and record["first_error"] == expected
 
 
+def test_save_files_name_the_dump_relative_to_themselves(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "k"
+    run.mkdir(parents=True)
+    assert debug.dump_name(run / "waves.fst", run) == "waves.fst"
+    assert debug.dump_name(tmp_path / "w" / "x.fst", run) == "../../w/x.fst"
+    groups = {"bus": ["top.clk_i"], "control": [], "datapath registers": ["top.u.s_q"],
+              "table address": []}
+    assert debug.surfer_text("waves.fst", groups) == (
+        "load_file waves.fst\ndivider_add bus\nvariable_add top.clk_i\n"
+        "divider_add datapath registers\nvariable_add top.u.s_q\nzoom_fit\n")
+
+
 def test_gtkw_names_vectors_with_their_range(tmp_path: Path) -> None:
     groups = {"bus": ["top.clk_i", "top.bus_addr_i"], "control": [], "datapath registers": [],
               "table address": []}
-    text = debug.gtkw_text(tmp_path / "w.fst", groups, None, {"top.bus_addr_i": 16})
+    text = debug.gtkw_text("w.fst", groups, None, {"top.bus_addr_i": 16})
     assert "@28\ntop.clk_i\n@22\ntop.bus_addr_i[15:0]\n" in text and "markertime" not in text

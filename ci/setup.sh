@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Set-up as the user (never root: build/ and .venv/ must stay writable by the steps that
+# follow): .venv from requirements.txt with the project installed, the simulators checked,
+# verilator_coverage extracted into build/tools/. System packages come first from ci/apt.sh.
+# A restored .venv is reused as it is when requirements.txt and pyproject.toml hash as they
+# did when it was made (a fresh checkout makes them newer than the venv's stamp, which alone
+# would make make reinstall).
+#   ci/setup.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" = 0 ] && [ -n "${CI:-}" ]; then
+  echo "error: ci/setup.sh runs as the user; only ci/apt.sh needs root" >&2
+  exit 2
+fi
+start=$SECONDS
+inputs=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ -f .venv/.montverif-installed ] && [ "$(cat .venv/.ci-inputs 2>/dev/null)" = "$inputs" ]; then
+  touch .venv/.montverif-installed
+fi
+make --no-print-directory setup
+echo "$inputs" > .venv/.ci-inputs
+echo "set-up: $((SECONDS - start)) s"

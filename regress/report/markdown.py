@@ -1,0 +1,134 @@
+"""A regression as Markdown, for a CI job's summary page (GitHub's GITHUB_STEP_SUMMARY):
+the verdict and the base seed, pass/fail per design, the failure buckets each with its
+repro line, the mutation campaigns and the merged functional coverage.
+
+    montverif report DIR --markdown      (ci/pr.sh appends it to $GITHUB_STEP_SUMMARY)
+
+It reads what the regression wrote: DIR/summary.json (regress/regression/summary.py) and,
+when the coverage was merged, DIR/coverage/summary.json (its schema: regress/coverage/merge.py).
+Every repro line is the one local command that reproduces the failure, with its seed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+MAX_SEEDS = 8  # seeds listed per bucket; the rest are counted
+MAX_BINS = 6  # uncovered bins listed per design; the rest are counted
+
+
+def _cell(text: object) -> str:
+    """Text inside a table cell: pipes escaped, one line."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: object) -> str:
+    """Inline code that survives backticks in the text."""
+    value = str(text).replace("\n", " ")
+    fence = "``" if "`" in value else "`"
+    return f"{fence}{value}{fence}" if fence == "`" else f"{fence} {value} {fence}"
+
+
+def _seed_line(summary: dict[str, Any]) -> str:
+    source = summary.get("base_seed_source", "given")
+    where = "" if source == "given" else f" (from the {source})"
+    return (f"Base seed **{summary['base_seed']}**{where}: `--seed {summary['base_seed']}` "
+            "replays every run seed and mutant of this regression.")
+
+
+def _per_design(summary: dict[str, Any]) -> list[str]:
+    rows: dict[str, dict[str, int]] = {}
+    for run in summary["runs"]:
+        row = rows.setdefault(run["dut"], {"PASS": 0, "FAIL": 0, "SKIP": 0})
+        row[run["status"]] = row.get(run["status"], 0) + 1
+    lines = ["| design | verdict | passed | failed | not started |", "|---|---|---:|---:|---:|"]
+    for dut, row in rows.items():
+        verdict = "❌ fail" if row["FAIL"] else "✅ pass" if not row["SKIP"] else "⚠️ incomplete"
+        lines.append(f"| `{dut}` | {verdict} | {row['PASS']} | {row['FAIL']} | {row['SKIP']} |")
+    return lines
+
+
+def _buckets(summary: dict[str, Any]) -> list[str]:
+    if not summary["buckets"]:
+        return []
+    lines = ["", f"### Failure buckets ({len(summary['buckets'])})", ""]
+    for i, b in enumerate(summary["buckets"], 1):
+        seeds = ", ".join(map(str, b["seeds"][:MAX_SEEDS]))
+        more = f" and {len(b['seeds']) - MAX_SEEDS} more" if len(b["seeds"]) > MAX_SEEDS else ""
+        lines += [f"{i}. **{_cell(b['dut'])}**: {b['count']} run(s), {_code(b['signature'])}",
+                  f"   - first error: {_code(b['first_error'])}",
+                  f"   - seeds: {seeds}{more}",
+                  "   - repro:", "", "     ```sh", f"     {b['repro']}", "     ```", ""]
+    return lines
+
+
+def _mutation(summary: dict[str, Any]) -> list[str]:
+    muts = list(summary.get("mutation", {}).values())
+    if not muts:
+        return []
+    lines = ["", "### Mutation", "", "| design | status | score | goal | repro |",
+             "|---|---|---:|---:|---|"]
+    for m in muts:
+        score = m.get("score")
+        shown = f"{score:.1f} %" if isinstance(score, int | float) else "-"
+        goal = m.get("goal")
+        lines.append(f"| `{m['dut']}` | {m['status']} | {shown} | "
+                     f"{'-' if goal is None else f'{goal:g} %'} | {_code(m.get('repro', ''))} |")
+    return lines
+
+
+def _coverage(coverage: dict[str, Any] | None) -> list[str]:
+    if not coverage or not coverage.get("duts"):
+        return ["", "### Functional coverage", "", "No coverage merged (no passing run wrote "
+                "coverage.xml)."]
+    lines = ["", "### Functional coverage", "",
+             f"{coverage['runs']} passing run(s) merged.", "",
+             "| design | covered / total | percent | goal | uncovered |",
+             "|---|---:|---:|---:|---|"]
+    for dut, d in coverage["duts"].items():
+        unc = [b.removeprefix(dut + ".") for b in d["uncovered"]]
+        shown = ", ".join(_code(b) for b in unc[:MAX_BINS])
+        shown += f" and {len(unc) - MAX_BINS} more" if len(unc) > MAX_BINS else ""
+        # ❌ where the list enforces the goals (the nightly), else a note (the smoke list)
+        mark = "" if d["met"] else " ❌" if coverage.get("enforce") else " (below goal)"
+        lines.append(f"| `{dut}` | {d['covered']} / {d['total']} | {d['percent']:.1f} %{mark} | "
+                     f"{d['goal']:g} % | {_cell(shown) or '-'} |")
+    o = coverage["overall"]
+    lines.append(f"| overall | {o['covered']} / {o['total']} | {o['percent']:.1f} % | | |")
+    return lines
+
+
+def render(summary: dict[str, Any], coverage: dict[str, Any] | None) -> str:
+    """The Markdown of one regression's summary.json (and its merged coverage summary)."""
+    failed, passed, skipped = summary["failed"], summary["passed"], summary["skipped"]
+    verdict = "❌ FAILED" if failed else "⚠️ INCOMPLETE" if skipped or summary["stopped"] \
+        else "✅ PASSED"
+    shard = f", shard {summary['shard']}" if summary.get("shard") else ""
+    lines = [f"## montverif regression `{summary['list']}`{shard}: {verdict}", "",
+             f"{passed} passed, {failed} failed, {skipped} not started; wall "
+             f"{summary['wall_s']:.0f} s; git `{summary['git']}`.", "", _seed_line(summary), ""]
+    lines += [f"> {_cell(note)}" for note in summary.get("notes", [])]
+    lines += _per_design(summary) + _buckets(summary) + _mutation(summary)
+    lines += _coverage(coverage)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).rstrip("\n") + "\n"  # one blank line
+
+
+def render_folder(results: Path) -> str:
+    """render() of a results folder; ValueError with one line when it holds no regression."""
+    path = results / "summary.json"
+    try:
+        summary = json.loads(path.read_text())
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc.msg})") from None
+    cov_path = results / "coverage" / "summary.json"
+    try:
+        coverage = json.loads(cov_path.read_text()) if cov_path.is_file() else None
+        return render(summary, coverage)
+    except (KeyError, TypeError, AttributeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{results}: not a regression's summary ({type(exc).__name__}: "
+                         f"{exc})") from None
