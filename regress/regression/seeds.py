@@ -69,8 +69,9 @@ def derive_seed(base: int, build_key: str, index: int) -> int:
 
 
 def sim_free_key(spec: BuildSpec) -> str:
-    """The model key without the simulator: the same stimulus on every simulator."""
-    return spec.key.rsplit("-", 1)[0]
+    """The model key without the simulator and without code coverage (`--code-coverage`
+    instruments only the Verilator builds): the same stimulus on every simulator."""
+    return replace(spec, coverage=False).key.rsplit("-", 1)[0]
 
 
 def expand(tlist: TestList, base_seed: int = DEFAULT_BASE_SEED, seeds: int | None = None,

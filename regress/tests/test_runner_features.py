@@ -429,6 +429,15 @@ def test_diff_sims_compares_transaction_logs(tmp_path: Path, lists: Path, pertur
     assert [c[2] for c in diffs] == [bool(perturb)] * 2
 
 
+def test_diff_sims_compares_code_coverage_builds(tmp_path: Path, lists: Path) -> None:
+    """--code-coverage instruments only the Verilator builds (a -cov key): their runs are
+    still compared with the Icarus runs of the same seed (they were left out before)."""
+    code = main(tmp_path, lists, LoggingLauncher(perturb=""), "--code-coverage", name="diff")
+    s = summary(tmp_path / "out")
+    assert any(r["key"].endswith(f"-cov-verilator-s{r['seed']}") for r in s["runs"])
+    assert code == 0 and len(s["diffs"]) == 2 and all(d["same"] for d in s["diffs"])
+
+
 # --- debug aids -----------------------------------------------------------------------------
 def test_signal_groups_and_gtkw(tmp_path: Path) -> None:
     paths = ["$rootio.clk_i", "top.clk_i", "top.bus_req_i", "top.bus_addr_i", "top.busy_o",
