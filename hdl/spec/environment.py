@@ -96,6 +96,11 @@ FLOOR_OUT = Var("MV_FLOOR_OUT")
 # GitHub Actions' run number: `montverif regress --seed run` (every job of one run sees it)
 CI_RUN_NUMBER = Var("GITHUB_RUN_NUMBER")
 
+# --- read from Slurm, in a job of the Slurm launcher (regress/flow/slurm_task.py) ------------
+SLURM_TASK = Var("SLURM_ARRAY_TASK_ID")  # which task of the array this job is
+SLURM_CPUS = Var("SLURM_CPUS_PER_TASK")  # cores given to it (--cpus-per-task)
+SLURM_NODE = Var("SLURMD_NODENAME")  # the node it runs on (recorded in its result)
+
 # --- the engine's C++ main loop reads these itself (std::getenv) ----------------------------
 ENGINE_READS = ("MV_CHECK_THREAD", "MV_ENGINE_QUIET")
 

@@ -6,6 +6,7 @@ run everything in parallel, run the list's mutation campaigns, merge its coverag
                           [--seed S | --fixed-seed S] [--out DIR] [--timeout SEC] [--fail-fast]
                           [--shard I/K] [--resume] [--diff-sims] [--history FILE]
                           [--code-coverage] [--keep-secrets]
+                          [--launcher slurm [--partition P] [--slurm-opt OPT ...]]
     montverif merge OUT SHARD_DIR...
     montverif report DIR      (rewrite DIR/report.html, e.g. after a coverage merge)
     montverif report DIR --markdown   (the regression as Markdown: a CI job's summary page)
@@ -19,11 +20,11 @@ build/regress/<list>-<timestamp>, with build/regress/latest pointing at it); eac
 leaves runs/<key>/result.json, which `--resume` reads. Failures are grouped into buckets
 (regress/regression/buckets.py). A summary line per regression goes to build/regress/history.jsonl.
 
-Launchers: a `Launcher` (see the Protocol below) is all the runner knows about where work
-happens. A cluster launcher (Slurm, LSF) implements check/build/run: `run` submits the job,
-waits for it and returns the `Outcome` (sim.execute's record: read back the run folder's
-outcome.json); a job that crashes, hangs or is killed must come back as a failed Outcome (or
-an exception, which the runner records as that run's failure) - no other result is lost.
+Launchers: a `Launcher` (regress/flow/launcher.py) is all the runner knows about where work
+happens: `local` (this machine, --jobs at a time) or `slurm` (regress/flow/slurm.py: each
+model built once as a job, the seeds of each model as one job array, on a file system the
+nodes share; a job the cluster ends is resubmitted once, then reported as an infrastructure
+error (status ERROR), never as a pass or a failure; an interrupt cancels its jobs).
 Mutation campaigns run on this machine (regress/mutate), not through the launcher.
 Exit 0 when every run passed and every mutation campaign met its goal, 1 otherwise, 2 on bad
 input (one-line `error:` message).
@@ -45,6 +46,7 @@ from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.regress.coverage import closure
 from montverif.regress.flow import claim, tools
 from montverif.regress.flow.launcher import INPUT_ERRORS, Launcher, LocalLauncher
+from montverif.regress.flow.slurm import SlurmLauncher
 from montverif.regress.flow.spec import RunSpec
 from montverif.regress.mutate import campaigns
 from montverif.regress.mutate.campaigns import CampaignSpec
@@ -139,6 +141,16 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--history", metavar="FILE",
                      help="history file to append to (default <results root>/history.jsonl; "
                           "shards never append)")
+    run.add_argument("--launcher", choices=("local", "slurm"), default="local",
+                     help="where builds and runs happen: this machine (default), or Slurm "
+                          "jobs (builds as jobs, each model's seeds as a job array; the "
+                          "checkout and --out must be on a file system the nodes share)")
+    run.add_argument("--partition", help="with --launcher slurm: the partition to submit to "
+                                         "(default: the cluster's default)")
+    run.add_argument("--slurm-opt", action="append", default=[], metavar="OPT",
+                     help="with --launcher slurm: an sbatch option for every job, as one "
+                          "argument (e.g. --slurm-opt=--account=A --slurm-opt=--time=30; "
+                          "repeatable)")
     run.add_argument("--keep-secrets", action="store_true",
                      help="write the designs' secret operands (the RSA core's private "
                           "exponent) in clear in every run folder and report, for debugging "
@@ -257,8 +269,22 @@ def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
     return _Job(tlist, shard_ix, all_runs, runs, all_campaigns, camps)
 
 
+def make_launcher(args: argparse.Namespace) -> Launcher:
+    """The launcher --launcher names (its options checked: one-line errors)."""
+    if args.launcher != "slurm":
+        if args.partition or args.slurm_opt:
+            raise ListError("--partition and --slurm-opt need --launcher slurm")
+        return LocalLauncher()
+    if bad := [o for o in args.slurm_opt if not o.startswith("-")]:
+        raise ListError(f"--slurm-opt {bad[0]!r}: give one sbatch option, e.g. "
+                        "--slurm-opt=--account=A")
+    return SlurmLauncher(args.partition or "", args.slurm_opt)
+
+
 def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) -> int:
     _check_args(args)
+    if isinstance(launcher, SlurmLauncher):  # the controller answers, the partition exists
+        launcher.check_cluster()
     job = _job(args, launcher)
     warn_kept(job.runs)
     out_dir = _resume_dir(results_root, args.out) if args.resume else results_dir(
@@ -266,6 +292,8 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
                                         if job.shard_ix else ""), args.out)
     wanted = folders.plan(job.tlist.name, args.seed, [r.key for r in job.runs],
                           [c.dut for c in job.campaigns])
+    if isinstance(launcher, SlurmLauncher):  # its jobs' task lists and logs
+        launcher.work_dir = out_dir / "slurm"
     # the folder is this regression's while it runs: a second writer is refused
     with claim.claim(out_dir, "results folder"):
         if args.resume:
@@ -359,7 +387,7 @@ def main(argv: list[str], launcher: Launcher | None = None,
         if args.command == "report":
             return cmd_report(args, results_root)
         with terminate_as_interrupt():
-            return cmd_run(args, launcher or LocalLauncher(), results_root)
+            return cmd_run(args, launcher or make_launcher(args), results_root)
     except (ListError, *INPUT_ERRORS) as exc:
         return fail(exc)
     except KeyboardInterrupt:

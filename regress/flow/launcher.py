@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import check, simulate, tools
@@ -14,6 +15,8 @@ from montverif.spec.errors import ConfigError
 from montverif.verif.vectors import VectorError
 
 INPUT_ERRORS = (ConfigError, VectorError, tools.ToolError)
+# the first word of an infrastructure error (a batch system ended the job, not the run itself)
+INFRA = "infrastructure"
 
 class Launcher(Protocol):
     """Where builds and runs happen. `LocalLauncher` runs them on this machine; a batch
@@ -27,6 +30,27 @@ class Launcher(Protocol):
 
     def run(self, run: RunSpec, log_dir: Path) -> Outcome:
         """One simulation run, its logs in log_dir; its model is built already."""
+
+
+# what an array launcher hands back per build: seconds spent, or the one-line error
+BuildDone = Callable[[BuildSpec, float, str], bool]
+# ... and per run: its Outcome (an exception's text comes back as a failed Outcome)
+RunDone = Callable[[RunSpec, Outcome], bool]
+
+
+@runtime_checkable
+class ArrayLauncher(Launcher, Protocol):
+    """A launcher that takes many builds or runs at once (a batch system's job arrays) and
+    decides itself how many run together. `done` is called on the caller's thread as each
+    one finishes; when it returns False (--fail-fast) nothing further is started and what
+    was submitted is cancelled. Both return why items were left out ("" if none;
+    "interrupted" after an interrupt, whose unfinished runs come back marked interrupted)."""
+
+    def build_many(self, specs: Sequence[BuildSpec], done: BuildDone) -> str:
+        """Compile each model once."""
+
+    def run_many(self, runs: Sequence[tuple[RunSpec, Path]], done: RunDone) -> str:
+        """Each run (its log folder beside it); its model is built already."""
 
 
 def one_line(exc: BaseException) -> str:

@@ -193,3 +193,6 @@ class Outcome:
     waves: Path | None = None
     extra: dict[str, object] = field(default_factory=dict)
     interrupted: bool = False  # ended by an interrupt of the runner, not by itself
+    # a batch system ended the job (node failure, time limit, ...): neither passed nor failed
+    infrastructure: bool = False
+    retried: str = ""  # the attempts a batch system ended before this one ("" if none)

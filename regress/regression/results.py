@@ -10,6 +10,9 @@ from pathlib import Path
 from montverif.regress.flow.spec import Outcome, RunSpec
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+# a batch system ended the run's job twice (node failure, time limit, ...): no verdict
+ERROR = "ERROR"
+STATUSES = (PASS, FAIL, ERROR, SKIP)
 
 
 # a mutation campaign's status (regress/mutate/campaigns.py)
@@ -40,7 +43,8 @@ class Rerun:
 
 @dataclass
 class RunResult:
-    """What became of one run: passed, failed (run or build) or not started."""
+    """What became of one run: passed, failed (run or build), ended by the batch system
+    (ERROR: an infrastructure error, no verdict) or not started."""
 
     run: RunSpec
     status: str
@@ -51,13 +55,17 @@ class RunResult:
     failed_tests: int = 0
     rerun: Rerun | None = None  # the traced rerun of a failure, if one was made
     index: int = 0  # position in the list's full expansion (shards keep it; merge sorts by it)
+    retried: str = ""  # the batch jobs that were ended before the one that gave this result
 
     @classmethod
     def from_outcome(cls, outcome: Outcome) -> RunResult:
         if outcome.interrupted:  # not run to its end: neither passed nor failed
             return cls(outcome.run, SKIP, first_error=outcome.first_error,
                        wall_s=outcome.wall_s, log_dir=outcome.log_dir)
-        return cls(outcome.run, PASS if outcome.passed else FAIL,
+        if outcome.infrastructure:  # nor when the batch system ended it
+            return cls(outcome.run, ERROR, first_error=outcome.first_error,
+                       log_dir=outcome.log_dir, retried=outcome.retried)
+        return cls(outcome.run, PASS if outcome.passed else FAIL, retried=outcome.retried,
                    first_error="" if outcome.passed else outcome.first_error or "failed",
                    wall_s=outcome.wall_s, log_dir=outcome.log_dir, tests=outcome.tests,
                    failed_tests=outcome.failed)

@@ -12,13 +12,19 @@ from datetime import datetime
 from pathlib import Path
 
 from montverif.regress.flow import debug, tools
-from montverif.regress.flow.launcher import Launcher, one_line
+from montverif.regress.flow.launcher import Launcher
 from montverif.regress.flow.paths import ROOT
-from montverif.regress.flow.spec import RunSpec
+from montverif.regress.flow.spec import Outcome, RunSpec
 from montverif.regress.regression.diffsim import compare_sims
 from montverif.regress.regression.lists import ListError
-from montverif.regress.regression.results import FAIL, Regression, Rerun
-from montverif.regress.regression.scheduler import Options, build_all, parallel, run_all
+from montverif.regress.regression.results import FAIL, Regression, Rerun, RunResult
+from montverif.regress.regression.scheduler import (
+    RAISED,
+    Options,
+    build_all,
+    dispatch_runs,
+    run_all,
+)
 from montverif.regress.regression.seeds import unique_builds
 from montverif.regress.regression.summary import finished_results, load_summary, save_result
 from montverif.spec.designs import load_design
@@ -73,20 +79,17 @@ def rerun_failures(launcher: Launcher, opts: Options, reg: Regression) -> None:
         return
     print(f"rerunning {len(failed)} failing seed(s) with waves", file=sys.stderr, flush=True)
 
-    def one(i: int) -> Rerun:
-        res = failed[i]
+    original: dict[RunSpec, RunResult] = {}
+    for res in failed:
         wrun = replace(res.run, build=replace(res.run.build, waves=True))
-        log_dir = reg.out_dir / "runs" / wrun.key
-        try:
-            out = launcher.run(wrun, log_dir)
-            return Rerun(wrun.key, "" if out.passed else out.first_error or "failed",
-                         out.log_dir, out.waves)
-        except Exception as exc:
-            return Rerun(wrun.key, f"rerun failed to run: {one_line(exc)}", log_dir, None)
+        original[wrun] = res
 
-    def done(i: int, rerun: Rerun) -> bool:
-        res = failed[i]
-        res.rerun = rerun
+    def done(wrun: RunSpec, out: Outcome) -> bool:
+        res = original[wrun]
+        error = "" if out.passed else out.first_error or "failed"
+        if out.extra.get(RAISED):
+            error = f"rerun failed to run: {error}"
+        rerun = res.rerun = Rerun(wrun.key, error, out.log_dir, out.waves)
         if rerun.waves is not None and rerun.log_dir is not None:
             note = debug.annotate(res.run, rerun.waves, rerun.log_dir, res.first_error)
             print(f"  {res.run.key}: {note}", file=sys.stderr, flush=True)
@@ -95,7 +98,8 @@ def rerun_failures(launcher: Launcher, opts: Options, reg: Regression) -> None:
               flush=True)
         return True
 
-    parallel(one, list(range(len(failed))), opts.jobs, done)
+    dispatch_runs(launcher, [(w, reg.out_dir / "runs" / w.key) for w in original], opts.jobs,
+                  done)
 
 
 def merge(out_dir: Path, shard_dirs: Sequence[Path], history: Path | None) -> Regression:

@@ -1,5 +1,7 @@
 """Builds and runs in parallel through a launcher: every model once, then every seed, the
-longest first, one progress line each; --fail-fast and an interrupt stop starting new ones."""
+longest first, one progress line each; --fail-fast and an interrupt stop starting new ones.
+A launcher of many at once (ArrayLauncher: a batch system) gets them all and decides itself
+how many run together; any other gets `jobs` at a time from a pool of threads."""
 
 from __future__ import annotations
 
@@ -8,12 +10,20 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 from montverif.regress.flow import simulate
-from montverif.regress.flow.launcher import Launcher, one_line
-from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.regress.regression.results import FAIL, SKIP, BuildResult, Regression, RunResult
+from montverif.regress.flow.launcher import INFRA, ArrayLauncher, Launcher, one_line
+from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
+from montverif.regress.regression.results import (
+    ERROR,
+    FAIL,
+    SKIP,
+    BuildResult,
+    Regression,
+    RunResult,
+)
 from montverif.regress.regression.shards import run_cost
 from montverif.regress.regression.summary import save_result
 
@@ -103,7 +113,33 @@ def build_all(launcher: Launcher, specs: Sequence[BuildSpec], opts: Options,
                       res.error or ("" if res.seconds else "(up to date)"))
         return not (opts.fail_fast and res.error)
 
+    if isinstance(launcher, ArrayLauncher):
+        reg.stopped = launcher.build_many(
+            specs, lambda spec, sec, err: done(spec, BuildResult(spec.key, sec, err)))
+        return
     _, reg.stopped = parallel(one, specs, opts.jobs, done)
+
+
+RAISED = "raised"  # Outcome.extra: the launcher raised instead of returning an outcome
+
+
+def dispatch_runs(launcher: Launcher, runs: Sequence[tuple[RunSpec, Path]], jobs: int,
+                  done: Callable[[RunSpec, Outcome], bool]) -> str:
+    """Every (run, log folder) through the launcher, `done` called as each finishes (on
+    this thread); why runs were left out ("" if none). A run that raises comes back as a
+    failed Outcome with the exception's first line."""
+    if isinstance(launcher, ArrayLauncher):
+        return launcher.run_many(runs, done)
+    folder = dict(runs)
+
+    def one(run: RunSpec) -> Outcome:
+        try:
+            return launcher.run(run, folder[run])
+        except Exception as exc:
+            return Outcome(run, False, folder[run], first_error=one_line(exc),
+                           extra={RAISED: True})
+
+    return parallel(one, [run for run, _ in runs], jobs, done)[1]
 
 
 def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: Options,
@@ -117,33 +153,29 @@ def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: Options,
         build = reg.builds.get(run.build.key)
         if run.key in previous:
             results[run] = previous[run.key]
-        elif build and build.error:
-            results[run] = RunResult(run, FAIL, first_error=f"build failed: {build.error}")
+        elif build and build.error:  # no verdict when the batch system ended the build
+            results[run] = RunResult(run, ERROR if build.error.startswith(INFRA) else FAIL,
+                                     first_error=f"build failed: {build.error}")
         elif build and not reg.stopped:
             todo.append(run)
         else:  # its build or every run was called off (--fail-fast, interrupt)
             results[run] = RunResult(run, SKIP)
     progress = Progress(len(todo))
 
-    def one(run: RunSpec) -> RunResult:
-        log_dir = reg.out_dir / "runs" / run.key
-        try:
-            return RunResult.from_outcome(launcher.run(run, log_dir))
-        except Exception as exc:
-            return RunResult(run, FAIL, first_error=one_line(exc), log_dir=log_dir)
-
-    def done(run: RunSpec, res: RunResult) -> bool:
-        progress.line(res.status, run.key, res.wall_s,
-                      "" if res.passed else res.first_error[:120])
+    def done(run: RunSpec, out: Outcome) -> bool:
+        res = results[run] = RunResult.from_outcome(out)
+        note = "" if res.passed else res.first_error[:120]
+        note += f"  (after {res.retried})" if res.retried else ""
+        progress.line(res.status, run.key, res.wall_s, note.strip())
         if res.status != SKIP:  # an interrupted run is not finished: --resume runs it again
             save_result(reg.out_dir, res)
         return not (opts.fail_fast and not res.passed)
 
     # longest first (estimated) so the slowest runs do not finish last
     order = sorted(todo, key=run_cost, reverse=True)
-    done_runs, stopped = parallel(one, order, opts.jobs, done)
+    stopped = dispatch_runs(launcher, [(r, reg.out_dir / "runs" / r.key) for r in order],
+                            opts.jobs, done)
     reg.stopped = reg.stopped or stopped
-    results |= done_runs
     reg.results = [results.get(run) or RunResult(run, SKIP) for run in runs]
     for res in reg.results:
         res.index = reg.order.get(res.run.key, 0)

@@ -13,6 +13,7 @@ from pathlib import Path
 from montverif.regress.flow.spec import BuildSpec, RunSpec, with_design_tests
 from montverif.regress.regression.buckets import buckets
 from montverif.regress.regression.results import (
+    ERROR,
     FAIL,
     PASS,
     SKIP,
@@ -34,7 +35,7 @@ def run_record(res: RunResult) -> dict[str, object]:
             "log_dir": str(res.log_dir) if res.log_dir else None,
             "wall_s": round(res.wall_s, 3), "tests_run": res.tests,
             "tests_failed": res.failed_tests,
-            "index": res.index, "run": asdict(res.run),
+            "index": res.index, "run": asdict(res.run), "retried": res.retried,
             "rerun": None if res.rerun is None else {
                 "key": res.rerun.key, "first_error": res.rerun.first_error,
                 "same_failure": res.rerun.same_as(res.first_error),
@@ -48,6 +49,7 @@ def summary_dict(reg: Regression) -> dict[str, object]:
             "base_seed": reg.base_seed, "base_seed_source": reg.seed_source, "jobs": reg.jobs,
             "out_dir": str(reg.out_dir),
             "passed": reg.count(PASS), "failed": reg.count(FAIL), "skipped": reg.count(SKIP),
+            "errors": reg.count(ERROR),
             "stopped": reg.stopped, "shard": reg.shard, "planned": reg.planned or
             len(reg.results), "notes": reg.notes,
             "builds": [{"key": b.key, "seconds": round(b.seconds, 3), "error": b.error}
@@ -77,7 +79,7 @@ def run_result(rec: dict) -> RunResult:
                                           _path(rr["waves"]))
     return RunResult(run_spec(rec["run"]), rec["status"], rec["first_error"], rec["wall_s"],
                      _path(rec["log_dir"]), rec["tests_run"], rec["tests_failed"], rerun,
-                     rec.get("index", 0))
+                     rec.get("index", 0), rec.get("retried", ""))
 
 
 def load_summary(path: Path) -> Regression:

@@ -81,6 +81,7 @@ def record(summary: dict, out_dir: Path) -> dict[str, object]:
     rec: dict[str, object] = {
         "list": summary["list"], "start": summary["start"], "git": summary["git"],
         "passed": passed, "failed": failed, "skipped": summary["skipped"],
+        "errors": summary.get("errors", 0),
         "pass_rate": round(100.0 * passed / done, 2) if done else None,
         "buckets": len(summary.get("buckets", [])), "wall_s": summary["wall_s"],
         "coverage_pct": coverage_pct(out_dir), **mutation_scores(summary),

@@ -31,7 +31,7 @@ from montverif.regress.report import history
 CSS = """body{font-family:sans-serif;margin:1.5em;max-width:1300px}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;
 font-size:13px;text-align:left}th{background:#eee}.PASS{color:#070}.FAIL{color:#b00;
-font-weight:bold}.SKIP{color:#777}pre{background:#f6f6f6;padding:6px;overflow-x:auto;
+font-weight:bold}.SKIP{color:#777}.ERROR{color:#b60;font-weight:bold}pre{background:#f6f6f6;padding:6px;overflow-x:auto;
 font-size:12px}code{font-size:12px}.hit{background:#fdd}
 table.sortable th{cursor:pointer;user-select:none}th[aria-sort=ascending]::after{content:" \\25B2"}
 th[aria-sort=descending]::after{content:" \\25BC"}.filter{margin:.4em 0;font-size:13px}
@@ -228,7 +228,7 @@ def runs_table(runs: list[dict], out_dir: Path) -> str:
             f'<td>{r["wall_s"]:.1f}</td><td><code>{_e(r.get("first_error") or "")}</code></td>'
             f"<td>{where}</td></tr>")
     return table(("run", "design", "N", "sim", "seed", "status", "tests", "wall s",
-                  "first error", "log"), rows, "runs", ("PASS", "FAIL", "SKIP"))
+                  "first error", "log"), rows, "runs", ("PASS", "FAIL", "ERROR", "SKIP"))
 
 
 SHOWN_HOLES = 12  # holes listed in a coverage row before the rest fold away
@@ -365,8 +365,10 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
     done = summary["passed"] + summary["failed"]
     rate = f"{100 * summary['passed'] / done:.1f}%" if done else "-"
     body = [f"<h1>{_e(title)}</h1>",
-            f"<p>{summary['passed']} passed, {summary['failed']} failed, {summary['skipped']} "
-            f"not started; pass rate {rate}; started {_e(summary['start'])}, wall "
+            f"<p>{summary['passed']} passed, {summary['failed']} failed, "
+            + (f"{summary['errors']} infrastructure error(s), " if summary.get("errors") else "")
+            + f"{summary['skipped']} not started; pass rate {rate}; started "
+            f"{_e(summary['start'])}, wall "
             f"{summary['wall_s']:.0f}s; git {_e(summary['git'])}; base seed "
             f"{summary['base_seed']}" + _seed_source(summary) + (f"; shard {_e(summary['shard'])}"
                                          if summary.get("shard") else "") + "</p>",

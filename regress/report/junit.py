@@ -15,6 +15,7 @@ from pathlib import Path
 
 from montverif.regress.flow.spec import RunSpec, with_design_tests
 from montverif.regress.regression.results import (
+    ERROR,
     FAIL,
     MUT_ERROR,
     MUT_FAILED,
@@ -103,6 +104,9 @@ def _testcases(suite: ET.Element, reg: Regression, res: RunResult, index: int) -
             failed = True
             ET.SubElement(case, "error", message=f"no result: {res.first_error}",
                           type="error").text = f"{res.first_error}\n{repro}"
+        elif res.status == ERROR:  # the batch system ended the job: an error, not a failure
+            ET.SubElement(case, "error", message=res.first_error,
+                          type="infrastructure").text = f"{res.first_error}\n{repro}"
         ET.SubElement(case, "system-out").text = \
             f"seed: {run.seed}\ntxns: {run.txns}\n{repro}"
     if res.status == FAIL and not failed:  # every test passed, the run did not (a checker)

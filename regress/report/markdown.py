@@ -42,12 +42,16 @@ def _seed_line(summary: dict[str, Any]) -> str:
 def _per_design(summary: dict[str, Any]) -> list[str]:
     rows: dict[str, dict[str, int]] = {}
     for run in summary["runs"]:
-        row = rows.setdefault(run["dut"], {"PASS": 0, "FAIL": 0, "SKIP": 0})
+        row = rows.setdefault(run["dut"], {"PASS": 0, "FAIL": 0, "ERROR": 0, "SKIP": 0})
         row[run["status"]] = row.get(run["status"], 0) + 1
-    lines = ["| design | verdict | passed | failed | not started |", "|---|---|---:|---:|---:|"]
+    errors = any(row["ERROR"] for row in rows.values())  # infrastructure: a column if any
+    lines = ["| design | verdict | passed | failed |" + (" infrastructure |" if errors else "")
+             + " not started |", "|---|---|---:|---:|" + ("---:|" if errors else "") + "---:|"]
     for dut, row in rows.items():
-        verdict = "❌ fail" if row["FAIL"] else "✅ pass" if not row["SKIP"] else "⚠️ incomplete"
-        lines.append(f"| `{dut}` | {verdict} | {row['PASS']} | {row['FAIL']} | {row['SKIP']} |")
+        verdict = "❌ fail" if row["FAIL"] else "✅ pass" if not (row["SKIP"] or row["ERROR"]) \
+            else "⚠️ incomplete"
+        lines.append(f"| `{dut}` | {verdict} | {row['PASS']} | {row['FAIL']} |"
+                     + (f" {row['ERROR']} |" if errors else "") + f" {row['SKIP']} |")
     return lines
 
 
@@ -104,11 +108,14 @@ def _coverage(coverage: dict[str, Any] | None) -> list[str]:
 def render(summary: dict[str, Any], coverage: dict[str, Any] | None) -> str:
     """The Markdown of one regression's summary.json (and its merged coverage summary)."""
     failed, passed, skipped = summary["failed"], summary["passed"], summary["skipped"]
-    verdict = "❌ FAILED" if failed else "⚠️ INCOMPLETE" if skipped or summary["stopped"] \
-        else "✅ PASSED"
+    errors = summary.get("errors", 0)
+    verdict = "❌ FAILED" if failed else "⚠️ INCOMPLETE" if skipped or errors or \
+        summary["stopped"] else "✅ PASSED"
     shard = f", shard {summary['shard']}" if summary.get("shard") else ""
     lines = [f"## montverif regression `{summary['list']}`{shard}: {verdict}", "",
-             f"{passed} passed, {failed} failed, {skipped} not started; wall "
+             f"{passed} passed, {failed} failed, "
+             + (f"{errors} infrastructure error(s), " if errors else "")
+             + f"{skipped} not started; wall "
              f"{summary['wall_s']:.0f} s; git `{summary['git']}`.", "", _seed_line(summary), ""]
     lines += [f"> {_cell(note)}" for note in summary.get("notes", [])]
     lines += _per_design(summary) + _buckets(summary) + _mutation(summary)

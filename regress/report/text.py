@@ -4,10 +4,12 @@ last line `N passed, M failed`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from montverif.regress.regression.buckets import buckets
 from montverif.regress.regression.results import (
+    ERROR,
     FAIL,
     MUT_ERROR,
     MUT_FAILED,
@@ -54,26 +56,33 @@ def format_table(reg: Regression) -> str:
     """One row per model (dut, N, BusW, [ack wait,] simulator): runs, verdicts, seconds."""
     rows = config_rows(reg)
     width = max([len(r.key) for r in rows] + [len("config")])
-    head = (f"{'config':<{width}} {'runs':>5} {'pass':>5} {'fail':>5} {'skip':>5} "
-            f"{'build s':>8} {'run s':>8}")
+    # infrastructure errors (a batch system ended the job) get a column when there are any
+    errors = reg.count(ERROR) > 0
+
+    def cells(count: Callable[[str], int]) -> str:
+        return (f"{count(PASS):>5} {count(FAIL):>5}" + (f" {count(ERROR):>5}" if errors else "")
+                + f" {count(SKIP):>5}")
+
+    head = (f"{'config':<{width}} {'runs':>5} {'pass':>5} {'fail':>5} "
+            + (f"{'error':>5} " if errors else "") + f"{'skip':>5} {'build s':>8} {'run s':>8}")
     lines = [head, "-" * len(head)]
     for row in rows:
-        lines.append(f"{row.key:<{width}} {len(row.results):>5} {row.count(PASS):>5} "
-                     f"{row.count(FAIL):>5} {row.count(SKIP):>5} {row.build_s:>8.1f} "
-                     f"{row.wall_s:>8.1f}")
+        lines.append(f"{row.key:<{width}} {len(row.results):>5} {cells(row.count)} "
+                     f"{row.build_s:>8.1f} {row.wall_s:>8.1f}")
     lines.append("-" * len(head))
     build_s = sum(b.seconds for b in reg.builds.values())
     run_s = sum(r.wall_s for r in reg.results)
-    lines.append(f"{'total':<{width}} {len(reg.results):>5} {reg.count(PASS):>5} "
-                 f"{reg.count(FAIL):>5} {reg.count(SKIP):>5} {build_s:>8.1f} {run_s:>8.1f}")
+    lines.append(f"{'total':<{width}} {len(reg.results):>5} {cells(reg.count)} "
+                 f"{build_s:>8.1f} {run_s:>8.1f}")
     return "\n".join(lines)
 
 
 def format_failures(reg: Regression) -> str:
     lines: list[str] = []
     for res in reg.results:
-        if res.status == FAIL:
-            lines += [f"FAIL {res.run.key}: {res.first_error}", f"  repro: {res.run.repro()}"]
+        if res.status in (FAIL, ERROR):
+            lines += [f"{res.status} {res.run.key}: {res.first_error}",
+                      f"  repro: {res.run.repro()}"]
             lines += [f"  log: {res.log_dir}"] if res.log_dir else []
             lines += [f"  {res.rerun.describe(res.first_error)}"] if res.rerun else []
     return "\n".join(lines)
@@ -138,7 +147,9 @@ def final_line(reg: Regression) -> str:
     passed = reg.count(PASS) + sum(d.same for d in reg.diffs) + reg.campaigns(MUT_PASSED)
     failed = (reg.count(FAIL) + sum(not d.same for d in reg.diffs)
               + reg.campaigns(MUT_FAILED, MUT_ERROR))
-    return f"{passed} passed, {failed} failed"
+    errors = reg.count(ERROR)
+    return f"{passed} passed, {failed} failed" + (
+        f", {errors} infrastructure error(s)" if errors else "")
 
 
 def format_summary(reg: Regression) -> str:

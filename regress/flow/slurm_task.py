@@ -1,0 +1,80 @@
+"""One task of a Slurm job array (flow.slurm submits it):
+
+    python -m montverif.regress.flow.slurm_task TASKS_JSON [INDEX]
+
+TASKS_JSON lists the array's builds or runs; INDEX (default: SLURM_ARRAY_TASK_ID) picks one.
+It does what the local launcher does for it (LocalLauncher.build / .run: the same run folder,
+outcome.json and waves) and writes result-<INDEX>.json beside TASKS_JSON, whole (by rename),
+as its last act: a task that ends without that file was ended by the cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from montverif.regress.flow.launcher import LocalLauncher, one_line
+from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.spec import environment
+
+
+def _build_spec(raw: dict) -> BuildSpec:
+    return BuildSpec(**(raw | {"params": tuple(tuple(p) for p in raw.get("params", ()))}))
+
+
+def _run_spec(raw: dict) -> RunSpec:
+    return RunSpec(**(raw | {"build": _build_spec(raw["build"]),
+                             "tests": tuple(raw["tests"])}))
+
+
+def _cores() -> int:
+    """The cores Slurm gave this task (--cpus-per-task), 1 unless it says more."""
+    try:
+        return max(1, int(environment.SLURM_CPUS.get() or 1))
+    except ValueError:
+        return 1
+
+
+def perform(task: dict) -> dict[str, object]:
+    """The task's result record."""
+    launcher = LocalLauncher()
+    if task["kind"] == "build":
+        spec = _build_spec(task["build"])
+        try:
+            return {"key": spec.key, "seconds": launcher.build(spec), "error": ""}
+        except Exception as exc:
+            return {"key": spec.key, "seconds": 0.0, "error": one_line(exc)}
+    run = _run_spec(task["run"])
+    log_dir = Path(task["log_dir"])
+    # the scoreboard's checker thread only where the task has a core to spare for it
+    if not environment.CHECK_THREAD.is_set():
+        os.environ[environment.CHECK_THREAD.name] = "1" if _cores() >= 2 else "0"
+    try:
+        out = launcher.run(run, log_dir)
+    except Exception as exc:
+        return {"key": run.key, "passed": False, "first_error": one_line(exc)}
+    record = asdict(out)
+    record.pop("run")
+    record |= {"key": run.key, "log_dir": str(out.log_dir),
+               "waves": str(out.waves) if out.waves else None,
+               "node": environment.SLURM_NODE.get()}
+    return record
+
+
+def main(argv: list[str]) -> int:
+    tasks_file = Path(argv[0])
+    index = int(argv[1] if len(argv) > 1 else environment.SLURM_TASK.required())
+    task = json.loads(tasks_file.read_text())[index]
+    record = perform(task)
+    result = tasks_file.parent / f"result-{index}.json"
+    tmp = result.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(record, indent=1, default=str) + "\n")
+    tmp.replace(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
