@@ -59,12 +59,12 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS)) $(if $(OUT),--out $(OUT)) \
              $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide) $(KEEP_FLAG)
 
-.PHONY: apt-packages setup venv sim-tools browser-tools coverage-tools test reliability regress sim lint regmap cycles bench closure mutate clean help which
+.PHONY: apt-packages setup venv sim-tools browser-tools coverage-tools cluster-tools test reliability regress sim lint regmap cycles bench closure mutate clean help which
 
 help:
 	@sed -n '2,9p' Makefile
 
-setup: venv sim-tools browser-tools coverage-tools
+setup: venv sim-tools browser-tools coverage-tools cluster-tools
 
 venv: $(STAMP)
 
@@ -84,7 +84,7 @@ APT_PKGS := iverilog liblz4-dev ccache
 # Every system package the project installs (sim-tools, browser-tools, coverage-tools), for a
 # privileged CI step (ci/apt.sh) that installs them alone.
 apt-packages:
-	@echo $(APT_PKGS) chromium lcov
+	@echo $(APT_PKGS) chromium lcov slurm-wlm munge
 
 sim-tools:
 	@missing=""; \
@@ -123,6 +123,17 @@ coverage-tools: venv sim-tools
 	  apt-get install -y -qq lcov >/dev/null 2>&1 || { apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lcov >/dev/null; } \
 	  || echo "warning: apt-get install -y lcov failed"; }
+
+# Slurm and munge from the system's packages: the Slurm launcher's tests start a real
+# single-node cluster of their own (regress/tests/slurm/cluster.py); only root can, and
+# without them those tests are skipped (outside CI).
+cluster-tools:
+	@command -v sbatch >/dev/null && test -x /usr/sbin/munged || { \
+	  if [ "$$(id -u)" != 0 ]; then echo "warning: slurm-wlm/munge missing (the Slurm tests are skipped); run: sudo apt-get install -y slurm-wlm munge"; exit 0; fi; \
+	  echo "installing slurm-wlm munge"; \
+	  apt-get install -y -qq slurm-wlm munge >/dev/null 2>&1 || { apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null; } \
+	  || { echo "error: apt-get install -y slurm-wlm munge failed"; exit 1; }; }
 
 test: setup
 	$(VENV)/bin/pytest $(PYTEST_ARGS) --junitxml=$(TEST_JUNIT)

@@ -2,7 +2,8 @@
 measuring it: its own munge daemon (own key and socket), slurmctld and slurmd with a
 minimal slurm.conf (this host with its cores, cons_tres, proctrack/linuxproc), free ports,
 and every state, spool, pid and log file in one temporary folder. Needs Debian's slurm-wlm
-and munge (`make setup` installs them as root) and root (the daemons run as root).
+and munge (`make setup` installs them as root). The daemons run as the user who starts
+them (SlurmUser and SlurmdUser are that user), root or not: jobs are then that user's.
 
     python -m montverif.regress.tests.slurm.cluster start DIR   (prints `export SLURM_CONF=...`)
     python -m montverif.regress.tests.slurm.cluster stop DIR
@@ -11,6 +12,7 @@ and munge (`make setup` installs them as root) and root (the daemons run as root
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -31,8 +33,6 @@ def missing() -> str:
                   not Path(f"/usr/sbin/{c}").exists()]:
         return (f"{', '.join(absent)} not installed (make setup installs slurm-wlm and "
                 "munge as root)")
-    if os.geteuid() != 0:
-        return "the test cluster's daemons run as root"
     return ""
 
 
@@ -59,9 +59,11 @@ class LocalCluster:
 
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = folder or Path(tempfile.mkdtemp(prefix="mvslurm-", dir="/tmp"))
+        self.folder.chmod(0o755)  # munged wants its socket's folders searchable by all
         self.conf = self.folder / "slurm.conf"
         self.host = socket.gethostname().split(".")[0]
         self.cpus = os.cpu_count() or 1
+        self.user = pwd.getpwuid(os.geteuid()).pw_name
 
     @property
     def env(self) -> dict[str, str]:
@@ -82,8 +84,8 @@ SlurmdPort={free_port()}
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket={f}/run/munge.sock
-SlurmUser=root
-SlurmdUser=root
+SlurmUser={self.user}
+SlurmdUser={self.user}
 StateSaveLocation={f}/state
 SlurmdSpoolDir={f}/spool
 SlurmctldPidFile={f}/run/slurmctld.pid
@@ -105,7 +107,8 @@ PartitionName={PARTITION} Nodes={self.host} Default=YES MaxTime=INFINITE State=U
         """Configure and start munged, slurmctld and slurmd; return once the node is idle."""
         self._write()
         f = self.folder
-        subprocess.run([_exe("munged"), "--force", f"--socket={f}/run/munge.sock",
+        subprocess.run([_exe("munged"), *(["--force"] if os.geteuid() == 0 else []),
+                        f"--socket={f}/run/munge.sock",
                         f"--key-file={f}/munge.key", f"--log-file={f}/log/munged.log",
                         f"--pid-file={f}/run/munged.pid", f"--seed-file={f}/run/munged.seed"],
                        check=True, capture_output=True)
@@ -133,7 +136,7 @@ PartitionName={PARTITION} Nodes={self.host} Default=YES MaxTime=INFINITE State=U
 
     def stop(self) -> None:
         """Cancel every job, stop the daemons (by their pid files), leave the folder."""
-        subprocess.run(["scancel", "--full", "--user", "root"], capture_output=True,
+        subprocess.run(["scancel", "--full", "--user", self.user], capture_output=True,
                        env=self.env, check=False)
         for daemon in DAEMONS:
             pid_file = self.folder / "run" / f"{daemon}.pid"

@@ -1,7 +1,7 @@
 """The Slurm launcher's tests run against a real single-node cluster (cluster.py) that the
-fixture starts on this machine for the module and stops after it. Where the cluster cannot
-be started (no slurm-wlm/munge, not root) they are skipped, except in CI (CI=true), where
-that is a failure: CI installs both (make setup)."""
+fixture starts on this machine for the module and stops after it, as the user who runs
+the tests. Where slurm-wlm and munge are not installed they are skipped, except in CI
+(CI=true), where that is a failure: CI installs both (ci/apt.sh, make setup as root)."""
 
 from __future__ import annotations
 
