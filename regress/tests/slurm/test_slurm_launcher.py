@@ -26,6 +26,7 @@ from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.regress.regression import runner, scheduler
 from montverif.regress.regression.diffsim import transactions
 from montverif.regress.regression.results import ERROR, FAIL, PASS
+from montverif.regress.report import markdown
 from montverif.regress.report.text import final_line, format_summary
 from montverif.regress.report.write import write_all
 from montverif.regress.tests.slurm.cluster import PARTITION, LocalCluster, free_port
@@ -162,6 +163,9 @@ def test_job_the_cluster_ends_twice_is_an_infrastructure_error(cluster: LocalClu
     errors = [e for e in ET.parse(out / "junit.xml").getroot().iter("error")]
     assert errors and {e.get("type") for e in errors} == {"infrastructure"}
     assert _summary(out)["errors"] == 1 and _summary(out)["failed"] == 0
+    page = markdown.render_folder(out)
+    assert "INCOMPLETE" in page and "1 infrastructure error(s)" in page
+    assert 'data-status="ERROR"' in (out / "report.html").read_text()
 
 
 def test_job_ended_once_is_resubmitted_and_passes(cluster: LocalCluster,
