@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import NoReturn
 
 from montverif.regress.flow.spec import RunSpec
@@ -22,6 +22,25 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        """As argparse's, but an unknown option after a subcommand is that subcommand's
+        error (`see montverif lists --help`), not the top command's."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            self._chosen(parsed).error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
+
+    def _chosen(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+        """The subcommand's parser that parsed `parsed` (this one if it has none)."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                name = getattr(parsed, action.dest or "", None)
+                sub = action.choices.get(name) if name else None
+                if isinstance(sub, Parser):
+                    return sub._chosen(parsed)
+        return self
 
 
 def fail(message: object) -> int:

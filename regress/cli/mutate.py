@@ -24,6 +24,7 @@ import argparse
 import shutil
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail
@@ -32,6 +33,8 @@ from montverif.regress.flow.paths import BUILD_ROOT, ROOT
 from montverif.regress.mutate import engine, proofs
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
+from montverif.regress.regression.seeds import resolve_base_seed
+from montverif.spec import environment
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.verif.vectors import VectorError
@@ -45,7 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--n", type=int, default=None, help="width (default: the design's min_n)")
     ap.add_argument("--mutants", type=int, default=DEFAULT_MUTANTS,
                     help=f"random sample of the candidate sites (default {DEFAULT_MUTANTS})")
-    ap.add_argument("--seed", type=int, default=1, help="mutant sample and run seed")
+    ap.add_argument("--seed", default="1",
+                    help="mutant sample and run seed: an integer, `date` (today, UTC, as "
+                         "YYYYMMDD), `date:YYYY-MM-DD` or `run` (the CI run number), as for "
+                         "`montverif regress` (default 1)")
     ap.add_argument("--jobs", type=int, default=1, help="mutants built and run in parallel")
     ap.add_argument("--busw", type=int, default=32)
     ap.add_argument("--sim", default="icarus", choices=("verilator", "icarus"),
@@ -92,6 +98,14 @@ def _check(args: argparse.Namespace) -> engine.Options:
                           f"(supported: {design.min_n}..{design.max_n})")
     if not core_sources(design):
         raise ConfigError(f"{args.dut} has no design-specific RTL among its sources")
+    try:
+        seed = resolve_base_seed(args.seed, datetime.now(UTC).date(),
+                                 environment.CI_RUN_NUMBER.lookup())
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if seed.source != "given":
+        print(f"mutate: {seed.describe()}; replay with --seed {seed.value}", file=sys.stderr)
+    args.seed = seed.value
     opts = engine.Options(n=n, bus_w=args.busw, seed=args.seed, txns=args.txns,
                           timeout_s=args.timeout, eq_bits=args.eq_bits, eq_max=args.eq_max,
                           eq_wide=args.eq_wide, eq_timeout_s=args.eq_timeout, jobs=args.jobs,

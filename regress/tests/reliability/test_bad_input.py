@@ -286,3 +286,21 @@ def test_watchdog_repro_and_vector_folder_real_runs(tmp_path: Path) -> None:
     vector_dir = Path(_sim_lines(cp)["log"])
     assert vector_dir != random_dir and vector_dir.name.startswith(random_dir.name + "-vec-vec-")
     assert (random_dir / "outcome.json").read_text() == before
+
+
+# --- an unknown option names the subcommand whose help lists the options ---------------------
+
+@pytest.mark.parametrize("argv", [("lists", "--bogus"), ("regress", "--list", "smoke", "--bogus"),
+                                  ("merge", "out", "s1", "--bogus")])
+def test_unknown_option_points_at_the_subcommand_help(argv: tuple[str, ...]) -> None:
+    line = one_error(montverif(*argv))
+    assert line == f"error: unrecognized arguments: --bogus (see montverif {argv[0]} --help)"
+
+
+def test_mutate_seed_words_as_for_regress() -> None:
+    """`montverif mutate --seed` takes what `regress --seed` takes (date, date:..., run) and
+    refuses anything else in one line; a valid word gets as far as the next check."""
+    line = one_error(montverif("mutate", "--dut", "mont_r2", "--seed", "datex"))
+    assert line.startswith("error: --seed must be an integer, date, date:YYYY-MM-DD or run")
+    cp = montverif("mutate", "--dut", "mont_r2", "--seed", "date:2026-11-24", "--mutants", "0")
+    assert one_error(cp) == "error: MUTANTS must be at least 1 (got 0)"
