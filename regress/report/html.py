@@ -101,6 +101,11 @@ def svg_trend(points: list[tuple[str, float | None]], label: str, width: int = 5
                 f"value so far ({_e(points[vals[0][0]][0])}); the trend is drawn from the "
                 "second one on.</p>")
     pad, n = 30, max(len(points) - 1, 1)
+    first, last = points[0][0], points[-1][0]
+    if first[:16] == last[:16]:  # two regressions in one minute: the axis tells them apart
+        first, last = first[:19], last[:19]
+    else:
+        first, last = first[:16], last[:16]
 
     def xy(i: int, v: float) -> tuple[float, float]:
         return pad + (width - 2 * pad) * i / n, height - pad - (height - 2 * pad) * v / 100
@@ -113,9 +118,9 @@ def svg_trend(points: list[tuple[str, float | None]], label: str, width: int = 5
             f'stroke="#888"/><line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" '
             f'stroke="#888"/><text x="2" y="{pad + 4}" font-size="10">100%</text>'
             f'<text x="8" y="{height - pad + 4}" font-size="10">0%</text>'
-            f'<text x="{pad}" y="{height - 8}" font-size="10">{_e(points[0][0])}</text>'
-            f'<text x="{width - pad - 110}" y="{height - 8}" font-size="10">'
-            f"{_e(points[-1][0])}</text>")
+            f'<text x="{pad}" y="{height - 8}" font-size="10">{_e(first)}</text>'
+            f'<text x="{width - pad - 125}" y="{height - 8}" font-size="10">'
+            f"{_e(last)}</text>")
     legend = "".join(
         f'; <span style="color:{COLORS[(k + 1) % len(COLORS)]}">{_e(name)}</span>'
         + (f" (latest {_latest(vs):g}%)" if _latest(vs) is not None else "")
@@ -389,12 +394,12 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
                     "the trends (pass rate, coverage, mutation score) start with the next one."
                     "</p>")
     elif hist:
-        body.append(svg_trend([(h["start"][:16], h.get("pass_rate")) for h in hist],
+        body.append(svg_trend([(h["start"][:19], h.get("pass_rate")) for h in hist],
                               "pass rate per regression"))
-        body.append(svg_trend([(h["start"][:16], h.get("coverage_pct")) for h in hist],
+        body.append(svg_trend([(h["start"][:19], h.get("coverage_pct")) for h in hist],
                               "functional coverage (covered / total bins)"))
         if summary.get("mutation") or any(h.get("mutation_mean") is not None for h in hist):
-            body.append(svg_trend([(h["start"][:16], h.get("mutation_mean")) for h in hist],
+            body.append(svg_trend([(h["start"][:19], h.get("mutation_mean")) for h in hist],
                                   "mutation score, mean over the designs",
                                   others=[("minimum", [h.get("mutation_min") for h in hist])]))
     else:

@@ -24,7 +24,7 @@ from montverif.regress.regression import runner, scheduler, seeds, shards
 from montverif.regress.regression import shards as rshards
 from montverif.regress.regression import summary as rsummary
 from montverif.regress.regression.results import FAIL, RunResult
-from montverif.regress.report import history
+from montverif.regress.report import history, html
 from montverif.regress.report import write as report_write
 from montverif.regress.tests.test_run import FakeLauncher
 
@@ -630,3 +630,14 @@ def test_gtkw_names_vectors_with_their_range(tmp_path: Path) -> None:
               "table address": []}
     text = debug.gtkw_text("w.fst", groups, None, {"top.bus_addr_i": 16})
     assert "@28\ntop.clk_i\n@22\ntop.bus_addr_i[15:0]\n" in text and "markertime" not in text
+
+
+def test_trend_axis_tells_apart_two_regressions_of_one_minute() -> None:
+    """The trend's first and last labels are to the minute, and to the second when both
+    regressions started in the same minute (equal labels would say nothing)."""
+    same = html.svg_trend([("2026-11-24T05:10:01", 90.0), ("2026-11-24T05:10:48", 95.0)], "x")
+    labels = re.findall(r'font-size="10">([^<]*)</text>', same)
+    assert labels[-2:] == ["2026-11-24T05:10:01", "2026-11-24T05:10:48"]
+    apart = html.svg_trend([("2026-11-24T05:10:01", 90.0), ("2026-11-25T05:10:48", 95.0)], "x")
+    labels = re.findall(r'font-size="10">([^<]*)</text>', apart)
+    assert labels[-2:] == ["2026-11-24T05:10", "2026-11-25T05:10"]
