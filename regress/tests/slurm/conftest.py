@@ -6,6 +6,7 @@ the tests. Where slurm-wlm and munge are not installed they are skipped, except 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 
 import pytest
@@ -26,6 +27,7 @@ def cluster() -> Iterator[LocalCluster]:
         yield started
     finally:
         started.stop()
+        shutil.rmtree(started.folder, ignore_errors=True)
         if before is None:
             os.environ.pop("SLURM_CONF", None)
         else:
