@@ -15,6 +15,8 @@
 // fully reduced.
 //
 // Cycles: TLast + E + 3 with TLast = (ceil(N/P) - 1)*E + 2*((N-1) mod P), from the start edge.
+`include "mv_core_ports.svh"
+
 module mwr2mm #(
   parameter int N       = 32,
   parameter int W       = 8,
@@ -23,16 +25,7 @@ module mwr2mm #(
   parameter bit FaultEn = 1'b0,
   parameter int FaultPe = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle (FIN)
-  output logic [N-1:0] p_o
+  `MV_CORE_PORTS
 );
 
   localparam int E      = (N + W) / W;            // ceil((N + 1) / W) words

@@ -16,6 +16,8 @@
 // reduced.
 //
 // Cycles: TLast + n + 4 with TLast = (ceil((N/W + 1)/P) - 1)*n + 3*((N/W) mod P).
+`include "mv_core_ports.svh"
+
 module mwrkmm #(
   parameter int N       = 32,
   parameter int V       = 8,
@@ -25,17 +27,8 @@ module mwrkmm #(
   parameter bit FaultEn = 1'b0,
   parameter int FaultPe = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
+  `MV_CORE_PORTS,
   input  logic [W-1:0] mp_i,    // m' = -M^-1 mod 2^W
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle (FIN)
-  output logic [N-1:0] p_o,
   output logic [N:0]   s_o      // the last job's S (< 2M) before the final subtraction
 );
 
