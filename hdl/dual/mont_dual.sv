@@ -18,6 +18,8 @@
 // carry z = S >> W. C is E = ceil(N/W) words plus one top bit (C < 2M < 2^(W*E+1)).
 // Cycles: digits*(2 + 2E) + E (SUB, GF(p) only) + 1 (FIN); 165 (GF(p)) and 41 (GF(2^n)) at
 // N = 256 (docs/dual.md).
+`include "mv_core_ports.svh"
+
 module mont_dual #(
   parameter int N         = 256,
   // Test only: with FaultEn set, MB at word FaultWord multiplies t_i by P_j with bit 1
@@ -25,20 +27,11 @@ module mont_dual #(
   parameter bit FaultEn   = 1'b0,
   parameter int FaultWord = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
+  `MV_CORE_PORTS,
   input  logic         field_i,  // 0: GF(p), 1: GF(2^n); stable while busy
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
   /* verilator lint_off UNUSEDSIGNAL */
-  input  logic [N-1:0] mp_i,  // bits [K+W-1:0] used
+  input  logic [N-1:0] mp_i      // bits [K+W-1:0] used
   /* verilator lint_on UNUSEDSIGNAL */
-  output logic         busy_o,
-  output logic         last_o,   // high during the last busy cycle (FIN)
-  output logic [N-1:0] p_o
 );
 
   localparam int K      = 16;            // GF(p) digit: one unit

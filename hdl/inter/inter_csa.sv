@@ -27,24 +27,15 @@
 // are kept as they are after the loop (S + C = P*2^z mod M', not reduced).
 //
 // Cycles: 1 (PRE: normalise) + 6 (PRE: a1..a6) + N (loop) + 1 (FIN) = N + 8.
+`include "mv_core_ports.svh"
+
 module inter_csa #(
   parameter int N         = 32,
   // Test only: when FaultEn is set, table entry FaultAddr is read with its LSB flipped.
   parameter bit FaultEn   = 1'b0,
   parameter int FaultAddr = 1
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle (FIN)
-  output logic [N-1:0] p_o,
-  output logic [N+1:0] s_o,
-  output logic [N+1:0] c_o
+  `MV_CORE_SC_PORTS(N + 2)
 );
 
   localparam int CntW     = $clog2(N + 1);

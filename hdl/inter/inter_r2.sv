@@ -14,6 +14,8 @@
 // (0, 1 or 2; all three are reachable for N >= 3).
 //
 // Cycles: N (the loop; the last iteration writes the result), from the start edge.
+`include "mv_core_ports.svh"
+
 module inter_r2 #(
   parameter int N         = 32,
   // Test only: when FaultEn is set, an iteration whose selection is FaultAddr (number of
@@ -21,16 +23,7 @@ module inter_r2 #(
   parameter bit FaultEn   = 1'b0,
   parameter int FaultAddr = 1
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle (last iteration)
-  output logic [N-1:0] p_o
+  `MV_CORE_PORTS
 );
 
   localparam int SumW    = N + 2;  // 2P + x_i*Y < 3M < 2^(N+2)

@@ -21,6 +21,8 @@
 // reduced, and keeps S1, S2 readable as s_o, c_o.
 //
 // Cycles: 1 (PRE: D) + (N + 2) (loop) + 1 (FIN) = N + 4, from the start edge.
+`include "mv_core_ports.svh"
+
 module mm42 #(
   parameter int N         = 32,
   // Test only: when FaultEn is set, selection address FaultAddr adds the wrong pair
@@ -28,20 +30,7 @@ module mm42 #(
   parameter bit FaultEn   = 1'b0,
   parameter int FaultAddr = 0
 ) (
-  input  logic           clk_i,
-  input  logic           rst_ni,
-  input  logic           start_i,
-  input  logic           clear_i,
-  input  logic [N-1:0]   a1_i,
-  input  logic [N-1:0]   a2_i,
-  input  logic [N-1:0]   b1_i,
-  input  logic [N-1:0]   b2_i,
-  input  logic [N-1:0]   m_i,
-  output logic           busy_o,
-  output logic           last_o,  // high during the last busy cycle (FIN)
-  output logic [N-1:0]   p_o,
-  output logic [N+1:0]   s_o,     // S1 after the loop
-  output logic [N+1:0]   c_o      // S2 after the loop
+  `MV_CORE_HALVES_SC_PORTS(N + 2)  // s_o: S1, c_o: S2 after the loop
 );
 
   localparam int W        = N + 2;      // S1, S2, D1, D2: each half <= its value < 3M

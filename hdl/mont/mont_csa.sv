@@ -17,6 +17,8 @@
 // adder and subtracts M once if P >= M (steps 6 and 7); S and C stay readable.
 //
 // Cycles: N (loop) + 1 (FIN) = N + 1, from the start edge.
+`include "mv_core_ports.svh"
+
 module mont_csa #(
   parameter int N        = 32,
   // Test only: when FaultEn is set, the add-M decision s'_0 is inverted whenever the
@@ -24,18 +26,7 @@ module mont_csa #(
   parameter bit FaultEn  = 1'b0,
   parameter int FaultSel = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle (FIN)
-  output logic [N-1:0] p_o,
-  output logic [N-1:0] s_o,
-  output logic [N-1:0] c_o
+  `MV_CORE_SC_PORTS(N)
 );
 
   localparam int SelAddrW = 2;

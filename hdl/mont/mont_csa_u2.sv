@@ -24,6 +24,8 @@
 // iterations and X*Y*2^-(N+1).
 //
 // Cycles: ceil(N/2) (loop) + 1 (FIN: P = S + C, subtract M once if P >= M) = ceil(N/2) + 1.
+`include "mv_core_ports.svh"
+
 module mont_csa_u2 #(
   parameter int N         = 32,
   // Test only: when FaultEn is set, the M selection q of selection address FaultAddr
@@ -31,18 +33,7 @@ module mont_csa_u2 #(
   parameter bit          FaultEn   = 1'b0,
   parameter int FaultAddr = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle (FIN)
-  output logic [N-1:0] p_o,
-  output logic [N-1:0] s_o,
-  output logic [N-1:0] c_o
+  `MV_CORE_SC_PORTS(N)
 );
 
   localparam int Unfold     = 2;                          // J: iterations per loop cycle

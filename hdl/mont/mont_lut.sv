@@ -16,6 +16,8 @@
 // thesis leaves this step out; here P leaves the core fully reduced).
 //
 // Cycles: 1 (PRE: R = Y + M) + N (loop) + 1 (FIN) = N + 2, from the start edge.
+`include "mv_core_ports.svh"
+
 module mont_lut #(
   parameter int N         = 32,
   // Test only: when FaultEn is set, table address FaultAddr returns the wrong entry. Used
@@ -23,18 +25,7 @@ module mont_lut #(
   parameter bit          FaultEn   = 1'b0,
   parameter int FaultAddr = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle (FIN)
-  output logic [N-1:0] p_o,
-  output logic [N:0]   s_o,
-  output logic [N:0]   c_o
+  `MV_CORE_SC_PORTS(N + 1)
 );
 
   localparam int LutAddrW = 4;

@@ -26,6 +26,8 @@
 //
 // Cycles: 1 (PRE: R = Y + M) + ceil(N/2) (loop) + 1 (FIN: P = S + C, subtract M once if
 // P >= M) = ceil(N/2) + 2, from the start edge.
+`include "mv_core_ports.svh"
+
 module mont_lut_u2 #(
   parameter int N         = 32,
   // Test only: when FaultEn is set, table address FaultAddr (16*stage + address) returns
@@ -33,18 +35,7 @@ module mont_lut_u2 #(
   parameter bit          FaultEn   = 1'b0,
   parameter int FaultAddr = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle (FIN)
-  output logic [N-1:0] p_o,
-  output logic [N:0]   s_o,
-  output logic [N:0]   c_o
+  `MV_CORE_SC_PORTS(N + 1)
 );
 
   localparam int Unfold     = 2;                          // J: iterations per loop cycle

@@ -13,6 +13,8 @@
 // P >= M (step 6) and P leaves the core fully reduced.
 //
 // Cycles: N (loop) + 1 (FIN) = N + 1, from the start edge.
+`include "mv_core_ports.svh"
+
 module mont_r2 #(
   parameter int N        = 32,
   // Test only: when FaultEn is set, the add-M decision q_i is inverted whenever the
@@ -20,16 +22,7 @@ module mont_r2 #(
   parameter bit FaultEn  = 1'b0,
   parameter int FaultSel = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle (FIN)
-  output logic [N-1:0] p_o
+  `MV_CORE_PORTS
 );
 
   localparam int SelAddrW = 2;

@@ -43,6 +43,8 @@
 // dropped but S2[1:0] and C2[1:0], whose sum 4*S2[1] is cin. S2 >> 2 < 2^N.
 //
 // Cycles: 1 (PRE: 3Y, 3M) + K (loop) + 1 (FIN) = ceil(N/2) + 2, from the start edge.
+`include "mv_core_ports.svh"
+
 module mont_r4 #(
   parameter int N         = 32,
   // Test only: when FaultEn is set, the M multiple selected at table address {x_i, q_i} ==
@@ -51,18 +53,7 @@ module mont_r4 #(
   parameter bit FaultEn   = 1'b0,
   parameter int FaultAddr = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle (FIN)
-  output logic [N-1:0] p_o,
-  output logic [N:0]   s_o,
-  output logic [N:0]   c_o
+  `MV_CORE_SC_PORTS(N + 1)
 );
 
   localparam int K        = (N + 1) / 2;  // digit iterations

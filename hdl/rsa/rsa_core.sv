@@ -24,6 +24,8 @@
 // clear_i) are wiped on the edge that ends the operation (last_o) and by clear_i.
 // Operand bounds: X, R2 < M (the loader refuses X >= M); every product is fully reduced (< M),
 // so every multiplier input Y is below M as the multipliers require (X may be 1 >= M = 1).
+`include "mv_core_ports.svh"
+
 module rsa_core #(
   parameter int N         = 32,
   parameter int Mult      = 0,     // multiplier architecture, see rsa_mont_mult
@@ -35,10 +37,7 @@ module rsa_core #(
   parameter bit FaultEn   = 1'b0,
   parameter int FaultAddr = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
+  `MV_CORE_CTRL_PORTS,
   input  logic [N-1:0] x_i,    // message
   input  logic [N-1:0] e_i,    // exponent
   input  logic [N-1:0] m_i,    // modulus (odd)
@@ -47,9 +46,7 @@ module rsa_core #(
   // bit-serial multipliers need only bit 0 (1 for every odd M) and mwrkmm its low W bits;
   // M-hat for mont_qp (Mult = 5).
   input  logic [N-1:0] mp_i,
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle
-  output logic [N-1:0] p_o
+  `MV_CORE_RESULT_PORTS
 );
 
   localparam int CntW = $clog2(N + 1);

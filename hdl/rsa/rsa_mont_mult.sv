@@ -15,6 +15,8 @@
 // The redundant S and C leave zero-extended to N + 1 bits (mont_csa keeps N-bit halves), so
 // the testbench can recompute the final subtraction (S + C >= M) of every product; the
 // word-based multipliers give their unreduced result (< 2M) as S and C = 0.
+`include "mv_core_ports.svh"
+
 module rsa_mont_mult #(
   parameter int N         = 32,
   parameter int Mult      = 0,
@@ -26,21 +28,10 @@ module rsa_mont_mult #(
   parameter bit FaultEn   = 1'b0,
   parameter int FaultAddr = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
+  `MV_CORE_SC_PORTS(N + 1),
   /* verilator lint_off UNUSEDSIGNAL */  // the bit-serial multipliers need no constant
-  input  logic [N-1:0] mp_i,    // m' = -M^-1 mod 2^N (mwrkmm) or M-hat (mont_qp)
+  input  logic [N-1:0] mp_i     // m' = -M^-1 mod 2^N (mwrkmm) or M-hat (mont_qp)
   /* verilator lint_on UNUSEDSIGNAL */
-  output logic         busy_o,
-  output logic         last_o,
-  output logic [N-1:0] p_o,
-  output logic [N:0]   s_o,
-  output logic [N:0]   c_o
 );
 
   localparam int MultMontLut   = 0;

@@ -15,6 +15,8 @@
 // fully reduced.
 //
 // Cycles: TLast + E + 3 with TLast = (ceil(N/P) - 1)*E + 2*((N-1) mod P), from the start edge.
+`include "mv_core_ports.svh"
+
 module mwr2mm #(
   parameter int N       = 32,
   parameter int W       = 8,
@@ -23,16 +25,7 @@ module mwr2mm #(
   parameter bit FaultEn = 1'b0,
   parameter int FaultPe = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle (FIN)
-  output logic [N-1:0] p_o
+  `MV_CORE_PORTS
 );
 
   localparam int E      = (N + W) / W;            // ceil((N + 1) / W) words
@@ -45,9 +38,6 @@ module mwr2mm #(
   localparam int TOut   = TLast + 2;              // first result word at the final unit
   localparam int TFin   = TLast + E + 2;
   localparam int SlotW  = $clog2(E + 1);
-  localparam int ObsSlots = 8;                    // observation: PE index mod 8
-  localparam int ObsBins  = 2 * ObsSlots;
-  localparam int ObsAddrW = 4;
 
   // Elaboration-time checks (the runner rejects the same combinations with one line).
   if (W < 2) begin : g_bad_w
@@ -60,70 +50,53 @@ module mwr2mm #(
     initial $fatal(1, "mwr2mm: P=%0d must be in 1..p_max=%0d (p_max = floor(e/2))", P, PMax);
   end
 
-  // --- control, final unit and observation (scalable_ctrl.sv) ------------------------------
-  logic          load, run;
-  logic [W-1:0]  res_word;
-  logic [P-1:0]  obs_step;
-  logic [P*ObsAddrW-1:0] obs_addr;
+  // --- control, final unit, observation, Y/M injection, S-word ring (scalable_frame.sv) --
+  // tok[k]: the token {valid, first, last, Y(j), M(j)} into PE k (tok[P]: out of the last
+  // PE, unused: PE 0 takes fresh words)
+  logic             load, inj;
+  logic [SlotW-1:0] wj;
+  logic [W-1:0]     yw, mw;
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [EW-1:0] res;   // the latched S: only p_o leaves this core
+  logic [2*W+2:0]   tok [P+1];
+  logic [EW-1:0]    res;   // the latched S: only p_o leaves this core
   /* verilator lint_on UNUSEDSIGNAL */
-  scalable_ctrl #(
-    .N       (N),
-    .WordW   (W),
-    .Words   (E),
-    .TOut    (TOut),
-    .TFin    (TFin),
-    .Ports   (P),
-    .ObsBins (ObsBins),
-    .ObsAddrW(ObsAddrW)
-  ) u_ctrl (
+  logic [P*W-1:0]   s_in, s_out;   // word k: S words into / out of PE k
+  logic [P-1:0]     pe_step, pe_carry_nz;
+  scalable_frame #(
+    .N     (N),
+    .WordW (W),
+    .Words (E),
+    .Rounds(Rounds),
+    .Pes   (P),
+    .Dly   (Dly),
+    .KLast (KLast),
+    .TOut  (TOut),
+    .TFin  (TFin),
+    .SlotW (SlotW)
+  ) u_frame (
     .clk_i,
     .rst_ni,
     .start_i,
     .clear_i,
     .m_i,
-    .res_word_i(res_word),
+    .y_words_i (EW'(y_i)),
+    .m_words_i (EW'(m_i)),
     .load_o    (load),
-    .run_o     (run),
+    .inj_o     (inj),
+    .slot_o    (wj),
+    .y_o       (yw),
+    .m_o       (mw),
+    .s_pe_o    (s_in),
+    .s_pe_i    (s_out),
+    .step_i    (pe_step),
+    .carry_nz_i(pe_carry_nz),
     .busy_o,
     .last_o,
     .p_o,
-    .res_o     (res),
-    .obs_step_i(obs_step),
-    .obs_addr_i(obs_addr)
+    .res_o     (res)
   );
 
-  // --- Y/M word injection into PE 0: E words per round, Rounds rounds -------------------
-  logic             inj;
-  logic [SlotW-1:0] wj;
-  logic [W-1:0]     yw, mw;
-  scalable_inject #(
-    .WordW (W),
-    .Words (E),
-    .Rounds(Rounds),
-    .SlotW (SlotW)
-  ) u_inject (
-    .clk_i,
-    .rst_ni,
-    .load_i(load),
-    .run_i (run),
-    .y_i   (EW'(y_i)),
-    .m_i   (EW'(m_i)),
-    .inj_o (inj),
-    .slot_o(wj),
-    .y_o   (yw),
-    .m_o   (mw)
-  );
-
-  // --- the PE array and its S-word ring (scalable_ring.sv) ------------------------------
-  // tok[k]: the token {valid, first, last, Y(j), M(j)} into PE k (tok[P]: out of the last
-  // PE, unused: PE 0 takes fresh words)
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [2*W+2:0] tok [P+1];
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic [P*W-1:0] s_in, s_out;   // word k: S words into / out of PE k
-
+  // --- the PE array: bit i = rP + k on PE k; the last bit's S words leave PE KLast --------
   assign tok[0] = {inj, wj == '0, wj == SlotW'(E - 1), yw, mw};
 
   for (genvar k = 0; k < P; k++) begin : g_pe
@@ -132,7 +105,6 @@ module mwr2mm #(
     for (genvar r = 0; r < Jobs; r++) begin : g_x
       assign xbits[r] = x_i[r * P + k];
     end
-    logic carry_nz;
     mwr2mm_pe #(
       .W      (W),
       .Jobs   (Jobs),
@@ -146,27 +118,9 @@ module mwr2mm #(
       .s_i       (s_in[k*W +: W]),
       .tok_o     (tok[k+1]),
       .s_o       (s_out[k*W +: W]),
-      .step_o    (obs_step[k]),
-      .carry_nz_o(carry_nz)
+      .step_o    (pe_step[k]),
+      .carry_nz_o(pe_carry_nz[k])
     );
-    assign obs_addr[k*ObsAddrW +: ObsAddrW] = {3'(k % ObsSlots), carry_nz};
   end
-
-  // PE k-1 feeds PE k; PE P-1 feeds PE 0 through Dly delay registers (zero in round 0: every
-  // register is cleared at the start, S = 0); the final unit takes the last bit's S words
-  // from the PE that ran it.
-  scalable_ring #(
-    .WordW(W),
-    .Pes  (P),
-    .Dly  (Dly),
-    .KLast(KLast)
-  ) u_ring (
-    .clk_i,
-    .rst_ni,
-    .clear_i   (load),
-    .s_pe_i    (s_out),
-    .s_pe_o    (s_in),
-    .res_word_o(res_word)
-  );
 
 endmodule

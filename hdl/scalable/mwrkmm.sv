@@ -16,6 +16,8 @@
 // reduced.
 //
 // Cycles: TLast + n + 4 with TLast = (ceil((N/W + 1)/P) - 1)*n + 3*((N/W) mod P).
+`include "mv_core_ports.svh"
+
 module mwrkmm #(
   parameter int N       = 32,
   parameter int V       = 8,
@@ -25,17 +27,8 @@ module mwrkmm #(
   parameter bit FaultEn = 1'b0,
   parameter int FaultPe = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
+  `MV_CORE_PORTS,
   input  logic [W-1:0] mp_i,    // m' = -M^-1 mod 2^W
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle (FIN)
-  output logic [N-1:0] p_o,
   output logic [N:0]   s_o      // the last job's S (< 2M) before the final subtraction
 );
 
@@ -51,9 +44,6 @@ module mwrkmm #(
   localparam int TOut   = TLast + 3;
   localparam int TFin   = TLast + NW + 3;
   localparam int SlotW  = $clog2(NW + 1);
-  localparam int ObsSlots = 8;                    // observation: PE index mod 8
-  localparam int ObsBins  = 2 * ObsSlots;
-  localparam int ObsAddrW = 4;
 
   // Elaboration-time checks (the runner rejects the same combinations with one line).
   if (W < 1 || W > V) begin : g_bad_w
@@ -69,74 +59,57 @@ module mwrkmm #(
     initial $fatal(1, "mwrkmm: P=%0d must be in 1..p_max=%0d (eq. 13)", P, PMax);
   end
 
-  // --- control, final unit and observation (scalable_ctrl.sv) ------------------------------
-  logic           load, run;
-  logic [V-1:0]   res_word;
-  logic [P-1:0]   obs_step;
-  logic [P*ObsAddrW-1:0] obs_addr;
-  // S < 2M needs N + 1 of the n*V bits: the top bits stay zero
+  // --- control, final unit, observation, Y/M injection, S-word ring (scalable_frame.sv) --
+  // The injector holds Y and M rotated by one word so that slot s shows word s - 1 (slot 0:
+  // the zero top word); per round PE 0 takes the state-A slot, then words 0 .. n-2.
+  // tok[k]: the token {a, valid, first, last, Y(j), M(j)} into PE k (tok[P]: out of the last
+  // PE, unused: PE 0 takes fresh words)
+  logic             load, inj;
+  logic [SlotW-1:0] sl;
+  logic [V-1:0]     yw, mw;
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [NWV-1:0] res;
+  logic [2*V+3:0]   tok [P+1];
+  // S < 2M needs N + 1 of the n*V bits: the top bits stay zero
+  logic [NWV-1:0]   res;
   /* verilator lint_on UNUSEDSIGNAL */
-  scalable_ctrl #(
-    .N       (N),
-    .WordW   (V),
-    .Words   (NW),
-    .TOut    (TOut),
-    .TFin    (TFin),
-    .Ports   (P),
-    .ObsBins (ObsBins),
-    .ObsAddrW(ObsAddrW)
-  ) u_ctrl (
+  logic [P*V-1:0]   s_in, s_out;   // word k: S words into / out of PE k
+  logic [P-1:0]     pe_step, pe_carry_nz;
+  scalable_frame #(
+    .N     (N),
+    .WordW (V),
+    .Words (NW),
+    .Rounds(Rounds),
+    .Pes   (P),
+    .Dly   (Dly),
+    .KLast (KLast),
+    .TOut  (TOut),
+    .TFin  (TFin),
+    .SlotW (SlotW)
+  ) u_frame (
     .clk_i,
     .rst_ni,
     .start_i,
     .clear_i,
     .m_i,
-    .res_word_i(res_word),
+    .y_words_i (NWV'(y_i) << V),
+    .m_words_i (NWV'(m_i) << V),
     .load_o    (load),
-    .run_o     (run),
+    .inj_o     (inj),
+    .slot_o    (sl),
+    .y_o       (yw),
+    .m_o       (mw),
+    .s_pe_o    (s_in),
+    .s_pe_i    (s_out),
+    .step_i    (pe_step),
+    .carry_nz_i(pe_carry_nz),
     .busy_o,
     .last_o,
     .p_o,
-    .res_o     (res),
-    .obs_step_i(obs_step),
-    .obs_addr_i(obs_addr)
+    .res_o     (res)
   );
   assign s_o = res[N:0];
 
-  // --- injection into PE 0: per round the state-A slot, then words 0 .. n-2 of Y and M ------
-  // The rotators hold Y and M rotated by one word so that slot s shows word s - 1 (slot 0:
-  // the zero top word).
-  logic             inj;
-  logic [SlotW-1:0] sl;
-  logic [V-1:0]     yw, mw;
-  scalable_inject #(
-    .WordW (V),
-    .Words (NW),
-    .Rounds(Rounds),
-    .SlotW (SlotW)
-  ) u_inject (
-    .clk_i,
-    .rst_ni,
-    .load_i(load),
-    .run_i (run),
-    .y_i   (NWV'(y_i) << V),
-    .m_i   (NWV'(m_i) << V),
-    .inj_o (inj),
-    .slot_o(sl),
-    .y_o   (yw),
-    .m_o   (mw)
-  );
-
-  // --- the PE array and its S-word ring (scalable_ring.sv) ------------------------------
-  // tok[k]: the token {a, valid, first, last, Y(j), M(j)} into PE k (tok[P]: out of the last
-  // PE, unused: PE 0 takes fresh words)
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [2*V+3:0] tok [P+1];
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic [P*V-1:0] s_in, s_out;   // word k: S words into / out of PE k
-
+  // --- the PE array: digit j = rP + k on PE k; the last job's S words leave PE KLast ------
   assign tok[0] = {inj && (sl == '0), inj && (sl != '0), sl == SlotW'(1), sl == SlotW'(NW - 1),
                    yw, mw};
 
@@ -150,7 +123,6 @@ module mwrkmm #(
         assign xdig[r*W +: W] = '0;            // x_(N/W) = 0
       end
     end
-    logic carry_nz;
     mwrkmm_pe #(
       .V      (V),
       .W      (W),
@@ -166,27 +138,9 @@ module mwrkmm #(
       .s_i       (s_in[k*V +: V]),
       .tok_o     (tok[k+1]),
       .s_o       (s_out[k*V +: V]),
-      .step_o    (obs_step[k]),
-      .carry_nz_o(carry_nz)
+      .step_o    (pe_step[k]),
+      .carry_nz_o(pe_carry_nz[k])
     );
-    assign obs_addr[k*ObsAddrW +: ObsAddrW] = {3'(k % ObsSlots), carry_nz};
   end
-
-  // PE k-1 feeds PE k; PE P-1 feeds PE 0 through n - 3P delay registers (zero in round 0:
-  // every register is cleared at the start, S = 0); the final unit takes the last job's S
-  // words from the PE that ran it.
-  scalable_ring #(
-    .WordW(V),
-    .Pes  (P),
-    .Dly  (Dly),
-    .KLast(KLast)
-  ) u_ring (
-    .clk_i,
-    .rst_ni,
-    .clear_i   (load),
-    .s_pe_i    (s_out),
-    .s_pe_o    (s_in),
-    .res_word_o(res_word)
-  );
 
 endmodule

@@ -19,7 +19,7 @@ from pathlib import Path
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 from montverif.spec.generate import camel
-from montverif.spec.paths import ROOT, shown
+from montverif.spec.paths import INCLUDE_DIRS, ROOT, shown
 
 GENERATED = ROOT / "build" / "gen"  # <design>/<design>_top.sv
 # loader output -> the top's signal, by the register the design names
@@ -49,10 +49,93 @@ _PARAM = re.compile(r"parameter\s+(int|bit|logic(?:\s*\[[^\]]*\])?|integer)\s+(\
 _PORT = re.compile(r"\b(input|output)\s+logic\s*(?:\[([^\]]+)\])?\s*(\w+)")
 
 
+_INCLUDE = re.compile(r'^[ \t]*`include[ \t]+"([^"]+)"', re.M)
+_DEFINE = re.compile(r"^[ \t]*`define[ \t]+(\w+)(\([^)]*\))?[ \t]*(.*)$", re.M)
+_DIRECTIVE = re.compile(r"^[ \t]*`(?:include|define|ifndef|ifdef|else|endif|undef)\b.*$", re.M)
+_USE = re.compile(r"`(\w+)")
+
+
+def _uncommented(text: str) -> str:
+    """The text without comments, continued lines (a backslash at the end) joined."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    return re.sub(r"\\[ \t]*\n", " ", text)
+
+
+def _defines(path: Path, seen: set[Path]) -> dict[str, tuple[list[str], str]]:
+    """The macros `path` defines, with those of the files it includes (searched beside it,
+    then in INCLUDE_DIRS): name -> (formal arguments, body)."""
+    text = _uncommented(path.read_text())
+    out: dict[str, tuple[list[str], str]] = {}
+    for name in _INCLUDE.findall(text):
+        found = next((d / name for d in (path.parent, *INCLUDE_DIRS) if (d / name).is_file()),
+                     None)
+        if found is None:
+            raise ConfigError(f"{path.name}: `include \"{name}\" is in none of "
+                              f"{', '.join(shown(d) for d in INCLUDE_DIRS)}")
+        if found.resolve() not in seen:
+            seen.add(found.resolve())
+            out |= _defines(found, seen)
+    for name, args, body in _DEFINE.findall(text):
+        formals = [a.strip() for a in args[1:-1].split(",")] if args else []
+        out[name] = (formals, body.strip())
+    return out
+
+
+def _actuals(text: str, at: int) -> tuple[list[str], int]:
+    """The comma-separated arguments of a macro call whose "(" is at text[at]; the index
+    after its ")"."""
+    depth, start = 0, at + 1
+    args: list[str] = []
+    for i in range(at, len(text)):
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return [*args, text[start:i].strip()], i + 1
+        elif text[i] == "," and depth == 1:
+            args.append(text[start:i].strip())
+            start = i + 1
+    raise ConfigError("a macro call without its closing parenthesis")
+
+
+def preprocess(path: Path) -> str:
+    """`path` without comments and preprocessor directives, its macros (its own and those of
+    the files it includes) expanded: what the simulators read of a module's header."""
+    macros = _defines(path, set())
+    text = _DIRECTIVE.sub("", _uncommented(path.read_text()))
+    for _ in range(32):  # nested macros: expand until none is left
+        out, pos, changed = [], 0, False
+        for m in _USE.finditer(text):
+            if m.start() < pos or m.group(1) not in macros:
+                continue
+            formals, body = macros[m.group(1)]
+            end = m.end()
+            if formals:
+                paren = re.match(r"\s*\(", text[end:])
+                if paren is None:
+                    raise ConfigError(f"{path.name}: `{m.group(1)} needs its arguments")
+                actuals, end = _actuals(text, end + paren.end() - 1)
+                if len(actuals) != len(formals):
+                    raise ConfigError(f"{path.name}: `{m.group(1)} takes {len(formals)} "
+                                      f"arguments, not {len(actuals)}")
+                for formal, actual in zip(formals, actuals, strict=True):
+                    body = re.sub(rf"\b{re.escape(formal)}\b", actual.replace("\\", r"\\"),
+                                  body)
+            out += [text[pos:m.start()], body]
+            pos, changed = end, True
+        text = "".join(out) + text[pos:]
+        if not changed:
+            return text
+    raise ConfigError(f"{path.name}: macros nested too deep")
+
+
 def header(path: Path, module: str) -> Header:
     """The parameters and ports of `module` in `path` (the lowRISC ANSI style the cores use:
-    `parameter <type> Name = default`, `input|output logic [range] name`)."""
-    text = re.sub(r"//[^\n]*", "", path.read_text())
+    `parameter <type> Name = default`, `input|output logic [range] name`, and the port
+    macros of hdl/common/mv_core_ports.svh, expanded)."""
+    text = preprocess(path)
     for m in _MODULE.finditer(text):
         if m.group(1) != module:
             continue

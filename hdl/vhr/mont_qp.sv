@@ -17,6 +17,8 @@
 // restoring subtraction steps (subtract M << s if not negative, s = 2V-1 .. 0), so p_o < M.
 //
 // Cycles from the start edge: floor(F/P) K + 2 (F mod P) + E + 2 + 2V (docs/vhr.md).
+`include "mv_core_ports.svh"
+
 module mont_qp #(
   parameter int N         = 64,
   parameter int V         = 8,   // digit of X (radix 2^V)
@@ -26,17 +28,8 @@ module mont_qp #(
   parameter bit FaultEn   = 1'b0,
   parameter int FaultAddr = 0
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         start_i,
-  input  logic         clear_i,
-  input  logic [N-1:0] x_i,
-  input  logic [N-1:0] y_i,
-  input  logic [N-1:0] m_i,
+  `MV_CORE_PORTS,
   input  logic [N-1:0] mhat_i,
-  output logic         busy_o,
-  output logic         last_o,  // high during the last busy cycle (last reduction step)
-  output logic [N-1:0] p_o,
   output logic [N:0]   s_o      // the raw result before the last reduction step (< 2M)
 );
 

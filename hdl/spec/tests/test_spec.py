@@ -38,6 +38,39 @@ def test_parameters_and_faults_are_the_cores(name: str) -> None:
     assert f"module {d.toplevel}" in text and f"DesignId{generate.camel(d.name)}" in text
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_the_top_connects_the_shared_core_ports(name: str) -> None:
+    """The port macros of hdl/common/mv_core_ports.svh are read as the simulators read them:
+    every core has the shared interface, and the top connects all of it."""
+    d = designs.load_design(name)
+    if d.foreign is not None:
+        return
+    core = top.core_header(d)
+    shared = ("clk_i", "rst_ni", "start_i", "clear_i", "busy_o", "last_o", "p_o")
+    assert set(shared) <= set(core.ports), core.ports
+    assert core.ports["p_o"] == top.Port("p_o", "output", "N-1:0")
+    text = top.emit(d)
+    assert all(re.search(rf"^\s*\.{port}\b", text, re.M) for port in shared)
+
+
+def test_macros_expand_as_the_simulators_expand_them(tmp_path: Path) -> None:
+    """Nested macros with arguments, from an include beside the file or in hdl/common; an
+    include that is nowhere is one line."""
+    (tmp_path / "widths.svh").write_text("`define W(A) [(A)-1:0] \\\n  /* gone */\n"
+                                         "`define OUTS(A) output logic `W(A) s_o, \\\n"
+                                         "  output logic `W(A) c_o\n")
+    core = tmp_path / "core.sv"
+    core.write_text('`include "widths.svh"\n`include "mv_core_ports.svh"\n'
+                    "module core #(parameter int N = 8) (\n  `MV_CORE_CTRL_PORTS, // the usual\n"
+                    "  `OUTS(N + 2)\n);\nendmodule\n")
+    h = top.header(core, "core")
+    assert list(h.ports) == ["clk_i", "rst_ni", "start_i", "clear_i", "s_o", "c_o"]
+    assert h.ports["c_o"] == top.Port("c_o", "output", "(N+2)-1:0")
+    core.write_text('`include "nowhere.svh"\nmodule core (input logic a);\nendmodule\n')
+    with pytest.raises(ConfigError, match='`include "nowhere.svh" is in none of hdl/common'):
+        top.header(core, "core")
+
+
 def test_the_derived_files_are_fresh() -> None:
     assert generate.stale() == []
 
@@ -82,8 +115,12 @@ def test_a_core_input_the_top_cannot_drive_is_refused(tmp_path: Path) -> None:
     """A core with an input named like no loader signal needs the descriptor's [top] ports."""
     path = _copy(tmp_path, "mont_lut")
     core = path.with_name("mont_lut.sv")
-    core.write_text(core.read_text().replace("input  logic [N-1:0] y_i,",
-                                             "input  logic [N-1:0] b_i,"))
+    core.write_text(core.read_text().replace("`MV_CORE_SC_PORTS(N + 1)", """`MV_CORE_CTRL_PORTS,
+  input  logic [N-1:0] x_i,
+  input  logic [N-1:0] b_i,
+  input  logic [N-1:0] m_i,
+  `MV_CORE_RESULT_PORTS,
+  `MV_CORE_SC_OUT_PORTS(N + 1)"""))
     with pytest.raises(ConfigError, match="core input b_i is none of the loader's signals"):
         top.emit(parse(path))
     path.write_text(path.read_text() + '\n[top]\nports = { b_i = "y" }\n')
