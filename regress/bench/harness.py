@@ -22,6 +22,7 @@ from montverif.regress.bench.common import (
 from montverif.regress.flow import tools
 from montverif.spec import regmap, top
 from montverif.spec.design import Design
+from montverif.spec.paths import include_flags
 
 HARNESS = Path(__file__).resolve().with_name("harness.cpp")
 
@@ -90,7 +91,7 @@ def build_harness(design: Design, n: int, params: dict[str, int]) -> tuple[Path,
     gparams = {"N": n, "BusW": BUS_W, "AckWait": 0} | params
     cmd = ["verilator", "--cc", "--exe", "--build", "-j", "2", "-Wno-fatal",
            "--top-module", toplevel, "--Mdir", str(out / "obj"), "-o", "bench",
-           "--timescale", "1ns/1ps"]
+           "--timescale", "1ns/1ps", *include_flags()]
     cmd += [f"-G{k}={v}" for k, v in gparams.items()]
     cmd += [str(s) for s in top.sources(design)] + [str(cpp)]
     t0 = time.monotonic()

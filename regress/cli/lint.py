@@ -26,6 +26,7 @@ from montverif.regress.flow.paths import BUILD_ROOT, ROOT
 from montverif.spec import generate, regmap, top
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
+from montverif.spec.paths import include_flags
 from montverif.verif.bus import engine
 
 
@@ -89,14 +90,14 @@ def lint_design(name: str) -> list[str]:
         for params in param_points(design) + test_param_points(design):
             gflags = [f"-G{k}={v}" for k, v in params.items()]
             cmd = [verilator, "--lint-only", "-Wall", "--top-module", design.toplevel, *gflags,
-                   *vlt, *sources]
+                   *include_flags(), *vlt, *sources]
             res = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if res.returncode:
                 problems.append(f"verilator lint {name} {params}:\n{res.stderr.strip()}")
         points = param_points(design)
         pflags = [f"-P{design.toplevel}.{k}={v}" for k, v in points[len(points) // 2].items()]
         cmd = ["iverilog", "-g2012", "-o", str(Path(tmp) / "a.vvp"), "-s", design.toplevel,
-               *pflags, *sources]
+               *pflags, *include_flags(), *sources]
         res = subprocess.run(cmd, capture_output=True, text=True, check=False)
         noise = [ln for ln in res.stderr.splitlines()
                  if ln.strip() and not any(ln.startswith(f"{f}:") for f in waived)]
@@ -123,7 +124,7 @@ def lint_engine() -> list[str]:
             problems.append(f"verilator lint mv_bus_engine:\n{res.stderr.strip()}")
         wrapper_top = engine.wrapper_name(design.toplevel)
         res = subprocess.run(["iverilog", "-g2012", "-o", str(Path(tmp) / "a.vvp"), "-s",
-                              wrapper_top,
+                              wrapper_top, *include_flags(),
                               *map(str, top.sources(design)), str(engine.ENGINE_SV), str(wrapper)],
                              capture_output=True, text=True, check=False)
         noise = [ln for ln in res.stderr.splitlines() if ln.strip()]

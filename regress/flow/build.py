@@ -22,6 +22,7 @@ from montverif.regress.flow.spec import TIMESCALE, UNIT_NS, BuildSpec, engine_hd
 from montverif.spec import environment
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
+from montverif.spec.paths import INCLUDE_DIRS, include_files
 from montverif.verif.bus import engine
 from montverif.verif.bus.vpi import STORAGE_SYMBOL
 from montverif.verif.config import CLOCK_PERIOD_NS
@@ -90,7 +91,7 @@ def _build_stamp(b: BuildSpec, design: Design) -> str:
         h.update(b"vpi=flat" if _vpi_flat()
                  else vpi_control(design, b.bus == "engine").encode())
         h.update(b"clock=hdl" if b.bus == "engine" and engine_hdl_clock() else b"")
-    for src in b.sources(design) + ([engine.ENGINE_SV, engine.ENGINE_MAIN,
+    for src in b.sources(design) + include_files() + ([engine.ENGINE_SV, engine.ENGINE_MAIN,
                                      Path(engine.__file__)] if b.bus == "engine" else []):
         h.update(src.read_bytes())
     h.update(json.dumps(tools.versions(), sort_keys=True).encode())
@@ -145,7 +146,7 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
                                                observe=design.observe))
         sources += [engine.ENGINE_SV, wrapper]
     try:
-        runner.build(sources=sources, hdl_toplevel=b.toplevel(design),
+        runner.build(sources=sources, includes=list(INCLUDE_DIRS), hdl_toplevel=b.toplevel(design),
                      parameters=b.parameters(design), build_dir=build_dir, always=True,
                      build_args=build_args, timescale=TIMESCALE, waves=b.waves,
                      log_file=log)

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from montverif.regress.mutate.svmut import Site, Token, _mutable, tokens
+from montverif.spec.paths import include_flags
 
 SELECT = "mv_mut_sel"
 PLUSARG = "MV_MUTANT"
@@ -412,7 +413,8 @@ def elaboration_error(sim_name: str, sources: list[Path], toplevel: str,
         with tempfile.TemporaryDirectory() as tmp:
             cmds = Path(tmp) / "cmds.f"
             cmds.write_text("+timescale+1ns/1ps\n")
-            cmd = ["iverilog", "-g2012", "-t", "null", "-s", toplevel, "-f", str(cmds)]
+            cmd = ["iverilog", "-g2012", "-t", "null", "-s", toplevel, "-f", str(cmds),
+                   *include_flags()]
             cmd += [f"-P{toplevel}.{k}={v}" for k, v in parameters.items()]
             proc = subprocess.run(cmd + [str(s) for s in sources], capture_output=True,
                                   text=True, check=False)
@@ -421,7 +423,8 @@ def elaboration_error(sim_name: str, sources: list[Path], toplevel: str,
         exe = str(Path(root) / "bin" / "verilator") if root else \
             (shutil.which("verilator") or "verilator")
         cmd = [exe, "--lint-only", "-Wno-fatal", "--top-module", toplevel,
-               "--timescale", "1ns/1ps"] + [f"-G{k}={v}" for k, v in parameters.items()]
+               "--timescale", "1ns/1ps", *include_flags()]
+        cmd += [f"-G{k}={v}" for k, v in parameters.items()]
         proc = subprocess.run(cmd + [str(s) for s in sources], capture_output=True,
                               text=True, check=False)
     if proc.returncode == 0:

@@ -13,6 +13,7 @@ from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.spec import top as gen_top
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
+from montverif.spec.paths import include_flags
 
 
 def test_runner_refuses_narrow_builds() -> None:
@@ -28,7 +29,7 @@ def test_runner_refuses_narrow_builds() -> None:
 def test_rtl_fatal_below_80(tmp_path, n: int, fails: bool) -> None:
     design = load_design("mont_dual")
     out = tmp_path / "a.vvp"
-    subprocess.run(["iverilog", "-g2012", "-o", str(out), "-s", design.toplevel,
+    subprocess.run(["iverilog", "-g2012", "-o", str(out), "-s", design.toplevel, *include_flags(),
                     f"-P{design.toplevel}.N={n}", *map(str, gen_top.sources(design))], check=True)
     res = subprocess.run(["vvp", "-n", str(out)], capture_output=True, text=True, timeout=60,
                          check=False)

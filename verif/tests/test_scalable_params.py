@@ -12,6 +12,7 @@ import pytest
 
 from montverif.spec import top as gen_top
 from montverif.spec.designs import load_design
+from montverif.spec.paths import include_flags
 from montverif.verif.tests.test_bad_input import assert_clear_error, sim_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +34,7 @@ def test_rtl_rejects_illegal_parameters(tmp_path: Path, design: str, params: dic
     cfg = load_design(design)
     top = cfg.toplevel
     out = tmp_path / "a.vvp"
-    cmd = ["iverilog", "-g2012", "-o", str(out), "-s", top,
+    cmd = ["iverilog", "-g2012", "-o", str(out), "-s", top, *include_flags(),
            *[f"-P{top}.{k}={v}" for k, v in params.items()],
            *[str(ROOT / s) for s in gen_top.sources(cfg)]]
     subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=60)
@@ -54,7 +55,7 @@ def test_rtl_legal_parameters_elaborate_silently(tmp_path: Path, design: str):
     out = tmp_path / "a.vvp"
     params = {"N": 32, "W": 8, "P": 2} if design == "mwr2mm" else {"N": 32, "V": 8, "W": 8,
                                                                      "P": 2}
-    subprocess.run(["iverilog", "-g2012", "-o", str(out), "-s", cfg.toplevel,
+    subprocess.run(["iverilog", "-g2012", "-o", str(out), "-s", cfg.toplevel, *include_flags(),
                     *[f"-P{cfg.toplevel}.{k}={v}" for k, v in params.items()],
                     *[str(ROOT / s) for s in gen_top.sources(cfg)]], check=True, timeout=60)
     res = subprocess.run(["vvp", "-n", str(out)], capture_output=True, text=True, timeout=60,

@@ -12,6 +12,7 @@ from montverif.models.registry import get_algo
 from montverif.models.result import ModelInputError
 from montverif.spec import top as gen_top
 from montverif.spec.designs import load_design
+from montverif.spec.paths import include_flags
 
 pytestmark = pytest.mark.sim
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +30,8 @@ def test_illegal_parameters_stop_elaboration(tmp_path, params, msg):
     out = tmp_path / "bad.vvp"
     flags = [f"-Pmont_qp_top.{k}={v}" for k, v in params.items()]
     comp = subprocess.run(["iverilog", "-g2012", "-o", str(out), *flags, "-s", "mont_qp_top",
-                           *SOURCES], cwd=ROOT, capture_output=True, text=True, check=False)
+                           *include_flags(), *SOURCES], cwd=ROOT, capture_output=True, text=True,
+                          check=False)
     if comp.returncode == 0:
         run = subprocess.run(["vvp", "-n", str(out)], capture_output=True, text=True,
                              check=False)
