@@ -7,7 +7,7 @@
 #   make lint      Verilator -Wall lint, Icarus compile, ruff, mypy   make setup   set-up only
 #   make closure DUT=mont_lut [N=32] [BUDGET_SEEDS=40] [BUDGET_MIN=15] [STEER=0] [JOBS=2]
 #   make mutate DUT=mont_lut [N=8] [MUTANTS=20] [SEED=1] [JOBS=1] [SIM=icarus]   mutation score
-#   make formal [BLOCK=mv_bus_loader] [N=8] [BUSW=8] [DEPTH=8] [PARAMS=HasE=1]   SBY proof
+#   make formal [BLOCK=mv_bus_loader] [N=8] [BUSW=8] [DEPTH=20] [PARAMS=HasE=1]   SBY proof
 
 SHELL   := /bin/bash
 PYTHON  ?= python3
@@ -163,7 +163,7 @@ mutate: setup
 # Formal proof of BLOCK's assertions (docs/formal.md): SymbiYosys from the yowasp packages,
 # k-induction to DEPTH; N and BUSW default to 8 here (formal widths), not to sim's 32.
 BLOCK ?= mv_bus_loader
-DEPTH ?= 8
+DEPTH ?= 20
 formal: venv
 	$(MV) formal --block $(BLOCK) --depth $(DEPTH) \
 	  $(if $(filter command line environment,$(origin N)),--n $(N)) \

@@ -1,7 +1,7 @@
 """`montverif formal`: prove a block's assertions with SymbiYosys (docs/formal.md).
 
     montverif formal --block mv_bus_loader [--n 8] [--busw 8] [--ack-wait 0]
-                     [--params HasE=1,HasHalves=1] [--depth 8] [--mode prove|bmc]
+                     [--params HasE=1,HasHalves=1] [--depth 20] [--mode prove|bmc]
                      [--cover-depth 24] [--timeout 600] [--overlay DIR] [--out DIR]
 
 Runs in a folder of its own (build/formal/<key>-<random>, or --out, which must be empty):
@@ -43,7 +43,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--busw", type=int, default=None, help="bus width BusW (default 8)")
     ap.add_argument("--ack-wait", type=int, default=None, help="wait states (default 0)")
     ap.add_argument("--params", default="", help="other harness parameters, NAME=VALUE,...")
-    ap.add_argument("--depth", type=int, default=8, help="k of k-induction / BMC bound (8)")
+    ap.add_argument("--depth", type=int, default=20,
+                    help="k of k-induction and the bound of the base case / BMC (20)")
     ap.add_argument("--mode", choices=formal.MODES, default="prove")
     ap.add_argument("--cover-depth", type=int, default=24,
                     help="how deep the cover task searches (24)")

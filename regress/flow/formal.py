@@ -78,7 +78,7 @@ class FormalSpec:
 
     block: str
     params: tuple[tuple[str, int], ...] = ()
-    depth: int = 8  # k of k-induction (mode prove), the bound of mode bmc
+    depth: int = 20  # k of k-induction (mode prove), the bound of mode bmc
     mode: str = "prove"
     cover_depth: int = 24  # how deep the cover task looks for each cover statement
     timeout_s: int = 600
@@ -134,6 +134,7 @@ class Verdict:
                     f"counterexample {self.trace}")
         elif self.status == "bounded":
             what = f"no counterexample within {self.depth} steps (not proved unbounded)"
+            what += f"; {self.message}" if self.message else ""
         elif self.status == "vacuous":
             what = f"proof passed but covers unreached: {', '.join(self.unreached)}"
         else:
@@ -243,7 +244,7 @@ def warm(env: dict[str, str]) -> None:
 
 
 _SUMMARY = re.compile(r"summary: (.*)$", re.M)
-_FAILED = re.compile(r"failed assertion (\S+) at (\S+) step (\d+)")
+_FAILED = re.compile(r"failed assertion (\S+) at (\S+)(?: step (\d+))?")
 _TRACE = re.compile(r"counterexample trace(?: \[\w+\])?: (\S+)")
 _REACHED = re.compile(r"^\s*reached cover statement (\S+)")
 _DONE = re.compile(r"DONE \((\w+), rc=(\d+)\)")
@@ -284,22 +285,25 @@ def parse(spec: FormalSpec, folder: Path, seconds: float) -> Verdict:
     v = Verdict(spec, "unknown", folder, seconds=seconds)
     status, summary = _task_log(folder, "proof")
     text = "\n".join(summary)
+    if m := _FAILED.search(text):  # a counterexample, or the assertion induction failed on
+        v.failed_assertion, v.location = m.group(1), _location(m.group(2))
+        v.depth = int(m.group(3)) if m.group(3) else spec.depth
+    if m := _TRACE.search(text):
+        v.trace = folder / "formal_proof" / Path(m.group(1)).relative_to(
+            Path(m.group(1)).parts[0])
+        tb = v.trace.with_name(v.trace.stem + "_tb.v")
+        v.testbench = tb if tb.exists() else None
     if status == "FAIL":
         v.status = "failed"
-        if m := _FAILED.search(text):
-            v.failed_assertion, v.location = m.group(1), _location(m.group(2))
-            v.depth = int(m.group(3))
-        if m := _TRACE.search(text):
-            v.trace = folder / "formal_proof" / Path(m.group(1)).relative_to(
-                Path(m.group(1)).parts[0])
-            tb = v.trace.with_name(v.trace.stem + "_tb.v")
-            v.testbench = tb if tb.exists() else None
         return v
     if status == "PASS":
         v.status, v.depth = ("proved" if spec.mode == "prove" else "bounded"), spec.depth
     elif status == "UNKNOWN" and "returned pass for basecase" in text:
         v.status, v.depth = "bounded", spec.depth  # induction did not close at this depth
-        v.message = f"induction did not close at depth {spec.depth}: try a larger --depth"
+        v.message = (f"induction did not close at depth {spec.depth}"
+                     + (f" on {v.failed_assertion} (its trace {v.trace} starts from a state "
+                        "that may be unreachable)" if v.failed_assertion else "")
+                     + ": a larger --depth, or an invariant assertion, may close it")
     else:
         v.message = (f"SBY ended {status} without a verdict (see "
                      f"{folder / 'formal_proof' / 'logfile.txt'})")

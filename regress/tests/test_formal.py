@@ -31,19 +31,32 @@ def broken_loader(folder: Path) -> Path:
     return folder
 
 
+# the default loader, and every optional register and wait states (the RSA core's exponent
+# wiped at the end, carry-save halves, the field bit)
+ALL_FEATURES = "HasHalves=1,HasMp=1,HasMhat=1,HasR2=1,HasE=1,HasField=1,UsesY=0"
+
+
 @pytest.mark.formal
-def test_the_loader_is_proved_with_every_cover_reached(tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("extra, params", [
+    ([], {"N": 8, "BusW": 8, "AckWait": 0}),
+    (["--ack-wait", "2", "--params", ALL_FEATURES],
+     {"N": 8, "BusW": 8, "AckWait": 2, "HasHalves": 1, "HasMp": 1, "HasMhat": 1, "HasR2": 1,
+      "HasE": 1, "HasField": 1, "UsesY": 0}),
+], ids=["default", "all-features"])
+def test_the_loader_is_proved_with_every_cover_reached(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str],
+        params: dict[str, int]) -> None:
     out = tmp_path / "proof"
     code = formal_cli.main(["--block", "mv_bus_loader", "--n", "8", "--busw", "8",
-                            "--out", str(out)])
+                            "--out", str(out), *extra])
     line = capsys.readouterr().out.strip()
     assert code == 0, line
-    assert line.startswith("PROVED mv_bus_loader N=8 BusW=8 AckWait=0: k-induction closed")
+    assert line.startswith(f"PROVED mv_bus_loader N=8 BusW=8 AckWait={params['AckWait']}")
+    assert "k-induction closed at depth 20" in line
     record = json.loads((out / "formal.json").read_text())
-    assert record["status"] == "proved" and record["depth"] == 8
+    assert record["status"] == "proved" and record["depth"] == 20
     assert record["covers_total"] == record["covers_reached"] >= 5
-    assert record["spec"]["params"] == {"N": 8, "BusW": 8, "AckWait": 0}
+    assert record["spec"]["params"] == params
     assert "mode prove" in (out / "formal.sby").read_text()
 
 
@@ -58,6 +71,24 @@ def test_a_broken_loader_fails_with_a_counterexample(tmp_path: Path) -> None:
     assert verdict.trace.is_file() and "$enddefinitions" in verdict.trace.read_text()
     assert verdict.testbench is not None and verdict.testbench.is_file()
     assert json.loads((tmp_path / "proof" / "formal.json").read_text())["status"] == "failed"
+
+
+@pytest.mark.formal
+def test_a_property_induction_cannot_reach_is_bounded_not_proved(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A cycle counter that wraps instead of saturating: 2^32 busy cycles are beyond any
+    bound, so no counterexample from reset, and induction fails on the saturation assertion."""
+    over = tmp_path / "mut"
+    over.mkdir()
+    text = LOADER.read_text()
+    old = "end else if (core_busy_i && cycles_q != '1) begin"
+    assert text.count(old) == 1
+    (over / LOADER.name).write_text(text.replace(old, "end else if (core_busy_i) begin"))
+    code = formal_cli.main(["--block", "mv_bus_loader", "--depth", "6", "--overlay", str(over),
+                            "--out", str(tmp_path / "p")])
+    line = capsys.readouterr().out.strip()
+    assert code == 1 and line.startswith("BOUNDED "), line
+    assert "CyclesSaturate_A" in line and "trace_induct.vcd" in line
 
 
 @pytest.mark.formal
