@@ -102,10 +102,12 @@ def test_icarus_compiles_the_loader_without_its_assertions(tmp_path: Path) -> No
 
 
 @pytest.mark.sim
-def test_a_broken_loader_fails_its_verilator_run_on_the_assertion(tmp_path: Path) -> None:
+@pytest.mark.parametrize("bus", ["pins", "engine"])
+def test_a_broken_loader_fails_its_verilator_run_on_the_assertion(tmp_path: Path,
+                                                                 bus: str) -> None:
     """The overlay's loader acknowledges twice per held request: the handshake assertion
-    fires before the testbench notices anything."""
-    build = BuildSpec("mont_r2", 8, bus_w=8, sim="verilator",
+    fires before the testbench notices anything (the engine's own main loop stops too)."""
+    build = BuildSpec("mont_r2", 8, bus_w=8, sim="verilator", bus=bus,
                       overlay=str(broken_loader(tmp_path / "mut")))
     outcome = execute(RunSpec(build, seed=1, txns=5, tests=("RandomTest",), timeout_s=600),
                       tmp_path / "run")
