@@ -117,3 +117,23 @@ def test_a_broken_loader_fails_its_verilator_run_on_the_assertion(tmp_path: Path
     assert name in ("AckAfterWait_A", "AckOneCycle_A"), outcome.first_error
     assert " @ " in outcome.first_error and "u_loader" in outcome.first_error
     assert signature(outcome.first_error).startswith(f"ASSERT FAILED {name} @#")
+
+
+@pytest.mark.sim
+def test_a_core_that_breaks_the_port_contract_fails_on_the_loaders_assumption(
+        tmp_path: Path) -> None:
+    """The loader's assumptions of the core are assertions in simulation: a loop control
+    that never raises last_o ends its operation (busy falls) without a last cycle."""
+    ctrl = ROOT / "hdl" / "common" / "mv_loop_ctrl.sv"
+    text = ctrl.read_text()
+    old = "assign last_o      = FinCycle ? fin_o : (loop_o && last_loop_o);"
+    assert text.count(old) == 1
+    over = tmp_path / "mut"
+    over.mkdir()
+    (over / ctrl.name).write_text(text.replace(old, "assign last_o      = 1'b0;"))
+    build = BuildSpec("mont_r2", 8, bus_w=8, sim="verilator", overlay=str(over))
+    outcome = execute(RunSpec(build, seed=1, txns=3, tests=("RandomTest",), timeout_s=600),
+                      tmp_path / "run")
+    assert not outcome.passed
+    assert outcome.first_error.startswith("ASSERT FAILED CoreBusyEndsAfterLast_M @ "), \
+        outcome.first_error
