@@ -7,6 +7,7 @@
 #   make lint      Verilator -Wall lint, Icarus compile, ruff, mypy   make setup   set-up only
 #   make closure DUT=mont_lut [N=32] [BUDGET_SEEDS=40] [BUDGET_MIN=15] [STEER=0] [JOBS=2]
 #   make mutate DUT=mont_lut [N=8] [MUTANTS=20] [SEED=1] [JOBS=1] [SIM=icarus]   mutation score
+#   make formal [BLOCK=mv_bus_loader] [N=8] [BUSW=8] [DEPTH=20] [PARAMS=HasE=1]   SBY proof
 
 SHELL   := /bin/bash
 PYTHON  ?= python3
@@ -59,10 +60,10 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS)) $(if $(OUT),--out $(OUT)) \
              $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide) $(KEEP_FLAG)
 
-.PHONY: apt-packages setup venv sim-tools browser-tools coverage-tools cluster-tools test reliability regress sim lint regmap cycles bench closure mutate clean help which
+.PHONY: apt-packages setup venv sim-tools browser-tools coverage-tools cluster-tools formal test reliability regress sim lint regmap cycles bench closure mutate clean help which
 
 help:
-	@sed -n '2,9p' Makefile
+	@sed -n '2,10p' Makefile
 
 setup: venv sim-tools browser-tools coverage-tools cluster-tools
 
@@ -169,6 +170,16 @@ mutate: setup
 	  --jobs $(if $(filter command line environment,$(origin JOBS)),$(JOBS),1) \
 	  --sim $(if $(filter command line environment,$(origin SIM)),$(SIM),icarus) \
 	  $(if $(filter command line environment,$(origin N)),--n $(N)) $(MUTANT_ARGS)
+
+# Formal proof of BLOCK's assertions (docs/formal.md): SymbiYosys from the yowasp packages,
+# k-induction to DEPTH; N and BUSW default to 8 here (formal widths), not to sim's 32.
+BLOCK ?= mv_bus_loader
+DEPTH ?= 20
+formal: venv
+	$(MV) formal --block $(BLOCK) --depth $(DEPTH) \
+	  $(if $(filter command line environment,$(origin N)),--n $(N)) \
+	  $(if $(filter command line environment,$(origin BUSW)),--busw $(BUSW)) \
+	  $(if $(filter-out 0,$(ACK_WAIT)),--ack-wait $(ACK_WAIT)) $(if $(PARAMS),--params $(PARAMS))
 
 lint: setup
 	$(MV) lint

@@ -12,8 +12,20 @@
 //
 // The register map (regions, fields, error codes) comes from mv_regmap_pkg, generated from
 // hdl/common/regmap.json; see docs/regmap.md.
+//
+// Assertions (hdl/common/mv_assert.svh; on in Verilator builds and under FORMAL, absent in
+// Icarus) check the bus handshake, the busy/done/error rules and the core's port contract;
+// `montverif formal --block mv_bus_loader` proves them (docs/formal.md).
+`include "mv_assert.svh"
+
+`ifdef FORMAL  // yosys' own front end takes a package import at file level only
+import mv_regmap_pkg::*;
+`endif
+
 module mv_bus_loader
+`ifndef FORMAL
   import mv_regmap_pkg::*;
+`endif
 #(
   parameter int N        = 32,  // operand width
   parameter int BusW     = 32,  // bus width: 8, 16, 32 or 64
@@ -337,5 +349,117 @@ module mv_bus_loader
   end
 
   assign bus_ack_o = ack_q;
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md). `_A`: the loader's own properties; `_M`: what it assumes of
+  // the host and of the core (assumptions under FORMAL, checked as assertions in simulation).
+  // ---------------------------------------------------------------------------------------
+`ifdef MV_ASSERT_ON
+  // The assertions are off in reset and in the first cycle after it (where $past reads the
+  // cycle in reset); the assumptions hold from the first cycle out of reset under FORMAL, so
+  // that every $past an assertion reads is constrained. In simulation both use a flop of
+  // their own: the asynchronous reset read by `disable iff` would be a signal flopped both
+  // ways (Verilator's SYNCASYNCNET).
+  logic assert_en_q, assert_off, assume_off;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      assert_en_q <= 1'b0;
+    end else begin
+      assert_en_q <= 1'b1;
+    end
+  end
+  assign assert_off = !assert_en_q;
+`ifdef FORMAL
+  assign assume_off = !rst_ni;
+`else
+  assign assume_off = assert_off;
+`endif
+
+  // Assertion-only shadow state: for how many cycles in a row a request has waited (req high,
+  // ack low) before this cycle, saturating. It drives nothing.
+  localparam int PendW = $clog2(AckWait + 3);
+  logic [PendW-1:0] pend_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pend_q <= '0;
+    end else if (bus_req_i && !bus_ack_o) begin
+      pend_q <= (pend_q == '1) ? pend_q : pend_q + 1'b1;
+    end else begin
+      pend_q <= '0;
+    end
+  end
+`endif
+
+  // The host (docs/regmap.md): a request is held, unchanged, until its ack.
+  `ASSUME_IMPL(HostHoldsRequest_M, $past(bus_req_i && !bus_ack_o) && !bus_ack_o,
+               bus_req_i && $stable(bus_we_i) && $stable(bus_addr_i) && $stable(bus_wdata_i),
+               clk_i, assume_off)
+
+  // The core's port contract (docs/own-design.md): busy from the cycle after start to the
+  // last cycle, last only while busy, the result stable after the operation while its
+  // operands are.
+  `ASSUME_IMPL(CoreLastWhileBusy_M, core_last_i, core_busy_i, clk_i, assume_off)
+  `ASSUME_IMPL(CoreBusyAfterStart_M, $past(core_start_o), core_busy_i, clk_i, assume_off)
+  `ASSUME_IMPL(CoreBusyRisesOnStart_M, $rose(core_busy_i), $past(core_start_o), clk_i, assume_off)
+  `ASSUME_IMPL(CoreIdleAfterLast_M, $past(core_last_i), !core_busy_i, clk_i, assume_off)
+  `ASSUME_IMPL(CoreBusyEndsAfterLast_M, $fell(core_busy_i), $past(core_last_i), clk_i, assume_off)
+  `ASSUME_IMPL(CoreResultStable_M,
+               $past(done_q && !core_busy_i) && done_q && !core_busy_i && $stable(x_o)
+               && $stable(y_o) && $stable(m_o) && $stable(mp_o) && $stable(mhat_o)
+               && $stable(r2_o) && $stable(e_o) && $stable(field_o),
+               $stable(p_i) && $stable(s_i) && $stable(c_i), clk_i, assume_off)
+
+`ifdef MV_ASSERT_ON
+  // Handshake: every ack ends a request that waited exactly AckWait + 1 cycles (no ack
+  // without a request), no request waits longer, and an ack lasts one cycle (one ack per
+  // request); rdata is zero but under a read's ack.
+  `ASSERT_IMPL(AckAfterWait_A, bus_ack_o, pend_q == PendW'(AckWait + 1), clk_i, assert_off)
+  `ASSERT_IMPL(AckWithinBound_A, bus_req_i && !bus_ack_o, pend_q <= PendW'(AckWait),
+               clk_i, assert_off)
+`endif
+  `ASSERT_IMPL(AckOneCycle_A, $past(bus_ack_o), !bus_ack_o, clk_i, assert_off)
+  `ASSERT_IMPL(RdataOnlyOnReadAck_A, !bus_ack_o || $past(bus_we_i), bus_rdata_o == '0,
+               clk_i, assert_off)
+  // Counters in range: the wait-state counter never passes AckWait and restarts with each
+  // request; the cycle counter steps by one and saturates.
+  `ASSERT(WaitInRange_A, wait_q <= WaitW'(AckWait), clk_i, assert_off)
+`ifdef MV_ASSERT_ON
+  `ASSERT_IMPL(WaitTracksRequest_A, !bus_ack_o, PendW'(wait_q) == pend_q, clk_i, assert_off)
+`endif
+  `ASSERT(CyclesStep_A, cycles_q == '0 || cycles_q == $past(cycles_q)
+                        || cycles_q == $past(cycles_q) + 1'b1, clk_i, assert_off)
+  `ASSERT_IMPL(CyclesSaturate_A, $past(cycles_q == '1 && !core_start_o && !core_clear_o),
+               cycles_q == '1, clk_i, assert_off)
+  `ASSERT_IMPL(CyclesCountBusy_A, $past(core_busy_i && cycles_q != '1), cycles_q != '0
+               && cycles_q == $past(cycles_q) + 1'b1, clk_i, assert_off)
+  // Writes while busy have no effect on the operand registers (the exponent is only wiped
+  // when the operation ends).
+  `ASSERT_IMPL(NoWriteWhileBusy_A, $past(core_busy_i),
+               $stable(x_q) && $stable(y_q) && $stable(m_q) && $stable(x2_q) && $stable(y2_q)
+               && $stable(mp_q) && $stable(mhat_q) && $stable(r2_q) && $stable(field_q)
+               && ($stable(e_q) || e_q == '0), clk_i, assert_off)
+  `ASSERT_IMPL(WriteWhileBusyFlagged_A, $past(wr && mapped_wr && core_busy_i),
+               err_q == ErrBusy, clk_i, assert_off)
+  `ASSERT_IMPL(SecretWipedAtEnd_A, $past(core_last_i), e_q == '0, clk_i, assert_off)
+  // Start and clear: only while idle, never both, a start only with legal operands; busy,
+  // done and error agree.
+  `ASSERT_NEVER(StartAndClear_A, core_start_o && core_clear_o, clk_i, assert_off)
+  `ASSERT_IMPL(StartWhileIdle_A, core_start_o || core_clear_o, !core_busy_i, clk_i, assert_off)
+  `ASSERT_IMPL(StartNeedsOddModulus_A, core_start_o, m_q[0], clk_i, assert_off)
+  `ASSERT_IMPL(StartClearsStatus_A, $past(core_start_o), !done_o && err_q == ErrNone,
+               clk_i, assert_off)
+  `ASSERT_IMPL(ClearWipes_A, $past(core_clear_o), !done_o && err_q == ErrNone && x_q == '0
+               && y_q == '0 && m_q == '0 && e_q == '0, clk_i, assert_off)
+  `ASSERT_IMPL(DoneAfterLast_A, $past(core_last_i), done_o, clk_i, assert_off)
+  `ASSERT_IMPL(DoneRisesOnLast_A, $rose(done_o), $past(core_last_i), clk_i, assert_off)
+  `ASSERT_IMPL(DoneFallsOnStartOrClear_A, $fell(done_o), $past(want_start || core_clear_o),
+               clk_i, assert_off)
+  `ASSERT_NEVER(DoneWhileBusy_A, done_o && core_busy_i, clk_i, assert_off)
+  `ASSERT(ErrLegal_A, err_q <= ErrUnmapped, clk_i, assert_off)
+  `ASSERT_IMPL(DisabledRegsZero_A, 1'b1, (HasMp || mp_o == '0) && (HasMhat || mhat_o == '0)
+               && (HasR2 || r2_o == '0) && (HasE || e_o == '0) && (HasField || !field_o),
+               clk_i, assert_off)
+  `ASSERT_KNOWN(BusAckKnown_A, bus_ack_o, clk_i, assert_off)
+  `ASSERT_KNOWN(CoreStartKnown_A, core_start_o, clk_i, assert_off)
 
 endmodule

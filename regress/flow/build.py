@@ -121,7 +121,10 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
         shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     build_args: list[str] = []
     if b.sim == "verilator":
-        build_args += ["-Wno-fatal"] + (["--trace-fst", "--trace-structs"] if b.waves else [])
+        # --assert: the RTL's assertions (hdl/common/mv_assert.svh) run in every Verilator
+        # simulation; one that fails ends the run with its name as the first error
+        build_args += ["-Wno-fatal", "--assert"]
+        build_args += ["--trace-fst", "--trace-structs"] if b.waves else []
         build_args += ["--coverage-line", "--coverage-toggle"] if b.coverage else []
     main_loop = b.sim == "verilator" and b.bus == "engine" and not engine_hdl_clock()
     if main_loop:  # the engine main loop toggles the wrapper's clock

@@ -24,6 +24,8 @@ _CONTROL = re.compile(r"(^|_)(start|clear|busy|done|last|state|cnt|count|phase|s
                       r"(_q|_d|_o|_i|$)", re.IGNORECASE)
 _TABLE = re.compile(r"(lut|tbl|table|sel)(_addr|_idx|addr)?|addr", re.IGNORECASE)
 _TIME = re.compile(r"^\s*([\d.]+)\s*(ns|ps|us)\s+ERROR", re.MULTILINE)
+# a failed RTL assertion (hdl/common/mv_assert.svh) says when it failed
+_ASSERT_TIME = re.compile(r"ASSERT FAILED \w+ @ ([\d.]+) (ns|ps|us)\b")
 MAX_PER_GROUP = 12
 WINDOW_NS = 400.0
 
@@ -104,11 +106,13 @@ def surfer_text(waves: str, groups: dict[str, list[str]]) -> str:
 
 def first_error_time_ns(log: Path) -> float | None:
     try:
-        m = _TIME.search(log.read_text(errors="replace"))
+        text = log.read_text(errors="replace")
     except OSError:
         return None
-    if not m:
+    found = [m for m in (_ASSERT_TIME.search(text), _TIME.search(text)) if m]
+    if not found:
         return None
+    m = min(found, key=lambda f: f.start())  # the first error of the log
     scale = {"ps": 1e-3, "ns": 1.0, "us": 1e3}[m.group(2)]
     return float(m.group(1)) * scale
 

@@ -57,6 +57,9 @@ def _results(xml: Path) -> tuple[int, int, str]:
 
 
 _FIRST_ERROR = re.compile(r"(MISMATCH .*|watchdog: .*|AssertionError: .*|Error: .*)")
+# an RTL assertion that failed (hdl/common/mv_assert.svh): its own words, not the simulator's
+# prefix, so that the first error (and the failure bucket) starts with the assertion's name
+_ASSERT_FAILED = re.compile(r"ASSERT FAILED .*")
 # cocotb's regression manager: "running <module>.<Test> (i/n)", "<module>.<Test> passed"
 _TEST_START = re.compile(r"cocotb\.regression\s+running \S*?(\w+) \((\d+)/(\d+)\)")
 _TEST_END = re.compile(r"cocotb\.regression\s+\S*?(\w+) (passed|failed)")
@@ -126,8 +129,8 @@ def _first_log_error(log: Path) -> str:
     if not log.exists():
         return ""
     for line in log.read_text(errors="replace").splitlines():
-        if m := _FIRST_ERROR.search(line):
-            return m.group(1).strip()[:300]
+        if m := _ASSERT_FAILED.search(line) or _FIRST_ERROR.search(line):
+            return m.group(0).strip()[:300]
     return ""
 
 

@@ -1,0 +1,106 @@
+// mv_assert.svh: assertion macros for the RTL (after lowRISC's prim_assert.sv).
+//
+// One include for every assertion the RTL carries, so that each tool sees a form it accepts
+// (a comment line must not begin with the simulator's name: it would read it as a pragma):
+//
+//   - under VERILATOR (or with MV_ASSERT_ON defined): concurrent `assert property`, clocked,
+//     disabled in reset; a failure prints one line,
+//     `ASSERT FAILED <name> @ <time> ps: <scope> (<file>:<line>)`, which the flow takes as
+//     the run's first error (regress/flow/simulate.py);
+//   - under FORMAL (SymbiYosys, yosys read -formal): clocked immediate assert/assume in an
+//     always block (yosys' own front end takes no sequences);
+//   - Icarus 11 and every other tool: nothing (Icarus rejects concurrent assertions).
+//
+// MV_ASSERT_ON is defined whenever assertions are in (FORMAL too): RTL guards its
+// assertion-only logic (shadow counters) with `ifdef MV_ASSERT_ON.
+//
+// Properties are boolean expressions sampled at the clock edge; they may use $past, $stable,
+// $rose and $fell (both Verilator and yosys take them), never sequences (`##`, `|=>`): an
+// implication of the same cycle is `ASSERT_IMPL`, one of the next cycle `$past(a) -> b` written
+// as `ASSERT_IMPL(Name, $past(a), b, ...)`. `rst` is the disable condition, active high
+// (lowRISC's convention): pass `!rst_ni`.
+//
+//   `ASSERT(Name, prop, clk, rst)            prop holds at every clock edge out of reset
+//   `ASSERT_IMPL(Name, a, b, clk, rst)       a implies b (same cycle)
+//   `ASSERT_NEVER(Name, prop, clk, rst)      prop never holds
+//   `ASSERT_KNOWN(Name, sig, clk, rst)       sig has no X or Z bit (meaningful in 4-state
+//                                            simulators; 2-state tools take it as true)
+//   `ASSERT_INIT(Name, prop)                 prop holds at time 0 (parameters, constants)
+//   `ASSUME(Name, prop, clk, rst)            an assumption under FORMAL (the environment's
+//                                            promise), checked as an assertion in simulation
+//   `ASSUME_IMPL(Name, a, b, clk, rst)       the same, for an implication
+//
+// Names follow lowRISC: UpperCamelCase ending in `_A` (assertion) or `_M` (assumption).
+`ifndef MV_ASSERT_SVH
+`define MV_ASSERT_SVH
+
+`ifdef VERILATOR
+  `ifndef MV_ASSERT_ON
+    `define MV_ASSERT_ON
+  `endif
+`endif
+`ifdef __ICARUS__  // Icarus 11 cannot parse concurrent assertions, whatever is defined
+  `ifdef MV_ASSERT_ON
+    `undef MV_ASSERT_ON
+  `endif
+`endif
+`ifdef FORMAL  // MV_ASSERT_ON: the RTL's assertion-only logic (shadow counters) is present
+  `ifndef MV_ASSERT_ON
+    `define MV_ASSERT_ON
+  `endif
+`endif
+
+`define MV_STRINGIFY(x) `"x`"
+
+`ifdef FORMAL
+  // yosys (read_verilog -formal -sv): an immediate assert in a clocked always block is a
+  // $assert cell on the clock; smtbmc names a failure by the statement's label and location.
+  `define ASSERT(__name, __prop, __clk, __rst) \
+    always @(posedge __clk) begin \
+      if (!(__rst)) begin \
+        __name: assert (__prop); \
+      end \
+    end
+  `define ASSUME(__name, __prop, __clk, __rst) \
+    always @(posedge __clk) begin \
+      if (!(__rst)) begin \
+        __name: assume (__prop); \
+      end \
+    end
+  `define ASSERT_INIT(__name, __prop) \
+    initial begin \
+      __name: assert (__prop); \
+    end
+  `define ASSERT_KNOWN(__name, __sig, __clk, __rst)
+`elsif MV_ASSERT_ON
+  // Simulation with --assert: concurrent assertions, disabled in reset.
+  `define MV_ASSERT_FAILED(__name) \
+    $error("ASSERT FAILED %s @ %0t ps: %m (%s:%0d)", `MV_STRINGIFY(__name), $time, \
+           `__FILE__, `__LINE__)
+  `define ASSERT(__name, __prop, __clk, __rst) \
+    __name: assert property (@(posedge __clk) disable iff (__rst) (__prop)) \
+      else begin `MV_ASSERT_FAILED(__name); end
+  `define ASSUME(__name, __prop, __clk, __rst) \
+    __name: assert property (@(posedge __clk) disable iff (__rst) (__prop)) \
+      else begin `MV_ASSERT_FAILED(__name); end
+  `define ASSERT_INIT(__name, __prop) \
+    initial begin \
+      __name: assert (__prop) else begin `MV_ASSERT_FAILED(__name); end \
+    end
+  `define ASSERT_KNOWN(__name, __sig, __clk, __rst) \
+    `ASSERT(__name, !$isunknown(__sig), __clk, __rst)
+`else
+  `define ASSERT(__name, __prop, __clk, __rst)
+  `define ASSUME(__name, __prop, __clk, __rst)
+  `define ASSERT_INIT(__name, __prop)
+  `define ASSERT_KNOWN(__name, __sig, __clk, __rst)
+`endif
+
+`define ASSERT_IMPL(__name, __a, __b, __clk, __rst) \
+  `ASSERT(__name, !(__a) || (__b), __clk, __rst)
+`define ASSERT_NEVER(__name, __prop, __clk, __rst) \
+  `ASSERT(__name, !(__prop), __clk, __rst)
+`define ASSUME_IMPL(__name, __a, __b, __clk, __rst) \
+  `ASSUME(__name, !(__a) || (__b), __clk, __rst)
+
+`endif  // MV_ASSERT_SVH

