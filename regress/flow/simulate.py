@@ -89,10 +89,17 @@ class _Children:
         self._lock = threading.Lock()
         self._running: dict[int, subprocess.Popen[bytes]] = {}
         self._ended: set[int] = set()
+        # after an interrupt, until the interrupted pool has wound down (allow_starts): every
+        # simulation that would start is ended at once (a mutation campaign's further
+        # mutants, a worker's next run), so that nothing new runs after Ctrl-C
+        self.ending = False
 
     def add(self, proc: subprocess.Popen[bytes]) -> None:
         with self._lock:
             self._running[proc.pid] = proc
+            if self.ending:
+                self._ended.add(proc.pid)
+                _kill_group(proc)
 
     def remove(self, proc: subprocess.Popen[bytes]) -> bool:
         """Forget proc; whether end_all ended it."""
@@ -102,6 +109,7 @@ class _Children:
 
     def end_all(self) -> int:
         with self._lock:
+            self.ending = True
             procs = [p for p in self._running.values() if p.poll() is None]
             for proc in procs:
                 self._ended.add(proc.pid)
@@ -120,9 +128,15 @@ CHILDREN = _Children()
 
 
 def end_all() -> int:
-    """End every simulation this process runs (an interrupt); how many were running. Their
-    runs return an Outcome marked interrupted."""
+    """End every simulation this process runs (an interrupt), and every one that would
+    start until allow_starts(); how many were running. Their runs return an Outcome marked
+    interrupted."""
     return CHILDREN.end_all()
+
+
+def allow_starts() -> None:
+    """Simulations may start again (the interrupted pool has returned)."""
+    CHILDREN.ending = False
 
 
 def _first_log_error(log: Path) -> str:
@@ -180,6 +194,8 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
     log_dir = (log_dir or RUNS_ROOT / run.key).resolve()
     with claim.claim(log_dir, "run folder"):
         claim.clear(log_dir)
+        if CHILDREN.ending:  # after an interrupt: not started at all
+            return _record(_interrupted(run, log_dir, 0.0, 0.0), design)
         return _execute(run, design, log_dir)
 
 

@@ -63,6 +63,8 @@ def parallel(fn: Callable[[T], R], items: Sequence[T], jobs: int,
                   f"{len(running)} job(s) to return", file=sys.stderr, flush=True)
         finally:
             simulate.CONCURRENT_JOBS = concurrent
+    if stopped == "interrupted":  # every worker has returned: nothing is left to end
+        simulate.allow_starts()
     # left running by an interrupt (the pool waited for them): what finished before it is
     # kept like any other result, what the interrupt ended comes back marked so
     for fut, item in running.items():

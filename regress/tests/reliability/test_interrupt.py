@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import regress as regress_cli
+from montverif.regress.flow import simulate
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
+from montverif.regress.regression import scheduler
 from montverif.regress.tests.reliability.helpers import (
     alive_in,
     child_sessions,
@@ -171,3 +173,30 @@ def test_runs_that_finish_during_an_interrupt_are_kept(tmp_path: Path) -> None:
     assert summary["wall_s"] >= first["wall_s"] + 1.0  # both attempts
     lines = [json.loads(x) for x in (tmp_path / "h.jsonl").read_text().splitlines()]
     assert [bool(x.get("partial")) for x in lines] == [True, False]
+
+
+def test_no_simulation_starts_after_an_interrupt(tmp_path: Path) -> None:
+    """A worker that runs simulations one after another (as a mutation campaign does) starts
+    none after Ctrl-C: the running one is ended and the next ones come back interrupted
+    without running; once the pool has returned, simulations start again."""
+    runs = [RunSpec(BuildSpec("mont_r2", 8, sim="icarus"), seed=s, txns=400) for s in (1, 2, 3)]
+    got: list[Outcome] = []
+
+    def campaign(_item: int) -> int:
+        for run in runs:
+            got.append(simulate.execute(run, tmp_path / f"s{run.seed}"))
+        return len(got)
+
+    def interrupt() -> None:
+        wait_for(lambda: sim_started(tmp_path / "s1"), 300, "the first simulation")
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    _, stopped = scheduler.parallel(campaign, [0], 1, lambda _i, _n: True)
+    assert stopped == "interrupted"
+    assert [o.interrupted for o in got] == [True, True, True]
+    assert got[1].wall_s == got[2].wall_s == 0.0  # never started
+    assert not (tmp_path / "s2" / "sim.log").exists()
+    again = simulate.execute(RunSpec(BuildSpec("mont_r2", 8, sim="icarus"), seed=4, txns=2,
+                                     tests=("RandomTest",)), tmp_path / "s4")
+    assert again.passed and not again.interrupted
