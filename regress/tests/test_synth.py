@@ -187,3 +187,13 @@ def test_a_bad_table_request_is_one_line(capsys: pytest.CaptureFixture[str]) -> 
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 3 and all(line.startswith("error: ") for line in err)
     assert "unknown DUT 'nope'" in err[0] and "unsupported width N=4" in err[2]
+
+
+def test_a_result_is_reused_only_at_its_own_clean_revision(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / synth.RESULT).write_text(json.dumps(_result("mont_r2", 16, 144, 2.0)))
+    for revision, reused in (("abc1234", True), ("abc1234-dirty", False),
+                             ("def5678", False)):
+        monkeypatch.setattr(synth, "git_revision", lambda _root, r=revision: r)
+        assert (synth.taken_here(tmp_path) is not None) == reused, revision
+    assert synth.taken_here(tmp_path / "none") is None
