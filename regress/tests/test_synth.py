@@ -197,3 +197,21 @@ def test_a_result_is_reused_only_at_its_own_clean_revision(
         monkeypatch.setattr(synth, "git_revision", lambda _root, r=revision: r)
         assert (synth.taken_here(tmp_path) is not None) == reused, revision
     assert synth.taken_here(tmp_path / "none") is None
+
+
+@pytest.mark.synth
+def test_a_failing_yosys_exits_1_naming_its_error(
+        warm: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(synth, "script", lambda _plan: "frobnicate_the_netlist\n")
+    assert main(["synth", "--dut", "mont_r2", "--n", "8", "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("FAIL mont_r2-n8-xc7: yosys failed (exit 1): ERROR: ")
+    assert "frobnicate_the_netlist" in out and not (tmp_path / synth.RESULT).exists()
+
+
+def test_an_error_without_an_error_line_names_the_last_step() -> None:
+    text = synth._first_error("1. step one\n2. Executing XAIGER2 backend.\n",
+                              "wasm trap: out of bounds memory access\n")
+    assert text == ("wasm trap: out of bounds memory access "
+                    "(the log ends at: 2. Executing XAIGER2 backend.)")
