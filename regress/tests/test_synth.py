@@ -196,6 +196,7 @@ def test_a_result_is_reused_only_at_its_own_clean_revision(
                              ("def5678", False)):
         monkeypatch.setattr(synth, "git_revision", lambda _root, r=revision: r)
         assert (synth.taken_here(tmp_path) is not None) == reused, revision
+        assert synth.taken_here(tmp_path, any_revision=True) is not None
     assert synth.taken_here(tmp_path / "none") is None
 
 
