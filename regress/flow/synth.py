@@ -46,7 +46,7 @@ from montverif.regress.flow.claim import claim, clear
 from montverif.regress.flow.paths import BUILD_ROOT, ROOT
 from montverif.regress.flow.spec import BuildSpec
 from montverif.regress.flow.tools import ToolError, git_revision
-from montverif.spec import environment
+from montverif.spec import environment, paths
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
@@ -152,7 +152,7 @@ def script(p: Plan) -> str:
     outputs go to the working directory."""
     files = " ".join(str(s) for s in (*p.sources, WRAPPER))
     return "\n".join([
-        f"read_verilog -sv {files}",
+        f"read_verilog -sv {' '.join(paths.include_flags())} {files}",
         f"hierarchy -check -top {TOP}",
         f"synth_xilinx -family {FAMILY} -flatten -noiopad -noclkbuf -top {TOP}",
         f"delete t:{' t:'.join(NOT_HARDWARE)}",
