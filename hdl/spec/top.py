@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -374,7 +375,9 @@ def write(design: Design) -> Path:
     text = emit(design)
     if not target.exists() or target.read_text() != text:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        # one temporary file per writer: two builds of one design in one process (threads)
+        # regenerate its top at once, and a name of the process alone was shared by both
+        tmp = target.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(text)
         os.replace(tmp, target)
     return target

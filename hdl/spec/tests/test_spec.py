@@ -4,14 +4,17 @@ core's RTL, the derived files are fresh, and a malformed descriptor is one clear
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
 
 from montverif.spec import designs, formula, generate, scaffold, top
 from montverif.spec.design import parse
+from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
 from montverif.spec.paths import HDL, ROOT
@@ -197,3 +200,36 @@ def test_a_new_design_is_refused_before_anything_is_written(name: str, like: str
     with pytest.raises(ConfigError, match=re.escape(needle)):
         scaffold.new_design(name, like)
     assert sorted(HDL.rglob("*")) == before
+
+
+def test_two_threads_regenerate_one_top_at_once(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two builds of one design in one process (the runner's threads) write its stale top at
+    the same moment: both temporary files are written before either is renamed, and both
+    writes succeed (a temporary name per process alone was shared, and the second rename
+    failed: `No such file or directory: ...top.<pid>.tmp`)."""
+    monkeypatch.setattr(top, "GENERATED", tmp_path)
+    design = load_design("mont_r2")
+    both_written = threading.Barrier(2, timeout=30)
+    replace = os.replace
+
+    def slow_replace(src: os.PathLike[str] | str, dst: os.PathLike[str] | str) -> None:
+        both_written.wait()
+        replace(src, dst)
+
+    monkeypatch.setattr(top.os, "replace", slow_replace)
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            top.write(design)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and top.path(design).read_text() == top.emit(design)
+    assert not list(tmp_path.rglob("*.tmp"))
