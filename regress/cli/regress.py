@@ -6,7 +6,8 @@ run everything in parallel, run the list's mutation campaigns, merge its coverag
                           [--seed S | --fixed-seed S] [--out DIR] [--timeout SEC] [--fail-fast]
                           [--shard I/K] [--resume] [--diff-sims] [--history FILE]
                           [--code-coverage] [--keep-secrets]
-                          [--launcher slurm [--partition P] [--slurm-opt OPT ...]]
+                          [--launcher slurm [--partition P] [--slurm-opt OPT ...]
+                                            [--runs-per-task K]]
     montverif merge OUT SHARD_DIR...
     montverif report DIR      (rewrite DIR/report.html, e.g. after a coverage merge)
     montverif report DIR --markdown   (the regression as Markdown: a CI job's summary page)
@@ -22,9 +23,10 @@ leaves runs/<key>/result.json, which `--resume` reads. Failures are grouped into
 
 Launchers: a `Launcher` (regress/flow/launcher.py) is all the runner knows about where work
 happens: `local` (this machine, --jobs at a time) or `slurm` (regress/flow/slurm.py: each
-model built once as a job, the seeds of each model as one job array, on a file system the
-nodes share; a job the cluster ends is resubmitted once, then reported as an infrastructure
-error (status ERROR), never as a pass or a failure; an interrupt cancels its jobs).
+stale model built once as a job, the runs as one job array whose tasks run several runs each,
+on a file system the nodes share; a run whose job the cluster ends is resubmitted once, then
+reported as an infrastructure error (status ERROR), never as a pass or a failure; an
+interrupt cancels its jobs).
 Mutation campaigns run on this machine (regress/mutate), not through the launcher.
 Exit 0 when every run passed and every mutation campaign met its goal, 1 otherwise, 2 on bad
 input (one-line `error:` message).
@@ -68,7 +70,7 @@ from montverif.regress.regression.seeds import (
     resolve_base_seed,
     unique_builds,
 )
-from montverif.regress.regression.shards import parse_shard, shard
+from montverif.regress.regression.shards import parse_shard, run_cost, shard
 from montverif.regress.regression.summary import load_summary, summary_dict
 from montverif.regress.report import history, html, markdown
 from montverif.regress.report.text import format_summary
@@ -143,7 +145,7 @@ def _parser() -> argparse.ArgumentParser:
                           "shards never append)")
     run.add_argument("--launcher", choices=("local", "slurm"), default="local",
                      help="where builds and runs happen: this machine (default), or Slurm "
-                          "jobs (builds as jobs, each model's seeds as a job array; the "
+                          "jobs (stale builds as jobs, the runs as a job array; the "
                           "checkout and --out must be on a file system the nodes share)")
     run.add_argument("--partition", help="with --launcher slurm: the partition to submit to "
                                          "(default: the cluster's default)")
@@ -151,6 +153,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="with --launcher slurm: an sbatch option for every job, as one "
                           "argument (e.g. --slurm-opt=--account=A --slurm-opt=--time=30; "
                           "repeatable)")
+    run.add_argument("--runs-per-task", type=int, default=0, metavar="K",
+                     help="with --launcher slurm: runs per array task (default: packed into "
+                          "about 4 tasks per CPU of the partition, balanced by estimated "
+                          "cost; 1: a task per run, when a time limit is per run)")
     run.add_argument("--keep-secrets", action="store_true",
                      help="write the designs' secret operands (the RSA core's private "
                           "exponent) in clear in every run folder and report, for debugging "
@@ -272,13 +278,18 @@ def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
 def make_launcher(args: argparse.Namespace) -> Launcher:
     """The launcher --launcher names (its options checked: one-line errors)."""
     if args.launcher != "slurm":
-        if args.partition or args.slurm_opt:
-            raise ListError("--partition and --slurm-opt need --launcher slurm")
+        if args.partition or args.slurm_opt or args.runs_per_task:
+            raise ListError("--partition, --slurm-opt and --runs-per-task need --launcher "
+                            "slurm")
         return LocalLauncher()
+    if args.runs_per_task < 0:
+        raise ListError(f"--runs-per-task {args.runs_per_task}: give 1 or more (or leave it "
+                        "out)")
     if bad := [o for o in args.slurm_opt if not o.startswith("-")]:
         raise ListError(f"--slurm-opt {bad[0]!r}: give one sbatch option, e.g. "
                         "--slurm-opt=--account=A")
-    return SlurmLauncher(args.partition or "", args.slurm_opt)
+    return SlurmLauncher(args.partition or "", args.slurm_opt, cost=run_cost,
+                         runs_per_task=args.runs_per_task)
 
 
 def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) -> int:

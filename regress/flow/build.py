@@ -98,6 +98,17 @@ def _build_stamp(b: BuildSpec, design: Design) -> str:
     return h.hexdigest()
 
 
+def up_to_date(b: BuildSpec, design: Design) -> bool:
+    """Whether the model's build is there and matches its sources, flags and tools (build()
+    would return at once)."""
+    tools.setup_env(b.sim)
+    stamp = SIM_BUILDS / b.key / "montverif.stamp"
+    try:
+        return stamp.read_text() == _build_stamp(b, design)
+    except OSError:
+        return False
+
+
 def build(b: BuildSpec, design: Design, log: Path | None = None) -> tuple[Path, float]:
     """Compile once per BuildSpec; returns (build dir, seconds spent, 0 when up to date)."""
     tools.setup_env(b.sim)

@@ -83,6 +83,10 @@ class LocalLauncher:
             raise tools.ToolError(f"build of {spec.key} failed ({one_line(exc)}); "
                                   f"see {log}") from None
 
+    def up_to_date(self, spec: BuildSpec) -> bool:
+        """Whether the model is built and current (a build would take no time)."""
+        return flow_build.up_to_date(spec, check.validate(RunSpec(spec)))
+
     def run(self, run: RunSpec, log_dir: Path) -> Outcome:
         # simulate.execute rebuilds a model whose sources changed since the build phase (someone
         # edited the HDL); do that here once per model, not in every parallel run of it.

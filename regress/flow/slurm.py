@@ -1,21 +1,32 @@
-"""The Slurm launcher: every model built once as a job, the runs of each model as one job
-array, all on a file system the cluster's nodes share with this machine (the checkout with
-its .venv and build/, and the results folder). Each job runs exactly what the local launcher
-runs (`montverif.regress.flow.slurm_task`), so run folders, outcome.json, waves and coverage
-are the same; the runner then collects, reports and reruns as it does on this machine.
+"""The Slurm launcher: every stale model built once as a job, the runs as one job array, all
+on a file system the cluster's nodes share with this machine (the checkout with its .venv and
+build/, and the results folder). Each job runs exactly what the local launcher runs
+(`montverif.regress.flow.slurm_task`), so run folders, outcome.json, waves and coverage are
+the same; the runner then collects, reports and reruns as it does on this machine.
 
-A job the cluster ends (node failure, time limit, out of memory, cancellation, or any end
-without a result file) is an infrastructure error: it is submitted once more, and if that
-ends the same way the run is reported as an infrastructure error (Outcome.infrastructure),
-neither passed nor failed. An interrupt cancels every job this launcher submitted.
+Overheads a batch system adds per job (the scheduler's pass, the job's start, a Python start)
+are paid per task, not per run: models already up to date are not submitted at all, and the
+runs are packed into tasks of several runs each, balanced by their estimated cost (`cost`,
+longest first): about TASKS_PER_CPU tasks per CPU of the partition, or `runs_per_task` runs
+each when it is given (1: a task per run). A task writes each run's result file as that run
+ends, so results come back one by one whatever the packing.
+
+A run the cluster ends (node failure, time limit, out of memory, cancellation, or any end of
+its task without the run's result file) is an infrastructure error: it is submitted once
+more, in a task of its own, and if that ends the same way the run is reported as an
+infrastructure error (Outcome.infrastructure), neither passed nor failed. An interrupt
+cancels every job this launcher submitted.
 
 Jobs inherit this process's environment (sbatch's default `--export=ALL`); `options` are
-passed to every sbatch as they are (`--account=A`, `--time=30`, `--qos=Q`, ...).
+passed to every sbatch as they are (`--account=A`, `--time=30`, `--qos=Q`, ...): a time
+limit applies to a task, several runs, unless runs_per_task is 1.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
+import math
 import os
 import shlex
 import subprocess
@@ -27,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from montverif.regress.flow import check, tools
-from montverif.regress.flow.launcher import INFRA, BuildDone, RunDone
+from montverif.regress.flow.launcher import INFRA, BuildDone, LocalLauncher, RunDone
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
 
@@ -35,6 +46,9 @@ TASK_MODULE = "montverif.regress.flow.slurm_task"
 # a task that has left the queue without a result file is looked at this many polls before
 # it counts as ended (a shared file system may show the file a moment late)
 GRACE_POLLS = 3
+# run tasks per CPU of the partition when runs_per_task is not given: enough to balance the
+# load when the cost estimates are off, few enough that per-job overheads stay small
+TASKS_PER_CPU = 4
 
 
 def _run(cmd: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -62,6 +76,15 @@ class Cluster:
             raise tools.ToolError(f"cannot reach the Slurm controller: "
                                   f"{_first_line(got.stderr) or 'sinfo failed'}")
         return [p.rstrip("*") for p in got.stdout.split()]
+
+    def cpus(self, partition: str = "") -> int:
+        """The CPUs of the partition (the default one if not named), 1 if sinfo says none."""
+        got = _run(["sinfo", "-h", "-o", "%C", *(["-p", partition] if partition else [])])
+        total = 0
+        for line in got.stdout.split():  # allocated/idle/other/total
+            parts = line.split("/")
+            total = max(total, int(parts[-1])) if parts[-1].isdigit() else total
+        return max(1, total)
 
     def submit(self, args: list[str], command: str) -> str:
         """sbatch; the job id."""
@@ -108,38 +131,67 @@ class Cluster:
 
 
 @dataclass
-class _Task:
-    """One build or run in an array."""
+class _Item:
+    """One build or run."""
 
     key: str
     payload: dict[str, object]
-    group: str  # tasks of one group go into one array (a run's model)
+    cost: float = 1.0
     attempts: list[str] = field(default_factory=list)  # job tasks tried: "<job>_<i> STATE"
 
 
 @dataclass
 class _Array:
+    """A job array: its items, and which items each of its tasks runs (in order)."""
+
     job: str
-    tasks: list[_Task]
+    items: list[_Item]
+    tasks: list[list[int]]
     folder: Path
-    open: set[int] = field(default_factory=set)  # indices not collected yet
+    open: set[int] = field(default_factory=set)  # item indices not collected yet
     missing: dict[int, int] = field(default_factory=dict)  # polls seen gone without a result
 
-    def result_file(self, i: int) -> Path:
-        return self.folder / f"result-{i}.json"
+    def task_of(self, item: int) -> int:
+        return next(t for t, members in enumerate(self.tasks) if item in members)
+
+    def result_file(self, item: int) -> Path:
+        return self.folder / f"result-{item}.json"
+
+
+def pack(costs: Sequence[float], tasks: int, per_task: int = 0) -> list[list[int]]:
+    """Item indices dealt into `tasks` tasks of about equal total cost: the costliest first,
+    each to the least loaded task (with at most `per_task` items, if given); every task
+    keeps its items costliest first, and the tasks come costliest first."""
+    tasks = max(1, min(tasks, len(costs)), math.ceil(len(costs) / per_task) if per_task else 1)
+    heap = [(0.0, t) for t in range(tasks)]
+    members: list[list[int]] = [[] for _ in range(tasks)]
+    load = [0.0] * tasks
+    for i in sorted(range(len(costs)), key=lambda i: (-costs[i], i)):
+        _, t = heapq.heappop(heap)
+        members[t].append(i)
+        load[t] += costs[i]
+        if not per_task or len(members[t]) < per_task:  # a full task takes no more
+            heapq.heappush(heap, (load[t], t))
+    order = sorted(range(tasks), key=lambda t: (-load[t], t))
+    return [members[t] for t in order if members[t]]
 
 
 class SlurmLauncher:
     """Builds and runs as Slurm jobs (see the module's description)."""
 
     def __init__(self, partition: str = "", options: Sequence[str] = (),
-                 work_dir: Path | None = None, poll_s: float = 1.0,
-                 cluster: Cluster | None = None) -> None:
+                 work_dir: Path | None = None, poll_s: float = 0.5,
+                 cluster: Cluster | None = None,
+                 cost: Callable[[RunSpec], float] | None = None,
+                 runs_per_task: int = 0) -> None:
         self.partition = partition
         self.options = tuple(options)
         self.work_dir = work_dir or ROOT / "build" / "slurm"
         self.poll_s = poll_s
         self.cluster = cluster or Cluster()
+        self.cost = cost
+        self.runs_per_task = runs_per_task
+        self._local = LocalLauncher()
         self._count = 0
         self._guard = threading.Lock()
         self._checked = False
@@ -188,24 +240,31 @@ class SlurmLauncher:
     # -- the ArrayLauncher protocol -------------------------------------------------------
 
     def build_many(self, specs: Sequence[BuildSpec], done: BuildDone) -> str:
-        by_key = {s.key: s for s in specs}
-        tasks = [_Task(s.key, {"kind": "build", "build": asdict(s)}, "builds") for s in specs]
+        """The models already up to date are reported at once (0 s) and not submitted."""
+        stale = [s for s in specs if not self._local.up_to_date(s)]
+        for spec in specs:
+            if spec not in stale and not done(spec, 0.0, ""):
+                return "--fail-fast"
+        if not stale:
+            return ""
+        by_key = {s.key: s for s in stale}
+        items = [_Item(s.key, {"kind": "build", "build": asdict(s)}) for s in stale]
 
-        def finished(task: _Task, result: dict[str, object] | None, infra: str) -> bool:
+        def finished(item: _Item, result: dict[str, object] | None, infra: str) -> bool:
             if result is None:
-                return done(by_key[task.key], 0.0, infra)
-            return done(by_key[task.key], float(result.get("seconds", 0.0)),  # type: ignore[arg-type]
+                return done(by_key[item.key], 0.0, infra)
+            return done(by_key[item.key], float(result.get("seconds", 0.0)),  # type: ignore[arg-type]
                         str(result.get("error", "")))
 
-        return self._submit_all("build", tasks, finished, lambda _t: None)
+        return self._submit_all("build", items, len(items), finished, lambda _t: None)
 
     def run_many(self, runs: Sequence[tuple[RunSpec, Path]], done: RunDone) -> str:
         by_key = {run.key: (run, log_dir) for run, log_dir in runs}
-        tasks = [_Task(run.key, {"kind": "run", "run": asdict(run), "log_dir": str(log_dir)},
-                       run.build.key) for run, log_dir in runs]
+        items = [_Item(run.key, {"kind": "run", "run": asdict(run), "log_dir": str(log_dir)},
+                       self.cost(run) if self.cost else 1.0) for run, log_dir in runs]
 
-        def outcome(task: _Task, result: dict[str, object] | None, infra: str) -> Outcome:
-            run, log_dir = by_key[task.key]
+        def outcome(item: _Item, result: dict[str, object] | None, infra: str) -> Outcome:
+            run, log_dir = by_key[item.key]
             if result is None:
                 return Outcome(run, False, log_dir, first_error=infra, infrastructure=True)
             waves = result.get("waves")
@@ -217,18 +276,24 @@ class SlurmLauncher:
                            build_s=float(result.get("build_s", 0.0)),  # type: ignore[arg-type]
                            waves=Path(str(waves)) if waves else None,
                            interrupted=bool(result.get("interrupted")),
-                           retried="; ".join(task.attempts[:-1]))
+                           retried="; ".join(item.attempts[:-1]))
 
-        def finished(task: _Task, result: dict[str, object] | None, infra: str) -> bool:
-            run = by_key[task.key][0]
-            return done(run, outcome(task, result, infra))
+        def finished(item: _Item, result: dict[str, object] | None, infra: str) -> bool:
+            run = by_key[item.key][0]
+            return done(run, outcome(item, result, infra))
 
-        def interrupted(task: _Task) -> None:
-            run, log_dir = by_key[task.key]
+        def interrupted(item: _Item) -> None:
+            run, log_dir = by_key[item.key]
             done(run, Outcome(run, False, log_dir, first_error="interrupted: its Slurm job "
                               "was cancelled before it finished", interrupted=True))
 
-        return self._submit_all("run", tasks, finished, interrupted)
+        if not items:
+            return ""
+        if self.runs_per_task:
+            tasks = math.ceil(len(items) / self.runs_per_task)
+        else:
+            tasks = TASKS_PER_CPU * self.cluster.cpus(self.partition)
+        return self._submit_all("run", items, tasks, finished, interrupted)
 
     # -- arrays -----------------------------------------------------------------------------
 
@@ -240,45 +305,43 @@ class SlurmLauncher:
         folder.mkdir(parents=True, exist_ok=False)
         return folder
 
-    def _submit(self, kind: str, tasks: list[_Task]) -> _Array:
-        """One array of tasks: its task list on disk, then sbatch."""
+    def _submit(self, kind: str, items: list[_Item], tasks: int) -> _Array:
+        """One array: the items packed into (at most) `tasks` tasks, its task list on disk,
+        then sbatch."""
+        members = pack([i.cost for i in items], tasks,
+                       self.runs_per_task if kind == "run" else 1)
         folder = self._folder(kind)
-        (folder / "tasks.json").write_text(json.dumps([t.payload for t in tasks], indent=1))
-        args = [f"--array=0-{len(tasks) - 1}", f"--job-name=mv-{kind}-{tasks[0].group}"[:120],
+        (folder / "tasks.json").write_text(json.dumps(
+            {"items": [i.payload for i in items], "tasks": members}, indent=1))
+        args = [f"--array=0-{len(members) - 1}", f"--job-name=mv-{kind}",
                 f"--chdir={ROOT}", f"--output={folder}/task-%a.out", "--no-requeue"]
         args += [f"--partition={self.partition}"] if self.partition else []
         command = shlex.join([sys.executable, "-m", TASK_MODULE, str(folder / "tasks.json")])
         job = self.cluster.submit(args + list(self.options), command)
-        print(f"slurm: job {job}: {len(tasks)} {kind}(s) of {tasks[0].group}", file=sys.stderr,
-              flush=True)
-        return _Array(job, tasks, folder, set(range(len(tasks))))
+        print(f"slurm: job {job}: {len(items)} {kind}(s) in {len(members)} task(s)",
+              file=sys.stderr, flush=True)
+        return _Array(job, items, members, folder, set(range(len(items))))
 
-    def _submit_all(self, kind: str, tasks: list[_Task],
-                    finished: Callable[[_Task, dict[str, object] | None, str], bool],
-                    interrupted: Callable[[_Task], None]) -> str:
-        """Submit the tasks (an array per group), collect each as it ends, resubmit once
-        those the cluster ended; on False from `finished` or an interrupt, cancel the rest."""
-        groups: dict[str, list[_Task]] = {}
-        for task in tasks:
-            groups.setdefault(task.group, []).append(task)
+    def _submit_all(self, kind: str, items: list[_Item], tasks: int,
+                    finished: Callable[[_Item, dict[str, object] | None, str], bool],
+                    interrupted: Callable[[_Item], None]) -> str:
+        """Submit the items as one array, collect each as it ends, resubmit once (a task
+        each) those the cluster ended; on False from `finished` or an interrupt, cancel the
+        rest."""
         arrays: list[_Array] = []
         try:
-            for group in groups.values():
-                arrays.append(self._submit(kind, group))
+            arrays.append(self._submit(kind, items, tasks))
             while any(a.open for a in arrays):
                 time.sleep(self.poll_s)
                 retry, stop = self._collect(arrays, finished)
                 if stop:
                     self._cancel(arrays, interrupted)
                     return "--fail-fast"
-                regroup: dict[str, list[_Task]] = {}
-                for task in retry:
-                    regroup.setdefault(task.group, []).append(task)
-                for group in regroup.values():
-                    print(f"slurm: resubmitting {len(group)} {kind}(s) the cluster ended: "
-                          f"{'; '.join(t.attempts[-1] for t in group)}", file=sys.stderr,
+                if retry:
+                    print(f"slurm: resubmitting {len(retry)} {kind}(s) the cluster ended: "
+                          f"{'; '.join(t.attempts[-1] for t in retry)}", file=sys.stderr,
                           flush=True)
-                    arrays.append(self._submit(kind, group))
+                    arrays.append(self._submit(kind, retry, len(retry)))
         except KeyboardInterrupt:
             self._cancel(arrays, interrupted)
             print(f"interrupted: cancelled the Slurm jobs of this {kind} phase "
@@ -288,47 +351,49 @@ class SlurmLauncher:
         return ""
 
     def _collect(self, arrays: list[_Array],
-                 finished: Callable[[_Task, dict[str, object] | None, str], bool]
-                 ) -> tuple[list[_Task], bool]:
-        """One poll: the tasks that ended are handed to `finished`; those the cluster ended
-        for the first time come back to be resubmitted. (retry, whether to stop)"""
+                 finished: Callable[[_Item, dict[str, object] | None, str], bool]
+                 ) -> tuple[list[_Item], bool]:
+        """One poll: the items whose result file is there are handed to `finished`; those
+        whose task has ended without one come back to be resubmitted the first time, are
+        handed over as infrastructure errors the second. (retry, whether to stop)"""
         live = [a for a in arrays if a.open]
         active = self.cluster.active([a.job for a in live])
-        retry: list[_Task] = []
+        retry: list[_Item] = []
         for array in live:
             finals: dict[str, str] | None = None
             for i in sorted(array.open):
-                task_id = f"{array.job}_{i}"
-                if task_id in active:
-                    continue
-                task = array.tasks[i]
+                item = array.items[i]
                 result = _read(array.result_file(i))
+                task_id = f"{array.job}_{array.task_of(i)}"
                 if result is None:
+                    if task_id in active:
+                        continue
                     array.missing[i] = array.missing.get(i, 0) + 1
                     if array.missing[i] < GRACE_POLLS:
                         continue
                     if finals is None:
                         finals = self.cluster.final(array.job)
                     state = finals.get(task_id, "UNKNOWN")
-                    task.attempts.append(f"{task_id} {state}")
+                    item.attempts.append(f"{task_id} {state}")
                     array.open.discard(i)
-                    if len(task.attempts) < 2:
-                        retry.append(task)
+                    if len(item.attempts) < 2:
+                        retry.append(item)
                         continue
                     infra = (f"{INFRA}: Slurm ended the job without a result, twice "
-                             f"({'; '.join(task.attempts)}); see {array.folder}/task-{i}.out")
-                    if not finished(task, None, infra):
+                             f"({'; '.join(item.attempts)}); see "
+                             f"{array.folder}/task-{array.task_of(i)}.out")
+                    if not finished(item, None, infra):
                         return retry, True
                     continue
-                task.attempts.append(f"{task_id} COMPLETED")
+                item.attempts.append(f"{task_id} COMPLETED")
                 array.open.discard(i)
-                if not finished(task, result, ""):
+                if not finished(item, result, ""):
                     return retry, True
         return retry, False
 
-    def _cancel(self, arrays: list[_Array], interrupted: Callable[[_Task], None]) -> None:
+    def _cancel(self, arrays: list[_Array], interrupted: Callable[[_Item], None]) -> None:
         """scancel what is still open, wait (briefly) until it has left the queue, and hand
-        every unfinished task back as interrupted."""
+        every unfinished item back as interrupted."""
         jobs = [a.job for a in arrays if a.open]
         self.cluster.cancel(jobs)
         deadline = time.monotonic() + 15
@@ -336,12 +401,12 @@ class SlurmLauncher:
             time.sleep(0.5)
         for array in arrays:
             for i in sorted(array.open):
-                interrupted(array.tasks[i])
+                interrupted(array.items[i])
             array.open.clear()
 
 
 def _read(path: Path) -> dict[str, object] | None:
-    """A task's result file (written whole, by rename), or None if it has none (yet)."""
+    """A result file (written whole, by rename), or None if it has none (yet)."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):

@@ -2,10 +2,11 @@
 
     python -m montverif.regress.flow.slurm_task TASKS_JSON [INDEX]
 
-TASKS_JSON lists the array's builds or runs; INDEX (default: SLURM_ARRAY_TASK_ID) picks one.
-It does what the local launcher does for it (LocalLauncher.build / .run: the same run folder,
-outcome.json and waves) and writes result-<INDEX>.json beside TASKS_JSON, whole (by rename),
-as its last act: a task that ends without that file was ended by the cluster.
+TASKS_JSON lists the array's builds or runs (`items`) and which of them each task does
+(`tasks`); INDEX (default: SLURM_ARRAY_TASK_ID) picks the task. For each of its items in turn
+it does what the local launcher does (LocalLauncher.build / .run: the same run folder,
+outcome.json and waves) and then writes result-<item>.json beside TASKS_JSON, whole (by
+rename): an item without that file when its task has ended was ended by the cluster.
 """
 
 from __future__ import annotations
@@ -67,12 +68,13 @@ def perform(task: dict) -> dict[str, object]:
 def main(argv: list[str]) -> int:
     tasks_file = Path(argv[0])
     index = int(argv[1] if len(argv) > 1 else environment.SLURM_TASK.required())
-    task = json.loads(tasks_file.read_text())[index]
-    record = perform(task)
-    result = tasks_file.parent / f"result-{index}.json"
-    tmp = result.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(record, indent=1, default=str) + "\n")
-    tmp.replace(result)
+    array = json.loads(tasks_file.read_text())
+    for item in array["tasks"][index]:
+        record = perform(array["items"][item])
+        result = tasks_file.parent / f"result-{item}.json"
+        tmp = result.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(record, indent=1, default=str) + "\n")
+        tmp.replace(result)
     return 0
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,12 +16,13 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from montverif.regress.flow.launcher import INFRA
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow.launcher import INFRA, LocalLauncher
+from montverif.regress.flow.paths import ROOT, SIM_BUILDS
 from montverif.regress.flow.slurm import SlurmLauncher
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.regress.regression import runner, scheduler
@@ -53,9 +55,9 @@ def _junit_names(folder: Path) -> list[str]:
 def test_smoke_subset_same_as_local(cluster: LocalCluster, tmp_path: Path) -> None:
     """The same seeds through Slurm and on this machine: the same runs, verdicts, tests,
     transaction logs (timing aside), JUnit names and merged coverage; the Slurm runs ran as
-    array tasks on the cluster's node."""
+    one job array, two runs per task, on the cluster's node."""
     slurm = _regress(cluster, *SUBSET, "--launcher", "slurm", "--partition", PARTITION,
-                     "--out", str(tmp_path / "slurm"))
+                     "--runs-per-task", "2", "--out", str(tmp_path / "slurm"))
     local = _regress(cluster, *SUBSET, "--jobs", "2", "--out", str(tmp_path / "local"))
     assert local.returncode == slurm.returncode, slurm.stderr[-2000:]
     a, b = _summary(tmp_path / "local"), _summary(tmp_path / "slurm")
@@ -72,11 +74,35 @@ def test_smoke_subset_same_as_local(cluster: LocalCluster, tmp_path: Path) -> No
     cov_a = json.loads((tmp_path / "local" / "coverage" / "summary.json").read_text())
     cov_b = json.loads((tmp_path / "slurm" / "coverage" / "summary.json").read_text())
     assert cov_a["overall"]["covered"] == cov_b["overall"]["covered"] > 0
-    # really through the cluster: one array per model, each task's result names the node
-    assert slurm.stderr.count(" run(s) of ") == 4
-    results = sorted((tmp_path / "slurm" / "slurm").glob("run-*/result-*.json"))
+    # really through the cluster: one array of two tasks, each run's result names the node
+    assert slurm.stderr.count(": 4 run(s) in 2 task(s)") == 1, slurm.stderr[-2000:]
+    (array,) = (tmp_path / "slurm" / "slurm").glob("run-*")
+    assert [len(t) for t in json.loads((array / "tasks.json").read_text())["tasks"]] == [2, 2]
+    results = sorted(array.glob("result-*.json"))
     assert len(results) == 4
     assert {json.loads(p.read_text())["node"] for p in results} == {cluster.host}
+
+
+def test_only_stale_builds_are_submitted(cluster: LocalCluster, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A model that is up to date is reported at once (0 s) without a job; a stale one is
+    built by a job; built, it is not submitted again."""
+    built, stale = BuildSpec("mont_r2", 10, sim="icarus"), BuildSpec("mont_r2", 12, sim="icarus")
+    LocalLauncher().build(built)
+    shutil.rmtree(SIM_BUILDS / stale.key, ignore_errors=True)
+    launcher = SlurmLauncher(PARTITION, work_dir=tmp_path / "slurm", poll_s=0.3)
+    got: dict[str, float] = {}
+
+    def done(spec: BuildSpec, seconds: float, error: str) -> bool:
+        assert not error, error
+        got[spec.key] = seconds
+        return True
+
+    assert launcher.build_many([built, stale], done) == ""
+    assert got[built.key] == 0.0 and got[stale.key] > 0.0
+    assert capsys.readouterr().err.count(": 1 build(s) in 1 task(s)") == 1
+    assert launcher.build_many([built, stale], done) == ""
+    assert got[stale.key] == 0.0 and "slurm: job" not in capsys.readouterr().err
 
 
 def test_failure_is_bucketed_and_rerun_with_waves(cluster: LocalCluster, tmp_path: Path) -> None:
@@ -168,16 +194,22 @@ def test_job_the_cluster_ends_twice_is_an_infrastructure_error(cluster: LocalClu
     assert 'data-status="ERROR"' in (out / "report.html").read_text()
 
 
-def test_job_ended_once_is_resubmitted_and_passes(cluster: LocalCluster,
-                                                  tmp_path: Path) -> None:
-    runs, out, launcher = _one_run(tmp_path)
+def test_task_ended_once_is_resubmitted_and_passes(cluster: LocalCluster,
+                                                   tmp_path: Path) -> None:
+    """A task of two runs cancelled inside its first run: the runs it had not finished are
+    resubmitted (a task each) and pass, each naming the cancelled attempt."""
+    runs, out, _ = _one_run(tmp_path)
+    runs.append(replace(runs[0], seed=12))
+    launcher = SlurmLauncher(PARTITION, work_dir=out / "slurm", poll_s=0.3, runs_per_task=2)
     killer = _killer(cluster, [_cancel(cluster)])
     reg = runner.regress(launcher, "retry", runs, scheduler.Options(1, False, 3), out, 7)
     killer.join(timeout=60)
     write_all(reg)
-    (res,) = reg.results
-    assert res.status == PASS and "CANCELLED" in res.retried
-    assert _summary(out)["runs"][0]["retried"] == res.retried
+    assert [r.status for r in reg.results] == [PASS, PASS]
+    retried = [r for r in reg.results if r.retried]
+    assert retried and all("CANCELLED" in r.retried for r in retried)
+    assert {r["key"]: r["retried"] for r in _summary(out)["runs"]} == \
+        {r.run.key: r.retried for r in reg.results}
 
 
 def test_interrupt_cancels_the_submitted_jobs(cluster: LocalCluster, tmp_path: Path) -> None:
@@ -189,7 +221,7 @@ def test_interrupt_cancels_the_submitted_jobs(cluster: LocalCluster, tmp_path: P
     assert proc.stderr is not None
     jobs: list[str] = []
     for line in proc.stderr:
-        if line.startswith("slurm: job ") and " run(s) of " in line:
+        if line.startswith("slurm: job ") and " run(s) in " in line:
             jobs.append(line.split()[2].rstrip(":"))
             break
     assert jobs, "no run array was submitted"
@@ -213,7 +245,7 @@ def test_bad_input_is_one_error_line(cluster: LocalCluster, tmp_path: Path) -> N
                              f"{PARTITION})\n"
     local = _regress(cluster, *SUBSET, "--partition", PARTITION, "--out", str(tmp_path / "y"))
     assert (local.returncode, local.stderr) == (
-        2, "error: --partition and --slurm-opt need --launcher slurm\n")
+        2, "error: --partition, --slurm-opt and --runs-per-task need --launcher slurm\n")
     # a controller that does not answer: the cluster's configuration on another port
     conf = tmp_path / "gone.conf"
     conf.write_text(re.sub(r"SlurmctldPort=\d+", f"SlurmctldPort={free_port()}",
