@@ -10,7 +10,9 @@ from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 
-from montverif.regress.flow.paths import BUILD_ROOT
+import platformdirs
+
+from montverif.regress.flow.paths import ROOT
 
 SIMULATORS = ("verilator", "icarus")
 PCH_FIX = "CFG_CXXFLAGS_PCH_I=-include"
@@ -32,6 +34,12 @@ def verilator_root() -> Path:
     return root
 
 
+def ccache_dir() -> Path:
+    """The Verilator builds' ccache when CCACHE_DIR is not set: the user's cache folder
+    (~/.cache/montverif/ccache), which every clone and CI run on the machine shares."""
+    return Path(platformdirs.user_cache_dir("montverif", appauthor=False)) / "ccache"
+
+
 def setup_env(sim: str) -> None:
     """Put the simulator first on PATH (and VERILATOR_ROOT) in this process's environment."""
     if sim == "verilator":
@@ -47,11 +55,16 @@ def setup_env(sim: str) -> None:
         if PCH_FIX not in flags:
             flags = os.environ["MAKEFLAGS"] = f"{flags} {PCH_FIX}".strip()
         # Every model compiles the same Verilator and cocotb runtime sources (most of a small
-        # model's build time): ccache, when installed (make setup installs it), compiles them
-        # once. Its cache lives in build/ccache unless CCACHE_DIR says otherwise.
+        # model's build time), and a model built again (a fresh clone, a CI run, a build
+        # folder removed) compiles the same generated C++: ccache, when installed (make setup
+        # installs it), compiles each once. Its cache is the user's (ccache_dir()), outside
+        # the checkout, so that every clone on the machine shares it, and it hashes paths
+        # below the checkout relative to it (CCACHE_BASEDIR), so that they match across
+        # clones; CCACHE_DIR and CCACHE_BASEDIR, when set, win.
         if shutil.which("ccache") and "OBJCACHE=" not in flags:
             os.environ["MAKEFLAGS"] = f"{flags} OBJCACHE=ccache"
-            os.environ.setdefault("CCACHE_DIR", str(BUILD_ROOT / "ccache"))
+            os.environ.setdefault("CCACHE_DIR", str(ccache_dir()))
+            os.environ.setdefault("CCACHE_BASEDIR", str(ROOT))
     elif sim == "icarus":
         if shutil.which("iverilog") is None or shutil.which("vvp") is None:
             raise ToolError("Icarus Verilog (iverilog) is not installed; run `make setup` "

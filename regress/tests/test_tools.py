@@ -13,11 +13,15 @@ from montverif.regress.flow import paths, tools
 def test_ccache_is_used_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAKEFLAGS", "")
     monkeypatch.delenv("CCACHE_DIR", raising=False)
+    monkeypatch.delenv("CCACHE_BASEDIR", raising=False)
     monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
     tools.setup_env("verilator")
     assert tools.PCH_FIX in os.environ["MAKEFLAGS"]
     assert "OBJCACHE=ccache" in os.environ["MAKEFLAGS"]
-    assert os.environ["CCACHE_DIR"] == str(paths.ROOT / "build" / "ccache")
+    # the user's cache, outside the checkout, paths hashed relative to the checkout
+    cache = os.environ["CCACHE_DIR"]
+    assert cache == str(tools.ccache_dir()) and not cache.startswith(str(paths.ROOT))
+    assert os.environ["CCACHE_BASEDIR"] == str(paths.ROOT)
     tools.setup_env("verilator")  # idempotent
     assert os.environ["MAKEFLAGS"].count("OBJCACHE=ccache") == 1
 
