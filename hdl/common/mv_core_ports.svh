@@ -19,6 +19,11 @@
 //   `MV_CORE_CTRL_PORTS, ... `MV_CORE_RESULT_PORTS
 //                                  the control inputs and the result outputs around
 //                                  operands the core names itself
+//
+// and, in the connection list of the core's hdl/common/mv_result.sv instance (the result
+// register and the handshake of a core with its own state machine):
+//   `MV_RESULT_CORE_CONN           clk_i, rst_ni, start_i, clear_i, busy_o, last_o and p_o
+//                                  connected to the core's ports of the same names
 `ifndef MV_CORE_PORTS_SVH
 `define MV_CORE_PORTS_SVH
 
@@ -68,5 +73,15 @@
   `MV_CORE_HALVES_PORTS, \
   `MV_CORE_RESULT_PORTS, \
   `MV_CORE_SC_OUT_PORTS(SW)
+
+// mv_result's ports that are the core's own, connected by name
+`define MV_RESULT_CORE_CONN \
+  .clk_i, \
+  .rst_ni, \
+  .start_i, \
+  .clear_i, \
+  .busy_o, \
+  .last_o, \
+  .p_o
 
 `endif  // MV_CORE_PORTS_SVH

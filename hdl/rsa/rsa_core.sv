@@ -270,16 +270,10 @@ module rsa_core #(
     .ResW       (N),
     .ClearOnLoad(1'b1)
   ) u_result (
-    .clk_i,
-    .rst_ni,
-    .start_i,
-    .clear_i,
+    `MV_RESULT_CORE_CONN,
     .idle_i(idle),
     .last_i(done),
-    .p_i   (ma_p),
-    .busy_o,
-    .last_o,
-    .p_o
+    .p_i   (ma_p)
   );
 
   // The redundant halves are read by the testbench's multiplier monitors only.

@@ -14,6 +14,8 @@
 // subtracted. The result register P and busy/last: hdl/common/mv_result.sv.
 //
 // Used by mwr2mm and mwrkmm.
+`include "mv_core_ports.svh"
+
 module scalable_ctrl #(
   parameter int N        = 32,                // width of M and of the result
   parameter int WordW    = 8,
@@ -126,16 +128,10 @@ module scalable_ctrl #(
   mv_result #(
     .ResW(N)
   ) u_result (
-    .clk_i,
-    .rst_ni,
-    .start_i,
-    .clear_i,
+    `MV_RESULT_CORE_CONN,
     .idle_i(idle),
     .last_i(fin),
-    .p_i   (p_fin),
-    .busy_o,
-    .last_o,
-    .p_o
+    .p_i   (p_fin)
   );
 
 `ifndef SYNTHESIS

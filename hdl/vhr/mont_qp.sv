@@ -257,16 +257,10 @@ module mont_qp #(
   mv_result #(
     .ResW(N)
   ) u_result (
-    .clk_i,
-    .rst_ni,
-    .start_i,
-    .clear_i,
+    `MV_RESULT_CORE_CONN,
     .idle_i(idle),
     .last_i(red_last),
-    .p_i   (p_fin),
-    .busy_o,
-    .last_o,
-    .p_o
+    .p_i   (p_fin)
   );
 
 `ifndef SYNTHESIS
