@@ -85,6 +85,23 @@ class ForeignCore:
 
 
 @dataclass(frozen=True)
+class PaperFigure:
+    """A cycle count the paper states for its own design at one point (`[paper] figures`):
+    docs/cycles.md sets it beside the measured count where the width, the field and the
+    parameters it names match (the most specific figure where several do)."""
+
+    n: int
+    cycles: int
+    where: str  # the table or section it comes from, and what the paper's design is
+    params: tuple[tuple[str, int], ...] = ()  # the build parameters it holds for (RTL values)
+    field: int | None = None  # CTRL.FIELD it holds for (mont_dual), None: every operation
+
+    def matches(self, n: int, params: Mapping[str, int], field: int | None) -> bool:
+        return n == self.n and (self.field is None or field == self.field) and \
+            all(params.get(k) == v for k, v in self.params)
+
+
+@dataclass(frozen=True)
 class Design:
     """One design, as its descriptor says. Paths are absolute."""
 
@@ -122,6 +139,7 @@ class Design:
     fault_params: Mapping[str, int] = field(default_factory=dict)
     observe: Mapping[str, Any] = field(default_factory=dict)
     paper_cycles: Mapping[str, Any] = field(default_factory=dict)  # [paper]
+    paper_figures: tuple[PaperFigure, ...] = ()  # [paper] figures
     test: Mapping[str, Any] = field(default_factory=dict)  # `make test` points
     coverage: Mapping[str, Any] = field(default_factory=dict)
     testbench: Mapping[str, Any] = field(default_factory=dict)
@@ -374,6 +392,7 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = ()) -> Design:
     params = {k: _param(k, v, f"{where}: [parameters]")
               for k, v in _table(raw, "parameters", where).items()}
     extra = res.get("redundant_extra_bits")
+    paper = _table(raw, "paper", where)
     return Design(
         name=name, id=int(d["id"]), family=str(d.get("family", own.name)),
         paper=str(d.get("paper", "")), algorithm=str(d.get("algorithm", "")),
@@ -392,7 +411,8 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = ()) -> Design:
         redundant_extra_bits=None if extra is None else int(extra),
         model_check=str(model.get("check", "")), block_params=str(model.get("block_params", "")),
         parameters=params, fault_params=dict(_table(raw, "fault", where)),
-        observe=_table(raw, "observe", where), paper_cycles=_table(raw, "paper", where),
+        observe=_table(raw, "observe", where), paper_cycles=paper,
+        paper_figures=_figures(paper, params, f"{where}: [paper] figures"),
         test=_table(raw, "test", where), coverage=_table(raw, "coverage", where),
         testbench=_table(raw, "testbench", where), rsa=_table(raw, "rsa", where),
         core=str(_table(raw, "top", where).get("core", "")),
@@ -400,6 +420,41 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = ()) -> Design:
         lists=_lists(raw, where),
         foreign=_foreign(raw, registers, tuple(ops.get("precomputed", {})), where),
         generic_model=generic)
+
+
+def _figures(paper: Mapping[str, Any], params: Mapping[str, Param], where: str
+             ) -> tuple[PaperFigure, ...]:
+    """`[paper] figures`: [{ n, cycles, where, params = {..}, field }, ...]."""
+    raw = paper.get("figures", [])
+    if not isinstance(raw, list) or not all(isinstance(f, dict) for f in raw):
+        raise ConfigError(f"{where}: expected a list of tables")
+    out = []
+    for i, fig in enumerate(raw):
+        at = f"{where}[{i}]"
+        if unknown := sorted(set(fig) - {"n", "cycles", "where", "params", "field"}):
+            raise ConfigError(f"{at}: unknown key(s) {', '.join(unknown)}")
+        try:
+            n, cycles, source = int(fig["n"]), int(fig["cycles"]), str(fig["where"])
+        except KeyError as exc:
+            raise ConfigError(f"{at}: missing key {exc.args[0]}") from None
+        except (TypeError, ValueError):
+            raise ConfigError(f"{at}: n and cycles must be integers") from None
+        given = fig.get("params", {})
+        if not isinstance(given, dict):
+            raise ConfigError(f"{at}: params must be a table")
+        values = []
+        for name, value in given.items():
+            if name not in params:
+                raise ConfigError(f"{at}: unknown parameter {name}")
+            try:
+                values.append((name, params[name].value(value)))
+            except ConfigError as exc:
+                raise ConfigError(f"{at}: {exc}") from None
+        field_ = fig.get("field")
+        if field_ not in (None, 0, 1):
+            raise ConfigError(f"{at}: field must be 0 or 1")
+        out.append(PaperFigure(n, cycles, source, tuple(sorted(values)), field_))
+    return tuple(out)
 
 
 def _lists(raw: Mapping[str, Any], where: str) -> dict[str, tuple[Mapping[str, Any], ...]]:

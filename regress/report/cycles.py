@@ -5,9 +5,10 @@
 Reads every `txns.jsonl` (with its `outcome.json`) below the given folders (default: the
 latest regression and build/runs), groups the cycle counts the DUTs reported by design and
 width, and writes a markdown table: measured cycles, the model's count, the paper's formula
-from the design's `[paper]` table in its descriptor (hdl/<family>/<design>.toml), and their
-ratio. The runs of mutants (regress/mutate: builds with an overlay) are not the designs and
-are skipped.
+from the design's `[paper]` table in its descriptor (hdl/<family>/<design>.toml), or where
+the paper states a count of its own design at that point (`[paper] figures`) that count, and
+their ratio. Designs with a field bit (mont_dual) get a cell per field. The runs of mutants
+(regress/mutate: builds with an overlay) are not the designs and are skipped.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from montverif.regress.flow.paths import ROOT
+from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.formula import formula
 
@@ -29,6 +31,7 @@ _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
         ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 _FUNCS = {"ceil": math.ceil, "floor": math.floor, "min": min, "max": max}
 Params = tuple[tuple[str, int], ...]
+Key = tuple[str, int, Params, int | None]  # design, N, parameters, CTRL.FIELD (None: none)
 
 
 @dataclass
@@ -37,8 +40,8 @@ class Cell:
     runs: set[str] = field(default_factory=set)
 
 
-def collect(dirs: list[Path]) -> dict[tuple[str, int, Params], Cell]:
-    table: dict[tuple[str, int, Params], Cell] = defaultdict(Cell)
+def collect(dirs: list[Path]) -> dict[Key, Cell]:
+    table: dict[Key, Cell] = defaultdict(Cell)
     for base in dirs:
         for log in sorted(base.rglob("txns.jsonl")):
             outcome = log.with_name("outcome.json")
@@ -47,17 +50,33 @@ def collect(dirs: list[Path]) -> dict[tuple[str, int, Params], Cell]:
             run = json.loads(outcome.read_text())["run"]["build"]
             if run.get("overlay"):  # a mutant (regress/mutate) is not the design
                 continue
-            params = json.loads(outcome.read_text()).get("params") or {}
-            cell = table[(run["dut"], run["n"], tuple(sorted(params.items())))]
+            params = tuple(sorted((json.loads(outcome.read_text()).get("params") or {}).items()))
             for line in log.read_text().splitlines():
                 rec = json.loads(line)
                 if "cycles" in rec:
+                    field_ = int(rec["field"]) if "field" in rec else None
+                    cell = table[(run["dut"], run["n"], params, field_)]
                     cell.cycles[rec["cycles"]] = cell.cycles.get(rec["cycles"], 0) + 1
                     cell.runs.add(str(log.parent))
     return table
 
 
-def render(table: dict[tuple[str, int, Params], Cell]) -> str:
+def _reference(design: Design, n: int, params: dict[str, int], field_: int | None
+               ) -> tuple[float | None, str]:
+    """What the paper says for this cell: its own count at the point (the most specific
+    matching figure, shown with *), else its formula's value; (value, text)."""
+    figures = [f for f in design.paper_figures if f.matches(n, params, field_)]
+    if figures:
+        best = max(figures, key=lambda f: len(f.params) + (f.field is not None))
+        return float(best.cycles), f"{best.cycles}*"
+    paper = design.paper_cycles
+    if "cycles" not in paper:
+        return None, "–"
+    ref = formula(str(paper["cycles"]), n, params)
+    return ref, f"{ref:g}"
+
+
+def render(table: dict[Key, Cell]) -> str:
     lines = [
         "# Cycle counts",
         "",
@@ -65,36 +84,46 @@ def render(table: dict[tuple[str, int, Params], Cell]) -> str:
         "`montverif cycles`) from the runs' transaction logs: do not edit by hand. "
         "*Measured* is what the DUT's cycle counter "
         "reported over the bus (busy cycles from START to DONE, checked against the model in "
-        "every operation); *paper* evaluates the formula each paper states for its design.",
+        "every operation); *paper* is the count the paper states for its own design at that "
+        "point where it states one (marked *), else the paper's formula for its design.",
         "",
     ]
-    designs = sorted({d for d, _, _ in table})
+    designs = sorted({k[0] for k in table})
     for name in designs:
         design = load_design(name)
         paper = design.paper_cycles
         lines += [f"## {name}", ""]
         if paper:
-            lines += [f"Paper: {paper.get('source', '?')} — `{paper.get('cycles', '?')}`. "
-                      + str(paper.get("note", "")), ""]
-        with_params = any(k[2] for k in table if k[0] == name)
+            expr = f" — `{paper['cycles']}`" if "cycles" in paper else ""
+            lines += [f"Paper: {paper.get('source', '?')}{expr}. " + str(paper.get("note", "")),
+                      ""]
+        keys = sorted((k for k in table if k[0] == name), key=lambda k: (k[1], k[2], k[3] or 0))
+        with_params = any(k[2] for k in keys)
+        with_field = any(k[3] is not None for k in keys)
         lines += ["| N | " + ("parameters | " if with_params else "")
+                  + ("field | " if with_field else "")
                   + "measured cycles | operations | paper | measured / paper |",
-                  "|---|---|---|---|---|" + ("---|" if with_params else "")]
-        for (dut, n, params) in sorted(k for k in table if k[0] == name):
-            cell = table[(dut, n, params)]
+                  "|---|---|---|---|---|" + ("---|" if with_params else "")
+                  + ("---|" if with_field else "")]
+        for key in keys:
+            _, n, params, field_ = key
+            cell = table[key]
             measured = sorted(cell.cycles)
             shown = str(measured[0]) if len(measured) == 1 else \
                 f"{measured[0]}–{measured[-1]} (varies)"
             ops = sum(cell.cycles.values())
-            if paper and "cycles" in paper:
-                ref = formula(str(paper["cycles"]), n, dict(params))
-                ratio = f"{measured[-1] / ref:.3f}" if ref else "–"
-                ref_s = f"{ref:g}"
-            else:
-                ref_s = ratio = "–"
+            ref, ref_s = _reference(design, n, dict(params), field_)
+            ratio = f"{measured[-1] / ref:.3f}" if ref else "–"
             shown_params = (" ".join(f"{k}={v}" for k, v in params) + " | ") if with_params \
                 else ""
-            lines.append(f"| {n} | {shown_params}{shown} | {ops} | {ref_s} | {ratio} |")
+            shown_field = (f"{'–' if field_ is None else field_} | ") if with_field else ""
+            lines.append(f"| {n} | {shown_params}{shown_field}{shown} | {ops} | {ref_s} | "
+                         f"{ratio} |")
+        figures = [f for f in design.paper_figures
+                   if any(f.matches(k[1], dict(k[2]), k[3]) for k in keys)]
+        if figures:
+            lines += ["", "Paper's own counts (*): " + "; ".join(
+                f"{f.cycles:,} at N = {f.n} ({f.where})" for f in figures) + "."]
         lines.append("")
     missing = [d for d in known_designs() if d not in designs]
     if missing:

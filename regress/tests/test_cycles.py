@@ -8,6 +8,7 @@ import pytest
 
 from montverif.regress.cli import cycles as cycles_cli
 from montverif.regress.report import cycles
+from montverif.spec.design import Param, _figures
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.formula import formula
@@ -26,12 +27,14 @@ def test_formula_refuses_anything_else(expr):
         formula(expr, 8)
 
 
-def _fake_run(root, dut: str, n: int, counts: list[int], overlay: str = "") -> None:
-    run = root / f"{dut}-n{n}{overlay}"
+def _fake_run(root, dut: str, n: int, counts: list[int], overlay: str = "",
+              params: dict | None = None, fields: list[int] | None = None) -> None:
+    run = root / f"{dut}-n{n}{overlay}" / "-".join(f"{k}{v}" for k, v in (params or {}).items())
     run.mkdir(parents=True)
     (run / "outcome.json").write_text(json.dumps(
-        {"run": {"build": {"dut": dut, "n": n, "overlay": overlay}}}))
-    lines = [json.dumps({"op": i, "cycles": c}) for i, c in enumerate(counts)]
+        {"run": {"build": {"dut": dut, "n": n, "overlay": overlay}}, "params": params or {}}))
+    lines = [json.dumps({"op": i, "cycles": c} | ({"field": fields[i]} if fields else {}))
+             for i, c in enumerate(counts)]
     lines.append(json.dumps({"op": len(counts), "error": "ERR_RANGE"}))
     (run / "txns.jsonl").write_text("\n".join(lines) + "\n")
 
@@ -62,3 +65,32 @@ def test_formula_with_build_parameters():
     assert formula("max(n, W) % 5", 7, {"W": 9}) == 4
     with pytest.raises(ConfigError):
         formula("V + 1", 8, {"W": 8})
+
+
+def test_the_papers_own_counts_where_it_states_them(tmp_path):
+    """mont_dual: a cell per field, each against Tanimura's own count at 256 bits (marked *),
+    not a formula fitted to them; rsa_core: the mwrkmm point against the paper's 20-PE core,
+    another multiplier against its subpipelined core, the most specific figure winning."""
+    _fake_run(tmp_path, "mont_dual", 256, [165, 41, 165], fields=[0, 1, 0])
+    rsa = load_design("rsa_core")
+    mwrkmm = {"ConstTime": 1, "Mult": rsa.parameters["Mult"].value("mwrkmm"), "P": 20,
+              "V": 17, "W": 16}
+    _fake_run(tmp_path, "rsa_core", 1024, [271890], params=mwrkmm)
+    _fake_run(tmp_path, "rsa_core", 1024, [1053702], params={"ConstTime": 1, "Mult": 0})
+    text = cycles.render(cycles.collect([tmp_path]))
+    dual = text[text.index("## mont_dual"):text.index("## rsa_core")]
+    assert "| 256 | 0 | 165 | 2 | 165* | 1.000 |" in dual
+    assert "| 256 | 1 | 41 | 1 | 45* | 0.911 |" in dual
+    assert "`" not in dual.split("\n")[2]  # no formula: the paper states none
+    rsa_text = text[text.index("## rsa_core"):]
+    assert "| 271890 | 1 | 319250* | 0.852 |" in rsa_text
+    assert "| 1053702 | 1 | 382900* | 2.752 |" in rsa_text
+    assert "319,250 at N = 1024 (Michalski-Buell 2006, Table 3" in rsa_text
+
+
+def test_a_figure_naming_an_unknown_parameter_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="unknown parameter Q"):
+        _figures({"figures": [{"n": 8, "cycles": 9, "where": "x", "params": {"Q": 1}}]},
+                 {"P": Param("P", 1, 1)}, "t")
+    with pytest.raises(ConfigError, match="missing key where"):
+        _figures({"figures": [{"n": 8, "cycles": 9}]}, {}, "t")
