@@ -346,10 +346,13 @@ def _foreign(raw: Mapping[str, Any], operands: tuple[str, ...], precomputed: tup
                        bool(table.get("third_party", True)), dict(table.get("params", {})))
 
 
-def parse(path: Path, uses_rtl: tuple[Path, ...] = ()) -> Design:
-    """A descriptor file as a Design; ConfigError with a one-line message if malformed."""
+def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | None = None
+          ) -> Design:
+    """A descriptor file as a Design; ConfigError with a one-line message if malformed.
+    `raw`: the file's TOML when the caller has parsed it already (designs: once a file)."""
     where = shown(path)
-    raw = read_toml(path, where)
+    if raw is None:
+        raw = read_toml(path, where)
     if unknown := sorted(set(raw) - set(SECTIONS)):
         raise ConfigError(f"{where}: unknown section(s) {', '.join(unknown)} "
                           f"(known: {', '.join(SECTIONS)})")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import tomllib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from montverif.spec import regmap
 from montverif.spec.design import Design, parse
@@ -14,9 +15,10 @@ from montverif.spec.errors import ConfigError
 from montverif.spec.paths import HDL, shown
 
 
-def _descriptor_files() -> dict[str, Path]:
-    """name -> descriptor of every design (a TOML with a [design] table below hdl/)."""
-    found: dict[str, Path] = {}
+def _descriptor_files() -> dict[str, tuple[Path, dict[str, Any]]]:
+    """name -> (descriptor, its parsed TOML) of every design (a TOML with a [design] table
+    below hdl/). Each file is parsed here once; its design is built from this parse."""
+    found: dict[str, tuple[Path, dict[str, Any]]] = {}
     for path in sorted(HDL.glob("*/*.toml")):
         try:
             raw = tomllib.loads(path.read_text())
@@ -26,8 +28,8 @@ def _descriptor_files() -> dict[str, Path]:
         if not name:
             continue
         if name in found:
-            raise ConfigError(f"design {name} is described twice: {found[name]} and {path}")
-        found[name] = path
+            raise ConfigError(f"design {name} is described twice: {found[name][0]} and {path}")
+        found[name] = (path, raw)
     return found
 
 
@@ -41,13 +43,14 @@ def _all() -> dict[str, Design]:
             return out[name]
         if name in chain:
             raise ConfigError(f"designs use each other: {' -> '.join((*chain, name))}")
+        path, raw = files[name]
         uses_rtl: dict[Path, None] = {}
-        for used in _uses(files[name]):
+        for used in _uses(raw):
             if used not in files:
-                raise ConfigError(f"{files[name].name}: uses unknown design {used}")
+                raise ConfigError(f"{path.name}: uses unknown design {used}")
             dep = load_one(used, (*chain, name))
             uses_rtl |= dict.fromkeys(dep.used_rtl + dep.shared + dep.rtl)
-        out[name] = parse(files[name], tuple(uses_rtl))
+        out[name] = parse(path, tuple(uses_rtl), raw)
         return out[name]
 
     for name in files:
@@ -56,8 +59,7 @@ def _all() -> dict[str, Design]:
     return dict(sorted(out.items()))
 
 
-def _uses(path: Path) -> list[str]:
-    raw = tomllib.loads(path.read_text())
+def _uses(raw: dict[str, Any]) -> list[str]:
     return list(raw.get("design", {}).get("uses", []))
 
 

@@ -20,13 +20,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ucis.cover_type_t import CoverTypeT
-from ucis.flags_t import FlagsT
-from ucis.mem.mem_ucis import MemUCIS
-from ucis.scope_type_t import ScopeTypeT
-from ucis.source_t import SourceT
-from ucis.xml.xml_writer import XmlWriter
-
 DESIGN_UNIT = "montverif"
 INSTANCE = "top"
 
@@ -43,6 +36,15 @@ class UcisPoint:
 
 def write_ucis(path: Path, designs: Mapping[str, Sequence[UcisPoint]]) -> None:
     """Write the designs' cover points as one UCIS XML file."""
+    # pyucis only here, where a file is written: a heavy third-party import (jsonschema,
+    # yaml; about 0.13 s) that every `montverif` command paid at its start (issue 33)
+    from ucis.cover_type_t import CoverTypeT  # noqa: PLC0415
+    from ucis.flags_t import FlagsT  # noqa: PLC0415
+    from ucis.mem.mem_ucis import MemUCIS  # noqa: PLC0415
+    from ucis.scope_type_t import ScopeTypeT  # noqa: PLC0415
+    from ucis.source_t import SourceT  # noqa: PLC0415
+    from ucis.xml.xml_writer import XmlWriter  # noqa: PLC0415
+
     db = MemUCIS()
     du = db.createScope(DESIGN_UNIT, None, 1, SourceT.OTHER, ScopeTypeT.DU_MODULE,
                         FlagsT.SCOPE_UNDER_DU)

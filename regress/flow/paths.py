@@ -10,6 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]  # the checkout: hdl/, models/, verif
 BUILD_ROOT = ROOT / "build"
 SIM_BUILDS = BUILD_ROOT / "sim"  # one folder per compiled model (BuildSpec.key)
 RUNS_ROOT = BUILD_ROOT / "runs"  # `montverif sim`'s run folders (default)
+PYCACHE = BUILD_ROOT / "pycache"  # the simulations' bytecode (flow.simulate)
 
 
 def remove_tree(path: Path) -> None:

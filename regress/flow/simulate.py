@@ -27,7 +27,7 @@ from pathlib import Path
 from montverif.regress.flow import claim, tools
 from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
-from montverif.regress.flow.paths import ROOT, RUNS_ROOT, SIM_BUILDS
+from montverif.regress.flow.paths import PYCACHE, ROOT, RUNS_ROOT, SIM_BUILDS
 from montverif.regress.flow.spec import Outcome, RunSpec, engine_hdl_clock, with_design_tests
 from montverif.spec import environment
 from montverif.spec.design import Design
@@ -203,6 +203,17 @@ def _execute(run: RunSpec, design: Design, log_dir: Path) -> Outcome:
     _, build_s = build(run.build, design)
     t0 = time.monotonic()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    # The simulation's Python (this child, the simulator's interpreter) keeps its bytecode,
+    # even where PYTHONDONTWRITEBYTECODE is set: in build/pycache (or the caller's own
+    # PYTHONPYCACHEPREFIX), never beside the sources. cocotb passes every module the tests
+    # import through pytest's assertion rewriting, which else parses and compiles them again
+    # in every run (about 0.6 s of a short run's fixed cost; measured, issue 33).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.setdefault("PYTHONPYCACHEPREFIX", str(PYCACHE))
+    # cocotb makes a pytest Config only to rewrite assertions; the pytest plugins installed
+    # for the test suite (xdist, hypothesis, anyio) have nothing to do in a simulation, and
+    # loading them cost about 0.06 s of every run
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     env[environment.CHECK_THREAD.name] = "1" if check_thread(run) else "0"
     if run.bias:  # the run's own steering (a list entry's `bias`) wins over the caller's
         env[environment.BIAS.name] = run.bias
