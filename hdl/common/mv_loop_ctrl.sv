@@ -17,6 +17,11 @@
 //
 // Used by mont_csa, mont_csa_u2, mont_lut, mont_lut_u2, mont_r2, mont_r4, mm42, mm42_u2,
 // inter_csa, inter_lut and inter_r2 (no FIN: its last LOOP cycle ends the operation).
+//
+// Assertions (docs/formal.md): the phases and their order, the counter's range per phase,
+// last exactly once per operation and only while busy, P changed only by FIN and CLEAR.
+`include "mv_assert.svh"
+
 module mv_loop_ctrl #(
   parameter int ResW       = 32,    // width of the result P
   parameter int LoopCycles = 32,
@@ -113,6 +118,57 @@ module mv_loop_ctrl #(
     end
   end
   assign p_o = p_q;
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md). Not a paper's equation: the control this module implements.
+  // ---------------------------------------------------------------------------------------
+`ifdef MV_ASSERT_ON
+  // Off in reset and in the first cycle after it ($past reads the cycle in reset); a flop of
+  // their own, as in mv_bus_loader.sv (no asynchronous reset read by `disable iff`).
+  logic assert_en_q, assert_off;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      assert_en_q <= 1'b0;
+    end else begin
+      assert_en_q <= 1'b1;
+    end
+  end
+  assign assert_off = !assert_en_q;
+`endif
+
+  // The counter holds every PRE step and LOOP iteration, and LoopCycles after the loop.
+  `ASSERT_INIT(LoopParamsLegal_A, LoopCycles >= 1 && PreCycles >= 0
+                                  && PreCycles <= (1 << CntW) && LoopCycles < (1 << CntW))
+  // Legal phases: PRE only with PreCycles > 0, FIN only with FinCycle; one phase at a time.
+  `ASSERT(LoopPhaseLegal_A, (!pre_o || PreCycles > 0) && (!fin_o || FinCycle), clk_i,
+          assert_off)
+  `ASSERT(LoopPhaseOneHot_A, $onehot0({clear_o, load_o, pre_o, loop_o, fin_o}), clk_i,
+          assert_off)
+  // Legal transitions: IDLE -> (PRE ->) LOOP -> (FIN ->) IDLE, leaving IDLE only on START,
+  // PRE after PreCycles cycles, LOOP after its last iteration, FIN after one cycle.
+  `ASSERT_IMPL(LoopStartsOnLoad_A, $past(idle) && !idle, $past(load_o), clk_i, assert_off)
+  `ASSERT_IMPL(LoopLoadEntersPhase_A, $past(load_o), ((PreCycles > 0) ? pre_o : loop_o)
+               && cnt_q == '0, clk_i, assert_off)
+  `ASSERT_IMPL(LoopPreExit_A, $past(pre_o) && !pre_o, loop_o && cnt_q == '0
+               && int'($past(cnt_q)) == PreCycles - 1, clk_i, assert_off)
+  `ASSERT_IMPL(LoopLoopExit_A, $past(loop_o) && !loop_o, $past(last_loop_o)
+               && (FinCycle ? fin_o : idle), clk_i, assert_off)
+  `ASSERT_IMPL(LoopFinOneCycle_A, $past(fin_o), idle, clk_i, assert_off)
+  // Counter in range for the phase, one step per PRE or LOOP cycle, LoopCycles in FIN.
+  `ASSERT_IMPL(LoopCntInPre_A, pre_o, int'(cnt_q) < PreCycles, clk_i, assert_off)
+  `ASSERT_IMPL(LoopCntInLoop_A, loop_o, int'(cnt_q) < LoopCycles, clk_i, assert_off)
+  `ASSERT_IMPL(LoopCntSteps_A, $past(pre_o || loop_o) && $stable(state_q),
+               cnt_q == $past(cnt_q) + 1'b1, clk_i, assert_off)
+  `ASSERT_IMPL(LoopCntAtFin_A, fin_o, int'(cnt_q) == LoopCycles, clk_i, assert_off)
+  `ASSERT_IMPL(LoopCntIdle_A, idle, cnt_q == '0 || int'(cnt_q) == LoopCycles, clk_i,
+               assert_off)
+  // last_o: only while busy and exactly once per operation (IDLE follows it, and busy ends
+  // only after it).
+  `ASSERT_IMPL(LoopLastWhileBusy_A, last_o, busy_o, clk_i, assert_off)
+  `ASSERT_IMPL(LoopIdleAfterLast_A, $past(last_o), idle, clk_i, assert_off)
+  `ASSERT_IMPL(LoopBusyEndsOnLast_A, $past(busy_o) && idle, $past(last_o), clk_i, assert_off)
+  // P changes only in FIN (the result) and on CLEAR (zero): stable while idle otherwise.
+  `ASSERT_IMPL(LoopResultStable_A, $past(!fin_o && !clear_o), $stable(p_o), clk_i, assert_off)
 
 `ifndef SYNTHESIS
   // Named first: Icarus 11 turns an enum compared inside a port connection into Z.

@@ -9,6 +9,11 @@
 // ends (last_i, with the result p_i).
 //
 // Used by scalable_ctrl (mwr2mm, mwrkmm), mont_dual, mont_qp and rsa_core (ClearOnLoad).
+//
+// Assertions (docs/formal.md): last only while busy; P changes only at the last clock and on
+// a CLEAR (or START with ClearOnLoad) while idle, which zero it.
+`include "mv_assert.svh"
+
 module mv_result #(
   parameter int ResW        = 32,
   parameter bit ClearOnLoad = 1'b0
@@ -39,5 +44,28 @@ module mv_result #(
   assign busy_o = !idle_i;
   assign last_o = last_i;
   assign p_o    = p_q;
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md). Not a paper's equation: the port contract above.
+  // ---------------------------------------------------------------------------------------
+`ifdef MV_ASSERT_ON
+  // Off in reset and in the first cycle after it ($past reads the cycle in reset); a flop of
+  // their own, as in mv_bus_loader.sv (no asynchronous reset read by `disable iff`).
+  logic assert_en_q, assert_off;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      assert_en_q <= 1'b0;
+    end else begin
+      assert_en_q <= 1'b1;
+    end
+  end
+  assign assert_off = !assert_en_q;
+`endif
+
+  `ASSERT_IMPL(ResultLastWhileBusy_A, last_i, !idle_i, clk_i, assert_off)
+  `ASSERT_IMPL(ResultStable_A, $past(!last_i && !(idle_i && (clear_i
+               || (ClearOnLoad && start_i)))), $stable(p_o), clk_i, assert_off)
+  `ASSERT_IMPL(ResultZeroOnClear_A, $past(idle_i && (clear_i || (ClearOnLoad && start_i))),
+               p_o == '0, clk_i, assert_off)
 
 endmodule

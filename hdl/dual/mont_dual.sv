@@ -18,7 +18,11 @@
 // carry z = S >> W. C is E = ceil(N/W) words plus one top bit (C < 2M < 2^(W*E+1)).
 // Cycles: digits*(2 + 2E) + E (SUB, GF(p) only) + 1 (FIN); 165 (GF(p)) and 41 (GF(2^n)) at
 // N = 256 (docs/dual.md).
+//
+// Assertions (docs/formal.md): the FSM's states and transitions, the word and digit counters
+// in range, SUB only in GF(p), and C < 2M before the GF(p) final subtraction.
 `include "mv_core_ports.svh"
+`include "mv_assert.svh"
 
 module mont_dual #(
   parameter int N         = 256,
@@ -273,6 +277,48 @@ module mont_dual #(
     .last_i(fin),
     .p_i   (p_fin)
   );
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+`ifdef MV_ASSERT_ON
+  // Off in reset and in the first cycle after it ($past reads the cycle in reset); a flop of
+  // their own, as in mv_bus_loader.sv (no asynchronous reset read by `disable iff`).
+  logic assert_en_q, assert_off;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      assert_en_q <= 1'b0;
+    end else begin
+      assert_en_q <= 1'b1;
+    end
+  end
+  assign assert_off = !assert_en_q;
+`endif
+
+  // Legal states and transitions: IDLE -> T1 -> T2 -> (MA -> MB) x E -> T1 ... -> SUB x E
+  // (GF(p)) -> FIN -> IDLE; a digit's MA/MB run over words 0 .. E-1.
+  `ASSERT(DualStateLegal_A, state_q <= StFin, clk_i, assert_off)
+  `ASSERT_IMPL(DualStartsOnStart_A, $past(idle) && !idle, $past(start_i && !clear_i)
+               && state_q == StT1 && i_q == '0, clk_i, assert_off)
+  `ASSERT_IMPL(DualT1ToT2_A, $past(state_q == StT1), state_q == StT2, clk_i, assert_off)
+  `ASSERT_IMPL(DualT2ToMa_A, $past(state_q == StT2), state_q == StMa && j_q == '0, clk_i,
+               assert_off)
+  `ASSERT_IMPL(DualMaToMb_A, $past(state_q == StMa), state_q == StMb, clk_i, assert_off)
+  `ASSERT_IMPL(DualMbNext_A, $past(state_q == StMb), $past(last_j) ? ($past(last_i)
+               ? (state_q == (gfp ? StSub : StFin)) : (state_q == StT1))
+               : (state_q == StMa && j_q == $past(j_q) + 1'b1), clk_i, assert_off)
+  `ASSERT_IMPL(DualSubNext_A, $past(state_q == StSub), $past(last_j) ? fin : state_q == StSub,
+               clk_i, assert_off)
+  `ASSERT_IMPL(DualFinOneCycle_A, $past(fin), idle, clk_i, assert_off)
+  `ASSERT_IMPL(DualSubOnlyGfp_A, state_q == StSub, gfp, clk_i, assert_off)
+  // Counters: the word j < E, the digit i < digits (ceil(N/K) in GF(p), ceil(N/W) in GF(2^n)).
+  `ASSERT_IMPL(DualWordInRange_A, state_q == StMa || state_q == StMb || state_q == StSub,
+               int'(j_q) < E, clk_i, assert_off)
+  `ASSERT_IMPL(DualDigitInRange_A, state_q == StT1 || state_q == StT2 || state_q == StMa
+               || state_q == StMb, int'(i_q) < (gfp ? DigP : DigB), clk_i, assert_off)
+  // The FIOS loop's bound (this header; Koc 1996, FIOS: C < 2M after the last digit): in
+  // GF(p) one word-serial subtraction of M leaves P fully reduced.
+  `ASSERT_IMPL(DualCBelow2M_A, state_q == StSub, c_q < (CW'(m_pad) << 1), clk_i, assert_off)
 
 `ifndef SYNTHESIS
   // Simulation-only observation (hdl/common/mv_observe.sv): hits per {field, phase}

@@ -17,7 +17,10 @@
 // adder and subtracts M once if P >= M (steps 6 and 7); S and C stay readable.
 //
 // Cycles: N (loop) + 1 (FIN) = N + 1, from the start edge.
+//
+// Assertions (docs/formal.md): the loop invariant S + C < 2M after every iteration.
 `include "mv_core_ports.svh"
+`include "mv_assert.svh"
 
 module mont_csa #(
   parameter int N        = 32,
@@ -89,5 +92,27 @@ module mont_csa #(
     .c_i(maj2), .x_o(x_q), .s_o(s_q), .c_o(c_q));
   assign s_o = s_q;
   assign c_o = c_q;
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+`ifdef MV_ASSERT_ON
+  // Off in reset and in the first cycle after it ($past reads the cycle in reset).
+  logic assert_en_q, assert_off;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      assert_en_q <= 1'b0;
+    end else begin
+      assert_en_q <= 1'b1;
+    end
+  end
+  assign assert_off = !assert_en_q;
+`endif
+
+  // Amanor (2005), Algorithm 1b, steps 3-5 (and this header): S + C is Algorithm 1a's P, so
+  // S + C < 2M after every iteration and the one subtraction of step 7 (mv_final_sub)
+  // reduces P = S + C fully.
+  `ASSERT_IMPL(SumBelow2M_A, $past(loop), (N + 2)'(s_q) + (N + 2)'(c_q)
+               < ((N + 2)'(m_i) << 1), clk_i, assert_off)
 
 endmodule

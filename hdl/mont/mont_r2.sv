@@ -13,7 +13,10 @@
 // P >= M (step 6) and P leaves the core fully reduced.
 //
 // Cycles: N (loop) + 1 (FIN) = N + 1, from the start edge.
+//
+// Assertions (docs/formal.md): the loop invariant P < 2M after every iteration.
 `include "mv_core_ports.svh"
+`include "mv_assert.svh"
 
 module mont_r2 #(
   parameter int N        = 32,
@@ -80,5 +83,27 @@ module mont_r2 #(
   // Step 6 (FIN): P - M if P >= M (P is the accumulator: C = 0)
   mv_final_sub #(.N(N)) u_final (.s_i(acc_q), .c_i({(N + 1){1'b0}}), .cin_i(1'b0), .m_i,
                                  .p_o(p_fin), .sub_taken_o(sub_taken));
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+`ifdef MV_ASSERT_ON
+  // Off in reset and in the first cycle after it ($past reads the cycle in reset).
+  logic assert_en_q, assert_off;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      assert_en_q <= 1'b0;
+    end else begin
+      assert_en_q <= 1'b1;
+    end
+  end
+  assign assert_off = !assert_en_q;
+`endif
+
+  // Amanor (2005), Algorithm 1a, steps 3-5 (and this header): P < 2M after every iteration,
+  // (P + Y + M) / 2 < (2M + M + M) / 2 for Y < M; so the one subtraction of step 6
+  // (mv_final_sub) reduces P fully.
+  `ASSERT_IMPL(AccBelow2M_A, $past(loop), (N + 2)'(acc_q) < ((N + 2)'(m_i) << 1), clk_i,
+               assert_off)
 
 endmodule

@@ -24,7 +24,12 @@
 // clear_i) are wiped on the edge that ends the operation (last_o) and by clear_i.
 // Operand bounds: X, R2 < M (the loader refuses X >= M); every product is fully reduced (< M),
 // so every multiplier input Y is below M as the multipliers require (X may be 1 >= M = 1).
+//
+// Assertions (docs/formal.md): the FSM's states, phases and transitions, the step counter in
+// range, both products every LOOP step in constant time, every product reduced, and the
+// secrets wiped at the end.
 `include "mv_core_ports.svh"
+`include "mv_assert.svh"
 
 module rsa_core #(
   parameter int N         = 32,
@@ -275,6 +280,51 @@ module rsa_core #(
     .last_i(done),
     .p_i   (ma_p)
   );
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+`ifdef MV_ASSERT_ON
+  // Off in reset and in the first cycle after it ($past reads the cycle in reset); a flop of
+  // their own, as in mv_bus_loader.sv (no asynchronous reset read by `disable iff`).
+  logic assert_en_q, assert_off;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      assert_en_q <= 1'b0;
+    end else begin
+      assert_en_q <= 1'b1;
+    end
+  end
+  assign assert_off = !assert_en_q;
+`endif
+
+  `ASSERT(RsaStateLegal_A, state_q != 2'd3 && phase_q != 2'd3, clk_i, assert_off)
+  // IDLE -> RUN on START (phase TO, counter 0); RUN -> CAP on a multiplier's last cycle; CAP
+  // lasts one cycle, to RUN (the next step) or IDLE (after FROM: the end).
+  `ASSERT_IMPL(RsaStartsOnStart_A, $past(idle) && !idle, $past(start_first)
+               && state_q == StRun && phase_q == PhTo && cnt_q == '0, clk_i, assert_off)
+  `ASSERT_IMPL(RsaCapOnLast_A, $past(state_q == StRun) && in_cap, $past(ma_last || ms_last),
+               clk_i, assert_off)
+  `ASSERT_IMPL(RsaCapOneCycle_A, $past(in_cap), state_q == (($past(finish)) ? StIdle : StRun),
+               clk_i, assert_off)
+  `ASSERT_IMPL(RsaRunHasMult_A, state_q == StRun, ran_a_q || ran_s_q, clk_i, assert_off)
+  // Algorithm 4's phase order TO -> LOOP (-> LOOP ...) -> FROM: no phase goes back.
+  `ASSERT_IMPL(RsaPhaseOrder_A, $past(!idle) && !idle, phase_q >= $past(phase_q), clk_i,
+               assert_off)
+  // The loop counts exponent bits: at most N steps (N exactly in constant time).
+  `ASSERT_IMPL(RsaCntInRange_A, phase_q == PhLoop, int'(cnt_q) < N, clk_i, assert_off)
+  `ASSERT_IMPL(RsaConstTimeSteps_A, ConstTime && $past(phase_q == PhLoop) && phase_q == PhFrom,
+               int'($past(cnt_q)) == N - 1, clk_i, assert_off)
+  // Constant time (this header): every step runs both products.
+  `ASSERT_IMPL(RsaConstTimeBoth_A, ConstTime && state_q == StRun && phase_q != PhFrom,
+               ran_a_q && ran_s_q, clk_i, assert_off)
+  // This header (operand bounds): every product is fully reduced, so every multiplier input
+  // is below M as the multipliers require.
+  `ASSERT_IMPL(RsaProductsReduced_A, in_cap, (!ran_a_q || ma_p < m_i || m_i == One)
+               && (!ran_s_q || ms_p < m_i || m_i == One), clk_i, assert_off)
+  // Secrets (this header): A, S and E are wiped on the edge that ends the operation.
+  `ASSERT_IMPL(RsaSecretsWiped_A, $past(done), a_q == '0 && s_q == '0 && e_q == '0, clk_i,
+               assert_off)
 
   // The redundant halves are read by the testbench's multiplier monitors only.
   /* verilator lint_off UNUSEDSIGNAL */

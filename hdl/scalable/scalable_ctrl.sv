@@ -14,6 +14,10 @@
 // subtracted. The result register P and busy/last: hdl/common/mv_result.sv.
 //
 // Used by mwr2mm and mwrkmm.
+//
+// Assertions (docs/formal.md): the FSM's states and transitions, the clock counter in range,
+// and the final unit's input bound S < 2M (section 5.4: one subtraction reduces fully).
+`include "mv_assert.svh"
 `include "mv_core_ports.svh"
 
 module scalable_ctrl #(
@@ -133,6 +137,39 @@ module scalable_ctrl #(
     .last_i(fin),
     .p_i   (p_fin)
   );
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+`ifdef MV_ASSERT_ON
+  // Off in reset and in the first cycle after it ($past reads the cycle in reset); a flop of
+  // their own, as in mv_bus_loader.sv (no asynchronous reset read by `disable iff`).
+  logic assert_en_q, assert_off;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      assert_en_q <= 1'b0;
+    end else begin
+      assert_en_q <= 1'b1;
+    end
+  end
+  assign assert_off = !assert_en_q;
+`endif
+
+  `ASSERT_INIT(ScalParamsLegal_A, TOut >= 0 && TFin > TOut && Bits >= N + 1)
+  // Legal states; IDLE -> RUN only on START (without CLEAR), RUN for TFin clocks, FIN one.
+  `ASSERT(ScalStateLegal_A, idle || run_o || fin, clk_i, assert_off)
+  `ASSERT_IMPL(ScalRunOnStart_A, $past(idle) && !idle, $past(start_i && !clear_i) && run_o
+               && cyc_q == '0, clk_i, assert_off)
+  `ASSERT_IMPL(ScalCycInRange_A, run_o, int'(cyc_q) < TFin, clk_i, assert_off)
+  `ASSERT_IMPL(ScalCycSteps_A, $past(run_o) && run_o, cyc_q == $past(cyc_q) + 1'b1, clk_i,
+               assert_off)
+  `ASSERT_IMPL(ScalRunToFin_A, $past(run_o) && !run_o, fin && int'($past(cyc_q)) == TFin - 1,
+               clk_i, assert_off)
+  `ASSERT_IMPL(ScalFinOneCycle_A, $past(fin), idle, clk_i, assert_off)
+  // Michalski-Buell (2006), section 5.4 (and Tenca-Koc's MWR2MM bound): the last job's
+  // S < 2M, so the one word-serial subtraction in FIN leaves P fully reduced.
+  `ASSERT_IMPL(ScalSBelow2M_A, fin, (Bits + 1)'(res_q) < ((Bits + 1)'(m_i) << 1), clk_i,
+               assert_off)
 
 `ifndef SYNTHESIS
   mv_observe #(

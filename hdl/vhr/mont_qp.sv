@@ -17,7 +17,11 @@
 // restoring subtraction steps (subtract M << s if not negative, s = 2V-1 .. 0), so p_o < M.
 //
 // Cycles from the start edge: floor(F/P) K + 2 (F mod P) + E + 2 + 2V (docs/vhr.md).
+//
+// Assertions (docs/formal.md): the FSM's states and transitions, the kernel-clock, kernel-
+// cycle and reduction-step counters in range, and the value below 2M before the last step.
 `include "mv_core_ports.svh"
+`include "mv_assert.svh"
 
 module mont_qp #(
   parameter int N         = 64,
@@ -262,6 +266,45 @@ module mont_qp #(
     .last_i(red_last),
     .p_i   (p_fin)
   );
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+`ifdef MV_ASSERT_ON
+  // Off in reset and in the first cycle after it ($past reads the cycle in reset); a flop of
+  // their own, as in mv_bus_loader.sv (no asynchronous reset read by `disable iff`).
+  logic assert_en_q, assert_off;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      assert_en_q <= 1'b0;
+    end else begin
+      assert_en_q <= 1'b1;
+    end
+  end
+  assign assert_off = !assert_en_q;
+`endif
+
+  `ASSERT(QpStateLegal_A, state_q == StIdle || state_q == StRun || state_q == StRed, clk_i,
+          assert_off)
+  // IDLE -> RUN only on START (without CLEAR), counters from 0; RUN -> RED with 2V steps
+  // (s = 2V-1 .. 0), one per clock; RED -> IDLE after the last.
+  `ASSERT_IMPL(QpStartsOnStart_A, $past(idle) && !idle, $past(start_i && !clear_i)
+               && state_q == StRun && kt_q == '0 && kc_q == '0, clk_i, assert_off)
+  `ASSERT_IMPL(QpRunToRed_A, $past(state_q == StRun) && state_q != StRun, state_q == StRed
+               && int'(sub_q) == SubSteps - 1, clk_i, assert_off)
+  `ASSERT_IMPL(QpRedSteps_A, $past(state_q == StRed) && state_q == StRed,
+               sub_q == $past(sub_q) - 1'b1, clk_i, assert_off)
+  `ASSERT_IMPL(QpRedToIdle_A, $past(state_q == StRed) && state_q != StRed, idle
+               && $past(sub_q) == '0, clk_i, assert_off)
+  // Counters in range (section IV.B): the clock within the kernel cycle kt < K, the kernel
+  // cycle kc <= Kc = floor(F/P) + 1 (the last one partial, then the drain), step s < 2V.
+  `ASSERT_IMPL(QpKtInRange_A, state_q == StRun, int'(kt_q) < K, clk_i, assert_off)
+  `ASSERT_IMPL(QpKcInRange_A, state_q == StRun, int'(kc_q) <= Kc, clk_i, assert_off)
+  `ASSERT_IMPL(QpSubInRange_A, state_q == StRed, int'(sub_q) < SubSteps, clk_i, assert_off)
+  // This header (Orup's range [0, M~ + M), M~ < 2^2V M, after 2V - 1 restoring steps): the
+  // value the last step s = 0 sees is below 2M (s_o), so P < M.
+  `ASSERT_IMPL(QpBelow2MAtLastStep_A, red_last, (RW + 1)'(red_q) < ((RW + 1)'(m_i) << 1),
+               clk_i, assert_off)
 
 `ifndef SYNTHESIS
   // Simulation-only observation (hdl/common/mv_observe.sv), bins of models/vhr.py:

@@ -119,21 +119,69 @@ def test_a_broken_loader_fails_its_verilator_run_on_the_assertion(tmp_path: Path
     assert signature(outcome.first_error).startswith(f"ASSERT FAILED {name} @#")
 
 
+def _overlay(tmp_path: Path, rel: str, old: str, new: str) -> Path:
+    """An overlay folder with one RTL file of hdl/ (rel) changed: `old` (once) -> `new`."""
+    src = ROOT / "hdl" / rel
+    text = src.read_text()
+    assert text.count(old) == 1, old
+    over = tmp_path / "mut"
+    over.mkdir()
+    (over / src.name).write_text(text.replace(old, new))
+    return over
+
+
 @pytest.mark.sim
 def test_a_core_that_breaks_the_port_contract_fails_on_the_loaders_assumption(
         tmp_path: Path) -> None:
-    """The loader's assumptions of the core are assertions in simulation: a loop control
-    that never raises last_o ends its operation (busy falls) without a last cycle."""
-    ctrl = ROOT / "hdl" / "common" / "mv_loop_ctrl.sv"
-    text = ctrl.read_text()
-    old = "assign last_o      = FinCycle ? fin_o : (loop_o && last_loop_o);"
-    assert text.count(old) == 1
-    over = tmp_path / "mut"
-    over.mkdir()
-    (over / ctrl.name).write_text(text.replace(old, "assign last_o      = 1'b0;"))
+    """The loader's assumptions of the core are assertions in simulation: a core whose last_o
+    port stays low ends its operation (busy falls) without a last cycle. The core's loop
+    control is intact (its own LoopBusyEndsOnLast_A would see a broken control first): the
+    port is tied off in the core itself, which only the loader checks."""
+    over = _overlay(tmp_path, "mont/mont_r2.sv",
+                    ".clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin),",
+                    ".clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o(ctrl_last), "
+                    ".p_fin_i(p_fin),")
+    core = over / "mont_r2.sv"
+    core.write_text(core.read_text().replace(
+        "  localparam int SelSize  = 1 << SelAddrW;\n",
+        "  localparam int SelSize  = 1 << SelAddrW;\n  logic ctrl_last;\n"
+        "  assign last_o = 1'b0;\n", 1))
     build = BuildSpec("mont_r2", 8, bus_w=8, sim="verilator", overlay=str(over))
     outcome = execute(RunSpec(build, seed=1, txns=3, tests=("RandomTest",), timeout_s=600),
                       tmp_path / "run")
     assert not outcome.passed
     assert outcome.first_error.startswith("ASSERT FAILED CoreBusyEndsAfterLast_M @ "), \
         outcome.first_error
+
+
+# A broken core whose own assertion fires before the loader or the scoreboard sees anything:
+# (design, RTL file below hdl/, text, replacement, the assertion and the instance it is in).
+BROKEN_CORES = [
+    # the loop counter steps by two: an iteration is skipped (mv_loop_ctrl, every loop core)
+    ("mont_r2", "common/mv_loop_ctrl.sv",
+     "        StLoop: begin\n          cnt_q <= cnt_q + 1'b1;",
+     "        StLoop: begin\n          cnt_q <= cnt_q + 2'd2;",
+     "LoopCntSteps_A", "u_core.u_ctrl"),
+    # Algorithm 1a step 5 adds M once more: P leaves its bound P < 2M mid-loop
+    ("mont_r2", "mont/mont_r2.sv", "acc_q <= t4[N+1:1];", "acc_q <= t4[N+1:1] + (N+1)'(m_i);",
+     "AccBelow2M_A", "u_core"),
+]
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("design,rel,old,new,name,scope", BROKEN_CORES,
+                         ids=[c[4] for c in BROKEN_CORES])
+def test_a_broken_core_fails_its_verilator_run_on_its_own_assertion(
+        tmp_path: Path, design: str, rel: str, old: str, new: str, name: str,
+        scope: str) -> None:
+    """A core's assertions (docs/formal.md) fire in the cycle the invariant breaks, before
+    the loader's port checks or the scoreboard's MISMATCH: the assertion's name is the run's
+    first error and the failure bucket's signature."""
+    over = _overlay(tmp_path, rel, old, new)
+    build = BuildSpec(design, 8, bus_w=8, sim="verilator", overlay=str(over))
+    outcome = execute(RunSpec(build, seed=1, txns=5, tests=("RandomTest",), timeout_s=600),
+                      tmp_path / "run")
+    assert not outcome.passed
+    assert outcome.first_error.startswith(f"ASSERT FAILED {name} @ "), outcome.first_error
+    assert f"_top.{scope}.{name} (" in outcome.first_error, outcome.first_error
+    assert signature(outcome.first_error).startswith(f"ASSERT FAILED {name} @#")
