@@ -96,6 +96,26 @@
   `define ASSERT_KNOWN(__name, __sig, __clk, __rst)
 `endif
 
+// `MV_ASSERT_OFF(clk, rst_n) declares assert_off, the disable condition of a block's
+// assertions: high in reset and in the first clock after it (where $past still reads the
+// cycle in reset). It comes from a flop of its own, not from rst_n itself: an asynchronous
+// reset read by `disable iff` would be a signal flopped both ways (Verilator's SYNCASYNCNET).
+// Without assertions it declares nothing.
+`ifdef MV_ASSERT_ON
+  `define MV_ASSERT_OFF(__clk, __rst_n) \
+    logic assert_en_q, assert_off; \
+    always_ff @(posedge __clk or negedge __rst_n) begin \
+      if (!__rst_n) begin \
+        assert_en_q <= 1'b0; \
+      end else begin \
+        assert_en_q <= 1'b1; \
+      end \
+    end \
+    assign assert_off = !assert_en_q;
+`else
+  `define MV_ASSERT_OFF(__clk, __rst_n)
+`endif
+
 `define ASSERT_IMPL(__name, __a, __b, __clk, __rst) \
   `ASSERT(__name, !(__a) || (__b), __clk, __rst)
 `define ASSERT_NEVER(__name, __prop, __clk, __rst) \

@@ -354,21 +354,12 @@ module mv_bus_loader
   // Assertions (docs/formal.md). `_A`: the loader's own properties; `_M`: what it assumes of
   // the host and of the core (assumptions under FORMAL, checked as assertions in simulation).
   // ---------------------------------------------------------------------------------------
+  // The assertions are off in reset and in the first cycle after it (mv_assert.svh); the
+  // assumptions hold from the first cycle out of reset under FORMAL, so that every $past an
+  // assertion reads is constrained, and in simulation are checked as the assertions are.
+  `MV_ASSERT_OFF(clk_i, rst_ni)
 `ifdef MV_ASSERT_ON
-  // The assertions are off in reset and in the first cycle after it (where $past reads the
-  // cycle in reset); the assumptions hold from the first cycle out of reset under FORMAL, so
-  // that every $past an assertion reads is constrained. In simulation both use a flop of
-  // their own: the asynchronous reset read by `disable iff` would be a signal flopped both
-  // ways (Verilator's SYNCASYNCNET).
-  logic assert_en_q, assert_off, assume_off;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      assert_en_q <= 1'b0;
-    end else begin
-      assert_en_q <= 1'b1;
-    end
-  end
-  assign assert_off = !assert_en_q;
+  logic assume_off;
 `ifdef FORMAL
   assign assume_off = !rst_ni;
 `else

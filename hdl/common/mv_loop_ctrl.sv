@@ -122,19 +122,8 @@ module mv_loop_ctrl #(
   // ---------------------------------------------------------------------------------------
   // Assertions (docs/formal.md). Not a paper's equation: the control this module implements.
   // ---------------------------------------------------------------------------------------
-`ifdef MV_ASSERT_ON
-  // Off in reset and in the first cycle after it ($past reads the cycle in reset); a flop of
-  // their own, as in mv_bus_loader.sv (no asynchronous reset read by `disable iff`).
-  logic assert_en_q, assert_off;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      assert_en_q <= 1'b0;
-    end else begin
-      assert_en_q <= 1'b1;
-    end
-  end
-  assign assert_off = !assert_en_q;
-`endif
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
 
   // The counter holds every PRE step and LOOP iteration, and LoopCycles after the loop.
   `ASSERT_INIT(LoopParamsLegal_A, LoopCycles >= 1 && PreCycles >= 0

@@ -281,19 +281,8 @@ module mont_dual #(
   // ---------------------------------------------------------------------------------------
   // Assertions (docs/formal.md)
   // ---------------------------------------------------------------------------------------
-`ifdef MV_ASSERT_ON
-  // Off in reset and in the first cycle after it ($past reads the cycle in reset); a flop of
-  // their own, as in mv_bus_loader.sv (no asynchronous reset read by `disable iff`).
-  logic assert_en_q, assert_off;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      assert_en_q <= 1'b0;
-    end else begin
-      assert_en_q <= 1'b1;
-    end
-  end
-  assign assert_off = !assert_en_q;
-`endif
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
 
   // Legal states and transitions: IDLE -> T1 -> T2 -> (MA -> MB) x E -> T1 ... -> SUB x E
   // (GF(p)) -> FIN -> IDLE; a digit's MA/MB run over words 0 .. E-1.

@@ -96,18 +96,8 @@ module mont_csa #(
   // ---------------------------------------------------------------------------------------
   // Assertions (docs/formal.md)
   // ---------------------------------------------------------------------------------------
-`ifdef MV_ASSERT_ON
-  // Off in reset and in the first cycle after it ($past reads the cycle in reset).
-  logic assert_en_q, assert_off;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      assert_en_q <= 1'b0;
-    end else begin
-      assert_en_q <= 1'b1;
-    end
-  end
-  assign assert_off = !assert_en_q;
-`endif
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
 
   // Amanor (2005), Algorithm 1b, steps 3-5 (and this header): S + C is Algorithm 1a's P, so
   // S + C < 2M after every iteration and the one subtraction of step 7 (mv_final_sub)

@@ -155,7 +155,7 @@ def _parser() -> argparse.ArgumentParser:
                           "repeatable)")
     run.add_argument("--runs-per-task", type=int, default=0, metavar="K",
                      help="with --launcher slurm: runs per array task (default: packed into "
-                          "about 4 tasks per CPU of the partition, balanced by estimated "
+                          "about 16 tasks per CPU of the partition, balanced by estimated "
                           "cost; 1: a task per run, when a time limit is per run)")
     run.add_argument("--keep-secrets", action="store_true",
                      help="write the designs' secret operands (the RSA core's private "

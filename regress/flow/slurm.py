@@ -47,8 +47,10 @@ TASK_MODULE = "montverif.regress.flow.slurm_task"
 # it counts as ended (a shared file system may show the file a moment late)
 GRACE_POLLS = 3
 # run tasks per CPU of the partition when runs_per_task is not given: enough to balance the
-# load when the cost estimates are off, few enough that per-job overheads stay small
-TASKS_PER_CPU = 4
+# load when the cost estimates are off (replayed on the nightly's measured run times, 4 per
+# CPU ends 8 % after a perfect split, 16 about 3 %), few enough that per-job overheads (a
+# scheduler pass and a Python start, about 2 s) stay small
+TASKS_PER_CPU = 16
 
 
 def _run(cmd: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
