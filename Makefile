@@ -8,6 +8,7 @@
 #   make closure DUT=mont_lut [N=32] [BUDGET_SEEDS=40] [BUDGET_MIN=15] [STEER=0] [JOBS=2]
 #   make mutate DUT=mont_lut [N=8] [MUTANTS=20] [SEED=1] [JOBS=1] [SIM=icarus]   mutation score
 #   make formal [BLOCK=mv_bus_loader] [N=8] [BUSW=8] [DEPTH=20] [PARAMS=HasE=1]   SBY proof
+#   make formal DUT=mont_r2 [N=4] [PARAMS=...] [FAULT=1]     a core against its function
 #   make synth DUT=mont_r2 N=256 [PARAMS=W=16,P=4] [OUT=dir]   Xilinx 7-series synthesis (Yosys)
 
 SHELL   := /bin/bash
@@ -185,10 +186,14 @@ mutate: setup
 
 # Formal proof of BLOCK's assertions (docs/formal.md): SymbiYosys from the yowasp packages,
 # k-induction to DEPTH; N and BUSW default to 8 here (formal widths), not to sim's 32.
+# With DUT given: that design's core against its function, every input, one operation from
+# reset (BMC), at N or its descriptor's first [formal] point; FAULT=1 its fault build.
 BLOCK ?= mv_bus_loader
 DEPTH ?= 20
 formal: venv
-	$(MV) formal --block $(BLOCK) --depth $(DEPTH) \
+	$(MV) formal $(if $(filter command line environment,$(origin DUT)),--dut $(DUT) \
+	  $(if $(filter command line environment,$(origin DEPTH)),--depth $(DEPTH)) \
+	  $(if $(filter 1,$(FAULT)),--fault),--block $(BLOCK) --depth $(DEPTH)) \
 	  $(if $(filter command line environment,$(origin N)),--n $(N)) \
 	  $(if $(filter command line environment,$(origin BUSW)),--busw $(BUSW)) \
 	  $(if $(filter-out 0,$(ACK_WAIT)),--ack-wait $(ACK_WAIT)) $(if $(PARAMS),--params $(PARAMS))

@@ -140,6 +140,8 @@ class Design:
     observe: Mapping[str, Any] = field(default_factory=dict)
     paper_cycles: Mapping[str, Any] = field(default_factory=dict)  # [paper]
     paper_figures: tuple[PaperFigure, ...] = ()  # [paper] figures
+    # [formal] points: (N, build parameters) at which `montverif formal --dut` checks the core
+    formal_points: tuple[tuple[int, tuple[tuple[str, int], ...]], ...] = ()
     test: Mapping[str, Any] = field(default_factory=dict)  # `make test` points
     coverage: Mapping[str, Any] = field(default_factory=dict)
     testbench: Mapping[str, Any] = field(default_factory=dict)
@@ -314,7 +316,8 @@ def _secret(ops: Mapping[str, Any], registers: tuple[str, ...], kind: str,
 
 
 SECTIONS = ("design", "function", "operands", "results", "model", "parameters", "fault",
-            "observe", "paper", "test", "coverage", "testbench", "rsa", "top", "lists", "core")
+            "observe", "paper", "test", "coverage", "testbench", "rsa", "top", "lists", "core",
+            "formal")
 
 
 def _foreign(raw: Mapping[str, Any], operands: tuple[str, ...], precomputed: tuple[str, ...],
@@ -422,7 +425,30 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         ports=dict(_table(raw, "top", where).get("ports", {})), used_rtl=uses_rtl, owns=owns,
         lists=_lists(raw, where),
         foreign=_foreign(raw, registers, tuple(ops.get("precomputed", {})), where),
-        generic_model=generic)
+        generic_model=generic,
+        formal_points=_formal_points(raw, params, where))
+
+
+def _formal_points(raw: Mapping[str, Any], params: Mapping[str, Param], where: str
+                   ) -> tuple[tuple[int, tuple[tuple[str, int], ...]], ...]:
+    """`[formal] points`: [{ n, params = {..} }, ...] (a choice parameter by its name)."""
+    table = _table(raw, "formal", where)
+    if unknown := sorted(set(table) - {"points"}):
+        raise ConfigError(f"{where}: [formal] unknown key(s) {', '.join(unknown)} (known: "
+                          "points)")
+    points = table.get("points", [])
+    if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
+        raise ConfigError(f"{where}: [formal] points must be a list of {{ n, params }} tables")
+    out = []
+    for point in points:
+        if sorted(set(point) - {"n", "params"}) or not isinstance(point.get("n"), int):
+            raise ConfigError(f"{where}: [formal] points: {point} is not {{ n = N, params = "
+                              "{ ... } }")
+        given = point.get("params", {})
+        if unknown := sorted(set(given) - set(params)):
+            raise ConfigError(f"{where}: [formal] points: no parameter {', '.join(unknown)}")
+        out.append((point["n"], tuple((k, params[k].value(v)) for k, v in given.items())))
+    return tuple(out)
 
 
 def _figures(paper: Mapping[str, Any], params: Mapping[str, Param], where: str

@@ -157,7 +157,7 @@ def core_header(design: Design) -> Header:
     raise ConfigError(f"{design.name}: no module {design.core_module} in its rtl files")
 
 
-def _core_connections(design: Design, core: Header) -> list[tuple[str, str]]:
+def core_connections(design: Design, core: Header) -> list[tuple[str, str]]:
     """(core port, the top's expression) for every core port; outputs the top does not
     use get "" (left open)."""
     ours = {"clk_i": "", "rst_ni": "", "start_i": "start", "clear_i": "clear",
@@ -287,7 +287,7 @@ def emit(design: Design) -> str:
         lines += _adapter(design)
     else:
         core_params = [(name, name) for name in core.params]
-        conns = _core_connections(design, core)
+        conns = core_connections(design, core)
         open_outputs = any(expr == "" and not name.endswith(("clk_i", "rst_ni"))
                            for name, expr in conns)
         lines.append(f"  {core.module} #(")

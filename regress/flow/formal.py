@@ -33,8 +33,9 @@ from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from montverif.regress.flow import tools
+from montverif.regress.flow import formal_core, tools
 from montverif.regress.flow.paths import BUILD_ROOT
+from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import COMMON, HDL
 
@@ -43,6 +44,7 @@ HARNESSES = HDL / "formal"
 STATUSES = ("proved", "failed", "bounded", "vacuous", "unknown")
 MODES = ("prove", "bmc")
 ENGINE = "smtbmc boolector"
+DESIGN_N = 4  # a design's formal width when neither the command nor its descriptor names one
 
 
 @dataclass(frozen=True)
@@ -85,20 +87,42 @@ class FormalSpec:
     # a folder whose files replace the block's sources of the same name (a broken RTL file,
     # as mutation testing makes them)
     overlay: str = ""
+    fault: bool = False  # a design: its fault build (the descriptor's [fault] parameters)
+
+    @property
+    def is_design(self) -> bool:
+        """A design's core (its harness generated, montverif.regress.flow.formal_core), not a
+        block of BLOCKS."""
+        return self.block not in BLOCKS
 
     def resolved(self) -> dict[str, int]:
+        if self.is_design:  # unless N is given: the descriptor's first [formal] point
+            given = dict(self.params)
+            points = load_design(self.block).formal_points
+            if "N" in given or not points:
+                return {"N": DESIGN_N} | given
+            return {"N": points[0][0]} | dict(points[0][1]) | given
         return dict(BLOCKS[self.block].defaults) | dict(self.params)
+
+    def core_proof(self) -> formal_core.CoreProof:
+        """The design's proof point (raises ConfigError when it cannot be proved there)."""
+        params = self.resolved()
+        n = params.pop("N")
+        return formal_core.prepare(load_design(self.block), n, params, self.fault)
 
     @property
     def key(self) -> str:
         parts = [self.block] + [f"{k}{v}" for k, v in self.resolved().items()]
         parts += [self.mode, f"k{self.depth}"]
         parts += [Path(self.overlay).name] if self.overlay else []
+        parts += ["fault"] if self.fault else []
         return "-".join(re.sub(r"\W+", "", p) for p in parts)
 
     def sources(self) -> list[Path]:
-        """The block's sources, each replaced by the overlay's file of the same name."""
-        srcs = list(BLOCKS[self.block].sources)
+        """The block's sources (a design: its core's RTL without the harness), each replaced
+        by the overlay's file of the same name."""
+        srcs = (list(load_design(self.block).core_sources) if self.is_design
+                else list(BLOCKS[self.block].sources))
         if not self.overlay:
             return srcs
         over = Path(self.overlay)
@@ -120,6 +144,12 @@ class Verdict:
     covers_total: int = 0
     unreached: list[str] = field(default_factory=list)
     message: str = ""
+    # a design's core: what the harness checks, the cycle of its last_o, and a failure's
+    # operands as a vector file with the command that replays it in simulation
+    relation: str = ""
+    result_cycle: int = 0
+    vector: Path | None = None
+    replay: str = ""
 
     def line(self) -> str:
         """The one line `montverif formal` prints."""
@@ -132,6 +162,12 @@ class Verdict:
         elif self.status == "failed":
             what = (f"{self.failed_assertion} fails at step {self.depth} ({self.location}); "
                     f"counterexample {self.trace}")
+            what += f"; replay: {self.replay}" if self.replay else ""
+        elif self.status == "bounded" and self.relation and self.depth > self.result_cycle:
+            what = (f"{self.relation} and the cycle count hold for every input: the whole "
+                    f"first operation from reset (last_o in cycle {self.result_cycle}, "
+                    f"checked to step {self.depth}), {self.covers_reached}/"
+                    f"{self.covers_total} covers reached")
         elif self.status == "bounded":
             what = f"no counterexample within {self.depth} steps (not proved unbounded)"
             what += f"; {self.message}" if self.message else ""
@@ -152,8 +188,12 @@ class Verdict:
 
 def check(spec: FormalSpec) -> None:
     """Bad input as one ConfigError line."""
-    if spec.block not in BLOCKS:
-        raise ConfigError(f"unknown block {spec.block!r} (known: {', '.join(BLOCKS)})")
+    if spec.block not in BLOCKS and spec.block not in known_designs():
+        raise ConfigError(f"unknown block or design {spec.block!r} (blocks: "
+                          f"{', '.join(BLOCKS)}; designs: {', '.join(known_designs())})")
+    if spec.is_design:
+        _check_design(spec)
+        return
     if spec.mode not in MODES:
         raise ConfigError(f"unknown mode {spec.mode!r} (known: {', '.join(MODES)})")
     if not 1 <= spec.depth <= 200:
@@ -177,12 +217,51 @@ def check(spec: FormalSpec) -> None:
         raise ConfigError(f"no such overlay folder: {spec.overlay}")
 
 
+def replay_command(spec: FormalSpec, vector: Path) -> str:
+    """The `montverif sim` line that replays a design's counterexample (VectorTest); with an
+    overlay, the simulation needs the same broken sources (docs/formal.md)."""
+    params = spec.resolved()
+    n = params.pop("N")
+    words = ["montverif sim", f"--dut {spec.block}", f"--n {n}"]
+    words += [f"--params {','.join(f'{k}={v}' for k, v in params.items())}"] if params else []
+    words += ["--fault"] if spec.fault else []
+    words += [f"--vectors {vector}"]
+    return " ".join(words)
+
+
+def design_depth(spec: FormalSpec) -> int:
+    """A design's default depth: two cycles past its result (raises ConfigError)."""
+    if spec.block not in known_designs():
+        raise ConfigError(f"unknown design {spec.block!r} (known: "
+                          f"{', '.join(known_designs())})")
+    return spec.core_proof().depth
+
+
+def _check_design(spec: FormalSpec) -> None:
+    if spec.mode != "bmc":
+        raise ConfigError(f"{spec.block}: a design's core is checked by BMC through its first "
+                          "operation (--mode bmc); k-induction is for the blocks")
+    if not 1 <= spec.depth <= 400:
+        raise ConfigError(f"depth {spec.depth}: use 1 to 400")
+    proof = spec.core_proof()
+    if spec.depth <= proof.cycles + 1:
+        raise ConfigError(f"depth {spec.depth}: {spec.block}'s result comes in cycle "
+                          f"{proof.cycles + 1} at N={proof.n}; use a depth of at least "
+                          f"{proof.cycles + 2} (the default {proof.depth})")
+    if spec.overlay and not Path(spec.overlay).is_dir():
+        raise ConfigError(f"no such overlay folder: {spec.overlay}")
+
+
 def sby_text(spec: FormalSpec, sources: list[Path]) -> str:
     """The .sby file: task `proof` (prove or bmc) and task `cover`, the block's sources and
     the include (hdl/common/mv_assert.svh) copied beside each other."""
-    block = BLOCKS[spec.block]
-    chparams = " ".join(f"-set {k} {v}" for k, v in spec.resolved().items())
     includes = sorted(COMMON.glob("*.svh"))
+    if spec.is_design:  # the harness has its parameters written in
+        top, chparam = spec.core_proof().module, []
+    else:
+        top = BLOCKS[spec.block].top
+        sets = " ".join(f"-set {k} {v}" for k, v in spec.resolved().items())
+        chparam = [f"chparam {sets} {top}"]
     return "\n".join([
         "[tasks]", "proof", "cover", "",
         "[options]",
@@ -192,8 +271,8 @@ def sby_text(spec: FormalSpec, sources: list[Path]) -> str:
         "[engines]", ENGINE, "",
         "[script]",
         "read -formal " + " ".join(s.name for s in sources),
-        f"chparam {chparams} {block.top}",
-        f"prep -top {block.top}", "",
+        *chparam,
+        f"prep -top {top}", "",
         "[files]", *(str(p) for p in [*includes, *sources]), "",
     ])
 
@@ -341,7 +420,12 @@ def run(spec: FormalSpec, out: Path | None = None) -> Verdict:
     folder = new_folder(spec, out)
     env = tool_env(folder)
     warm(env)
-    (folder / "formal.sby").write_text(sby_text(spec, spec.sources()))
+    sources = spec.sources()
+    proof = spec.core_proof() if spec.is_design else None
+    if proof is not None:
+        sources.append(folder / f"{proof.module}.sv")
+        sources[-1].write_text(formal_core.harness(proof))
+    (folder / "formal.sby").write_text(sby_text(spec, sources))
     t0 = time.monotonic()
     try:
         proc = subprocess.run([_find("yowasp-sby"), "-f", "formal.sby"], cwd=folder, env=env,
@@ -349,6 +433,12 @@ def run(spec: FormalSpec, out: Path | None = None) -> Verdict:
                               timeout=2 * spec.timeout_s + 60)
         (folder / "sby.log").write_text(proc.stdout + proc.stderr)
         verdict = parse(spec, folder, time.monotonic() - t0)
+        if proof is not None:
+            verdict.relation, verdict.result_cycle = proof.relation(), proof.cycles + 1
+            if verdict.status == "failed" and verdict.trace is not None:
+                verdict.vector = formal_core.write_vector(proof, verdict.trace,
+                                                          folder / "counterexample.json")
+                verdict.replay = replay_command(spec, verdict.vector)
     except subprocess.TimeoutExpired:
         verdict = Verdict(spec, "unknown", folder, seconds=time.monotonic() - t0,
                           message=f"SBY did not end within {2 * spec.timeout_s + 60}s")

@@ -113,6 +113,18 @@ def test_a_harness_that_forbids_requests_is_vacuous(tmp_path: Path) -> None:
     (["--block", "mv_bus_loader", "--params", "HasE"], "NAME=VALUE"),
     (["--block", "mv_bus_loader", "--depth", "0"], "depth 0"),
     (["--block", "mv_bus_loader", "--overlay", "/no/such/folder"], "no such overlay"),
+    # a design's core (--dut, regress/tests/test_formal_core.py)
+    (["--dut", "nope"], "unknown design 'nope'"),
+    (["--dut", "mont_r2", "--n", "3"], "N=3"),
+    (["--dut", "mont_r2", "--n", "17"], "N=17"),
+    (["--dut", "mont_r2", "--busw", "8"], "--busw and --ack-wait"),
+    (["--dut", "mont_r2", "--mode", "prove"], "BMC through its first operation"),
+    (["--dut", "mont_r2", "--n", "4", "--depth", "5"], "at least 7"),
+    (["--dut", "mont_dual"], "field bit"),
+    (["--dut", "rsa_core"], "'modexp'"),
+    (["--dut", "mwr2mm", "--n", "4", "--params", "W=8"], "W=8"),
+    (["--block", "mont_r2"], "use --dut"),
+    (["--block", "mv_bus_loader", "--fault"], "--fault is a design's"),
 ])
 def test_bad_input_is_one_error_line(argv: list[str], message: str,
                                      capsys: pytest.CaptureFixture[str]) -> None:
