@@ -5,12 +5,16 @@ with SymbiYosys (docs/formal.md).
                      [--params HasE=1,HasHalves=1] [--depth 20] [--mode prove|bmc]
                      [--cover-depth 24] [--timeout 600] [--overlay DIR] [--out DIR]
     montverif formal --dut mont_r2 [--n 8] [--params P=2] [--depth K] [--overlay DIR] ...
+    montverif formal --points [--dut mont_r2] [--jobs 2] [--out DIR]
 
 --dut: the design's core in a harness generated from its descriptor, checked by BMC through
 its whole first operation from reset, for every input at width N (8 unless told): the
 result is the descriptor's function (P = X*Y*2^-r mod M, or X*Y mod M), last_o comes in
 the cycle its cycle formula names, and the core's own assertions hold. The depth defaults
 to two cycles past the result. BOUNDED is its passing verdict.
+
+--points: the loader's default proof and every design's [formal] points (or those of
+--dut), each in a folder of its own below --out, and summary.json with every verdict.
 
 Runs in a folder of its own (build/formal/<key>-<random>, or --out, which must be empty):
 the generated formal.sby, SBY's task folders (formal_proof, formal_cover), formal.json with
@@ -24,7 +28,12 @@ Exit 0 when the verdict is the one the mode asks for (proved with --mode prove, 
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import json
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail
@@ -47,7 +56,7 @@ def _params(text: str) -> tuple[tuple[str, int], ...]:
 
 def main(argv: list[str]) -> int:
     ap = Parser("montverif formal", __doc__)
-    what = ap.add_mutually_exclusive_group(required=True)
+    what = ap.add_mutually_exclusive_group()
     what.add_argument("--block", help=f"one of: {', '.join(formal.BLOCKS)}")
     what.add_argument("--dut", help="a design: its core against its function")
     ap.add_argument("--n", type=int, default=None, help="operand width N (default 8)")
@@ -64,10 +73,18 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--timeout", type=int, default=600, help="seconds per SBY task (600)")
     ap.add_argument("--overlay", default="",
                     help="a folder whose files replace the block's sources of the same name")
+    ap.add_argument("--points", action="store_true",
+                    help="every [formal] point of --dut (or of every design) and the "
+                    "loader's default proof, each in a folder below --out; a summary.json")
+    ap.add_argument("--jobs", type=int, default=1, help="--points: proofs at a time (1)")
     ap.add_argument("--fault", action="store_true",
                     help="a design: its fault build, which must fail (a counterexample)")
     ap.add_argument("--out", type=Path, default=None, help="the run's folder (must be empty)")
     args = ap.parse_args(argv)
+    if args.points:
+        return _points(args)
+    if not (args.block or args.dut):
+        return fail("name one of --block, --dut (or --points)")
     try:
         params = _params(args.params)
         given = (("N", args.n), ("BusW", args.busw), ("AckWait", args.ack_wait))
@@ -96,5 +113,49 @@ def main(argv: list[str]) -> int:
     except (ConfigError, tools.ToolError) as exc:
         return fail(exc)
     print(verdict.line(), flush=True)
-    wanted = "proved" if spec.mode == "prove" else "bounded"
-    return 0 if verdict.status == wanted else 1
+    return 0 if verdict.status == formal.wanted(spec) else 1
+
+
+def _points(args: argparse.Namespace) -> int:
+    """--points: the loader's default proof and every [formal] point, J at a time."""
+    if args.block or args.n is not None or args.params or args.fault or args.overlay \
+            or args.depth is not None or args.busw is not None or args.ack_wait is not None:
+        return fail("--points takes only --dut, --jobs, --timeout and --out")
+    if args.jobs < 1:
+        return fail(f"--jobs {args.jobs}: use 1 or more")
+    try:
+        specs = formal.point_specs(args.dut, args.timeout)
+        out = formal.new_folder(specs[0], args.out) if args.out else \
+            Path(tempfile.mkdtemp(prefix="points-", dir=formal.FORMAL_ROOT))
+    except (ConfigError, tools.ToolError) as exc:
+        return fail(exc)
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(args.jobs) as pool:
+        futures = [pool.submit(formal.run, spec, out / f"{i:02d}-{spec.key}")
+                   for i, spec in enumerate(specs)]
+        verdicts = []
+        for future in futures:
+            verdict = future.result()
+            print(verdict.line(), flush=True)
+            verdicts.append(verdict)
+    passed = sum(v.status == formal.wanted(v.spec) for v in verdicts)
+    (out / "summary.json").write_text(json.dumps(
+        {"passed": passed, "total": len(verdicts), "seconds": round(time.monotonic() - t0, 1),
+         "verdicts": [v.to_json() for v in verdicts]}, indent=1) + "\n")
+    (out / "summary.md").write_text(_markdown(verdicts, passed))
+    print(f"formal: {passed} of {len(verdicts)} as required in {time.monotonic() - t0:.0f}s "
+          f"({out / 'summary.json'})", flush=True)
+    return 0 if passed == len(verdicts) else 1
+
+
+def _markdown(verdicts: list[formal.Verdict], passed: int) -> str:
+    """The points as a Markdown table (the nightly's job summary)."""
+    lines = [f"## Formal: {passed} of {len(verdicts)} as required", "",
+             "| block or design | point | verdict | depth | seconds |", "|---|---|---|---|---|"]
+    for v in verdicts:
+        point = " ".join(f"{k}={val}" for k, val in v.spec.resolved().items())
+        status = v.status.upper() + ("" if v.status == formal.wanted(v.spec) else " ✗")
+        what = (f"{status} ({v.failed_assertion})" if v.failed_assertion and
+                v.status == "failed" else status)
+        lines.append(f"| {v.spec.block} | {point} | {what} | {v.depth} | {v.seconds:.0f} |")
+    return "\n".join(lines) + "\n"

@@ -21,6 +21,7 @@ called proved when the harness can also reach every cover within `cover_depth` c
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -215,6 +216,32 @@ def check(spec: FormalSpec) -> None:
         raise ConfigError(f"AckWait={params['AckWait']}: use 0 to 8")
     if spec.overlay and not Path(spec.overlay).is_dir():
         raise ConfigError(f"no such overlay folder: {spec.overlay}")
+
+
+def wanted(spec: FormalSpec) -> str:
+    """The verdict a run must reach: proved (mode prove) or bounded (mode bmc; for a design,
+    its whole first operation), and the opposite, failed, for a design's fault build."""
+    if spec.fault:
+        return "failed"
+    return "proved" if spec.mode == "prove" else "bounded"
+
+
+def point_specs(dut: str | None, timeout_s: int = 600) -> list[FormalSpec]:
+    """The loader's default proof (without --dut) and the [formal] points of one design or of
+    every design, each at its default depth."""
+    names = [dut] if dut else known_designs()
+    if dut and dut not in known_designs():
+        raise ConfigError(f"unknown design {dut!r} (known: {', '.join(known_designs())})")
+    specs = [] if dut else [FormalSpec("mv_bus_loader", timeout_s=timeout_s)]
+    for name in names:
+        points = load_design(name).formal_points
+        if dut and not points:
+            raise ConfigError(f"{name} names no [formal] points")
+        for n, params in points:
+            spec = FormalSpec(name, (("N", n), *params), mode="bmc", timeout_s=timeout_s)
+            depth = spec.core_proof().depth
+            specs.append(dataclasses.replace(spec, depth=depth, cover_depth=depth))
+    return specs
 
 
 def replay_command(spec: FormalSpec, vector: Path) -> str:

@@ -4,12 +4,15 @@ operation from reset (regress/flow/formal_core.py). Each check runs SBY for real
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from montverif.regress.cli import formal as formal_cli
 from montverif.regress.flow import formal, formal_core
+from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.spec.designs import known_designs, load_design
@@ -89,3 +92,23 @@ def test_every_descriptor_point_can_be_checked() -> None:
             proof = formal_core.prepare(design, n, dict(params))
             text = formal_core.harness(proof)
             assert f"module {proof.module} (" in text and "CoreResult_A" in text
+
+
+@pytest.mark.formal
+def test_the_nightly_formal_job_checks_the_points_and_writes_the_summary(tmp_path: Path) -> None:
+    summary = tmp_path / "step-summary.md"
+    res = subprocess.run(["bash", str(ROOT / "ci" / "nightly-formal.sh"), str(tmp_path / "f")],
+                         env=os.environ | {"DUT": "mont_r2", "GITHUB_STEP_SUMMARY": str(summary)},
+                         capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stdout + res.stderr
+    record = json.loads((tmp_path / "f" / "summary.json").read_text())
+    points = load_design("mont_r2").formal_points
+    assert record["passed"] == record["total"] == len(points) >= 2
+    assert [v["spec"]["params"]["N"] for v in record["verdicts"]] == [n for n, _ in points]
+    assert all(v["status"] == "bounded" for v in record["verdicts"])
+    text = summary.read_text()
+    assert text.startswith(f"## Formal: {len(points)} of {len(points)} as required")
+    assert "| mont_r2 | N=4 | BOUNDED | 9 |" in text
+    again = subprocess.run(["bash", str(ROOT / "ci" / "nightly-formal.sh"), str(tmp_path / "f")],
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 2 and "not empty" in again.stderr
