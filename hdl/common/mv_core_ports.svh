@@ -24,6 +24,8 @@
 // register and the handshake of a core with its own state machine):
 //   `MV_RESULT_CORE_CONN           clk_i, rst_ni, start_i, clear_i, busy_o, last_o and p_o
 //                                  connected to the core's ports of the same names
+// and in the scalable cores' hdl/scalable/scalable_frame.sv instance:
+//   `SCALABLE_FRAME_CONN           the frame's ports but Y's and M's words
 `ifndef MV_CORE_PORTS_SVH
 `define MV_CORE_PORTS_SVH
 
@@ -74,6 +76,28 @@
   `MV_CORE_RESULT_PORTS, \
   `MV_CORE_SC_OUT_PORTS(SW)
 
+// hdl/scalable/scalable_frame.sv's ports in mwr2mm and mwrkmm: the core's own by name, the
+// PE array's by the nets both cores declare (load, inj, slot, yw, mw, s_in, s_out, pe_step,
+// pe_carry_nz, res)
+`define SCALABLE_FRAME_CONN \
+  .clk_i, \
+  .rst_ni, \
+  .start_i, \
+  .clear_i, \
+  .m_i, \
+  .load_o    (load), \
+  .inj_o     (inj), \
+  .slot_o    (slot), \
+  .y_o       (yw), \
+  .m_o       (mw), \
+  .s_pe_o    (s_in), \
+  .s_pe_i    (s_out), \
+  .step_i    (pe_step), \
+  .carry_nz_i(pe_carry_nz), \
+  .busy_o, \
+  .last_o, \
+  .p_o, \
+  .res_o     (res)
 // mv_result's ports that are the core's own, connected by name
 `define MV_RESULT_CORE_CONN \
   .clk_i, \

@@ -31,12 +31,7 @@ module mwr2mm #(
   localparam int E      = (N + W) / W;            // ceil((N + 1) / W) words
   localparam int EW     = E * W;
   localparam int PMax   = (E / 2 > 1) ? E / 2 : 1;
-  localparam int Rounds = (N + P - 1) / P;        // jobs of PE 0
-  localparam int Dly    = E - 2 * P;              // ring delay registers
-  localparam int KLast  = (N - 1) % P;            // the PE of the last bit
-  localparam int TLast  = (Rounds - 1) * E + 2 * KLast;
-  localparam int TOut   = TLast + 2;              // first result word at the final unit
-  localparam int TFin   = TLast + E + 2;
+  localparam int PeLat  = 2;                      // mwr2mm_pe: clocks to the next PE
   localparam int SlotW  = $clog2(E + 1);
 
   // Elaboration-time checks (the runner rejects the same combinations with one line).
@@ -54,7 +49,7 @@ module mwr2mm #(
   // tok[k]: the token {valid, first, last, Y(j), M(j)} into PE k (tok[P]: out of the last
   // PE, unused: PE 0 takes fresh words)
   logic             load, inj;
-  logic [SlotW-1:0] wj;
+  logic [SlotW-1:0] slot;
   logic [W-1:0]     yw, mw;
   /* verilator lint_off UNUSEDSIGNAL */
   logic [2*W+2:0]   tok [P+1];
@@ -63,41 +58,22 @@ module mwr2mm #(
   logic [P*W-1:0]   s_in, s_out;   // word k: S words into / out of PE k
   logic [P-1:0]     pe_step, pe_carry_nz;
   scalable_frame #(
-    .N     (N),
-    .WordW (W),
-    .Words (E),
-    .Rounds(Rounds),
-    .Pes   (P),
-    .Dly   (Dly),
-    .KLast (KLast),
-    .TOut  (TOut),
-    .TFin  (TFin),
-    .SlotW (SlotW)
+    .N    (N),
+    .WordW(W),
+    .Words(E),
+    .Jobs (N),
+    .Pes  (P),
+    .PeLat(PeLat),
+    .SlotW(SlotW)
   ) u_frame (
-    .clk_i,
-    .rst_ni,
-    .start_i,
-    .clear_i,
-    .m_i,
-    .y_words_i (EW'(y_i)),
-    .m_words_i (EW'(m_i)),
-    .load_o    (load),
-    .inj_o     (inj),
-    .slot_o    (wj),
-    .y_o       (yw),
-    .m_o       (mw),
-    .s_pe_o    (s_in),
-    .s_pe_i    (s_out),
-    .step_i    (pe_step),
-    .carry_nz_i(pe_carry_nz),
-    .busy_o,
-    .last_o,
-    .p_o,
-    .res_o     (res)
+    `SCALABLE_FRAME_CONN,
+    .y_words_i(EW'(y_i)),
+    .m_words_i(EW'(m_i))
   );
 
+
   // --- the PE array: bit i = rP + k on PE k; the last bit's S words leave PE KLast --------
-  assign tok[0] = {inj, wj == '0, wj == SlotW'(E - 1), yw, mw};
+  assign tok[0] = {inj, slot == '0, slot == SlotW'(E - 1), yw, mw};
 
   for (genvar k = 0; k < P; k++) begin : g_pe
     localparam int Jobs = (N - k + P - 1) / P;

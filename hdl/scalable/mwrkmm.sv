@@ -37,12 +37,7 @@ module mwrkmm #(
   localparam int PMax   = NW / 3;                 // eq. (13)
   localparam int Digits = (W > 0) ? N / W : 1;
   localparam int Jobs   = Digits + 1;             // the last digit is zero
-  localparam int Rounds = (Jobs + P - 1) / ((P > 0) ? P : 1);
-  localparam int Dly    = NW - 3 * P;             // ring delay registers
-  localparam int KLast  = Digits % ((P > 0) ? P : 1);
-  localparam int TLast  = (Rounds - 1) * NW + 3 * KLast;
-  localparam int TOut   = TLast + 3;
-  localparam int TFin   = TLast + NW + 3;
+  localparam int PeLat  = 3;                      // mwrkmm_pe: clocks to the next PE
   localparam int SlotW  = $clog2(NW + 1);
 
   // Elaboration-time checks (the runner rejects the same combinations with one line).
@@ -65,7 +60,7 @@ module mwrkmm #(
   // tok[k]: the token {a, valid, first, last, Y(j), M(j)} into PE k (tok[P]: out of the last
   // PE, unused: PE 0 takes fresh words)
   logic             load, inj;
-  logic [SlotW-1:0] sl;
+  logic [SlotW-1:0] slot;
   logic [V-1:0]     yw, mw;
   /* verilator lint_off UNUSEDSIGNAL */
   logic [2*V+3:0]   tok [P+1];
@@ -75,42 +70,23 @@ module mwrkmm #(
   logic [P*V-1:0]   s_in, s_out;   // word k: S words into / out of PE k
   logic [P-1:0]     pe_step, pe_carry_nz;
   scalable_frame #(
-    .N     (N),
-    .WordW (V),
-    .Words (NW),
-    .Rounds(Rounds),
-    .Pes   (P),
-    .Dly   (Dly),
-    .KLast (KLast),
-    .TOut  (TOut),
-    .TFin  (TFin),
-    .SlotW (SlotW)
+    .N    (N),
+    .WordW(V),
+    .Words(NW),
+    .Jobs (Jobs),
+    .Pes  (P),
+    .PeLat(PeLat),
+    .SlotW(SlotW)
   ) u_frame (
-    .clk_i,
-    .rst_ni,
-    .start_i,
-    .clear_i,
-    .m_i,
-    .y_words_i (NWV'(y_i) << V),
-    .m_words_i (NWV'(m_i) << V),
-    .load_o    (load),
-    .inj_o     (inj),
-    .slot_o    (sl),
-    .y_o       (yw),
-    .m_o       (mw),
-    .s_pe_o    (s_in),
-    .s_pe_i    (s_out),
-    .step_i    (pe_step),
-    .carry_nz_i(pe_carry_nz),
-    .busy_o,
-    .last_o,
-    .p_o,
-    .res_o     (res)
+    `SCALABLE_FRAME_CONN,
+    .y_words_i(NWV'(y_i) << V),
+    .m_words_i(NWV'(m_i) << V)
   );
+
   assign s_o = res[N:0];
 
   // --- the PE array: digit j = rP + k on PE k; the last job's S words leave PE KLast ------
-  assign tok[0] = {inj && (sl == '0), inj && (sl != '0), sl == SlotW'(1), sl == SlotW'(NW - 1),
+  assign tok[0] = {inj && (slot == '0), inj && (slot != '0), slot == SlotW'(1), slot == SlotW'(NW - 1),
                    yw, mw};
 
   for (genvar k = 0; k < P; k++) begin : g_pe

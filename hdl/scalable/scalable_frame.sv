@@ -10,17 +10,21 @@
 // carry is non-zero (carry_nz_i); the observation counts them at address
 // 2*(PE mod 8) + carry_nz.
 //
-// Used by mwr2mm and mwrkmm.
+// The schedule follows from the jobs, the PEs, the words and the PE latency L (section 5:
+// job j = rP + k runs on PE k, its first word at clock r*Words + L*k): Rounds = ceil(Jobs /
+// Pes), the last job on PE KLast = (Jobs - 1) mod Pes from clock TLast = (Rounds - 1)*Words
+// + L*KLast, its first S word at the final unit at TOut = TLast + L, FIN at TFin = TLast +
+// Words + L, and Words - L*Pes delay registers from PE Pes-1 back to PE 0.
+//
+// Used by mwr2mm (L = 2) and mwrkmm (L = 3); the cores connect it with
+// `SCALABLE_FRAME_CONN (mv_core_ports.svh).
 module scalable_frame #(
   parameter int N      = 32,                 // width of M and of the result
   parameter int WordW  = 8,
   parameter int Words  = 5,                  // Words * WordW >= N + 1
-  parameter int Rounds = 1,                  // rounds of jobs (one job per PE a round)
+  parameter int Jobs   = 32,                 // jobs of the array (bits or digits of X)
   parameter int Pes    = 1,
-  parameter int Dly    = 0,                  // ring delay registers (PE Pes-1 to PE 0)
-  parameter int KLast  = 0,                  // the PE that runs the last job
-  parameter int TOut   = 2,                  // the first result word out of PE KLast
-  parameter int TFin   = 7,                  // the FIN clock
+  parameter int PeLat  = 2,                  // clocks from one PE to the next
   parameter int SlotW  = $clog2(Words + 1)
 ) (
   input  logic                   clk_i,
@@ -44,6 +48,14 @@ module scalable_frame #(
   output logic [N-1:0]           p_o,
   output logic [Words*WordW-1:0] res_o        // the latched S (before the subtraction)
 );
+
+  localparam int PesG     = (Pes > 0) ? Pes : 1;             // the cores reject Pes < 1
+  localparam int Rounds   = (Jobs + PesG - 1) / PesG;        // rounds of jobs
+  localparam int KLast    = (Jobs - 1) % PesG;               // the PE of the last job
+  localparam int TLast    = (Rounds - 1) * Words + PeLat * KLast;
+  localparam int TOut     = TLast + PeLat;                   // first result word
+  localparam int TFin     = TLast + Words + PeLat;           // the FIN clock
+  localparam int Dly      = Words - PeLat * Pes;             // ring delay registers
 
   localparam int ObsSlots = 8;                // observation: PE index mod 8
   localparam int ObsBins  = 2 * ObsSlots;
