@@ -28,7 +28,7 @@
 // and the decoy is wiped at the end with everything else. Neither register's next value is
 // taken from itself (a0_q's comes from a1_q and the products, a1_q's from a0_q and the
 // products), so a synthesizer finds no hold path to turn into a clock enable that is the
-// exponent bit (the old single A register, A <= e_0 ? A*S : A, got exactly that enable).
+// exponent bit (the old single A register, A <= e_0 ? A*S : A, had that hold path).
 // Cost: one more N-bit register (a1_q), a 3:1 multiplexer in front of each accumulator
 // register instead of a 2:1 and a 2:1 multiplexer to read A (docs/rsa.md has the synthesis
 // figures). A Montgomery ladder would switch two registers every step without a third one,
