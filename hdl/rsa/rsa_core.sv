@@ -14,19 +14,45 @@
 // computed and discarded. The cycle count depends on N and Mult only:
 //   (N + 2) * (Lm + 1) cycles, Lm = the multiplier's cycles (rsa_mont_mult), +1 = the capture
 //   cycle that takes both products and starts the next step.
+// Constant time beyond cycles: the exponent bit selects, it never inhibits. No register's
+// write enable depends on an exponent bit, and every register of the loop takes a new value
+// every step whatever the bit. A lives in one of two N-bit registers, a0_q and a1_q, and
+// moves to the other one at every LOOP step; which one holds it is bit 0 of the step counter
+// (a_sel = cnt_q[0]), a function of the step number only. Each step writes both:
+//   the register that does not hold A:  A' = e_0 ? A*S : A          (2.1, the next A)
+//   the register that holds A:          D  = e_0 ? S*S : A*S        (the decoy)
+// The decoy is a product of the same step (fresh, data dependent) and the one that step 2.1
+// does not keep: for e_0 = 1 the square (which S also takes), for e_0 = 0 the discarded A*S;
+// rewriting the old A there would be a write without a toggle. So a0_q, a1_q and S switch
+// at every step like random residues whatever the bit, e_q shifts and cnt_q counts every step,
+// and the decoy is wiped at the end with everything else. Neither register's next value is
+// taken from itself (a0_q's comes from a1_q and the products, a1_q's from a0_q and the
+// products), so a synthesizer finds no hold path to turn into a clock enable that is the
+// exponent bit (the old single A register, A <= e_0 ? A*S : A, had that hold path).
+// Cost: one more N-bit register (a1_q), a 3:1 multiplexer in front of each accumulator
+// register instead of a 2:1 and a 2:1 multiplexer to read A (docs/rsa.md has the synthesis
+// figures). A Montgomery ladder would switch two registers every step without a third one,
+// but it scans the exponent from the top: it is not the paper's Algorithm 4, whose product
+// chain the testbench checks. Not covered: the values themselves (the Hamming distance of
+// each write is data: no masking or blinding), and the multipliers' own registers, which
+// load A and S every step (multiplier A's X operand register reloads the same A after a zero
+// bit).
 // ConstTime = 0 follows Algorithm 4 literally: the loop stops when the remaining exponent is 0,
-// A*S runs only when e_0 = 1 and S*S only while higher bits remain. It then takes
-// (bitlen(E) + 2) * (Lm + 1) cycles (leaking the exponent's bit length) and multiplier A is
-// idle exactly in the steps of the zero bits (visible to power or EM analysis).
+// A*S runs only when e_0 = 1 and S*S only while higher bits remain, and A stays in a0_q,
+// written only for a one bit (a1_q stays 0). It then takes (bitlen(E) + 2) * (Lm + 1) cycles
+// (leaking the exponent's bit length) and multiplier A is idle exactly in the steps of the
+// zero bits (visible to power or EM analysis).
 // E = 0 is defined: no LOOP product is kept and P = mont(1, R mod M) = 1 mod M (0 for M = 1).
 //
-// Secrets: E is shifted out of e_q; e_q, A, S and both multipliers' registers (through their
-// clear_i) are wiped on the edge that ends the operation (last_o) and by clear_i.
+// Secrets: E is shifted out of e_q; e_q, a0_q, a1_q (A and the decoy), S and both multipliers'
+// registers (through their clear_i) are wiped on the edge that ends the operation (last_o) and
+// by clear_i.
 // Operand bounds: X, R2 < M (the loader refuses X >= M); every product is fully reduced (< M),
 // so every multiplier input Y is below M as the multipliers require (X may be 1 >= M = 1).
 //
 // Assertions (docs/formal.md): the FSM's states, phases and transitions, the step counter in
-// range, both products every LOOP step in constant time, every product reduced, and the
+// range, both products every LOOP step in constant time and both accumulator registers written
+// every LOOP step (A moved, the decoy in its old place), every product reduced, and the
 // secrets wiped at the end.
 `include "mv_core_ports.svh"
 `include "mv_assert.svh"
@@ -67,7 +93,8 @@ module rsa_core #(
   localparam logic [N-1:0] One = N'(1);
 
   logic [1:0]      state_q, phase_q;
-  logic [N-1:0]    a_q, s_q, e_q;
+  logic [N-1:0]    a0_q, a1_q;  // A and (constant time) the decoy, A in a1_q when a_sel
+  logic [N-1:0]    s_q, e_q;
   logic [CntW-1:0] cnt_q;
   logic            ran_a_q, ran_s_q;  // which multipliers run in this step
 
@@ -77,18 +104,30 @@ module rsa_core #(
   logic [N-1:0] ma_x, ma_y, ms_x, ms_y, ma_p, ms_p;
   logic [N:0]   ma_s, ma_c, ms_s, ms_c;
 
+  // Where A is: a1_q when a_sel. Constant time: bit 0 of the step counter, so A moves at every
+  // LOOP step whatever the bit; otherwise always a0_q.
+  logic         a_sel;
+  logic [N-1:0] a_reg;  // A
+  assign a_sel = ConstTime && cnt_q[0];
+  assign a_reg = a_sel ? a1_q : a0_q;
+
   // ---------------------------------------------------------------------------------------
-  // Step decision (used in StCap): the next A, S, exponent and phase
+  // Step decision (used in StCap): the next A (and where it goes), S, exponent and phase
   // ---------------------------------------------------------------------------------------
-  logic [N-1:0]    a_nxt, s_nxt, e_nxt;
+  logic [N-1:0]    a_nxt, d_nxt, a0_nxt, a1_nxt, s_nxt, e_nxt;
   logic [CntW-1:0] cnt_nxt;
   logic [1:0]      phase_nxt;
   logic            finish;
   logic            e_bit;  // e_0 of this step (named: Icarus 11 warns on selects in always_*)
   assign e_bit = e_q[0];
 
+  // The decoy (constant time): the product of this step that 2.1 does not keep.
+  assign d_nxt = e_bit ? ms_p : ma_p;
+
   always_comb begin
-    a_nxt     = a_q;
+    a_nxt     = a_reg;
+    a0_nxt    = '0;  // unused in PhFrom (the wipe)
+    a1_nxt    = '0;  // 0 in TO (below) and always without constant time
     s_nxt     = s_q;
     e_nxt     = e_q;
     cnt_nxt   = cnt_q;
@@ -97,13 +136,25 @@ module rsa_core #(
     case (phase_q)
       PhTo: begin
         a_nxt     = ma_p;
+        // A = R mod M in a0_q (cnt_q stays 0: a_sel = 0). a1_q keeps its 0: TO's products
+        // are the two values LOOP step 0 writes there (R for e_0 = 0, X*R for e_0 = 1), so
+        // either one as a decoy here would make that write a no-op for one value of e_0.
+        a0_nxt    = ma_p;
         s_nxt     = ms_p;
         phase_nxt = (!ConstTime && e_q == '0) ? PhFrom : PhLoop;
       end
       PhLoop: begin
-        a_nxt   = (ran_a_q && e_bit) ? ma_p : a_q;  // 2.1 (discarded when e_0 = 0)
-        s_nxt   = ran_s_q ? ms_p : s_q;              // 2.3
-        e_nxt   = e_q >> 1;                          // 2.2
+        a_nxt   = (ran_a_q && e_bit) ? ma_p : a_reg;  // 2.1 (discarded when e_0 = 0)
+        if (ConstTime) begin
+          // A moves to the other register, the decoy takes its place; each register's next
+          // value is selected from the other register and the products, never from itself.
+          a0_nxt = a_sel ? (e_bit ? ma_p : a1_q) : d_nxt;
+          a1_nxt = a_sel ? d_nxt : (e_bit ? ma_p : a0_q);
+        end else begin
+          a0_nxt = a_nxt;  // Algorithm 4 literally: A changes only for a one bit
+        end
+        s_nxt   = ran_s_q ? ms_p : s_q;               // 2.3
+        e_nxt   = e_q >> 1;                           // 2.2
         cnt_nxt = cnt_q + 1'b1;
         if (ConstTime ? (cnt_q == CntW'(N - 1)) : (e_nxt == '0)) begin
           phase_nxt = PhFrom;
@@ -125,7 +176,7 @@ module rsa_core #(
   assign start_next  = in_cap && !finish;
   assign starting    = start_first || start_next;
   assign op_phase    = start_first ? PhTo : (start_next ? phase_nxt : phase_q);
-  assign a_cur       = in_cap ? a_nxt : a_q;
+  assign a_cur       = in_cap ? a_nxt : a_reg;
   assign s_cur       = in_cap ? s_nxt : s_q;
   assign e_cur       = in_cap ? e_nxt : e_q;
 
@@ -212,7 +263,8 @@ module rsa_core #(
     if (!rst_ni) begin
       state_q <= StIdle;
       phase_q <= PhTo;
-      a_q     <= '0;
+      a0_q    <= '0;
+      a1_q    <= '0;
       s_q     <= '0;
       e_q     <= '0;
       cnt_q   <= '0;
@@ -222,9 +274,10 @@ module rsa_core #(
       case (state_q)
         StIdle: begin
           if (clear_i) begin
-            a_q <= '0;
-            s_q <= '0;
-            e_q <= '0;
+            a0_q <= '0;
+            a1_q <= '0;
+            s_q  <= '0;
+            e_q  <= '0;
           end else if (start_i) begin
             e_q     <= e_i;
             cnt_q   <= '0;
@@ -242,7 +295,8 @@ module rsa_core #(
         end
         StCap: begin
           if (finish) begin
-            a_q     <= '0;  // wipe every intermediate with the end of the operation
+            a0_q    <= '0;  // wipe every intermediate (the decoy too) with the end of the operation
+            a1_q    <= '0;
             s_q     <= '0;
             e_q     <= '0;
             cnt_q   <= '0;
@@ -251,7 +305,8 @@ module rsa_core #(
             ran_s_q <= 1'b0;
             state_q <= StIdle;
           end else begin
-            a_q     <= a_nxt;
+            a0_q    <= a0_nxt;  // every step: the enable is the step, e_0 only selects
+            a1_q    <= a1_nxt;
             s_q     <= s_nxt;
             e_q     <= e_nxt;
             cnt_q   <= cnt_nxt;
@@ -311,9 +366,15 @@ module rsa_core #(
   // is below M as the multipliers require.
   `ASSERT_IMPL(RsaProductsReduced_A, in_cap, (!ran_a_q || ma_p < m_i || m_i == One)
                && (!ran_s_q || ms_p < m_i || m_i == One), clk_i, assert_off)
-  // Secrets (this header): A, S and E are wiped on the edge that ends the operation.
-  `ASSERT_IMPL(RsaSecretsWiped_A, $past(done), a_q == '0 && s_q == '0 && e_q == '0, clk_i,
-               assert_off)
+  // Constant time beyond cycles (this header): every LOOP step writes both accumulator
+  // registers whatever the bit: A moves to the other register (the selection of 2.1) and the
+  // register that held it takes the decoy.
+  `ASSERT_IMPL(RsaConstTimeAccWritten_A, ConstTime && $past(in_cap && phase_q == PhLoop),
+               a_sel != $past(a_sel) && a_reg == $past(a_nxt)
+               && (a_sel ? a0_q : a1_q) == $past(d_nxt), clk_i, assert_off)
+  // Secrets (this header): A, the decoy, S and E are wiped on the edge that ends the operation.
+  `ASSERT_IMPL(RsaSecretsWiped_A, $past(done), a0_q == '0 && a1_q == '0 && s_q == '0
+               && e_q == '0, clk_i, assert_off)
 
   // The redundant halves are read by the testbench's multiplier monitors only.
   /* verilator lint_off UNUSEDSIGNAL */

@@ -59,7 +59,7 @@ def _stream() -> list[MultTxn]:
 
 def _wipe(sb: RsaScoreboard, left: int = 0) -> None:
     cycles = _result(sb).cycles
-    sb.on_wipe(WipeObservation((START_EDGE + cycles) * PERIOD + 5, {"u_core.a_q": left}))
+    sb.on_wipe(WipeObservation((START_EDGE + cycles) * PERIOD + 5, {"u_core.a0_q": left}))
 
 
 def test_exact_stream_passes(tmp_path) -> None:
