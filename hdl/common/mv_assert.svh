@@ -126,7 +126,17 @@
   `ASSERT(__name, !(__prop), __clk, __rst)
 `define ASSUME_IMPL(__name, __a, __b, __clk, __rst) \
   `ASSUME(__name, !(__a) || (__b), __clk, __rst)
-`define ASSERT_SUM_BELOW(__name, __en, __a, __b, __bound, __w, __clk, __rst) \
-  `ASSERT_IMPL(__name, __en, (__w)'(__a) + (__w)'(__b) < (__w)'(__bound), __clk, __rst)
+// The comparison is a 1-bit signal of its own, <Name>_holds, which Verilator must keep (public):
+// the concurrent assertion then samples one bit. Verilator copies every signal an assertion
+// reads into a sampled copy each clock, a wide one word by word, and an inlined comparison
+// would make it sample the wide terms (a stage's combinational sum, say) instead.
+`ifdef MV_ASSERT_ON
+  `define ASSERT_SUM_BELOW(__name, __en, __a, __b, __bound, __w, __clk, __rst) \
+    logic __name``_holds /* verilator public_flat_rd */; \
+    assign __name``_holds = (__w)'(__a) + (__w)'(__b) < (__w)'(__bound); \
+    `ASSERT_IMPL(__name, __en, __name``_holds, __clk, __rst)
+`else
+  `define ASSERT_SUM_BELOW(__name, __en, __a, __b, __bound, __w, __clk, __rst)
+`endif
 
 `endif  // MV_ASSERT_SVH
