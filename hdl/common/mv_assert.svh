@@ -29,6 +29,10 @@
 //   `ASSUME(Name, prop, clk, rst)            an assumption under FORMAL (the environment's
 //                                            promise), checked as an assertion in simulation
 //   `ASSUME_IMPL(Name, a, b, clk, rst)       the same, for an implication
+//   `ASSERT_SUM_BELOW(Name, en, a, b, bound, W, clk, rst)
+//                                            en implies a + b < bound, all three taken in W
+//                                            bits (W holds a + b and bound: nothing wraps);
+//                                            the cores' loop bounds, S + C < 2M and the like
 //
 // Names follow lowRISC: UpperCamelCase ending in `_A` (assertion) or `_M` (assumption).
 `ifndef MV_ASSERT_SVH
@@ -122,5 +126,17 @@
   `ASSERT(__name, !(__prop), __clk, __rst)
 `define ASSUME_IMPL(__name, __a, __b, __clk, __rst) \
   `ASSUME(__name, !(__a) || (__b), __clk, __rst)
+// The comparison is a 1-bit signal of its own, <Name>_holds, which Verilator must keep (public):
+// the concurrent assertion then samples one bit. Verilator copies every signal an assertion
+// reads into a sampled copy each clock, a wide one word by word, and an inlined comparison
+// would make it sample the wide terms (a stage's combinational sum, say) instead.
+`ifdef MV_ASSERT_ON
+  `define ASSERT_SUM_BELOW(__name, __en, __a, __b, __bound, __w, __clk, __rst) \
+    logic __name``_holds /* verilator public_flat_rd */; \
+    assign __name``_holds = (__w)'(__a) + (__w)'(__b) < (__w)'(__bound); \
+    `ASSERT_IMPL(__name, __en, __name``_holds, __clk, __rst)
+`else
+  `define ASSERT_SUM_BELOW(__name, __en, __a, __b, __bound, __w, __clk, __rst)
+`endif
 
 `endif  // MV_ASSERT_SVH

@@ -142,4 +142,23 @@ module inter_csa #(
   assign s_o = s_q;
   assign c_o = c_q;
 
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md): the table address k in its reachable set, S + C bounded
+  // after every iteration.
+  // ---------------------------------------------------------------------------------------
+`include "mv_assert.svh"
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
+
+  // Amanor (2005), Algorithm 4, step 1 (A := 0: k = 0 in the first iteration) and step 11
+  // (section 3.2: k = 0..6). S_(N+1) = 1 forces S_N = 0 or C_(N+1) = 0 (this header,
+  // docs/interleaved.md), so k <= 5: entry 6 is never addressed (an illegal coverage bin).
+  `ASSERT_IMPL(KFirstIter_A, loop && cnt == '0, k_q == '0, clk_i, assert_off)
+  `ASSERT_IMPL(KBelow6_A, loop, k_q <= AddrW'(5), clk_i, assert_off)
+  // Steps 3-10: S + C = 2(S mod 2^N) + 2(C mod 2^N) + x_i Y' + 2A < 4 * 2^N + 3M' after
+  // every iteration (docs/interleaved.md; the thesis' k <= 6 is S + C < 7 * 2^N), so FIN's
+  // four conditional subtractions (inter_fin) reduce it fully.
+  `ASSERT_SUM_BELOW(SumBound_A, $past(loop), s_q, c_q, ((N + 3)'(1) << (N + 2))
+                    + (N + 3)'(mn_q) + ((N + 3)'(mn_q) << 1), N + 3, clk_i, assert_off)
+
 endmodule

@@ -180,4 +180,23 @@ module inter_lut #(
   assign s_o = {1'b0, s_q};
   assign c_o = c_q;
 
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md): the table address in its reachable set, S + C bounded after
+  // every iteration.
+  // ---------------------------------------------------------------------------------------
+`include "mv_assert.svh"
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
+
+  // Amanor (2005), Algorithm 5, step 3: A := LookUp(x_(N-1)), address 0 or 1 in the first
+  // iteration. Step 10's address 2(s_N + 2 c_(N+1) + c_N) + x_(i-1) is one of the 8 entries
+  // (LookUp(7) .. LookUp(0)) only if k = s_N + 2 c_(N+1) + c_N <= 3: s_N and c_(N+1) are
+  // never both 1 after an iteration (this header, docs/interleaved.md).
+  `ASSERT_IMPL(AddrFirstIter_A, loop && cnt == '0, addr_q[AddrW-1:1] == '0, clk_i, assert_off)
+  `ASSERT_IMPL(KBelow4_A, $past(loop), !(s_q[N] && c_q[N+1]), clk_i, assert_off)
+  // Steps 5-9: S + C = 2(S mod 2^N) + 2(C mod 2^N) + A < 4 * 2^N + M' after every iteration
+  // (this header), so FIN's four conditional subtractions (inter_fin) reduce it fully.
+  `ASSERT_SUM_BELOW(SumBound_A, $past(loop), s_q, c_q, ((N + 3)'(1) << (N + 2)) + (N + 3)'(mn_q),
+                    N + 3, clk_i, assert_off)
+
 endmodule

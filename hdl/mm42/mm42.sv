@@ -21,7 +21,10 @@
 // reduced, and keeps S1, S2 readable as s_o, c_o.
 //
 // Cycles: 1 (PRE: D) + (N + 2) (loop) + 1 (FIN) = N + 4, from the start edge.
+//
+// Assertions (docs/formal.md): S1 + S2 < 3M after every iteration and < 2M after the last.
 `include "mv_core_ports.svh"
+`include "mv_assert.svh"
 
 module mm42 #(
   parameter int N         = 32,
@@ -81,5 +84,20 @@ module mm42 #(
   mv_final_sub #(.N(N), .SumW(CW), .DiffW(CW)) u_final (
     .s_i(CW'(s1_q)), .c_i(CW'(s2_q)), .cin_i(1'b0), .m_i, .p_o(p_fin),
     .sub_taken_o(sub_taken));
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
+
+  // Gajbhiye (2018), MM42_Multiplier and Walter's bound it quotes (this header): with A, B in
+  // [0, 2M), D = B + M < 3M, so S1 + S2 < 3M after every iteration ((S + D) / 2 < 3M), and
+  // after the K + 2 = N + 2 iterations S1 + S2 = (AB + QM) / 2^(N+2) < 2M: one subtraction
+  // in FIN (mv_final_sub) reduces P fully.
+  `ASSERT_SUM_BELOW(SumBelow3M_A, $past(loop), s1_q, s2_q, CW'(m_i) + (CW'(m_i) << 1), CW,
+                    clk_i, assert_off)
+  `ASSERT_SUM_BELOW(SumBelow2MAtEnd_A, $past(loop) && !loop, s1_q, s2_q, CW'(m_i) << 1, CW,
+                    clk_i, assert_off)
 
 endmodule

@@ -17,7 +17,11 @@
 // once if P >= M; s_o, c_o keep S1, S2.
 //
 // Cycles: 1 (PRE: D, compressor 0) + ceil((N+2)/2) (loop) + 1 (FIN) = ceil((N+2)/2) + 2.
+//
+// Assertions (docs/formal.md): S1 + S2 < 3M after every iteration, step 0's as well as step
+// 1's, and < 2M after the last.
 `include "mv_core_ports.svh"
+`include "mv_assert.svh"
 
 module mm42_u2 #(
   parameter int N         = 32,
@@ -88,5 +92,23 @@ module mm42_u2 #(
     .s1_o(s1_q), .s2_o(s2_q));
   assign s_o = s1_q;
   assign c_o = s2_q;
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
+
+  // Gajbhiye (2018), MM42_Multiplier unfolded (J = 2) and Walter's bound it quotes (this
+  // header): with A, B in [0, 2M), D = B + M < 3M, so S1 + S2 < 3M after every iteration
+  // (step 0's halved output in every loop cycle, the registers after it), and < 2M after the
+  // last (an extra iteration for odd N only halves S further): one subtraction in FIN
+  // (mv_final_sub) reduces P fully.
+  `ASSERT_SUM_BELOW(MidSumBelow3M_A, loop, sum0[CW-1:1], carry0[CW-1:1],
+                    CW'(m_i) + (CW'(m_i) << 1), CW, clk_i, assert_off)
+  `ASSERT_SUM_BELOW(SumBelow3M_A, $past(loop), s1_q, s2_q, CW'(m_i) + (CW'(m_i) << 1), CW,
+                    clk_i, assert_off)
+  `ASSERT_SUM_BELOW(SumBelow2MAtEnd_A, $past(loop) && !loop, s1_q, s2_q, CW'(m_i) << 1, CW,
+                    clk_i, assert_off)
 
 endmodule

@@ -102,7 +102,7 @@ module mont_csa #(
   // Amanor (2005), Algorithm 1b, steps 3-5 (and this header): S + C is Algorithm 1a's P, so
   // S + C < 2M after every iteration and the one subtraction of step 7 (mv_final_sub)
   // reduces P = S + C fully.
-  `ASSERT_IMPL(SumBelow2M_A, $past(loop), (N + 2)'(s_q) + (N + 2)'(c_q)
-               < ((N + 2)'(m_i) << 1), clk_i, assert_off)
+  `ASSERT_SUM_BELOW(SumBelow2M_A, $past(loop), s_q, c_q, (N + 2)'(m_i) << 1, N + 2, clk_i,
+                    assert_off)
 
 endmodule

@@ -24,7 +24,11 @@
 // iterations and X*Y*2^-(N+1).
 //
 // Cycles: ceil(N/2) (loop) + 1 (FIN: P = S + C, subtract M once if P >= M) = ceil(N/2) + 1.
+//
+// Assertions (docs/formal.md): the loop invariant S + C < 2M after every iteration, stage 0's
+// as well as stage 1's.
 `include "mv_core_ports.svh"
+`include "mv_assert.svh"
 
 module mont_csa_u2 #(
   parameter int N         = 32,
@@ -117,5 +121,20 @@ module mont_csa_u2 #(
   mv_final_sub #(.N(N)) u_final (
     .s_i({1'b0, s_q}), .c_i({1'b0, c_q}), .cin_i(1'b0), .m_i, .p_o(p_fin),
     .sub_taken_o(sub_taken));
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
+
+  // Amanor (2005), Algorithm 1b, steps 3-5, unfolded (Gajbhiye 2018, Fig. 5/6: the same
+  // iterations, two per clock): S + C is Algorithm 1a's P, below 2M after every iteration,
+  // so the one subtraction in FIN (mv_final_sub) reduces P = S + C fully. Stage 0's output
+  // in every loop cycle, the registers (stage 1's, or stage 0's in a half step) after it.
+  `ASSERT_SUM_BELOW(MidSumBelow2M_A, loop, s_mid, c_mid, (N + 2)'(m_i) << 1, N + 2, clk_i,
+                    assert_off)
+  `ASSERT_SUM_BELOW(SumBelow2M_A, $past(loop), s_q, c_q, (N + 2)'(m_i) << 1, N + 2, clk_i,
+                    assert_off)
 
 endmodule

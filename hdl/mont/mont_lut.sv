@@ -16,7 +16,11 @@
 // thesis leaves this step out; here P leaves the core fully reduced).
 //
 // Cycles: 1 (PRE: R = Y + M) + N (loop) + 1 (FIN) = N + 2, from the start edge.
+//
+// Assertions (docs/formal.md): the loop invariant S + C < 2M after every iteration, and the
+// table addresses the first two iterations can reach.
 `include "mv_core_ports.svh"
+`include "mv_assert.svh"
 
 module mont_lut #(
   parameter int N         = 32,
@@ -30,6 +34,7 @@ module mont_lut #(
 
   localparam int LutAddrW = 4;
   localparam int LutSize  = 1 << LutAddrW;
+  localparam int CntW     = $clog2(N + 1);
 
   /* verilator lint_off UNUSEDSIGNAL */
   logic [N-1:0] x_q;    // X shift register (u_regs): x_i is bit 0
@@ -37,6 +42,7 @@ module mont_lut #(
   logic [N:0]   s_q, c_q;
   logic [N-1:0] p_fin;  // the result, held by u_ctrl
   logic         clear, load, pre, loop, sub_taken;
+  logic [CntW-1:0] cnt;  // the loop iteration (u_ctrl)
 
   logic [LutAddrW-1:0] lut_addr;
   logic [N:0]          lut_val;
@@ -67,7 +73,7 @@ module mont_lut #(
   // address {x_i, y_0, s_0, c_0} in the last operation and whether FIN subtracted M.
   /* verilator lint_off PINCONNECTEMPTY */
   mv_loop_ctrl #(.ResW(N), .LoopCycles(N), .PreCycles(1), .ObsBins(LutSize)) u_ctrl (
-    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(),
+    .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(cnt),
     .clear_o(clear), .load_o(load), .pre_o(pre), .loop_o(loop), .last_loop_o(), .fin_o(),
     .obs_addr0_i(lut_addr), .obs_count1_i(1'b0), .obs_addr1_i(lut_addr),
     .obs_sub_taken_i(sub_taken));
@@ -83,5 +89,24 @@ module mont_lut #(
   // FIN: P = S + C, minus M if P >= M
   mv_final_sub #(.N(N)) u_final (
     .s_i(s_q), .c_i(c_q), .cin_i(1'b0), .m_i, .p_o(p_fin), .sub_taken_o(sub_taken));
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
+
+  // Amanor (2005), Algorithm 3, steps 3-8 (and this header): I <= R = Y + M < 2M, so
+  // (S + C + I) / 2 < 2M: S + C < 2M after every iteration, and the one subtraction of step
+  // 10 (mv_final_sub) reduces P = S + C fully.
+  `ASSERT_SUM_BELOW(SumBelow2M_A, $past(loop), s_q, c_q, (N + 2)'(m_i) << 1, N + 2, clk_i,
+                    assert_off)
+  // The table address {x_i, y_0, s_0, c_0} (Algorithm 3, Fig. 2). Over an operation all 16
+  // are reachable (this header); the first two iterations reach fewer. Step 1 (S = C = 0):
+  // the first iteration's address has s_0 = c_0 = 0; its CSA's carry is maj(0, 0, I) = 0, so
+  // the second iteration's has c_0 = 0.
+  `ASSERT_IMPL(LutAddrFirstIter_A, loop && cnt == '0, lut_addr[1:0] == 2'b00, clk_i,
+               assert_off)
+  `ASSERT_IMPL(LutAddrSecondIter_A, loop && cnt == CntW'(1), !lut_addr[0], clk_i, assert_off)
 
 endmodule

@@ -26,7 +26,11 @@
 //
 // Cycles: 1 (PRE: R = Y + M) + ceil(N/2) (loop) + 1 (FIN: P = S + C, subtract M once if
 // P >= M) = ceil(N/2) + 2, from the start edge.
+//
+// Assertions (docs/formal.md): the loop invariant S + C < 2M after every iteration, stage 0's
+// as well as stage 1's, and the table addresses the first clock (two iterations) can reach.
 `include "mv_core_ports.svh"
+`include "mv_assert.svh"
 
 module mont_lut_u2 #(
   parameter int N         = 32,
@@ -115,5 +119,26 @@ module mont_lut_u2 #(
     .c_i(c_nxt), .x_o(x_q), .s_o(s_q), .c_o(c_q));
   assign s_o = s_q;
   assign c_o = c_q;
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
+
+  // Amanor (2005), Algorithm 3, steps 3-8, unfolded (Gajbhiye 2018, Fig. 6: the same
+  // iterations, two per clock): I <= R = Y + M < 2M, so S + C < 2M after every iteration:
+  // stage 0's output in every loop cycle, the registers (stage 1's, or stage 0's in a half
+  // step) after it. The one subtraction in FIN (mv_final_sub) then reduces P fully.
+  `ASSERT_SUM_BELOW(MidSumBelow2M_A, loop, s_mid, c_mid, (N + 2)'(m_i) << 1, N + 2, clk_i,
+                    assert_off)
+  `ASSERT_SUM_BELOW(SumBelow2M_A, $past(loop), s_q, c_q, (N + 2)'(m_i) << 1, N + 2, clk_i,
+                    assert_off)
+  // The table addresses {x, y_0, s_0, c_0} (Algorithm 3, Fig. 2). Over an operation all 32
+  // are reachable (this header); the first clock reaches fewer. Step 1 (S = C = 0): stage
+  // 0's address has s_0 = c_0 = 0; its CSA's carry is maj(0, 0, I) = 0, so stage 1's has
+  // c_0 = 0.
+  `ASSERT_IMPL(LutAddrFirstClk_A, loop && $past(pre), addr0[1:0] == 2'b00 && !addr1[0], clk_i,
+               assert_off)
 
 endmodule

@@ -43,7 +43,11 @@
 // dropped but S2[1:0] and C2[1:0], whose sum 4*S2[1] is cin. S2 >> 2 < 2^N.
 //
 // Cycles: 1 (PRE: 3Y, 3M) + K (loop) + 1 (FIN) = ceil(N/2) + 2, from the start edge.
+//
+// Assertions (docs/formal.md): the bound T = S + C + cin < 2M after every iteration and after
+// FIN, and the table addresses the first and (odd N) the last iteration can reach.
 `include "mv_core_ports.svh"
+`include "mv_assert.svh"
 
 module mont_r4 #(
   parameter int N         = 32,
@@ -67,7 +71,7 @@ module mont_r4 #(
   logic [N:0]    s_q, c_q;
   logic          cin_q;  // carry out of the low digit, weight 1 after the shift
   logic [N-1:0]  p_fin;  // the result, held by u_ctrl
-  logic          clear, load, pre, loop, fin, sub_taken;
+  logic          clear, load, pre, loop, last_loop, fin, sub_taken;
 
   // Table, Y half: A = x_i*Y
   logic [1:0]   xd;
@@ -164,9 +168,27 @@ module mont_r4 #(
   /* verilator lint_off PINCONNECTEMPTY */
   mv_loop_ctrl #(.ResW(N), .LoopCycles(K), .PreCycles(1), .ObsBins(TblSize)) u_ctrl (
     .clk_i, .rst_ni, .start_i, .clear_i, .busy_o, .last_o, .p_fin_i(p_fin), .p_o, .cnt_o(),
-    .clear_o(clear), .load_o(load), .pre_o(pre), .loop_o(loop), .last_loop_o(), .fin_o(fin),
-    .obs_addr0_i(tbl_addr), .obs_count1_i(1'b0), .obs_addr1_i(tbl_addr),
+    .clear_o(clear), .load_o(load), .pre_o(pre), .loop_o(loop), .last_loop_o(last_loop),
+    .fin_o(fin), .obs_addr0_i(tbl_addr), .obs_count1_i(1'b0), .obs_addr1_i(tbl_addr),
     .obs_sub_taken_i(sub_taken));
   /* verilator lint_on PINCONNECTEMPTY */
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
+
+  // This header's bound (radix-2^k Montgomery, Koc 1996; Tanimura 2008, k = 2): T < 2M after
+  // every iteration, T' = (T + x_i Y + q_i M) / 4 < (2M + 3M + 3M) / 4; FIN folds cin into
+  // S and C, so S + C < 2M after it and one subtraction (mv_final_sub) reduces P fully.
+  `ASSERT_SUM_BELOW(SumBelow2M_A, $past(loop || fin), s_q, (N + 2)'(c_q) + (N + 2)'(cin_q),
+                    (N + 2)'(m_i) << 1, N + 2, clk_i, assert_off)
+  // The table address {x_i, q_i}. Over an operation all 16 are reachable (this header); the
+  // first iteration starts from T = 0, so t = x_i Y mod 4: x_i = 0 selects q_i = 0 and x_i = 2
+  // an even q_i. With odd N, X < 2^N is padded with a zero bit: the last digit is 0 or 1.
+  `ASSERT_IMPL(R4AddrFirstIter_A, loop && $past(pre), (xd != 2'd0 || q_i == 2'd0)
+               && (xd != 2'd2 || !q_i[0]), clk_i, assert_off)
+  `ASSERT_IMPL(R4AddrLastDigit_A, loop && last_loop && (N % 2 == 1), !xd[1], clk_i, assert_off)
 
 endmodule

@@ -8,6 +8,11 @@
 // word S(e-1) = (C, S(e-1)_{W-1:1}) leaves in the clock after the last word, which may be
 // the first word of the PE's next job (word 0 emits nothing). The next PE gets the Y/M token
 // two clocks later, in step with S(j): PE latency 2.
+//
+// Assertions (docs/formal.md): the job counter in range and stepping one job at a time, the
+// carry C at most 2.
+`include "mv_assert.svh"
+
 module mwr2mm_pe #(
   parameter int W       = 8,
   parameter int Jobs    = 1,     // bits of X this PE processes (bits k, k + P, ...)
@@ -128,5 +133,21 @@ module mwr2mm_pe #(
   assign s_o        = s_q;
   assign step_o     = act;
   assign carry_nz_o = (sum[W+CW-1:W] != '0);
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
+
+  // The job counter (Michalski-Buell 2006, section 4: bit i = rP + k on PE k): at most Jobs
+  // jobs per operation, one more per accepted first word, none outside a job.
+  `ASSERT(PeJobsInRange_A, int'(jobs_q) <= Jobs, clk_i, assert_off)
+  `ASSERT_IMPL(PeJobsStep_A, !$past(load_i), jobs_q == $past(jobs_q)
+               + JobW'($past(accept_first)), clk_i, assert_off)
+  `ASSERT_IMPL(PeLiveInJob_A, live_q || pend_q, jobs_q != '0, clk_i, assert_off)
+  // Algorithm 1 (Tenca-Koc MWR2MM) and eq. (12): S(j) + x_i Y(j) + q M(j) + C
+  // <= 3(2^W - 1) + 2, so the carry C is at most 2 (two bits).
+  `ASSERT(PeCarryBelow3_A, c_q <= CW'(2), clk_i, assert_off)
 
 endmodule

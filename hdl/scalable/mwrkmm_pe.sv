@@ -13,6 +13,11 @@
 // Two multipliers (u'M and xY, W x V: the FPGA's DSP multiplier, written as `*`) serve the
 // three products. The S words leave at T + 3 + j for a job whose state A is at T: the next PE
 // runs the next digit three clocks later (latency 3). Cmod and Cadd are at most 2 (eq. 12).
+//
+// Assertions (docs/formal.md): the job counter in range and stepping one job at a time, Cmod
+// and Cadd at most 2.
+`include "mv_assert.svh"
+
 module mwrkmm_pe #(
   parameter int V       = 8,
   parameter int W       = 8,
@@ -189,5 +194,21 @@ module mwrkmm_pe #(
   assign step_o     = out_act;
   assign carry_nz_o = t2_q ? ((smod_t2[AW-1:V] != '0) || (snew[AW-1:V] != '0))
                            : ((smod_full[AW-1:V] != '0) || (snew[AW-1:V] != '0));
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
+
+  // The job counter (Michalski-Buell 2006, section 5: digit j = rP + k on PE k): at most
+  // Jobs jobs per operation, one more per state A, none outside a job.
+  `ASSERT(PeJobsInRange_A, int'(jobs_q) <= Jobs, clk_i, assert_off)
+  `ASSERT_IMPL(PeJobsStep_A, !$past(load_i), jobs_q == $past(jobs_q) + JobW'($past(a_act)),
+               clk_i, assert_off)
+  `ASSERT_IMPL(PeLiveInJob_A, live_q || t1_q || t2_q, jobs_q != '0, clk_i, assert_off)
+  // Eq. (12): three V-bit terms and a carry, 3(2^V - 1) + carry = carry 2^V + (2^V - 1), hold
+  // for carry = 2: Cmod and Cadd are at most 2 (two bits).
+  `ASSERT(PeCarryBelow3_A, cmod_q <= CW'(2) && cadd_q <= CW'(2), clk_i, assert_off)
 
 endmodule

@@ -294,6 +294,31 @@ module mont_qp #(
   // value the last step s = 0 sees is below 2M (s_o), so P < M.
   `ASSERT_IMPL(QpBelow2MAtLastStep_A, red_last, (RW + 1)'(red_q) < ((RW + 1)'(m_i) << 1),
                clk_i, assert_off)
+`ifdef MV_ASSERT_ON
+  // The PEs' counters (Jiang-Harris, Fig. 3 and section IV.B), shadowed on each PE's input
+  // stream k: iteration i runs over words j = 0 .. e-1, one per clock (first at j = 0, last
+  // at j = e-1), and each PE runs at most one iteration per kernel cycle, Kc in all.
+  for (genvar k = 0; k < P; k++) begin : g_pe_assert
+    logic [KtW-1:0] word_q;  // the word j the next input word must be
+    logic [KcW-1:0] iter_q;  // iterations started on this PE in this operation
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        word_q <= '0;
+        iter_q <= '0;
+      end else if (pe_clear) begin
+        word_q <= '0;
+        iter_q <= '0;
+      end else if (sv[k]) begin
+        word_q <= slast[k] ? '0 : word_q + 1'b1;
+        iter_q <= iter_q + KcW'(sfirst[k]);
+      end
+    end
+    `ASSERT_IMPL(QpPeWordInRange_A, sv[k], int'(word_q) < E && sfirst[k] == (word_q == '0)
+                 && slast[k] == (int'(word_q) == E - 1), clk_i, assert_off)
+    `ASSERT_IMPL(QpPeWordsInARow_A, word_q != '0, sv[k], clk_i, assert_off)
+    `ASSERT(QpPeItersInRange_A, int'(iter_q) <= Kc, clk_i, assert_off)
+  end
+`endif
 
 `ifndef SYNTHESIS
   // Simulation-only observation (hdl/common/mv_observe.sv), bins of models/vhr.py:

@@ -17,6 +17,11 @@
 // ahead of its use (section IV.A). The two v x w products are the DSP multipliers of the
 // paper (`*` on small words). The last word uses Z^e = 0 for its upper v bits, so the next
 // iteration's first word may arrive in the same clock (no bubble in Case I).
+//
+// Assertions (docs/formal.md): the carry digit C fits its v + 1 bits. The word and iteration
+// counters of each PE's stream are checked in mont_qp, which knows e and the kernel cycles.
+`include "mv_assert.svh"
+
 module mont_qp_pe #(
   parameter int V       = 8,
   parameter int W       = 16,
@@ -144,5 +149,16 @@ module mont_qp_pe #(
   assign q_o         = q_q;
   assign step_o      = rv_q;
   assign carry_nz_o  = |sum[SumW-1:W];
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions (docs/formal.md)
+  // ---------------------------------------------------------------------------------------
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
+
+  // Jiang-Harris, Fig. 3: (C, Z^j) = shifted word + oldreduce x M-hat^j + X^i x Y^j + C with
+  // C the (v+1)-bit carry digit: the CPA's sum fits w + v + 1 bits (nothing is lost above C).
+  `ASSERT_IMPL(QpPeCarryFits_A, rv_q, ((SumW + 1)'(rs_q) + (SumW + 1)'(rc_q)
+               + (SumW + 1)'(c_in)) >> SumW == '0, clk_i, assert_off)
 
 endmodule

