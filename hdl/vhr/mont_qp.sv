@@ -298,6 +298,9 @@ module mont_qp #(
   // The PEs' counters (Jiang-Harris, Fig. 3 and section IV.B), shadowed on each PE's input
   // stream k: iteration i runs over words j = 0 .. e-1, one per clock (first at j = 0, last
   // at j = e-1), and each PE runs at most one iteration per kernel cycle, Kc in all.
+  // Each PE's checks are a bit per PE, asserted once for all PEs: an assertion inside the
+  // generate loop would repeat its name, which yosys (formal) refuses.
+  logic [P-1:0] pe_word_ok, pe_row_ok, pe_iter_ok;
   for (genvar k = 0; k < P; k++) begin : g_pe_assert
     logic [KtW-1:0] word_q;  // the word j the next input word must be
     logic [KcW-1:0] iter_q;  // iterations started on this PE in this operation
@@ -313,11 +316,14 @@ module mont_qp #(
         iter_q <= iter_q + KcW'(sfirst[k]);
       end
     end
-    `ASSERT_IMPL(QpPeWordInRange_A, sv[k], int'(word_q) < E && sfirst[k] == (word_q == '0)
-                 && slast[k] == (int'(word_q) == E - 1), clk_i, assert_off)
-    `ASSERT_IMPL(QpPeWordsInARow_A, word_q != '0, sv[k], clk_i, assert_off)
-    `ASSERT(QpPeItersInRange_A, int'(iter_q) <= Kc, clk_i, assert_off)
+    assign pe_word_ok[k] = !sv[k] || (int'(word_q) < E && sfirst[k] == (word_q == '0)
+                                      && slast[k] == (int'(word_q) == E - 1));
+    assign pe_row_ok[k]  = word_q == '0 || sv[k];
+    assign pe_iter_ok[k] = int'(iter_q) <= Kc;
   end
+  `ASSERT(QpPeWordInRange_A, &pe_word_ok, clk_i, assert_off)
+  `ASSERT(QpPeWordsInARow_A, &pe_row_ok, clk_i, assert_off)
+  `ASSERT(QpPeItersInRange_A, &pe_iter_ok, clk_i, assert_off)
 `endif
 
 `ifndef SYNTHESIS
