@@ -23,7 +23,7 @@ failing assertion, its step and the counterexample VCD), BOUNDED (no counterexam
 the depth; not an unbounded proof), VACUOUS (a cover unreached) or UNKNOWN (no verdict).
 
 Exit 0 when the verdict is the one the mode asks for (proved with --mode prove, bounded with
---mode bmc), 1 otherwise, 2 on bad input or missing tools (one `error:` line).
+--mode bmc, failed with --fault), 1 otherwise, 2 on bad input or missing tools (one `error:` line).
 """
 
 from __future__ import annotations
@@ -78,7 +78,8 @@ def main(argv: list[str]) -> int:
                     "loader's default proof, each in a folder below --out; a summary.json")
     ap.add_argument("--jobs", type=int, default=1, help="--points: proofs at a time (1)")
     ap.add_argument("--fault", action="store_true",
-                    help="a design: its fault build, which must fail (a counterexample)")
+                    help="a design: its fault build, which must fail (a counterexample): "
+                    "exit 0 when it does")
     ap.add_argument("--out", type=Path, default=None, help="the run's folder (must be empty)")
     args = ap.parse_args(argv)
     if args.points:

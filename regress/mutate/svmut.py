@@ -112,13 +112,16 @@ _SYSTEM_TASKS = frozenset("$fatal $error $warning $info $display $write $finish 
 
 
 def _mutable(toks: list[Token]) -> list[bool]:
-    """Per token: may it be mutated (outside declarations and simulation-only blocks)?"""
+    """Per token: may it be mutated (outside declarations, simulation-only blocks and the
+    assertions: an `ASSERT…/`ASSUME… macro's arguments and `ifdef MV_ASSERT_ON logic are the
+    checker, not the design, and Icarus builds none of them)?"""
     ok = [True] * len(toks)
     stack: list[list[object]] = []  # [macro, negated, in_else]
     in_decl = False
     skip_line = -1
+    skip_until = -1  # the closing parenthesis of an assertion macro's arguments
     for i, t in enumerate(toks):
-        if t.line == skip_line:
+        if t.line == skip_line or i <= skip_until:
             ok[i] = False
             continue
         if t.kind == "dir":
@@ -138,8 +141,11 @@ def _mutable(toks: list[Token]) -> list[bool]:
                     stack.pop()
             elif name in ("define", "include", "timescale", "undef", "default_nettype"):
                 skip_line = t.line
+            elif name.startswith(("ASSERT", "ASSUME", "MV_ASSERT")) and nxt == "(":
+                skip_until = _match(toks, i + 1)
             continue
-        if any(m == "SYNTHESIS" and neg != in_else for m, neg, in_else in stack):
+        if any((m == "SYNTHESIS" and neg != in_else) or (m == "MV_ASSERT_ON" and neg == in_else)
+               for m, neg, in_else in stack):
             ok[i] = False
             continue
         nxt = toks[i + 1].text if i + 1 < len(toks) else ""
