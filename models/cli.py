@@ -1,4 +1,5 @@
-"""CLI: `montverif models list` and `montverif models run ALGO --n N --x X --y Y --m M`.
+"""CLI: `montverif models list`, `montverif models run ALGO --n N --x X --y Y --m M` and
+`montverif models domain ALGO --n N` (its operand domain and promise, checked exhaustively).
 
 N is held to the design's widths (its descriptor's widths.max); `--allow-wide` runs a wider
 one. Bad input is one `error:` line and exit code 2."""
@@ -13,6 +14,7 @@ from typing import NoReturn
 from montverif.models.numbers import parse_int
 from montverif.models.registry import ALGOS, AlgoInfo, get_algo
 from montverif.models.result import ModelInputError
+from montverif.models.survey import MAX_N, survey
 from montverif.spec import params as spec_params
 from montverif.spec.errors import ConfigError
 
@@ -51,7 +53,28 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--allow-wide", action="store_true",
                      help="run an N above the design's widest (its descriptor's widths.max; "
                      "the models' time and memory grow with N)")
+    domain = sub.add_parser("domain", help="check the design's operand domain and promise "
+                            "for every operation of a small width (exit 1 if one fails)")
+    domain.add_argument("algo", help="algorithm name (see list)")
+    domain.add_argument("--n", required=True, help=f"width in bits (at most {MAX_N})")
+    domain.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="build parameter beyond N, repeatable")
     return parser
+
+
+def _cmd_domain(args: argparse.Namespace) -> int:
+    info = get_algo(args.algo)
+    if info.name not in ALGOS:
+        raise ModelInputError(f"{info.name}: a multiplier's domain only (see list)")
+    try:
+        n = parse_int(args.n)
+    except ModelInputError as exc:
+        raise ModelInputError(f"--n: {exc}") from None
+    if not 2 <= n <= MAX_N:
+        raise ModelInputError(f"--n: N={n}: 2..{MAX_N} (every operation runs: 2^(3N) of them)")
+    result = survey(info, n, info.resolve(n, parse_params(args.param)))
+    print(result.line())
+    return 0 if result.ok else 1
 
 
 def parse_params(items: list[str]) -> dict[str, int | str]:
@@ -118,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.cmd == "list":
             _cmd_list()
+        elif args.cmd == "domain":
+            return _cmd_domain(args)
         else:
             _cmd_run(args)
     except ModelInputError as exc:

@@ -101,7 +101,9 @@ def mp_pack(m: int, n: int, **_params: int) -> int:
 
 
 def validate(x: int, y: int, m: int, n: int, field: int) -> None:
-    """The loader's rules for both fields: M odd (p(0) = 1 in GF(2^n)), M < 2^N, X, Y < M."""
+    """What both fields need: M odd (p(0) = 1 in GF(2^n)), M < 2^N, Y < M and any N-bit X (X
+    is only scanned, digit by digit: C < X*Y/R + M < 2M in GF(p), deg C < deg M in
+    GF(2^n), for Y < M)."""
     for name, v in (("n", n), ("M", m), ("X", x), ("Y", y), ("field", field)):
         if isinstance(v, bool) or not isinstance(v, int):
             raise ModelInputError(f"{name} must be an int (got {type(v).__name__})")
@@ -112,9 +114,10 @@ def validate(x: int, y: int, m: int, n: int, field: int) -> None:
         raise ModelInputError(f"modulus M must be odd and > 0 (got {short_hex(m)})")
     if m.bit_length() > n:
         raise ModelInputError(f"modulus M must be < 2^n (M has {m.bit_length()} bits, n={n})")
-    for name, v in (("X", x), ("Y", y)):
-        if not 0 <= v < m:
-            raise ModelInputError(f"{name} must be in [0, M) ({name}={short_hex(v)})")
+    if not 0 <= x < 1 << n:
+        raise ModelInputError(f"X must be in [0, 2^n) (X={short_hex(x)}, n={n})")
+    if not 0 <= y < m:
+        raise ModelInputError(f"Y must be in [0, M) (Y={short_hex(y)})")
 
 
 def _put(c: int, off: int, width: int, value: int) -> int:

@@ -9,7 +9,8 @@ carry-save adders) and halves both pairs. A_i is bit i of the value A = A1 + A2,
 first by a one-bit serial adder (full adder + carry flip-flop) over the two shift registers.
 
 Walter's bound: A, B and S stay in [0, 2N) when the loop runs K + 2 iterations (K = n, the
-modulus width), so the result is A*B*2^-(n+2) mod N, returned as S1 + S2 < 2N; the hardware
+modulus width), so the result is A*B*2^-(n+2) mod N, returned as S1 + S2 < 2N (for any pair
+A: S1 + S2 < A*B/2^(n+2) + N < 2N needs only B < 2N, as A < 2^(n+1)); the hardware
 adds the halves and subtracts N once to return P fully reduced. The unfolded model runs an
 even number of iterations, 2*ceil((n+2)/2), so for odd n its R is 2^(n+3).
 
@@ -41,7 +42,9 @@ def iterations_u2(n: int) -> int:
 
 
 def validate(a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> None:
-    """n >= 2, odd 0 < m < 2^n, every half an n-bit value, A1 + A2 < 2M, B1 + B2 < 2M.
+    """n >= 2, odd 0 < m < 2^n, every half an n-bit value, B1 + B2 < 2M. A = A1 + A2 is only
+    scanned (n + 2 iterations cover its n + 1 bits), so it may be any pair: S < A B / 2^r + M
+    < 2M needs only B < 2M (Walter: every iteration stays below B + M < 3M).
     Messages name the operands as the register map, vector files and `montverif models run`
     do (X, X2, Y, Y2 for the paper's A1, A2, B1, B2)."""
     args = (("X", a1), ("X2", a2), ("Y", b1), ("Y2", b2), ("M", m), ("n", n))
@@ -57,11 +60,9 @@ def validate(a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> None:
     for name, v in args[:4]:
         if v < 0 or v >> n:
             raise ModelInputError(f"{name} must be in [0, 2^n) (got {short_hex(v)}, n={n})")
-    for name, lo, hi in (("X", a1, a2), ("Y", b1, b2)):
-        if lo + hi >= 2 * m:
-            raise ModelInputError(
-                f"{name} + {name}2 must be < 2M ({name} + {name}2 = {short_hex(lo + hi)}, "
-                f"M={short_hex(m)})")
+    if b1 + b2 >= 2 * m:
+        raise ModelInputError(f"Y + Y2 must be < 2M (Y + Y2 = {short_hex(b1 + b2)}, "
+                              f"M={short_hex(m)})")
 
 
 def compress42(s1: int, s2: int, x1: int, x2: int) -> tuple[int, int]:

@@ -18,7 +18,11 @@ def final_sub(p: int, m: int) -> int:
 
 
 def validate(x: int, y: int, m: int, n: int) -> None:
-    """Check model operands: n >= 2, m odd, 0 < m < 2^n, 0 <= x, y < m."""
+    """Check model operands: n >= 2, m odd, 0 < m < 2^n, 0 <= y < m and 0 <= x < 2^n.
+
+    What the algorithms need: X is only scanned, bit by bit (or digit by digit), so any n-bit
+    X works; Y enters every iteration, whose value stays below Y + M < 2M only for Y < M. A
+    design's own domain is its descriptor's (montverif.models.registry checks it)."""
     for name, v in (("n", n), ("M", m), ("X", x), ("Y", y)):
         if isinstance(v, bool) or not isinstance(v, int):
             raise ModelInputError(f"{name} must be an int (got {type(v).__name__})")
@@ -35,10 +39,10 @@ def validate(x: int, y: int, m: int, n: int) -> None:
     for name, v in (("X", x), ("Y", y)):
         if v < 0:
             raise ModelInputError(f"{name} must be >= 0 (got {v})")
-        if v >= m:
-            raise ModelInputError(
-                f"{name} must be < M ({name}={short_hex(v)}, M={short_hex(m)})"
-            )
+    if x >> n:
+        raise ModelInputError(f"X must be < 2^n (X={short_hex(x)}, n={n})")
+    if y >= m:
+        raise ModelInputError(f"Y must be < M (Y={short_hex(y)}, M={short_hex(m)})")
 
 
 def _bits_lsb_first(x: int, n: int) -> str:

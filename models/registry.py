@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from montverif.models import generic, gf2, ref
-from montverif.models.result import ModelInputError, Result
+from montverif.models.result import ModelInputError, Result, short_hex
 from montverif.spec.design import Design
 from montverif.spec.designs import every
 from montverif.spec.errors import ConfigError
@@ -122,8 +122,21 @@ class AlgoInfo:
         return params
 
     def model(self, params: dict[str, int]) -> ModelFunc:
-        """The model function with the build parameters bound."""
-        return functools.partial(self.func, **params) if params else self.func
+        """The model function with the build parameters bound, held to the design's operand
+        domain (ModelInputError outside it, as the loader's ERR_RANGE) and checked against
+        what the design promises over it (AssertionError, as the models' own checks)."""
+        func = functools.partial(self.func, **params) if params else self.func
+        merged = self.defaults() | params
+
+        def checked(*args: int, **kwargs: int) -> Result:
+            check_domain(self.design, args)
+            result = func(*args, **kwargs)
+            if broken := promise_broken(self, result.p, result.before_sub, args,
+                                        kwargs.get("field", 0), merged):
+                raise AssertionError(f"{self.name}: {broken[0]}")
+            return result
+
+        return checked
 
     def precomputed(self, m: int, n: int, params: dict[str, int]) -> dict[str, int]:
         return {reg: f(m, n, **params) for reg, f in self.precompute}
@@ -154,6 +167,65 @@ _ALL = {d.name: info_of(d) for d in every()}
 # cores built around them (kind "modexp": P = X^E mod M, the RSA core) are in CORES.
 ALGOS: dict[str, AlgoInfo] = {k: a for k, a in _ALL.items() if a.kind != "modexp"}
 CORES: dict[str, AlgoInfo] = {k: a for k, a in _ALL.items() if a.kind == "modexp"}
+
+
+def check_domain(design: Design, args: tuple[int, ...]) -> None:
+    """ModelInputError (one line) for operands outside the design's domain ([operands]
+    domain; args as the model takes them, n last): the loader's ERR_RANGE. Anything that is
+    not an operand of a legal modulus is left to the model's own checks and messages."""
+    *ops, m, n = args
+    values = dict(zip(design.operands, (*ops, m), strict=False))
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (*values.values(), n)) \
+            or m <= 0 or m % 2 == 0 or any(v < 0 for v in values.values()):
+        return
+    for reg in design.below_modulus:
+        if values[reg] >= m:
+            raise ModelInputError(f"{reg} must be < M ({reg}={short_hex(values[reg])}, "
+                                  f"M={short_hex(m)})")
+    for group in design.range_groups:
+        total = sum(values[r] for r in group)
+        if total >= 2 * m:
+            names = " + ".join(group)
+            raise ModelInputError(f"{names} must be < 2M ({names} = {short_hex(total)}, "
+                                  f"M={short_hex(m)})")
+
+
+def promise_names(info: AlgoInfo, args: tuple[int, ...], field: int,
+                  params: Mapping[str, int]) -> dict[str, int]:
+    """The values a promise is written in (montverif.spec.design.PROMISE_NAMES but p and v):
+    x and y (a carry-save operand's value: the sum of its halves; y the second operand of a
+    design without Y), m, n, r (log2 R of the operation's field) and the build parameters
+    (`params`: every one, defaults filled in)."""
+    d = info.design
+    *ops, m, n = args
+    values = dict(zip(d.operands, ops, strict=False))
+    groups = {g[0]: g for g in d.carry_save_operands}
+    seconds = {r for g in d.carry_save_operands for r in g[1:]}
+    x, y = ([sum(values[r] for r in groups.get(reg, (reg,)))
+             for reg in d.operands[:-1] if reg not in seconds] + [0, 0])[:2]
+    r = d.r_bits_at(n, params, field1=bool(field)) if info.kind == "mont" else n
+    return {**params, "x": x, "y": y, "m": m, "n": n, "r": r}
+
+
+def promise_broken(info: AlgoInfo, p: int, v: int | None, args: tuple[int, ...],
+                   field: int = 0, params: Mapping[str, int] | None = None) -> list[str]:
+    """The relations of the design's promise ([operands] promise) that P and the value before
+    the final reduction v (None: the design reports none) break, described; [] when all
+    hold. args: the model's (operands..., m, n); params: the build parameters (defaults
+    filled in where not given)."""
+    d = info.design
+    if not d.promise:
+        return []
+    names = promise_names(info, args, field, info.defaults() | dict(params or {}))
+    names |= {"p": p, "v": v or 0}
+    out = []
+    for key in ("p", "v"):
+        if key in d.promise and (key == "p" or v is not None) \
+                and not d.promise_holds(key, names):
+            what = "P" if key == "p" else "the value before the final reduction"
+            out.append(f"{what} breaks its promise {d.promise[key]} ({key}="
+                       f"{short_hex(names[key])}, m={short_hex(names['m'])})")
+    return out
 
 
 def get_algo(name: str) -> AlgoInfo:

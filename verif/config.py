@@ -1,12 +1,17 @@
-"""The configuration of one simulation run, as the testbench reads it.
+"""The configuration of one simulation run, as the testbench reads it (`current_run`).
 
-A run is configured through environment variables set by the flow (montverif.regress.flow:
-simulate starts the simulator, child runs the cocotb tests), so a cocotb test module needs
-no arguments of its own. Every variable the project reads is listed in docs/environment.md.
+A simulator process that runs one run is configured through environment variables set by
+the flow (montverif.regress.flow: simulate starts the simulator, child runs the cocotb
+tests), so a cocotb test module needs no arguments of its own. Every variable the project
+reads is listed in docs/environment.md. A process that runs several runs one after another
+(verif/batch.py) hands each test its run's RunConfig instead (`running`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +21,10 @@ from montverif.spec.params import format_params, parse_params
 from montverif.spec.secrets import Secrets
 
 CLOCK_PERIOD_NS = 10
+# the plusarg that names a batch's plan: a simulator process that runs several runs
+# (verif/batch.py, started by regress/flow/batch.py)
+BATCH_PLAN_ARG = "mv_runs"
+BATCH_MODULE = "montverif.verif.batch"
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,8 @@ class RunConfig:
     # the design's secret operands in clear (--keep-secrets); else every log shows their
     # digests (montverif.spec.secrets)
     keep_secrets: bool = False
+    # coverage steering (verif/steer.py): the MV_BIAS JSON of the run's stimulus, "" = none
+    bias: str = ""
 
     def secrets(self, design: Design) -> Secrets:
         """How this run writes the design's secret registers."""
@@ -66,7 +77,22 @@ class RunConfig:
             check_thread=env.CHECK_THREAD.equals("1", "0"),
             measure=not env.MEASURE.equals("0", "1"),
             keep_secrets=env.KEEP_SECRETS.equals("1", "0"),
+            bias=env.BIAS.get(),
         )
+
+    def to_dict(self) -> dict[str, object]:
+        """As JSON holds it (verif/batch.py's plan): from_dict reads it back."""
+        out = dataclasses.asdict(self)
+        out["log_dir"] = str(self.log_dir)
+        out["vectors"] = str(self.vectors) if self.vectors else None
+        return out
+
+    @staticmethod
+    def from_dict(raw: dict) -> RunConfig:
+        vectors = raw.get("vectors")
+        return RunConfig(**(raw | {"log_dir": Path(raw["log_dir"]),
+                                   "vectors": Path(vectors) if vectors else None,
+                                   "params": {k: int(v) for k, v in raw["params"].items()}}))
 
     def to_env(self) -> dict[str, str]:
         out = {
@@ -90,7 +116,29 @@ class RunConfig:
             out[env.MEASURE.name] = "0"
         # always set: a value left in the caller's environment never decides it
         out[env.KEEP_SECRETS.name] = "1" if self.keep_secrets else "0"
+        if self.bias:
+            out[env.BIAS.name] = self.bias
         return out
+
+
+# the run whose test runs now, in a process that runs several (verif/batch.py sets it)
+_CURRENT: list[RunConfig] = []
+
+
+def current_run() -> RunConfig:
+    """The configuration of the run whose test runs now: the one `running` gives, else the
+    process's own (its environment: one run per process)."""
+    return _CURRENT[-1] if _CURRENT else RunConfig.from_env()
+
+
+@contextmanager
+def running(cfg: RunConfig) -> Iterator[RunConfig]:
+    """`current_run()` is `cfg` inside the block."""
+    _CURRENT.append(cfg)
+    try:
+        yield cfg
+    finally:
+        _CURRENT.pop()
 
 
 def _int_params(text: str) -> dict[str, int]:

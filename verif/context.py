@@ -28,7 +28,7 @@ class SeqContext:
     rng: random.Random
     # m -> the registers the host computes from the modulus (regmap `precomputed`)
     precompute: Precompute | None = None
-    # coverage steering (verif/steer.py, MV_BIAS): None = plain random stimulus
+    # coverage steering (verif/steer.py, the run's `bias`): None = plain random stimulus
     bias: Bias | None = None
     # model(x, y, m) -> Result: lets steering check candidates, sizes the done watchdog
     model: Model | None = None
@@ -42,6 +42,9 @@ class SeqContext:
     batching: bool = True
     # --keep-secrets: the design's secret operands in clear in messages (else digests)
     keep_secrets: bool = False
+    # the draws beyond M that a design's operand domain allows (LoaderSeq.widen): a stream of
+    # their own, so that every other draw is the same whatever the domains (None: seed 0)
+    domain_rng: random.Random | None = None
 
     @property
     def secrets(self) -> Secrets:
@@ -50,7 +53,7 @@ class SeqContext:
 
     @staticmethod
     def for_run(run: RunConfig, design: Design, rng: random.Random, *,
-                stimulus: bool = True) -> SeqContext:
+                stimulus: bool = True, domain_rng: random.Random | None = None) -> SeqContext:
         """The context of a test of `run` on `design`. `stimulus`: with the multiplier
         sequences' model, steering and field choice (the RSA sequences use none of them)."""
         algo = get_algo(design.model)
@@ -64,7 +67,7 @@ class SeqContext:
                             precompute=precompute, params=params,
                             done_timeout=int(timeout) if timeout is not None else None,
                             batching=not environment.BATCH.equals("0", "1"),
-                            keep_secrets=run.keep_secrets)
+                            keep_secrets=run.keep_secrets, domain_rng=domain_rng)
         if not stimulus:
             return common
         func = algo.model(params)
@@ -72,4 +75,4 @@ class SeqContext:
         def model(x: int, y: int, m: int) -> Result:
             return func(x, 0, y, 0, m, n) if algo.halves else func(x, y, m, n)
 
-        return replace(common, bias=Bias.from_env(), model=model, has_field=algo.has_field)
+        return replace(common, bias=Bias.from_text(run.bias), model=model, has_field=algo.has_field)

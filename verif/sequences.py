@@ -8,6 +8,7 @@ expect, so those tests do not rest on the predictor alone.
 
 from __future__ import annotations
 
+import random
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from math import gcd
@@ -26,6 +27,9 @@ from montverif.verif.steer import boundary_operands, small_factor
 Operands = tuple[int, int, int]
 T = TypeVar("T")
 GF2N = 1  # CTRL.FIELD value of the binary field
+# how often an operand whose domain reaches beyond M (below_2n) is drawn from there
+# (LoaderSeq.widen): at or above M, a carry-save pair at or above 2M
+BEYOND_M = 0.25
 # random irreducible polynomials per width, shared by the sequences of one simulation
 # (Rabin's test at degree ~256 takes seconds in Python)
 _IRREDUCIBLE_POOL: dict[int, list[int]] = {}
@@ -34,6 +38,13 @@ POOL_SIZE = 4
 
 _MODEL_CYCLES: dict[tuple[str, int], int] = {}  # (design, N) -> cycles of one operation
 _JOIN = nullcontext()  # batch() inside a batch (or with batching off): gathers nothing itself
+
+
+def forget_simulation_state() -> None:
+    """What the sequences keep for the rest of a simulation (the irreducible polynomials,
+    drawn from the first test's random stream) forgotten: the next run of a process that
+    runs several (verif/batch.py) draws its own, as in a process of its own."""
+    _IRREDUCIBLE_POOL.clear()
 
 
 def script_groups(items: Sequence[T]) -> list[Sequence[T]]:
@@ -51,6 +62,8 @@ class LoaderSeq(uvm_sequence):
         # START without an explicit field picks one at random
         self.has_field = ctx.has_field
         self.n, self.bus_w, self.design, self.rng = ctx.n, ctx.bus_w, ctx.design, ctx.rng
+        # draws beyond M that the design's operand domains allow (widen), from their own stream
+        self.domain_rng = ctx.domain_rng if ctx.domain_rng is not None else random.Random(0)
         # coverage steering (verif/steer.py, MV_BIAS): None = plain random stimulus;
         # model(x, y, m) -> Result lets it check candidates for subtraction / table targets
         self.bias, self.model = ctx.bias, ctx.model
@@ -200,24 +213,41 @@ class LoaderSeq(uvm_sequence):
         m = values[self.design.modulus]
         return m % 2 == 0 or self.design.out_of_range(values)
 
-    def split_value(self, v: int) -> tuple[int, int]:
+    def split_value(self, v: int, rng: random.Random | None = None) -> tuple[int, int]:
         """Two n-bit halves summing to v: both non-zero when v allows it, else (v, 0);
-        now and then one half zero on purpose."""
+        now and then one half zero on purpose (drawn from `rng`, by default the stream)."""
+        rng = rng or self.rng
         top = (1 << self.n) - 1
         lo, hi = max(1, v - top), min(top, v - 1)
         if lo > hi:
             return (v, 0) if v <= top else (top, v - top)
-        if v <= top and self.rng.random() < 0.1:
-            return (v, 0) if self.rng.random() < 0.5 else (0, v)
-        first = self.rng.randint(lo, hi)
+        if v <= top and rng.random() < 0.1:
+            return (v, 0) if rng.random() < 0.5 else (0, v)
+        first = rng.randint(lo, hi)
         return first, v - first
+
+    def widen(self, reg: str, v: int, m: int) -> int:
+        """An operand drawn below M, or (a quarter of the time, where the design's domain
+        reaches beyond M: below_2n) one drawn from [M, 2^n) instead. The choice and the value
+        come from the domain stream: the main stream's draws do not depend on the domain."""
+        if self.design.domain.get(reg) != "below_2n" or reg in self._groups:
+            return v
+        if self.domain_rng.random() >= BEYOND_M:
+            return v
+        return self.domain_rng.randrange(m, 1 << self.n) if m < 1 << self.n else v
+
+    @property
+    def _groups(self) -> dict[str, tuple[str, ...]]:
+        return {g[0]: g for g in self.design.carry_save_operands}
 
     def with_halves(self, values: dict[str, int], load: Iterable[str] | None
                     ) -> tuple[dict[str, int], list[str]]:
         """For designs with carry-save operands (regmap carry_save_operands), fill the halves
         the caller left out: the caller's X (< M) becomes X or X + M (same residue, half the
         time, so the whole range [0, 2M) is exercised), split into X + X2, both halves
-        non-zero where possible. Loading X loads X2 too. Other designs: unchanged."""
+        non-zero where possible; where the group's domain reaches beyond 2M (below_2n), a
+        quarter of the time a pair of [2M, 2^(n+1) - 1) instead, from the domain stream.
+        Loading X loads X2 too. Other designs: unchanged."""
         regions = list(self.design.operands if load is None else load)
         if not self.design.carry_save_operands:
             return values, regions
@@ -230,6 +260,11 @@ class LoaderSeq(uvm_sequence):
             if v < m and self.rng.random() < 0.5:
                 v += m
             values[base], values[halves[0]] = self.split_value(v)
+            top = (1 << self.n) - 1
+            if self.design.domain.get(base) == "below_2n" and 2 * m <= 2 * top \
+                    and self.domain_rng.random() < BEYOND_M:
+                wide = self.domain_rng.randint(2 * m, 2 * top)
+                values[base], values[halves[0]] = self.split_value(wide, self.domain_rng)
             for h in halves[1:]:
                 values[h] = 0
             if base in regions:
@@ -287,7 +322,8 @@ class LoaderSeq(uvm_sequence):
         if field == GF2N:
             return self.random_poly_operands()
         m = self.random_modulus()
-        return self.rng.randrange(m), self.rng.randrange(m), m
+        x, y = self.rng.randrange(m), self.rng.randrange(m)
+        return self.widen("X", x, m), self.widen("Y", y, m), m
 
     def steered_operands(self) -> Operands:
         """Random operands, or (with MV_BIAS) now and then operands aimed at a coverage hole;
@@ -326,7 +362,8 @@ class LoaderSeq(uvm_sequence):
 
     def random_poly_operands(self) -> Operands:
         m = self.random_poly_modulus()
-        return self.poly_element(m), self.poly_element(m), m
+        x, y = self.poly_element(m), self.poly_element(m)
+        return self.widen("X", x, m), self.widen("Y", y, m), m
 
 
 class RandomSeq(LoaderSeq):
@@ -431,6 +468,32 @@ class CornerSeq(LoaderSeq):
                       (r, r, m), (1 % m, 1 % m, m)]
         return cases
 
+    def domain_cases(self) -> list[dict[str, int]]:
+        """Operands where the design's domain reaches beyond M (below_2n): M itself, M + 1,
+        the all-ones value (a carry-save pair: 2M, both halves all ones, one half all ones)
+        against Y = M - 1, 0 and 1, under the moduli 2^(n-1) + 1, 1, 3 and a random one
+        (from the domain stream: the cases before these are the same whatever the
+        domains)."""
+        n, top, d = self.n, (1 << self.n) - 1, self.design
+        wide = [r for r, dom in d.domain.items() if dom == "below_2n" and r in ("X", "Y")]
+        groups = self._groups
+        moduli = [(1 << (n - 1)) + 1, 1, 3,
+                  self.domain_rng.getrandbits(n - 1) | (1 << (n - 1)) | 1]
+        others = [*d.below_modulus, *(g[0] for g in d.range_groups)]
+        cases: list[dict[str, int]] = []
+        for m in moduli:
+            for reg in wide:
+                picks = ([(m, m), (top, top), (top, 0)] if reg in groups
+                         else [(m, 0), (min(m + 1, top), 0), (top, 0)])
+                for k, (first, second) in enumerate(picks):
+                    values = {d.modulus: m, reg: first}
+                    if reg in groups:
+                        values[groups[reg][1]] = second
+                    for other in others:  # the other operand at M - 1, 0, 1
+                        values[other] = (m - 1, 0, 1 % m)[k]
+                    cases.append(values)
+        return cases
+
     async def body(self) -> None:
         for x, y, m in self.corner_cases():
             await self.multiply(x, y, m, field=0)
@@ -440,6 +503,8 @@ class CornerSeq(LoaderSeq):
         if self.design.carry_save_operands:
             for values in self.halves_cases():
                 await self.run_operation(values)
+        for values in self.domain_cases():
+            await self.run_operation(values, field=0)
 
 
 class BackToBackSeq(LoaderSeq):
@@ -500,7 +565,7 @@ class ErrorSeq(LoaderSeq):
             await self.write_value("M", bad_m)
             await self.start_op()
             await self.expect_error("ERR_EVEN_MODULUS")
-        # X >= M, Y >= M (the operands the design requires below M); loading M loads the
+        # X >= M, Y >= M (the operands whose domain is below M); loading M loads the
         # registers the host computes from it (m' ...), as for every operation
         await self.load_operands({"M": m}, ["M"])
         for region in self.design.below_modulus:
@@ -508,9 +573,10 @@ class ErrorSeq(LoaderSeq):
             await self.start_op()
             await self.expect_error("ERR_RANGE")
             await self.write_value(region, 0)
-        # carry-save operands: X + X2 >= 2M (exactly 2M, then above), Y + Y2 likewise
+        # carry-save operands whose domain is below 2M: X + X2 >= 2M (exactly 2M, then
+        # above), Y + Y2 likewise
         top = (1 << self.n) - 1
-        for base, half, *_ in self.design.carry_save_operands:
+        for base, half, *_ in self.design.range_groups:
             for extra in (0, self.rng.randint(1, max(1, 2 * top - 2 * m))):
                 total = min(2 * m + extra, 2 * top)
                 await self.write_value(base, total - total // 2)
@@ -560,6 +626,14 @@ class ErrorSeq(LoaderSeq):
         await self.read_results()  # S, C and CYCLES are wiped too (checked by the predictor)
         # and the next operation still works
         await self.multiply(x, y, m)
+        # an operand whose domain reaches beyond M starts at its largest value (>= M)
+        for reg, dom in self.design.domain.items():
+            if dom == "below_2n" and reg in ("X", "Y"):
+                values = {"X": x % m, "Y": y % m, "M": m, reg: top}
+                if rest := self._groups.get(reg, ())[1:]:
+                    values[rest[0]] = top
+                await self.run_operation(values, field=0)
+                await self.expect_error("ERR_NONE")
 
 
 class VectorSeq(LoaderSeq):

@@ -88,10 +88,15 @@ class Bias:
 
     @staticmethod
     def from_env() -> Bias | None:
-        text = environment.BIAS.get().strip()
-        if not text:
+        return Bias.from_text(environment.BIAS.get())
+
+    @staticmethod
+    def from_text(text: str) -> Bias | None:
+        """A run's steering as its configuration gives it (RunConfig.bias): None when empty
+        or without targets."""
+        if not text.strip():
             return None
-        bias = Bias.parse(text)
+        bias = Bias.parse(text.strip())
         return bias if bias.targets else None
 
     def to_json(self) -> str:

@@ -1,8 +1,9 @@
 """cocotb tests (pyuvm) for any multiplier behind mv_bus_loader.
 
 The runner (regress/flow/simulate.py) selects the DUT, width and seed through MV_* environment
-variables and the tests through COCOTB_TEST_FILTER. This module is loaded by cocotb, not
-collected by pytest.
+variables and the tests through COCOTB_TEST_FILTER; in a process that runs several runs,
+verif/batch.py gives each test its run's configuration (config.current_run). This module is
+loaded by cocotb, not collected by pytest.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pyuvm import ConfigDB, uvm_test
 from montverif.spec.designs import load_design
 from montverif.verif.bus.agent import BusIf
 from montverif.verif.bus.handles import Handle
-from montverif.verif.config import CLOCK_PERIOD_NS, RunConfig
+from montverif.verif.config import CLOCK_PERIOD_NS, current_run
 from montverif.verif.context import SeqContext
 from montverif.verif.env.env import MulEnv
 from montverif.verif.sequences import (
@@ -44,7 +45,7 @@ class BaseTest(uvm_test):
     """Builds the env from the run configuration, resets the DUT and runs `sequences()`."""
 
     def build_phase(self) -> None:
-        self.run_cfg = RunConfig.from_env()
+        self.run_cfg = current_run()
         self.run_cfg.log_dir.mkdir(parents=True, exist_ok=True)
         self.design = load_design(self.run_cfg.dut)
         dut = cocotb_top()
@@ -55,11 +56,13 @@ class BaseTest(uvm_test):
         ConfigDB().set(None, "*", "RUN", self.run_cfg)
         ConfigDB().set(None, "*", "DESIGN", self.design)
         self.rng = random.Random(f"{self.run_cfg.seed}:{type(self).__name__}")
+        self.domain_rng = random.Random(f"{self.run_cfg.seed}:{type(self).__name__}:domain")
         self.env = MulEnv("env", self)
 
     def context(self) -> SeqContext:
         """What the test's sequences share (built when the test makes them)."""
-        return SeqContext.for_run(self.run_cfg, self.design, self.rng)
+        return SeqContext.for_run(self.run_cfg, self.design, self.rng,
+                                  domain_rng=self.domain_rng)
 
     def sequences(self) -> list[LoaderSeq]:
         raise NotImplementedError
@@ -138,6 +141,7 @@ class VectorTest(BaseTest):
         assert self.run_cfg.vectors is not None, "VectorTest needs MV_VECTORS"
         design = self.design
         vectors = load_vectors(self.run_cfg.vectors, self.run_cfg.n, design.operands,
-                               design.below_modulus, design.carry_save_operands)
+                               design.below_modulus, design.carry_save_operands,
+                               design.range_groups)
         idle_reads = vector_option(self.run_cfg.vectors, "idle_reads")
         return [VectorSeq("vectors", self.context(), vectors, idle_reads=bool(idle_reads))]

@@ -1,7 +1,9 @@
 """cocotb tests (pyuvm) for the RSA core behind mv_bus_loader (rsa_core_top).
 
 Selected by hdl/rsa/rsa_core.toml (test_module); the runner passes the DUT, width,
-parameters and seed through MV_* environment variables. Loaded by cocotb, not by pytest.
+parameters and seed through MV_* environment variables (in a process that runs several runs,
+verif/batch.py gives each test its run's configuration: config.current_run). Loaded by
+cocotb, not by pytest.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pyuvm import ConfigDB, uvm_test
 from montverif.spec.designs import load_design
 from montverif.verif.bus.agent import BusIf
 from montverif.verif.bus.handles import Handle
-from montverif.verif.config import CLOCK_PERIOD_NS, RunConfig
+from montverif.verif.config import CLOCK_PERIOD_NS, current_run
 from montverif.verif.context import SeqContext
 from montverif.verif.env.rsa_env import RsaEnv
 from montverif.verif.env.rsa_seq import (
@@ -37,7 +39,7 @@ RESET_CYCLES = 3
 
 class RsaBaseTest(uvm_test):
     def build_phase(self) -> None:
-        self.run_cfg = RunConfig.from_env()
+        self.run_cfg = current_run()
         self.run_cfg.log_dir.mkdir(parents=True, exist_ok=True)
         self.design = load_design(self.run_cfg.dut)
         dut: Handle = cocotb.top

@@ -19,10 +19,13 @@ class VectorError(ValueError):
 
 def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M"),
                  below_modulus: tuple[str, ...] = ("X", "Y"),
-                 carry_save: tuple[tuple[str, ...], ...] = ()) -> list[tuple[int, ...]]:
+                 carry_save: tuple[tuple[str, ...], ...] = (),
+                 range_groups: tuple[tuple[str, ...], ...] = ()) -> list[tuple[int, ...]]:
     """Operand tuples in `operands` order; keys are the register names in lower case and the
-    modulus is the last operand. With carry-save operands (groups such as ("X", "X2")), the
-    second halves may be left out (they are 0) and each group's sum must be below 2M."""
+    modulus is the last operand. Every value fits N bits, the operands of `below_modulus`
+    are below M (a design's domain: montverif.spec.design.Design). With carry-save operands
+    (groups such as ("X", "X2")), the second halves may be left out (they are 0), and the
+    sum of each group of `range_groups` must be below 2M."""
     keys = tuple(r.lower() for r in operands)
     optional = {h.lower() for g in carry_save for h in g[1:]}
     try:
@@ -59,7 +62,7 @@ def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M")
             values.append(value)
         _check_operands(where, dict(zip(keys, values, strict=True)), keys[-1],
                         tuple(r.lower() for r in below_modulus),
-                        tuple(tuple(r.lower() for r in g) for g in carry_save))
+                        tuple(tuple(r.lower() for r in g) for g in range_groups))
         out.append(tuple(values))
     return out
 
@@ -67,8 +70,8 @@ def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M")
 def _check_operands(where: str, values: dict[str, int], modulus: str,
                     below: tuple[str, ...], carry_save: tuple[tuple[str, ...], ...] = ()
                     ) -> None:
-    """The multipliers need an odd modulus and some operands below it: refuse a vector that
-    breaks that (the loader would only flag it)."""
+    """The multipliers need an odd modulus and the operands of their domain: refuse a vector
+    outside it (the loader would only flag it)."""
     m = values[modulus]
     if m % 2 == 0:
         raise VectorError(f"{where}.{modulus}: the modulus must be odd (got 0x{m:x})")

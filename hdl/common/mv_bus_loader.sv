@@ -38,6 +38,12 @@ module mv_bus_loader
   // Y + Y2 < 2M (Walter's bound) instead of X, Y < M. With 0, X2/Y2 are unmapped and x_o,
   // y_o are N bits (the ports of the other tops are unchanged).
   parameter bit          HasHalves = 1'b0,
+  // The operand domains (the design's descriptor, [operands] domain): with RangeX = 1 a START
+  // needs X < M (X + X2 < 2M with HasHalves), with 0 any N-bit X (any halves) starts, e.g.
+  // the operand a Montgomery loop only scans. RangeY likewise for Y (0 also for a design
+  // that reads no Y, the RSA core: a Y >= M left in the register refuses nothing).
+  parameter bit          RangeX    = 1'b1,
+  parameter bit          RangeY    = 1'b1,
   // Host-precomputed registers (regmap `precomputed`) and RSA registers, each mapped only
   // when enabled: MP (m'), MHAT (M-hat), R2 (R^2 mod M), E (exponent: write-only, wiped when
   // an operation ends and by CLEAR). HasField maps CTRL.FIELD (0: GF(p), 1: GF(2^n)), latched
@@ -47,9 +53,6 @@ module mv_bus_loader
   parameter bit          HasR2     = 1'b0,
   parameter bit          HasE      = 1'b0,
   parameter bit          HasField  = 1'b0,
-  // Y takes part in the operation (and in the range rule Y < M). The RSA core reads no Y:
-  // with 0, a Y >= M left in the register does not refuse START.
-  parameter bit          UsesY     = 1'b1,
   localparam int         OpW       = HasHalves ? 2 * N : N  // width of x_o, y_o
 ) (
   input  logic             clk_i,
@@ -190,15 +193,16 @@ module mv_bus_loader
   assign want_clear  = is_ctrl && bus_wdata_i[CtrlClearLsb];
   assign want_start  = is_ctrl && bus_wdata_i[CtrlStartLsb] && !bus_wdata_i[CtrlClearLsb];
   assign odd_modulus = m_q[0];
-  // Range rule: X, Y < M; with carry-save operands X + X2 < 2M and Y + Y2 < 2M (N+1 bits).
+  // Range rule, per operand whose domain has one (RangeX, RangeY): X < M, Y < M; with
+  // carry-save operands X + X2 < 2M, Y + Y2 < 2M (N+1 bits).
   logic [N:0] x_sum, y_sum, m_twice;
+  logic       x_ok, y_ok;
   assign x_sum   = {1'b0, x_q[N-1:0]} + {1'b0, x2_q[N-1:0]};
   assign y_sum   = {1'b0, y_q[N-1:0]} + {1'b0, y2_q[N-1:0]};
   assign m_twice = {m_q[N-1:0], 1'b0};
-  assign operands_ok = odd_modulus
-                     && (HasHalves ? (x_sum < m_twice && y_sum < m_twice)
-                                   : (x_q[N-1:0] < m_q[N-1:0]
-                                      && (!UsesY || y_q[N-1:0] < m_q[N-1:0])));
+  assign x_ok = !RangeX || (HasHalves ? x_sum < m_twice : x_q[N-1:0] < m_q[N-1:0]);
+  assign y_ok = !RangeY || (HasHalves ? y_sum < m_twice : y_q[N-1:0] < m_q[N-1:0]);
+  assign operands_ok = odd_modulus && x_ok && y_ok;
 
   assign core_start_o = want_start && !core_busy_i && operands_ok;
   assign core_clear_o = want_clear && !core_busy_i;

@@ -98,7 +98,7 @@ module mont_dual #(
     for (int u = 0; u < Units; u++) begin
       sum = sum + ((W + K)'(a * b[u*K +: K]) << (u * K));
     end
-    return sum;
+    units_mul = sum;  // the function's name, not `return`: Yosys 0.70 parses no `return`
   endfunction
 
   function automatic logic [SW-1:0] cl_mul(input logic [W-1:0] a, input logic [W-1:0] b);
@@ -107,7 +107,7 @@ module mont_dual #(
     for (int i = 0; i < W; i++) begin
       acc = acc ^ (b[i] ? (SW'(a) << i) : '0);
     end
-    return acc;
+    cl_mul = acc;
   endfunction
 
   logic [W-1:0]  a_dig;      // current digit of X (K bits in GF(p))

@@ -16,7 +16,8 @@ module mv_bus_loader_formal
   parameter bit HasR2     = 1'b0,
   parameter bit HasE      = 1'b0,
   parameter bit HasField  = 1'b0,
-  parameter bit UsesY     = 1'b1,
+  parameter bit RangeX    = 1'b1,
+  parameter bit RangeY    = 1'b1,
   localparam int OpW      = HasHalves ? 2 * N : N
 ) (
   input  logic             clk_i,
@@ -89,7 +90,8 @@ module mv_bus_loader_formal
     .HasR2    (HasR2),
     .HasE     (HasE),
     .HasField (HasField),
-    .UsesY    (UsesY)
+    .RangeX   (RangeX),
+    .RangeY   (RangeY)
   ) u_loader (
     .clk_i,
     .rst_ni,

@@ -48,7 +48,7 @@ module mont_csa #(
 
   // CSA 1 (step 3): S' = S ^ C ^ x_i*Y, majority bit k has weight 2^(k+1)
   logic [N-1:0] xy, s1, maj1;
-  assign xy   = y_i & {N{x_q[0]}};
+  assign xy   = x_q[0] ? y_i : '0;  // x_i*Y: a select, not a replicated AND
   assign s1   = s_q ^ c_q ^ xy;
   assign maj1 = (s_q & c_q) | (s_q & xy) | (c_q & xy);
 
@@ -81,7 +81,7 @@ module mont_csa #(
   logic [N:0]   s2;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [N-1:0] maj2;
-  assign qm   = m_i & {N{add_m}};
+  assign qm   = add_m ? m_i : '0;
   assign c1   = {maj1, 1'b0};
   assign s2   = {1'b0, s1} ^ c1 ^ {1'b0, qm};
   assign maj2 = (s1 & c1[N-1:0]) | (s1 & qm) | (c1[N-1:0] & qm);

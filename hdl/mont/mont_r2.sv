@@ -38,7 +38,7 @@ module mont_r2 #(
 
   // Step 3: T = P + x_i*Y
   logic [N+1:0] t3;
-  assign t3 = {1'b0, acc_q} + {2'b00, y_i & {N{x_q[0]}}};
+  assign t3 = {1'b0, acc_q} + {2'b00, x_q[0] ? y_i : '0};  // x_i*Y: a select, not a replicated AND
 
   // Selection: q_i is the LSB of T after step 3
   logic                q_i;
@@ -54,7 +54,7 @@ module mont_r2 #(
   /* verilator lint_off UNUSEDSIGNAL */
   logic [N+1:0] t4;
   /* verilator lint_on UNUSEDSIGNAL */
-  assign t4 = t3 + {2'b00, m_i & {N{add_m}}};
+  assign t4 = t3 + {2'b00, add_m ? m_i : '0};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -8,6 +8,7 @@ models (montverif.models.registry), the testbench, the flow, the test points and
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,14 @@ from montverif.spec.regmap import Region, RegMap
 from montverif.spec.tomlfile import read_toml
 
 KINDS = ("mont", "inter", "modexp")  # what a design computes (field1 adds "mont_gf2")
+# An operand's domain ([operands] domain): below M, any N-bit value, or (a carry-save group,
+# named by its first register) a sum below 2M. The loader refuses START outside it (ERR_RANGE).
+DOMAINS = ("below_m", "below_2n", "below_2m")
+# What a design promises over its domain ([operands] promise): relations in the names below
+# and its build parameters. p: the result P; v: the value its final reduction starts from
+# (S + C, or the unreduced result of a design without S, C).
+PROMISE_KEYS = ("p", "v")
+PROMISE_NAMES = ("x", "y", "m", "n", "r", "p", "v")
 LOADER_SOURCE = COMMON / "mv_bus_loader.sv"  # the bus loader: the testbench's register file
 COMMON_SOURCES = (COMMON / "mv_regmap_pkg.sv", LOADER_SOURCE)
 # The RSA core's multiplier interfaces as its monitors read them (verif/env/rsa_env.py):
@@ -120,7 +129,9 @@ class Design:
     kind: str
     summary: str
     operands: tuple[str, ...]  # START reads these, in the model's argument order, M last
-    below_modulus: tuple[str, ...]
+    # operand (a carry-save group by its first register) -> one of DOMAINS; the modulus and
+    # the second halves have none
+    domain: Mapping[str, str]
     model_function: str  # "<module>:<function>" in montverif.models
     cycles: str = ""  # this design's cycles per operation (an expression), "" if none
     cycles_field1: str = ""  # with CTRL.FIELD = 1
@@ -128,6 +139,8 @@ class Design:
     r_bits: str = "n"  # mont: P = X*Y*2^-r mod M
     field1: Mapping[str, str] = field(default_factory=dict)  # kind, r_bits of CTRL.FIELD = 1
     carry_save_operands: tuple[tuple[str, ...], ...] = ()
+    # PROMISE_KEYS -> a relation the result satisfies over the domain (docs/design-notes.md)
+    promise: Mapping[str, str] = field(default_factory=dict)
     precompute: Mapping[str, str] = field(default_factory=dict)  # register -> function
     # registers whose values are secret (the RSA core's private exponent): every log shows
     # a digest of them (montverif.spec.secrets)
@@ -142,6 +155,7 @@ class Design:
     paper_figures: tuple[PaperFigure, ...] = ()  # [paper] figures
     # [formal] points: (N, build parameters) at which `montverif formal --dut` checks the core
     formal_points: tuple[tuple[int, tuple[tuple[str, int], ...]], ...] = ()
+    formal_timeout: int = 0  # [formal] timeout: seconds a point may take (0: the command's)
     test: Mapping[str, Any] = field(default_factory=dict)  # `make test` points
     coverage: Mapping[str, Any] = field(default_factory=dict)
     testbench: Mapping[str, Any] = field(default_factory=dict)
@@ -201,12 +215,32 @@ class Design:
     def redundant_width(self, n: int) -> int | None:
         return None if self.redundant_extra_bits is None else n + self.redundant_extra_bits
 
+    @functools.cached_property
+    def below_modulus(self) -> tuple[str, ...]:
+        """The operands whose domain is below M (the loader refuses one >= M)."""
+        return tuple(r for r in self.operands if self.domain.get(r) == "below_m")
+
+    @functools.cached_property
+    def range_groups(self) -> tuple[tuple[str, ...], ...]:
+        """The carry-save groups whose domain is a sum below 2M."""
+        return tuple(g for g in self.carry_save_operands if self.domain.get(g[0]) == "below_2m")
+
+    def range_checked(self, reg: str) -> bool:
+        """Whether the loader's range rule covers this operand (or its group)."""
+        return reg in self.below_modulus or any(g[0] == reg for g in self.range_groups)
+
     def out_of_range(self, values: Mapping[str, int]) -> bool:
-        """The loader's range rule (ERR_RANGE): an operand of below_modulus >= M, or the sum
-        of a carry-save group >= 2M."""
+        """The loader's range rule (ERR_RANGE): an operand whose domain is below M is >= M,
+        or a carry-save group whose domain is below 2M sums to >= 2M."""
         m = values[self.modulus]
         return (any(values[r] >= m for r in self.below_modulus)
-                or any(sum(values[r] for r in g) >= 2 * m for g in self.carry_save_operands))
+                or any(sum(values[r] for r in g) >= 2 * m for g in self.range_groups))
+
+    def promise_holds(self, key: str, names: Mapping[str, int]) -> bool:
+        """Whether the relation the design promises for `key` (PROMISE_KEYS) holds for these
+        values (PROMISE_NAMES and the build parameters); True when it promises none."""
+        expr = self.promise.get(key)
+        return expr is None or formula.holds(expr, names)
 
     def maps(self, region: Region) -> bool:
         """Whether the design maps a region (optional regions only when it uses them)."""
@@ -295,7 +329,59 @@ def _param(name: str, raw: Any, where: str) -> Param:
     return param
 
 
-OPERAND_KEYS = ("registers", "below_modulus", "carry_save", "precomputed", "secret")
+OPERAND_KEYS = ("registers", "domain", "promise", "carry_save", "precomputed", "secret")
+
+
+def _domain(ops: Mapping[str, Any], registers: tuple[str, ...],
+            groups: tuple[tuple[str, ...], ...], where: str) -> dict[str, str]:
+    """[operands] domain: every operand but the modulus (a carry-save group by its first
+    register) named once, with one of DOMAINS; below_2m only for a group, whose domain is
+    either that or below_2n (any halves)."""
+    raw = ops.get("domain")
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: [operands] needs domain = {{ <operand> = "
+                          f"\"{'|'.join(DOMAINS)}\", ... }}")
+    seconds = {r for g in groups for r in g[1:]}
+    firsts = {g[0] for g in groups}
+    wanted = [r for r in registers[:-1] if r not in seconds]
+    if missing := [r for r in wanted if r not in raw]:
+        raise ConfigError(f"{where}: [operands] domain names no domain for "
+                          f"{', '.join(missing)}")
+    if unknown := sorted(set(raw) - set(wanted)):
+        raise ConfigError(f"{where}: [operands] domain: {', '.join(unknown)} is no operand "
+                          f"with a domain of its own ({', '.join(wanted)})")
+    for reg, value in raw.items():
+        if value not in DOMAINS:
+            raise ConfigError(f"{where}: [operands] domain: {reg} = {value!r} is none of "
+                              f"{', '.join(DOMAINS)}")
+        if (value == "below_2m") != (reg in firsts) and value != "below_2n":
+            what = "a carry-save group is below_2m or below_2n" if reg in firsts else \
+                "below_2m is for a carry-save group only"
+            raise ConfigError(f"{where}: [operands] domain: {reg} = {value!r} ({what})")
+    return {r: str(raw[r]) for r in wanted}
+
+
+def _promise(ops: Mapping[str, Any], params: Mapping[str, Param], where: str
+             ) -> dict[str, str]:
+    """[operands] promise: { p = "...", v = "..." }, each a relation in PROMISE_NAMES and
+    the build parameters, checked by evaluating it once."""
+    raw = ops.get("promise", {})
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: [operands] promise must be a table")
+    if unknown := sorted(set(raw) - set(PROMISE_KEYS)):
+        raise ConfigError(f"{where}: [operands] promise: unknown key(s) {', '.join(unknown)} "
+                          f"(known: {', '.join(PROMISE_KEYS)})")
+    sample = dict.fromkeys(PROMISE_NAMES, 1) | {p.name: p.value(p.default)
+                                                for p in params.values()}
+    for key, expr in raw.items():
+        if not isinstance(expr, str):
+            raise ConfigError(f"{where}: [operands] promise.{key} must be a string")
+        try:
+            formula.holds(expr, sample)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: [operands] promise.{key}: {exc} (a relation in "
+                              f"{', '.join(PROMISE_NAMES)} and the build parameters)") from None
+    return {k: str(v) for k, v in raw.items()}
 
 
 def _secret(ops: Mapping[str, Any], registers: tuple[str, ...], kind: str,
@@ -373,6 +459,9 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         function = "" if generic else model["function"]
     except KeyError as exc:
         raise ConfigError(f"{where}: missing key {exc.args[0]}") from None
+    if "below_modulus" in ops:
+        raise ConfigError(f"{where}: [operands] below_modulus is replaced by domain (e.g. "
+                          'domain = { X = "below_2n", Y = "below_m" }: docs/own-design.md)')
     if unknown := sorted(set(ops) - set(OPERAND_KEYS)):
         raise ConfigError(f"{where}: [operands] unknown key(s) {', '.join(unknown)} "
                           f"(known: {', '.join(OPERAND_KEYS)})")
@@ -397,6 +486,7 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
                           "list")
     params = {k: _param(k, v, f"{where}: [parameters]")
               for k, v in _table(raw, "parameters", where).items()}
+    groups = tuple(tuple(g) for g in ops.get("carry_save", []))
     extra = res.get("redundant_extra_bits")
     paper = _table(raw, "paper", where)
     return Design(
@@ -406,12 +496,12 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         uses=_strs(d.get("uses", []), f"{where}: [design] uses"),
         min_n=int(widths["min"]), max_n=int(widths["max"]), kind=kind,
         summary=str(fn.get("summary", "")), operands=registers,
-        below_modulus=_strs(ops.get("below_modulus", []), f"{where}: below_modulus"),
+        domain=_domain(ops, registers, groups, where),
         model_function=str(function), cycles=str(d.get("cycles", "")),
         cycles_field1=str(d.get("cycles_field1", "")),
         cycles_note=str(d.get("cycles_note", "")), r_bits=str(fn.get("r_bits", "n")),
         field1=dict(fn.get("field1", {})),
-        carry_save_operands=tuple(tuple(g) for g in ops.get("carry_save", [])),
+        carry_save_operands=groups, promise=_promise(ops, params, where),
         precompute=dict(ops.get("precomputed", {})),
         secret=_secret(ops, registers, kind, where),
         redundant_extra_bits=None if extra is None else int(extra),
@@ -426,16 +516,17 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         lists=_lists(raw, where),
         foreign=_foreign(raw, registers, tuple(ops.get("precomputed", {})), where),
         generic_model=generic,
-        formal_points=_formal_points(raw, params, where))
+        formal_points=_formal_points(raw, params, where),
+        formal_timeout=_formal_timeout(raw, where))
 
 
 def _formal_points(raw: Mapping[str, Any], params: Mapping[str, Param], where: str
                    ) -> tuple[tuple[int, tuple[tuple[str, int], ...]], ...]:
     """`[formal] points`: [{ n, params = {..} }, ...] (a choice parameter by its name)."""
     table = _table(raw, "formal", where)
-    if unknown := sorted(set(table) - {"points"}):
+    if unknown := sorted(set(table) - {"points", "timeout"}):
         raise ConfigError(f"{where}: [formal] unknown key(s) {', '.join(unknown)} (known: "
-                          "points)")
+                          "points, timeout)")
     points = table.get("points", [])
     if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
         raise ConfigError(f"{where}: [formal] points must be a list of {{ n, params }} tables")
@@ -449,6 +540,15 @@ def _formal_points(raw: Mapping[str, Any], params: Mapping[str, Param], where: s
             raise ConfigError(f"{where}: [formal] points: no parameter {', '.join(unknown)}")
         out.append((point["n"], tuple((k, params[k].value(v)) for k, v in given.items())))
     return tuple(out)
+
+
+def _formal_timeout(raw: Mapping[str, Any], where: str) -> int:
+    """`[formal] timeout`: seconds each of the design's points may take (at least the
+    command's own timeout), for a point whose solver needs longer."""
+    value = _table(raw, "formal", where).get("timeout", 0)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"{where}: [formal] timeout must be a number of seconds")
+    return value
 
 
 def _figures(paper: Mapping[str, Any], params: Mapping[str, Param], where: str

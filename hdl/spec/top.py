@@ -206,8 +206,10 @@ def emit(design: Design) -> str:
         loader_params.append(("HasHalves", "1'b1"))
     if design.has_field:
         loader_params.append(("HasField", "1'b1"))
-    if "Y" not in design.operands:
-        loader_params.append(("UsesY", "1'b0"))
+    # the range rule follows the operand domains (an operand the design does not read, or
+    # one of any N-bit value, is not checked)
+    loader_params += [(f"Range{reg}", "1'b0") for reg in ("X", "Y")
+                      if not design.range_checked(reg)]
     used = {LOADER_REGS[r] for r in (*design.operands, *design.precomputed) if r in LOADER_REGS}
     lines = [
         f"// GENERATED from {shown(design.descriptor)} by montverif.spec.top: the",

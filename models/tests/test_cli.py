@@ -141,12 +141,13 @@ def test_run_wide_decimal() -> None:
             "--n",
             "8",
             "--x",
-            "0xFB",
+            "0x1FB",
             "--y",
             "1",
             "--m",
             "0xFB",
-        ],  # X >= M
+        ],  # X >= 2^n (X >= M is in mont_lut's domain)
+        ["run", "rsa_core", "--n", "8", "--x", "0xFB", "--y", "1", "--m", "0xFB"],  # X >= M
         [
             "run",
             "mont_r2",

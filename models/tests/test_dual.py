@@ -165,7 +165,8 @@ def test_cycles_at_256_bits() -> None:
 @pytest.mark.parametrize("args,match", [
     ((1, 2, 7, 64, GFP), "N must be at least 80"),
     ((1, 2, 8, 96, GFP), "odd"),
-    ((7, 2, 7, 96, GF2N), r"X must be in \[0, M\)"),
+    ((2, 7, 7, 96, GF2N), r"Y must be in \[0, M\)"),
+    ((1 << 96, 2, 7, 96, GFP), r"X must be in \[0, 2\^n\)"),
     ((1, 2, 7, 96, 2), "field must be 0"),
     ((1, 2, 1 << 100 | 1, 96, GFP), "< 2\\^n"),
 ])

@@ -236,7 +236,7 @@ def test_final_reduce() -> None:
     [
         (1, 1, 0x10, 8, r"^modulus M must be odd \(got 0x10\)$"),
         (1, 1, 0x101, 8, "M must be < 2\\^n"),
-        (0x101, 1, 0x101, 9, "^X must be < M"),
+        (0x200, 1, 0x101, 9, "^X must be < 2\\^n"),
         (1, 0x200, 0x101, 10, "^Y must be < M"),
     ],
 )

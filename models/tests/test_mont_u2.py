@@ -184,8 +184,10 @@ def test_u2_odd_n_is_not_zero_padding() -> None:
 def test_u2_bad_input(model: ModelFunc) -> None:
     with pytest.raises(ModelInputError, match="must be odd"):
         model(1, 1, 0x10, 8)
-    with pytest.raises(ModelInputError, match="^X must be < M"):
-        model(0x101, 1, 0x101, 9)
+    with pytest.raises(ModelInputError, match="^X must be < 2\\^n"):
+        model(0x200, 1, 0x101, 9)
+    with pytest.raises(ModelInputError, match="^Y must be < M"):
+        model(1, 0x101, 0x101, 9)
 
 
 # --- The models' shared hot loops against step-by-step references ------------------------

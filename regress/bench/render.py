@@ -17,6 +17,7 @@ from montverif.regress.bench.common import (
     Record,
     make_vectors,
 )
+from montverif.regress.bench.fixed import fixed_section
 from montverif.regress.flow.paths import ROOT
 from montverif.spec.designs import load_design
 from montverif.spec.formula import formula
@@ -208,6 +209,8 @@ def render_md(results: Record) -> str:
         paper = f"{row['paper']:g}" if row["paper"] else "–"
         shown = f"{row['ratio']:.3f}" if row["ratio"] else "–"
         lines.append(f"| {row['design']} | {row['n']} | {row['cycles']} | {paper} | {shown} |")
+    if results.get("fixed_cost"):
+        lines += fixed_section(results["fixed_cost"])
     if results.get("regressions"):
         lines += ["", "## Regression wall time", "",
                   "Each measurement starts from a fresh state: no model built and an empty "

@@ -3,11 +3,14 @@ times, cycle counts against the papers, regression wall time.
 
     montverif bench [--designs mont_lut,...] [--widths 256,1024] [--txns 200]
                     [--repeat 3] [--sims verilator,icarus] [--lists smoke]
-                    [--jobs 1,2] [--out docs/bench] [--merge] [--update] [--wall-from ...]
+                    [--jobs 1,2] [--out docs/bench] [--merge] [--update] [--fixed-cost]
+                    [--wall-from ...]
     montverif bench --profile DESIGN:N[:pins|engine]
 
 Writes OUT/results.json, results.md and throughput.png (montverif.regress.bench); `make bench`
-runs it. Exit 0 when every point was measured, 1 when one could not be, 2 on bad input.
+runs it (with --fixed-cost: a run's fixed cost, one run per simulator process beside runs
+batched in one, regress/bench/fixed.py; alone with --update --fixed-cost).
+Exit 0 when every point was measured, 1 when one could not be, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 
 from montverif.regress.bench import render
 from montverif.regress.bench.common import BENCH_BUILD, BUS_W, DEFAULT_OUT, BenchError, Record
+from montverif.regress.bench.fixed import fixed_cost
 from montverif.regress.bench.points import bench_point
 from montverif.regress.bench.profile import profile_point
 from montverif.regress.bench.walls import (
@@ -58,6 +62,9 @@ def parser() -> Parser:
     ap.add_argument("--update", action="store_true",
                     help="keep results.json's throughput and cycle figures; only add the "
                          "regression wall times of --lists / --wall-from")
+    ap.add_argument("--fixed-cost", action="store_true",
+                    help="measure a run's fixed cost (one run per simulator process beside "
+                         "batched runs, --repeat times); else results.json's is kept")
     ap.add_argument("--merge", action="store_true",
                     help="keep results.json's points that this run does not measure again "
                          "(each point names the git revision it was measured at)")
@@ -91,6 +98,14 @@ def _time_lists(regs: Walls, lists: str, jobs: list[int]) -> None:
     """--lists: each list's wall time at each job count, measured now."""
     for name in (n for n in lists.split(",") if n):
         regs[name] = regression_wall(name, jobs)
+
+
+def _fixed(repeat: int) -> Record:
+    print("bench fixed cost ...", flush=True)
+    fixed = fixed_cost(repeat)
+    print("  " + ", ".join(f"{k}={fixed[k]['median']:.2f}s"
+                           for k in ("command_s", "single_s", "batched_s")), flush=True)
+    return fixed
 
 
 def _take_walls(regs: Walls, walls: Walls) -> None:
@@ -139,17 +154,21 @@ def _run(args: argparse.Namespace) -> int:
         kept_regs: Walls = kept.setdefault("regressions", {})
         _time_lists(kept_regs, args.lists, jobs)
         _take_walls(kept_regs, walls)
+        if args.fixed_cost:
+            kept["fixed_cost"] = _fixed(args.repeat)
         render.write(kept, args.out)
         return 0
     points = _measure(args, names, widths, sims)
     if args.merge and old.exists():
         points = render.merge_points(json.loads(old.read_text())["points"], points)
         names = sorted({str(p["design"]) for p in points})
+    fixed = _fixed(args.repeat) if args.fixed_cost else None
     regs: Walls = {}
     _time_lists(regs, args.lists, jobs)
     if old.exists():  # wall times this run did not measure are kept as they were
         for name, wall in json.loads(old.read_text()).get("regressions", {}).items():
             regs.setdefault(name, wall)
+        fixed = fixed or json.loads(old.read_text()).get("fixed_cost")
     _take_walls(regs, walls)
     results: Record = {
         "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, "
@@ -158,7 +177,7 @@ def _run(args: argparse.Namespace) -> int:
         "repeat": args.repeat, "bus_w": BUS_W, "points": points,
         "cycles": render.cycle_table(names, sorted({32, 97, 256, 1024, 2048} | set(widths))),
         "regressions": regs,
-    }
+    } | ({"fixed_cost": fixed} if fixed else {})
     render.write(results, args.out)
     if failed := [p for p in points if "error" in p]:
         print(f"error: {len(failed)} point(s) could not be measured (see results.md)",

@@ -30,12 +30,12 @@ from pathlib import Path
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow import check, tools
 from montverif.regress.flow.paths import BUILD_ROOT, ROOT
-from montverif.regress.mutate import engine, proofs
+from montverif.regress.mutate import engine, proofs, prove
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
 from montverif.regress.regression.seeds import resolve_base_seed
 from montverif.spec import environment
-from montverif.spec.designs import load_design
+from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 from montverif.verif.vectors import VectorError
 
@@ -77,6 +77,16 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-share", action="store_true",
                     help="build every mutant on its own instead of one shared model for the "
                          "run-time-selectable ones (for comparison and debugging)")
+    ap.add_argument("--one-point", action="store_true",
+                    help="judge survivors at the campaign's own parameter point only, not at "
+                         "every point of the design's lists (docs/mutation.md: not sound)")
+    ap.add_argument("--point-budget", type=float, default=engine.Options.point_budget_s,
+                    help="estimated seconds one run at another parameter point may take "
+                         "(beyond it the point is not simulated; default %(default)s)")
+    ap.add_argument("--prove", action="store_true",
+                    help="check every mutant simulation calls equivalent with SymbiYosys at "
+                         "the design's [formal] points: equivalent (proved), or a testbench "
+                         "hole with its distinguishing input")
     ap.add_argument("--reprove", action="store_true",
                     help="prove every survivor again, ignoring regress/mutate/equivalents.json")
     ap.add_argument("--goal", type=float, default=None,
@@ -90,7 +100,7 @@ def _check(args: argparse.Namespace) -> engine.Options:
     for name, value, low in (("MUTANTS", args.mutants, 1), ("JOBS", args.jobs, 1),
                              ("TXNS", args.txns, 1), ("TIMEOUT", args.timeout, 1),
                              ("EQ_BITS", args.eq_bits, 1), ("EQ_MAX", args.eq_max, 1),
-                             ("EQ_WIDE", args.eq_wide, 0)):
+                             ("EQ_WIDE", args.eq_wide, 0), ("POINT_BUDGET", args.point_budget, 1)):
         if value < low:
             raise ConfigError(f"{name} must be at least {low} (got {value})")
     if not design.min_n <= n <= design.max_n:
@@ -111,6 +121,8 @@ def _check(args: argparse.Namespace) -> engine.Options:
                           eq_wide=args.eq_wide, eq_timeout_s=args.eq_timeout, jobs=args.jobs,
                           keep_builds=args.keep_builds, sim=args.sim,
                           use_proofs=not args.reprove, share=not args.no_share,
+                          points=not args.one_point, point_budget_s=args.point_budget,
+                          prove=args.prove,
                           tests=tuple(s for s in args.tests.split(",") if s))
     check.validate(engine.smoke_run(args.dut, opts))  # an unknown test is a one-line error
     return opts
@@ -141,7 +153,7 @@ def run(argv: list[str]) -> int:
         print(f"{len(mutants)} of {len(sites)} sites")
         return 0
     out = Path(args.out) if args.out else BUILD_ROOT / "mutate" / args.dut
-    for stale in ("mutants", "runs"):
+    for stale in ("mutants", "runs", "formal"):
         shutil.rmtree(out / stale, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
 
@@ -158,7 +170,8 @@ def run(argv: list[str]) -> int:
     if args.ids:
         campaign.extra["command"] = f"montverif mutate --dut {args.dut} " \
             f"--n {opts.n} --ids {args.ids} --seed {opts.seed} --jobs {opts.jobs}" \
-            + ("" if opts.share else " --no-share")
+            + ("" if opts.share else " --no-share") + ("" if opts.points else " --one-point") \
+            + (" --prove" if opts.prove else "")
     files = mreport.write(campaign)
     print(mreport.table(campaign))
     print("results: " + ", ".join(str(f) for f in files))
@@ -195,8 +208,18 @@ def proofs_command(argv: list[str]) -> int:
     car = sub.add_parser("carry", help="carry stale proofs over a behaviour-preserving edit "
                                        "since REV (the same statement, moved)")
     car.add_argument("rev", help="the git revision the stale proofs' files were proved at")
+    prv = sub.add_parser("prove", help="check the proofs no SBY proof backs yet with one at "
+                                       "each design's [formal] points (exit 1 if one differs)")
+    prv.add_argument("--dut", default=None, help="only this design's proofs")
+    prv.add_argument("--out", type=Path, default=BUILD_ROOT / "mutate" / "proofs",
+                     help="where the checks run (default %(default)s)")
+    prv.add_argument("--timeout", type=int, default=900, help="seconds per check")
+    prv.add_argument("--proofs", type=Path, default=proofs.PROOFS_FILE,
+                     help="the proof file to check and update (default: the project's)")
     args = ap.parse_args(argv)
     try:
+        if args.command == "prove":
+            return _prove(args)
         if args.command == "carry":
             carried, left = proofs.carry(args.rev)
             print(f"{carried} proof(s) carried, {left} stale proof(s) left: "
@@ -208,11 +231,33 @@ def proofs_command(argv: list[str]) -> int:
                   f"{proofs.PROOFS_FILE.relative_to(ROOT)}")
             return 0
         for p in proofs.load().values():
-            stale = "" if proofs.file_sha(str(p["file"])) == p["sha256"] else "  (stale)"
+            stale = f"  (stale: {why})" if (why := proofs.stale_reason(p)) else ""
             print(f"{p['dut']:<12} {p['change']}{stale}")
         return 0
     except (proofs.ProofError, OSError) as exc:
         return fail(exc)
+
+
+def _prove(args: argparse.Namespace) -> int:
+    """`montverif mutate proofs prove`: one line per checked proof, then the counts."""
+    if args.dut is not None and args.dut not in known_designs():
+        return fail(f"unknown design {args.dut!r} (known: {', '.join(known_designs())})")
+    if args.timeout < 1:
+        return fail(f"TIMEOUT must be at least 1 (got {args.timeout})")
+    if not args.proofs.is_file():
+        return fail(f"no such proof file: {args.proofs}")
+    if args.out.exists():
+        shutil.rmtree(args.out)
+    def line(rec: dict[str, object], result: prove.ProofResult) -> None:
+        print(f"{result.status.upper():<10} {rec['dut']:<12} {rec['change']}: {result.text}",
+              flush=True)
+
+    done = proofs.prove_recorded(args.out, args.dut, args.proofs, args.timeout, line)
+    counts = {s: sum(r.status == s for _, r in done)
+              for s in (prove.PROVED, prove.DIFFERENT, prove.NOT_PROVED)}
+    print(f"{len(done)} proof(s) checked: " + ", ".join(f"{n} {s}" for s, n in counts.items())
+          + f": {args.proofs}")
+    return 1 if counts[prove.DIFFERENT] else 0
 
 
 def main(argv: list[str]) -> int:

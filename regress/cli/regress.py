@@ -5,7 +5,7 @@ run everything in parallel, run the list's mutation campaigns, merge its coverag
     montverif regress --list smoke [--jobs 2] [--sim verilator] [--dut D] [--seeds K]
                           [--seed S | --fixed-seed S] [--out DIR] [--timeout SEC] [--fail-fast]
                           [--shard I/K] [--resume] [--diff-sims] [--history FILE]
-                          [--code-coverage] [--keep-secrets]
+                          [--code-coverage] [--keep-secrets] [--runs-per-sim K]
                           [--launcher slurm [--partition P] [--slurm-opt OPT ...]
                                             [--runs-per-task K]]
     montverif merge OUT SHARD_DIR...
@@ -61,6 +61,7 @@ from montverif.regress.regression.lists import (
     get_list,
     load_lists,
 )
+from montverif.regress.regression.packing import DEFAULT_PER_SIM
 from montverif.regress.regression.scheduler import Options
 from montverif.regress.regression.seeds import (
     DEFAULT_BASE_SEED,
@@ -130,6 +131,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="rerun up to K failing seeds with waves (default 3, 0: none)")
     run.add_argument("--code-coverage", action="store_true",
                      help="Verilator runs with line + toggle coverage (own builds, -cov keys)")
+    run.add_argument("--runs-per-sim", type=int, default=DEFAULT_PER_SIM, metavar="K",
+                     help="with the local launcher: up to K runs of one model one after "
+                          "another in one simulator process (default %(default)s; 1: a "
+                          "process per run; runs with waves or code coverage never share)")
     run.add_argument("--fail-fast", action="store_true",
                      help="start no further build/run after the first failure")
     run.add_argument("--shard", metavar="I/K",
@@ -203,10 +208,10 @@ def cmd_list(lists_file: Path, name: str | None) -> int:
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    for opt in ("jobs", "seeds", "timeout"):
+    for opt in ("jobs", "seeds", "timeout", "runs_per_sim"):
         value = getattr(args, opt)
         if value is not None and value < 1:
-            raise ListError(f"--{opt} must be at least 1 (got {value})")
+            raise ListError(f"--{opt.replace('_', '-')} must be at least 1 (got {value})")
     if args.fixed_seed is not None and not 0 <= args.fixed_seed <= MAX_BASE_SEED:
         raise ListError(f"--fixed-seed must be 0..2^32-1 (got {args.fixed_seed})")
     try:
@@ -325,7 +330,7 @@ def _run_in(args: argparse.Namespace, launcher: Launcher, results_root: Path, ou
     # every check of the input, so bad input stays one `error:` line
     print(f"{job.tlist.name}: {BaseSeed(args.seed, args.seed_source).describe()}; replay "
           f"with --seed {args.seed}", file=sys.stderr, flush=True)
-    opts = Options(args.jobs, args.fail_fast, args.rerun_waves)
+    opts = Options(args.jobs, args.fail_fast, args.rerun_waves, args.runs_per_sim)
     history = None if job.shard_ix else Path(args.history) if args.history else \
         results_root / "history.jsonl"
     order = {r.key: i for i, r in enumerate(job.all_runs)}

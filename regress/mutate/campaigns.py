@@ -37,7 +37,7 @@ from montverif.regress.regression.scheduler import Options, Progress, parallel
 from montverif.regress.regression.seeds import derive_seed
 from montverif.spec.designs import known_designs, load_design
 
-KEYS = ("dut", "mutants", "sim", "n", "txns", "goal", "share")
+KEYS = ("dut", "mutants", "sim", "n", "txns", "goal", "share", "prove")
 DEFAULT_SIM = "icarus"
 DEFAULT_TXNS = 20
 DEFAULT_GOAL = 100.0
@@ -60,6 +60,7 @@ class CampaignSpec:
     timeout_s: int = MUTANT_TIMEOUT_S
     index: int = 0  # position among the list's campaigns
     share: bool = True  # build-once-run-many (engine.Options.share)
+    prove: bool = False  # equivalent mutants checked by SBY (engine.Options.prove)
 
     @property
     def folder(self) -> str:
@@ -69,13 +70,13 @@ class CampaignSpec:
     def options(self, jobs: int) -> engine.Options:
         return engine.Options(n=self.n, seed=self.seed, txns=self.txns,
                               timeout_s=self.timeout_s, jobs=jobs, sim=self.sim,
-                              share=self.share)
+                              share=self.share, prove=self.prove)
 
     def repro(self) -> str:
         cmd = (f"montverif mutate --dut {self.dut} --n {self.n} --mutants {self.mutants}"
                f" --seed {self.seed} --sim {self.sim} --txns {self.txns}")
         cmd += f" --timeout {self.timeout_s}" if self.timeout_s != MUTANT_TIMEOUT_S else ""
-        return cmd + ("" if self.share else " --no-share")
+        return cmd + ("" if self.share else " --no-share") + (" --prove" if self.prove else "")
 
 
 # --- lists.toml -----------------------------------------------------------------------------
@@ -104,8 +105,11 @@ def parse(raw: object, where: str) -> list[CampaignSpec]:
     share = raw.get("share", True)
     if not isinstance(share, bool):
         raise ListError(f"{where}.share: expected true or false")
+    prove_ = raw.get("prove", False)
+    if not isinstance(prove_, bool):
+        raise ListError(f"{where}.prove: expected true or false")
     return [CampaignSpec(d, mutants, simulator, _width(raw.get("n"), d, f"{where}.n"), txns,
-                         goal, share=share) for d in duts]
+                         goal, share=share, prove=prove_) for d in duts]
 
 
 def _width(value: object, dut: str, where: str) -> int:
@@ -260,7 +264,7 @@ def run_one(spec: CampaignSpec, jobs: int, out_dir: Path) -> dict[str, Any]:
     folder = out_dir / spec.folder
     t0 = time.monotonic()
     try:
-        for stale in ("mutants", "runs"):
+        for stale in ("mutants", "runs", "formal"):
             shutil.rmtree(folder / stale, ignore_errors=True)
         (folder / "mutants.json").unlink(missing_ok=True)
         folder.mkdir(parents=True, exist_ok=True)

@@ -6,9 +6,11 @@ run time (regress/mutate/meta.py) and that elaborate on their own go into one me
 build per parameter point, each run with +MV_MUTANT=<id>; the others (elaboration-time
 constants) get their own build as before (share=False: every mutant does).
 
-    killed      a test failed (reason: the first error; a hang is ended by the watchdog)
+    killed      a test failed (reason: the first error; a hang is ended by the watchdog), at
+                the campaign's point or at another parameter point of the design's lists
     survived    every test passed, and the survivor is not shown equivalent: a testbench hole
-    equivalent  survived, and exhaustive simulation at a small width found no difference
+    equivalent  survived at every point, and simulation at each (exhaustive over small
+                operands at the campaign's point) found no difference (points.py)
     stillborn   does not compile or elaborate (never counted as killed)
     error       the flow itself failed (not counted either way)
 """
@@ -41,15 +43,18 @@ from montverif.regress.flow.spec import (
     with_design_tests,
 )
 from montverif.regress.flow.vectors import vector_file, vector_keys
-from montverif.regress.mutate import meta, proofs
-from montverif.regress.mutate.sites import Mutant, mutant_params
+from montverif.regress.mutate import meta, proofs, prove
+from montverif.regress.mutate.points import Point, campaign_points
+from montverif.regress.mutate.sites import Mutant, block_selector, mutant_params
 from montverif.regress.mutate.svmut import Site
 from montverif.regress.regression.diffsim import transactions
+from montverif.regress.regression.shards import run_cost
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 from montverif.verif.steer import boundary_operands
 
 STATUSES = ("killed", "survived", "equivalent", "stillborn", "error")
+EQ_MIN_VECTORS = 100  # vectors at a point beyond the campaign's own, whatever the budget
 @dataclass
 class Options:
     n: int
@@ -67,6 +72,16 @@ class Options:
     sim: str = "verilator"  # the simulator every mutant is built for and run on
     use_proofs: bool = True  # survivors with a recorded proof (regress/mutate/proofs.py)
     share: bool = True  # build-once-run-many: run-time-selectable mutants share one build
+    points: bool = True  # judge survivors at every parameter point of the lists (points.py)
+    # estimated seconds (shards.run_cost) one run at a point may take: a point whose smoke
+    # run costs more is not simulated (said in the mutant's reason)
+    point_budget_s: float = 60.0
+    # the equivalence vectors at a point beyond the campaign's own are cut to fit this
+    # (estimated seconds a run; the campaign's own point gets every vector)
+    point_vectors_s: float = 30.0
+    # check every mutant simulation calls equivalent with SBY at the design's formal points
+    # (regress/mutate/prove.py): proved, or a testbench hole with a distinguishing input
+    prove: bool = False
 
 
 @dataclass
@@ -80,6 +95,8 @@ class Campaign:
     eq_note: str = ""
     wall_s: float = 0.0
     extra: dict[str, object] = field(default_factory=dict)
+    # the points (beyond the campaign's own) each survivor passed its smoke tests at
+    passed_at: dict[int, list[Point]] = field(default_factory=dict)
 
 
 def write_overlay(m: Mutant, out: Path) -> Path:
@@ -258,12 +275,12 @@ def share_builds(c: Campaign, mutants: list[Mutant],
 
 # --- equivalence by exhaustive simulation ---------------------------------------------------
 def exhaustive_vectors(design: Design, bits: int) -> list[dict[str, str]]:
-    """Every odd modulus M < 2^bits and every operand combination (operands that must be
-    below M range over 0..M-1, second halves of carry-save operands are 0, others range over
-    0..2^bits-1)."""
+    """Every odd modulus M < 2^bits and every operand combination of the design's domain
+    (operands below M range over 0..M-1, a carry-save group below 2M over 0..2M-1 with its
+    second half 0, others over 0..2^bits-1)."""
     d = design
     halves = {h for g in d.carry_save_operands for h in g[1:]}
-    bases = {g[0] for g in d.carry_save_operands}  # the group's sum must stay below 2M
+    bases = {g[0] for g in d.range_groups}  # the group's sum must stay below 2M
     out = []
     for m in range(1, 1 << bits, 2):
         ranges = [range(m) if r in d.below_modulus else range(1) if r in halves
@@ -282,7 +299,7 @@ def wide_vectors(design: Design, n: int, count: int, seed: int) -> list[dict[str
     random values. Deterministic in seed."""
     d = design
     halves = {h for g in d.carry_save_operands for h in g[1:]}
-    bases = {g[0] for g in d.carry_save_operands}
+    bases = {g[0] for g in d.range_groups}
     rng = random.Random(seed)
     top = (1 << n) - 1
     out = []
@@ -303,7 +320,8 @@ def wide_vectors(design: Design, n: int, count: int, seed: int) -> list[dict[str
 
 
 def boundary_vectors(design: Design, n: int, seed: int, tries: int = 20000,
-                     per_event: int = 8) -> list[dict[str, str]]:
+                     per_event: int = 8, params: tuple[tuple[str, int], ...] = ()
+                     ) -> list[dict[str, str]]:
     """Full-width vectors at the final reductions' bounds (Result.boundary_events: a compare
     met at its bound or one below it), found with the bit-accurate model: a mutant that only
     differs there (an off-by-one of a FIN compare) is rare among random vectors."""
@@ -312,7 +330,7 @@ def boundary_vectors(design: Design, n: int, seed: int, tries: int = 20000,
         return []
     algo = get_algo(design.model)
     try:
-        func = algo.model(algo.resolve(n, {}))
+        func = algo.model(algo.resolve(n, dict(params)))
     except ModelInputError:  # a design the model cannot run at n: no extra vectors
         return []
     rng = random.Random(seed)
@@ -338,40 +356,102 @@ def eq_plan(c: Campaign) -> tuple[int, int] | str:
 def eq_label(n: int, bits: int, wide: int) -> str:
     if bits >= n:
         return f"exhaustive at N={n}, results read after reset and CLEAR"
-    return (f"at N={n}: exhaustive over every odd M < 2^{bits} and operands < M, "
+    return (f"at N={n}: exhaustive over every odd M < 2^{bits} and the operands of the "
+            "design's domain, "
             f"plus {wide} full-width vectors and the model's boundary vectors, results "
             "read after reset and CLEAR")
 
 
-def _eq_run(c: Campaign, overlay: str, n: int, vectors: Path, name: str,
-            params: tuple[tuple[str, int], ...] = ()) -> Outcome:
-    build = BuildSpec(c.dut, n, c.options.bus_w, c.options.sim, overlay=overlay,
-                          params=params)
-    run = RunSpec(build, seed=c.options.seed, vectors=str(vectors),
-                      tests=VECTOR_TESTS, timeout_s=c.options.eq_timeout_s)
-    return simulate.execute(run, c.out / "runs" / name, quiet=True)
+def _point_name(p: Point) -> str:
+    return f"n{p.n}" + _params_name(p.params)
+
+
+def _point_vectors(c: Campaign, p: Point, bits: int) -> list[dict[str, str]]:
+    """The equivalence vectors at a point beyond the campaign's own: the exhaustive set over
+    `bits`-bit operands, full-width and boundary vectors at its N, cut (special moduli and
+    boundary vectors first, then a deterministic sample) to what the budget allows."""
+    special = wide_vectors(c.design, p.n, c.options.eq_wide, c.options.seed)
+    first = special[:8] + boundary_vectors(c.design, p.n, c.options.seed, params=p.params)
+    rest = special[8:] + exhaustive_vectors(c.design, bits)
+    run = _vector_run(c, "", p, Path("-"))
+    per_op = (run_cost(replace(run, txns=1000)) - run_cost(replace(run, txns=0))) / 1000
+    keep = max(EQ_MIN_VECTORS, int(c.options.point_vectors_s / per_op)) if per_op > 0 \
+        else len(first) + len(rest)
+    if len(first) + len(rest) <= keep:
+        return first + rest
+    return (first + random.Random(c.options.seed).sample(rest, max(keep - len(first), 0)))[:keep]
+
+
+def _vector_run(c: Campaign, overlay: str, p: Point, vectors: Path) -> RunSpec:
+    build = BuildSpec(c.dut, p.n, c.options.bus_w, c.options.sim, overlay=overlay,
+                      params=p.params)
+    return RunSpec(build, seed=c.options.seed, vectors=str(vectors), tests=VECTOR_TESTS,
+                   timeout_s=c.options.eq_timeout_s)
+
+
+def _eq_run(c: Campaign, overlay: str, p: Point, vectors: Path, name: str) -> Outcome:
+    return simulate.execute(_vector_run(c, overlay, p, vectors), c.out / "runs" / name,
+                            quiet=True)
+
+
+def _own_point(c: Campaign, m: Mutant) -> Point:
+    """The point the campaign's exhaustive equivalence run is at (eq_plan's width)."""
+    plan = eq_plan(c)
+    return Point(plan[0] if not isinstance(plan, str) else c.options.n,
+                 mutant_params(c.design, m.site))
+
+
+def take_recorded(c: Campaign, survivors: list[Mutant],
+                  progress: Callable[[str], None]) -> list[Mutant]:
+    """Survivors with a recorded proof of this very file text, over the design's operand
+    domain, that covers every point the campaign would simulate them at are equivalent
+    without a run (proved by SBY too, if the
+    record says so, or checked now with `prove`); returns the others."""
+    recorded = proofs.load()
+    domain = proofs.domain_text(c.design)
+    todo = []
+    for m in survivors:
+        own = _own_point(c, m)
+        need = [own.label, *(p.label for p in mutant_points(c, m)[1:] if simulable(c, p))]
+        if (proof := proofs.lookup(m.site, recorded, need, own.label, domain)) is None:
+            todo.append(m)
+            continue
+        m.status, m.points = "equivalent", need
+        m.reason = f"{proofs.RECORDED} of {proof['recorded']}: {proof['proof']})"
+        if formal_text := proof.get("formal"):
+            m.proof, m.reason = prove.PROVED, f"{m.reason}; {formal_text}"
+        else:
+            m.proof = "simulated"
+            if c.options.prove:
+                formal_check(c, m)
+        progress(f"  mut{m.id:04d} {m.status} (recorded proof, file and domain unchanged)")
+    c.extra["recorded_proofs"] = len(survivors) - len(todo)
+    if not todo:
+        c.eq_note = c.eq_note or "every survivor has a recorded proof"
+    return todo
+
+
+def simulable(c: Campaign, p: Point) -> bool:
+    """Whether a run at point p is within the campaign's budget (estimated seconds)."""
+    return _point_cost(c, p) <= _point_budget(c)
+
+
+def _point_budget(c: Campaign) -> float:
+    return min(c.options.point_budget_s, c.options.timeout_s / 2)
+
+
+def _point_cost(c: Campaign, p: Point) -> float:
+    return run_cost(smoke_run(c.dut, replace(c.options, n=p.n), params=p.params))
 
 
 def check_equivalence(c: Campaign, survivors: list[Mutant],
                       progress: Callable[[str], None]) -> None:
-    """Survivors against the original on exhaustive vectors: identical transaction logs
-    (results and cycle counts) make a mutant equivalent, any difference is a hole."""
-    if c.options.use_proofs:  # proved before, on this very file text: not proved again
-        recorded = proofs.load()
-        todo = []
-        for m in survivors:
-            if (proof := proofs.lookup(m.site, recorded)) is None:
-                todo.append(m)
-                continue
-            m.status = "equivalent"
-            m.reason = f"{proofs.RECORDED} of {proof['recorded']}: {proof['proof']})"
-            progress(f"  mut{m.id:04d} equivalent (recorded proof, file unchanged)")
-        c.extra["recorded_proofs"] = len(survivors) - len(todo)
-        survivors = todo
-        if not survivors:
-            c.eq_note = c.eq_note or "every survivor has a recorded proof"
-            return
+    """Survivors against the original on exhaustive vectors at the campaign's own point and
+    on the budget's share of them at each other point they survived: identical transaction
+    logs (results and cycle counts) at every point make a mutant equivalent, any difference
+    is a hole."""
     plan = eq_plan(c)
+    own = {m.id: _own_point(c, m) for m in survivors}
     if isinstance(plan, str):
         c.eq_note = plan
         for m in survivors:
@@ -387,46 +467,168 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
     if design_tb(c.dut)[2] is not None:
         label = label.replace(", results read after reset and CLEAR", "")
     c.eq_note = f"{label}: {len(vecs)} vectors"
-    refs: dict[tuple[tuple[str, int], ...], list[dict] | str] = {}
-    for params in sorted({mutant_params(c.design, m.site) for m in survivors}):
-        at = "".join(f", {k}={v}" for k, v in params)
-        progress(f"equivalence: original on {len(vecs)} vectors ({label}{at})")
-        name = "original-exhaustive" + "".join(f"-{k}{v}" for k, v in params)
-        ref = _eq_run(c, "", n, vectors, name, params)
+    files: dict[Point, tuple[Path, int]] = {}
+    for m in survivors:
+        files[own[m.id]] = (vectors, len(vecs))
+        for p in c.passed_at.get(m.id, []):
+            if p not in files:
+                at = c.out / f"vectors-{_point_name(p)}.json"
+                pv = _point_vectors(c, p, min(bits, p.n))
+                at.write_text(json.dumps(vector_file(c.dut, pv)) + "\n")
+                files[p] = (at, len(pv))
+    if len(files) > len({own[m.id] for m in survivors}):
+        c.eq_note += ("; then at each other parameter point of the lists a survivor passed, "
+                      f"on as many of them as about {c.options.point_vectors_s:.0f} s allow")
+    refs: dict[Point, list[dict] | str] = {}
+    for p, (path, count) in sorted(files.items(), key=lambda kv: (kv[0].n, kv[0].params)):
+        progress(f"equivalence: original on {count} vectors at {p.text(c.design)}")
+        ref = _eq_run(c, "", p, path, "original-exhaustive-" + _point_name(p))
         log = transactions(ref.log_dir)
-        refs[params] = (log if ref.passed and log is not None else
-                        f"not checked: the original failed its exhaustive run{at} "
-                        f"({ref.first_error})")
+        refs[p] = (log if ref.passed and log is not None else
+                   f"not checked: the original failed its equivalence run at "
+                   f"{p.text(c.design)} ({ref.first_error})")
 
     def one(m: Mutant) -> Mutant:
         t0 = time.monotonic()
         overlay = str(c.out / "mutants" / f"mut{m.id:04d}")
-        params = mutant_params(c.design, m.site)
-        ref_log = refs[params]
-        if isinstance(ref_log, str):
-            m.reason = ref_log
-            return m
+        shown: list[str] = []
         try:
-            out = _eq_run(c, overlay, n, vectors, f"mut{m.id:04d}-exhaustive", params)
-        except tools.ToolError as exc:
-            m.reason = f"not checked: the N={n} build failed: {_first_build_error(exc)}"
-            return m
+            for p in [own[m.id], *c.passed_at.get(m.id, [])]:
+                if not _equal_at(c, m, p, overlay, refs[p], files[p]):
+                    return m
+                shown.append(f"{p.text(c.design)} ({files[p][1]} vectors)")
         finally:
             m.wall_s += time.monotonic() - t0
-        log = transactions(out.log_dir)
-        if not out.passed:
-            m.reason = f"testbench hole: the equivalence run ({label}) fails: {out.first_error}"
-        elif log is None:
-            m.reason = "not checked: the exhaustive run left no transaction log"
-        elif (diff := first_difference(ref_log, log)) is not None:
-            m.reason = f"testbench hole: differs from the original ({label}): {diff}"
-        else:
-            m.status, m.reason = "equivalent", f"equivalent ({label}; {len(vecs)} vectors)"
-        progress(f"  mut{m.id:04d} {m.status}: {m.reason}")
+            progress(f"  mut{m.id:04d} {m.status}: {m.reason}")
+        m.status, m.proof = "equivalent", "simulated"
+        m.points = [own[m.id].label, *(p.label for p in c.passed_at.get(m.id, []))]
+        m.reason = (f"equivalent ({label}; {len(vecs)} vectors"
+                    + (f"; at {len(shown) - 1} more point(s) of the lists: "
+                       + ", ".join(shown[1:]) if len(shown) > 1 else "")
+                    + (f"; not simulated at {len(m.unchecked)} point(s): "
+                       + "; ".join(m.unchecked) if m.unchecked else "") + ")")
+        if c.options.prove:
+            formal_check(c, m)
         return m
 
     with ThreadPoolExecutor(max_workers=c.options.jobs) as pool:
         list(pool.map(one, survivors))
+
+
+def formal_check(c: Campaign, m: Mutant) -> None:
+    """An equivalent mutant checked by SBY (prove.py): proved, a testbench hole after all
+    (its distinguishing input a vector file in its folder), or left simulated."""
+    t0 = time.monotonic()
+    folder = c.out / "mutants" / f"mut{m.id:04d}"
+    result = prove.prove(c.dut, c.design, folder, c.out / "formal" / f"mut{m.id:04d}",
+                         c.options.eq_timeout_s)
+    m.wall_s += time.monotonic() - t0
+    if result.status == prove.PROVED:
+        m.proof, m.reason = prove.PROVED, f"{m.reason}; {result.text}"
+    elif result.status == prove.DIFFERENT:
+        m.status, m.proof = "survived", ""
+        m.reason = f"testbench hole: simulation found no difference, but {result.text}"
+    else:
+        m.reason = f"{m.reason}; not proved: {result.text}"
+
+
+def _equal_at(c: Campaign, m: Mutant, p: Point, overlay: str, ref_log: list[dict] | str,
+              file: tuple[Path, int]) -> bool:
+    """Whether the mutant's transaction log at p equals the original's; if not, m.reason says
+    why (a difference is a testbench hole)."""
+    if isinstance(ref_log, str):
+        m.reason = ref_log
+        return False
+    at = p.text(c.design)
+    try:
+        out = _eq_run(c, overlay, p, file[0], f"mut{m.id:04d}-eq-{_point_name(p)}")
+    except tools.ToolError as exc:
+        m.reason = f"not checked: the build at {at} failed: {_first_build_error(exc)}"
+        return False
+    log = transactions(out.log_dir)
+    if not out.passed:
+        m.reason = f"testbench hole: the equivalence run at {at} fails: {out.first_error}"
+    elif log is None:
+        m.reason = f"not checked: the equivalence run at {at} left no transaction log"
+    elif (diff := first_difference(ref_log, log)) is not None:
+        m.reason = f"testbench hole: differs from the original at {at}: {diff}"
+    else:
+        return True
+    return False
+
+
+# --- the design's other parameter points ----------------------------------------------------
+def mutant_points(c: Campaign, m: Mutant) -> list[Point]:
+    """The points the mutant is judged at, the campaign's own first (points.py)."""
+    params = mutant_params(c.design, m.site)
+    if not c.options.points:
+        return [Point(c.options.n, params)]
+    return campaign_points(c.dut, c.design, c.options.n, params,
+                           block_selector(c.design, m.site))
+
+
+def check_points(c: Campaign, survivors: list[Mutant],
+                 progress: Callable[[str], None]) -> None:
+    """Each survivor's smoke tests at every other point of the design's lists: a mutant that
+    fails there, or does not build or elaborate there, is killed. A point whose run is
+    estimated beyond the budget, or where the original itself fails, is not simulated; the
+    mutant's `unchecked` names it with the reason."""
+    todo: dict[Point, list[Mutant]] = {}
+    for m in survivors:
+        for p in mutant_points(c, m)[1:]:
+            todo.setdefault(p, []).append(m)
+    c.extra["points"] = sorted(p.label for p in todo)
+    why_not: dict[Point, str] = {}
+    for p in sorted(todo, key=lambda p: (p.n, p.params)):
+        run = smoke_run(c.dut, replace(c.options, n=p.n), params=p.params)
+        if not simulable(c, p):
+            why_not[p] = (f"{p.text(c.design)}: a run there is estimated at "
+                          f"{_point_cost(c, p):.0f} s, beyond the budget of "
+                          f"{_point_budget(c):.0f} s")
+            progress(f"points: not simulated at {why_not[p]}")
+            continue
+        progress(f"points: the original at {p.text(c.design)} "
+                 f"({len(todo[p])} survivor(s) to run there)")
+        out = simulate.execute(run, c.out / "runs" / f"original-{_point_name(p)}", quiet=True)
+        why_not[p] = "" if out.passed else \
+            f"{p.text(c.design)}: the original fails there ({out.first_error})"
+
+    def one(job: tuple[Mutant, Point]) -> None:
+        m, p = job
+        if m.status != "survived":
+            return
+        if why_not[p]:
+            m.unchecked.append(why_not[p])
+            return
+        t0 = time.monotonic()
+        at = p.text(c.design)
+        run = smoke_run(c.dut, replace(c.options, n=p.n),
+                        str(c.out / "mutants" / f"mut{m.id:04d}"), p.params)
+        name = f"mut{m.id:04d}-{_point_name(p)}"
+        try:
+            flow_build.build(run.build, c.design, log=c.out / "runs" / f"{name}-build.log")
+        except tools.ToolError as exc:
+            m.status, m.reason = "killed", f"at {at}: does not build: {_first_build_error(exc)}"
+        else:
+            probe = Mutant(m.id, m.site)
+            _execute(probe, run, c.out)
+            if probe.status == "survived":
+                c.passed_at.setdefault(m.id, []).append(p)
+            elif probe.status == "error":
+                m.unchecked.append(f"{at}: {probe.reason}")
+            else:  # killed, or stillborn at this point: a bug the point's build shows
+                m.status, m.reason = "killed", f"at {at}: {probe.reason}"
+                m.log_dir = probe.log_dir
+            if probe.status != "survived" and not c.options.keep_builds:
+                _remove_build(run.build.key)
+        m.wall_s += time.monotonic() - t0
+        progress(f"  mut{m.id:04d} at {at}: {m.status if m.status != 'survived' else 'passed'}")
+
+    jobs = [(m, p) for p in sorted(todo, key=lambda p: (p.n, p.params)) for m in todo[p]]
+    with ThreadPoolExecutor(max_workers=c.options.jobs) as pool:
+        list(pool.map(one, jobs))
+    for m in survivors:  # the points in the lists' order, whatever order the jobs ended in
+        c.passed_at[m.id] = [p for p in mutant_points(c, m)[1:] if p in c.passed_at.get(m.id, [])]
 
 
 def first_difference(ref: list[dict], other: list[dict]) -> str | None:
@@ -488,14 +690,22 @@ def run_campaign(dut: str, design: Design, mutants: list[Mutant], total: int,
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
         list(pool.map(one, jobs))
     survivors = [m for m in mutants if m.status == "survived"]
+    if survivors and opts.use_proofs:  # proved before, on this very file text
+        survivors = take_recorded(c, survivors, progress)
+    if survivors and opts.points:
+        check_points(c, survivors, progress)
+        survivors = [m for m in survivors if m.status == "survived"]
     if survivors:
         check_equivalence(c, survivors, progress)
     if not opts.keep_builds:
         for m in mutants:
-            for n in {opts.n, max(design.min_n, 1)}:
-                key = replace(smoke_run(dut, opts, str(out / "mutants" / f"mut{m.id:04d}"),
-                                        mutant_params(design, m.site)).build, n=n).key
-                _remove_build(key)
+            overlay = str(out / "mutants" / f"mut{m.id:04d}")
+            builds = {replace(smoke_run(dut, opts, overlay, mutant_params(design, m.site)).build,
+                              n=n) for n in {opts.n, max(design.min_n, 1)}}
+            builds |= {smoke_run(dut, replace(opts, n=p.n), overlay, p.params).build
+                       for p in c.passed_at.get(m.id, [])}
+            for b in builds:
+                _remove_build(b.key)
         for params in {mutant_params(design, m.site) for m in mutants}:
             _remove_build(smoke_run(dut, opts, str(out / "mutants" / ("meta" + _params_name(
                 params))), params).build.key)

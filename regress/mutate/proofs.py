@@ -7,11 +7,18 @@ is unchanged, so a campaign (the nightly's among them) does not prove it again.
     montverif mutate proofs list                   the recorded proofs, current or stale
     montverif mutate proofs carry REV              carry stale proofs over an edit since REV
                                                            (the same statement, below)
+    montverif mutate proofs prove [--dut D]        check the proofs no SBY proof backs yet
+                                                           with one (regress/mutate/prove.py)
 
 A proof is keyed by the file, the SHA-256 of its whole text, and the change (offset, original,
 replacement): any edit of the file makes its proofs stale (they are then proved again by
-simulation). The file is committed so that CI and every machine share the proofs; review a
-proof like a waiver (its text says how it was proved).
+simulation). It holds for the operand domain it was proved over (its design's descriptor,
+[operands] domain, recorded with it): a proof of another domain is stale too. The file is
+committed so that CI and every machine share the proofs; review a proof like a waiver (its
+text says how it was proved). A proof also names the parameter points it was shown at
+(`points`, regress/mutate/points.py; a campaign uses it only where it covers every point the
+campaign needs) and, once SBY has proved it, `formal` (what the check covered); `prove`
+removes a proof SBY tells apart from the original and reports the distinguishing input.
 
 `carry REV` keeps proofs across a refactor that moves lines but not behaviour: a stale proof
 whose file at REV (git) has the recorded SHA-256 is carried to the current text when its
@@ -28,12 +35,15 @@ import hashlib
 import json
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from montverif.regress.flow.paths import ROOT
+from montverif.regress.mutate import prove
 from montverif.regress.mutate.sites import all_sites
 from montverif.regress.mutate.svmut import Site, candidates
-from montverif.spec.designs import load_design
+from montverif.spec.design import Design
+from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 
 PROOFS_FILE = ROOT / "regress" / "mutate" / "equivalents.json"
@@ -69,9 +79,31 @@ def load(path: Path | None = None) -> dict[str, dict[str, object]]:
         raise ProofError(f"{path}: not a proof file ({exc})") from None
 
 
-def lookup(site: Site, proofs: dict[str, dict[str, object]]) -> dict[str, object] | None:
-    """The recorded proof of this exact change to the current file text, or None."""
-    return proofs.get(site_key(site))
+def domain_text(design: Design) -> str:
+    """The operand domain a proof of the design's mutants holds for (its vectors' range)."""
+    return ",".join(f"{reg}={dom}" for reg, dom in sorted(design.domain.items()))
+
+
+def lookup(site: Site, proofs: dict[str, dict[str, object]], need: list[str],
+           legacy: str, domain: str) -> dict[str, object] | None:
+    """The recorded proof of this exact change to the current file text over this operand
+    domain (domain_text) that covers every parameter point in `need` (labels,
+    regress/mutate/points.py), or None. A proof recorded without its points was made at one
+    point, `legacy` (the campaign's own)."""
+    proof = proofs.get(site_key(site))
+    if proof is None or proof.get("domain") != domain:
+        return None
+    shown = proof.get("points") or [legacy]
+    return proof if isinstance(shown, list) and set(need) <= set(shown) else None
+
+
+def stale_reason(proof: dict[str, object]) -> str:
+    """Why a recorded proof no longer holds ("" while it does)."""
+    if file_sha(str(proof["file"])) != proof["sha256"]:
+        return "the file changed"
+    if proof.get("domain") != domain_text(load_design(str(proof["dut"]))):
+        return "proved over another operand domain"
+    return ""
 
 
 def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
@@ -88,6 +120,7 @@ def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
         except (OSError, json.JSONDecodeError, KeyError, ConfigError) as exc:
             raise ProofError(f"{folder}: not a campaign folder ({exc})") from None
         sites = all_sites(design)
+        domain = domain_text(design)
         for rec in data["mutants"]:
             if rec["status"] != "equivalent":
                 continue
@@ -96,21 +129,70 @@ def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
                 raise ProofError(f"{folder}: mut{rec['id']:04d} is not the change it was "
                                  f"({rec['change']}): the sources changed since the campaign")
             key = site_key(site)
-            if key in proofs:
+            points = rec.get("points") or []
+            before = proofs.get(key, {}).get("points")
+            if key in proofs and proofs[key].get("domain") == domain \
+                    and set(points) <= set(before if isinstance(before, list) else []):
                 known += 1
                 continue
             proofs[key] = {"dut": dut, "file": site.file, "sha256": file_sha(site.file),
                            "start": site.start, "line": site.line, "original": site.original,
                            "replacement": site.replacement, "change": site.description,
-                           "proof": rec["reason"], "git": data["summary"].get("git", ""),
+                           "domain": domain, "proof": rec["reason"], "points": points,
+                           "git": data["summary"].get("git", ""),
                            "recorded": time.strftime("%Y-%m-%d")}
             added += 1
+    _write(proofs, path)
+    return added, known
+
+
+def _write(proofs: dict[str, dict[str, object]], path: Path) -> None:
     ordered = sorted(proofs.values(), key=lambda p: (str(p["file"]), int(p["start"]),  # type: ignore[call-overload]
                                                      str(p["replacement"])))
-    path.write_text(json.dumps({"about": "equivalent mutants proved by simulation "
-                                         "(regress/mutate/proofs.py)", "proofs": ordered},
-                               indent=1) + "\n")
-    return added, known
+    path.write_text(json.dumps({"about": "equivalent mutants shown by simulation, some also "
+                                         "proved by SBY (regress/mutate/proofs.py)",
+                                "proofs": ordered}, indent=1) + "\n")
+
+
+def prove_recorded(out: Path, dut: str | None = None, path: Path | None = None,
+                   timeout_s: int = 900,
+                   done_one: Callable[[dict[str, object], prove.ProofResult], None] | None = None
+                   ) -> list[tuple[dict[str, object], prove.ProofResult]]:
+    """Check every current recorded proof (of `dut`, or of every design) that no SBY proof
+    backs yet with one (prove.py), each mutant in a folder below `out`: a proved one gets
+    its `formal` text; one the check tells apart from the original is no longer equivalent,
+    and its record goes. Returns each checked record with its result."""
+    path = PROOFS_FILE if path is None else path
+    proofs = load(path)
+    done: list[tuple[dict[str, object], prove.ProofResult]] = []
+    for name in ([dut] if dut else known_designs()):
+        design = load_design(name)
+        sites = {site_key(s): s for s in all_sites(design)}
+        for key, rec in list(proofs.items()):
+            if rec["dut"] != name or rec.get("formal") or key not in sites \
+                    or stale_reason(rec):
+                continue
+            site = sites[key]
+            folder = out / name / f"{Path(site.file).stem}-{site.start}"
+            overlay = folder / "mutant"
+            overlay.mkdir(parents=True, exist_ok=True)
+            text = (ROOT / site.file).read_text()
+            if text[site.start:site.end] != site.original:  # edited since the sites were read
+                result = prove.ProofResult(prove.NOT_PROVED, f"{site.file} changed during the "
+                                                             "check")
+            else:
+                (overlay / Path(site.file).name).write_text(site.apply(text))
+                result = prove.prove(name, design, overlay, folder / "formal", timeout_s)
+            if result.status == prove.PROVED:
+                rec["formal"] = result.text
+            elif result.status == prove.DIFFERENT:
+                del proofs[key]
+            done.append((rec, result))
+            _write(proofs, path)  # after each check: an interrupted run keeps what it proved
+            if done_one is not None:
+                done_one(rec, result)
+    _write(proofs, path)
+    return done
 
 
 def _line_key(text: str, site: Site) -> tuple[str, int, str, str, str]:
@@ -166,9 +248,5 @@ def carry(rev: str, path: Path | None = None) -> tuple[int, int]:
     for old_key in replaced:  # the carried proof names the version it was proved on
         del proofs[old_key]
     proofs |= carried
-    ordered = sorted(proofs.values(), key=lambda p: (str(p["file"]), int(p["start"]),  # type: ignore[call-overload]
-                                                     str(p["replacement"])))
-    path.write_text(json.dumps({"about": "equivalent mutants proved by simulation "
-                                         "(regress/mutate/proofs.py)", "proofs": ordered},
-                               indent=1) + "\n")
+    _write(proofs, path)
     return len(carried), left

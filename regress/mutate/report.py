@@ -23,12 +23,23 @@ def counts(c: Campaign) -> dict[str, int]:
     return {s: sum(m.status == s for m in c.mutants) for s in STATUSES}
 
 
+def proved(c: Campaign) -> int:
+    """How many of the equivalent mutants are proved so (the others are simulated)."""
+    return sum(m.status == "equivalent" and m.proof == "proved" for m in c.mutants)
+
+
+def _equivalent_text(c: Campaign) -> str:
+    n = counts(c)["equivalent"]
+    return f"{n} ({proved(c)} proved)" if n else "0"
+
+
 def summary(c: Campaign) -> dict[str, object]:
     killed, survived, sc = score(c.mutants)
     o = c.options
     return {"dut": c.dut, "n": o.n, "bus_w": o.bus_w, "sim": o.sim, "seed": o.seed,
             "txns": o.txns,
             "sites": c.total_sites, "mutants": len(c.mutants), **counts(c),
+            "equivalent_proved": proved(c),
             "score": None if sc is None else round(sc, 4), "equivalence": c.eq_note,
             "wall_s": round(c.wall_s, 1), "jobs": o.jobs, "git": tools.git_revision(ROOT),
             **c.extra}
@@ -51,7 +62,8 @@ def table(c: Campaign) -> str:
     n = counts(c)
     lines.append("")
     lines.append(f"{c.dut} N={c.options.n}: {len(c.mutants)} mutants of {c.total_sites} sites: "
-                 + ", ".join(f"{n[s]} {s}" for s in STATUSES))
+                 + ", ".join(f"{n[s]} {s}" for s in STATUSES)
+                 + (f" ({proved(c)} of them proved)" if n["equivalent"] else ""))
     lines.append(f"mutation score = killed / (killed + survived non-equivalent) = "
                  f"{_score_text(c)}; wall {c.wall_s:.0f} s")
     if builds := _builds_text(c):
@@ -79,7 +91,7 @@ def markdown(c: Campaign) -> str:
            f"{o.seed}, {_sim_name(o.sim)}), wall time {c.wall_s:.0f} s.", "",
            "| mutants | killed | survived | equivalent | stillborn | error | score |",
            "|---|---|---|---|---|---|---|",
-           f"| {len(c.mutants)} | {n['killed']} | {n['survived']} | {n['equivalent']} | "
+           f"| {len(c.mutants)} | {n['killed']} | {n['survived']} | {_equivalent_text(c)} | "
            f"{n['stillborn']} | {n['error']} | {_score_text(c)} |", ""]
     if builds := _builds_text(c):
         out += [builds[0].upper() + builds[1:] + ".", ""]
@@ -89,8 +101,13 @@ def markdown(c: Campaign) -> str:
     for m in c.mutants:
         change = m.site.description.split(": ", 1)[-1]
         out.append(f"| mut{m.id:04d} | {m.where} | {m.site.kind} | `{change}` | "
-                   f"**{m.status}** | {_md(_short(c, m.reason)[:200])} |")
+                   f"**{_status(m)}** | {_md(_short(c, m.reason)[:200])} |")
     return "\n".join(out) + "\n"
+
+
+def _status(m: Mutant) -> str:
+    """equivalent (proved) / equivalent (simulated), the other statuses as they are."""
+    return f"{m.status} ({m.proof})" if m.status == "equivalent" and m.proof else m.status
 
 
 def _short(c: Campaign, reason: str) -> str:
@@ -126,7 +143,7 @@ def html_page(c: Campaign) -> str:
     rows = "".join(
         f"<tr class='{m.status}'><td>mut{m.id:04d}</td><td>{e(m.where)}</td>"
         f"<td>{m.site.kind}</td><td><code>{e(m.site.description.split(': ', 1)[-1])}</code>"
-        f"</td><td>{m.status}</td><td>{e(_short(c, m.reason))}</td></tr>" for m in c.mutants)
+        f"</td><td>{_status(m)}</td><td>{e(_short(c, m.reason))}</td></tr>" for m in c.mutants)
     return f"""<!doctype html><html><head><meta charset="utf-8">
 <title>mutation: {e(c.dut)}</title><style>{_CSS}</style></head><body>
 <h2 id="mutation">Mutation: {e(c.dut)} at N={o.n}</h2>
@@ -136,7 +153,7 @@ wall time {c.wall_s:.0f} s.</p>
 <table><tr><th>mutants</th><th>killed</th><th>survived</th><th>equivalent</th>
 <th>stillborn</th><th>error</th><th>score</th></tr>
 <tr><td>{len(c.mutants)}</td><td>{n['killed']}</td><td>{n['survived']}</td>
-<td>{n['equivalent']}</td><td>{n['stillborn']}</td><td>{n['error']}</td>
+<td>{_equivalent_text(c)}</td><td>{n['stillborn']}</td><td>{n['error']}</td>
 <td>{e(_score_text(c))}</td></tr></table>
 <p>Score = killed / (killed + survived non-equivalent). {e(c.eq_note)}</p>
 <table><tr><th>id</th><th>where</th><th>kind</th><th>change</th><th>status</th><th>reason</th>
@@ -167,12 +184,13 @@ def load(folder: Path) -> Campaign:
             raise ValueError(f"mut{rec['id']:04d}: the sources changed since the run")
         mutants.append(Mutant(rec["id"], site, rec["status"], rec["reason"],
                                      rec["wall_s"], rec.get("log_dir", ""),
-                                     rec.get("build", "")))
+                                     rec.get("build", ""), rec.get("points", []),
+                                     rec.get("unchecked", []), rec.get("proof", "")))
     opts = engine.Options(n=summ["n"], bus_w=summ["bus_w"], seed=summ["seed"],
                           txns=summ["txns"], jobs=summ["jobs"],
                           sim=summ.get("sim", "verilator"))
     keep = {k: v for k, v in summ.items() if k in ("command", "original_run_s",
                                                     "original_build_s", "shared",
-                                                    "own_builds")}
+                                                    "own_builds", "points")}
     return engine.Campaign(summ["dut"], design, opts, folder, summ["sites"], mutants,
                            summ.get("equivalence", ""), summ["wall_s"], keep)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from montverif.models.registry import get_algo
@@ -26,6 +26,12 @@ class Mutant:
     wall_s: float = 0.0
     log_dir: str = ""
     build: str = ""  # "shared" (a meta-mutant build, selected at run time) or "own"
+    # the parameter points (points.Point.label) it survived, then was shown equivalent at,
+    # and those it was not simulated at, each with the reason (regress/mutate/points.py)
+    points: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
+    # an equivalent mutant: "proved" (SBY, regress/mutate/prove.py) or "simulated"
+    proof: str = ""
 
     @property
     def where(self) -> str:
@@ -35,7 +41,8 @@ class Mutant:
         return {"id": self.id, "file": self.site.file, "line": self.site.line,
                 "where": self.where, "kind": self.site.kind, "change": self.site.description,
                 "status": self.status, "reason": self.reason, "wall_s": round(self.wall_s, 2),
-                "log_dir": self.log_dir, "build": self.build}
+                "log_dir": self.log_dir, "build": self.build, "points": self.points,
+                "unchecked": self.unchecked, "proof": self.proof}
 
 
 def core_sources(design: Design) -> list[Path]:
@@ -53,13 +60,24 @@ def mutant_params(design: Design, site: Site) -> tuple[tuple[str, int], ...]:
     return _block_params(design.model, site.file, site.start)
 
 
-@functools.cache  # asked for every run of a mutant: the file is scanned once per site
+def block_selector(design: Design, site: Site) -> tuple[str, int] | None:
+    """The parameter and value that choose the generate block the site is in (the first
+    entry `block_params` gives, e.g. ("Mult", 4) for g_mwrkmm), or None outside one."""
+    return _block(design.model, site.file, site.start)[1]
+
+
 def _block_params(model: str, file: str, start: int) -> tuple[tuple[str, int], ...]:
+    return _block(model, file, start)[0]
+
+
+@functools.cache  # asked for every run of a mutant: the file is scanned once per site
+def _block(model: str, file: str, start: int
+           ) -> tuple[tuple[tuple[str, int], ...], tuple[str, int] | None]:
     block_params = get_algo(model).block_params
     for label in reversed(enclosing_blocks((ROOT / file).read_text(), start)):
         if (params := block_params(label)) is not None:
-            return tuple(sorted(params.items()))
-    return ()
+            return tuple(sorted(params.items())), next(iter(params.items()))
+    return (), None
 
 
 def all_sites(design: Design) -> list[Site]:

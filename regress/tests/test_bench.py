@@ -19,6 +19,7 @@ from montverif.regress.bench import profile as bench_profile
 from montverif.regress.bench import render as bench_render
 from montverif.regress.bench import walls as bench_walls
 from montverif.regress.bench.common import Record
+from montverif.regress.bench.fixed import fixed_cost
 from montverif.regress.cli import bench as bench_cli
 from montverif.spec.designs import load_design
 
@@ -486,3 +487,19 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
     assert "| 0.31 (0.19–0.56) | 0.62 (0.38–1.12) | 0.50 (0.30–0.90) | 22.2 |" in md
     assert r["engine_inline_over_raw"] == pytest.approx(0.5)
     assert point["check_thread"] == {"cores": 2}
+
+
+def test_fixed_cost_measures_the_three_ways_side_by_side():
+    """One repeat of the fixed-cost measurement (real runs: the command, a run per process,
+    a batch), and the table results.md shows of it."""
+    fixed = fixed_cost(1)
+    for way in ("command_s", "single_s", "batched_s", "batched_over_single",
+                "single_outside_tests_s", "batched_outside_tests_s"):
+        assert len(fixed[way]["samples"]) == 1 and fixed[way]["median"] > 0
+    assert fixed["single_outside_tests_s"]["median"] < fixed["single_s"]["median"]
+    assert fixed["batch"] >= 2 and fixed["git"]
+    md = bench_render.render_md({"machine": "m", "repeat": 1, "points": [], "cycles": [],
+                                 "fixed_cost": fixed})
+    row = [ln for ln in md.splitlines() if ln.startswith("| ") and "(" in ln][-1]
+    assert f"{fixed['single_s']['median']:.2f}" in row
+    assert f"{fixed['batched_s']['median']:.2f}" in row

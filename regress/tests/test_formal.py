@@ -32,8 +32,8 @@ def broken_loader(folder: Path) -> Path:
 
 
 # the default loader, and every optional register and wait states (the RSA core's exponent
-# wiped at the end, carry-save halves, the field bit)
-ALL_FEATURES = "HasHalves=1,HasMp=1,HasMhat=1,HasR2=1,HasE=1,HasField=1,UsesY=0"
+# wiped at the end, carry-save halves, the field bit, an X of any N-bit value)
+ALL_FEATURES = "HasHalves=1,HasMp=1,HasMhat=1,HasR2=1,HasE=1,HasField=1,RangeX=0"
 
 
 @pytest.mark.formal
@@ -41,7 +41,7 @@ ALL_FEATURES = "HasHalves=1,HasMp=1,HasMhat=1,HasR2=1,HasE=1,HasField=1,UsesY=0"
     ([], {"N": 8, "BusW": 8, "AckWait": 0}),
     (["--ack-wait", "2", "--params", ALL_FEATURES],
      {"N": 8, "BusW": 8, "AckWait": 2, "HasHalves": 1, "HasMp": 1, "HasMhat": 1, "HasR2": 1,
-      "HasE": 1, "HasField": 1, "UsesY": 0}),
+      "HasE": 1, "HasField": 1, "RangeX": 0}),
 ], ids=["default", "all-features"])
 def test_the_loader_is_proved_with_every_cover_reached(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str],

@@ -36,7 +36,9 @@ def test_a_core_holds_its_function_and_cycle_count_for_every_input(
     assert record["covers_reached"] == record["covers_total"] == 1
     harness = (tmp_path / "p" / "mont_r2_formal.sv").read_text()
     assert "(* anyconst *) logic [N-1:0] x, y, m;" in harness
-    assert "assume (x < m);" in harness and "CoreCycles_A" in harness
+    # X is scanned bit by bit: any N-bit value (its domain below_2n); Y below M
+    assert "assume (y < m);" in harness and "assume (x < m);" not in harness
+    assert "CoreCycles_A" in harness
 
 
 @pytest.mark.formal
@@ -93,6 +95,19 @@ def test_every_descriptor_point_can_be_checked() -> None:
             proof = formal_core.prepare(design, n, dict(params))
             text = formal_core.harness(proof)
             assert f"module {proof.module} (" in text and "CoreResult_A" in text
+            # the operand domain: an operand below M is constrained, one of any N-bit
+            # value (X of every multiplier) is free
+            for reg in ("X", "Y"):
+                sig = reg.lower()
+                assert (f"assume ({sig} < m);" in text) == (reg in design.below_modulus), name
+
+
+def test_a_design_s_formal_timeout_lengthens_its_points() -> None:
+    """mm42's points (X free over any pair) take longer than the command's 600 s."""
+    specs = {(s.block, s.resolved()["N"]): s.timeout_s
+             for s in formal.point_specs(None, timeout_s=600) if s.block != "mv_bus_loader"}
+    assert specs[("mm42", 5)] == load_design("mm42").formal_timeout > 600
+    assert specs[("mont_r2", 6)] == 600
 
 
 @pytest.mark.formal
@@ -110,6 +125,10 @@ def test_the_nightly_formal_job_checks_the_points_and_writes_the_summary(tmp_pat
     text = summary.read_text()
     assert text.startswith(f"## Formal: {len(points)} of {len(points)} as required")
     assert "| mont_r2 | N=4 | BOUNDED | 9 |" in text
+    # then the recorded equivalent mutants no SBY proof backs yet, into a copy of the file
+    checked = (tmp_path / "f" / "mutants" / "mutants.txt").read_text().splitlines()
+    assert checked[-1].endswith(str(tmp_path / "f" / "mutants" / "equivalents.json"))
+    assert "proof(s) checked" in checked[-1] and "Recorded equivalent mutants" in text
     again = subprocess.run(["bash", str(ROOT / "ci" / "nightly-formal.sh"), str(tmp_path / "f")],
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 2 and "not empty" in again.stderr

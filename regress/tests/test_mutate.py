@@ -13,6 +13,7 @@ from montverif.regress.cli import mutate as mutate_cli
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import paths, simulate, spec
 from montverif.regress.mutate import engine
+from montverif.regress.mutate import points as mpoints
 from montverif.regress.mutate import sites as msites
 from montverif.regress.mutate.svmut import KINDS, Site, candidates
 from montverif.spec import top
@@ -206,18 +207,18 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     a failing run leave it a survivor with the reason."""
     site = msites.all_sites(load_design("mont_lut"))[0]
     ref = {"op": 0, "x": "1", "y": "2", "m": "3", "p": "2", "cycles": 10, "start_ns": 5}
-    logs = {"original-exhaustive": (True, dict(ref)),
-            "mut0001-exhaustive": (True, dict(ref, start_ns=99)),  # timing is ignored
-            "mut0002-exhaustive": (True, dict(ref, cycles=11)),
-            "mut0003-exhaustive": (False, dict(ref))}
+    logs = {"original-exhaustive-n8": (True, dict(ref)),
+            "mut0001-eq-n8": (True, dict(ref, start_ns=99)),  # timing is ignored
+            "mut0002-eq-n8": (True, dict(ref, cycles=11)),
+            "mut0003-eq-n8": (False, dict(ref))}
 
-    def fake(c: engine.Campaign, overlay: str, n: int, vectors: Path, name: str,
-             params: tuple[tuple[str, int], ...] = ()) -> spec.Outcome:
+    def fake(c: engine.Campaign, overlay: str, p: mpoints.Point, vectors: Path,
+             name: str) -> spec.Outcome:
         passed, txn = logs[name]
         folder = tmp_path / "runs" / name
         folder.mkdir(parents=True)
         (folder / "txns.jsonl").write_text(json_line(txn))
-        return spec.Outcome(spec.RunSpec(spec.BuildSpec("mont_lut", n)), passed, folder,
+        return spec.Outcome(spec.RunSpec(spec.BuildSpec("mont_lut", p.n)), passed, folder,
                            first_error="" if passed else "MISMATCH read P")
 
     monkeypatch.setattr(engine, "_eq_run", fake)

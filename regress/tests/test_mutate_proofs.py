@@ -14,11 +14,13 @@ from montverif.regress.mutate import sites as msites
 from montverif.spec.designs import load_design
 
 
-def _campaign(folder: Path, dut: str, ids: list[int], status: str = "equivalent") -> None:
+def _campaign(folder: Path, dut: str, ids: list[int], status: str = "equivalent",
+              points: list[str] | None = None) -> None:
     sites = msites.all_sites(load_design(dut))
     folder.mkdir(parents=True)
     recs = [{"id": i, "change": sites[i].description, "status": status,
-             "reason": "equivalent (exhaustive at N=8; 7456 vectors)"} for i in ids]
+             "reason": "equivalent (exhaustive at N=8; 7456 vectors)"}
+            | ({} if points is None else {"points": points}) for i in ids]
     (folder / "mutants.json").write_text(json.dumps({"summary": {"dut": dut, "git": "abc"},
                                                      "mutants": recs}))
 
@@ -36,16 +38,51 @@ def test_accepted_proofs_are_used_while_the_file_is_unchanged(tmp_path: Path,
     _campaign(tmp_path / "c2", "mont_lut", [9], status="survived")  # not a proof
     assert proofs.accept([tmp_path / "c1", tmp_path / "c2"]) == (2, 0)
     assert proofs.accept([tmp_path / "c1"]) == (0, 2)
-    sites = msites.all_sites(load_design("mont_lut"))
+    design = load_design("mont_lut")
+    sites, domain = msites.all_sites(design), proofs.domain_text(design)
     recorded = proofs.load()
-    assert proofs.lookup(sites[3], recorded) and proofs.lookup(sites[7], recorded)
-    assert proofs.lookup(sites[9], recorded) is None
+    assert proofs.lookup(sites[3], recorded, ["N=8"], "N=8", domain)
+    assert proofs.lookup(sites[7], recorded, ["N=8"], "N=8", domain)
+    assert proofs.lookup(sites[9], recorded, ["N=8"], "N=8", domain) is None
     # an edit of the file (another hash) makes its proofs stale
     raw = json.loads(proof_file.read_text())
     raw["proofs"][0]["sha256"] = "0" * 64
     proof_file.write_text(json.dumps(raw))
     recorded = proofs.load()
-    assert sum(proofs.lookup(sites[i], recorded) is not None for i in (3, 7)) == 1
+    assert sum(proofs.lookup(sites[i], recorded, ["N=8"], "N=8", domain) is not None
+               for i in (3, 7)) == 1
+    assert proofs.stale_reason(raw["proofs"][0]) == "the file changed"
+    # so does a wider operand domain: a proof over X < M says nothing of X >= M
+    assert proofs.lookup(sites[3] if raw["proofs"][0]["start"] != sites[3].start else sites[7],
+                         recorded, ["N=8"], "N=8", "X=below_m,Y=below_m") is None
+    raw["proofs"][1]["domain"] = "X=below_m,Y=below_m"
+    assert proofs.stale_reason(raw["proofs"][1]) == "proved over another operand domain"
+    proof_file.write_text(json.dumps(raw))
+    assert proofs.accept([tmp_path / "c1"]) == (2, 0)  # proved again over the domain: kept
+
+
+def test_a_proof_holds_only_at_the_parameter_points_it_was_shown_at(tmp_path: Path,
+                                                                     proof_file: Path) -> None:
+    """A proof recorded at one point does not cover a campaign that needs more points; one
+    recorded at several covers any subset of them; a record without points was made at the
+    campaign's own point only."""
+    _campaign(tmp_path / "c1", "mwr2mm", [3], points=["N=8", "N=24, P=2, W=8"])
+    _campaign(tmp_path / "c2", "mwr2mm", [4])  # recorded before points existed
+    assert proofs.accept([tmp_path / "c1", tmp_path / "c2"]) == (2, 0)
+    design = load_design("mwr2mm")
+    sites, domain = msites.all_sites(design), proofs.domain_text(design)
+    recorded = proofs.load()
+    both = ["N=8", "N=24, P=2, W=8"]
+    assert proofs.lookup(sites[3], recorded, both, "N=8", domain)
+    assert proofs.lookup(sites[3], recorded, ["N=8"], "N=8", domain)
+    assert proofs.lookup(sites[3], recorded, [*both, "N=28, P=4, W=4"], "N=8", domain) is None
+    assert proofs.lookup(sites[4], recorded, ["N=8"], "N=8", domain)
+    assert proofs.lookup(sites[4], recorded, both, "N=8", domain) is None
+    # a campaign at more points replaces the narrower record; the same points again add none
+    _campaign(tmp_path / "c3", "mwr2mm", [4], points=both)
+    assert proofs.accept([tmp_path / "c3"]) == (1, 0)
+    assert proofs.accept([tmp_path / "c3"]) == (0, 1)
+    assert proofs.lookup(sites[4], proofs.load(), both, "N=8", domain)
 
 
 def test_a_survivor_with_a_recorded_proof_is_not_simulated(tmp_path: Path, proof_file: Path,
@@ -60,9 +97,16 @@ def test_a_survivor_with_a_recorded_proof_is_not_simulated(tmp_path: Path, proof
                         [])
     m = msites.Mutant(3, sites[3], "survived")
     monkeypatch.setattr(engine, "_eq_run", lambda *a, **k: pytest.fail("simulated"))
-    engine.check_equivalence(c, [m], lambda _line: None)
+    assert engine.take_recorded(c, [m], lambda _line: None) == []
     assert m.status == "equivalent" and m.reason.startswith(proofs.RECORDED)
-    assert c.extra["recorded_proofs"] == 1
+    assert m.proof == "simulated" and c.extra["recorded_proofs"] == 1
+    # a proof SBY backs says so
+    raw = json.loads(proof_file.read_text())
+    raw["proofs"][0]["formal"] = "proved equivalent by SBY ... at N=4"
+    proof_file.write_text(json.dumps(raw))
+    m1 = msites.Mutant(3, sites[3], "survived")
+    assert engine.take_recorded(c, [m1], lambda _line: None) == []
+    assert m1.proof == "proved" and m1.reason.endswith("at N=4")
     # --reprove: the proof is ignored and the survivor is simulated again
     c.options.use_proofs = False
     m2 = msites.Mutant(3, sites[3], "survived")

@@ -1,9 +1,14 @@
 """How the Slurm launcher packs runs into array tasks (flow.slurm.pack): every run once,
-about equal estimated cost per task, the cap per task kept, the costliest first."""
+about equal estimated cost per task, the cap per task kept, the costliest first; and which
+of a task's runs share a simulator process (flow.slurm_task.groups)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict, replace
+
 from montverif.regress.flow.slurm import pack
+from montverif.regress.flow.slurm_task import groups
+from montverif.regress.flow.spec import BuildSpec, RunSpec
 
 
 def test_every_item_once_and_loads_balanced() -> None:
@@ -33,3 +38,21 @@ def test_cap_per_task_and_more_tasks_than_items() -> None:
     assert sorted(i for t in capped for i in t) == list(range(7))
     assert pack(costs, 100) == [[i] for i in range(7)]  # never an empty task
     assert pack([1.0, 1.0, 1.0], 1) == [[0, 1, 2]]
+
+
+def test_a_task_runs_each_models_runs_in_one_process() -> None:
+    """slurm_task.groups: a task's runs of one model (and plusargs) go together (to
+    LocalLauncher.run_batch), in the order of their first run; builds, traced runs and runs
+    of other plusargs each alone."""
+    model = BuildSpec("mont_r2", 8, sim="icarus")
+
+    def item(run: RunSpec) -> dict:
+        return {"kind": "run", "run": asdict(run), "log_dir": f"/x/{run.key}"}
+
+    items = [item(RunSpec(model, seed=1)), {"kind": "build", "build": asdict(model)},
+             item(RunSpec(replace(model, n=16), seed=1)), item(RunSpec(model, seed=2)),
+             item(RunSpec(replace(model, waves=True), seed=3)),
+             item(RunSpec(model, seed=4, plusargs=("+MV_MUTANT=1",))),
+             item(RunSpec(model, seed=5)), item(RunSpec(replace(model, waves=True), seed=6))]
+    assert groups(items, list(range(len(items)))) == [[0, 3, 6], [1], [2], [4], [5], [7]]
+    assert groups(items, [6, 2, 0]) == [[6, 0], [2]]

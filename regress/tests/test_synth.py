@@ -212,7 +212,7 @@ def test_a_failing_yosys_exits_1_naming_its_error(
 
 
 def test_an_error_without_an_error_line_names_the_last_step() -> None:
-    text = synth._first_error("1. step one\n2. Executing XAIGER2 backend.\n",
+    text = synth.first_error("1. step one\n2. Executing XAIGER2 backend.\n",
                               "wasm trap: out of bounds memory access\n")
     assert text == ("wasm trap: out of bounds memory access "
                     "(the log ends at: 2. Executing XAIGER2 backend.)")

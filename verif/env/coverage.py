@@ -29,6 +29,13 @@ FIELDS = ["gfp", "gf2n"]  # CTRL.FIELD 0, 1
 WIDTHS = ["n_le_128", "n_129_192", "n_193_256", "n_gt_256"]
 
 
+def forget_coverage() -> None:
+    """Every cover point and its hits forgotten (cocotb-coverage's database is one per
+    process): the next run of a process that runs several (verif/batch.py) starts from no
+    coverage, as in a process of its own."""
+    coverage_db.clear()
+
+
 def width_class(n: int) -> str:
     if n <= 128:
         return "n_le_128"
@@ -88,14 +95,18 @@ class Coverage:
 
     def __init__(self, design: str, lut_bins: int, illegal_bins: tuple[int, ...] = (),
                  carry_save: tuple[tuple[str, ...], ...] = (),
-                 has_field: bool = False, has_sub: bool = True) -> None:
+                 has_field: bool = False, has_sub: bool = True,
+                 beyond: tuple[str, ...] = ()) -> None:
         """`lut_bins` table/selection addresses, of which `illegal_bins` are unreachable:
         they get no bin (coverage goals exclude them); hitting one fails the scoreboard. A
         design that observes no table (lut_bins = 0) has no table point, and one that does not
         report its final subtraction (has_sub False: a core of its own) has no final_sub
         point and no cross with it: no bin the design cannot hit.
         `carry_save`: operand groups such as ("X", "X2") whose sum is the operand's value
-        (the operand classes use the value; `operands.halves` covers how it was split)."""
+        (the operand classes use the value; `operands.halves` covers how it was split).
+        `beyond`: the operands whose domain reaches beyond M (below_2n): `operands.domain`
+        has a bin for each at or above M (a carry-save pair: at or above 2M, the old rule's
+        bound)."""
         self.design = design
         self.carry_save = {g[0]: g for g in carry_save}
         self.lut_bins = lut_bins
@@ -150,6 +161,14 @@ class Coverage:
             def _halves(name: str) -> None: ...
 
             self._halves = Batched(_halves, [f"{top}.operands.halves"])
+        self._beyond: Batched | None = None
+        self.beyond = {reg: (2 if reg in self.carry_save else 1) for reg in beyond}
+        if beyond:
+            @CoverPoint(f"{top}.operands.domain",
+                        bins=[f"{r}_ge_{k if k > 1 else ''}m" for r, k in self.beyond.items()])
+            def _beyond(name: str) -> None: ...
+
+            self._beyond = Batched(_beyond, [f"{top}.operands.domain"])
         self._field: Batched | None = None
         self._field_cross: Batched | None = None
         if has_field:  # field of each operation, crossed with the width and the modulus class
@@ -198,6 +217,10 @@ class Coverage:
                     self._halves(f"{base}_ge_m")
                 if value == 2 * m - 1:
                     self._halves(f"{base}_2m_minus_1")
+        if self._beyond is not None:
+            for reg, k in self.beyond.items():
+                if {"X": x, "Y": y}[reg] >= k * m:
+                    self._beyond(f"{reg}_ge_{k if k > 1 else ''}m")
         self._x(operand_class(x, y, m, n))
         self._y(operand_class(y, x, m, n))
         mcls = modulus_class(m, n)

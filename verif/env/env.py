@@ -88,7 +88,9 @@ class MulEnv(uvm_env):
         self.coverage = Coverage(self.design.name, int(observe.get("lut_bins", 0)),
                                  tuple(observe.get("illegal_bins", ())),
                                  self.design.carry_save_operands,
-                                 has_field=algo.has_field, has_sub="sub_taken" in observe)
+                                 has_field=algo.has_field, has_sub="sub_taken" in observe,
+                                 beyond=tuple(r for r, dom in self.design.domain.items()
+                                              if dom == "below_2n" and r in ("X", "Y")))
         self.agent = BusAgent("agent", self)
         self.observer = DoneObserver("observer", self)
         self.scoreboard = Scoreboard("scoreboard", self, predictor=self.predictor, algo=algo,

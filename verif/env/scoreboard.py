@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from pyuvm import uvm_component, uvm_subscriber
 
-from montverif.models.registry import AlgoInfo, matches_reference, reference
+from montverif.models.registry import AlgoInfo, matches_reference, promise_broken, reference
 from montverif.spec import regmap
 from montverif.verif.bus.item import Burst, Transfer
 from montverif.verif.env.coverage import Coverage
@@ -277,6 +277,7 @@ class Scoreboard(uvm_component):
         fields: dict[str, object] = {"p": hex(p), "cycles": self._assemble(op, "CYCLES")}
         if fields["cycles"] != res.cycles:
             self.fail(f"{tag()}: CYCLES = {fields['cycles']}, model expects {res.cycles}")
+        before = res.before_sub  # the value the final reduction starts from
         if self.predictor.red_words:
             assert res.s is not None and res.c is not None  # a model with S and C
             s, c = (res.s, res.c) if exact else (self._assemble(op, "S"),
@@ -285,6 +286,11 @@ class Scoreboard(uvm_component):
                 self.fail(f"{tag()}: S/C = 0x{s:x}/0x{c:x}, model expects "
                           f"0x{res.s:x}/0x{res.c:x}")
             fields |= {"s": hex(s), "c": hex(c)}
+            before = s + c
+        # what the design promises over its operand domain (its descriptor's [operands]
+        # promise), of the values read back
+        for broken in promise_broken(self.algo, p, before, (*args, n), op.field, self.params):
+            self.fail(f"{tag()}: {broken}")
         if op.index not in self.observed:
             self.fail(f"{tag()}: results read back but no done edge was observed")
         self.checked += 1

@@ -62,13 +62,20 @@ def test_unknown_test_name():
     ({"vectors": [{"x": "1", "y": "2"}]}, "missing 'm'"),
     ({"vectors": [{"x": "1", "y": "2", "m": "0xZZ"}]}, "cannot parse"),
     ({"vectors": [{"x": "1", "y": "2", "m": "10"}]}, "modulus must be odd"),
-    ({"vectors": [{"x": "11", "y": "2", "m": "11"}]}, "below M"),
+    ({"vectors": [{"x": "1", "y": "11", "m": "11"}]}, "Y must be below M"),  # X >= M is not
     ({"vectors": [{"x": "1", "y": "2", "m": hex(1 << 40 | 1)}]}, "does not fit"),
     ({"vectors": ["1 2 3"]}, "expected an object"),
 ])
 def test_malformed_vector_file(tmp_path, payload, needle):
     res = sim_cli("--n", "32", "--vectors", write_vectors(tmp_path, payload))
     assert_clear_error(res, needle)
+
+
+def test_x_at_or_above_m_where_the_domain_is_below_m(tmp_path):
+    """The RSA core's message must be below M (its descriptor's domain): one error line."""
+    path = write_vectors(tmp_path, {"vectors": [{"msg": "11", "exp": "3", "mod": "11"}]})
+    assert_clear_error(sim_cli("--dut", "rsa_core", "--n", "32", "--vectors", path),
+                       "msg must be below mod")
 
 
 def test_missing_vector_file(tmp_path):

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from montverif.models.registry import get_algo, reference
+from montverif.models.registry import get_algo, promise_broken, reference
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import ALL_TESTS, BuildSpec, Outcome, RunSpec
 from montverif.spec.design import Design
@@ -49,19 +49,28 @@ def txns(outcome: Outcome) -> list[dict]:
 
 
 def check_log_against_gmpy2(outcome: Outcome, design: Design, n: int) -> int:
-    """Independent of the scoreboard: every logged result against gmpy2 and the cycle
-    count against the model. Returns the number of operations checked."""
+    """Independent of the scoreboard: every logged result against gmpy2, the cycle count
+    against the model, the logged P and S + C against the design's promise; a design whose
+    domain takes X >= M ran some. Returns the number of operations checked."""
     algo = get_algo(design.model)
     params = outcome.run.build.design_params(design)
-    checked = 0
+    checked = beyond = 0
     for rec in txns(outcome):
         if "error" in rec:
             continue
         operands = [int(rec[r.lower()], 16) for r in design.operands]
         field = int(rec.get("field", 0))  # designs with CTRL.FIELD log each operation's
-        assert int(rec["p"], 16) == reference(algo, *operands, n, field=field, **params), rec
-        assert rec["cycles"] == algo.run(params, *operands, n, field=field).cycles, rec
+        p = int(rec["p"], 16)
+        assert p == reference(algo, *operands, n, field=field, **params), rec
+        res = algo.run(params, *operands, n, field=field)
+        assert rec["cycles"] == res.cycles, rec
+        v = int(rec["s"], 16) + int(rec["c"], 16) if "s" in rec else res.before_sub
+        assert not promise_broken(algo, p, v, (*operands, n), field, params), rec
+        beyond += operands[0] + (operands[1] if design.carry_save_operands else 0) \
+            >= operands[-1]
         checked += 1
+    if design.domain.get("X") == "below_2n" and checked:
+        assert beyond, "no operation with X >= M in a design whose domain takes it"
     return checked
 
 

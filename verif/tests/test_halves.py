@@ -58,29 +58,29 @@ def test_out_of_range_rule():
     m = 1001
     ok = {"X": 1000, "X2": 1001, "Y": 0, "Y2": 2 * m - 1, "M": m}
     assert not d.out_of_range(ok)
-    assert d.out_of_range(ok | {"X2": 1002})  # X + X2 = 2M
-    assert d.out_of_range(ok | {"Y": 1})
+    assert not d.out_of_range(ok | {"X2": 1002})  # X + X2 = 2M: X's domain is any pair
+    assert d.out_of_range(ok | {"Y": 1})  # Y + Y2 = 2M: outside Y's (below 2M)
     lut = load_design("mont_lut")
-    assert lut.out_of_range({"X": m, "Y": 0, "M": m})
-    assert not lut.out_of_range({"X": m - 1, "Y": m - 1, "M": m})
+    assert lut.out_of_range({"X": 0, "Y": m, "M": m})
+    assert not lut.out_of_range({"X": m, "Y": m - 1, "M": m})  # X >= M: in its domain
 
 
 def test_predictor_halves_range_and_mapping():
     p = _predictor("mm42")
     m = 40001
     edge = _write(p, 0, "M", m)
-    edge = _write(p, edge, "X", m)
-    edge = _write(p, edge, "X2", m)  # X + X2 = 2M: refused
+    edge = _write(p, edge, "Y", m)
+    edge = _write(p, edge, "Y2", m)  # Y + Y2 = 2M: refused
     assert p.observe(Transfer(True, p.rm.addr("CTRL"), 1, 0, edge * PERIOD + 5)) is None
     assert _err(p, edge + 1) == "ERR_RANGE"
-    edge = _write(p, edge + 2, "X2", m - 1)  # 2M - 1: accepted
-    edge = _write(p, edge, "Y", 3)
-    edge = _write(p, edge, "Y2", 65535)
+    edge = _write(p, edge + 2, "Y2", m - 1)  # 2M - 1: accepted
+    edge = _write(p, edge, "X", 65535)
+    edge = _write(p, edge, "X2", 65535)  # X + X2 > 2M: X's domain is any pair
     assert p.observe(Transfer(True, p.rm.addr("CTRL"), 1, 0, edge * PERIOD + 5)) is None
     assert _err(p, edge + 1) == "ERR_NONE" and p.op is not None
-    assert p.op.operands == {"X": m, "X2": m - 1, "Y": 3, "Y2": 65535, "M": m}
-    assert p.op.result == mm42(m, m - 1, 3, 65535, m, N)
-    assert p.expected_read("X2", 0, edge + 1) == (m - 1) & 0xFF
+    assert p.op.operands == {"X": 65535, "X2": 65535, "Y": m, "Y2": m - 1, "M": m}
+    assert p.op.result == mm42(65535, 65535, m, m - 1, m, N)
+    assert p.expected_read("Y2", 0, edge + 1) == (m - 1) & 0xFF
 
 
 def test_predictor_x2_unmapped_without_halves():
@@ -94,13 +94,16 @@ def test_vectors_with_halves(tmp_path):
     path = tmp_path / "v.json"
     path.write_text(json.dumps({"vectors": [{"x": "5", "x2": "8", "y": "3", "m": "7"}]}))
     design = load_design("mm42")
-    got = load_vectors(path, N, design.operands, design.below_modulus,
-                       design.carry_save_operands)
+    args = (design.operands, design.below_modulus, design.carry_save_operands,
+            design.range_groups)
+    got = load_vectors(path, N, *args)
     assert got == [(5, 8, 3, 0, 7)]  # Y2 left out: 0
+    # X + X2 >= 2M is in mm42's domain (its A is only scanned), Y + Y2 >= 2M is not
     path.write_text(json.dumps({"vectors": [{"x": "7", "x2": "7", "y": "3", "m": "7"}]}))
-    with pytest.raises(VectorError, match="X \\+ X2 must be below 2M"):
-        load_vectors(path, N, design.operands, design.below_modulus,
-                     design.carry_save_operands)
+    assert load_vectors(path, N, *args) == [(7, 7, 3, 0, 7)]
+    path.write_text(json.dumps({"vectors": [{"x": "1", "y": "7", "y2": "7", "m": "7"}]}))
+    with pytest.raises(VectorError, match="Y \\+ Y2 must be below 2M"):
+        load_vectors(path, N, *args)
 
 
 @pytest.mark.parametrize("n", [8, 32, 97])
@@ -108,7 +111,7 @@ def test_sequence_splits_operands(n):
     rng = random.Random(n)
     seq = LoaderSeq("t", SeqContext(n=n, bus_w=32, design=load_design("mm42"), rng=rng))
     top = (1 << n) - 1
-    ge_m = both = 0
+    ge_m = both = beyond = 0
     for _ in range(400):
         m = rng.getrandbits(n - 1) | (1 << (n - 1)) | 1
         x, y = rng.randrange(m), rng.randrange(m)
@@ -116,12 +119,16 @@ def test_sequence_splits_operands(n):
         assert regions == ["X", "M", "X2"]  # loading X loads X2
         for base, half, v in (("X", "X2", x), ("Y", "Y2", y)):
             total = values[base] + values[half]
-            assert total in (v, v + m) and total < 2 * m
             assert 0 <= values[base] <= top and 0 <= values[half] <= top
+            if base == "X" and total >= 2 * m:  # X's domain: any pair (drawn from [2M, ..))
+                beyond += 1
+                continue
+            assert total in (v, v + m) and total < 2 * m
             ge_m += total >= m
             both += values[base] > 0 and values[half] > 0
         assert not seq.refused(values)
-    assert ge_m > 200 and both > 600  # the upper half of the range and both halves non-zero
+    # the upper half of the range, both halves non-zero, X beyond the old rule a quarter
+    assert ge_m > 150 and both > 450 and 60 < beyond < 140
     given = {"X": 1, "X2": 2, "Y": 3, "Y2": 4, "M": 7}
     assert seq.with_halves(given, None)[0] == given  # halves given: untouched
     plain = LoaderSeq("p", SeqContext(n=n, bus_w=32, design=load_design("mont_lut"),

@@ -61,14 +61,16 @@ def test_errors_and_clear():
     assert s.status(21)["ERR"] == s.rm.errors["ERR_EVEN_MODULUS"] and not s.status(21)["BUSY"]
     s.write(22, "M", 0x41, 0)
     s.write(24, "M", 0x9C, 1)  # M = 0x9C41 = 40001, odd; X=1, Y=2
-    s.write(26, "X", 0xFF, 1)  # X = 0xFF01 >= M
+    s.write(26, "Y", 0xFF, 1)  # Y = 0xFF02 >= M: outside mont_lut's domain (Y below M)
     s.write(28, "CTRL", 1)
     assert s.status(29)["ERR"] == s.rm.errors["ERR_RANGE"]
-    s.write(30, "X", 0, 1)
+    s.write(30, "Y", 0, 1)
+    s.write(31, "X", 0xFF, 1)  # X = 0xFF01 >= M: in its domain (X is only scanned)
     s.write(32, "CTRL", 1)
+    assert s.status(33) == {"BUSY": 1, "DONE": 0, "ERR": 0}
     s.write(34, "Y", 7)  # while busy: ignored
     assert s.status(35) == {"BUSY": 1, "DONE": 0, "ERR": s.rm.errors["ERR_BUSY"]}
-    assert s.expect(35, "Y") == 2
+    assert s.expect(35, "Y") == 2 and s.expect(35, "X", 1) == 0xFF
     s.write(60, "P", 1)  # read-only region
     assert s.status(61)["ERR"] == s.rm.errors["ERR_UNMAPPED"]
     s.write(62, "CTRL", 2)  # CLEAR

@@ -105,6 +105,21 @@ def _copy(tmp_path: Path, name: str) -> Path:
     (lambda t: t.replace("widths = { min = 8, max = 4096 }", ""), "missing key widths"),
     (lambda t: t.replace("[model]", "[model]\nbroken = "), "mont_lut.toml"),
     (lambda t: t + '\n[parameters]\nW = { default = 1, min = 2 }\n', "below its least value"),
+    # the operand domain: every operand named once, with a known domain
+    (lambda t: t.replace('domain = { X = "below_2n", Y = "below_m" }\n', ""), "needs domain"),
+    (lambda t: t.replace('Y = "below_m" }', 'Y = "below_2m" }'),
+     "below_2m is for a carry-save group only"),
+    (lambda t: t.replace('Y = "below_m" }', 'Y = "below_m", Z = "below_m" }'),
+     "Z is no operand with a domain of its own"),
+    (lambda t: t.replace('Y = "below_m" }', 'Y = "small" }'), "'small' is none of"),
+    (lambda t: t.replace('domain = {', 'below_modulus = ["X"]\ndomain = {'),
+     "below_modulus is replaced by domain"),
+    # the promise: relations in the known names
+    (lambda t: t.replace('p = "p < m"', 'p = "p + m"'), "is not a relation"),
+    (lambda t: t.replace('p = "p < m"', 'p = "q < m"'), "promise.p: unsupported expression"),
+    (lambda t: t.replace('p = "p < m"', 'q = "p < m"'), "unknown key(s) q"),
+    (lambda t: t.replace("[formal]\n", "[formal]\ntimeout = -5\n"),
+     "[formal] timeout must be a number of seconds"),
 ])
 def test_a_malformed_descriptor_is_one_line(tmp_path: Path, edit, needle: str) -> None:
     path = _copy(tmp_path, "mont_lut")
@@ -132,6 +147,14 @@ def test_a_core_input_the_top_cannot_drive_is_refused(tmp_path: Path) -> None:
 
 def test_formulas_and_parameters() -> None:
     assert formula.formula("ceil(n / W) * 2 + (W == 8)", 97, {"W": 8}) == 27
+    # a promise: a relation of exact integers (1024-bit values), 2**n
+    big = {"x": (1 << 1024) - 1, "y": 3, "m": (1 << 1023) + 1, "r": 1024, "v": 7}
+    assert formula.holds("v * 2**r < x * y + m * 2**r", big)
+    assert not formula.holds("v * 2**r < x * y + m * 2**r", big | {"v": 2 * big["m"] + 3})
+    with pytest.raises(ConfigError, match="exponent must be an integer"):
+        formula.holds("2**(2**20) > 0", {})
+    with pytest.raises(ConfigError, match="not a relation"):
+        formula.holds("x + 1", {"x": 1})
     with pytest.raises(ConfigError, match="unsupported expression"):
         formula.formula("__import__('os')", 8)
     assert parse_params("W=16, P=0x4,Mult=mwrkmm") == {"W": 16, "P": 4, "Mult": "mwrkmm"}
@@ -140,6 +163,20 @@ def test_formulas_and_parameters() -> None:
     rsa = designs.load_design("rsa_core")
     assert rsa.normalize({"Mult": "mont_qp", "V": 8}) == (("Mult", 5), ("V", 8))
     assert rsa.param_text("Mult", 4) == "mwrkmm"
+
+
+def test_the_loader_range_rule_follows_the_operand_domains(tmp_path: Path) -> None:
+    """RangeX/RangeY of the generated top: 0 for an operand of any N-bit value (or one the
+    design does not read), the loader's default (1, below M) otherwise."""
+    def rule(text: str) -> set[str]:
+        return set(re.findall(r"\.(Range[XY])\s*\(1'b0\)", text))
+
+    assert rule(top.emit(load_design("mont_lut"))) == {"RangeX"}
+    assert rule(top.emit(load_design("mm42"))) == {"RangeX"}  # Y + Y2 < 2M stays
+    assert rule(top.emit(load_design("rsa_core"))) == {"RangeY"}  # X < M, no Y
+    path = _copy(tmp_path, "mont_lut")
+    path.write_text(path.read_text().replace('X = "below_2n"', 'X = "below_m"'))
+    assert rule(top.emit(parse(path))) == set()
 
 
 def test_descriptors_live_beside_their_rtl() -> None:

@@ -294,8 +294,7 @@ def test_the_rsa_core_descriptor_names_its_exponent_secret() -> None:
      "[operands] unknown key(s) secrets"),
     ("rsa_core", lambda t: t.replace('secret = ["E"]', 'secret = "E"'),
      "[operands] secret: expected a list of strings"),
-    ("mont_lut", lambda t: t.replace('below_modulus = ["X", "Y"]',
-                                     'below_modulus = ["X", "Y"]\nsecret = ["Y"]'),
+    ("mont_lut", lambda t: t.replace('promise = {', 'secret = ["Y"]\npromise = {'),
      "only a modexp design"),
 ])
 def test_a_wrong_secret_key_is_one_line(tmp_path: Path, design: str, edit, needle: str) -> None:

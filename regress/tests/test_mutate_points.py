@@ -1,0 +1,84 @@
+"""The parameter points a survivor is judged at (regress/mutate/points.py) and the campaign
+step that runs it there (engine.check_points)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from montverif.regress.mutate import engine, points
+from montverif.regress.mutate import sites as msites
+from montverif.regress.regression.lists import load_lists
+from montverif.spec.designs import load_design
+
+
+def _list_points(dut: str) -> set[tuple[tuple[str, int], ...]]:
+    return {p for tl in load_lists().values() for e in tl.entries if e.dut == dut
+            for p in e.params}
+
+
+@pytest.mark.parametrize("dut", ["mwr2mm", "mwrkmm", "mont_qp", "rsa_core", "mont_lut"])
+def test_every_list_point_is_judged_once_at_its_smallest_legal_width(dut: str) -> None:
+    design = load_design(dut)
+    found = points.campaign_points(dut, design, design.min_n)
+    assert found[0] == points.Point(design.min_n, ())
+    values = [points.resolved(design, p.n, dict(p.params)) for p in found]
+    assert None not in values and len(set(values)) == len(values)  # one per distinct point
+    for p in found[1:]:
+        assert p.params in _list_points(dut)
+        assert points.resolved(design, p.n - 1, dict(p.params)) is None or p.n == design.min_n
+    # every list point is there, or resolves to one that is
+    for params in _list_points(dut):
+        n = points.smallest_n(design, params)
+        assert n is not None and points.resolved(design, n, dict(params)) in values
+
+
+def test_a_design_without_parameters_has_one_point() -> None:
+    design = load_design("mont_lut")
+    assert points.campaign_points("mont_lut", design, 8) == [points.Point(8, ())]
+
+
+def test_a_site_in_a_generate_block_is_judged_where_that_block_is_built() -> None:
+    """rsa_mont_mult.sv's g_mwrkmm branch exists only with Mult = mwrkmm: its mutants are
+    judged at the lists' mwrkmm points, never at a point with another multiplier."""
+    design = load_design("rsa_core")
+    sites = msites.all_sites(design)
+    mwrkmm = design.resolve({"Mult": "mwrkmm"})["Mult"]
+    site = next(s for s in sites if s.file.endswith("rsa_mont_mult.sv")
+                and msites.block_selector(design, s) == ("Mult", mwrkmm))
+    selector = msites.block_selector(design, site)
+    found = points.campaign_points("rsa_core", design, 8, msites.mutant_params(design, site),
+                                   selector)
+    assert len(found) > 1
+    assert all(dict(p.params)["Mult"] == mwrkmm for p in found)
+    unbuilt = [p for p in _list_points("rsa_core") if dict(p).get("Mult", 0) != mwrkmm]
+    assert unbuilt and not {p.params for p in found} & set(unbuilt)
+    # a site outside every generate block is judged with every multiplier
+    plain = next(s for s in sites if s.file.endswith("rsa_core.sv"))
+    assert msites.block_selector(design, plain) is None
+    mults = {dict(p.params).get("Mult", 0)
+             for p in points.campaign_points("rsa_core", design, 8)}
+    assert len(mults) == len(design.parameters["Mult"].choices)
+
+
+@pytest.mark.sim
+def test_a_survivor_of_the_default_point_is_killed_at_another_point(tmp_path: Path) -> None:
+    """mwr2mm's PE job counter stepping by 0 (`jobs_q + 1'b0`) changes nothing with the
+    default single PE (the campaign's own point) and was once recorded as equivalent; with
+    several PEs the chain uses the counter and the mutant fails there."""
+    design = load_design("mwr2mm")
+    sites = msites.all_sites(design)
+    i = next(i for i, s in enumerate(sites)
+             if s.description.endswith("'jobs_q + 1'b1;' -> 'jobs_q + 1'b0;'"))
+    opts = engine.Options(n=8, txns=10, timeout_s=300, sim="icarus", eq_bits=2, eq_wide=4,
+                          use_proofs=False, point_budget_s=8)  # the cheap points only
+    one = engine.run_campaign("mwr2mm", design, [msites.Mutant(i, sites[i])], len(sites),
+                              engine.Options(**{**vars(opts), "points": False}),
+                              tmp_path / "one", lambda _line: None)
+    assert one.mutants[0].status == "equivalent", one.mutants[0].reason
+    both = engine.run_campaign("mwr2mm", design, [msites.Mutant(i, sites[i])], len(sites),
+                               opts, tmp_path / "all", lambda _line: None)
+    (m,) = both.mutants
+    assert m.status == "killed" and m.reason.startswith("at N="), m.reason
+    assert "P=" in m.reason.split(":", 1)[0]
