@@ -16,12 +16,14 @@ from montverif.spec.formula import formula
 
 @pytest.mark.parametrize("expr,n,expected", [
     ("n + 1", 32, 33), ("n // 2 + 2", 97, 50), ("ceil(n / 2)", 97, 49), ("2*n - 1", 8, 15),
+    ("2 ** n", 8, 256),
 ])
 def test_formula(expr, n, expected):
     assert formula(expr, n) == expected
 
 
-@pytest.mark.parametrize("expr", ["__import__('os')", "n ** 2", "open('x')", "m + 1"])
+@pytest.mark.parametrize("expr", ["__import__('os')", "2 ** 70000", "n ** -1",
+                                  "open('x')", "m + 1"])
 def test_formula_refuses_anything_else(expr):
     with pytest.raises(ConfigError):
         formula(expr, 8)

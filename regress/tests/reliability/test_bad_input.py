@@ -174,9 +174,9 @@ def test_mm42_names_the_operands_as_the_command_line_does() -> None:
     line = one_error(montverif("models", "run", "mm42", "--n", "8", "--x", "1", "--x2", "300",
                                "--y", "2", "--m", "0xeb"))
     assert line == "error: X2 must be in [0, 2^n) (got 0x12c, n=8)"
-    line = one_error(montverif("models", "run", "mm42", "--n", "8", "--x", "200", "--x2",
-                               "100", "--y", "2", "--m", "0x81"))
-    assert line.startswith("error: X + X2 must be < 2M")
+    line = one_error(montverif("models", "run", "mm42", "--n", "8", "--x", "2", "--y", "200",
+                               "--y2", "100", "--m", "0x81"))
+    assert line.startswith("error: Y + Y2 must be < 2M")
 
 
 # --- a read-only build/ ------------------------------------------------------------------------
