@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One shard of the nightly regression, the same on a laptop as in .github/workflows/nightly.yml:
 #   ci/nightly-shard.sh I K [SEED] [OUT]
-# runs `montverif regress --list nightly --shard I/K --seed SEED` into OUT (default
+# runs `montverif regress --list nightly --parts runs,mutation --shard I/K --seed SEED` (the
+# list's formal checks run beside the shards: ci/nightly-formal.sh) into OUT (default
 # build/nightly/shard-I). SEED is the night's base seed: `run` (the CI run number, the same in
 # every shard of one workflow run: what the workflow passes), `date` (today, UTC: the default
 # here) or a number (to replay a night: the seed its report and summary.json name). Every
@@ -20,7 +21,7 @@ ci/setup.sh
 start=$SECONDS
 rc=0
 # shellcheck disable=SC2086  # REGRESS_ARGS is a list of options: split on purpose
-.venv/bin/montverif regress --list nightly --jobs "${JOBS:-2}" --shard "$i/$k" --seed "$seed" \
-  --out "$out" ${REGRESS_ARGS:-} || rc=$?
+.venv/bin/montverif regress --list nightly --parts runs,mutation --jobs "${JOBS:-2}" \
+  --shard "$i/$k" --seed "$seed" --out "$out" ${REGRESS_ARGS:-} || rc=$?
 echo "nightly shard $i/$k: $((SECONDS - start)) s, exit $rc"
 if [ "$rc" -gt 1 ]; then exit "$rc"; fi

@@ -1,5 +1,6 @@
 """Regression lists: expand a list of regress/lists.toml into runs, build every model once,
-run everything in parallel, run the list's mutation campaigns, merge its coverage and report.
+run everything in parallel, run the list's formal checks and mutation campaigns, merge its
+coverage and report.
 
     montverif lists [NAME]
     montverif regress --list smoke [--jobs 2] [--sim verilator] [--dut D] [--seeds K]
@@ -15,8 +16,9 @@ run everything in parallel, run the list's mutation campaigns, merge its coverag
 Progress goes to stderr (one line per build and per finished run); the summary table, the
 failures with their repro commands and a last line `N passed, M failed` go to stdout.
 Results: <out>/report.html, junit.xml, summary.json, coverage/ (merged functional
-coverage and its summary, regress/coverage/closure.py), runs/<run key>/ and mutation/<dut>/ (the
-list's mutation campaigns, run after its runs: regress/mutate/campaigns.py) (default out:
+coverage and its summary, regress/coverage/closure.py), runs/<run key>/, formal/<NN>-<key>/ (the
+list's formal checks, run after its runs: regress/regression/formal_checks.py) and
+mutation/<dut>/ (its mutation campaigns, run last: regress/mutate/campaigns.py) (default out:
 build/regress/<list>-<timestamp>, with build/regress/latest pointing at it); each finished run
 leaves runs/<key>/result.json, which `--resume` reads. Failures are grouped into buckets
 (regress/regression/buckets.py). A summary line per regression goes to build/regress/history.jsonl.
@@ -27,9 +29,11 @@ stale model built once as a job, the runs as one job array whose tasks run sever
 on a file system the nodes share; a run whose job the cluster ends is resubmitted once, then
 reported as an infrastructure error (status ERROR), never as a pass or a failure; an
 interrupt cancels its jobs).
-Mutation campaigns run on this machine (regress/mutate), not through the launcher.
-Exit 0 when every run passed and every mutation campaign met its goal, 1 otherwise, 2 on bad
-input (one-line `error:` message).
+Formal checks and mutation campaigns run on this machine, not through the launcher; --dut
+selects them as it selects runs, --sim leaves the formal checks out (a proof has no
+simulator); a formal check's time limit is its block's `timeout`.
+Exit 0 when every run passed, every formal check reached the verdict it needs and every
+mutation campaign met its goal, 1 otherwise, 2 on bad input (one-line `error:` message).
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ from montverif.regress.flow.slurm import SlurmLauncher
 from montverif.regress.flow.spec import RunSpec
 from montverif.regress.mutate import campaigns
 from montverif.regress.mutate.campaigns import CampaignSpec
-from montverif.regress.regression import folders, runner
+from montverif.regress.regression import folders, formal_checks, runner
 from montverif.regress.regression.folders import RESULTS_ROOT, point_latest, results_dir
 from montverif.regress.regression.lists import (
     LISTS_FILE,
@@ -112,9 +116,15 @@ def _parser() -> argparse.ArgumentParser:
                      help="parallel builds/runs (default: CPU count, %(default)s)")
     run.add_argument("--sim", action="append",
                      help=f"only runs and mutation campaigns of this simulator "
-                          f"({', '.join(tools.SIMULATORS)}; repeatable)")
+                          f"({', '.join(tools.SIMULATORS)}; repeatable; no formal checks)")
     run.add_argument("--dut", action="append",
-                     help="only runs and mutation campaigns of this design (repeatable)")
+                     help="only runs, formal checks and mutation campaigns of this design "
+                          "(repeatable)")
+    run.add_argument("--parts", default=",".join(PARTS), metavar="P[,P...]",
+                     help=f"which parts of the list to do: {', '.join(PARTS)} (default: all); "
+                          "e.g. `--parts formal` on a machine of its own beside the shards, "
+                          "all merged by `montverif merge` (only a whole list adds a history "
+                          "line)")
     run.add_argument("--seeds", type=int, help="seeds per configuration (overrides the list)")
     run.add_argument("--seed", default=str(DEFAULT_BASE_SEED), metavar="S",
                      help="base seed the run seeds and mutants are derived from: an integer, "
@@ -188,6 +198,7 @@ def _parser() -> argparse.ArgumentParser:
 def cmd_list(lists_file: Path, name: str | None) -> int:
     lists = load_lists(lists_file)
     mutations = {n: campaigns.of_list(tl, lists_file.name) for n, tl in lists.items()}
+    checks = {n: formal_checks.of_list(tl, lists_file.name) for n, tl in lists.items()}
     if name is not None:
         tlist = get_list(name, lists_file)
         for run in expand(tlist):
@@ -195,6 +206,9 @@ def cmd_list(lists_file: Path, name: str | None) -> int:
         for c in campaigns.plan(mutations[name], DEFAULT_BASE_SEED):
             print(f"{c.folder:<40} sim={c.sim} n={c.n} mutants={c.mutants} txns={c.txns} "
                   f"goal={c.goal:g}% seed={c.seed}")
+        for f in checks[name]:
+            print(f"{f.folder:<40} {f.wanted} depth={f.spec.depth} "
+                  f"timeout={f.spec.timeout_s}s")
         return 0
     width = max(map(len, lists), default=0)
     for tl in lists.values():
@@ -202,12 +216,26 @@ def cmd_list(lists_file: Path, name: str | None) -> int:
         camps = mutations[tl.name]
         budget = (f" + {len(camps)} mutation campaign{'s' * (len(camps) > 1)}, "
                   f"{sum(c.mutants for c in camps)} mutants" if camps else "")
+        budget += f" + {len(checks[tl.name])} formal checks" if checks[tl.name] else ""
         print(f"{tl.name:<{width}}  {len(runs):>4} runs  {len(unique_builds(runs)):>3} builds"
               f"{budget}  {tl.description}")
     return 0
 
 
+PARTS = ("runs", "formal", "mutation")
+
+
+def _parts(text: str) -> frozenset[str]:
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if unknown := [p for p in parts if p not in PARTS]:
+        raise ListError(f"--parts: unknown {', '.join(unknown)} (known: {', '.join(PARTS)})")
+    if not parts:
+        raise ListError(f"--parts {text!r}: give one or more of {', '.join(PARTS)}")
+    return frozenset(parts)
+
+
 def _check_args(args: argparse.Namespace) -> None:
+    args.parts = _parts(args.parts)
     for opt in ("jobs", "seeds", "timeout", "runs_per_sim"):
         value = getattr(args, opt)
         if value is not None and value < 1:
@@ -255,6 +283,8 @@ class _Job:
     runs: list[RunSpec]
     all_campaigns: list[CampaignSpec]
     campaigns: list[CampaignSpec]
+    all_checks: list[formal_checks.Check]
+    checks: list[formal_checks.Check]
 
 
 def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
@@ -262,7 +292,7 @@ def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
     tlist = get_list(args.name, lists_file)
     shard_ix = parse_shard(args.shard) if args.shard else None
     all_runs = expand(tlist, args.seed, args.seeds, args.sim, args.timeout, args.dut,
-                      args.fixed_seed, args.diff_sims)
+                      args.fixed_seed, args.diff_sims) if "runs" in args.parts else []
     if args.code_coverage:
         all_runs = [replace(r, build=replace(r.build, coverage=r.build.sim == "verilator"))
                     for r in all_runs]
@@ -270,14 +300,21 @@ def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
         all_runs = [replace(r, keep_secrets=True) for r in all_runs]
     all_campaigns = campaigns.plan(campaigns.of_list(tlist, lists_file.name), args.seed,
                                    args.fixed_seed, args.sim, args.dut, args.timeout)
-    if not all_runs and not all_campaigns:
-        raise ListError(f"list '{tlist.name}' has no runs for "
-                        f"{', '.join((args.sim or []) + (args.dut or []))}")
+    all_checks = formal_checks.plan(formal_checks.of_list(tlist, lists_file.name), args.sim,
+                                    args.dut)
+    all_campaigns = all_campaigns if "mutation" in args.parts else []
+    all_checks = all_checks if "formal" in args.parts else []
+    if not all_runs and not all_campaigns and not all_checks:
+        given = (args.sim or []) + (args.dut or [])
+        raise ListError(f"list '{tlist.name}' has no runs for {', '.join(given)}" if given
+                        else f"list '{tlist.name}' has nothing to do in --parts "
+                        f"{','.join(p for p in PARTS if p in args.parts)}")
     runs = shard(all_runs, *shard_ix) if shard_ix else all_runs
     camps = campaigns.shard(all_campaigns, *shard_ix) if shard_ix else all_campaigns
+    checks = formal_checks.shard(all_checks, *shard_ix) if shard_ix else all_checks
     check_runs(launcher, runs)
     campaigns.check_all(camps)
-    return _Job(tlist, shard_ix, all_runs, runs, all_campaigns, camps)
+    return _Job(tlist, shard_ix, all_runs, runs, all_campaigns, camps, all_checks, checks)
 
 
 def make_launcher(args: argparse.Namespace) -> Launcher:
@@ -307,7 +344,7 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
         results_root, job.tlist.name + (f"-shard{job.shard_ix[0]}of{job.shard_ix[1]}"
                                         if job.shard_ix else ""), args.out)
     wanted = folders.plan(job.tlist.name, args.seed, [r.key for r in job.runs],
-                          [c.dut for c in job.campaigns])
+                          [c.dut for c in job.campaigns], [c.key for c in job.checks])
     if isinstance(launcher, SlurmLauncher):  # its jobs' task lists and logs
         launcher.work_dir = out_dir / "slurm"
     # the folder is this regression's while it runs: a second writer is refused
@@ -331,8 +368,9 @@ def _run_in(args: argparse.Namespace, launcher: Launcher, results_root: Path, ou
     print(f"{job.tlist.name}: {BaseSeed(args.seed, args.seed_source).describe()}; replay "
           f"with --seed {args.seed}", file=sys.stderr, flush=True)
     opts = Options(args.jobs, args.fail_fast, args.rerun_waves, args.runs_per_sim)
-    history = None if job.shard_ix else Path(args.history) if args.history else \
-        results_root / "history.jsonl"
+    # a part of the regression (a shard, some of its parts) adds no history line: its merge does
+    history = None if job.shard_ix or args.parts != frozenset(PARTS) else \
+        Path(args.history) if args.history else results_root / "history.jsonl"
     order = {r.key: i for i, r in enumerate(job.all_runs)}
     t0 = time.monotonic()
     # the history line and report.html come after the coverage merge (they show it)
@@ -340,7 +378,10 @@ def _run_in(args: argparse.Namespace, launcher: Launcher, results_root: Path, ou
                          order=order, shard_spec=args.shard or "", planned=len(job.all_runs),
                          seed_source=args.seed_source,
                          history=None, resume=args.resume, campaigns=len(job.campaigns),
-                         campaigns_planned=len(job.all_campaigns))
+                         campaigns_planned=len(job.all_campaigns), checks=len(job.checks),
+                         checks_planned=len(job.all_checks))
+    if job.checks:  # after the runs, before the campaigns (which take the longest)
+        formal_checks.run_all(job.checks, opts, reg, args.resume)
     if job.campaigns:  # after the runs and their reruns, so they never compete with the list
         campaigns.run_all(job.campaigns, opts, reg, args.resume)
     reg.wall_s = earlier_s + time.monotonic() - t0  # a resumed regression: all its attempts

@@ -247,6 +247,22 @@ def point_specs(dut: str | None, timeout_s: int = 600) -> list[FormalSpec]:
     return specs
 
 
+def command(spec: FormalSpec) -> str:
+    """The `montverif formal` line that runs this check again."""
+    params = spec.resolved()
+    if spec.is_design:
+        words = ["montverif formal", f"--dut {spec.block}", f"--n {params.pop('N')}"]
+    else:
+        words = ["montverif formal", f"--block {spec.block}", f"--mode {spec.mode}"]
+        defaults = dict(BLOCKS[spec.block].defaults)
+        params = {k: v for k, v in params.items() if defaults.get(k) != v}
+    words += [f"--params {','.join(f'{k}={v}' for k, v in params.items())}"] if params else []
+    words += [f"--depth {spec.depth}", f"--timeout {spec.timeout_s}"]
+    words += ["--fault"] if spec.fault else []
+    words += [f"--overlay {spec.overlay}"] if spec.overlay else []
+    return " ".join(words)
+
+
 def replay_command(spec: FormalSpec, vector: Path) -> str:
     """The `montverif sim` line that replays a design's counterexample (VectorTest); with an
     overlay, the simulation needs the same broken sources (docs/formal.md)."""

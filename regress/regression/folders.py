@@ -44,12 +44,12 @@ def point_latest(root: Path, target: Path) -> None:
 PLAN_FILE = "plan.json"
 
 
-def plan(name: str, base_seed: int, runs: Sequence[str], campaigns: Sequence[str]
-         ) -> dict[str, object]:
-    """What a regression sets out to do: its list, base seed, run keys and the designs of its
-    mutation campaigns."""
+def plan(name: str, base_seed: int, runs: Sequence[str], campaigns: Sequence[str],
+         checks: Sequence[str] = ()) -> dict[str, object]:
+    """What a regression sets out to do: its list, base seed, run keys, the designs of its
+    mutation campaigns and the keys of its formal checks (when it has any)."""
     return {"list": name, "base_seed": base_seed, "runs": sorted(runs),
-            "campaigns": sorted(campaigns)}
+            "campaigns": sorted(campaigns)} | ({"formal": sorted(checks)} if checks else {})
 
 
 def write_plan(out_dir: Path, wanted: dict[str, object]) -> None:
@@ -59,6 +59,8 @@ def write_plan(out_dir: Path, wanted: dict[str, object]) -> None:
 def _described(p: dict[str, object]) -> str:
     runs, camps = p.get("runs") or [], p.get("campaigns") or []
     extra = f" + {len(camps)} mutation campaign(s)" if isinstance(camps, list) and camps else ""
+    checks = p.get("formal") or []
+    extra += f" + {len(checks)} formal check(s)" if isinstance(checks, list) and checks else ""
     count = len(runs) if isinstance(runs, list) else "?"
     return f"list '{p.get('list')}' (seed {p.get('base_seed')}, {count} runs{extra})"
 
@@ -76,7 +78,8 @@ def check_resume(out_dir: Path, wanted: dict[str, object]) -> float:
     except (OSError, ValueError):  # a folder of an older montverif: its summary says
         found = plan(summary["list"], summary["base_seed"],
                      [r["key"] for r in summary["runs"]],
-                     list(summary.get("mutation", {}))) if summary else {}
+                     list(summary.get("mutation", {})),
+                     list(summary.get("formal", {}))) if summary else {}
     if not found:
         raise ListError(f"--resume: results folder {out_dir} holds no regression to resume "
                         f"(no {PLAN_FILE} or summary.json)")

@@ -1,8 +1,9 @@
 """regress/lists.toml: the regression lists (see the comment at its top for the schema).
 
 A list is entries (widths x bus widths x simulators x ack waits of one design, a number of
-seeds each) and, optionally, `[[<list>.mutation]]` blocks, which this layer keeps as they are
-for the mutation layer (montverif.regress.mutate.campaigns) to read.
+seeds each) and, optionally, `[[<list>.mutation]]` and `[[<list>.formal]]` blocks, which
+this module keeps as written for montverif.regress.mutate.campaigns and
+montverif.regress.regression.formal_checks to read.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class TestList:
     timeout_s: int = DEFAULT_TIMEOUT_S
     # the [[<list>.mutation]] blocks as written (montverif.regress.mutate.campaigns parses them)
     mutation: tuple[object, ...] = ()
+    # the [[<list>.formal]] blocks as written (montverif.regress.regression.formal_checks)
+    formal: tuple[object, ...] = ()
     # fail when a design's merged functional coverage misses its goal (coverage.closure)
     coverage_goals: bool = False
 
@@ -169,7 +172,8 @@ def as_bool(value: object, where: str) -> bool:
 def _test_list(name: str, raw: object, where: str) -> TestList:
     if not isinstance(raw, dict):
         raise ListError(f"{where}: expected a table")
-    known = ("description", "timeout", "entry", "designs", "coverage_goals", "mutation")
+    known = ("description", "timeout", "entry", "designs", "coverage_goals", "mutation",
+             "formal")
     if unknown := [k for k in raw if k not in known]:
         raise ListError(f"{where}: unknown key(s) {', '.join(unknown)} "
                         f"(known: {', '.join(known)})")
@@ -187,11 +191,14 @@ def _test_list(name: str, raw: object, where: str) -> TestList:
     mutation = raw.get("mutation", [])
     if not isinstance(mutation, list):
         raise ListError(f"{where}.mutation: expected [[...mutation]] blocks")
-    if not (expanded or mutation):
+    formal = raw.get("formal", [])
+    if not isinstance(formal, list):
+        raise ListError(f"{where}.formal: expected [[...formal]] blocks")
+    if not (expanded or mutation or formal):
         raise ListError(f"{where}: no [[{name}.entry]]")
     return TestList(name, str(raw.get("description", "")), tuple(expanded),
                     as_int(raw.get("timeout", DEFAULT_TIMEOUT_S), f"{where}.timeout", 1),
-                    tuple(mutation),
+                    tuple(mutation), tuple(formal),
                     as_bool(raw.get("coverage_goals", False), f"{where}.coverage_goals"))
 
 

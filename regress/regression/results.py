@@ -1,5 +1,6 @@
 """What became of a regression: a result per build and per run, the traced reruns of
-failures, the cross-simulator comparisons and the mutation campaigns' records."""
+failures, the cross-simulator comparisons, the formal checks' and the mutation campaigns'
+records."""
 
 from __future__ import annotations
 
@@ -106,6 +107,9 @@ class Regression:
     # mutation campaigns: design -> record (regress/mutate/campaigns.py), in list order
     mutation: dict[str, dict] = field(default_factory=dict)
     mutation_planned: int = 0  # campaigns of the whole (unsharded) regression
+    # formal checks: check key -> record (regress/regression/formal_checks.py), in list order
+    formal: dict[str, dict] = field(default_factory=dict)
+    formal_planned: int = 0  # checks of the whole (unsharded) regression
     # where base_seed came from: "given", "date YYYY-MM-DD", "run number K" (--seed)
     seed_source: str = "given"
 
@@ -115,11 +119,17 @@ class Regression:
     def campaigns(self, *statuses: str) -> int:
         return sum(m["status"] in statuses for m in self.mutation.values())
 
+    def formal_ok(self) -> int:
+        """Formal checks that reached the verdict they needed."""
+        return sum(bool(f.get("ok")) for f in self.formal.values())
+
     @property
     def passed(self) -> bool:
-        return (bool(self.results) or bool(self.mutation) or self.shard != "") and all(
+        return (bool(self.results) or bool(self.mutation) or bool(self.formal)
+                or self.shard != "") and all(
             r.passed for r in self.results) and all(d.same for d in self.diffs) and \
-            self.campaigns(MUT_PASSED) == len(self.mutation)
+            self.campaigns(MUT_PASSED) == len(self.mutation) and \
+            self.formal_ok() == len(self.formal)
 
 
 @dataclass

@@ -34,20 +34,24 @@ def regress(launcher: Launcher, name: str, runs: Sequence[RunSpec], opts: Option
             out_dir: Path, base_seed: int, *, order: dict[str, int] | None = None,
             shard_spec: str = "", planned: int = 0, history: Path | None = None,
             resume: bool = False, campaigns: int = 0, campaigns_planned: int = 0,
+            checks: int = 0, checks_planned: int = 0,
             seed_source: str = "given") -> Regression:
     """Build every model, run every seed, rerun failures with waves and compare the
-    simulators (the runs were checked already); `campaigns` mutation campaigns follow (run by
-    the caller, after this returns). reg.wall_s is this part's time."""
+    simulators (the runs were checked already); `checks` formal checks and `campaigns`
+    mutation campaigns follow (run by the caller, after this returns). reg.wall_s is this
+    part's time."""
     reg = Regression(name, base_seed, opts.jobs, out_dir, datetime.now().astimezone(),
                      git=tools.git_revision(ROOT), versions=tools.versions(),
                      shard=shard_spec, planned=planned or len(runs), history=history,
                      order=order or {r.key: i for i, r in enumerate(runs)},
                      mutation_planned=campaigns_planned or campaigns,
+                     formal_planned=checks_planned or checks,
                      seed_source=seed_source)
     t0 = time.monotonic()
     previous = finished_results(out_dir, runs) if resume else {}
     specs = unique_builds(r for r in runs if r.key not in previous)
-    more = f" + {campaigns} mutation campaign(s)" if campaigns else ""
+    more = f" + {checks} formal check(s)" if checks else ""
+    more += f" + {campaigns} mutation campaign(s)" if campaigns else ""
     print(f"{name}: {len(runs)} runs, {len(specs)} builds{more}, {opts.jobs} job(s); "
           f"results in {out_dir}", file=sys.stderr, flush=True)
     if resume:
@@ -123,6 +127,7 @@ def merge(out_dir: Path, shard_dirs: Sequence[Path], history: Path | None) -> Re
                         wall_s=max(r.wall_s for r in regs), history=history,
                         planned=max(r.planned for r in regs),
                         mutation_planned=max(r.mutation_planned for r in regs),
+                        formal_planned=max(r.formal_planned for r in regs),
                         seed_source=first.seed_source)
     seen: set[str] = set()
     for reg, folder in zip(regs, shard_dirs, strict=True):
@@ -142,6 +147,7 @@ def merge(out_dir: Path, shard_dirs: Sequence[Path], history: Path | None) -> Re
         merged.diffs += reg.diffs
         merged.stopped = merged.stopped or reg.stopped
         _merge_mutation(merged, reg, folder)
+        _merge_formal(merged, reg, folder)
     merged.results.sort(key=lambda r: r.index)
     merged.diffs.sort(key=lambda d: d.key)
     gits = sorted({r.git for r in regs})
@@ -155,6 +161,10 @@ def merge(out_dir: Path, shard_dirs: Sequence[Path], history: Path | None) -> Re
     if len(merged.mutation) != merged.mutation_planned:
         merged.notes.append(f"incomplete: {len(merged.mutation)} of {merged.mutation_planned} "
                             f"mutation campaigns (shards {', '.join(shards)})")
+    merged.formal = dict(sorted(merged.formal.items(), key=lambda kv: kv[1].get("index", 0)))
+    if len(merged.formal) != merged.formal_planned:
+        merged.notes.append(f"incomplete: {len(merged.formal)} of {merged.formal_planned} "
+                            f"formal checks (shards {', '.join(shards)})")
     return merged
 
 
@@ -166,3 +176,13 @@ def _merge_mutation(merged: Regression, reg: Regression, folder: Path) -> None:
         if dut in merged.mutation:
             raise ListError(f"mutation campaign {dut} is in more than one shard")
         merged.mutation[dut] = rec
+
+
+def _merge_formal(merged: Regression, reg: Regression, folder: Path) -> None:
+    """A shard's formal checks (records and their folders) into the merged results."""
+    if (folder / "formal").is_dir():
+        shutil.copytree(folder / "formal", merged.out_dir / "formal", dirs_exist_ok=True)
+    for key, rec in reg.formal.items():
+        if key in merged.formal:
+            raise ListError(f"formal check {key} is in more than one shard")
+        merged.formal[key] = rec

@@ -57,6 +57,7 @@ def summary_dict(reg: Regression) -> dict[str, object]:
             "buckets": [b.to_dict() for b in buckets(reg.results)],
             "diffs": [asdict(d) for d in reg.diffs],
             "mutation": reg.mutation, "mutation_planned": reg.mutation_planned,
+            "formal": reg.formal, "formal_planned": reg.formal_planned,
             "runs": [run_record(r) for r in reg.results]}
 
 
@@ -98,6 +99,8 @@ def load_summary(path: Path) -> Regression:
                      for d in raw.get("diffs", [])]
         reg.mutation = dict(raw.get("mutation", {}))
         reg.mutation_planned = int(raw.get("mutation_planned", len(reg.mutation)))
+        reg.formal = dict(raw.get("formal", {}))
+        reg.formal_planned = int(raw.get("formal_planned", len(reg.formal)))
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
     except (ValueError, KeyError, TypeError) as exc:

@@ -1,5 +1,6 @@
 """Nightly history: one JSON line per regression (pass rate, counts, wall time, coverage %,
-the mutation score of each design with a campaign and their mean and minimum).
+each formal check's verdict and how many reached the one they need, the mutation score of
+each design with a campaign and their mean and minimum).
 
 `montverif regress` appends to <results root>/history.jsonl (`--history PATH` changes it;
 shards do not append, their `regress merge` does). The HTML report plots it.
@@ -61,6 +62,17 @@ def mutation_scores(summary: dict) -> dict[str, object]:
             "mutation_min": min(scores) if scores else None}
 
 
+def formal_verdicts(summary: dict) -> dict[str, object]:
+    """Each formal check's verdict (`bounded`, `failed`, ...; `ok` whether it is the one the
+    check needs) and how many of the checks reached theirs (None without formal checks)."""
+    checks = summary.get("formal", {})
+    per = {key: {"status": rec.get("status"), "ok": bool(rec.get("ok"))}
+           for key, rec in checks.items()}
+    return {"formal": per,
+            "formal_ok": sum(v["ok"] for v in per.values()) if per else None,
+            "formal_total": len(per) if per else None}
+
+
 def partial(summary: dict) -> str:
     """Why the regression of this summary is partial ("" when it ran all it planned)."""
     passed, failed = int(summary["passed"]), int(summary["failed"])
@@ -68,10 +80,15 @@ def partial(summary: dict) -> str:
     campaigns = summary.get("mutation", {})
     camp_done = sum(rec.get("status") != "skipped" for rec in campaigns.values())
     camp_planned = int(summary.get("mutation_planned", len(campaigns)))
-    if passed + failed == planned and camp_done == camp_planned and not summary.get("stopped"):
+    checks = summary.get("formal", {})
+    checks_done = sum(rec.get("status") != "skipped" for rec in checks.values())
+    checks_planned = int(summary.get("formal_planned", len(checks)))
+    if passed + failed == planned and camp_done == camp_planned and \
+            checks_done == checks_planned and not summary.get("stopped"):
         return ""
     why = summary.get("stopped") or "incomplete"
     text = f"{why}: {passed + failed} of {planned} runs"
+    text += f", {checks_done} of {checks_planned} formal checks" if checks_planned else ""
     return text + (f", {camp_done} of {camp_planned} mutation campaigns" if camp_planned else "")
 
 
@@ -84,7 +101,8 @@ def record(summary: dict, out_dir: Path) -> dict[str, object]:
         "errors": summary.get("errors", 0),
         "pass_rate": round(100.0 * passed / done, 2) if done else None,
         "buckets": len(summary.get("buckets", [])), "wall_s": summary["wall_s"],
-        "coverage_pct": coverage_pct(out_dir), **mutation_scores(summary),
+        "coverage_pct": coverage_pct(out_dir), **formal_verdicts(summary),
+        **mutation_scores(summary),
         "out_dir": str(out_dir)}
     if why := partial(summary):
         rec |= {"partial": why, "pass_rate": None, "coverage_pct": None}

@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 
+from montverif.regress.regression import formal_checks
 from montverif.regress.report import history
 
 CSS = """body{font-family:sans-serif;margin:1.5em;max-width:1300px}
@@ -358,6 +359,34 @@ def mutation_section(campaigns: dict[str, dict], out_dir: Path) -> list[str]:
     return body
 
 
+def _formal_row(rec: dict, out_dir: Path) -> str:
+    """One check: its folder's formal.json, the verdict, the counterexample and repro."""
+    verdict = out_dir / rec["dir"] / "formal.json"
+    name = (f'<a href="{_e(_rel(verdict, out_dir))}">{_e(rec["key"])}</a>' if verdict.exists()
+            else _e(rec["key"]))
+    cex = " ".join(f'<a href="{_e(rec[k])}">{label}</a>'
+                   for k, label in (("trace", "VCD"), ("vector", "vector")) if rec.get(k))
+    ok = bool(rec["ok"])
+    return (f"<tr data-status={'PASS' if ok else 'FAIL'}><td>{name}</td>"
+            f"<td class={'PASS' if ok else 'FAIL'}>{_e(formal_checks.describe(rec))}</td>"
+            f"<td>{_e(rec['wanted'])}</td><td>{rec['seconds']:.0f}</td><td>{cex or '-'}</td>"
+            f"<td><code>{_e(rec.get('replay') or rec['repro'])}</code></td></tr>")
+
+
+def formal_section(checks: dict[str, dict], out_dir: Path) -> list[str]:
+    """Every formal check with its verdict, the verdict it needs, the counterexample of a
+    failure (VCD and vector file) and the command that repeats or replays it."""
+    recs = list(checks.values())
+    ok = sum(bool(r["ok"]) for r in recs)
+    return ["<h2 id=\"formal\">Formal</h2>",
+            f"<p>{ok} of {len(recs)} check(s) reached the verdict they need: <i>bounded</i> "
+            "(no counterexample through the whole first operation at that point), "
+            "<i>proved</i> (k-induction closed), <i>failed</i> for a fault build "
+            "(docs/formal.md).</p>",
+            table(("check", "verdict", "needs", "seconds", "counterexample", "repro or replay"),
+                  [_formal_row(r, out_dir) for r in recs], "formal", ("PASS", "FAIL"))]
+
+
 def _seed_source(summary: dict) -> str:
     """Where the base seed came from (--seed date / run), when not given as a number."""
     source = summary.get("base_seed_source", "given")
@@ -379,6 +408,11 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
                                          if summary.get("shard") else "") + "</p>",
             "<p>tools: " + _e(", ".join(f"{k} {v}" for k, v in
                                          summary.get("versions", {}).items())) + "</p>"]
+    if checks := list(summary.get("formal", {}).values()):
+        missed = [c["key"] for c in checks if not c["ok"]]
+        body.append(f'<p><a href="#formal">formal</a>: {len(checks) - len(missed)} of '
+                    f"{len(checks)} check(s) as required"
+                    + (f"; <b>not: {_e(', '.join(missed))}</b>" if missed else "") + "</p>")
     if muts := list(summary.get("mutation", {}).values()):
         below = [m["dut"] for m in muts if m["status"] != "passed"]
         body.append(f'<p><a href="#mutation">mutation</a>: {len(muts) - len(below)} of '
@@ -398,6 +432,10 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
                               "pass rate per regression"))
         body.append(svg_trend([(h["start"][:19], h.get("coverage_pct")) for h in hist],
                               "functional coverage (covered / total bins)"))
+        if summary.get("formal") or any(h.get("formal_total") for h in hist):
+            body.append(svg_trend([(h["start"][:19], 100.0 * h["formal_ok"] / h["formal_total"]
+                                    if h.get("formal_total") else None) for h in hist],
+                                  "formal checks that reached the verdict they need (%)"))
         if summary.get("mutation") or any(h.get("mutation_mean") is not None for h in hist):
             body.append(svg_trend([(h["start"][:19], h.get("mutation_mean")) for h in hist],
                                   "mutation score, mean over the designs",
@@ -444,6 +482,8 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
              f"<td class={'PASS' if d['same'] else 'FAIL'}>"
              f"{'identical transaction logs' if d['same'] else _e(d['detail'])}"
              "</td></tr>" for d in summary["diffs"]]))
+    if summary.get("formal"):
+        body += formal_section(summary["formal"], out_dir)
     if summary.get("mutation"):
         body += mutation_section(summary["mutation"], out_dir)
     body.append("<h2>Coverage</h2>")

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from montverif.regress.flow.spec import RunSpec, with_design_tests
+from montverif.regress.regression import formal_checks
 from montverif.regress.regression.results import (
     ERROR,
     FAIL,
@@ -144,6 +145,8 @@ def junit_tree(reg: Regression) -> ET.ElementTree:
         for res in row.results:
             _testcases(suite, reg, res, index[res.run.key])
         _count(suite, row.build_s + row.wall_s)
+    if reg.formal:
+        _formal_suite(root, reg, stamp, host)
     if reg.mutation:
         _mutation_suite(root, reg, stamp, host)
     if reg.diffs:
@@ -172,6 +175,33 @@ def junit_tree(reg: Regression) -> ET.ElementTree:
     root.set("time", f"{reg.wall_s:.3f}")
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def _formal_suite(root: ET.Element, reg: Regression, stamp: str, host: str) -> None:
+    """One testcase per formal check (`<design>.formal`, named by its point): a failure when
+    it missed the verdict it needs (the failing assertion, the counterexample and the replay
+    line), an error when it could not run, skipped when not started."""
+    recs = list(reg.formal.values())
+    suite = ET.SubElement(root, "testsuite", {
+        "name": "formal", "timestamp": stamp, "hostname": host})
+    for r in recs:
+        point = "-".join(f"{k}{v}" for k, v in r["point"].items())
+        case = ET.SubElement(suite, "testcase", classname=f"{r['dut']}.formal",
+                             name=point + ("-fault" if r["fault"] else ""),
+                             time=f"{r['seconds']:.3f}")
+        said = formal_checks.describe(r)
+        detail = "\n".join(f"{k}: {v}" for k, v in (
+            ("where", r.get("location")), ("counterexample", r.get("trace")),
+            ("vector", r.get("vector")), ("replay", r.get("replay")), ("repro", r["repro"])) if v)
+        if r["status"] == formal_checks.SKIPPED:
+            ET.SubElement(case, "skipped", message=r["message"])
+        elif r["status"] == formal_checks.ERROR:
+            ET.SubElement(case, "error", message=r["message"], type="error").text = detail
+        elif not r["ok"]:
+            ET.SubElement(case, "failure", message=f"{said} (needs {r['wanted']})",
+                          type="failure").text = detail
+        ET.SubElement(case, "system-out").text = f"{said}\nfolder: {r['dir']}\n{detail}"
+    _count(suite, sum(float(r["seconds"]) for r in recs))
 
 
 def _mutation_suite(root: ET.Element, reg: Regression, stamp: str, host: str) -> None:

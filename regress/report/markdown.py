@@ -1,6 +1,6 @@
 """A regression as Markdown, for a CI job's summary page (GitHub's GITHUB_STEP_SUMMARY):
 the verdict and the base seed, pass/fail per design, the failure buckets each with its
-repro line, the mutation campaigns and the merged functional coverage.
+repro line, the formal checks, the mutation campaigns and the merged functional coverage.
 
     montverif report DIR --markdown      (ci/pr.sh appends it to $GITHUB_STEP_SUMMARY)
 
@@ -15,6 +15,8 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+
+from montverif.regress.regression.formal_checks import SKIPPED, describe
 
 MAX_SEEDS = 8  # seeds listed per bucket; the rest are counted
 MAX_BINS = 6  # uncovered bins listed per design; the rest are counted
@@ -44,6 +46,8 @@ def _per_design(summary: dict[str, Any]) -> list[str]:
     for run in summary["runs"]:
         row = rows.setdefault(run["dut"], {"PASS": 0, "FAIL": 0, "ERROR": 0, "SKIP": 0})
         row[run["status"]] = row.get(run["status"], 0) + 1
+    if not rows:  # a list of formal checks or mutation campaigns only
+        return []
     errors = any(row["ERROR"] for row in rows.values())  # infrastructure: a column if any
     lines = ["| design | verdict | passed | failed |" + (" infrastructure |" if errors else "")
              + " not started |", "|---|---|---:|---:|" + ("---:|" if errors else "") + "---:|"]
@@ -84,6 +88,22 @@ def _mutation(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _formal(summary: dict[str, Any]) -> list[str]:
+    checks = list(summary.get("formal", {}).values())
+    if not checks:
+        return []
+    ok = sum(bool(c.get("ok")) for c in checks)
+    lines = ["", f"### Formal ({ok} of {len(checks)} as required)", "",
+             "| check | verdict | needs | seconds | counterexample | repro |",
+             "|---|---|---|---:|---|---|"]
+    for c in checks:
+        mark = "" if c.get("ok") else " ❌"
+        cex = " ".join(_code(c[k]) for k in ("trace", "vector") if c.get(k)) or "-"
+        lines.append(f"| `{c['key']}` | {_cell(describe(c))}{mark} | {c['wanted']} | "
+                     f"{c['seconds']:.0f} | {cex} | {_code(c.get('replay') or c['repro'])} |")
+    return lines
+
+
 def _coverage(coverage: dict[str, Any] | None) -> list[str]:
     if not coverage or not coverage.get("duts"):
         return ["", "### Functional coverage", "", "No coverage merged (no passing run wrote "
@@ -109,7 +129,11 @@ def render(summary: dict[str, Any], coverage: dict[str, Any] | None) -> str:
     """The Markdown of one regression's summary.json (and its merged coverage summary)."""
     failed, passed, skipped = summary["failed"], summary["passed"], summary["skipped"]
     errors = summary.get("errors", 0)
-    verdict = "❌ FAILED" if failed else "⚠️ INCOMPLETE" if skipped or errors or \
+    missed = [c for c in summary.get("formal", {}).values()
+              if not c.get("ok") and c.get("status") != SKIPPED]
+    missed += [m for m in summary.get("mutation", {}).values()
+               if m.get("status") in ("failed", "error")]
+    verdict = "❌ FAILED" if failed or missed else "⚠️ INCOMPLETE" if skipped or errors or \
         summary["stopped"] else "✅ PASSED"
     shard = f", shard {summary['shard']}" if summary.get("shard") else ""
     lines = [f"## montverif regression `{summary['list']}`{shard}: {verdict}", "",
@@ -118,7 +142,7 @@ def render(summary: dict[str, Any], coverage: dict[str, Any] | None) -> str:
              + f"{skipped} not started; wall "
              f"{summary['wall_s']:.0f} s; git `{summary['git']}`.", "", _seed_line(summary), ""]
     lines += [f"> {_cell(note)}" for note in summary.get("notes", [])]
-    lines += _per_design(summary) + _buckets(summary) + _mutation(summary)
+    lines += _per_design(summary) + _buckets(summary) + _formal(summary) + _mutation(summary)
     lines += _coverage(coverage)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).rstrip("\n") + "\n"  # one blank line
 

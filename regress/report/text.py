@@ -1,12 +1,13 @@
 """The terminal summary of a regression: a table per model, the failures with their repro
-lines, the failure buckets, the cross-simulator comparisons, the mutation campaigns and the
-last line `N passed, M failed`."""
+lines, the failure buckets, the cross-simulator comparisons, the formal checks, the mutation
+campaigns and the last line `N passed, M failed`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from montverif.regress.regression import formal_checks
 from montverif.regress.regression.buckets import buckets
 from montverif.regress.regression.results import (
     ERROR,
@@ -141,32 +142,62 @@ def format_mutation(reg: Regression) -> str:
     return "\n".join(lines)
 
 
+def format_formal(reg: Regression) -> str:
+    """One row per formal check (its point, the verdict it reached and the one it needs);
+    for each that missed: the failing assertion, the counterexample (VCD and vector file),
+    the replay and repro lines."""
+    if not reg.formal:
+        return ""
+    recs = list(reg.formal.values())
+    width = max(len("check"), *(len(r["key"]) for r in recs))
+    lines = ["formal checks (SBY; docs/formal.md):", f"{'check':<{width}} {'seconds':>7}  verdict",
+             "-" * (width + 30)]
+    for r in recs:
+        mark = "" if r["ok"] else f"  ✗ needs {r['wanted']}"
+        lines.append(f"{r['key']:<{width}} {r['seconds']:>7.0f}  "
+                     f"{formal_checks.describe(r)}{mark}")
+        if not r["ok"] and r["status"] != formal_checks.SKIPPED:
+            lines += [f"  {k}: {v}" for k, v in (
+                ("where", r.get("location")), ("counterexample", r.get("trace")),
+                ("vector", r.get("vector")), ("replay", r.get("replay"))) if v]
+            lines.append(f"  repro: {r['repro']}")
+    lines.append(f"formal: {reg.formal_ok()}/{len(recs)} check(s) as required; each in "
+                 f"{reg.out_dir}/formal/<NN>-<check>/ (formal.json, record.json, SBY's tasks)")
+    return "\n".join(lines)
+
+
 def final_line(reg: Regression) -> str:
     """The last line of the terminal output, read by CI: `N passed, M failed` (runs,
-    cross-simulator comparisons and mutation campaigns)."""
-    passed = reg.count(PASS) + sum(d.same for d in reg.diffs) + reg.campaigns(MUT_PASSED)
+    cross-simulator comparisons, formal checks and mutation campaigns)."""
+    checked = [f for f in reg.formal.values() if f["status"] != formal_checks.SKIPPED]
+    passed = (reg.count(PASS) + sum(d.same for d in reg.diffs) + reg.campaigns(MUT_PASSED)
+              + reg.formal_ok())
     failed = (reg.count(FAIL) + sum(not d.same for d in reg.diffs)
-              + reg.campaigns(MUT_FAILED, MUT_ERROR))
+              + reg.campaigns(MUT_FAILED, MUT_ERROR) + sum(not f["ok"] for f in checked))
     errors = reg.count(ERROR)
     return f"{passed} passed, {failed} failed" + (
         f", {errors} infrastructure error(s)" if errors else "")
 
 
 def format_summary(reg: Regression) -> str:
-    parts = [format_table(reg)] if reg.results or not reg.mutation else []
+    parts = [format_table(reg)] if reg.results or not (reg.mutation or reg.formal) else []
     for extra in (format_failures(reg), format_buckets(reg), format_diffs(reg),
-                  format_mutation(reg)):
+                  format_formal(reg), format_mutation(reg)):
         if extra:
             parts.append(extra)
     tail = [f"results: {reg.out_dir} (report.html, junit.xml, summary.json, runs/"
-            + (", mutation/)" if reg.mutation else ")"),
+            + (", formal/" if reg.formal else "") + (", mutation/)" if reg.mutation else ")"),
             f"wall time: {_duration(reg.wall_s)} with {reg.jobs} job(s)"]
     tail += [f"shard {reg.shard}: {len(reg.results)} of {reg.planned} runs"
+             + (f", {len(reg.formal)} of {reg.formal_planned} formal checks"
+                if reg.formal_planned else "")
              + (f", {len(reg.mutation)} of {reg.mutation_planned} mutation campaigns"
                 if reg.mutation_planned else "")] if reg.shard else []
     tail += reg.notes
     if reg.stopped:
         tail.append(f"{reg.count(SKIP)} run(s) not started: {reg.stopped}")
+        if skipped := sum(f["status"] == formal_checks.SKIPPED for f in reg.formal.values()):
+            tail.append(f"{skipped} formal check(s) not started: {reg.stopped}")
         if skipped := reg.campaigns(MUT_SKIPPED):
             tail.append(f"{skipped} mutation campaign(s) not started: {reg.stopped}")
     parts.append("\n".join(tail + [final_line(reg)]))

@@ -112,23 +112,30 @@ def test_a_design_s_formal_timeout_lengthens_its_points() -> None:
 
 @pytest.mark.formal
 def test_the_nightly_formal_job_checks_the_points_and_writes_the_summary(tmp_path: Path) -> None:
+    """ci/nightly-formal.sh: the nightly list's formal checks of one design as a results
+    folder the merge joins with the shards, its Markdown in the job summary, then the
+    recorded equivalent mutants into a copy of the proof file."""
     summary = tmp_path / "step-summary.md"
-    res = subprocess.run(["bash", str(ROOT / "ci" / "nightly-formal.sh"), str(tmp_path / "f")],
+    out = tmp_path / "f"
+    res = subprocess.run(["bash", str(ROOT / "ci" / "nightly-formal.sh"), str(out), "7"],
                          env=os.environ | {"DUT": "mont_r2", "GITHUB_STEP_SUMMARY": str(summary)},
                          capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stdout + res.stderr
-    record = json.loads((tmp_path / "f" / "summary.json").read_text())
+    record = json.loads((out / "summary.json").read_text())
+    assert (record["list"], record["base_seed"], record["runs"]) == ("nightly", 7, [])
     points = load_design("mont_r2").formal_points
-    assert record["passed"] == record["total"] == len(points) >= 2
-    assert [v["spec"]["params"]["N"] for v in record["verdicts"]] == [n for n, _ in points]
-    assert all(v["status"] == "bounded" for v in record["verdicts"])
+    checks = list(record["formal"].values())
+    assert len(checks) == len(points) + 1 >= 3  # every point and the fault build
+    assert [c["point"]["N"] for c in checks if not c["fault"]] == [n for n, _ in points]
+    assert all(c["ok"] for c in checks)
+    assert [c["status"] for c in checks] == ["bounded"] * len(points) + ["failed"]
     text = summary.read_text()
-    assert text.startswith(f"## Formal: {len(points)} of {len(points)} as required")
-    assert "| mont_r2 | N=4 | BOUNDED | 9 |" in text
+    assert f"### Formal ({len(checks)} of {len(checks)} as required)" in text
+    assert "| `mont_r2-N4-bmc-k9` | bounded to depth 9 | bounded |" in text
     # then the recorded equivalent mutants no SBY proof backs yet, into a copy of the file
-    checked = (tmp_path / "f" / "mutants" / "mutants.txt").read_text().splitlines()
-    assert checked[-1].endswith(str(tmp_path / "f" / "mutants" / "equivalents.json"))
+    checked = (out / "mutants" / "mutants.txt").read_text().splitlines()
+    assert checked[-1].endswith(str(out / "mutants" / "equivalents.json"))
     assert "proof(s) checked" in checked[-1] and "Recorded equivalent mutants" in text
-    again = subprocess.run(["bash", str(ROOT / "ci" / "nightly-formal.sh"), str(tmp_path / "f")],
+    again = subprocess.run(["bash", str(ROOT / "ci" / "nightly-formal.sh"), str(out)],
                            capture_output=True, text=True, timeout=300)
-    assert again.returncode == 2 and "not empty" in again.stderr
+    assert again.returncode == 2 and "holds a regression already" in again.stderr

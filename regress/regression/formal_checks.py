@@ -1,0 +1,287 @@
+"""Formal checks of a regression list: the `[[<list>.formal]]` blocks of regress/lists.toml,
+run by `montverif regress` after the list's simulation runs (docs/formal.md, docs/regression.md).
+
+A block names what to check:
+
+    [[nightly.formal]]
+    dut = "*"        # every design's [formal] points and the bus loader's proof; or a name,
+                     # or a list of names (designs, or the block mv_bus_loader)
+    n = [4]          # optional: only these widths (a design without a [formal] point at a
+                     # width is checked there with its default parameters)
+    fault = true     # optional: also each design's fault build at its first point, which
+                     # must fail (a counterexample): the check catches a broken design
+    timeout = 600    # optional: seconds per SBY task (a design's [formal] timeout if longer)
+
+Each check is one `flow.formal` run in <results>/formal/<NN>-<key>/ and ends in a record
+(summary.json "formal": {key: record}): its verdict (proved, bounded to depth k, failed with
+the failing assertion, its counterexample VCD and a replayable vector file, vacuous,
+unknown), the verdict it needed and whether it got it, and the `montverif formal` line that
+repeats it. A check that could not run is an `error` record with one line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from montverif.regress.flow import formal
+from montverif.regress.flow.launcher import one_line
+from montverif.regress.regression.lists import ListError, TestList, as_bool, as_int, as_strs
+from montverif.regress.regression.results import FAIL, PASS, Regression
+from montverif.regress.regression.scheduler import Options, Progress, parallel
+from montverif.spec.designs import known_designs, load_design
+from montverif.spec.errors import ConfigError
+
+KEYS = ("dut", "n", "fault", "timeout")
+FOLDER = "formal"
+DEFAULT_TIMEOUT_S = 600
+ERROR, SKIPPED = "error", "skipped"  # records of checks that gave no verdict
+
+
+@dataclass(frozen=True)
+class Check:
+    """One formal check of a list: the proof, and its position among the list's checks."""
+
+    spec: formal.FormalSpec
+    index: int = 0
+
+    @property
+    def key(self) -> str:
+        return self.spec.key
+
+    @property
+    def folder(self) -> str:
+        """The check's folder, relative to the results folder."""
+        return f"{FOLDER}/{self.index:02d}-{self.key}"
+
+    @property
+    def wanted(self) -> str:
+        return formal.wanted(self.spec)
+
+    @property
+    def dut(self) -> str:
+        return self.spec.block
+
+
+# --- lists.toml -----------------------------------------------------------------------------
+def _names(raw: object, where: str) -> list[str]:
+    known = [*formal.BLOCKS, *known_designs()]
+    if raw == "*":
+        return [*formal.BLOCKS, *(d for d in known_designs() if load_design(d).formal_points)]
+    names = as_strs(raw if isinstance(raw, list) else [raw], where, known)
+    return list(dict.fromkeys(names))
+
+
+def _widths(raw: object, where: str) -> list[int] | None:
+    if raw is None:
+        return None
+    values = raw if isinstance(raw, list) else [raw]
+    return [as_int(v, where, 2) for v in values]
+
+
+def _design_specs(name: str, widths: list[int] | None, fault: bool, timeout_s: int,
+                  where: str) -> list[formal.FormalSpec]:
+    design = load_design(name)
+    points = [(n, p) for n, p in design.formal_points if widths is None or n in widths]
+    points += [(n, ()) for n in widths or [] if n not in {p[0] for p in points}]
+    if not points:
+        raise ListError(f"{where}: {name} names no [formal] points (give n = [...])")
+    specs = [formal.FormalSpec(name, (("N", n), *params), mode="bmc",
+                               timeout_s=max(timeout_s, design.formal_timeout))
+             for n, params in points]
+    if fault:
+        if not design.fault_params:
+            raise ListError(f"{where}: {name} has no [fault] build to check")
+        specs.append(dataclasses.replace(specs[0], fault=True))
+    try:
+        return [dataclasses.replace(s, depth=(depth := s.core_proof().depth), cover_depth=depth)
+                for s in specs]
+    except ConfigError as exc:
+        raise ListError(f"{where}: {name}: {exc}") from None
+
+
+def parse(raw: object, where: str) -> list[formal.FormalSpec]:
+    """One `[[<list>.formal]]` block: its checks, in the order of its names."""
+    if not isinstance(raw, dict):
+        raise ListError(f"{where}: expected a table")
+    if "dut" not in raw:
+        raise ListError(f"{where}: missing dut")
+    if unknown := [k for k in raw if k not in KEYS]:
+        raise ListError(f"{where}: unknown key(s) {', '.join(unknown)} "
+                        f"(known: {', '.join(KEYS)})")
+    widths = _widths(raw.get("n"), f"{where}.n")
+    fault = as_bool(raw.get("fault", False), f"{where}.fault")
+    timeout_s = as_int(raw.get("timeout", DEFAULT_TIMEOUT_S), f"{where}.timeout", 1)
+    specs: list[formal.FormalSpec] = []
+    for name in _names(raw["dut"], f"{where}.dut"):
+        if name in formal.BLOCKS:
+            specs += [formal.FormalSpec(name, (("N", n),) if n != 8 else (),
+                                        timeout_s=timeout_s) for n in widths or [8]]
+        else:
+            specs += _design_specs(name, widths, fault, timeout_s, where)
+    for spec in specs:
+        try:
+            formal.check(spec)
+        except ConfigError as exc:
+            raise ListError(f"{where}: {exc}") from None
+    return specs
+
+
+def of_list(tlist: TestList, lists_name: str = "lists.toml") -> tuple[Check, ...]:
+    """The checks of a list's `[[<list>.formal]]` blocks (ListError if malformed); a check
+    named twice is refused."""
+    where = f"{lists_name}: {tlist.name}.formal"
+    specs = [s for i, b in enumerate(tlist.formal) for s in parse(b, f"{where}[{i}]")]
+    seen: set[str] = set()
+    for s in specs:
+        if s.key in seen:
+            raise ListError(f"{where}: {s.key} is checked more than once")
+        seen.add(s.key)
+    return tuple(Check(s, i) for i, s in enumerate(specs))
+
+
+def plan(checks: Sequence[Check], sims: Sequence[str] | None = None,
+         duts: Sequence[str] | None = None) -> list[Check]:
+    """The checks to run: none when the runs are limited to simulators (a proof has none);
+    with designs named, only theirs (the loader's proof belongs to no design)."""
+    if sims:
+        return []
+    return [c for c in checks if not duts or c.dut in duts]
+
+
+def cost(check: Check) -> float:
+    """Relative cost, to balance shards: the state grows with N, the steps with the depth."""
+    params = check.spec.resolved()
+    return float(params.get("N", 8) * check.spec.depth) * (2.0 if check.spec.fault else 1.0)
+
+
+def shard(checks: Sequence[Check], index: int, count: int) -> list[Check]:
+    """The checks of shard index/count (1-based): each to exactly one shard, the costliest
+    first to the least loaded, dealt from the last shard backwards, so the split depends only
+    on the checks."""
+    load = [0.0] * count
+    owner: dict[str, int] = {}
+    for check in sorted(checks, key=lambda c: (-cost(c), c.key)):
+        target = min(range(count), key=lambda i: (load[i], -i))
+        owner[check.key] = target
+        load[target] += cost(check)
+    return [c for c in checks if owner[c.key] == index - 1]
+
+
+# --- records (summary.json "formal": {key: record}) -----------------------------------------
+def _rel(path: Path | None, out_dir: Path) -> str | None:
+    if path is None:
+        return None
+    try:
+        return str(path.resolve().relative_to(out_dir.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _base(check: Check, status: str, message: str, seconds: float) -> dict[str, Any]:
+    return {"key": check.key, "dut": check.dut, "index": check.index,
+            "point": check.spec.resolved(), "fault": check.spec.fault,
+            "mode": check.spec.mode, "wanted": check.wanted, "status": status,
+            "ok": False, "depth": 0, "seconds": round(seconds, 1), "message": message,
+            "failed_assertion": "", "location": "", "trace": None, "vector": None,
+            "replay": "", "relation": "", "dir": check.folder,
+            "repro": formal.command(check.spec)}
+
+
+def record(check: Check, verdict: formal.Verdict, out_dir: Path) -> dict[str, Any]:
+    """A finished check's record from its verdict (paths relative to the results folder)."""
+    rec = _base(check, verdict.status, verdict.message, verdict.seconds)
+    rec |= {"ok": verdict.status == check.wanted, "depth": verdict.depth,
+            "failed_assertion": verdict.failed_assertion, "location": verdict.location,
+            "trace": _rel(verdict.trace, out_dir), "vector": _rel(verdict.vector, out_dir),
+            "replay": verdict.replay, "relation": verdict.relation,
+            "covers": [verdict.covers_reached, verdict.covers_total]}
+    if verdict.status == "vacuous":
+        rec["message"] = f"covers unreached: {', '.join(verdict.unreached)}"
+    return rec
+
+
+def error_record(check: Check, message: str, seconds: float) -> dict[str, Any]:
+    return _base(check, ERROR, message, seconds)
+
+
+def skipped_record(check: Check, why: str) -> dict[str, Any]:
+    return _base(check, SKIPPED, f"not started: {why}", 0.0)
+
+
+def describe(rec: dict[str, Any]) -> str:
+    """A record's verdict in words: `bounded to depth 18`, `FAILED: u_core.a_sum at step 7`."""
+    status = str(rec["status"])
+    if status == "bounded":
+        text = f"bounded to depth {rec['depth']}"
+    elif status == "proved":
+        text = f"proved (k-induction at depth {rec['depth']})"
+    elif status == "failed":
+        text = f"failed: {rec['failed_assertion'] or 'an assertion'} at step {rec['depth']}"
+    else:
+        text = status + (f": {rec['message']}" if rec.get("message") else "")
+    if rec.get("fault"):
+        text += " (fault build: must fail)"
+    return text
+
+
+RECORD = "record.json"  # a check's record in its folder, written last: the check finished
+
+
+def finished(out_dir: Path, check: Check) -> dict[str, Any] | None:
+    """The record of a check that finished earlier in out_dir with the same settings."""
+    try:
+        rec = json.loads((out_dir / check.folder / RECORD).read_text())
+        return dict(rec) if rec["repro"] == formal.command(check.spec) else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+# --- running --------------------------------------------------------------------------------
+def run_one(check: Check, out_dir: Path) -> dict[str, Any]:
+    """Run one check into out_dir/formal/<NN>-<key>/; never raises (errors are records)."""
+    folder = out_dir / check.folder
+    t0 = time.monotonic()
+    try:
+        shutil.rmtree(folder, ignore_errors=True)
+        verdict = formal.run(check.spec, folder)
+        rec = record(check, verdict, out_dir)
+        tmp = folder / f".{RECORD}.tmp"
+        tmp.write_text(json.dumps(rec, indent=1) + "\n")
+        tmp.replace(folder / RECORD)
+        return rec
+    except Exception as exc:
+        return error_record(check, one_line(exc), time.monotonic() - t0)
+
+
+def run_all(checks: Sequence[Check], opts: Options, reg: Regression,
+            resume: bool = False) -> None:
+    """Every check, up to opts.jobs at a time; reg.formal gets one record per check in list
+    order."""
+    previous = {c.key: rec for c in checks if resume and (rec := finished(reg.out_dir, c))}
+    todo = [c for c in checks if c.key not in previous and not reg.stopped]
+    if resume and previous:
+        reg.notes.append(f"resumed: {len(previous)} formal check(s) kept")
+    progress = Progress(len(todo), "formal ")
+    if todo:
+        print(f"formal: {len(todo)} check(s), {opts.jobs} at a time", file=sys.stderr,
+              flush=True)
+
+    def done(check: Check, rec: dict[str, Any]) -> bool:
+        ok = bool(rec["ok"])
+        note = describe(rec) + ("" if ok else f" (needs {check.wanted})")
+        progress.line(PASS if ok else FAIL, check.key, float(rec["seconds"]), note)
+        return not (opts.fail_fast and not ok)
+
+    results, stopped = parallel(lambda c: run_one(c, reg.out_dir), todo, opts.jobs, done)
+    reg.stopped = reg.stopped or stopped
+    why = reg.stopped or "stopped"
+    reg.formal = {c.key: previous.get(c.key) or results.get(c) or skipped_record(c, why)
+                  for c in checks}

@@ -1,0 +1,234 @@
+"""Formal checks in regression lists (regress/regression/formal_checks.py): `[[<list>.formal]]`
+parsing, planning and shards, and real SBY runs through `montverif regress`: the verdicts
+in summary.json, the terminal summary, JUnit, Markdown, HTML and the history; a check that
+misses its verdict failing the list; a broken core's counterexample; resume and merge."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from montverif.regress.cli import regress as regress_cli
+from montverif.regress.regression import formal_checks
+from montverif.regress.regression import lists as rlists
+from montverif.regress.regression.results import Regression
+from montverif.regress.regression.scheduler import Options
+from montverif.regress.report import markdown
+from montverif.spec.designs import known_designs, load_design
+
+LISTS = """
+[fl]
+description = "mont_r2's core at N = 4, and its fault build"
+[[fl.formal]]
+dut = "mont_r2"
+n = 4
+fault = true
+"""
+
+
+def write(tmp_path: Path, text: str = LISTS) -> Path:
+    path = tmp_path / "lists.toml"
+    path.write_text(text)
+    return path
+
+
+def main(tmp_path: Path, lists: Path, *extra: str, out: str = "out", name: str = "fl") -> int:
+    argv = ["--lists", str(lists), "regress", "--list", name, "--jobs", "2",
+            "--out", str(tmp_path / out), "--history", str(tmp_path / "history.jsonl"), *extra]
+    return regress_cli.main(argv, results_root=tmp_path / "results")
+
+
+def summary(folder: Path) -> dict:
+    return json.loads((folder / "summary.json").read_text())
+
+
+# --- lists ----------------------------------------------------------------------------------
+def test_a_block_expands_to_the_points_and_the_fault_build(tmp_path: Path) -> None:
+    checks = formal_checks.of_list(rlists.get_list("fl", write(tmp_path)))
+    assert [(c.dut, c.spec.resolved(), c.spec.fault, c.wanted) for c in checks] == [
+        ("mont_r2", {"N": 4}, False, "bounded"), ("mont_r2", {"N": 4}, True, "failed")]
+    proof = checks[0].spec.core_proof()
+    assert {c.spec.depth for c in checks} == {proof.depth}  # through the whole operation
+    assert [c.folder for c in checks] == ["formal/00-mont_r2-N4-bmc-k9",
+                                          "formal/01-mont_r2-N4-bmc-k9-fault"]
+
+
+def test_every_design_and_the_loader_with_star(tmp_path: Path) -> None:
+    checks = formal_checks.of_list(rlists.get_list("all", write(
+        tmp_path, '[all]\n[[all.formal]]\ndut = "*"\n')))
+    with_points = [d for d in known_designs() if load_design(d).formal_points]
+    assert checks[0].dut == "mv_bus_loader" and checks[0].wanted == "proved"
+    assert sorted({c.dut for c in checks[1:]}) == sorted(with_points)
+    expected = sum(len(load_design(d).formal_points) for d in with_points)
+    assert len(checks) == 1 + expected
+    # the design's [formal] timeout where it is longer than the block's
+    slow = [d for d in with_points if load_design(d).formal_timeout > 600]
+    for c in checks:
+        if c.dut in slow:
+            assert c.spec.timeout_s == load_design(c.dut).formal_timeout
+
+
+def test_the_nightly_list_checks_every_formal_point() -> None:
+    checks = formal_checks.of_list(rlists.load_lists()["nightly"])
+    assert "mv_bus_loader" in {c.dut for c in checks}
+    for dut in known_designs():
+        points = load_design(dut).formal_points
+        assert sum(c.dut == dut and not c.spec.fault for c in checks) == len(points), dut
+
+
+GOOD: dict[str, str | None] = {"dut": '"mont_r2"', "n": "4"}
+
+
+@pytest.mark.parametrize(("patch", "message"), [
+    ({"dut": None}, "missing dut"),
+    ({"seeds": "2"}, "unknown key(s) seeds"),
+    ({"dut": '"nope"'}, "dut: unknown nope"),
+    ({"n": '"four"'}, "n: expected"),
+    ({"n": "200"}, "N=200"),
+    ({"fault": '"yes"'}, "fault: expected true or false"),
+    ({"timeout": "0"}, "timeout: expected"),
+    ({"n": '4\n[[bad.formal]]\ndut = "mont_r2"\nn = [4, 6]'}, "checked more than once"),
+])
+def test_bad_formal_block(tmp_path: Path, patch: dict[str, str | None], message: str,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    body = "".join(f"{k} = {v}\n" for k, v in (GOOD | patch).items() if v is not None)
+    path = write(tmp_path, f"[bad]\n[[bad.formal]]\n{body}")
+    with pytest.raises(rlists.ListError, match="bad.formal") as info:
+        for tlist in rlists.load_lists(path).values():
+            formal_checks.of_list(tlist, path.name)
+    assert message in str(info.value)
+    assert regress_cli.main(["--lists", str(path), "lists"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and message in err[0]
+
+
+def test_a_list_of_formal_checks_only_needs_no_entry(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path)
+    assert regress_cli.main(["--lists", str(path), "lists", "fl"]) == 0
+    out = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert out == [["formal/00-mont_r2-N4-bmc-k9", "bounded", "depth=9", "timeout=600s"],
+                   ["formal/01-mont_r2-N4-bmc-k9-fault", "failed", "depth=9", "timeout=600s"]]
+    # --sim leaves proofs out, so this list has nothing to run there
+    assert main(tmp_path, path, "--sim", "verilator") == 2
+    assert "has no runs for verilator" in capsys.readouterr().err
+
+
+def test_plan_and_shards(tmp_path: Path) -> None:
+    checks = formal_checks.of_list(rlists.get_list("all", write(
+        tmp_path, '[all]\n[[all.formal]]\ndut = "*"\nfault = true\n')))
+    assert formal_checks.plan(checks, sims=["icarus"]) == []
+    assert {c.dut for c in formal_checks.plan(checks, duts=["mm42"])} == {"mm42"}
+    for count in (1, 2, 3, 5):
+        parts = [formal_checks.shard(checks, i, count) for i in range(1, count + 1)]
+        keys = [c.key for part in parts for c in part]
+        assert sorted(keys) == sorted(c.key for c in checks)  # all of them, none twice
+        loads = [sum(formal_checks.cost(c) for c in part) for part in parts]
+        heaviest = max(formal_checks.cost(c) for c in checks)
+        assert max(loads) - min(loads) <= heaviest  # dealt by cost
+
+
+# --- real SBY runs --------------------------------------------------------------------------
+@pytest.mark.formal
+def test_verdicts_reach_every_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(tmp_path, write(tmp_path)) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "2 passed, 0 failed"
+    assert "formal: 2/2 check(s) as required" in out
+    folder = tmp_path / "out"
+    recs = summary(folder)["formal"]
+    bounded, fault = recs["mont_r2-N4-bmc-k9"], recs["mont_r2-N4-bmc-k9-fault"]
+    assert (bounded["status"], bounded["ok"], bounded["depth"]) == ("bounded", True, 9)
+    assert (fault["status"], fault["ok"], fault["wanted"]) == ("failed", True, "failed")
+    # the fault build's counterexample: a waveform and a vector file the simulation replays
+    assert fault["failed_assertion"] and (folder / fault["trace"]).stat().st_size > 0
+    vector = json.loads((folder / fault["vector"]).read_text())
+    assert vector["vectors"] and fault["replay"].startswith("montverif sim --dut mont_r2")
+    assert "--fault" in fault["replay"] and "--fault" in fault["repro"]
+    # JUnit: a formal suite with a testcase per check, none failing
+    suite = next(s for s in ET.parse(folder / "junit.xml").getroot().iter("testsuite")
+                 if s.get("name") == "formal")
+    assert [c.get("name") for c in suite.iter("testcase")] == ["N4", "N4-fault"]
+    assert suite.get("failures") == "0" and suite.get("tests") == "2"
+    page = (folder / "report.html").read_text()
+    assert 'id="formal"' in page and "bounded to depth 9" in page
+    md = markdown.render_folder(folder)
+    assert "### Formal (2 of 2 as required)" in md and "✅ PASSED" in md
+    line = json.loads((tmp_path / "history.jsonl").read_text().splitlines()[-1])
+    assert (line["formal_ok"], line["formal_total"]) == (2, 2)
+    assert line["formal"]["mont_r2-N4-bmc-k9-fault"] == {"status": "failed", "ok": True}
+
+
+@pytest.mark.formal
+def test_a_check_without_its_verdict_fails_the_list(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """One second per SBY task is too little for mont_r2 at N = 6: no verdict, so the check
+    misses `bounded` and the regression fails, with the repro line."""
+    path = write(tmp_path, '[fl]\n[[fl.formal]]\ndut = "mont_r2"\nn = 6\ntimeout = 1\n')
+    assert main(tmp_path, path) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "0 passed, 1 failed"
+    assert "✗ needs bounded" in out and "repro: montverif formal --dut mont_r2 --n 6" in out
+    rec = summary(tmp_path / "out")["formal"]["mont_r2-N6-bmc-k11"]
+    assert rec["status"] == "unknown" and not rec["ok"]
+    suite = next(s for s in ET.parse(tmp_path / "out" / "junit.xml").getroot()
+                 .iter("testsuite") if s.get("name") == "formal")
+    assert suite.get("failures") == "1"
+    assert "❌ FAILED" in markdown.render_folder(tmp_path / "out")
+
+
+@pytest.mark.formal
+def test_a_broken_core_fails_with_its_counterexample(tmp_path: Path) -> None:
+    """mont_r2 with q_i taken from bit 1 of T (an overlay of its RTL): the check fails with
+    the failing assertion, the waveform and a vector file that replays it."""
+    rtl = next(p for p in load_design("mont_r2").core_sources if p.name == "mont_r2.sv")
+    text = rtl.read_text()
+    assert "assign q_i       = t3[0];" in text
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    (overlay / rtl.name).write_text(text.replace("assign q_i       = t3[0];",
+                                                 "assign q_i       = t3[1];"))
+    check = formal_checks.of_list(rlists.get_list("fl", write(
+        tmp_path, '[fl]\n[[fl.formal]]\ndut = "mont_r2"\nn = 4\n')))[0]
+    check = replace(check, spec=replace(check.spec, overlay=str(overlay)))
+    reg = Regression("fl", 1, 1, tmp_path / "out", datetime.now().astimezone())
+    reg.out_dir.mkdir()
+    formal_checks.run_all([check], Options(1), reg)
+    rec = reg.formal[check.key]
+    assert (rec["status"], rec["ok"]) == ("failed", False), rec
+    assert rec["failed_assertion"] and f"--overlay {overlay}" in rec["repro"]
+    assert rec["trace"] and (reg.out_dir / rec["trace"]).is_file()
+    vector = json.loads((reg.out_dir / rec["vector"]).read_text())
+    assert vector["vectors"] and rec["replay"].startswith("montverif sim --dut mont_r2")
+    assert not reg.passed
+
+
+@pytest.mark.formal
+def test_resume_keeps_finished_checks_and_shards_merge(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    path = write(tmp_path)
+    for i in (1, 2):
+        assert main(tmp_path, path, "--shard", f"{i}/2", out=f"s{i}") == 0
+    parts = [summary(tmp_path / f"s{i}")["formal"] for i in (1, 2)]
+    assert sorted(len(p) for p in parts) == [1, 1]  # one check in each shard
+    record = next((tmp_path / "s1" / "formal").glob("*/record.json"))
+    stamp = record.stat().st_mtime_ns
+    assert main(tmp_path, path, "--shard", "1/2", "--resume", out="s1") == 0
+    assert record.stat().st_mtime_ns == stamp  # kept, not run again
+    assert "resumed: 1 formal check(s) kept" in summary(tmp_path / "s1")["notes"]
+    capsys.readouterr()
+    merged = tmp_path / "merged"
+    assert regress_cli.main(["--lists", str(path), "merge", str(merged),
+                             str(tmp_path / "s1"), str(tmp_path / "s2"), "--history",
+                             str(tmp_path / "history.jsonl")],
+                            results_root=tmp_path / "results") == 0
+    both = summary(merged)
+    assert list(both["formal"]) == ["mont_r2-N4-bmc-k9", "mont_r2-N4-bmc-k9-fault"]
+    assert both["formal_planned"] == 2 and not any("incomplete" in n for n in both["notes"])
+    assert all((merged / r["dir"] / "record.json").is_file() for r in both["formal"].values())
