@@ -329,7 +329,9 @@ class LoaderSeq(uvm_sequence):
         """Random operands, or (with MV_BIAS) now and then operands aimed at a coverage hole;
         without a bias exactly `random_operands()`."""
         if self.bias is not None and self.bias.steer(self.rng):
-            return self.bias.operands(self.rng, self.n, self.model, self.random_modulus)
+            return self.bias.operands(self.rng, self.n, self.model, self.random_modulus,
+                                      self.design.r_bits_at(self.n, self.ctx.params)
+                                      if self.design.kind == "mont" else None)
         return self.random_operands()
 
     # --- binary field: M holds the whole p(x) (degree < N), operands of lower degree -------

@@ -13,7 +13,10 @@ them to the simulation in the environment variable MV_BIAS (JSON):
 
 Classes are drawn directly; `sub` and `lut` are checked on candidates with the design's
 bit-accurate model (the first candidate that meets the target is used, else the last one).
-Without MV_BIAS nothing changes: RandomSeq draws exactly what it drew before.
+For a Montgomery design (R = 2^r) every other candidate of a `sub: true` target is made so
+that the sum before the final subtraction is M + k (`above_modulus`): a corner that random
+operands reach about once in 2^(r-n) operations (mont_dual at N = 163: 2^-13) is then hit
+at once. Without MV_BIAS nothing changes: RandomSeq draws exactly what it drew before.
 """
 
 from __future__ import annotations
@@ -111,15 +114,21 @@ class Bias:
         return rng.random() < self.p
 
     def operands(self, rng: random.Random, n: int, model: Model | None,
-                 fallback: Callable[[], int]) -> Operands:
+                 fallback: Callable[[], int], r_bits: int | None = None) -> Operands:
         """Operands aimed at one target (targets taken in turn); `fallback` draws a random
-        modulus when the target does not name a class."""
+        modulus when the target does not name a class; `r_bits`: a Montgomery design's
+        R = 2^r_bits, for the candidates made to take the final subtraction."""
         target = self.targets[self._rr[0] % len(self.targets)]
         self._rr[0] += 1
         ops: Operands = (0, 0, 1)
-        for _ in range(self.tries if target.needs_model and model is not None else 1):
+        construct = (target.sub is True and target.x is None and target.y is None
+                     and r_bits is not None and model is not None)
+        for i in range(self.tries if target.needs_model and model is not None else 1):
             ops = draw(target, rng, n, fallback)
-            if model is None or not target.needs_model or meets(target, model(*ops), ops[2]):
+            if construct and i % 2 and r_bits is not None \
+                    and (xy := above_modulus(ops[2], rng, r_bits)) is not None:
+                ops = (*xy, ops[2])
+            if model is None or not target.needs_model or _meets(target, model, ops):
                 break
         return ops
 
@@ -202,6 +211,34 @@ def boundary_operands(model: Model, rng: random.Random, modulus: Callable[[], in
                 counts[e] = counts.get(e, 0) + 1
             out.append((x, y, m))
     return out
+
+
+def above_modulus(m: int, rng: random.Random, r_bits: int) -> tuple[int, int] | None:
+    """X, Y < M with X * Y = t * M + k * R (R = 2^r_bits, k in 1..3, t < Y), or None. Then
+    XY / M mod R = t, so Montgomery's quotient is Q = R - t and the sum before the final
+    subtraction S = (XY + Q M) / R = M + k: the subtraction is taken. Y is random (prime to
+    M), t = -k R / M mod Y makes Y divide t M + k R."""
+    if m < 3:
+        return None
+    big = 1 << r_bits
+    for _ in range(8):
+        y = rng.randrange(2, m)
+        if gcd(y, m) != 1:
+            continue
+        k = rng.randint(1, 3)
+        t = (-k * big * pow(m, -1, y)) % y
+        x = (t * m + k * big) // y
+        if x < m:
+            return x, y
+    return None
+
+
+def _meets(target: Target, model: Model, ops: Operands) -> bool:
+    """Whether the candidate meets the target; one the model refuses does not."""
+    try:
+        return meets(target, model(*ops), ops[2])
+    except ModelInputError:
+        return False
 
 
 def meets(target: Target, res: Result, m: int) -> bool:

@@ -69,6 +69,9 @@ def _run_options(rn: argparse.ArgumentParser) -> None:
     rn.add_argument("--jobs", type=int, default=2)
     rn.add_argument("--seed", type=int, default=1, help="base seed (seeds derived as regress)")
     rn.add_argument("--no-steer", action="store_true", help="plain random (for comparison)")
+    rn.add_argument("--one-point", action="store_true",
+                    help="only --n: no other build points for the bins it cannot reach "
+                         "(they are reported as unreachable, not as holes)")
     rn.add_argument("--out", help="results folder (default build/closure/<dut>-<mode>-<time>)")
 
 
@@ -84,7 +87,8 @@ def _compare(args: argparse.Namespace) -> int:
                              params=tuple(sorted(load_design(dut).normalize(parse_params(args.params)))))
             res = closure_loop(spec, args.txns, _tests(args), args.budget_seeds,
                                args.budget_min * 60, args.jobs, steer,
-                               CLOSURE_ROOT / f"compare-{stamp}" / f"{dut}-{mode}", args.seed)
+                               CLOSURE_ROOT / f"compare-{stamp}" / f"{dut}-{mode}", args.seed,
+                               not args.one_point)
             lines.append(f"| {dut} | {args.n} | {mode} | {'yes' if res['met'] else 'no'} | "
                          f"{res['seeds']} | {res['wall_s']:.1f} | {res['covered']}/"
                          f"{res['total']} | {bin_names(res['uncovered'], dut, None) or '-'} |")
@@ -131,7 +135,7 @@ def _run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else CLOSURE_ROOT / (
         f"{args.dut}-{mode}-{datetime.now().strftime('%Y%m%d-%H%M%S')}")
     res = closure_loop(spec, args.txns, tests, args.budget_seeds, args.budget_min * 60,
-                       args.jobs, not args.no_steer, out, args.seed)
+                       args.jobs, not args.no_steer, out, args.seed, not args.one_point)
     verdict = "closed" if res["met"] else "NOT closed (budget exhausted)"
     print(f"{args.dut} ({mode}): {verdict} after {res['seeds']} seed(s), {res['wall_s']:.1f}s "
           f"wall with {args.jobs} job(s); {res['covered']}/{res['total']} bins "

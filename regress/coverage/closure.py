@@ -27,10 +27,11 @@ import json
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from montverif.models.registry import get_algo
 from montverif.regress.coverage import code as codecov
 from montverif.regress.coverage import merge as cov
 from montverif.regress.flow import build as flow_build
@@ -38,7 +39,9 @@ from montverif.regress.flow import check, simulate, tools
 from montverif.regress.flow.paths import BUILD_ROOT
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
 from montverif.regress.regression.seeds import derive_seed
+from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
+from montverif.verif.env.coverage import WIDTH_RANGES, unreachable, widths_text
 from montverif.verif.steer import Bias, Target
 
 CLOSURE_ROOT = BUILD_ROOT / "closure"
@@ -67,12 +70,18 @@ def format_table(summary: dict, limit: int | None = SHOWN_BINS) -> str:
                 f"{d['goal']:>5.1f}%  {status}")
         if d["uncovered"]:
             line += f"  uncovered: {bin_names(d['uncovered'], dut, limit)}"
+        if away := d.get("unreachable"):
+            line += f"  ({len(away)} not reachable at N={_widths(d)})"
         lines.append(line)
     o = summary["overall"]
     lines.append(f"{'overall':<{width}} {o['covered']:>4}/{o['total']:<4} {o['percent']:>7.2f}%")
     if code := summary.get("code"):
         lines.append(code.get("line_text", ""))
     return "\n".join(line for line in lines if line)
+
+
+def _widths(d: dict) -> str:
+    return ", ".join(map(str, d.get("widths", []))) or "?"
 
 
 def format_text(summary: dict) -> str:
@@ -83,6 +92,7 @@ def format_text(summary: dict) -> str:
                  f"{d['goal']:.1f}% {'met' if d['met'] else 'MISSED'}, {d['runs']} run(s)"]
         lines += [f"  uncovered: {b}" for b in d["uncovered"]]
         lines += [f"  waived:    {b} ({d.get('waive_reason', '')})" for b in d.get("waived", [])]
+        lines += [f"  unreachable: {b} ({why})" for b, why in d.get("unreachable", {}).items()]
         lines += [f"  first hit: {b} <- {key}" for b, key in d["first_hit"].items()]
         parts.append("\n".join(lines))
     if summary["skipped_runs"]:
@@ -107,6 +117,7 @@ def format_markdown(summary: dict) -> str:
         lines += [f"| `{b}` | {k} |" for b, k in d["first_hit"].items()]
         lines += [f"| `{b}` | **not hit** |" for b in d["uncovered"]]
         lines += [f"| `{b}` | waived: {d.get('waive_reason', '')} |" for b in d.get("waived", [])]
+        lines += [f"| `{b}` | {why} |" for b, why in d.get("unreachable", {}).items()]
         lines.append("")
     return "\n".join(lines)
 
@@ -173,7 +184,8 @@ def bias_for(dut: str, uncovered: list[str]) -> Bias | None:
 def _write_summary(out: Path, dut: str, runs: list[tuple[RunSpec, Outcome]]) -> None:
     """A regression-style summary.json (the runs in seed order) for the coverage merge; a
     steered run's repro command carries the bias it ran with."""
-    records = [{"key": r.key, "dut": dut, "seed": r.seed, "status": "PASS" if o.passed else
+    records = [{"key": r.key, "dut": dut, "n": r.build.n, "seed": r.seed,
+                "status": "PASS" if o.passed else
                 "FAIL", "first_error": o.first_error, "log_dir": str(o.log_dir),
                 "wall_s": round(o.wall_s, 3), "bias": r.bias or None, "repro": r.repro()}
                for r, o in runs]
@@ -188,25 +200,85 @@ def _execute(run: RunSpec, out: Path) -> Outcome:
         return Outcome(run, False, out / "runs" / run.key, first_error=str(exc))
 
 
+def plan_points(spec: BuildSpec) -> tuple[list[BuildSpec], dict[str, str]]:
+    """The build points beside `spec` that reach what it cannot (one width per width class a
+    bin needs, the legal width nearest spec.n), and the bins (below the design) no legal
+    point of the design reaches, with why."""
+    design = load_design(spec.dut)
+    away = unreachable(spec.n, get_algo(design.model).has_field)
+    extra: dict[int, BuildSpec] = {}
+    never: dict[str, str] = {}
+    for name, why in away.items():
+        cls = next(c for c in WIDTH_RANGES if widths_text(c) == why)
+        lo, hi = WIDTH_RANGES[cls]
+        lo, hi = max(lo, design.min_n), min(hi or design.max_n, design.max_n)
+        n = min(max(spec.n, lo), hi)
+        if lo > hi:
+            never[name] = f"{why}, beyond the design's widths {design.min_n}..{design.max_n}"
+            continue
+        if n not in extra:
+            candidate = replace(spec, n=n)
+            try:
+                check.validate(RunSpec(candidate))
+            except ConfigError as exc:
+                never[name] = f"{why}: no legal build there ({exc})"
+                continue
+            extra[n] = candidate
+    return [extra[n] for n in sorted(extra)], never
+
+
+def _holes_at(point: BuildSpec, dut: str, holes: list[str]) -> list[str]:
+    """The holes a build at this point can hit."""
+    away = unreachable(point.n, get_algo(load_design(dut).model).has_field)
+    return [h for h in holes if h.removeprefix(dut + ".") not in away]
+
+
+def _batch(points: list[BuildSpec], holes: list[str], dut: str, size: int,
+           first: bool) -> list[BuildSpec]:
+    """The points of the next batch's runs: one run at each other point that is the only
+    one able to hit a hole (in the first batch: at each point), the rest at the main one."""
+    main, others = points[0], points[1:]
+    wanted = [p for p in others if first or (
+        _holes_at(p, dut, holes) and not _holes_at(main, dut, _holes_at(p, dut, holes)))]
+    return (wanted + [main] * size)[:max(size, len(wanted))]
+
+
 def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seeds: int,
-                 budget_s: float, jobs: int, steer: bool, out: Path, base_seed: int = 1
-                 ) -> dict[str, Any]:
+                 budget_s: float, jobs: int, steer: bool, out: Path, base_seed: int = 1,
+                 across: bool = True) -> dict[str, Any]:
+    """Seeds of `spec` (and, with `across`, of the points that reach the bins it cannot,
+    plan_points) until the design's goal is met or the budget is spent; after each batch
+    the holes steer the next. Bins no run's width can reach are reported as unreachable,
+    not as holes."""
     design = check.validate(RunSpec(spec, txns=txns, tests=tests))
+    extra, never = plan_points(spec) if across else ([], {})
+    points = [spec, *extra]
+    away = unreachable(spec.n, get_algo(design.model).has_field)
+    if away:
+        plan = (", ".join(f"N={p.n}" for p in extra) if extra else "none (--one-point)"
+                if not across else "none")
+        print(f"[closure] N={spec.n} cannot reach {len(away)} bin(s) "
+              f"({', '.join(sorted(set(away.values())))}); other points: {plan}"
+              + (f"; unreachable at any legal width: {len(never)}" if never else ""),
+              file=sys.stderr, flush=True)
     t0 = time.monotonic()
-    flow_build.build(spec, design)
+    for point in points:
+        flow_build.build(point, design)
     build_s = time.monotonic() - t0
     out.mkdir(parents=True, exist_ok=True)
     done: list[tuple[RunSpec, Outcome]] = []
     history: list[dict[str, Any]] = []
-    bias: Bias | None = None
+    holes: list[str] = []
     summary: dict = {}
     t_start = time.monotonic()
     met = False
     while len(done) < budget_seeds and time.monotonic() - t_start < budget_s:
-        steering = bias.to_json() if bias is not None and steer else ""
-        batch = [RunSpec(spec, seed=derive_seed(base_seed, spec.key, i), txns=txns, tests=tests,
-                         bias=steering)
-                 for i in range(len(done), min(budget_seeds, len(done) + jobs))]
+        at = _batch(points, holes, spec.dut, min(jobs, budget_seeds - len(done)), not done)
+        batch = []
+        for i, point in enumerate(at, start=len(done)):
+            bias = bias_for(spec.dut, _holes_at(point, spec.dut, holes)) if steer else None
+            batch.append(RunSpec(point, seed=derive_seed(base_seed, point.key, i), txns=txns,
+                                 tests=tests, bias=bias.to_json() if bias is not None else ""))
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             done += list(zip(batch, pool.map(lambda r: _execute(r, out), batch), strict=True))
         _write_summary(out, spec.dut, done)
@@ -216,23 +288,26 @@ def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seed
         elapsed = time.monotonic() - t_start
         history.append({"seeds": len(done), "wall_s": round(elapsed, 1),
                         "covered": d["covered"], "total": d["total"],
-                        "percent": d["percent"],
-                        "steered": bool(bias is not None and steer)})
+                        "percent": d["percent"], "points": sorted({r.build.n for r in batch}),
+                        "steered": any(r.bias for r in batch)})
         print(f"[closure] {len(done)} seed(s) {elapsed:6.1f}s {d['covered']}/{d['total']} "
               f"({d['percent']:.2f}%){' steered' if history[-1]['steered'] else ''}"
+              + (f" at N={', '.join(map(str, history[-1]['points']))}" if extra else "")
               + (f"  holes: {bin_names(d['uncovered'], spec.dut, 4)}" if d["uncovered"] else ""),
               file=sys.stderr, flush=True)
         if d["met"]:
             met = True
             break
-        bias = bias_for(spec.dut, d["uncovered"])
+        holes = list(d["uncovered"])
     wall = time.monotonic() - t_start
     d = summary.get("duts", {}).get(spec.dut, {})
     result = {"dut": spec.dut, "config": spec.key, "steer": steer, "met": met,
               "seeds": len(done), "wall_s": round(wall, 1), "build_s": round(build_s, 1),
+              "points": [p.n for p in points],
               "failed_runs": [r.key for r, o in done if not o.passed],
               "covered": d.get("covered", 0), "total": d.get("total", 0),
               "percent": d.get("percent", 0.0), "uncovered": d.get("uncovered", []),
+              "unreachable": d.get("unreachable", {}),
               "history": history, "build": asdict(spec), "txns": txns, "tests": list(tests)}
     (out / "closure.json").write_text(json.dumps(result, indent=1) + "\n")
     return result

@@ -23,9 +23,13 @@ summary.json schema (version 1; all bins by name `<point>:<bin>`, e.g. `mont_lut
                     "goal": float,   # percent of bins (the descriptor's [coverage])
                     "met": bool,     # percent >= goal
                     "runs": int,
-                    "uncovered": [bin names],  # not covered, not waived
+                    "uncovered": [bin names],  # not covered, not waived, reachable
                     "waived": [bin names],     # [coverage] waive: left out of the total
                     "waive_reason": str,
+                    "unreachable": {bin name: why},  # no run merged was at a point that
+                                     # can hit it (verif.env.coverage.unreachable): left out
+                                     # of the total, with the widths it needs
+                    "widths": [int], # the N of the runs merged
                     "first_hit": {bin name: run key},  # first run (in order) that hit it
                     "points": {point: {"covered": int, "total": int}}}},
      "overall": {"covered": int, "total": int, "percent": float},
@@ -49,8 +53,10 @@ from typing import Any
 
 from cocotb_coverage.coverage import merge_coverage
 
+from montverif.models.registry import get_algo
 from montverif.regress.coverage.ucis_xml import UcisPoint, write_ucis
 from montverif.spec.designs import known_designs, load_design
+from montverif.verif.env.coverage import unreachable
 
 SCHEMA = 1
 COVERAGE_DIR = "coverage"
@@ -140,6 +146,7 @@ class RunRef:
     dut: str
     folder: Path
     passed: bool
+    n: int | None = None  # the run's width (None: not recorded)
 
 
 def run_refs(results: Path) -> list[RunRef]:
@@ -155,7 +162,9 @@ def run_refs(results: Path) -> list[RunRef]:
             folder = results / "runs" / r["key"]
             if not folder.is_dir() and r.get("log_dir"):
                 folder = Path(r["log_dir"])
-            refs.append(RunRef(r["key"], r["dut"], folder, r["status"] == "PASS"))
+            n = r.get("n")
+            refs.append(RunRef(r["key"], r["dut"], folder, r["status"] == "PASS",
+                               n if isinstance(n, int) else None))
         return refs
     except OSError:
         raise CoverageError(f"{summary} is missing: not a regression results folder") from None
@@ -171,14 +180,31 @@ class DutCoverage:
     points: dict[str, Point] = field(default_factory=dict)
     first_hit: dict[str, str] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
+    widths: set[int] = field(default_factory=set)  # N of the runs merged
+    unknown_width: bool = False  # a run merged without its N: nothing is unreachable
 
     def all_bins(self) -> list[tuple[str, bool]]:
         return [(f"{p.name}:{b}", h >= p.at_least) for p in self.points.values()
                 for b, h in p.hits.items()]
 
+    def unreachable(self) -> dict[str, str]:
+        """The bins not covered that no run merged could hit at its width, with why."""
+        if self.unknown_width or not self.widths or self.dut not in known_designs():
+            return {}
+        has_field = get_algo(load_design(self.dut).model).has_field
+        per = [unreachable(n, has_field) for n in sorted(self.widths)]
+        at = ", ".join(map(str, sorted(self.widths)))
+        covered = {b for b, ok in self.all_bins() if ok}
+        return {f"{self.dut}.{b}": f"not reachable at N={at} (needs {why})"
+                for b, why in per[0].items()
+                if all(b in p for p in per[1:]) and f"{self.dut}.{b}" not in covered}
+
     def bins(self) -> list[tuple[str, bool]]:
-        """The bins the goal counts (waived ones left out): (name, covered)."""
-        return [(b, ok) for b, ok in self.all_bins() if not self.goal.waived(self.dut, b)]
+        """The bins the goal counts (waived and unreachable ones left out): (name,
+        covered)."""
+        out = self.unreachable()
+        return [(b, ok) for b, ok in self.all_bins()
+                if not self.goal.waived(self.dut, b) and b not in out]
 
     def waived(self) -> list[str]:
         return [b for b, _ in self.all_bins() if self.goal.waived(self.dut, b)]
@@ -199,8 +225,13 @@ class DutCoverage:
     def met(self) -> bool:
         return self.percent >= self.goal.percent
 
-    def add(self, key: str, points: dict[str, Point], path: Path) -> None:
+    def add(self, key: str, points: dict[str, Point], path: Path, n: int | None = None
+            ) -> None:
         self.files.append(path)
+        if n is None:
+            self.unknown_width = True
+        else:
+            self.widths.add(n)
         for name, point in points.items():
             merged = self.points.setdefault(name, Point(name, point.at_least))
             for b, hits in point.hits.items():
@@ -212,9 +243,10 @@ class DutCoverage:
 
     def ucis_points(self) -> list[UcisPoint]:
         """The merged points for UCIS: names below the DUT, waived bins marked."""
+        out = self.unreachable()
         return [UcisPoint(p.name.removeprefix(self.dut + "."), p.at_least, dict(p.hits),
-                          frozenset(b for b in p.hits if self.goal.waived(self.dut,
-                                                                          f"{p.name}:{b}")))
+                          frozenset(b for b in p.hits if self.goal.waived(
+                              self.dut, f"{p.name}:{b}") or f"{p.name}:{b}" in out))
                 for p in self.points.values()]
 
     def to_json(self) -> dict[str, Any]:
@@ -222,6 +254,7 @@ class DutCoverage:
                 "goal": self.goal.percent, "met": self.met, "runs": len(self.files),
                 "uncovered": [name for name, ok in self.bins() if not ok],
                 "waived": self.waived(), "waive_reason": self.goal.reason,
+                "unreachable": self.unreachable(), "widths": sorted(self.widths),
                 "first_hit": {name: self.first_hit[name] for name, ok in self.all_bins() if ok},
                 "points": {p.name: {"covered": sum(h >= p.at_least for h in p.hits.values()),
                                     "total": len(p.hits)} for p in self.points.values()}}
@@ -243,7 +276,7 @@ def merge_runs(refs: list[RunRef], goals: Mapping[str, Mapping[str, Any]] | None
         points = read_points(xml)
         for dut in sorted({dut_of(p) for p in points}):
             cov = duts.get(dut) or duts.setdefault(dut, DutCoverage(dut, goal_of(dut, goals)))
-            cov.add(ref.key, {k: v for k, v in points.items() if dut_of(k) == dut}, xml)
+            cov.add(ref.key, {k: v for k, v in points.items() if dut_of(k) == dut}, xml, ref.n)
     return dict(sorted(duts.items())), skipped
 
 

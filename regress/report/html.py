@@ -250,7 +250,8 @@ def _holes(dut: str, bins: list[str]) -> str:
 
 def coverage_section(out_dir: Path) -> list[str]:
     """Per design: covered/total bins, percent, goal, met or missed, and the holes (the
-    bins not covered, by name) and waived bins, as `montverif closure report` lists them."""
+    bins not covered, by name), waived bins and the bins no run's width could reach, as
+    `montverif closure report` lists them."""
     duts = history.coverage_duts(out_dir)
     if not duts:
         return ["<p>no coverage summary (coverage/summary.json) in this results folder.</p>"]
@@ -262,6 +263,7 @@ def coverage_section(out_dir: Path) -> list[str]:
         status = "-" if met is None else "met" if met else "MISSED"
         holes = d.get("uncovered")
         waived = d.get("waived") or []
+        away = d.get("unreachable") or {}
         rows.append(
             f'<tr data-status="{status}"><td>{_e(dut)}</td><td>{d["covered"]}</td>'
             f'<td>{d["total"]}</td><td>{pct:.1f}</td><td>'
@@ -272,13 +274,16 @@ def coverage_section(out_dir: Path) -> list[str]:
             f'<td class=holes data-sort="{len(waived)}">'
             + (_holes(dut, waived) + (f" ({_e(d.get('waive_reason', ''))})"
                                       if d.get("waive_reason") else "") if waived else "-")
-            + "</td></tr>")
+            + f'</td><td class=holes data-sort="{len(away)}">'
+            + ("<br>".join(f"{_holes(dut, [b])} ({_e(why)})" for b, why in away.items())
+               or "-") + "</td></tr>")
     missed = sum('data-status="MISSED"' in r for r in rows)
     head = (f"<p>{len(duts) - missed} of {len(duts)} design(s) at their goal"
             + (f"; <b>{missed} below it</b>" if missed else "") + ". Holes: the bins no "
             "passing run covered (the closure loop, montverif closure run, targets them).</p>")
     return [head, table(("design", "covered", "total", "%", "goal %", "status",
-                         "holes (bins not covered)", "waived"), rows, "coverage",
+                         "holes (bins not covered)", "waived",
+                         "not reachable at the widths run"), rows, "coverage",
                         ("met", "MISSED"))]
 
 

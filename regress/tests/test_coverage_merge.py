@@ -21,7 +21,7 @@ from montverif.regress.cli import regress as regress_cli
 from montverif.regress.coverage import closure
 from montverif.regress.coverage import merge as cov
 from montverif.regress.flow import spec
-from montverif.verif.env.coverage import Coverage
+from montverif.verif.env.coverage import FIELDS, WIDTHS, Coverage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -451,3 +451,55 @@ def test_ucis_export_marks_waived_bins(tmp_path: Path) -> None:
     check_ucis(results / "coverage" / "merged.ucis.xml", summary)
     bins = ucis_bins(results / "coverage" / "syn.ucis.xml")["syn"]
     assert bins["syn.lut.addr:7"] == (0, 1, True) and bins["syn.final_sub:taken"] == (1, 2, False)
+
+
+# --- bins a width cannot reach ---------------------------------------------------------------
+def _dual_run(root: Path, key: str, n: int) -> dict[str, object]:
+    """A passing mont_dual run at width n whose coverage (the real model, in a process of its
+    own: cocotb-coverage keeps one database per process) saw one operation in each field."""
+    folder = root / "runs" / key
+    folder.mkdir(parents=True)
+    code = ("import sys; from pathlib import Path; "
+            "from montverif.verif.env.coverage import Coverage; n = int(sys.argv[2]); "
+            "c = Coverage('mont_dual', 0, has_field=True); m = (1 << (n - 1)) | 3; "
+            "[c.sample_operation({'X': 3, 'Y': 5, 'M': m}, n, [], False, f) for f in (0, 1)]; "
+            "c.export(Path(sys.argv[1]))")
+    subprocess.run([sys.executable, "-c", code, str(folder), str(n)], check=True, cwd=ROOT)
+    return {"key": key, "dut": "mont_dual", "n": n, "status": "PASS"}
+
+
+def test_bins_a_width_cannot_reach_are_not_holes(tmp_path: Path) -> None:
+    """mont_dual's field x width cross has a column per width class: a run at N = 163
+    reaches only N in 129..192. The other columns are listed as unreachable there, with the
+    widths they need, and leave the total; a run at N = 97 makes its column reachable (and
+    covers it), so only the two others stay unreachable."""
+    runs = [_dual_run(tmp_path, "a", 163)]
+    (tmp_path / "summary.json").write_text(json.dumps({"runs": runs}))
+    d = cov.merge_results(tmp_path)["duts"]["mont_dual"]
+    cross = "mont_dual.cross.field_x_width"
+    away = {f"{cross}:{(f, w)!r}" for f in FIELDS for w in WIDTHS if w != "n_129_192"}
+    assert set(d["unreachable"]) == away and d["widths"] == [163]
+    assert d["unreachable"][f"{cross}:('gfp', 'n_le_128')"] == \
+        "not reachable at N=163 (needs N in 1..128)"
+    assert not away & set(d["uncovered"])
+    assert d["total"] == d["covered"] + len(d["uncovered"])
+    every = d["total"] + len(d["unreachable"]) + len(d["waived"])
+    runs.append(_dual_run(tmp_path, "b", 97))
+    (tmp_path / "summary.json").write_text(json.dumps({"runs": runs}))
+    both = cov.merge_results(tmp_path)["duts"]["mont_dual"]
+    assert set(both["unreachable"]) == {b for b in away if "n_le_128" not in b}
+    assert {f"{cross}:('gfp', 'n_le_128')", f"{cross}:('gf2n', 'n_le_128')"} <= \
+        set(both["first_hit"])
+    assert both["total"] + len(both["unreachable"]) + len(both["waived"]) == every
+    text = closure.format_text(cov.load_summary(tmp_path))
+    assert f"unreachable: {cross}:('gfp', 'n_gt_256') (not reachable at N=97, 163 " \
+           "(needs N >= 257))" in text
+
+
+def test_closure_plans_the_points_a_bin_needs() -> None:
+    """mont_dual at N = 163: one more build per width class it cannot reach, each at the
+    legal width nearest 163; a design without a field cross needs none."""
+    extra, never = closure.plan_points(spec.BuildSpec("mont_dual", 163, 32, "verilator"))
+    assert [p.n for p in extra] == [128, 193, 257] and not never
+    assert {p.dut for p in extra} == {"mont_dual"}
+    assert closure.plan_points(spec.BuildSpec("mont_lut", 163, 32, "verilator")) == ([], {})

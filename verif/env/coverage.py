@@ -36,12 +36,30 @@ def forget_coverage() -> None:
     coverage_db.clear()
 
 
+# the widths of each class: a build (one N) reaches one class
+WIDTH_RANGES: dict[str, tuple[int, int | None]] = {
+    "n_le_128": (1, 128), "n_129_192": (129, 192), "n_193_256": (193, 256),
+    "n_gt_256": (257, None)}
+
+
 def width_class(n: int) -> str:
-    if n <= 128:
-        return "n_le_128"
-    if n <= 192:
-        return "n_129_192"
-    return "n_193_256" if n <= 256 else "n_gt_256"
+    return next(w for w, (lo, hi) in WIDTH_RANGES.items() if lo <= n and (hi is None or n <= hi))
+
+
+def widths_text(cls: str) -> str:
+    lo, hi = WIDTH_RANGES[cls]
+    return f"N in {lo}..{hi}" if hi is not None else f"N >= {lo}"
+
+
+def unreachable(n: int, has_field: bool) -> dict[str, str]:
+    """The bins (named below the design, as its coverage files name them) that no operation
+    of a build at width n can hit, each with the widths it needs: a binary-field design's
+    field x width cross has a column per width class, and a build reaches one."""
+    if not has_field:
+        return {}
+    here = width_class(n)
+    return {f"cross.field_x_width:{(f, w)!r}": widths_text(w)
+            for w in WIDTHS if w != here for f in FIELDS}
 
 
 def _used(lut_hits: tuple[bool, ...], addr: int) -> bool:

@@ -13,7 +13,7 @@ from montverif.spec.designs import load_design
 from montverif.verif.context import SeqContext
 from montverif.verif.operands import modulus_class, operand_class
 from montverif.verif.sequences import LoaderSeq
-from montverif.verif.steer import Bias, BiasError
+from montverif.verif.steer import Bias, BiasError, above_modulus
 
 N = 32
 OPS = 400
@@ -92,3 +92,35 @@ def test_bias_round_trips_through_json() -> None:
     text = '{"p": 0.5, "tries": 8, "targets": [{"m": "short", "sub": true}, {"lut": [1, 2]}]}'
     bias = Bias.parse(text)
     assert Bias.parse(bias.to_json()) == bias
+
+
+def test_made_operands_take_the_final_subtraction() -> None:
+    """above_modulus: X, Y < M whose Montgomery sum (XY + QM) / R, Q = -XY/M mod R, is M + k
+    with k in 1..3, for moduli of every class and R beyond 2^n."""
+    rng = random.Random(4)
+    for n, r_bits in ((8, 8), (32, 34), (163, 176), (1024, 1024)):
+        for m in ((1 << (n - 1)) + 1, (1 << n) - 1, rng.getrandbits(n) | (1 << (n - 1)) | 1):
+            made = above_modulus(m, rng, r_bits)
+            assert made is not None
+            x, y = made
+            big = 1 << r_bits
+            q = (-x * y * pow(m, -1, big)) % big
+            total, rest = divmod(x * y + q * m, big)
+            assert rest == 0 and 0 <= x < m and 0 < y < m
+            assert m + 1 <= total <= m + 3
+
+
+def test_a_corner_random_operands_almost_never_reach() -> None:
+    """mont_dual at N = 163 (R = 2^176): the final subtraction with M = 2^(n-1) + 1 comes
+    about once in 2^13 random operations; steered with made candidates, at once."""
+    n, dut = 163, "mont_dual"
+    design = load_design(dut)
+    func = get_algo(design.model).model({})
+    bias = '{"p": 1.0, "tries": 4, "targets": [{"m": "pow2_plus_1", "sub": true}]}'
+    hits = {}
+    for name, r_bits in (("drawn only", None), ("made", design.r_bits_at(n, {}))):
+        b, rng = Bias.parse(bias), random.Random(8)
+        ops = [b.operands(rng, n, lambda x, y, m: func(x, y, m, n), lambda: 0, r_bits)
+               for _ in range(40)]
+        hits[name] = sum((func(x, y, m, n).before_sub or 0) >= m for x, y, m in ops)
+    assert hits["made"] == 40 and hits["drawn only"] <= 2
