@@ -42,6 +42,7 @@ BUS      ?=
 TIMEOUT  ?= 1800
 OUT      ?=
 ALLOW_WIDE ?= 0
+BEYOND_PAPER ?= 0
 KEEP_SECRETS ?= 0
 LIST     ?= smoke
 JOBS     ?= 2
@@ -60,7 +61,8 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) $(if $(filter 1,$(COV)),--coverage) \
              $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
              $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS)) $(if $(OUT),--out $(OUT)) \
-             $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide) $(KEEP_FLAG)
+             $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide) \
+             $(if $(filter 1,$(BEYOND_PAPER)),--beyond-paper) $(KEEP_FLAG)
 
 .PHONY: apt-packages setup venv sim-tools browser-tools coverage-tools cluster-tools synth-tools formal synth test reliability regress sim lint regmap cycles bench closure mutate clean help which
 

@@ -53,6 +53,10 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--allow-wide", action="store_true",
                      help="run an N above the design's widest (its descriptor's widths.max; "
                      "the models' time and memory grow with N)")
+    run.add_argument("--beyond-paper", action="store_true",
+                     help="take parameters beyond the hardware the paper assumes (a digit "
+                     "width above its multiplier's input: the descriptor's paper_max); the "
+                     "result says so")
     domain = sub.add_parser("domain", help="check the design's operand domain and promise "
                             "for every operation of a small width (exit 1 if one fails)")
     domain.add_argument("algo", help="algorithm name (see list)")
@@ -122,7 +126,12 @@ def _cmd_run(args: argparse.Namespace) -> None:
             values[opt] = parse_int(text) if text is not None else 0
         except ModelInputError as exc:
             raise ModelInputError(f"--{opt}: {exc}") from None
-    func = info.model(info.resolve(values["n"], parse_params(args.param)))
+    params = info.resolve(values["n"], parse_params(args.param))
+    try:
+        info.design.check_paper(params, args.beyond_paper)
+    except ConfigError as exc:
+        raise ModelInputError(str(exc)) from None
+    func = info.model(params)
     if info.halves:
         res = func(values["x"], values["x2"], values["y"], values["y2"], values["m"],
                    values["n"])
@@ -132,7 +141,8 @@ def _cmd_run(args: argparse.Namespace) -> None:
         if args.field != "0":
             raise ModelInputError(f"--field: {info.name} has no binary-field mode")
         res = func(values["x"], values["y"], values["m"], values["n"])
-    print(json.dumps(res.to_json_dict()))
+    beyond = info.design.beyond_paper(params)
+    print(json.dumps(res.to_json_dict() | ({"beyond_paper": beyond} if beyond else {})))
 
 
 def main(argv: list[str] | None = None) -> int:

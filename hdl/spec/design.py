@@ -49,6 +49,10 @@ class Param:
     high: int | None = None
     choices: tuple[str, ...] = ()
     doc: str = ""
+    # the largest value the paper's hardware allows (a digit width its multiplier takes),
+    # and where the paper says so: legal above it only when asked (--beyond-paper)
+    paper_max: int | None = None
+    paper: str = ""
 
     def value(self, given: int | str) -> int:
         """The RTL value of `given` (a choice's index, or the integer itself), checked."""
@@ -268,6 +272,22 @@ class Design:
                 raise ConfigError(f"{self.name}: {exc}") from None
         return out
 
+    def beyond_paper(self, params: Mapping[str, int]) -> list[str]:
+        """The parameters above the largest value the paper's hardware allows, those of one
+        bound together: `V=32, W=32 > 17 (where the paper says so)`; [] when none is."""
+        groups: dict[tuple[int, str], list[str]] = {}
+        for name, p in self.parameters.items():
+            if p.paper_max is not None and params.get(name, 0) > p.paper_max:
+                groups.setdefault((p.paper_max, p.paper), []).append(f"{name}={params[name]}")
+        return [f"{', '.join(names)} > {bound} ({why})" for (bound, why), names in groups.items()]
+
+    def check_paper(self, params: Mapping[str, int], allowed: bool) -> None:
+        """ConfigError (one line) when a parameter is beyond the paper's hardware and the
+        user did not ask for it (--beyond-paper)."""
+        if (beyond := self.beyond_paper(params)) and not allowed:
+            raise ConfigError(f"{self.name}: {'; '.join(beyond)}: beyond the hardware the "
+                              "paper assumes (--beyond-paper runs it anyway, flagged as such)")
+
     def normalize(self, given: Mapping[str, int | str]) -> tuple[tuple[str, int], ...]:
         """Given parameters as the RTL takes them (a choice's name as its index), in the
         order given; unknown names and illegal values are ConfigErrors."""
@@ -319,13 +339,22 @@ def _strs(value: Any, where: str) -> tuple[str, ...]:
 def _param(name: str, raw: Any, where: str) -> Param:
     if not isinstance(raw, dict) or "default" not in raw:
         raise ConfigError(f"{where}.{name}: expected {{ default = ..., ... }}")
-    unknown = sorted(set(raw) - {"default", "min", "max", "choices", "doc"})
+    unknown = sorted(set(raw) - {"default", "min", "max", "choices", "doc", "paper_max",
+                                 "paper"})
     if unknown:
         raise ConfigError(f"{where}.{name}: unknown key(s) {', '.join(unknown)}")
     choices = _strs(raw.get("choices", []), f"{where}.{name}.choices")
+    paper_max = raw.get("paper_max")
+    if paper_max is not None and (not isinstance(paper_max, int) or isinstance(paper_max, bool)
+                                  or not raw.get("paper")):
+        raise ConfigError(f"{where}.{name}: paper_max is an integer, with `paper` saying "
+                          "where the paper bounds it")
     param = Param(name, raw["default"], raw.get("min"), raw.get("max"), choices,
-                  str(raw.get("doc", "")))
+                  str(raw.get("doc", "")), paper_max, str(raw.get("paper", "")))
     param.value(param.default)  # the default itself must be legal
+    if paper_max is not None and isinstance(param.default, int) and param.default > paper_max:
+        raise ConfigError(f"{where}.{name}: the default {param.default} is beyond paper_max "
+                          f"{paper_max}")
     return param
 
 

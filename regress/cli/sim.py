@@ -2,7 +2,7 @@
 
     montverif sim --dut mont_lut --n 256 --sim verilator --seed 123 [--waves]
                   [--vectors file.json] [--txns 200] [--busw 32] [--timeout 600]
-                  [--allow-wide] [--keep-secrets]
+                  [--allow-wide] [--beyond-paper] [--keep-secrets]
 
 Prints PASS/FAIL, the log folder and a repro command; exit 0 on pass, 1 on fail, 2 on bad
 input (a one-line `error:` message, never a traceback), 130 when interrupted (Ctrl-C,
@@ -43,6 +43,10 @@ def parser() -> Parser:
                     help="operand width N, within the design's widths (the README's design table)")
     ap.add_argument("--allow-wide", action="store_true",
                     help="run an N above the design's widest (its descriptor's widths.max)")
+    ap.add_argument("--beyond-paper", action="store_true",
+                    help="take parameters beyond the hardware the paper assumes (a digit "
+                         "width above its multiplier's input: the descriptor's paper_max); "
+                         "the run says so")
     ap.add_argument("--busw", type=int, default=32, help="bus width: 8, 16, 32 or 64")
     ap.add_argument("--sim", default="verilator", help="verilator or icarus")
     ap.add_argument("--seed", type=int, default=1)
@@ -75,7 +79,9 @@ def main(argv: list[str]) -> int:
     tests = tuple(t for t in (args.tests or "").split(",") if t) or (
         VECTOR_TESTS if args.vectors else ALL_TESTS)
     try:
-        params = load_design(args.dut).normalize(parse_params(args.params))
+        design = load_design(args.dut)
+        params = design.normalize(parse_params(args.params))
+        design.check_paper(design.resolve(dict(params)), args.beyond_paper)
     except ConfigError as exc:
         return fail(exc)
     run = RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim, args.ack_wait, args.fault,
@@ -87,6 +93,8 @@ def main(argv: list[str]) -> int:
                   allow_wide=args.allow_wide, keep_secrets=args.keep_secrets)
     log_dir = Path(args.out).resolve() if args.out else RUNS_ROOT / run.key
     warn_kept([run])
+    for line in run.beyond_paper():
+        print(f"note: beyond the paper: {line}", flush=True)
     try:
         with terminate_as_interrupt():
             outcome = execute(run, log_dir)

@@ -53,6 +53,9 @@ def parser() -> Parser:
     ap.add_argument("--params", default="", help="parameters beyond N as one list, W=16,P=4")
     ap.add_argument("--allow-wide", action="store_true",
                     help="an N above the design's widest (its descriptor's widths.max)")
+    ap.add_argument("--beyond-paper", action="store_true",
+                    help="parameters beyond the hardware the paper assumes (the descriptor's "
+                         "paper_max); synth.json says so")
     ap.add_argument("--out", default=None,
                     help="result folder (default build/synth/<key>); --table: the folder of "
                          "the result folders (default build/synth)")
@@ -308,7 +311,8 @@ def main(argv: list[str]) -> int:
     text = ",".join([p for p in [args.params, *args.param] if p])
     try:
         params = load_design(args.dut).normalize(parse_params(text))
-        spec = synth.SynthSpec(args.dut, args.n, params, args.allow_wide)
+        spec = synth.SynthSpec(args.dut, args.n, params, args.allow_wide,
+                               beyond_paper=args.beyond_paper)
         synth.plan(spec)  # bad input is refused before any folder is made
     except ConfigError as exc:
         return fail(exc)

@@ -106,7 +106,8 @@ class PnrError(synth.SynthError):
 
 def spec_of(spec: synth.SynthSpec) -> synth.SynthSpec:
     """The same synthesis, for ECP5 (its own result folder)."""
-    return synth.SynthSpec(spec.dut, spec.n, spec.params, spec.allow_wide, FAMILY)
+    return synth.SynthSpec(spec.dut, spec.n, spec.params, spec.allow_wide, FAMILY,
+                           spec.beyond_paper)
 
 
 def pnr_top(p: synth.Plan) -> str:

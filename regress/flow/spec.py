@@ -176,8 +176,18 @@ class RunSpec:
         cmd += f" --bias '{self.bias}'" if self.bias else ""
         cmd += f" --timeout {self.timeout_s}" if self.timeout_s != DEFAULT_TIMEOUT_S else ""
         cmd += " --allow-wide" if self.allow_wide else ""
+        cmd += " --beyond-paper" if self.beyond_paper() else ""
         cmd += " --keep-secrets" if self.keep_secrets else ""
         return cmd + " --waves"
+
+    def beyond_paper(self) -> list[str]:
+        """The parameters of this run beyond the hardware its paper assumes (docs: the
+        descriptor's paper_max), as Design.beyond_paper words them; [] for none."""
+        b = self.build
+        if b.dut not in known_designs():
+            return []
+        design = load_design(b.dut)
+        return design.beyond_paper(design.resolve(dict(b.params)))
 
 
 @dataclass

@@ -94,6 +94,7 @@ class SynthSpec:
     params: tuple[tuple[str, int], ...] = ()
     allow_wide: bool = False
     family: str = FAMILY  # the target: xc7 here, ecp5 for place and route (flow.pnr)
+    beyond_paper: bool = False  # parameters beyond the paper's hardware are asked for
 
     @property
     def key(self) -> str:
@@ -123,6 +124,7 @@ def plan(spec: SynthSpec) -> Plan:
         params = BuildSpec(spec.dut, spec.n, params=spec.params).design_params(design)
     except ModelInputError as exc:
         raise ConfigError(str(exc)) from None
+    design.check_paper(design.resolve(dict(spec.params)), spec.beyond_paper)
     header = core_header(design)
     if missing := sorted(set(params) - set(header.params)):
         raise ConfigError(f"{design.core_module} declares no parameter {', '.join(missing)}")
@@ -339,5 +341,7 @@ def run(spec: SynthSpec, out: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> dic
             "synth_s": round(wall, 1),
             "cache_compile_s": None if compiled_s is None else round(compiled_s, 1),
         }
+        if beyond := p.design.beyond_paper(p.design.resolve(dict(spec.params))):
+            result["beyond_paper"] = beyond
         write_atomic(out / RESULT, json.dumps(result, indent=1) + "\n")
     return result

@@ -72,7 +72,8 @@ class TestList:
 _REQUIRED = ("dut", "widths", "bus_widths", "simulators", "seeds", "txns")
 
 
-_OPTIONAL = ("txns_from_n", "ack_wait", "tests", "idle_max", "params", "diff_sims", "bias")
+_OPTIONAL = ("txns_from_n", "ack_wait", "tests", "idle_max", "params", "diff_sims", "bias",
+             "beyond_paper")
 
 
 def as_ints(value: object, where: str, minimum: int = 0) -> tuple[int, ...]:
@@ -115,6 +116,21 @@ def _params(value: object, dut: str, where: str) -> tuple[tuple[tuple[str, int],
         raise ListError(f"{where}: {exc}") from None
 
 
+def _paper_bounds(dut: str, raw: dict, where: str) -> None:
+    """A parameter point beyond the hardware the design's paper assumes (its descriptor's
+    paper_max) only where the entry says `beyond_paper = true` (reports flag such runs)."""
+    allowed = as_bool(raw.get("beyond_paper", False), f"{where}.beyond_paper")
+    design = load_design(dut)
+    points = _params(raw.get("params", [{}]), dut, f"{where}.params")
+    beyond = [b for p in points for b in design.beyond_paper(design.resolve(dict(p)))]
+    if beyond and not allowed:
+        raise ListError(f"{where}.params: {'; '.join(dict.fromkeys(beyond))}: beyond the "
+                        "hardware the paper assumes; `beyond_paper = true` on the entry runs it")
+    if allowed and not beyond:
+        raise ListError(f"{where}.beyond_paper: no parameter point of the entry is beyond "
+                        "the paper's hardware")
+
+
 def _bias(value: object, where: str) -> str:
     """A list entry's steering table (verif/steer.py) as the MV_BIAS JSON; "" = none."""
     if value is None:
@@ -146,6 +162,7 @@ def _entry(raw: object, where: str) -> Entry:
         raise ListError(f"{where}: unknown key(s) {', '.join(unknown)} "
                         f"(known: {', '.join(_REQUIRED + _OPTIONAL)})")
     dut = as_strs([raw["dut"]], f"{where}.dut", known_designs())[0]
+    _paper_bounds(dut, raw, where)
     return Entry(
         dut=dut,
         widths=as_ints(raw["widths"], f"{where}.widths", 1),

@@ -36,6 +36,7 @@ def run_record(res: RunResult) -> dict[str, object]:
             "wall_s": round(res.wall_s, 3), "tests_run": res.tests,
             "tests_failed": res.failed_tests,
             "index": res.index, "run": asdict(res.run), "retried": res.retried,
+            "beyond_paper": res.run.beyond_paper(),
             "rerun": None if res.rerun is None else {
                 "key": res.rerun.key, "first_error": res.rerun.first_error,
                 "same_failure": res.rerun.same_as(res.first_error),

@@ -424,6 +424,11 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
                     f"{len(muts)} campaign(s) at their goal"
                     + (f"; <b>not: {_e(', '.join(below))}</b>" if below else "") + "</p>")
     body += [f"<p><b>{_e(note)}</b></p>" for note in summary.get("notes", [])]
+    if beyond := [r for r in runs if r.get("beyond_paper")]:
+        body.append(f"<p>{len(beyond)} run(s) beyond the hardware their paper assumes "
+                    "(flagged: not the paper's design): " + _e("; ".join(sorted(
+                        {f"{r['dut']} {b}" for r in beyond for b in r["beyond_paper"]})))
+                    + "</p>")
     if why := history.partial(summary):
         body.append(f"<p><b>partial regression ({_e(why)}): not in the trends</b></p>")
     hist = [h for h in history.complete(past or []) if h.get("list") == summary["list"]]

@@ -82,13 +82,15 @@ def _testcases(suite: ET.Element, reg: Regression, res: RunResult, index: int) -
     if res.rerun:
         repro += f"\n{res.rerun.describe(res.first_error)}"
     failed = False
+    beyond = "; ".join(run.beyond_paper())
     for test in tests:
         got = found.get(test)
         case = ET.SubElement(suite, "testcase", classname=classname, name=f"{test}[{index}]",
                              time=got.get("time", "0.000") if got is not None else "0.000")
         props = ET.SubElement(case, "properties")
         for name, value in (("seed", str(run.seed)), ("seed_index", str(index)),
-                            ("run", run.key), ("test", test), ("repro", run.repro())):
+                            ("run", run.key), ("test", test), ("repro", run.repro()),
+                            *((("beyond_paper", beyond),) if beyond else ())):
             ET.SubElement(props, "property", name=name, value=value)
         if got is not None:
             for tag in ("failure", "error"):

@@ -142,6 +142,10 @@ def render(summary: dict[str, Any], coverage: dict[str, Any] | None) -> str:
              + f"{skipped} not started; wall "
              f"{summary['wall_s']:.0f} s; git `{summary['git']}`.", "", _seed_line(summary), ""]
     lines += [f"> {_cell(note)}" for note in summary.get("notes", [])]
+    if beyond := [r for r in summary["runs"] if r.get("beyond_paper")]:
+        lines.append(f"> {len(beyond)} run(s) beyond the hardware their paper assumes: "
+                     + _cell("; ".join(sorted({f"{r['dut']} {b}" for r in beyond
+                                              for b in r["beyond_paper"]}))))
     lines += _per_design(summary) + _buckets(summary) + _formal(summary) + _mutation(summary)
     lines += _coverage(coverage)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).rstrip("\n") + "\n"  # one blank line

@@ -166,6 +166,12 @@ def format_formal(reg: Regression) -> str:
     return "\n".join(lines)
 
 
+def beyond_paper(reg: Regression) -> dict[str, str]:
+    """Run key -> how its parameters go beyond the hardware the design's paper assumes."""
+    return {r.run.key: f"{r.run.build.dut} {'; '.join(b)}" for r in reg.results
+            if (b := r.run.beyond_paper())}
+
+
 def final_line(reg: Regression) -> str:
     """The last line of the terminal output, read by CI: `N passed, M failed` (runs,
     cross-simulator comparisons, formal checks and mutation campaigns)."""
@@ -194,6 +200,9 @@ def format_summary(reg: Regression) -> str:
              + (f", {len(reg.mutation)} of {reg.mutation_planned} mutation campaigns"
                 if reg.mutation_planned else "")] if reg.shard else []
     tail += reg.notes
+    if beyond := beyond_paper(reg):
+        tail.append(f"{len(beyond)} run(s) beyond the hardware their paper assumes (flagged, "
+                    f"not the paper's design): {'; '.join(sorted(set(beyond.values())))}")
     if reg.stopped:
         tail.append(f"{reg.count(SKIP)} run(s) not started: {reg.stopped}")
         if skipped := sum(f["status"] == formal_checks.SKIPPED for f in reg.formal.values()):
