@@ -137,4 +137,4 @@ def test_the_reports_flag_runs_beyond_the_paper(tmp_path: Path,
     assert "beyond the hardware their paper assumes" in (out / "report.html").read_text()
     props = [p.get("value") for p in ET.parse(out / "junit.xml").getroot().iter("property")
              if p.get("name") == "beyond_paper"]
-    assert props and all(v.startswith("V=32 > 17") for v in props)
+    assert props and all((v or "").startswith("V=32 > 17") for v in props)
