@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -274,21 +275,35 @@ def harness(proof: CoreProof) -> str:
 _VAR = re.compile(r"\$var\s+\S+\s+\d+\s+(\S+)\s+(\w+)(?:\s*\[[^\]]*\])?\s+\$end")
 
 
-def counterexample_operands(proof: CoreProof, trace: Path) -> dict[str, int]:
-    """The operands of a counterexample (the harness's free constants in its VCD trace), by
-    the names a vector file uses (x, y, m; x2, y2 for the second carry-save halves)."""
-    scope, codes, values = 0, {}, {}
+def top_steps(trace: Path, names: Collection[str]) -> Iterator[dict[str, int]]:
+    """The harness's top-level signals of these names in a VCD trace, as they stand at the
+    end of each time step (x and z read as 0), one dict per step."""
+    scope, codes = 0, {}
+    values: dict[str, int] = {}
     for line in trace.read_text().splitlines():
         if line.startswith("$scope"):
             scope += 1
         elif line.startswith("$upscope"):
             scope -= 1
         elif line.startswith("$var") and scope == 1 and (m := _VAR.match(line)):
-            codes[m.group(1)] = m.group(2)
+            if m.group(2) in names:
+                codes[m.group(1)] = m.group(2)
+        elif line.startswith("#"):
+            if values:
+                yield dict(values)
         elif line[:1] == "b" and " " in line:
             bits, code = line[1:].split()
-            if codes.get(code) in ("x", "y", "m") and codes[code] not in values:
-                values[codes[code]] = int(bits.replace("x", "0"), 2)
+            if code in codes:
+                values[codes[code]] = int(bits.replace("x", "0").replace("z", "0"), 2)
+        elif line[:1] in "01xz" and len(line) > 1 and line[1:] in codes:
+            values[codes[line[1:]]] = int(line[0] == "1")
+    if values:
+        yield dict(values)
+
+
+def split_halves(proof: CoreProof, values: Mapping[str, int]) -> dict[str, int]:
+    """Operand values by a vector file's names: a carry-save operand's two halves, packed
+    side by side in the harness, as x and x2 (y and y2)."""
     out = {}
     for sig, value in values.items():
         if sig != "m" and proof.design.carry_save_operands:
@@ -296,6 +311,13 @@ def counterexample_operands(proof: CoreProof, trace: Path) -> dict[str, int]:
         else:
             out[sig] = value
     return out
+
+
+def counterexample_operands(proof: CoreProof, trace: Path) -> dict[str, int]:
+    """The operands of a counterexample (the harness's free constants in its VCD trace), by
+    the names a vector file uses (x, y, m; x2, y2 for the second carry-save halves)."""
+    first = next(top_steps(trace, ("x", "y", "m")), {})
+    return split_halves(proof, first)
 
 
 def write_vector(proof: CoreProof, trace: Path, target: Path) -> Path:

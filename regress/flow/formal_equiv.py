@@ -34,7 +34,6 @@ them apart.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import time
 from dataclasses import asdict, dataclass
@@ -246,43 +245,16 @@ def _verdict(proof: formal_core.CoreProof, folder: Path, depth: int,
                         + ("; ".join(summary[-2:]) or f"see {folder / 'sby.log'}"))
 
 
-_VAR = re.compile(r"\$var\s+\S+\s+\d+\s+(\S+)\s+(\w+)(?:\s*\[[^\]]*\])?\s+\$end")
 _OPERANDS = ("x", "y", "m", "mp", "mhat")
 
 
 def start_operands(proof: formal_core.CoreProof, trace: Path) -> dict[str, int] | None:
     """The operands at the last START of a counterexample trace (by a vector file's names:
     x, y, m, x2, y2 for the second carry-save halves), or None if it has no START."""
-    scope, codes = 0, {}
-    values: dict[str, int] = {}
-    last: dict[str, int] | None = None
-    for line in trace.read_text().splitlines():
-        if line.startswith("$scope"):
-            scope += 1
-        elif line.startswith("$upscope"):
-            scope -= 1
-        elif line.startswith("$var") and scope == 1 and (m := _VAR.match(line)):
-            if m.group(2) in (*_OPERANDS, "start"):
-                codes[m.group(1)] = m.group(2)
-        elif line.startswith("#"):
-            if values.get("start") == 1:
-                last = dict(values)
-        elif line[:1] == "b" and " " in line:
-            bits, code = line[1:].split()
-            if code in codes:
-                values[codes[code]] = int(bits.replace("x", "0").replace("z", "0"), 2)
-        elif line[:1] in "01xz" and len(line) > 1 and line[1:] in codes:
-            values[codes[line[1:]]] = int(line[0] == "1")
-    if values.get("start") == 1:
-        last = dict(values)
+    last = None
+    for step in formal_core.top_steps(trace, (*_OPERANDS, "start")):
+        if step.get("start") == 1:
+            last = step
     if last is None:
         return None
-    out: dict[str, int] = {}
-    for sig in ("x", "y", "m"):
-        if sig not in last:
-            continue
-        if sig != "m" and proof.halves:
-            out[sig], out[sig + "2"] = last[sig] & ((1 << proof.n) - 1), last[sig] >> proof.n
-        else:
-            out[sig] = last[sig]
-    return out
+    return formal_core.split_halves(proof, {k: last[k] for k in ("x", "y", "m") if k in last})

@@ -35,6 +35,7 @@ from montverif.regress.regression.lists import ListError, TestList, as_int, as_s
 from montverif.regress.regression.results import FAIL, PASS, Regression
 from montverif.regress.regression.scheduler import Options, Progress, parallel
 from montverif.regress.regression.seeds import derive_seed
+from montverif.regress.regression.shards import deal
 from montverif.spec.designs import known_designs, load_design
 
 KEYS = ("dut", "mutants", "sim", "n", "txns", "goal", "share", "prove")
@@ -167,12 +168,7 @@ def shard(specs: Sequence[CampaignSpec], index: int, count: int) -> list[Campaig
     """The campaigns of shard index/count (1-based): each to exactly one shard, largest first
     to the least loaded, dealt from the last shard backwards (run.shard fills the first
     shards first), so the split depends only on the campaigns."""
-    load = [0.0] * count
-    owner: dict[str, int] = {}
-    for spec in sorted(specs, key=lambda s: (-cost(s), s.dut)):
-        target = min(range(count), key=lambda i: (load[i], -i))
-        owner[spec.dut] = target
-        load[target] += cost(spec)
+    owner = deal({s.dut: cost(s) for s in specs}, count, from_last=True)
     return [s for s in specs if owner[s.dut] == index - 1]
 
 

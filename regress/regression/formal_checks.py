@@ -36,6 +36,7 @@ from montverif.regress.flow.launcher import one_line
 from montverif.regress.regression.lists import ListError, TestList, as_bool, as_int, as_strs
 from montverif.regress.regression.results import FAIL, PASS, Regression
 from montverif.regress.regression.scheduler import Options, Progress, parallel
+from montverif.regress.regression.shards import deal
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 
@@ -166,12 +167,7 @@ def shard(checks: Sequence[Check], index: int, count: int) -> list[Check]:
     """The checks of shard index/count (1-based): each to exactly one shard, the costliest
     first to the least loaded, dealt from the last shard backwards, so the split depends only
     on the checks."""
-    load = [0.0] * count
-    owner: dict[str, int] = {}
-    for check in sorted(checks, key=lambda c: (-cost(c), c.key)):
-        target = min(range(count), key=lambda i: (load[i], -i))
-        owner[check.key] = target
-        load[target] += cost(check)
+    owner = deal({c.key: cost(c) for c in checks}, count, from_last=True)
     return [c for c in checks if owner[c.key] == index - 1]
 
 

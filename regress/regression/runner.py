@@ -146,8 +146,10 @@ def merge(out_dir: Path, shard_dirs: Sequence[Path], history: Path | None) -> Re
             merged.results.append(res)
         merged.diffs += reg.diffs
         merged.stopped = merged.stopped or reg.stopped
-        _merge_mutation(merged, reg, folder)
-        _merge_formal(merged, reg, folder)
+        _merge_records(merged.mutation, reg.mutation, folder / "mutation",
+                       merged.out_dir / "mutation", "mutation campaign")
+        _merge_records(merged.formal, reg.formal, folder / "formal",
+                       merged.out_dir / "formal", "formal check")
     merged.results.sort(key=lambda r: r.index)
     merged.diffs.sort(key=lambda d: d.key)
     gits = sorted({r.git for r in regs})
@@ -168,21 +170,13 @@ def merge(out_dir: Path, shard_dirs: Sequence[Path], history: Path | None) -> Re
     return merged
 
 
-def _merge_mutation(merged: Regression, reg: Regression, folder: Path) -> None:
-    """A shard's mutation campaigns (records and their folders) into the merged results."""
-    if (folder / "mutation").is_dir():
-        shutil.copytree(folder / "mutation", merged.out_dir / "mutation", dirs_exist_ok=True)
-    for dut, rec in reg.mutation.items():
-        if dut in merged.mutation:
-            raise ListError(f"mutation campaign {dut} is in more than one shard")
-        merged.mutation[dut] = rec
-
-
-def _merge_formal(merged: Regression, reg: Regression, folder: Path) -> None:
-    """A shard's formal checks (records and their folders) into the merged results."""
-    if (folder / "formal").is_dir():
-        shutil.copytree(folder / "formal", merged.out_dir / "formal", dirs_exist_ok=True)
-    for key, rec in reg.formal.items():
-        if key in merged.formal:
-            raise ListError(f"formal check {key} is in more than one shard")
-        merged.formal[key] = rec
+def _merge_records(merged: dict[str, dict], records: dict[str, dict], folder: Path,
+                   into: Path, what: str) -> None:
+    """A shard's records of one kind (mutation campaigns, formal checks) and their folders
+    into the merged results; one that two shards hold is refused."""
+    if folder.is_dir():
+        shutil.copytree(folder, into, dirs_exist_ok=True)
+    for key, rec in records.items():
+        if key in merged:
+            raise ListError(f"{what} {key} is in more than one shard")
+        merged[key] = rec

@@ -4,7 +4,7 @@ model that also orders the runs, longest first."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from montverif.models.registry import get_algo
 from montverif.regress.flow.spec import RunSpec
@@ -64,6 +64,19 @@ def run_cost(run: RunSpec) -> float:
     return COST_START_S + ops * b.n * (cycles * COST_SIM_S[b.sim] + COST_PY_S[b.sim])
 
 
+def deal(costs: Mapping[str, float], count: int, from_last: bool = False) -> dict[str, int]:
+    """Each key to one of `count` shards (0-based): the costliest first, each to the least
+    loaded shard, ties to the first one (`from_last`: to the last, so that work dealt this
+    way fills other shards than the runs do); the split depends only on the costs."""
+    load = [0.0] * count
+    owner: dict[str, int] = {}
+    for key, cost in sorted(costs.items(), key=lambda kv: (-kv[1], kv[0])):
+        target = min(range(count), key=lambda i: (load[i], -i if from_last else i))
+        owner[key] = target
+        load[target] += cost
+    return owner
+
+
 def shard(runs: Sequence[RunSpec], index: int, count: int) -> list[RunSpec]:
     """The runs of shard index/count (1-based). Whole models go to one shard (each shard
     builds only its own models; the runs of a cross-simulator pair stay together); models are
@@ -71,10 +84,5 @@ def shard(runs: Sequence[RunSpec], index: int, count: int) -> list[RunSpec]:
     groups: dict[str, list[RunSpec]] = {}
     for run in runs:
         groups.setdefault(sim_free_key(run.build), []).append(run)
-    load = [0.0] * count
-    owner: dict[str, int] = {}
-    for key, group in sorted(groups.items(), key=lambda kv: (-sum(map(run_cost, kv[1])), kv[0])):
-        target = min(range(count), key=lambda i: (load[i], i))
-        owner[key] = target
-        load[target] += sum(map(run_cost, group))
+    owner = deal({key: sum(map(run_cost, group)) for key, group in groups.items()}, count)
     return [r for r in runs if owner[sim_free_key(r.build)] == index - 1]
