@@ -253,7 +253,7 @@ def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seed
     design = check.validate(RunSpec(spec, txns=txns, tests=tests))
     extra, never = plan_points(spec) if across else ([], {})
     points = [spec, *extra]
-    away = unreachable(spec.n, get_algo(design.model).has_field)
+    away = unreachable(spec.n, get_algo(load_design(spec.dut).model).has_field)
     if away:
         plan = (", ".join(f"N={p.n}" for p in extra) if extra else "none (--one-point)"
                 if not across else "none")
