@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from montverif.models.mont import validate
 from montverif.models.result import ModelInputError, Result
 
-MAX_PES = 16  # observation bins per PE (the paper's largest configuration has 16 PEs)
+MAX_PES = 16  # observation bins of the PEs: bin 0 PE 0's first iteration, 1..15 the others
+PE_BINS = MAX_PES - 1  # PE k >= 1 counts in bin 1 + (k - 1) mod 15: any number of PEs
 
 # Observation bins (hdl/vhr/mont_qp.sv, mv_observe): hits per operation
 BIN_STALL = MAX_PES  # PE 0 starts a kernel cycle after waiting for the last PE (Case II)
@@ -91,10 +92,9 @@ def check(n: int, V: int = 8, W: int = 16, P: int = 2) -> None:
     if W < V:
         raise ModelInputError(f"mont_qp: V must not exceed W (got V={V}, W={W})")
     g = Geometry(n, V, W, max(P, 1))
-    pmax = min(MAX_PES, g.f + 1)
-    if not 1 <= P <= pmax:
-        raise ModelInputError(f"mont_qp: P must be 1..{pmax} for N={n}, V={V} "
-                              f"(f + 1 = {g.f + 1} iterations, at most {MAX_PES} PEs; got P={P})")
+    if not 1 <= P <= g.f + 1:
+        raise ModelInputError(f"mont_qp: P must be 1..{g.f + 1} for N={n}, V={V} "
+                              f"(f + 1 = {g.f + 1} iterations; got P={P})")
 
 
 def r_bits(n: int, V: int = 8, W: int = 16, P: int = 2) -> int:
@@ -134,9 +134,10 @@ def mont_qp(x: int, y: int, m: int, n: int, V: int = 8, W: int = 16,
             P: int = 2) -> Result:
     """Fig. 3 on e words per iteration, p PEs; P = X*Y*2^-r_bits mod M fully reduced.
 
-    ``lut`` holds the observation bins of the RTL (see the BIN_* constants): bins 0..P-1
-    count the iterations each PE ran (bin 0 only PE 0's first one; its later kernel-cycle
-    starts go to BIN_STALL / BIN_NO_STALL), then PE 0's carry digits and the reduction steps.
+    ``lut`` holds the observation bins of the RTL (see the BIN_* constants): bins 0..15
+    count the iterations the PEs ran (bin 0 only PE 0's first one, its later kernel-cycle
+    starts go to BIN_STALL / BIN_NO_STALL; PE k >= 1 in bin 1 + (k - 1) mod 15, so beyond 16
+    PEs a bin counts several), then PE 0's carry digits and the reduction steps.
     """
     validate(x, y, m, n)
     check(n, V, W, P)
@@ -153,7 +154,7 @@ def mont_qp(x: int, y: int, m: int, n: int, V: int = 8, W: int = 16,
     for i in range(g.f + 1):
         k = i % P
         if k:
-            hit(k)
+            hit(1 + (k - 1) % PE_BINS)
         elif i == 0:
             hit(0)
         else:

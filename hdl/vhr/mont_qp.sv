@@ -37,7 +37,7 @@ module mont_qp #(
   output logic [N:0]   s_o      // the raw result before the last reduction step (< 2M)
 );
 
-  localparam int MaxPes = 16;                                // observation bins per PE
+  localparam int MaxPes = 16;  // observation bins of the PEs (PE k >= 1: 1 + (k-1) mod 15)
   localparam int F      = (N + 2 * V + V - 1) / V;           // last iteration index
   localparam int E      = (N + W - 1) / W + 1 + ((W == V) ? 1 : 0);  // words of Z
   localparam int K      = (E > 2 * P + 1) ? E : 2 * P + 1;   // clocks per kernel cycle
@@ -48,7 +48,7 @@ module mont_qp #(
   localparam int RW     = EW + V;                            // Z << V + oldreduce
   localparam int XW     = Kc * P * V;                        // X padded to all kernel cycles
   localparam int QW     = W + V + W;                         // queue word: {Z, reduce x M-hat}
-  localparam int PMax   = (F + 1 < MaxPes) ? F + 1 : MaxPes;
+  localparam int PMax   = F + 1;                             // one iteration per PE at least
   localparam int KtW    = $clog2(K + 1);
   localparam int KcW    = $clog2(Kc + 2);
   localparam int SW     = $clog2(2 * V + 1);
@@ -344,7 +344,7 @@ module mont_qp #(
       if (sv[k] && sfirst[k] && !(sfin[k] && k > Lk)) begin
         obs_cnt0 = obs_run;
         if (k != 0) begin
-          obs_addr0 = ObsAddrW'(k);
+          obs_addr0 = ObsAddrW'(1 + (k - 1) % (MaxPes - 1));
         end else if (kc_q == '0) begin
           obs_addr0 = '0;
         end else begin
