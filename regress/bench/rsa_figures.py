@@ -2,7 +2,7 @@
 
     montverif rsa-figures [--widths 1024,2048] [--mults 0,1,2,3,4,5] [--no-write]
 
-For each width and multiplier (the word-based ones at the papers' configurations, MULT_PARAMS):
+For each width and multiplier (the word-based ones at the papers' configurations, mult_params):
 one private-key exponentiation (a real gmpy2 RSA key,
 e = 65537, the private exponent d) replayed through the full testbench on Verilator (the
 scoreboard checks every product and the result); the cycle count is read from the transaction
@@ -27,6 +27,7 @@ from pathlib import Path
 import gmpy2
 
 from montverif.models import rsa as rsa_model
+from montverif.models.scalable import mwrkmm_pmax
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
@@ -42,14 +43,23 @@ PAPERS = [
     ("Jiang-Harris (quotient pipelining, radix 2^16, 16 PEs, Virtex II)", 1024, 5.1e-3, 135.7e6),
 ]
 # The word-based multipliers inside at the papers' own RSA configurations: Michalski-Buell's
-# MWRkMM unit (v = 17, w = 16, p = 20 PEs, section 7) and Jiang-Harris's radix 2^16 unit with
+# MWRkMM unit (v = 17, w = 16, section 7) with its most PEs at the width, p_max (eq. 13: 20
+# at 1024 bits, as the paper's core, 40 at 2048), and Jiang-Harris's radix 2^16 unit with
 # 16 PEs x 16 bits (Table 1).
-MULT_PARAMS: dict[int, dict[str, int]] = {4: {"V": 17, "W": 16, "P": 20},
-                                          5: {"V": 16, "W": 16, "P": 16}}
+MWRKMM_V, MWRKMM_W = 17, 16
 
 
-def mult_label(mult: int) -> str:
-    extra = " ".join(f"{k}={v}" for k, v in MULT_PARAMS.get(mult, {}).items())
+def mult_params(mult: int, n: int) -> dict[str, int]:
+    """The multiplier's parameters inside the core at width n (none for the bit-serial ones)."""
+    if mult == 4:
+        return {"V": MWRKMM_V, "W": MWRKMM_W, "P": mwrkmm_pmax(n, MWRKMM_V)}
+    if mult == 5:
+        return {"V": 16, "W": 16, "P": 16}
+    return {}
+
+
+def mult_label(mult: int, n: int) -> str:
+    extra = " ".join(f"{k}={v}" for k, v in mult_params(mult, n).items())
     return f"{rsa_model.mult_name(mult)} (Mult={mult}{', ' + extra if extra else ''})"
 
 
@@ -62,7 +72,7 @@ def measure_hw(n: int, mult: int, seed: int) -> tuple[int, float]:
         vec = Path(tmp) / "key.json"
         vec.write_text(json.dumps({"vectors": [{"msg": hex(msg), "exp": hex(d),
                                                 "mod": hex(mod)}]}))
-        params = (("Mult", mult), *MULT_PARAMS.get(mult, {}).items())
+        params = (("Mult", mult), *mult_params(mult, n).items())
         run = RunSpec(BuildSpec("rsa_core", n, BUS_W, "verilator", params=params),
                       seed=seed, txns=1, vectors=str(vec), tests=("VectorTest",),
                       timeout_s=3600)
@@ -71,7 +81,7 @@ def measure_hw(n: int, mult: int, seed: int) -> tuple[int, float]:
             raise SystemExit(f"error: {run.key} failed: {outcome.first_error}")
         rec = json.loads((outcome.log_dir / "txns.jsonl").read_text().splitlines()[0])
     cycles = int(rec["cycles"])
-    model = rsa_model.rsa_cycles(d, n, Mult=mult, **MULT_PARAMS.get(mult, {}))
+    model = rsa_model.rsa_cycles(d, n, Mult=mult, **mult_params(mult, n))
     if cycles != model:
         raise SystemExit(f"error: {run.key}: {cycles} cycles, model {model}")
     if int(rec["p"], 16) != int(gmpy2.powmod(msg, d, mod)):
@@ -113,7 +123,7 @@ def table(widths: list[int], mults: list[int], seed: int) -> str:
     for n in widths:
         for mult in mults:
             cycles, wall = measure_hw(n, mult, seed)
-            lines.append(f"| {n} | {mult_label(mult)} | {cycles:,} | "
+            lines.append(f"| {n} | {mult_label(mult, n)} | {cycles:,} | "
                          f"{ms(cycles / CLOCK_HZ)} | {wall:.0f} s |")
             print(lines[-1], flush=True)
     lines += ["", "| reference | N | time | cycles at its clock |", "|---|---|---:|---:|"]
