@@ -236,11 +236,12 @@ def _holes_at(point: BuildSpec, dut: str, holes: list[str]) -> list[str]:
 def _batch(points: list[BuildSpec], holes: list[str], dut: str, size: int,
            first: bool) -> list[BuildSpec]:
     """The points of the next batch's runs: one run at each other point that is the only
-    one able to hit a hole (in the first batch: at each point), the rest at the main one."""
+    one able to hit a hole (in the first batch: at each point), the rest, one at least, at
+    the main one."""
     main, others = points[0], points[1:]
-    wanted = [p for p in others if first or (
-        _holes_at(p, dut, holes) and not _holes_at(main, dut, _holes_at(p, dut, holes)))]
-    return (wanted + [main] * size)[:max(size, len(wanted))]
+    at_main = set(_holes_at(main, dut, holes))
+    wanted = [p for p in others if first or set(_holes_at(p, dut, holes)) - at_main]
+    return [main] * max(1, size - len(wanted)) + wanted
 
 
 def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seeds: int,

@@ -503,3 +503,18 @@ def test_closure_plans_the_points_a_bin_needs() -> None:
     assert [p.n for p in extra] == [128, 193, 257] and not never
     assert {p.dut for p in extra} == {"mont_dual"}
     assert closure.plan_points(spec.BuildSpec("mont_lut", 163, 32, "verilator")) == ([], {})
+
+
+def test_every_batch_runs_the_chosen_point() -> None:
+    """The first batch runs a seed at each other point and at least one at the chosen N;
+    later batches go to another point only for a hole that only it can reach."""
+    main = spec.BuildSpec("mont_dual", 163, 32, "verilator")
+    extra, _ = closure.plan_points(main)
+    points = [main, *extra]
+    first = closure._batch(points, [], "mont_dual", 2, True)
+    assert first[0] == main and sorted(p.n for p in first[1:]) == [128, 193, 257]
+    hole = "mont_dual.cross.field_x_width:('gfp', 'n_le_128')"
+    later = closure._batch(points, [hole, "mont_dual.lut.addr:3"], "mont_dual", 2, False)
+    assert [p.n for p in later] == [163, 128]
+    assert [p.n for p in closure._batch(points, ["mont_dual.lut.addr:3"], "mont_dual", 2,
+                                        False)] == [163, 163]
