@@ -414,8 +414,9 @@ def paper_clock_ns(fig: Figure) -> tuple[float, str] | None:
         return 1000 / mhz, f"{fig.text('clock_mhz')} MHz ({fig.citation('clock_mhz')})"
     product, cycles = paper_product_ns(fig), fig.value("cycles")
     if product is not None and cycles:
-        return product[0] / cycles, f"{1000 * cycles / product[0]:.0f} MHz, implied by " \
-                                    f"{fig.text('cycles')} cycles in {product[1]}"
+        return product[0] / cycles, (f"{1000 * cycles / product[0]:.0f} MHz, implied by "
+                                     f"{fig.text('cycles')} cycles ({fig.citation('cycles')}) "
+                                     f"in {product[1]}")
     return None
 
 
@@ -512,6 +513,9 @@ def given(fig: Figure, names: Mapping[str, str]) -> str:
         if (text := fig.text(q)) is None:
             continue
         mark = " (misprint, see below)" if q in fig.misprints else ""
+        if q in TEXT:
+            out.append(f"{unit}: {text} [{fig.citation(q)}]")
+            continue
         sep = "" if unit.startswith("%") else " "
         out.append(f"{text}{sep}{unit}{mark} [{fig.citation(q)}]")
     return "; ".join(out) or "–"
@@ -544,10 +548,13 @@ def design_cell(fig: Figure) -> str:
     return f"`{fig.design}` N={fig.width}" + (f" ({', '.join(shown)})" if shown else "")
 
 
-def _area_cell(result: synth_results.Result | None, norm: Norm,
+NOT_YET = {synth.FAMILY: "not synthesised yet", pnr.FAMILY: "not placed and routed yet"}
+
+
+def _area_cell(result: synth_results.Result | None, target: str, norm: Norm,
                same_lut: bool, luts_only: bool) -> str:
     if result is None:
-        return "not synthesised yet"
+        return NOT_YET[target]
     value = project_area(result, luts_only)
     if norm.value is not None and same_lut:
         return f"{value} ({ratio(value, norm.value)})"
@@ -566,8 +573,8 @@ def area_rows(figs: Sequence[Figure], results: synth_results.Results) -> list[st
         lut = fig.device.family.lut_inputs
         mults = fig.text("mults")
         if fig.design:
-            xc7 = _area_cell(proj.xc7, norm, lut == 6, luts_only)
-            ecp5 = _area_cell(proj.ecp5, norm, lut == 4, luts_only)
+            xc7 = _area_cell(proj.xc7, synth.FAMILY, norm, lut == 6, luts_only)
+            ecp5 = _area_cell(proj.ecp5, pnr.FAMILY, norm, lut == 4, luts_only)
             got = [str(project_mults(r, t)) if r is not None else "–"
                    for r, t in ((proj.xc7, synth.FAMILY), (proj.ecp5, pnr.FAMILY))]
             mult_cell = f"{mults or '–'} / {' / '.join(got)}" if mults or any(
@@ -606,7 +613,7 @@ def time_rows(figs: Sequence[Figure], results: synth_results.Results) -> list[st
             for target, r in ((synth.FAMILY, proj.xc7), (pnr.FAMILY, proj.ecp5)):
                 est = estimate_ns(r, target, cycles) if r is not None else None
                 text = fmt_time(est) if est is not None else (
-                    "not synthesised yet" if r is None else "–")
+                    NOT_YET[target] if r is None else "–")
                 if target == synth.FAMILY:
                     own_xc7 = text
                 else:

@@ -265,7 +265,7 @@ def test_the_comparison_renders_the_ratios_of_its_inputs() -> None:
     # a configuration without a result says so, with the command that makes it
     other = _row_of(text, next(f for f in _figs("amanor-2005")
                                if f.design == "mont_csa" and f.n == 512).where())
-    assert other[-3] == other[-2] == "not synthesised yet"
+    assert (other[-3], other[-2]) == ("not synthesised yet", "not placed and routed yet")
     assert "`montverif synth --dut mont_csa --n 512`" in text
     assert "`montverif synth --dut mont_lut --n 256`" not in text
 
