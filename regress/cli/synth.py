@@ -32,7 +32,8 @@ the project's results of that file for the same designs and configurations, pape
 normalised where a fair unit exists, and prints it or writes it into docs/papers.md
 (--write); nothing is synthesised. --papers --measure first synthesises each of the papers'
 configurations (of --designs, at --widths) that the results file lacks, one after another
-(--pnr: on the ECP5), and records each result there as it finishes. The first call on a
+(--pnr: on the ECP5), and records them there when the last has finished (run it on a clean
+checkout: each result carries its revision). The first call on a
 machine compiles the yowasp tools into their cache (about a minute; docs/synth.md).
 Exit 0 when done, 1 when Yosys or nextpnr fails, 2 on bad input (one `error:` line; a design
 that does not fit the device is bad input).
@@ -260,7 +261,9 @@ def table(designs: str, widths: str, write: Path | None, timeout_s: float,
                 synth_table.write_pnr(results, xc7, write)
             else:
                 synth_table.write(results, write)
-            synth_results.record(record, ecp5=results) if place else \
+            if place:
+                synth_results.record(record, ecp5=results)
+            else:
                 synth_results.record(record, xc7=results)
         except ConfigError as exc:
             return fail(exc)
@@ -358,8 +361,9 @@ def compare(args: argparse.Namespace, root: Path) -> int:
         if args.designs is not None:
             for dut in args.designs.split(","):
                 load_design(dut)  # an unknown design is one line
-        if args.widths is not None:
-            [int(w, 0) for w in args.widths.split(",")]
+        widths = [int(w, 0) for w in args.widths.split(",")] if args.widths else []
+        if any(w < 1 for w in widths):
+            raise ValueError(args.widths)
     except ConfigError as exc:
         return fail(exc)
     except ValueError:
