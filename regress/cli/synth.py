@@ -6,6 +6,8 @@
     montverif synth --table [--pnr] --out DIR ...; montverif synth --summary DIR
                                  results below DIR; their summary.json, summary.md
     montverif synth --plot [--widths 256,512,1024] [--write [FILE]]   area against time
+    montverif synth --papers [--measure] [--designs a,b] [--widths N,..] [--write [FILE]]
+                                 the papers' figures beside the project's (docs/papers.md)
     montverif synth --warm       compile the yowasp tools into their cache (make setup runs it)
 
 Synthesises the core (not the simulated top with its bus loader) with `synth_xilinx` and
@@ -22,7 +24,16 @@ the same design, width and parameters taken at the same clean revision is used a
 (--reuse: of any revision, and nothing is synthesised). --summary DIR gathers every result
 below DIR into DIR/summary.json, summary.md and area-time.svg (the nightly's job). --plot
 draws area against time per multiplication of every result on disk of the designs and
-widths (both targets), into docs/synth-area-time.svg with --write. The first call on a
+widths (both targets), into docs/synth-area-time.svg with --write. --table --write also
+records its results into the committed results file (--results, default
+docs/synth-results.json; a result of the same core and target replaces the one there).
+--papers sets the papers' implementation figures (docs/papers/figures.toml, --figures) beside
+the project's results of that file for the same designs and configurations, paper by paper,
+normalised where a fair unit exists, and prints it or writes it into docs/papers.md
+(--write); nothing is synthesised. --papers --measure first synthesises each of the papers'
+configurations (of --designs, at --widths) that the results file lacks, one after another
+(--pnr: on the ECP5), and records them there when the last has finished (run it on a clean
+checkout: each result carries its revision). The first call on a
 machine compiles the yowasp tools into their cache (about a minute; docs/synth.md).
 Exit 0 when done, 1 when Yosys or nextpnr fails, 2 on bad input (one `error:` line; a design
 that does not fit the device is bad input).
@@ -30,13 +41,15 @@ that does not fit the device is bad input).
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow import pnr, synth
+from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.tools import ToolError
-from montverif.regress.report import synth_plot, synth_summary, synth_table
+from montverif.regress.report import papers, synth_plot, synth_results, synth_summary, synth_table
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
@@ -73,12 +86,25 @@ def parser() -> Parser:
     ap.add_argument("--widths", default=None,
                     help="--table, --plot: widths N, e.g. 256,512 (default 256; --plot "
                          "256,512,1024)")
-    ap.add_argument("--designs", default=",".join(synth_table.DESIGNS),
+    ap.add_argument("--designs", default=None,
                     help="--table: designs, at their default parameters (default: all of "
-                         "the table's)")
+                         "the table's); --papers --measure: only these designs' "
+                         "configurations")
     ap.add_argument("--write", nargs="?", const=DEFAULT, type=Path, default=None,
                     help="--table: write it into docs/synth.md (or FILE), with --pnr the ECP5 "
-                         "table; --plot: write docs/synth-area-time.svg (or FILE)")
+                         "table; --plot: write docs/synth-area-time.svg (or FILE); --papers: "
+                         "write docs/papers.md's generated section (or FILE's)")
+    ap.add_argument("--papers", action="store_true",
+                    help="the papers' figures beside the project's results (nothing is "
+                         "synthesised without --measure)")
+    ap.add_argument("--measure", action="store_true",
+                    help="--papers: synthesise the papers' configurations the results file "
+                         "lacks and record them there")
+    ap.add_argument("--figures", type=Path, default=papers.FIGURES,
+                    help="--papers: the papers' figures (default docs/papers/figures.toml)")
+    ap.add_argument("--results", type=Path, default=synth_results.DEFAULT,
+                    help="the committed results: --papers reads them, --papers --measure and "
+                         "--table --write record into them (default docs/synth-results.json)")
     ap.add_argument("--max-luts", type=int, default=None, metavar="K",
                     help="--table --pnr: skip a core whose 7-series result (below the same "
                          "folder) holds more than K LUTs")
@@ -178,13 +204,14 @@ def too_large(spec: synth.SynthSpec, root: Path, max_luts: int | None) -> str | 
 
 def table(designs: str, widths: str, write: Path | None, timeout_s: float,
           reuse: bool = False, place: bool = False, root: Path = synth.SYNTH_ROOT,
-          max_luts: int | None = None) -> int:
+          max_luts: int | None = None, record: Path = synth_results.DEFAULT) -> int:
     """Each design at each width, one after another (each synthesis is one Yosys process
     on one core, each place and route one nextpnr process), then the table; `reuse`: only
     the results there are, of any revision; `place`: the ECP5 table (--pnr), each row beside
     the 7-series result of the same core if there is one (of any revision); `max_luts`:
     with `place`, no place and route of a core whose 7-series result holds more LUTs (its
-    time grows with the size). Each result has a folder of its own below `root`."""
+    time grows with the size). Each result has a folder of its own below `root`. Written
+    (`write`), the results are recorded into the results file `record` too."""
     try:
         specs = _specs(designs, widths)
     except ConfigError as exc:  # a ValueError too: before the widths' own
@@ -193,6 +220,10 @@ def table(designs: str, widths: str, write: Path | None, timeout_s: float,
         return fail(f"--widths {widths!r}: expected widths such as 256,512")
     if write is not None and not write.is_file():
         return fail(f"no such page: {write}")
+    try:
+        synth_results.load(record)  # a bad results file is refused before any synthesis
+    except ConfigError as exc:
+        return fail(exc)
     results, failed = [], 0
     for spec in specs:
         key = pnr.spec_of(spec).key if place else spec.key
@@ -233,9 +264,13 @@ def table(designs: str, widths: str, write: Path | None, timeout_s: float,
                 synth_table.write_pnr(results, xc7, write)
             else:
                 synth_table.write(results, write)
+            if place:
+                synth_results.record(record, ecp5=results)
+            else:
+                synth_results.record(record, xc7=results)
         except ConfigError as exc:
             return fail(exc)
-        print(f"wrote {write}")
+        print(f"wrote {write}; recorded {len(results)} results in {record}")
     return 1 if failed else 0
 
 
@@ -276,6 +311,95 @@ def plot(designs: str, widths: str, write: Path | None, root: Path) -> int:
     return 0
 
 
+def measure(figures: papers.Figures, designs: str | None, widths: str | None, record: Path,
+            timeout_s: float, place: bool, root: Path) -> int:
+    """Synthesise (place and route) each of the papers' configurations that `record` lacks,
+    of `designs` at `widths` (None: all), one after another (a same-revision result below
+    `root` is taken as it is), then record the results in `record`: at the end, as the
+    results file is committed and a change to it would make every later synthesis of the
+    batch one of a dirty checkout. The number that failed."""
+    target, name = (pnr.FAMILY, pnr.RESULT) if place else (synth.FAMILY, synth.RESULT)
+    failed = 0
+    done: list[dict[str, object]] = []
+    have = synth_results.load(record)[target]
+    for fig in figures.configurations():
+        if designs is not None and fig.design not in designs.split(","):
+            continue
+        if widths is not None and fig.width not in {int(w, 0) for w in widths.split(",")}:
+            continue
+        if synth_results.find(have, fig.design, fig.width, fig.project_params()) is not None:
+            continue
+        spec = pnr.spec_of(fig.spec()) if place else fig.spec()
+        result = synth.taken_here(root / spec.key, False, name)
+        if result is None:
+            try:
+                result = (pnr.run(spec, root / spec.key, timeout_s=timeout_s) if place
+                          else synth.run(spec, root / spec.key, timeout_s))
+            except (ConfigError, ToolError) as exc:
+                if not isinstance(exc, pnr.DoesNotFit):
+                    raise
+                print(f"SKIP {spec.key}: {exc}", flush=True)
+                continue
+            except synth.SynthError as exc:
+                print(f"FAIL {spec.key}: {exc}", flush=True)
+                failed += 1
+                continue
+        print(pnr_summary(result) if place else summary(result), flush=True)
+        done.append(result)
+    if done:
+        synth_results.record(record, **{target: done})
+        print(f"recorded {len(done)} results in {record}")
+    return failed
+
+
+def compare(args: argparse.Namespace, root: Path) -> int:
+    """--papers: the papers' figures beside the project's results (printed, or written into
+    the page); with --measure, the missing configurations synthesised first."""
+    if args.table or args.plot or args.summary is not None or args.dut is not None:
+        return fail("--papers is a mode of its own: without --table, --plot, --summary and "
+                    "--dut")
+    try:
+        figures = papers.load(args.figures)
+        synth_results.load(args.results)
+        if args.designs is not None:
+            for dut in args.designs.split(","):
+                load_design(dut)  # an unknown design is one line
+        widths = [int(w, 0) for w in args.widths.split(",")] if args.widths else []
+        if any(w < 1 for w in widths):
+            raise ValueError(args.widths)
+    except ConfigError as exc:
+        return fail(exc)
+    except ValueError:
+        return fail(f"--widths {args.widths!r}: expected widths such as 256,1024")
+    page = papers.DEFAULT_OUT if args.write == DEFAULT else args.write
+    if page is not None and not page.is_file():
+        return fail(f"no such page: {page}")
+    failed = 0
+    if args.measure:
+        try:
+            failed = measure(figures, args.designs, args.widths, args.results, args.timeout,
+                             args.pnr, root)
+        except (ConfigError, ToolError) as exc:
+            return fail(exc)
+    text = papers.render(figures, synth_results.load(args.results), _shown(args.results))
+    if page is None:
+        print(text)
+        return 1 if failed else 0
+    try:
+        papers.write(text, page)
+    except ConfigError as exc:
+        return fail(exc)
+    print(f"wrote {page}")
+    return 1 if failed else 0
+
+
+def _shown(path: Path) -> str:
+    """A path as the docs name it: relative to the checkout where it lies inside."""
+    resolved = path.resolve()
+    return (str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT)
+            else str(path))
+
+
 def write_summary(root: Path) -> int:
     if not root.is_dir():
         return fail(f"no such folder: {root}")
@@ -293,13 +417,18 @@ def main(argv: list[str]) -> int:
     if args.warm:
         return warm(args.timeout)
     root = Path(args.out).resolve() if args.out else synth.SYNTH_ROOT
+    if args.papers:
+        return compare(args, root)
+    if args.measure:
+        return fail("--measure is an option of --papers")
+    designs = args.designs or ",".join(synth_table.DESIGNS)
     if args.plot:
-        return plot(args.designs, args.widths or "256,512,1024",
+        return plot(designs, args.widths or "256,512,1024",
                     synth_plot.DEFAULT_OUT if args.write == DEFAULT else args.write, root)
     if args.table:
-        return table(args.designs, args.widths or "256",
+        return table(designs, args.widths or "256",
                      synth_table.DEFAULT_OUT if args.write == DEFAULT else args.write,
-                     args.timeout, args.reuse, args.pnr, root, args.max_luts)
+                     args.timeout, args.reuse, args.pnr, root, args.max_luts, args.results)
     if args.summary is not None:
         return write_summary(args.summary)
     if args.dut is None or args.n is None:

@@ -164,7 +164,7 @@ def render_pnr(results: Sequence[Result], xc7: Sequence[Result] = ()) -> str:
     ])
 
 
-def _replace(page: Path, begin: str, end: str, block: str) -> None:
+def replace_block(page: Path, begin: str, end: str, block: str) -> None:
     """Replace the block between the markers of `page` (the page must have them)."""
     text = page.read_text()
     pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
@@ -175,10 +175,10 @@ def _replace(page: Path, begin: str, end: str, block: str) -> None:
 
 def write(results: Sequence[Result], page: Path = DEFAULT_OUT) -> None:
     """The 7-series table into `page`."""
-    _replace(page, BEGIN, END, render(results))
+    replace_block(page, BEGIN, END, render(results))
 
 
 def write_pnr(results: Sequence[Result], xc7: Sequence[Result] = (),
               page: Path = DEFAULT_OUT) -> None:
     """The ECP5 table into `page`."""
-    _replace(page, PNR_BEGIN, PNR_END, render_pnr(results, xc7))
+    replace_block(page, PNR_BEGIN, PNR_END, render_pnr(results, xc7))

@@ -304,3 +304,25 @@ def test_mutate_seed_words_as_for_regress() -> None:
     assert line.startswith("error: --seed must be an integer, date, date:YYYY-MM-DD or run")
     cp = montverif("mutate", "--dut", "mont_r2", "--seed", "date:2026-11-24", "--mutants", "0")
     assert one_error(cp) == "error: MUTANTS must be at least 1 (got 0)"
+
+
+# --- synth --papers: its two files and its page ------------------------------------------------
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--figures", "{tmp}/none.toml"), "cannot read the papers' figures"),
+    (("--figures", "{tmp}/wrong.toml"), "unknown DUT 'mont_nope'"),
+    (("--results", "{tmp}/wrong.json"), "not a synthesis result"),
+    (("--write", "{tmp}/plain.md"), "has no <!-- papers:begin"),
+])
+def test_synth_papers_bad_files_are_one_line(tmp_path: Path, args: tuple[str, ...],
+                                             message: str) -> None:
+    """A missing or wrong figures file, a results file of another shape and a page without
+    the section's markers: one line each, and the page is left as it was."""
+    figures = (ROOT / "docs" / "papers" / "figures.toml").read_text()
+    (tmp_path / "wrong.toml").write_text(figures.replace('"mont_qp"', '"mont_nope"'))
+    (tmp_path / "wrong.json").write_text('{"xc7": [{"dut": "mont_r2"}]}')
+    (tmp_path / "plain.md").write_text("no markers\n")
+    line = one_error(montverif("synth", "--papers",
+                               *(a.replace("{tmp}", str(tmp_path)) for a in args)))
+    assert message in line
+    assert (tmp_path / "plain.md").read_text() == "no markers\n"
