@@ -1,9 +1,10 @@
 """`montverif lint` (`make lint`): Verilator -Wall lint and an Icarus -g2012 compile of every
-design at several parameter points, the generated-file check of the register map, ruff and mypy
-on the Python, the layer contracts (lint-imports: one direction of dependency, no cycles) and
-actionlint on the GitHub Actions workflows (.github/workflows/). actionlint is installed on
-first use into build/tools/actionlint/ with `go install` (ACTIONLINT_VERSION); without Go or
-the module proxy the lint fails with one line saying so.
+design at several parameter points, the generated-file check of the register map, no copied
+block between two RTL files (montverif.spec.copies), ruff and mypy on the Python, the layer
+contracts (lint-imports: one direction of dependency, no cycles) and actionlint on the GitHub
+Actions workflows (.github/workflows/). actionlint is installed on first use into
+build/tools/actionlint/ with `go install` (ACTIONLINT_VERSION); without Go or the module proxy
+the lint fails with one line saying so.
 
 Exit 0 when everything is clean; otherwise each problem is printed and the exit code is 1.
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import BUILD_ROOT, ROOT
-from montverif.spec import generate, regmap, top
+from montverif.spec import copies, generate, regmap, top
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.paths import include_flags
@@ -262,7 +263,9 @@ def main(argv: list[str]) -> int:
                                      for p in generate.stale()]),
         *((f"lint {name}", functools.partial(lint_design, name)) for name in args.dut or known)]
     if not args.dut:
-        checks += [("lint mv_bus_engine", lint_engine),
+        checks += [("no copied RTL blocks", lambda: [str(c) for c in
+                                                     copies.copies(copies.rtl_files())]),
+                   ("lint mv_bus_engine", lint_engine),
                    ("python (ruff, types, layers)", lint_python),
                    ("workflows (actionlint)", lint_workflows)]
     for label, check in checks:
