@@ -43,6 +43,9 @@ class RunConfig:
     # build parameters beyond N, resolved (defaults included): e.g. {"W": 16, "P": 4}
     params: dict[str, int] = field(default_factory=dict)
     bus: str = "pins"  # "pins": Python drives the bus pins; "engine": the HDL bus engine
+    # what toggles clk_i (regress/flow/spec.py clock_source): "tb", the testbench's cocotb
+    # Clock; "main", the build's main loop; "hdl", the engine wrapper's delay loop
+    clock: str = "tb"
     # the scoreboard checks on a worker thread while the engine's main loop runs without the
     # GIL (Verilator engine builds with a spare core: regress/flow/simulate.py decides)
     check_thread: bool = False
@@ -74,6 +77,7 @@ class RunConfig:
             idle_max=env.IDLE_MAX.get_int(2),
             params=_int_params(env.PARAMS.get()),
             bus=env.BUS.get("pins"),
+            clock=env.CLOCK.get("tb"),
             check_thread=env.CHECK_THREAD.equals("1", "0"),
             measure=not env.MEASURE.equals("0", "1"),
             keep_secrets=env.KEEP_SECRETS.equals("1", "0"),
@@ -112,6 +116,8 @@ class RunConfig:
             out[env.PARAMS.name] = format_params(self.params)
         if self.bus != "pins":
             out[env.BUS.name] = self.bus
+        if self.clock != "tb":
+            out[env.CLOCK.name] = self.clock
         if not self.measure:
             out[env.MEASURE.name] = "0"
         # always set: a value left in the caller's environment never decides it

@@ -75,6 +75,7 @@ VECTORS = Var("MV_VECTORS")
 IDLE_MAX = Var("MV_IDLE_MAX")
 PARAMS = Var("MV_PARAMS")
 BUS = Var("MV_BUS")
+CLOCK = Var("MV_CLOCK")  # tb: the testbench starts cocotb's Clock (else the build makes it)
 CHECK_THREAD = Var("MV_CHECK_THREAD")  # the flow decides when a user leaves it unset
 BIAS = Var("MV_BIAS")  # coverage steering (verif/steer.py), also a list entry's `bias`
 KEEP_SECRETS = Var("MV_KEEP_SECRETS")  # 1: secret operands in clear (--keep-secrets)

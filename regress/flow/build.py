@@ -18,7 +18,13 @@ from cocotb_tools.runner import Verilator, get_runner
 
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import SIM_BUILDS
-from montverif.regress.flow.spec import TIMESCALE, UNIT_NS, BuildSpec, engine_hdl_clock
+from montverif.regress.flow.spec import (
+    TIMESCALE,
+    UNIT_NS,
+    BuildSpec,
+    clock_source,
+    engine_hdl_clock,
+)
 from montverif.spec import environment
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
@@ -91,6 +97,7 @@ def _build_stamp(b: BuildSpec, design: Design) -> str:
         h.update(b"vpi=flat" if _vpi_flat()
                  else vpi_control(design, b.bus == "engine").encode())
         h.update(b"clock=hdl" if b.bus == "engine" and engine_hdl_clock() else b"")
+        h.update(b"main=pins" if b.bus == "pins" and clock_source(b) == "main" else b"")
     for src in b.sources(design) + include_files() + ([engine.ENGINE_SV, engine.ENGINE_MAIN,
                                      Path(engine.__file__)] if b.bus == "engine" else []):
         h.update(src.read_bytes())
@@ -137,8 +144,8 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
         build_args += ["-Wno-fatal", "--assert"]
         build_args += ["--trace-fst", "--trace-structs"] if b.waves else []
         build_args += ["--coverage-line", "--coverage-toggle"] if b.coverage else []
-    main_loop = b.sim == "verilator" and b.bus == "engine" and not engine_hdl_clock()
-    if main_loop:  # the engine main loop toggles the wrapper's clock
+    main_loop = clock_source(b) == "main"
+    if main_loop:  # the main loop toggles clk_i (the engine wrapper's, or the design top's)
         build_args += ["-CFLAGS", f"-DMV_HALF_PERIOD={half_period_units()}",
                        "-LDFLAGS", f"-Wl,--export-dynamic-symbol={STORAGE_SYMBOL}"]
     elif b.sim == "verilator" and b.bus == "engine":  # the wrapper's clock is a delay loop

@@ -27,7 +27,7 @@ from cocotb_tools.runner import get_runner
 
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import SIM_BUILDS
-from montverif.regress.flow.spec import TIMESCALE, BuildSpec, RunSpec, design_tb
+from montverif.regress.flow.spec import TIMESCALE, BuildSpec, RunSpec, clock_source, design_tb
 from montverif.spec import environment
 from montverif.spec.designs import load_design
 from montverif.verif.config import BATCH_MODULE, BATCH_PLAN_ARG, RunConfig
@@ -45,6 +45,7 @@ def run_config(run: RunSpec, log_dir: Path) -> RunConfig:
                      seed=run.seed, log_dir=log_dir,
                      vectors=Path(run.vectors).resolve() if run.vectors else None,
                      idle_max=run.idle_max, params=b.design_params(design), bus=b.bus,
+                     clock=clock_source(b),
                      check_thread=environment.CHECK_THREAD.equals("1", ""),
                      measure=not environment.MEASURE.equals("0", "1"),
                      keep_secrets=run.keep_secrets,

@@ -48,10 +48,23 @@ def with_design_tests(run: RunSpec) -> RunSpec:
 
 
 def engine_hdl_clock() -> bool:
-    """Engine builds on Verilator toggle the wrapper's clock in their own main loop
-    (verif/bus/engine_main.cpp, no --timing); MV_ENGINE_CLOCK=hdl keeps the wrapper's HDL
-    delay-loop clock and cocotb's main (the earlier build, for comparison)."""
+    """Verilator builds toggle clk_i in their own main loop (verif/bus/engine_main.cpp, no
+    --timing); MV_ENGINE_CLOCK=hdl keeps the earlier builds, for comparison: an engine build's
+    wrapper makes its clock with an HDL delay loop, and a pins build's testbench starts
+    cocotb's Clock, both under cocotb's own main."""
     return environment.ENGINE_CLOCK.equals("hdl", "main")
+
+
+def clock_source(b: BuildSpec) -> str:
+    """What toggles the build's clk_i: "main", the build's own main loop
+    (verif/bus/engine_main.cpp: Verilator, every bus mode), "hdl", the engine wrapper's delay
+    loop (Icarus engine builds, MV_ENGINE_CLOCK=hdl), or "tb", the testbench's cocotb Clock
+    (Icarus pins builds, MV_ENGINE_CLOCK=hdl). The main loop runs a time slot in which no
+    callback is due without cocotb's protocol: a pins run's Python waits on events (ack,
+    done, busy) while a core computes, and those cycles run at the model's own speed."""
+    if b.sim == "verilator" and not engine_hdl_clock():
+        return "main"
+    return "hdl" if b.bus == "engine" else "tb"
 
 
 @dataclass(frozen=True)
@@ -89,8 +102,9 @@ class BuildSpec:
         parts += ["fault"] if self.fault else []
         parts += ["waves"] if self.waves else []
         parts += ["eng"] if self.bus == "engine" else []
-        # the old HDL-clock engine build (MV_ENGINE_CLOCK=hdl) in a folder of its own
-        parts += ["hdlclk"] if self.bus == "engine" and engine_hdl_clock() else []
+        # the builds under cocotb's main (MV_ENGINE_CLOCK=hdl) in folders of their own
+        parts += ["hdlclk"] if engine_hdl_clock() and (
+            self.bus == "engine" or self.sim == "verilator") else []
         parts += ["cov"] if self.coverage else []
         return "-".join(parts + [self.sim])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from montverif.regress.flow.build import _build_stamp, vpi_control
-from montverif.regress.flow.spec import BuildSpec
+from montverif.regress.flow.spec import BuildSpec, clock_source
 from montverif.spec.design import MULT_SIGNALS
 from montverif.spec.designs import known_designs, load_design
 
@@ -51,19 +51,26 @@ def test_engine_main_loop_half_period() -> None:
 
 
 def test_engine_clock_variants_are_builds_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
-    """MV_ENGINE_CLOCK=hdl (the HDL delay-loop clock under cocotb's main) is its own build
-    folder and stamp; pin-mode builds are not affected by it; the wrapper of the main-loop
-    build has the clock as an input port and no delay."""
+    """MV_ENGINE_CLOCK=hdl (the HDL delay-loop clock, or cocotb's Clock in pin mode, under
+    cocotb's main) is its own build folder and stamp, for either bus mode on Verilator and
+    for neither on Icarus; the wrapper of the main-loop build has the clock as an input port
+    and no delay."""
     from montverif.verif.bus import engine
 
     design = load_design("mont_lut")
     eng, pins = BuildSpec("mont_lut", 32, bus="engine"), BuildSpec("mont_lut", 32)
+    icarus = BuildSpec("mont_lut", 32, sim="icarus")
     main_key, main_stamp, pins_stamp = eng.key, _build_stamp(eng, design), _build_stamp(
         pins, design)
+    pins_key, icarus_key = pins.key, icarus.key
+    assert [clock_source(b) for b in (eng, pins, icarus)] == ["main", "main", "tb"]
     monkeypatch.setenv("MV_ENGINE_CLOCK", "hdl")
+    assert [clock_source(b) for b in (eng, pins, icarus)] == ["hdl", "tb", "tb"]
     assert eng.key == main_key.replace("-eng-", "-eng-hdlclk-")
+    assert pins.key == pins_key.replace("-verilator", "-hdlclk-verilator")
+    assert icarus.key == icarus_key
     assert _build_stamp(eng, design) != main_stamp
-    assert _build_stamp(pins, design) == pins_stamp
+    assert _build_stamp(pins, design) != pins_stamp
     params = {"N": 32, "BusW": 32, "AckWait": 0}
     port = engine.emit_wrapper(design.toplevel, params, 8, hdl_clock=False)
     hdl = engine.emit_wrapper(design.toplevel, params, 8)

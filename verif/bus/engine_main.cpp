@@ -1,5 +1,7 @@
-// Verilator main loop of the fast bus mode (BUS=engine), used instead of cocotb's
-// share/lib/verilator/verilator.cpp for engine builds only (regress/flow/simulate.py).
+// Verilator main loop, used instead of cocotb's share/lib/verilator/verilator.cpp by every
+// Verilator build (regress/flow/build.py; MV_ENGINE_CLOCK=hdl keeps cocotb's): it toggles
+// the toplevel's clk_i, the engine wrapper's in the fast bus mode (BUS=engine), the design
+// top's in pins mode, whose testbench then starts no cocotb Clock (MV_CLOCK=main).
 //
 // cocotb's main advances the model from one time slot to the next that either cocotb or the
 // model's --timing scheduler asks for. In engine mode the clock used to be an HDL delay loop

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow.paths import ROOT, SIM_BUILDS
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import ALL_TESTS, BuildSpec, RunSpec
 from montverif.spec.designs import load_design
@@ -152,6 +152,40 @@ def test_engine_main_loop_matches_the_hdl_clock(tmp_path, monkeypatch):
     assert len(logs["main"]) > 300 and len(txns["main"]) >= 6
     assert logs["main"] == logs["hdl"]
     assert txns["main"] == txns["hdl"]  # times included
+
+
+def test_pins_main_loop_matches_cocotb_clock(tmp_path, monkeypatch):
+    """Verilator pin-mode builds toggle the design top's clock in the same main loop, and the
+    testbench starts no cocotb Clock (MV_CLOCK=main): within a test every transfer, result and
+    time is the same as with cocotb's Clock under cocotb's main (MV_ENGINE_CLOCK=hdl); over
+    several tests of one simulation every transfer and result is (the clock keeps running
+    between tests, where cocotb's Clock stopped: later tests may lie half a cycle apart)."""
+    def strip(lines: list[str]) -> list[dict]:
+        return [{k: v for k, v in json.loads(t).items() if not k.endswith("_ns")}
+                for t in lines]
+
+    for tests in (("RandomTest",), ("RandomTest", "BackToBackTest", "ErrorTest")):
+        logs, txns = {}, {}
+        for clock in ("hdl", "main"):
+            monkeypatch.setenv("MV_ENGINE_CLOCK", clock)
+            monkeypatch.setenv("MV_BUS_LOG", str(tmp_path / f"{clock}{len(tests)}.bus"))
+            run = RunSpec(BuildSpec("mont_lut", 32, 8, "verilator"), seed=5, txns=6,
+                          tests=tests, timeout_s=900)
+            assert ("hdlclk" in run.key) == (clock == "hdl")
+            outcome = execute(run, tmp_path / f"{clock}{len(tests)}" / run.key)
+            assert outcome.passed, f"{clock}: {outcome.first_error}"
+            # the main loop's object, or cocotb's main's, in the build
+            objs = {f.name for f in (SIM_BUILDS / run.build.key).glob("*.o")}
+            assert ("engine_main.o" in objs, "verilator.o" in objs) == (
+                clock == "main", clock == "hdl"), objs
+            logs[clock] = (tmp_path / f"{clock}{len(tests)}.bus").read_text().splitlines()
+            txns[clock] = outcome.log_dir.joinpath("txns.jsonl").read_text().splitlines()
+        assert len(logs["main"]) > 100 and len(txns["main"]) >= 6
+        assert logs["main"] == logs["hdl"]
+        if len(tests) == 1:
+            assert txns["main"] == txns["hdl"]  # times included
+        else:
+            assert strip(txns["main"]) == strip(txns["hdl"])
 
 
 PROBE_TIMEOUT_S = 120  # one probe run takes about 2 s
