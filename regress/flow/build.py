@@ -49,6 +49,9 @@ def vpi_control(design: Design, engine_build: bool = False) -> str:
         lines += [f'public_flat_rw -module "{engine.ENGINE_MODULE}" -var "{var}"'
                   for var in (engine.SCRIPT_VAR, engine.LOG_VAR, engine.CYCLE_VAR,
                               *engine.DONE_VARS)]
+        if design.rsa:  # the record of the core's multiplier products (mv_product_log)
+            lines += [f'public_flat_rw -module "{engine.PRODUCT_MODULE}" -var "{var}"'
+                      for var in engine.PRODUCT_VARS]
     return "\n".join(lines) + "\n"
 
 
@@ -99,7 +102,8 @@ def _build_stamp(b: BuildSpec, design: Design) -> str:
         h.update(b"clock=hdl" if b.bus == "engine" and engine_hdl_clock() else b"")
         h.update(b"main=pins" if b.bus == "pins" and clock_source(b) == "main" else b"")
     for src in b.sources(design) + include_files() + ([engine.ENGINE_SV, engine.ENGINE_MAIN,
-                                     Path(engine.__file__)] if b.bus == "engine" else []):
+                                     engine.PRODUCT_SV, Path(engine.__file__)]
+                                    if b.bus == "engine" else []):
         h.update(src.read_bytes())
     h.update(json.dumps(tools.versions(), sort_keys=True).encode())
     return h.hexdigest()
@@ -162,10 +166,11 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
     if b.bus == "engine":
         wrapper = build_dir / f"{b.toplevel(design)}.sv"
         depth = engine.script_depth(b.n, design, b.bus_w)
+        tap = engine.product_tap(design, b.n)
         wrapper.write_text(engine.emit_wrapper(design.toplevel, b.parameters(design), depth,
                                                hdl_clock=not main_loop,
-                                               observe=design.observe))
-        sources += [engine.ENGINE_SV, wrapper]
+                                               observe=design.observe, tap=tap))
+        sources += [engine.ENGINE_SV] + ([engine.PRODUCT_SV] if tap else []) + [wrapper]
     try:
         runner.build(sources=sources, includes=list(INCLUDE_DIRS), hdl_toplevel=b.toplevel(design),
                      parameters=b.parameters(design), build_dir=build_dir, always=True,

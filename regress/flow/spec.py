@@ -35,9 +35,11 @@ def design_tb(dut: str) -> tuple[str, tuple[str, ...], str | None]:
 
 
 def has_engine(dut: str) -> bool:
-    """Whether the design's testbench runs in the fast bus mode (the multiplier testbench;
-    the RSA core's drives the pins)."""
-    return design_tb(dut)[0] == TEST_MODULE
+    """Whether the design's testbench runs in the fast bus mode: the multiplier testbench,
+    and a testbench of its own whose descriptor says so ([testbench] engine = true: the RSA
+    core's)."""
+    tb = load_design(dut).testbench if dut in known_designs() else {}
+    return bool(tb.get("engine", design_tb(dut)[0] == TEST_MODULE))
 
 
 def with_design_tests(run: RunSpec) -> RunSpec:

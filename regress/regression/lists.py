@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from montverif.regress.flow import tools
-from montverif.regress.flow.spec import ALL_TESTS, DEFAULT_TIMEOUT_S, BuildSpec
+from montverif.regress.flow.spec import (
+    ALL_TESTS,
+    BUS_MODES,
+    DEFAULT_TIMEOUT_S,
+    BuildSpec,
+    has_engine,
+)
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.tomlfile import read_toml
@@ -45,12 +51,14 @@ class Entry:
     params: tuple[tuple[tuple[str, int], ...], ...] = ((),)
     diff_sims: bool = False  # run on both simulators, same seeds, compare transaction logs
     bias: str = ""  # coverage steering (MV_BIAS JSON, verif/steer.py) of every run; "" = none
+    bus: str = "pins"  # "pins" (Python drives the bus) or "engine" (the fast bus mode)
 
     def txns_for(self, n: int) -> int:
         return next((t for start, t in reversed(self.txns_from_n) if n >= start), self.txns)
 
     def builds(self) -> list[BuildSpec]:
-        return [BuildSpec(self.dut, n, bus_w, sim_, wait, params=point) for n in self.widths
+        return [BuildSpec(self.dut, n, bus_w, sim_, wait, params=point, bus=self.bus)
+                for n in self.widths
                 for point in self.params for bus_w in self.bus_widths
                 for sim_ in self.simulators for wait in self.ack_wait]
 
@@ -73,7 +81,7 @@ _REQUIRED = ("dut", "widths", "bus_widths", "simulators", "seeds", "txns")
 
 
 _OPTIONAL = ("txns_from_n", "ack_wait", "tests", "idle_max", "params", "diff_sims", "bias",
-             "beyond_paper")
+             "beyond_paper", "bus")
 
 
 def as_ints(value: object, where: str, minimum: int = 0) -> tuple[int, ...]:
@@ -177,7 +185,18 @@ def _entry(raw: object, where: str) -> Entry:
         params=_params(raw.get("params", [{}]), dut, f"{where}.params"),
         diff_sims=as_bool(raw.get("diff_sims", False), f"{where}.diff_sims"),
         bias=_bias(raw.get("bias"), f"{where}.bias"),
+        bus=_bus(raw.get("bus", "pins"), dut, f"{where}.bus"),
     )
+
+
+def _bus(value: object, dut: str, where: str) -> str:
+    """The entry's bus mode: one of BUS_MODES, the fast mode only where the design's
+    testbench has it."""
+    if value not in BUS_MODES:
+        raise ListError(f"{where}: expected one of {', '.join(BUS_MODES)}, got {value!r}")
+    if value == "engine" and not has_engine(dut):
+        raise ListError(f"{where}: {dut}'s testbench has no fast bus mode")
+    return str(value)
 
 
 def as_bool(value: object, where: str) -> bool:

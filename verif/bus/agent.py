@@ -46,14 +46,20 @@ class BusDriver(uvm_driver):
         self.on_done: Callable[[int, int], None] | None = None
         # fast mode: the engine's script observers (measurement probes, verif/env/probes.py)
         self.script_probes: list[ScriptProbe] = []
+        # fast mode: where each script's bursts go (None: the monitor's publish) and what is
+        # called at the end of every script (an environment that orders more than the bus
+        # traffic by time, verif/env/rsa_capture.py)
+        self.publish_to: Callable[[list[Burst]], None] | None = None
+        self.on_script_end: Callable[[], None] | None = None
 
     def start_of_simulation_phase(self) -> None:
         bif = self.bus_if
         if bif.engine:
             monitor: BusMonitor = ConfigDB().get(self, "", "BUS_MONITOR")
             self.bfm = EngineBusDriver(bif.dut, bif.period_ns, bif.idle_max, bif.bus_w,
-                                       monitor.publish, self.on_done)
+                                       self.publish_to or monitor.publish, self.on_done)
             self.bfm.probes = self.script_probes
+            self.bfm.on_script_end = self.on_script_end
         else:
             self.bfm = LoaderBusDriver(bif.dut, bif.clock, bif.done, bif.period_ns,
                                        bif.idle_max)

@@ -17,11 +17,12 @@ from __future__ import annotations
 import random
 import struct
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from montverif.spec import regmap
-from montverif.spec.design import Design
+from montverif.spec.design import RSA_MODULUS, Design
 from montverif.verif.bus.bfm import WatchdogError
 from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.item import Burst, BusItem, BusRequest, Kind
@@ -50,6 +51,11 @@ SCRIPT_VAR, LOG_VAR = "tb_script", "tb_log_q"
 CYCLE_VAR = "cyc_q"  # falling edges since the script started: visible to tests and debugging
 # the done observation the engine captures (mv_bus_engine)
 DONE_VARS = ("tb_done_rises_q", "tb_done_time_q", "tb_done_obs_q")
+# the record of a core's internal multiplier products (the RSA core: verif/env/rsa_capture.py)
+PRODUCT_SV = ENGINE_SV.parent / "mv_product_log.sv"
+PRODUCT_MODULE, PRODUCT_INSTANCE = "mv_product_log", "u_prod"
+PRODUCT_VARS = ("tb_prod_q", "tb_prod_count_q")
+PRODUCT_HEAD_BYTES = 24  # an entry's two times and its multiplier index (64 bits each)
 
 
 class EngineError(RuntimeError):
@@ -105,6 +111,65 @@ def script_depth(n: int, design: Design, bus_w: int) -> int:
     return OPS_PER_SCRIPT * engine_depth(n, design, bus_w)
 
 
+@dataclass(frozen=True)
+class ProductTap:
+    """What an engine wrapper records of a core with internal multipliers (a design's [rsa]
+    table) beside the bus: each multiplier's products (verif/hdl/mv_product_log.sv: operands,
+    modulus, P, S, C and the times of its busy edges) and, at each rise of done, the
+    registers that must be wiped (the engine's done capture, one Slot each, in `wipe`'s
+    order from the least significant). Paths are inside the design's toplevel."""
+
+    core: str  # the core's instance (u_core)
+    mults: tuple[str, ...]  # each multiplier's signal prefix (<prefix>_busy, _x, _y, ...)
+    wipe: tuple[str, ...]
+    n: int
+
+    @property
+    def slot(self) -> int:
+        """Bits of one captured value: N + 1 (S and C) rounded up to 32-bit words."""
+        return 32 * -(-(self.n + 1) // 32)
+
+    @property
+    def depth(self) -> int:
+        """Products kept between two reads: one exponentiation's (2N + 3 at most: N + 2
+        steps on two multipliers) and a margin; more between two scripts' ends is refused."""
+        return 2 * self.n + 8
+
+    @property
+    def entry_bytes(self) -> int:
+        return PRODUCT_HEAD_BYTES + 6 * self.slot // 8
+
+
+def product_tap(design: Design, n: int) -> ProductTap | None:
+    """The design's ProductTap at width n (None: no internal multipliers to record)."""
+    if not design.rsa:
+        return None
+    return ProductTap(str(design.rsa["core"]), tuple(str(m) for m in design.rsa["mults"]),
+                      tuple(str(p) for p in design.rsa.get("wipe", ())), n)
+
+
+def _product_instance(tap: ProductTap) -> tuple[str, str, int]:
+    """The wrapper's mv_product_log instance for `tap`, its done-capture expression (the
+    wipe registers, zero-extended) and that expression's width."""
+    slot, core = tap.slot, f"u_dut.{tap.core}"
+
+    def each(signal: str) -> str:  # multiplier k's signal at [k*Slot +: Slot]
+        return "{" + ", ".join(f"{slot}'({core}.{m}_{signal})"
+                                for m in reversed(tap.mults)) + "}"
+
+    busy = "{" + ", ".join(f"{core}.{m}_busy" for m in reversed(tap.mults)) + "}"
+    params = f".Mults({len(tap.mults)}), .Slot({slot}), .Depth({tap.depth})"
+    inst = f"""  {PRODUCT_MODULE} #({params}) {PRODUCT_INSTANCE} (
+    .clk_i, .rst_ni, .busy_i({busy}),
+    .x_i({each("x")}), .y_i({each("y")}), .p_i({each("p")}), .s_i({each("s")}),
+    .c_i({each("c")}), .m_i({slot}'({core}.{RSA_MODULUS}))
+  );
+"""
+    wipe = ("{" + ", ".join(f"{slot}'(u_dut.{p})" for p in reversed(tap.wipe)) + "}"
+            if tap.wipe else "1'b0")
+    return inst, wipe, len(tap.wipe) * slot or 1
+
+
 def observed(observe: Mapping[str, Any]) -> list[tuple[str, str, int]]:
     """The observation signals the engine captures when done rises, from a design config's
     [observe] table: (key, path inside the design's toplevel, bits), the least significant
@@ -121,7 +186,8 @@ def observed(observe: Mapping[str, Any]) -> list[tuple[str, str, int]]:
 
 def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
                  period_ns: int = CLOCK_PERIOD_NS, hdl_clock: bool = True,
-                 observe: Mapping[str, Any] | None = None) -> str:
+                 observe: Mapping[str, Any] | None = None, tap: ProductTap | None = None
+                 ) -> str:
     """A toplevel holding the design's toplevel and the bus engine, with the same
     parameters (the runner sets them on the wrapper, which passes them down). The clock is
     not cocotb's: a clock that cocotb drives costs a VPI write and a callback round-trip per
@@ -130,12 +196,17 @@ def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
     as cocotb's Clock does, and is either made by the wrapper (hdl_clock: a delay loop, for
     Icarus) or an input port that the engine's Verilator main loop toggles (ENGINE_MAIN),
     which spares Verilator's --timing scheduler an evaluation per edge. `observe` (the design
-    config's [observe] table) names the signals the engine captures when done rises."""
+    config's [observe] table) names the signals the engine captures when done rises; `tap`
+    adds the record of a core's internal multipliers (mv_product_log), and its wipe
+    registers are then what the engine captures when done rises."""
     name = wrapper_name(toplevel)
     signals = observed(observe or {})
     obs_w = sum(bits for _, _, bits in signals) or 1
     obs = ("{" + ", ".join(f"u_dut.{path}" for _, path, _ in reversed(signals)) + "}"
            if signals else "1'b0")
+    products = ""
+    if tap is not None:
+        products, obs, obs_w = _product_instance(tap)
     clock_port = "" if hdl_clock else "\n  input  logic                      clk_i,"
     clock = (f"logic             clk_i = 1'b1;\n"
              f"  always #({period_ns / 2}) clk_i = ~clk_i;  // ns: the build's timescale is 1ns/1ps"
@@ -184,7 +255,7 @@ module {name}
     .req_o(req), .we_o(we), .addr_o(addr), .wdata_o(wdata), .ack_i(ack), .rdata_i(rdata),
     .done_i(done_o), .obs_i({obs})
   );
-endmodule
+{products}endmodule
 """
 
 
@@ -250,6 +321,9 @@ class EngineBusDriver:
         # told when each script goes and when Python resumes at its end (the measurement
         # probes, verif/env/probes.py: the simulator's share of a run, `engine.json`)
         self.probes: list[ScriptProbe] = []
+        # called at the end of every script, after its bursts were published (an environment
+        # that records more than the bus, mv_product_log, reads it here)
+        self.on_script_end: Callable[[], None] | None = None
         self._put("tb_go_i", 0)
         self._put("tb_ack_timeout_i", ACK_TIMEOUT_CYCLES)
 
@@ -372,6 +446,8 @@ class EngineBusDriver:
         finally:  # a hung script's transfers before the hang are checked too
             if bursts:
                 self.publish(bursts)
+            if self.on_script_end is not None:
+                self.on_script_end()
 
     def _report_done(self) -> None:
         """The rises of done since the last script, in order (the engine keeps the last

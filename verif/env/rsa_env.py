@@ -2,13 +2,14 @@
 env), a passive monitor on each internal Montgomery multiplier, a done-edge observer for the
 wipe check, the RSA scoreboard and coverage.
 
-The multiplier monitors wake twice per product (the rising edge of the multiplier's busy:
-operands; its falling edge: result), never per clock.
+In pin mode the multiplier monitors wake twice per product (the rising edge of the
+multiplier's busy: operands; its falling edge: result), never per clock. In fast mode
+(BUS=engine) neither they nor the done observer wake: the simulation records the products
+and the done edges' wipe registers, and verif/env/rsa_capture.py hands them on after each
+engine script, in time order with the bus traffic.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import gmpy2
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
@@ -21,33 +22,15 @@ from montverif.models.registry import get_algo, reference
 from montverif.spec import regmap
 from montverif.spec.design import MULT_SIGNALS, RSA_MODULUS, Design
 from montverif.verif.bus.agent import BusAgent, BusIf
+from montverif.verif.bus.engine import product_tap
 from montverif.verif.config import RunConfig
 from montverif.verif.env.env import _handle
 from montverif.verif.env.predictor import LoaderPredictor, Operation
 from montverif.verif.env.probes import make_probes
+from montverif.verif.env.rsa_capture import ProductLog, TimeOrder
 from montverif.verif.env.rsa_coverage import RsaCoverage
+from montverif.verif.env.rsa_items import MULT_NAMES, MultTxn, WipeObservation
 from montverif.verif.env.scoreboard import Scoreboard, _Sub
-
-
-@dataclass
-class MultTxn:
-    """One product as seen on a multiplier's interface."""
-
-    mult: str  # "A" or "S"
-    x: int
-    y: int
-    m: int
-    p: int
-    s: int
-    c: int
-    start_ns: float  # the simulator's times (cocotb: floats)
-    end_ns: float
-
-
-@dataclass
-class WipeObservation:
-    time_ns: float
-    values: dict[str, int]  # register path -> value at the done edge
 
 
 class MultMonitor(uvm_component):
@@ -63,6 +46,8 @@ class MultMonitor(uvm_component):
         self.design: Design = ConfigDB().get(self, "", "DESIGN")
 
     async def run_phase(self) -> None:
+        if self.bus_if.engine:
+            return  # the simulation records the products (verif/env/rsa_capture.py)
         core = _handle(self.bus_if.dut, str(self.design.rsa["core"]))
         sig = {k: getattr(core, f"{self.prefix}_{k}") for k in MULT_SIGNALS}
         m_sig = getattr(core, RSA_MODULUS)
@@ -87,6 +72,8 @@ class WipeObserver(uvm_component):
         self.design: Design = ConfigDB().get(self, "", "DESIGN")
 
     async def run_phase(self) -> None:
+        if self.bus_if.engine:
+            return  # the bus engine captures the registers at done (rsa_capture.TimeOrder)
         dut = self.bus_if.dut
         paths = [str(p) for p in self.design.rsa["wipe"]]
         handles = {p: _handle(dut, p) for p in paths}
@@ -257,6 +244,16 @@ class RsaEnv(uvm_env):
         for mon in self.monitors:
             mon.ap.connect(self.scoreboard.mult_sub.analysis_export)
         self.wipe.ap.connect(self.scoreboard.wipe_sub.analysis_export)
+        bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
+        tap = product_tap(self.design, self.run_cfg.n)
+        if bus_if.engine and tap is not None:  # fast mode: one script's events in time order
+            by_name = dict(zip(MULT_NAMES, self.monitors, strict=True))
+            order = TimeOrder(ProductLog(bus_if.dut, tap, bus_if.period_ns), tap,
+                              self.agent.monitor.publish,
+                              lambda t: by_name[t.mult].ap.write(t), self.wipe.ap.write)
+            driver = self.agent.driver
+            driver.publish_to, driver.on_done = order.on_bursts, order.on_done
+            driver.on_script_end = order.on_script_end
         if self.probes is not None:
             self.probes.attach(self.agent.driver, self.scoreboard)
 

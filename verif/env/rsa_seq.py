@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import random
 
-import cocotb
 import gmpy2
+from pyuvm import ConfigDB
 
 from montverif.models import rsa as rsa_model
 from montverif.spec.designs import load_design
+from montverif.verif.bus.agent import BusIf
 from montverif.verif.bus.handles import Handle
 from montverif.verif.context import SeqContext
 from montverif.verif.env.env import _handle
@@ -174,7 +175,8 @@ class WipeSeq(RsaSeq):
     wipes a loaded exponent and every operand."""
 
     async def body(self) -> None:
-        top: Handle = cocotb.top
+        bus_if: BusIf = ConfigDB().get(None, "", "BUS_IF")
+        top: Handle = bus_if.dut_handle()  # the design's toplevel (in the engine wrapper)
         m = self.random_modulus()
         x, e = self.rng.randrange(m), self.random_exponent() | 1
         await self.write_value("E", e)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -138,3 +139,58 @@ def test_a_broken_word_multiplier_inside_is_caught_on_its_first_product(
     rb = rsa_model.r_bits(32, **dict(params))
     assert "MISMATCH op 0 multiplier A product 0" in outcome.first_error
     assert f"x*y*2^-{rb} mod m" in outcome.first_error
+
+
+def _rsa_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: BuildSpec, tag: str,
+             tests: tuple[str, ...]) -> tuple[object, list[str], list[dict]]:
+    """One RSA run with its bus log: (outcome, bus log lines, txns without their times)."""
+    log = tmp_path / f"{tag}.bus"
+    monkeypatch.setenv("MV_BUS_LOG", str(log))
+    run = RunSpec(build, seed=11, txns=2, tests=tests, timeout_s=900)
+    outcome = execute(run, tmp_path / tag / run.key)
+    rows = [{k: v for k, v in r.items() if not k.endswith("_ns")} for r in txns(outcome)]
+    return outcome, log.read_text().splitlines(), rows
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("sim,n,bus_w,params", [
+    ("verilator", 64, 32, ()),
+    ("verilator", 96, 16, (("Mult", 4), ("V", 16), ("W", 16), ("P", 2))),
+    ("icarus", 32, 16, ()),
+], ids=["verilator-mont_lut", "verilator-mwrkmm", "icarus-mont_lut"])
+def test_fast_mode_checks_what_pin_mode_checks(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sim: str, n: int, bus_w: int,
+        params: tuple[tuple[str, int], ...]) -> None:
+    """BUS=engine for the RSA core: the simulation records every multiplier product
+    (verif/hdl/mv_product_log.sv) and the wipe registers at done, and Python reads them once
+    per engine script. Every test passes with the same bus transfers, results, cycles and
+    number of checked products as in pin mode."""
+    tests = ("RandomTest", "CornerTest", "WipeTest", "ErrorTest")
+    got = {}
+    for bus in ("pins", "engine"):
+        build = BuildSpec("rsa_core", n, bus_w, sim, params=params, bus=bus)
+        outcome, bus_log, rows = _rsa_run(tmp_path, monkeypatch, build, bus, tests)
+        assert outcome.passed, f"{bus}: {outcome.first_error}"  # type: ignore[attr-defined]
+        sim_log = (outcome.log_dir / "sim.log").read_text()  # type: ignore[attr-defined]
+        products = [int(w) for w in re.findall(r"scoreboard: (\d+) Montgomery products", sim_log)]
+        got[bus] = (bus_log, rows, products)
+    assert len(got["pins"][0]) > 100 and len(got["pins"][1]) >= 4
+    assert sum(got["pins"][2]) > 4 * n
+    assert got["engine"] == got["pins"]
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("sim", ["verilator", "icarus"])
+def test_fast_mode_catches_a_broken_multiplier_on_its_first_wrong_product(
+        tmp_path: Path, sim: str) -> None:
+    """The fault build (a wrong table entry in multiplier A) fails in the fast mode with the
+    product it broke, as in pin mode."""
+    first = {}
+    for bus in ("pins", "engine"):
+        run = RunSpec(BuildSpec("rsa_core", 32, 16, sim, fault=True, bus=bus), seed=3, txns=1,
+                      tests=("RandomTest",), timeout_s=600)
+        outcome = execute(run, tmp_path / bus / run.key)
+        assert not outcome.passed
+        first[bus] = re.sub(r"\(@[\d.]+ns\)", "", outcome.first_error)
+    assert "MISMATCH op 0 multiplier A product" in first["engine"]
+    assert first["engine"] == first["pins"]

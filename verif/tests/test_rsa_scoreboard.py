@@ -16,7 +16,8 @@ from montverif.spec.designs import load_design
 from montverif.verif.bus.item import Transfer
 from montverif.verif.env.predictor import LoaderPredictor
 from montverif.verif.env.rsa_coverage import RsaCoverage
-from montverif.verif.env.rsa_env import MultTxn, RsaScoreboard, WipeObservation
+from montverif.verif.env.rsa_env import RsaScoreboard
+from montverif.verif.env.rsa_items import MultTxn, WipeObservation
 
 PERIOD, N, BUS_W = 10, 16, 16
 X, E, M = 0x1234, 0b1011_0000_0000_0101, 0x9C41
