@@ -53,6 +53,7 @@ MAX_N = 64  # a cover run's widest point (the proofs of unreachability grow with
 LUT_TASK = "lut"
 VECTORS = "witnesses.json"  # the reached bins' operands, one vector each
 RESULT = "covers.json"
+IN_RESULTS = "formal-covers"  # a results folder's cover run (closure run --formal)
 
 
 @dataclass(frozen=True)
@@ -363,3 +364,15 @@ def run(dut: str, n: int, params: dict[str, int], timeout_s: int = 600,
                       round(seconds, 1), task_out, verdicts, str(vectors or ""))
     (folder / RESULT).write_text(json.dumps(result.to_json(), indent=1) + "\n")
     return result
+
+
+def load_runs(results: Path) -> list[CoverRun]:
+    """The cover runs of a results folder (<results>/formal-covers/covers.json); a file that
+    cannot be read raises ConfigError."""
+    out = []
+    for path in sorted(results.glob(f"{IN_RESULTS}*/{RESULT}")):
+        try:
+            out.append(CoverRun.from_json(json.loads(path.read_text())))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ConfigError(f"{path} is unreadable ({type(exc).__name__}: {exc})") from None
+    return out
