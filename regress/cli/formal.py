@@ -206,15 +206,17 @@ def _covers(args: argparse.Namespace) -> int:
     except (ConfigError, tools.ToolError) as exc:
         return fail(exc)
     for name, v in res.bins.items():
-        what = (f"witness at step {v.step} ({', '.join(f'{k}={hex(x)}' for k, x in v.operands.items())})"
-                if v.status == "reached" else v.reason)
+        ops = ", ".join(f"{k}={hex(x)}" for k, x in v.operands.items())
+        what = f"witness at step {v.step} ({ops})" if v.status == "reached" else v.reason
         print(f"{v.status.upper():<11} {name}: {what}", flush=True)
     counts = {s: len(res.with_status(s)) for s in formal_cover.STATUSES}
     point = formal_cover.point_text(res.n, res.params)
+    replay = ""
+    if res.vectors:
+        given = ",".join(f"{k}={v}" for k, v in res.params.items())
+        replay = (f"; witnesses: montverif sim --dut {args.dut} --n {res.n}"
+                  + (f" --params {given}" if given else "") + f" --vectors {res.vectors}")
     print(f"COVERS {args.dut} {point}: {counts['reached']} reached, {counts['unreachable']} "
           f"proved unreachable, {counts['undecided']} undecided [{res.seconds:.1f}s, "
-          f"{res.folder}]" + (f"; witnesses: montverif sim --dut {args.dut} --n {res.n}"
-                              + (f" --params {','.join(f'{k}={v}' for k, v in res.params.items())}"
-                                 if res.params else "")
-                              + f" --vectors {res.vectors}" if res.vectors else ""), flush=True)
+          f"{res.folder}]{replay}", flush=True)
     return 0 if not counts["undecided"] else 1
