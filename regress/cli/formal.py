@@ -208,8 +208,13 @@ def _covers(args: argparse.Namespace) -> int:
     for name, v in res.bins.items():
         ops = ", ".join(f"{k}={hex(x)}" for k, x in v.operands.items())
         what = f"witness at step {v.step} ({ops})" if v.status == "reached" else v.reason
+        if v.illegal and v.status == "unreachable":  # not a bin: no operation reaches it
+            what = f"an illegal address, as the descriptor says ({v.reason})"
+        elif v.illegal and v.status == "reached":
+            what = f"an illegal address, yet reached (the descriptor is wrong here): {what}"
         print(f"{v.status.upper():<11} {name}: {what}", flush=True)
     counts = {s: len(res.with_status(s)) for s in formal_cover.STATUSES}
+    wrong = [b for b, status in res.illegal().items() if status == "reached"]
     point = formal_cover.point_text(res.n, res.params)
     replay = ""
     if res.vectors:
@@ -218,5 +223,6 @@ def _covers(args: argparse.Namespace) -> int:
                   + (f" --params {given}" if given else "") + f" --vectors {res.vectors}")
     print(f"COVERS {args.dut} {point}: {counts['reached']} reached, {counts['unreachable']} "
           f"proved unreachable, {counts['undecided']} undecided [{res.seconds:.1f}s, "
-          f"{res.folder}]{replay}", flush=True)
-    return 0 if not counts["undecided"] else 1
+          f"{res.folder}]{replay}"
+          + (f"; illegal addresses reached: {', '.join(wrong)}" if wrong else ""), flush=True)
+    return 0 if not counts["undecided"] and not wrong else 1

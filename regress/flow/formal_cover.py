@@ -30,7 +30,9 @@ by argument, not by proof.
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import subprocess
 import tempfile
 import time
@@ -65,12 +67,14 @@ class BinCover:
     bin: str
     task: str
     cover: str
+    illegal: bool = False  # a table address the descriptor calls unreachable (no bin)
 
 
 @dataclass
 class BinVerdict:
     bin: str
     status: str  # one of STATUSES
+    illegal: bool = False  # not a bin: an address the descriptor's illegal_bins names
     reason: str = ""  # unreachable: "proved by SBY cover at ..."; undecided: why
     step: int = -1  # reached: the witness's step
     trace: str = ""  # reached: the witness VCD
@@ -92,11 +96,18 @@ class CoverRun:
     vectors: str = ""  # the witnesses as one vector file ("" when none was reached)
 
     def with_status(self, status: str) -> list[str]:
-        return [b for b, v in self.bins.items() if v.status == status]
+        """The coverage bins of this verdict (illegal addresses left out)."""
+        return [b for b, v in self.bins.items() if v.status == status and not v.illegal]
+
+    def illegal(self) -> dict[str, str]:
+        """The descriptor's illegal addresses and their verdicts: each should be proved
+        unreachable; one reached means the descriptor is wrong at this point."""
+        return {b: v.status for b, v in self.bins.items() if v.illegal}
 
     def unreachable(self) -> dict[str, str]:
         """The bins proved unreachable, with the proof as the reason."""
-        return {b: v.reason for b, v in self.bins.items() if v.status == "unreachable"}
+        return {b: v.reason for b, v in self.bins.items()
+                if v.status == "unreachable" and not v.illegal}
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self) | {"schema": 1, "point": point_text(self.n, self.params)}
@@ -118,14 +129,14 @@ def m_task(cls: str) -> str:
 
 def bin_covers(dut: str) -> list[BinCover]:
     """The bins of the design's coverage model (verif/env/coverage.py) that a cover statement
-    decides: its table addresses (but the illegal ones, which have no bin), and, with a final
-    subtraction it reports, the subtraction crossed with each modulus class and the classes
-    themselves."""
+    decides: its table addresses (the illegal ones too, which have no bin: their covers
+    check the descriptor), and, with a final subtraction it reports, the subtraction crossed
+    with each modulus class and the classes themselves."""
     design = load_design(dut)
     observe = design.observe
     illegal = set(observe.get("illegal_bins", ()))
-    out = [BinCover(f"lut.addr:{a}", LUT_TASK, f"g_bin[{a}].u_cover.Hit_C")
-           for a in range(int(observe.get("lut_bins", 0))) if a not in illegal]
+    out = [BinCover(f"lut.addr:{a}", LUT_TASK, f"g_bin[{a}].u_cover.Hit_C", a in illegal)
+           for a in range(int(observe.get("lut_bins", 0)))]
     if "sub_taken" in observe:
         for cls in M_CLASSES:
             out += [BinCover(f"cross.sub_x_m:{(True, cls)!r}", m_task(cls), "SubTaken_C"),
@@ -289,15 +300,15 @@ def decide(proof: formal_core.CoreProof, folder: Path, stem: str
             step, trace = reached[name]
             ops = (formal_core.counterexample_operands(proof, trace)
                    if trace is not None and trace.is_file() else {})
-            verdicts[bc.bin] = BinVerdict(bc.bin, "reached", step=step,
+            verdicts[bc.bin] = BinVerdict(bc.bin, "reached", bc.illegal, step=step,
                                           trace=str(trace or ""), operands=ops)
-        elif status in ("PASS", "FAIL") and _find(unreached, bc.cover) is not None:
+        elif status == "FAIL" and _find(unreached, bc.cover) is not None:
             verdicts[bc.bin] = BinVerdict(
-                bc.bin, "unreachable",
+                bc.bin, "unreachable", bc.illegal,
                 f"{PROVED} at {point}: {bc.cover} unreached within {proof.depth} steps, "
                 f"the whole first operation (task {bc.task})")
         else:
-            verdicts[bc.bin] = BinVerdict(bc.bin, "undecided",
+            verdicts[bc.bin] = BinVerdict(bc.bin, "undecided", bc.illegal,
                                           f"task {bc.task} ended {status} without a verdict")
     for name, cover in DERIVED.items():
         crosses = [verdicts[b.bin] for b in bin_covers(dut) if b.cover == cover]
@@ -320,7 +331,7 @@ def write_vectors(verdicts: dict[str, BinVerdict], target: Path) -> Path | None:
     them (verif/vectors.py); None when no bin was reached."""
     seen: dict[tuple[tuple[str, int], ...], list[str]] = {}
     for v in verdicts.values():
-        if v.status == "reached" and v.operands:
+        if v.status == "reached" and v.operands and not v.illegal:
             seen.setdefault(tuple(sorted(v.operands.items())), []).append(v.bin)
     if not seen:
         return None
@@ -337,7 +348,10 @@ def run(dut: str, n: int, params: dict[str, int], timeout_s: int = 600,
         raise ConfigError(f"--timeout {timeout_s}: use 1 second or more")
     proof = prepare(dut, n, params)
     if out is not None:
-        folder = formal.new_folder(formal.FormalSpec(dut), out)
+        if out.exists() and any(out.iterdir()):
+            raise ConfigError(f"{out} is not empty: a cover run runs in a folder of its own")
+        out.mkdir(parents=True, exist_ok=True)
+        folder = out.resolve()
     else:
         COVERS_ROOT.mkdir(parents=True, exist_ok=True)
         folder = Path(tempfile.mkdtemp(prefix=f"{dut}-N{n}-", dir=COVERS_ROOT))
@@ -350,13 +364,18 @@ def run(dut: str, n: int, params: dict[str, int], timeout_s: int = 600,
     (folder / f"{stem}.sby").write_text(sby_text(proof, sources, timeout_s))
     t0 = time.monotonic()
     limit = len(tasks(dut)) * (timeout_s + 60)
-    try:
-        proc = subprocess.run([formal.find_tool("yowasp-sby"), "-f", f"{stem}.sby"],
-                              cwd=folder, env=env, capture_output=True, text=True,
-                              check=False, timeout=limit)
-        (folder / "sby.log").write_text(proc.stdout + proc.stderr)
-    except subprocess.TimeoutExpired:
-        (folder / "sby.log").write_text(f"SBY did not end within {limit}s\n")
+    # -j 1: the tasks one after another (SBY runs one per CPU by default); a session of its
+    # own, so that a run past its limit is ended with its solvers
+    with subprocess.Popen([formal.find_tool("yowasp-sby"), "-j", "1", "-f", f"{stem}.sby"],
+                          cwd=folder, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, start_new_session=True) as proc:
+        try:
+            log, _ = proc.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGTERM)
+            log, _ = proc.communicate()
+            log += f"\nSBY did not end within {limit}s: ended\n"
+    (folder / "sby.log").write_text(log)
     seconds = time.monotonic() - t0
     verdicts, task_out = decide(proof, folder, stem)
     vectors = write_vectors(verdicts, folder / VECTORS)
