@@ -74,11 +74,11 @@ class BinCover:
 class BinVerdict:
     bin: str
     status: str  # one of STATUSES
-    illegal: bool = False  # not a bin: an address the descriptor's illegal_bins names
     reason: str = ""  # unreachable: "proved by SBY cover at ..."; undecided: why
     step: int = -1  # reached: the witness's step
     trace: str = ""  # reached: the witness VCD
     operands: dict[str, int] = field(default_factory=dict)  # reached: x, y, m (x2, y2)
+    illegal: bool = False  # not a bin: an address the descriptor's illegal_bins names
 
 
 @dataclass
@@ -300,16 +300,17 @@ def decide(proof: formal_core.CoreProof, folder: Path, stem: str
             step, trace = reached[name]
             ops = (formal_core.counterexample_operands(proof, trace)
                    if trace is not None and trace.is_file() else {})
-            verdicts[bc.bin] = BinVerdict(bc.bin, "reached", bc.illegal, step=step,
-                                          trace=str(trace or ""), operands=ops)
+            verdicts[bc.bin] = BinVerdict(bc.bin, "reached", step=step, trace=str(trace or ""),
+                                          operands=ops, illegal=bc.illegal)
         elif status == "FAIL" and _find(unreached, bc.cover) is not None:
             verdicts[bc.bin] = BinVerdict(
-                bc.bin, "unreachable", bc.illegal,
+                bc.bin, "unreachable",
                 f"{PROVED} at {point}: {bc.cover} unreached within {proof.depth} steps, "
-                f"the whole first operation (task {bc.task})")
+                f"the whole first operation (task {bc.task})", illegal=bc.illegal)
         else:
-            verdicts[bc.bin] = BinVerdict(bc.bin, "undecided", bc.illegal,
-                                          f"task {bc.task} ended {status} without a verdict")
+            verdicts[bc.bin] = BinVerdict(bc.bin, "undecided",
+                                          f"task {bc.task} ended {status} without a verdict",
+                                          illegal=bc.illegal)
     for name, cover in DERIVED.items():
         crosses = [verdicts[b.bin] for b in bin_covers(dut) if b.cover == cover]
         if not crosses:
