@@ -262,14 +262,13 @@ def task_covers(workdir: Path) -> tuple[str, dict[str, tuple[int, Path | None]],
         summary = full.read_text(errors="replace").splitlines()
     reached: dict[str, tuple[int, Path | None]] = {}
     unreached: list[str] = []
-    trace: Path | None = None  # SBY names a cover's trace on the lines before it
+    trace: Path | None = None  # SBY names a trace before the covers it reaches (one or more)
     listing = False
     for line in summary:
         if m := _TRACE.search(line):
             trace = workdir / m.group(1)
         elif m := _REACHED.match(line):
             reached.setdefault(cover_name(m.group(1)), (int(m.group(2)), trace))
-            trace = None
         elif line.startswith("unreached cover statements"):
             listing = True
             continue

@@ -186,3 +186,30 @@ def test_bad_input_is_one_error_line_and_exit_2(
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and err[0].startswith("error: "), (code, err)
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_trace_that_reaches_several_covers_is_the_witness_of_each(tmp_path: Path) -> None:
+    """SBY names a trace once, before every cover statement it reaches; the unreached ones
+    follow a heading. Read from the task's status file (the log's summary stops early)."""
+    task = tmp_path / "covers_lut"
+    task.mkdir()
+    (task / "logfile.txt").write_text("SBY 1:00:00 [covers_lut] DONE (FAIL, rc=2)\n")
+    (task / "FAIL").write_text("\n".join([
+        "engine_0 (smtbmc boolector) returned FAIL",
+        "cover trace: engine_0/trace0.vcd",
+        "cover trace: engine_0/trace0.yw",
+        r"  reached cover statement top.u_observe.\g_bin[0].u_cover .Hit_C at h.sv:11 step 3",
+        r"  reached cover statement top.u_observe.\g_bin[4].u_cover .Hit_C at h.sv:11 step 3",
+        "cover trace: engine_0/trace1.vcd",
+        r"  reached cover statement top.u_observe.\g_bin[1].u_cover .Hit_C at h.sv:11 step 5",
+        "unreached cover statements:",
+        r"  top.u_observe.\g_bin[2].u_cover .Hit_C at h.sv:11",
+        r"  top.u_observe.\g_bin[3].u_cover .Hit_C at h.sv:11", ""]))
+    status, reached, unreached = formal_cover.task_covers(task)
+    trace0, trace1 = task / "engine_0" / "trace0.vcd", task / "engine_0" / "trace1.vcd"
+    assert status == "FAIL"
+    assert reached == {"top.u_observe.g_bin[0].u_cover.Hit_C": (3, trace0),
+                       "top.u_observe.g_bin[4].u_cover.Hit_C": (3, trace0),
+                       "top.u_observe.g_bin[1].u_cover.Hit_C": (5, trace1)}
+    assert unreached == ["top.u_observe.g_bin[2].u_cover.Hit_C",
+                         "top.u_observe.g_bin[3].u_cover.Hit_C"]
