@@ -197,8 +197,8 @@ def harness(proof: formal_core.CoreProof) -> str:
     lines += [
         f"  // the modulus class of verif/operands.py modulus_class ({classes})",
         "  logic [1:0] mclass;",
-        "  assign mclass = m == N'((1 << (N - 1)) + 1) ? 2'd0 : m == '1 ? 2'd1 "
-        ": m[N-1] ? 2'd2 : 2'd3;",
+        "  assign mclass = m == {1'b1, (N-2)'(0), 1'b1} ? 2'd0 : m == '1 ? 2'd1 "
+        ": m[N-1] ? 2'd2 : 2'd3;  // 2^(N-1)+1, 2^N-1, top bit set, short",
         "  always @(*) begin",
         "    if (MClass >= 0) assume (mclass == 2'(MClass));",
         "  end",
