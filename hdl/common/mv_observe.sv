@@ -55,4 +55,31 @@ module mv_observe #(
     end
   end
 
+`ifdef MV_COVER_LUT
+  // Formal cover statements of the coverage bins this block observes, for
+  // `montverif formal --covers` (regress/flow/formal_cover.py), which reads the RTL with
+  // -D MV_COVER_LUT and/or -D MV_COVER_SUB; no other build defines them. yosys' -formal
+  // front end defines FORMAL instead of SYNTHESIS, so the cores keep this block there.
+  // Bin lut.addr:a: some port counts address a in a clock that does not clear the counters.
+  for (genvar a = 0; a < Bins; a++) begin : g_bin
+    logic used;
+    always_comb begin
+      used = 1'b0;
+      for (int k = 0; k < Ports; k++) begin
+        used = used | (count_i[k] && 32'(addr_i[k*AddrW +: AddrW]) == a);
+      end
+    end
+    mv_cover_hit u_cover (.clk_i, .en_i(rst_ni && !clear_i), .hit_i(used));  // hdl/formal
+  end
+`endif
+`ifdef MV_COVER_SUB
+  // Bins final_sub:taken and final_sub:not_taken: the flag recorded in the final clock.
+  always @(posedge clk_i) begin
+    if (rst_ni && !clear_i && fin_i) begin
+      SubTaken_C: cover (sub_taken_i);
+      SubNotTaken_C: cover (!sub_taken_i);
+    end
+  end
+`endif
+
 endmodule

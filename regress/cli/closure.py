@@ -4,12 +4,17 @@
     montverif closure report RESULTS_DIR [--format text|markdown|json] [--out FILE]
     montverif closure run --dut D [--n 32] [--busw 32] [--sim verilator] [--params ..]
         [--txns 20] [--budget-seeds 40] [--budget-min 15] [--jobs 2] [--no-steer] [--out DIR]
+        [--formal [--formal-timeout 600]]
     montverif closure compare --duts D1,D2 [same options as run]
         steered vs plain random on the same seeds: a markdown table (docs/closure.md)
 
 `run` simulates seeds of one DUT, JOBS at a time, until every goal of that DUT is met or the
 budget (seeds or minutes) runs out; after each batch the uncovered bins steer the next
-(`--no-steer`: plain random, the same seeds). Exit 0 closed, 1 budget exhausted, 2 bad input.
+(`--no-steer`: plain random, the same seeds). `--formal` first runs SBY covers of the
+design's observed bins at the point (`montverif formal --dut D --covers`): a bin proved
+unreachable there leaves the total, with the proof as the reason; the witnesses of the
+reached ones are replayed as vectors in the first batch. Exit 0 closed, 1 budget exhausted,
+2 bad input.
 """
 
 from __future__ import annotations
@@ -73,6 +78,11 @@ def _run_options(rn: argparse.ArgumentParser) -> None:
                     help="only --n: no other build points for the bins it cannot reach "
                          "(they are reported as unreachable, not as holes)")
     rn.add_argument("--out", help="results folder (default build/closure/<dut>-<mode>-<time>)")
+    rn.add_argument("--formal", action="store_true",
+                    help="SBY covers at the point first: bins proved unreachable leave the "
+                         "total, witnesses of the others run as vectors (docs/closure.md)")
+    rn.add_argument("--formal-timeout", type=int, default=600,
+                    help="--formal: seconds per SBY cover task (600)")
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -125,6 +135,10 @@ def _check(args: argparse.Namespace) -> None:
             raise ConfigError(f"--{opt.replace('_', '-')} must be at least 1")
     if args.budget_min <= 0:
         raise ConfigError("--budget-min must be positive")
+    if args.formal_timeout < 1:
+        raise ConfigError("--formal-timeout must be at least 1 second")
+    if args.formal and args.command == "compare":
+        raise ConfigError("--formal is run's (closure run --formal)")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -135,13 +149,17 @@ def _run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else CLOSURE_ROOT / (
         f"{args.dut}-{mode}-{datetime.now().strftime('%Y%m%d-%H%M%S')}")
     res = closure_loop(spec, args.txns, tests, args.budget_seeds, args.budget_min * 60,
-                       args.jobs, not args.no_steer, out, args.seed, not args.one_point)
+                       args.jobs, not args.no_steer, out, args.seed, not args.one_point,
+                       args.formal, args.formal_timeout)
     verdict = "closed" if res["met"] else "NOT closed (budget exhausted)"
     print(f"{args.dut} ({mode}): {verdict} after {res['seeds']} seed(s), {res['wall_s']:.1f}s "
           f"wall with {args.jobs} job(s); {res['covered']}/{res['total']} bins "
           f"({res['percent']:.2f}%); results in {out}")
     if not res["met"]:
         print(f"  uncovered: {bin_names(res['uncovered'], args.dut, None)}")
+    if res.get("contradicted"):
+        print(f"  hit although SBY proved them unreachable (the proof and the simulation "
+              f"disagree): {bin_names(res['contradicted'], args.dut, None)}")
     if res["failed_runs"]:
         print(f"  failing runs (not merged): {', '.join(res['failed_runs'])}")
     return 0 if res["met"] else 1

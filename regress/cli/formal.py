@@ -6,6 +6,7 @@ with SymbiYosys (docs/formal.md).
                      [--cover-depth 24] [--timeout 600] [--overlay DIR] [--out DIR]
     montverif formal --dut mont_r2 [--n 8] [--params P=2] [--depth K] [--overlay DIR] ...
     montverif formal --points [--dut mont_r2] [--jobs 2] [--out DIR]
+    montverif formal --dut mont_lut --covers [--n 8] [--params ..] [--timeout 600] [--out DIR]
 
 --dut: the design's core in a harness generated from its descriptor, checked by BMC through
 its whole first operation from reset, for every input at width N (8 unless told): the
@@ -15,6 +16,13 @@ to two cycles past the result. BOUNDED is its passing verdict.
 
 --points: the loader's default proof and every design's [formal] points (or those of
 --dut), each in a folder of its own below --out, and summary.json with every verdict.
+
+--covers: the design's coverage bins its observation block decides (table addresses, the
+final subtraction and its cross with the modulus class) as SBY cover statements at one
+point (N: its first [formal] point, or its narrowest simulated width if that is wider):
+each bin REACHED (a witness, written with the others as a vector file that `montverif sim
+--vectors` replays), UNREACHABLE (proved by SBY cover for one operation from reset) or
+UNDECIDED (a task without a verdict). Exit 0 when every bin is decided.
 
 Runs in a folder of its own (build/formal/<key>-<random>, or --out, which must be empty):
 the generated formal.sby, SBY's task folders (formal_proof, formal_cover), formal.json with
@@ -37,7 +45,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail
-from montverif.regress.flow import formal, tools
+from montverif.regress.flow import formal, formal_cover, tools
+from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 
 
@@ -80,10 +89,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--fault", action="store_true",
                     help="a design: its fault build, which must fail (a counterexample): "
                     "exit 0 when it does")
+    ap.add_argument("--covers", action="store_true",
+                    help="a design: decide its coverage bins with SBY cover statements "
+                    "(unreachable, or a witness vector); docs/closure.md")
     ap.add_argument("--out", type=Path, default=None, help="the run's folder (must be empty)")
     args = ap.parse_args(argv)
+    if args.points and args.covers:
+        return fail("--covers and --points are two commands: use one")
     if args.points:
         return _points(args)
+    if args.covers:
+        return _covers(args)
     if not (args.block or args.dut):
         return fail("name one of --block, --dut (or --points)")
     try:
@@ -160,3 +176,53 @@ def _markdown(verdicts: list[formal.Verdict], passed: int) -> str:
                 v.status == "failed" else status)
         lines.append(f"| {v.spec.block} | {point} | {what} | {v.depth} | {v.seconds:.0f} |")
     return "\n".join(lines) + "\n"
+
+
+def cover_point(dut: str, n: int | None, given: dict[str, int]) -> tuple[int, dict[str, int]]:
+    """--covers' point: --n and --params, else the design's first [formal] point when it is
+    a width the design simulates (where a witness replays), else its narrowest one."""
+    if dut not in known_designs():
+        raise ConfigError(f"unknown design {dut!r} (known: {', '.join(known_designs())})")
+    design = load_design(dut)
+    if n is not None:
+        return n, given
+    points = design.formal_points
+    if points and points[0][0] >= design.min_n:
+        return points[0][0], dict(points[0][1]) | given
+    return design.min_n, given
+
+
+def _covers(args: argparse.Namespace) -> int:
+    """--covers: one cover run; a line per bin, then the summary line."""
+    if not args.dut:
+        return fail("--covers is a design's: name it with --dut")
+    if args.block or args.fault or args.overlay or args.depth is not None \
+            or args.cover_depth is not None or args.mode is not None \
+            or args.busw is not None or args.ack_wait is not None:
+        return fail("--covers takes only --dut, --n, --params, --timeout and --out")
+    try:
+        n, params = cover_point(args.dut, args.n, dict(_params(args.params)))
+        res = formal_cover.run(args.dut, n, params, args.timeout, args.out)
+    except (ConfigError, tools.ToolError) as exc:
+        return fail(exc)
+    for name, v in res.bins.items():
+        ops = ", ".join(f"{k}={hex(x)}" for k, x in v.operands.items())
+        what = f"witness at step {v.step} ({ops})" if v.status == "reached" else v.reason
+        if v.illegal and v.status == "unreachable":  # not a bin: no operation reaches it
+            what = f"an illegal address, as the descriptor says ({v.reason})"
+        elif v.illegal and v.status == "reached":
+            what = f"an illegal address, yet reached (the descriptor is wrong here): {what}"
+        print(f"{v.status.upper():<11} {name}: {what}", flush=True)
+    counts = {s: len(res.with_status(s)) for s in formal_cover.STATUSES}
+    wrong = [b for b, status in res.illegal().items() if status == "reached"]
+    point = formal_cover.point_text(res.n, res.params)
+    replay = ""
+    if res.vectors:
+        given = ",".join(f"{k}={v}" for k, v in res.params.items())
+        replay = (f"; witnesses: montverif sim --dut {args.dut} --n {res.n}"
+                  + (f" --params {given}" if given else "") + f" --vectors {res.vectors}")
+    print(f"COVERS {args.dut} {point}: {counts['reached']} reached, {counts['unreachable']} "
+          f"proved unreachable, {counts['undecided']} undecided [{res.seconds:.1f}s, "
+          f"{res.folder}]{replay}"
+          + (f"; illegal addresses reached: {', '.join(wrong)}" if wrong else ""), flush=True)
+    return 0 if not counts["undecided"] and not wrong else 1

@@ -4,6 +4,7 @@
     montverif closure report RESULTS_DIR [--format text|markdown|json] [--out FILE]
     montverif closure run --dut D [--n 32] [--busw 32] [--sim verilator] [--params ..]
         [--txns 20] [--budget-seeds 40] [--budget-min 15] [--jobs 2] [--no-steer] [--out DIR]
+        [--formal [--formal-timeout 600]]
     montverif closure compare --duts D1,D2 [same options as run]
         steered vs plain random on the same seeds: a markdown table (docs/closure.md)
 
@@ -35,9 +36,9 @@ from montverif.models.registry import get_algo
 from montverif.regress.coverage import code as codecov
 from montverif.regress.coverage import merge as cov
 from montverif.regress.flow import build as flow_build
-from montverif.regress.flow import check, simulate, tools
+from montverif.regress.flow import check, formal_cover, simulate, tools
 from montverif.regress.flow.paths import BUILD_ROOT
-from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
+from montverif.regress.flow.spec import VECTOR_TESTS, BuildSpec, Outcome, RunSpec
 from montverif.regress.regression.seeds import derive_seed
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
@@ -244,14 +245,37 @@ def _batch(points: list[BuildSpec], holes: list[str], dut: str, size: int,
     return [main] * max(1, size - len(wanted)) + wanted
 
 
+def formal_covers(spec: BuildSpec, out: Path, timeout_s: int) -> formal_cover.CoverRun:
+    """The design's SBY covers at the closure's point, in <out>/formal-covers (where the
+    merge finds the bins they prove unreachable); their witnesses are a vector file."""
+    covers = formal_cover.run(spec.dut, spec.n, dict(spec.params), timeout_s,
+                              out / formal_cover.IN_RESULTS)
+    proved, reached = covers.with_status("unreachable"), covers.with_status("reached")
+    undecided = covers.with_status("undecided")
+    print(f"[closure] SBY covers at {formal_cover.point_text(covers.n, covers.params)} "
+          f"({covers.seconds:.1f}s): {len(proved)} bin(s) proved unreachable"
+          + (f" ({bin_names(proved, spec.dut, 4)})" if proved else "")
+          + f", {len(reached)} reached (their witnesses replayed in the first batch)"
+          + (f", {len(undecided)} undecided" if undecided else ""),
+          file=sys.stderr, flush=True)
+    return covers
+
+
 def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seeds: int,
                  budget_s: float, jobs: int, steer: bool, out: Path, base_seed: int = 1,
-                 across: bool = True) -> dict[str, Any]:
+                 across: bool = True, formal: bool = False, formal_timeout: int = 600
+                 ) -> dict[str, Any]:
     """Seeds of `spec` (and, with `across`, of the points that reach the bins it cannot,
     plan_points) until the design's goal is met or the budget is spent; after each batch
     the holes steer the next. Bins no run's width can reach are reported as unreachable,
-    not as holes."""
+    not as holes. With `formal`, SBY covers at spec's point first (formal_covers): the bins
+    they prove unreachable leave the total there, and the first batch replays their
+    witnesses (one run of VectorTest) beside its seeds."""
     design = check.validate(RunSpec(spec, txns=txns, tests=tests))
+    if formal and (out / formal_cover.IN_RESULTS).exists():
+        raise ConfigError(f"{out / formal_cover.IN_RESULTS} exists: a closure with --formal "
+                          "runs in a results folder of its own")
+    covers = formal_covers(spec, out, formal_timeout) if formal else None
     extra, never = plan_points(spec) if across else ([], {})
     points = [spec, *extra]
     away = unreachable(spec.n, get_algo(load_design(spec.dut).model).has_field)
@@ -280,6 +304,9 @@ def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seed
             bias = bias_for(spec.dut, _holes_at(point, spec.dut, holes)) if steer else None
             batch.append(RunSpec(point, seed=derive_seed(base_seed, point.key, i), txns=txns,
                                  tests=tests, bias=bias.to_json() if bias is not None else ""))
+        if not done and covers is not None and covers.vectors:  # the witnesses, in place of
+            batch[0] = RunSpec(spec, seed=batch[0].seed, txns=txns,  # one seed of the first
+                               tests=VECTOR_TESTS, vectors=covers.vectors)
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             done += list(zip(batch, pool.map(lambda r: _execute(r, out), batch), strict=True))
         _write_summary(out, spec.dut, done)
@@ -309,6 +336,13 @@ def closure_loop(spec: BuildSpec, txns: int, tests: tuple[str, ...], budget_seed
               "covered": d.get("covered", 0), "total": d.get("total", 0),
               "percent": d.get("percent", 0.0), "uncovered": d.get("uncovered", []),
               "unreachable": d.get("unreachable", {}),
+              **({"contradicted": d["contradicted"]} if d.get("contradicted") else {}),
+              "formal": None if covers is None else {
+                  "folder": covers.folder, "seconds": covers.seconds,
+                  "point": formal_cover.point_text(covers.n, covers.params),
+                  "proved_unreachable": covers.with_status("unreachable"),
+                  "reached": covers.with_status("reached"),
+                  "undecided": covers.with_status("undecided"), "vectors": covers.vectors},
               "history": history, "build": asdict(spec), "txns": txns, "tests": list(tests)}
     (out / "closure.json").write_text(json.dumps(result, indent=1) + "\n")
     return result

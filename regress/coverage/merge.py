@@ -28,7 +28,10 @@ summary.json schema (version 1; all bins by name `<point>:<bin>`, e.g. `mont_lut
                     "waive_reason": str,
                     "unreachable": {bin name: why},  # no run merged was at a point that
                                      # can hit it (verif.env.coverage.unreachable): left out
-                                     # of the total, with the widths it needs
+                                     # of the total, with the widths it needs; or an SBY
+                                     # cover proved it unreachable at the width of every run
+                                     # merged (<results>/formal-covers/covers.json, written
+                                     # by `closure run --formal`): "proved by SBY cover ..."
                     "widths": [int], # the N of the runs merged
                     "first_hit": {bin name: run key},  # first run (in order) that hit it
                     "points": {point: {"covered": int, "total": int}}}},
@@ -55,7 +58,9 @@ from cocotb_coverage.coverage import merge_coverage
 
 from montverif.models.registry import get_algo
 from montverif.regress.coverage.ucis_xml import UcisPoint, write_ucis
+from montverif.regress.flow import formal_cover
 from montverif.spec.designs import known_designs, load_design
+from montverif.spec.errors import ConfigError
 from montverif.verif.env.coverage import unreachable
 
 SCHEMA = 1
@@ -182,22 +187,38 @@ class DutCoverage:
     files: list[Path] = field(default_factory=list)
     widths: set[int] = field(default_factory=set)  # N of the runs merged
     unknown_width: bool = False  # a run merged without its N: nothing is unreachable
+    # bins an SBY cover proved unreachable, per width: {N: {bin name: the proof}}
+    proved: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def all_bins(self) -> list[tuple[str, bool]]:
         return [(f"{p.name}:{b}", h >= p.at_least) for p in self.points.values()
                 for b, h in p.hits.items()]
 
     def unreachable(self) -> dict[str, str]:
-        """The bins not covered that no run merged could hit at its width, with why."""
+        """The bins not covered that no run merged could hit at its width, with why: the
+        width class it needs, or the SBY cover proof at that width (`proved`)."""
         if self.unknown_width or not self.widths or self.dut not in known_designs():
             return {}
         has_field = get_algo(load_design(self.dut).model).has_field
-        per = [unreachable(n, has_field) for n in sorted(self.widths)]
-        at = ", ".join(map(str, sorted(self.widths)))
-        covered = {b for b, ok in self.all_bins() if ok}
-        return {f"{self.dut}.{b}": f"not reachable at N={at} (needs {why})"
-                for b, why in per[0].items()
-                if all(b in p for p in per[1:]) and f"{self.dut}.{b}" not in covered}
+        widths = sorted(self.widths)
+        away = {n: unreachable(n, has_field) for n in widths}
+        at = ", ".join(map(str, widths))
+        out: dict[str, str] = {}
+        for name, ok in self.all_bins():
+            rel = name.removeprefix(self.dut + ".")
+            if ok or not all(rel in away[n] or name in self.proved.get(n, {}) for n in widths):
+                continue
+            proofs = list(dict.fromkeys(self.proved[n][name] for n in widths
+                                        if rel not in away[n]))
+            out[name] = ("; ".join(proofs) if proofs
+                         else f"not reachable at N={at} (needs {away[widths[0]][rel]})")
+        return out
+
+    def contradicted(self) -> list[str]:
+        """Bins a run hit that an SBY cover proved unreachable at its width: the proof and
+        the simulation disagree (a wrong harness, or RTL that changed since the proof)."""
+        return [name for name, ok in self.all_bins()
+                if ok and any(name in self.proved.get(n, {}) for n in self.widths)]
 
     def bins(self) -> list[tuple[str, bool]]:
         """The bins the goal counts (waived and unreachable ones left out): (name,
@@ -255,9 +276,22 @@ class DutCoverage:
                 "uncovered": [name for name, ok in self.bins() if not ok],
                 "waived": self.waived(), "waive_reason": self.goal.reason,
                 "unreachable": self.unreachable(), "widths": sorted(self.widths),
+                **({"contradicted": bad} if (bad := self.contradicted()) else {}),
                 "first_hit": {name: self.first_hit[name] for name, ok in self.all_bins() if ok},
                 "points": {p.name: {"covered": sum(h >= p.at_least for h in p.hits.values()),
                                     "total": len(p.hits)} for p in self.points.values()}}
+
+
+def attach_proofs(duts: dict[str, DutCoverage], results: Path) -> None:
+    """The bins the results folder's SBY cover runs proved unreachable, by DUT and width."""
+    try:
+        runs = formal_cover.load_runs(results)
+    except ConfigError as exc:
+        raise CoverageError(str(exc)) from None
+    for run in runs:
+        if (cov := duts.get(run.dut)) is not None:
+            cov.proved.setdefault(run.n, {}).update(
+                {f"{run.dut}.{b}": why for b, why in run.unreachable().items()})
 
 
 def merge_runs(refs: list[RunRef], goals: Mapping[str, Mapping[str, Any]] | None = None
@@ -311,6 +345,7 @@ def merge_results(results: Path, enforce: bool = False,
     """Merge a results folder's functional coverage into <results>/coverage/; returns the
     summary (also written as coverage/summary.json). Raises CoverageError."""
     duts, skipped = merge_runs(run_refs(results), goals)
+    attach_proofs(duts, results)
     out = results / COVERAGE_DIR
     out.mkdir(parents=True, exist_ok=True)
     for dut, cov in duts.items():
