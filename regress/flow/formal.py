@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -459,6 +460,33 @@ def new_folder(spec: FormalSpec, out: Path | None = None) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"{spec.key}-", dir=FORMAL_ROOT))
 
 
+# SBY's own timeout is per task and engine step; the flow's limit on a whole run is twice the
+# spec's timeout and this margin (set-up, the tools' first start)
+LIMIT_MARGIN_S = 60
+
+
+def sby_limit(timeout_s: int) -> int:
+    """Seconds a whole SBY run may take before the flow ends it (run_sby)."""
+    return 2 * timeout_s + LIMIT_MARGIN_S
+
+
+def run_sby(folder: Path, sby: str, env: dict[str, str], limit_s: float) -> tuple[str, bool]:
+    """`yowasp-sby -f <sby>` in `folder`: its tasks one after another (-j 1; SBY runs one per
+    CPU by default, and the flow runs --jobs checks at a time), in a session of its own, so
+    that a run past `limit_s` seconds is ended together with its solvers. Returns SBY's
+    output and whether the limit ended it."""
+    with subprocess.Popen([find_tool("yowasp-sby"), "-j", "1", "-f", sby], cwd=folder, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          start_new_session=True) as proc:
+        try:
+            log, _ = proc.communicate(timeout=limit_s)
+            return log, False
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGTERM)
+            log, _ = proc.communicate()
+            return log + f"\nSBY did not end within {limit_s:.0f}s: ended\n", True
+
+
 def run(spec: FormalSpec, out: Path | None = None) -> Verdict:
     """Check the spec, run SBY in a new folder, write formal.json there, return the verdict.
     Raises ConfigError on bad input, ToolError when the tools are missing."""
@@ -473,11 +501,13 @@ def run(spec: FormalSpec, out: Path | None = None) -> Verdict:
         sources[-1].write_text(formal_core.harness(proof))
     (folder / "formal.sby").write_text(sby_text(spec, sources))
     t0 = time.monotonic()
-    try:
-        proc = subprocess.run([find_tool("yowasp-sby"), "-f", "formal.sby"], cwd=folder, env=env,
-                              capture_output=True, text=True, check=False,
-                              timeout=2 * spec.timeout_s + 60)
-        (folder / "sby.log").write_text(proc.stdout + proc.stderr)
+    limit = sby_limit(spec.timeout_s)
+    log, ended = run_sby(folder, "formal.sby", env, limit)
+    (folder / "sby.log").write_text(log)
+    if ended:
+        verdict = Verdict(spec, "unknown", folder, seconds=time.monotonic() - t0,
+                          message=f"SBY did not end within {limit}s")
+    else:
         verdict = parse(spec, folder, time.monotonic() - t0)
         if proof is not None:
             verdict.relation, verdict.result_cycle = proof.relation(), proof.cycles + 1
@@ -485,8 +515,5 @@ def run(spec: FormalSpec, out: Path | None = None) -> Verdict:
                 verdict.vector = formal_core.write_vector(proof, verdict.trace,
                                                           folder / "counterexample.json")
                 verdict.replay = replay_command(spec, verdict.vector)
-    except subprocess.TimeoutExpired:
-        verdict = Verdict(spec, "unknown", folder, seconds=time.monotonic() - t0,
-                          message=f"SBY did not end within {2 * spec.timeout_s + 60}s")
     (folder / "formal.json").write_text(json.dumps(verdict.to_json(), indent=1) + "\n")
     return verdict

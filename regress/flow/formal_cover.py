@@ -30,10 +30,7 @@ by argument, not by proof.
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import subprocess
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -364,17 +361,7 @@ def run(dut: str, n: int, params: dict[str, int], timeout_s: int = 600,
     (folder / f"{stem}.sby").write_text(sby_text(proof, sources, timeout_s))
     t0 = time.monotonic()
     limit = len(tasks(dut)) * (timeout_s + 60)
-    # -j 1: the tasks one after another (SBY runs one per CPU by default); a session of its
-    # own, so that a run past its limit is ended with its solvers
-    with subprocess.Popen([formal.find_tool("yowasp-sby"), "-j", "1", "-f", f"{stem}.sby"],
-                          cwd=folder, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, start_new_session=True) as proc:
-        try:
-            log, _ = proc.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGTERM)
-            log, _ = proc.communicate()
-            log += f"\nSBY did not end within {limit}s: ended\n"
+    log, _ = formal.run_sby(folder, f"{stem}.sby", env, limit)
     (folder / "sby.log").write_text(log)
     seconds = time.monotonic() - t0
     verdicts, task_out = decide(proof, folder, stem)

@@ -34,7 +34,6 @@ them apart.
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -210,15 +209,14 @@ def run(spec: EquivSpec, folder: Path) -> EquivVerdict:
     copies += [(synth.WRAPPER, folder / synth.WRAPPER), (f"{HARNESS}.sv", folder / f"{HARNESS}.sv")]
     (folder / "equiv.sby").write_text(sby_text(proof, depth, spec.timeout_s, files, copies))
     t0 = time.monotonic()
-    try:
-        proc = subprocess.run([formal.find_tool("yowasp-sby"), "-f", "equiv.sby"], cwd=folder,
-                              env=env, capture_output=True, text=True, check=False,
-                              timeout=2 * spec.timeout_s + 60)
-        (folder / "sby.log").write_text(proc.stdout + proc.stderr)
-        verdict = _verdict(proof, folder, depth, time.monotonic() - t0)
-    except subprocess.TimeoutExpired:
+    limit = formal.sby_limit(spec.timeout_s)
+    log, ended = formal.run_sby(folder, "equiv.sby", env, limit)
+    (folder / "sby.log").write_text(log)
+    if ended:
         verdict = EquivVerdict("unknown", folder, depth, time.monotonic() - t0,
-                               f"SBY did not end within {2 * spec.timeout_s + 60}s")
+                               f"SBY did not end within {limit}s")
+    else:
+        verdict = _verdict(proof, folder, depth, time.monotonic() - t0)
     (folder / "equiv.json").write_text(json.dumps(verdict.to_json(), indent=1) + "\n")
     return verdict
 

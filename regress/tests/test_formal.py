@@ -4,6 +4,7 @@ counterexample, vacuous). Each proof runs SBY for real (about 10 s each)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -154,3 +155,30 @@ def test_the_sby_file_names_the_tasks_engine_and_parameters() -> None:
     assert "smtbmc boolector" in text
     assert "chparam -set N 6 -set BusW 8 -set AckWait 0 -set HasE 1 mv_bus_loader_formal" in text
     assert str(ROOT / "hdl" / "common" / "mv_assert.svh") in text
+
+
+def _processes_in(folder: Path) -> list[int]:
+    """Processes whose working directory lies in `folder` (SBY and its solvers)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and Path(proc / "cwd").resolve().is_relative_to(folder):
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.formal
+def test_a_run_past_its_limit_is_ended_with_its_solvers(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A proof that runs past the flow's limit (here 2 s: mm42 at N = 5 takes minutes) ends
+    as `unknown` with the limit in its message, and none of SBY's processes is left."""
+    monkeypatch.setattr(formal, "LIMIT_MARGIN_S", 0)
+    spec = next(s for s in formal.point_specs("mm42") if dict(s.params)["N"] == 5)
+    spec = dataclasses.replace(spec, timeout_s=1)
+    verdict = formal.run(spec, tmp_path / "run")
+    assert verdict.status == "unknown"
+    assert verdict.message == "SBY did not end within 2s"
+    assert "ended" in (verdict.folder / "sby.log").read_text()
+    assert _processes_in(verdict.folder.resolve()) == []
