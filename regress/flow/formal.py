@@ -471,11 +471,12 @@ def sby_limit(timeout_s: int) -> int:
 
 
 def run_sby(folder: Path, sby: str, env: dict[str, str], limit_s: float) -> tuple[str, bool]:
-    """`yowasp-sby -f <sby>` in `folder`: its tasks one after another (-j 1; SBY runs one per
-    CPU by default, and the flow runs --jobs checks at a time), in a session of its own, so
-    that a run past `limit_s` seconds is ended together with its solvers. Returns SBY's
-    output and whether the limit ended it."""
-    with subprocess.Popen([find_tool("yowasp-sby"), "-j", "1", "-f", sby], cwd=folder, env=env,
+    """`yowasp-sby -f <sby>` in `folder`, in a session of its own, so that a run past `limit_s`
+    seconds is ended together with its solvers. Returns SBY's output and whether the limit
+    ended it. SBY keeps its own -j (a task per CPU): with -j 1, a file of two tasks whose
+    second ran into its timeout never exited (measured here), and a limit would
+    then end every such run as undecided."""
+    with subprocess.Popen([find_tool("yowasp-sby"), "-f", sby], cwd=folder, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           start_new_session=True) as proc:
         try:
