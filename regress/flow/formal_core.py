@@ -45,7 +45,6 @@ from montverif.spec.formula import integer
 KINDS = ("mont", "inter", "modexp")  # what a harness can state
 FIELD1_KINDS = ("mont_gf2",)  # what it can state of a design's second field (CTRL.FIELD = 1)
 MIN_N, MAX_N = 4, 16  # formal widths: the state and the checked product grow with N
-FIELD_MAX_N = 128  # a design with a field bit may need its digit and word width (docs/formal.md)
 MAX_CYCLES = 1000  # the longest operation a harness checks (its depth: this and 4)
 
 # Cycles of a design whose count depends on its operands (no [design] cycles formula): its
@@ -175,6 +174,12 @@ def unsupported(design: Design) -> str:
     return ""
 
 
+def default_n(design: Design) -> int:
+    """A design's formal width when neither the command nor its descriptor names one: N = 4,
+    or its narrowest width where that is above MAX_N (mont_dual: 80)."""
+    return design.min_n if design.min_n > MAX_N else MIN_N
+
+
 def build_params(design: Design, n: int, given: dict[str, int]) -> dict[str, int]:
     """The build parameters at this point, checked by the model (ConfigError, one line).
     Below the design's simulated minimum width (widths.min) a model that refuses the width
@@ -205,13 +210,15 @@ def prepare(design: Design, n: int, given: dict[str, int], fault: bool = False,
             max_n: int = MAX_N) -> CoreProof:
     """Check that the design can be proved at this point; raises ConfigError (one line).
     fault: the design's fault build (its descriptor's [fault] parameters), which must fail.
-    max_n: the widest point (a cover run, which checks no product, goes beyond MAX_N; a
-    design with a field bit may need FIELD_MAX_N)."""
+    max_n: the widest point (a cover run, which checks no product, goes beyond MAX_N)."""
     if why := unsupported(design):
         raise ConfigError(why)
-    widest = max(max_n, FIELD_MAX_N) if design.has_field else max_n
-    if not MIN_N <= n <= widest:
-        raise ConfigError(f"N={n}: formal proofs of a core run at {MIN_N} <= N <= {widest} "
+    if design.min_n > max_n and n != design.min_n:
+        raise ConfigError(f"N={n}: {design.name} is checked at its narrowest width only, "
+                          f"N={design.min_n} (its core is not legal below it, and the "
+                          f"solver's time grows steeply with N: docs/formal.md)")
+    if design.min_n <= max_n and not MIN_N <= n <= max_n:
+        raise ConfigError(f"N={n}: formal proofs of a core run at {MIN_N} <= N <= {max_n} "
                           "(the solver's time grows steeply with N: docs/formal.md)")
     params = build_params(design, n, given)
     field1, by_operand = None, None

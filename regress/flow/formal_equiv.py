@@ -135,6 +135,7 @@ def harness(proof: formal_core.CoreProof) -> str:
         ");",
         f"  localparam int N = {n};",
         *(f"  localparam int {k} = {v};" for k, v in proof.params.items()),
+        *(f"  localparam int {k} = {v};" for k, v in proof.consts),
         f"  localparam int WW = {proof.ww};",
         "  logic [15:0] cyc_q = '0;",
         "  always @(posedge clk_i) begin",
