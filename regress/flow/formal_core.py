@@ -484,7 +484,7 @@ def harness(proof: CoreProof) -> str:
     lines += cycle_lines(proof)
     ok = "WW'(p) == expected"
     lines += [
-        "  // the result: last_o in cycle 1 + Cycles exactly, then P",
+        "  // the result: last_o in cycle 1 + ops_cycles exactly, then P",
         "  logic done_q = 1'b0;",
         "  always @(posedge clk_i) begin",
         "    if (core_last) done_q <= 1'b1;",
