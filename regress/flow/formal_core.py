@@ -182,20 +182,26 @@ def default_n(design: Design) -> int:
 
 def build_params(design: Design, n: int, given: dict[str, int]) -> dict[str, int]:
     """The build parameters at this point, checked by the model (ConfigError, one line).
-    Below the design's simulated minimum width (widths.min) a model that refuses the width
-    itself is asked about the parameters at that minimum: the core's own logic is legal
-    there (its RTL checks its parameters when it elaborates), only the simulated design is
-    not."""
+    Below the design's simulated minimum width (widths.min), a model that refuses the width
+    itself (a refusal that names none of the design's parameters: rsa_core's N >= 8) is asked
+    about the parameters at that minimum: the core's own logic is legal below it (its RTL
+    checks its parameters when it elaborates), only the simulated design is not."""
     try:
-        return BuildSpec(design.name, n, params=tuple(given.items())).design_params(design)
+        return _checked(design, n, given)
     except ModelInputError as exc:
-        if n >= design.min_n:
-            raise ConfigError(str(exc)) from None
+        why = str(exc)
+    names = design.resolve({})
+    if n < design.min_n and not any(re.search(rf"\b{re.escape(p)}\b", why) for p in names):
         try:
-            return BuildSpec(design.name, design.min_n,
-                             params=tuple(given.items())).design_params(design)
-        except ModelInputError:
+            _checked(design, design.min_n, given)
+        except ModelInputError as exc:
             raise ConfigError(str(exc)) from None
+        return design.resolve(given)
+    raise ConfigError(why)
+
+
+def _checked(design: Design, n: int, given: dict[str, int]) -> dict[str, int]:
+    return BuildSpec(design.name, n, params=tuple(given.items())).design_params(design)
 
 
 def operand_cycles(design: Design, n: int, params: dict[str, int]
