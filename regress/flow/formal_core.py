@@ -230,6 +230,9 @@ def prepare(design: Design, n: int, given: dict[str, int], fault: bool = False,
     field1, by_operand = None, None
     if design.cycles:
         cycles = integer(design.cycles, n, params)
+    elif n > MAX_N:  # one count per exponent value: 2^N of them
+        raise ConfigError(f"N={n}: {design.name}'s cycle count depends on its operands; "
+                          f"a harness checks it up to N={MAX_N}")
     else:
         by_operand = operand_cycles(design, n, params)
         cycles = max(c for _, c in by_operand[1])
