@@ -46,7 +46,6 @@ HARNESSES = HDL / "formal"
 STATUSES = ("proved", "failed", "bounded", "vacuous", "unknown")
 MODES = ("prove", "bmc")
 ENGINE = "smtbmc boolector"
-DESIGN_N = 4  # a design's formal width when neither the command nor its descriptor names one
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,7 @@ class FormalSpec:
             given = dict(self.params)
             points = load_design(self.block).formal_points
             if "N" in given or not points:
-                return {"N": DESIGN_N} | given
+                return {"N": formal_core.default_n(load_design(self.block))} | given
             return {"N": points[0][0]} | dict(points[0][1]) | given
         return dict(BLOCKS[self.block].defaults) | dict(self.params)
 

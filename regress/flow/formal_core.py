@@ -9,10 +9,15 @@ says it computes, for every input at width N:
   is below_2m below 2M, any N-bit value otherwise) and, for a host-precomputed register, by
   the relation that defines it (m' = -M^-1 mod 2^W);
 - reset in cycle 0, START in cycle 1, CLEAR never;
-- the core's `last_o` comes exactly in the cycle its descriptor's cycle formula names, and
-  from the next cycle on P is the function's result: kind `mont` P = X Y 2^-r mod M
-  (r = the descriptor's r_bits), kind `inter` P = X Y mod M, both computed by a behavioural
-  reference in the harness (a miter);
+- a design with a field bit (CTRL.FIELD) gets it as one more free constant, so both
+  fields are checked in the same run;
+- the core's `last_o` comes exactly in the cycle its descriptor's cycle formula names (per
+  field; for kind `modexp`, whose count may depend on the exponent, the model's count for
+  each exponent), and from the next cycle on P is the function's result: kind `mont`
+  P = X Y 2^-r mod M (r = the descriptor's r_bits), kind `inter` P = X Y mod M, kind
+  `modexp` P = X^E mod M, and in the binary field (field1 kind `mont_gf2`)
+  P(x) = X(x) Y(x) x^-r mod M(x), each computed by a behavioural reference in the harness (a
+  miter);
 - the core's own assertions (hdl/common/mv_assert.svh) hold in every cycle on the way.
 
 A bounded model check to a depth past the result cycle covers the whole first operation
@@ -25,22 +30,34 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from montverif.models import rsa as rsa_model
+from montverif.models.result import ModelInputError
 from montverif.regress.flow.spec import BuildSpec
 from montverif.spec import top
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 from montverif.spec.formula import integer
 
-KINDS = ("mont", "inter")  # what a harness can state (modexp and GF(2^n) are not yet)
+KINDS = ("mont", "inter", "modexp")  # what a harness can state
+FIELD1_KINDS = ("mont_gf2",)  # what it can state of a design's second field (CTRL.FIELD = 1)
 MIN_N, MAX_N = 4, 16  # formal widths: the state and the checked product grow with N
+MAX_CYCLES = 1000  # the longest operation a harness checks (its depth: this and 4)
+
+# Cycles of a design whose count depends on its operands (no [design] cycles formula): its
+# model function -> the model's count for an exponent E at width n and the build parameters.
+# The harness asserts the count of the exponent it is given (constant time: one count).
+OPERAND_CYCLES: dict[str, Callable[..., int]] = {
+    "rsa:rsa_core": rsa_model.rsa_cycles,
+}
 
 # A host-precomputed register the harness can constrain: the descriptor's function ->
 # (free helper constants it declares, the relation that defines the value the host loads),
-# in SystemVerilog over the harness's signals and the core's parameters.
+# in SystemVerilog over the harness's signals, the core's parameters and the harness's
+# localparams (RB: log2 R of the multiplier inside a modexp core, from its model).
 PRECOMPUTED: dict[str, tuple[tuple[str, ...], str]] = {
     # m' = -M^-1 mod 2^W: the low W bits of m' * M + 1 are zero, the bits above are zero
     "scalable:mwrkmm_mprime": ((), "(mp >> W) == '0 && ((2*N)'(mp) * (2*N)'(m) + 1) % (2**W) "
@@ -50,6 +67,37 @@ PRECOMPUTED: dict[str, tuple[tuple[str, ...], str]] = {
     "vhr:mhat": (("logic [2*V-1:0] mq;",),
                  "((2*N+2*V)'(mq) * (2*N+2*V)'(m) + 1) % (2**(2*V)) == 0 && "
                  "(2*N+2*V)'(mhat) == ((2*N+2*V)'(mq) * (2*N+2*V)'(m) + 1) >> (2*V)"),
+    # R2 = R^2 mod M = 2^(2 RB) mod M: below M, and 2^(2 RB) - R2 a multiple r2q of M
+    "rsa:r2": (("logic [2*RB:0] r2q;",),
+               "r2 < m && (4*RB+2)'(r2q) * (4*RB+2)'(m) + (4*RB+2)'(r2) == "
+               "(4*RB+2)'(1) << (2*RB)"),
+    # MP: m' = -M^-1 mod 2^N for the bit-serial multipliers and mwrkmm (Mult != 5), M-hat as
+    # vhr:mhat for mont_qp (Mult = 5, with the free 2V-bit M' mq)
+    "rsa:mprime": (("logic [2*V-1:0] mq;",),
+                   "Mult == 5 ? (((2*N+2*V)'(mq) * (2*N+2*V)'(m) + 1) % (2**(2*V)) == 0 && "
+                   "(2*N+2*V)'(mp) == ((2*N+2*V)'(mq) * (2*N+2*V)'(m) + 1) >> (2*V)) : "
+                   "((2*N)'(mp) * (2*N)'(m) + 1) % (2**N) == 0"),
+    # MP of the unified multiplier: m' = -M^-1 mod 2^16 in bits [15:0] (GF(p)) and the
+    # inverse q(x) = M(x)^-1 mod x^64 in bits [79:16] (GF(2^n)), nothing above
+    "dual:mp_pack": ((), "(mp >> 80) == '0 && (32'(mp[15:0]) * 32'(m) + 1) % (2**16) == 0 "
+                         "&& clmul64(mp[79:16], m[63:0]) == 64'd1"),
+}
+# localparams a relation above uses: the function -> (name, its value from the model at
+# (n, build parameters))
+RELATION_PARAMS: dict[str, tuple[str, Callable[..., int]]] = {
+    "rsa:r2": ("RB", rsa_model.r_bits),
+}
+# helper functions a relation above uses, declared in the harness when it does
+RELATION_FUNCS = {
+    "clmul64": [
+        "  // the low 64 bits of a carry-less (GF(2)[x]) product",
+        "  function automatic logic [63:0] clmul64(input logic [63:0] a, input logic [63:0] b);",
+        "    logic [63:0] acc;",
+        "    acc = '0;",
+        "    for (int i = 0; i < 64; i++) acc = acc ^ (b[i] ? a << i : 64'd0);",
+        "    clmul64 = acc;",
+        "  endfunction",
+    ],
 }
 
 
@@ -60,8 +108,14 @@ class CoreProof:
     design: Design
     n: int
     params: dict[str, int]  # the core's build parameters beyond N, defaults filled in
-    cycles: int  # last_o in cycle 1 + cycles (START in cycle 1)
+    cycles: int  # last_o in cycle 1 + cycles (START in cycle 1): the longest operation
     r_bits: int  # kind mont: P = X Y 2^-r mod M
+    # a field bit: (cycles, r) of CTRL.FIELD = 1 (its kind is the descriptor's field1 kind)
+    field1: tuple[int, int] | None = None
+    # cycles that depend on the operands (kind modexp): (the operand, ((value, cycles), ...))
+    by_operand: tuple[str, tuple[tuple[int, int], ...]] | None = None
+    # localparams the relations of the precomputed registers use (RELATION_PARAMS)
+    consts: tuple[tuple[str, int], ...] = ()
 
     @property
     def module(self) -> str:
@@ -86,15 +140,21 @@ class CoreProof:
 
     @property
     def ww(self) -> int:
-        """The reference's width: enough for X*Y and P*2^r."""
+        """The reference's width: enough for X*Y and P*2^r (in either field)."""
         xw = self.n + 1 if self.halves else self.n  # an operand's value (a group's sum)
-        return 2 * xw + self.r_bits + 2
+        r = max(self.r_bits, self.field1[1] if self.field1 else 0)
+        return 2 * xw + r + 2
 
     def relation(self) -> str:
         """What the harness asserts of P, in words."""
         if self.design.kind == "inter":
             return "P = X*Y mod M"
-        return f"P = X*Y*2^-{self.r_bits} mod M"
+        if self.design.kind == "modexp":
+            return "P = X^E mod M"
+        gfp = f"P = X*Y*2^-{self.r_bits} mod M"
+        if self.field1 is None:
+            return gfp
+        return f"{gfp} (GF(p)) and P = X(x)*Y(x)*x^-{self.field1[1]} mod M(x) (GF(2^n))"
 
 
 def unsupported(design: Design) -> str:
@@ -104,11 +164,52 @@ def unsupported(design: Design) -> str:
     if design.kind not in KINDS:
         return (f"{design.name}: its function kind {design.kind!r} has no formal harness yet "
                 f"(known: {', '.join(KINDS)})")
-    if design.has_field:
-        return f"{design.name}: a design with a field bit has no formal harness yet"
+    if design.has_field and design.field1.get("kind") not in FIELD1_KINDS:
+        return (f"{design.name}: its field 1 kind {design.field1.get('kind')!r} has no formal "
+                f"harness yet (known: {', '.join(FIELD1_KINDS)})")
+    if not design.cycles and design.model_function not in OPERAND_CYCLES:
+        return f"{design.name}: its descriptor states no cycle formula"
     if missing := [f for f in design.precompute.values() if f not in PRECOMPUTED]:
         return f"{design.name}: no formal relation for its precomputed {', '.join(missing)}"
     return ""
+
+
+def default_n(design: Design) -> int:
+    """A design's formal width when neither the command nor its descriptor names one: N = 4,
+    or its narrowest width where that is above MAX_N (mont_dual: 80)."""
+    return design.min_n if design.min_n > MAX_N else MIN_N
+
+
+def build_params(design: Design, n: int, given: dict[str, int]) -> dict[str, int]:
+    """The build parameters at this point, checked by the model (ConfigError, one line).
+    Below the design's simulated minimum width (widths.min), a model that refuses the width
+    itself (a refusal that names none of the design's parameters: rsa_core's N >= 8) is asked
+    about the parameters at that minimum: the core's own logic is legal below it (its RTL
+    checks its parameters when it elaborates), only the simulated design is not."""
+    try:
+        return _checked(design, n, given)
+    except ModelInputError as exc:
+        why = str(exc)
+    names = design.resolve({})
+    if n < design.min_n and not any(re.search(rf"\b{re.escape(p)}\b", why) for p in names):
+        try:
+            _checked(design, design.min_n, given)
+        except ModelInputError as exc:
+            raise ConfigError(str(exc)) from None
+        return design.resolve(given)
+    raise ConfigError(why)
+
+
+def _checked(design: Design, n: int, given: dict[str, int]) -> dict[str, int]:
+    return BuildSpec(design.name, n, params=tuple(given.items())).design_params(design)
+
+
+def operand_cycles(design: Design, n: int, params: dict[str, int]
+                   ) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The cycle count for each value of the operand it depends on (the exponent E), from
+    the model."""
+    count = OPERAND_CYCLES[design.model_function]
+    return "e", tuple((e, count(e, n, **params)) for e in range(1 << n))
 
 
 def prepare(design: Design, n: int, given: dict[str, int], fault: bool = False,
@@ -118,35 +219,58 @@ def prepare(design: Design, n: int, given: dict[str, int], fault: bool = False,
     max_n: the widest point (a cover run, which checks no product, goes beyond MAX_N)."""
     if why := unsupported(design):
         raise ConfigError(why)
-    if not MIN_N <= n <= max_n:
+    if design.min_n > max_n and n != design.min_n:
+        raise ConfigError(f"N={n}: {design.name} is checked at its narrowest width only, "
+                          f"N={design.min_n} (its core is not legal below it, and the "
+                          f"solver's time grows steeply with N: docs/formal.md)")
+    if design.min_n <= max_n and not MIN_N <= n <= max_n:
         raise ConfigError(f"N={n}: formal proofs of a core run at {MIN_N} <= N <= {max_n} "
                           "(the solver's time grows steeply with N: docs/formal.md)")
-    if not design.cycles:
-        raise ConfigError(f"{design.name}: its descriptor states no cycle formula")
-    build = BuildSpec(design.name, n, params=tuple(given.items()))
-    try:
-        params = build.design_params(design)
-    except Exception as exc:  # the model's ModelInputError: an illegal combination
-        raise ConfigError(str(exc)) from None
-    cycles = integer(design.cycles, n, params)
+    params = build_params(design, n, given)
+    field1, by_operand = None, None
+    if design.cycles:
+        cycles = integer(design.cycles, n, params)
+    elif n > MAX_N:  # one count per exponent value: 2^N of them
+        raise ConfigError(f"N={n}: {design.name}'s cycle count depends on its operands; "
+                          f"a harness checks it up to N={MAX_N}")
+    else:
+        by_operand = operand_cycles(design, n, params)
+        cycles = max(c for _, c in by_operand[1])
+        if cycles == min(c for _, c in by_operand[1]):
+            by_operand = None  # the same for every operand (constant time)
     r_bits = integer(design.r_bits, n, params) if design.kind == "mont" else 0
+    consts = tuple((RELATION_PARAMS[f][0], RELATION_PARAMS[f][1](n, **params))
+                   for f in design.precompute.values() if f in RELATION_PARAMS)
+    if design.has_field:
+        field1 = (integer(design.cycles_field1, n, params),
+                  design.r_bits_at(n, params, field1=True))
+        cycles = max(cycles, field1[0])
+    if cycles > MAX_CYCLES:
+        raise ConfigError(f"{design.name}: one operation takes {cycles} cycles at N={n}; "
+                          f"a harness checks at most {MAX_CYCLES}")
     if fault:
         if not design.fault_params:
             raise ConfigError(f"{design.name}: its descriptor names no [fault] parameters")
         params = params | dict(design.fault_params)
-    return CoreProof(design, n, params, cycles, r_bits)
+    return CoreProof(design, n, params, cycles, r_bits, field1, by_operand, consts)
 
 
 def reference(proof: CoreProof, x: str, y: str) -> list[str]:
     """`expected`, the function's value, computed by a behavioural reference that shares
     nothing with the core: the full product X*Y, then (kind mont) r halving steps that add M
     when the value is odd (REDC, one bit at a time) and conditional subtractions of M, or
-    (kind inter) the remainder of restoring division, one product bit at a time. Adders and
-    compares only: a solver handles them at these widths, a `%` by a free M it does not."""
+    (kind inter) the remainder of restoring division, one product bit at a time; (kind
+    modexp) square-and-multiply over the exponent's bits with each product reduced by
+    restoring division; (field kind mont_gf2) the carry-less product and r steps that XOR
+    M(x) when the constant term is 1 and divide by x. Adders and compares only: a solver
+    handles them at these widths, a `%` by a free M it does not."""
+    kind = proof.design.kind
+    if kind == "modexp":
+        return _modexp_reference()
     lines = ["  // the reference (behavioural: adders and compares, no division)",
              "  logic [WW-1:0] prod, expected;",
              f"  assign prod = {x} * {y};"]
-    if proof.design.kind == "inter":
+    if kind == "inter":
         lines += [
             "  localparam int PW = WW - 2;  // the product's bits (its top two are zero)",
             "  logic [N:0] rem [PW+1];",
@@ -158,22 +282,84 @@ def reference(proof: CoreProof, x: str, y: str) -> list[str]:
             "  end",
             "  assign expected = WW'(rem[PW]);",
         ]
-    else:
-        r = proof.r_bits
-        lines += [
-            f"  logic [WW-1:0] red [{proof.r_bits + 1}];",
-            "  assign red[0] = prod;",
-            f"  for (genvar i = 0; i < {proof.r_bits}; i++) begin : g_redc",
-            "    assign red[i+1] = (red[i] + (red[i][0] ? WW'(m) : '0)) >> 1;",
-            "  end",
-            "  // T = (X*Y + Q*M) / 2^r < X*Y/2^r + M < 5M over the operand domains (X < 2^r,",
-            "  // Y < 2M): subtract 4M, 2M and M where they fit",
-            "  logic [WW-1:0] sub4, sub2;",
-            f"  assign sub4 = red[{r}] >= 4 * WW'(m) ? red[{r}] - 4 * WW'(m) : red[{r}];",
-            "  assign sub2 = sub4 >= 2 * WW'(m) ? sub4 - 2 * WW'(m) : sub4;",
-            "  assign expected = sub2 >= WW'(m) ? sub2 - WW'(m) : sub2;",
-        ]
+        return lines + [""]
+    r = proof.r_bits
+    gfp = "expected_gfp" if proof.field1 else "expected"
+    lines += [
+        *([f"  logic [WW-1:0] {gfp};"] if proof.field1 else []),
+        f"  logic [WW-1:0] red [{r + 1}];",
+        "  assign red[0] = prod;",
+        f"  for (genvar i = 0; i < {r}; i++) begin : g_redc",
+        "    assign red[i+1] = (red[i] + (red[i][0] ? WW'(m) : '0)) >> 1;",
+        "  end",
+        "  // T = (X*Y + Q*M) / 2^r < X*Y/2^r + M < 5M over the operand domains (X < 2^r,",
+        "  // Y < 2M): subtract 4M, 2M and M where they fit",
+        "  logic [WW-1:0] sub4, sub2;",
+        f"  assign sub4 = red[{r}] >= 4 * WW'(m) ? red[{r}] - 4 * WW'(m) : red[{r}];",
+        "  assign sub2 = sub4 >= 2 * WW'(m) ? sub4 - 2 * WW'(m) : sub4;",
+        f"  assign {gfp} = sub2 >= WW'(m) ? sub2 - WW'(m) : sub2;",
+    ]
+    if proof.field1:
+        lines += _gf2_reference(proof, gfp)
     return lines + [""]
+
+
+def _gf2_reference(proof: CoreProof, gfp: str) -> list[str]:
+    """The binary field's value (field kind mont_gf2; X and Y whole, not carry-save) and
+    `expected` by the field bit."""
+    assert proof.field1 is not None
+    r = proof.field1[1]
+    return [
+        "  // GF(2^n): P(x) = X(x)*Y(x)*x^-r mod M(x). The carry-less product, then r steps",
+        "  // that add (XOR) M(x) when the constant term is 1 and divide by x: deg X < N <= r",
+        "  // and deg Y <= deg M (Y < M), so the degree ends below deg M: fully reduced",
+        "  logic [WW-1:0] cprod, expected_gf2;",
+        "  always @(*) begin",
+        "    cprod = '0;",
+        "    for (int i = 0; i < N; i++) cprod = cprod ^ (y[i] ? WW'(x) << i : '0);",
+        "  end",
+        f"  logic [WW-1:0] gred [{r + 1}];",
+        "  assign gred[0] = cprod;",
+        f"  for (genvar i = 0; i < {r}; i++) begin : g_redx",
+        "    assign gred[i+1] = (gred[i] ^ (gred[i][0] ? WW'(m) : '0)) >> 1;",
+        "  end",
+        f"  assign expected_gf2 = gred[{r}];",
+        f"  assign expected = field ? expected_gf2 : {gfp};",
+    ]
+
+
+def _modexp_reference() -> list[str]:
+    """kind modexp: `expected` = X^E mod M, right-to-left square-and-multiply over the
+    exponent's N bits, each product reduced by restoring division (1 mod M is 0 for M = 1,
+    so E = 0 gives 1 mod M)."""
+    return [
+        "  // the reference: X^E mod M by square-and-multiply, each product reduced by",
+        "  // restoring division (adders and compares only)",
+        "  function automatic logic [N-1:0] mulmod(input logic [N-1:0] a, input logic [N-1:0] b,",
+        "                                          input logic [N-1:0] mod);",
+        "    logic [2*N-1:0] pr;",
+        "    logic [N+1:0] t;",
+        "    logic [N:0] rm;",
+        "    pr = (2*N)'(a) * (2*N)'(b);",
+        "    rm = '0;",
+        "    for (int i = 2*N-1; i >= 0; i--) begin",
+        "      t = {rm, pr[i]};",
+        "      rm = (t >= (N+2)'(mod)) ? (N+1)'(t - (N+2)'(mod)) : t[N:0];",
+        "    end",
+        "    mulmod = rm[N-1:0];",
+        "  endfunction",
+        "  logic [N-1:0] base [N+1];",
+        "  logic [N-1:0] acc [N+1];",
+        "  logic [WW-1:0] expected;",
+        "  assign base[0] = x;",
+        "  assign acc[0] = (m == N'(1)) ? '0 : N'(1);",
+        "  for (genvar i = 0; i < N; i++) begin : g_pow",
+        "    assign acc[i+1] = e[i] ? mulmod(acc[i], base[i], m) : acc[i];",
+        "    assign base[i+1] = mulmod(base[i], base[i], m);",
+        "  end",
+        "  assign expected = WW'(acc[N]);",
+        "",
+    ]
 
 
 def operand_lines(proof: CoreProof, free: str = "anyconst") -> tuple[list[str], dict[str, str]]:
@@ -191,8 +377,13 @@ def operand_lines(proof: CoreProof, free: str = "anyconst") -> tuple[list[str], 
     if wide:
         lines.append(f"  (* {free} *) logic [2*N-1:0] {', '.join(wide)};  // {{half 2, half 1}}")
     lines.append(f"  (* {free} *) logic [N-1:0] {', '.join(narrow)};")
+    if d.has_field:
+        lines.append(f"  (* {free} *) logic field;  // CTRL.FIELD: 0 GF(p), 1 GF(2^n)")
     lines += [f"  (* {free} *) {decl}  // defines a precomputed register"
               for func in d.precompute.values() for decl in PRECOMPUTED[func][0]]
+    lines += [line for name, text in RELATION_FUNCS.items()
+              if any(name in PRECOMPUTED[f][1] for f in d.precompute.values())
+              for line in text]
     val: dict[str, str] = {s: f"(WW'({s}[N-1:0]) + WW'({s}[2*N-1:N]))" if s in wide
                            else f"WW'({s})" for s in ("x", "y")}
     lines += ["", "  // the loader's range rule (the operand domains: an operand of any N-bit",
@@ -208,13 +399,44 @@ def operand_lines(proof: CoreProof, free: str = "anyconst") -> tuple[list[str], 
     return [*lines, "  end", ""], val
 
 
+def cycles_text(proof: CoreProof) -> str:
+    """Where the cycle count comes from, for the harness's comment."""
+    d = proof.design
+    text = d.cycles or "the model's count, the longest"
+    return text + (f"; {d.cycles_field1} with the field bit" if proof.field1 else "")
+
+
+def cycle_lines(proof: CoreProof) -> list[str]:
+    """`ops_cycles`, the cycles of this operation: Cycles, or by the field bit, or by the
+    operand the count depends on (the model's count for each of its values)."""
+    d = proof.design
+    if proof.field1 is not None:
+        gfp = integer(d.cycles, proof.n, proof.params)
+        return ["  logic [15:0] ops_cycles;",
+                f"  assign ops_cycles = field ? 16'd{proof.field1[0]} : 16'd{gfp};"]
+    if proof.by_operand is None:
+        return ["  logic [15:0] ops_cycles;", "  assign ops_cycles = 16'(Cycles);"]
+    sig, table = proof.by_operand
+    by_count: dict[int, list[int]] = {}
+    for value, count in table:
+        by_count.setdefault(count, []).append(value)
+    lines = ["  // the model's cycle count for each value of " + sig.upper(),
+             "  logic [15:0] ops_cycles;", "  always @(*) begin",
+             f"    case ({sig})"]
+    longest, q = max(by_count), "'"
+    lines += [f"      {', '.join(f'{proof.n}{q}d{v}' for v in values)}: ops_cycles = 16'd{count};"
+              for count, values in sorted(by_count.items()) if count != longest]
+    return [*lines, f"      default: ops_cycles = 16'd{longest};", "    endcase", "  end"]
+
+
 def control_lines(proof: CoreProof) -> list[str]:
     """The harness's parameters, its cycle counter and its control: reset in cycle 0, START
     in cycle 1, CLEAR never."""
     return [
         f"  localparam int N = {proof.n};",
         *(f"  localparam int {k} = {v};" for k, v in proof.params.items()),
-        f"  localparam int Cycles = {proof.cycles};  // {proof.design.cycles}",
+        *(f"  localparam int {k} = {v};" for k, v in proof.consts),
+        f"  localparam int Cycles = {proof.cycles};  // {cycles_text(proof)}",
         f"  localparam int WW = {proof.ww};",
         "",
         "  // cycle 0: reset; cycle 1: START; then the operation",
@@ -268,17 +490,18 @@ def harness(proof: CoreProof) -> str:
     lines += core_lines(proof)
     x, y = val["x"], (val["y"] if "y" in proof.used else "WW'(1)")
     lines += reference(proof, x, y)
+    lines += cycle_lines(proof)
     ok = "WW'(p) == expected"
     lines += [
-        "  // the result: last_o in cycle 1 + Cycles exactly, then P",
+        "  // the result: last_o in cycle 1 + ops_cycles exactly, then P",
         "  logic done_q = 1'b0;",
         "  always @(posedge clk_i) begin",
         "    if (core_last) done_q <= 1'b1;",
         "  end",
         "  always @(posedge clk_i) begin",
         "    if (rst_ni) begin",
-        "      CoreCycles_A: assert (core_last == (cyc_q == 16'(1 + Cycles)));",
-        "      CoreBusy_A: assert (core_busy == (cyc_q >= 16'd2 && cyc_q <= 16'(1 + Cycles)));",
+        "      CoreCycles_A: assert (core_last == (cyc_q == 16'd1 + ops_cycles));",
+        "      CoreBusy_A: assert (core_busy == (cyc_q >= 16'd2 && cyc_q <= 16'd1 + ops_cycles));",
         f"      if (done_q) CoreResult_A: assert ({ok});",
         "      CoreDone_C: cover (done_q);",
         "    end",
@@ -317,22 +540,36 @@ def top_steps(trace: Path, names: Collection[str]) -> Iterator[dict[str, int]]:
         yield dict(values)
 
 
+# a vector file's names for the harness's signals where a design's vector loader reads
+# others (kind modexp: the RSA loader's msg, exp, mod; verif/env/rsa_vectors.py)
+VECTOR_NAMES: dict[str, dict[str, str]] = {"modexp": {"x": "msg", "e": "exp", "m": "mod"}}
+
+
+def vector_signals(proof: CoreProof) -> tuple[str, ...]:
+    """The harness's signals a vector file holds: the design's operands and its field bit."""
+    d = proof.design
+    ops = tuple(top.LOADER_REGS[r] for r in d.operands if r in top.LOADER_REGS)
+    return ops + (("field",) if d.has_field else ())
+
+
 def split_halves(proof: CoreProof, values: Mapping[str, int]) -> dict[str, int]:
     """Operand values by a vector file's names: a carry-save operand's two halves, packed
-    side by side in the harness, as x and x2 (y and y2)."""
+    side by side in the harness, as x and x2 (y and y2); kind modexp's by VECTOR_NAMES."""
     out = {}
+    names = VECTOR_NAMES.get(proof.design.kind, {})
     for sig, value in values.items():
-        if sig != "m" and proof.design.carry_save_operands:
+        if sig not in ("m", "field") and proof.design.carry_save_operands:
             out[sig], out[sig + "2"] = value & ((1 << proof.n) - 1), value >> proof.n
         else:
-            out[sig] = value
+            out[names.get(sig, sig)] = value
     return out
 
 
 def counterexample_operands(proof: CoreProof, trace: Path) -> dict[str, int]:
     """The operands of a counterexample (the harness's free constants in its VCD trace), by
-    the names a vector file uses (x, y, m; x2, y2 for the second carry-save halves)."""
-    first = next(top_steps(trace, ("x", "y", "m")), {})
+    the names a vector file uses (x, y, m; x2, y2 for the second carry-save halves; msg,
+    exp, mod for kind modexp; field for a design with a field bit)."""
+    first = next(top_steps(trace, vector_signals(proof)), {})
     return split_halves(proof, first)
 
 
