@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import gmpy2
 
 from montverif.models.result import ModelInputError, Result, short_hex
-from montverif.models.scalable import mwrkmm_check, mwrkmm_cycles
+from montverif.models.scalable import mwrkmm_check, mwrkmm_cycles, mwrkmm_pmax
 from montverif.models.vhr import Geometry
 from montverif.models.vhr import check as qp_check
 from montverif.models.vhr import mhat as qp_mhat
@@ -36,6 +36,22 @@ MULTS: dict[int, tuple[str, Callable[..., int]]] = {
 WORD_MULTS = (4, 5)  # the multipliers that read V, W, P and the MP register
 DEFAULT_VWP = {"V": 16, "W": 16, "P": 1}  # rsa_core.sv defaults
 CAPTURE_CYCLES = 1  # StCap: take both products and start the next step
+# The word-based multipliers at the papers' own RSA configurations: Michalski-Buell's MWRkMM
+# unit (v = 17, w = 16, section 7) with its most PEs at the width, p_max (eq. 13: 20 at 1024
+# bits, as the paper's core, 40 at 2048), and Jiang-Harris's radix 2^16 unit with 16 PEs x 16
+# bits (section V, Table 1).
+MWRKMM_V, MWRKMM_W = 17, 16
+MONT_QP_VWP = {"V": 16, "W": 16, "P": 16}
+
+
+def paper_params(mult: int, n: int) -> dict[str, int]:
+    """The parameters beyond N and Mult of the multiplier `mult` inside the core at width n,
+    at its paper's configuration (none for the bit-serial multipliers)."""
+    if mult == 4:
+        return {"V": MWRKMM_V, "W": MWRKMM_W, "P": mwrkmm_pmax(n, MWRKMM_V)}
+    if mult == 5:
+        return dict(MONT_QP_VWP)
+    return {}
 
 
 @dataclass(frozen=True)

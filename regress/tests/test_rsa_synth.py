@@ -1,0 +1,176 @@
+"""regress/report/rsa_synth.py and `montverif synth --rsa`: the RSA core's time per
+exponentiation at the estimated clock beside its area, per multiplier; the goal's verdict
+follows the figures; only a result of exactly the option's parameters is used; --measure
+synthesises what the results file lacks and records it at the end; docs/rsa.md's block is
+what the committed results render; bad input is one `error:` line and exit 2. (The
+synthesis itself is tested in test_synth.py.)"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from montverif.models import rsa as rsa_model
+from montverif.regress.cli import main
+from montverif.regress.flow import synth
+from montverif.regress.report import papers, rsa_synth, synth_results
+
+FIGURES = papers.load()
+
+
+def _result(n: int, params: dict[str, int], luts: int, ffs: int, delay: float,
+            revision: str = "abc1234", dsp: int = 0) -> dict[str, object]:
+    return {"dut": "rsa_core", "n": n, "parameters": {"N": n, **params},
+            "revision": revision, "yosys": "Yosys 0.70", "synth_s": 1.0,
+            "cells": {"luts": luts, "flip_flops": ffs, "carry4": 7, "dsp48e1": dsp},
+            "timing": {"logic_delay_ns": delay}}
+
+
+def _full(n: int, mult: int, **extra: int) -> dict[str, int]:
+    """Every parameter of the option, as a synthesis records them (written out here)."""
+    vwp = {"V": 16, "W": 16, "P": 1} | rsa_model.paper_params(mult, n)
+    return {"Mult": mult, "ConstTime": 1, **vwp, **extra}
+
+
+def _row(text: str, n: int, name: str) -> list[str]:
+    rows = [ln for ln in text.splitlines() if ln.startswith(f"| {n} | {name} ")]
+    assert len(rows) == 1, (n, name)
+    return [c.strip() for c in rows[0].strip("|").split(" | ")]
+
+
+def test_options_are_every_multiplier_at_the_papers_configurations() -> None:
+    got = [(o.n, o.mult, o.params["V"], o.params["W"], o.params["P"])
+           for o in rsa_synth.options([1024, 2048])]
+    # mwrkmm at p_max (eq. 13: floor((floor(N/17) + 2) / 3)), mont_qp with 16 PEs
+    assert (1024, 4, 17, 16, (1024 // 17 + 2) // 3) in got
+    assert (2048, 4, 17, 16, (2048 // 17 + 2) // 3) in got
+    assert (1024, 5, 16, 16, 16) in got and (2048, 5, 16, 16, 16) in got
+    assert sorted({(n, m) for n, m, *_ in got}) == [(n, m) for n in (1024, 2048)
+                                                   for m in range(6)]
+    for o in rsa_synth.options([1024]):
+        assert o.params["ConstTime"] == 1
+        # the N + 2 steps of constant time, each the multiplier's cycles plus the capture
+        lm = rsa_model.mult_cycles(o.mult, 1024, **{k: o.params[k] for k in "VWP"})
+        assert o.cycles == (1024 + 2) * (lm + 1)
+
+
+def test_rows_multiply_cycles_by_the_logic_delay_and_take_only_the_same_core() -> None:
+    full = _full(1024, 2)
+    assert set(full) == set(rsa_synth.options([1024])[2].params)
+    results = synth_results.empty()
+    results["xc7"] = [_result(1024, full, 30000, 15000, 4.0),
+                      # ConstTime = 0 is another core: not this option's
+                      _result(1024, {**_full(1024, 3), "ConstTime": 0}, 1, 1, 0.5)]
+    results["ecp5"] = [_result(1024, full, 1, 1, 0.0) | {"timing": {"fmax_mhz": 125.0}}]
+    text = rsa_synth.render(results, FIGURES, [1024])
+    cycles = (1024 + 2) * ((1024 + 1) // 2 + 1 + 1)
+    row = _row(text, 1024, "mont_csa_u2")
+    assert row[2:5] == ["30,000", "15,000", "45,000"]
+    assert row[7:10] == ["4.00", "250", f"{cycles:,}"]
+    assert row[10] == f"**{cycles * 4.0 / 1e6:.3f}**"
+    assert row[11] == f"125.0 MHz: {cycles / 125.0 / 1e3:.3f} ms"
+    assert _row(text, 1024, "mont_lut_u2")[2] == "not synthesised yet"
+    assert "revision abc1234" in text
+
+
+@pytest.mark.parametrize("delay", [3.0, 6.0])
+def test_the_goal_is_judged_on_the_fastest_option_at_its_bound(delay: float) -> None:
+    results = synth_results.empty()
+    results["xc7"] = [_result(1024, _full(1024, 0), 100, 100, 2.0),
+                      _result(1024, _full(1024, 4), 40000, 28000, delay, dsp=80)]
+    text = rsa_synth.render(results, FIGURES, [1024])
+    cycles = rsa_synth.options([1024])[4].cycles
+    bound = cycles * delay / 1e6
+    goal = text.split("**The goal**")[1]
+    # mont_lut's 1.05M cycles at 2 ns are slower than mwrkmm's 272k at 3 or 6 ns
+    assert f"is mwrkmm (Mult=4, V=17, W=16, P=20), {bound:.3f} ms" in goal
+    assert ("**not met**" in goal) == (bound >= rsa_synth.GOAL_MS)
+    assert ("met at the lower bound only" in goal) == (bound < rsa_synth.GOAL_MS)
+    # beside the papers' 1024-bit exponentiations, with their citations and the ratios
+    paper = next(f for f in rsa_synth.paper_cores(FIGURES) if f.text("exp_ms") == "3.831")
+    row = next(ln for ln in goal.splitlines() if "3.831 ms (section 8, Table 3" in ln)
+    cells = [c.strip() for c in row.strip("|").split(" | ")]
+    assert cells[-2] == f"{bound / 3.831:.2f}"
+    norm = papers.paper_area(paper)
+    assert norm.value == 19213 + 17992 and cells[-1] == f"{68000 / norm.value:.2f}"
+
+
+def test_without_a_1024_bit_result_the_goal_says_so() -> None:
+    text = rsa_synth.render(synth_results.empty(), FIGURES, [1024])
+    assert "no 1024-bit core synthesised yet" in text
+    assert text.startswith(rsa_synth.BEGIN) and text.endswith(rsa_synth.END)
+
+
+def test_docs_rsa_md_is_what_the_committed_results_render() -> None:
+    """docs/rsa.md's block is `montverif synth --rsa` of docs/synth-results.json (run
+    `montverif synth --rsa --write` after changing it)."""
+    page = rsa_synth.DEFAULT_PAGE.read_text()
+    block = re.search(re.escape(rsa_synth.BEGIN) + ".*?" + re.escape(rsa_synth.END), page,
+                      re.S)
+    assert block is not None
+    assert block.group(0) == rsa_synth.render(synth_results.load(), papers.load()), \
+        "stale: montverif synth --rsa --write"
+
+
+def test_measure_synthesises_what_the_file_lacks_and_records_it_at_the_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    record = tmp_path / "results.json"
+    synth_results.record(record, xc7=[_result(1024, _full(1024, 1), 5, 5, 1.0)])
+    calls: list[str] = []
+
+    def run(spec: synth.SynthSpec, out: Path, timeout_s: float = 0) -> dict[str, object]:
+        calls.append(spec.key)
+        assert record.read_text().count('"rsa_core"') == 1  # nothing recorded yet
+        if dict(spec.params)["Mult"] == 5:
+            raise synth.SynthError("yosys did not finish within 1 s")
+        return _result(spec.n, _full(spec.n, dict(spec.params)["Mult"]), 9, 9, 2.0)
+
+    monkeypatch.setattr(synth, "run", run)
+    code = main(["synth", "--rsa", "--measure", "--widths", "1024", "--results", str(record),
+                 "--out", str(tmp_path / "synth")])
+    assert code == 1
+    assert calls == ["rsa_core-n1024-Mult0-xc7", "rsa_core-n1024-Mult2-xc7",
+                     "rsa_core-n1024-Mult3-xc7", "rsa_core-n1024-Mult4-V17-W16-P20-xc7",
+                     "rsa_core-n1024-Mult5-V16-W16-P16-xc7"]  # Mult=1 was there
+    got = sorted(r["parameters"]["Mult"] for r in synth_results.load(record)["xc7"])  # type: ignore[index]
+    assert got == [0, 1, 2, 3, 4]
+    out = capsys.readouterr().out
+    assert "FAIL rsa_core-n1024-Mult5-V16-W16-P16-xc7: yosys did not finish" in out
+    assert "recorded 4 results in" in out and "**The goal**" in out
+
+
+def test_write_replaces_only_the_block(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    page = tmp_path / "rsa.md"
+    page.write_text(f"# RSA\n\n{rsa_synth.BEGIN}\nold\n{rsa_synth.END}\nafter\n")
+    assert main(["synth", "--rsa", "--widths", "1024", "--results",
+                 str(tmp_path / "none.json"), "--write", str(page)]) == 0
+    text = page.read_text()
+    assert text.startswith("# RSA\n\n") and text.endswith("after\n") and "\nold\n" not in text
+    assert "| 1024 | mwrkmm (Mult=4" in text
+    assert capsys.readouterr().out == f"wrote {page}\n"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--table"], "--rsa is a mode of its own"),
+    (["--pnr"], "--rsa is a mode of its own"),
+    (["--reuse"], "--reuse is an option of --rsa --measure"),
+    (["--widths", "x"], "--widths 'x'"),
+    (["--widths", "4"], "rsa_core"),
+    (["--results", "{tmp}/bad.json"], "not JSON"),
+    (["--write", "{tmp}/plain.md"], "has no <!-- rsa-synth:begin"),
+    (["--write", "{tmp}/missing.md"], "no such page"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          args: list[str], message: str) -> None:
+    (tmp_path / "bad.json").write_text("{")
+    (tmp_path / "plain.md").write_text("no markers\n")
+    argv = ["synth", "--rsa", *(a.replace("{tmp}", str(tmp_path)) for a in args)]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("error: ") and captured.err.count("\n") == 1, captured.err
+    assert message in captured.err and captured.out == ""
+    assert (tmp_path / "plain.md").read_text() == "no markers\n"
