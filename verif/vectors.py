@@ -14,6 +14,11 @@ from pathlib import Path
 
 from montverif.models.numbers import parse_int
 from montverif.models.result import ModelInputError
+from montverif.spec.paths import ROOT
+
+# each design's directed vectors, in its own vector format (verif/directed/<design>.json):
+# distinguishing inputs of mutants SBY told apart from the original (docs/mutation.md)
+DIRECTED = ROOT / "verif" / "directed"
 
 
 class VectorError(ValueError):
@@ -58,6 +63,12 @@ def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M")
                         tuple(tuple(r.lower() for r in g) for g in range_groups))
         out.append(tuple(values))
     return out
+
+
+def directed_file(dut: str) -> Path | None:
+    """The design's directed vectors (its corner test replays them), None if it has none."""
+    path = DIRECTED / f"{dut}.json"
+    return path if path.is_file() else None
 
 
 def _entries(path: Path, keys: tuple[str, ...]) -> list[tuple[str, dict[str, object]]]:
