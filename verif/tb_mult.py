@@ -32,7 +32,7 @@ from montverif.verif.sequences import (
     StatusWhileBusySeq,
     VectorSeq,
 )
-from montverif.verif.vectors import load_vectors, vector_option
+from montverif.verif.vectors import load_vectors, vector_fields, vector_option
 
 RESET_CYCLES = 3
 # the collector's young generation: an operation allocates a few hundred objects, and the
@@ -142,6 +142,9 @@ class VectorTest(BaseTest):
         design = self.design
         vectors = load_vectors(self.run_cfg.vectors, self.run_cfg.n, design.operands,
                                design.below_modulus, design.carry_save_operands,
-                               design.range_groups)
+                               design.range_groups, design.has_field)
+        # a vector's field (CTRL.FIELD) goes into its START; without one the seed draws it
+        fields = vector_fields(self.run_cfg.vectors) if design.has_field else None
         idle_reads = vector_option(self.run_cfg.vectors, "idle_reads")
-        return [VectorSeq("vectors", self.context(), vectors, idle_reads=bool(idle_reads))]
+        return [VectorSeq("vectors", self.context(), vectors, idle_reads=bool(idle_reads),
+                          fields=fields)]

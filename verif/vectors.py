@@ -1,7 +1,10 @@
 """Vector files: JSON with a top-level `vectors` list of objects with x, y, m.
 
-Values are decimal or 0x-hex strings (JSON integers are accepted too); other keys are
-ignored. Every problem is reported as one VectorError line naming the file and the entry.
+Values are decimal or 0x-hex strings (JSON integers are accepted too). A design with a field
+bit (CTRL.FIELD: mont_dual) also reads `field` (0 = GF(p), 1 = GF(2^n)), the field the
+operation runs in; without it the test draws the field. Other keys are ignored, but `field`
+on a design without a field bit is an error. Every problem is reported as one VectorError
+line naming the file and the entry.
 """
 
 from __future__ import annotations
@@ -11,6 +14,11 @@ from pathlib import Path
 
 from montverif.models.numbers import parse_int
 from montverif.models.result import ModelInputError
+from montverif.spec.paths import ROOT
+
+# each design's directed vectors, in its own vector format (verif/directed/<design>.json):
+# distinguishing inputs of mutants SBY told apart from the original (docs/mutation.md)
+DIRECTED = ROOT / "verif" / "directed"
 
 
 class VectorError(ValueError):
@@ -20,29 +28,19 @@ class VectorError(ValueError):
 def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M"),
                  below_modulus: tuple[str, ...] = ("X", "Y"),
                  carry_save: tuple[tuple[str, ...], ...] = (),
-                 range_groups: tuple[tuple[str, ...], ...] = ()) -> list[tuple[int, ...]]:
+                 range_groups: tuple[tuple[str, ...], ...] = (),
+                 has_field: bool = False) -> list[tuple[int, ...]]:
     """Operand tuples in `operands` order; keys are the register names in lower case and the
     modulus is the last operand. Every value fits N bits, the operands of `below_modulus`
     are below M (a design's domain: montverif.spec.design.Design). With carry-save operands
     (groups such as ("X", "X2")), the second halves may be left out (they are 0), and the
-    sum of each group of `range_groups` must be below 2M."""
+    sum of each group of `range_groups` must be below 2M. A `field` entry must be 0 or 1
+    and is refused unless `has_field` (vector_fields reads it)."""
     keys = tuple(r.lower() for r in operands)
     optional = {h.lower() for g in carry_save for h in g[1:]}
-    try:
-        raw = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise VectorError(f"{path}: no such vector file") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise VectorError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("vectors"), list):
-        raise VectorError(f"{path}: expected an object with a 'vectors' list")
-    if not raw["vectors"]:
-        raise VectorError(f"{path}: the 'vectors' list is empty")
     out: list[tuple[int, ...]] = []
-    for i, vec in enumerate(raw["vectors"]):
-        where = f"{path}: vectors[{i}]"
-        if not isinstance(vec, dict):
-            raise VectorError(f"{where}: expected an object with keys {', '.join(keys)}")
+    for where, vec in _entries(path, keys):
+        vector_field(where, vec, has_field)
         values = []
         for key in keys:
             if key not in vec and key in optional:
@@ -65,6 +63,59 @@ def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M")
                         tuple(tuple(r.lower() for r in g) for g in range_groups))
         out.append(tuple(values))
     return out
+
+
+def directed_file(dut: str) -> Path | None:
+    """The design's directed vectors (its corner test replays them), None if it has none."""
+    path = DIRECTED / f"{dut}.json"
+    return path if path.is_file() else None
+
+
+def _entries(path: Path, keys: tuple[str, ...]) -> list[tuple[str, dict[str, object]]]:
+    """The file's vectors, each with its place for messages (`<path>: vectors[i]`)."""
+    try:
+        raw = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise VectorError(f"{path}: no such vector file") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise VectorError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("vectors"), list):
+        raise VectorError(f"{path}: expected an object with a 'vectors' list")
+    if not raw["vectors"]:
+        raise VectorError(f"{path}: the 'vectors' list is empty")
+    out = []
+    for i, vec in enumerate(raw["vectors"]):
+        where = f"{path}: vectors[{i}]"
+        if not isinstance(vec, dict):
+            raise VectorError(f"{where}: expected an object with keys {', '.join(keys)}")
+        out.append((where, vec))
+    return out
+
+
+def vector_field(where: str, vec: dict[str, object], has_field: bool) -> int | None:
+    """A vector's `field` (0 = GF(p), 1 = GF(2^n); None when it names none). A design
+    without a field bit refuses one: replaying it there would silently run another test."""
+    if "field" not in vec:
+        return None
+    if not has_field:
+        raise VectorError(f"{where}.field: the design has no field bit (CTRL.FIELD): "
+                          "remove 'field' from the vector")
+    text = vec["field"]
+    try:
+        if isinstance(text, bool) or not isinstance(text, (str, int)):
+            raise ModelInputError("expected 0 (GF(p)) or 1 (GF(2^n))")
+        value = text if isinstance(text, int) else parse_int(text)
+    except ModelInputError as exc:
+        raise VectorError(f"{where}.field: {exc}") from None
+    if value not in (0, 1):
+        raise VectorError(f"{where}.field: expected 0 (GF(p)) or 1 (GF(2^n)), got {value}")
+    return value
+
+
+def vector_fields(path: Path) -> list[int | None]:
+    """Each vector's field, in file order (None where it names none), of a file that
+    load_vectors(..., has_field=True) accepted."""
+    return [vector_field(where, vec, True) for where, vec in _entries(path, ())]
 
 
 def _check_operands(where: str, values: dict[str, int], modulus: str,

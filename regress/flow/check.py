@@ -72,7 +72,7 @@ def validate(run: RunSpec) -> Design:
             getattr(importlib.import_module(module), func)(Path(run.vectors), b.n)
         elif run.vectors is not None:
             load_vectors(Path(run.vectors), b.n, design.operands, design.below_modulus,
-                         design.carry_save_operands, design.range_groups)
+                         design.carry_save_operands, design.range_groups, design.has_field)
     except OSError as exc:  # a file the loader cannot read (a FIFO, no permission, ...)
         raise ConfigError(f"VECTORS={run.vectors}: cannot read it ({exc.strerror})") from None
     known = tb_tests + VECTOR_TESTS

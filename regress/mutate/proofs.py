@@ -154,6 +154,13 @@ def _write(proofs: dict[str, dict[str, object]], path: Path) -> None:
                                 "proofs": ordered}, indent=1) + "\n")
 
 
+def check_folder(out: Path, dut: str, mid: int, site: Site) -> Path:
+    """The folder of one mutant's check below `out`: its file, its offset and its mutant id
+    (mutNNNN, the site's index), since two changes at one offset (`a ^ b` to `a & b` and to
+    `a | b`) are two mutants and each check needs a folder of its own."""
+    return out / dut / f"{Path(site.file).stem}-{site.start}-mut{mid:04d}"
+
+
 def prove_recorded(out: Path, dut: str | None = None, path: Path | None = None,
                    timeout_s: int = 900,
                    done_one: Callable[[dict[str, object], prove.ProofResult], None] | None = None
@@ -167,13 +174,13 @@ def prove_recorded(out: Path, dut: str | None = None, path: Path | None = None,
     done: list[tuple[dict[str, object], prove.ProofResult]] = []
     for name in ([dut] if dut else known_designs()):
         design = load_design(name)
-        sites = {site_key(s): s for s in all_sites(design)}
+        sites = {site_key(s): (i, s) for i, s in enumerate(all_sites(design))}
         for key, rec in list(proofs.items()):
             if rec["dut"] != name or rec.get("formal") or key not in sites \
                     or stale_reason(rec):
                 continue
-            site = sites[key]
-            folder = out / name / f"{Path(site.file).stem}-{site.start}"
+            mid, site = sites[key]
+            folder = check_folder(out, name, mid, site)
             overlay = folder / "mutant"
             overlay.mkdir(parents=True, exist_ok=True)
             text = (ROOT / site.file).read_text()

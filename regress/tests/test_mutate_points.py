@@ -3,14 +3,19 @@ step that runs it there (engine.check_points)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from montverif.regress.mutate import engine, points
+from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow.simulate import execute
+from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
+from montverif.regress.mutate import engine, points, proofs
 from montverif.regress.mutate import sites as msites
 from montverif.regress.regression.lists import load_lists
 from montverif.spec.designs import load_design
+from montverif.verif.vectors import directed_file
 
 
 def _list_points(dut: str) -> set[tuple[tuple[str, int], ...]]:
@@ -82,3 +87,41 @@ def test_a_survivor_of_the_default_point_is_killed_at_another_point(tmp_path: Pa
     (m,) = both.mutants
     assert m.status == "killed" and m.reason.startswith("at N="), m.reason
     assert "P=" in m.reason.split(":", 1)[0]
+
+
+@pytest.mark.sim
+def test_rsa_core_s_directed_vectors_kill_the_mutants_they_name(tmp_path: Path) -> None:
+    """Each of rsa_core's directed vectors (verif/directed/rsa_core.json, CornerTest replays
+    them) is the input an SBY check told one mutant apart with at N = 4, ConstTime = 0: a
+    change to the variable-time ladder that the constant-time point cannot see. Replayed at
+    N = 8 with ConstTime = 0, the vector fails the mutant and passes the original, and no
+    such mutant stays recorded as equivalent."""
+    design = load_design("rsa_core")
+    sites = msites.all_sites(design)
+    path = directed_file("rsa_core")
+    assert path is not None
+    entries = json.loads(path.read_text())["vectors"]
+    assert entries and all("kills" in e for e in entries)
+    recorded = proofs.load()
+
+    def replay(vectors: Path, overlay: str) -> Outcome:
+        run = RunSpec(BuildSpec("rsa_core", 8, 32, "icarus", 0, False,
+                                params=(("ConstTime", 0),), overlay=overlay),
+                      seed=1, txns=1, vectors=str(vectors), tests=("VectorTest",),
+                      timeout_s=300)
+        return execute(run, tmp_path / "runs" / run.key)
+
+    original = replay(path, "")
+    assert original.passed, original.first_error
+    for k, entry in enumerate(entries):
+        (site,) = [s for s in sites if s.description == entry["kills"]]
+        assert proofs.site_key(site) not in recorded, entry["kills"]
+        overlay = tmp_path / f"mut{k}"
+        overlay.mkdir()
+        (overlay / Path(site.file).name).write_text(site.apply((ROOT / site.file).read_text()))
+        one = tmp_path / f"v{k}.json"
+        one.write_text(json.dumps({"vectors": [entry]}))
+        outcome = replay(one, str(overlay))
+        assert not outcome.passed, entry["kills"]
+        assert outcome.first_error.startswith(("MISMATCH", "Error: watchdog")), \
+            outcome.first_error

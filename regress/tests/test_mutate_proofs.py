@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import mutate as mutate_cli
-from montverif.regress.mutate import engine, proofs
+from montverif.regress.flow.paths import ROOT
+from montverif.regress.mutate import engine, proofs, prove
 from montverif.regress.mutate import sites as msites
 from montverif.spec.designs import load_design
 
@@ -128,3 +129,50 @@ def test_moved_sources_and_bad_folders_are_one_line_errors(tmp_path: Path, proof
     with pytest.raises(SystemExit) as usage:
         mutate_cli.proofs_command([])
     assert usage.value.code == 2 and capsys.readouterr().err.startswith("error: ")
+
+
+def _one_offset(dut: str) -> tuple[int, int]:
+    """Two of the design's mutants that change the same place (same file and offset) in two
+    ways, e.g. `a ^ b` to `a & b` and to `a | b`."""
+    sites = msites.all_sites(load_design(dut))
+    first: dict[tuple[str, int], int] = {}
+    for i, s in enumerate(sites):
+        if (s.file, s.start) in first:
+            return first[s.file, s.start], i
+        first[s.file, s.start] = i
+    raise AssertionError(f"{dut} has no two mutants at one offset")
+
+
+def test_two_mutants_at_one_offset_are_checked_in_folders_of_their_own(
+        tmp_path: Path, proof_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`proofs prove` checks each recorded mutant in a folder below OUT; two changes at one
+    offset must not share it (SBY's check refuses a folder that is not empty)."""
+    a, b = _one_offset("mont_lut")
+    sites = msites.all_sites(load_design("mont_lut"))
+    folders = {proofs.check_folder(tmp_path, "mont_lut", i, sites[i]) for i in (a, b)}
+    assert len(folders) == 2
+    # still named by the file and the offset, the mutant id added
+    assert all(f.name.startswith(f"{Path(sites[a].file).stem}-{sites[a].start}-mut")
+               for f in folders)
+    _campaign(tmp_path / "c1", "mont_lut", [a, b])
+    assert proofs.accept([tmp_path / "c1"]) == (2, 0)
+    seen: dict[Path, str] = {}
+
+    def fake_prove(dut: str, design: object, overlay: Path, folder: Path,
+                   timeout_s: int = 900) -> prove.ProofResult:
+        if folder.exists() and any(folder.iterdir()):  # as formal_equiv.run refuses it
+            return prove.ProofResult(prove.NOT_PROVED, f"{folder} is not empty")
+        folder.mkdir(parents=True)
+        (folder / "equiv.json").write_text("{}")
+        (mutant,) = overlay.iterdir()
+        seen[folder.parent] = mutant.read_text()
+        return prove.ProofResult(prove.PROVED, "proved equivalent by SBY (stand-in)")
+
+    monkeypatch.setattr(prove, "prove", fake_prove)
+    done = proofs.prove_recorded(tmp_path / "out", "mont_lut", proof_file)
+    assert [r.status for _, r in done] == [prove.PROVED, prove.PROVED], done
+    assert set(seen) == {proofs.check_folder(tmp_path / "out", "mont_lut", i, sites[i])
+                         for i in (a, b)}
+    text = (ROOT / sites[a].file).read_text()
+    assert sorted(seen.values()) == sorted(sites[i].apply(text) for i in (a, b))
+    assert all(p.get("formal") for p in proofs.load(proof_file).values())

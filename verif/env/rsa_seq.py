@@ -19,7 +19,9 @@ from montverif.verif.bus.agent import BusIf
 from montverif.verif.bus.handles import Handle
 from montverif.verif.context import SeqContext
 from montverif.verif.env.env import _handle
+from montverif.verif.env.rsa_vectors import load_rsa_vectors
 from montverif.verif.sequences import LoaderSeq
+from montverif.verif.vectors import directed_file
 
 KEY_TRIES = 1000  # random prime pairs tried before a small width is searched exhaustively
 
@@ -99,7 +101,7 @@ class RandomExpSeq(RsaSeq):
 
 class EdgeExpSeq(RsaSeq):
     """E = 0, 1, 2, all ones, a single top bit, alternating; X = 0, 1, M - 1; M = 1, 3,
-    2^(n-1) + 1, 2^n - 1."""
+    2^(n-1) + 1, 2^n - 1; then the design's directed vectors."""
 
     async def body(self) -> None:
         n, top = self.n, (1 << self.n) - 1
@@ -109,6 +111,9 @@ class EdgeExpSeq(RsaSeq):
         cases += [(0, self.random_exponent(), m), (1, top, m), (m - 1, top, m), (m - 1, 2, m)]
         cases += [(0, 0, 1), (0, top, 1), (2, top, 3), (2, alt >> 1, (1 << (n - 1)) + 1),
                   (top - 1, top, top)]
+        # the directed vectors: inputs that told a mutant apart (verif/directed/rsa_core.json)
+        if (directed := directed_file(self.design.name)) is not None:
+            cases += load_rsa_vectors(directed, n)
         for x, e, mod in cases:
             result = await self.modexp(x, e, mod)
             want = int(gmpy2.powmod(x, e, mod))

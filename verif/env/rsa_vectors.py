@@ -1,7 +1,8 @@
 """RSA vector files: JSON with a top-level `vectors` list of objects with msg, exp, mod.
 
 Values are decimal or 0x-hex strings (JSON integers are accepted too); other keys are
-ignored. Every problem is one VectorError line naming the file and the entry.
+ignored, except `field`: the core has no field bit. Every problem is one VectorError line
+naming the file and the entry.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from montverif.models.numbers import parse_int
 from montverif.models.result import ModelInputError
-from montverif.verif.vectors import VectorError
+from montverif.verif.vectors import VectorError, vector_field
 
 KEYS = ("msg", "exp", "mod")
 
@@ -33,6 +34,7 @@ def load_rsa_vectors(path: Path, n: int) -> list[tuple[int, int, int]]:
         where = f"{path}: vectors[{i}]"
         if not isinstance(vec, dict):
             raise VectorError(f"{where}: expected an object with keys {', '.join(KEYS)}")
+        vector_field(where, vec, has_field=False)
         values: list[int] = []
         for key in KEYS:
             if key not in vec:

@@ -65,6 +65,8 @@ def test_unknown_test_name():
     ({"vectors": [{"x": "1", "y": "11", "m": "11"}]}, "Y must be below M"),  # X >= M is not
     ({"vectors": [{"x": "1", "y": "2", "m": hex(1 << 40 | 1)}]}, "does not fit"),
     ({"vectors": ["1 2 3"]}, "expected an object"),
+    # mont_lut has no field bit: a vector that names one would silently run in another
+    ({"vectors": [{"x": "1", "y": "2", "m": "11", "field": 1}]}, "has no field bit"),
 ])
 def test_malformed_vector_file(tmp_path, payload, needle):
     res = sim_cli("--n", "32", "--vectors", write_vectors(tmp_path, payload))
@@ -76,6 +78,21 @@ def test_x_at_or_above_m_where_the_domain_is_below_m(tmp_path):
     path = write_vectors(tmp_path, {"vectors": [{"msg": "11", "exp": "3", "mod": "11"}]})
     assert_clear_error(sim_cli("--dut", "rsa_core", "--n", "32", "--vectors", path),
                        "msg must be below mod")
+
+
+def test_a_field_on_a_design_without_one_or_out_of_range(tmp_path):
+    """`field` (CTRL.FIELD) is mont_dual's alone; there it is 0 (GF(p)) or 1 (GF(2^n))."""
+    path = write_vectors(tmp_path, {"vectors": [{"msg": "2", "exp": "3", "mod": "11",
+                                                  "field": "0x1"}]})
+    assert_clear_error(sim_cli("--dut", "rsa_core", "--n", "32", "--vectors", path),
+                       "vectors[0].field", "has no field bit")
+    for bad, needle in (("2", "expected 0 (GF(p)) or 1 (GF(2^n)), got 2"),
+                        ("0xZ", "cannot parse"), (None, "expected 0 (GF(p)) or 1")):
+        path = write_vectors(tmp_path, {"vectors": [{"x": "1", "y": "2", "m": "11"},
+                                                      {"x": "1", "y": "2", "m": "11",
+                                                       "field": bad}]})
+        assert_clear_error(sim_cli("--dut", "mont_dual", "--n", "80", "--vectors", path),
+                           "vectors[1].field", needle)
 
 
 def test_missing_vector_file(tmp_path):

@@ -55,3 +55,45 @@ def test_fault_is_caught_in_both_fields(tmp_path) -> None:
     lines = [ln for ln in log.splitlines() if "MISMATCH" in ln and ": P = " in ln]
     assert any("field=GF(p)" in ln for ln in lines), lines
     assert any("field=GF(2^n)" in ln for ln in lines), lines
+
+
+@pytest.mark.sim
+def test_a_vector_s_field_is_the_field_it_runs_and_is_checked_in(tmp_path) -> None:
+    """VectorTest replays each vector in the field it names (the formal flow writes mont_dual's
+    counterexamples with one): the START carries it, the scoreboard logs it and checks P in
+    it (P is the carry-less Montgomery product in GF(2^n), the integer one in GF(p), and the
+    two differ), and the fault build fails on the first vector, a GF(2^n) one."""
+    import json
+    import random
+
+    from montverif.models.registry import get_algo, reference
+    from montverif.regress.flow.simulate import execute
+
+    n, rng = 80, random.Random("dual-vector-fields")
+    want = [1, 0, 1, 1, 0, 1]  # a seed's draw is unlikely to give this order
+    ops = []
+    for _ in want:
+        m = rng.getrandbits(n - 1) | 1 << (n - 1) | 1
+        ops.append((rng.getrandbits(n), rng.randrange(m), m))
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps({"vectors": [{"x": hex(x), "y": hex(y), "m": hex(m), "field": f}
+                                            for (x, y, m), f in zip(ops, want, strict=True)]}))
+    algo = get_algo(load_design("mont_dual").model)
+    outcomes = {}
+    for fault in (False, True):
+        run = RunSpec(BuildSpec("mont_dual", n, 32, "verilator", 0, fault), seed=3, txns=1,
+                      vectors=str(path), tests=("VectorTest",), timeout_s=600)
+        outcomes[fault] = execute(run, tmp_path / run.key)
+    ok = outcomes[False]
+    assert ok.passed, ok.first_error
+    logged = [json.loads(ln) for ln in (ok.log_dir / "txns.jsonl").read_text().splitlines()]
+    assert [rec["field"] for rec in logged] == want
+    for rec, (x, y, m) in zip(logged, ops, strict=True):
+        p = int(rec["p"], 16)
+        assert p == reference(algo, x, y, m, n, field=rec["field"]), rec
+        assert p != reference(algo, x, y, m, n, field=1 - rec["field"]), rec
+    bad = outcomes[True]
+    assert not bad.passed and bad.first_error.startswith("MISMATCH"), bad.first_error
+    log = (bad.log_dir / "sim.log").read_text()
+    first = next(ln for ln in log.splitlines() if "MISMATCH" in ln and ": P = " in ln)
+    assert "field=GF(2^n)" in first, first
