@@ -111,9 +111,10 @@ class EdgeExpSeq(RsaSeq):
         cases += [(0, self.random_exponent(), m), (1, top, m), (m - 1, top, m), (m - 1, 2, m)]
         cases += [(0, 0, 1), (0, top, 1), (2, top, 3), (2, alt >> 1, (1 << (n - 1)) + 1),
                   (top - 1, top, top)]
-        # the directed vectors: inputs that told a mutant apart (verif/directed/rsa_core.json)
+        # the directed vectors: inputs that told a mutant apart (verif/directed/rsa_core.json),
+        # those limited to other parameters left out
         if (directed := directed_file(self.design.name)) is not None:
-            cases += load_rsa_vectors(directed, n)
+            cases += load_rsa_vectors(directed, n, self.params)
         for x, e, mod in cases:
             result = await self.modexp(x, e, mod)
             want = int(gmpy2.powmod(x, e, mod))

@@ -1,13 +1,16 @@
 """RSA vector files: JSON with a top-level `vectors` list of objects with msg, exp, mod.
 
 Values are decimal or 0x-hex strings (JSON integers are accepted too); other keys are
-ignored, except `field`: the core has no field bit. Every problem is one VectorError line
-naming the file and the entry.
+ignored, except `field` (the core has no field bit) and `params`: an object of build
+parameters (`{"ConstTime": 0}`) that limits the vector to builds with those values, for a
+vector that tells a mutant apart only there (the directed vectors, verif/directed/). Every
+problem is one VectorError line naming the file and the entry.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from montverif.models.numbers import parse_int
@@ -17,8 +20,22 @@ from montverif.verif.vectors import VectorError, vector_field
 KEYS = ("msg", "exp", "mod")
 
 
-def load_rsa_vectors(path: Path, n: int) -> list[tuple[int, int, int]]:
-    """(msg, exp, mod) tuples, in the core's operand order X, E, M."""
+def _applies(where: str, vec: Mapping[str, object], params: Mapping[str, int] | None) -> bool:
+    """Whether the vector's `params` (if any) hold for a build with `params` (None: every
+    vector applies)."""
+    want = vec.get("params")
+    if want is None:
+        return True
+    if not isinstance(want, dict) or not all(isinstance(v, int) and not isinstance(v, bool)
+                                             for v in want.values()):
+        raise VectorError(f"{where}.params: expected an object of integer build parameters")
+    return params is None or all(params.get(k) == v for k, v in want.items())
+
+
+def load_rsa_vectors(path: Path, n: int,
+                     params: Mapping[str, int] | None = None) -> list[tuple[int, int, int]]:
+    """(msg, exp, mod) tuples, in the core's operand order X, E, M; with `params` (the
+    build's), only the vectors whose own `params` it matches."""
     try:
         raw = json.loads(Path(path).read_text())
     except FileNotFoundError:
@@ -54,5 +71,6 @@ def load_rsa_vectors(path: Path, n: int) -> list[tuple[int, int, int]]:
             raise VectorError(f"{where}.mod: the modulus must be odd (got 0x{mod:x})")
         if msg >= mod:
             raise VectorError(f"{where}: msg must be below mod")
-        out.append((values[0], values[1], values[2]))
+        if _applies(where, vec, params):
+            out.append((values[0], values[1], values[2]))
     return out

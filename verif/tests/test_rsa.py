@@ -39,12 +39,24 @@ def test_vectors_parse(tmp_path: Path) -> None:
     assert load_rsa_vectors(path, 8) == [(16, 200, 251), (3, 0, 7)]
 
 
+def test_a_vector_s_params_limit_it_to_builds_with_those_values(tmp_path: Path) -> None:
+    """A directed vector that tells a mutant apart only at one parameter point carries that
+    point (`params`); CornerTest replays it only on such builds, VectorTest (no params given)
+    replays every vector."""
+    path = _write(tmp_path, {"vectors": [{"msg": 2, "exp": 5, "mod": 3, "params": {"ConstTime": 0}},
+                                         {"msg": 4, "exp": 2, "mod": 11}]})
+    assert load_rsa_vectors(path, 8, {"ConstTime": 0, "Mult": 0}) == [(2, 5, 3), (4, 2, 11)]
+    assert load_rsa_vectors(path, 8, {"ConstTime": 1, "Mult": 0}) == [(4, 2, 11)]
+    assert load_rsa_vectors(path, 8) == [(2, 5, 3), (4, 2, 11)]
+
+
 @pytest.mark.parametrize("vec,match", [
     ({"msg": "1", "exp": "1"}, "missing 'mod'"),
     ({"msg": "1", "exp": "1", "mod": "0x10"}, "must be odd"),
     ({"msg": "0xff", "exp": "1", "mod": "0xfb"}, "msg must be below mod"),
     ({"msg": "1", "exp": "0x1ff", "mod": "0xfb"}, "does not fit in N=8"),
     ({"msg": "zz", "exp": "1", "mod": "0xfb"}, "vectors\\[0\\].msg"),
+    ({"msg": "1", "exp": "1", "mod": "0xfb", "params": {"ConstTime": "0"}}, "params: expected"),
 ])
 def test_bad_vectors_are_one_line_errors(tmp_path: Path, vec: dict, match: str) -> None:
     with pytest.raises(VectorError, match=match) as info:
