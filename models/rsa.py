@@ -30,10 +30,10 @@ MULTS: dict[int, tuple[str, Callable[..., int]]] = {
     1: ("mont_csa", lambda n, **_p: n + 1),
     2: ("mont_csa_u2", lambda n, **_p: -(-n // 2) + 1),
     3: ("mont_lut_u2", lambda n, **_p: -(-n // 2) + 2),
-    4: ("mwrkmm", lambda n, V, W, P: mwrkmm_cycles(n, V, W, P)),
-    5: ("mont_qp", lambda n, V, W, P: Geometry(n, V, W, P).cycles),
+    4: ("mwrkmm", lambda n, V, W, P, PeLatency=3: mwrkmm_cycles(n, V, W, P, PeLatency)),
+    5: ("mont_qp", lambda n, V, W, P, PeLatency=3: Geometry(n, V, W, P).cycles),
 }
-WORD_MULTS = (4, 5)  # the multipliers that read V, W, P and the MP register
+WORD_MULTS = (4, 5)  # the multipliers that read V, W, P and the MP register (mwrkmm PeLatency)
 DEFAULT_VWP = {"V": 16, "W": 16, "P": 1}  # rsa_core.sv defaults
 CAPTURE_CYCLES = 1  # StCap: take both products and start the next step
 # The word-based multipliers at the papers' own RSA configurations: Michalski-Buell's MWRkMM
@@ -42,6 +42,15 @@ CAPTURE_CYCLES = 1  # StCap: take both products and start the next step
 # bits (section V, Table 1).
 MWRKMM_V, MWRKMM_W = 17, 16
 MONT_QP_VWP = {"V": 16, "W": 16, "P": 16}
+
+
+def paper_configs(n: int) -> list[dict[str, int]]:
+    """The core's multiplier options at width n as the papers configure them: every `Mult`
+    (paper_params), and Michalski-Buell's subpipelined core (section 7: mwrkmm with latency-4
+    PEs, as many as fit, 15 at 1024 bits)."""
+    sub = {"Mult": 4, "V": MWRKMM_V, "W": MWRKMM_W, "P": mwrkmm_pmax(n, MWRKMM_V, 4),
+           "PeLatency": 4}
+    return [{"Mult": m, **paper_params(m, n)} for m in MULTS] + [sub]
 
 
 def paper_params(mult: int, n: int) -> dict[str, int]:
@@ -66,7 +75,7 @@ class Product:
 
 
 def check(n: int, Mult: int = 0, ConstTime: int = 1, V: int = 16, W: int = 16,
-          P: int = 1) -> None:
+          P: int = 1, PeLatency: int = 3) -> None:
     if Mult not in MULTS:
         raise ModelInputError(f"rsa_core: Mult must be one of {sorted(MULTS)} "
                               f"({', '.join(f'{k}={v[0]}' for k, v in MULTS.items())}); "
@@ -77,9 +86,12 @@ def check(n: int, Mult: int = 0, ConstTime: int = 1, V: int = 16, W: int = 16,
         raise ModelInputError(f"rsa_core: N must be at least 8 (got {n})")
     try:
         if Mult == 4:
-            mwrkmm_check(n, V, W, P)
+            mwrkmm_check(n, V, W, P, PeLatency)
         elif Mult == 5:
             qp_check(n, V, W, P)
+        if PeLatency != 3 and Mult != 4:
+            raise ModelInputError(f"PeLatency={PeLatency}: only mwrkmm (Mult=4) has a PE "
+                                  "latency to choose")
     except ModelInputError as exc:
         raise ModelInputError(f"rsa_core with Mult={Mult}: {exc}") from None
 
@@ -103,8 +115,8 @@ def mult_name(mult: int) -> str:
 
 
 def mult_cycles(mult: int, n: int, V: int = 16, W: int = 16, P: int = 1,
-                **_params: int) -> int:
-    return MULTS[mult][1](n, V=V, W=W, P=P)
+                PeLatency: int = 3, **_params: int) -> int:
+    return MULTS[mult][1](n, V=V, W=W, P=P, PeLatency=PeLatency)
 
 
 def r_bits(n: int, Mult: int = 0, V: int = 16, W: int = 16, P: int = 1,
@@ -185,10 +197,11 @@ def rsa_cycles(e: int, n: int, Mult: int = 0, ConstTime: int = 1,
 
 
 def rsa_core(x: int, e: int, m: int, n: int, Mult: int = 0,
-             ConstTime: int = 1, V: int = 16, W: int = 16, P: int = 1) -> Result:
+             ConstTime: int = 1, V: int = 16, W: int = 16, P: int = 1,
+             PeLatency: int = 3) -> Result:
     """P = X^E mod M as the core computes it (E = 0 gives 1 mod M)."""
-    check(n, Mult, ConstTime, V, W, P)
+    check(n, Mult, ConstTime, V, W, P, PeLatency)
     steps = products(x, e, m, n, ConstTime, Mult=Mult, V=V, W=W, P=P)
     p = steps[-1][-1].p
     return Result("rsa_core", n, p, None, None,
-                  rsa_cycles(e, n, Mult, ConstTime, V=V, W=W, P=P), {})
+                  rsa_cycles(e, n, Mult, ConstTime, V=V, W=W, P=P, PeLatency=PeLatency), {})

@@ -119,14 +119,18 @@ def mwrkmm_words(n: int, V: int) -> int:
     return n // V + 2
 
 
-def mwrkmm_pmax(n: int, V: int) -> int:
-    """Eq. (13): p_max = floor((floor(N/V) + 2) / 3) (PE latency 3)."""
-    return mwrkmm_words(n, V) // 3
+def mwrkmm_pmax(n: int, V: int, PeLatency: int = 3) -> int:
+    """Eq. (13): p_max = floor((floor(N/V) + 2) / 3) with PE latency 3; the subpipelined PE
+    (latency 4, section 7) fits floor(n_w / 4): the paper's 15 PEs at 1024 bits, v = 17."""
+    return mwrkmm_words(n, V) // PeLatency
 
 
-def mwrkmm_check(n: int, V: int, W: int, P: int) -> None:
-    """Legal (N, V, W, P): 1 <= W <= V (section 6.1, 2), W divides N (ibid.), V <= N,
-    1 <= P <= p_max (eq. 13)."""
+def mwrkmm_check(n: int, V: int, W: int, P: int, PeLatency: int = 3) -> None:
+    """Legal (N, V, W, P, PeLatency): 1 <= W <= V (section 6.1, 2), W divides N (ibid.),
+    V <= N, PeLatency 3 or 4 (section 7), 1 <= P <= p_max (eq. 13)."""
+    if PeLatency not in (3, 4):
+        raise ModelInputError(f"mwrkmm: PeLatency={PeLatency} must be 3 or 4 (section 7: the "
+                              "PE of latency 3 and the subpipelined one)")
     if W < 1:
         raise ModelInputError(f"mwrkmm: W must be >= 1 (got W={W})")
     if W > V:
@@ -135,10 +139,10 @@ def mwrkmm_check(n: int, V: int, W: int, P: int) -> None:
         raise ModelInputError(f"mwrkmm: W={W} must divide N={n} (the paper requires it)")
     if V > n:
         raise ModelInputError(f"mwrkmm: V={V} must be <= N={n}")
-    pmax = mwrkmm_pmax(n, V)
+    pmax = mwrkmm_pmax(n, V, PeLatency)
     if not 1 <= P <= pmax:
         raise ModelInputError(f"mwrkmm: P={P} must be in 1..p_max={pmax} "
-                              f"(eq. 13: p_max = floor((floor(N/V)+2)/3))")
+                              f"(eq. 13: p_max = floor((floor(N/V)+2)/{PeLatency}))")
 
 
 def mwrkmm_jobs(n: int, W: int) -> int:
@@ -146,16 +150,18 @@ def mwrkmm_jobs(n: int, W: int) -> int:
     return n // W + 1
 
 
-def mwrkmm_cycles(n: int, V: int, W: int, P: int) -> int:
-    """Busy clocks of hdl/scalable/mwrkmm.sv: job i = rP + k has its state-A clock at
-    r*n_w + 3k, its words leave the PE at T + 3 .. T + n_w + 2, then one FIN clock."""
+def mwrkmm_cycles(n: int, V: int, W: int, P: int, PeLatency: int = 3) -> int:
+    """Busy clocks of hdl/scalable/mwrkmm.sv with PE latency L: job i = rP + k has its
+    state-A clock at r*n_w + Lk, its words leave the PE at T + L .. T + n_w + L - 1, then one
+    FIN clock."""
     nw = mwrkmm_words(n, V)
     jobs = mwrkmm_jobs(n, W)
     rounds = -(-jobs // P)
-    return (rounds - 1) * nw + 3 * ((jobs - 1) % P) + nw + 4
+    return (rounds - 1) * nw + PeLatency * ((jobs - 1) % P) + nw + PeLatency + 1
 
 
-def mwrkmm_mprime(m: int, n: int, V: int = 8, W: int = 1, P: int = 1) -> int:
+def mwrkmm_mprime(m: int, n: int, V: int = 8, W: int = 1, P: int = 1,
+                  PeLatency: int = 3) -> int:
     """Host precomputation m' = -M^-1 mod 2^W (eq. 10 with R = 2^W: u' needs W bits)."""
     if m <= 0 or m % 2 == 0:
         raise ModelInputError("mwrkmm: m' needs an odd modulus M > 0")
@@ -163,16 +169,17 @@ def mwrkmm_mprime(m: int, n: int, V: int = 8, W: int = 1, P: int = 1) -> int:
 
 
 def mwrkmm(x: int, y: int, m: int, n: int, V: int = 8, W: int = 1,
-           P: int = 1) -> Result:
+           P: int = 1, PeLatency: int = 3) -> Result:
     """Algorithm 2 (MWRkMM), word by word as each PE computes it.
 
     Per job i: u' = m' S(0) mod 2^W; (Cum, Pum(j)) = u' M(j);
     (Cmod, Smod(j)) = Cmod + S(j) + Cum + Pum(j); S'(j-1) = (Smod(j)_{W-1:0}, Smod(j-1)_{V-1:W});
     (Cxy, Pxy(j-1)) = x_i Y(j-1); (Cadd, S(j-1)) = S'(j-1) + Pxy(j-1) + Cxy + Cadd,
-    for j = 0 .. n_w (S(n_w) = M(n_w) = Y(n_w - 1) = 0).
+    for j = 0 .. n_w (S(n_w) = M(n_w) = Y(n_w - 1) = 0). The PE latency (3, or 4 for the
+    subpipelined PE) changes the clocks only, not a word.
     """
     validate(x, y, m, n)
-    mwrkmm_check(n, V, W, P)
+    mwrkmm_check(n, V, W, P, PeLatency)
     nw = mwrkmm_words(n, V)
     vmask, wmask = (1 << V) - 1, (1 << W) - 1
     mp = mwrkmm_mprime(m, n, V, W, P)
@@ -208,5 +215,6 @@ def mwrkmm(x: int, y: int, m: int, n: int, V: int = 8, W: int = 1,
         s = new
     total = _join(s, V)
     assert total < 2 * m, "mwrkmm: S >= 2M before the final subtraction"
-    return Result("mwrkmm", n, final_sub(total, m), None, None, mwrkmm_cycles(n, V, W, P), hits,
+    return Result("mwrkmm", n, final_sub(total, m), None, None,
+                  mwrkmm_cycles(n, V, W, P, PeLatency), hits,
                   unreduced=total)

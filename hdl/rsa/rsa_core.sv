@@ -63,6 +63,7 @@ module rsa_core #(
   parameter int V         = 16,    // mwrkmm / mont_qp only (see rsa_mont_mult)
   parameter int W         = 16,
   parameter int P         = 1,
+  parameter int PeLatency = 3,     // mwrkmm only (see rsa_mont_mult)
   parameter bit ConstTime = 1'b1,  // 1: fixed step count, both products every step
   // Test only: corrupt one table entry of multiplier A (negative test of the scoreboard).
   parameter bit FaultEn   = 1'b0,
@@ -214,6 +215,7 @@ module rsa_core #(
     .V        (V),
     .W        (W),
     .P        (P),
+    .PeLatency(PeLatency),
     .FaultEn  (FaultEn),
     .FaultAddr(FaultAddr)
   ) u_mult_a (
@@ -238,6 +240,7 @@ module rsa_core #(
     .V        (V),
     .W        (W),
     .P        (P),
+    .PeLatency(PeLatency),
     .FaultEn  (1'b0),
     .FaultAddr(0)
   ) u_mult_s (

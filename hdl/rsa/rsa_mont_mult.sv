@@ -8,7 +8,7 @@
 //   Mult = 1: mont_csa    (Amanor 2005, Algorithm 1b)             N + 1 cycles
 //   Mult = 2: mont_csa_u2 (Gajbhiye 2018, Algorithm 1b unfolded)  ceil(N/2) + 1 cycles
 //   Mult = 3: mont_lut_u2 (Gajbhiye 2018, Algorithm 3 unfolded)   ceil(N/2) + 2 cycles
-//   Mult = 4: mwrkmm      (Michalski-Buell 2006, Algorithm 2; V, W, P)  R = 2^N
+//   Mult = 4: mwrkmm      (Michalski-Buell 2006, Algorithm 2; V, W, P, PeLatency)  R = 2^N
 //   Mult = 5: mont_qp     (Jiang-Harris, quotient pipelined; V, W, P)   R = 2^(V (ceil(N/V)+1))
 // The word-based multipliers take their reduction constant from mp_i: m' (its low W bits) for
 // mwrkmm, M-hat for mont_qp (the host loads the one the build needs into MP).
@@ -23,6 +23,7 @@ module rsa_mont_mult #(
   parameter int V         = 16,  // mwrkmm / mont_qp only: word and digit widths, PEs
   parameter int W         = 16,
   parameter int P         = 1,
+  parameter int PeLatency = 3,   // mwrkmm only: 3, or 4 (the subpipelined PE)
   // Test only: corrupt one table entry / selection of the chosen multiplier (its FaultAddr,
   // FaultSel for mont_csa; the quotient digit of PE FaultAddr mod P for mwrkmm / mont_qp).
   parameter bit FaultEn   = 1'b0,
@@ -88,6 +89,7 @@ module rsa_mont_mult #(
       .V      (V),
       .W      (W),
       .P      (P),
+      .PeLatency(PeLatency),
       .FaultEn(FaultEn),
       .FaultPe(FaultPe)
     ) u_mult (

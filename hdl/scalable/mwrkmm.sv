@@ -5,17 +5,19 @@
 // W bits plus one zero digit. Job i reduces S by u' M with u' = m' S(0) mod 2^W (m' = -M^-1
 // mod 2^W, precomputed by the host and loaded into MP), divides by 2^W and adds x_i Y: after
 // the N/W + 1 jobs S = X Y 2^-N mod M + (0 or M). A systolic array of P PEs (mwrkmm_pe, PE
-// latency 3) runs consecutive digits: job i = rP + k on PE k with its state-A clock at
-// r*n + 3k. The S words of PE P-1 return to PE 0 through n - 3P delay registers (section 5:
-// the shift register used when P < p_max); P above p_max = floor(n/3) (eq. 13) is rejected
-// at elaboration, as are W > V and W not dividing N (section 6.1).
+// latency L = PeLatency: 3, or 4 for the subpipelined PE of section 7) runs consecutive
+// digits: job i = rP + k on PE k with its state-A clock at r*n + Lk. The S words of PE P-1
+// return to PE 0 through n - LP delay registers (section 5: the shift register used when
+// P < p_max); P above p_max = floor(n/L) (eq. 13 for L = 3; the subpipelined core's 15 PEs
+// at 1024 bits, section 7, for L = 4) is rejected at elaboration, as are W > V and W not
+// dividing N (section 6.1).
 //
 // Final result (section 5.4): the last job's S (< 2M) leaves PE (N/W) mod P one word per
 // clock; the final unit latches each word and subtracts the matching word of M with a
 // borrow chain; in the FIN clock the borrow selects S - M (S >= M) or S: p_o is fully
 // reduced.
 //
-// Cycles: TLast + n + 4 with TLast = (ceil((N/W + 1)/P) - 1)*n + 3*((N/W) mod P).
+// Cycles: TLast + n + L + 1 with TLast = (ceil((N/W + 1)/P) - 1)*n + L*((N/W) mod P).
 `include "mv_core_ports.svh"
 
 module mwrkmm #(
@@ -23,6 +25,7 @@ module mwrkmm #(
   parameter int V       = 8,
   parameter int W       = 1,   // default legal for every N (W must divide N)
   parameter int P       = 1,
+  parameter int PeLatency = 3, // 3, or 4: the subpipelined PE (section 7)
   // Test only: PE FaultPe flips bit 0 of its quotient digits u' (negative tests).
   parameter bit FaultEn = 1'b0,
   parameter int FaultPe = 0
@@ -34,10 +37,10 @@ module mwrkmm #(
 
   localparam int NW     = N / V + 2;              // operand words (the paper's n)
   localparam int NWV    = NW * V;
-  localparam int PMax   = NW / 3;                 // eq. (13)
+  localparam int PMax   = NW / PeLatency;         // eq. (13) (latency 3), section 7 (4)
   localparam int Digits = (W > 0) ? N / W : 1;
   localparam int Jobs   = Digits + 1;             // the last digit is zero
-  localparam int PeLat  = 3;                      // mwrkmm_pe: clocks to the next PE
+  localparam int PeLat  = PeLatency;              // mwrkmm_pe: clocks to the next PE
   localparam int SlotW  = $clog2(NW + 1);
 
   // Elaboration-time checks (the runner rejects the same combinations with one line).
@@ -49,6 +52,9 @@ module mwrkmm #(
   end
   if (V > N) begin : g_bad_v
     initial $fatal(1, "mwrkmm: V=%0d must be <= N=%0d", V, N);
+  end
+  if (PeLatency != 3 && PeLatency != 4) begin : g_bad_lat
+    initial $fatal(1, "mwrkmm: PeLatency=%0d must be 3 or 4 (section 7)", PeLatency);
   end
   if (P < 1 || P > PMax) begin : g_bad_p
     initial $fatal(1, "mwrkmm: P=%0d must be in 1..p_max=%0d (eq. 13)", P, PMax);
@@ -103,6 +109,7 @@ module mwrkmm #(
       .V      (V),
       .W      (W),
       .Jobs   (PeJobs),
+      .Latency(PeLatency),
       .FaultEn(FaultEn && (k == FaultPe))
     ) u_pe (
       .clk_i,

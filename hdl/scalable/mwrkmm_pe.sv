@@ -1,4 +1,4 @@
-// mwrkmm_pe: one processing element of the MWRkMM array, latency 3.
+// mwrkmm_pe: one processing element of the MWRkMM array, latency 3 or 4 (Latency).
 //
 // Michalski-Buell (2006), Algorithm 2 and sections 4, 5.1, 5.2. The PE takes one W-bit digit
 // x_i of X per job and the V-bit words of Y, M and S one per clock. Its three states:
@@ -13,6 +13,13 @@
 // Two multipliers (u'M and xY, W x V: the FPGA's DSP multiplier, written as `*`) serve the
 // three products. The S words leave at T + 3 + j for a job whose state A is at T: the next PE
 // runs the next digit three clocks later (latency 3). Cmod and Cadd are at most 2 (eq. 12).
+// Latency = 4 is the paper's subpipelined PE (section 7: "a pipeline stage after the PE
+// multiplier output to improve critical path timing"): both products are registered, and the
+// adders (with the S word, the step flags and their carries) work one clock after the
+// multipliers; the multiplier side keeps its clocks (u' is still taken straight from the
+// m' S(0) product in state A), the S words leave one clock later, at T + 4 + j, and the next
+// PE runs four clocks later. The critical path ends at the product register instead of going
+// on through both adders.
 //
 // Assertions (docs/formal.md): the job counter in range and stepping one job at a time, Cmod
 // and Cadd at most 2.
@@ -22,6 +29,7 @@ module mwrkmm_pe #(
   parameter int V       = 8,
   parameter int W       = 8,
   parameter int Jobs    = 1,     // digits of X this PE processes (digits k, k + P, ...)
+  parameter int Latency = 3,     // 3, or 4: a register after each multiplier (subpipelined)
   parameter bit FaultEn = 1'b0   // test only: flip bit 0 of every u' of this PE
 ) (
   input  logic              clk_i,
@@ -32,7 +40,7 @@ module mwrkmm_pe #(
   // token {a (the state-A marker), valid, first (j = 0), last (j = n - 2), Y(j), M(j)}
   input  logic [2*V+3:0]    tok_i,
   input  logic [V-1:0]      s_i,          // S words of the previous job (previous PE)
-  // the same token three clocks later (only in jobs this PE accepted), and the S words of
+  // the same token Latency clocks later (only in jobs this PE accepted), and the S words of
   // this PE's job
   output logic [2*V+3:0]    tok_o,
   output logic [V-1:0]      s_o,
@@ -43,7 +51,7 @@ module mwrkmm_pe #(
 
   localparam int CW   = 2;                  // Cmod, Cadd <= 2
   localparam int JobW = $clog2(Jobs + 1);
-  localparam int Dly  = 3;                  // PE latency: token delay to the next PE
+  localparam int Dly  = Latency;            // PE latency: token delay to the next PE
   localparam int TokW = 4 + 2 * V;
   localparam int PW   = V + W;              // product width
   localparam int AW   = V + CW;             // adder width
@@ -65,12 +73,11 @@ module mwrkmm_pe #(
   logic [V-1:0] tok_y, tok_m;
   assign {tok_a, tok_valid, tok_first, tok_last, tok_y, tok_m} = tok_i;
 
-  logic a_act, tok_act, b_act, w_act, out_act;
+  logic a_act, tok_act, b_act, w_act;
   assign a_act   = tok_a && (jobs_q != JobW'(Jobs));
   assign tok_act = tok_valid && live_q;
   assign b_act   = tok_act && tok_first;
   assign w_act   = tok_act && !tok_first;
-  assign out_act = w_act || t1_q || t2_q;
 
   // u'M multiplier, shared with u' = m' S(0) in state A
   logic [W-1:0]  mul1_a;
@@ -82,15 +89,58 @@ module mwrkmm_pe #(
   assign prod1  = PW'(mul1_a) * PW'(mul1_b);
   assign u_new  = prod1[W-1:0] ^ W'(FaultEn);
 
+  // xY multiplier (Y delayed one clock)
+  logic [PW-1:0] prod2;
+  assign prod2 = PW'(x_q) * PW'(y_prev_q);
+
+  // The adder side: the products, the S word and the step flags as the adders see them,
+  // straight (Latency 3) or one clock later (Latency 4, the subpipelined PE)
+  logic          b_s, w_s, t1_s, t2_s, out_act;
+  logic [V-1:0]  sin_s;
+  logic [PW-1:0] prod1_s, prod2_s;
+  if (Latency == 4) begin : g_subpipe
+    logic          b_d, w_d, t1_d, t2_d;
+    logic [V-1:0]  sin_d;
+    logic [PW-1:0] prod1_d, prod2_d;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        {b_d, w_d, t1_d, t2_d} <= '0;
+        sin_d                  <= '0;
+        prod1_d                <= '0;
+        prod2_d                <= '0;
+      end else if (load_i) begin
+        {b_d, w_d, t1_d, t2_d} <= '0;
+        sin_d                  <= '0;
+        prod1_d                <= '0;
+        prod2_d                <= '0;
+      end else begin
+        {b_d, w_d, t1_d, t2_d} <= {b_act, w_act, t1_q, t2_q};
+        sin_d                  <= sin_q;
+        prod1_d                <= prod1;
+        prod2_d                <= prod2;
+      end
+    end
+    assign {b_s, w_s, t1_s, t2_s} = {b_d, w_d, t1_d, t2_d};
+    assign sin_s   = sin_d;
+    assign prod1_s = prod1_d;
+    assign prod2_s = prod2_d;
+  end else begin : g_direct
+    assign {b_s, w_s, t1_s, t2_s} = {b_act, w_act, t1_q, t2_q};
+    assign sin_s   = sin_q;
+    assign prod1_s = prod1;
+    assign prod2_s = prod2;
+  end
+  assign out_act = w_s || t1_s || t2_s;
+
   logic [V-1:0] pum;
   logic [W-1:0] cum_next;
-  assign pum      = (b_act || w_act) ? prod1[V-1:0] : '0;   // M(n-1) = 0 at step n-1
-  assign cum_next = (b_act || w_act) ? prod1[PW-1:V] : '0;
+  assign pum      = (b_s || w_s) ? prod1_s[V-1:0] : '0;   // M(n-1) = 0 at step n-1
+  assign cum_next = (b_s || w_s) ? prod1_s[PW-1:V] : '0;
 
   // reduction adder: (Cmod, Smod(j)) = Cmod + S(j) + Cum + Pum(j)
   logic [AW-1:0] smod_full, smod_t2;
-  assign smod_full = AW'(sin_q) + AW'(pum) + (b_act ? '0 : AW'(cum_q))
-                   + (b_act ? '0 : AW'(cmod_q));
+  assign smod_full = AW'(sin_s) + AW'(pum) + (b_s ? '0 : AW'(cum_q))
+                   + (b_s ? '0 : AW'(cmod_q));
   assign smod_t2   = AW'(cmod_q) + AW'(cum_q);               // step n: S(n) = M(n) = 0
 
   // Smod(j): only its low W bits enter S'(j-1) now (the rest next clock via smod_prev_q)
@@ -98,18 +148,18 @@ module mwrkmm_pe #(
   logic [V-1:0] smod_cur;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [V-1:0] shifted;
-  assign smod_cur = t2_q ? smod_t2[V-1:0] : smod_full[V-1:0];
+  assign smod_cur = t2_s ? smod_t2[V-1:0] : smod_full[V-1:0];
   if (W >= V) begin : g_shift_word  // W > V is illegal (mwrkmm stops at elaboration)
     assign shifted = smod_cur;
   end else begin : g_shift_split
     assign shifted = {smod_cur[W-1:0], smod_prev_q[V-1:W]};
   end
 
-  // xY multiplier (Y delayed one clock) and the S + xY adder
-  logic [PW-1:0] prod2;
+  // the S + xY adder
+  logic [PW-1:0] pxy;
   logic [AW-1:0] snew;
-  assign prod2 = t2_q ? '0 : PW'(x_q) * PW'(y_prev_q);       // Y(n-1) = 0 at step n
-  assign snew  = AW'(shifted) + AW'(prod2[V-1:0]) + AW'(cxy_q) + AW'(cadd_q);
+  assign pxy  = t2_s ? '0 : prod2_s;                         // Y(n-1) = 0 at step n
+  assign snew = AW'(shifted) + AW'(pxy[V-1:0]) + AW'(cxy_q) + AW'(cadd_q);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -155,24 +205,29 @@ module mwrkmm_pe #(
       end else if (tok_act && tok_last) begin
         live_q <= 1'b0;
       end
+      // the multiplier side: a new job's digit in state B, Y delayed one clock
+      if (b_act) begin
+        x_q      <= xdig_q[W-1:0];
+        xdig_q   <= xdig_q >> W;
+      end
+      if (b_act || w_act || t1_q) begin
+        y_prev_q <= tok_y;
+      end
+      // the adder side
       if (out_act) begin
         s_q <= snew[V-1:0];
       end
-      if (b_act) begin                      // state B: a new job's first word
-        x_q         <= xdig_q[W-1:0];
-        xdig_q      <= xdig_q >> W;
-        y_prev_q    <= tok_y;
+      if (b_s) begin                        // state B: a new job's first word
         cmod_q      <= smod_full[AW-1:V];
         cum_q       <= cum_next;
         smod_prev_q <= smod_full[V-1:0];
         cxy_q       <= '0;
         cadd_q      <= '0;
-      end else if (w_act || t1_q) begin     // state C and step n-1
-        y_prev_q    <= tok_y;
+      end else if (w_s || t1_s) begin       // state C and step n-1
         cmod_q      <= smod_full[AW-1:V];
         cum_q       <= cum_next;
         smod_prev_q <= smod_full[V-1:0];
-        cxy_q       <= prod2[PW-1:V];
+        cxy_q       <= pxy[PW-1:V];
         cadd_q      <= snew[AW-1:V];
       end
     end
@@ -192,7 +247,7 @@ module mwrkmm_pe #(
 
   assign s_o        = s_q;
   assign step_o     = out_act;
-  assign carry_nz_o = t2_q ? ((smod_t2[AW-1:V] != '0) || (snew[AW-1:V] != '0))
+  assign carry_nz_o = t2_s ? ((smod_t2[AW-1:V] != '0) || (snew[AW-1:V] != '0))
                            : ((smod_full[AW-1:V] != '0) || (snew[AW-1:V] != '0));
 
   // ---------------------------------------------------------------------------------------
@@ -210,5 +265,6 @@ module mwrkmm_pe #(
   // Eq. (12): three V-bit terms and a carry, 3(2^V - 1) + carry = carry 2^V + (2^V - 1), hold
   // for carry = 2: Cmod and Cadd are at most 2 (two bits).
   `ASSERT(PeCarryBelow3_A, cmod_q <= CW'(2) && cadd_q <= CW'(2), clk_i, assert_off)
+  `ASSERT_INIT(PeLatency_A, Latency == 3 || Latency == 4)
 
 endmodule

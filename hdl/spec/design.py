@@ -299,9 +299,10 @@ class Design:
         return param.name_of(value) if param else str(value)
 
     def cycles_at(self, n: int, params: Mapping[str, int], field1: bool = False) -> int | None:
-        """This design's cycles per operation from its descriptor (None: not stated)."""
+        """This design's cycles per operation from its descriptor (None: not stated); a
+        parameter `params` leaves out takes its default."""
         expr = self.cycles_field1 if field1 else self.cycles
-        return formula.integer(expr, n, params) if expr else None
+        return formula.integer(expr, n, {**self.resolve({}), **params}) if expr else None
 
     def r_bits_at(self, n: int, params: Mapping[str, int], field1: bool = False) -> int:
         expr = self.field1["r_bits"] if field1 else self.r_bits

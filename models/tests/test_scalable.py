@@ -67,12 +67,14 @@ def check_mwr2mm(x: int, y: int, m: int, n: int, w: int, p: int) -> None:
     assert pe_totals(r.lut) == {k: j * e for k, j in jobs_per_slot(n, p).items()}
 
 
-def check_mwrkmm(x: int, y: int, m: int, n: int, v: int, w: int, p: int) -> None:
-    r = mwrkmm(x, y, m, n, V=v, W=w, P=p)
+def check_mwrkmm(x: int, y: int, m: int, n: int, v: int, w: int, p: int,
+                 lat: int = 3) -> None:
+    r = mwrkmm(x, y, m, n, V=v, W=w, P=p, PeLatency=lat)
     assert r.p == expected_p(x, y, m, n), (x, y, m, n, v, w, p)
-    assert r.p == reference(get_algo("mwrkmm"), x, y, m, n, V=v, W=w, P=p)
+    assert r.p == reference(get_algo("mwrkmm"), x, y, m, n, V=v, W=w, P=p, PeLatency=lat)
     nw, jobs = mwrkmm_words(n, v), mwrkmm_jobs(n, w)
-    assert r.cycles == schedule_end(jobs, p, 3, nw) + nw + 4
+    # the last job's state A, its n_w words leaving lat clocks later, one FIN clock
+    assert r.cycles == schedule_end(jobs, p, lat, nw) + nw + lat + 1
     # every job emits n_w words of S
     assert pe_totals(r.lut) == {k: j * nw for k, j in jobs_per_slot(jobs, p).items()}
 
@@ -81,9 +83,9 @@ def mwr2mm_points(n: int) -> list[tuple[int, int]]:
     return [(w, p) for w in range(2, n + 1) for p in range(1, mwr2mm_pmax(n, w) + 1)]
 
 
-def mwrkmm_points(n: int) -> list[tuple[int, int, int]]:
+def mwrkmm_points(n: int, lat: int = 3) -> list[tuple[int, int, int]]:
     return [(v, w, p) for v in range(1, n + 1) for w in range(1, v + 1) if n % w == 0
-            for p in range(1, mwrkmm_pmax(n, v) + 1)]
+            for p in range(1, mwrkmm_pmax(n, v, lat) + 1)]
 
 
 @pytest.mark.parametrize("n", [4, 5])
@@ -95,15 +97,30 @@ def test_mwr2mm_exhaustive_small(n: int):
                     check_mwr2mm(x, y, m, n, w, p)
 
 
-@pytest.mark.parametrize("n", [3, 4])
-def test_mwrkmm_exhaustive_small(n: int):
-    points = mwrkmm_points(n)
+@pytest.mark.parametrize("n,lat", [(3, 3), (4, 3), (4, 4)])
+def test_mwrkmm_exhaustive_small(n: int, lat: int):
+    points = mwrkmm_points(n, lat)
     assert points, n
     for v, w, p in points:
         for m in range(3, 1 << n, 2):
             for x in range(m):
                 for y in range(m):
-                    check_mwrkmm(x, y, m, n, v, w, p)
+                    check_mwrkmm(x, y, m, n, v, w, p, lat)
+
+
+def test_mwrkmm_pe_latency_sets_p_max_and_cycles_only() -> None:
+    """The subpipelined PE (latency 4, section 7): p_max = floor(n_w / 4), the paper's 15 PEs
+    at 1024 bits with v = 17 (20 with latency 3, eq. 13); the same result words, the cycles
+    of the longer pipeline; any other latency refused in one line."""
+    assert (mwrkmm_pmax(1024, 17), mwrkmm_pmax(1024, 17, 4)) == (20, 15)
+    m = (1 << 1023) + 12345
+    r3 = mwrkmm(m - 5, m - 7, m, 1024, V=17, W=16, P=15)
+    r4 = mwrkmm(m - 5, m - 7, m, 1024, V=17, W=16, P=15, PeLatency=4)
+    assert r3.p == r4.p and r3.lut == r4.lut and r3.unreduced == r4.unreduced
+    assert r4.cycles - r3.cycles == (mwrkmm_jobs(1024, 16) - 1) % 15 + 1
+    for bad, msg in ((dict(P=16, PeLatency=4), "p_max=15"), (dict(P=1, PeLatency=5), "3 or 4")):
+        with pytest.raises(ModelInputError, match=msg):
+            mwrkmm(3, 5, m, 1024, V=17, W=16, **bad)
 
 
 @st.composite
@@ -120,9 +137,10 @@ def mwrkmm_case(draw: st.DrawFn) -> tuple[int, ...]:
     n = draw(st.integers(8, 300))
     v = draw(st.integers(1, min(n // 3 + 1, 40)))
     w = draw(st.sampled_from([d for d in range(1, v + 1) if n % d == 0]))
-    p = draw(st.integers(1, mwrkmm_pmax(n, v)))
+    lat = draw(st.sampled_from([3, 4]))
+    p = draw(st.integers(1, mwrkmm_pmax(n, v, lat)))
     m = draw(st.integers(3, (1 << n) - 1)) | 1
-    return draw(st.integers(0, m - 1)), draw(st.integers(0, m - 1)), m, n, v, w, p
+    return draw(st.integers(0, m - 1)), draw(st.integers(0, m - 1)), m, n, v, w, p, lat
 
 
 @BASE

@@ -1,8 +1,9 @@
 """The RSA core's time per exponentiation at the estimated clock, with its area, for every
 multiplier it can hold (docs/rsa.md, between the rsa-synth markers).
 
-One row per width and multiplier (`Mult`, the word-based ones at the papers' configurations,
-models/rsa.py paper_params; constant time, the core's default): the core's 7-series synthesis
+One row per width and multiplier option (`Mult`, the word-based ones at the papers'
+configurations, and Michalski-Buell's subpipelined core: models/rsa.py paper_configs;
+constant time, the core's default): the core's 7-series synthesis
 from the committed results (docs/synth-results.json: LUTs, flip-flops, CARRY4s, DSP48E1s and
 the critical path's logic delay), its cycles per exponentiation from the model (an exponent
 of N ones; in constant time every exponent of N bits takes them), and the time those cycles
@@ -35,16 +36,20 @@ GOAL_N, GOAL_MS = 1024, 1.5  # issue 31 item 5: RSA-1024 under 1.5 ms on the 7-s
 
 @dataclass(frozen=True)
 class Option:
-    """One configuration of the core: width, multiplier and every parameter beyond N."""
+    """One configuration of the core: width, its parameters as given (Mult and the
+    multiplier's), and every parameter beyond N (defaults filled in)."""
 
     n: int
-    mult: int
-    params: dict[str, int]  # as a result's `parameters` holds them (defaults filled in)
+    given: dict[str, int]
+    params: dict[str, int]  # as a result's `parameters` holds them
+
+    @property
+    def mult(self) -> int:
+        return self.given["Mult"]
 
     @property
     def label(self) -> str:
-        extra = {k: v for k, v in rsa_model.paper_params(self.mult, self.n).items()}
-        shown = ", ".join(f"{k}={v}" for k, v in extra.items())
+        shown = ", ".join(f"{k}={v}" for k, v in self.given.items() if k != "Mult")
         return f"{rsa_model.mult_name(self.mult)} (Mult={self.mult}" + \
             (f", {shown})" if shown else ")")
 
@@ -57,19 +62,15 @@ class Option:
 
 def options(widths: Sequence[int] = WIDTHS) -> list[Option]:
     design = load_design(DUT)
-    out = []
-    for n in widths:
-        for mult in rsa_model.MULTS:
-            given: dict[str, int | str] = {"Mult": mult, **rsa_model.paper_params(mult, n)}
-            out.append(Option(n, mult, design.resolve(given)))
-    return out
+    return [Option(n, given, design.resolve(dict(given)))
+            for n in widths for given in rsa_model.paper_configs(n)]
 
 
 def specs(widths: Sequence[int] = WIDTHS) -> list[synth.SynthSpec]:
     """The syntheses the table needs: each option's core as `montverif synth` takes it."""
     design = load_design(DUT)
-    return [synth.SynthSpec(DUT, o.n, design.normalize(
-        {"Mult": o.mult, **rsa_model.paper_params(o.mult, o.n)})) for o in options(widths)]
+    return [synth.SynthSpec(DUT, o.n, design.normalize(dict(o.given)))
+            for o in options(widths)]
 
 
 @dataclass(frozen=True)

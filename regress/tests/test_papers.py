@@ -72,7 +72,7 @@ def test_every_figure_is_cited_and_names_a_design_of_its_paper() -> None:
     (lambda t: t.replace('luts = "3825"', "luts = 3825", 1), "strings of the printed digits"),
     (lambda t: t.replace('device = "XC2V2000"', 'device = "XC9"', 1), "unknown device 'XC9'"),
     (lambda t: t.replace('P = 20, ConstTime', 'P = 21, ConstTime', 1), "p_max"),
-    (lambda t: t.replace('why = "the subpipelined', 'note = "the subpipelined', 1),
+    (lambda t: t.replace('why = "Kelly-Harris', 'note = "Kelly-Harris', 1),
      "needs `why`"),
     (lambda t: t + "\n[oops]\n", "unknown key(s) oops"),
     (lambda t: t + "\n[[figures\n", "not TOML"),

@@ -122,6 +122,17 @@ def test_corrupted_design_is_caught(tmp_path, design, sim):
     assert "--fault" in outcome.run.repro()
 
 
+def test_a_corrupted_subpipelined_mwrkmm_is_caught(tmp_path):
+    """mwrkmm's PE of latency 4 (Michalski-Buell section 7) has a datapath of its own (the
+    product registers, the adders a clock later): its fault build fails in the scoreboard
+    too, at P = p_max, on both simulators."""
+    for sim in ("verilator", "icarus"):
+        outcome = _run(tmp_path / sim, "mwrkmm", sim, 48, 32, 6, 0, ("RandomTest",), fault=True,
+                       params=(("V", 4), ("W", 4), ("P", 3), ("PeLatency", 4)))
+        assert not outcome.passed, sim
+        assert outcome.first_error.startswith("MISMATCH"), outcome.first_error
+
+
 def test_every_design_has_test_points_and_a_negative_test():
     for name in known_designs():
         design = load_design(name)
