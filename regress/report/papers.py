@@ -449,7 +449,7 @@ def project_cycles(fig: Figure) -> int | None:
         return None
     params = fig.project_params()
     if fig.design == "rsa_core":
-        vwp = {k: params[k] for k in ("V", "W", "P")}
+        vwp = {k: params[k] for k in ("V", "W", "P", "PeLatency")}
         return rsa_model.mult_cycles(params["Mult"], fig.width, **vwp) + \
             rsa_model.CAPTURE_CYCLES
     return load_design(fig.design).cycles_at(fig.width, params, field1=fig.gf == 1)
