@@ -642,9 +642,11 @@ class VectorSeq(LoaderSeq):
     """Operand tuples in the design's operand order (see verif.vectors)."""
 
     def __init__(self, name: str, ctx: SeqContext, vectors: list[tuple[int, ...]],
-                 idle_reads: bool = False) -> None:
+                 idle_reads: bool = False, fields: list[int | None] | None = None) -> None:
         super().__init__(name, ctx)
         self.vectors = vectors
+        # each vector's CTRL.FIELD where its file names one (None: drawn at random)
+        self.fields = fields or [None] * len(vectors)
         # also read every result register right after reset and after a final CLEAR (the
         # mutation flow's equivalence runs: a change to reset or CLEAR values shows there)
         self.idle_reads = idle_reads
@@ -652,11 +654,12 @@ class VectorSeq(LoaderSeq):
     async def body(self) -> None:
         if self.idle_reads:
             await self.read_results()
+        fields = iter(self.fields)
         for group in script_groups(self.vectors):
             async with self.batch():  # one sequencer hand-shake, one engine script
                 for vector in group:
                     await self.run_operation(dict(zip(self.design.operands, vector,
-                                                      strict=True)))
+                                                      strict=True)), field=next(fields, None))
         if self.idle_reads:
             await self.clear()
             await self.read_results()

@@ -32,7 +32,7 @@ from montverif.verif.sequences import (
     StatusWhileBusySeq,
     VectorSeq,
 )
-from montverif.verif.vectors import load_vectors, vector_option
+from montverif.verif.vectors import load_vectors, vector_fields, vector_option
 
 RESET_CYCLES = 3
 # the collector's young generation: an operation allocates a few hundred objects, and the
@@ -144,4 +144,5 @@ class VectorTest(BaseTest):
                                design.below_modulus, design.carry_save_operands,
                                design.range_groups)
         idle_reads = vector_option(self.run_cfg.vectors, "idle_reads")
-        return [VectorSeq("vectors", self.context(), vectors, idle_reads=bool(idle_reads))]
+        return [VectorSeq("vectors", self.context(), vectors, idle_reads=bool(idle_reads),
+                          fields=vector_fields(self.run_cfg.vectors))]

@@ -1,7 +1,9 @@
 """Vector files: JSON with a top-level `vectors` list of objects with x, y, m.
 
-Values are decimal or 0x-hex strings (JSON integers are accepted too); other keys are
-ignored. Every problem is reported as one VectorError line naming the file and the entry.
+Values are decimal or 0x-hex strings (JSON integers are accepted too); an optional `field`
+(0: GF(p), 1: GF(2^n)) is the CTRL.FIELD an operation of a design with a field bit runs in
+(random where absent, as every other test draws it); other keys are ignored. Every problem
+is reported as one VectorError line naming the file and the entry.
 """
 
 from __future__ import annotations
@@ -60,11 +62,34 @@ def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M")
             if value < 0 or value >= 1 << n:
                 raise VectorError(f"{where}.{key}: does not fit in N={n} bits")
             values.append(value)
+        _field(where, vec)
         _check_operands(where, dict(zip(keys, values, strict=True)), keys[-1],
                         tuple(r.lower() for r in below_modulus),
                         tuple(tuple(r.lower() for r in g) for g in range_groups))
         out.append(tuple(values))
     return out
+
+
+def _field(where: str, vec: dict[str, object]) -> int | None:
+    """A vector's `field` (0 or 1), None where it names none."""
+    text = vec.get("field")
+    if text is None:
+        return None
+    try:
+        if isinstance(text, bool) or not isinstance(text, (str, int)):
+            raise ModelInputError("not a number")
+        value = text if isinstance(text, int) else parse_int(text)
+    except ModelInputError:
+        value = -1
+    if value not in (0, 1):
+        raise VectorError(f"{where}.field: expected 0 (GF(p)) or 1 (GF(2^n)), got {text!r}")
+    return value
+
+
+def vector_fields(path: Path) -> list[int | None]:
+    """The `field` of each vector of a file load_vectors took (None where it names none)."""
+    raw = json.loads(path.read_text())
+    return [_field(f"{path}: vectors[{i}]", vec) for i, vec in enumerate(raw["vectors"])]
 
 
 def _check_operands(where: str, values: dict[str, int], modulus: str,

@@ -103,3 +103,45 @@ def test_fault_is_caught_in_both_fields(tmp_path, n: int,
     lines = [ln for ln in log.splitlines() if "MISMATCH" in ln and ": P = " in ln]
     assert any("field=GF(p)" in ln for ln in lines), lines
     assert any("field=GF(2^n)" in ln for ln in lines), lines
+
+
+def test_a_vector_s_field_is_read_and_checked(tmp_path) -> None:
+    import json
+
+    from montverif.verif.vectors import VectorError, load_vectors, vector_fields
+
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps({"vectors": [{"x": "0x1c", "y": "0x1b", "m": "0x21",
+                                             "field": "0x1"},
+                                            {"x": 1, "y": 2, "m": 3, "field": 0},
+                                            {"x": 1, "y": 2, "m": 3}]}))
+    assert load_vectors(path, 6) == [(0x1C, 0x1B, 0x21), (1, 2, 3), (1, 2, 3)]
+    assert vector_fields(path) == [1, 0, None]
+    for bad in ("2", "GF", True, 1.5):
+        path.write_text(json.dumps({"vectors": [{"x": 1, "y": 2, "m": 3, "field": bad}]}))
+        with pytest.raises(VectorError, match=r"vectors\[0\]\.field: expected 0") as info:
+            load_vectors(path, 6)
+        assert "\n" not in str(info.value)
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("field", [0, 1])
+def test_a_vector_replays_in_its_field(tmp_path, field: int) -> None:
+    """VectorTest starts each operation in the field its vector names: the transaction log
+    records it, and the fault build fails there."""
+    import json
+
+    from montverif.regress.flow.simulate import execute
+
+    path = tmp_path / "v.json"
+    vectors = [{"x": "0x1c", "y": "0x1b", "m": "0x21", "field": field}] * 3
+    path.write_text(json.dumps({"vectors": vectors}))
+    params = (("K", 2), ("Units", 2))
+    for fault in (False, True):
+        run = RunSpec(BuildSpec("mont_dual", 6, 32, "icarus", 0, fault, params=params), seed=1,
+                      txns=1, vectors=str(path), tests=("VectorTest",), timeout_s=600)
+        outcome = execute(run, tmp_path / run.key)
+        assert outcome.passed != fault, outcome.first_error
+        txns = [json.loads(ln) for ln in (outcome.log_dir / "txns.jsonl").read_text().split("\n")
+                if ln.strip()]
+        assert txns and all(t["field"] == field for t in txns), txns
