@@ -80,8 +80,9 @@ def check(n: int, K: int = K, Units: int = UNITS) -> None:
         raise ModelInputError(f"mont_dual: K*Units must be >= K + 2: the GF(p) carry between "
                               f"words takes K + 2 bits of a word (got K={K}, Units={Units})")
     if n < min_n(K, Units):
-        raise ModelInputError(f"mont_dual: N must be at least {min_n(K, Units)} (MP packs the "
-                              f"{K}-bit m' and the {K * Units}-bit GF(2^n) inverse; got N={n})")
+        raise ModelInputError(f"mont_dual: N must be at least {min_n(K, Units)} = K + K*Units "
+                              f"(MP packs the {K}-bit m' and the {K * Units}-bit GF(2^n) "
+                              f"inverse; got N={n}, K={K}, Units={Units})")
 
 
 def umul_units(a: int, b: int, K: int = K, Units: int = UNITS) -> int:

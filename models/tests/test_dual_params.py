@@ -80,8 +80,8 @@ def test_mp_pack_small(k: int, units: int) -> None:
     (8, 0, 2, "K must be >= 1"),
     (8, 2, 1, "K*Units must be >= K + 2"),
     (8, 1, 2, "K*Units must be >= K + 2"),
-    (5, 2, 2, "N must be at least 6"),
-    (79, 16, 4, "N must be at least 80"),
+    (5, 2, 2, "N must be at least 6 = K + K*Units"),
+    (79, 16, 4, "N must be at least 80 = K + K*Units"),
 ])
 def test_check_refuses(n: int, k: int, units: int, why: str) -> None:
     with pytest.raises(ModelInputError) as info:
