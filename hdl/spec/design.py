@@ -308,14 +308,19 @@ class Design:
             return self.min_n
         return int(formula.evaluate(self.min_n_expr, self.resolve(params)))
 
+    def _with_defaults(self, params: Mapping[str, int]) -> dict[str, int]:
+        """The parameters given, the others at their defaults (as the RTL takes them)."""
+        return {p.name: p.value(p.default) for p in self.parameters.values()} | dict(params)
+
     def cycles_at(self, n: int, params: Mapping[str, int], field1: bool = False) -> int | None:
-        """This design's cycles per operation from its descriptor (None: not stated)."""
+        """This design's cycles per operation from its descriptor (None: not stated); the
+        parameters not given at their defaults."""
         expr = self.cycles_field1 if field1 else self.cycles
-        return formula.integer(expr, n, params) if expr else None
+        return formula.integer(expr, n, self._with_defaults(params)) if expr else None
 
     def r_bits_at(self, n: int, params: Mapping[str, int], field1: bool = False) -> int:
         expr = self.field1["r_bits"] if field1 else self.r_bits
-        return formula.integer(expr, n, params)
+        return formula.integer(expr, n, self._with_defaults(params))
 
     # --- the testbench ----------------------------------------------------------------------
     def probe_leaves(self) -> list[str]:

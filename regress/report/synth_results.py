@@ -20,6 +20,7 @@ from pathlib import Path
 from montverif.regress.flow import pnr, synth
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.report import synth_table
+from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 
 DEFAULT = ROOT / "docs" / "synth-results.json"
@@ -90,11 +91,15 @@ def record(path: Path, xc7: Sequence[Result] = (), ecp5: Sequence[Result] = ()) 
 def find(results: Sequence[Result], dut: str, n: int,
          params: Mapping[str, int]) -> Result | None:
     """The result of `dut` at width `n` with exactly these parameters beyond N (all of
-    them, defaults included), if there is one."""
+    them, defaults included), if there is one. A parameter a result does not record was
+    added to the design after it was measured, at the value the RTL had fixed: its default
+    (mont_dual's K and Units)."""
+    defaults = {k: p.value(p.default) for k, p in load_design(dut).parameters.items()} \
+        if dut in known_designs() else {}
     for r in results:
         given = r.get("parameters")
         if r.get("dut") != dut or r.get("n") != n or not isinstance(given, Mapping):
             continue
-        if {str(k): v for k, v in given.items() if k != "N"} == dict(params):
+        if defaults | {str(k): v for k, v in given.items() if k != "N"} == dict(params):
             return r
     return None
