@@ -2,8 +2,9 @@
 //
 // Tanimura et al. (ASP-DAC 2008), "Scalable Unified Dual-Radix Architecture for Montgomery
 // Multiplication in GF(P) and GF(2^n)": the FIOS loop (Koc 1996, as in Sato 2003) with
-//   GF(p)   (field_i = 0): radix 2^K (K = 16) digits of X, four K x K multipliers in parallel
-//                          multiply one digit by a W = 4K = 64-bit word of Y or M;
+//   GF(p)   (field_i = 0): radix 2^K digits of X, Units K x K multipliers in parallel
+//                          multiply one digit by a W = K*Units-bit word of Y or M (the
+//                          paper: K = 16, four units, W = 64);
 //                          P = X*Y*2^-(K*ceil(N/K)) mod M, fully reduced (word-serial final
 //                          subtraction in hardware);
 //   GF(2^n) (field_i = 1): radix x^W digits, one W x W carry-less (AND-XOR) multiplier;
@@ -17,7 +18,12 @@
 // in place, shifted down by one digit (K bits in GF(p), one word in GF(2^n)), and keeps the
 // carry z = S >> W. C is E = ceil(N/W) words plus one top bit (C < 2M < 2^(W*E+1)).
 // Cycles: digits*(2 + 2E) + E (SUB, GF(p) only) + 1 (FIN); 165 (GF(p)) and 41 (GF(2^n)) at
-// N = 256 (docs/dual.md).
+// N = 256 with the paper's K = 16, Units = 4 (docs/dual.md).
+//
+// Legal parameters (models/dual.py check, the same rules): K >= 1; W >= K + 2 (Units >= 2:
+// the GF(p) carry z between words takes K + 2 bits of the W-bit z register, and S = acc +
+// t_i*P_j W + K + 2 bits of the 2W-bit accumulator); N >= K + W (MP packs m' and q, and
+// C spans at least two words).
 //
 // Assertions (docs/formal.md): the FSM's states and transitions, the word and digit counters
 // in range, SUB only in GF(p), and C < 2M before the GF(p) final subtraction.
@@ -26,6 +32,8 @@
 
 module mont_dual #(
   parameter int N         = 256,
+  parameter int K         = 16,  // GF(p) digit: one unit's operand width (the paper: 16)
+  parameter int Units     = 4,   // GF(p) units in parallel (the paper: 4); W = K * Units
   // Test only: with FaultEn set, MB at word FaultWord multiplies t_i by P_j with bit 1
   // flipped (both fields), so the negative tests can show the testbench catches it.
   parameter bit FaultEn   = 1'b0,
@@ -38,8 +46,6 @@ module mont_dual #(
   /* verilator lint_on UNUSEDSIGNAL */
 );
 
-  localparam int K      = 16;            // GF(p) digit: one unit
-  localparam int Units  = 4;             // GF(p) units in parallel
   localparam int W      = K * Units;     // word and GF(2^n) digit
   localparam int E      = (N + W - 1) / W;
   localparam int NP     = E * W;         // padded operand width
@@ -55,8 +61,14 @@ module mont_dual #(
   localparam int Bins   = 8;             // {field, phase}
   localparam int FlipBit = 1;            // the bit FaultEn flips in P_j
 
+  if (K < 1) begin : g_bad_k
+    initial $fatal(1, "mont_dual: K must be >= 1 (got K=%0d)", K);
+  end
+  if (W < K + 2) begin : g_bad_units
+    initial $fatal(1, "mont_dual: K*Units must be >= K + 2 (got K=%0d, Units=%0d)", K, Units);
+  end
   if (N < MinN) begin : g_bad_n
-    initial $fatal(1, "mont_dual: N must be at least %0d (got %0d)", MinN, N);
+    initial $fatal(1, "mont_dual: N must be at least K + K*Units = %0d (got %0d)", MinN, N);
   end
 
   typedef enum logic [2:0] {
@@ -90,7 +102,7 @@ module mont_dual #(
   assign gfp = !field_i;
 
   // ---------------------------------------------------------------------------------------
-  // The multipliers: four K x K units (GF(p)) and one W x W carry-less array (GF(2^n))
+  // The multipliers: Units K x K units (GF(p)) and one W x W carry-less array (GF(2^n))
   // ---------------------------------------------------------------------------------------
   function automatic logic [W+K-1:0] units_mul(input logic [K-1:0] a, input logic [W-1:0] b);
     logic [W+K-1:0] sum;

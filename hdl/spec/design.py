@@ -8,6 +8,7 @@ models (montverif.models.registry), the testbench, the flow, the test points and
 
 from __future__ import annotations
 
+import ast
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -128,7 +129,7 @@ class Design:
     rtl: tuple[Path, ...]  # the design's own RTL, in compile order
     shared: tuple[Path, ...]  # shared RTL it instantiates (observation modules ...)
     uses: tuple[str, ...]  # designs whose RTL it instantiates
-    min_n: int
+    min_n: int  # the narrowest legal N at the default parameters
     max_n: int
     kind: str
     summary: str
@@ -172,6 +173,9 @@ class Design:
     lists: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     foreign: ForeignCore | None = None  # [core]: a core with its own ports and handshake
     generic_model: bool = False  # [model] generic: P from the reference, cycles stated here
+    # widths.min as an expression of the build parameters ("" when it is a number): the
+    # narrowest N of a build depends on them (mont_dual: K + K * Units)
+    min_n_expr: str = ""
 
     # --- identity ---------------------------------------------------------------------------
     @property
@@ -298,15 +302,25 @@ class Design:
         param = self.parameters.get(name)
         return param.name_of(value) if param else str(value)
 
+    def min_n_at(self, params: Mapping[str, int | str] | None = None) -> int:
+        """The narrowest legal N of a build with these parameters (defaults filled in)."""
+        if not self.min_n_expr:
+            return self.min_n
+        return int(formula.evaluate(self.min_n_expr, self.resolve(params)))
+
+    def _with_defaults(self, params: Mapping[str, int]) -> dict[str, int]:
+        """The parameters given, the others at their defaults (as the RTL takes them)."""
+        return {p.name: p.value(p.default) for p in self.parameters.values()} | dict(params)
+
     def cycles_at(self, n: int, params: Mapping[str, int], field1: bool = False) -> int | None:
-        """This design's cycles per operation from its descriptor (None: not stated); a
-        parameter `params` leaves out takes its default."""
+        """This design's cycles per operation from its descriptor (None: not stated); the
+        parameters not given at their defaults."""
         expr = self.cycles_field1 if field1 else self.cycles
-        return formula.integer(expr, n, {**self.resolve({}), **params}) if expr else None
+        return formula.integer(expr, n, self._with_defaults(params)) if expr else None
 
     def r_bits_at(self, n: int, params: Mapping[str, int], field1: bool = False) -> int:
         expr = self.field1["r_bits"] if field1 else self.r_bits
-        return formula.integer(expr, n, params)
+        return formula.integer(expr, n, self._with_defaults(params))
 
     # --- the testbench ----------------------------------------------------------------------
     def probe_leaves(self) -> list[str]:
@@ -516,6 +530,7 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
                           "list")
     params = {k: _param(k, v, f"{where}: [parameters]")
               for k, v in _table(raw, "parameters", where).items()}
+    min_n, min_expr = _min_width(widths, params, where)
     groups = tuple(tuple(g) for g in ops.get("carry_save", []))
     extra = res.get("redundant_extra_bits")
     paper = _table(raw, "paper", where)
@@ -524,7 +539,7 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         paper=str(d.get("paper", "")), algorithm=str(d.get("algorithm", "")),
         notes=str(d.get("notes", "")), descriptor=path, rtl=rtl, shared=shared,
         uses=_strs(d.get("uses", []), f"{where}: [design] uses"),
-        min_n=int(widths["min"]), max_n=int(widths["max"]), kind=kind,
+        min_n=min_n, max_n=int(widths["max"]), kind=kind,
         summary=str(fn.get("summary", "")), operands=registers,
         domain=_domain(ops, registers, groups, where),
         model_function=str(function), cycles=str(d.get("cycles", "")),
@@ -547,7 +562,36 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         foreign=_foreign(raw, registers, tuple(ops.get("precomputed", {})), where),
         generic_model=generic,
         formal_points=_formal_points(raw, params, where),
-        formal_timeout=_formal_timeout(raw, where))
+        formal_timeout=_formal_timeout(raw, where), min_n_expr=min_expr)
+
+
+# widths.min as an expression: the operators the generated top's SystemVerilog reads as is
+_MIN_NODES = (ast.Expression, ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Name, ast.Constant,
+              ast.Load)
+
+
+def _min_width(widths: Mapping[str, Any], params: Mapping[str, Param], where: str
+               ) -> tuple[int, str]:
+    """`widths.min`: a number, or an expression of the build parameters in + - * (the top's
+    MinN takes it as it stands); its value at the defaults and the expression (or "")."""
+    raw = widths["min"]
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw, ""
+    bad = f"{where}: [design] widths.min must be a number or an expression of the build " \
+          "parameters in + - * (e.g. \"K + K * Units\")"
+    if not isinstance(raw, str):
+        raise ConfigError(bad)
+    try:
+        tree = ast.parse(raw, mode="eval")
+    except SyntaxError:
+        raise ConfigError(bad) from None
+    nodes = list(ast.walk(tree))
+    if any(not isinstance(nd, _MIN_NODES) for nd in nodes) or any(
+            isinstance(nd, ast.Name) and nd.id not in params for nd in nodes) or any(
+            isinstance(nd, ast.Constant) and type(nd.value) is not int for nd in nodes):
+        raise ConfigError(bad)
+    value = formula.evaluate(raw, {p.name: p.value(p.default) for p in params.values()})
+    return int(value), raw
 
 
 def _formal_points(raw: Mapping[str, Any], params: Mapping[str, Param], where: str

@@ -243,7 +243,7 @@ def emit(design: Design) -> str:
         "  output logic             done_o",
         ");",
         "",
-        f"  localparam int MinN = {design.min_n};",
+        f"  localparam int MinN = {design.min_n_expr or design.min_n};",
         f"  localparam int RedW = {f'N + {red}' if red else ('N' if red == 0 else '1')};",
         "  if (N < MinN) begin : g_bad_n",
         f'    initial $fatal(1, "{top}: N must be at least %0d (got %0d)", MinN, N);',

@@ -187,9 +187,9 @@ def cover_point(dut: str, n: int | None, given: dict[str, int]) -> tuple[int, di
     if n is not None:
         return n, given
     points = design.formal_points
-    if points and points[0][0] >= design.min_n:
+    if points and points[0][0] >= design.min_n_at(dict(points[0][1])):
         return points[0][0], dict(points[0][1]) | given
-    return design.min_n, given
+    return design.min_n_at(given), given
 
 
 def _covers(args: argparse.Namespace) -> int:

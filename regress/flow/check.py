@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from pathlib import Path
 
 from montverif.models.result import ModelInputError
@@ -19,16 +20,21 @@ from montverif.spec import environment, regmap
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
+from montverif.spec.params import format_params
 from montverif.verif.steer import Bias, BiasError
 from montverif.verif.vectors import load_vectors
 
 
-def check_width(design: Design, n: int, allow_wide: bool = False) -> None:
-    """N within the design's widths (above its widest only with --allow-wide)."""
-    if n < design.min_n or (n > design.max_n and not allow_wide):
+def check_width(design: Design, n: int, allow_wide: bool = False,
+                params: Mapping[str, int | str] | None = None) -> None:
+    """N within the design's widths (above its widest only with --allow-wide); the narrowest
+    follows the build parameters where the descriptor says so (mont_dual: K + K * Units)."""
+    low = design.min_n_at(params)
+    if n < low or (n > design.max_n and not allow_wide):
         wide = "; ALLOW_WIDE=1 / --allow-wide runs a wider N" if n > design.max_n else ""
-        raise ConfigError(f"unsupported width N={n} for {design.name} "
-                          f"(supported: {design.min_n}..{design.max_n}{wide})")
+        at = f" at {format_params(dict(params))}" if params and design.min_n_expr else ""
+        raise ConfigError(f"unsupported width N={n} for {design.name}{at} "
+                          f"(supported: {low}..{design.max_n}{wide})")
 
 
 def validate(run: RunSpec) -> Design:
@@ -44,7 +50,7 @@ def validate(run: RunSpec) -> Design:
     if b.bus_w not in rm.bus_widths:
         raise ConfigError(f"unsupported bus width BUSW={b.bus_w} "
                           f"(supported: {', '.join(map(str, rm.bus_widths))})")
-    check_width(design, b.n, run.allow_wide)
+    check_width(design, b.n, run.allow_wide, dict(b.params))
     red = design.redundant_width(b.n) or b.n
     if regmap.words(red, b.bus_w) > 1 << rm.index_width:
         raise ConfigError(f"N={b.n} needs more than {1 << rm.index_width} words at BUSW={b.bus_w}")

@@ -77,10 +77,11 @@ PRECOMPUTED: dict[str, tuple[tuple[str, ...], str]] = {
                    "Mult == 5 ? (((2*N+2*V)'(mq) * (2*N+2*V)'(m) + 1) % (2**(2*V)) == 0 && "
                    "(2*N+2*V)'(mp) == ((2*N+2*V)'(mq) * (2*N+2*V)'(m) + 1) >> (2*V)) : "
                    "((2*N)'(mp) * (2*N)'(m) + 1) % (2**N) == 0"),
-    # MP of the unified multiplier: m' = -M^-1 mod 2^16 in bits [15:0] (GF(p)) and the
-    # inverse q(x) = M(x)^-1 mod x^64 in bits [79:16] (GF(2^n)), nothing above
-    "dual:mp_pack": ((), "(mp >> 80) == '0 && (32'(mp[15:0]) * 32'(m) + 1) % (2**16) == 0 "
-                         "&& clmul64(mp[79:16], m[63:0]) == 64'd1"),
+    # MP of the unified multiplier: m' = -M^-1 mod 2^K in bits [K-1:0] (GF(p)) and the
+    # inverse q(x) = M(x)^-1 mod x^W in bits [K+W-1:K] (GF(2^n), W = K*Units), nothing above
+    "dual:mp_pack": ((), "(mp >> (K + K*Units)) == '0 && ((2*N)'(mp[K-1:0]) * (2*N)'(m) + 1) "
+                         "% (2**K) == 0 && clmulw(mp[K +: K*Units], m[K*Units-1:0]) == "
+                         "(K*Units)'(1)"),
 }
 # localparams a relation above uses: the function -> (name, its value from the model at
 # (n, build parameters))
@@ -89,13 +90,14 @@ RELATION_PARAMS: dict[str, tuple[str, Callable[..., int]]] = {
 }
 # helper functions a relation above uses, declared in the harness when it does
 RELATION_FUNCS = {
-    "clmul64": [
-        "  // the low 64 bits of a carry-less (GF(2)[x]) product",
-        "  function automatic logic [63:0] clmul64(input logic [63:0] a, input logic [63:0] b);",
-        "    logic [63:0] acc;",
+    "clmulw": [
+        "  // the low K*Units bits of a carry-less (GF(2)[x]) product",
+        "  function automatic logic [K*Units-1:0] clmulw(input logic [K*Units-1:0] a,",
+        "                                                input logic [K*Units-1:0] b);",
+        "    logic [K*Units-1:0] acc;",
         "    acc = '0;",
-        "    for (int i = 0; i < 64; i++) acc = acc ^ (b[i] ? a << i : 64'd0);",
-        "    clmul64 = acc;",
+        "    for (int i = 0; i < K*Units; i++) acc = acc ^ (b[i] ? a << i : '0);",
+        "    clmulw = acc;",
         "  endfunction",
     ],
 }
@@ -176,7 +178,8 @@ def unsupported(design: Design) -> str:
 
 def default_n(design: Design) -> int:
     """A design's formal width when neither the command nor its descriptor names one: N = 4,
-    or its narrowest width where that is above MAX_N (mont_dual: 80)."""
+    or its narrowest width at the default parameters where that is above MAX_N (mont_dual
+    at its defaults: 80)."""
     return design.min_n if design.min_n > MAX_N else MIN_N
 
 
@@ -191,9 +194,10 @@ def build_params(design: Design, n: int, given: dict[str, int]) -> dict[str, int
     except ModelInputError as exc:
         why = str(exc)
     names = design.resolve({})
-    if n < design.min_n and not any(re.search(rf"\b{re.escape(p)}\b", why) for p in names):
+    low = design.min_n_at(given)
+    if n < low and not any(re.search(rf"\b{re.escape(p)}\b", why) for p in names):
         try:
-            _checked(design, design.min_n, given)
+            _checked(design, low, given)
         except ModelInputError as exc:
             raise ConfigError(str(exc)) from None
         return design.resolve(given)
@@ -219,11 +223,12 @@ def prepare(design: Design, n: int, given: dict[str, int], fault: bool = False,
     max_n: the widest point (a cover run, which checks no product, goes beyond MAX_N)."""
     if why := unsupported(design):
         raise ConfigError(why)
-    if design.min_n > max_n and n != design.min_n:
+    low = design.min_n_at(given)
+    if low > max_n and n != low:
         raise ConfigError(f"N={n}: {design.name} is checked at its narrowest width only, "
-                          f"N={design.min_n} (its core is not legal below it, and the "
+                          f"N={low} (its core is not legal below it, and the "
                           f"solver's time grows steeply with N: docs/formal.md)")
-    if design.min_n <= max_n and not MIN_N <= n <= max_n:
+    if low <= max_n and not MIN_N <= n <= max_n:
         raise ConfigError(f"N={n}: formal proofs of a core run at {MIN_N} <= N <= {max_n} "
                           "(the solver's time grows steeply with N: docs/formal.md)")
     params = build_params(design, n, given)

@@ -164,8 +164,9 @@ def prepare(dut: str, n: int, params: dict[str, int]) -> formal_core.CoreProof:
     if why := unsupported(dut):
         raise ConfigError(why)
     design = load_design(dut)
-    if not design.min_n <= n <= MAX_N:
-        raise ConfigError(f"N={n}: cover runs of {dut} take {design.min_n} <= N <= {MAX_N} "
+    low = design.min_n_at(params)
+    if not low <= n <= MAX_N:
+        raise ConfigError(f"N={n}: cover runs of {dut} take {low} <= N <= {MAX_N} "
                           "(its narrowest simulated width, where a witness replays, to the "
                           "width where unreachability proofs stay affordable)")
     return formal_core.prepare(design, n, params, max_n=MAX_N)

@@ -119,7 +119,7 @@ def plan(spec: SynthSpec) -> Plan:
     if design.foreign is not None:
         raise ConfigError(f"{spec.dut} is a core of its own ([core] in its descriptor): "
                           "its synthesis is not supported")
-    check_width(design, spec.n, spec.allow_wide)
+    check_width(design, spec.n, spec.allow_wide, dict(spec.params))
     try:
         params = BuildSpec(spec.dut, spec.n, params=spec.params).design_params(design)
     except ModelInputError as exc:

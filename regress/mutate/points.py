@@ -28,6 +28,7 @@ from montverif.models.registry import get_algo
 from montverif.models.result import ModelInputError
 from montverif.regress.regression.lists import load_lists
 from montverif.spec.design import Design
+from montverif.spec.errors import ConfigError
 
 Params = tuple[tuple[str, int], ...]
 
@@ -58,8 +59,13 @@ def resolved(design: Design, n: int, params: Mapping[str, int]) -> Params | None
 
 
 def smallest_n(design: Design, params: Params) -> int | None:
-    """The smallest legal N >= the design's min_n at which `params` are legal, or None."""
-    return next((n for n in range(max(design.min_n, 1), design.max_n + 1)
+    """The smallest legal N >= the design's min_n (at these parameters) at which `params`
+    are legal, or None."""
+    try:
+        low = design.min_n_at(dict(params))
+    except ConfigError:
+        return None
+    return next((n for n in range(max(low, 1), design.max_n + 1)
                  if resolved(design, n, dict(params)) is not None), None)
 
 

@@ -91,15 +91,15 @@ def record(path: Path, xc7: Sequence[Result] = (), ecp5: Sequence[Result] = ()) 
 def find(results: Sequence[Result], dut: str, n: int,
          params: Mapping[str, int]) -> Result | None:
     """The result of `dut` at width `n` with exactly these parameters beyond N (all of
-    them, defaults included), if there is one. A parameter a result does not name is one
-    the design gained after it was taken: the result is of that parameter's default (the
-    RTL before it behaved as the default does)."""
-    defaults = load_design(dut).resolve({}) if dut in known_designs() else {}
+    them, defaults included), if there is one. A parameter a result does not record was
+    added to the design after it was measured, at the value the RTL had fixed: its default
+    (mont_dual's K and Units)."""
+    defaults = {k: p.value(p.default) for k, p in load_design(dut).parameters.items()} \
+        if dut in known_designs() else {}
     for r in results:
         given = r.get("parameters")
         if r.get("dut") != dut or r.get("n") != n or not isinstance(given, Mapping):
             continue
-        taken = {str(k): v for k, v in given.items() if k != "N"}
-        if {**{k: v for k, v in defaults.items() if k in params}, **taken} == dict(params):
+        if defaults | {str(k): v for k, v in given.items() if k != "N"} == dict(params):
             return r
     return None

@@ -122,6 +122,8 @@ def test_a_harness_that_forbids_requests_is_vacuous(tmp_path: Path) -> None:
     (["--dut", "mont_r2", "--mode", "prove"], "BMC through its first operation"),
     (["--dut", "mont_r2", "--n", "4", "--depth", "5"], "at least 7"),
     (["--dut", "mont_dual", "--n", "16"], "narrowest width only, N=80"),
+    (["--dut", "mont_dual", "--n", "5", "--params", "K=2,Units=2"], "at least 6 = K + K*Units"),
+    (["--dut", "mont_dual", "--n", "8", "--params", "K=1,Units=2"], "K*Units must be >= K + 2"),
     (["--dut", "rsa_core", "--n", "17"], "N=17"),
     (["--dut", "mwr2mm", "--n", "4", "--params", "W=8"], "W=8"),
     (["--block", "mont_r2"], "use --dut"),

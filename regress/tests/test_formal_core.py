@@ -85,18 +85,16 @@ def test_a_broken_adder_is_caught_with_the_operands_that_show_it(tmp_path: Path)
 def test_every_descriptor_point_can_be_checked() -> None:
     """Every design whose function a harness can state names [formal] points, and each
     generates a harness (the proofs themselves run in the nightly's formal entries). A
-    design legal only above the formal widths (mont_dual: N >= 80) names none: its proof
-    does not finish there (docs/formal.md)."""
+    design legal only above the formal widths at its defaults (mont_dual: N >= 80) names
+    points with parameters that make it narrower (K = 2, Units = 2: N >= 6)."""
     for name in known_designs():
         design = load_design(name)
         if why := formal_core.unsupported(design):
             assert not design.formal_points, f"{name}: points but no harness: {why}"
             continue
-        if design.min_n > formal_core.MAX_N:
-            assert not design.formal_points, f"{name}: points above the formal widths"
-            continue
         assert design.formal_points, f"{name}: no [formal] points"
         for n, params in design.formal_points:
+            assert formal_core.MIN_N <= n <= formal_core.MAX_N, (name, n, params)
             proof = formal_core.prepare(design, n, dict(params))
             text = formal_core.harness(proof)
             assert f"module {proof.module} (" in text and "CoreResult_A" in text

@@ -170,7 +170,7 @@ def test_the_cover_statements_exist_only_in_the_cover_build() -> None:
     ["formal", "--dut", "nosuch", "--covers"],
     ["formal", "--dut", "mont_lut", "--covers", "--n", "4"],      # below its simulated widths
     ["formal", "--dut", "mont_lut", "--covers", "--n", "65"],
-    ["formal", "--dut", "mont_dual", "--covers"],                 # legal only above 64
+    ["formal", "--dut", "mont_dual", "--covers", "--n", "16"],    # K = 16: N >= 80
     ["formal", "--dut", "rsa_core", "--covers"],                  # no bins a cover decides
     ["formal", "--covers"],
     ["formal", "--dut", "mont_lut", "--covers", "--fault"],

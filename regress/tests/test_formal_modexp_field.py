@@ -62,7 +62,10 @@ def test_variable_time_checks_the_model_s_count_for_each_exponent() -> None:
 
 def test_the_field_bit_harness_checks_both_fields_at_the_narrowest_width() -> None:
     assert formal_core.unsupported(DUAL) == ""
-    spec = formal.FormalSpec("mont_dual", mode="bmc", depth=37)
+    # the default point is the descriptor's first, a small configuration
+    assert formal.FormalSpec("mont_dual", mode="bmc").resolved() == \
+        {"N": 6, "K": 2, "Units": 2}
+    spec = formal.FormalSpec("mont_dual", (("N", 80),), mode="bmc", depth=37)
     assert spec.resolved() == {"N": DUAL.min_n} == {"N": 80}
     proof = spec.core_proof()
     # GF(p) R = 2^(16 ceil(N/16)), GF(2^n) R = x^(64 ceil(N/64)); cycles per field
@@ -73,9 +76,21 @@ def test_the_field_bit_harness_checks_both_fields_at_the_narrowest_width() -> No
     assert "(* anyconst *) logic field;" in text
     assert "assign ops_cycles = field ? 16'd13 : 16'd33;" in text
     assert "assign expected = field ? expected_gf2 : expected_gfp;" in text
-    assert "assume (y < m);" in text and "clmul64(mp[79:16], m[63:0]) == 64'd1" in text
+    assert "assume (y < m);" in text and "localparam int K = 16;" in text
+    assert "clmulw(mp[K +: K*Units], m[K*Units-1:0]) == (K*Units)'(1)" in text
     with pytest.raises(ConfigError, match="narrowest width only, N=80"):
         formal_core.prepare(DUAL, 16, {})
+
+
+def test_the_small_configuration_s_harness() -> None:
+    """K = 2, Units = 2 (4-bit words): N = 6 is legal, and the harness follows K and Units:
+    R = 2^(2 ceil(N/2)) and x^(4 ceil(N/4)), MP packs a 2-bit m' and a 4-bit q(x)."""
+    proof = formal_core.prepare(DUAL, 6, {"K": 2, "Units": 2})
+    # GF(p): 3 digits * (2 + 2 * 2 words) + 2 subtraction cycles + FIN; GF(2^n) 2 * 6 + 1
+    assert proof.r_bits == 6 and proof.field1 == (13, 8) and proof.cycles == 21
+    text = formal_core.harness(proof)
+    assert "localparam int K = 2;" in text and "localparam int Units = 2;" in text
+    assert "assign ops_cycles = field ? 16'd13 : 16'd21;" in text
 
 
 @pytest.mark.formal
@@ -128,3 +143,29 @@ def test_mont_dual_s_fault_build_fails_and_its_counterexample_replays(tmp_path: 
     runs = _replays(tmp_path, "mont_dual", 80, (), verdict.vector)
     assert not runs[True][0] and "MISMATCH" in runs[True][1], runs[True]
     assert runs[False][0], runs[False]
+
+
+@pytest.mark.formal
+def test_mont_dual_s_small_configuration_proves_and_its_fault_replays_in_its_field(
+        tmp_path: Path) -> None:
+    """K = 1, Units = 3 (1-bit digits, 3-bit words) at N = 4, the cheapest point (seconds):
+    the correct build holds both fields for every input; the fault build fails with a
+    counterexample whose vector replays in the field the solver chose (the transaction log
+    records it) and fails the fault build only."""
+    params = (("N", 4), ("K", 1), ("Units", 3))
+    ok = formal.run(formal.FormalSpec("mont_dual", params, mode="bmc", depth=31),
+                    tmp_path / "ok")
+    assert ok.status == "bounded", ok.line()
+    spec = formal.FormalSpec("mont_dual", params, mode="bmc", fault=True, depth=31)
+    verdict = formal.run(spec, tmp_path / "p")
+    assert verdict.status == "failed", verdict.line()
+    assert verdict.failed_assertion.endswith("CoreResult_A"), verdict.line()
+    assert verdict.vector is not None
+    ops = {k: int(v, 16) for k, v in json.loads(verdict.vector.read_text())["vectors"][0].items()}
+    assert set(ops) == {"x", "y", "m", "field"}
+    runs = _replays(tmp_path, "mont_dual", 4, params[1:], verdict.vector)
+    assert not runs[True][0] and "MISMATCH" in runs[True][1], runs[True]
+    assert runs[False][0], runs[False]
+    txns = [json.loads(ln) for ln in
+            (tmp_path / "sim-True" / "txns.jsonl").read_text().splitlines() if ln.strip()]
+    assert [t["field"] for t in txns] == [ops["field"]], txns

@@ -39,11 +39,16 @@ def one_error(cp: subprocess.CompletedProcess[str]) -> str:
 
 def test_the_descriptors_bound_the_multiplier_inputs() -> None:
     """mwrkmm, mont_qp and the RSA core's V and W: the paper's 18x18 multiplier, 17 bits
-    unsigned, each bound citing its paper's section."""
+    unsigned, each bound citing its paper's section; mont_dual's K and Units: the paper's
+    four 16-bit units."""
     bounded = {(d, name): p for d in known_designs()
                for name, p in load_design(d).parameters.items() if p.paper_max is not None}
-    assert set(bounded) == {(d, p) for d in ("mwrkmm", "mont_qp", "rsa_core") for p in "VW"}
-    assert {p.paper_max for p in bounded.values()} == {17}
+    assert set(bounded) == {(d, p) for d in ("mwrkmm", "mont_qp", "rsa_core") for p in "VW"} \
+        | {("mont_dual", "K"), ("mont_dual", "Units")}
+    assert {p.paper_max for k, p in bounded.items() if k[0] != "mont_dual"} == {17}
+    assert (bounded["mont_dual", "K"].paper_max, bounded["mont_dual", "Units"].paper_max) \
+        == (16, 4)
+    assert "Tanimura 2008" in bounded["mont_dual", "K"].paper
     assert "Michalski-Buell 6.1" in bounded["mwrkmm", "V"].paper
     assert "Jiang-Harris" in bounded["mont_qp", "W"].paper
     mwrkmm = load_design("mwrkmm")

@@ -129,6 +129,27 @@ def test_a_malformed_descriptor_is_one_line(tmp_path: Path, edit, needle: str) -
     assert "\n" not in str(exc.value)
 
 
+@pytest.mark.parametrize("text", ['"n + 4"', '"K / 2"', '"ceil(K)"', '"Q + 1"', "4.5",
+                                  '"K + "', '"K * \'a\'"'])
+def test_widths_min_is_a_number_or_a_parameter_sum(tmp_path: Path, text: str) -> None:
+    """widths.min: a number, or an expression of the build parameters in + - * (the top's
+    MinN takes it as it stands); anything else is one line."""
+    path = _copy(tmp_path, "mont_dual")
+    path.write_text(path.read_text().replace('min = "K + K * Units"', f"min = {text}"))
+    with pytest.raises(ConfigError, match=re.escape("widths.min must be a number or")) as exc:
+        parse(path)
+    assert "\n" not in str(exc.value)
+
+
+def test_widths_min_follows_the_parameters() -> None:
+    d = designs.load_design("mont_dual")
+    assert (d.min_n, d.min_n_at({"K": 2, "Units": 2}), d.min_n_at({"K": 1, "Units": 3})) \
+        == (80, 6, 4)
+    assert designs.load_design("mont_lut").min_n_at({}) == 8
+    top_sv = top.emit(d)
+    assert "localparam int MinN = K + K * Units;" in top_sv
+
+
 def test_a_core_input_the_top_cannot_drive_is_refused(tmp_path: Path) -> None:
     """A core with an input named like no loader signal needs the descriptor's [top] ports."""
     path = _copy(tmp_path, "mont_lut")
