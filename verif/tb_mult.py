@@ -32,7 +32,7 @@ from montverif.verif.sequences import (
     StatusWhileBusySeq,
     VectorSeq,
 )
-from montverif.verif.vectors import load_vectors, vector_fields, vector_option
+from montverif.verif.vectors import directed_file, load_vectors, vector_fields, vector_option
 
 RESET_CYCLES = 3
 # the collector's young generation: an operation allocates a few hundred objects, and the
@@ -99,10 +99,21 @@ class RandomTest(BaseTest):
 
 @pyuvm.test()
 class CornerTest(BaseTest):
-    """Operand and modulus corners."""
+    """Operand and modulus corners, then the design's directed vectors (verif/directed/:
+    inputs that told a mutant apart), those limited to other parameters left out."""
 
     def sequences(self) -> list[LoaderSeq]:
-        return [CornerSeq("corners", self.context())]
+        seqs: list[LoaderSeq] = [CornerSeq("corners", self.context())]
+        design, path = self.design, directed_file(self.design.name)
+        if path is not None:
+            params = self.run_cfg.params
+            vectors = load_vectors(path, self.run_cfg.n, design.operands,
+                                   design.below_modulus, design.carry_save_operands,
+                                   design.range_groups, design.has_field, params)
+            fields = vector_fields(path, params) if design.has_field else None
+            if vectors:
+                seqs.append(VectorSeq("directed", self.context(), vectors, fields=fields))
+        return seqs
 
 
 @pyuvm.test()

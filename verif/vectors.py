@@ -2,22 +2,27 @@
 
 Values are decimal or 0x-hex strings (JSON integers are accepted too). A design with a field
 bit (CTRL.FIELD: mont_dual) also reads `field` (0 = GF(p), 1 = GF(2^n)), the field the
-operation runs in; without it the test draws the field. Other keys are ignored, but `field`
-on a design without a field bit is an error. Every problem is reported as one VectorError
-line naming the file and the entry.
+operation runs in; without it the test draws the field. `params`, an object of build
+parameters (`{"P": 2}`), limits a vector to builds with those values (the directed vectors,
+verif/directed/: an input that tells a mutant apart at one parameter point). Other keys
+are ignored, but `field` on a design without a field bit is an error. Every problem is
+reported as one VectorError line naming the file and the entry.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from montverif.models.numbers import parse_int
 from montverif.models.result import ModelInputError
+from montverif.spec import environment
 from montverif.spec.paths import ROOT
 
 # each design's directed vectors, in its own vector format (verif/directed/<design>.json):
-# distinguishing inputs of mutants SBY told apart from the original (docs/mutation.md)
+# distinguishing inputs of mutants SBY told apart from the original (docs/mutation.md);
+# MV_DIRECTED names another folder (the tests' own)
 DIRECTED = ROOT / "verif" / "directed"
 
 
@@ -25,22 +30,38 @@ class VectorError(ValueError):
     pass
 
 
+def applies(where: str, vec: Mapping[str, object], params: Mapping[str, int] | None) -> bool:
+    """Whether a vector's `params` (if it names any) hold for a build with `params` (None:
+    every vector applies, as VectorTest replays a whole file)."""
+    want = vec.get("params")
+    if want is None:
+        return True
+    if not isinstance(want, dict) or not all(isinstance(v, int) and not isinstance(v, bool)
+                                             for v in want.values()):
+        raise VectorError(f"{where}.params: expected an object of integer build parameters")
+    return params is None or all(params.get(k) == v for k, v in want.items())
+
+
 def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M"),
                  below_modulus: tuple[str, ...] = ("X", "Y"),
                  carry_save: tuple[tuple[str, ...], ...] = (),
                  range_groups: tuple[tuple[str, ...], ...] = (),
-                 has_field: bool = False) -> list[tuple[int, ...]]:
+                 has_field: bool = False,
+                 params: Mapping[str, int] | None = None) -> list[tuple[int, ...]]:
     """Operand tuples in `operands` order; keys are the register names in lower case and the
     modulus is the last operand. Every value fits N bits, the operands of `below_modulus`
     are below M (a design's domain: montverif.spec.design.Design). With carry-save operands
     (groups such as ("X", "X2")), the second halves may be left out (they are 0), and the
     sum of each group of `range_groups` must be below 2M. A `field` entry must be 0 or 1
-    and is refused unless `has_field` (vector_fields reads it)."""
+    and is refused unless `has_field` (vector_fields reads it). With `params` (the build's),
+    only the vectors whose own `params` it matches."""
     keys = tuple(r.lower() for r in operands)
     optional = {h.lower() for g in carry_save for h in g[1:]}
     out: list[tuple[int, ...]] = []
     for where, vec in _entries(path, keys):
         vector_field(where, vec, has_field)
+        if not applies(where, vec, params):
+            continue
         values = []
         for key in keys:
             if key not in vec and key in optional:
@@ -67,7 +88,7 @@ def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M")
 
 def directed_file(dut: str) -> Path | None:
     """The design's directed vectors (its corner test replays them), None if it has none."""
-    path = DIRECTED / f"{dut}.json"
+    path = Path(environment.DIRECTED.get() or DIRECTED) / f"{dut}.json"
     return path if path.is_file() else None
 
 
@@ -112,10 +133,11 @@ def vector_field(where: str, vec: dict[str, object], has_field: bool) -> int | N
     return value
 
 
-def vector_fields(path: Path) -> list[int | None]:
+def vector_fields(path: Path, params: Mapping[str, int] | None = None) -> list[int | None]:
     """Each vector's field, in file order (None where it names none), of a file that
-    load_vectors(..., has_field=True) accepted."""
-    return [vector_field(where, vec, True) for where, vec in _entries(path, ())]
+    load_vectors(..., has_field=True, params=params) accepted: the same vectors."""
+    return [vector_field(where, vec, True) for where, vec in _entries(path, ())
+            if applies(where, vec, params)]
 
 
 def _check_operands(where: str, values: dict[str, int], modulus: str,

@@ -84,6 +84,7 @@ KEEP_SECRETS = Var("MV_KEEP_SECRETS")  # 1: secret operands in clear (--keep-sec
 DONE_TIMEOUT = Var("MV_DONE_TIMEOUT")
 BATCH = Var("MV_BATCH")
 BUS_LOG = Var("MV_BUS_LOG")
+DIRECTED = Var("MV_DIRECTED")  # the folder of directed vectors (verif/directed/)
 VPI = Var("MV_VPI")
 ENGINE_CLOCK = Var("MV_ENGINE_CLOCK")
 MEASURE = Var("MV_MEASURE")

@@ -15,21 +15,9 @@ from pathlib import Path
 
 from montverif.models.numbers import parse_int
 from montverif.models.result import ModelInputError
-from montverif.verif.vectors import VectorError, vector_field
+from montverif.verif.vectors import VectorError, applies, vector_field
 
 KEYS = ("msg", "exp", "mod")
-
-
-def _applies(where: str, vec: Mapping[str, object], params: Mapping[str, int] | None) -> bool:
-    """Whether the vector's `params` (if any) hold for a build with `params` (None: every
-    vector applies)."""
-    want = vec.get("params")
-    if want is None:
-        return True
-    if not isinstance(want, dict) or not all(isinstance(v, int) and not isinstance(v, bool)
-                                             for v in want.values()):
-        raise VectorError(f"{where}.params: expected an object of integer build parameters")
-    return params is None or all(params.get(k) == v for k, v in want.items())
 
 
 def load_rsa_vectors(path: Path, n: int,
@@ -71,6 +59,6 @@ def load_rsa_vectors(path: Path, n: int,
             raise VectorError(f"{where}.mod: the modulus must be odd (got 0x{mod:x})")
         if msg >= mod:
             raise VectorError(f"{where}: msg must be below mod")
-        if _applies(where, vec, params):
+        if applies(where, vec, params):
             out.append((values[0], values[1], values[2]))
     return out
