@@ -6,6 +6,7 @@ or the recorded equivalence proofs.
                      [--eq-bits 5] [--out DIR] [--list] [--no-share]
     montverif mutate report DIR                  mutate.md and mutate.html again
     montverif mutate proofs accept DIR...|list   the recorded equivalence proofs
+    montverif mutate directed DIR...             the holes SBY found there, as directed vectors
 
 Build-once-run-many (the default): the mutants whose change can be selected at run time
 share one compiled model (a meta-mutant source, regress/mutate/meta.py; each run passes
@@ -21,6 +22,7 @@ score is below it), 2 on bad input: one `error:` line, never a traceback.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 import time
@@ -30,7 +32,7 @@ from pathlib import Path
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow import check, tools
 from montverif.regress.flow.paths import BUILD_ROOT, ROOT
-from montverif.regress.mutate import engine, proofs, prove
+from montverif.regress.mutate import directed, engine, proofs, prove
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
 from montverif.regress.regression.seeds import resolve_base_seed
@@ -257,12 +259,73 @@ def _prove(args: argparse.Namespace) -> int:
               for s in (prove.PROVED, prove.DIFFERENT, prove.NOT_PROVED)}
     print(f"{len(done)} proof(s) checked: " + ", ".join(f"{n} {s}" for s, n in counts.items())
           + f": {args.proofs}")
+    if counts[prove.DIFFERENT]:
+        print(f"montverif mutate directed {args.out} writes their distinguishing inputs as "
+              "directed vectors")
     return 1 if counts[prove.DIFFERENT] else 0
+
+
+def directed_command(argv: list[str]) -> int:
+    """`montverif mutate directed DIR...`: each hole an equivalence check found below the
+    folders, replayed where the lists run its mutant and written into the design's directed
+    vectors where it kills it; exit 1 if a hole stays open."""
+    ap = Parser("montverif mutate directed", directed.__doc__)
+    ap.add_argument("dirs", nargs="+", type=Path,
+                    help="campaign folders (mutate --prove) or `mutate proofs prove` folders, "
+                         "or hole.json files")
+    ap.add_argument("--sim", choices=("icarus", "verilator"), default="icarus",
+                    help="the simulator of the replays (default %(default)s: quick builds)")
+    ap.add_argument("--budget", type=float, default=60.0,
+                    help="skip a point whose replay is estimated beyond this many seconds "
+                         "(default %(default)s)")
+    ap.add_argument("--into", type=Path, default=directed.DIRECTED,
+                    help="the folder of directed-vector files (default verif/directed)")
+    ap.add_argument("--out", type=Path, default=BUILD_ROOT / "mutate" / "directed",
+                    help="where the replays run (default %(default)s)")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="replay and print the entries, write nothing")
+    args = ap.parse_args(argv)
+    if not args.budget > 0:
+        return fail(f"--budget must be above 0 (got {args.budget})")
+    try:
+        holes = directed.find_holes(args.dirs)
+    except directed.HoleError as exc:
+        return fail(exc)
+    if args.out.exists():
+        shutil.rmtree(args.out)
+    entries: dict[str, list[dict[str, object]]] = {}
+    open_holes = 0
+    for k, hole in enumerate(holes):
+        print(f"{hole.dut} {hole.kills}: told apart by SBY at {hole.point}", flush=True)
+        placed = directed.place(hole, args.out / f"hole{k:03d}", args.sim, args.budget,
+                                lambda line: print(line, flush=True))
+        if placed.entry is None:
+            open_holes += 1
+            print(f"  OPEN: {placed.reason}", flush=True)
+            continue
+        print(f"  entry: params {placed.entry['params'] or '{} (every build)'}", flush=True)
+        entries.setdefault(hole.dut, []).append(placed.entry)
+    for dut, todo in entries.items():
+        if args.dry_run:
+            print(json.dumps({"vectors": todo}, indent=1))
+            continue
+        try:
+            added, known, path = directed.merge(dut, todo, args.into)
+        except (directed.HoleError, OSError) as exc:
+            return fail(exc)
+        print(f"{added} entr{'y' if added == 1 else 'ies'} written, {known} already there: "
+              f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    print(f"{len(holes)} hole(s): {len(holes) - open_holes} closed by a directed vector, "
+          f"{open_holes} open")
+    return 1 if open_holes else 0
 
 
 def main(argv: list[str]) -> int:
     """`mutate` runs a campaign; `mutate report DIR` re-renders one; `mutate proofs ...`
-    records or lists the equivalence proofs."""
+    records or lists the equivalence proofs; `mutate directed DIR...` writes the holes
+    SBY found as directed vectors."""
+    if argv[:1] == ["directed"]:
+        return directed_command(argv[1:])
     if argv[:1] == ["report"]:
         return report(argv[1:])
     if argv[:1] == ["proofs"]:

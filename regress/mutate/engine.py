@@ -43,7 +43,7 @@ from montverif.regress.flow.spec import (
     with_design_tests,
 )
 from montverif.regress.flow.vectors import vector_file, vector_keys
-from montverif.regress.mutate import meta, proofs, prove
+from montverif.regress.mutate import directed, meta, proofs, prove
 from montverif.regress.mutate.points import Point, campaign_points
 from montverif.regress.mutate.sites import Mutant, block_selector, mutant_params
 from montverif.regress.mutate.svmut import Site
@@ -528,6 +528,8 @@ def formal_check(c: Campaign, m: Mutant) -> None:
     elif result.status == prove.DIFFERENT:
         m.status, m.proof = "survived", ""
         m.reason = f"testbench hole: simulation found no difference, but {result.text}"
+        if directed.record(c.dut, m.site, result) is not None:
+            m.reason += f" (montverif mutate directed {c.out} writes it as a directed vector)"
     else:
         m.reason = f"{m.reason}; not proved: {result.text}"
 

@@ -39,7 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from montverif.regress.flow.paths import ROOT
-from montverif.regress.mutate import prove
+from montverif.regress.mutate import directed, prove
 from montverif.regress.mutate.sites import all_sites
 from montverif.regress.mutate.svmut import Site, candidates
 from montverif.spec.design import Design
@@ -194,6 +194,7 @@ def prove_recorded(out: Path, dut: str | None = None, path: Path | None = None,
                 rec["formal"] = result.text
             elif result.status == prove.DIFFERENT:
                 del proofs[key]
+                directed.record(name, site, result)
             done.append((rec, result))
             _write(proofs, path)  # after each check: an interrupted run keeps what it proved
             if done_one is not None:

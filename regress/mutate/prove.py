@@ -32,6 +32,8 @@ class ProofResult:
     status: str  # PROVED, DIFFERENT or NOT_PROVED
     text: str  # what was shown, or why not, in words
     vector: str = ""  # DIFFERENT: the distinguishing input (a vector file)
+    # DIFFERENT: the formal point (N, parameters) the check told them apart at
+    point: tuple[int, tuple[tuple[str, int], ...]] | None = None
 
 
 def _point(n: int, params: tuple[tuple[str, int], ...]) -> str:
@@ -57,9 +59,10 @@ def prove(dut: str, design: Design, overlay: Path, folder: Path,
         if v.status == "different":
             where = f"at {at} an equivalence check tells them apart within {v.depth} cycles"
             if v.vector is None:
-                return ProofResult(DIFFERENT, f"{where}: {v.message} (trace {v.trace})")
+                return ProofResult(DIFFERENT, f"{where}: {v.message} (trace {v.trace})",
+                                   point=(n, params))
             return ProofResult(DIFFERENT, f"{where}: distinguishing input {v.vector}",
-                               str(v.vector))
+                               str(v.vector), (n, params))
         if v.status != "equivalent":
             return ProofResult(NOT_PROVED, f"at {at}: {v.message}")
         shown.append(f"{at} ({v.depth} cycles, {v.seconds:.0f} s)")
