@@ -1,4 +1,5 @@
-// rsa_core: modular exponentiation P = X^E mod M with two Montgomery multipliers at once.
+// rsa_core: modular exponentiation P = X^E mod M with two Montgomery multipliers at once, or
+// one running a step's two products in turn (Units = 1).
 //
 // Michalski and Buell (2006), section 5.5, Algorithm 4 (right-to-left binary exponentiation)
 // and Fig. 7 (the RSA core: two Montgomery multipliers, an exponent shift register and the
@@ -8,6 +9,16 @@
 //   step FROM: P <- mont(1, A) = X^E mod M                                       (step 3)
 // Both products of a step run in parallel on two multipliers (u_mult_a, u_mult_s), as in the
 // paper, so a step costs one multiplication time.
+// Units = 1 (generate block g_one): one multiplier (u_mult) runs them one after the other, as
+// Jiang-Harris's exponentiation does (section VI, Table 1: 2n products on one 16-PE unit):
+// A*S first (both products read the step's S, which S*S replaces), its product held in t_q
+// while S*S runs, then the same capture as with two multipliers. A step with both products
+// costs two multiplication times (each + 1 cycle: the StCap cycle that starts the next
+// product, `mid` between the two), so (2N + 3) * (Lm + 1) cycles in constant time. The
+// constant-time scheme below holds unchanged: TO and every LOOP step run both products, so t_q
+// and half_q are written at every step whatever the bit (their enable is `mid`, a function of
+// the step), and A, the decoy and S are written by the same capture. Units = 2 (g_two) is
+// the paper's Fig. 7 and the default.
 //
 // Constant time (ConstTime = 1, the default): the loop runs exactly N steps (the exponent
 // register's width), and every step runs both products; when e_0 = 0 the product A*S is
@@ -41,19 +52,21 @@
 // A*S runs only when e_0 = 1 and S*S only while higher bits remain, and A stays in a0_q,
 // written only for a one bit (a1_q stays 0). It then takes (bitlen(E) + 2) * (Lm + 1) cycles
 // (leaking the exponent's bit length) and multiplier A is idle exactly in the steps of the
-// zero bits (visible to power or EM analysis).
+// zero bits (visible to power or EM analysis); with Units = 1 a step with a zero bit is S*S
+// alone, one multiplication time shorter (the count leaks the weight too).
 // E = 0 is defined: no LOOP product is kept and P = mont(1, R mod M) = 1 mod M (0 for M = 1).
 //
 // Secrets: E is shifted out of e_q; e_q, a0_q, a1_q (A and the decoy), S and both multipliers'
-// registers (through their clear_i) are wiped on the edge that ends the operation (last_o) and
-// by clear_i.
+// registers (through their clear_i; with Units = 1 the one multiplier's and t_q) are wiped on
+// the edge that ends the operation (last_o) and by clear_i.
 // Operand bounds: X, R2 < M (the loader refuses X >= M); every product is fully reduced (< M),
 // so every multiplier input Y is below M as the multipliers require (X may be 1 >= M = 1).
 //
 // Assertions (docs/formal.md): the FSM's states, phases and transitions, the step counter in
 // range, both products every LOOP step in constant time and both accumulator registers written
 // every LOOP step (A moved, the decoy in its old place), every product reduced, and the
-// secrets wiped at the end.
+// secrets wiped at the end; with Units = 1 the step's second product starting at mid, both
+// products of every constant-time TO and LOOP step, and t_q wiped.
 `include "mv_core_ports.svh"
 `include "mv_assert.svh"
 
