@@ -5,9 +5,9 @@ once (Units = 2) or one running a step's products in turn (Units = 1, A*S first)
 lists every product of every step exactly as the RTL issues them (A <- A*S, S <- S*S),
 computes each one with gmpy2 (the multipliers themselves are modelled bit by bit in
 models/mont.py, scalable.py and vhr.py and verified on their own), and counts the core's
-cycles: (multiplications one after the other) * (multiplier cycles + 1). The host precomputations are here
-too: R2 = R^2 mod M with the R of the multiplier inside, and MP (m' = -M^-1 mod 2^N, or M-hat
-for mont_qp).
+cycles: (multiplications one after the other) * (multiplier cycles + 1). The host
+precomputations are here too: R2 = R^2 mod M with the R of the multiplier inside, and MP
+(m' = -M^-1 mod 2^N, or M-hat for mont_qp).
 """
 
 from __future__ import annotations

@@ -1,14 +1,15 @@
 """The RSA core's fast mode (BUS=engine): what the simulation recorded besides the bus, read
 once per engine script and handed on in the order it happened.
 
-The engine wrapper records every product of the core's multipliers (two, or the one that runs
-both products of a step in turn; verif/hdl/mv_product_log.sv) and, at every rise of done, the registers that must be wiped
-(the engine's done capture). `ProductLog` reads the products recorded since its last read,
-in place where the simulator allows. `TimeOrder` holds a script's bursts, products and done
-captures until the script ends, then publishes them by time: bursts before a product only
-when they happened before it, the products of an operation before its done edge, the done
-edge before the reads after it. The scoreboard sees what the pin-mode monitors report, in
-the same order, with Python woken once per script instead of twice per product.
+The engine wrapper records every product of the core's multipliers (two, or the one that
+runs both products of a step in turn; verif/hdl/mv_product_log.sv) and, at every rise of
+done, the registers that must be wiped (the engine's done capture). `ProductLog` reads the
+products recorded since its last read, in place where the simulator allows. `TimeOrder`
+holds a script's bursts, products and done captures until the script ends, then publishes
+them by time: bursts before a product only when they happened before it, the products of an
+operation before its done edge, the done edge before the reads after it. The scoreboard sees
+what the pin-mode monitors report, in the same order, with Python woken once per script
+instead of twice per product.
 """
 
 from __future__ import annotations

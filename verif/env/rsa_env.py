@@ -4,11 +4,11 @@ wipe check, the RSA scoreboard and coverage.
 
 A core with one multiplier (rsa_core Units = 1) has one monitor, on that multiplier, and the
 scoreboard checks its products against Algorithm 4's in the order the core runs them (A*S,
-then S*S, each step). In pin mode the multiplier monitors wake twice per product (the rising edge of the
-multiplier's busy: operands; its falling edge: result), never per clock. In fast mode
-(BUS=engine) neither they nor the done observer wake: the simulation records the products
-and the done edges' wipe registers, and verif/env/rsa_capture.py hands them on after each
-engine script, in time order with the bus traffic.
+then S*S, each step). In pin mode the multiplier monitors wake twice per product (the rising
+edge of the multiplier's busy: operands; its falling edge: result), never per clock. In fast
+mode (BUS=engine) neither they nor the done observer wake: the simulation records the
+products and the done edges' wipe registers, and verif/env/rsa_capture.py hands them on
+after each engine script, in time order with the bus traffic.
 """
 
 from __future__ import annotations
