@@ -114,7 +114,10 @@ SMALL_VWP = {4: {"V": 8, "W": 4, "P": 1}, 5: {"V": 4, "W": 8, "P": 2}}
 
 def block_params(label: str) -> dict[str, int] | None:
     """Build parameters that elaborate rsa_mont_mult.sv's generate block `label`
-    (g_<multiplier>), None for any other block."""
+    (g_<multiplier>) or rsa_core.sv's g_one (the one multiplier, Units = 1), None for any
+    other block (g_two is the default)."""
+    if label == "g_one":
+        return {"Units": 1}
     for mult, (name, _) in MULTS.items():
         if label == f"g_{name}":
             return {"Mult": mult} | SMALL_VWP.get(mult, {})
