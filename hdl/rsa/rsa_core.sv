@@ -279,7 +279,7 @@ module rsa_core #(
       .s_o    (ms_s),
       .c_o    (ms_c)
     );
-  end else begin : g_one
+  end else if (Units == 1) begin : g_one
     // One multiplier (Jiang-Harris's exponentiation, section VI: 2n products one after the
     // other on one unit): a step's products in turn, A*S first, then S*S. Both read the S of
     // the step, which S*S replaces, so A*S runs first and waits in t_q while S*S runs; the
@@ -368,6 +368,8 @@ module rsa_core #(
     logic [2*(N+1)-1:0] unused_mu;
     assign unused_mu = {mu_s, mu_c};
     /* verilator lint_on UNUSEDSIGNAL */
+  end else begin : g_bad_units
+    initial $fatal(1, "rsa_core: Units must be 1 or 2 (got %0d)", Units);
   end
 
   // ---------------------------------------------------------------------------------------
