@@ -1,12 +1,13 @@
 """Model of the RSA exponentiation core (hdl/rsa/rsa_core.sv; Michalski-Buell 2006, Alg. 4).
 
 Right-to-left binary exponentiation in the Montgomery domain with two multipliers working at
-once; the model lists every product of every step exactly as the RTL issues them (multiplier A:
-A <- A*S, multiplier S: S <- S*S), computes each one with gmpy2 (the multipliers themselves are
-modelled bit by bit in models/mont.py, scalable.py and vhr.py and verified on their own), and
-counts the core's cycles: (steps) * (multiplier cycles + 1). The host precomputations are here
-too: R2 = R^2 mod M with the R of the multiplier inside, and MP (m' = -M^-1 mod 2^N, or M-hat
-for mont_qp).
+once (Units = 2) or one running a step's products in turn (Units = 1, A*S first); the model
+lists every product of every step exactly as the RTL issues them (A <- A*S, S <- S*S),
+computes each one with gmpy2 (the multipliers themselves are modelled bit by bit in
+models/mont.py, scalable.py and vhr.py and verified on their own), and counts the core's
+cycles: (multiplications one after the other) * (multiplier cycles + 1). The host
+precomputations are here too: R2 = R^2 mod M with the R of the multiplier inside, and MP
+(m' = -M^-1 mod 2^N, or M-hat for mont_qp).
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ MULTS: dict[int, tuple[str, Callable[..., int]]] = {
 }
 WORD_MULTS = (4, 5)  # the multipliers that read V, W, P and the MP register (mwrkmm PeLatency)
 DEFAULT_VWP = {"V": 16, "W": 16, "P": 1}  # rsa_core.sv defaults
-CAPTURE_CYCLES = 1  # StCap: take both products and start the next step
+CAPTURE_CYCLES = 1  # StCap: take both products and start the next step (Units = 1: or the
+# second product of the step)
+UNITS = (1, 2)  # Units: multipliers (2: a step's products at once; 1: one after the other)
 # The word-based multipliers at the papers' own RSA configurations: Michalski-Buell's MWRkMM
 # unit (v = 17, w = 16, section 7) with its most PEs at the width, p_max (eq. 13: 20 at 1024
 # bits, as the paper's core, 40 at 2048), and Jiang-Harris's radix 2^16 unit with 16 PEs x 16
@@ -51,6 +54,12 @@ def paper_configs(n: int) -> list[dict[str, int]]:
     sub = {"Mult": 4, "V": MWRKMM_V, "W": MWRKMM_W, "P": mwrkmm_pmax(n, MWRKMM_V, 4),
            "PeLatency": 4}
     return [{"Mult": m, **paper_params(m, n)} for m in MULTS] + [sub]
+
+
+def paper_one_unit(n: int) -> dict[str, int]:
+    """Jiang-Harris's exponentiation (section VI, Table 1): their radix 2^16 unit of 16 PEs
+    running the 2n products one after the other, the core with one multiplier (Units = 1)."""
+    return {"Mult": 5, **paper_params(5, n), "Units": 1}
 
 
 def paper_params(mult: int, n: int) -> dict[str, int]:
@@ -75,13 +84,15 @@ class Product:
 
 
 def check(n: int, Mult: int = 0, ConstTime: int = 1, V: int = 16, W: int = 16,
-          P: int = 1, PeLatency: int = 3) -> None:
+          P: int = 1, PeLatency: int = 3, Units: int = 2) -> None:
     if Mult not in MULTS:
         raise ModelInputError(f"rsa_core: Mult must be one of {sorted(MULTS)} "
                               f"({', '.join(f'{k}={v[0]}' for k, v in MULTS.items())}); "
                               f"got {Mult}")
     if ConstTime not in (0, 1):
         raise ModelInputError(f"rsa_core: ConstTime must be 0 or 1 (got {ConstTime})")
+    if Units not in UNITS:
+        raise ModelInputError(f"rsa_core: Units must be 1 or 2 (multipliers; got {Units})")
     if n < 8:
         raise ModelInputError(f"rsa_core: N must be at least 8 (got {n})")
     try:
@@ -103,7 +114,10 @@ SMALL_VWP = {4: {"V": 8, "W": 4, "P": 1}, 5: {"V": 4, "W": 8, "P": 2}}
 
 def block_params(label: str) -> dict[str, int] | None:
     """Build parameters that elaborate rsa_mont_mult.sv's generate block `label`
-    (g_<multiplier>), None for any other block."""
+    (g_<multiplier>) or rsa_core.sv's g_one (the one multiplier, Units = 1), None for any
+    other block (g_two is the default)."""
+    if label == "g_one":
+        return {"Units": 1}
     for mult, (name, _) in MULTS.items():
         if label == f"g_{name}":
             return {"Mult": mult} | SMALL_VWP.get(mult, {})
@@ -161,8 +175,9 @@ def _validate(x: int, e: int, m: int, n: int) -> None:
 
 def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,
              **params: int) -> list[list[Product]]:
-    """Every step of the core: the products it issues (A first), in RTL order; params are
-    the other build parameters (Mult, V, W, P: the multiplier's R)."""
+    """Every step of the core: the products it issues (A first), in RTL order (with one
+    multiplier, Units = 1, the order it runs them in); params are the other build parameters
+    (Mult, V, W, P: the multiplier's R)."""
     _validate(x, e, m, n)
     rb = r_bits(n, **params)
     rinv = gmpy2.invert(gmpy2.mpz(1) << rb, m) if m > 1 else gmpy2.mpz(0)
@@ -190,18 +205,32 @@ def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,
     return steps
 
 
-def rsa_cycles(e: int, n: int, Mult: int = 0, ConstTime: int = 1,
+def multiplications(e: int, n: int, ConstTime: int = 1, Units: int = 2) -> int:
+    """Multiplication times one after the other: a step's with two multipliers (N + 2 in
+    constant time, bitlen(E) + 2 without), each product's with one (2N + 3 in constant time:
+    two in TO and each LOOP step, one in FROM; without constant time A*S only for a one bit
+    and S*S only while higher bits remain)."""
+    if Units == 2:
+        return n + 2 if ConstTime else e.bit_length() + 2
+    if ConstTime:
+        return 2 * n + 3
+    length = e.bit_length()
+    return 3 + bin(e).count("1") + max(length - 1, 0)
+
+
+def rsa_cycles(e: int, n: int, Mult: int = 0, ConstTime: int = 1, Units: int = 2,
                **vwp: int) -> int:
-    steps = n + 2 if ConstTime else e.bit_length() + 2
-    return steps * (mult_cycles(Mult, n, **vwp) + CAPTURE_CYCLES)
+    return (multiplications(e, n, ConstTime, Units)
+            * (mult_cycles(Mult, n, **vwp) + CAPTURE_CYCLES))
 
 
 def rsa_core(x: int, e: int, m: int, n: int, Mult: int = 0,
              ConstTime: int = 1, V: int = 16, W: int = 16, P: int = 1,
-             PeLatency: int = 3) -> Result:
+             PeLatency: int = 3, Units: int = 2) -> Result:
     """P = X^E mod M as the core computes it (E = 0 gives 1 mod M)."""
-    check(n, Mult, ConstTime, V, W, P, PeLatency)
+    check(n, Mult, ConstTime, V, W, P, PeLatency, Units)
     steps = products(x, e, m, n, ConstTime, Mult=Mult, V=V, W=W, P=P)
     p = steps[-1][-1].p
     return Result("rsa_core", n, p, None, None,
-                  rsa_cycles(e, n, Mult, ConstTime, V=V, W=W, P=P, PeLatency=PeLatency), {})
+                  rsa_cycles(e, n, Mult, ConstTime, Units, V=V, W=W, P=P,
+                             PeLatency=PeLatency), {})

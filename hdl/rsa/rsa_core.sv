@@ -1,4 +1,5 @@
-// rsa_core: modular exponentiation P = X^E mod M with two Montgomery multipliers at once.
+// rsa_core: modular exponentiation P = X^E mod M with two Montgomery multipliers at once, or
+// one running a step's two products in turn (Units = 1).
 //
 // Michalski and Buell (2006), section 5.5, Algorithm 4 (right-to-left binary exponentiation)
 // and Fig. 7 (the RSA core: two Montgomery multipliers, an exponent shift register and the
@@ -8,6 +9,16 @@
 //   step FROM: P <- mont(1, A) = X^E mod M                                       (step 3)
 // Both products of a step run in parallel on two multipliers (u_mult_a, u_mult_s), as in the
 // paper, so a step costs one multiplication time.
+// Units = 1 (generate block g_one): one multiplier (u_mult) runs them one after the other, as
+// Jiang-Harris's exponentiation does (section VI, Table 1: 2n products on one 16-PE unit):
+// A*S first (both products read the step's S, which S*S replaces), its product held in t_q
+// while S*S runs, then the same capture as with two multipliers. A step with both products
+// costs two multiplication times (each + 1 cycle: the StCap cycle that starts the next
+// product, `mid` between the two), so (2N + 3) * (Lm + 1) cycles in constant time. The
+// constant-time scheme below holds unchanged: TO and every LOOP step run both products, so t_q
+// and half_q are written at every step whatever the bit (their enable is `mid`, a function of
+// the step), and A, the decoy and S are written by the same capture. Units = 2 (g_two) is
+// the paper's Fig. 7 and the default.
 //
 // Constant time (ConstTime = 1, the default): the loop runs exactly N steps (the exponent
 // register's width), and every step runs both products; when e_0 = 0 the product A*S is
@@ -41,19 +52,21 @@
 // A*S runs only when e_0 = 1 and S*S only while higher bits remain, and A stays in a0_q,
 // written only for a one bit (a1_q stays 0). It then takes (bitlen(E) + 2) * (Lm + 1) cycles
 // (leaking the exponent's bit length) and multiplier A is idle exactly in the steps of the
-// zero bits (visible to power or EM analysis).
+// zero bits (visible to power or EM analysis); with Units = 1 a step with a zero bit is S*S
+// alone, one multiplication time shorter (the count leaks the weight too).
 // E = 0 is defined: no LOOP product is kept and P = mont(1, R mod M) = 1 mod M (0 for M = 1).
 //
 // Secrets: E is shifted out of e_q; e_q, a0_q, a1_q (A and the decoy), S and both multipliers'
-// registers (through their clear_i) are wiped on the edge that ends the operation (last_o) and
-// by clear_i.
+// registers (through their clear_i; with Units = 1 the one multiplier's and t_q) are wiped on
+// the edge that ends the operation (last_o) and by clear_i.
 // Operand bounds: X, R2 < M (the loader refuses X >= M); every product is fully reduced (< M),
 // so every multiplier input Y is below M as the multipliers require (X may be 1 >= M = 1).
 //
 // Assertions (docs/formal.md): the FSM's states, phases and transitions, the step counter in
 // range, both products every LOOP step in constant time and both accumulator registers written
 // every LOOP step (A moved, the decoy in its old place), every product reduced, and the
-// secrets wiped at the end.
+// secrets wiped at the end; with Units = 1 the step's second product starting at mid, both
+// products of every constant-time TO and LOOP step, and t_q wiped.
 `include "mv_core_ports.svh"
 `include "mv_assert.svh"
 
@@ -65,6 +78,7 @@ module rsa_core #(
   parameter int P         = 1,
   parameter int PeLatency = 3,     // mwrkmm only (see rsa_mont_mult)
   parameter bit ConstTime = 1'b1,  // 1: fixed step count, both products every step
+  parameter int Units     = 2,     // multipliers: 2 run a step's products at once, 1 in turn
   // Test only: corrupt one table entry of multiplier A (negative test of the scoreboard).
   parameter bit FaultEn   = 1'b0,
   parameter int FaultAddr = 0
@@ -98,6 +112,7 @@ module rsa_core #(
   logic [N-1:0]    s_q, e_q;
   logic [CntW-1:0] cnt_q;
   logic            ran_a_q, ran_s_q;  // which multipliers run in this step
+  logic            mid;  // Units = 1: the step's first product ended, its second one starts
 
   // The two multipliers
   logic         ma_start, ms_start, mult_clear;
@@ -172,7 +187,7 @@ module rsa_core #(
   logic [1:0]   op_phase;
   logic [N-1:0] a_cur, s_cur, e_cur;
 
-  assign in_cap      = (state_q == StCap);
+  assign in_cap      = (state_q == StCap) && !mid;
   assign start_first = (state_q == StIdle) && start_i && !clear_i;
   assign start_next  = in_cap && !finish;
   assign starting    = start_first || start_next;
@@ -209,55 +224,153 @@ module rsa_core #(
     endcase
   end
 
-  rsa_mont_mult #(
-    .N        (N),
-    .Mult     (Mult),
-    .V        (V),
-    .W        (W),
-    .P        (P),
-    .PeLatency(PeLatency),
-    .FaultEn  (FaultEn),
-    .FaultAddr(FaultAddr)
-  ) u_mult_a (
-    .clk_i,
-    .rst_ni,
-    .start_i(ma_start),
-    .clear_i(mult_clear),
-    .x_i    (ma_x),
-    .y_i    (ma_y),
-    .m_i    (m_i),
-    .mp_i   (mp_i),
-    .busy_o (ma_busy),
-    .last_o (ma_last),
-    .p_o    (ma_p),
-    .s_o    (ma_s),
-    .c_o    (ma_c)
-  );
+  // off in reset and in the first clock after it (mv_assert.svh)
+  `MV_ASSERT_OFF(clk_i, rst_ni)
 
-  rsa_mont_mult #(
-    .N        (N),
-    .Mult     (Mult),
-    .V        (V),
-    .W        (W),
-    .P        (P),
-    .PeLatency(PeLatency),
-    .FaultEn  (1'b0),
-    .FaultAddr(0)
-  ) u_mult_s (
-    .clk_i,
-    .rst_ni,
-    .start_i(ms_start),
-    .clear_i(mult_clear),
-    .x_i    (ms_x),
-    .y_i    (ms_y),
-    .m_i    (m_i),
-    .mp_i   (mp_i),
-    .busy_o (ms_busy),
-    .last_o (ms_last),
-    .p_o    (ms_p),
-    .s_o    (ms_s),
-    .c_o    (ms_c)
-  );
+  if (Units == 2) begin : g_two
+    // The paper's Fig. 7: the step's products at once, A*S on u_mult_a, S*S on u_mult_s.
+    assign mid = 1'b0;
+    rsa_mont_mult #(
+      .N        (N),
+      .Mult     (Mult),
+      .V        (V),
+      .W        (W),
+      .P        (P),
+      .PeLatency(PeLatency),
+      .FaultEn  (FaultEn),
+      .FaultAddr(FaultAddr)
+    ) u_mult_a (
+      .clk_i,
+      .rst_ni,
+      .start_i(ma_start),
+      .clear_i(mult_clear),
+      .x_i    (ma_x),
+      .y_i    (ma_y),
+      .m_i    (m_i),
+      .mp_i   (mp_i),
+      .busy_o (ma_busy),
+      .last_o (ma_last),
+      .p_o    (ma_p),
+      .s_o    (ma_s),
+      .c_o    (ma_c)
+    );
+
+    rsa_mont_mult #(
+      .N        (N),
+      .Mult     (Mult),
+      .V        (V),
+      .W        (W),
+      .P        (P),
+      .PeLatency(PeLatency),
+      .FaultEn  (1'b0),
+      .FaultAddr(0)
+    ) u_mult_s (
+      .clk_i,
+      .rst_ni,
+      .start_i(ms_start),
+      .clear_i(mult_clear),
+      .x_i    (ms_x),
+      .y_i    (ms_y),
+      .m_i    (m_i),
+      .mp_i   (mp_i),
+      .busy_o (ms_busy),
+      .last_o (ms_last),
+      .p_o    (ms_p),
+      .s_o    (ms_s),
+      .c_o    (ms_c)
+    );
+  end else if (Units == 1) begin : g_one
+    // One multiplier (Jiang-Harris's exponentiation, section VI: 2n products one after the
+    // other on one unit): a step's products in turn, A*S first, then S*S. Both read the S of
+    // the step, which S*S replaces, so A*S runs first and waits in t_q while S*S runs; the
+    // capture then takes both (ma_p, ms_p) as with two multipliers. ma_* and ms_* are the
+    // step's two products as the capture and the control read them (the operands A and S
+    // compute above, start, last, the products); mu_* is the multiplier's own interface.
+    // Constant time: every TO and LOOP step runs both products, so mid (t_q's write enable,
+    // half_q's) comes at every such step whatever the bit; ConstTime = 0 skips A*S for a zero
+    // bit (ma_start), as Algorithm 4 does, and the step is then S*S alone.
+    logic         half_q;  // the step's second product (S*S) runs
+    logic [N-1:0] t_q;     // the step's first product (A*S) while the second runs
+    logic         mu_start, mu_sel_s, mu_busy, mu_last;
+    logic [N-1:0] mu_x, mu_y, mu_p;
+    logic [N:0]   mu_s, mu_c;
+
+    assign mid      = (state_q == StCap) && !half_q && ran_a_q && ran_s_q;
+    // S's product: starting a step without A*S, at mid, and while the one started so runs
+    assign mu_sel_s = starting ? !ma_start : (mid || half_q || !ran_a_q);
+    assign mu_start = ma_start || ms_start || mid;
+    assign mu_x     = mu_sel_s ? ms_x : ma_x;
+    assign mu_y     = mu_sel_s ? ms_y : ma_y;
+
+    rsa_mont_mult #(
+      .N        (N),
+      .Mult     (Mult),
+      .V        (V),
+      .W        (W),
+      .P        (P),
+      .PeLatency(PeLatency),
+      .FaultEn  (FaultEn),
+      .FaultAddr(FaultAddr)
+    ) u_mult (
+      .clk_i,
+      .rst_ni,
+      .start_i(mu_start),
+      .clear_i(mult_clear),
+      .x_i    (mu_x),
+      .y_i    (mu_y),
+      .m_i    (m_i),
+      .mp_i   (mp_i),
+      .busy_o (mu_busy),
+      .last_o (mu_last),
+      .p_o    (mu_p),
+      .s_o    (mu_s),
+      .c_o    (mu_c)
+    );
+
+    // The step's products for the capture: A*S from t_q when the step ran both.
+    assign ma_p    = (ran_a_q && ran_s_q) ? t_q : mu_p;
+    assign ms_p    = mu_p;
+    assign ma_busy = mu_busy && !mu_sel_s;
+    assign ms_busy = mu_busy && mu_sel_s;
+    assign ma_last = mu_last && !mu_sel_s;
+    assign ms_last = mu_last && mu_sel_s;
+    assign ma_s    = '0;  // the redundant halves are the multiplier's: mu_s, mu_c
+    assign ma_c    = '0;
+    assign ms_s    = '0;
+    assign ms_c    = '0;
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        half_q <= 1'b0;
+        t_q    <= '0;
+      end else if (mid) begin
+        half_q <= 1'b1;
+        t_q    <= mu_p;  // A*S
+      end else begin
+        if (in_cap) begin
+          half_q <= 1'b0;
+        end
+        if (mult_clear) begin
+          t_q <= '0;  // wiped with the multiplier's registers
+        end
+      end
+    end
+
+    // mid lasts one cycle and starts S*S; in constant time every TO and LOOP step ran both
+    // products (the capture comes after the second); t_q is wiped with the multiplier.
+    `ASSERT_IMPL(RsaOneUnitMid_A, $past(mid), state_q == StRun && half_q && $past(mu_start),
+                 clk_i, assert_off)
+    `ASSERT_IMPL(RsaOneUnitBoth_A, ConstTime && in_cap && phase_q != PhFrom, half_q, clk_i,
+                 assert_off)
+    `ASSERT_IMPL(RsaOneUnitWiped_A, $past(mult_clear), t_q == '0, clk_i, assert_off)
+
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [2*(N+1)-1:0] unused_mu;
+    assign unused_mu = {mu_s, mu_c};
+    /* verilator lint_on UNUSEDSIGNAL */
+  end else begin : g_bad_units
+    initial $fatal(1, "rsa_core: Units must be 1 or 2 (got %0d)", Units);
+  end
 
   // ---------------------------------------------------------------------------------------
   // Loop control and the A, S, exponent registers
@@ -297,7 +410,9 @@ module rsa_core #(
           end
         end
         StCap: begin
-          if (finish) begin
+          if (mid) begin
+            state_q <= StRun;  // Units = 1: the second product of the step (g_one)
+          end else if (finish) begin
             a0_q    <= '0;  // wipe every intermediate (the decoy too) with the end of the operation
             a1_q    <= '0;
             s_q     <= '0;
@@ -342,9 +457,6 @@ module rsa_core #(
   // ---------------------------------------------------------------------------------------
   // Assertions (docs/formal.md)
   // ---------------------------------------------------------------------------------------
-  // off in reset and in the first clock after it (mv_assert.svh)
-  `MV_ASSERT_OFF(clk_i, rst_ni)
-
   `ASSERT(RsaStateLegal_A, state_q != 2'd3 && phase_q != 2'd3, clk_i, assert_off)
   // IDLE -> RUN on START (phase TO, counter 0); RUN -> CAP on a multiplier's last cycle; CAP
   // lasts one cycle, to RUN (the next step) or IDLE (after FROM: the end).

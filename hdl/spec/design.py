@@ -329,12 +329,27 @@ class Design:
         only these and the toplevel's ports visible (montverif.regress.flow.build)."""
         leaves = {v.rsplit(".", 1)[1] for v in self.observe.values()
                   if isinstance(v, str) and "." in v}
-        if self.rsa:
-            leaves |= {f"{m}_{s}" for m in self.rsa.get("mults", []) for s in MULT_SIGNALS}
+        if self.rsa:  # the table and its variants (rsa_at)
             leaves |= {RSA_MODULUS}
-            leaves |= {str(p).rsplit(".", 1)[-1] for key in ("wipe", "clear")
-                       for p in self.rsa.get(key, [])}
+            for rsa in [self.rsa] + [dict(v) for v in self.rsa.get("variants", [])]:
+                leaves |= {f"{str(m).rsplit('.', 1)[-1]}_{s}" for m in rsa.get("mults", [])
+                           for s in MULT_SIGNALS}
+                leaves |= {str(p).rsplit(".", 1)[-1] for key in ("wipe", "clear")
+                           for p in rsa.get(key, [])}
         return sorted(leaves)
+
+    def rsa_at(self, params: Mapping[str, int]) -> dict[str, Any]:
+        """The [rsa] table of a build with these parameters (the others at their defaults):
+        the table, each of its `variants` whose `when` the parameters match laid over it (a
+        core whose multipliers a parameter chooses, e.g. rsa_core's Units = 1)."""
+        full = self._with_defaults(params)
+        out = {k: v for k, v in self.rsa.items() if k != "variants"}
+        for variant in self.rsa.get("variants", []):
+            when = {k: self.parameters[k].value(v) if k in self.parameters else v
+                    for k, v in dict(variant.get("when", {})).items()}
+            if all(full.get(k) == v for k, v in when.items()):
+                out |= {k: v for k, v in dict(variant).items() if k != "when"}
+        return out
 
 
 # --- reading a descriptor ---------------------------------------------------------------------

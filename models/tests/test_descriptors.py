@@ -57,3 +57,17 @@ def test_rsa_multiplier_choices_are_the_models() -> None:
     choices = load_design("rsa_core").parameters["Mult"].choices
     assert list(choices) == [rsa.MULTS[i][0] for i in sorted(rsa.MULTS)]
     assert all(c in (d.name for d in every()) for c in choices)
+
+
+def test_rsa_table_at_build_parameters() -> None:
+    """rsa_core's [rsa] table: two multipliers by default; its `variants` entry for Units = 1
+    (one multiplier) replaces the monitored interface and the wipe and clear lists, and the
+    Verilator build makes both sets of signals visible."""
+    design = load_design("rsa_core")
+    two, one = design.rsa_at({}), design.rsa_at({"Units": 1})
+    assert two["mults"] == ["ma", "ms"] and "variants" not in two
+    assert design.rsa_at({"Units": 2, "Mult": 5}) == two
+    assert one["mults"] == ["g_one.mu"] and one["core"] == two["core"]
+    assert "u_core.g_one.t_q" in one["wipe"] and "u_core.ms_p" not in one["wipe"]
+    assert "u_core.g_one.t_q" in one["clear"]
+    assert {"mu_busy", "mu_x", "t_q", "ma_busy"} <= set(design.probe_leaves())

@@ -98,10 +98,34 @@ def test_step_structure_and_cycles() -> None:
         assert rsa.rsa_cycles(e, n, Mult=mult, ConstTime=0, **vwp) == 6 * (lm + 1)
 
 
+def test_one_multiplier_cycles_count_every_product() -> None:
+    """Units = 1: each product takes its multiplication time and the cycle that starts the
+    next: 2N + 3 in constant time, the number of products of the step list without; a
+    build with another number of multipliers is refused."""
+    n, e = 16, 0b1011
+    for const_time in (1, 0):
+        for exp in (0, 1, e, (1 << n) - 1, 1 << (n - 1)):
+            count = sum(len(s) for s in rsa.products(3, exp, 65521, n, ConstTime=const_time))
+            assert rsa.multiplications(exp, n, const_time, Units=1) == count
+            assert rsa.rsa_cycles(exp, n, ConstTime=const_time, Units=1) == count * (n + 3)
+    assert rsa.multiplications(e, n, 1, Units=1) == 2 * n + 3
+    assert rsa.rsa_core(3, e, 65521, n, Units=1).p == pow(3, e, 65521)
+    # Jiang-Harris's exponentiation: 2n products on their 16-PE radix 2^16 unit, one after
+    # the other (section VI); here (2n + 3)(Lm + 1) with Lm = 368 at 1024 bits
+    one = rsa.paper_one_unit(1024)
+    assert one == {"Mult": 5, "V": 16, "W": 16, "P": 16, "Units": 1}
+    assert rsa.rsa_cycles((1 << 1024) - 1, 1024, **one) == 2051 * 369
+    with pytest.raises(ModelInputError, match="Units=3 is above its largest value 2"):
+        get_algo("rsa_core").resolve(64, {"Units": 3})
+    with pytest.raises(ModelInputError, match="Units must be 1 or 2"):
+        rsa.check(64, Units=0)
+
+
 def test_registry_entry() -> None:
     info = get_algo("rsa_core")
     assert info.kind == "modexp" and dict(info.params) == {"Mult": 0, "ConstTime": 1,
-                                                         "V": 16, "W": 16, "P": 1, "PeLatency": 3}
+                                                         "V": 16, "W": 16, "P": 1, "PeLatency": 3,
+                                                         "Units": 2}
     assert reference(info, 3, 5, 7, 8) == pow(3, 5, 7)
     assert set(info.precomputed(7, 8, {})) == {"R2", "MP"}
     with pytest.raises(ModelInputError, match="Mult=9: one of mont_lut, mont_csa"):

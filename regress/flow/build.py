@@ -166,7 +166,7 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
     if b.bus == "engine":
         wrapper = build_dir / f"{b.toplevel(design)}.sv"
         depth = engine.script_depth(b.n, design, b.bus_w)
-        tap = engine.product_tap(design, b.n)
+        tap = engine.product_tap(design, b.n, dict(b.params))
         wrapper.write_text(engine.emit_wrapper(design.toplevel, b.parameters(design), depth,
                                                hdl_clock=not main_loop,
                                                observe=design.observe, tap=tap))

@@ -212,3 +212,29 @@ def test_a_broken_core_fails_its_verilator_run_on_its_own_assertion(
     assert outcome.first_error.startswith(f"ASSERT FAILED {name} @ "), outcome.first_error
     assert f"_top.{scope}.{name} (" in outcome.first_error, outcome.first_error
     assert signature(outcome.first_error).startswith(f"ASSERT FAILED {name} @#")
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("old,new,first", [
+    # the one multiplier skips S*S after A*S for a zero bit: constant time broken; the
+    # core's assertion fires at the first such step, before the scoreboard sees S go wrong
+    ("assign mid      = (state_q == StCap) && !half_q && ran_a_q && ran_s_q;",
+     "assign mid      = (state_q == StCap) && !half_q && ran_a_q && ran_s_q && e_q[0];",
+     "ASSERT FAILED RsaOneUnitBoth_A @ "),
+    # t_q keeps A*S after the operation: a secret left behind. The wipe check reads it at
+    # the done edge, a cycle before RsaOneUnitWiped_A would fire
+    ("          t_q <= '0;  // wiped with the multiplier's registers",
+     "          t_q <= t_q;  // wiped with the multiplier's registers",
+     "MISMATCH op 0: not wiped at the end of the operation: u_core.g_one.t_q"),
+], ids=["both-products", "t_q-wiped"])
+def test_a_broken_one_multiplier_core_is_caught(
+        tmp_path: Path, old: str, new: str, first: str) -> None:
+    """rsa_core with one multiplier (Units = 1): its own assertion (docs/formal.md) or the
+    wipe check names the break."""
+    over = _overlay(tmp_path, "rsa/rsa_core.sv", old, new)
+    build = BuildSpec("rsa_core", 8, bus_w=8, sim="verilator", overlay=str(over),
+                      params=(("Units", 1),))
+    outcome = execute(RunSpec(build, seed=1, txns=5, tests=("RandomTest",), timeout_s=600),
+                      tmp_path / "run")
+    assert not outcome.passed
+    assert outcome.first_error.startswith(first), outcome.first_error

@@ -46,10 +46,14 @@ def test_a_mutant_in_a_multiplier_branch_builds_that_multiplier() -> None:
     algo = get_algo(design.model)
     seen: dict[str, set[int]] = {}
     text = (paths.ROOT / "hdl/rsa/rsa_mont_mult.sv").read_text()
+    core = (paths.ROOT / "hdl/rsa/rsa_core.sv").read_text()
+    one = 0
     for site in msites.all_sites(design):
         params = dict(msites.mutant_params(design, site))
-        if site.file.endswith("rsa_core.sv"):
-            assert params == {}
+        if site.file.endswith("rsa_core.sv"):  # the one-multiplier block builds with Units = 1
+            in_one = "g_one" in enclosing_blocks(core, site.start)
+            assert params == ({"Units": 1} if in_one else {}), site.description
+            one += in_one
             continue
         labels = enclosing_blocks(text, site.start)
         branch = next((label for label in reversed(labels) if label.startswith("g_")), None)
@@ -58,6 +62,7 @@ def test_a_mutant_in_a_multiplier_branch_builds_that_multiplier() -> None:
             continue
         seen.setdefault(branch, set()).add(params["Mult"])
         algo.resolve(8, params)  # legal at the mutation width
+    assert one > 10
     # each branch maps to the one Mult value that elaborates it (models/rsa.py MULTS)
     assert all(len(v) == 1 for v in seen.values()) and len(seen) >= 3
     assert {b: v.pop() for b, v in seen.items()}.items() <= {

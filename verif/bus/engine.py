@@ -140,12 +140,15 @@ class ProductTap:
         return PRODUCT_HEAD_BYTES + 6 * self.slot // 8
 
 
-def product_tap(design: Design, n: int) -> ProductTap | None:
-    """The design's ProductTap at width n (None: no internal multipliers to record)."""
+def product_tap(design: Design, n: int,
+                params: Mapping[str, int] | None = None) -> ProductTap | None:
+    """The design's ProductTap at width n and these build parameters (its [rsa] table at
+    them: Design.rsa_at); None: no internal multipliers to record."""
     if not design.rsa:
         return None
-    return ProductTap(str(design.rsa["core"]), tuple(str(m) for m in design.rsa["mults"]),
-                      tuple(str(p) for p in design.rsa.get("wipe", ())), n)
+    rsa = design.rsa_at(params or {})
+    return ProductTap(str(rsa["core"]), tuple(str(m) for m in rsa["mults"]),
+                      tuple(str(p) for p in rsa.get("wipe", ())), n)
 
 
 def _product_instance(tap: ProductTap) -> tuple[str, str, int]:

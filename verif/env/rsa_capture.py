@@ -1,14 +1,15 @@
 """The RSA core's fast mode (BUS=engine): what the simulation recorded besides the bus, read
 once per engine script and handed on in the order it happened.
 
-The engine wrapper records every product of the core's two multipliers
-(verif/hdl/mv_product_log.sv) and, at every rise of done, the registers that must be wiped
-(the engine's done capture). `ProductLog` reads the products recorded since its last read,
-in place where the simulator allows. `TimeOrder` holds a script's bursts, products and done
-captures until the script ends, then publishes them by time: bursts before a product only
-when they happened before it, the products of an operation before its done edge, the done
-edge before the reads after it. The scoreboard sees what the pin-mode monitors report, in
-the same order, with Python woken once per script instead of twice per product.
+The engine wrapper records every product of the core's multipliers (two, or the one that
+runs both products of a step in turn; verif/hdl/mv_product_log.sv) and, at every rise of
+done, the registers that must be wiped (the engine's done capture). `ProductLog` reads the
+products recorded since its last read, in place where the simulator allows. `TimeOrder`
+holds a script's bursts, products and done captures until the script ends, then publishes
+them by time: bursts before a product only when they happened before it, the products of an
+operation before its done edge, the done edge before the reads after it. The scoreboard sees
+what the pin-mode monitors report, in the same order, with Python woken once per script
+instead of twice per product.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from montverif.verif.bus.engine import (
 from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.item import Burst
 from montverif.verif.bus.vpi import open_storage, open_wide, read_uint
-from montverif.verif.env.rsa_items import MULT_NAMES, MultTxn, WipeObservation
+from montverif.verif.env.rsa_items import MultTxn, WipeObservation, mult_names
 
 
 class ProductLog:
@@ -40,6 +41,11 @@ class ProductLog:
         self.count: Callable[[], int] = (count.read_uint if count is not None
                                          else lambda: read_uint(prod.tb_prod_count_q))
         self.seen = 0
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Multiplier index k -> its name: A and S, or the one multiplier (rsa_items)."""
+        return mult_names(len(self.tap.mults))
 
     def _bytes(self, size: int) -> bytes:
         if self.io is not None:
@@ -66,7 +72,7 @@ class ProductLog:
                          for j in range(3))
             x, y, m, p, s, c = (int.from_bytes(data[v:v + slot], "little") for v in range(
                 at + PRODUCT_HEAD_BYTES, at + ent, slot))
-            out.append(MultTxn(MULT_NAMES[k], x, y, m, p, s, c, t0 - self.half,
+            out.append(MultTxn(self.names[k], x, y, m, p, s, c, t0 - self.half,
                                t1 - self.half))
         self.seen = total
         return out

@@ -2,11 +2,13 @@
 env), a passive monitor on each internal Montgomery multiplier, a done-edge observer for the
 wipe check, the RSA scoreboard and coverage.
 
-In pin mode the multiplier monitors wake twice per product (the rising edge of the
-multiplier's busy: operands; its falling edge: result), never per clock. In fast mode
-(BUS=engine) neither they nor the done observer wake: the simulation records the products
-and the done edges' wipe registers, and verif/env/rsa_capture.py hands them on after each
-engine script, in time order with the bus traffic.
+A core with one multiplier (rsa_core Units = 1) has one monitor, on that multiplier, and the
+scoreboard checks its products against Algorithm 4's in the order the core runs them (A*S,
+then S*S, each step). In pin mode the multiplier monitors wake twice per product (the rising
+edge of the multiplier's busy: operands; its falling edge: result), never per clock. In fast
+mode (BUS=engine) neither they nor the done observer wake: the simulation records the
+products and the done edges' wipe registers, and verif/env/rsa_capture.py hands them on
+after each engine script, in time order with the bus traffic.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from montverif.verif.env.predictor import LoaderPredictor, Operation
 from montverif.verif.env.probes import make_probes
 from montverif.verif.env.rsa_capture import ProductLog, TimeOrder
 from montverif.verif.env.rsa_coverage import RsaCoverage
-from montverif.verif.env.rsa_items import MULT_NAMES, MultTxn, WipeObservation
+from montverif.verif.env.rsa_items import ONE_UNIT, MultTxn, WipeObservation, mult_names
 from montverif.verif.env.scoreboard import Scoreboard, _Sub
 
 
@@ -49,7 +51,7 @@ class MultMonitor(uvm_component):
         if self.bus_if.engine:
             return  # the simulation records the products (verif/env/rsa_capture.py)
         core = _handle(self.bus_if.dut, str(self.design.rsa["core"]))
-        sig = {k: getattr(core, f"{self.prefix}_{k}") for k in MULT_SIGNALS}
+        sig = {k: _handle(core, f"{self.prefix}_{k}") for k in MULT_SIGNALS}
         m_sig = getattr(core, RSA_MODULUS)
         while True:
             await RisingEdge(sig["busy"])
@@ -75,7 +77,8 @@ class WipeObserver(uvm_component):
         if self.bus_if.engine:
             return  # the bus engine captures the registers at done (rsa_capture.TimeOrder)
         dut = self.bus_if.dut
-        paths = [str(p) for p in self.design.rsa["wipe"]]
+        run: RunConfig = ConfigDB().get(self, "", "RUN")
+        paths = [str(p) for p in self.design.rsa_at(run.params)["wipe"]]
         handles = {p: _handle(dut, p) for p in paths}
         while True:
             await RisingEdge(self.bus_if.done)
@@ -86,16 +89,19 @@ class WipeObserver(uvm_component):
 
 class RsaScoreboard(Scoreboard):
     """Every bus read against the predictor (base class); every product of both multipliers
-    against gmpy2 and against the operand chain of Algorithm 4; the final result against
-    gmpy2.powmod; the cycle count against the model; the wipe at every done edge."""
+    (or of the one, in the order it runs them) against gmpy2 and against the operand chain
+    of Algorithm 4; the final result against gmpy2.powmod; the cycle count against the model;
+    the wipe at every done edge."""
 
     def __init__(self, name: str, parent: uvm_component, **kw: object) -> None:
         super().__init__(name, parent, **kw)  # type: ignore[arg-type]
         self.n = self.predictor.n
         self.r_bits = rsa_model.r_bits(self.n, **self.params)  # R of the multiplier inside
         self._prod_op = -1
-        self._seen: dict[str, list[MultTxn]] = {"A": [], "S": []}
-        self._expected: dict[str, list[rsa_model.Product]] = {"A": [], "S": []}
+        # the multipliers' names: A and S, or the one that runs both products (Units = 1)
+        self.mults = ("A", "S") if self.params.get("Units", 2) == 2 else (ONE_UNIT,)
+        self._seen: dict[str, list[MultTxn]] = {k: [] for k in self.mults}
+        self._expected: dict[str, list[rsa_model.Product]] = {k: [] for k in self.mults}
         self._steps: list[list[rsa_model.Product]] = []
         self._rinv: dict[int, int] = {}
         self.products_checked = 0
@@ -113,10 +119,10 @@ class RsaScoreboard(Scoreboard):
     def _begin(self, op: Operation) -> None:
         x, e, m = op.args
         self._prod_op = op.index
-        self._seen = {"A": [], "S": []}
+        self._seen = {k: [] for k in self.mults}
         self._steps = rsa_model.products(x, e, m, self.n, **self.params)
-        flat = [p for step in self._steps for p in step]
-        self._expected = {k: [p for p in flat if p.mult == k] for k in ("A", "S")}
+        flat = [p for step in self._steps for p in step]  # the order one multiplier runs them
+        self._expected = {k: [p for p in flat if k in (ONE_UNIT, p.mult)] for k in self.mults}
 
     def on_product(self, t: MultTxn) -> None:
         op = self.predictor.op
@@ -125,9 +131,15 @@ class RsaScoreboard(Scoreboard):
             return
         if op.index != self._prod_op:
             self._begin(op)
+        if t.mult not in self._seen:
+            self.fail(f"@{t.start_ns}ns: a product on multiplier {t.mult}, which this core "
+                      f"does not have ({', '.join(self.mults)})")
+            return
         k = len(self._seen[t.mult])
         self._seen[t.mult].append(t)
-        tag = f"op {op.index} multiplier {t.mult} product {k} (@{t.start_ns}ns)"
+        exp = self._expected[t.mult]
+        role = f", {exp[k].mult}'s" if t.mult == ONE_UNIT and k < len(exp) else ""
+        tag = f"op {op.index} multiplier {t.mult} product {k}{role} (@{t.start_ns}ns)"
         if t.m != op.m:
             self.fail(f"{tag}: M = 0x{t.m:x}, loaded 0x{op.m:x}")
             return
@@ -140,8 +152,9 @@ class RsaScoreboard(Scoreboard):
                       f"(x={v(t.x)}, y={v(t.y)})")
         if t.p != final_sub(t.s + t.c, t.m):
             self.fail(f"{tag}: P = {v(t.p)} is not S + C ({v(t.s + t.c)}) reduced once")
-        self.coverage.sample_final_sub(t.mult, t.s + t.c >= t.m)  # type: ignore[attr-defined]
-        exp = self._expected[t.mult]
+        if k < len(exp):  # the final subtraction of A's or S's product
+            self.coverage.sample_final_sub(  # type: ignore[attr-defined]
+                exp[k].mult, t.s + t.c >= t.m)
         if k >= len(exp):
             self.fail(f"{tag}: Algorithm 4 needs only {len(exp)} products on this multiplier")
         elif (t.x, t.y) != (exp[k].x, exp[k].y):
@@ -170,7 +183,7 @@ class RsaScoreboard(Scoreboard):
         if op.index != self._prod_op:
             self.fail(f"{tag}: no multiplier product was observed")
         else:
-            for mult in ("A", "S"):
+            for mult in self.mults:
                 seen, exp = len(self._seen[mult]), len(self._expected[mult])
                 if seen != exp:
                     self.fail(f"{tag}: multiplier {mult} ran {seen} products, Algorithm 4 "
@@ -229,9 +242,9 @@ class RsaEnv(uvm_env):
         self.coverage = RsaCoverage(self.design.name,
                                     bool(self.run_cfg.params.get("ConstTime", 1)))
         self.agent = BusAgent("agent", self)
-        names = [str(p) for p in self.design.rsa["mults"]]
+        names = [str(p) for p in self.design.rsa_at(self.run_cfg.params)["mults"]]
         self.monitors = [MultMonitor(f"mon_{k}", self, k, prefix)
-                         for k, prefix in zip(("A", "S"), names, strict=True)]
+                         for k, prefix in zip(mult_names(len(names)), names, strict=True)]
         self.wipe = WipeObserver("wipe", self)
         self.scoreboard = RsaScoreboard("scoreboard", self, predictor=self.predictor,
                                         algo=algo, params=self.run_cfg.params,
@@ -245,9 +258,9 @@ class RsaEnv(uvm_env):
             mon.ap.connect(self.scoreboard.mult_sub.analysis_export)
         self.wipe.ap.connect(self.scoreboard.wipe_sub.analysis_export)
         bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
-        tap = product_tap(self.design, self.run_cfg.n)
+        tap = product_tap(self.design, self.run_cfg.n, self.run_cfg.params)
         if bus_if.engine and tap is not None:  # fast mode: one script's events in time order
-            by_name = dict(zip(MULT_NAMES, self.monitors, strict=True))
+            by_name = {mon.mult: mon for mon in self.monitors}
             order = TimeOrder(ProductLog(bus_if.dut, tap, bus_if.period_ns), tap,
                               self.agent.monitor.publish,
                               lambda t: by_name[t.mult].ap.write(t), self.wipe.ap.write)

@@ -169,7 +169,11 @@ def _rsa_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: BuildSpec, 
     ("verilator", 64, 32, ()),
     ("verilator", 96, 16, (("Mult", 4), ("V", 16), ("W", 16), ("P", 2))),
     ("icarus", 32, 16, ()),
-], ids=["verilator-mont_lut", "verilator-mwrkmm", "icarus-mont_lut"])
+    ("verilator", 64, 32, (("Units", 1),)),
+    ("verilator", 64, 16, (("Mult", 5), ("V", 8), ("W", 16), ("P", 3), ("ConstTime", 0),
+                           ("Units", 1))),
+], ids=["verilator-mont_lut", "verilator-mwrkmm", "icarus-mont_lut", "verilator-one-unit",
+        "verilator-one-unit-mont_qp-vartime"])
 def test_fast_mode_checks_what_pin_mode_checks(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sim: str, n: int, bus_w: int,
         params: tuple[tuple[str, int], ...]) -> None:
@@ -192,17 +196,24 @@ def test_fast_mode_checks_what_pin_mode_checks(
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize("sim", ["verilator", "icarus"])
+@pytest.mark.parametrize("sim,params,where", [
+    ("verilator", (), "multiplier A product"),
+    ("icarus", (), "multiplier A product"),
+    ("verilator", (("Units", 1),), "multiplier U product 8, A's"),
+    ("verilator", (("Mult", 5), ("V", 4), ("W", 8), ("P", 2), ("Units", 1)),
+     "multiplier U product 0, A's"),
+], ids=["verilator", "icarus", "verilator-one-unit", "verilator-one-unit-mont_qp"])
 def test_fast_mode_catches_a_broken_multiplier_on_its_first_wrong_product(
-        tmp_path: Path, sim: str) -> None:
-    """The fault build (a wrong table entry in multiplier A) fails in the fast mode with the
-    product it broke, as in pin mode."""
+        tmp_path: Path, sim: str, params: tuple[tuple[str, int], ...], where: str) -> None:
+    """The fault build (a wrong table entry in multiplier A, or a flipped quotient digit of
+    mont_qp's; with Units = 1 in the one multiplier) fails in the fast mode with the product
+    it broke, as in pin mode."""
     first = {}
     for bus in ("pins", "engine"):
-        run = RunSpec(BuildSpec("rsa_core", 32, 16, sim, fault=True, bus=bus), seed=3, txns=1,
-                      tests=("RandomTest",), timeout_s=600)
+        run = RunSpec(BuildSpec("rsa_core", 32, 16, sim, params=params, fault=True, bus=bus),
+                      seed=3, txns=1, tests=("RandomTest",), timeout_s=600)
         outcome = execute(run, tmp_path / bus / run.key)
         assert not outcome.passed
         first[bus] = re.sub(r"\(@[\d.]+ns\)", "", outcome.first_error)
-    assert "MISMATCH op 0 multiplier A product" in first["engine"]
+    assert f"MISMATCH op 0 {where}" in first["engine"], first["engine"]
     assert first["engine"] == first["pins"]

@@ -124,16 +124,25 @@ def run_exponents(tmp_path: Path, params: tuple[tuple[str, int], ...],
     return act
 
 
+# With one multiplier (Units = 1, the core's g_one): t_q holds A*S while S*S runs (datapath)
+# and half_q marks the second product of a step (control).
+ONE_UNIT_DATAPATH = ("g_one.t_q",)
+ONE_UNIT_CONTROL = ("g_one.half_q",)
+
+
 def differences(act: dict[str, list[Activity]]) -> list[str]:
     """The loop registers whose activity differs between the exponents: writes anywhere,
-    toggles beyond TOLERANCE (datapath) or at all (control)."""
+    toggles beyond TOLERANCE (datapath) or at all (control); with one multiplier its t_q and
+    half_q too."""
     out = []
-    for reg in DATAPATH + CONTROL + ("e_q",):
+    one = ONE_UNIT_DATAPATH + ONE_UNIT_CONTROL if "g_one.t_q" in act else ()
+    for reg in DATAPATH + CONTROL + ("e_q",) + one:
         writes = [a.writes for a in act[reg]]
         if len(set(writes)) > 1:
             out.append(f"{reg} writes {writes}")
         toggles = [a.toggles for a in act[reg]]
-        allowed = TOLERANCE * sum(toggles) / len(toggles) if reg in DATAPATH else 0
+        allowed = (TOLERANCE * sum(toggles) / len(toggles)
+                   if reg in DATAPATH + ONE_UNIT_DATAPATH else 0)
         if reg != "e_q" and max(toggles) - min(toggles) > allowed:
             out.append(f"{reg} toggles {toggles}")
     return out
@@ -142,12 +151,15 @@ def differences(act: dict[str, list[Activity]]) -> list[str]:
 def table(act: dict[str, list[Activity]], title: str) -> str:
     """Writes/toggles per register and exponent; the multipliers' registers summed."""
     rows = [f"{title}: writes/toggles per operation ({', '.join(EXPONENTS)})"]
-    for reg in DATAPATH + CONTROL + ("e_q",):
+    one = ONE_UNIT_DATAPATH + ONE_UNIT_CONTROL if "g_one.t_q" in act else ()
+    for reg in DATAPATH + CONTROL + ("e_q",) + one:
         rows.append(f"  {reg:10s} " + "  ".join(f"{a.writes:5d}/{a.toggles:6d}" for a in act[reg]))
-    for mult in ("u_mult_a.", "u_mult_s."):
-        regs = [r for r in act if r.startswith(mult) and ".u_observe." not in r
+    for mult in ("u_mult_a.", "u_mult_s.", "u_mult."):  # g_two's two, g_one's one
+        regs = [r for r in act if f".{mult}" in f".{r}" and ".u_observe." not in r
                 and ".u_regs." not in r]  # u_regs' registers are aliases of x_q, s_q, c_q
         total = [sum(act[r][i].toggles for r in regs) for i in range(len(EXPONENTS))]
+        if not regs:
+            continue
         rows.append(f"  {mult[:-1]:10s} " + "  ".join(f"      {t:6d}" for t in total)
                     + f"  (toggles of {len(regs)} registers)")
     return "\n".join(rows)
@@ -161,6 +173,27 @@ def test_constant_time_loop_registers_do_not_follow_the_exponent(tmp_path: Path)
     # N steps, the wipe
     for reg, count in (("a0_q", N + 2), ("a1_q", N + 1), ("s_q", N + 2)):
         assert [a.writes for a in act[reg]] == [count] * len(EXPONENTS), reg
+
+
+@pytest.mark.sim
+def test_one_multiplier_s_loop_registers_do_not_follow_the_exponent(tmp_path: Path) -> None:
+    """Units = 1: the step's two products in turn on one multiplier; t_q (A*S while S*S runs)
+    and half_q are written at every step like the others, whatever the bit."""
+    act = run_exponents(tmp_path, (("ConstTime", 1), ("Units", 1)))
+    assert differences(act) == []
+    # TO's and each LOOP step's A*S into t_q, and the wipe
+    for reg, count in (("a0_q", N + 2), ("a1_q", N + 1), ("s_q", N + 2), ("g_one.t_q", N + 2)):
+        assert [a.writes for a in act[reg]] == [count] * len(EXPONENTS), reg
+    assert [a.writes for a in act["g_one.half_q"]] == [2 * (N + 1)] * len(EXPONENTS)
+
+
+@pytest.mark.sim
+def test_one_multiplier_without_constant_time_follows_the_weight(tmp_path: Path) -> None:
+    """Units = 1, ConstTime = 0: A*S runs only for a one bit, so t_q and half_q (and A)
+    follow the exponent and the comparison sees them."""
+    act = run_exponents(tmp_path, (("ConstTime", 0), ("Units", 1)))
+    assert {"a0_q", "ran_a_q", "g_one.t_q", "g_one.half_q"} <= {
+        d.split()[0] for d in differences(act)}
 
 
 @pytest.mark.sim
@@ -195,14 +228,15 @@ LOOP_REGS = DATAPATH + CONTROL + ("e_q",)
 FLOPS = "$adff,$adffe,$dff,$dffe,$sdff,$sdffe,$sdffce,$aldff,$aldffe"
 
 
-def netlist_cones(tmp_path: Path, const_time: int, regs: tuple[str, ...] = LOOP_REGS
-                  ) -> dict[str, dict[str, set[str]]]:
+def netlist_cones(tmp_path: Path, const_time: int, regs: tuple[str, ...] = LOOP_REGS,
+                  units: int = 2) -> dict[str, dict[str, set[str]]]:
     """Per register of the core at N = 8: the signals in the cones of its flop's D and EN
     inputs, up to the next flops (Yosys after proc, flatten, opt and opt_dff)."""
     design = load_design("rsa_core")
     files = " ".join(str(s) for s in design.core_sources)
     lines = [f"read_verilog -sv {' '.join(paths.include_flags())} {files}",
-             f"hierarchy -check -top rsa_core -chparam N 8 -chparam ConstTime {const_time}",
+             f"hierarchy -check -top rsa_core -chparam N 8 -chparam ConstTime {const_time} "
+             f"-chparam Units {units}",
              "proc; flatten; opt -full; opt_dff; opt_clean"]
     for reg in regs:
         lines += [f"select -set ff w:{reg} %ci1 t:$adffe t:$adff %u %i",
@@ -224,6 +258,21 @@ def test_no_loop_register_is_enabled_or_held_by_the_exponent(tmp_path: Path) -> 
     for reg in LOOP_REGS:
         assert not cones[reg]["EN"] & {"e_q", "e_bit"}, (reg, cones[reg]["EN"])
         assert "state_q" in cones[reg]["EN"], (reg, cones[reg]["EN"])  # the step enables
+    for reg, other in (("a0_q", "a1_q"), ("a1_q", "a0_q")):
+        assert reg not in cones[reg]["D"] and {other, "e_q"} <= cones[reg]["D"], reg
+
+
+@pytest.mark.synth
+def test_one_multiplier_s_registers_are_not_enabled_by_the_exponent(tmp_path: Path) -> None:
+    """Units = 1: the same for the loop registers, t_q (A*S while S*S runs) and half_q."""
+    regs = LOOP_REGS + ("g_one.t_q", "g_one.half_q")
+    cones = netlist_cones(tmp_path, 1, regs, units=1)
+    for reg in regs:
+        assert not cones[reg]["EN"] & {"e_q", "e_bit"}, (reg, cones[reg]["EN"])
+        if reg != "g_one.half_q":  # a flop without enable, its D from the control only
+            assert "state_q" in cones[reg]["EN"], (reg, cones[reg]["EN"])
+    assert not cones["g_one.half_q"]["EN"]
+    assert not cones["g_one.half_q"]["D"] & {"e_q", "e_bit"}, cones["g_one.half_q"]["D"]
     for reg, other in (("a0_q", "a1_q"), ("a1_q", "a0_q")):
         assert reg not in cones[reg]["D"] and {other, "e_q"} <= cones[reg]["D"], reg
 

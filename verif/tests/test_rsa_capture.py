@@ -27,13 +27,14 @@ class _Memory:
         return self.data[:count]
 
 
-def _log(entries: dict[int, bytes], count: int, seen: int = 0) -> ProductLog:
+def _log(entries: dict[int, bytes], count: int, seen: int = 0,
+         tap: ProductTap = TAP) -> ProductLog:
     """A ProductLog over a hand-made record: `entries` by ring position, `count` recorded."""
-    store = bytearray(TAP.depth * TAP.entry_bytes)
+    store = bytearray(tap.depth * tap.entry_bytes)
     for pos, data in entries.items():
-        store[pos * TAP.entry_bytes:(pos + 1) * TAP.entry_bytes] = data
+        store[pos * tap.entry_bytes:(pos + 1) * tap.entry_bytes] = data
     log = ProductLog.__new__(ProductLog)
-    log.tap, log.half, log.seen = TAP, HALF, seen
+    log.tap, log.half, log.seen = tap, HALF, seen
     log.io = _Memory(bytes(store))  # type: ignore[assignment]
     log.count = lambda: count
     return log
@@ -48,6 +49,15 @@ def test_entries_decode_to_products_with_rising_edge_times() -> None:
     assert (a.start_ns, a.end_ns) == (100, 450)
     assert (b.mult, b.x, b.c) == ("A", 0x7, 0x11)
     assert log.drain() == []  # nothing new
+
+
+def test_one_multiplier_s_products_are_its_own() -> None:
+    """A core with one multiplier (rsa_core Units = 1): its products, A*S and S*S in turn,
+    all come from index 0 and go to the scoreboard as that multiplier's (U), never as A's."""
+    tap = ProductTap("u_core", ("g_one.mu",), TAP.wipe, 40)
+    log = _log({0: _entry(105, 455, 0, (1,) * 6), 1: _entry(465, 815, 0, (2,) * 6)}, 2,
+               tap=tap)
+    assert [(p.mult, p.x, p.start_ns) for p in log.drain()] == [("U", 1, 100), ("U", 2, 460)]
 
 
 def test_the_ring_wraps_and_more_than_it_keeps_is_refused() -> None:

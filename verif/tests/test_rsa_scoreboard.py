@@ -1,6 +1,8 @@
 """The RSA scoreboard on hand-made traffic: the exact product stream of Algorithm 4 passes;
 a wrong product, a product with operands off Algorithm 4's chain (a core bug with correct
-multipliers), a missing product and a register left un-wiped each fail."""
+multipliers), a missing product and a register left un-wiped each fail. With one multiplier
+(Units = 1) the stream is its products in the order it runs them: that order passes, the
+same products with a step's two swapped fail."""
 
 from __future__ import annotations
 
@@ -32,10 +34,10 @@ def _result(sb: RsaScoreboard) -> Result:
     return op.result
 
 
-def _make(tmp_path) -> RsaScoreboard:
+def _make(tmp_path, **given: int) -> RsaScoreboard:
     rm = regmap.load()
     algo = get_algo("rsa_core")
-    params = algo.resolve(N)
+    params = algo.resolve(N, given)
     pred = LoaderPredictor(rm, load_design("rsa_core"), N, BUS_W, algo.model(params), PERIOD)
     cov = RsaCoverage(f"rsasb{next(_ids)}{tmp_path.name[-6:]}", True)
     sb = RsaScoreboard(f"rsasb_{tmp_path.name}", None, predictor=pred, algo=algo,
@@ -107,3 +109,45 @@ def test_final_subtraction_is_checked(tmp_path) -> None:
     sb.on_product(dataclasses.replace(t, s=t.p + M + 1, c=0))  # S + C reduced once != P
     assert final_sub(t.p + M + 1, M) != t.p
     assert any("reduced once" in e for e in sb.errors), sb.errors
+
+
+def _one_unit(stream: list[MultTxn]) -> list[MultTxn]:
+    """The stream as the one multiplier of a Units = 1 core reports it."""
+    return [dataclasses.replace(t, mult="U") for t in stream]
+
+
+def test_one_multiplier_stream_passes(tmp_path) -> None:
+    sb = _make(tmp_path, Units=1)
+    assert _result(sb).cycles == (2 * N + 3) * (N + 3)  # mont_lut: one product at a time
+    for t in _one_unit(_stream()):
+        sb.on_product(t)
+    _wipe(sb)
+    assert sb.errors == [] and sb.products_checked == 2 * N + 3
+
+
+def _sub(tmp_path, tag: str):
+    """A folder of its own for a second scoreboard in one test (names are unique)."""
+    path = tmp_path / f"{tmp_path.name}_{tag}"
+    path.mkdir()
+    return path
+
+
+def test_one_multiplier_out_of_order_or_short_fails(tmp_path) -> None:
+    """S*S before A*S in a step (a core that squares first would hand A*S the new S), a
+    missing product, and a product reported as one of two multipliers the core lacks."""
+    stream = _one_unit(_stream())
+    swapped = stream[:2] + [stream[3], stream[2]] + stream[4:]  # LOOP step 1's two products
+    sb = _make(_sub(tmp_path, "order"), Units=1)
+    for t in swapped:
+        sb.on_product(t)
+    assert any("multiplier U product 2, A's" in e and "Algorithm 4 expects" in e
+               for e in sb.errors), sb.errors
+    sb = _make(_sub(tmp_path, "short"), Units=1)
+    for t in stream[:-1]:
+        sb.on_product(t)
+    _wipe(sb)
+    assert any("multiplier U ran 34 products, Algorithm 4 needs 35" in e
+               for e in sb.errors), sb.errors
+    sb = _make(_sub(tmp_path, "two"), Units=1)
+    sb.on_product(_stream()[0])
+    assert any("does not have (U)" in e for e in sb.errors), sb.errors
