@@ -73,14 +73,14 @@ module mont_dual_mul #(
   localparam int Levels = levels();
   localparam int Rows   = row_off(Levels + 1);
 
-  logic [Rows*SW-1:0] rows;
+  logic [SW-1:0] rows [Rows];
 
   // Level 0: the W partial-product rows, then the two addends.
   for (genvar k = 0; k < W; k++) begin : g_pp
-    assign rows[k*SW +: SW] = SW'(b_i & {W{a_i[k]}}) << k;
+    assign rows[k] = SW'(b_i & {W{a_i[k]}}) << k;
   end
-  assign rows[W*SW +: SW]     = c_i;
-  assign rows[(W+1)*SW +: SW] = SW'(d_i);
+  assign rows[W]     = c_i;
+  assign rows[W+1]   = SW'(d_i);
 
   for (genvar l = 0; l < Levels; l++) begin : g_level
     localparam int InOff  = row_off(l);
@@ -92,15 +92,15 @@ module mont_dual_mul #(
         .Width(SW)
       ) u_csa (
         .gfp_i,
-        .x_i    (rows[(InOff + 3*g)*SW +: SW]),
-        .y_i    (rows[(InOff + 3*g + 1)*SW +: SW]),
-        .z_i    (rows[(InOff + 3*g + 2)*SW +: SW]),
-        .sum_o  (rows[(OutOff + 2*g)*SW +: SW]),
-        .carry_o(rows[(OutOff + 2*g + 1)*SW +: SW])
+        .x_i    (rows[InOff + 3*g]),
+        .y_i    (rows[InOff + 3*g + 1]),
+        .z_i    (rows[InOff + 3*g + 2]),
+        .sum_o  (rows[OutOff + 2*g]),
+        .carry_o(rows[OutOff + 2*g + 1])
       );
     end
     for (genvar r = 0; r < Pass; r++) begin : g_pass
-      assign rows[(OutOff + 2*Groups + r)*SW +: SW] = rows[(InOff + 3*Groups + r)*SW +: SW];
+      assign rows[OutOff + 2*Groups + r] = rows[InOff + 3*Groups + r];
     end
   end
 
@@ -108,8 +108,8 @@ module mont_dual_mul #(
     .Width(SW)
   ) u_cpa (
     .gfp_i,
-    .a_i  (rows[row_off(Levels)*SW +: SW]),
-    .b_i  (rows[(row_off(Levels) + 1)*SW +: SW]),
+    .a_i  (rows[row_off(Levels)]),
+    .b_i  (rows[row_off(Levels) + 1]),
     .sum_o(p_o)
   );
 
