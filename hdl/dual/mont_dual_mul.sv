@@ -73,6 +73,8 @@ module mont_dual_mul #(
   localparam int Levels = levels();
   localparam int Rows   = row_off(Levels + 1);
 
+  // One variable per row: as one packed vector, every row's change would wake every reader
+  // of the vector, and Icarus took seconds per evaluation at W = 64.
   logic [SW-1:0] rows [Rows];
 
   // Level 0: the W partial-product rows, then the two addends.
