@@ -2,14 +2,19 @@
 //
 // Tanimura et al. (ASP-DAC 2008), "Scalable Unified Dual-Radix Architecture for Montgomery
 // Multiplication in GF(P) and GF(2^n)": the FIOS loop (Koc 1996, as in Sato 2003) with
-//   GF(p)   (field_i = 0): radix 2^K digits of X, Units K x K multipliers in parallel
-//                          multiply one digit by a W = K*Units-bit word of Y or M (the
-//                          paper: K = 16, four units, W = 64);
+//   GF(p)   (field_i = 0): radix 2^K digits of X, one K-bit digit times a W = K*Units-bit
+//                          word of Y or M (the paper: K = 16, four 16-bit multipliers in
+//                          parallel, W = 64);
 //                          P = X*Y*2^-(K*ceil(N/K)) mod M, fully reduced (word-serial final
 //                          subtraction in hardware);
-//   GF(2^n) (field_i = 1): radix x^W digits, one W x W carry-less (AND-XOR) multiplier;
+//   GF(2^n) (field_i = 1): radix x^W digits, a W x W carry-less product;
 //                          P = X(x)*Y(x)*x^-(W*ceil(N/W)) mod M(x), degree < deg M, no final
 //                          subtraction.
+// Both fields share one datapath (mont_dual_mul): a W x W array of partial products reduced by
+// dual-field full adders and one dual-field carry-propagate adder, carries suppressed in
+// GF(2^n); in GF(p) the digit's upper W - K bits are 0, so the array's first K rows make the
+// K x W product of the paper's Units parallel multipliers. The FIOS step's additions go
+// through the same tree and adder.
 // M holds the whole p(x) of the binary field (degree n <= N - 1). MP holds m' = -M^-1 mod 2^K
 // in bits [K-1:0] and q(x) = M(x)^-1 mod x^W in bits [K+W-1:K] (host-computed).
 //
@@ -26,7 +31,8 @@
 // C spans at least two words).
 //
 // Assertions (docs/formal.md): the FSM's states and transitions, the word and digit counters
-// in range, SUB only in GF(p), and C < 2M before the GF(p) final subtraction.
+// in range, SUB only in GF(p), the multiplier's digit K bits wide in GF(p), and C < 2M before
+// the GF(p) final subtraction.
 `include "mv_core_ports.svh"
 `include "mv_assert.svh"
 
@@ -102,32 +108,22 @@ module mont_dual #(
   assign gfp = !field_i;
 
   // ---------------------------------------------------------------------------------------
-  // The multipliers: Units K x K units (GF(p)) and one W x W carry-less array (GF(2^n))
+  // The unified datapath (mont_dual_mul): one W x W array of partial products and one
+  // carry-save tree of dual-field full adders with a dual-field carry-propagate adder, carries
+  // suppressed in GF(2^n). Each phase is one pass: T1 u = c_0 + a_i*b_0, T2 t_i = u*q,
+  // MA acc = C_j + a_i*B_j + z, MB S = acc + t_i*P_j (XOR in GF(2^n)). In GF(p) the digit
+  // a is K bits (a_dig, and t_i kept to K bits), so the array's rows K and up are 0 and it
+  // computes the K x W product of the paper's Units K x K multipliers in parallel.
   // ---------------------------------------------------------------------------------------
-  function automatic logic [W+K-1:0] units_mul(input logic [K-1:0] a, input logic [W-1:0] b);
-    logic [W+K-1:0] sum;
-    sum = '0;
-    for (int u = 0; u < Units; u++) begin
-      sum = sum + ((W + K)'(a * b[u*K +: K]) << (u * K));
-    end
-    units_mul = sum;  // the function's name, not `return`: Yosys 0.70 parses no `return`
-  endfunction
-
-  function automatic logic [SW-1:0] cl_mul(input logic [W-1:0] a, input logic [W-1:0] b);
-    logic [SW-1:0] acc;
-    acc = '0;
-    for (int i = 0; i < W; i++) begin
-      acc = acc ^ (b[i] ? (SW'(a) << i) : '0);
-    end
-    cl_mul = acc;
-  endfunction
-
   logic [W-1:0]  a_dig;      // current digit of X (K bits in GF(p))
   logic [W-1:0]  b_word, b_word0, p_word, p_mul;
-  logic [W-1:0]  mul_a, mul_b;
-  logic [SW-1:0] prod;
+  logic [W-1:0]  mul_a, mul_b, add_z;
+  logic [SW-1:0] add_c, mac;
   logic [W-1:0]  q_val;
   logic          fault_hit;
+  logic          last_j, last_i;
+  logic [W:0]    c_word;     // C_j, with the top bit for the last word
+  logic [W-1:0]  c_word0;    // C_0
 
   assign a_dig  = gfp ? W'(a_q[K-1:0]) : a_q[W-1:0];
   assign b_word = y_pad[32'(j_q) * W +: W];
@@ -137,46 +133,50 @@ module mont_dual #(
   assign p_mul  = p_word ^ (fault_hit ? W'(1 << FlipBit) : '0);
   assign q_val  = gfp ? W'(mp_i[K-1:0]) : mp_i[K +: W];
 
-  always_comb begin
-    case (state_q)
-      StT1:    begin mul_a = a_dig; mul_b = b_word0; end
-      StT2:    begin mul_a = t_q;   mul_b = q_val; end
-      StMa:    begin mul_a = a_dig; mul_b = b_word; end
-      StMb:    begin mul_a = t_q;   mul_b = p_mul; end
-      default: begin mul_a = '0;    mul_b = '0; end
-    endcase
-  end
-
-  assign prod = gfp ? SW'(units_mul(mul_a[K-1:0], mul_b)) : cl_mul(mul_a, mul_b);
-
-  // ---------------------------------------------------------------------------------------
-  // Adders: T1 u, MA acc, MB S (+ in GF(p), XOR in GF(2^n))
-  // ---------------------------------------------------------------------------------------
-  logic          last_j, last_i;
-  logic [W:0]    c_word;     // C_j, with the top bit for the last word
-  logic [W-1:0]  u_low;      // T1: c_0 + a_i*b_0, low word
-  logic [SW-1:0] ma_sum, mb_sum;
-  logic [W-1:0]  t_next;
-
   assign last_j = (j_q == JW'(E - 1));
   assign last_i = gfp ? (i_q == IW'(DigP - 1)) : (i_q == IW'(DigB - 1));
   assign c_word = last_j ? c_q[32'(j_q) * W +: W + 1] : {1'b0, c_q[32'(j_q) * W +: W]};
+  assign c_word0 = c_q[W-1:0];
 
-  assign u_low  = gfp ? c_q[W-1:0] + prod[W-1:0] : c_q[W-1:0] ^ prod[W-1:0];
-  assign t_next = gfp ? W'(prod[K-1:0]) : prod[W-1:0];
-  assign ma_sum = gfp ? SW'(c_word) + prod + SW'(z_q) : SW'(c_word) ^ prod ^ SW'(z_q);
-  assign mb_sum = gfp ? acc_q + prod : acc_q ^ prod;
+  // The operands of each phase; T2's (t_i * q, no addend) are the default.
+  always_comb begin
+    mul_a = t_q;
+    mul_b = q_val;
+    add_c = '0;
+    add_z = '0;
+    case (state_q)
+      StT1: begin mul_a = a_dig; mul_b = b_word0; add_c = SW'(c_word0); end
+      StMa: begin mul_a = a_dig; mul_b = b_word;  add_c = SW'(c_word); add_z = z_q; end
+      StMb: begin mul_a = t_q;   mul_b = p_mul;   add_c = acc_q; end
+      default: ;
+    endcase
+  end
 
-  // MB writes mb_sum into C at a digit-shifted offset: whole-vector mask and shift
+  mont_dual_mul #(
+    .W(W)
+  ) u_mul (
+    .gfp_i(gfp),
+    .a_i  (mul_a),
+    .b_i  (mul_b),
+    .c_i  (add_c),
+    .d_i  (add_z),
+    .p_o  (mac)
+  );
+
+  // T1's u and T2's t_i: K bits in GF(p) (mod 2^K), W in GF(2^n) (mod x^W)
+  logic [W-1:0] t_next;
+  assign t_next = gfp ? W'(mac[K-1:0]) : mac[W-1:0];
+
+  // MB writes S (mac) into C at a digit-shifted offset: whole-vector mask and shift
   logic [OffW-1:0] wr_off;
   logic [SW-1:0]   wr_val, wr_mask;
   logic [CW-1:0]   c_written;
   always_comb begin
-    wr_val = mb_sum;
+    wr_val = mac;
     if (gfp) begin
       if (j_q == '0) begin
         wr_off  = '0;
-        wr_val  = mb_sum >> K;
+        wr_val  = mac >> K;
         wr_mask = SW'({(W - K){1'b1}});
       end else begin
         wr_off  = OffW'(32'(j_q) * W - K);
@@ -227,7 +227,7 @@ module mont_dual #(
           end
         end
         StT1: begin
-          t_q     <= gfp ? W'(u_low[K-1:0]) : u_low;
+          t_q     <= t_next;
           state_q <= StT2;
         end
         StT2: begin
@@ -237,12 +237,12 @@ module mont_dual #(
           state_q <= StMa;
         end
         StMa: begin
-          acc_q   <= ma_sum;
+          acc_q   <= mac;
           state_q <= StMb;
         end
         StMb: begin
           c_q <= c_written;
-          z_q <= mb_sum[W +: W];
+          z_q <= mac[W +: W];
           if (!last_j) begin
             j_q     <= j_q + 1'b1;
             state_q <= StMa;
@@ -317,6 +317,10 @@ module mont_dual #(
                int'(j_q) < E, clk_i, assert_off)
   `ASSERT_IMPL(DualDigitInRange_A, state_q == StT1 || state_q == StT2 || state_q == StMa
                || state_q == StMb, int'(i_q) < (gfp ? DigP : DigB), clk_i, assert_off)
+  // The unified array's GF(p) digit (mont_dual_mul): a_i and t_i are K bits, so its rows K and
+  // up are 0 and it computes the paper's K x W product.
+  `ASSERT_IMPL(DualMulDigitK_A, gfp && (state_q == StT1 || state_q == StT2 || state_q == StMa
+               || state_q == StMb), mul_a[W-1:K] == '0, clk_i, assert_off)
   // The FIOS loop's bound (this header; Koc 1996, FIOS: C < 2M after the last digit): in
   // GF(p) one word-serial subtraction of M leaves P fully reduced.
   `ASSERT_IMPL(DualCBelow2M_A, state_q == StSub, c_q < (CW'(m_pad) << 1), clk_i, assert_off)
