@@ -239,7 +239,10 @@ def netlist_cones(tmp_path: Path, const_time: int, regs: tuple[str, ...] = LOOP_
              f"-chparam Units {units}",
              "proc; flatten; opt -full; opt_dff; opt_clean"]
     for reg in regs:
-        lines += [f"select -set ff w:{reg} %ci1 t:$adffe t:$adff %u %i",
+        # a register of a generate block: Yosys puts an else-if chain's block inside an
+        # unnamed one (genblk1.g_one.t_q), where the simulators name it g_one.t_q
+        wire = f"*.{reg}" if "." in reg else reg
+        lines += [f"select -set ff w:{wire} %ci1 t:$adffe t:$adff %u %i",
                   "select -assert-min 1 @ff"]
         lines += [f"tee -q -o {reg}.{port} select -list @ff %ci1:+[{port}] @ff %d "
                   f"%ci*:-{FLOPS}" for port in ("D", "EN")]
