@@ -22,6 +22,7 @@ W-bit z and 2W-bit accumulator), N >= K + W.
 
 from __future__ import annotations
 
+from montverif.models import native
 from montverif.models.mont import final_sub
 from montverif.models.result import ModelInputError, Result, short_hex
 
@@ -112,8 +113,10 @@ def mp_pack(m: int, n: int, K: int = K, Units: int = UNITS, **_params: int) -> i
     for _ in range(K.bit_length()):
         inv = (inv * (2 - m * inv)) & _mask(K)
     mp_p = (-inv) & _mask(K)
-    q = 1  # M(x)^-1 mod x^W: q <- M*q^2 doubles the correct bits in characteristic 2
-    for _ in range(w.bit_length()):
+    fast = native.gf2_inverse(m, w)  # the same iterations in C (models/native/wordserial.c)
+    q = 1 if fast is None else fast
+    # M(x)^-1 mod x^W: q <- M*q^2 doubles the correct bits in characteristic 2
+    for _ in range(w.bit_length() if fast is None else 0):
         q = clmul(clmul(q, q, w) & _mask(w), m & _mask(w), w) & _mask(w)
     return mp_p | (q << K)
 
@@ -151,37 +154,48 @@ def mont_dual(x: int, y: int, m: int, n: int, field: int = GFP, K: int = K,
     Result.s is C after the loop (before the final subtraction), Result.c is 0; lut counts
     the multiplier phases {field, T1/T2/MA/MB}."""
     validate(x, y, m, n, field, K, Units)
-    w = K * Units  # the word (the RTL's W)
     e, gfp = words(n, K, Units), field == GFP
-    dig = K if gfp else w
     mp = mp_pack(m, n, K, Units)
     q = mp & _mask(K) if gfp else mp >> K
+    count = digits(n, field, K, Units)
+    # the multiplier phases {field, T1/T2/MA/MB}: T1 and T2 once a digit, MA and MB once a word
+    lut = {(field << 2) | phase: count * (1 if phase < 2 else e) for phase in range(4)}
+    fast = native.mont_dual_loop(x, y, m, q, n, field, K, Units)
+    c = _loop(x, y, m, q, n, field, K, Units) if fast is None else fast
+    if gfp:
+        assert c < 2 * m, "mont_dual: C >= 2M after the loop"
+        p = final_sub(c, m)
+    else:
+        assert c.bit_length() < m.bit_length(), "mont_dual: deg C >= deg M after the loop"
+        p = c
+    # no redundant S, C registers: the loop's C is the value before the final subtraction
+    return Result("mont_dual", n, p, None, None, cycles(n, field, K, Units), lut, unreduced=c)
+
+
+def _loop(x: int, y: int, m: int, q: int, n: int, field: int, K: int, Units: int) -> int:
+    """The FIOS loop, register by register (the reference of the native loop): C after it."""
+    w = K * Units
+    e, gfp = words(n, K, Units), field == GFP
+    dig = K if gfp else w
 
     def mul(a: int, b: int) -> int:
         return umul_units(a, b, K, Units) if gfp else clmul(a, b, w)
 
-    lut: dict[int, int] = {}
-
-    def hit(phase: int) -> None:
-        addr = (field << 2) | phase
-        lut[addr] = lut.get(addr, 0) + 1
-
     a, c = x, 0  # C: E words + one top bit
     for _ in range(digits(n, field, K, Units)):
         a_i = a & _mask(dig)
-        hit(0)  # T1: u = c_0 + a_i*b_0 mod 2^k
+        # T1: u = c_0 + a_i*b_0 mod 2^k
         u0 = (c & _mask(w)) + mul(a_i, y & _mask(w)) if gfp else \
             (c & _mask(w)) ^ mul(a_i, y & _mask(w))
         u = u0 & _mask(dig)
-        hit(1)  # T2: t_i = u*q mod 2^k
+        # T2: t_i = u*q mod 2^k
         t = mul(u, q) & _mask(dig)
         z = 0
         for j in range(e):
             cw = (c >> (w * j)) & _mask(w + 1 if j == e - 1 else w)
             b_j, p_j = (y >> (w * j)) & _mask(w), (m >> (w * j)) & _mask(w)
-            hit(2)  # MA
+            # MA, then MB
             acc = cw + mul(a_i, b_j) + z if gfp else cw ^ mul(a_i, b_j) ^ z
-            hit(3)  # MB
             s = acc + mul(t, p_j) if gfp else acc ^ mul(t, p_j)
             # the RTL's registers: the 2W-bit accumulator and S, the W-bit carry z
             assert s >> (2 * w) == 0, "mont_dual: S does not fit the 2W-bit accumulator"
@@ -199,11 +213,4 @@ def mont_dual(x: int, y: int, m: int, n: int, field: int = GFP, K: int = K,
             else:
                 c = _put(c, w * (j - 1), w, s & _mask(w)) if j else c
         a >>= dig
-    if gfp:
-        assert c < 2 * m, "mont_dual: C >= 2M after the loop"
-        p = final_sub(c, m)
-    else:
-        assert c.bit_length() < m.bit_length(), "mont_dual: deg C >= deg M after the loop"
-        p = c
-    # no redundant S, C registers: the loop's C is the value before the final subtraction
-    return Result("mont_dual", n, p, None, None, cycles(n, field, K, Units), lut, unreduced=c)
+    return c

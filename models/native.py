@@ -1,10 +1,11 @@
-"""Native loops of the bit-serial models (models/native/bitserial.c), loaded with ctypes.
+"""Native loops of the models (models/native/bitserial.c, wordserial.c), loaded with ctypes.
 
-The Python loops in models/mont.py, inter.py and mm42.py are the reference; their hot paths
-call these C loops (the same arithmetic on 64-bit limbs; ~9x faster for mont_csa at
-N = 1024) when this module could build them, and keep their own loop otherwise. The shared
-library is built once per source version with the C compiler Verilator uses (`CC`, else cc)
-into build/native/; MV_NATIVE=0 turns the native loops off (the Python loops then run).
+The Python loops in models/mont.py, inter.py, mm42.py (bit-serial), vhr.py, scalable.py and
+dual.py (word-serial) are the reference; their hot paths call these C loops (the same
+arithmetic on 64-bit limbs and words; ~9x faster for mont_csa at N = 1024) when this module
+could build them, and keep their own loop otherwise. The shared library is built once per
+source version with the C compiler Verilator uses (`CC`, else cc) into build/native/;
+MV_NATIVE=0 turns the native loops off (the Python loops then run).
 models/tests/test_native.py checks every result, hit count and failed check of the two.
 """
 
@@ -20,7 +21,8 @@ from pathlib import Path
 
 from montverif.spec import environment
 
-SOURCE = Path(__file__).resolve().parent / "native" / "bitserial.c"
+SOURCES = tuple(Path(__file__).resolve().parent / "native" / f
+                for f in ("bitserial.c", "wordserial.c"))
 BUILD = Path(__file__).resolve().parent.parent / "build" / "native"
 Limbs = ctypes.Array  # a ctypes array of c_uint64, little-endian limbs
 
@@ -39,6 +41,10 @@ _SIGNATURES = {
                           ctypes.c_int, _u64p, _i64p],
     "mv_mm42": [ctypes.c_int, ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, ctypes.c_int,
                 _u64p, _u64p, ctypes.POINTER(ctypes.c_int8)],
+    "mv_mont_qp": [ctypes.c_int] * 5 + [_u64p, _u64p, _u64p, _u64p, _u64p, _i64p],
+    "mv_mwr2mm": [ctypes.c_int] * 4 + [_u64p, _u64p, _u64p, _u64p, _i64p],
+    "mv_mwrkmm": [ctypes.c_int] * 5 + [_u64p, _u64p, _u64p, ctypes.c_uint64, _u64p, _i64p],
+    "mv_mont_dual": [ctypes.c_int] * 5 + [_u64p, _u64p, _u64p, ctypes.c_uint64, _u64p],
 }
 
 why_not = ""  # why the native loops are off ("" when they are on)
@@ -46,8 +52,8 @@ why_not = ""  # why the native loops are off ("" when they are on)
 
 def _build() -> Path:
     """The shared library for this source version (built now if missing)."""
-    src = SOURCE.read_bytes()
-    lib = BUILD / f"bitserial-{hashlib.sha256(src).hexdigest()[:16]}.so"
+    digest = hashlib.sha256(b"".join(f.read_bytes() for f in SOURCES)).hexdigest()[:16]
+    lib = BUILD / f"models-{digest}.so"
     if lib.exists():
         return lib
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
@@ -57,7 +63,7 @@ def _build() -> Path:
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=BUILD)
     os.close(fd)
     try:  # compiled to a private name, then renamed: parallel runs never see half a file
-        res = subprocess.run([cc, "-O3", "-shared", "-fPIC", "-o", tmp, str(SOURCE)],
+        res = subprocess.run([cc, "-O3", "-shared", "-fPIC", "-o", tmp, *map(str, SOURCES)],
                              capture_output=True, text=True)
         if res.returncode != 0:
             raise OSError(f"cc failed: {(res.stderr or res.stdout).strip()[:200]}")
@@ -83,6 +89,8 @@ def _load() -> ctypes.CDLL | None:
         fn.argtypes, fn.restype = args, ctypes.c_int
     for name in ("mv_max_limbs", "mv_reciprocal_extra"):
         getattr(lib, name).argtypes, getattr(lib, name).restype = [], ctypes.c_int
+    lib.mv_gf2_inverse.argtypes = [ctypes.c_uint64, ctypes.c_int]
+    lib.mv_gf2_inverse.restype = ctypes.c_uint64
     return lib
 
 
@@ -234,3 +242,74 @@ def mm42_loop(algo: str, a: int, x1s: list[int], x2s: list[int], b0: int, n: int
                       b0, s, c, sels),
           {1: f"{algo}: halving would drop a one bit", 2: f"{algo}: S overflows"})
     return value(s), value(c), sels[:]
+
+
+# --- the word-serial loops (wordserial.c): words of at most 64 bits in C ----------------------
+def _run(code: int, messages: dict[int, str]) -> None:
+    if code < 0:
+        raise MemoryError("native loop: no memory for its words")
+    _fail(code, messages)
+
+
+def mont_qp_loop(x: int, y: int, mh: int, n: int, V: int, W: int, P: int
+                 ) -> tuple[int, int, list[int]] | None:
+    """models.vhr.mont_qp's word loop: (Z's words joined, the last quotient digit, the 24
+    bins); None where V or W exceeds 32 bits."""
+    e = -(-n // W) + 1 + (1 if W == V else 0)
+    if W > 32 or V > 32 or not (count := _usable(max(n + 2 * V + 2, W * e + 2))):
+        return None
+    z, old, h = out(count), out(1), hits(24)
+    _run(_lib().mv_mont_qp(n, V, W, P, count, limbs(x, count), limbs(y, count),
+                           limbs(mh, count), z, old, h),
+         {1: "mont_qp: carry digit outgrew v + 1 bits", 2: "mont_qp: Z outgrew e words"})
+    return value(z), old[0], h[:]
+
+
+def mwr2mm_loop(x: int, y: int, m: int, n: int, W: int, P: int
+                ) -> tuple[int, list[int]] | None:
+    """models.scalable.mwr2mm's word loop: (S before the final subtraction, the 16 bins)."""
+    if W > 60 or not (count := _usable(n + W + 2)):
+        return None
+    s, h = out(count), hits(16)
+    _run(_lib().mv_mwr2mm(n, W, P, count, limbs(x, count), limbs(y, count), limbs(m, count),
+                          s, h),
+         {1: "mwr2mm: carry outgrew two bits", 2: "mwr2mm: the shift would drop a one bit",
+          3: "mwr2mm: the top word's carry must be one bit"})
+    return value(s), h[:]
+
+
+def mwrkmm_loop(x: int, y: int, m: int, mp: int, n: int, V: int, W: int, P: int
+                ) -> tuple[int, list[int]] | None:
+    """models.scalable.mwrkmm's word loop: (S before the final subtraction, the 16 bins)."""
+    if V > 32 or not (count := _usable(n + 2 * V + W + 2)):
+        return None
+    s, h = out(count), hits(16)
+    _run(_lib().mv_mwrkmm(n, V, W, P, count, limbs(x, count), limbs(y, count),
+                          limbs(m, count), mp, s, h),
+         {1: "mwrkmm: Cmod outgrew two bits (eq. 12)",
+          2: "mwrkmm: u' M did not clear the low digit", 3: "mwrkmm: Cadd outgrew two bits",
+          4: "mwrkmm: S outgrew n_w words"})
+    return value(s), h[:]
+
+
+def mont_dual_loop(x: int, y: int, m: int, q: int, n: int, field: int, K: int, Units: int
+                   ) -> int | None:
+    """models.dual.mont_dual's FIOS loop: C after it (q: m' in GF(p), q(x) in GF(2^n));
+    None where a word K * Units exceeds 64 bits."""
+    w = K * Units
+    if w > 64 or not (count := _usable(w * (-(-n // w) + 1) + K + 2)):
+        return None
+    c = out(count)
+    _run(_lib().mv_mont_dual(n, field, K, Units, count, limbs(x, count), limbs(y, count),
+                             limbs(m, count), q, c),
+         {1: "mont_dual: S does not fit the 2W-bit accumulator",
+          2: "mont_dual: the lowest digit of S is not zero",
+          3: "mont_dual: a register write would drop one bits"})
+    return value(c)
+
+
+def gf2_inverse(m: int, w: int) -> int | None:
+    """M(x)^-1 mod x^w by models.dual.mp_pack's Newton iterations; None for w > 64."""
+    if LIB is None or w > 64:
+        return None
+    return int(LIB.mv_gf2_inverse(m & ((1 << w) - 1), w))

@@ -16,6 +16,7 @@ subtraction of M done), the cycle count of the RTL schedule and the observation 
 
 from __future__ import annotations
 
+from montverif.models import native
 from montverif.models.mont import final_sub, validate
 from montverif.models.result import ModelInputError, Result
 
@@ -78,6 +79,19 @@ def mwr2mm(x: int, y: int, m: int, n: int, W: int = 8, P: int = 1) -> Result:
     """
     validate(x, y, m, n)
     mwr2mm_check(n, W, P)
+    fast = native.mwr2mm_loop(x, y, m, n, W, P)
+    if fast is not None:  # the same loop in C (models/native/wordserial.c)
+        total, hits = fast[0], {a: h for a, h in enumerate(fast[1]) if h}
+    else:
+        total, hits = _mwr2mm_loop(x, y, m, n, W, P)
+    assert total < 2 * m, "mwr2mm: S >= 2M before the final subtraction"
+    return Result("mwr2mm", n, final_sub(total, m), None, None, mwr2mm_cycles(n, W, P), hits,
+                  unreduced=total)
+
+
+def _mwr2mm_loop(x: int, y: int, m: int, n: int, W: int, P: int
+                 ) -> tuple[int, dict[int, int]]:
+    """Algorithm 1's n bits of e words (the reference of the native loop): S and the bins."""
     e = mwr2mm_words(n, W)
     mask = (1 << W) - 1
     yw, mw = _words(y, W, e), _words(m, W, e)
@@ -105,10 +119,7 @@ def mwr2mm(x: int, y: int, m: int, n: int, W: int = 8, P: int = 1) -> Result:
         assert c <= 1, "mwr2mm: the top word's carry must be one bit"
         new[e - 1] = (c << (W - 1)) | (prev >> 1)
         s = new
-    total = _join(s, W)
-    assert total < 2 * m, "mwr2mm: S >= 2M before the final subtraction"
-    return Result("mwr2mm", n, final_sub(total, m), None, None, mwr2mm_cycles(n, W, P), hits,
-                  unreduced=total)
+    return _join(s, W), hits
 
 
 # --- MWRkMM ------------------------------------------------------------------------------
@@ -181,10 +192,26 @@ def mwrkmm(x: int, y: int, m: int, n: int, V: int = 8, W: int = 1,
     validate(x, y, m, n)
     mwrkmm_check(n, V, W, P, PeLatency)
     nw = mwrkmm_words(n, V)
-    vmask, wmask = (1 << V) - 1, (1 << W) - 1
     mp = mwrkmm_mprime(m, n, V, W, P)
+    assert (y | m) >> (V * (nw - 1)) == 0, "mwrkmm: the top operand word must be zero"
+    fast = native.mwrkmm_loop(x, y, m, mp, n, V, W, P)
+    if fast is not None:  # the same loop in C (models/native/wordserial.c)
+        total, hits = fast[0], {a: h for a, h in enumerate(fast[1]) if h}
+    else:
+        total, hits = _mwrkmm_loop(x, y, m, mp, n, V, W, P)
+    assert total < 2 * m, "mwrkmm: S >= 2M before the final subtraction"
+    return Result("mwrkmm", n, final_sub(total, m), None, None,
+                  mwrkmm_cycles(n, V, W, P, PeLatency), hits,
+                  unreduced=total)
+
+
+def _mwrkmm_loop(x: int, y: int, m: int, mp: int, n: int, V: int, W: int, P: int
+                 ) -> tuple[int, dict[int, int]]:
+    """Algorithm 2's N/W + 1 jobs of n_w words (the reference of the native loop): S and
+    the bins."""
+    nw = mwrkmm_words(n, V)
+    vmask, wmask = (1 << V) - 1, (1 << W) - 1
     yw, mw = _words(y, V, nw), _words(m, V, nw)
-    assert yw[-1] == 0 and mw[-1] == 0, "mwrkmm: the top operand word must be zero"
     s = [0] * nw
     hits: dict[int, int] = {}
     for i in range(mwrkmm_jobs(n, W)):
@@ -213,8 +240,4 @@ def mwrkmm(x: int, y: int, m: int, n: int, V: int = 8, W: int = 1,
             smod_prev = smod
         assert cmod == cum == cxy == cadd == 0, "mwrkmm: S outgrew n_w words"
         s = new
-    total = _join(s, V)
-    assert total < 2 * m, "mwrkmm: S >= 2M before the final subtraction"
-    return Result("mwrkmm", n, final_sub(total, m), None, None,
-                  mwrkmm_cycles(n, V, W, P, PeLatency), hits,
-                  unreduced=total)
+    return _join(s, V), hits

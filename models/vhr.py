@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from montverif.models import native
 from montverif.models.mont import validate
 from montverif.models.result import ModelInputError, Result
 
@@ -142,8 +143,31 @@ def mont_qp(x: int, y: int, m: int, n: int, V: int = 8, W: int = 16,
     validate(x, y, m, n)
     check(n, V, W, P)
     g = Geometry(n, V, W, P)
+    mh = mhat(m, n, V)
+    fast = native.mont_qp_loop(x, y, mh, n, V, W, P)
+    if fast is not None:  # the same loop in C (models/native/wordserial.c)
+        z_value, oldreduce, counts = fast
+        hits = {a: h for a, h in enumerate(counts) if h}
+        raw = (z_value << V) + oldreduce
+    else:
+        raw, hits = _loop(x, y, mh, g)
+    assert raw < (m << (2 * V)), "mont_qp: raw result not below 2^2v M"
+    for s in range(2 * V - 1, -1, -1):
+        if raw >= m << s:
+            raw -= m << s
+            hits[BIN_SUB] = hits.get(BIN_SUB, 0) + 1
+        else:
+            hits[BIN_NO_SUB] = hits.get(BIN_NO_SUB, 0) + 1
+    assert raw < m
+    return Result("mont_qp", n, raw, None, None, g.cycles, hits)
+
+
+def _loop(x: int, y: int, mh: int, g: Geometry) -> tuple[int, dict[int, int]]:
+    """Fig. 3's f + 1 iterations of e words (the reference of the native loop): Z << v +
+    oldreduce, and the bins of the iterations and of PE 0's carries."""
+    V, W, P = g.v, g.w, g.p
     e, vmask, wmask = g.e, (1 << V) - 1, (1 << W) - 1
-    yw, mw = _words(y, W, e), _words(mhat(m, n, V), W, e)
+    yw, mw = _words(y, W, e), _words(mh, W, e)
     hits: dict[int, int] = {}
 
     def hit(addr: int) -> None:
@@ -173,13 +197,4 @@ def mont_qp(x: int, y: int, m: int, n: int, V: int = 8, W: int = 16,
                 hit(BIN_CARRY if carry else BIN_NO_CARRY)
         assert carry == 0, "mont_qp: Z outgrew e words"
         z, oldreduce = new, reduce
-    raw = (sum(wd << (W * j) for j, wd in enumerate(z)) << V) + oldreduce
-    assert raw < (m << (2 * V)), "mont_qp: raw result not below 2^2v M"
-    for s in range(2 * V - 1, -1, -1):
-        if raw >= m << s:
-            raw -= m << s
-            hit(BIN_SUB)
-        else:
-            hit(BIN_NO_SUB)
-    assert raw < m
-    return Result("mont_qp", n, raw, None, None, g.cycles, hits)
+    return (sum(wd << (W * j) for j, wd in enumerate(z)) << V) + oldreduce, hits

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from montverif.models import inter, mm42, mont, native
+from montverif.models import dual, inter, mm42, mont, native, scalable, vhr
 from montverif.models.result import Result
 
 MULT = {"mont_r2": mont.mont_r2, "inter_r2": inter.inter_r2,
@@ -139,3 +139,110 @@ def test_inter_r2_words_refuses_a_margin_beyond_its_error_and_y_not_below_m():
                                      native.hits(3)) == code
     assert lib.mv_inter_r2_words(n, count, lim[0], native.limbs(3, count), lim[2], r, 4,
                                  56, native.out(count), native.hits(3)) == 5
+
+
+# --- the word-serial loops (wordserial.c) ----------------------------------------------------
+# (model, its build parameters at each point): the defaults, the papers' configurations, the
+# bounds of the native words (V = W = 32, K * Units = 64) and the narrowest legal ones
+WORD_SERIAL: dict[str, tuple[Callable[..., Result], list[dict[str, int]]]] = {
+    "mont_qp": (vhr.mont_qp, [dict(V=8, W=16, P=2), dict(V=16, W=16, P=16), dict(V=1, W=1, P=1),
+                              dict(V=2, W=4, P=3), dict(V=32, W=32, P=2), dict(V=5, W=17, P=7)]),
+    "mwr2mm": (scalable.mwr2mm, [dict(W=8, P=1), dict(W=2, P=1), dict(W=16, P=3),
+                                 dict(W=60, P=1)]),
+    "mwrkmm": (scalable.mwrkmm, [dict(V=8, W=1, P=1), dict(V=17, W=1, P=5), dict(V=16, W=16, P=1),
+                                 dict(V=32, W=32, P=1), dict(V=5, W=3, P=2, PeLatency=4)]),
+}
+
+
+def _legal(name: str, n: int, params: dict[str, int]) -> bool:
+    """Whether the model takes this point (its own checks: a point too narrow is skipped)."""
+    check = {"mont_qp": lambda: vhr.check(n, **params),
+             "mwr2mm": lambda: scalable.mwr2mm_check(n, **params),
+             "mwrkmm": lambda: scalable.mwrkmm_check(n, **params)}[name]
+    try:
+        check()
+    except Exception:
+        return False
+    return True
+
+
+@pytest.mark.skipif(native.LIB is None, reason="native loops not built")
+@pytest.mark.parametrize("name", sorted(WORD_SERIAL))
+def test_word_serial_loops_agree(name, monkeypatch):
+    """Every point: every odd modulus and operand pair at N = 2..5, corners and random
+    operands at wide N; the Result (P, the unreduced value, cycles, every bin) must match."""
+    model, points = WORD_SERIAL[name]
+    rng = random.Random(name)
+    checked = 0
+    for params in points:
+        for n in (2, 3, 4, 5):
+            if not _legal(name, n, params):
+                continue
+            for m in range(1, 1 << n, 2):
+                for x in range(1 << n):
+                    for y in range(m):
+                        same(monkeypatch, functools.partial(model, **params), x, y, m, n)
+                        checked += 1
+        for n in (31, 64, 97, 256, 1024):
+            if not _legal(name, n, params):
+                continue
+            for m in moduli(n, rng, 2):
+                for x in (*operands(m, rng), (1 << n) - 1):
+                    same(monkeypatch, functools.partial(model, **params), x,
+                         rng.randrange(m), m, n)
+                    checked += 1
+    assert checked > 300
+
+
+@pytest.mark.skipif(native.LIB is None, reason="native loops not built")
+@pytest.mark.parametrize("K, units", [(16, 4), (1, 3), (2, 2), (8, 8), (4, 3), (17, 3)])
+def test_mont_dual_loop_agrees_in_both_fields(K, units, monkeypatch):
+    """mont_dual at the paper's configuration, the formal points' narrow ones and the widest
+    native word (K * Units = 64): both fields, every Result field, and MP's GF(2^n) inverse."""
+    rng = random.Random(K * 100 + units)
+    w = K * units
+    low = dual.min_n(K, units)
+    for n in sorted({low, low + 1, low + 7, 2 * w + 3, 256}):
+        for field in dual.FIELDS:
+            for m in moduli(n, rng, 3):
+                for x in (*operands(m, rng), (1 << n) - 1):
+                    same(monkeypatch, functools.partial(dual.mont_dual, field=field, K=K,
+                                                        Units=units),
+                         x, rng.randrange(m), m, n)
+                packed = functools.partial(dual.mp_pack, m, n, K, units)
+                assert packed() == python_only(monkeypatch, packed)
+
+
+@pytest.mark.skipif(native.LIB is None, reason="native loops not built")
+def test_word_serial_checks_fail_alike(monkeypatch):
+    """A broken invariant (inputs the models refuse, fed to the loops) fails with the Python
+    loop's message in both."""
+    n = 40
+    g, top = vhr.Geometry(n, 8, 16, 2), (1 << n) - 1
+    q = dual.mp_pack(0xF00000001, n, 4, 3) & 0xF
+    pairs: list[tuple[Callable[[], object], Callable[[], object]]] = [
+        (lambda: native.mont_qp_loop(top, top, 1 << 63, n, 8, 16, 2),  # M-hat too wide
+         lambda: vhr._loop(top, top, 1 << 63, g)),
+        (lambda: native.mwr2mm_loop(5, 3, 1 << 30, n, 8, 1),  # even M: a one bit shifted out
+         lambda: scalable._mwr2mm_loop(5, 3, 1 << 30, n, 8, 1)),
+        (lambda: native.mwrkmm_loop(5, 3, 0xF00000001, 2, n, 8, 4, 1),  # a wrong m'
+         lambda: scalable._mwrkmm_loop(5, 3, 0xF00000001, 2, n, 8, 4, 1)),
+        (lambda: native.mont_dual_loop(5, 3, 0xF00000001, q ^ 1, n, 0, 4, 3),  # a wrong m'
+         lambda: dual._loop(5, 3, 0xF00000001, q ^ 1, n, 0, 4, 3)),
+        (lambda: native.mont_dual_loop(5, 3, 0xF00000001, 2, n, 1, 4, 3),  # a wrong q(x)
+         lambda: dual._loop(5, 3, 0xF00000001, 2, n, 1, 4, 3)),
+    ]
+    for fast_call, slow_call in pairs:
+        with pytest.raises(AssertionError) as fast:
+            fast_call()
+        with pytest.raises(AssertionError) as slow:
+            slow_call()
+        assert str(fast.value) == str(slow.value) != ""
+
+
+def test_word_serial_models_keep_their_python_loops_beyond_the_native_words():
+    """Words wider than the C loops take (W > 32 in mont_qp) are left to the Python loop."""
+    assert native.mont_qp_loop(1, 1, 1, 64, 33, 33, 1) is None
+    assert native.mont_dual_loop(1, 1, 3, 1, 200, 0, 33, 2) is None
+    assert vhr.mont_qp(3, 5, 7, 64, V=33, W=33, P=1).p == 3 * 5 * pow(2, -vhr.r_bits(
+        64, 33, 33, 1), 7) % 7
