@@ -95,9 +95,10 @@ class AlgoInfo:
     def field1_kind(self) -> Kind | None:
         return self.design.field1.get("kind") if self.design.field1 else None  # type: ignore[return-value]
 
-    @property
+    @functools.cached_property
     def params(self) -> tuple[tuple[str, int], ...]:
-        """The build parameters beyond N and their defaults (as the RTL takes them)."""
+        """The build parameters beyond N and their defaults (as the RTL takes them); a
+        design's defaults never change, so they are resolved once."""
         return tuple(self.design.resolve().items())
 
     def r_bits(self, n: int, **params: int) -> int:
@@ -203,8 +204,26 @@ def promise_names(info: AlgoInfo, args: tuple[int, ...], field: int,
     seconds = {r for g in d.carry_save_operands for r in g[1:]}
     x, y = ([sum(values[r] for r in groups.get(reg, (reg,)))
              for reg in d.operands[:-1] if reg not in seconds] + [0, 0])[:2]
-    r = d.r_bits_at(n, params, field1=bool(field)) if info.kind == "mont" else n
-    return {**params, "x": x, "y": y, "m": m, "n": n, "r": r}
+    return {**_build_names(info, n, field, params), "x": x, "y": y, "m": m}
+
+
+# (design, n, field, parameters) -> the names of a promise that one build fixes
+_BUILD_NAMES: dict[tuple[str, int, int, tuple[tuple[str, int], ...]], dict[str, int]] = {}
+
+
+def _build_names(info: AlgoInfo, n: int, field: int, params: Mapping[str, int]
+                 ) -> dict[str, int]:
+    """Its parameters, n and r: the same for every operation of a run, so worked out once
+    (the callers copy the dict)."""
+    key = (info.name, n, field, tuple(params.items()))
+    names = _BUILD_NAMES.get(key)
+    if names is None:
+        r = (info.design.r_bits_at(n, params, field1=bool(field)) if info.kind == "mont"
+             else n)
+        if len(_BUILD_NAMES) > 256:
+            _BUILD_NAMES.clear()
+        names = _BUILD_NAMES[key] = {**params, "n": n, "r": r}
+    return names
 
 
 def promise_broken(info: AlgoInfo, p: int, v: int | None, args: tuple[int, ...],

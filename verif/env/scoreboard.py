@@ -288,9 +288,12 @@ class Scoreboard(uvm_component):
             fields |= {"s": hex(s), "c": hex(c)}
             before = s + c
         # what the design promises over its operand domain (its descriptor's [operands]
-        # promise), of the values read back
-        for broken in promise_broken(self.algo, p, before, (*args, n), op.field, self.params):
-            self.fail(f"{tag()}: {broken}")
+        # promise), of the values read back; values read back as the model's hold it already
+        # (the predictor's model is held to the promise: registry.AlgoInfo.model)
+        if p != res.p or before != res.before_sub:
+            for broken in promise_broken(self.algo, p, before, (*args, n), op.field,
+                                         self.params):
+                self.fail(f"{tag()}: {broken}")
         if op.index not in self.observed:
             self.fail(f"{tag()}: results read back but no done edge was observed")
         self.checked += 1
