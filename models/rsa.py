@@ -8,6 +8,10 @@ models/mont.py, scalable.py and vhr.py and verified on their own), and counts th
 cycles: (multiplications one after the other) * (multiplier cycles + 1). The host
 precomputations are here too: R2 = R^2 mod M with the R of the multiplier inside, and MP
 (m' = -M^-1 mod 2^N, or M-hat for mont_qp).
+
+Lazy = 1 (mont_qp only, Jiang-Harris's use of the multiplier): the products stay in Orup's
+range, unreduced, on a multiplier N + 2V + 2 bits wide; each is then computed bit for bit by
+models/vhr.py (its value is the multiplier's, not the residue), FROM's reduced fully.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import gmpy2
 
 from montverif.models.result import ModelInputError, Result, short_hex
 from montverif.models.scalable import mwrkmm_check, mwrkmm_cycles, mwrkmm_pmax
-from montverif.models.vhr import Geometry
+from montverif.models.vhr import Geometry, guard_bits, lazy_product
 from montverif.models.vhr import check as qp_check
 from montverif.models.vhr import mhat as qp_mhat
 
@@ -83,8 +87,14 @@ class Product:
     p: int
 
 
+def width(n: int, Mult: int = 0, V: int = 16, Lazy: int = 0, **_params: int) -> int:
+    """Bits of A, S and the multipliers inside: N, or N + 2V + 2 with Lazy (mont_qp's guard
+    bits: models/vhr.py guard_bits)."""
+    return n + guard_bits(V) if Lazy and Mult == 5 else n
+
+
 def check(n: int, Mult: int = 0, ConstTime: int = 1, V: int = 16, W: int = 16,
-          P: int = 1, PeLatency: int = 3, Units: int = 2) -> None:
+          P: int = 1, PeLatency: int = 3, Units: int = 2, Lazy: int = 0) -> None:
     if Mult not in MULTS:
         raise ModelInputError(f"rsa_core: Mult must be one of {sorted(MULTS)} "
                               f"({', '.join(f'{k}={v[0]}' for k, v in MULTS.items())}); "
@@ -93,13 +103,16 @@ def check(n: int, Mult: int = 0, ConstTime: int = 1, V: int = 16, W: int = 16,
         raise ModelInputError(f"rsa_core: ConstTime must be 0 or 1 (got {ConstTime})")
     if Units not in UNITS:
         raise ModelInputError(f"rsa_core: Units must be 1 or 2 (multipliers; got {Units})")
+    if Lazy not in (0, 1) or (Lazy and Mult != 5):
+        raise ModelInputError(f"rsa_core: Lazy must be 0, or 1 with Mult=5 (mont_qp, whose "
+                              f"results can stay unreduced; got Lazy={Lazy}, Mult={Mult})")
     if n < 8:
         raise ModelInputError(f"rsa_core: N must be at least 8 (got {n})")
     try:
         if Mult == 4:
             mwrkmm_check(n, V, W, P, PeLatency)
         elif Mult == 5:
-            qp_check(n, V, W, P)
+            qp_check(width(n, Mult, V, Lazy), V, W, P)
         if PeLatency != 3 and Mult != 4:
             raise ModelInputError(f"PeLatency={PeLatency}: only mwrkmm (Mult=4) has a PE "
                                   "latency to choose")
@@ -129,14 +142,19 @@ def mult_name(mult: int) -> str:
 
 
 def mult_cycles(mult: int, n: int, V: int = 16, W: int = 16, P: int = 1,
-                PeLatency: int = 3, **_params: int) -> int:
+                PeLatency: int = 3, Lazy: int = 0, **_params: int) -> int:
+    """The multiplier's cycles for one product at the core's width n (Lazy: an unreduced
+    product of the wider multiplier, 2V restoring steps fewer)."""
+    if Lazy and mult == 5:
+        return Geometry(width(n, mult, V, Lazy), V, W, P).cycles - 2 * V
     return MULTS[mult][1](n, V=V, W=W, P=P, PeLatency=PeLatency)
 
 
-def r_bits(n: int, Mult: int = 0, V: int = 16, W: int = 16, P: int = 1,
+def r_bits(n: int, Mult: int = 0, V: int = 16, W: int = 16, P: int = 1, Lazy: int = 0,
            **_params: int) -> int:
-    """log2 R of the multiplier inside: N for all but mont_qp (V (ceil(N/V) + 1))."""
-    return Geometry(n, V, W, P).r_bits if Mult == 5 else n
+    """log2 R of the multiplier inside: N for all but mont_qp (V (ceil(NI/V) + 1), NI its
+    width: width())."""
+    return Geometry(width(n, Mult, V, Lazy), V, W, P).r_bits if Mult == 5 else n
 
 
 def r2(m: int, n: int, **params: int) -> int:
@@ -181,8 +199,12 @@ def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,
     _validate(x, e, m, n)
     rb = r_bits(n, **params)
     rinv = gmpy2.invert(gmpy2.mpz(1) << rb, m) if m > 1 else gmpy2.mpz(0)
+    lazy = bool(params.get("Lazy")) and params.get("Mult") == 5
 
-    def mont(a: int, b: int) -> int:
+    def mont(a: int, b: int, last: bool = False) -> int:
+        if lazy:  # the multiplier's own value, unreduced but the last product's
+            return lazy_product(a, b, m, width(n, **params), params.get("V", 16),
+                                params.get("W", 16), params.get("P", 1), last)
         return int(gmpy2.f_mod(gmpy2.mpz(a) * b * rinv, m))
 
     rr = r2(m, n, **params)
@@ -201,7 +223,7 @@ def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,
             step.append(Product("S", k + 1, s, s, ps))
             s = ps
         steps.append(step)
-    steps.append([Product("A", loop + 1, 1, a, mont(1, a))])
+    steps.append([Product("A", loop + 1, 1, a, mont(1, a, last=True))])
     return steps
 
 
@@ -220,17 +242,19 @@ def multiplications(e: int, n: int, ConstTime: int = 1, Units: int = 2) -> int:
 
 def rsa_cycles(e: int, n: int, Mult: int = 0, ConstTime: int = 1, Units: int = 2,
                **vwp: int) -> int:
+    """(multiplications) * (Lm + 1); with Lazy, FROM's product adds its 2V restoring steps."""
+    lazy_steps = 2 * vwp.get("V", 16) if vwp.get("Lazy") and Mult == 5 else 0
     return (multiplications(e, n, ConstTime, Units)
-            * (mult_cycles(Mult, n, **vwp) + CAPTURE_CYCLES))
+            * (mult_cycles(Mult, n, **vwp) + CAPTURE_CYCLES) + lazy_steps)
 
 
 def rsa_core(x: int, e: int, m: int, n: int, Mult: int = 0,
              ConstTime: int = 1, V: int = 16, W: int = 16, P: int = 1,
-             PeLatency: int = 3, Units: int = 2) -> Result:
+             PeLatency: int = 3, Units: int = 2, Lazy: int = 0) -> Result:
     """P = X^E mod M as the core computes it (E = 0 gives 1 mod M)."""
-    check(n, Mult, ConstTime, V, W, P, PeLatency, Units)
-    steps = products(x, e, m, n, ConstTime, Mult=Mult, V=V, W=W, P=P)
+    check(n, Mult, ConstTime, V, W, P, PeLatency, Units, Lazy)
+    steps = products(x, e, m, n, ConstTime, Mult=Mult, V=V, W=W, P=P, Lazy=Lazy)
     p = steps[-1][-1].p
     return Result("rsa_core", n, p, None, None,
                   rsa_cycles(e, n, Mult, ConstTime, Units, V=V, W=W, P=P,
-                             PeLatency=PeLatency), {})
+                             PeLatency=PeLatency, Lazy=Lazy), {})

@@ -143,14 +143,25 @@ def mont_qp(x: int, y: int, m: int, n: int, V: int = 8, W: int = 16,
     validate(x, y, m, n)
     check(n, V, W, P)
     g = Geometry(n, V, W, P)
-    mh = mhat(m, n, V)
-    fast = native.mont_qp_loop(x, y, mh, n, V, W, P)
-    if fast is not None:  # the same loop in C (models/native/wordserial.c)
-        z_value, oldreduce, counts = fast
-        hits = {a: h for a, h in enumerate(counts) if h}
-        raw = (z_value << V) + oldreduce
-    else:
-        raw, hits = _loop(x, y, mh, g)
+    raw, hits = unreduced(x, y, m, g)
+    return Result("mont_qp", n, reduce_fully(raw, m, V, hits), None, None, g.cycles, hits)
+
+
+def unreduced(x: int, y: int, m: int, g: Geometry) -> tuple[int, dict[int, int]]:
+    """Fig. 3's f + 1 iterations (the native loop where it is built): the raw result
+    Z << v + oldreduce in Orup's range, and the bins of the iterations and PE 0's carries;
+    x, y below 2^n, m odd."""
+    mh = mhat(m, g.n, g.v)
+    fast = native.mont_qp_loop(x, y, mh, g.n, g.v, g.w, g.p)
+    if fast is None:
+        return _loop(x, y, mh, g)
+    z_value, oldreduce, counts = fast  # the same loop in C (models/native/wordserial.c)
+    return (z_value << g.v) + oldreduce, {a: h for a, h in enumerate(counts) if h}
+
+
+def reduce_fully(raw: int, m: int, V: int, hits: dict[int, int]) -> int:
+    """The 2v restoring steps (M << s subtracted unless negative, s = 2v-1 .. 0), counted in
+    `hits`: raw below 2^2v M becomes raw mod M."""
     assert raw < (m << (2 * V)), "mont_qp: raw result not below 2^2v M"
     for s in range(2 * V - 1, -1, -1):
         if raw >= m << s:
@@ -159,7 +170,32 @@ def mont_qp(x: int, y: int, m: int, n: int, V: int = 8, W: int = 16,
         else:
             hits[BIN_NO_SUB] = hits.get(BIN_NO_SUB, 0) + 1
     assert raw < m
-    return Result("mont_qp", n, raw, None, None, g.cycles, hits)
+    return raw
+
+
+def guard_bits(V: int) -> int:
+    """Bits a lazy multiplier is wider than its modulus: with M < 2^(n - 2V - 2), every raw
+    result of operands below 2^n stays below 2^n (X Y / 2^(V (f - 1)) < 2^(n - V) and
+    M~ + M <= 2^2V M), so unreduced results can feed each other (rsa_core's Lazy mode)."""
+    return 2 * V + 2
+
+
+def lazy_product(x: int, y: int, m: int, n: int, V: int, W: int, P: int,
+                 reduce: bool) -> int:
+    """One product of rsa_core's Lazy mode on an n-bit multiplier: x, y below 2^n, M below
+    2^(n - guard_bits(V)); the raw result (Orup's range, asserted below 2^n), or with
+    `reduce` the fully reduced one (the mode's last product: mont(1, A) < 2^2V M)."""
+    if not (0 <= x < 1 << n and 0 <= y < 1 << n):
+        raise ModelInputError(f"mont_qp: a lazy product's operands must be below 2^{n}")
+    if m <= 0 or m % 2 == 0 or m.bit_length() > n - guard_bits(V):
+        raise ModelInputError(f"mont_qp: a lazy product needs an odd M below "
+                              f"2^{n - guard_bits(V)} (N - 2V - 2)")
+    g = Geometry(n, V, W, P)
+    raw, hits = unreduced(x, y, m, g)
+    if reduce:
+        return reduce_fully(raw, m, V, hits)
+    assert raw >> n == 0, "mont_qp: an unreduced result outgrew N bits"
+    return raw
 
 
 def _loop(x: int, y: int, mh: int, g: Geometry) -> tuple[int, dict[int, int]]:

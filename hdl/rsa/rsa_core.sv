@@ -61,6 +61,12 @@
 // the edge that ends the operation (last_o) and by clear_i.
 // Operand bounds: X, R2 < M (the loader refuses X >= M); every product is fully reduced (< M),
 // so every multiplier input Y is below M as the multipliers require (X may be 1 >= M = 1).
+// Lazy = 1 (mont_qp only) is Jiang-Harris's use of the multiplier: its products stay in Orup's
+// range, not reduced fully (their 2V restoring steps are skipped), and feed the next products
+// as they are; only FROM's product, P, is reduced. Inside, A, S, the decoy, t_q and the
+// multipliers are NI = N + 2V + 2 bits wide: with M < 2^N every product of operands below
+// 2^NI stays below 2^NI (mont_qp's header), and FROM's, mont(1, A), below 2^2V M, which the
+// 2V steps reduce (docs/vhr.md). Each product but FROM's is 2V cycles shorter.
 //
 // Assertions (docs/formal.md): the FSM's states, phases and transitions, the step counter in
 // range, both products every LOOP step in constant time and both accumulator registers written
@@ -79,6 +85,7 @@ module rsa_core #(
   parameter int PeLatency = 3,     // mwrkmm only (see rsa_mont_mult)
   parameter bit ConstTime = 1'b1,  // 1: fixed step count, both products every step
   parameter int Units     = 2,     // multipliers: 2 run a step's products at once, 1 in turn
+  parameter bit Lazy      = 1'b0,  // mont_qp only: products unreduced but FROM's (above)
   // Test only: corrupt one table entry of multiplier A (negative test of the scoreboard).
   parameter bit FaultEn   = 1'b0,
   parameter int FaultAddr = 0
@@ -96,6 +103,7 @@ module rsa_core #(
 );
 
   localparam int CntW = $clog2(N + 1);
+  localparam int NI   = Lazy ? N + 2 * V + 2 : N;  // width of A, S and the multipliers
 
   localparam logic [1:0] StIdle = 2'd0;
   localparam logic [1:0] StRun  = 2'd1;  // both multipliers busy
@@ -105,11 +113,12 @@ module rsa_core #(
   localparam logic [1:0] PhLoop = 2'd1;  // one exponent bit
   localparam logic [1:0] PhFrom = 2'd2;  // out of the Montgomery domain
 
-  localparam logic [N-1:0] One = N'(1);
+  localparam logic [NI-1:0] One = NI'(1);
 
   logic [1:0]      state_q, phase_q;
-  logic [N-1:0]    a0_q, a1_q;  // A and (constant time) the decoy, A in a1_q when a_sel
-  logic [N-1:0]    s_q, e_q;
+  logic [NI-1:0]   a0_q, a1_q;  // A and (constant time) the decoy, A in a1_q when a_sel
+  logic [NI-1:0]   s_q;
+  logic [N-1:0]    e_q;
   logic [CntW-1:0] cnt_q;
   logic            ran_a_q, ran_s_q;  // which multipliers run in this step
   logic            mid;  // Units = 1: the step's first product ended, its second one starts
@@ -117,20 +126,22 @@ module rsa_core #(
   // The two multipliers
   logic         ma_start, ms_start, mult_clear;
   logic         ma_busy, ms_busy, ma_last, ms_last;
-  logic [N-1:0] ma_x, ma_y, ms_x, ms_y, ma_p, ms_p;
-  logic [N:0]   ma_s, ma_c, ms_s, ms_c;
+  logic [NI-1:0] ma_x, ma_y, ms_x, ms_y, ma_p, ms_p;
+  logic [NI:0]   ma_s, ma_c, ms_s, ms_c;
+  logic          ma_reduce;  // the product A starts now is reduced fully (not Lazy, or FROM)
 
   // Where A is: a1_q when a_sel. Constant time: bit 0 of the step counter, so A moves at every
   // LOOP step whatever the bit; otherwise always a0_q.
-  logic         a_sel;
-  logic [N-1:0] a_reg;  // A
+  logic          a_sel;
+  logic [NI-1:0] a_reg;  // A
   assign a_sel = ConstTime && cnt_q[0];
   assign a_reg = a_sel ? a1_q : a0_q;
 
   // ---------------------------------------------------------------------------------------
   // Step decision (used in StCap): the next A (and where it goes), S, exponent and phase
   // ---------------------------------------------------------------------------------------
-  logic [N-1:0]    a_nxt, d_nxt, a0_nxt, a1_nxt, s_nxt, e_nxt;
+  logic [NI-1:0]   a_nxt, d_nxt, a0_nxt, a1_nxt, s_nxt;
+  logic [N-1:0]    e_nxt;
   logic [CntW-1:0] cnt_nxt;
   logic [1:0]      phase_nxt;
   logic            finish;
@@ -185,7 +196,8 @@ module rsa_core #(
   // ---------------------------------------------------------------------------------------
   logic         in_cap, start_first, start_next, starting;
   logic [1:0]   op_phase;
-  logic [N-1:0] a_cur, s_cur, e_cur;
+  logic [NI-1:0] a_cur, s_cur;
+  logic [N-1:0]  e_cur;
 
   assign in_cap      = (state_q == StCap) && !mid;
   assign start_first = (state_q == StIdle) && start_i && !clear_i;
@@ -200,14 +212,15 @@ module rsa_core #(
   assign ms_start = starting && (op_phase == PhTo
                                  || (op_phase == PhLoop && (ConstTime || (e_cur >> 1) != '0)));
   assign mult_clear = ((state_q == StIdle) && clear_i) || (in_cap && finish);
+  assign ma_reduce  = !Lazy || op_phase == PhFrom;
 
   always_comb begin
     case (op_phase)
       PhTo: begin
         ma_x = One;
-        ma_y = r2_i;
-        ms_x = x_i;
-        ms_y = r2_i;
+        ma_y = NI'(r2_i);
+        ms_x = NI'(x_i);
+        ms_y = NI'(r2_i);
       end
       PhLoop: begin
         ma_x = a_cur;
@@ -231,7 +244,7 @@ module rsa_core #(
     // The paper's Fig. 7: the step's products at once, A*S on u_mult_a, S*S on u_mult_s.
     assign mid = 1'b0;
     rsa_mont_mult #(
-      .N        (N),
+      .N        (NI),
       .Mult     (Mult),
       .V        (V),
       .W        (W),
@@ -246,8 +259,9 @@ module rsa_core #(
       .clear_i(mult_clear),
       .x_i    (ma_x),
       .y_i    (ma_y),
-      .m_i    (m_i),
-      .mp_i   (mp_i),
+      .m_i    (NI'(m_i)),
+      .mp_i   (NI'(mp_i)),
+      .reduce_i(ma_reduce),
       .busy_o (ma_busy),
       .last_o (ma_last),
       .p_o    (ma_p),
@@ -256,7 +270,7 @@ module rsa_core #(
     );
 
     rsa_mont_mult #(
-      .N        (N),
+      .N        (NI),
       .Mult     (Mult),
       .V        (V),
       .W        (W),
@@ -271,8 +285,9 @@ module rsa_core #(
       .clear_i(mult_clear),
       .x_i    (ms_x),
       .y_i    (ms_y),
-      .m_i    (m_i),
-      .mp_i   (mp_i),
+      .m_i    (NI'(m_i)),
+      .mp_i   (NI'(mp_i)),
+      .reduce_i(!Lazy),  // S never runs FROM's product
       .busy_o (ms_busy),
       .last_o (ms_last),
       .p_o    (ms_p),
@@ -289,11 +304,11 @@ module rsa_core #(
     // Constant time: every TO and LOOP step runs both products, so mid (t_q's write enable,
     // half_q's) comes at every such step whatever the bit; ConstTime = 0 skips A*S for a zero
     // bit (ma_start), as Algorithm 4 does, and the step is then S*S alone.
-    logic         half_q;  // the step's second product (S*S) runs
-    logic [N-1:0] t_q;     // the step's first product (A*S) while the second runs
-    logic         mu_start, mu_sel_s, mu_busy, mu_last;
-    logic [N-1:0] mu_x, mu_y, mu_p;
-    logic [N:0]   mu_s, mu_c;
+    logic          half_q;  // the step's second product (S*S) runs
+    logic [NI-1:0] t_q;     // the step's first product (A*S) while the second runs
+    logic          mu_start, mu_sel_s, mu_busy, mu_last;
+    logic [NI-1:0] mu_x, mu_y, mu_p;
+    logic [NI:0]   mu_s, mu_c;
 
     assign mid      = (state_q == StCap) && !half_q && ran_a_q && ran_s_q;
     // S's product: starting a step without A*S, at mid, and while the one started so runs
@@ -303,7 +318,7 @@ module rsa_core #(
     assign mu_y     = mu_sel_s ? ms_y : ma_y;
 
     rsa_mont_mult #(
-      .N        (N),
+      .N        (NI),
       .Mult     (Mult),
       .V        (V),
       .W        (W),
@@ -318,8 +333,9 @@ module rsa_core #(
       .clear_i(mult_clear),
       .x_i    (mu_x),
       .y_i    (mu_y),
-      .m_i    (m_i),
-      .mp_i   (mp_i),
+      .m_i    (NI'(m_i)),
+      .mp_i   (NI'(mp_i)),
+      .reduce_i(ma_reduce),  // FROM's product is A's, alone in its step
       .busy_o (mu_busy),
       .last_o (mu_last),
       .p_o    (mu_p),
@@ -365,11 +381,15 @@ module rsa_core #(
     `ASSERT_IMPL(RsaOneUnitWiped_A, $past(mult_clear), t_q == '0, clk_i, assert_off)
 
     /* verilator lint_off UNUSEDSIGNAL */
-    logic [2*(N+1)-1:0] unused_mu;
+    logic [2*(NI+1)-1:0] unused_mu;
     assign unused_mu = {mu_s, mu_c};
     /* verilator lint_on UNUSEDSIGNAL */
   end else begin : g_bad_units
     initial $fatal(1, "rsa_core: Units must be 1 or 2 (got %0d)", Units);
+  end
+
+  if (Lazy && Mult != 5) begin : g_bad_lazy
+    initial $fatal(1, "rsa_core: Lazy needs Mult = 5, mont_qp (got Mult = %0d)", Mult);
   end
 
   // ---------------------------------------------------------------------------------------
@@ -451,7 +471,7 @@ module rsa_core #(
     `MV_RESULT_CORE_CONN,
     .idle_i(idle),
     .last_i(done),
-    .p_i   (ma_p)
+    .p_i   (ma_p[N-1:0])  // FROM's product, reduced: below M
   );
 
   // ---------------------------------------------------------------------------------------
@@ -478,9 +498,10 @@ module rsa_core #(
   `ASSERT_IMPL(RsaConstTimeBoth_A, ConstTime && state_q == StRun && phase_q != PhFrom,
                ran_a_q && ran_s_q, clk_i, assert_off)
   // This header (operand bounds): every product is fully reduced, so every multiplier input
-  // is below M as the multipliers require.
-  `ASSERT_IMPL(RsaProductsReduced_A, in_cap, (!ran_a_q || ma_p < m_i || m_i == One)
-               && (!ran_s_q || ms_p < m_i || m_i == One), clk_i, assert_off)
+  // is below M as the multipliers require; with Lazy, FROM's (P).
+  `ASSERT_IMPL(RsaProductsReduced_A, in_cap && (!Lazy || phase_q == PhFrom),
+               (!ran_a_q || ma_p < NI'(m_i) || m_i == N'(1))
+               && (!ran_s_q || ms_p < NI'(m_i) || m_i == N'(1)), clk_i, assert_off)
   // Constant time beyond cycles (this header): every LOOP step writes both accumulator
   // registers whatever the bit: A moves to the other register (the selection of 2.1) and the
   // register that held it takes the decoy.
@@ -493,7 +514,7 @@ module rsa_core #(
 
   // The redundant halves are read by the testbench's multiplier monitors only.
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [4*(N+1)-1:0] unused_red;
+  logic [4*(NI+1)-1:0] unused_red;
   assign unused_red = {ma_s, ma_c, ms_s, ms_c};
   logic unused_busy;
   assign unused_busy = ma_busy ^ ms_busy;

@@ -13,13 +13,20 @@
 // The queue is a delay line of K - 2P stages (its occupancy is fixed by K).
 //
 // Result: Z << V + oldreduce = X Y 2^-(V (F - 1)) mod M, in [0, M~ + M) with M~ < 2^2V M
-// (Orup's redundant range). The paper leaves it there; this core reduces it fully with 2V
-// restoring subtraction steps (subtract M << s if not negative, s = 2V-1 .. 0), so p_o < M.
+// (Orup's redundant range) for X < 2^N, Y < M. The paper leaves it there (its results feed
+// the next multiplication). A product started with reduce_i = 1 is then reduced fully with 2V
+// restoring subtraction steps (subtract M << s if not negative, s = 2V-1 .. 0), so p_o < M;
+// started with reduce_i = 0 it ends with the raw result in p_o, as the paper's does. Without
+// the reduction the caller keeps the result in range: for X, Y < 2^N and M < 2^(N - 2V - 2)
+// the raw result stays below 2^N (X Y / 2^(V (F - 1)) < 2^(N - V), M~ + M <= 2^2V M), so
+// any number of such products can feed each other (rsa_core's Lazy mode).
 //
-// Cycles from the start edge: floor(F/P) K + 2 (F mod P) + E + 2 + 2V (docs/vhr.md).
+// Cycles from the start edge: floor(F/P) K + 2 (F mod P) + E + 2, + 2V when reduced
+// (docs/vhr.md).
 //
 // Assertions (docs/formal.md): the FSM's states and transitions, the kernel-clock, kernel-
-// cycle and reduction-step counters in range, and the value below 2M before the last step.
+// cycle and reduction-step counters in range, the value below 2M before the last step, and
+// an unreduced result below 2^N.
 `include "mv_core_ports.svh"
 `include "mv_assert.svh"
 
@@ -34,7 +41,9 @@ module mont_qp #(
 ) (
   `MV_CORE_PORTS,
   input  logic [N-1:0] mhat_i,
-  output logic [N:0]   s_o      // the raw result before the last reduction step (< 2M)
+  input  logic         reduce_i,  // at start: 1 reduce P fully, 0 leave Orup's raw result
+  output logic [N:0]   s_o      // the raw result before the last reduction step (< 2M), or
+                                // the raw result itself when the product is not reduced
 );
 
   localparam int MaxPes = 16;  // observation bins of the PEs (PE k >= 1: 1 + (k-1) mod 15)
@@ -88,6 +97,7 @@ module mont_qp #(
   logic [EW-W-1:0] res_q;     // words 0..E-2 of the last iteration, shifted in from the top
   logic [RW-1:0]   red_q;     // final reduction
   logic [SW-1:0]   sub_q;     // reduction step s
+  logic            reduce_q;  // this product is reduced fully (reduce_i at start)
 
   // --- streams: index 0 feeds PE 0, index k+1 leaves PE k --------------------------------
   // (the last PE's Y / M-hat words, the reduce of PEs other than Lk and the step flags of
@@ -171,6 +181,12 @@ module mont_qp #(
   assign col_z    = sz[(Lk + 1) * W +: W];
   assign res_next = {col_z, res_q};
 
+  // Z << V + oldreduce (raw_last: its last word is in, the product is not reduced: P)
+  logic [RW-1:0] raw;
+  logic          raw_last;
+  assign raw      = {res_next, sq[Lk * V +: V]};
+  assign raw_last = col_last && !reduce_q;
+
   // --- final reduction step: subtract M << s unless negative --------------------------------
   logic [RW-1:0] m_shift;
   logic [RW:0]   diff;
@@ -189,6 +205,7 @@ module mont_qp #(
       res_q    <= '0;
       red_q    <= '0;
       sub_q    <= '0;
+      reduce_q <= 1'b1;
       queue_q  <= '0;
     end else begin
       queue_q <= {queue_q[D*QW-1:0], sz[P * W +: W], smq[P * (V + W) +: V + W]};
@@ -201,6 +218,7 @@ module mont_qp #(
             queue_q <= '0;
           end else if (start_i) begin
             xs_q     <= XW'(x_i);
+            reduce_q <= reduce_i;
             kt_q     <= '0;
             kc_q     <= '0;
             waited_q <= 1'b0;
@@ -229,9 +247,9 @@ module mont_qp #(
             res_q <= res_next[EW-1:W];
           end
           if (col_last) begin
-            red_q   <= {res_next, sq[Lk * V +: V]};  // Z << V + oldreduce
+            red_q   <= raw;  // Z << V + oldreduce
             sub_q   <= SW'(SubSteps - 1);
-            state_q <= StRed;
+            state_q <= reduce_q ? StRed : StIdle;
           end
         end
         StRed: begin
@@ -252,18 +270,18 @@ module mont_qp #(
   assign s_o = red_q[N:0];
 
   // The result register and the handshake (hdl/common/mv_result.sv): the last reduction
-  // step (s = 0) writes P.
+  // step (s = 0) writes P, or the raw result's last word when the product is not reduced.
   logic         idle, red_last;
   logic [N-1:0] p_fin;
   assign idle     = (state_q == StIdle);
   assign red_last = (state_q == StRed) && (sub_q == '0);
-  assign p_fin    = take ? diff[N-1:0] : red_q[N-1:0];
+  assign p_fin    = raw_last ? raw[N-1:0] : (take ? diff[N-1:0] : red_q[N-1:0]);
   mv_result #(
     .ResW(N)
   ) u_result (
     `MV_RESULT_CORE_CONN,
     .idle_i(idle),
-    .last_i(red_last),
+    .last_i(red_last || raw_last),
     .p_i   (p_fin)
   );
 
@@ -276,11 +294,12 @@ module mont_qp #(
   `ASSERT(QpStateLegal_A, state_q == StIdle || state_q == StRun || state_q == StRed, clk_i,
           assert_off)
   // IDLE -> RUN only on START (without CLEAR), counters from 0; RUN -> RED with 2V steps
-  // (s = 2V-1 .. 0), one per clock; RED -> IDLE after the last.
+  // (s = 2V-1 .. 0), one per clock, or RUN -> IDLE for a product not reduced; RED -> IDLE
+  // after the last.
   `ASSERT_IMPL(QpStartsOnStart_A, $past(idle) && !idle, $past(start_i && !clear_i)
                && state_q == StRun && kt_q == '0 && kc_q == '0, clk_i, assert_off)
-  `ASSERT_IMPL(QpRunToRed_A, $past(state_q == StRun) && state_q != StRun, state_q == StRed
-               && int'(sub_q) == SubSteps - 1, clk_i, assert_off)
+  `ASSERT_IMPL(QpRunToRed_A, $past(state_q == StRun) && state_q != StRun, $past(reduce_q)
+               ? (state_q == StRed && int'(sub_q) == SubSteps - 1) : idle, clk_i, assert_off)
   `ASSERT_IMPL(QpRedSteps_A, $past(state_q == StRed) && state_q == StRed,
                sub_q == $past(sub_q) - 1'b1, clk_i, assert_off)
   `ASSERT_IMPL(QpRedToIdle_A, $past(state_q == StRed) && state_q != StRed, idle
@@ -294,6 +313,8 @@ module mont_qp #(
   // value the last step s = 0 sees is below 2M (s_o), so P < M.
   `ASSERT_IMPL(QpBelow2MAtLastStep_A, red_last, (RW + 1)'(red_q) < ((RW + 1)'(m_i) << 1),
                clk_i, assert_off)
+  // This header: a result left unreduced fits P (the caller's guard bits: M < 2^(N-2V-2)).
+  `ASSERT_IMPL(QpRawFits_A, raw_last, (raw >> N) == '0, clk_i, assert_off)
 `ifdef MV_ASSERT_ON
   // The PEs' counters (Jiang-Harris, Fig. 3 and section IV.B), shadowed on each PE's input
   // stream k: iteration i runs over words j = 0 .. e-1, one per clock (first at j = 0, last

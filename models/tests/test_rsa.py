@@ -125,7 +125,7 @@ def test_registry_entry() -> None:
     info = get_algo("rsa_core")
     assert info.kind == "modexp" and dict(info.params) == {"Mult": 0, "ConstTime": 1,
                                                          "V": 16, "W": 16, "P": 1, "PeLatency": 3,
-                                                         "Units": 2}
+                                                         "Units": 2, "Lazy": 0}
     assert reference(info, 3, 5, 7, 8) == pow(3, 5, 7)
     assert set(info.precomputed(7, 8, {})) == {"R2", "MP"}
     with pytest.raises(ModelInputError, match="Mult=9: one of mont_lut, mont_csa"):

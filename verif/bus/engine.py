@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from montverif.spec import regmap
+from montverif.spec import formula, regmap
 from montverif.spec.design import RSA_MODULUS, Design
 from montverif.verif.bus.bfm import WatchdogError
 from montverif.verif.bus.handles import Handle
@@ -123,11 +123,13 @@ class ProductTap:
     mults: tuple[str, ...]  # each multiplier's signal prefix (<prefix>_busy, _x, _y, ...)
     wipe: tuple[str, ...]
     n: int
+    width: int = 0  # bits of the multipliers' operands and products ([rsa] width; 0: n)
 
     @property
     def slot(self) -> int:
-        """Bits of one captured value: N + 1 (S and C) rounded up to 32-bit words."""
-        return 32 * -(-(self.n + 1) // 32)
+        """Bits of one captured value: the multipliers' width + 1 (S and C) rounded up to
+        32-bit words."""
+        return 32 * -(-(max(self.width, self.n) + 1) // 32)
 
     @property
     def depth(self) -> int:
@@ -147,8 +149,10 @@ def product_tap(design: Design, n: int,
     if not design.rsa:
         return None
     rsa = design.rsa_at(params or {})
+    width = formula.integer(str(rsa["width"]), n, design.resolve(params)) if "width" in rsa \
+        else n
     return ProductTap(str(rsa["core"]), tuple(str(m) for m in rsa["mults"]),
-                      tuple(str(p) for p in rsa.get("wipe", ())), n)
+                      tuple(str(p) for p in rsa.get("wipe", ())), n, width)
 
 
 def _product_instance(tap: ProductTap) -> tuple[str, str, int]:

@@ -137,8 +137,9 @@ def test_without_constant_time_the_cycles_follow_the_bit_length(tmp_path: Path) 
 
 @pytest.mark.sim
 @pytest.mark.parametrize("params", [(("Mult", 4), ("V", 8), ("W", 4), ("P", 2)),
-                                    (("Mult", 5), ("V", 4), ("W", 8), ("P", 2))],
-                         ids=["mwrkmm", "mont_qp"])
+                                    (("Mult", 5), ("V", 4), ("W", 8), ("P", 2)),
+                                    (("Mult", 5), ("V", 4), ("W", 8), ("P", 2), ("Lazy", 1))],
+                         ids=["mwrkmm", "mont_qp", "mont_qp-lazy"])
 def test_a_broken_word_multiplier_inside_is_caught_on_its_first_product(
         tmp_path: Path, params: tuple[tuple[str, int], ...]) -> None:
     """FaultEn flips a quotient digit of one PE of multiplier A: the per-product scoreboard
@@ -172,8 +173,9 @@ def _rsa_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: BuildSpec, 
     ("verilator", 64, 32, (("Units", 1),)),
     ("verilator", 64, 16, (("Mult", 5), ("V", 8), ("W", 16), ("P", 3), ("ConstTime", 0),
                            ("Units", 1))),
+    ("verilator", 64, 32, (("Mult", 5), ("V", 8), ("W", 16), ("P", 3), ("Lazy", 1))),
 ], ids=["verilator-mont_lut", "verilator-mwrkmm", "icarus-mont_lut", "verilator-one-unit",
-        "verilator-one-unit-mont_qp-vartime"])
+        "verilator-one-unit-mont_qp-vartime", "verilator-mont_qp-lazy"])
 def test_fast_mode_checks_what_pin_mode_checks(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sim: str, n: int, bus_w: int,
         params: tuple[tuple[str, int], ...]) -> None:
@@ -202,7 +204,10 @@ def test_fast_mode_checks_what_pin_mode_checks(
     ("verilator", (("Units", 1),), "multiplier U product 8, A's"),
     ("verilator", (("Mult", 5), ("V", 4), ("W", 8), ("P", 2), ("Units", 1)),
      "multiplier U product 0, A's"),
-], ids=["verilator", "icarus", "verilator-one-unit", "verilator-one-unit-mont_qp"])
+    ("verilator", (("Mult", 5), ("V", 4), ("W", 8), ("P", 2), ("Lazy", 1)),
+     "multiplier A product 0"),
+], ids=["verilator", "icarus", "verilator-one-unit", "verilator-one-unit-mont_qp",
+        "verilator-mont_qp-lazy"])
 def test_fast_mode_catches_a_broken_multiplier_on_its_first_wrong_product(
         tmp_path: Path, sim: str, params: tuple[tuple[str, int], ...], where: str) -> None:
     """The fault build (a wrong table entry in multiplier A, or a flipped quotient digit of
@@ -217,3 +222,56 @@ def test_fast_mode_catches_a_broken_multiplier_on_its_first_wrong_product(
         first[bus] = re.sub(r"\(@[\d.]+ns\)", "", outcome.first_error)
     assert f"MISMATCH op 0 {where}" in first["engine"], first["engine"]
     assert first["engine"] == first["pins"]
+
+
+LAZY = (("Mult", 5), ("V", 4), ("W", 8), ("P", 2), ("Lazy", 1))
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("old,new,message", [
+    # every product reduced: each LOOP product is no longer the multiplier's unreduced value
+    ("assign ma_reduce  = !Lazy || op_phase == PhFrom;", "assign ma_reduce  = 1'b1;",
+     "the unreduced product of models.vhr is"),
+    # FROM's product left unreduced: P is congruent to X^E but not below M
+    ("assign ma_reduce  = !Lazy || op_phase == PhFrom;", "assign ma_reduce  = !Lazy;",
+     "multiplier A product"),
+], ids=["reduces-every-product", "leaves-the-last-unreduced"])
+def test_a_lazy_core_that_reduces_the_wrong_products_fails(
+        tmp_path: Path, old: str, new: str, message: str) -> None:
+    """Lazy = 1 (Jiang-Harris: products unreduced, only the last reduced): a copy of
+    rsa_core.sv that reduces every product, or none, passes the congruence checks of most
+    products but fails the bit-exact ones (each unreduced product is the multiplier's own
+    value, models.vhr.lazy_product; the last one is below M)."""
+    text = (ROOT / "hdl" / "rsa" / "rsa_core.sv").read_text()
+    assert text.count(old) == 1
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    (overlay / "rsa_core.sv").write_text(text.replace(old, new))
+    run = RunSpec(BuildSpec("rsa_core", 32, 16, "verilator", params=LAZY,
+                            overlay=str(overlay)),
+                  seed=5, txns=1, tests=("RandomTest",), timeout_s=600)
+    outcome = execute(run, tmp_path / run.key)
+    assert not outcome.passed
+    assert "MISMATCH op 0" in outcome.first_error and message in outcome.first_error, \
+        outcome.first_error
+
+
+def test_the_lazy_mode_is_mont_qp_s_and_shortens_every_product_but_the_last() -> None:
+    """The model: Lazy needs mont_qp; its multiplier is 2V + 2 bits wider, each product 2V
+    cycles shorter, the last one reduced (2V steps more); P is X^E mod M."""
+    with pytest.raises(Exception, match="Lazy must be 0, or 1 with Mult=5"):
+        rsa_model.check(64, Mult=4, V=8, W=4, P=1, Lazy=1)
+    vwp = {"Mult": 5, "V": 16, "W": 16, "P": 16}
+    assert rsa_model.width(1024, **vwp, Lazy=1) == 1024 + 34
+    full = rsa_model.rsa_cycles(1, 1024, Units=1, **vwp)
+    lazy = rsa_model.rsa_cycles(1, 1024, Units=1, **vwp, Lazy=1)
+    assert full == 2051 * 369 and lazy < full
+    rng = random.Random(7)
+    for n in (64, 97):
+        m = rng.getrandbits(n) | 1 | 1 << (n - 1)
+        x, e = rng.randrange(m), rng.getrandbits(n)
+        res = rsa_model.rsa_core(x, e, m, n, Mult=5, V=4, W=8, P=2, Lazy=1)
+        assert res.p == int(gmpy2.powmod(x, e, m))
+        steps = rsa_model.products(x, e, m, n, Mult=5, V=4, W=8, P=2, Lazy=1)
+        # the chain runs on unreduced values: some product is at or above M
+        assert any(p.p >= m for step in steps[:-1] for p in step)
