@@ -10,8 +10,9 @@ precomputations are here too: R2 = R^2 mod M with the R of the multiplier inside
 (m' = -M^-1 mod 2^N, or M-hat for mont_qp).
 
 Lazy = 1 (mont_qp only, Jiang-Harris's use of the multiplier): the products stay in Orup's
-range, unreduced, on a multiplier N + 2V + 2 bits wide; each is then computed bit for bit by
-models/vhr.py (its value is the multiplier's, not the residue), FROM's reduced fully.
+range, unreduced, on a multiplier without its reducer, N + 2V + 2 bits wide rounded up to
+whole W-bit words; each is then computed bit for bit by models/vhr.py (its value is the
+multiplier's, not the residue), and the core reduces FROM's itself (final_reduction).
 """
 
 from __future__ import annotations
@@ -87,10 +88,32 @@ class Product:
     p: int
 
 
-def width(n: int, Mult: int = 0, V: int = 16, Lazy: int = 0, **_params: int) -> int:
-    """Bits of A, S and the multipliers inside: N, or N + 2V + 2 with Lazy (mont_qp's guard
-    bits: models/vhr.py guard_bits)."""
-    return n + guard_bits(V) if Lazy and Mult == 5 else n
+def width(n: int, Mult: int = 0, V: int = 16, W: int = 16, Lazy: int = 0,
+          **_params: int) -> int:
+    """Bits of A, S and the multipliers inside: N, or with Lazy N + 2V + 2 (mont_qp's guard
+    bits: models/vhr.py guard_bits) rounded up to whole W-bit words (the final reduction
+    works a word at a time)."""
+    return -(-(n + guard_bits(V)) // W) * W if Lazy and Mult == 5 else n
+
+
+def final_reduction(value: int, m: int, V: int) -> int:
+    """Lazy: rsa_core's own reduction of FROM's product (at most 2^2V M): 2V + 1 restoring
+    steps, M << s subtracted unless that is negative, s = 2V .. 0."""
+    assert value < m << (2 * V + 1), "rsa_core: FROM's product not below 2^(2V+1) M"
+    for s in range(2 * V, -1, -1):
+        if value >= m << s:
+            value -= m << s
+    assert value < m, "rsa_core: FROM's product not reduced by 2V + 1 steps"
+    return value
+
+
+def reduction_cycles(n: int, Mult: int = 0, V: int = 16, W: int = 16, Lazy: int = 0,
+                     **_params: int) -> int:
+    """Lazy: the clocks of the final reduction, 2V + 1 steps of a word each of the NI / W
+    words and a select clock; 0 otherwise."""
+    if not (Lazy and Mult == 5):
+        return 0
+    return (2 * V + 1) * (width(n, Mult, V, W, Lazy) // W + 1)
 
 
 def check(n: int, Mult: int = 0, ConstTime: int = 1, V: int = 16, W: int = 16,
@@ -112,7 +135,7 @@ def check(n: int, Mult: int = 0, ConstTime: int = 1, V: int = 16, W: int = 16,
         if Mult == 4:
             mwrkmm_check(n, V, W, P, PeLatency)
         elif Mult == 5:
-            qp_check(width(n, Mult, V, Lazy), V, W, P)
+            qp_check(width(n, Mult, V, W, Lazy), V, W, P)
         if PeLatency != 3 and Mult != 4:
             raise ModelInputError(f"PeLatency={PeLatency}: only mwrkmm (Mult=4) has a PE "
                                   "latency to choose")
@@ -146,7 +169,7 @@ def mult_cycles(mult: int, n: int, V: int = 16, W: int = 16, P: int = 1,
     """The multiplier's cycles for one product at the core's width n (Lazy: an unreduced
     product of the wider multiplier, 2V restoring steps fewer)."""
     if Lazy and mult == 5:
-        return Geometry(width(n, mult, V, Lazy), V, W, P).cycles - 2 * V
+        return Geometry(width(n, mult, V, W, Lazy), V, W, P).cycles - 2 * V
     return MULTS[mult][1](n, V=V, W=W, P=P, PeLatency=PeLatency)
 
 
@@ -154,7 +177,7 @@ def r_bits(n: int, Mult: int = 0, V: int = 16, W: int = 16, P: int = 1, Lazy: in
            **_params: int) -> int:
     """log2 R of the multiplier inside: N for all but mont_qp (V (ceil(NI/V) + 1), NI its
     width: width())."""
-    return Geometry(width(n, Mult, V, Lazy), V, W, P).r_bits if Mult == 5 else n
+    return Geometry(width(n, Mult, V, W, Lazy), V, W, P).r_bits if Mult == 5 else n
 
 
 def r2(m: int, n: int, **params: int) -> int:
@@ -201,10 +224,10 @@ def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,
     rinv = gmpy2.invert(gmpy2.mpz(1) << rb, m) if m > 1 else gmpy2.mpz(0)
     lazy = bool(params.get("Lazy")) and params.get("Mult") == 5
 
-    def mont(a: int, b: int, last: bool = False) -> int:
-        if lazy:  # the multiplier's own value, unreduced but the last product's
+    def mont(a: int, b: int) -> int:
+        if lazy:  # the multiplier's own value, unreduced
             return lazy_product(a, b, m, width(n, **params), params.get("V", 16),
-                                params.get("W", 16), params.get("P", 1), last)
+                                params.get("W", 16), params.get("P", 1))
         return int(gmpy2.f_mod(gmpy2.mpz(a) * b * rinv, m))
 
     rr = r2(m, n, **params)
@@ -223,7 +246,7 @@ def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,
             step.append(Product("S", k + 1, s, s, ps))
             s = ps
         steps.append(step)
-    steps.append([Product("A", loop + 1, 1, a, mont(1, a, last=True))])
+    steps.append([Product("A", loop + 1, 1, a, mont(1, a))])
     return steps
 
 
@@ -242,10 +265,10 @@ def multiplications(e: int, n: int, ConstTime: int = 1, Units: int = 2) -> int:
 
 def rsa_cycles(e: int, n: int, Mult: int = 0, ConstTime: int = 1, Units: int = 2,
                **vwp: int) -> int:
-    """(multiplications) * (Lm + 1); with Lazy, FROM's product adds its 2V restoring steps."""
-    lazy_steps = 2 * vwp.get("V", 16) if vwp.get("Lazy") and Mult == 5 else 0
+    """(multiplications) * (Lm + 1), and with Lazy the final reduction's clocks."""
     return (multiplications(e, n, ConstTime, Units)
-            * (mult_cycles(Mult, n, **vwp) + CAPTURE_CYCLES) + lazy_steps)
+            * (mult_cycles(Mult, n, **vwp) + CAPTURE_CYCLES)
+            + reduction_cycles(n, Mult, **vwp))
 
 
 def rsa_core(x: int, e: int, m: int, n: int, Mult: int = 0,
@@ -255,6 +278,8 @@ def rsa_core(x: int, e: int, m: int, n: int, Mult: int = 0,
     check(n, Mult, ConstTime, V, W, P, PeLatency, Units, Lazy)
     steps = products(x, e, m, n, ConstTime, Mult=Mult, V=V, W=W, P=P, Lazy=Lazy)
     p = steps[-1][-1].p
+    if Lazy:  # FROM's product left unreduced by the multiplier: the core's own reduction
+        p = final_reduction(p, m, V)
     return Result("rsa_core", n, p, None, None,
                   rsa_cycles(e, n, Mult, ConstTime, Units, V=V, W=W, P=P,
                              PeLatency=PeLatency, Lazy=Lazy), {})

@@ -180,20 +180,16 @@ def guard_bits(V: int) -> int:
     return 2 * V + 2
 
 
-def lazy_product(x: int, y: int, m: int, n: int, V: int, W: int, P: int,
-                 reduce: bool) -> int:
-    """One product of rsa_core's Lazy mode on an n-bit multiplier: x, y below 2^n, M below
-    2^(n - guard_bits(V)); the raw result (Orup's range, asserted below 2^n), or with
-    `reduce` the fully reduced one (the mode's last product: mont(1, A) < 2^2V M)."""
+def lazy_product(x: int, y: int, m: int, n: int, V: int, W: int, P: int) -> int:
+    """One product of an n-bit mont_qp without its reducer (Reduce = 0, rsa_core's Lazy
+    mode): x, y below 2^n, M below 2^(n - guard_bits(V)); the raw result (Orup's range,
+    asserted below 2^n)."""
     if not (0 <= x < 1 << n and 0 <= y < 1 << n):
         raise ModelInputError(f"mont_qp: a lazy product's operands must be below 2^{n}")
     if m <= 0 or m % 2 == 0 or m.bit_length() > n - guard_bits(V):
         raise ModelInputError(f"mont_qp: a lazy product needs an odd M below "
                               f"2^{n - guard_bits(V)} (N - 2V - 2)")
-    g = Geometry(n, V, W, P)
-    raw, hits = unreduced(x, y, m, g)
-    if reduce:
-        return reduce_fully(raw, m, V, hits)
+    raw, _ = unreduced(x, y, m, Geometry(n, V, W, P))
     assert raw >> n == 0, "mont_qp: an unreduced result outgrew N bits"
     return raw
 

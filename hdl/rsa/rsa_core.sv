@@ -62,11 +62,17 @@
 // Operand bounds: X, R2 < M (the loader refuses X >= M); every product is fully reduced (< M),
 // so every multiplier input Y is below M as the multipliers require (X may be 1 >= M = 1).
 // Lazy = 1 (mont_qp only) is Jiang-Harris's use of the multiplier: its products stay in Orup's
-// range, not reduced fully (their 2V restoring steps are skipped), and feed the next products
-// as they are; only FROM's product, P, is reduced. Inside, A, S, the decoy, t_q and the
-// multipliers are NI = N + 2V + 2 bits wide: with M < 2^N every product of operands below
-// 2^NI stays below 2^NI (mont_qp's header), and FROM's, mont(1, A), below 2^2V M, which the
-// 2V steps reduce (docs/vhr.md). Each product but FROM's is 2V cycles shorter.
+// range, unreduced, and feed the next products as they are (the multipliers are built without
+// their reducer, Reduce = 0, whose wide subtractor was their longest path). Inside, A, S, the
+// decoy, t_q and the multipliers are NI bits wide, N + 2V + 2 rounded up to whole W-bit
+// words: with M < 2^N every product of operands below 2^NI stays below 2^NI (mont_qp's
+// header), and FROM's, mont(1, A), is at most 2^2V M (docs/vhr.md). The core reduces that one
+// itself (state StRed): 2V + 1 restoring steps, s = 2V .. 0, each word-serial on a W-bit
+// subtractor, in the registers the loop no longer needs: a0_q holds the value and rotates by
+// a word a clock, s_q holds M << s and rotates with it, a1_q takes A - (M << s) a word at a
+// time, and after the NI / W words a select cycle keeps the difference unless it borrowed
+// (every step takes the same NI / W + 1 clocks; the select depends on P, the result, not on an
+// exponent bit). Each product is 2V cycles shorter; the reduction adds (2V + 1)(NI / W + 1).
 //
 // Assertions (docs/formal.md): the FSM's states, phases and transitions, the step counter in
 // range, both products every LOOP step in constant time and both accumulator registers written
@@ -103,11 +109,17 @@ module rsa_core #(
 );
 
   localparam int CntW = $clog2(N + 1);
-  localparam int NI   = Lazy ? N + 2 * V + 2 : N;  // width of A, S and the multipliers
+  // width of A, S and the multipliers: with Lazy N + 2V + 2 guard bits, whole W-bit words
+  localparam int NI   = Lazy ? (N + 2 * V + 2 + W - 1) / W * W : N;
+  localparam int RdW  = Lazy ? W : 1;              // Lazy: word of the final reduction
+  localparam int LW   = NI / RdW;                  // its words
+  localparam int RsW  = $clog2(2 * V + 2);         // its step counter s = 2V .. 0
+  localparam int RwW  = $clog2(LW + 1);            // its word counter 0 .. LW (LW: select)
 
   localparam logic [1:0] StIdle = 2'd0;
   localparam logic [1:0] StRun  = 2'd1;  // both multipliers busy
   localparam logic [1:0] StCap  = 2'd2;  // take the products, start the next step
+  localparam logic [1:0] StRed  = 2'd3;  // Lazy: the final reduction of FROM's product
 
   localparam logic [1:0] PhTo   = 2'd0;  // into the Montgomery domain
   localparam logic [1:0] PhLoop = 2'd1;  // one exponent bit
@@ -128,7 +140,13 @@ module rsa_core #(
   logic         ma_busy, ms_busy, ma_last, ms_last;
   logic [NI-1:0] ma_x, ma_y, ms_x, ms_y, ma_p, ms_p;
   logic [NI:0]   ma_s, ma_c, ms_s, ms_c;
-  logic          ma_reduce;  // the product A starts now is reduced fully (not Lazy, or FROM)
+  // Lazy: the final reduction's step s, word and borrow, and this clock's word difference
+  logic [RsW-1:0] red_s_q;
+  logic [RwW-1:0] red_w_q;
+  logic           red_b_q;
+  logic [RdW:0]   red_diff;
+  logic           red_sel, red_done;  // the select clock; the last one (P is ready)
+  logic [NI-1:0]  red_keep;           // the value the select clock keeps
 
   // Where A is: a1_q when a_sel. Constant time: bit 0 of the step counter, so A moves at every
   // LOOP step whatever the bit; otherwise always a0_q.
@@ -212,7 +230,10 @@ module rsa_core #(
   assign ms_start = starting && (op_phase == PhTo
                                  || (op_phase == PhLoop && (ConstTime || (e_cur >> 1) != '0)));
   assign mult_clear = ((state_q == StIdle) && clear_i) || (in_cap && finish);
-  assign ma_reduce  = !Lazy || op_phase == PhFrom;
+  assign red_diff   = {1'b0, a0_q[RdW-1:0]} - {1'b0, s_q[RdW-1:0]} - (RdW + 1)'(red_b_q);
+  assign red_sel    = Lazy && (state_q == StRed) && (32'(red_w_q) == LW);
+  assign red_done   = red_sel && (red_s_q == '0);
+  assign red_keep   = red_b_q ? a0_q : a1_q;  // A, or A - (M << s) when it did not borrow
 
   always_comb begin
     case (op_phase)
@@ -250,6 +271,7 @@ module rsa_core #(
       .W        (W),
       .P        (P),
       .PeLatency(PeLatency),
+      .Reduce   (!Lazy),
       .FaultEn  (FaultEn),
       .FaultAddr(FaultAddr)
     ) u_mult_a (
@@ -261,7 +283,6 @@ module rsa_core #(
       .y_i    (ma_y),
       .m_i    (NI'(m_i)),
       .mp_i   (NI'(mp_i)),
-      .reduce_i(ma_reduce),
       .busy_o (ma_busy),
       .last_o (ma_last),
       .p_o    (ma_p),
@@ -276,6 +297,7 @@ module rsa_core #(
       .W        (W),
       .P        (P),
       .PeLatency(PeLatency),
+      .Reduce   (!Lazy),
       .FaultEn  (1'b0),
       .FaultAddr(0)
     ) u_mult_s (
@@ -287,7 +309,6 @@ module rsa_core #(
       .y_i    (ms_y),
       .m_i    (NI'(m_i)),
       .mp_i   (NI'(mp_i)),
-      .reduce_i(!Lazy),  // S never runs FROM's product
       .busy_o (ms_busy),
       .last_o (ms_last),
       .p_o    (ms_p),
@@ -324,6 +345,7 @@ module rsa_core #(
       .W        (W),
       .P        (P),
       .PeLatency(PeLatency),
+      .Reduce   (!Lazy),
       .FaultEn  (FaultEn),
       .FaultAddr(FaultAddr)
     ) u_mult (
@@ -335,7 +357,6 @@ module rsa_core #(
       .y_i    (mu_y),
       .m_i    (NI'(m_i)),
       .mp_i   (NI'(mp_i)),
-      .reduce_i(ma_reduce),  // FROM's product is A's, alone in its step
       .busy_o (mu_busy),
       .last_o (mu_last),
       .p_o    (mu_p),
@@ -406,6 +427,9 @@ module rsa_core #(
       cnt_q   <= '0;
       ran_a_q <= 1'b0;
       ran_s_q <= 1'b0;
+      red_s_q <= '0;
+      red_w_q <= '0;
+      red_b_q <= 1'b0;
     end else begin
       case (state_q)
         StIdle: begin
@@ -432,6 +456,16 @@ module rsa_core #(
         StCap: begin
           if (mid) begin
             state_q <= StRun;  // Units = 1: the second product of the step (g_one)
+          end else if (finish && Lazy) begin
+            // FROM's product to the final reduction: the value in a0_q, M << 2V in s_q
+            a0_q    <= ma_p;
+            a1_q    <= '0;
+            s_q     <= NI'(m_i) << (2 * V);
+            e_q     <= '0;
+            red_s_q <= RsW'(2 * V);
+            red_w_q <= '0;
+            red_b_q <= 1'b0;
+            state_q <= StRed;
           end else if (finish) begin
             a0_q    <= '0;  // wipe every intermediate (the decoy too) with the end of the operation
             a1_q    <= '0;
@@ -454,6 +488,39 @@ module rsa_core #(
             state_q <= StRun;
           end
         end
+        StRed: if (Lazy) begin  // (without Lazy no state leads here: no logic of it is built)
+          if (!red_sel) begin
+            // one word of A - (M << s), the lowest first: A and M << s rotate by a word, the
+            // difference word enters a1_q at the top
+            a0_q    <= {a0_q[RdW-1:0], a0_q[NI-1:RdW]};
+            s_q     <= {s_q[RdW-1:0], s_q[NI-1:RdW]};
+            a1_q    <= {red_diff[RdW-1:0], a1_q[NI-1:RdW]};
+            red_b_q <= red_diff[RdW];
+            red_w_q <= red_w_q + 1'b1;
+          end else if (red_s_q != '0) begin
+            // select: the difference unless it borrowed; the next step subtracts M << (s - 1)
+            a0_q    <= red_keep;
+            s_q     <= s_q >> 1;
+            red_s_q <= red_s_q - 1'b1;
+            red_w_q <= '0;
+            red_b_q <= 1'b0;
+          end else begin
+            // the last select takes P (u_result); wipe everything, as at the end without Lazy
+            a0_q    <= '0;
+            a1_q    <= '0;
+            s_q     <= '0;
+            e_q     <= '0;
+            cnt_q   <= '0;
+            phase_q <= PhTo;
+            ran_a_q <= 1'b0;
+            ran_s_q <= 1'b0;
+            red_w_q <= '0;
+            red_b_q <= 1'b0;
+            state_q <= StIdle;
+          end
+        end else begin
+          state_q <= StIdle;
+        end
         default: state_q <= StIdle;
       endcase
     end
@@ -463,7 +530,7 @@ module rsa_core #(
   // takes P = mont(1, A); P reads 0 from the start of an operation on.
   logic idle, done;
   assign idle = (state_q == StIdle);
-  assign done = in_cap && finish;
+  assign done = Lazy ? red_done : (in_cap && finish);
   mv_result #(
     .ResW       (N),
     .ClearOnLoad(1'b1)
@@ -471,21 +538,22 @@ module rsa_core #(
     `MV_RESULT_CORE_CONN,
     .idle_i(idle),
     .last_i(done),
-    .p_i   (ma_p[N-1:0])  // FROM's product, reduced: below M
+    .p_i   (Lazy ? red_keep[N-1:0] : ma_p[N-1:0])  // FROM's product, reduced: below M
   );
 
   // ---------------------------------------------------------------------------------------
   // Assertions (docs/formal.md)
   // ---------------------------------------------------------------------------------------
-  `ASSERT(RsaStateLegal_A, state_q != 2'd3 && phase_q != 2'd3, clk_i, assert_off)
+  `ASSERT(RsaStateLegal_A, (Lazy || state_q != StRed) && phase_q != 2'd3, clk_i, assert_off)
   // IDLE -> RUN on START (phase TO, counter 0); RUN -> CAP on a multiplier's last cycle; CAP
-  // lasts one cycle, to RUN (the next step) or IDLE (after FROM: the end).
+  // lasts one cycle, to RUN (the next step) or IDLE (after FROM: the end; with Lazy to RED,
+  // the final reduction, which ends in IDLE).
   `ASSERT_IMPL(RsaStartsOnStart_A, $past(idle) && !idle, $past(start_first)
                && state_q == StRun && phase_q == PhTo && cnt_q == '0, clk_i, assert_off)
   `ASSERT_IMPL(RsaCapOnLast_A, $past(state_q == StRun) && in_cap, $past(ma_last || ms_last),
                clk_i, assert_off)
-  `ASSERT_IMPL(RsaCapOneCycle_A, $past(in_cap), state_q == (($past(finish)) ? StIdle : StRun),
-               clk_i, assert_off)
+  `ASSERT_IMPL(RsaCapOneCycle_A, $past(in_cap), state_q == (($past(finish))
+               ? (Lazy ? StRed : StIdle) : StRun), clk_i, assert_off)
   `ASSERT_IMPL(RsaRunHasMult_A, state_q == StRun, ran_a_q || ran_s_q, clk_i, assert_off)
   // Algorithm 4's phase order TO -> LOOP (-> LOOP ...) -> FROM: no phase goes back.
   `ASSERT_IMPL(RsaPhaseOrder_A, $past(!idle) && !idle, phase_q >= $past(phase_q), clk_i,
@@ -498,10 +566,18 @@ module rsa_core #(
   `ASSERT_IMPL(RsaConstTimeBoth_A, ConstTime && state_q == StRun && phase_q != PhFrom,
                ran_a_q && ran_s_q, clk_i, assert_off)
   // This header (operand bounds): every product is fully reduced, so every multiplier input
-  // is below M as the multipliers require; with Lazy, FROM's (P).
-  `ASSERT_IMPL(RsaProductsReduced_A, in_cap && (!Lazy || phase_q == PhFrom),
+  // is below M as the multipliers require.
+  `ASSERT_IMPL(RsaProductsReduced_A, in_cap && !Lazy,
                (!ran_a_q || ma_p < NI'(m_i) || m_i == N'(1))
                && (!ran_s_q || ms_p < NI'(m_i) || m_i == N'(1)), clk_i, assert_off)
+  // Lazy (this header): FROM's product is at most 2^2V M, so 2V + 1 restoring steps reduce it;
+  // the reduction runs s = 2V .. 0 with NI / W words and a select each, and P is below M.
+  `ASSERT_IMPL(RsaLazyFromInRange_A, Lazy && in_cap && finish,
+               (NI + 1)'(ma_p) < ((NI + 1)'(m_i) << (2 * V + 1)), clk_i, assert_off)
+  `ASSERT_IMPL(RsaLazyRedCounters_A, Lazy && state_q == StRed,
+               int'(red_s_q) <= 2 * V && int'(red_w_q) <= LW, clk_i, assert_off)
+  `ASSERT_IMPL(RsaLazyReduced_A, red_done, red_keep < NI'(m_i) || m_i == N'(1), clk_i,
+               assert_off)
   // Constant time beyond cycles (this header): every LOOP step writes both accumulator
   // registers whatever the bit: A moves to the other register (the selection of 2.1) and the
   // register that held it takes the decoy.

@@ -12,8 +12,8 @@
 //   Mult = 5: mont_qp     (Jiang-Harris, quotient pipelined; V, W, P)   R = 2^(V (ceil(N/V)+1))
 // The word-based multipliers take their reduction constant from mp_i: m' (its low W bits) for
 // mwrkmm, M-hat for mont_qp (the host loads the one the build needs into MP).
-// reduce_i (mont_qp only, read at start): 0 leaves the product in Orup's range, not reduced
-// fully (rsa_core's Lazy mode); the other multipliers always reduce (their P < M).
+// Reduce (mont_qp only): 0 builds it without its reducer, every product left in Orup's range
+// (rsa_core's Lazy mode); the other multipliers always reduce (their P < M).
 // The redundant S and C leave zero-extended to N + 1 bits (mont_csa keeps N-bit halves), so
 // the testbench can recompute the final subtraction (S + C >= M) of every product; the
 // word-based multipliers give their unreduced result (< 2M) as S and C = 0.
@@ -26,6 +26,7 @@ module rsa_mont_mult #(
   parameter int W         = 16,
   parameter int P         = 1,
   parameter int PeLatency = 3,   // mwrkmm only: 3, or 4 (the subpipelined PE)
+  parameter bit Reduce    = 1'b1,  // mont_qp only: 0 leaves every product unreduced
   // Test only: corrupt one table entry / selection of the chosen multiplier (its FaultAddr,
   // FaultSel for mont_csa; the quotient digit of PE FaultAddr mod P for mwrkmm / mont_qp).
   parameter bit FaultEn   = 1'b0,
@@ -33,8 +34,7 @@ module rsa_mont_mult #(
 ) (
   `MV_CORE_SC_PORTS(N + 1),
   /* verilator lint_off UNUSEDSIGNAL */  // the bit-serial multipliers need no constant
-  input  logic [N-1:0] mp_i,    // m' = -M^-1 mod 2^N (mwrkmm) or M-hat (mont_qp)
-  input  logic         reduce_i // mont_qp: reduce this product fully (the others always do)
+  input  logic [N-1:0] mp_i     // m' = -M^-1 mod 2^N (mwrkmm) or M-hat (mont_qp)
   /* verilator lint_on UNUSEDSIGNAL */
 );
 
@@ -106,11 +106,12 @@ module rsa_mont_mult #(
       .V        (V),
       .W        (W),
       .P        (P),
+      .Reduce   (Reduce),
       .FaultEn  (FaultEn),
       .FaultAddr(FaultPe)
     ) u_mult (
-      .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .mhat_i(mp_i), .reduce_i,
-      .busy_o, .last_o, .p_o, .s_o
+      .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .mhat_i(mp_i), .busy_o, .last_o,
+      .p_o, .s_o
     );
     assign c_o = '0;
   end else begin : g_bad_mult

@@ -14,14 +14,15 @@
 //
 // Result: Z << V + oldreduce = X Y 2^-(V (F - 1)) mod M, in [0, M~ + M) with M~ < 2^2V M
 // (Orup's redundant range) for X < 2^N, Y < M. The paper leaves it there (its results feed
-// the next multiplication). A product started with reduce_i = 1 is then reduced fully with 2V
-// restoring subtraction steps (subtract M << s if not negative, s = 2V-1 .. 0), so p_o < M;
-// started with reduce_i = 0 it ends with the raw result in p_o, as the paper's does. Without
-// the reduction the caller keeps the result in range: for X, Y < 2^N and M < 2^(N - 2V - 2)
-// the raw result stays below 2^N (X Y / 2^(V (F - 1)) < 2^(N - V), M~ + M <= 2^2V M), so
-// any number of such products can feed each other (rsa_core's Lazy mode).
+// the next multiplication). With Reduce = 1 (the default) this core then reduces it fully
+// with 2V restoring subtraction steps (subtract M << s if not negative, s = 2V-1 .. 0), so
+// p_o < M. With Reduce = 0 it has no reducer (nor its (E W + V + 1)-bit subtractor, the
+// longest path of the core) and ends with the raw result in p_o, as the paper's does; the
+// caller keeps it in range: for X, Y < 2^N and M < 2^(N - 2V - 2) the raw result stays below
+// 2^N (X Y / 2^(V (F - 1)) < 2^(N - V), M~ + M <= 2^2V M), so any number of such products
+// can feed each other (rsa_core's Lazy mode, which reduces its last result itself).
 //
-// Cycles from the start edge: floor(F/P) K + 2 (F mod P) + E + 2, + 2V when reduced
+// Cycles from the start edge: floor(F/P) K + 2 (F mod P) + E + 2, + 2V with Reduce
 // (docs/vhr.md).
 //
 // Assertions (docs/formal.md): the FSM's states and transitions, the kernel-clock, kernel-
@@ -35,15 +36,15 @@ module mont_qp #(
   parameter int V         = 8,   // digit of X (radix 2^V)
   parameter int W         = 16,  // word of Y, M-hat, Z
   parameter int P         = 2,   // processing elements
+  parameter bit Reduce    = 1'b1,  // 1: P reduced fully (2V restoring steps); 0: raw result
   // Test only: FaultEn flips bit 0 of the reduce of PE FaultAddr (negative tests).
   parameter bit FaultEn   = 1'b0,
   parameter int FaultAddr = 0
 ) (
   `MV_CORE_PORTS,
   input  logic [N-1:0] mhat_i,
-  input  logic         reduce_i,  // at start: 1 reduce P fully, 0 leave Orup's raw result
   output logic [N:0]   s_o      // the raw result before the last reduction step (< 2M), or
-                                // the raw result itself when the product is not reduced
+                                // the raw result itself (Reduce = 0)
 );
 
   localparam int MaxPes = 16;  // observation bins of the PEs (PE k >= 1: 1 + (k-1) mod 15)
@@ -97,7 +98,6 @@ module mont_qp #(
   logic [EW-W-1:0] res_q;     // words 0..E-2 of the last iteration, shifted in from the top
   logic [RW-1:0]   red_q;     // final reduction
   logic [SW-1:0]   sub_q;     // reduction step s
-  logic            reduce_q;  // this product is reduced fully (reduce_i at start)
 
   // --- streams: index 0 feeds PE 0, index k+1 leaves PE k --------------------------------
   // (the last PE's Y / M-hat words, the reduce of PEs other than Lk and the step flags of
@@ -185,7 +185,7 @@ module mont_qp #(
   logic [RW-1:0] raw;
   logic          raw_last;
   assign raw      = {res_next, sq[Lk * V +: V]};
-  assign raw_last = col_last && !reduce_q;
+  assign raw_last = col_last && !Reduce;
 
   // --- final reduction step: subtract M << s unless negative --------------------------------
   logic [RW-1:0] m_shift;
@@ -205,7 +205,6 @@ module mont_qp #(
       res_q    <= '0;
       red_q    <= '0;
       sub_q    <= '0;
-      reduce_q <= 1'b1;
       queue_q  <= '0;
     end else begin
       queue_q <= {queue_q[D*QW-1:0], sz[P * W +: W], smq[P * (V + W) +: V + W]};
@@ -218,7 +217,6 @@ module mont_qp #(
             queue_q <= '0;
           end else if (start_i) begin
             xs_q     <= XW'(x_i);
-            reduce_q <= reduce_i;
             kt_q     <= '0;
             kc_q     <= '0;
             waited_q <= 1'b0;
@@ -249,12 +247,12 @@ module mont_qp #(
           if (col_last) begin
             red_q   <= raw;  // Z << V + oldreduce
             sub_q   <= SW'(SubSteps - 1);
-            state_q <= reduce_q ? StRed : StIdle;
+            state_q <= Reduce ? StRed : StIdle;
           end
         end
         StRed: begin
           // the last step (s = 0) writes P only (u_result): red_q keeps the value below 2M (s_o)
-          if (take && sub_q != '0) begin
+          if (Reduce && take && sub_q != '0) begin
             red_q <= diff[RW-1:0];
           end
           sub_q <= sub_q - 1'b1;
@@ -270,12 +268,12 @@ module mont_qp #(
   assign s_o = red_q[N:0];
 
   // The result register and the handshake (hdl/common/mv_result.sv): the last reduction
-  // step (s = 0) writes P, or the raw result's last word when the product is not reduced.
+  // step (s = 0) writes P, or without a reducer (Reduce = 0) the raw result's last word.
   logic         idle, red_last;
   logic [N-1:0] p_fin;
   assign idle     = (state_q == StIdle);
-  assign red_last = (state_q == StRed) && (sub_q == '0);
-  assign p_fin    = raw_last ? raw[N-1:0] : (take ? diff[N-1:0] : red_q[N-1:0]);
+  assign red_last = Reduce && (state_q == StRed) && (sub_q == '0);
+  assign p_fin    = !Reduce ? raw[N-1:0] : (take ? diff[N-1:0] : red_q[N-1:0]);
   mv_result #(
     .ResW(N)
   ) u_result (
@@ -294,11 +292,11 @@ module mont_qp #(
   `ASSERT(QpStateLegal_A, state_q == StIdle || state_q == StRun || state_q == StRed, clk_i,
           assert_off)
   // IDLE -> RUN only on START (without CLEAR), counters from 0; RUN -> RED with 2V steps
-  // (s = 2V-1 .. 0), one per clock, or RUN -> IDLE for a product not reduced; RED -> IDLE
-  // after the last.
+  // (s = 2V-1 .. 0), one per clock, or RUN -> IDLE without a reducer; RED -> IDLE after the
+  // last.
   `ASSERT_IMPL(QpStartsOnStart_A, $past(idle) && !idle, $past(start_i && !clear_i)
                && state_q == StRun && kt_q == '0 && kc_q == '0, clk_i, assert_off)
-  `ASSERT_IMPL(QpRunToRed_A, $past(state_q == StRun) && state_q != StRun, $past(reduce_q)
+  `ASSERT_IMPL(QpRunToRed_A, $past(state_q == StRun) && state_q != StRun, Reduce
                ? (state_q == StRed && int'(sub_q) == SubSteps - 1) : idle, clk_i, assert_off)
   `ASSERT_IMPL(QpRedSteps_A, $past(state_q == StRed) && state_q == StRed,
                sub_q == $past(sub_q) - 1'b1, clk_i, assert_off)
@@ -313,7 +311,8 @@ module mont_qp #(
   // value the last step s = 0 sees is below 2M (s_o), so P < M.
   `ASSERT_IMPL(QpBelow2MAtLastStep_A, red_last, (RW + 1)'(red_q) < ((RW + 1)'(m_i) << 1),
                clk_i, assert_off)
-  // This header: a result left unreduced fits P (the caller's guard bits: M < 2^(N-2V-2)).
+  // This header: a result left unreduced (Reduce = 0) fits P (the caller's guard bits:
+  // M < 2^(N-2V-2)).
   `ASSERT_IMPL(QpRawFits_A, raw_last, (raw >> N) == '0, clk_i, assert_off)
 `ifdef MV_ASSERT_ON
   // The PEs' counters (Jiang-Harris, Fig. 3 and section IV.B), shadowed on each PE's input

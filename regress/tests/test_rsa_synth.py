@@ -31,7 +31,7 @@ def _result(n: int, params: dict[str, int], luts: int, ffs: int, delay: float,
 def _full(n: int, mult: int, **extra: int) -> dict[str, int]:
     """Every parameter of the option, as a synthesis records them (written out here)."""
     vwp = {"V": 16, "W": 16, "P": 1} | rsa_model.paper_params(mult, n)
-    return {"Mult": mult, "ConstTime": 1, **vwp, "PeLatency": 3, "Units": 2, **extra}
+    return {"Mult": mult, "ConstTime": 1, **vwp, "PeLatency": 3, "Units": 2, "Lazy": 0, **extra}
 
 
 def _row(text: str, n: int, name: str) -> list[str]:
