@@ -55,11 +55,13 @@ MONT_QP_VWP = {"V": 16, "W": 16, "P": 16}
 def paper_configs(n: int) -> list[dict[str, int]]:
     """The core's multiplier options at width n as the papers configure them: every `Mult`
     (paper_params), Michalski-Buell's subpipelined core (section 7: mwrkmm with latency-4
-    PEs, as many as fit, 15 at 1024 bits) and Jiang-Harris's exponentiation on one
-    multiplier (paper_one_unit: Units = 1)."""
+    PEs, as many as fit, 15 at 1024 bits), Jiang-Harris's exponentiation on one
+    multiplier (paper_one_unit: Units = 1), and their unit used as they use it, its products
+    unreduced (Lazy = 1), with two multipliers and with one."""
     sub = {"Mult": 4, "V": MWRKMM_V, "W": MWRKMM_W, "P": mwrkmm_pmax(n, MWRKMM_V, 4),
            "PeLatency": 4}
-    return [{"Mult": m, **paper_params(m, n)} for m in MULTS] + [sub, paper_one_unit(n)]
+    lazy = [{"Mult": 5, **paper_params(5, n), "Lazy": 1}, {**paper_one_unit(n), "Lazy": 1}]
+    return [{"Mult": m, **paper_params(m, n)} for m in MULTS] + [sub, paper_one_unit(n), *lazy]
 
 
 def paper_one_unit(n: int) -> dict[str, int]:

@@ -58,9 +58,11 @@ def test_options_are_every_multiplier_at_the_papers_configurations() -> None:
         # the N + 2 steps of constant time, each the multiplier's cycles plus the capture;
         # with one multiplier its 2N + 3 products one after the other
         lm = rsa_model.mult_cycles(o.mult, 1024, **{k: o.params[k] for k in
-                                                    ("V", "W", "P", "PeLatency")})
+                                                    ("V", "W", "P", "PeLatency", "Lazy")})
         steps = 1024 + 2 if o.params["Units"] == 2 else 2 * 1024 + 3
-        assert o.cycles == steps * (lm + 1)
+        # Lazy: the core's own final reduction, 2V + 1 steps of NI / W words and a select
+        red = 33 * (1072 // 16 + 1) if o.params["Lazy"] else 0
+        assert o.cycles == steps * (lm + 1) + red
 
 
 def test_options_include_jiang_harris_on_one_multiplier_beside_two() -> None:
@@ -69,15 +71,17 @@ def test_options_include_jiang_harris_on_one_multiplier_beside_two() -> None:
     two-multiplier core of the same unit; it is the only one-multiplier option."""
     for n in (1024, 2048):
         opts = rsa_synth.options([n])
-        one = [o for o in opts if o.params["Units"] == 1]
+        one = [o for o in opts if o.params["Units"] == 1 and not o.params["Lazy"]]
         assert [(o.mult, o.given) for o in one] == [(5, rsa_model.paper_one_unit(n))]
-        two = next(o for o in opts if o.mult == 5 and o.params["Units"] == 2)
+        two = next(o for o in opts if o.mult == 5 and o.params["Units"] == 2
+                   and not o.params["Lazy"])
         assert {k: v for k, v in one[0].params.items() if k != "Units"} == \
             {k: v for k, v in two.params.items() if k != "Units"}
         assert one[0].label == "mont_qp (Mult=5, V=16, W=16, P=16, Units=1)"
         assert one[0].cycles == (2 * n + 3) * (rsa_model.mult_cycles(5, n, V=16, W=16, P=16)
                                                + 1)
-    assert rsa_synth.options([1024])[-1].cycles == 2051 * 369  # docs/rsa.md, measured
+    assert next(o for o in rsa_synth.options([1024]) if o.given == rsa_model.paper_one_unit(
+        1024)).cycles == 2051 * 369  # docs/rsa.md, measured
     # its own synthesis: a key of its own, not the two-multiplier core's result
     keys = [s.key for s in rsa_synth.specs([1024])]
     assert "rsa_core-n1024-Mult5-V16-W16-P16-Units1-xc7" in keys
@@ -165,10 +169,11 @@ def test_measure_synthesises_what_the_file_lacks_and_records_it_at_the_end(
         calls.append(spec.key)
         assert record.read_text().count('"rsa_core"') == 1  # nothing recorded yet
         given = dict(spec.params)
-        if given["Mult"] == 5 and "Units" not in given:
+        if given["Mult"] == 5 and "Units" not in given and "Lazy" not in given:
             raise synth.SynthError("yosys did not finish within 1 s")
-        extra = {k: given[k] for k in ("P", "PeLatency", "Units") if k in given
-                 and (given.get("PeLatency") == 4 or given.get("Units") == 1)}
+        extra = {k: given[k] for k in ("P", "PeLatency", "Units", "Lazy") if k in given
+                 and (given.get("PeLatency") == 4 or given.get("Units") == 1
+                      or given.get("Lazy") == 1)}
         return _result(spec.n, _full(spec.n, given["Mult"], **extra), 9, 9, 2.0)
 
     monkeypatch.setattr(synth, "run", run)
@@ -179,12 +184,14 @@ def test_measure_synthesises_what_the_file_lacks_and_records_it_at_the_end(
                      "rsa_core-n1024-Mult3-xc7", "rsa_core-n1024-Mult4-V17-W16-P20-xc7",
                      "rsa_core-n1024-Mult5-V16-W16-P16-xc7",
                      "rsa_core-n1024-Mult4-V17-W16-P15-PeLatency4-xc7",
-                     "rsa_core-n1024-Mult5-V16-W16-P16-Units1-xc7"]  # Mult=1 was there
+                     "rsa_core-n1024-Mult5-V16-W16-P16-Units1-xc7",
+                     "rsa_core-n1024-Mult5-V16-W16-P16-Lazy1-xc7",
+                     "rsa_core-n1024-Mult5-V16-W16-P16-Units1-Lazy1-xc7"]  # Mult=1 was there
     got = sorted(r["parameters"]["Mult"] for r in synth_results.load(record)["xc7"])  # type: ignore[index]
-    assert got == [0, 1, 2, 3, 4, 4, 5]
+    assert got == [0, 1, 2, 3, 4, 4, 5, 5, 5]
     out = capsys.readouterr().out
     assert "FAIL rsa_core-n1024-Mult5-V16-W16-P16-xc7: yosys did not finish" in out
-    assert "recorded 6 results in" in out and "**The goal**" in out
+    assert "recorded 8 results in" in out and "**The goal**" in out
 
 
 def test_a_result_taken_before_a_parameter_existed_is_of_its_default() -> None:
@@ -231,3 +238,25 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
     assert captured.err.startswith("error: ") and captured.err.count("\n") == 1, captured.err
     assert message in captured.err and captured.out == ""
     assert (tmp_path / "plain.md").read_text() == "no markers\n"
+
+
+def test_options_include_jiang_harris_s_unit_with_its_products_unreduced() -> None:
+    """Lazy = 1: their unit as they use it (products unreduced, the last one reduced by the
+    core), with two multipliers and with one, each a core of its own (its own key and
+    row), its cycles the model's and measured (docs/rsa.md)."""
+    lazy = [o for o in rsa_synth.options([1024]) if o.params["Lazy"]]
+    assert [(o.mult, o.params["Units"]) for o in lazy] == [(5, 2), (5, 1)]
+    assert lazy[1].cycles == 736502  # docs/rsa.md, measured
+    keys = [s.key for s in rsa_synth.specs([1024])]
+    assert "rsa_core-n1024-Mult5-V16-W16-P16-Lazy1-xc7" in keys
+    assert "rsa_core-n1024-Mult5-V16-W16-P16-Units1-Lazy1-xc7" in keys
+    results = synth_results.empty()
+    results["xc7"] = [_result(1024, _full(1024, 5, Units=1), 30000, 16000, 32.0, dsp=32),
+                      _result(1024, _full(1024, 5, Units=1, Lazy=1), 29000, 15000, 3.0,
+                              dsp=32)]
+    text = rsa_synth.render(results, FIGURES, [1024])
+    row = _row(text, 1024, "mont_qp (Mult=5, V=16, W=16, P=16, Units=1, Lazy=1)")
+    assert row[2] == "29,000" and row[9] == f"{736502:,}"
+    assert _row(text, 1024, "mont_qp (Mult=5, V=16, W=16, P=16, Units=1)")[2] == "30,000"
+    assert _row(text, 1024, "mont_qp (Mult=5, V=16, W=16, P=16, Lazy=1)")[2] == \
+        "not synthesised yet"
