@@ -172,7 +172,7 @@ def mult_cycles(mult: int, n: int, V: int = 16, W: int = 16, P: int = 1,
     """The multiplier's cycles for one product at the core's width n (Lazy: an unreduced
     product of the wider multiplier, 2V restoring steps fewer)."""
     if Lazy and mult == 5:
-        return Geometry(width(n, mult, V, W, Lazy), V, W, P).cycles - 2 * V
+        return Geometry(width(n, mult, V, W, Lazy), V, W, P).raw_cycles
     return MULTS[mult][1](n, V=V, W=W, P=P, PeLatency=PeLatency)
 
 

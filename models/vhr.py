@@ -73,10 +73,15 @@ class Geometry:
         return self.v * (self.f - 1)
 
     @property
+    def raw_cycles(self) -> int:
+        """Busy cycles without the reducer (Reduce = 0): the last PE's start, e words,
+        2 register stages."""
+        return (self.f // self.p) * self.kernel + 2 * self.last_pe + self.e + 2
+
+    @property
     def cycles(self) -> int:
-        """Busy cycles: the last PE's start, e words, 2 register stages, 2v reduction steps."""
-        return ((self.f // self.p) * self.kernel + 2 * self.last_pe + self.e + 2
-                + 2 * self.v)
+        """Busy cycles: raw_cycles and the 2v reduction steps."""
+        return self.raw_cycles + 2 * self.v
 
     @property
     def paper_cycles(self) -> int:

@@ -154,6 +154,10 @@ class Design:
     model_check: str = ""
     block_params: str = ""
     parameters: Mapping[str, Param] = field(default_factory=dict)
+    # [synthesis] parameters: RTL parameters of the core that only a synthesis sets (the
+    # simulated top and the models keep them at their defaults), and the cycles with them
+    synth_parameters: Mapping[str, Param] = field(default_factory=dict)
+    synth_cycles: str = ""
     fault_params: Mapping[str, int] = field(default_factory=dict)
     observe: Mapping[str, Any] = field(default_factory=dict)
     paper_cycles: Mapping[str, Any] = field(default_factory=dict)  # [paper]
@@ -266,8 +270,10 @@ class Design:
         given = dict(given or {})
         if unknown := sorted(set(given) - set(self.parameters)):
             known = ", ".join(self.parameters) or "none"
+            only = [k for k in unknown if k in self.synth_parameters]
+            why = f"; {', '.join(only)}: a synthesis parameter only" if only else ""
             raise ConfigError(f"{self.name} has no parameter(s) {', '.join(unknown)} "
-                              f"(parameters: {known})")
+                              f"(parameters: {known}{why})")
         out = {}
         for name, param in self.parameters.items():
             try:
@@ -309,14 +315,46 @@ class Design:
         return int(formula.evaluate(self.min_n_expr, self.resolve(params)))
 
     def _with_defaults(self, params: Mapping[str, int]) -> dict[str, int]:
-        """The parameters given, the others at their defaults (as the RTL takes them)."""
-        return {p.name: p.value(p.default) for p in self.parameters.values()} | dict(params)
+        """The parameters given, the others at their defaults (as the RTL takes them),
+        synthesis parameters included."""
+        every = (*self.parameters.values(), *self.synth_parameters.values())
+        return {p.name: p.value(p.default) for p in every} | dict(params)
+
+    def resolve_synth(self, given: Mapping[str, int | str] | None = None) -> dict[str, int]:
+        """As resolve, with the [synthesis] parameters as well (defaults filled in): the
+        parameters of a synthesis of the core."""
+        given = dict(given or {})
+        if unknown := sorted(set(given) - set(self.parameters) - set(self.synth_parameters)):
+            known = ", ".join(self.parameters) or "none"
+            raise ConfigError(f"{self.name} has no parameter(s) {', '.join(unknown)} "
+                              f"(parameters: {known}; of a synthesis only: "
+                              f"{', '.join(self.synth_parameters) or 'none'})")
+        own = {k: v for k, v in given.items() if k in self.synth_parameters}
+        out = self.resolve({k: v for k, v in given.items() if k not in own})
+        for name, param in self.synth_parameters.items():
+            try:
+                out[name] = param.value(own.get(name, param.default))
+            except ConfigError as exc:
+                raise ConfigError(f"{self.name}: {exc}") from None
+        return out
+
+    def normalize_synth(self, given: Mapping[str, int | str]) -> tuple[tuple[str, int], ...]:
+        """As normalize, [synthesis] parameters accepted."""
+        full = self.resolve_synth(given)
+        return tuple((k, full[k]) for k in given)
 
     def cycles_at(self, n: int, params: Mapping[str, int], field1: bool = False) -> int | None:
         """This design's cycles per operation from its descriptor (None: not stated); the
-        parameters not given at their defaults."""
+        parameters not given at their defaults. Parameters of a synthesis ([synthesis]
+        parameters) count with its `cycles`."""
         expr = self.cycles_field1 if field1 else self.cycles
-        return formula.integer(expr, n, self._with_defaults(params)) if expr else None
+        if not expr:
+            return None
+        names = self._with_defaults(params)
+        cycles = formula.integer(expr, n, names)
+        if self.synth_cycles and not field1 and set(params) & set(self.synth_parameters):
+            return formula.integer(self.synth_cycles, n, names | {"cycles": cycles})
+        return cycles
 
     def r_bits_at(self, n: int, params: Mapping[str, int], field1: bool = False) -> int:
         expr = self.field1["r_bits"] if field1 else self.r_bits
@@ -462,7 +500,27 @@ def _secret(ops: Mapping[str, Any], registers: tuple[str, ...], kind: str,
 
 SECTIONS = ("design", "function", "operands", "results", "model", "parameters", "fault",
             "observe", "paper", "test", "coverage", "testbench", "rsa", "top", "lists", "core",
-            "formal")
+            "formal", "synthesis")
+
+
+def _synthesis(raw: Mapping[str, Any], params: Mapping[str, Param], where: str
+               ) -> tuple[dict[str, Param], str]:
+    """[synthesis]: `parameters` (tables as [parameters] has them; names of their own) and
+    `cycles` (the design's cycles with them: an expression in n, every parameter and
+    `cycles`, the design's own count)."""
+    syn = _table(raw, "synthesis", where)
+    if unknown := sorted(set(syn) - {"parameters", "cycles"}):
+        raise ConfigError(f"{where}: [synthesis] unknown key(s) {', '.join(unknown)} "
+                          "(known: parameters, cycles)")
+    own = {k: _param(k, v, f"{where}: [synthesis] parameters")
+           for k, v in _table(syn, "parameters", f"{where}: [synthesis]").items()}
+    if clash := sorted(set(own) & set(params)):
+        raise ConfigError(f"{where}: [synthesis] parameters {', '.join(clash)} are in "
+                          "[parameters] already")
+    cycles = syn.get("cycles", "")
+    if not isinstance(cycles, str) or (cycles and not own):
+        raise ConfigError(f"{where}: [synthesis] cycles is an expression, with parameters")
+    return own, cycles
 
 
 def _foreign(raw: Mapping[str, Any], operands: tuple[str, ...], precomputed: tuple[str, ...],
@@ -545,6 +603,7 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
                           "list")
     params = {k: _param(k, v, f"{where}: [parameters]")
               for k, v in _table(raw, "parameters", where).items()}
+    synth_params, synth_cycles = _synthesis(raw, params, where)
     min_n, min_expr = _min_width(widths, params, where)
     groups = tuple(tuple(g) for g in ops.get("carry_save", []))
     extra = res.get("redundant_extra_bits")
@@ -566,7 +625,8 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         secret=_secret(ops, registers, kind, where),
         redundant_extra_bits=None if extra is None else int(extra),
         model_check=str(model.get("check", "")), block_params=str(model.get("block_params", "")),
-        parameters=params, fault_params=dict(_table(raw, "fault", where)),
+        parameters=params, synth_parameters=synth_params, synth_cycles=synth_cycles,
+        fault_params=dict(_table(raw, "fault", where)),
         observe=_table(raw, "observe", where), paper_cycles=paper,
         paper_figures=_figures(paper, params, f"{where}: [paper] figures"),
         test=_table(raw, "test", where), coverage=_table(raw, "coverage", where),

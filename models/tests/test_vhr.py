@@ -26,6 +26,7 @@ from montverif.models.vhr import (
     mhat,
     mont_qp,
 )
+from montverif.spec.designs import load_design
 
 BASE = settings(database=None, deadline=None)
 
@@ -158,3 +159,19 @@ def test_registry_and_cli(capsys):
                  "--param", "V=9", "--param", "W=8"]) == 2
     err = capsys.readouterr().err.strip()
     assert "V must not exceed W" in err and "\n" not in err
+
+
+@pytest.mark.parametrize("n", [8, 31, 97, 256, 1024, 2048])
+@pytest.mark.parametrize(("v", "w", "p"), [(8, 16, 2), (16, 16, 16), (16, 16, 4), (5, 7, 3)])
+def test_the_descriptor_counts_the_core_with_and_without_its_reducer(
+        n: int, v: int, w: int, p: int) -> None:
+    """mont_qp.toml's cycles (and its [synthesis] cycles with Reduce, a synthesis parameter
+    only) are the model's: with the reducer Geometry.cycles, without it raw_cycles, 2V
+    fewer; the register stages and the PE loop written out here as in verify."""
+    d = load_design("mont_qp")
+    g = Geometry(n, v, w, p)
+    f, e = ceil_div(n + 2 * v, v), ceil_div(n, w) + 1 + (w == v)
+    assert g.raw_cycles == (f // p) * max(e, 2 * p + 1) + e + 2 * (f % p) + 2
+    params = {"V": v, "W": w, "P": p}
+    assert d.cycles_at(n, params) == d.cycles_at(n, params | {"Reduce": 1}) == g.cycles
+    assert d.cycles_at(n, params | {"Reduce": 0}) == g.raw_cycles == g.cycles - 2 * v

@@ -451,7 +451,7 @@ def main(argv: list[str]) -> int:
         return fail(f"--freq {args.freq:g}: the clock constraint must be above 0 MHz")
     text = ",".join([p for p in [args.params, *args.param] if p])
     try:
-        params = load_design(args.dut).normalize(parse_params(text))
+        params = load_design(args.dut).normalize_synth(parse_params(text))
         spec = synth.SynthSpec(args.dut, args.n, params, args.allow_wide,
                                beyond_paper=args.beyond_paper)
         synth.plan(spec)  # bad input is refused before any folder is made

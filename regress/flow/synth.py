@@ -6,7 +6,8 @@ compile (the descriptor's rtl, shared and used designs' RTL), the loader left ou
 SYNTHESIS defined (Yosys's default), so the simulation-only observation counters
 (mv_observe) are left out too. Its parameters are those of a simulation build: N and the
 design's parameters, defaults filled in and checked by its model (BuildSpec.design_params),
-set by a generated top around the core (synth_top.sv, flattened away).
+and the core parameters only a synthesis sets (the descriptor's [synthesis] parameters:
+mont_qp's Reduce), set by a generated top around the core (synth_top.sv, flattened away).
 
     synth_xilinx -family xc7 -flatten -noiopad -noclkbuf    the mapped netlist
     stat -json                                              cells by type
@@ -119,12 +120,17 @@ def plan(spec: SynthSpec) -> Plan:
     if design.foreign is not None:
         raise ConfigError(f"{spec.dut} is a core of its own ([core] in its descriptor): "
                           "its synthesis is not supported")
-    check_width(design, spec.n, spec.allow_wide, dict(spec.params))
+    own = {k: v for k, v in spec.params if k in design.synth_parameters}
+    simulated = tuple((k, v) for k, v in spec.params if k not in own)
+    check_width(design, spec.n, spec.allow_wide, dict(simulated))
     try:
-        params = BuildSpec(spec.dut, spec.n, params=spec.params).design_params(design)
+        params = BuildSpec(spec.dut, spec.n, params=simulated).design_params(design)
     except ModelInputError as exc:
         raise ConfigError(str(exc)) from None
-    design.check_paper(design.resolve(dict(spec.params)), spec.beyond_paper)
+    design.check_paper(design.resolve(dict(simulated)), spec.beyond_paper)
+    # the core parameters only a synthesis sets ([synthesis] parameters), checked
+    params |= {k: v for k, v in design.resolve_synth(own).items()
+               if k in design.synth_parameters}
     header = core_header(design)
     if missing := sorted(set(params) - set(header.params)):
         raise ConfigError(f"{design.core_module} declares no parameter {', '.join(missing)}")

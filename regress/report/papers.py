@@ -148,12 +148,12 @@ class Figure:
     def project_params(self) -> dict[str, int]:
         """Every parameter of the project's design beyond N, defaults filled in (as a
         result's `parameters` holds them)."""
-        return load_design(self.design).resolve(self.params) if self.design else {}
+        return load_design(self.design).resolve_synth(self.params) if self.design else {}
 
     def spec(self) -> synth.SynthSpec:
         """The project's synthesis of this configuration (the parameters as given)."""
         return synth.SynthSpec(self.design, self.width,
-                               load_design(self.design).normalize(self.params))
+                               load_design(self.design).normalize_synth(self.params))
 
     def where(self) -> str:
         config = f", {self.config}" if self.config else (f", n = {self.n}" if self.n else "")

