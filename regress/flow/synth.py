@@ -347,7 +347,7 @@ def run(spec: SynthSpec, out: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> dic
             "synth_s": round(wall, 1),
             "cache_compile_s": None if compiled_s is None else round(compiled_s, 1),
         }
-        if beyond := p.design.beyond_paper(p.design.resolve(dict(spec.params))):
+        if beyond := p.design.beyond_paper(p.design.resolve_synth(dict(spec.params))):
             result["beyond_paper"] = beyond
         write_atomic(out / RESULT, json.dumps(result, indent=1) + "\n")
     return result

@@ -139,6 +139,20 @@ def test_an_interleaved_core_is_synthesised(warm: None, tmp_path: Path) -> None:
     assert "parameter int N = 8," in (tmp_path / synth.WRAPPER).read_text()
 
 
+@pytest.mark.synth
+def test_without_its_reducer_mont_qp_is_smaller(warm: None, tmp_path: Path) -> None:
+    """Reduce = 0 reaches Yosys: the core without its reducer (its subtractor, the restoring
+    steps' counter and the reduced P's register) has fewer LUTs and CARRY4s, and the result
+    records the parameter."""
+    given = (("V", 4), ("W", 4), ("P", 2))
+    full = synth.run(synth.SynthSpec("mont_qp", 16, given), tmp_path / "full")
+    raw = synth.run(synth.SynthSpec("mont_qp", 16, (*given, ("Reduce", 0))), tmp_path / "raw")
+    assert full["parameters"] == {"N": 16, "V": 4, "W": 4, "P": 2, "Reduce": 1}
+    assert raw["parameters"] == {"N": 16, "V": 4, "W": 4, "P": 2, "Reduce": 0}
+    for kind in ("luts", "carry4"):
+        assert raw["cells"][kind] < full["cells"][kind], kind  # type: ignore[index]
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--dut", "nope", "--n", "16"], "unknown DUT 'nope'"),
     (["--dut", "mont_r2", "--n", "4"], "unsupported width N=4 for mont_r2"),
