@@ -229,14 +229,17 @@ FLOPS = "$adff,$adffe,$dff,$dffe,$sdff,$sdffe,$sdffce,$aldff,$aldffe"
 
 
 def netlist_cones(tmp_path: Path, const_time: int, regs: tuple[str, ...] = LOOP_REGS,
-                  units: int = 2) -> dict[str, dict[str, set[str]]]:
-    """Per register of the core at N = 8: the signals in the cones of its flop's D and EN
-    inputs, up to the next flops (Yosys after proc, flatten, opt and opt_dff)."""
+                  units: int = 2, more: tuple[tuple[str, int], ...] = ()
+                  ) -> dict[str, dict[str, set[str]]]:
+    """Per register of the core at N = 8 (and `more` parameters): the signals in the cones
+    of its flop's D and EN inputs, up to the next flops (Yosys after proc, flatten, opt and
+    opt_dff)."""
     design = load_design("rsa_core")
     files = " ".join(str(s) for s in design.core_sources)
+    chparams = "".join(f" -chparam {k} {v}" for k, v in more)
     lines = [f"read_verilog -sv {' '.join(paths.include_flags())} {files}",
              f"hierarchy -check -top rsa_core -chparam N 8 -chparam ConstTime {const_time} "
-             f"-chparam Units {units}",
+             f"-chparam Units {units}{chparams}",
              "proc; flatten; opt -full; opt_dff; opt_clean"]
     for reg in regs:
         # a register of a generate block: Yosys puts an else-if chain's block inside an
@@ -278,6 +281,21 @@ def test_one_multiplier_s_registers_are_not_enabled_by_the_exponent(tmp_path: Pa
     assert not cones["g_one.half_q"]["D"] & {"e_q", "e_bit"}, cones["g_one.half_q"]["D"]
     for reg, other in (("a0_q", "a1_q"), ("a1_q", "a0_q")):
         assert reg not in cones[reg]["D"] and {other, "e_q"} <= cones[reg]["D"], reg
+
+
+@pytest.mark.synth
+def test_lazy_registers_are_not_enabled_by_the_exponent(tmp_path: Path) -> None:
+    """Lazy = 1 (mont_qp's products unreduced, the last one reduced by the core in StRed):
+    the loop registers, which StRed reuses, and the reduction's own counters and borrow are
+    enabled by the control alone, never by the exponent; the select of each restoring step
+    writes a0_q either way (a mux, not an inhibited write)."""
+    red = ("red_s_q", "red_w_q", "red_b_q")
+    lazy = (("Mult", 5), ("V", 2), ("W", 2), ("P", 1), ("Lazy", 1))
+    cones = netlist_cones(tmp_path, 1, LOOP_REGS + red, more=lazy)
+    for reg in LOOP_REGS + red:
+        assert not cones[reg]["EN"] & {"e_q", "e_bit"}, (reg, cones[reg]["EN"])
+        assert "state_q" in cones[reg]["EN"], (reg, cones[reg]["EN"])
+    assert {"red_s_q", "red_w_q"} <= cones["a0_q"]["EN"] | cones["a0_q"]["D"]
 
 
 @pytest.mark.synth
