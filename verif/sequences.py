@@ -21,10 +21,12 @@ from montverif.models.result import ModelInputError
 from montverif.spec import regmap
 from montverif.verif.bus.engine import OPS_PER_SCRIPT
 from montverif.verif.bus.item import BusItem, BusRequest, Kind
+from montverif.verif.bus.ops import RESULT_READS, OpLayout, OpScript, PlannedOp
 from montverif.verif.context import SeqContext
 from montverif.verif.steer import boundary_operands, small_factor
 
 Operands = tuple[int, int, int]
+Planned = tuple[OpLayout, PlannedOp]  # a whole operation gathered by a batch
 T = TypeVar("T")
 GF2N = 1  # CTRL.FIELD value of the binary field
 # how often an operand whose domain reaches beyond M (below_2n) is drawn from there
@@ -80,6 +82,8 @@ class LoaderSeq(uvm_sequence):
         # MV_BATCH=0: every item is sent alone (batch() gathers nothing; the tests compare)
         self.batching = ctx.batching
         self._whole: dict[str, tuple[int, int]] = {}  # read_value_item's (address, words)
+        # the layout of a whole operation, per tuple of loaded registers (run_operation)
+        self._layouts: dict[tuple[str, ...], OpLayout] = {}
 
     def _model_cycles(self) -> int:
         """The model's busy cycles of one operation of this build (0 when unknown); one
@@ -104,7 +108,8 @@ class LoaderSeq(uvm_sequence):
 
     # --- register access ------------------------------------------------------------------
     tight = False  # True: no random idle cycles before transfers (short busy windows)
-    _batch: list[BusItem] | None = None  # inside `batch()`: the items gathered so far
+    # inside `batch()`: the items gathered so far, and whole operations (run_operation)
+    _batch: list[BusItem | Planned] | None = None
 
     async def _do(self, item: BusItem) -> BusItem:
         """Send one item (inside `batch()`: append it to the batch; a read's rdata is then
@@ -133,14 +138,30 @@ class LoaderSeq(uvm_sequence):
 
     @asynccontextmanager
     async def _gather(self) -> AsyncIterator[None]:
-        items: list[BusItem] = []
-        self._batch = items
+        gathered: list[BusItem | Planned] = []
+        self._batch = gathered
         try:
             yield
         finally:
             self._batch = None
-        if items:
-            await self._send(BusRequest(items))
+        if gathered:
+            await self._send(self._request(gathered))
+
+    @staticmethod
+    def _request(gathered: list[BusItem | Planned]) -> BusRequest:
+        """What a batch sends: its whole operations as one OpScript when it holds nothing
+        else and they share a layout, else every item in order."""
+        layouts = {id(g[0]) for g in gathered if isinstance(g, tuple)}
+        if len(layouts) == 1 and all(isinstance(g, tuple) for g in gathered):
+            planned = [g for g in gathered if isinstance(g, tuple)]
+            return OpScript(planned[0][0], [op for _, op in planned])
+        items: list[BusItem] = []
+        for g in gathered:
+            if isinstance(g, tuple):
+                items += g[1].items(g[0])
+            else:
+                items.append(g)
+        return BusRequest(items)
 
     def _value(self, item: BusItem) -> BusItem:
         """The item, whose read data the caller is about to use."""
@@ -178,11 +199,16 @@ class LoaderSeq(uvm_sequence):
     def pick_field(self) -> int:
         return self.rng.randrange(2) if self.has_field else 0
 
-    async def start_op(self, field: int | None = None) -> None:
+    def start_word(self, field: int | None = None) -> int:
+        """CTRL's START word (in `field`; a random one when None, on designs with a field
+        bit)."""
         word = self.ctrl_f["START"].put(1)
         if self.has_field:
             word |= self.ctrl_f["FIELD"].put(self.pick_field() if field is None else field)
-        await self.write("CTRL", word)
+        return word
+
+    async def start_op(self, field: int | None = None) -> None:
+        await self.write("CTRL", self.start_word(field))
 
     async def clear(self) -> None:
         await self.write("CTRL", self.ctrl_f["CLEAR"].put(1))
@@ -296,13 +322,38 @@ class LoaderSeq(uvm_sequence):
         when None), wait, read back: one batch (no read value is used; whether the loader
         refuses the operands follows from the values)."""
         async with self.batch():
-            values = await self.load_operands(values, load)
-            await self.start_op(field)
-            if self.refused(values):  # the loader refuses it: read the error instead
+            values, regions = self.with_precomputed(*self.with_halves(values, load))
+            ctrl = self.start_word(field)
+            refused = self.refused(values)
+            if self._batch is not None and not self.tight and not refused:
+                # a whole operation: the batch sends it as one (OpScript) where it can
+                layout = self._layout(tuple(regions))
+                self._batch.append((layout, PlannedOp({r: values[r] for r in regions}, ctrl,
+                                                      self.done_timeout)))
+                return
+            for region in regions:
+                await self.write_value(region, values[region])
+            await self.write("CTRL", ctrl)
+            if refused:  # the loader refuses it: read the error instead
                 await self.read_item("STATUS")
                 return
             await self.wait_done()
             await self.read_results()
+
+    def _layout(self, loads: tuple[str, ...]) -> OpLayout:
+        """The entries of a whole operation that loads `loads` (those of `read_results`)."""
+        layout = self._layouts.get(loads)
+        if layout is None:
+            reads = [r for r in RESULT_READS
+                     if r not in ("S", "C") or self.design.redundant_extra_bits is not None]
+            words = []
+            for region in reads:
+                bits = self.design.region_bits(self.rm, region, self.n, self.bus_w)
+                assert bits is not None, f"{region} is not mapped for {self.design.name}"
+                words.append((region, regmap.words(bits, self.bus_w)))
+            layout = self._layouts[loads] = OpLayout.make(self.rm, loads, tuple(words),
+                                                          self.n, self.bus_w)
+        return layout
 
     async def expect_error(self, name: str, busy: int = 0) -> None:
         st = await self.status()

@@ -100,23 +100,35 @@ def words(bits: int, bus_w: int) -> int:
 UINT_FORMAT: dict[int, Literal["B", "H", "I", "Q"]] = {8: "B", 16: "H", 32: "I", 64: "Q"}
 
 
+@cache
+def _words_struct(count: int, bus_w: int) -> struct.Struct | None:
+    """The struct of `count` little-endian bus words (None: no machine word of bus_w bits)."""
+    code = UINT_FORMAT.get(bus_w)
+    return struct.Struct(f"<{count}{code}") if code is not None else None
+
+
+@cache
+def _split_plan(bits: int, bus_w: int) -> tuple[int, int, struct.Struct | None]:
+    """(words, mask of their bits, their struct) of a value of `bits` bits."""
+    count = words(bits, bus_w)
+    return count, (1 << (count * bus_w)) - 1, _words_struct(count, bus_w)
+
+
 def split(value: int, bits: int, bus_w: int) -> list[int]:
     """Little-endian bus words of a value (of its low words(bits) * bus_w bits)."""
-    count = words(bits, bus_w)
-    code = UINT_FORMAT.get(bus_w)
-    if code is None or value < 0:
+    count, low, packer = _split_plan(bits, bus_w)
+    if packer is None or value < 0:
         mask = (1 << bus_w) - 1
         return [(value >> (k * bus_w)) & mask for k in range(count)]
-    low = value & ((1 << (count * bus_w)) - 1)
-    return list(struct.unpack(f"<{count}{code}", low.to_bytes(count * bus_w // 8, "little")))
+    return list(packer.unpack((value & low).to_bytes(packer.size, "little")))
 
 
 def join(parts: list[int], bus_w: int) -> int:
     """Inverse of split()."""
-    code = UINT_FORMAT.get(bus_w)
-    if code is not None:
+    packer = _words_struct(len(parts), bus_w)
+    if packer is not None:
         try:
-            return int.from_bytes(struct.pack(f"<{len(parts)}{code}", *parts), "little")
+            return int.from_bytes(packer.pack(*parts), "little")
         except struct.error:  # a part that is no bus word (negative, too wide): summed below
             pass
     return sum(word << (k * bus_w) for k, word in enumerate(parts))

@@ -18,6 +18,7 @@ from montverif.verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
 from montverif.verif.bus.engine import EngineBusDriver, ScriptProbe
 from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.item import Burst, BusRequest, Transfer
+from montverif.verif.bus.ops import ScriptLog
 from montverif.verif.config import RunConfig
 
 
@@ -49,7 +50,7 @@ class BusDriver(uvm_driver):
         # fast mode: where each script's bursts go (None: the monitor's publish) and what is
         # called at the end of every script (an environment that orders more than the bus
         # traffic by time, verif/env/rsa_capture.py)
-        self.publish_to: Callable[[list[Burst]], None] | None = None
+        self.publish_to: Callable[[list[Burst] | ScriptLog], None] | None = None
         self.on_script_end: Callable[[], None] | None = None
 
     def start_of_simulation_phase(self) -> None:
@@ -111,11 +112,13 @@ class BusMonitor(uvm_monitor):
         shown = HIDDEN if t.addr in self._secret else f"{data:x}"
         return f"{'W' if t.we else 'R'} {t.addr:x} {shown}\n"
 
-    def publish(self, transfer: Transfer | list[Burst]) -> None:
-        """One transfer (pin mode), or a script's bursts (fast mode: one write for all)."""
+    def publish(self, transfer: Transfer | list[Burst] | ScriptLog) -> None:
+        """One transfer (pin mode), or a script's bursts or its log of whole operations
+        (fast mode: one write for all)."""
         if self.bus_log is not None:
-            words = ([t for b in transfer for t in b.transfers()]
-                     if isinstance(transfer, list) else [transfer])
+            bursts = transfer.bursts() if isinstance(transfer, ScriptLog) else transfer
+            words = ([t for b in bursts for t in b.transfers()]
+                     if isinstance(bursts, list) else [bursts])
             self.bus_log.writelines(self._bus_line(t) for t in words)
             self.bus_log.flush()
         self.ap.write(transfer)

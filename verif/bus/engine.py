@@ -26,6 +26,7 @@ from montverif.spec.design import RSA_MODULUS, Design
 from montverif.verif.bus.bfm import WatchdogError
 from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.item import Burst, BusItem, BusRequest, Kind
+from montverif.verif.bus.ops import OpLayout, OpScript, ScriptLog, item_bursts
 from montverif.verif.bus.vpi import MemorySignal, open_storage, open_wide, read_uint
 from montverif.verif.config import CLOCK_PERIOD_NS
 
@@ -89,6 +90,22 @@ def pack_bytes(words: list[int], stride: int) -> bytes:
 def pack_entries(words: list[int], stride: int) -> int:
     """The script as one number (pack_bytes)."""
     return int.from_bytes(pack_bytes(words, stride), "little")
+
+
+def idle_draws(rng: random.Random, most: int, count: int) -> list[int]:
+    """`[rng.randint(0, most) for _ in range(count)]`, the same values from the same draws
+    (CPython's randint takes bit_length(most + 1) random bits until they are at most `most`;
+    verif/tests/test_ops.py holds the two to each other), without randint's layers of calls:
+    a script draws one for each transfer."""
+    bound = most + 1
+    bits, take = bound.bit_length(), rng.getrandbits
+    out = []
+    for _ in range(count):
+        r = take(bits)
+        while r >= bound:
+            r = take(bits)
+        out.append(r)
+    return out
 
 
 def wrapper_name(toplevel: str) -> str:
@@ -191,6 +208,38 @@ def observed(observe: Mapping[str, Any]) -> list[tuple[str, str, int]]:
     return out
 
 
+@dataclass(frozen=True)
+class CaptureLayout:
+    """Where each observed signal sits in the engine's capture of a rise of done (`observed`)
+    and how the table-address hit counters split: the capture decoded as the done observer
+    reads the signals in pin mode."""
+
+    hits_at: int | None  # bit offset of the hit counters (None: the design has none)
+    sub_at: int | None  # bit offset of the final-subtraction flag
+    bins: int
+    width: int
+
+    @staticmethod
+    def of(observe: Mapping[str, Any]) -> CaptureLayout:
+        where: dict[str, int] = {}
+        offset = 0
+        for key, _, bits in observed(observe):
+            where[key] = offset
+            offset += bits
+        return CaptureLayout(where.get("lut_hits"), where.get("sub_taken"),
+                             int(observe.get("lut_bins", 0)), int(observe.get("hit_width", 32)))
+
+    def lut(self, hits: int) -> list[int]:
+        """The hit counters, one per table address, of their packed value."""
+        return regmap.split(hits, self.bins * self.width, self.width) if self.bins else []
+
+    def decode(self, packed: int) -> tuple[list[int], bool | None]:
+        """(the hit counters, the final-subtraction flag or None) of one capture."""
+        hits = packed >> self.hits_at if self.hits_at is not None else 0
+        taken = bool(packed >> self.sub_at & 1) if self.sub_at is not None else None
+        return self.lut(hits), taken
+
+
 def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
                  period_ns: int = CLOCK_PERIOD_NS, hdl_clock: bool = True,
                  observe: Mapping[str, Any] | None = None, tap: ProductTap | None = None
@@ -284,7 +333,7 @@ class EngineBusDriver:
     boundaries into scripts of at most `depth` entries)."""
 
     def __init__(self, top: Handle, period_ns: int, idle_max: int, bus_w: int,
-                 publish: Callable[[list[Burst]], None],
+                 publish: Callable[[list[Burst] | ScriptLog], None],
                  on_done: Callable[[int, int], None] | None = None) -> None:
         """`on_done(time_ns, obs)`: each rise of done, as the engine captured it (the time
         of the rising edge and the observation signals packed as in `observed`), called
@@ -325,6 +374,8 @@ class EngineBusDriver:
                 self.done_obs))
         self.written: dict[str, int] = {}
         self._plain: dict[tuple[int, int], list[int]] = {}  # _words without idle cycles
+        # an operation layout's script entries (_template), made once per layout
+        self._templates: dict[OpLayout, tuple[list[int], list[bool]]] = {}
         # told when each script goes and when Python resumes at its end (the measurement
         # probes, verif/env/probes.py: the simulator's share of a run, `engine.json`)
         self.probes: list[ScriptProbe] = []
@@ -356,7 +407,7 @@ class EngineBusDriver:
         # the high slots of consecutive addresses: kind | addr << 2 | idle << (2 + AddrW)
         meta = KIND_CODE[kind] | item.addr << 2
         if self.idle_max:
-            draws = [self.rng.randint(0, self.idle_max) for _ in range(count)]
+            draws = idle_draws(self.rng, self.idle_max, count)
             if not item.tight:  # the draws are still made: the random stream stays
                 words = [0] * (2 * count)
                 if kind is Kind.WRITE:
@@ -379,6 +430,9 @@ class EngineBusDriver:
         return plain
 
     async def send(self, request: BusRequest) -> None:
+        if isinstance(request, OpScript) and self._fits(request):
+            await self._run_ops(request)
+            return
         subs = request.items
         chunk: list[BusItem] = []
         words: list[int] = []
@@ -392,15 +446,75 @@ class EngineBusDriver:
         if chunk:
             await self._run(chunk, words)
 
-    async def _run(self, subs: list[BusItem], words: list[int]) -> None:
-        """One engine script (`words`: two slots an entry); fills the sub-items and publishes
-        their bursts."""
+    def _fits(self, script: OpScript) -> bool:
+        """Whether the operations fit one script with one done watchdog."""
+        return (len(script.ops) * script.layout.length <= self.depth
+                and len({op.timeout_cycles for op in script.ops}) == 1)
+
+    def _template(self, layout: OpLayout) -> tuple[list[int], list[bool]]:
+        """The high slots of one operation's entries without idle cycles, and which entries
+        are transfers (each draws its idle cycles, as `_words` does item by item)."""
+        found = self._templates.get(layout)
+        if found is None:
+            meta: list[int] = []
+            moves: list[bool] = []
+            for e in layout.entries:
+                if e.kind is Kind.WAIT_DONE:
+                    meta.append(KIND_CODE[Kind.WAIT_DONE])
+                    moves.append(False)
+                else:
+                    first = KIND_CODE[e.kind] | e.addr << 2
+                    meta += range(first, first + 4 * e.count, 4)
+                    moves += [True] * e.count
+            found = self._templates[layout] = (meta, moves)
+        return found
+
+    def pack_ops(self, script: OpScript) -> list[int]:
+        """The script's entries as slots (two an entry, as `_words` makes them item by
+        item), from its layout's template: the operations' write data, and each transfer's
+        idle cycles drawn in the same order."""
+        layout, ops = script.layout, script.ops
+        meta, moves = self._template(layout)
+        per, writes = layout.length, layout.writes
+        transfers = sum(moves)
+        words = [0] * (2 * per * len(ops))
+        top, cap = 2 + self.addr_w, (1 << IDLE_W) - 1
+        for i, op in enumerate(ops):
+            base = 2 * per * i
+            words[base:base + 2 * writes:2] = op.write_words(layout)
+            if self.idle_max:
+                draws = iter(idle_draws(self.rng, self.idle_max, transfers))
+                words[base + 1:base + 2 * per:2] = [
+                    m | min(next(draws), cap) << top if move else m
+                    for m, move in zip(meta, moves, strict=True)]
+            else:
+                words[base + 1:base + 2 * per:2] = meta
+        return words
+
+    async def _run_ops(self, script: OpScript) -> None:
+        """One engine script of whole operations, packed from their layout's template: the
+        same entries, idle cycles and random draws as their items one by one (`_words`).
+        What the engine logged goes to `publish` as one ScriptLog; a script that hung is
+        handled item by item, as any script."""
+        words = self.pack_ops(script)
+        self._put("tb_done_timeout_i", script.ops[0].timeout_cycles)
+        failed, cycles, rdata, start = await self._execute(words)
+        length = len(words) // 2
+        if failed < length:  # a hang: the items' transfers up to it, then the watchdog
+            self._finish(script.items, failed, cycles, rdata, start)
+            return
+        try:
+            self.publish(ScriptLog(script, cycles, rdata, start, self.period_ns,
+                                   self._captures()))
+        finally:
+            if self.on_script_end is not None:
+                self.on_script_end()
+
+    async def _execute(self, words: list[int]) -> tuple[int, list[int], list[int], int]:
+        """Run one script (`words`: two slots an entry) to its end: (entries that completed,
+        each entry's cycle, each entry's read data, the script's start time)."""
         length = len(words) // 2  # entries
         assert length <= self.depth, f"{length} entries, engine depth {self.depth}"
-        waits = {s.timeout_cycles for s in subs if s.kind is Kind.WAIT_DONE}
-        assert len(waits) <= 1, f"one done timeout per script, got {sorted(waits)}"
-        if waits:
-            self._put("tb_done_timeout_i", waits.pop())
         if self.script_io is not None:  # written at once, before go (cocotb's next write)
             self.script_io.write_bytes(pack_bytes(words, self.stride))
         else:
@@ -421,59 +535,58 @@ class EngineBusDriver:
         log = (self.log_io.read_bytes(size) if self.log_io is not None
                else read_uint(self.log).to_bytes(self.log_bytes, "little")[:size])
         slots = memoryview(log).cast(self.slot_code)
-        cycles, rdata = slots[0::2].tolist(), slots[1::2].tolist()
-        start = self.read_start()
+        return failed, slots[0::2].tolist(), slots[1::2].tolist(), self.read_start()
+
+    async def _run(self, subs: list[BusItem], words: list[int]) -> None:
+        """One engine script (`words`: two slots an entry); fills the sub-items and publishes
+        their bursts."""
+        waits = {s.timeout_cycles for s in subs if s.kind is Kind.WAIT_DONE}
+        assert len(waits) <= 1, f"one done timeout per script, got {sorted(waits)}"
+        if waits:
+            self._put("tb_done_timeout_i", waits.pop())
+        self._finish(subs, *await self._execute(words))
+
+    def _finish(self, subs: list[BusItem], failed: int, cycles: list[int], rdata: list[int],
+                start: int) -> None:
+        """The script's done captures to `on_done`, then its items filled and their bursts
+        published (a hung script's transfers before the hang too, then the watchdog)."""
         if self.on_done is not None:
             self._report_done()
-        period = self.period_ns
-        ack0 = start - period // 2  # a transfer's ack edge: half a cycle before its log time
-        k = 0  # entry index
-        bursts: list[Burst] = []  # published together: one analysis write per script
+        bursts, hang = item_bursts(subs, cycles, rdata, start, self.period_ns, failed)
         try:
-            for sub in subs:
-                if sub.kind is Kind.WAIT_DONE:
-                    if k >= failed:
-                        raise WatchdogError(self._hang(sub, 0))
-                    sub.time_ns = start + cycles[k] * period
-                    k += 1
-                    continue
-                count = sub.count
-                if k + count > failed:
-                    raise WatchdogError(self._hang(sub, failed - k))
-                if sub.kind is Kind.WRITE:
-                    burst = Burst(True, sub.addr, sub.data, [], cycles[k:k + count], ack0,
-                                  period)
-                else:
-                    sub.rdata = rdata[k:k + count]
-                    burst = Burst(False, sub.addr, [], sub.rdata, cycles[k:k + count], ack0,
-                                  period)
-                sub.time_ns = burst.last_ns
-                bursts.append(burst)
-                k += count
+            if hang is not None:
+                raise WatchdogError(self._hang(*hang))
         finally:  # a hung script's transfers before the hang are checked too
             if bursts:
                 self.publish(bursts)
             if self.on_script_end is not None:
                 self.on_script_end()
 
-    def _report_done(self) -> None:
+    def _captures(self) -> list[tuple[int, int]]:
         """The rises of done since the last script, in order (the engine keeps the last
-        `slots` of them)."""
+        `slots` of them): (the time of the rising edge, the packed observation)."""
         rises = self.read_rises()
         new = rises - self.rises_seen
         if new == 0:
-            return
+            return []
         if new > self.slots:
             raise EngineError(f"done rose {new} times between two reads of the engine's "
                               f"capture, which keeps {self.slots}: at most {self.slots} "
                               "operation(s) may end per script (OPS_PER_SCRIPT)")
         times, obs = self.read_times(), self.read_obs()
         obs_mask, half = (1 << self.obs_w) - 1, self.period_ns // 2
+        found = []
         for rise in range(self.rises_seen + 1, rises + 1):
             slot = (rise - 1) % self.slots
-            self.on_done(((times >> (64 * slot)) & 0xFFFF_FFFF_FFFF_FFFF) - half,  # type: ignore[misc]
-                         (obs >> (self.obs_w * slot)) & obs_mask)
+            found.append((((times >> (64 * slot)) & 0xFFFF_FFFF_FFFF_FFFF) - half,
+                          (obs >> (self.obs_w * slot)) & obs_mask))
         self.rises_seen = rises
+        return found
+
+    def _report_done(self) -> None:
+        """The rises of done since the last script to `on_done`, in order."""
+        for time_ns, packed in self._captures():
+            self.on_done(time_ns, packed)  # type: ignore[misc]
 
     def _hang(self, sub: BusItem, k: int) -> str:
         """What the watchdog reports for sub-item `sub` hung at its transfer k."""

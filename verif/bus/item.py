@@ -47,7 +47,13 @@ class BusRequest(uvm_sequence_item):
     def __init__(self, items: list[BusItem], name: str = "bus_request") -> None:
         super().__init__(name)
         assert items, "a bus request of no items"
-        self.items = items
+        self._items: list[BusItem] | None = items
+
+    @property
+    def items(self) -> list[BusItem]:
+        """The items, in the order they are performed."""
+        assert self._items is not None
+        return self._items
 
     def __str__(self) -> str:
         if len(self.items) == 1:

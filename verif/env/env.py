@@ -10,7 +10,7 @@ from montverif.models.registry import get_algo
 from montverif.spec import regmap
 from montverif.spec.design import Design
 from montverif.verif.bus.agent import BusAgent, BusIf
-from montverif.verif.bus.engine import observed
+from montverif.verif.bus.engine import CaptureLayout
 from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.vpi import read_uint
 from montverif.verif.config import RunConfig
@@ -38,25 +38,15 @@ class DoneObserver(uvm_component):
         self.ap = uvm_analysis_port("ap", self)
         self.bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
         self.design: Design = ConfigDB().get(self, "", "DESIGN")
-        obs = self.design.observe
-        self.bins, self.width = int(obs.get("lut_bins", 0)), int(obs.get("hit_width", 32))
-        # fast mode: where each observed signal sits in the engine's capture (engine.observed)
-        self.offsets: dict[str, int] = {}
-        offset = 0
-        for key, _, bits in observed(obs):
-            self.offsets[key] = offset
-            offset += bits
+        # how the signals read at the edge (pin mode) or captured by the engine decode
+        self.capture = CaptureLayout.of(self.design.observe)
 
     def _publish(self, time_ns: float, hits: int, taken: bool | None) -> None:
-        lut = regmap.split(hits, self.bins * self.width, self.width) if self.bins else []
-        self.ap.write(DoneObservation(time_ns, lut, taken))
+        self.ap.write(DoneObservation(time_ns, self.capture.lut(hits), taken))
 
     def engine_done(self, time_ns: int, packed: int) -> None:
         """One rise of done as the bus engine captured it (fast mode)."""
-        hits = packed >> self.offsets["lut_hits"] if "lut_hits" in self.offsets else 0
-        taken = (bool(packed >> self.offsets["sub_taken"] & 1) if "sub_taken" in self.offsets
-                 else None)
-        self._publish(time_ns, hits, taken)
+        self.ap.write(DoneObservation(time_ns, *self.capture.decode(packed)))
 
     async def run_phase(self) -> None:
         if self.bus_if.engine:
@@ -97,7 +87,8 @@ class MulEnv(uvm_env):
                                      params=self.run_cfg.params,
                                      coverage=self.coverage,
                                      log_path=self.run_cfg.log_dir / "txns.jsonl",
-                                     check_thread=self.run_cfg.check_thread and bus_if.engine)
+                                     check_thread=self.run_cfg.check_thread and bus_if.engine,
+                                     capture=CaptureLayout.of(observe))
         # fast mode: the bus traffic of a script is published after the done edge in it
         self.scoreboard.defer_done = bus_if.engine
         self.probes = make_probes(self, self.run_cfg)

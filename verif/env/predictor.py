@@ -324,23 +324,101 @@ class LoaderPredictor:
         self.op = None
         self.results_zero = True
 
+    # --- a whole operation at once (fast mode: verif/bus/ops.py) ---------------------------
+    def plan_start(self, loads: dict[str, int], ctrl: int, first_edge: int
+                   ) -> tuple[dict[str, int], int, Result] | None:
+        """What a START would run after the registers in `loads` were written whole (each
+        its n-bit value, as the bus words of regmap.split) from `first_edge` on, without
+        changing any state: (the operands, the field, the model's result), or None when it
+        would not be a plain accepted start (the loader busy at the writes, a register that
+        is not a loadable one, a CTRL word that is not a lone START, a refused operand, a
+        model that raises). `commit_start` then makes the same changes as those transfers."""
+        ctrl_f = self.ctrl
+        if self.busy(first_edge) or not ctrl_f["START"].get(ctrl) or ctrl_f["CLEAR"].get(ctrl):
+            return None
+        operands = self.operands
+        for region in loads:
+            if region not in operands:
+                return None
+        mask = (1 << self.n) - 1
+        values = {name: (loads[name] & mask if name in loads else self._value(name))
+                  for name in self.design.operands}
+        if self._refusal(values) != "ERR_NONE":
+            return None
+        field = ctrl_f["FIELD"].get(ctrl) if self.has_field else 0
+        try:
+            result = (self.model(*values.values(), self.n, field=field) if self.has_field
+                      else self.model(*values.values(), self.n))
+        except Exception:  # the transfers themselves raise it again (_start)
+            return None
+        return values, field, result
+
+    def commit_start(self, words: dict[str, list[int]], values: dict[str, int],
+                     first_edge: int, start_edge: int, field: int, result: Result
+                     ) -> Operation:
+        """The state after the writes of `words` (each loaded register's bus words) and the
+        START at `start_edge` that `plan_start` accepted (its operands and result): the
+        operation it started."""
+        self._settle(first_edge)
+        operands = self.operands
+        for region, loaded in words.items():
+            operands[region][:] = loaded
+        self._begin(values, start_edge, field, "ERR_NONE", result)
+        assert self.op is not None
+        return self.op
+
+    def settle(self, edge: int) -> None:
+        """The state at `edge` (an operation that ended before it applied)."""
+        self._settle(edge)
+
+    def expected_words(self, result: Result, region: str) -> list[int]:
+        """Every word a read of a result register (P, S, C, CYCLES) returns after the end
+        of the operation that produced `result`."""
+        bus_w, count = self.bus_w, self._limits[region][0]
+        if region == "CYCLES":
+            mask = (1 << bus_w) - 1
+            return [(result.cycles >> (k * bus_w)) & mask for k in range(count)]
+        value = result.p if region == "P" else (result.s if region == "S" else result.c) or 0
+        return regmap.split(value, count * bus_w, bus_w)
+
+    def readable_words(self, region: str) -> int:
+        """Words of `region` a read may return (0: not readable in this build)."""
+        return self._limits.get(region, (0, 0))[0]
+
+    def status_done(self) -> int:
+        """STATUS after an accepted operation ended: DONE, no error."""
+        return self.status["DONE"].put(1) | self.status["ERR"].put(self.rm.errors["ERR_NONE"])
+
+    def read_back(self, op: Operation, region: str, words: list[int]) -> None:
+        """A whole result register of `op` read back after its end, as the model has it."""
+        op.read_words[region] = list(words)
+
+    def _refusal(self, values: dict[str, int]) -> str:
+        """The error a START with these operands ends in (ERR_NONE: accepted)."""
+        if values[self.design.modulus] % 2 == 0:
+            return "ERR_EVEN_MODULUS"
+        if self.design.out_of_range(values):
+            return "ERR_RANGE"
+        return "ERR_NONE"
+
     def _start(self, edge: int, field: int = 0) -> None:
         values = {name: self._value(name) for name in self.design.operands}
-        m = values[self.design.modulus]
+        self._begin(values, edge, field, self._refusal(values), None)
+
+    def _begin(self, values: dict[str, int], edge: int, field: int, error: str,
+               result: Result | None) -> None:
+        """A START at `edge` with these operands: refused with `error`, or the operation
+        (its model result: `result` when already known)."""
         self.done = False
-        if m % 2 == 0:
-            error = "ERR_EVEN_MODULUS"
-        elif self.design.out_of_range(values):
-            error = "ERR_RANGE"
-        else:
-            error = "ERR_NONE"
         op = Operation(len(self.ops), values, edge, error, field=field, secrets=self.secrets)
         self.ops.append(op)
         self.err = self.rm.errors[error]
         if error != "ERR_NONE":
             return
-        op.result = (self.model(*op.args, self.n, field=field) if self.has_field
-                     else self.model(*op.args, self.n))
+        if result is None:
+            result = (self.model(*op.args, self.n, field=field) if self.has_field
+                      else self.model(*op.args, self.n))
+        op.result = result
         op.end_edge = edge + op.result.cycles
         self.op = op
         self.ended = False

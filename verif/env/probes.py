@@ -45,12 +45,12 @@ class ThroughputProbe:
     def operation_checked(self) -> None:
         self.last_check_s = time.perf_counter()
 
-    def checks_done(self, checked: int, check_thread: bool) -> None:
+    def checks_done(self, checked: int, check_thread: bool, whole: int) -> None:
         start, before = self.window or (self.last_check_s, checked)
         self.path.write_text(json.dumps(
             {"checked": checked, "steady_checks": checked - before,
              "span_s": round(max(0.0, self.last_check_s - start), 6),
-             "check_thread": check_thread}) + "\n")
+             "check_thread": check_thread, "whole": whole}) + "\n")
 
 
 class EngineProbe:

@@ -24,7 +24,9 @@ from pyuvm import uvm_component, uvm_subscriber
 
 from montverif.models.registry import AlgoInfo, matches_reference, promise_broken, reference
 from montverif.spec import regmap
-from montverif.verif.bus.item import Burst, Transfer
+from montverif.verif.bus.engine import CaptureLayout
+from montverif.verif.bus.item import Burst, Kind, Transfer
+from montverif.verif.bus.ops import OpLayout, ScriptLog, item_bursts
 from montverif.verif.env.coverage import Coverage
 from montverif.verif.env.predictor import ACROSS, LoaderPredictor, Mismatch, Operation
 
@@ -39,8 +41,9 @@ class CheckProbe(Protocol):
     def operation_checked(self) -> None:
         """One more operation was checked."""
 
-    def checks_done(self, checked: int, check_thread: bool) -> None:
-        """Every check has run (check_phase, before the verdict)."""
+    def checks_done(self, checked: int, check_thread: bool, whole: int) -> None:
+        """Every check has run (check_phase, before the verdict); `whole` of the `checked`
+        operations were checked as whole operations (Scoreboard.on_ops)."""
 
 
 @dataclass
@@ -129,11 +132,48 @@ def json_line(record: dict[str, object]) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
+@dataclass(frozen=True)
+class OpPlan:
+    """Where the entries of one whole operation (an OpLayout) sit in its engine log: the
+    loaded registers' first entry, START, the first read, each result read (register, first
+    entry, words) and STATUS."""
+
+    length: int
+    start: int  # START's entry
+    first_read: int
+    reads: tuple[tuple[str, int, int], ...]
+    status: int
+
+
+def op_plan(layout: OpLayout, predictor: LoaderPredictor, need: tuple[str, ...]
+            ) -> OpPlan | None:
+    """The plan of `layout`, or None when its reads do not read back every word of every
+    result register the scoreboard needs (its operations are then checked burst by burst)."""
+    reads: list[tuple[str, int, int]] = []
+    k = layout.writes + 1  # after the writes (START last) and the wait for done
+    for e in layout.entries[:-1]:
+        if e.kind is Kind.READ:
+            if e.count != predictor.readable_words(e.region):
+                return None
+            reads.append((e.region, k, e.count))
+            k += e.count
+    if layout.entries[-1].region != "STATUS" or set(need) - {r for r, _, _ in reads}:
+        return None
+    return OpPlan(layout.length, layout.writes - 1, layout.writes + 1, tuple(reads), k)
+
+
 class Scoreboard(uvm_component):
     def __init__(self, name: str, parent: uvm_component, *, predictor: LoaderPredictor,
                  algo: AlgoInfo, coverage: Coverage, log_path: Path,
-                 params: dict[str, int] | None = None, check_thread: bool = False) -> None:
+                 params: dict[str, int] | None = None, check_thread: bool = False,
+                 capture: CaptureLayout | None = None) -> None:
+        """`capture`: how the engine's done captures decode (fast mode's whole operations,
+        `on_ops`)."""
         super().__init__(name, parent)
+        self.capture = capture
+        self.whole = 0  # operations checked whole (on_ops), without their bursts
+        # id(layout) -> the layout (kept: its id stays its own) and its plan
+        self._plans: dict[int, tuple[OpLayout, OpPlan | None]] = {}
         self.predictor, self.algo, self.coverage = predictor, algo, coverage
         self.params = dict(params or {})  # build parameters beyond N (reference R, model)
         self.log_path = log_path
@@ -181,13 +221,15 @@ class Scoreboard(uvm_component):
             self.logger.error(f"MISMATCH {self._unlogged.pop(0)}")
 
     # --- bus reads and writes -------------------------------------------------------------
-    def on_bus(self, item: Transfer | list[Burst]) -> None:
-        """What the monitor published: one transfer (pin mode) or a script's bursts (fast
-        mode)."""
+    def on_bus(self, item: Transfer | list[Burst] | ScriptLog) -> None:
+        """What the monitor published: one transfer (pin mode), a script's bursts or a
+        script of whole operations (fast mode)."""
         if isinstance(item, list):
             on_burst = self.on_burst
             for burst in item:
                 on_burst(burst)
+        elif isinstance(item, ScriptLog):
+            self.on_ops(item)
         else:
             self.on_transfer(item)
         for probe in self.probes:
@@ -209,6 +251,77 @@ class Scoreboard(uvm_component):
         for mismatch in self.predictor.observe_burst(b):
             self.fail(str(mismatch))
         self._after(b.we, b.addr, b.rdata, n_ops)
+
+    # --- whole operations (fast mode) -------------------------------------------------------
+    def on_ops(self, log: ScriptLog) -> None:
+        """A script of whole operations. Each operation that went as planned (the loader
+        idle at its writes, a plain accepted START, one rise of done between START and the
+        first read at the model's edge, every word read back as the model's) is checked at
+        once by the same steps its bursts take (the predictor's state changes, the done
+        check, the operation's check and its log line); from the first that did not, the
+        rest of the script is replayed as its done captures and bursts, as any script."""
+        handled, used = self._whole_ops(log)
+        ops = log.script.ops
+        if handled == len(ops):
+            return
+        assert self.capture is not None, "a script of whole operations needs its capture layout"
+        for time_ns, packed in log.captures[used:]:
+            self.on_done(DoneObservation(time_ns, *self.capture.decode(packed)))
+        layout = log.script.layout
+        items = [item for op in ops[handled:] for item in op.items(layout)]
+        skip = handled * layout.length
+        bursts, _ = item_bursts(items, log.cycles[skip:], log.rdata[skip:], log.start_ns,
+                                log.period_ns, len(log.cycles) - skip)
+        for burst in bursts:
+            self.on_burst(burst)
+
+    def _whole_ops(self, log: ScriptLog) -> tuple[int, int]:
+        """Check the script's operations that went as planned, in order: (operations
+        checked, done captures used)."""
+        layout = log.script.layout
+        known = self._plans.get(id(layout))
+        if known is None or known[0] is not layout:  # made once per layout
+            known = self._plans[id(layout)] = (layout, op_plan(layout, self.predictor,
+                                                                 self._need))
+        plan = known[1]
+        capture = self.capture
+        if plan is None or capture is None or self._pending_done:
+            return 0, 0
+        predictor = self.predictor
+        cycles, rdata, captures = log.cycles, log.rdata, log.captures
+        period = log.period_ns
+        ack0 = log.start_ns - period // 2  # a transfer's ack: half a cycle before its log time
+        status = predictor.status_done()
+        used = 0
+        for i, planned in enumerate(log.script.ops):
+            base = i * plan.length
+            first_edge = (ack0 + cycles[base] * period) // period
+            start_ns = ack0 + cycles[base + plan.start] * period
+            read_ns = ack0 + cycles[base + plan.first_read] * period
+            found = predictor.plan_start(planned.values, planned.ctrl, first_edge)
+            if found is None or used >= len(captures):
+                return i, used
+            values, field, result = found
+            end_edge = start_ns // period + result.cycles
+            done_ns, packed = captures[used]
+            if not start_ns < done_ns <= read_ns or done_ns // period != end_edge \
+                    or read_ns // period <= end_edge or rdata[base + plan.status] != status \
+                    or (used + 1 < len(captures) and captures[used + 1][0] <= read_ns):
+                return i, used
+            for region, k, count in plan.reads:
+                if rdata[base + k:base + k + count] != predictor.expected_words(result, region):
+                    return i, used
+            op = predictor.commit_start(planned.loads(layout), values, first_edge,
+                                        start_ns // period, field, result)
+            self._check_done(DoneObservation(done_ns, *capture.decode(packed)))
+            predictor.settle(read_ns // period)
+            for region, k, count in plan.reads:
+                predictor.read_back(op, region, rdata[base + k:base + k + count])
+            self._check_operation(op)
+            self.coverage.sample_error("ERR_NONE")  # the STATUS read
+            self.whole += 1
+            used += 1
+        return len(log.script.ops), used
 
     def _after(self, we: bool, addr: int, rdata: list[int], n_ops: int) -> None:
         """Coverage and checks that follow transfers at addr, addr + 1, ... (the predictor
@@ -379,7 +492,7 @@ class Scoreboard(uvm_component):
                 self.emit()
         self._flush_done()
         for probe in self.probes:
-            probe.checks_done(self.checked, self.checker is not None)
+            probe.checks_done(self.checked, self.checker is not None, self.whole)
         unread = [op.index for op in self.predictor.ops
                   if op.error == "ERR_NONE" and op.index not in self._logged]
         # Only the last operation may legitimately be overwritten by none: any accepted

@@ -5,6 +5,7 @@ caught), on both simulators."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -110,6 +111,8 @@ def test_engine_scripts_give_the_same_transfers(tmp_path, monkeypatch, sim):
         if bus == "engine":
             split = json.loads((outcome.log_dir / "engine.json").read_text())
             assert split["vpi"] == (default if vpi == "direct" else vpi), split
+            # scripts of whole operations (verif/bus/ops.py) only where items are batched
+            assert (_whole(outcome) > 0) is (batch == "1"), key
     assert len(logs["engine-1-direct"]) > 300  # 8-bit bus: multi-word bursts
     assert logs["engine-1-direct"] == logs["engine-1-words"] == logs["engine-1-cocotb"] \
         == logs["engine-0-direct"] == logs["pins-1-direct"]
@@ -245,6 +248,38 @@ def test_engine_script_strides(tmp_path, bus_w):
         assert outcome.passed, f"{bus}: {outcome.first_error}"
         logs[bus] = _timing_free(outcome.log_dir / "txns.jsonl")
     assert len(logs["engine"]) >= 4 and logs["engine"] == logs["pins"]
+
+
+def _whole(outcome) -> int:
+    """Operations the last test checked as whole operations (Scoreboard.on_ops)."""
+    return json.loads((outcome.log_dir / "throughput.json").read_text())["whole"]
+
+
+@pytest.mark.parametrize("sim", ["verilator", "icarus"])
+@pytest.mark.parametrize("dut,n,bus_w,tests,before", [
+    # a corrupted table entry: the hits of op 4 first (ops 0 to 3 are right)
+    ("mont_lut", 32, 32, ("RandomTest",), True),
+    ("mont_dual", 97, 32, ("RandomTest",), False),  # a corrupted product: op 0's P
+])
+def test_whole_operations_of_a_broken_design_fail_as_their_bursts(tmp_path, monkeypatch, sim,
+                                                                   dut, n, bus_w, tests,
+                                                                   before):
+    """A fault build checked as scripts of whole operations and item by item (MV_BATCH=0):
+    the same transaction log, the same first mismatch and the same verdict. `before`: the
+    fault shows after some right operations, which were checked whole."""
+    seen = {}
+    for batch in ("1", "0"):
+        monkeypatch.setenv("MV_BATCH", batch)
+        run = RunSpec(BuildSpec(dut, n, bus_w, sim, fault=True, bus="engine"), seed=3,
+                      txns=12, tests=tests, timeout_s=900)
+        outcome = execute(run, tmp_path / batch / run.key)
+        assert not outcome.passed and outcome.first_error.startswith("MISMATCH"), batch
+        # without times: item by item, the engine spends a cycle a script
+        seen[batch] = (re.sub(r"@[\d.]+ns ", "", outcome.first_error),
+                       _timing_free(outcome.log_dir / "txns.jsonl"))
+        if batch == "1" and before:
+            assert _whole(outcome) > 0
+    assert seen["1"] == seen["0"]
 
 
 def _check_thread(outcome) -> bool:
