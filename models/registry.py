@@ -197,14 +197,27 @@ def promise_names(info: AlgoInfo, args: tuple[int, ...], field: int,
     x and y (a carry-save operand's value: the sum of its halves; y the second operand of a
     design without Y), m, n, r (log2 R of the operation's field) and the build parameters
     (`params`: every one, defaults filled in)."""
-    d = info.design
     *ops, m, n = args
-    values = dict(zip(d.operands, ops, strict=False))
-    groups = {g[0]: g for g in d.carry_save_operands}
-    seconds = {r for g in d.carry_save_operands for r in g[1:]}
-    x, y = ([sum(values[r] for r in groups.get(reg, (reg,)))
-             for reg in d.operands[:-1] if reg not in seconds] + [0, 0])[:2]
+    x, y = ([sum(ops[i] for i in group) for group in _value_args(info.design)] + [0, 0])[:2]
     return {**_build_names(info, n, field, params), "x": x, "y": y, "m": m}
+
+
+# design -> for x and y, the positions of the model's arguments whose sum is the value
+_VALUE_ARGS: dict[str, tuple[tuple[int, ...], ...]] = {}
+
+
+def _value_args(d: Design) -> tuple[tuple[int, ...], ...]:
+    """The positions in the model's arguments of the operands (but M) whose values a promise
+    calls x and y: a carry-save group's halves together, in the operand order."""
+    found = _VALUE_ARGS.get(d.name)
+    if found is None:
+        groups = {g[0]: g for g in d.carry_save_operands}
+        seconds = {r for g in d.carry_save_operands for r in g[1:]}
+        where = {r: i for i, r in enumerate(d.operands)}
+        found = _VALUE_ARGS[d.name] = tuple(
+            tuple(where[r] for r in groups.get(reg, (reg,)))
+            for reg in d.operands[:-1] if reg not in seconds)
+    return found
 
 
 # (design, n, field, parameters) -> the names of a promise that one build fixes

@@ -252,7 +252,7 @@ class Design:
         """Whether the relation the design promises for `key` (PROMISE_KEYS) holds for these
         values (PROMISE_NAMES and the build parameters); True when it promises none."""
         expr = self.promise.get(key)
-        return expr is None or formula.holds(expr, names)
+        return expr is None or bool(formula.relation(expr)(names))
 
     def maps(self, region: Region) -> bool:
         """Whether the design maps a region (optional regions only when it uses them)."""

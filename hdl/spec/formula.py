@@ -29,9 +29,16 @@ def formula(expr: str, n: int, params: Mapping[str, int] | None = None) -> float
 
 def holds(expr: str, names: Mapping[str, int]) -> bool:
     """Whether the relation `expr` (a comparison) holds for these values."""
+    return bool(relation(expr)(names))
+
+
+@functools.lru_cache(maxsize=256)
+def relation(expr: str) -> Compiled:
+    """The relation `expr` (a comparison) as a function of the names (1 when it holds);
+    checked and built once per expression: a promise is checked on every operation."""
     if not isinstance(_parse(expr).body, ast.Compare):
         raise ConfigError(f"{expr!r} is not a relation (a comparison such as p < m)")
-    return bool(evaluate(expr, names))
+    return _compiled(expr)
 
 
 def _power(base: float, exp: float) -> float:
