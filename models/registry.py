@@ -128,12 +128,13 @@ class AlgoInfo:
         what the design promises over it (AssertionError, as the models' own checks)."""
         func = functools.partial(self.func, **params) if params else self.func
         merged = self.defaults() | params
+        promises = bool(self.design.promise)
 
         def checked(*args: int, **kwargs: int) -> Result:
             check_domain(self.design, args)
             result = func(*args, **kwargs)
-            if broken := promise_broken(self, result.p, result.before_sub, args,
-                                        kwargs.get("field", 0), merged):
+            if promises and (broken := _broken(self, result.p, result.before_sub, args,
+                                               kwargs.get("field", 0), merged)):
                 raise AssertionError(f"{self.name}: {broken[0]}")
             return result
 
@@ -175,20 +176,38 @@ def check_domain(design: Design, args: tuple[int, ...]) -> None:
     domain; args as the model takes them, n last): the loader's ERR_RANGE. Anything that is
     not an operand of a legal modulus is left to the model's own checks and messages."""
     *ops, m, n = args
-    values = dict(zip(design.operands, (*ops, m), strict=False))
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (*values.values(), n)) \
-            or m <= 0 or m % 2 == 0 or any(v < 0 for v in values.values()):
+    for v in args:  # ints only (not bools): else the model's own checks speak
+        if not isinstance(v, int) or isinstance(v, bool):
+            return
+    if m <= 0 or m % 2 == 0 or any(v < 0 for v in ops):
         return
-    for reg in design.below_modulus:
-        if values[reg] >= m:
-            raise ModelInputError(f"{reg} must be < M ({reg}={short_hex(values[reg])}, "
+    below, groups = _domain_args(design)
+    for i in below:
+        if args[i] >= m:
+            reg = design.operands[i]
+            raise ModelInputError(f"{reg} must be < M ({reg}={short_hex(args[i])}, "
                                   f"M={short_hex(m)})")
-    for group in design.range_groups:
-        total = sum(values[r] for r in group)
+    for group in groups:
+        total = sum(args[i] for i in group)
         if total >= 2 * m:
-            names = " + ".join(group)
+            names = " + ".join(design.operands[i] for i in group)
             raise ModelInputError(f"{names} must be < 2M ({names} = {short_hex(total)}, "
                                   f"M={short_hex(m)})")
+
+
+# id(design) -> the design (kept, as in _VALUE_ARGS) and the model's argument positions of
+# the operands below M and of each carry-save group below 2M (check_domain)
+_DOMAIN_ARGS: dict[int, tuple[Design, tuple[int, ...], tuple[tuple[int, ...], ...]]] = {}
+
+
+def _domain_args(d: Design) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    found = _DOMAIN_ARGS.get(id(d))
+    if found is None or found[0] is not d:
+        where = {r: i for i, r in enumerate(d.operands)}
+        found = _DOMAIN_ARGS[id(d)] = (d, tuple(where[r] for r in d.below_modulus),
+                                       tuple(tuple(where[r] for r in g)
+                                             for g in d.range_groups))
+    return found[1], found[2]
 
 
 def promise_names(info: AlgoInfo, args: tuple[int, ...], field: int,
@@ -202,22 +221,24 @@ def promise_names(info: AlgoInfo, args: tuple[int, ...], field: int,
     return {**_build_names(info, n, field, params), "x": x, "y": y, "m": m}
 
 
-# design -> for x and y, the positions of the model's arguments whose sum is the value
-_VALUE_ARGS: dict[str, tuple[tuple[int, ...], ...]] = {}
+# id(design) -> the design (kept: its id stays its own; a descriptor parsed again, say with
+# another domain, is another object) and, for x and y, the positions of the model's
+# arguments whose sum is the value
+_VALUE_ARGS: dict[int, tuple[Design, tuple[tuple[int, ...], ...]]] = {}
 
 
 def _value_args(d: Design) -> tuple[tuple[int, ...], ...]:
     """The positions in the model's arguments of the operands (but M) whose values a promise
     calls x and y: a carry-save group's halves together, in the operand order."""
-    found = _VALUE_ARGS.get(d.name)
-    if found is None:
+    found = _VALUE_ARGS.get(id(d))
+    if found is None or found[0] is not d:
         groups = {g[0]: g for g in d.carry_save_operands}
         seconds = {r for g in d.carry_save_operands for r in g[1:]}
         where = {r: i for i, r in enumerate(d.operands)}
-        found = _VALUE_ARGS[d.name] = tuple(
+        found = _VALUE_ARGS[id(d)] = (d, tuple(
             tuple(where[r] for r in groups.get(reg, (reg,)))
-            for reg in d.operands[:-1] if reg not in seconds)
-    return found
+            for reg in d.operands[:-1] if reg not in seconds))
+    return found[1]
 
 
 # (design, n, field, parameters) -> the names of a promise that one build fixes
@@ -245,11 +266,17 @@ def promise_broken(info: AlgoInfo, p: int, v: int | None, args: tuple[int, ...],
     the final reduction v (None: the design reports none) break, described; [] when all
     hold. args: the model's (operands..., m, n); params: the build parameters (defaults
     filled in where not given)."""
-    d = info.design
-    if not d.promise:
+    if not info.design.promise:
         return []
-    names = promise_names(info, args, field, info.defaults() | dict(params or {}))
-    names |= {"p": p, "v": v or 0}
+    return _broken(info, p, v, args, field, info.defaults() | dict(params or {}))
+
+
+def _broken(info: AlgoInfo, p: int, v: int | None, args: tuple[int, ...], field: int,
+            params: Mapping[str, int]) -> list[str]:
+    """promise_broken with `params` holding every build parameter (defaults filled in)."""
+    d = info.design
+    names = promise_names(info, args, field, params)
+    names["p"], names["v"] = p, v or 0
     out = []
     for key in ("p", "v"):
         if key in d.promise and (key == "p" or v is not None) \

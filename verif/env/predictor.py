@@ -334,7 +334,10 @@ class LoaderPredictor:
         is not a loadable one, a CTRL word that is not a lone START, a refused operand, a
         model that raises). `commit_start` then makes the same changes as those transfers."""
         ctrl_f = self.ctrl
-        if self.busy(first_edge) or not ctrl_f["START"].get(ctrl) or ctrl_f["CLEAR"].get(ctrl):
+        if not ctrl_f["START"].get(ctrl) or ctrl_f["CLEAR"].get(ctrl):
+            return None
+        op = self.op  # self.busy(first_edge), inlined
+        if op is not None and op.start_edge < first_edge <= op.end_edge:
             return None
         operands = self.operands
         for region in loads:
