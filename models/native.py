@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from montverif.spec import environment
 
@@ -28,7 +29,7 @@ Limbs = ctypes.Array  # a ctypes array of c_uint64, little-endian limbs
 
 _i64p = ctypes.POINTER(ctypes.c_int64)
 _u64p = ctypes.POINTER(ctypes.c_uint64)
-_SIGNATURES = {
+_SIGNATURES: dict[str, list[Any]] = {
     "mv_mont_csa": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_mont_lut": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_inter_csa": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _u64p, _i64p],
@@ -148,18 +149,52 @@ def _usable(bits: int) -> int:
     return count if LIB is not None and count <= MAX_LIMBS else 0
 
 
+# Loops of the form fn(n, L, x, y, m, out_1 .. out_k, hits) called with their operands as
+# bytes and one buffer for every output (no ctypes array is made or converted per call: a
+# third of a bit-serial model's time at N = 256 was that); the same C functions as LIB's,
+# with untyped pointers
+_XYM_LOOPS = ("mv_mont_csa", "mv_mont_lut", "mv_mont_r2", "mv_mont_r2_words")
+_XYM: dict[str, Any] = {}
+if LIB is not None:
+    for _name in _XYM_LOOPS:
+        _XYM[_name] = LIB[_name]  # a function object of its own (LIB's keeps its argtypes)
+        _types: list[Any] = [ctypes.c_int, ctypes.c_int]
+        _XYM[_name].argtypes = _types + [ctypes.c_void_p] * (len(_SIGNATURES[_name]) - 2)
+        _XYM[_name].restype = ctypes.c_int
+
+
+def _xym_loop(name: str, x: int, y: int, m: int, n: int, count: int, outputs: int,
+              hit_count: int) -> tuple[int, bytes]:
+    """Run loop `name` of _XYM_LOOPS: (its return code, its outputs' bytes: each output's
+    `count` limbs, then the `hit_count` counters)."""
+    size = 8 * count
+    buf = ctypes.create_string_buffer(size * outputs + 8 * hit_count)
+    at = ctypes.addressof(buf)
+    code = _XYM[name](n, count, int(x).to_bytes(size, "little"), int(y).to_bytes(size, "little"),
+                      int(m).to_bytes(size, "little"), *[at + k * size for k in range(outputs)],
+                      at + outputs * size)
+    return code, buf.raw
+
+
+def _limbs_at(raw: bytes, k: int, count: int) -> int:
+    return int.from_bytes(raw[8 * count * k:8 * count * (k + 1)], "little")
+
+
+def _hits_at(raw: bytes, k: int, count: int) -> list[int]:
+    return memoryview(raw)[8 * count * k:].cast("q").tolist()
+
+
 def mont_r2_loop(x: int, y: int, m: int, n: int) -> tuple[int, list[int]] | None:
     """models.mont._mont_r2_loop: (P before the final subtraction, hits)."""
     if not (count := _usable(n + 2)):
         return None
-    p, h = out(count), hits(4)
     # an odd M and Y < M: 64 iterations at a time (the same P and hits, no check can fail);
     # anything else bit by bit, with the loop's checks
-    loop = _lib().mv_mont_r2_words if m & 1 and y < m else _lib().mv_mont_r2
-    _fail(loop(n, count, limbs(x, count), limbs(y, count), limbs(m, count), p, h),
-          {1: "mont_r2: shift would drop a one bit",
-           2: "mont_r2: P outgrew its N+1-bit register"})
-    return value(p), h[:]
+    loop = "mv_mont_r2_words" if m & 1 and y < m else "mv_mont_r2"
+    code, raw = _xym_loop(loop, x, y, m, n, count, 1, 4)
+    _fail(code, {1: "mont_r2: shift would drop a one bit",
+                 2: "mont_r2: P outgrew its N+1-bit register"})
+    return _limbs_at(raw, 0, count), _hits_at(raw, 1, count)
 
 
 def mont_csa_loop(x: int, y: int, m: int, n: int, name: str
@@ -167,11 +202,10 @@ def mont_csa_loop(x: int, y: int, m: int, n: int, name: str
     """models.mont._mont_csa_loop."""
     if not (count := _usable(n + 2)):
         return None
-    s, c, h = out(count), out(count), hits(8)
-    _fail(_lib().mv_mont_csa(n, count, limbs(x, count), limbs(y, count), limbs(m, count), s, c, h),
-          {1: f"{name}: shift would drop a one bit",
-           2: f"{name}: S or C outgrew its N-bit register"})
-    return value(s), value(c), h[:]
+    code, raw = _xym_loop("mv_mont_csa", x, y, m, n, count, 2, 8)
+    _fail(code, {1: f"{name}: shift would drop a one bit",
+                 2: f"{name}: S or C outgrew its N-bit register"})
+    return _limbs_at(raw, 0, count), _limbs_at(raw, 1, count), _hits_at(raw, 2, count)
 
 
 def mont_lut_loop(x: int, y: int, m: int, n: int, name: str
@@ -179,10 +213,9 @@ def mont_lut_loop(x: int, y: int, m: int, n: int, name: str
     """models.mont._mont_lut_loop (the C loop builds the table {0, M, Y, Y + M} itself)."""
     if not (count := _usable(n + 2)):
         return None
-    s, c, h = out(count), out(count), hits(32)
-    _fail(_lib().mv_mont_lut(n, count, limbs(x, count), limbs(y, count), limbs(m, count), s, c, h),
-          {1: f"{name}: shift would drop a one bit", 2: f"{name}: S or C outgrew N+1 bits"})
-    return value(s), value(c), h[:]
+    code, raw = _xym_loop("mv_mont_lut", x, y, m, n, count, 2, 32)
+    _fail(code, {1: f"{name}: shift would drop a one bit", 2: f"{name}: S or C outgrew N+1 bits"})
+    return _limbs_at(raw, 0, count), _limbs_at(raw, 1, count), _hits_at(raw, 2, count)
 
 
 # mv_inter_r2_words: an iteration whose 128-bit fraction is within 2^-margin of a whole number

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import gmpy2
+
 from montverif.models import generic, gf2, ref
 from montverif.models.result import ModelInputError, Result, short_hex
+from montverif.spec import formula
 from montverif.spec.design import Design
 from montverif.spec.designs import every
 from montverif.spec.errors import ConfigError
@@ -128,14 +131,29 @@ class AlgoInfo:
         what the design promises over it (AssertionError, as the models' own checks)."""
         func = functools.partial(self.func, **params) if params else self.func
         merged = self.defaults() | params
-        promises = bool(self.design.promise)
+        design = self.design
+        # the promise's relations, each built once, and the names one build and field fix
+        relations = [(key, formula.relation(design.promise[key])) for key in ("p", "v")
+                     if key in design.promise]
+        value_args = _value_args(design)
+        fixed: dict[tuple[int, int], dict[str, int]] = {}
 
         def checked(*args: int, **kwargs: int) -> Result:
-            check_domain(self.design, args)
+            check_domain(design, args)
             result = func(*args, **kwargs)
-            if promises and (broken := _broken(self, result.p, result.before_sub, args,
-                                               kwargs.get("field", 0), merged)):
-                raise AssertionError(f"{self.name}: {broken[0]}")
+            if relations:  # _broken's relations, its names made without its layers
+                field, n = kwargs.get("field", 0), args[-1]
+                base = fixed.get((n, field))
+                if base is None:
+                    base = fixed[(n, field)] = dict(_build_names(self, n, field, merged))
+                ops = args[:-2]
+                x, y = ([sum(ops[i] for i in g) for g in value_args] + [0, 0])[:2]
+                v = result.before_sub
+                names = {**base, "x": x, "y": y, "m": args[-2], "p": result.p, "v": v or 0}
+                for key, holds in relations:
+                    if (key == "p" or v is not None) and not holds(names):
+                        broken = _broken(self, result.p, v, args, field, merged)
+                        raise AssertionError(f"{self.name}: {broken[0]}")
             return result
 
         return checked
@@ -317,6 +335,43 @@ def matches_reference(info: AlgoInfo, p: int, *args: int, field: int = 0,
         if kind == "mont":
             return ref.is_mont_product(p, x, y, m, r)
     return p == reference(info, *args, field=field, **params)
+
+
+ReferenceCheck = Callable[[int, Sequence[int]], bool]
+
+
+def reference_check(info: AlgoInfo, n: int, field: int, params: Mapping[str, int]
+                    ) -> ReferenceCheck:
+    """matches_reference(info, p, *args, n, field=field, **params) as a function of (p,
+    args) for one build and field (args: the operands as the model takes them, without n):
+    a Montgomery product's R is worked out once and the congruence taken at once for plain
+    operands of a legal modulus (P below it); anything else goes through matches_reference,
+    its checks and errors."""
+    def general(p: int, args: Sequence[int]) -> bool:
+        return matches_reference(info, p, *args, n, field=field, **params)
+
+    if info.kind == "modexp" or field not in (0, 1) or (field and not info.has_field):
+        return general
+    kind, r_bits = (info.field1_kind, info.field1_r_bits) if field else (info.kind, info.r_bits)
+    if kind != "mont":
+        return general
+    r = r_bits(n, **params)
+    count = 5 if info.halves else 3
+    mpz, f_mod = gmpy2.mpz, gmpy2.f_mod
+
+    def check(p: int, args: Sequence[int]) -> bool:
+        if len(args) == count:
+            if count == 5:
+                x, y, m = args[0] + args[1], args[2] + args[3], args[4]
+            else:
+                x, y, m = args
+            if type(p) is int and type(x) is int and type(y) is int and type(m) is int \
+                    and m > 0 and m & 1 and 0 <= p < m and x >= 0 and y >= 0 \
+                    and m.bit_length() <= r:
+                return f_mod((mpz(p) << r) - mpz(x) * y, m) == 0  # ref.is_mont_product
+        return general(p, args)
+
+    return check
 
 
 def reference(info: AlgoInfo, *args: int, field: int = 0, **params: int) -> int:

@@ -245,8 +245,13 @@ class Design:
         """The loader's range rule (ERR_RANGE): an operand whose domain is below M is >= M,
         or a carry-save group whose domain is below 2M sums to >= 2M."""
         m = values[self.modulus]
-        return (any(values[r] >= m for r in self.below_modulus)
-                or any(sum(values[r] for r in g) >= 2 * m for g in self.range_groups))
+        for r in self.below_modulus:  # loops, not any(genexpr): once per operation
+            if values[r] >= m:
+                return True
+        for g in self.range_groups:
+            if sum([values[r] for r in g]) >= 2 * m:
+                return True
+        return False
 
     def promise_holds(self, key: str, names: Mapping[str, int]) -> bool:
         """Whether the relation the design promises for `key` (PROMISE_KEYS) holds for these

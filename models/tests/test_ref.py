@@ -130,3 +130,31 @@ def test_matches_reference_is_the_reference_for_every_algorithm():
             for cand in (p, p ^ 1, p + m):
                 assert registry.matches_reference(info, cand, *args, field=field) == \
                     (cand == p), (info.name, field, cand - p)
+
+
+def test_reference_check_is_matches_reference_for_every_algorithm():
+    """registry.reference_check (R worked out once, the congruence at once) gives
+    matches_reference's verdict for every kind and field, on the product and on values off
+    by a bit, by M, negative and at M (these go through matches_reference itself), and for
+    an operand far above M."""
+    rng = random.Random(13)
+    for n in (16, 130):
+        m = rng.getrandbits(n) | 1 | (1 << (n - 1))
+        for info in registry.ALGOS.values():
+            args: tuple[int, ...]
+            if info.halves:
+                args = (rng.randrange(m), rng.randrange(m), rng.randrange(m), 0, m)
+            else:
+                args = (rng.randrange(m), rng.randrange(m), m)
+            params = info.defaults()
+            for field in (0, 1) if info.has_field else (0,):
+                check = registry.reference_check(info, n, field, params)
+                p = registry.reference(info, *args, n, field=field, **params)
+                for cand in (p, p ^ 1, p + m, p - m, m, -1):
+                    want = registry.matches_reference(info, cand, *args, n, field=field,
+                                                      **params)
+                    assert check(cand, args) == want == (cand == p), (info.name, field, cand)
+                # the last operand but M far above M (M 2^n more): the same verdict
+                wide = (*args[:-2], args[-2] + (m << n), args[-1])
+                ref_p = registry.reference(info, *wide, n, field=field, **params)
+                assert check(ref_p, wide) and not check(ref_p ^ 1, wide), info.name

@@ -375,7 +375,9 @@ class EngineBusDriver:
         self.written: dict[str, int] = {}
         self._plain: dict[tuple[int, int], list[int]] = {}  # _words without idle cycles
         # an operation layout's script entries (_template), made once per layout
-        self._templates: dict[OpLayout, tuple[list[int], list[bool]]] = {}
+        # id(layout) -> the layout (kept: its id stays its own) and its template (a frozen
+        # dataclass's hash walks every entry: once a script)
+        self._templates: dict[int, tuple[OpLayout, list[int], list[bool]]] = {}
         # told when each script goes and when Python resumes at its end (the measurement
         # probes, verif/env/probes.py: the simulator's share of a run, `engine.json`)
         self.probes: list[ScriptProbe] = []
@@ -454,20 +456,21 @@ class EngineBusDriver:
     def _template(self, layout: OpLayout) -> tuple[list[int], list[bool]]:
         """The high slots of one operation's entries without idle cycles, and which entries
         are transfers (each draws its idle cycles, as `_words` does item by item)."""
-        found = self._templates.get(layout)
-        if found is None:
-            meta: list[int] = []
-            moves: list[bool] = []
-            for e in layout.entries:
-                if e.kind is Kind.WAIT_DONE:
-                    meta.append(KIND_CODE[Kind.WAIT_DONE])
-                    moves.append(False)
-                else:
-                    first = KIND_CODE[e.kind] | e.addr << 2
-                    meta += range(first, first + 4 * e.count, 4)
-                    moves += [True] * e.count
-            found = self._templates[layout] = (meta, moves)
-        return found
+        known = self._templates.get(id(layout))
+        if known is not None and known[0] is layout:
+            return known[1], known[2]
+        meta: list[int] = []
+        moves: list[bool] = []
+        for e in layout.entries:
+            if e.kind is Kind.WAIT_DONE:
+                meta.append(KIND_CODE[Kind.WAIT_DONE])
+                moves.append(False)
+            else:
+                first = KIND_CODE[e.kind] | e.addr << 2
+                meta += range(first, first + 4 * e.count, 4)
+                moves += [True] * e.count
+        self._templates[id(layout)] = (layout, meta, moves)
+        return meta, moves
 
     def pack_ops(self, script: OpScript) -> list[int]:
         """The script's entries as slots (two an entry, as `_words` makes them item by

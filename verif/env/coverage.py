@@ -221,8 +221,11 @@ class Coverage:
                          sub_taken: bool, field: int = 0) -> None:
         if self._lut is not None and any(lut_hits):
             self._lut(tuple(map(bool, lut_hits)))
-        m = list(operands.values())[-1]
-        x, y = (sum(operands[r] for r in self.carry_save.get(b, (b,))) for b in ("X", "Y"))
+        m = next(reversed(operands.values()))
+        if self.carry_save:
+            x, y = (sum(operands[r] for r in self.carry_save.get(b, (b,))) for b in ("X", "Y"))
+        else:
+            x, y = operands["X"], operands["Y"]
         if self._halves is not None:
             for base, group in self.carry_save.items():
                 halves = [operands[r] for r in group]

@@ -22,7 +22,15 @@ from typing import Any, Protocol
 
 from pyuvm import uvm_component, uvm_subscriber
 
-from montverif.models.registry import AlgoInfo, matches_reference, promise_broken, reference
+from montverif.models.registry import (
+    AlgoInfo,
+    ReferenceCheck,
+    matches_reference,
+    promise_broken,
+    reference,
+    reference_check,
+)
+from montverif.models.result import Result
 from montverif.spec import regmap
 from montverif.verif.bus.engine import CaptureLayout
 from montverif.verif.bus.item import Burst, Kind, Transfer
@@ -191,6 +199,10 @@ class Scoreboard(uvm_component):
         # the registers an operation's results need read back (every word) before it is
         # checked
         self._need = ("P", "CYCLES", "S", "C") if predictor.red_words else ("P", "CYCLES")
+        # the bits CYCLES reads back in (its words) and, per field, the gmpy2 check of a
+        # model's P (registry.reference_check: made once)
+        self._cycles_bits = predictor.readable_words("CYCLES") * predictor.bus_w
+        self._golden: dict[int, ReferenceCheck] = {}
         # told after each publication, each check and at the end of the checks (measurement
         # probes, verif/env/probes.py: the run's steady rate, `throughput.json`)
         self.probes: list[CheckProbe] = []
@@ -317,11 +329,34 @@ class Scoreboard(uvm_component):
             predictor.settle(read_ns // period)
             for region, k, count in plan.reads:
                 predictor.read_back(op, region, rdata[base + k:base + k + count])
-            self._check_operation(op)
+            self._check_whole(op, result)
             self.coverage.sample_error("ERR_NONE")  # the STATUS read
             self.whole += 1
             used += 1
         return len(log.script.ops), used
+
+    def _check_whole(self, op: Operation, res: Result) -> None:
+        """_check_operation of an operation whose every word read back was the model's
+        (on_ops): the same checks, log line and count, with what read-back-as-the-model
+        settles taken as settled (P, S and C are the model's, CYCLES the model's count where
+        its words hold it, the promise holds of the model's values). Where the model's P
+        disagrees with gmpy2, or CYCLES cannot hold the count, _check_operation itself runs
+        (its messages)."""
+        golden = self._golden.get(op.field)
+        if golden is None:
+            golden = self._golden[op.field] = reference_check(self.algo, self.predictor.n,
+                                                              op.field, self.params)
+        if res.cycles >> self._cycles_bits or not golden(res.p, op.args) \
+                or op.index not in self.observed:
+            self._check_operation(op)
+            return
+        self.checked += 1
+        text = f'"p": "{res.p:#x}", "cycles": {res.cycles}'
+        if self.predictor.red_words:
+            text += f', "s": "{res.s:#x}", "c": "{res.c:#x}"'
+        self._write_log(op, None, text)
+        for probe in self.probes:
+            probe.operation_checked()
 
     def _after(self, we: bool, addr: int, rdata: list[int], n_ops: int) -> None:
         """Coverage and checks that follow transfers at addr, addr + 1, ... (the predictor
@@ -462,9 +497,11 @@ class Scoreboard(uvm_component):
                                             else sub_expected), field=op.field)
 
     # --- log and final checks -------------------------------------------------------------
-    def _write_log(self, op: Operation, fields: dict[str, object]) -> None:
+    def _write_log(self, op: Operation, fields: dict[str, object] | None,
+                   text: str = "") -> None:
         """One line of txns.jsonl: the operands and the values read back in hex, cycles and
-        times as numbers."""
+        times as numbers (`fields`, or `text`: them as json_line writes them, without its
+        braces)."""
         self._logged.add(op.index)
         period = self.predictor.period_ns
         parts = [f'"op": {op.index}']
@@ -477,6 +514,8 @@ class Scoreboard(uvm_component):
         parts.append(f'"start_ns": {op.start_edge * period}')
         if fields:
             parts.append(json_line(fields)[1:-1])
+        elif text:
+            parts.append(text)
         if op.result is not None:
             parts.append(f'"end_ns": {op.end_edge * period}')
         self._log.write("{" + ", ".join(parts) + "}\n")

@@ -21,6 +21,7 @@ from montverif.verif.bus.engine import CaptureLayout, EngineBusDriver, idle_draw
 from montverif.verif.bus.item import BusItem, BusRequest, Kind
 from montverif.verif.bus.ops import OpScript, PlannedOp, ScriptLog
 from montverif.verif.context import SeqContext
+from montverif.verif.env import scoreboard
 from montverif.verif.env.coverage import Coverage
 from montverif.verif.env.predictor import LoaderPredictor
 from montverif.verif.env.scoreboard import DoneObservation, Scoreboard
@@ -283,3 +284,18 @@ def test_a_field_design_fails_in_the_field_it_ran_in(tmp_path):
     _corrupt_word(log, 3, "P")
     _, a, b = _compare(tmp_path, design, n, bus_w, [log])
     assert a == b and a[1]
+
+
+def test_a_model_that_disagrees_with_gmpy2_fails_as_its_bursts(tmp_path, monkeypatch):
+    """Every word read back as the model's, but the model's P is not gmpy2's (here: the
+    reference says no to every P): the whole-operation check gives the messages and verdict
+    of the bursts, and still checks each operation whole."""
+    monkeypatch.setattr(scoreboard, "matches_reference", lambda *a, **k: False)
+    monkeypatch.setattr(scoreboard, "reference_check", lambda *a, **k: lambda p, args: False)
+    design, n, bus_w = "mont_csa", 32, 8
+    whole, a, b = _compare(tmp_path, design, n, bus_w, [_script_log(design, n, bus_w, 3)])
+    assert a == b
+    errors = a[1]
+    assert isinstance(errors, list) and a[2] != "passed"
+    assert len(errors) == 8 and "disagrees with gmpy2" in errors[1]
+    assert whole.whole == 4
