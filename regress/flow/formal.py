@@ -484,7 +484,47 @@ def run_sby(folder: Path, sby: str, env: dict[str, str], limit_s: float) -> tupl
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGTERM)
             log, _ = proc.communicate()
+            end_session(proc.pid)
             return log + f"\nSBY did not end within {limit_s:.0f}s: ended\n", True
+
+
+# how long the processes of a session SIGTERM ended may take to go before SIGKILL ends them
+END_GRACE_S = 5.0
+
+
+def _session_alive(sid: int) -> bool:
+    """Whether a process of session `sid` is still running (a zombie is not: it holds no
+    files and no folder, and its parent reaps it)."""
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            # after the command name, which is in parentheses and may hold spaces: state,
+            # ppid, pgrp, session
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 3 and int(fields[3]) == sid and fields[0] != "Z":
+            return True
+    return False
+
+
+def end_session(sid: int) -> None:
+    """Wait until every process of session `sid` (the leader's, SIGTERM already sent) has
+    gone: SBY's leader can exit before its solvers do, which would then outlive the run
+    and hold its folder. After END_GRACE_S the rest is ended with SIGKILL."""
+    deadline = time.monotonic() + END_GRACE_S
+    killed = False
+    while _session_alive(sid):
+        if not killed and time.monotonic() > deadline:
+            try:
+                os.killpg(sid, signal.SIGKILL)
+            except ProcessLookupError:
+                return
+            killed, deadline = True, time.monotonic() + END_GRACE_S
+        elif killed and time.monotonic() > deadline:
+            return  # unkillable (uninterruptible sleep): nothing more to do here
+        time.sleep(0.05)
 
 
 def run(spec: FormalSpec, out: Path | None = None) -> Verdict:

@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -184,3 +189,23 @@ def test_a_run_past_its_limit_is_ended_with_its_solvers(tmp_path: Path,
     assert verdict.message == "SBY did not end within 2s"
     assert "ended" in (verdict.folder / "sby.log").read_text()
     assert _processes_in(verdict.folder.resolve()) == []
+
+
+def test_a_session_whose_process_ignores_sigterm_is_ended_with_sigkill(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """end_session waits for every process of the session, and one that outlives SIGTERM
+    (as a solver can outlive SBY's leader) is ended with SIGKILL after the grace time."""
+    monkeypatch.setattr(formal, "END_GRACE_S", 0.5)
+    code = ("import signal, time\n"
+            "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "print('ready', flush=True)\n"
+            "time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+    os.killpg(proc.pid, signal.SIGTERM)
+    t0 = time.monotonic()
+    formal.end_session(proc.pid)
+    assert proc.wait(timeout=5) == -signal.SIGKILL  # SIGTERM was ignored
+    assert time.monotonic() - t0 >= 0.5
+    assert not formal._session_alive(proc.pid)

@@ -166,7 +166,9 @@ def _node_failure(cluster: LocalCluster) -> Callable[[str], None]:
 
 
 def _one_run(tmp_path: Path) -> tuple[list[RunSpec], Path, SlurmLauncher]:
-    runs = [RunSpec(BuildSpec("mont_r2", 32), seed=11, txns=300, tests=("RandomTest",))]
+    # long enough that _killer's kill, a second after the task starts running, lands inside
+    # the simulation on a fast machine too (300 operations took 0.6 s, and the kill missed)
+    runs = [RunSpec(BuildSpec("mont_r2", 32), seed=11, txns=4000, tests=("RandomTest",))]
     out = tmp_path / "reg"
     return runs, out, SlurmLauncher(PARTITION, work_dir=out / "slurm", poll_s=0.3)
 
