@@ -125,10 +125,13 @@ class AlgoInfo:
         self.check(n, **params)
         return params
 
-    def model(self, params: dict[str, int]) -> ModelFunc:
+    def model(self, params: dict[str, int], domain: bool = True) -> ModelFunc:
         """The model function with the build parameters bound, held to the design's operand
         domain (ModelInputError outside it, as the loader's ERR_RANGE) and checked against
-        what the design promises over it (AssertionError, as the models' own checks)."""
+        what the design promises over it (AssertionError, as the models' own checks).
+        `domain=False`: for a caller that refuses operands outside the domain itself, by the
+        same rule (the predictor's ERR_RANGE: Design.out_of_range; test_domain holds the two
+        to each other); the promise is still checked."""
         func = functools.partial(self.func, **params) if params else self.func
         merged = self.defaults() | params
         design = self.design
@@ -136,18 +139,25 @@ class AlgoInfo:
         relations = [(key, formula.relation(design.promise[key])) for key in ("p", "v")
                      if key in design.promise]
         value_args = _value_args(design)
+        # x and y each one argument (no carry-save pair): their positions, read directly
+        single = tuple(g[0] for g in value_args) if len(value_args) >= 2 \
+            and all(len(g) == 1 for g in value_args) else None
         fixed: dict[tuple[int, int], dict[str, int]] = {}
 
         def checked(*args: int, **kwargs: int) -> Result:
-            check_domain(design, args)
+            if domain:
+                check_domain(design, args)
             result = func(*args, **kwargs)
             if relations:  # _broken's relations, its names made without its layers
                 field, n = kwargs.get("field", 0), args[-1]
                 base = fixed.get((n, field))
                 if base is None:
                     base = fixed[(n, field)] = dict(_build_names(self, n, field, merged))
-                ops = args[:-2]
-                x, y = ([sum(ops[i] for i in g) for g in value_args] + [0, 0])[:2]
+                if single is not None:
+                    x, y = args[single[0]], args[single[1]]
+                else:
+                    ops = args[:-2]
+                    x, y = ([sum(ops[i] for i in g) for g in value_args] + [0, 0])[:2]
                 v = result.before_sub
                 names = {**base, "x": x, "y": y, "m": args[-2], "p": result.p, "v": v or 0}
                 for key, holds in relations:

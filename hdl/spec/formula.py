@@ -1,7 +1,8 @@
 """Expressions of the descriptors (a design's cycles and R, the paper's cycle formula, the
 relations it promises), evaluated in n and the build parameters (a promise also in the
 operands and results): + - * / // % **, comparisons (1 or 0), ceil, floor, min, max, abs;
-no eval(). Integers stay exact (a relation of 1024-bit values: use //, not /)."""
+no eval() of the text (its checked tree is compiled: _compiled). Integers stay exact (a
+relation of 1024-bit values: use //, not /)."""
 
 from __future__ import annotations
 
@@ -66,39 +67,58 @@ Compiled = Callable[[Mapping[str, int]], float]
 @functools.lru_cache(maxsize=256)
 def _compiled(expr: str) -> Compiled:
     """`expr` as a function of the names (built once per expression: a promise is checked
-    on every operation)."""
+    on every operation). The parsed tree is rewritten node by node into one Python function
+    (a name reads `names`, ** is _power, a comparison is 1 or 0, a call one of _FUNCS); any
+    other node becomes a call that raises ConfigError, as an unknown name does, when it is
+    evaluated. Nothing of the text is evaluated but what these nodes say."""
+    env: dict[str, object] = {"_power": _power, "_int": int, "_unknown": _unknown(expr),
+                              **{f"_f_{k}": f for k, f in _FUNCS.items()}}
 
-    def unknown(names: Mapping[str, int]) -> float:
-        raise ConfigError(f"unsupported expression {expr!r}")
+    def load(name: str) -> ast.expr:
+        return ast.Name(id=name, ctx=ast.Load())
 
-    def build(node: ast.AST) -> Compiled:
-        if isinstance(node, ast.Expression):
-            return build(node.body)
+    def call(name: str, *args: ast.expr) -> ast.expr:
+        return ast.Call(func=load(name), args=list(args), keywords=[])
+
+    def build(node: ast.AST) -> ast.expr:
         if isinstance(node, ast.Constant) and isinstance(node.value, int | float) \
                 and not isinstance(node.value, bool):
-            value = node.value
-            return lambda names: value
-        if isinstance(node, ast.Name):
-            name = node.id
-            return lambda names: names[name] if name in names else unknown(names)
-        if isinstance(node, ast.BinOp) and (type(node.op) in _OPS or isinstance(node.op, ast.Pow)):
-            op = _OPS.get(type(node.op), _power)
-            left, right = build(node.left), build(node.right)
-            return lambda names: op(left(names), right(names))
+            return ast.Constant(value=node.value)
+        if isinstance(node, ast.Name):  # names[id] if id in names else _unknown()
+            key = ast.Constant(value=node.id)
+            return ast.IfExp(test=ast.Compare(left=key, ops=[ast.In()],
+                                              comparators=[load("names")]),
+                             body=ast.Subscript(value=load("names"), slice=key,
+                                                ctx=ast.Load()),
+                             orelse=call("_unknown"))
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            return ast.BinOp(left=build(node.left), op=type(node.op)(), right=build(node.right))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            return call("_power", build(node.left), build(node.right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            operand = build(node.operand)
-            return lambda names: -operand(names)
+            return ast.UnaryOp(op=ast.USub(), operand=build(node.operand))
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _CMP:
-            cmp = _CMP[type(node.ops[0])]
-            left, right = build(node.left), build(node.comparators[0])
-            return lambda names: int(cmp(left(names), right(names)))
+            return call("_int", ast.Compare(left=build(node.left), ops=[type(node.ops[0])()],
+                                            comparators=[build(node.comparators[0])]))
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                 and node.func.id in _FUNCS and node.args and not node.keywords):
-            func, args = _FUNCS[node.func.id], [build(a) for a in node.args]
-            return lambda names: func(*(a(names) for a in args))
-        return unknown
+            return call(f"_f_{node.func.id}", *(build(a) for a in node.args))
+        return call("_unknown")
 
-    return build(_parse(expr))
+    body = build(_parse(expr).body)
+    func = ast.Expression(body=ast.Lambda(
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(arg="names")], kwonlyargs=[],
+                           kw_defaults=[], defaults=[]), body=body))
+    code = compile(ast.fix_missing_locations(func), f"<formula {expr!r}>", "eval")
+    # evaluates the code object of the tree above (a lambda), not the text
+    built: Compiled = eval(code, {"__builtins__": {}, **env})
+    return built
+
+
+def _unknown(expr: str) -> Callable[[], float]:
+    def unknown() -> float:
+        raise ConfigError(f"unsupported expression {expr!r}")
+    return unknown
 
 
 def integer(expr: str, n: int, params: Mapping[str, int] | None = None) -> int:

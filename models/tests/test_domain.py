@@ -7,12 +7,13 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from montverif.models import gf2, ref
-from montverif.models.registry import ALGOS, get_algo, info_of, promise_broken
+from montverif.models.registry import ALGOS, check_domain, get_algo, info_of, promise_broken
 from montverif.models.result import ModelInputError
 from montverif.models.survey import survey
 from montverif.spec.design import parse
@@ -74,6 +75,37 @@ def test_a_domain_below_m_refuses_x_at_or_above_m(tmp_path: Path) -> None:
     with pytest.raises(ModelInputError, match="^X must be < M"):
         narrow.model({})(7, 1, 7, 4)
     assert get_algo("mont_lut").model({})(7, 1, 7, 4).p == ref.mont_product(7, 1, 7, 4)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in ALGOS if n != "mont_dual") + ["rsa_core"])
+def test_the_loaders_range_rule_is_the_models_domain(name: str) -> None:
+    """Design.out_of_range (the predictor's ERR_RANGE) refuses exactly what check_domain
+    refuses, at and around every bound, for odd moduli: the predictor's model skips the
+    domain check (model(domain=False)) because its caller has refused these already."""
+    design = get_algo(name).design
+    ops, rng, n = design.operands, random.Random(name), 64
+    for _ in range(400):
+        m = rng.getrandbits(rng.randint(2, n)) | 1
+        near = (0, 1, m - 1, m, m + 1, 2 * m - 1, 2 * m, rng.randrange(2 * m + 2))
+        values = {r: m if r == design.modulus else rng.choice(near) for r in ops}
+        try:
+            check_domain(design, (*values.values(), n))
+            refused = False
+        except ModelInputError:
+            refused = True
+        assert refused == design.out_of_range(values), (name, values)
+
+
+def test_the_predictors_model_keeps_the_promise_without_the_domain() -> None:
+    """model(domain=False) leaves the domain to its caller but still holds the model to the
+    design's promise."""
+    broken = info_of(parse(_copy(Path(tempfile.mkdtemp()), "mont_lut",
+                                 ('v = "v * 2**r < x * y + m * 2**r"', 'v = "v < m"'))))
+    func = broken.model({}, domain=False)
+    assert func(1, 1, 7, 4).p == ref.mont_product(1, 1, 7, 4)  # v = S + C below M here
+    with pytest.raises(AssertionError, match="breaks its promise v < m"):
+        for x in range(16):
+            func(x, 6, 7, 4)
 
 
 @pytest.mark.parametrize("field", [0, 1])

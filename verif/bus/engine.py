@@ -346,6 +346,7 @@ class EngineBusDriver:
         self.stride = entry_stride(self.addr_w, bus_w)
         # a slot of an entry as a machine word (the log: cycle, read data; entry by entry)
         self.slot_code, self.slot_bytes = regmap.UINT_FORMAT[self.stride // 2], self.stride // 16
+        self._rdata_bytes: bytes | None = None  # the last script's read data (_execute)
         eng = getattr(top, ENGINE_INSTANCE)
         self.script, self.log = getattr(eng, SCRIPT_VAR), getattr(eng, LOG_VAR)
         self.depth = len(self.script) // self.stride
@@ -508,7 +509,7 @@ class EngineBusDriver:
             return
         try:
             self.publish(ScriptLog(script, cycles, rdata, start, self.period_ns,
-                                   self._captures()))
+                                   self._captures(), self._rdata_bytes))
         finally:
             if self.on_script_end is not None:
                 self.on_script_end()
@@ -538,7 +539,10 @@ class EngineBusDriver:
         log = (self.log_io.read_bytes(size) if self.log_io is not None
                else read_uint(self.log).to_bytes(self.log_bytes, "little")[:size])
         slots = memoryview(log).cast(self.slot_code)
-        return failed, slots[0::2].tolist(), slots[1::2].tolist(), self.read_start()
+        high = slots[1::2]
+        # the read data as bus words (ScriptLog.rdata_bytes) where a slot is one bus word
+        self._rdata_bytes = high.tobytes() if 8 * self.slot_bytes == self.bus_w else None
+        return failed, slots[0::2].tolist(), high.tolist(), self.read_start()
 
     async def _run(self, subs: list[BusItem], words: list[int]) -> None:
         """One engine script (`words`: two slots an entry); fills the sub-items and publishes

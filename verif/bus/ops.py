@@ -13,6 +13,7 @@ replays burst by burst (verif/env/scoreboard.py).
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 
 from pyuvm import uvm_sequence_item
@@ -140,12 +141,26 @@ class ScriptLog:
     edges since the script started) and read data, the script's start time, and the rises
     of done it captured (time of the rising edge, packed observation), in order."""
 
-    __slots__ = ("script", "cycles", "rdata", "start_ns", "period_ns", "captures")
+    __slots__ = ("script", "cycles", "rdata", "start_ns", "period_ns", "captures", "_bytes")
 
     def __init__(self, script: OpScript, cycles: list[int], rdata: list[int], start_ns: int,
-                 period_ns: int, captures: list[tuple[int, int]]) -> None:
+                 period_ns: int, captures: list[tuple[int, int]],
+                 rdata_bytes: bytes | None = None) -> None:
+        """`rdata_bytes`: `rdata` as little-endian words of the script's bus width, where
+        the engine's log holds them so (made from `rdata` when first asked for otherwise)."""
         self.script, self.cycles, self.rdata = script, cycles, rdata
         self.start_ns, self.period_ns, self.captures = start_ns, period_ns, captures
+        self._bytes = rdata_bytes
+
+    def rdata_bytes(self) -> bytes | None:
+        """Every entry's read data as one little-endian bus word each (bus words of 8, 16, 32
+        or 64 bits; None for other widths): a whole register's words compare as one slice."""
+        if self._bytes is None:
+            code = regmap.UINT_FORMAT.get(self.script.layout.bus_w)
+            if code is None:
+                return None
+            self._bytes = struct.pack(f"<{len(self.rdata)}{code}", *self.rdata)
+        return self._bytes
 
     def bursts(self) -> list[Burst]:
         """The script's transfers as the engine driver publishes any script (one Burst per

@@ -206,6 +206,10 @@ class Coverage:
             self._field_cross = Batched(_field_cross, [
                 f"{top}.cross_src.field", f"{top}.cross_src.width", f"{top}.cross_src.fm",
                 f"{top}.cross.field_x_width", f"{top}.cross.field_x_m"])
+        # each operation's samples (lut, x, y, m, sub, field): counted, then handed to the
+        # points by flush
+        self._ops: Counter[tuple[tuple[bool, ...] | None, str, str, str, bool, int]] = Counter()
+        self._n = 0  # the width the operations were sampled at (the field x width cross)
         self._x = Batched(_x, [f"{top}.operands.x"])
         self._y = Batched(_y, [f"{top}.operands.y"])
         self._m = Batched(_m, [f"{top}.operands.m"])
@@ -213,14 +217,29 @@ class Coverage:
 
     def flush(self) -> None:
         """Apply the counted samples to cocotb-coverage's database."""
+        ops, self._ops = self._ops, Counter()
+        for (lut, x, y, mcls, sub, field), count in ops.items():  # to each point's counts
+            if lut is not None and self._lut is not None:
+                self._lut.pending[(lut,)] += count
+            self._x.pending[(x,)] += count
+            self._y.pending[(y,)] += count
+            self._m.pending[(mcls,)] += count
+            if self._sub is not None and self._cross is not None:
+                self._sub.pending[(sub,)] += count
+                self._cross.pending[(sub, mcls)] += count
+            if self._field is not None and self._field_cross is not None:
+                self._field.pending[(FIELDS[field],)] += count
+                self._field_cross.pending[(FIELDS[field], width_class(self._n), mcls)] += count
         for sampler in list(vars(self).values()):
             if isinstance(sampler, Batched):
                 sampler.flush()
 
     def sample_operation(self, operands: dict[str, int], n: int, lut_hits: list[int],
                          sub_taken: bool, field: int = 0) -> None:
-        if self._lut is not None and any(lut_hits):
-            self._lut(tuple(map(bool, lut_hits)))
+        """One operation's samples, counted as one (`flush` hands each point its share): the
+        table addresses used, the operand and modulus classes, the final subtraction and the
+        field; the carry-save halves and the operands beyond M as samples of their own."""
+        lut = tuple(map(bool, lut_hits)) if self._lut is not None and any(lut_hits) else None
         m = next(reversed(operands.values()))
         if self.carry_save:
             x, y = (sum(operands[r] for r in self.carry_save.get(b, (b,))) for b in ("X", "Y"))
@@ -242,16 +261,9 @@ class Coverage:
             for reg, k in self.beyond.items():
                 if {"X": x, "Y": y}[reg] >= k * m:
                     self._beyond(f"{reg}_ge_{k if k > 1 else ''}m")
-        self._x(operand_class(x, y, m, n))
-        self._y(operand_class(y, x, m, n))
-        mcls = modulus_class(m, n)
-        self._m(mcls)
-        if self._sub is not None and self._cross is not None:
-            self._sub(sub_taken)
-            self._cross(sub_taken, mcls)
-        if self._field is not None and self._field_cross is not None:
-            self._field(FIELDS[field])
-            self._field_cross(FIELDS[field], width_class(n), mcls)
+        self._n = n
+        self._ops[(lut, operand_class(x, y, m, n), operand_class(y, x, m, n),
+                   modulus_class(m, n), sub_taken, field)] += 1
 
     def sample_error(self, name: str) -> None:
         if name in ERRORS:

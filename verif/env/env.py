@@ -70,8 +70,10 @@ class MulEnv(uvm_env):
         bus_if: BusIf = ConfigDB().get(self, "", "BUS_IF")
         rm = regmap.load()
         algo = get_algo(self.design.model)
+        # the predictor refuses operands outside the domain itself (ERR_RANGE)
+        model = algo.model(self.run_cfg.params, domain=False)
         self.predictor = LoaderPredictor(rm, self.design, self.run_cfg.n,
-                                         self.run_cfg.bus_w, algo.model(self.run_cfg.params),
+                                         self.run_cfg.bus_w, model,
                                          bus_if.period_ns, has_field=algo.has_field,
                                          secrets=self.run_cfg.secrets(self.design))
         observe = self.design.observe

@@ -53,7 +53,7 @@ class Operation:
 
     @property
     def m(self) -> int:
-        return self.args[-1]
+        return next(reversed(self.operands.values()))  # args[-1], without the list
 
     def describe(self) -> str:
         show = self.secrets.show
@@ -112,6 +112,8 @@ class LoaderPredictor:
         self._regions: dict[tuple[int, int], str | None] = {}
         # (address, words, write) of a burst -> how it is checked as a slice (_plan)
         self._plans: dict[tuple[int, int, bool], tuple[str, int, int, bool] | tuple[()]] = {}
+        # result registers read whole, in order -> (register, bytes, mask) (expected_bytes)
+        self._byte_plans: dict[tuple[str, ...], tuple[tuple[str, int, int], ...]] = {}
 
     # --- state at an edge -----------------------------------------------------------------
     def _value(self, region: str) -> int:
@@ -383,6 +385,26 @@ class LoaderPredictor:
             return [(result.cycles >> (k * bus_w)) & mask for k in range(count)]
         value = result.p if region == "P" else (result.s if region == "S" else result.c) or 0
         return regmap.split(value, count * bus_w, bus_w)
+
+    def expected_bytes(self, result: Result, regions: tuple[str, ...]) -> bytes:
+        """expected_words of each of `regions` (result registers, each read whole, in this
+        order), as one run of little-endian bus words of a bus of 8, 16, 32 or 64 bits: the
+        reads of a whole operation compare as one slice (ScriptLog.rdata_bytes)."""
+        plan = self._byte_plans.get(regions)
+        if plan is None:
+            plan = self._byte_plans[regions] = tuple(
+                (r, size, (1 << (8 * size)) - 1)
+                for r in regions for size in (self._limits[r][0] * self.bus_w // 8,))
+        out = []
+        for region, size, mask in plan:
+            if region == "P":
+                value = result.p
+            elif region == "CYCLES":
+                value = result.cycles
+            else:
+                value = (result.s if region == "S" else result.c) or 0
+            out.append((value & mask).to_bytes(size, "little"))
+        return b"".join(out)
 
     def readable_words(self, region: str) -> int:
         """Words of `region` a read may return (0: not readable in this build)."""

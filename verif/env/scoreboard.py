@@ -149,8 +149,17 @@ class OpPlan:
     length: int
     start: int  # START's entry
     first_read: int
-    reads: tuple[tuple[str, int, int], ...]
+    reads: tuple[tuple[str, int, int], ...]  # one run of entries from the first's
     status: int
+
+    @property
+    def regions(self) -> tuple[str, ...]:
+        return tuple(r for r, _, _ in self.reads)
+
+    @property
+    def words(self) -> int:
+        """Words the result reads return."""
+        return sum(count for _, _, count in self.reads)
 
 
 def op_plan(layout: OpLayout, predictor: LoaderPredictor, need: tuple[str, ...]
@@ -304,6 +313,10 @@ class Scoreboard(uvm_component):
         period = log.period_ns
         ack0 = log.start_ns - period // 2  # a transfer's ack: half a cycle before its log time
         status = predictor.status_done()
+        # the result reads of an operation compared as one slice of bytes where the log has
+        # them so (else register by register, as lists of words)
+        raw, size = log.rdata_bytes(), predictor.bus_w // 8
+        regions, first, length = plan.regions, plan.reads[0][1], plan.words * size
         used = 0
         for i, planned in enumerate(log.script.ops):
             base = i * plan.length
@@ -320,36 +333,42 @@ class Scoreboard(uvm_component):
                     or read_ns // period <= end_edge or rdata[base + plan.status] != status \
                     or (used + 1 < len(captures) and captures[used + 1][0] <= read_ns):
                 return i, used
-            for region, k, count in plan.reads:
-                if rdata[base + k:base + k + count] != predictor.expected_words(result, region):
+            if raw is not None:
+                at = (base + first) * size
+                if raw[at:at + length] != predictor.expected_bytes(result, regions):
                     return i, used
+            else:
+                for region, k, count in plan.reads:
+                    if rdata[base + k:base + k + count] != predictor.expected_words(result,
+                                                                                     region):
+                        return i, used
             op = predictor.commit_start(planned.loads(layout), values, first_edge,
                                         start_ns // period, field, result)
             self._check_done(DoneObservation(done_ns, *capture.decode(packed)))
             predictor.settle(read_ns // period)
-            for region, k, count in plan.reads:
-                predictor.read_back(op, region, rdata[base + k:base + k + count])
-            self._check_whole(op, result)
+            if not self._log_whole(op, result):  # its words as read back, and its messages
+                for region, k, count in plan.reads:
+                    predictor.read_back(op, region, rdata[base + k:base + k + count])
+                self._check_operation(op)
             self.coverage.sample_error("ERR_NONE")  # the STATUS read
             self.whole += 1
             used += 1
         return len(log.script.ops), used
 
-    def _check_whole(self, op: Operation, res: Result) -> None:
+    def _log_whole(self, op: Operation, res: Result) -> bool:
         """_check_operation of an operation whose every word read back was the model's
         (on_ops): the same checks, log line and count, with what read-back-as-the-model
         settles taken as settled (P, S and C are the model's, CYCLES the model's count where
-        its words hold it, the promise holds of the model's values). Where the model's P
-        disagrees with gmpy2, or CYCLES cannot hold the count, _check_operation itself runs
-        (its messages)."""
+        its words hold it, the promise holds of the model's values). False where the model's
+        P disagrees with gmpy2, or CYCLES cannot hold the count: then nothing is logged, and
+        _check_operation runs (its messages) with the words read back."""
         golden = self._golden.get(op.field)
         if golden is None:
             golden = self._golden[op.field] = reference_check(self.algo, self.predictor.n,
                                                               op.field, self.params)
         if res.cycles >> self._cycles_bits or not golden(res.p, op.args) \
                 or op.index not in self.observed:
-            self._check_operation(op)
-            return
+            return False
         self.checked += 1
         text = f'"p": "{res.p:#x}", "cycles": {res.cycles}'
         if self.predictor.red_words:
@@ -357,6 +376,7 @@ class Scoreboard(uvm_component):
         self._write_log(op, None, text)
         for probe in self.probes:
             probe.operation_checked()
+        return True
 
     def _after(self, we: bool, addr: int, rdata: list[int], n_ops: int) -> None:
         """Coverage and checks that follow transfers at addr, addr + 1, ... (the predictor
@@ -467,22 +487,23 @@ class Scoreboard(uvm_component):
         if op is None or op.result is None:
             self.fail(f"@{obs.time_ns}ns: done rose with no operation running")
             return
-        tag = f"op {op.index}"
         period = self.predictor.period_ns
         edge = int(obs.time_ns // period)
         if edge != op.end_edge:
-            self.fail(f"{tag}: done rose {edge - op.start_edge} cycles after START, "
+            self.fail(f"op {op.index}: done rose {edge - op.start_edge} cycles after START, "
                       f"model expects {op.result.cycles}")
         hits = obs.lut_hits
-        illegal = [a for a in self._illegal if a < len(hits) and hits[a]]
-        if illegal:
-            self.fail(f"{tag}: unreachable table/selection address(es) {illegal} were used")
-        model_hits = [0] * len(hits)  # the model's hits at the observed addresses
-        for a, h in op.result.lut.items():
-            if a < len(model_hits):
-                model_hits[a] = h
-        if hits and hits != model_hits:
-            self.fail(f"{tag}: table-address hits {obs.lut_hits}, model expects {model_hits}")
+        if self._illegal:
+            illegal = [a for a in self._illegal if a < len(hits) and hits[a]]
+            if illegal:
+                self.fail(f"op {op.index}: unreachable table/selection address(es) {illegal} "
+                          "were used")
+        if hits:
+            lut = op.result.lut  # the model's hits at the observed addresses
+            model_hits = [lut.get(a, 0) for a in range(len(hits))]
+            if hits != model_hits:
+                self.fail(f"op {op.index}: table-address hits {obs.lut_hits}, model expects "
+                          f"{model_hits}")
         sub_expected = None
         if (before := op.result.before_sub) is not None:
             sub_expected = before >= op.m
@@ -490,7 +511,8 @@ class Scoreboard(uvm_component):
         # no final subtraction): the observed flag is only sampled (a wrong step shows as a P
         # mismatch).
         if None not in (obs.sub_taken, sub_expected) and obs.sub_taken != sub_expected:
-            self.fail(f"{tag}: final subtraction taken={obs.sub_taken}, model {sub_expected}")
+            self.fail(f"op {op.index}: final subtraction taken={obs.sub_taken}, model "
+                      f"{sub_expected}")
         self.observed[op.index] = obs
         self.coverage.sample_operation(op.operands, self.predictor.n, obs.lut_hits,
                                        bool(obs.sub_taken if obs.sub_taken is not None

@@ -6,6 +6,8 @@ import json
 import logging
 import random
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from typing import Any
 
 from cocotb_coverage.coverage import CoverCross, CoverPoint, coverage_db, merge_coverage
 
@@ -72,11 +74,17 @@ def test_illegal_bins_get_no_coverage_bin():
 
 
 def _unbatched(cov: Coverage) -> Coverage:
-    """The same coverage model with every sample applied at once (cocotb-coverage's own
-    sampling, no counting)."""
-    for attr, sampler in list(vars(cov).items()):
-        if isinstance(sampler, Batched):
-            setattr(cov, attr, sampler.fn)
+    """The same coverage model with every sample applied at once (flushed after each: every
+    point's sampling function called once a sample, cocotb-coverage's own sampling, no
+    counts)."""
+    def at_once(sample: Callable[..., None]) -> Callable[..., None]:
+        def sample_now(*args: Any, **kwargs: Any) -> None:
+            sample(*args, **kwargs)
+            cov.flush()
+        return sample_now
+
+    cov.sample_operation = at_once(cov.sample_operation)  # type: ignore[method-assign]
+    cov.sample_error = at_once(cov.sample_error)  # type: ignore[method-assign]
     return cov
 
 

@@ -132,7 +132,8 @@ def test_the_driver_packs_whole_operations_as_their_items(design, n, bus_w, idle
 def _board(tmp_path: Path, design: str, n: int, bus_w: int, tag: str) -> Scoreboard:
     d, rm = load_design(design), regmap.load()
     algo = get_algo(d.model)
-    pred = LoaderPredictor(rm, d, n, bus_w, algo.model({}), PERIOD, has_field=algo.has_field)
+    pred = LoaderPredictor(rm, d, n, bus_w, algo.model({}, domain=False), PERIOD,
+                           has_field=algo.has_field)
     obs = d.observe
     cov = Coverage(f"ops{tag}{tmp_path.name[-8:]}", int(obs.get("lut_bins", 0)),
                    tuple(obs.get("illegal_bins", ())), d.carry_save_operands,
@@ -274,6 +275,28 @@ def test_a_broken_operation_gives_the_messages_of_its_bursts(tmp_path, fault, ch
     assert a == b
     assert a[2] != "passed" and a[1], "the fault was not caught"
     assert whole.whole == checked_whole
+
+
+@pytest.mark.parametrize("region", ["P", "S", "C", "CYCLES"])
+def test_reads_compared_as_words_or_as_bytes_catch_the_same_word(tmp_path, monkeypatch,
+                                                                   region):
+    """A wrong word of any result register ends the whole-operation checks at its operation,
+    whether the reads compare as one slice of bytes (ScriptLog.rdata_bytes) or as words (a
+    bus whose words are no machine word's): the messages of its bursts either way."""
+    design, n, bus_w = "mont_csa", 64, 32
+    got = []
+    for as_bytes in (True, False):
+        if not as_bytes:
+            monkeypatch.setattr(ScriptLog, "rdata_bytes", lambda self: None)
+        log = _script_log(design, n, bus_w, 5)
+        _corrupt_word(log, 1, region)
+        folder = tmp_path / f"{region}{'b' if as_bytes else 'w'}"
+        folder.mkdir()
+        whole, a, b = _compare(folder, design, n, bus_w, [log])
+        assert a == b and a[2] != "passed" and a[1], "the wrong word was not caught"
+        assert whole.whole == 1
+        got.append(a)
+    assert got[0] == got[1]
 
 
 def test_a_field_design_fails_in_the_field_it_ran_in(tmp_path):
