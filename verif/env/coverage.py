@@ -108,6 +108,26 @@ class Batched:
                     _add_hits(coverage_db[name], count - 1)
 
 
+# one operation's samples: the table addresses used (None: no table, or none used), the X,
+# Y and M classes, the final subtraction and the field
+OpSample = tuple[tuple[bool, ...] | None, str, str, str, bool, int]
+
+
+class OperationSamples:
+    """Operations' samples counted as one tuple each (a Counter: one increment an operation
+    instead of one a point); `hand_out` gives each distinct tuple and its count to `to` (the
+    points' own counts, Batched) and starts again."""
+
+    def __init__(self, to: Callable[[OpSample, int], None]) -> None:
+        self.to = to
+        self.counts: Counter[OpSample] = Counter()
+
+    def hand_out(self) -> None:
+        counts, self.counts = self.counts, Counter()
+        for sample, count in counts.items():
+            self.to(sample, count)
+
+
 class Coverage:
     """The coverage model of one design; point names start with the design's name."""
 
@@ -206,33 +226,37 @@ class Coverage:
             self._field_cross = Batched(_field_cross, [
                 f"{top}.cross_src.field", f"{top}.cross_src.width", f"{top}.cross_src.fm",
                 f"{top}.cross.field_x_width", f"{top}.cross.field_x_m"])
-        # each operation's samples (lut, x, y, m, sub, field): counted, then handed to the
-        # points by flush
-        self._ops: Counter[tuple[tuple[bool, ...] | None, str, str, str, bool, int]] = Counter()
-        self._n = 0  # the width the operations were sampled at (the field x width cross)
         self._x = Batched(_x, [f"{top}.operands.x"])
         self._y = Batched(_y, [f"{top}.operands.y"])
         self._m = Batched(_m, [f"{top}.operands.m"])
         self._err = Batched(_err, [f"{top}.errors.code"])
+        # each operation's samples (lut, x, y, m, sub, field), counted as one
+        self._ops = OperationSamples(self._hand_out)
+        self._n = 0  # the width the operations were sampled at (the field x width cross)
 
     def flush(self) -> None:
         """Apply the counted samples to cocotb-coverage's database."""
-        ops, self._ops = self._ops, Counter()
-        for (lut, x, y, mcls, sub, field), count in ops.items():  # to each point's counts
-            if lut is not None and self._lut is not None:
-                self._lut.pending[(lut,)] += count
-            self._x.pending[(x,)] += count
-            self._y.pending[(y,)] += count
-            self._m.pending[(mcls,)] += count
-            if self._sub is not None and self._cross is not None:
-                self._sub.pending[(sub,)] += count
-                self._cross.pending[(sub, mcls)] += count
-            if self._field is not None and self._field_cross is not None:
-                self._field.pending[(FIELDS[field],)] += count
-                self._field_cross.pending[(FIELDS[field], width_class(self._n), mcls)] += count
+        for samples in list(vars(self).values()):  # first to each point's own counts
+            if isinstance(samples, OperationSamples):
+                samples.hand_out()
         for sampler in list(vars(self).values()):
             if isinstance(sampler, Batched):
                 sampler.flush()
+
+    def _hand_out(self, sample: OpSample, count: int) -> None:
+        """`count` operations' samples `sample` (sample_operation) to each point's counts."""
+        lut, x, y, mcls, sub, field = sample
+        if lut is not None and self._lut is not None:
+                self._lut.pending[(lut,)] += count
+        self._x.pending[(x,)] += count
+        self._y.pending[(y,)] += count
+        self._m.pending[(mcls,)] += count
+        if self._sub is not None and self._cross is not None:
+            self._sub.pending[(sub,)] += count
+            self._cross.pending[(sub, mcls)] += count
+        if self._field is not None and self._field_cross is not None:
+            self._field.pending[(FIELDS[field],)] += count
+            self._field_cross.pending[(FIELDS[field], width_class(self._n), mcls)] += count
 
     def sample_operation(self, operands: dict[str, int], n: int, lut_hits: list[int],
                          sub_taken: bool, field: int = 0) -> None:
@@ -262,7 +286,7 @@ class Coverage:
                 if {"X": x, "Y": y}[reg] >= k * m:
                     self._beyond(f"{reg}_ge_{k if k > 1 else ''}m")
         self._n = n
-        self._ops[(lut, operand_class(x, y, m, n), operand_class(y, x, m, n),
+        self._ops.counts[(lut, operand_class(x, y, m, n), operand_class(y, x, m, n),
                    modulus_class(m, n), sub_taken, field)] += 1
 
     def sample_error(self, name: str) -> None:

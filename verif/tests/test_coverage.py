@@ -12,6 +12,7 @@ from typing import Any
 from cocotb_coverage.coverage import CoverCross, CoverPoint, coverage_db, merge_coverage
 
 from montverif.verif.env.coverage import Batched, Coverage
+from montverif.verif.env.rsa_coverage import RsaCoverage
 from montverif.verif.operands import modulus_class, operand_class
 
 N = 8
@@ -157,3 +158,13 @@ def test_a_design_without_observation_has_no_dead_points() -> None:
     names = [n for n in coverage_db if n.startswith("covblack.")]
     assert "covblack.operands.x" in names
     assert not [n for n in names if "lut" in n or "sub" in n]
+
+
+def test_the_rsa_coverage_reports_without_operation_samples():
+    """The RSA core's coverage (a Coverage of its own points, no per-operation samples of a
+    multiplier) flushes and reports what it sampled."""
+    cov = RsaCoverage("covrsa", const_time=True)
+    cov.sample_exp(1, 0b1011, 0xFB, 8)
+    cov.sample_error("ERR_RANGE")
+    summary = cov.summary()
+    assert summary["covrsa.msg"]["hits"] == 1 and summary["covrsa.errors.code"]["hits"] == 1
