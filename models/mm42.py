@@ -77,9 +77,9 @@ def selection(a_i: int, q_i: int) -> int:
 
 
 def _loop(algo: str, a1: int, a2: int, b1: int, b2: int, m: int, n: int,
-          iters: int) -> tuple[int, int, list[int]]:
+          iters: int) -> tuple[int, int, bytes]:
     """PRE and `iters` loop iterations of the core: the final (S1, S2) and the selection
-    address (A_i << 1) | q_i of each iteration.
+    address (A_i << 1) | q_i of each iteration (one byte each).
 
     After PRE the native loop (models/native.py) runs where it is built; the Python loop is
     the reference. Its hot path: compress42, csa and selection are inlined, S1 and S2 are
@@ -119,7 +119,7 @@ def _loop(algo: str, a1: int, a2: int, b1: int, b2: int, m: int, n: int,
         assert s.is_even(), f"{algo}: halving would drop a one bit"
         s >>= 1
         assert s < top and c < top, f"{algo}: S overflows"
-    return int(s), int(c), sels
+    return int(s), int(c), bytes(sels)
 
 
 def _finish(algo: str, n: int, s1: int, s2: int, m: int, cycles: int,
@@ -130,8 +130,8 @@ def _finish(algo: str, n: int, s1: int, s2: int, m: int, cycles: int,
     return Result(algo, n, p, s1, s2, cycles, lut)
 
 
-def _histogram(keys: list[int], bins: int) -> dict[int, int]:
-    return {k: h for k in range(bins) if (h := keys.count(k))}
+def _histogram(keys: bytes, bins: int) -> dict[int, int]:
+    return {k: h for k in range(bins) if (h := keys.count(k))}  # bytes.count: no Python loop
 
 
 def mm42(a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> Result:
@@ -152,6 +152,12 @@ def mm42_u2(a1: int, a2: int, b1: int, b2: int, m: int, n: int) -> Result:
     hits; cycles = ceil((n+2)/2) + 2."""
     validate(a1, a2, b1, b2, m, n)
     s1, s2, sels = _loop("mm42_u2", a1, a2, b1, b2, m, n, iterations_u2(n))
-    pairs = [(even << 2) | odd for even, odd in zip(sels[0::2], sels[1::2], strict=True)]
+    # each clock's address (even << 2) | odd, for all clocks at once: the selections are
+    # bytes below 4, so shifting the even ones' bytes as one number moves no bit into the
+    # next byte, and or-ing the odd ones' in carries nothing
+    even, odd = sels[0::2], sels[1::2]
+    assert len(even) == len(odd), "mm42_u2: an odd number of iterations"
+    pairs = ((int.from_bytes(even, "little") << 2) | int.from_bytes(odd, "little")
+             ).to_bytes(len(even), "little")
     clocks = iterations_u2(n) // 2
     return _finish("mm42_u2", n, s1, s2, m, clocks + OVERHEAD, _histogram(pairs, 16))

@@ -266,15 +266,15 @@ def inter_lut_loop(x: int, entries: list[int], k_by_top: list[int], n: int
 
 
 def mm42_loop(algo: str, a: int, x1s: list[int], x2s: list[int], b0: int, n: int, iters: int
-              ) -> tuple[int, int, list[int]] | None:
-    """models.mm42._loop after PRE: (S1, S2, the selection of each iteration)."""
+              ) -> tuple[int, int, bytes] | None:
+    """models.mm42._loop after PRE: (S1, S2, the selection of each iteration, a byte each)."""
     if not (count := _usable(max(n + 3, iters + 1))):
         return None
     s, c, sels = out(count), out(count), (ctypes.c_int8 * iters)()
     _fail(_lib().mv_mm42(n, iters, count, limbs(a, count), table(x1s, count), table(x2s, count),
                       b0, s, c, sels),
           {1: f"{algo}: halving would drop a one bit", 2: f"{algo}: S overflows"})
-    return value(s), value(c), sels[:]
+    return value(s), value(c), bytes(sels)
 
 
 # --- the word-serial loops (wordserial.c): words of at most 64 bits in C ----------------------

@@ -101,6 +101,7 @@ def _build_stamp(b: BuildSpec, design: Design) -> str:
                  else vpi_control(design, b.bus == "engine").encode())
         h.update(b"clock=hdl" if b.bus == "engine" and engine_hdl_clock() else b"")
         h.update(b"main=pins" if b.bus == "pins" and clock_source(b) == "main" else b"")
+        h.update(" ".join(tools.make_overrides()).encode())
     for src in b.sources(design) + include_files() + ([engine.ENGINE_SV, engine.ENGINE_MAIN,
                                      engine.PRODUCT_SV, Path(engine.__file__)]
                                     if b.bus == "engine" else []):

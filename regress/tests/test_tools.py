@@ -33,3 +33,27 @@ def test_no_ccache_no_objcache(monkeypatch: pytest.MonkeyPatch) -> None:
     tools.setup_env("verilator")
     assert "OBJCACHE" not in os.environ["MAKEFLAGS"]
     assert os.environ["CCACHE_DIR"] == "/somewhere/else"
+
+
+def test_models_are_optimised_alike_and_the_level_is_in_the_stamp(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Verilated model (cocotb's builds and the raw harness of `make bench`) gets
+    tools.OPT_FAST through MAKEFLAGS, a user's own OPT_FAST wins, and a build made at another
+    level is another build (its stamp differs)."""
+    from montverif.regress.flow.build import _build_stamp
+    from montverif.regress.flow.spec import BuildSpec
+    from montverif.spec.designs import load_design
+
+    monkeypatch.setenv("MAKEFLAGS", "")
+    tools.setup_env("verilator")
+    assert f"OPT_FAST={tools.OPT_FAST}" in tools.make_overrides()
+    assert not [w for w in tools.make_overrides() if w.startswith("OBJCACHE=")]
+    tools.setup_env("verilator")  # idempotent
+    assert os.environ["MAKEFLAGS"].count("OPT_FAST=") == 1
+    design, spec = load_design("mont_lut"), BuildSpec("mont_lut", 32, bus="engine")
+    ours = _build_stamp(spec, design)
+    monkeypatch.setenv("MAKEFLAGS", "OPT_FAST=-O0")
+    tools.setup_env("verilator")
+    assert "OPT_FAST=-O0" in tools.make_overrides()
+    assert f"OPT_FAST={tools.OPT_FAST}" not in os.environ["MAKEFLAGS"]
+    assert _build_stamp(spec, design) != ours
