@@ -19,7 +19,7 @@ from pyuvm import uvm_sequence
 from montverif.models import gf2
 from montverif.models.result import ModelInputError
 from montverif.spec import regmap
-from montverif.verif.bus.engine import OPS_PER_SCRIPT
+from montverif.verif.bus.engine import ops_per_script
 from montverif.verif.bus.item import BusItem, BusRequest, Kind
 from montverif.verif.bus.ops import RESULT_READS, OpLayout, OpScript, PlannedOp
 from montverif.verif.context import SeqContext
@@ -49,9 +49,10 @@ def forget_simulation_state() -> None:
     _IRREDUCIBLE_POOL.clear()
 
 
-def script_groups(items: Sequence[T]) -> list[Sequence[T]]:
-    """`items` in groups of OPS_PER_SCRIPT: the operations a sequence sends in one batch."""
-    return [items[k:k + OPS_PER_SCRIPT] for k in range(0, len(items), OPS_PER_SCRIPT)]
+def script_groups(items: Sequence[T], size: int) -> list[Sequence[T]]:
+    """`items` in groups of `size` (the build's engine.ops_per_script): the operations a
+    sequence sends in one batch."""
+    return [items[k:k + size] for k in range(0, len(items), size)]
 
 
 class LoaderSeq(uvm_sequence):
@@ -81,6 +82,8 @@ class LoaderSeq(uvm_sequence):
         self.done_timeout = ctx.done_timeout if ctx.done_timeout is not None else default_timeout
         # MV_BATCH=0: every item is sent alone (batch() gathers nothing; the tests compare)
         self.batching = ctx.batching
+        # operations per batch: as many as one engine script of this build holds
+        self.ops_per_script = ops_per_script(ctx.n, ctx.design, ctx.bus_w)
         self._whole: dict[str, tuple[int, int]] = {}  # read_value_item's (address, words)
         # the layout of a whole operation, per tuple of loaded registers (run_operation)
         self._layouts: dict[tuple[str, ...], OpLayout] = {}
@@ -425,7 +428,7 @@ class RandomSeq(LoaderSeq):
         self.count = count
 
     async def body(self) -> None:
-        for group in script_groups(range(self.count)):
+        for group in script_groups(range(self.count), self.ops_per_script):
             async with self.batch():  # one sequencer hand-shake, one engine script
                 for _ in group:
                     field = self.pick_field()
@@ -707,7 +710,7 @@ class VectorSeq(LoaderSeq):
         if self.idle_reads:
             await self.read_results()
         fields = iter(self.fields)
-        for group in script_groups(self.vectors):
+        for group in script_groups(self.vectors, self.ops_per_script):
             async with self.batch():  # one sequencer hand-shake, one engine script
                 for vector in group:
                     await self.run_operation(dict(zip(self.design.operands, vector,

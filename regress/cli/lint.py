@@ -128,6 +128,7 @@ def lint_engine() -> list[str]:
             wrapper = Path(tmp) / "wrapper.sv"
             wrapper.write_text(engine.emit_wrapper(
                 design.toplevel, params, engine.script_depth(n, design, bus_w),
+                engine.ops_per_script(n, design, bus_w),
                 observe=design.observe, tap=tap))
             extra = [str(engine.PRODUCT_SV)] if tap else []
             res = subprocess.run(["iverilog", "-g2012", "-o", str(Path(tmp) / "a.vvp"), "-s",

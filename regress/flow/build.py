@@ -168,8 +168,9 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
         wrapper = build_dir / f"{b.toplevel(design)}.sv"
         depth = engine.script_depth(b.n, design, b.bus_w)
         tap = engine.product_tap(design, b.n, dict(b.params))
+        slots = engine.ops_per_script(b.n, design, b.bus_w)
         wrapper.write_text(engine.emit_wrapper(design.toplevel, b.parameters(design), depth,
-                                               hdl_clock=not main_loop,
+                                               slots, hdl_clock=not main_loop,
                                                observe=design.observe, tap=tap))
         sources += [engine.ENGINE_SV] + ([engine.PRODUCT_SV] if tap else []) + [wrapper]
     try:

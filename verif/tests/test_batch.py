@@ -179,11 +179,39 @@ def test_the_engine_holds_a_whole_operation_at_2048_bits_on_an_8_bit_bus(name):
 
 
 def test_script_groups_keep_every_operation_in_order():
-    from montverif.verif.bus.engine import OPS_PER_SCRIPT
     from montverif.verif.sequences import script_groups
 
-    for count in (0, 1, OPS_PER_SCRIPT, OPS_PER_SCRIPT + 1, 3 * OPS_PER_SCRIPT - 1):
-        groups = script_groups(list(range(count)))
-        assert [x for g in groups for x in g] == list(range(count))
-        assert all(1 <= len(g) <= OPS_PER_SCRIPT for g in groups)
-        assert len(groups) == -(-count // OPS_PER_SCRIPT)
+    for size in (1, 4, 16):
+        for count in (0, 1, size, size + 1, 3 * size - 1):
+            groups = script_groups(list(range(count)), size)
+            assert [x for g in groups for x in g] == list(range(count))
+            assert all(1 <= len(g) <= size for g in groups)
+            assert len(groups) == -(-count // size)
+
+
+def test_a_script_holds_as_many_operations_as_fit():
+    """ops_per_script: OPS_PER_SCRIPT operations where they fit in SCRIPT_ENTRIES entries,
+    fewer for long operations, never fewer than MIN_OPS_PER_SCRIPT; the sequences batch that
+    many, and the engine keeps that many done captures."""
+    from montverif.spec.designs import load_design
+    from montverif.verif.bus import engine
+    from montverif.verif.context import SeqContext
+    from montverif.verif.sequences import LoaderSeq
+
+    seen = set()
+    for name, n, bus_w in (("mont_csa", 256, 32), ("mont_csa", 1024, 32), ("mont_csa", 2048, 32),
+                           ("mm42", 2048, 8), ("mont_lut", 1024, 16)):
+        design = load_design(name)
+        ops = engine.ops_per_script(n, design, bus_w)
+        depth = engine.engine_depth(n, design, bus_w)
+        seen.add(ops)
+        assert engine.MIN_OPS_PER_SCRIPT <= ops <= engine.OPS_PER_SCRIPT
+        assert ops * depth <= engine.SCRIPT_ENTRIES or ops == engine.MIN_OPS_PER_SCRIPT
+        assert ops == engine.OPS_PER_SCRIPT or (ops + 1) * depth > engine.SCRIPT_ENTRIES
+        assert engine.script_depth(n, design, bus_w) == ops * depth
+        wrapper = engine.emit_wrapper(design.toplevel, {"N": n, "BusW": bus_w, "AckWait": 0},
+                                      ops * depth, ops, observe=design.observe)
+        assert f".DoneSlots({ops})" in wrapper and f"EngDepth = {ops * depth}" in wrapper
+        ctx = SeqContext(n=n, bus_w=bus_w, design=design, rng=random.Random(1))
+        assert LoaderSeq("s", ctx).ops_per_script == ops
+    assert {engine.OPS_PER_SCRIPT, engine.MIN_OPS_PER_SCRIPT} <= seen and len(seen) >= 3

@@ -71,8 +71,8 @@ def _slots(values: list[int], width: int) -> int:
 
 
 def test_each_rise_of_a_script_comes_from_its_slot_in_order():
-    """Four slots (OPS_PER_SCRIPT): rise r sits in slot (r - 1) % 4; the rises since the
-    last read are reported oldest first, across the wrap of the slots."""
+    """Four slots (a script of four operations): rise r sits in slot (r - 1) % 4; the rises
+    since the last read are reported oldest first, across the wrap of the slots."""
     drv, signals, seen = _driver(4)
     hits = [(1 << 128) | 11, 22, (1 << OBS_W) - 1, 44]
     _capture(signals, 3, _slots([105, 205, 305, 0], 64), _slots(hits[:3] + [0], OBS_W))

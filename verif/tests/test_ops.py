@@ -17,7 +17,12 @@ import pytest
 from montverif.models.registry import get_algo
 from montverif.spec import regmap
 from montverif.spec.designs import load_design
-from montverif.verif.bus.engine import CaptureLayout, EngineBusDriver, idle_draws
+from montverif.verif.bus.engine import (
+    OPS_PER_SCRIPT,
+    CaptureLayout,
+    EngineBusDriver,
+    idle_draws,
+)
 from montverif.verif.bus.item import BusItem, BusRequest, Kind
 from montverif.verif.bus.ops import OpScript, PlannedOp, ScriptLog
 from montverif.verif.context import SeqContext
@@ -31,6 +36,7 @@ PERIOD = 10
 ADDR_W = regmap.load().addr_width
 # (design, n, bus_w): plain operands, carry-save halves, host-precomputed registers, a field bit
 DESIGNS = [("mont_lut", 32, 8), ("mm42", 16, 8), ("mont_qp", 64, 32), ("mont_dual", 97, 32)]
+OPS = 2 * OPS_PER_SCRIPT + 1  # a random sequence's operations: two full scripts and one more
 
 
 def _run(coro: Coroutine[Any, Any, None]) -> None:
@@ -52,7 +58,7 @@ def _seq(design: str, n: int, bus_w: int, seed: int, batching: bool) -> tuple[Ra
         n=n, bus_w=bus_w, design=load_design(design), rng=random.Random(seed),
         precompute=lambda m: algo.precomputed(m, n, algo.defaults()),
         has_field=algo.has_field, batching=batching, domain_rng=random.Random(seed + 1)),
-        count=9)
+        count=OPS)
 
     async def send(request: BusRequest) -> None:
         sent.append(request)
@@ -73,8 +79,9 @@ def test_a_batch_of_whole_operations_is_an_op_script_of_the_same_items(design, n
     _run(batched.body())
     _run(alone.body())
     scripts = [r for r in sent if isinstance(r, OpScript)]
-    assert len(scripts) == len(sent) == 3  # 9 operations, 4 a script
-    assert [len(s.ops) for s in scripts] == [4, 4, 1]
+    per = batched.ops_per_script  # OPS operations in scripts of this many, the last shorter
+    assert len(scripts) == len(sent) == -(-OPS // per) >= 3
+    assert [len(s.ops) for s in scripts] == [min(per, OPS - k) for k in range(0, OPS, per)]
     items = [i for r in sent for i in r.items]
     assert _shape(items) == _shape([i for r in sent_alone for i in r.items])
     assert len(sent_alone) == len(items)  # one item a request without batching
