@@ -73,6 +73,10 @@ BIT_SERIAL_FAMILIES = ("mont", "inter", "mm42")
 
 
 GOAL_N, GOAL_RATIO = 1024, 0.5
+# Issue 33: with the checks inline (no checker thread), every design at each of INLINE_WIDTHS
+# at least INLINE_RATIO of the raw harness, the bit-serial ones at GOAL_N at least
+# INLINE_SERIAL_RATIO.
+INLINE_WIDTHS, INLINE_RATIO, INLINE_SERIAL_RATIO = (256, 1024), 0.5, 0.8
 
 
 def ops_per_run(name: str, n: int, params: dict[str, int], sim_name: str, most: int) -> int:

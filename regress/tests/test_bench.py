@@ -505,3 +505,32 @@ def test_fixed_cost_measures_the_three_ways_side_by_side():
     row = [ln for ln in md.splitlines() if ln.startswith("| ") and "(" in ln][-1]
     assert f"{fixed['single_s']['median']:.2f}" in row
     assert f"{fixed['batched_s']['median']:.2f}" in row
+
+
+def test_the_inline_goal_names_every_point_that_misses_its_bound():
+    """Issue 33's goal with the checks inline: 0.5 at N = 256 and 1024, 0.8 for a bit-serial
+    design at 1024; a point that misses its bound is named with its ratio and bound."""
+    def point(design: str, n: int, inline: float, serial: bool = True) -> Record:
+        raw = {"median": 100.0, "low": 100.0, "high": 100.0}
+        return {"design": design, "n": n, "bit_serial": serial, "raw": {"ops_per_s": raw},
+                "verilator_engine_inline": {"ops_per_s": {"median": inline * 100.0,
+                                                          "low": 1.0, "high": 1.0}},
+                "check_thread": {"cores": 2}}
+
+    def goal(points: list[Record]) -> str:
+        md = bench_render.render_md({"machine": "m", "repeat": 3, "points": points,
+                                     "cycles": [], "regressions": {}})
+        return md.split("Goal with the checks inline")[1].split("\n")[0]
+
+    ok = [point("mont_csa", 256, 0.55), point("mont_csa", 1024, 0.85),
+          point("mont_qp", 1024, 0.6, serial=False), point("mont_csa", 97, 0.1)]
+    line = goal(ok)
+    assert "Met by 3 of 3 points." in line and "not met" not in line  # N = 97: no goal
+    assert "Closest to its bound: mont_csa 1024 (0.85)." in line
+    line = goal(ok + [point("mont_lut", 1024, 0.7), point("rsa_core", 256, 0.45, False),
+                      point("mont_r2", 1024, 0.798)])
+    assert "Met by 3 of 6 points; not met: mont_lut 1024 (0.70 < 0.8), rsa_core 256 " \
+           "(0.45 < 0.5), mont_r2 1024 (0.798 < 0.8)." in line
+    assert "Goal with the checks inline" not in bench_render.render_md(
+        {"machine": "m", "repeat": 3, "points": [point("mont_csa", 97, 0.1)], "cycles": [],
+         "regressions": {}})
