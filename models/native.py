@@ -152,14 +152,14 @@ def _usable(bits: int) -> int:
 # Loops of the form fn(n, L, x, y, m, out_1 .. out_k, hits) called with their operands as
 # bytes and one buffer for every output (no ctypes array is made or converted per call: a
 # third of a bit-serial model's time at N = 256 was that); the same C functions as LIB's,
-# with untyped pointers
-_XYM_LOOPS = ("mv_mont_csa", "mv_mont_lut", "mv_mont_r2", "mv_mont_r2_words")
+# with untyped pointers (mv_inter_r2_words too: its reciprocal and margin after the operands)
+_XYM_LOOPS = ("mv_mont_csa", "mv_mont_lut", "mv_mont_r2", "mv_mont_r2_words", "mv_inter_r2")
 _XYM: dict[str, Any] = {}
 if LIB is not None:
-    for _name in _XYM_LOOPS:
+    for _name in (*_XYM_LOOPS, "mv_inter_r2_words"):
         _XYM[_name] = LIB[_name]  # a function object of its own (LIB's keeps its argtypes)
-        _types: list[Any] = [ctypes.c_int, ctypes.c_int]
-        _XYM[_name].argtypes = _types + [ctypes.c_void_p] * (len(_SIGNATURES[_name]) - 2)
+        _XYM[_name].argtypes = [ctypes.c_void_p if t in (_u64p, _i64p) else t
+                                for t in _SIGNATURES[_name]]
         _XYM[_name].restype = ctypes.c_int
 
 
@@ -227,17 +227,21 @@ def inter_r2_loop(x: int, y: int, m: int, n: int) -> tuple[int, list[int]] | Non
     """models.inter._inter_r2_loop: (P, hits)."""
     if not (count := _usable(n + 2)):
         return None
-    p, h = out(count), hits(3)
-    xl, yl, ml = limbs(x, count), limbs(y, count), limbs(m, count)
     if 0 < m and 0 <= y < m:  # a word of X at a time (the same P and hits)
+        size = 8 * count
         r = (1 << (n + RECIPROCAL_EXTRA)) // m
         rl = (r.bit_length() + 63) // 64
-        code = _lib().mv_inter_r2_words(n, count, xl, yl, ml, limbs(r, rl), rl, INTER_R2_MARGIN,
-                                     p, h)
+        buf = ctypes.create_string_buffer(size + 8 * 3)
+        at = ctypes.addressof(buf)
+        code = _XYM["mv_inter_r2_words"](
+            n, count, int(x).to_bytes(size, "little"), int(y).to_bytes(size, "little"),
+            int(m).to_bytes(size, "little"), r.to_bytes(8 * rl, "little"), rl,
+            INTER_R2_MARGIN, at, at + size)
+        raw = buf.raw
     else:  # bit by bit, with the loop's check
-        code = _lib().mv_inter_r2(n, count, xl, yl, ml, p, h)
+        code, raw = _xym_loop("mv_inter_r2", x, y, m, n, count, 1, 3)
     _fail(code, {1: "inter_r2: 2P + x_i Y >= 3M", 5: "inter_r2: Y >= M"})
-    return value(p), h[:]
+    return _limbs_at(raw, 0, count), _hits_at(raw, 1, count)
 
 
 def inter_csa_loop(x: int, twice: list[int], yn: int, n: int
