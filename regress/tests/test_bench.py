@@ -362,7 +362,6 @@ def test_engine_run_split_and_kernel_floor(tmp_path, monkeypatch):
     """An engine run records the simulator's share (below the test's time), and the idle
     kernel floor runs on the same build."""
     from montverif.regress.flow.spec import BuildSpec, RunSpec
-
     from montverif.verif.bus.engine import ops_per_script
 
     design = load_design("mont_lut")
