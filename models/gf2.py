@@ -133,6 +133,22 @@ def mont_product(a: int, b: int, p: int, r: int) -> int:
     return mulmod(mulmod(a, b, p), inverse(x_r, p), p)
 
 
+def is_mont_product(q: int, a: int, b: int, p: int, r: int) -> bool:
+    """q == mont_product(a, b, p, r), without the inverse of x^r: q is fully reduced (degree
+    below deg p) and q(x) x^r = a(x) b(x) (mod p(x)); x^r is invertible mod p when p(0) = 1,
+    so the reduced residue is unique. Bad operands raise as mont_product's do."""
+    for name, v in (("X", a), ("Y", b), ("M", p), ("r", r)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ModelInputError(f"{name} must be an int >= 0")
+    if p & 1 == 0:
+        raise ModelInputError(f"p(x) must have p(0) = 1 (got 0x{p:x})")
+    if type(q) is not int:
+        return q == mont_product(a, b, p, r)
+    if q < 0 or q.bit_length() >= p.bit_length():
+        return False  # mont_product's value is reduced: of degree below deg p
+    return mod((q << r) ^ mul(a, b), p) == 0
+
+
 def inverse_mod_xk(p: int, k: int) -> int:
     """p(x)^-1 mod x^k (p(0) = 1), from the extended Euclidean algorithm on x^k."""
     if p & 1 == 0:

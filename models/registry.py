@@ -339,11 +339,14 @@ def _product(info: AlgoInfo, args: tuple[int, ...], field: int, params: dict[str
 def matches_reference(info: AlgoInfo, p: int, *args: int, field: int = 0,
                       **params: int) -> bool:
     """p == reference(info, *args, field=field, **params); a Montgomery product is checked
-    as a congruence (ref.is_mont_product: no modular inverse, a few times faster)."""
+    as a congruence (ref.is_mont_product, gf2.is_mont_product: no modular inverse, a few
+    times faster)."""
     if info.kind != "modexp":
         x, y, m, kind, r = _product(info, args, field, params)
         if kind == "mont":
             return ref.is_mont_product(p, x, y, m, r)
+        if kind == "mont_gf2":
+            return gf2.is_mont_product(p, x, y, m, r)
     return p == reference(info, *args, field=field, **params)
 
 

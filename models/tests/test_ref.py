@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from montverif.models import ref, registry
+from montverif.models import gf2, ref, registry
 from montverif.models.result import ModelInputError
 
 MODULI = [1, 3, 5, 7, 0xFB, 0x8001, 2**61 - 1, 2**127 - 1, 2**255 - 19, (1 << 1023) | 1]
@@ -110,6 +110,27 @@ def test_mont_product_congruence_agrees_with_the_value():
             p = ref.mont_product(x, y, m, n)
             for cand in (p, p + 1, p - 1, p + m, p - m, m, m - 1, 0):
                 assert ref.is_mont_product(cand, x, y, m, n) == (cand == p), (n, cand - p)
+
+
+def test_binary_field_congruence_agrees_with_the_value():
+    """gf2.is_mont_product(q, ...) is q == gf2.mont_product(...): the value, a bit off at
+    the bottom and at the top of its degree, with M added, M itself, negative; bad operands
+    raise the same error."""
+    rng = random.Random(14)
+    for n in (1, 8, 17, 64, 256):
+        for _ in range(40):
+            m = rng.getrandbits(n) | 1 if rng.random() < 0.9 else 1
+            r = rng.choice((n, n + 2, 0))
+            a, b = rng.getrandbits(n + 1), rng.getrandbits(n + 1)
+            q = gf2.mont_product(a, b, m, r)
+            top = 1 << max(m.bit_length() - 2, 0)
+            for cand in (q, q ^ 1, q ^ top, q ^ m, m, -1, 0):
+                assert gf2.is_mont_product(cand, a, b, m, r) == (cand == q), (n, m, r, cand)
+    for args, match in (((1, 1, 4, 3), "p\\(0\\) = 1"), ((1, -1, 3, 3), "Y must be"),
+                        ((1, 1, 3, True), "r must be")):
+        for call in (gf2.mont_product, lambda *a: gf2.is_mont_product(0, *a)):
+            with pytest.raises(ModelInputError, match=match):
+                call(*args)
 
 
 def test_matches_reference_is_the_reference_for_every_algorithm():
