@@ -124,6 +124,21 @@ def _first_build_error(exc: Exception) -> str:
     return text[:200]
 
 
+def build_mutant(c: Campaign, build: BuildSpec, log: Path) -> None:
+    """Build a mutant's model, its elaboration first under a time limit: a mutant can make a
+    constant function loop for ever, and the simulator's own build has no limit (Icarus
+    elaborated mont_dual's `while (r > 1)` for 71 minutes of a nightly). Raises ToolError
+    when it does not elaborate in time or does not build; an ordinary elaboration error is
+    left to the build, which reports it."""
+    if not flow_build.up_to_date(build, c.design):
+        err = meta.elaboration_error(build.sim, build.sources(c.design),
+                                     build.toplevel(c.design), build.parameters(c.design),
+                                     meta.ELABORATION_LIMIT_S)
+        if err is not None and err.startswith(meta.ELABORATION_TIMEOUT):
+            raise tools.ToolError(f"build of {build.key}: {err}")
+    flow_build.build(build, c.design, log=log)
+
+
 def elaboration_fatal(log: Path) -> str | None:
     """The message of a `$fatal` that fired at time 0 (an elaboration-time parameter check,
     `initial $fatal` in a generate branch: the design does not elaborate), or None."""
@@ -156,7 +171,7 @@ def run_mutant(m: Mutant, c: Campaign) -> Mutant:
     overlay = write_overlay(m, c.out)
     run = smoke_run(c.dut, c.options, str(overlay), mutant_params(c.design, m.site))
     try:
-        flow_build.build(run.build, c.design, log=c.out / "runs" / f"mut{m.id:04d}-build.log")
+        build_mutant(c, run.build, c.out / "runs" / f"mut{m.id:04d}-build.log")
     except tools.ToolError as exc:
         m.status, m.reason = "stillborn", _first_build_error(exc)
         m.wall_s = time.monotonic() - t0
@@ -166,11 +181,12 @@ def run_mutant(m: Mutant, c: Campaign) -> Mutant:
     return m
 
 
-def _execute(m: Mutant, run: RunSpec, out: Path) -> None:
+def _execute(m: Mutant, run: RunSpec, out: Path, name: str = "") -> None:
     """Run the mutant's smoke tests and classify it: killed or survived, stillborn if an
-    elaboration-time check fired ($fatal at time 0), error if the flow broke."""
+    elaboration-time check fired ($fatal at time 0), error if the flow broke. The run's
+    folder is runs/<name> (its own point's: mut<id>)."""
     try:
-        outcome = simulate.execute(run, out / "runs" / f"mut{m.id:04d}", quiet=True)
+        outcome = simulate.execute(run, out / "runs" / (name or f"mut{m.id:04d}"), quiet=True)
     except Exception as exc:
         m.status, m.reason = "error", f"{type(exc).__name__}: {exc}"[:200]
         return
@@ -497,16 +513,16 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
                 if not _equal_at(c, m, p, overlay, refs[p], files[p]):
                     return m
                 shown.append(f"{p.text(c.design)} ({files[p][1]} vectors)")
-        finally:
+            m.status, m.proof = "equivalent", "simulated"
+            m.points = [own[m.id].label, *(p.label for p in c.passed_at.get(m.id, []))]
+            m.reason = (f"equivalent ({label}; {len(vecs)} vectors"
+                        + (f"; at {len(shown) - 1} more point(s) of the lists: "
+                           + ", ".join(shown[1:]) if len(shown) > 1 else "")
+                        + (f"; not simulated at {len(m.unchecked)} point(s): "
+                           + "; ".join(m.unchecked) if m.unchecked else "") + ")")
+        finally:  # the verdict as it stands (equivalent, or the hole or why not checked)
             m.wall_s += time.monotonic() - t0
             progress(f"  mut{m.id:04d} {m.status}: {m.reason}")
-        m.status, m.proof = "equivalent", "simulated"
-        m.points = [own[m.id].label, *(p.label for p in c.passed_at.get(m.id, []))]
-        m.reason = (f"equivalent ({label}; {len(vecs)} vectors"
-                    + (f"; at {len(shown) - 1} more point(s) of the lists: "
-                       + ", ".join(shown[1:]) if len(shown) > 1 else "")
-                    + (f"; not simulated at {len(m.unchecked)} point(s): "
-                       + "; ".join(m.unchecked) if m.unchecked else "") + ")")
         if c.options.prove:
             formal_check(c, m)
         return m
@@ -543,6 +559,8 @@ def _equal_at(c: Campaign, m: Mutant, p: Point, overlay: str, ref_log: list[dict
         return False
     at = p.text(c.design)
     try:
+        build_mutant(c, _vector_run(c, overlay, p, file[0]).build,
+                     c.out / "runs" / f"mut{m.id:04d}-eq-{_point_name(p)}-build.log")
         out = _eq_run(c, overlay, p, file[0], f"mut{m.id:04d}-eq-{_point_name(p)}")
     except tools.ToolError as exc:
         m.reason = f"not checked: the build at {at} failed: {_first_build_error(exc)}"
@@ -608,12 +626,12 @@ def check_points(c: Campaign, survivors: list[Mutant],
                         str(c.out / "mutants" / f"mut{m.id:04d}"), p.params)
         name = f"mut{m.id:04d}-{_point_name(p)}"
         try:
-            flow_build.build(run.build, c.design, log=c.out / "runs" / f"{name}-build.log")
+            build_mutant(c, run.build, c.out / "runs" / f"{name}-build.log")
         except tools.ToolError as exc:
             m.status, m.reason = "killed", f"at {at}: does not build: {_first_build_error(exc)}"
         else:
             probe = Mutant(m.id, m.site)
-            _execute(probe, run, c.out)
+            _execute(probe, run, c.out, name)  # beside its own point's run, never over it
             if probe.status == "survived":
                 c.passed_at.setdefault(m.id, []).append(p)
             elif probe.status == "error":

@@ -35,6 +35,7 @@ import bisect
 import functools
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -404,11 +405,34 @@ def meta_source(text: str, mutants: list[tuple[int, Site, Guard]]) -> str:
 
 
 # --- the stillborn check: does the single mutant elaborate? --------------------------------
+# Seconds an elaboration may take: the designs elaborate in about a second; a mutant that
+# makes a constant function loop forever (mont_dual_mul.sv's `while (r > 2)` -> `r > 1`)
+# keeps Icarus elaborating for ever, where Verilator stops with an error.
+ELABORATION_LIMIT_S = 60.0
+ELABORATION_TIMEOUT = "elaboration did not end within"
+
+
+def _run_limited(cmd: list[str], limit_s: float) -> subprocess.CompletedProcess[str] | None:
+    """cmd's result, or None when it ran longer than limit_s (then it is killed, with the
+    processes it started: iverilog runs its preprocessor and compiler in a pipe)."""
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=limit_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return None
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 def elaboration_error(sim_name: str, sources: list[Path], toplevel: str,
-                      parameters: dict[str, int]) -> str | None:
+                      parameters: dict[str, int],
+                      limit_s: float = ELABORATION_LIMIT_S) -> str | None:
     """Elaborate the sources on the campaign's simulator without building a model (Icarus:
     `iverilog -g2012 -t null`, Verilator: `--lint-only -Wno-fatal`, with the build's
-    toplevel and parameters); the first error line, or None when they elaborate."""
+    toplevel and parameters); the first error line, or None when they elaborate. An
+    elaboration still running after limit_s is stopped and is an error of its own."""
     if sim_name == "icarus":
         with tempfile.TemporaryDirectory() as tmp:
             cmds = Path(tmp) / "cmds.f"
@@ -416,8 +440,7 @@ def elaboration_error(sim_name: str, sources: list[Path], toplevel: str,
             cmd = ["iverilog", "-g2012", "-t", "null", "-s", toplevel, "-f", str(cmds),
                    *include_flags()]
             cmd += [f"-P{toplevel}.{k}={v}" for k, v in parameters.items()]
-            proc = subprocess.run(cmd + [str(s) for s in sources], capture_output=True,
-                                  text=True, check=False)
+            proc = _run_limited(cmd + [str(s) for s in sources], limit_s)
     else:
         root = os.environ.get("VERILATOR_ROOT", "")
         exe = str(Path(root) / "bin" / "verilator") if root else \
@@ -425,8 +448,9 @@ def elaboration_error(sim_name: str, sources: list[Path], toplevel: str,
         cmd = [exe, "--lint-only", "-Wno-fatal", "--top-module", toplevel,
                "--timescale", "1ns/1ps", *include_flags()]
         cmd += [f"-G{k}={v}" for k, v in parameters.items()]
-        proc = subprocess.run(cmd + [str(s) for s in sources], capture_output=True,
-                              text=True, check=False)
+        proc = _run_limited(cmd + [str(s) for s in sources], limit_s)
+    if proc is None:
+        return f"{ELABORATION_TIMEOUT} {limit_s:.0f} s (a loop without end at elaboration?)"
     if proc.returncode == 0:
         return None
     lines = (proc.stderr + proc.stdout).splitlines()

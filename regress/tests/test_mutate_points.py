@@ -4,7 +4,10 @@ step that runs it there (engine.check_points)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,15 +81,25 @@ def test_a_survivor_of_the_default_point_is_killed_at_another_point(tmp_path: Pa
              if s.description.endswith("'jobs_q + 1'b1;' -> 'jobs_q + 1'b0;'"))
     opts = engine.Options(n=8, txns=10, timeout_s=300, sim="icarus", eq_bits=2, eq_wide=4,
                           use_proofs=False, point_budget_s=8)  # the cheap points only
+    lines: list[str] = []
     one = engine.run_campaign("mwr2mm", design, [msites.Mutant(i, sites[i])], len(sites),
                               engine.Options(**{**vars(opts), "points": False}),
-                              tmp_path / "one", lambda _line: None)
+                              tmp_path / "one", lines.append)
     assert one.mutants[0].status == "equivalent", one.mutants[0].reason
+    # the progress line of its equivalence check gives the verdict it reached
+    (said,) = [line for line in lines if line.startswith(f"  mut{i:04d} ") and "vectors" in line]
+    assert said.startswith(f"  mut{i:04d} equivalent: equivalent ("), said
     both = engine.run_campaign("mwr2mm", design, [msites.Mutant(i, sites[i])], len(sites),
                                opts, tmp_path / "all", lambda _line: None)
     (m,) = both.mutants
     assert m.status == "killed" and m.reason.startswith("at N="), m.reason
     assert "P=" in m.reason.split(":", 1)[0]
+    # each point's run has a folder of its own: the log the verdict points to is the run at
+    # the killing point, and the run at the campaign's own point (passed) is still there
+    killed_at = json.loads((Path(m.log_dir) / "outcome.json").read_text())
+    assert not killed_at["passed"] and dict(killed_at["params"]).get("P", 1) > 1, killed_at
+    own = json.loads((tmp_path / "all" / "runs" / f"mut{i:04d}" / "outcome.json").read_text())
+    assert own["passed"] and Path(m.log_dir).name != f"mut{i:04d}", own
 
 
 def _unlined(description: str) -> str:
@@ -132,3 +145,52 @@ def test_rsa_core_s_directed_vectors_kill_the_mutants_they_name(tmp_path: Path) 
         assert not outcome.passed, entry["kills"]
         assert outcome.first_error.startswith(("MISMATCH", "Error: watchdog")), \
             outcome.first_error
+
+
+@pytest.mark.sim
+def test_a_mutant_whose_elaboration_never_ends_is_stillborn_within_the_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """mont_dual_mul.sv's constant function with `while (r > 1)` never ends (r = 2 stays 2):
+    Icarus elaborates it for ever (71 minutes of a nightly before it was stopped by hand).
+    The mutant's build is stopped at the elaboration limit, with the compiler it started,
+    and the mutant is stillborn, saying why; the original builds as before."""
+    design = load_design("mont_dual")
+    sites = msites.all_sites(design)
+    i = next(i for i, s in enumerate(sites) if s.file.endswith("mont_dual_mul.sv")
+             and s.description.endswith("'r > 2' -> 'r > 1'"))
+    monkeypatch.setattr(engine.meta, "ELABORATION_LIMIT_S", 5.0)
+    groups: list[int] = []  # the process groups the elaborations started
+
+    class Recorded(subprocess.Popen):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            groups.append(self.pid)
+
+    monkeypatch.setattr(engine.meta.subprocess, "Popen", Recorded)
+    opts = engine.Options(n=design.min_n, txns=2, timeout_s=300, sim="icarus")
+    c = engine.Campaign("mont_dual", design, opts, tmp_path, len(sites), [])
+    done: list[msites.Mutant] = []  # in a thread of its own: a build without end fails here
+    worker = threading.Thread(target=lambda: done.append(
+        engine.run_mutant(msites.Mutant(i, sites[i]), c)), daemon=True)
+    worker.start()
+    worker.join(120)
+    assert done, "the mutant's build did not end within 120 s"
+    (m,) = done
+    assert m.status == "stillborn", (m.status, m.reason)
+    assert "elaboration did not end within 5 s" in m.reason and m.wall_s < 30, m.reason
+    started = list(groups)  # (pgrep's own runs are recorded too)
+    assert started
+    found = [pid for g in started for pid in subprocess.run(
+        ["pgrep", "-g", str(g)], capture_output=True, text=True, check=False).stdout.split()]
+    left = [pid for pid in found if _state(pid) not in ("Z", "")]  # a zombie has ended
+    assert not left, f"processes of the elaboration left running: {left}"
+    original = engine.smoke_run("mont_dual", opts).build
+    engine.build_mutant(c, original, tmp_path / "original-build.log")  # ends, no error
+
+
+def _state(pid: str) -> str:
+    """A process's state letter (R, S, Z, ...), "" when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return ""
