@@ -204,8 +204,12 @@ def _fake_sim(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, build_fails: bool
         return spec.Outcome(run, not mutant, log_dir, tests=5, failed=int(mutant),
                            first_error="MISMATCH" if mutant else "")
 
-    def elaborate(sim_name: str, sources: list[Path], top: str, params: dict) -> str | None:
+    def elaborate(sim_name: str, sources: list[Path], top: str, params: dict,
+                  limit_s: float | None = None) -> str | None:
         over = [s for s in sources if "mutants" in str(s)]
+        if limit_s is not None:  # engine.build_mutant's check before a mutant's own build
+            calls.append(f"limited elaboration {over[0].parent.name}")
+            return None
         calls.append(f"elaborate {over[0].parent.name}")
         return "syntax error" if any(f"mut{i:04d}" in str(over[0]) for i in bad) else None
 
@@ -294,6 +298,8 @@ def test_no_share_builds_every_mutant(tmp_path: Path, monkeypatch: pytest.Monkey
     camp, _ = _campaign(tmp_path, [a, b], share=False)
     assert [m.build for m in camp.mutants] == ["own", "own"]
     assert not any("meta" in c or "elaborate" in c for c in calls)
+    for i in (a, b):  # each own build is elaborated first under the time limit
+        assert calls.index(f"limited elaboration mut{i:04d}") < calls.index(f"build mut{i:04d}")
 
 
 def test_run_key_and_child_round_trip_carry_the_plusargs() -> None:
