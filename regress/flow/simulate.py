@@ -134,6 +134,12 @@ def end_all() -> int:
     return CHILDREN.end_all()
 
 
+def ending() -> bool:
+    """Whether an interrupt is ending every simulation (until allow_starts): a run started
+    now comes back interrupted, so no verdict can be reached."""
+    return CHILDREN.ending
+
+
 def allow_starts() -> None:
     """Simulations may start again (the interrupted pool has returned)."""
     CHILDREN.ending = False

@@ -10,12 +10,14 @@ same mutants for a given `--seed` and another seed picks others; the record's `r
 
 A campaign ends in one status: passed (score >= goal), failed (score below the goal, or no
 score: nothing was killed or survived), error (the original design fails its own runs, or
-the flow broke; one line) or skipped (not started: --fail-fast, interrupt). Scores are
+the flow broke; one line) or skipped (not started: --fail-fast, interrupt; or cut short by
+an interrupt, its unjudged survivors errors, never holes, and run again by --resume). Scores are
 percentages: killed / (killed + survived non-equivalent).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import sys
@@ -164,6 +166,15 @@ def cost(spec: CampaignSpec) -> float:
     return spec.mutants * (1.0 if spec.sim == "icarus" else 2.0)
 
 
+@functools.cache
+def expected_s(spec: CampaignSpec) -> float:
+    """Estimated seconds (engine.estimated_cost), to start the longest campaigns first: its
+    ranking is what counts (the nightly's mwrkmm, rsa_core and mont_dual first); its
+    figures are not (rsa_core's runs at N = 8 are estimated far too long)."""
+    return engine.estimated_cost(spec.dut, load_design(spec.dut), spec.options(1),
+                                 spec.mutants)
+
+
 def shard(specs: Sequence[CampaignSpec], index: int, count: int) -> list[CampaignSpec]:
     """The campaigns of shard index/count (1-based): each to exactly one shard, largest first
     to the least loaded, dealt from the last shard backwards (run.shard fills the first
@@ -217,6 +228,9 @@ def record(spec: CampaignSpec, data: dict) -> dict[str, Any]:
     judged = counts["killed"] + counts["survived"]
     score = 100.0 * counts["killed"] / judged if judged else None
     status, message = verdict(score, spec.goal, counts["survived"])
+    if summ.get("interrupted"):  # neither passed nor failed: --resume runs it again
+        status, message = SKIPPED, (f"interrupted: {counts['error']} of {len(mutants)} "
+                                    "mutants without a verdict")
     rec = _base(spec, status, message, float(summ.get("wall_s", 0.0)))
     rec |= counts | {"mutants": len(mutants), "sites": summ["sites"],
                      "score": None if score is None else round(score, 2),
@@ -240,7 +254,7 @@ def finished(out_dir: Path, spec: CampaignSpec) -> dict[str, Any] | None:
     """The record of a campaign that finished earlier in out_dir with the same settings."""
     try:
         data = json.loads((out_dir / spec.folder / "mutants.json").read_text())
-        if data["summary"].get("command") != spec.repro():
+        if data["summary"].get("command") != spec.repro() or data["summary"].get("interrupted"):
             return None
         return record(spec, data)
     except (OSError, ValueError, KeyError, TypeError):
@@ -276,8 +290,9 @@ def run_one(spec: CampaignSpec, jobs: int, out_dir: Path) -> dict[str, Any]:
 
 def run_all(specs: Sequence[CampaignSpec], opts: Options, reg: Regression,
             resume: bool = False) -> None:
-    """Every campaign (after the runs): up to opts.jobs mutants at a time, the campaigns
-    spread over them; reg.mutation gets one record per campaign in list order."""
+    """Every campaign (after the runs), the longest first (expected_s): up to opts.jobs mutants
+    at a time, the campaigns spread over them; reg.mutation gets one record per campaign in
+    list order."""
     previous = {s.dut: rec for s in specs if resume and (rec := finished(reg.out_dir, s))}
     todo = [s for s in specs if s.dut not in previous and not reg.stopped]
     if resume and previous:
@@ -295,7 +310,9 @@ def run_all(specs: Sequence[CampaignSpec], opts: Options, reg: Regression,
         progress.line(PASS if ok else FAIL, f"{spec.dut} {spec.sim}", float(rec["wall_s"]), note)
         return not (opts.fail_fast and not ok)
 
-    results, stopped = parallel(lambda s: run_one(s, per, reg.out_dir), todo, width, done)
+    longest_first = sorted(todo, key=lambda s: -expected_s(s))  # records stay in list order
+    results, stopped = parallel(lambda s: run_one(s, per, reg.out_dir), longest_first, width,
+                                done)
     reg.stopped = reg.stopped or stopped
     why = reg.stopped or "stopped"
     reg.mutation = {s.dut: previous.get(s.dut) or results.get(s) or skipped_record(s, why)

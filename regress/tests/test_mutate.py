@@ -13,7 +13,6 @@ from montverif.regress.cli import mutate as mutate_cli
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import paths, simulate, spec
 from montverif.regress.mutate import engine
-from montverif.regress.mutate import points as mpoints
 from montverif.regress.mutate import sites as msites
 from montverif.regress.mutate.svmut import KINDS, Site, candidates
 from montverif.spec import top
@@ -202,34 +201,129 @@ def test_a_hang_is_killed_by_the_watchdog(tmp_path: Path, monkeypatch: pytest.Mo
     assert m.reason == "killed by watchdog: watchdog: simulation killed after 5s wall time"
 
 
-def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("shared_ok", [True, False])
+def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                              shared_ok: bool) -> None:
     """No simulator: identical logs make a survivor equivalent, a different cycle count or
-    a failing run leave it a survivor with the reason."""
+    a failing run leave it a survivor with the reason. The survivors' runs select them in one
+    shared model on the equivalence simulator; when that model without a mutant differs from
+    the original, each survivor is built and run on its own, with the same verdicts."""
     site = msites.all_sites(load_design("mont_lut"))[0]
     ref = {"op": 0, "x": "1", "y": "2", "m": "3", "p": "2", "cycles": 10, "start_ns": 5}
     logs = {"original-exhaustive-n8": (True, dict(ref)),
+            "meta-eq-n8-original": (True, dict(ref, cycles=10 if shared_ok else 12)),
             "mut0001-eq-n8": (True, dict(ref, start_ns=99)),  # timing is ignored
             "mut0002-eq-n8": (True, dict(ref, cycles=11)),
-            "mut0003-eq-n8": (False, dict(ref))}
+            "mut0003-eq-n8": (False, dict(ref)),
+            # failing in the shared Verilator model: its smoke tests there pass (a hole)
+            "mut0003-smoke-verilator-n8": (True, dict(ref))}
+    runs: dict[str, spec.RunSpec] = {}
+    built: list[str] = []
 
-    def fake(c: engine.Campaign, overlay: str, p: mpoints.Point, vectors: Path,
-             name: str) -> spec.Outcome:
+    def fake(c: engine.Campaign, run: spec.RunSpec, name: str) -> spec.Outcome:
+        runs[name] = run
         passed, txn = logs[name]
         folder = tmp_path / "runs" / name
         folder.mkdir(parents=True)
         (folder / "txns.jsonl").write_text(json_line(txn))
-        return spec.Outcome(spec.RunSpec(spec.BuildSpec("mont_lut", p.n)), passed, folder,
-                           first_error="" if passed else "MISMATCH read P")
+        return spec.Outcome(run, passed, folder, first_error="" if passed else "MISMATCH read P")
 
     monkeypatch.setattr(engine, "_eq_run", fake)
+    monkeypatch.setattr(engine, "build_mutant", lambda c, b, log: built.append(b.overlay))
     survivors = [msites.Mutant(i, site, "survived") for i in (1, 2, 3)]
     camp = _campaign(tmp_path, survivors)
+    camp.options.sim, camp.options.eq_sim = "icarus", "verilator"
     camp.options.use_proofs = False  # simulated verdicts (recorded proofs: test_mutate_proofs)
     engine.check_equivalence(camp, survivors, lambda _line: None)
     assert [m.status for m in survivors] == ["equivalent", "survived", "survived"]
     assert "cycles 10 vs 11" in survivors[1].reason
     assert survivors[2].reason.startswith("testbench hole") and "MISMATCH" in survivors[2].reason
     assert "exhaustive over every odd M < 2^5" in camp.eq_note
+    meta_folder = str(tmp_path / "mutants" / "meta-eq-n8")
+    assert runs["original-exhaustive-n8"].build.sim == "icarus"
+    assert runs["meta-eq-n8-original"].build.sim == "verilator"
+    assert runs["meta-eq-n8-original"].plusargs == ()
+    for i in (1, 2, 3):
+        run = runs[f"mut000{i}-eq-n8"]
+        if shared_ok:  # selected in the shared model, never built on its own
+            assert (run.build.overlay, run.build.sim) == (meta_folder, "verilator")
+            assert run.plusargs == (f"+MV_MUTANT={i}",)
+        else:
+            assert run.build.overlay == str(tmp_path / "mutants" / f"mut000{i}")
+            assert (run.build.sim, run.plusargs) == ("icarus", ())
+    assert built == [meta_folder] + ([] if shared_ok else
+                                     [str(tmp_path / "mutants" / f"mut000{i}") for i in (1, 2, 3)])
+    assert ("3 of the survivors' runs on one verilator model" in camp.eq_note) == shared_ok
+
+
+def test_a_survivor_failing_on_the_equivalence_simulator_is_judged_by_its_smoke_tests_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No simulator: an Icarus campaign's survivors whose vector runs fail in the shared
+    Verilator model (an RTL assertion Icarus cannot evaluate, as mont_qp_pe.sv's reset value
+    of rv_q fires QpPeWordsInARow_A): the one whose smoke tests fail on that model is killed
+    there, the one whose smoke tests pass there is a hole found by the vectors."""
+    site = msites.all_sites(load_design("mont_lut"))[0]
+    ref = {"op": 0, "x": "1", "y": "2", "m": "3", "p": "2", "cycles": 10}
+    assertion = "ASSERT FAILED SomeInvariant_A @ 40000 ps"
+    logs = {"original-exhaustive-n8": (True, ""), "meta-eq-n8-original": (True, ""),
+            "mut0001-eq-n8": (False, assertion), "mut0001-smoke-verilator-n8": (False, assertion),
+            "mut0002-eq-n8": (False, assertion), "mut0002-smoke-verilator-n8": (True, "")}
+    runs: dict[str, spec.RunSpec] = {}
+
+    def fake(c: engine.Campaign, run: spec.RunSpec, name: str) -> spec.Outcome:
+        runs[name] = run
+        passed, error = logs[name]
+        folder = tmp_path / "runs" / name
+        folder.mkdir(parents=True)
+        (folder / "txns.jsonl").write_text(json_line(ref))
+        return spec.Outcome(run, passed, folder, first_error=error)
+
+    monkeypatch.setattr(engine, "_eq_run", fake)
+    monkeypatch.setattr(engine, "build_mutant", lambda c, b, log: None)
+    survivors = [msites.Mutant(i, site, "survived") for i in (1, 2)]
+    camp = _campaign(tmp_path, survivors)
+    camp.options.sim, camp.options.eq_sim = "icarus", "verilator"
+    camp.options.use_proofs = False
+    engine.check_equivalence(camp, survivors, lambda _line: None)
+    assert (survivors[0].status, survivors[0].reason) == ("killed",
+                                                          f"on verilator at N=8: {assertion}")
+    assert survivors[1].status == "survived"
+    assert survivors[1].reason == f"testbench hole: the equivalence run at N=8 on verilator " \
+                                  f"fails: {assertion}"
+    smoke = runs["mut0001-smoke-verilator-n8"]
+    assert smoke.build == runs["mut0001-eq-n8"].build and smoke.plusargs == ("+MV_MUTANT=1",)
+    assert not smoke.vectors and "RandomTest" in smoke.tests
+
+
+def test_an_interrupt_leaves_survivors_without_a_verdict(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """No simulator: when an interrupt is ending every simulation, the survivors are neither
+    checked at other points nor for equivalence (every such run would come back interrupted,
+    and read as a hole): they are errors without a verdict, outside the score, the killed
+    mutants keep theirs, and the campaign is marked interrupted."""
+    design = load_design("mont_lut")
+    site = msites.all_sites(design)[0]
+    verdicts = iter(["killed", "survived", "survived"])
+
+    def run_mutant(m: msites.Mutant, c: engine.Campaign) -> msites.Mutant:
+        m.status, m.reason = next(verdicts), "canned"
+        return m
+
+    monkeypatch.setattr(engine, "baseline", lambda *a, **k: spec.Outcome(
+        spec.RunSpec(spec.BuildSpec("mont_lut", 8)), True, tmp_path))
+    monkeypatch.setattr(engine, "run_mutant", run_mutant)
+    monkeypatch.setattr(simulate, "ending", lambda: True)
+    for phase in ("check_points", "check_equivalence", "take_recorded"):
+        monkeypatch.setattr(engine, phase,
+                            lambda *a, **k: pytest.fail("judged after the interrupt"))
+    mutants = [msites.Mutant(i, site) for i in (1, 2, 3)]
+    opts = engine.Options(n=8, share=False, use_proofs=False)
+    camp = engine.run_campaign("mont_lut", design, mutants, 80, opts, tmp_path, lambda _l: None)
+    assert [m.status for m in mutants] == ["killed", "error", "error"]
+    assert mutants[1].reason == "not judged: the campaign was interrupted"
+    assert camp.extra["interrupted"] is True
+    assert engine.score(mutants) == (1, 0, 1.0)
 
 
 def json_line(record: dict[str, object]) -> str:

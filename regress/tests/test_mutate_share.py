@@ -386,6 +386,42 @@ def test_shared_campaign_kills_stillbirths_and_falls_back(tmp_path: Path) -> Non
     assert engine.score(camp.mutants) == (3, 0, 1.0)
 
 
+@pytest.mark.sim
+@pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus Verilog")
+def test_survivors_are_judged_in_one_shared_verilator_model(tmp_path: Path) -> None:
+    """mont_csa at N = 8, an Icarus campaign without shared builds: the two survivors, an
+    equivalent change of the CSA's majority (| -> ^ of terms that are never both one) and
+    CLEAR setting S to all ones (RandomTest and CornerTest never read S after CLEAR), have
+    their exhaustive equivalence runs in one meta-mutant model on Verilator, each selected by
+    its plusarg: the first is equivalent, the second a hole, as on their own builds; the
+    original's reference is the Icarus run, and no model is left behind."""
+    design = load_design("mont_csa")
+    sites = msites.all_sites(design)
+    maj = next(i for i, s in enumerate(sites) if s.description.endswith(
+        "'(s_q & c_q) | (s_q & xy)' -> '(s_q & c_q) ^ (s_q & xy)'"))
+    regs = "hdl/common/mv_sc_regs.sv"
+    in_clear = (paths.ROOT / regs).read_text().index("if (clear_i)")
+    clear_s = next(i for i, s in enumerate(sites) if s.file == regs and s.start > in_clear
+                   and s.description.endswith("'s_q <= '0;' -> 's_q <= '1;'"))
+    mutants = [msites.Mutant(maj, sites[maj]), msites.Mutant(clear_s, sites[clear_s])]
+    opts = engine.Options(n=8, txns=5, timeout_s=300, sim="icarus", share=False, eq_bits=3,
+                          eq_wide=10, tests=("RandomTest", "CornerTest"), use_proofs=False)
+    camp = engine.run_campaign("mont_csa", design, mutants, len(sites), opts, tmp_path,
+                               lambda _line: None)
+    by_id = {m.id: m for m in camp.mutants}
+    assert by_id[maj].status == "equivalent", by_id[maj].reason
+    assert by_id[clear_s].status == "survived"
+    assert by_id[clear_s].reason.startswith("testbench hole"), by_id[clear_s].reason
+    assert "2 of the survivors' runs on one verilator model" in camp.eq_note
+    ref = json.loads((tmp_path / "runs" / "original-exhaustive-n8" / "outcome.json").read_text())
+    assert "-icarus-" in ref["key"]
+    for i in (maj, clear_s):
+        run = json.loads((tmp_path / "runs" / f"mut{i:04d}-eq-n8" / "outcome.json").read_text())
+        assert "meta-eq-n8" in run["key"] and "-verilator-" in run["key"]
+        assert f"-MV_MUTANT{i}-" in run["key"]  # selected by its plusarg
+    assert not list(paths.BUILD_ROOT.glob("sim/mont_csa-n8-meta-eq-n8-*"))
+
+
 def test_list_campaigns_share_by_default_and_can_opt_out() -> None:
 
     nightly = campaigns.of_list(rlists.load_lists()["nightly"])  # Icarus: sharing turned off there

@@ -112,6 +112,26 @@ def test_shipped_nightly_mutates_every_design() -> None:
     campaigns.check_all(campaigns.plan(nightly, 1))  # every campaign can run
 
 
+def test_the_nightly_starts_its_longest_campaigns_first() -> None:
+    """The three campaigns that took longest in a whole nightly (session 51: mwrkmm 2,301 s,
+    mont_dual about 1,780 s, rsa_core 1,435 s, against at most 668 s for any other) are the
+    three estimated longest, so they start first instead of last (list order)."""
+    specs = campaigns.plan(campaigns.of_list(rlists.load_lists()["nightly"]), 1)
+    ranked = sorted(specs, key=lambda s: -campaigns.expected_s(s))
+    assert {s.dut for s in ranked[:3]} == {"mwrkmm", "rsa_core", "mont_dual"}
+
+
+def test_campaigns_start_longest_first_and_report_in_list_order(
+        tmp_path: Path, lists: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(engine, "run_campaign", canned(ALL_KILLED, calls))
+    expected = {"mont_lut": 10.0, "mont_r2": 30.0, "mont_csa": 20.0}
+    monkeypatch.setattr(campaigns, "expected_s", lambda s: expected[s.dut])
+    assert main(tmp_path, lists, "--jobs", "1") == 0
+    assert calls == ["mont_r2", "mont_csa", "mont_lut"]
+    assert list(summary(tmp_path / "out")["mutation"]) == ["mont_lut", "mont_r2", "mont_csa"]
+
+
 def test_list_command_shows_the_budget(lists: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert regress_cli.main(["lists"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("nightly "))
@@ -295,6 +315,33 @@ def test_resume_keeps_finished_campaigns(tmp_path: Path, lists: Path,
     assert calls == ["mont_r2"]  # the errored one again, the finished ones kept
     # another base seed is another regression (other mutants): not resumed in this folder
     assert main(tmp_path, lists, "--resume", "--seed", "5") == 2
+    assert calls == ["mont_r2"]
+
+
+def test_an_interrupted_campaign_is_not_finished(tmp_path: Path, lists: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A campaign an interrupt cut short reads skipped (interrupted, with how many mutants
+    have no verdict), never failed or passed on the mutants it judged, and --resume runs it
+    again."""
+    def interrupted(verdicts: Verdicts) -> Callable[..., engine.Campaign]:
+        inner = canned(verdicts)
+
+        def run_campaign(*args: object, **kwargs: object) -> engine.Campaign:
+            camp = inner(*args, **kwargs)
+            if camp.dut == "mont_r2":
+                camp.extra["interrupted"] = True
+            return camp
+        return run_campaign
+
+    cut: Verdicts = ALL_KILLED | {"mont_r2": ["killed", "error", "error", "killed"]}
+    monkeypatch.setattr(engine, "run_campaign", interrupted(cut))
+    main(tmp_path, lists)
+    rec = summary(tmp_path / "out")["mutation"]["mont_r2"]
+    assert (rec["status"], rec["message"]) == ("skipped",
+                                               "interrupted: 2 of 4 mutants without a verdict")
+    calls: list[str] = []
+    monkeypatch.setattr(engine, "run_campaign", canned(ALL_KILLED, calls))
+    assert main(tmp_path, lists, "--resume") == 0
     assert calls == ["mont_r2"]
 
 
