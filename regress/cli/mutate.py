@@ -72,8 +72,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="full-width vectors added to the equivalence check")
     ap.add_argument("--eq-timeout", type=int, default=900)
     ap.add_argument("--eq-sim", choices=["verilator", "icarus"], default="verilator",
-                    help="simulator of the survivors' equivalence runs, in the fast bus "
-                         "mode (default verilator: the vectors ~7x faster than on Icarus)")
+                    help="simulator of the survivors' shared models (one per point, fast "
+                         "bus mode): their smoke runs at the lists' other points and their "
+                         "equivalence vectors (default verilator: ~7x faster than Icarus)")
     ap.add_argument("--out", default=None, help="results (default build/mutate/<dut>)")
     ap.add_argument("--ids", default="",
                     help="these mutant ids (comma-separated, e.g. 45,50) instead of a sample")

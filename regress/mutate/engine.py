@@ -102,6 +102,8 @@ class Campaign:
     extra: dict[str, object] = field(default_factory=dict)
     # the points (beyond the campaign's own) each survivor passed its smoke tests at
     passed_at: dict[int, list[Point]] = field(default_factory=dict)
+    # the survivors' shared models built so far: point -> (overlay folder, the ids it holds)
+    models: dict[Point, tuple[str, frozenset[int]]] = field(default_factory=dict)
 
 
 def write_overlay(m: Mutant, out: Path) -> Path:
@@ -418,48 +420,82 @@ def _eq_run(c: Campaign, run: RunSpec, name: str) -> Outcome:
     return simulate.execute(run, c.out / "runs" / name, quiet=True)
 
 
-def _meta_models(c: Campaign, survivors: list[Mutant], at: dict[int, list[Point]],
-                 files: dict[Point, tuple[Path, int]], refs: dict[Point, list[dict] | str],
-                 progress: Callable[[str], None]) -> dict[Point, tuple[str, frozenset[int]]]:
-    """At each point where two or more survivors can be selected at run time (meta.guard):
-    one meta-mutant model on the equivalence simulator holding them all, each survivor's
-    vector run then selecting it (+MV_MUTANT). The model's run without a mutant must give the
-    original's transaction log there, else its survivors are built on their own. Returns
-    {point: (the model's overlay folder, the ids it holds)}."""
+def _guards(survivors: list[Mutant]) -> dict[int, meta.Guard]:
+    """The survivors whose site can be selected at run time (meta.guard), with their guard."""
     guards: dict[int, meta.Guard] = {}
     for m in survivors:
         g = meta.guard((ROOT / m.site.file).read_text(), m.site)
         if not isinstance(g, str):
             guards[m.id] = g
-    models: dict[Point, tuple[str, frozenset[int]]] = {}
-    for p, (path, _) in sorted(files.items(), key=lambda kv: (kv[0].n, kv[0].params)):
-        members = [m for m in survivors if m.id in guards and p in at[m.id]]
-        ref = refs[p]
-        if len(members) < 2 or isinstance(ref, str):
-            continue
-        folder = c.out / "mutants" / f"meta-eq-{_point_name(p)}"
-        folder.mkdir(parents=True, exist_ok=True)
-        by_file: dict[str, list[tuple[int, Site, meta.Guard]]] = {}
-        for m in members:
-            by_file.setdefault(m.site.file, []).append((m.id, m.site, guards[m.id]))
-        run = _vector_run(c, str(folder), p, path, c.options.eq_sim)
-        where = f"{p.text(c.design)} on {c.options.eq_sim}"
-        try:
+    return guards
+
+
+def _model_build(c: Campaign, folder: str, p: Point) -> BuildSpec:
+    """The build of a shared survivors' model at p: the equivalence simulator, fast bus."""
+    return _vector_run(c, folder, p, Path("-"), c.options.eq_sim).build
+
+
+def _shared_model(c: Campaign, p: Point, members: list[Mutant], check: RunSpec,
+                  ref: list[dict] | None, phase: str, progress: Callable[[str], None]
+                  ) -> str | None:
+    """One meta-mutant model at p on the equivalence simulator holding `members` (two or
+    more survivors that can be selected at run time), each of their runs there then selecting
+    one (+MV_MUTANT): the model's folder, or None if it fails to build, or if `check` (a run
+    whose build is replaced by the model's) without a mutant does not pass or, given `ref`,
+    gives another transaction log than the original's. Built once per point and kept in
+    c.models: the equivalence phase reuses the points phase's model (its survivors are those
+    that passed there)."""
+    ids = frozenset(m.id for m in members)
+    have = c.models.get(p)
+    folder = c.out / "mutants" / f"meta-eq-{_point_name(p)}"
+    where = f"{p.text(c.design)} on {c.options.eq_sim}"
+    run = replace(check, build=_model_build(c, str(folder), p))
+    try:
+        if have is None or not ids <= have[1]:
+            guards = _guards(members)
+            folder.mkdir(parents=True, exist_ok=True)
+            by_file: dict[str, list[tuple[int, Site, meta.Guard]]] = {}
+            for m in members:
+                by_file.setdefault(m.site.file, []).append((m.id, m.site, guards[m.id]))
             for file, entries in by_file.items():
                 (folder / Path(file).name).write_text(
                     meta.meta_source((ROOT / file).read_text(), entries))
             build_mutant(c, run.build, c.out / "runs" / f"{folder.name}-build.log")
-            original = _eq_run(c, run, f"{folder.name}-original")
-        except (tools.ToolError, ValueError) as exc:
-            progress(f"equivalence: the shared model at {where} failed "
-                     f"({_first_build_error(exc)}); its survivors are built on their own")
-            continue
-        if not original.passed or transactions(original.log_dir) != ref:
-            progress(f"equivalence: the shared model at {where} without a mutant differs from "
-                     "the original; its survivors are built on their own")
-            continue
-        models[p] = (str(folder), frozenset(m.id for m in members))
-        progress(f"equivalence: {len(members)} survivors share one model at {where}")
+            c.models[p] = (str(folder), ids)
+        original = _eq_run(c, run, f"{folder.name}-" + (
+            "original" if phase == "equivalence" else f"{phase}-original"))
+    except (tools.ToolError, ValueError) as exc:
+        progress(f"{phase}: the shared model at {where} failed "
+                 f"({_first_build_error(exc)}); its survivors are built on their own")
+        return None
+    if not original.passed or (ref is not None and transactions(original.log_dir) != ref):
+        progress(f"{phase}: the shared model at {where} without a mutant "
+                 f"{'fails' if not original.passed else 'differs from the original'}; its "
+                 "survivors are built on their own")
+        return None
+    progress(f"{phase}: {len(members)} survivors share one model at {where}")
+    return str(folder)
+
+
+def _meta_models(c: Campaign, survivors: list[Mutant], at: dict[int, list[Point]],
+                 files: dict[Point, tuple[Path, int]], refs: dict[Point, list[dict] | str],
+                 progress: Callable[[str], None]) -> dict[Point, tuple[str, frozenset[int]]]:
+    """The equivalence phase's shared models (_shared_model): at each point where two or
+    more survivors can be selected at run time (or one, in the model the points phase built
+    there), whose run without a mutant must give the original's transaction log there.
+    Returns {point: (the model's folder, the ids it holds)}."""
+    guards = _guards(survivors)
+    models: dict[Point, tuple[str, frozenset[int]]] = {}
+    for p, (path, _) in sorted(files.items(), key=lambda kv: (kv[0].n, kv[0].params)):
+        members = [m for m in survivors if m.id in guards and p in at[m.id]]
+        ref = refs[p]
+        built = p in c.models and {m.id for m in members} <= c.models[p][1]
+        if not members or (len(members) < 2 and not built) or isinstance(ref, str):
+            continue  # a lone survivor is built on its own, unless the point has its model
+        folder = _shared_model(c, p, members, _vector_run(c, "", p, path), ref, "equivalence",
+                               progress)
+        if folder is not None:
+            models[p] = (folder, frozenset(m.id for m in members))
     return models
 
 
@@ -596,9 +632,6 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
 
     with ThreadPoolExecutor(max_workers=c.options.jobs) as pool:
         list(pool.map(one, survivors))
-    if not c.options.keep_builds:
-        for p, (folder, _) in models.items():
-            _remove_build(_vector_run(c, folder, p, Path("-"), c.options.eq_sim).build.key)
 
 
 def formal_check(c: Campaign, m: Mutant) -> None:
@@ -703,6 +736,15 @@ def check_points(c: Campaign, survivors: list[Mutant],
         out = simulate.execute(run, c.out / "runs" / f"original-{_point_name(p)}", quiet=True)
         why_not[p] = "" if out.passed else \
             f"{p.text(c.design)}: the original fails there ({out.first_error})"
+    guards = _guards(survivors)
+    shared: dict[Point, str] = {}  # the survivors' shared model at each point, if it has one
+    for p in sorted(todo, key=lambda p: (p.n, p.params)):
+        members = [m for m in todo[p] if m.id in guards]
+        if not why_not[p] and len(members) >= 2:
+            check = smoke_run(c.dut, replace(c.options, n=p.n, sim=c.options.eq_sim),
+                              params=p.params)
+            if (folder := _shared_model(c, p, members, check, None, "points", progress)):
+                shared[p] = folder
 
     def one(job: tuple[Mutant, Point]) -> None:
         m, p = job
@@ -713,11 +755,18 @@ def check_points(c: Campaign, survivors: list[Mutant],
             return
         t0 = time.monotonic()
         at = p.text(c.design)
-        run = smoke_run(c.dut, replace(c.options, n=p.n),
-                        str(c.out / "mutants" / f"mut{m.id:04d}"), p.params)
+        own_build = not (p in shared and m.id in c.models[p][1])
+        if own_build:
+            run = smoke_run(c.dut, replace(c.options, n=p.n),
+                            str(c.out / "mutants" / f"mut{m.id:04d}"), p.params)
+        else:  # selected in the point's shared model, on the equivalence simulator
+            run = replace(smoke_run(c.dut, replace(c.options, n=p.n, sim=c.options.eq_sim),
+                                    params=p.params),
+                          build=_model_build(c, shared[p], p), plusargs=(meta.plusarg(m.id),))
         name = f"mut{m.id:04d}-{_point_name(p)}"
         try:
-            build_mutant(c, run.build, c.out / "runs" / f"{name}-build.log")
+            if own_build:
+                build_mutant(c, run.build, c.out / "runs" / f"{name}-build.log")
         except tools.ToolError as exc:
             m.status, m.reason = "killed", f"at {at}: does not build: {_first_build_error(exc)}"
         else:
@@ -730,7 +779,7 @@ def check_points(c: Campaign, survivors: list[Mutant],
             else:  # killed, or stillborn at this point: a bug the point's build shows
                 m.status, m.reason = "killed", f"at {at}: {probe.reason}"
                 m.log_dir = probe.log_dir
-            if probe.status != "survived" and not c.options.keep_builds:
+            if probe.status != "survived" and own_build and not c.options.keep_builds:
                 _remove_build(run.build.key)
         m.wall_s += time.monotonic() - t0
         progress(f"  mut{m.id:04d} at {at}: {m.status if m.status != 'survived' else 'passed'}")
@@ -820,6 +869,8 @@ def run_campaign(dut: str, design: Design, mutants: list[Mutant], total: int,
                        for p in [_own_point(c, m), *c.passed_at.get(m.id, [])]}
             for b in builds:
                 _remove_build(b.key)
+        for p, (folder, _) in c.models.items():
+            _remove_build(_model_build(c, folder, p).key)
         for params in {mutant_params(design, m.site) for m in mutants}:
             _remove_build(smoke_run(dut, opts, str(out / "mutants" / ("meta" + _params_name(
                 params))), params).build.key)

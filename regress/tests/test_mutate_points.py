@@ -194,3 +194,54 @@ def _state(pid: str) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return ""
+
+
+def test_survivors_at_another_point_share_one_model_built_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No simulator: two run-time-selectable survivors of an Icarus campaign run their smoke
+    tests at another point in one shared model on Verilator, each with its plusarg; the one
+    that fails there is killed, and the equivalence phase reuses that point's model (built
+    once) for the other."""
+    design = load_design("mont_csa")
+    sites = msites.all_sites(design)
+    guarded = [s for s in sites
+               if not isinstance(engine.meta.guard((ROOT / s.file).read_text(), s), str)][:2]
+    other = points.Point(16, ())
+    monkeypatch.setattr(engine, "mutant_points",
+                        lambda c, m: [points.Point(8, ()), other])
+    monkeypatch.setattr(engine, "simulable", lambda c, p: True)
+    built: list[BuildSpec] = []
+    monkeypatch.setattr(engine, "build_mutant", lambda c, b, log: built.append(b))
+    runs: dict[str, RunSpec] = {}
+
+    def outcome(run: RunSpec, folder: Path, passed: bool, error: str = "") -> Outcome:
+        runs[folder.name] = run
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "txns.jsonl").write_text(json.dumps({"op": 0, "p": "1"}) + "\n")
+        return Outcome(run, passed, folder, tests=5, first_error=error)
+
+    def execute_(run: RunSpec, log_dir: Path, quiet: bool = False) -> Outcome:
+        killed = run.plusargs == (f"+MV_MUTANT={sites.index(guarded[1])}",)
+        return outcome(run, log_dir, not killed, "MISMATCH op 0" if killed else "")
+
+    monkeypatch.setattr(engine.simulate, "execute", execute_)
+    monkeypatch.setattr(engine, "_eq_run",
+                        lambda c, run, name: execute_(run, c.out / "runs" / name))
+    survivors = [msites.Mutant(sites.index(s), s, "survived") for s in guarded]
+    c = engine.Campaign("mont_csa", design, engine.Options(n=8, sim="icarus", eq_bits=2,
+                                                           eq_wide=2, use_proofs=False),
+                        tmp_path, len(sites), survivors)
+    engine.check_points(c, survivors, lambda _l: None)
+    first, second = survivors
+    assert second.status == "killed" and second.reason == "at N=16: MISMATCH op 0"
+    assert c.passed_at[first.id] == [other]
+    model = runs[f"mut{first.id:04d}-n16"]
+    assert model.build.sim == "verilator" and model.build.overlay.endswith("meta-eq-n16")
+    assert model.plusargs == (f"+MV_MUTANT={first.id}",)
+    assert runs["meta-eq-n16-points-original"].plusargs == ()
+    assert [b.overlay.rsplit("/", 1)[-1] for b in built] == ["meta-eq-n16"]
+    engine.check_equivalence(c, [first], lambda _l: None)
+    assert first.status == "equivalent", first.reason
+    assert runs[f"mut{first.id:04d}-eq-n16"].build == model.build  # the same model, not rebuilt
+    assert [b.overlay.rsplit("/", 1)[-1] for b in built] == ["meta-eq-n16",
+                                                             f"mut{first.id:04d}"]
