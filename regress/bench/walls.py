@@ -15,6 +15,7 @@ from pathlib import Path
 from montverif.regress.bench.common import BENCH_BUILD, BenchError, Record
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import ROOT, SIM_BUILDS
+from montverif.regress.regression.results import PARTS_NOTE
 from montverif.spec.errors import ConfigError
 
 
@@ -91,8 +92,11 @@ def wall_from_results(folder: Path) -> Record:
     if campaigns:  # a list's mutation campaigns (a list of campaigns alone has no runs)
         parts.append(f"{len(campaigns)} mutation campaigns, {len(campaigns) - len(bad)} passed")
     builds = s.get("builds", [])
+    only = [n[len(PARTS_NOTE):] for n in s.get("notes", []) if n.startswith(PARTS_NOTE)]
     source = (f"{len(builds)} models; " if builds or not campaigns else "") + (
         f"from {folder.name}, git {str(s.get('git', ''))[:7]}")
+    if only:  # a wall of some parts of the list (--parts), not of the whole list
+        parts.insert(0, f"{only[0]} only")
     return {str(s["jobs"]): {"wall_s": round(float(s["wall_s"]), 1),
                              "exit": int(failed > 0 or bool(bad)),
                              "last_line": f"{'; '.join(parts)} ({source})"}}

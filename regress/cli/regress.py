@@ -66,6 +66,7 @@ from montverif.regress.regression.lists import (
     load_lists,
 )
 from montverif.regress.regression.packing import DEFAULT_PER_SIM
+from montverif.regress.regression.results import PARTS_NOTE
 from montverif.regress.regression.scheduler import Options
 from montverif.regress.regression.seeds import (
     DEFAULT_BASE_SEED,
@@ -380,6 +381,8 @@ def _run_in(args: argparse.Namespace, launcher: Launcher, results_root: Path, ou
                          history=None, resume=args.resume, campaigns=len(job.campaigns),
                          campaigns_planned=len(job.all_campaigns), checks=len(job.checks),
                          checks_planned=len(job.all_checks))
+    if args.parts != frozenset(PARTS):  # what a wall time of this folder covers
+        reg.notes.append(PARTS_NOTE + ",".join(p for p in PARTS if p in args.parts))
     if job.checks:  # after the runs, before the campaigns (which take the longest)
         formal_checks.run_all(job.checks, opts, reg, args.resume)
     if job.campaigns:  # after the runs and their reruns, so they never compete with the list

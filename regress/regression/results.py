@@ -13,6 +13,8 @@ from montverif.regress.flow.spec import Outcome, RunSpec
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 # a batch system ended the run's job twice (node failure, time limit, ...): no verdict
 ERROR = "ERROR"
+# the note of a regression that did only some parts of its list (--parts): "parts: runs"
+PARTS_NOTE = "parts: "
 STATUSES = (PASS, FAIL, ERROR, SKIP)
 
 

@@ -21,6 +21,7 @@ from montverif.regress.bench import walls as bench_walls
 from montverif.regress.bench.common import Record
 from montverif.regress.bench.fixed import fixed_cost
 from montverif.regress.cli import bench as bench_cli
+from montverif.regress.regression import results
 from montverif.spec.designs import load_design
 
 
@@ -154,6 +155,12 @@ def test_wall_time_from_a_finished_regression(tmp_path, capsys):
     wall = bench_walls.wall_from_results(run)["1"]
     assert wall["last_line"] == "2 mutation campaigns, 1 passed (from nightly-x, git abcdef1)"
     assert wall["exit"] == 1
+    # some parts of a list only (--parts): the row says so, it is not the whole list's wall
+    summary |= {"passed": 530, "mutation": {}, "notes": [results.PARTS_NOTE + "runs"]}
+    (run / "summary.json").write_text(json.dumps(summary))
+    wall = bench_walls.wall_from_results(run)["1"]
+    assert wall["last_line"] == "runs only; 530 passed, 0 failed (0 models; from nightly-x, git " \
+                                "abcdef1)"
 
 
 @pytest.mark.sim

@@ -345,6 +345,29 @@ def test_an_interrupted_campaign_is_not_finished(tmp_path: Path, lists: Path,
     assert calls == ["mont_r2"]
 
 
+def test_parts_run_only_the_parts_asked_for_and_say_so(tmp_path: Path, lists: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """--parts mutation runs the campaigns and no run, --parts runs the runs and no campaign;
+    each summary notes the parts (a wall time of the folder is not the whole list's: bench's
+    --wall-from says so) and neither adds a history line (only a whole list does)."""
+    calls: list[str] = []
+    monkeypatch.setattr(engine, "run_campaign", canned(ALL_KILLED, calls))
+    launcher = FakeLauncher()
+    assert main(tmp_path, lists, "--parts", "mutation", out="m", launcher=launcher) == 0
+    s = summary(tmp_path / "m")
+    assert sorted(calls) == ["mont_csa", "mont_lut", "mont_r2"] and s["passed"] == 0
+    assert "parts: mutation" in s["notes"]
+    calls.clear()
+    assert main(tmp_path, lists, "--parts", "runs", out="r") == 0
+    s = summary(tmp_path / "r")
+    assert calls == [] and s["passed"] == 1 and not s["mutation"]
+    assert "parts: runs" in s["notes"]
+    assert not (tmp_path / "history.jsonl").exists()
+    assert main(tmp_path, lists, out="all") == 0  # the whole list: no note, a history line
+    assert not any(n.startswith("parts: ") for n in summary(tmp_path / "all")["notes"])
+    assert (tmp_path / "history.jsonl").is_file()
+
+
 def test_merge_combines_the_shards_campaigns(tmp_path: Path, lists: Path,
                                              monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
