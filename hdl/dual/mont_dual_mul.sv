@@ -39,9 +39,9 @@ module mont_dual_mul #(
   // The rows at each level of the tree: three rows become two, the remainder passes. (Each
   // function on its own: Icarus 11 takes no constant function that calls another in a loop.)
   function automatic int rows_at(input int level);
-    int r;
+    int r, l;  // l declared here, not in the loop: montverif.spec.portability
     r = W + 2;
-    for (int l = 0; l < level; l++) begin
+    for (l = 0; l < level; l++) begin
       r = 2 * (r / 3) + r % 3;
     end
     rows_at = r;  // the function's name, not `return`: Yosys 0.70 parses no `return`
@@ -60,10 +60,10 @@ module mont_dual_mul #(
 
   // The first row of a level in `rows` (every level's rows, level 0 first).
   function automatic int row_off(input int level);
-    int off, r;
+    int off, r, l;  // l declared here, not in the loop: montverif.spec.portability
     off = 0;
     r = W + 2;
-    for (int l = 0; l < level; l++) begin
+    for (l = 0; l < level; l++) begin
       off = off + r;
       r = 2 * (r / 3) + r % 3;
     end

@@ -25,8 +25,9 @@ module inter_norm #(
 );
 
   function automatic logic [CntW-1:0] lead_zeros(input logic [N-1:0] v);
+    int i;  // declared here, not in the loop: montverif.spec.portability
     lead_zeros = CntW'(N);
-    for (int i = 0; i < N; i++) begin
+    for (i = 0; i < N; i++) begin
       if (v[i]) lead_zeros = CntW'(N - 1 - i);
     end
   endfunction

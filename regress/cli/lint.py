@@ -1,6 +1,7 @@
 """`montverif lint` (`make lint`): Verilator -Wall lint and an Icarus -g2012 compile of every
 design at several parameter points, the generated-file check of the register map, no copied
-block between two RTL files (montverif.spec.copies), ruff and mypy on the Python, the layer
+block between two RTL files (montverif.spec.copies), no construct Icarus 11 simulates wrongly
+(montverif.spec.portability), ruff and mypy on the Python, the layer
 contracts (lint-imports: one direction of dependency, no cycles) and actionlint on the GitHub
 Actions workflows (.github/workflows/). actionlint is installed on first use into
 build/tools/actionlint/ with `go install` (ACTIONLINT_VERSION); without Go or the module proxy
@@ -25,7 +26,7 @@ from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import BUILD_ROOT, ROOT
 from montverif.regress.flow.spec import BuildSpec
-from montverif.spec import copies, generate, regmap, top
+from montverif.spec import copies, generate, portability, regmap, top
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.paths import include_flags
@@ -274,6 +275,9 @@ def main(argv: list[str]) -> int:
     if not args.dut:
         checks += [("no copied RTL blocks", lambda: [str(c) for c in
                                                      copies.copies(copies.rtl_files())]),
+                   ("RTL Icarus simulates right", lambda: [
+                       str(f) for f in portability.findings(
+                           copies.rtl_files() + copies.rtl_files(engine.ENGINE_SV.parent))]),
                    ("lint mv_bus_engine", lint_engine),
                    ("python (ruff, types, layers)", lint_python),
                    ("workflows (actionlint)", lint_workflows)]

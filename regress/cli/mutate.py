@@ -72,9 +72,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="full-width vectors added to the equivalence check")
     ap.add_argument("--eq-timeout", type=int, default=900)
     ap.add_argument("--eq-sim", choices=["verilator", "icarus"], default="verilator",
-                    help="simulator of the survivors' shared models (one per point, fast "
-                         "bus mode): their smoke runs at the lists' other points and their "
-                         "equivalence vectors (default verilator: ~7x faster than Icarus)")
+                    help="simulator of the survivors' equivalence vectors (shared models, "
+                         "one per point, and own builds; fast bus mode) and of the shared "
+                         "models' smoke runs at the lists' other points (default verilator: "
+                         "7x to 80x faster than Icarus)")
     ap.add_argument("--out", default=None, help="results (default build/mutate/<dut>)")
     ap.add_argument("--ids", default="",
                     help="these mutant ids (comma-separated, e.g. 45,50) instead of a sample")

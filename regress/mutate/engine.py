@@ -56,6 +56,8 @@ from montverif.verif.steer import boundary_operands
 
 STATUSES = ("killed", "survived", "equivalent", "stillborn", "error")
 EQ_MIN_VECTORS = 100  # vectors at a point beyond the campaign's own, whatever the budget
+
+
 @dataclass
 class Options:
     n: int
@@ -71,9 +73,10 @@ class Options:
     keep_builds: bool = False
     tests: tuple[str, ...] = ()  # the tests every mutant must survive; () = the design's own
     sim: str = "verilator"  # the simulator every mutant is built for and run on
-    # the simulator of the survivors' equivalence runs (vectors against the original's log),
-    # in the fast bus mode where the design has it: Verilator simulates the exhaustive
-    # vectors about 7x faster than Icarus (mwrkmm, N=8: 1.4 s against 10.6 s for 10,208)
+    # the simulator of the survivors' equivalence runs (vectors against the original's log,
+    # which comes from `sim`), shared models and own builds alike, in the fast bus mode where
+    # the design has it: Verilator simulates the exhaustive vectors about 7x faster than
+    # Icarus (mwrkmm, N=8: 1.4 s against 10.6 s for 10,208; mont_dual, N=80: 80x)
     eq_sim: str = "verilator"
     use_proofs: bool = True  # survivors with a recorded proof (regress/mutate/proofs.py)
     share: bool = True  # build-once-run-many: run-time-selectable mutants share one build
@@ -406,12 +409,9 @@ def _point_vectors(c: Campaign, p: Point, bits: int) -> list[dict[str, str]]:
 
 
 def _vector_run(c: Campaign, overlay: str, p: Point, vectors: Path, sim: str = "") -> RunSpec:
-    """An equivalence run at p: on its own build (the campaign's simulator, the pins: the
-    build of its smoke run there), or given `sim`, a shared model's, on Verilator in the fast
-    bus mode where the design has it (the same checks of every word, the pins' transaction
-    log). Never Icarus's fast mode: rsa_core's original fails it at N=64 with Mult=mwrkmm
-    (the pins and Verilator's fast mode pass)."""
-    fast = sim == "verilator" and has_engine(c.dut)
+    """An equivalence run at p on `sim` (default: the campaign's simulator), in the fast bus
+    mode where the design has it (the same checks of every word, the pins' transaction log)."""
+    fast = has_engine(c.dut)
     build = BuildSpec(c.dut, p.n, c.options.bus_w, sim or c.options.sim, overlay=overlay,
                       params=p.params, bus="engine" if fast else "pins")
     return RunSpec(build, seed=c.options.seed, vectors=str(vectors), tests=VECTOR_TESTS,
@@ -614,7 +614,7 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
                     run = replace(_vector_run(c, models[p][0], p, files[p][0], c.options.eq_sim),
                                   plusargs=(meta.plusarg(m.id),))
                 else:
-                    run = _vector_run(c, overlay, p, files[p][0])
+                    run = _vector_run(c, overlay, p, files[p][0], c.options.eq_sim)
                 if not _equal_at(c, m, p, refs[p], run, build=run.plusargs == ()):
                     return m
                 shown.append(f"{p.text(c.design)} ({files[p][1]} vectors)")
@@ -867,7 +867,7 @@ def run_campaign(dut: str, design: Design, mutants: list[Mutant], total: int,
             builds = {smoke_run(dut, opts, overlay, mutant_params(design, m.site)).build}
             builds |= {smoke_run(dut, replace(opts, n=p.n), overlay, p.params).build
                        for p in c.passed_at.get(m.id, [])}
-            builds |= {_vector_run(c, overlay, p, Path("-")).build  # its equivalence runs
+            builds |= {_vector_run(c, overlay, p, Path("-"), opts.eq_sim).build  # its vectors'
                        for p in [_own_point(c, m), *c.passed_at.get(m.id, [])]}
             for b in builds:
                 _remove_build(b.key)
@@ -894,7 +894,8 @@ def estimated_cost(dut: str, design: Design, opts: Options, mutants: int) -> flo
     if not isinstance(plan := eq_plan(c), str):
         n, bits = plan
         count = len(exhaustive_vectors(design, bits)) + (opts.eq_wide if bits < n else 0)
-        judge += run_cost(replace(_vector_run(c, "", Point(n, ()), Path("-")), txns=count))
+        judge += run_cost(replace(_vector_run(c, "", Point(n, ()), Path("-"), opts.eq_sim),
+                                  txns=count))
     if opts.points:
         judge += sum(_point_cost(c, p) + opts.point_vectors_s
                      for p in campaign_points(dut, design, opts.n)[1:] if simulable(c, p))

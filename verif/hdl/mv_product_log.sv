@@ -55,11 +55,13 @@ module mv_product_log #(
   logic [Depth*EntW-1:0] tb_prod_q;
   /* verilator lint_on UNUSED */
 
-  // products that end at this edge on multipliers below k
+  // products that end at this edge on multipliers below k (the loop variable is declared
+  // with the function's: see montverif.spec.portability)
   function automatic logic [31:0] ends_below(input logic [Mults-1:0] ends, input int k);
     logic [31:0] sum;
+    int j;
     sum = '0;
-    for (int j = 0; j < Mults; j++) begin
+    for (j = 0; j < Mults; j++) begin
       if (j < k) begin
         sum = sum + 32'(ends[j]);
       end
