@@ -89,6 +89,10 @@ def wall_from_results(folder: Path) -> Record:
     bad = [c for c in campaigns if c.get("status") != "passed"]
     parts = ([f"{s['passed']} passed, {failed} failed"] if s["passed"] or failed or not campaigns
              else [])
+    checks = list((s.get("formal") or {}).values())
+    missed = [c for c in checks if not c.get("ok")]
+    if checks:  # the list's formal checks, each as it wanted (proved, bounded, a fault found)
+        parts.append(f"{len(checks)} formal checks, {len(checks) - len(missed)} as wanted")
     if campaigns:  # a list's mutation campaigns (a list of campaigns alone has no runs)
         parts.append(f"{len(campaigns)} mutation campaigns, {len(campaigns) - len(bad)} passed")
     builds = s.get("builds", [])
@@ -98,5 +102,5 @@ def wall_from_results(folder: Path) -> Record:
     if only:  # a wall of some parts of the list (--parts), not of the whole list
         parts.insert(0, f"{only[0]} only")
     return {str(s["jobs"]): {"wall_s": round(float(s["wall_s"]), 1),
-                             "exit": int(failed > 0 or bool(bad)),
+                             "exit": int(failed > 0 or bool(bad) or bool(missed)),
                              "last_line": f"{'; '.join(parts)} ({source})"}}

@@ -161,6 +161,19 @@ def test_wall_time_from_a_finished_regression(tmp_path, capsys):
     wall = bench_walls.wall_from_results(run)["1"]
     assert wall["last_line"] == "runs only; 530 passed, 0 failed (0 models; from nightly-x, git " \
                                 "abcdef1)"
+    # a whole list with formal checks: their count and how many went as wanted (a check
+    # that did not fails the wall, as a failed run does)
+    summary |= {"notes": [], "formal": {"a": {"ok": True}, "b": {"ok": True}},
+                "mutation": {"c": {"status": "passed"}}}
+    (run / "summary.json").write_text(json.dumps(summary))
+    wall = bench_walls.wall_from_results(run)["1"]
+    assert wall["last_line"] == ("530 passed, 0 failed; 2 formal checks, 2 as wanted; "
+                                 "1 mutation campaigns, 1 passed (from nightly-x, git abcdef1)")
+    assert wall["exit"] == 0
+    summary["formal"]["b"] = {"ok": False}
+    (run / "summary.json").write_text(json.dumps(summary))
+    wall = bench_walls.wall_from_results(run)["1"]
+    assert "2 formal checks, 1 as wanted" in wall["last_line"] and wall["exit"] == 1
 
 
 @pytest.mark.sim
