@@ -25,6 +25,17 @@ CLOCK_PERIOD_NS = 10
 # (verif/batch.py, started by regress/flow/batch.py)
 BATCH_PLAN_ARG = "mv_runs"
 BATCH_MODULE = "montverif.verif.batch"
+# a meta-mutant build's run-time selector (regress/mutate/meta.py): a variable of the design's
+# top, set at time 0 from the plusarg +MV_MUTANT=<id>; a run that names a mutant writes it
+# before each test's reset (verif/mutant.py), so that one process can run several mutants
+MUTANT_SELECT = "mv_mut_sel"
+MUTANT_PLUSARG = "MV_MUTANT"
+NO_MUTANT = -1  # the selector's value for the original
+
+
+def mutant_plusarg(mutant: int) -> str:
+    """The simulator argument that selects one mutant of a meta-mutant model."""
+    return f"+{MUTANT_PLUSARG}={mutant}"
 
 
 @dataclass(frozen=True)
@@ -57,6 +68,8 @@ class RunConfig:
     keep_secrets: bool = False
     # coverage steering (verif/steer.py): the MV_BIAS JSON of the run's stimulus, "" = none
     bias: str = ""
+    # the mutant a meta-mutant build runs (NO_MUTANT: the original); None: not such a build
+    mutant: int | None = None
 
     def secrets(self, design: Design) -> Secrets:
         """How this run writes the design's secret registers."""
@@ -82,6 +95,7 @@ class RunConfig:
             measure=not env.MEASURE.equals("0", "1"),
             keep_secrets=env.KEEP_SECRETS.equals("1", "0"),
             bias=env.BIAS.get(),
+            mutant=env.MUTANT.get_int(NO_MUTANT) if env.MUTANT.lookup() else None,
         )
 
     def to_dict(self) -> dict[str, object]:
@@ -124,6 +138,8 @@ class RunConfig:
         out[env.KEEP_SECRETS.name] = "1" if self.keep_secrets else "0"
         if self.bias:
             out[env.BIAS.name] = self.bias
+        if self.mutant is not None:
+            out[env.MUTANT.name] = str(self.mutant)
         return out
 
 

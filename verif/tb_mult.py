@@ -23,6 +23,7 @@ from montverif.verif.bus.handles import Handle
 from montverif.verif.config import CLOCK_PERIOD_NS, current_run
 from montverif.verif.context import SeqContext
 from montverif.verif.env.env import MulEnv
+from montverif.verif.mutant import select_mutant
 from montverif.verif.sequences import (
     BackToBackSeq,
     CornerSeq,
@@ -74,6 +75,7 @@ class BaseTest(uvm_test):
         dut = self.dut
         if self.run_cfg.clock == "tb":  # else the build's main loop or the engine's wrapper
             Clock(dut.clk_i, CLOCK_PERIOD_NS, unit="ns", impl="gpi").start()
+        select_mutant(dut, self.run_cfg)  # a meta-mutant model's run: before the reset
         dut.rst_ni.value = 0
         if not self.run_cfg.bus == "engine":
             dut.bus_req_i.value = 0

@@ -33,6 +33,7 @@ from montverif.verif.env.rsa_seq import (
     WipeSeq,
 )
 from montverif.verif.env.rsa_vectors import load_rsa_vectors
+from montverif.verif.mutant import select_mutant
 
 RESET_CYCLES = 3
 
@@ -65,6 +66,7 @@ class RsaBaseTest(uvm_test):
         dut = self.dut
         if self.run_cfg.clock == "tb":  # else the build's main loop toggles clk_i
             Clock(dut.clk_i, CLOCK_PERIOD_NS, unit="ns", impl="gpi").start()
+        select_mutant(dut, self.run_cfg)  # a meta-mutant model's run: before the reset
         dut.rst_ni.value = 0
         if self.run_cfg.bus != "engine":  # else the bus engine drives the bus
             dut.bus_req_i.value = 0

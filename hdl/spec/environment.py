@@ -78,6 +78,7 @@ BUS = Var("MV_BUS")
 CLOCK = Var("MV_CLOCK")  # tb: the testbench starts cocotb's Clock (else the build makes it)
 CHECK_THREAD = Var("MV_CHECK_THREAD")  # the flow decides when a user leaves it unset
 BIAS = Var("MV_BIAS")  # coverage steering (verif/steer.py), also a list entry's `bias`
+MUTANT = Var("MV_MUTANT")  # the mutant a meta-mutant build runs (regress/mutate/meta.py)
 KEEP_SECRETS = Var("MV_KEEP_SECRETS")  # 1: secret operands in clear (--keep-secrets)
 
 # --- switches for comparisons, tests and measurements ---------------------------------------

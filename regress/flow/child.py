@@ -30,7 +30,7 @@ from montverif.regress.flow.paths import SIM_BUILDS
 from montverif.regress.flow.spec import TIMESCALE, BuildSpec, RunSpec, clock_source, design_tb
 from montverif.spec import environment
 from montverif.spec.designs import load_design
-from montverif.verif.config import BATCH_MODULE, BATCH_PLAN_ARG, RunConfig
+from montverif.verif.config import BATCH_MODULE, BATCH_PLAN_ARG, NO_MUTANT, RunConfig
 
 PLAN, PROGRESS, RESULTS = "plan.json", "progress", "results.xml"  # in a batch's folder
 
@@ -38,9 +38,12 @@ PLAN, PROGRESS, RESULTS = "plan.json", "progress", "results.xml"  # in a batch's
 def run_config(run: RunSpec, log_dir: Path) -> RunConfig:
     """What the testbench is told of the run (this process's environment decides the
     switches: the scoreboard's checker thread, the probes, the steering of a run without its
-    own)."""
+    own); a run on a meta-mutant model always names its mutant, the original's too, so that
+    no run inherits the one before it in a batch."""
     b = run.build
     design = load_design(b.dut)
+    mutant = run.mutant if run.mutant is not None else (
+        NO_MUTANT if b.selects_mutants(design) else None)
     return RunConfig(dut=b.dut, n=b.n, bus_w=b.bus_w, ack_wait=b.ack_wait, txns=run.txns,
                      seed=run.seed, log_dir=log_dir,
                      vectors=Path(run.vectors).resolve() if run.vectors else None,
@@ -49,7 +52,7 @@ def run_config(run: RunSpec, log_dir: Path) -> RunConfig:
                      check_thread=environment.CHECK_THREAD.equals("1", ""),
                      measure=not environment.MEASURE.equals("0", "1"),
                      keep_secrets=run.keep_secrets,
-                     bias=run.bias or environment.BIAS.get())
+                     bias=run.bias or environment.BIAS.get(), mutant=mutant)
 
 
 def _child_test(run: RunSpec, log_dir: Path) -> int:
@@ -63,7 +66,7 @@ def _child_test(run: RunSpec, log_dir: Path) -> int:
                 test_dir=log_dir, seed=run.seed, extra_env=cfg.to_env(),
                 testcase=list(run.tests), waves=b.waves, results_xml=str(log_dir / "results.xml"),
                 parameters=b.parameters(design), timescale=TIMESCALE,
-                plusargs=list(run.plusargs))
+                plusargs=run.sim_plusargs())
     return 0
 
 

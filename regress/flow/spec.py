@@ -15,6 +15,7 @@ from montverif.spec import environment, top
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.verif.bus import engine
+from montverif.verif.config import MUTANT_PLUSARG, mutant_plusarg
 
 TIMESCALE = ("1ns", "1ps")  # (unit, precision) of every build and run
 UNIT_NS = {"fs": 1e-6, "ps": 1e-3, "ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}  # time units
@@ -114,6 +115,11 @@ class BuildSpec:
         return engine.wrapper_name(design.toplevel) if self.bus == "engine" else \
             design.toplevel
 
+    def selects_mutants(self, design: Design) -> bool:
+        """Whether this is a mutation campaign's meta-mutant model, whose top holds the
+        selector of its mutants (regress/mutate/meta.py): its overlay has a copy of the top."""
+        return bool(self.overlay) and (Path(self.overlay) / top.path(design).name).is_file()
+
     def sources(self, design: Design) -> list[Path]:
         """The design's sources, each replaced by the overlay's file of the same name."""
         sources = top.sources(design)
@@ -158,8 +164,12 @@ class RunSpec:
     timeout_s: int = DEFAULT_TIMEOUT_S
     # coverage steering (verif/steer.py): the MV_BIAS JSON this run's stimulus uses, "" = none
     bias: str = ""
-    # simulator plusargs, e.g. ("+MV_MUTANT=63",): the mutant a shared mutation build runs
+    # simulator plusargs
     plusargs: tuple[str, ...] = ()
+    # the mutant a run on a meta-mutant model selects (regress/mutate/meta.py; None: the
+    # original): the plusarg +MV_MUTANT=<id> in a process of its own; in a batch of runs of
+    # the model, the testbench writes each run's before its tests' resets (verif/mutant.py)
+    mutant: int | None = None
     # N above the descriptor's widest (widths.max) is run anyway (--allow-wide, ALLOW_WIDE=1)
     allow_wide: bool = False
     # the design's secret operands in clear in every file of the run (--keep-secrets); by
@@ -172,6 +182,7 @@ class RunSpec:
     @property
     def key(self) -> str:
         extra = "".join("-" + re.sub(r"\W+", "", p) for p in self.plusargs)
+        extra += f"-{MUTANT_PLUSARG}{self.mutant}" if self.mutant is not None else ""
         extra += f"-vec-{vectors_tag(self.vectors)}" if self.vectors else ""
         return f"{self.build.key}-s{self.seed}{extra}"
 
@@ -195,6 +206,11 @@ class RunSpec:
         cmd += " --beyond-paper" if self.beyond_paper() else ""
         cmd += " --keep-secrets" if self.keep_secrets else ""
         return cmd + " --waves"
+
+    def sim_plusargs(self) -> list[str]:
+        """The simulator's plusargs of this run in a process of its own."""
+        mutant = [mutant_plusarg(self.mutant)] if self.mutant is not None else []
+        return [*self.plusargs, *mutant]
 
     def beyond_paper(self) -> list[str]:
         """The parameters of this run beyond the hardware its paper assumes (docs: the

@@ -3,8 +3,10 @@
 Every mutant is an overlay folder holding the one changed source file (BuildSpec.overlay).
 Build-once-run-many (Options.share, the default): the mutants whose sites can be selected at
 run time (regress/mutate/meta.py) and that elaborate on their own go into one meta-mutant
-build per parameter point, each run with +MV_MUTANT=<id>; the others (elaboration-time
-constants) get their own build as before (share=False: every mutant does).
+build per parameter point, each run selecting its own (RunSpec.mutant); the others
+(elaboration-time constants) get their own build as before (share=False: every mutant does).
+The survivors' runs at the lists' other points, and their equivalence runs, in shared models
+run several to a simulator process (batched.py).
 
     killed      a test failed (reason: the first error; a hang is ended by the watchdog), at
                 the campaign's point or at another parameter point of the design's lists
@@ -21,6 +23,7 @@ import difflib
 import json
 import random
 import shutil
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -45,11 +48,13 @@ from montverif.regress.flow.spec import (
 )
 from montverif.regress.flow.vectors import vector_file, vector_keys
 from montverif.regress.mutate import directed, meta, proofs, prove
+from montverif.regress.mutate.batched import FAILED_IN_BATCH, FLOW_ERROR, run_batched
 from montverif.regress.mutate.points import Point, campaign_points
 from montverif.regress.mutate.sites import Mutant, block_selector, mutant_params
 from montverif.regress.mutate.svmut import Site
 from montverif.regress.regression.diffsim import transactions
 from montverif.regress.regression.shards import run_cost
+from montverif.spec import top as spec_top
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 from montverif.verif.steer import boundary_operands
@@ -200,6 +205,14 @@ def _execute(m: Mutant, run: RunSpec, out: Path, name: str = "") -> None:
     except Exception as exc:
         m.status, m.reason = "error", f"{type(exc).__name__}: {exc}"[:200]
         return
+    _classify(m, outcome)
+
+
+def _classify(m: Mutant, outcome: Outcome) -> None:
+    """The mutant's status from its smoke run (see _execute)."""
+    if FLOW_ERROR in outcome.extra:
+        m.status, m.reason = "error", str(outcome.extra[FLOW_ERROR])
+        return
     m.log_dir = str(outcome.log_dir)
     if outcome.interrupted:  # an interrupt ended it: no verdict (never counted as killed)
         m.status, m.reason = "error", outcome.first_error
@@ -214,7 +227,7 @@ def _execute(m: Mutant, run: RunSpec, out: Path, name: str = "") -> None:
 
 
 def run_shared(m: Mutant, run: RunSpec, c: Campaign) -> Mutant:
-    """Run one mutant of a meta-mutant build (run.plusargs selects it)."""
+    """Run one mutant of a meta-mutant build (run.mutant selects it)."""
     t0 = time.monotonic()
     _execute(m, run, c.out)
     m.wall_s += time.monotonic() - t0
@@ -224,6 +237,21 @@ def run_shared(m: Mutant, run: RunSpec, c: Campaign) -> Mutant:
 # --- build-once-run-many --------------------------------------------------------------------
 def _params_name(params: tuple[tuple[str, int], ...]) -> str:
     return "".join(f"-{k}{v}" for k, v in params)
+
+
+def write_model(c: Campaign, folder: Path, members: list[tuple[Mutant, meta.Guard]]) -> None:
+    """A meta-mutant model's overlay in `folder`: each mutated file with its members' guards,
+    and the design's top with the selector they read (meta.with_selector)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    by_file: dict[str, list[tuple[int, Site, meta.Guard]]] = {}
+    for m, g in members:
+        by_file.setdefault(m.site.file, []).append((m.id, m.site, g))
+    top = c.design.toplevel
+    for file, entries in by_file.items():
+        (folder / Path(file).name).write_text(
+            meta.meta_source((ROOT / file).read_text(), entries, top))
+    generated = spec_top.write(c.design)
+    (folder / generated.name).write_text(meta.with_selector(generated.read_text(), top))
 
 
 def share_builds(c: Campaign, mutants: list[Mutant],
@@ -270,13 +298,7 @@ def share_builds(c: Campaign, mutants: list[Mutant],
             continue
         at = "".join(f", {k}={v}" for k, v in params)
         folder = c.out / "mutants" / ("meta" + _params_name(params))
-        folder.mkdir(parents=True, exist_ok=True)
-        by_file: dict[str, list[tuple[int, Site, meta.Guard]]] = {}
-        for m, g in live:
-            by_file.setdefault(m.site.file, []).append((m.id, m.site, g))
-        for file, entries in by_file.items():
-            (folder / Path(file).name).write_text(
-                meta.meta_source((ROOT / file).read_text(), entries))
+        write_model(c, folder, live)
         run = smoke_run(c.dut, c.options, str(folder), params)
         progress(f"shared build: {len(live)} mutants in one model ({run.build.key}{at})")
         try:
@@ -295,7 +317,7 @@ def share_builds(c: Campaign, mutants: list[Mutant],
                      "on its own")
             own += [m for m, _ in live]
             continue
-        runs += [(m, replace(run, plusargs=(meta.plusarg(m.id),))) for m, _ in live]
+        runs += [(m, replace(run, mutant=m.id)) for m, _ in live]
     return runs, own
 
 
@@ -456,13 +478,7 @@ def _shared_model(c: Campaign, p: Point, members: list[Mutant], check: RunSpec,
     try:
         if have is None or not ids <= have[1]:
             guards = _guards(members)
-            folder.mkdir(parents=True, exist_ok=True)
-            by_file: dict[str, list[tuple[int, Site, meta.Guard]]] = {}
-            for m in members:
-                by_file.setdefault(m.site.file, []).append((m.id, m.site, guards[m.id]))
-            for file, entries in by_file.items():
-                (folder / Path(file).name).write_text(
-                    meta.meta_source((ROOT / file).read_text(), entries))
+            write_model(c, folder, [(m, guards[m.id]) for m in members])
             build_mutant(c, run.build, c.out / "runs" / f"{folder.name}-build.log")
             c.models[p] = (str(folder), ids)
         original = _eq_run(c, run, f"{folder.name}-" + (
@@ -604,18 +620,32 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
         c.eq_note += (f"; {c.extra['eq_shared_runs']} of the survivors' runs on one "
                       f"{c.options.eq_sim} model per point holding them all (+MV_MUTANT)")
 
+    # the runs in the shared models first, several to a process (batched.py)
+    selected = [(m, p) for m in survivors for p in points_at[m.id]
+                if p in models and m.id in models[p][1]]
+    runs = [(replace(_vector_run(c, models[p][0], p, files[p][0], c.options.eq_sim),
+                     mutant=m.id), _eq_dir(c, m, p)) for m, p in selected]
+    keys = [(m.id, p) for m, p in selected]
+    shared_run = dict(zip(keys, [run for run, _ in runs], strict=True))
+    ran = dict(zip(keys, run_batched(runs, c.options.jobs), strict=True))
+    for (m, p), out in zip(selected, ran.values(), strict=True):
+        m.wall_s += out.wall_s
+        if FAILED_IN_BATCH in out.extra:
+            progress(f"  mut{m.id:04d} at {p.text(c.design)}: its equivalence run failed "
+                     f"after another run in its process ({out.extra[FAILED_IN_BATCH]}), "
+                     "passed in a process of its own")
+
     def one(m: Mutant) -> Mutant:
         t0 = time.monotonic()
         overlay = str(c.out / "mutants" / f"mut{m.id:04d}")
         shown: list[str] = []
         try:
             for p in points_at[m.id]:
-                if p in models and m.id in models[p][1]:
-                    run = replace(_vector_run(c, models[p][0], p, files[p][0], c.options.eq_sim),
-                                  plusargs=(meta.plusarg(m.id),))
+                if (m.id, p) in ran:
+                    run = shared_run[(m.id, p)]
                 else:
                     run = _vector_run(c, overlay, p, files[p][0], c.options.eq_sim)
-                if not _equal_at(c, m, p, refs[p], run, build=run.plusargs == ()):
+                if not _equal_at(c, m, p, refs[p], run, ran.get((m.id, p))):
                     return m
                 shown.append(f"{p.text(c.design)} ({files[p][1]} vectors)")
             m.status, m.proof = "equivalent", "simulated"
@@ -655,22 +685,30 @@ def formal_check(c: Campaign, m: Mutant) -> None:
         m.reason = f"{m.reason}; not proved: {result.text}"
 
 
+def _eq_dir(c: Campaign, m: Mutant, p: Point) -> Path:
+    """The folder of the mutant's equivalence run at p."""
+    return c.out / "runs" / f"mut{m.id:04d}-eq-{_point_name(p)}"
+
+
 def _equal_at(c: Campaign, m: Mutant, p: Point, ref_log: list[dict] | str, run: RunSpec,
-              build: bool) -> bool:
-    """Whether the mutant's transaction log at p (its vector run: on its own build, built
-    here if `build`, or selected in a shared model) equals the original's; if not, m.reason
-    says why (a difference is a testbench hole)."""
+              ran: Outcome | None) -> bool:
+    """Whether the mutant's transaction log at p (its vector run: `ran`, selected in a shared
+    model, or else on its own build, built and run here) equals the original's; if not,
+    m.reason says why (a difference is a testbench hole)."""
     if isinstance(ref_log, str):
         m.reason = ref_log
         return False
     at = p.text(c.design)
-    name = f"mut{m.id:04d}-eq-{_point_name(p)}"
+    name = _eq_dir(c, m, p).name
     try:
-        if build:
+        if ran is None:
             build_mutant(c, run.build, c.out / "runs" / f"{name}-build.log")
-        out = _eq_run(c, run, name)
+        out = ran or _eq_run(c, run, name)
     except tools.ToolError as exc:
         m.reason = f"not checked: the build at {at} failed: {_first_build_error(exc)}"
+        return False
+    if FLOW_ERROR in out.extra:
+        m.reason = f"not checked: the equivalence run at {at}: {out.extra[FLOW_ERROR]}"
         return False
     log = transactions(out.log_dir)
     if not out.passed and run.build.sim != c.options.sim and not out.interrupted:
@@ -693,7 +731,7 @@ def _smoke_on(c: Campaign, m: Mutant, p: Point, run: RunSpec, failed: Outcome) -
     passing, the vectors found a testbench hole."""
     at, sim = p.text(c.design), run.build.sim
     smoke = replace(smoke_run(c.dut, replace(c.options, n=p.n, sim=sim), params=p.params),
-                    build=run.build, plusargs=run.plusargs)
+                    build=run.build, mutant=run.mutant)
     out = _eq_run(c, smoke, f"mut{m.id:04d}-smoke-{sim}-{_point_name(p)}")
     if out.passed or out.interrupted:
         m.reason = (f"testbench hole: the equivalence run at {at} on {sim} fails: "
@@ -748,47 +786,77 @@ def check_points(c: Campaign, survivors: list[Mutant],
             if (folder := _shared_model(c, p, members, check, None, "points", progress)):
                 shared[p] = folder
 
+    order = sorted(todo, key=lambda p: (p.n, p.params))
+    every = [(m, p) for p in order for m in todo[p]]
+    jobs = [(m, p) for m, p in every if not why_not[p]]
+    # the runs in the points' shared models first, several to a process (batched.py)
+    selected = [(m, p) for m, p in jobs if p in shared and m.id in c.models[p][1]]
+    runs = [(replace(smoke_run(c.dut, replace(c.options, n=p.n, sim=c.options.eq_sim),
+                               params=p.params),
+                     build=_model_build(c, shared[p], p), mutant=m.id),
+             c.out / "runs" / f"mut{m.id:04d}-{_point_name(p)}") for m, p in selected]
+    rank = {p: i for i, p in enumerate(order)}
+    probes: dict[tuple[int, Point], Mutant] = {}
+    first_kill: dict[int, int] = {}  # mutant id -> rank of the first point that killed it
+    lock = threading.Lock()
+
+    def judged(m: Mutant, p: Point, probe: Mutant) -> None:
+        with lock:
+            probes[(m.id, p)] = probe
+            if probe.status not in ("survived", "error"):
+                first_kill[m.id] = min(first_kill.get(m.id, rank[p]), rank[p])
+        progress(f"  mut{m.id:04d} at {p.text(c.design)}: "
+                 f"{probe.status if probe.status != 'survived' else 'passed'}")
+
+    for (m, p), out in zip(selected, run_batched(runs, c.options.jobs), strict=True):
+        probe = Mutant(m.id, m.site)
+        _classify(probe, out)
+        if FAILED_IN_BATCH in out.extra:
+            progress(f"  mut{m.id:04d} at {p.text(c.design)}: failed after another run in its "
+                     f"process ({out.extra[FAILED_IN_BATCH]}), passed in a process of its own")
+        m.wall_s += out.wall_s
+        judged(m, p, probe)
+
     def one(job: tuple[Mutant, Point]) -> None:
+        """A survivor's smoke run at a point on its own build (the point's guard is fixed at
+        elaboration, or the point has no shared model)."""
         m, p = job
-        if m.status != "survived":
-            return
-        if why_not[p]:
-            m.unchecked.append(why_not[p])
-            return
+        with lock:
+            if first_kill.get(m.id, len(order)) < rank[p]:
+                return  # killed at an earlier point (the lists' order)
         t0 = time.monotonic()
-        at = p.text(c.design)
-        own_build = not (p in shared and m.id in c.models[p][1])
-        if own_build:
-            run = smoke_run(c.dut, replace(c.options, n=p.n),
-                            str(c.out / "mutants" / f"mut{m.id:04d}"), p.params)
-        else:  # selected in the point's shared model, on the equivalence simulator
-            run = replace(smoke_run(c.dut, replace(c.options, n=p.n, sim=c.options.eq_sim),
-                                    params=p.params),
-                          build=_model_build(c, shared[p], p), plusargs=(meta.plusarg(m.id),))
+        run = smoke_run(c.dut, replace(c.options, n=p.n),
+                        str(c.out / "mutants" / f"mut{m.id:04d}"), p.params)
         name = f"mut{m.id:04d}-{_point_name(p)}"
+        probe = Mutant(m.id, m.site)
         try:
-            if own_build:
-                build_mutant(c, run.build, c.out / "runs" / f"{name}-build.log")
+            build_mutant(c, run.build, c.out / "runs" / f"{name}-build.log")
         except tools.ToolError as exc:
-            m.status, m.reason = "killed", f"at {at}: does not build: {_first_build_error(exc)}"
+            probe.status, probe.reason = "killed", f"does not build: {_first_build_error(exc)}"
         else:
-            probe = Mutant(m.id, m.site)
             _execute(probe, run, c.out, name)  # beside its own point's run, never over it
-            if probe.status == "survived":
-                c.passed_at.setdefault(m.id, []).append(p)
-            elif probe.status == "error":
-                m.unchecked.append(f"{at}: {probe.reason}")
-            else:  # killed, or stillborn at this point: a bug the point's build shows
-                m.status, m.reason = "killed", f"at {at}: {probe.reason}"
-                m.log_dir = probe.log_dir
-            if probe.status != "survived" and own_build and not c.options.keep_builds:
+            if probe.status != "survived" and not c.options.keep_builds:
                 _remove_build(run.build.key)
         m.wall_s += time.monotonic() - t0
-        progress(f"  mut{m.id:04d} at {at}: {m.status if m.status != 'survived' else 'passed'}")
+        judged(m, p, probe)
 
-    jobs = [(m, p) for p in sorted(todo, key=lambda p: (p.n, p.params)) for m in todo[p]]
     with ThreadPoolExecutor(max_workers=c.options.jobs) as pool:
-        list(pool.map(one, jobs))
+        list(pool.map(one, [(m, p) for m, p in jobs if (m.id, p) not in probes]))
+    for m, p in every:  # the verdicts in the lists' order of the points: the first kill stands
+        if m.status != "survived":
+            continue
+        if why_not[p]:
+            m.unchecked.append(why_not[p])
+            continue
+        probe = probes[(m.id, p)]
+        at = p.text(c.design)
+        if probe.status == "survived":
+            c.passed_at.setdefault(m.id, []).append(p)
+        elif probe.status == "error":
+            m.unchecked.append(f"{at}: {probe.reason}")
+        else:  # killed, or stillborn at this point: a bug the point's build shows
+            m.status, m.reason = "killed", f"at {at}: {probe.reason}"
+            m.log_dir = probe.log_dir
     for m in survivors:  # the points in the lists' order, whatever order the jobs ended in
         c.passed_at[m.id] = [p for p in mutant_points(c, m)[1:] if p in c.passed_at.get(m.id, [])]
 

@@ -1,17 +1,22 @@
 """Build-once-run-many: one "meta-mutant" source per RTL file holds many mutants, each chosen
-at run time by the plusarg +MV_MUTANT=<id>; without it (or with an id it does not hold) the
-source behaves exactly as the original.
+at run time; with none chosen (or an id it does not hold) the source behaves exactly as the
+original.
 
-Each mutated module gets `int mv_mut_sel = -1;` (set at time 0 from the plusarg) and every
-site a guard whose arms are the single mutant's own text at that place:
+The selector is one variable of the design's top, `int mv_mut_sel` (`with_selector` adds it
+to the top's copy in the model's folder), set at time 0 from the plusarg +MV_MUTANT=<id>; a
+run that names a mutant also writes it before each test's reset (verif/mutant.py), so the
+runs of several mutants follow one another in one simulator process. Every guard reads it by
+an upward reference to the top's module name (`<top>.mv_mut_sel`: the top's instance, the
+simulated root or the fast bus mode's u_dut), and every site gets a guard whose arms are the
+single mutant's own text at that place:
 
     stmt  a site in a procedural simple statement (assignment, return, call, case item's
-          statement): `begin if (mv_mut_sel == K) <mutated statement> else <statement> end`.
-          Each branch is elaborated on its own, so any change works, widths included.
+          statement): `begin if (<top>.mv_mut_sel == K) <mutated statement> else <statement>
+          end`. Each branch is elaborated on its own, so any change works, widths included.
     cond  a site in the condition of a procedural if/while or a case expression:
-          `if (((mv_mut_sel == K) ? (<mutated cond>) : (<cond>)))`
+          `if (((<top>.mv_mut_sel == K) ? (<mutated cond>) : (<cond>)))`
     expr  a site on the right side of a continuous assign:
-          `assign y = ((mv_mut_sel == K) ? (<mutated rhs>) : (<rhs>));`
+          `assign y = ((<top>.mv_mut_sel == K) ? (<mutated rhs>) : (<rhs>));`
 
 In cond and expr guards both arms of ?: are evaluated in the context of the whole expression,
 so they must have the same width and signedness: every operator kind keeps them (a swapped
@@ -44,11 +49,12 @@ from pathlib import Path
 
 from montverif.regress.mutate.svmut import Site, Token, _mutable, tokens
 from montverif.spec.paths import include_flags
+from montverif.verif.config import MUTANT_PLUSARG, MUTANT_SELECT, NO_MUTANT
 
-SELECT = "mv_mut_sel"
-PLUSARG = "MV_MUTANT"
-DECLARATION = (f" int {SELECT} = -1; initial begin if (!$value$plusargs(\"{PLUSARG}=%d\", "
-               f"{SELECT})) {SELECT} = -1; end")
+SELECT = MUTANT_SELECT
+PLUSARG = MUTANT_PLUSARG
+DECLARATION = (f" int {SELECT} = {NO_MUTANT}; initial begin if (!$value$plusargs("
+               f"\"{PLUSARG}=%d\", {SELECT})) {SELECT} = {NO_MUTANT}; end")
 
 _PROC = frozenset("always always_ff always_comb always_latch initial final".split())
 _HEADERS = frozenset("if while for case casez casex repeat foreach @ wait".split())
@@ -59,21 +65,14 @@ _OPEN = frozenset(["(", "[", "{", "'{"])
 _CLOSE = frozenset([")", "]", "}"])
 
 
-def plusarg(mutant_id: int) -> str:
-    """The simulator argument that selects one mutant of a meta-mutant build."""
-    return f"+{PLUSARG}={mutant_id}"
-
-
 @dataclass(frozen=True)
 class Guard:
     """How one site is selected at run time: text[start:end] of its file is the guarded span
-    (a statement, a parenthesised condition or an assign's right side); `decl` is the offset
-    after the header of the module holding it, where mv_mut_sel is declared."""
+    (a statement, a parenthesised condition or an assign's right side)."""
 
     kind: str  # "stmt", "cond", "expr"
     start: int
     end: int
-    decl: int
 
 
 class FileScan:
@@ -329,7 +328,7 @@ def _checked(f: FileScan, kind: str, lo: int, hi: int, a: int, b: int) -> Guard 
         return "crosses a statement"
     if any(f.toks[k].kind == "dir" for k in range(lo, hi + 1)):
         return "a macro or directive in the statement"
-    return Guard(kind, f.toks[lo].start, f.toks[hi].end, f.decl[a])
+    return Guard(kind, f.toks[lo].start, f.toks[hi].end)
 
 
 def _width_change(f: FileScan, site: Site, a: int, b: int) -> str | None:
@@ -366,10 +365,11 @@ def _flat(text: str) -> str:
     return "".join(out)
 
 
-def meta_source(text: str, mutants: list[tuple[int, Site, Guard]]) -> str:
-    """The file with every given mutant guarded by mv_mut_sel == its id (guards from `guard`
-    on this text; mutants whose guarded spans overlap must share one span)."""
-    f = scan(text)
+def meta_source(text: str, mutants: list[tuple[int, Site, Guard]], top: str) -> str:
+    """The file with every given mutant guarded by `<top>.mv_mut_sel == its id` (guards from
+    `guard` on this text; mutants whose guarded spans overlap must share one span); `top` is
+    the module name of the design's top, which holds the selector (with_selector)."""
+    sel = f"{top}.{SELECT}"
     spans: dict[tuple[int, int], list[tuple[int, Site, Guard]]] = {}
     for mid, site, g in mutants:
         spans.setdefault((g.start, g.end), []).append((mid, site, g))
@@ -386,22 +386,33 @@ def meta_source(text: str, mutants: list[tuple[int, Site, Guard]]) -> str:
             arms.append((mid, _flat(text[start:site.start] + site.replacement
                                     + text[site.end:end])))
         if kind == "stmt":
-            new = "begin " + "".join(f"if ({SELECT} == {mid}) {arm} else "
+            new = "begin " + "".join(f"if ({sel} == {mid}) {arm} else "
                                      for mid, arm in arms) + original + " end"
         elif kind == "cond":
-            new = "(" + "".join(f"({SELECT} == {mid}) ? {arm} : "
+            new = "(" + "".join(f"({sel} == {mid}) ? {arm} : "
                                 for mid, arm in arms) + original + ")"
         else:
-            new = "(" + "".join(f"({SELECT} == {mid}) ? ({arm}) : "
+            new = "(" + "".join(f"({sel} == {mid}) ? ({arm}) : "
                                 for mid, arm in arms) + f"({original}))"
         edits.append((start, end, new))
-    for decl in sorted({g.decl for _, _, g in mutants}):
-        edits.append((decl, decl, DECLARATION))
     out = text
     for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         out = out[:start] + new + out[end:]
-    assert out.count("\n") == text.count("\n") or not f.toks
+    assert out.count("\n") == text.count("\n") or not scan(text).toks
     return out
+
+
+def with_selector(text: str, top: str) -> str:
+    """The top's source with the selector declared after its header, on the header's last
+    line (so the top keeps its line numbers): `int mv_mut_sel`, the original's value until
+    the plusarg or a run sets it."""
+    f = scan(text)
+    at = next((f.decl[i] for i, t in enumerate(f.toks)
+               if t.text == top and i > 0 and f.toks[i - 1].text in ("module", "macromodule")),
+              -1)
+    if at < 0:
+        raise ValueError(f"no module {top} in the top's source")
+    return text[:at] + DECLARATION + text[at:]
 
 
 # --- the stillborn check: does the single mutant elaborate? --------------------------------

@@ -229,7 +229,14 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         (folder / "txns.jsonl").write_text(json_line(txn))
         return spec.Outcome(run, passed, folder, first_error="" if passed else "MISMATCH read P")
 
+    batches: list[list[str]] = []
+
+    def batched(todo: list[tuple[spec.RunSpec, Path]], workers: int) -> list[spec.Outcome]:
+        batches.append([log_dir.name for _, log_dir in todo])
+        return [fake(camp, run, log_dir.name) for run, log_dir in todo]
+
     monkeypatch.setattr(engine, "_eq_run", fake)
+    monkeypatch.setattr(engine, "run_batched", batched)
     monkeypatch.setattr(engine, "build_mutant", lambda c, b, log: built.append(b.overlay))
     survivors = [msites.Mutant(i, site, "survived") for i in (1, 2, 3)]
     camp = _campaign(tmp_path, survivors)
@@ -244,17 +251,19 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert (runs["original-exhaustive-n8"].build.sim,
             runs["original-exhaustive-n8"].build.bus) == ("icarus", "engine")
     assert runs["meta-eq-n8-original"].build.sim == "verilator"
-    assert runs["meta-eq-n8-original"].plusargs == ()
+    assert runs["meta-eq-n8-original"].mutant is None
+    # the shared model's runs: one batch of them all (batched.py), before any other run
+    assert batches == ([[f"mut000{i}-eq-n8" for i in (1, 2, 3)]] if shared_ok else [[]])
     for i in (1, 2, 3):
         run = runs[f"mut000{i}-eq-n8"]
         if shared_ok:  # selected in the shared model, never built on its own
             assert (run.build.overlay, run.build.sim, run.build.bus) == (meta_folder,
                                                                          "verilator", "engine")
-            assert run.plusargs == (f"+MV_MUTANT={i}",)
+            assert run.mutant == i
         else:
             # built on its own, on the equivalence simulator too
             assert run.build.overlay == str(tmp_path / "mutants" / f"mut000{i}")
-            assert (run.build.sim, run.build.bus, run.plusargs) == ("verilator", "engine", ())
+            assert (run.build.sim, run.build.bus, run.mutant) == ("verilator", "engine", None)
     assert built == [meta_folder] + ([] if shared_ok else
                                      [str(tmp_path / "mutants" / f"mut000{i}") for i in (1, 2, 3)])
     assert ("3 of the survivors' runs on one verilator model" in camp.eq_note) == shared_ok
@@ -286,6 +295,8 @@ def test_a_survivor_failing_on_the_equivalence_simulator_is_judged_by_its_smoke_
     monkeypatch.setattr(engine, "build_mutant", lambda c, b, log: None)
     survivors = [msites.Mutant(i, site, "survived") for i in (1, 2)]
     camp = _campaign(tmp_path, survivors)
+    monkeypatch.setattr(engine, "run_batched", lambda todo, workers: [
+        fake(camp, run, log_dir.name) for run, log_dir in todo])
     camp.options.sim, camp.options.eq_sim = "icarus", "verilator"
     camp.options.use_proofs = False
     engine.check_equivalence(camp, survivors, lambda _line: None)
@@ -295,7 +306,7 @@ def test_a_survivor_failing_on_the_equivalence_simulator_is_judged_by_its_smoke_
     assert survivors[1].reason == f"testbench hole: the equivalence run at N=8 on verilator " \
                                   f"fails: {assertion}"
     smoke = runs["mut0001-smoke-verilator-n8"]
-    assert smoke.build == runs["mut0001-eq-n8"].build and smoke.plusargs == ("+MV_MUTANT=1",)
+    assert smoke.build == runs["mut0001-eq-n8"].build and smoke.mutant == 1
     assert not smoke.vectors and "RandomTest" in smoke.tests
 
 

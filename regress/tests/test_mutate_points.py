@@ -209,7 +209,7 @@ def _state(pid: str) -> str:
 def test_survivors_at_another_point_share_one_model_built_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No simulator: two run-time-selectable survivors of an Icarus campaign run their smoke
-    tests at another point in one shared model on Verilator, each with its plusarg; the one
+    tests at another point in one shared model on Verilator, each selecting itself; the one
     that fails there is killed, and the equivalence phase reuses that point's model (built
     once) for the other."""
     design = load_design("mont_csa")
@@ -231,10 +231,17 @@ def test_survivors_at_another_point_share_one_model_built_once(
         return Outcome(run, passed, folder, tests=5, first_error=error)
 
     def execute_(run: RunSpec, log_dir: Path, quiet: bool = False) -> Outcome:
-        killed = run.plusargs == (f"+MV_MUTANT={sites.index(guarded[1])}",)
+        killed = run.mutant == sites.index(guarded[1])
         return outcome(run, log_dir, not killed, "MISMATCH op 0" if killed else "")
 
+    batches: list[list[str]] = []
+
+    def batched(todo: list[tuple[RunSpec, Path]], workers: int) -> list[Outcome]:
+        batches.append([log_dir.name for _, log_dir in todo])
+        return [execute_(run, log_dir) for run, log_dir in todo]
+
     monkeypatch.setattr(engine.simulate, "execute", execute_)
+    monkeypatch.setattr(engine, "run_batched", batched)
     monkeypatch.setattr(engine, "_eq_run",
                         lambda c, run, name: execute_(run, c.out / "runs" / name))
     survivors = [msites.Mutant(sites.index(s), s, "survived") for s in guarded]
@@ -247,11 +254,13 @@ def test_survivors_at_another_point_share_one_model_built_once(
     assert c.passed_at[first.id] == [other]
     model = runs[f"mut{first.id:04d}-n16"]
     assert model.build.sim == "verilator" and model.build.overlay.endswith("meta-eq-n16")
-    assert model.plusargs == (f"+MV_MUTANT={first.id}",)
-    assert runs["meta-eq-n16-points-original"].plusargs == ()
+    assert model.mutant == first.id
+    assert runs["meta-eq-n16-points-original"].mutant is None
+    assert batches == [[f"mut{m.id:04d}-n16" for m in survivors]]  # one batch of both
     assert [b.overlay.rsplit("/", 1)[-1] for b in built] == ["meta-eq-n16"]
     engine.check_equivalence(c, [first], lambda _l: None)
     assert first.status == "equivalent", first.reason
     assert runs[f"mut{first.id:04d}-eq-n16"].build == model.build  # the same model, not rebuilt
+    assert batches[-1] == [f"mut{first.id:04d}-eq-n16"]
     assert [b.overlay.rsplit("/", 1)[-1] for b in built] == ["meta-eq-n16",
                                                              f"mut{first.id:04d}"]

@@ -23,6 +23,7 @@ from montverif.regress.mutate.svmut import Site, candidates
 from montverif.regress.regression import lists as rlists
 from montverif.regress.regression import summary as rsummary
 from montverif.spec.designs import load_design
+from montverif.verif.config import mutant_plusarg
 
 DEMO = """\
 module demo #(parameter int W = 4) (
@@ -142,28 +143,33 @@ def _entries() -> list[tuple[int, Site, meta.Guard]]:
 
 def _meta_demo() -> tuple[str, list[int]]:
     entries = _entries()
-    return meta.meta_source(DEMO, entries), [i for i, _, _ in entries]
+    return meta.meta_source(DEMO, entries, "tb"), [i for i, _, _ in entries]
 
 
 def test_meta_source_keeps_the_original_as_the_last_arm_and_its_lines() -> None:
     text, ids = _meta_demo()
     assert len(ids) > 30
     assert text.count("\n") == DEMO.count("\n")  # line numbers of the original are kept
-    assert text.count("int mv_mut_sel = -1;") == 1
-    assert '$value$plusargs("MV_MUTANT=%d", mv_mut_sel)' in text
+    assert "int mv_mut_sel" not in text  # the top holds the one selector
     for i, _, g in _entries():  # the original, verbatim, is what no selected mutant gives
         original = DEMO[g.start:g.end]
         assert any(arm in text for arm in (f"else {original} end", f": {original})",
                                            f": ({original}))")), (i, original)
-        assert f"mv_mut_sel == {i})" in text
-    assert meta.plusarg(63) == "+MV_MUTANT=63"
+        assert f"(tb.mv_mut_sel == {i})" in text
+    top = meta.with_selector(TB, "tb")
+    assert top.count("\n") == TB.count("\n") and top.count("int mv_mut_sel = -1;") == 1
+    assert top.startswith("module tb; int mv_mut_sel = -1;")
+    assert '$value$plusargs("MV_MUTANT=%d", mv_mut_sel)' in top
+    with pytest.raises(ValueError, match="no module demo"):
+        meta.with_selector(TB, "demo")
+    assert mutant_plusarg(63) == "+MV_MUTANT=63"
 
 
 def test_overlapping_spans_are_refused() -> None:
     (i, site, g), (j, other, _) = _entries()[:2]
-    bad = meta.Guard(g.kind, g.start + 1, g.end + 5, g.decl)
+    bad = meta.Guard(g.kind, g.start + 1, g.end + 5)
     with pytest.raises(ValueError, match="overlapping"):
-        meta.meta_source(DEMO, [(i, site, g), (j, other, bad)])
+        meta.meta_source(DEMO, [(i, site, g), (j, other, bad)], "tb")
 
 
 def test_every_design_has_run_time_sites_and_a_reason_for_the_others() -> None:
@@ -196,11 +202,11 @@ def _fake_sim(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, build_fails: bool
         return tmp_path, 0.0
 
     def execute(run: spec.RunSpec, log_dir: Path, quiet: bool = False) -> spec.Outcome:
-        calls.append(f"run {Path(run.build.overlay).name or 'original'} {run.plusargs}")
+        calls.append(f"run {Path(run.build.overlay).name or 'original'} mutant={run.mutant}")
         log_dir.mkdir(parents=True, exist_ok=True)
-        changed = differs and "meta" in run.build.overlay and not run.plusargs
+        changed = differs and "meta" in run.build.overlay and run.mutant is None
         (log_dir / "txns.jsonl").write_text(json.dumps({"op": 0, "p": 2 if changed else 1}))
-        mutant = bool(run.plusargs) or Path(run.build.overlay).name.startswith("mut")
+        mutant = run.mutant is not None or Path(run.build.overlay).name.startswith("mut")
         return spec.Outcome(run, not mutant, log_dir, tests=5, failed=int(mutant),
                            first_error="MISMATCH" if mutant else "")
 
@@ -237,7 +243,7 @@ def _shared_ids(n: int) -> list[int]:
             if isinstance(meta.guard((paths.ROOT / s.file).read_text(), s), meta.Guard)][:n]
 
 
-def test_shared_build_runs_each_mutant_with_its_plusarg(tmp_path: Path,
+def test_shared_build_runs_each_mutant_selected(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Two run-time mutants share one build, a stillborn one is never run, an elaboration
     constant gets its own build; the original runs plain and on the shared build."""
@@ -250,12 +256,15 @@ def test_shared_build_runs_each_mutant_with_its_plusarg(tmp_path: Path,
         "stillborn", "killed"]
     assert [by_id[i].build for i in (a, b, dead, const)] == ["shared"] * 3 + ["own"]
     assert by_id[dead].reason == "syntax error"
-    assert calls.count("build meta") == 1 and "run meta ()" in calls  # the original, shared
-    assert f"run meta ('+MV_MUTANT={a}',)" in calls and f"run meta ('+MV_MUTANT={b}',)" in calls
-    assert not any(f"MV_MUTANT={dead}" in c for c in calls)
+    assert calls.count("build meta") == 1 and "run meta mutant=None" in calls  # the original
+    assert f"run meta mutant={a}" in calls and f"run meta mutant={b}" in calls
+    assert not any(f"mutant={dead}" in c for c in calls)
     assert f"build mut{const:04d}" in calls and f"build mut{dead:04d}" not in calls
     meta_src = (tmp_path / "mutants" / "meta" / "mont_r2.sv").read_text()
-    assert f"mv_mut_sel == {a})" in meta_src and f"mv_mut_sel == {dead})" not in meta_src
+    assert f"(mont_r2_top.mv_mut_sel == {a})" in meta_src
+    assert f"mv_mut_sel == {dead})" not in meta_src
+    top = (tmp_path / "mutants" / "meta" / "mont_r2_top.sv").read_text()
+    assert top.count("int mv_mut_sel = -1;") == 1
     assert camp.extra["shared"] == 2 and camp.extra["own_builds"] == 1
 
     assert "builds: 2 mutant(s) run on a shared build (+MV_MUTANT), 1 built on their own" \
@@ -277,7 +286,7 @@ def test_a_broken_shared_build_falls_back_to_own_builds(
     assert [m.status for m in camp.mutants] == ["killed", "killed"]
     assert [m.build for m in camp.mutants] == ["own", "own"]
     assert f"build mut{a:04d}" in calls and f"build mut{b:04d}" in calls
-    assert not any("MV_MUTANT" in c for c in calls)
+    assert not any(c.startswith("run meta mutant=") and not c.endswith("None") for c in calls)
     assert any("building each of its 2 mutants on its own" in line for line in lines)
 
 
@@ -305,18 +314,23 @@ def test_no_share_builds_every_mutant(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_run_key_and_child_round_trip_carry_the_plusargs() -> None:
     run = spec.RunSpec(spec.BuildSpec("mont_lut", 8), seed=3)
     assert run.key == "mont_lut-n8-b32-verilator-s3"  # unchanged without plusargs
-    sel = spec.RunSpec(spec.BuildSpec("mont_lut", 8), seed=3, plusargs=("+MV_MUTANT=63",))
+    sel = spec.RunSpec(spec.BuildSpec("mont_lut", 8), seed=3, mutant=63)
     assert sel.key == "mont_lut-n8-b32-verilator-s3-MV_MUTANT63"
+    assert sel.sim_plusargs() == ["+MV_MUTANT=63"] and run.sim_plusargs() == []
+    more = spec.RunSpec(spec.BuildSpec("mont_lut", 8), seed=3, plusargs=("+trace",), mutant=0)
+    assert more.key == "mont_lut-n8-b32-verilator-s3-trace-MV_MUTANT0"
+    assert more.sim_plusargs() == ["+trace", "+MV_MUTANT=0"]
     from dataclasses import asdict
 
     assert rsummary.run_spec(json.loads(json.dumps(asdict(sel)))) == sel  # --resume compares
+    assert rsummary.run_spec(json.loads(json.dumps(asdict(more)))) == more
     assert rsummary.run_spec(json.loads(json.dumps(asdict(run)))) == run
 
 
 # --- with a simulator -----------------------------------------------------------------------
-def _iverilog(tmp: Path, name: str, design: str) -> Path:
+def _iverilog(tmp: Path, name: str, design: str, tb: str = TB) -> Path:
     (tmp / f"{name}.sv").write_text(design)
-    (tmp / "tb.sv").write_text(TB)
+    (tmp / "tb.sv").write_text(tb)
     out = tmp / f"{name}.vvp"
     subprocess.run(["iverilog", "-g2012", "-o", str(out), "-s", "tb", str(tmp / f"{name}.sv"),
                     str(tmp / "tb.sv")], check=True, capture_output=True, text=True)
@@ -336,7 +350,7 @@ def test_meta_model_is_the_original_and_each_mutant_exhaustively(tmp_path: Path)
     +MV_MUTANT=K exactly what the single mutant K prints (its own build)."""
     text, ids = _meta_demo()
     sites = _demo_sites()
-    shared = _iverilog(tmp_path, "meta", text)
+    shared = _iverilog(tmp_path, "meta", text, meta.with_selector(TB, "tb"))
     original = _vvp(_iverilog(tmp_path, "orig", DEMO))
     assert original.count("\n") >= 1024
     assert _vvp(shared) == original
@@ -344,7 +358,7 @@ def test_meta_model_is_the_original_and_each_mutant_exhaustively(tmp_path: Path)
     differ = 0
     for i in ids:
         alone = _vvp(_iverilog(tmp_path, f"mut{i}", sites[i].apply(DEMO)))
-        assert _vvp(shared, meta.plusarg(i)) == alone, (i, sites[i].description)
+        assert _vvp(shared, mutant_plusarg(i)) == alone, (i, sites[i].description)
         differ += alone != original
     assert differ > len(ids) // 2  # the mutants do change the behaviour
 
@@ -392,9 +406,9 @@ def test_survivors_are_judged_in_one_shared_verilator_model(tmp_path: Path) -> N
     """mont_csa at N = 8, an Icarus campaign without shared builds: the two survivors, an
     equivalent change of the CSA's majority (| -> ^ of terms that are never both one) and
     CLEAR setting S to all ones (RandomTest and CornerTest never read S after CLEAR), have
-    their exhaustive equivalence runs in one meta-mutant model on Verilator, each selected by
-    its plusarg: the first is equivalent, the second a hole, as on their own builds; the
-    original's reference is the Icarus run, and no model is left behind."""
+    their exhaustive equivalence runs in one meta-mutant model on Verilator, one after the
+    other in one simulator process: the first is equivalent, the second a hole, as on their
+    own builds; the original's reference is the Icarus run, and no model is left behind."""
     design = load_design("mont_csa")
     sites = msites.all_sites(design)
     maj = next(i for i, s in enumerate(sites) if s.description.endswith(
@@ -418,7 +432,7 @@ def test_survivors_are_judged_in_one_shared_verilator_model(tmp_path: Path) -> N
     for i in (maj, clear_s):
         run = json.loads((tmp_path / "runs" / f"mut{i:04d}-eq-n8" / "outcome.json").read_text())
         assert "meta-eq-n8" in run["key"] and "-verilator-" in run["key"]
-        assert f"-MV_MUTANT{i}-" in run["key"]  # selected by its plusarg
+        assert f"-MV_MUTANT{i}-" in run["key"]  # the run selected it
     assert not list(paths.BUILD_ROOT.glob("sim/mont_csa-n8-meta-eq-n8-*"))
 
 

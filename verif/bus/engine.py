@@ -51,6 +51,7 @@ RESULT_REGIONS = ("P", "S", "C", "CYCLES")  # what an operation reads back (and 
 # the engine's script and log: variables of the engine instance, written and read through VPI
 # (not ports: Verilator copies a toplevel's ports whole at every evaluation)
 ENGINE_INSTANCE = "u_engine"
+DUT_INSTANCE = "u_dut"  # the wrapper's instance of the design's top
 ENGINE_MODULE = "mv_bus_engine"
 SCRIPT_VAR, LOG_VAR = "tb_script", "tb_log_q"
 CYCLE_VAR = "cyc_q"  # falling edges since the script started: visible to tests and debugging
@@ -186,7 +187,7 @@ def product_tap(design: Design, n: int,
 def _product_instance(tap: ProductTap) -> tuple[str, str, int]:
     """The wrapper's mv_product_log instance for `tap`, its done-capture expression (the
     wipe registers, zero-extended) and that expression's width."""
-    slot, core = tap.slot, f"u_dut.{tap.core}"
+    slot, core = tap.slot, f"{DUT_INSTANCE}.{tap.core}"
 
     def each(signal: str) -> str:  # multiplier k's signal at [k*Slot +: Slot]
         return "{" + ", ".join(f"{slot}'({core}.{m}_{signal})"
@@ -200,7 +201,7 @@ def _product_instance(tap: ProductTap) -> tuple[str, str, int]:
     .c_i({each("c")}), .m_i({slot}'({core}.{RSA_MODULUS}))
   );
 """
-    wipe = ("{" + ", ".join(f"{slot}'(u_dut.{p})" for p in reversed(tap.wipe)) + "}"
+    wipe = ("{" + ", ".join(f"{slot}'({DUT_INSTANCE}.{p})" for p in reversed(tap.wipe)) + "}"
             if tap.wipe else "1'b0")
     return inst, wipe, len(tap.wipe) * slot or 1
 
@@ -271,7 +272,7 @@ def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
     name = wrapper_name(toplevel)
     signals = observed(observe or {})
     obs_w = sum(bits for _, _, bits in signals) or 1
-    obs = ("{" + ", ".join(f"u_dut.{path}" for _, path, _ in reversed(signals)) + "}"
+    obs = ("{" + ", ".join(f"{DUT_INSTANCE}.{path}" for _, path, _ in reversed(signals)) + "}"
            if signals else "1'b0")
     products = ""
     if tap is not None:
@@ -310,7 +311,7 @@ module {name}
 
   {toplevel} #(
 {passdown}
-  ) u_dut (
+  ) {DUT_INSTANCE} (
     .clk_i, .rst_ni, .bus_req_i(req), .bus_we_i(we), .bus_addr_i(addr),
     .bus_wdata_i(wdata), .bus_ack_o(ack), .bus_rdata_o(rdata), .busy_o, .done_o
   );
