@@ -47,7 +47,7 @@ from montverif.regress.flow.spec import (
     with_design_tests,
 )
 from montverif.regress.flow.vectors import vector_file, vector_keys
-from montverif.regress.mutate import directed, meta, proofs, prove
+from montverif.regress.mutate import directed, gencond, meta, proofs, prove
 from montverif.regress.mutate.batched import FAILED_IN_BATCH, FLOW_ERROR, run_batched
 from montverif.regress.mutate.points import Point, campaign_points
 from montverif.regress.mutate.sites import Mutant, block_selector, mutant_params
@@ -112,6 +112,8 @@ class Campaign:
     passed_at: dict[int, list[Point]] = field(default_factory=dict)
     # the survivors' shared models built so far: point -> (overlay folder, the ids it holds)
     models: dict[Point, tuple[str, frozenset[int]]] = field(default_factory=dict)
+    # generate-condition mutants (gencond.py): what the probe found at each point it ran at
+    probes: dict[tuple[int, Point], gencond.Probe] = field(default_factory=dict)
 
 
 def write_overlay(m: Mutant, out: Path) -> Path:
@@ -525,6 +527,32 @@ def _own_point(c: Campaign, m: Mutant) -> Point:
                  mutant_params(c.design, m.site))
 
 
+_PROBE_FILES = threading.Lock()
+
+
+def same_design(c: Campaign, m: Mutant, p: Point) -> bool:
+    """Whether the mutant's design at p is the original's: a mutant in a generate `if`'s
+    condition whose truth value there is the original's (gencond.py; probed once per point
+    and kept in c.probes). Every other mutant: False."""
+    if (m.id, p) not in c.probes:
+        text = (ROOT / m.site.file).read_text()
+        if (source := gencond.probe_source(text, m.site)) is None:
+            return False
+        folder = c.out / "mutants" / f"mut{m.id:04d}-probe"
+        with _PROBE_FILES:
+            if not (folder / Path(m.site.file).name).is_file():
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / Path(m.site.file).name).write_text(source)
+        b = BuildSpec(c.dut, p.n, c.options.bus_w, "icarus", overlay=str(folder),
+                      params=p.params)
+        c.probes[(m.id, p)] = gencond.probe(b.sources(c.design), b.toplevel(c.design),
+                                            b.parameters(c.design))
+    return c.probes[(m.id, p)].same
+
+
+SAME_DESIGN = "its generate condition agrees with the original's there: the original's design"
+
+
 def take_recorded(c: Campaign, survivors: list[Mutant],
                   progress: Callable[[str], None]) -> list[Mutant]:
     """Survivors with a recorded proof of this very file text, over the design's operand
@@ -641,6 +669,10 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
         shown: list[str] = []
         try:
             for p in points_at[m.id]:
+                if (m.id, p) not in ran and not isinstance(refs[p], str) and \
+                        same_design(c, m, p):
+                    shown.append(f"{p.text(c.design)} ({SAME_DESIGN})")
+                    continue
                 if (m.id, p) in ran:
                     run = shared_run[(m.id, p)]
                 else:
@@ -648,9 +680,11 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
                 if not _equal_at(c, m, p, refs[p], run, ran.get((m.id, p))):
                     return m
                 shown.append(f"{p.text(c.design)} ({files[p][1]} vectors)")
-            m.status, m.proof = "equivalent", "simulated"
+            elaborated = [s.endswith(f"({SAME_DESIGN})") for s in shown]
+            m.status, m.proof = "equivalent", "elaborated" if all(elaborated) else "simulated"
             m.points = [p.label for p in points_at[m.id]]
-            m.reason = (f"equivalent ({label}; {len(vecs)} vectors"
+            own_text = shown[0] if elaborated[0] else f"{label}; {len(vecs)} vectors"
+            m.reason = (f"equivalent ({own_text}"
                         + (f"; at {len(shown) - 1} more point(s) of the lists: "
                            + ", ".join(shown[1:]) if len(shown) > 1 else "")
                         + (f"; not simulated at {len(m.unchecked)} point(s): "
@@ -806,7 +840,8 @@ def check_points(c: Campaign, survivors: list[Mutant],
             if probe.status not in ("survived", "error"):
                 first_kill[m.id] = min(first_kill.get(m.id, rank[p]), rank[p])
         progress(f"  mut{m.id:04d} at {p.text(c.design)}: "
-                 f"{probe.status if probe.status != 'survived' else 'passed'}")
+                 f"{probe.status if probe.status != 'survived' else 'passed'}"
+                 + (f" ({SAME_DESIGN})" if probe.reason == SAME_DESIGN else ""))
 
     for (m, p), out in zip(selected, run_batched(runs, c.options.jobs), strict=True):
         probe = Mutant(m.id, m.site)
@@ -829,6 +864,11 @@ def check_points(c: Campaign, survivors: list[Mutant],
                         str(c.out / "mutants" / f"mut{m.id:04d}"), p.params)
         name = f"mut{m.id:04d}-{_point_name(p)}"
         probe = Mutant(m.id, m.site)
+        if same_design(c, m, p):  # no build, no run: the original passed there
+            probe.status, probe.reason = "survived", SAME_DESIGN
+            m.wall_s += time.monotonic() - t0
+            judged(m, p, probe)
+            return
         try:
             build_mutant(c, run.build, c.out / "runs" / f"{name}-build.log")
         except tools.ToolError as exc:

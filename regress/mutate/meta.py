@@ -354,7 +354,7 @@ def _width_change(f: FileScan, site: Site, a: int, b: int) -> str | None:
     return None
 
 
-def _flat(text: str) -> str:
+def flat(text: str) -> str:
     """The text on one line: comments dropped, whitespace between tokens one space, tokens
     that touch still touching."""
     out = []
@@ -383,7 +383,7 @@ def meta_source(text: str, mutants: list[tuple[int, Site, Guard]], top: str) -> 
         original = text[start:end]
         arms = []
         for mid, site, _ in sorted(group, key=lambda x: x[0]):
-            arms.append((mid, _flat(text[start:site.start] + site.replacement
+            arms.append((mid, flat(text[start:site.start] + site.replacement
                                     + text[site.end:end])))
         if kind == "stmt":
             new = "begin " + "".join(f"if ({sel} == {mid}) {arm} else "
@@ -423,7 +423,7 @@ ELABORATION_LIMIT_S = 60.0
 ELABORATION_TIMEOUT = "elaboration did not end within"
 
 
-def _run_limited(cmd: list[str], limit_s: float) -> subprocess.CompletedProcess[str] | None:
+def run_limited(cmd: list[str], limit_s: float) -> subprocess.CompletedProcess[str] | None:
     """cmd's result, or None when it ran longer than limit_s (then it is killed, with the
     processes it started: iverilog runs its preprocessor and compiler in a pipe)."""
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -437,6 +437,17 @@ def _run_limited(cmd: list[str], limit_s: float) -> subprocess.CompletedProcess[
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
+def iverilog_command(tmp: Path, sources: list[Path], toplevel: str,
+                     parameters: dict[str, int], target: list[str]) -> list[str]:
+    """iverilog's command line for the sources with the build's toplevel, parameters and
+    timescale (its command file in `tmp`), `target` naming the output (-t null, -o FILE)."""
+    cmds = tmp / "cmds.f"
+    cmds.write_text("+timescale+1ns/1ps\n")
+    cmd = ["iverilog", "-g2012", *target, "-s", toplevel, "-f", str(cmds), *include_flags()]
+    cmd += [f"-P{toplevel}.{k}={v}" for k, v in parameters.items()]
+    return cmd + [str(s) for s in sources]
+
+
 def elaboration_error(sim_name: str, sources: list[Path], toplevel: str,
                       parameters: dict[str, int],
                       limit_s: float = ELABORATION_LIMIT_S) -> str | None:
@@ -446,12 +457,8 @@ def elaboration_error(sim_name: str, sources: list[Path], toplevel: str,
     elaboration still running after limit_s is stopped and is an error of its own."""
     if sim_name == "icarus":
         with tempfile.TemporaryDirectory() as tmp:
-            cmds = Path(tmp) / "cmds.f"
-            cmds.write_text("+timescale+1ns/1ps\n")
-            cmd = ["iverilog", "-g2012", "-t", "null", "-s", toplevel, "-f", str(cmds),
-                   *include_flags()]
-            cmd += [f"-P{toplevel}.{k}={v}" for k, v in parameters.items()]
-            proc = _run_limited(cmd + [str(s) for s in sources], limit_s)
+            cmd = iverilog_command(Path(tmp), sources, toplevel, parameters, ["-t", "null"])
+            proc = run_limited(cmd, limit_s)
     else:
         root = os.environ.get("VERILATOR_ROOT", "")
         exe = str(Path(root) / "bin" / "verilator") if root else \
@@ -459,7 +466,7 @@ def elaboration_error(sim_name: str, sources: list[Path], toplevel: str,
         cmd = [exe, "--lint-only", "-Wno-fatal", "--top-module", toplevel,
                "--timescale", "1ns/1ps", *include_flags()]
         cmd += [f"-G{k}={v}" for k, v in parameters.items()]
-        proc = _run_limited(cmd + [str(s) for s in sources], limit_s)
+        proc = run_limited(cmd + [str(s) for s in sources], limit_s)
     if proc is None:
         return f"{ELABORATION_TIMEOUT} {limit_s:.0f} s (a loop without end at elaboration?)"
     if proc.returncode == 0:

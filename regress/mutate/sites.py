@@ -30,7 +30,8 @@ class Mutant:
     # and those it was not simulated at, each with the reason (regress/mutate/points.py)
     points: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)
-    # an equivalent mutant: "proved" (SBY, regress/mutate/prove.py) or "simulated"
+    # an equivalent mutant: "proved" (SBY, regress/mutate/prove.py), "simulated", or
+    # "elaborated" (its design is the original's at every point: gencond.py)
     proof: str = ""
 
     @property
