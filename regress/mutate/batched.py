@@ -9,7 +9,8 @@ there. So a run that fails after another run in its process is run again in a pr
 own, and that run's verdict stands: every failure a campaign reports (a kill, a difference
 from the original) is what the mutant does from power-up, and its folder holds that run. A
 failure in the batch that does not come back alone is kept in the outcome's extra
-(`failed_in_batch`)."""
+(`failed_in_batch`). (An equivalence run that passes with another transaction log than the
+original's is run again alone by the engine, which compares the logs.)"""
 
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import difflib
 import json
 import random
+import re
 import shutil
 import threading
 import time
@@ -470,32 +471,52 @@ def _shared_model(c: Campaign, p: Point, members: list[Mutant], check: RunSpec,
     one (+MV_MUTANT): the model's folder, or None if it fails to build, or if `check` (a run
     whose build is replaced by the model's) without a mutant does not pass or, given `ref`,
     gives another transaction log than the original's. Built once per point and kept in
-    c.models: the equivalence phase reuses the points phase's model (its survivors are those
-    that passed there)."""
-    ids = frozenset(m.id for m in members)
+    c.models with the ids it holds: the equivalence phase reuses the points phase's model
+    (its survivors are those that passed there). A build whose error names a line of the
+    model's files is built again without the members whose sites are on that line (they are
+    built on their own), while two or more remain."""
+    keep = list(members)
     have = c.models.get(p)
     folder = c.out / "mutants" / f"meta-eq-{_point_name(p)}"
     where = f"{p.text(c.design)} on {c.options.eq_sim}"
     run = replace(check, build=_model_build(c, str(folder), p))
-    try:
-        if have is None or not ids <= have[1]:
-            guards = _guards(members)
-            write_model(c, folder, [(m, guards[m.id]) for m in members])
-            build_mutant(c, run.build, c.out / "runs" / f"{folder.name}-build.log")
-            c.models[p] = (str(folder), ids)
-        original = _eq_run(c, run, f"{folder.name}-" + (
-            "original" if phase == "equivalence" else f"{phase}-original"))
-    except (tools.ToolError, ValueError) as exc:
-        progress(f"{phase}: the shared model at {where} failed "
-                 f"({_first_build_error(exc)}); its survivors are built on their own")
-        return None
+    while True:
+        ids = frozenset(m.id for m in keep)
+        try:
+            if have is None or not ids <= have[1]:
+                guards = _guards(keep)
+                write_model(c, folder, [(m, guards[m.id]) for m in keep])
+                build_mutant(c, run.build, c.out / "runs" / f"{folder.name}-build.log")
+                c.models[p] = (str(folder), ids)
+            original = _eq_run(c, run, f"{folder.name}-" + (
+                "original" if phase == "equivalence" else f"{phase}-original"))
+        except (tools.ToolError, ValueError) as exc:
+            bad = _named_members(str(exc), folder, keep)
+            if bad and len(keep) - len(bad) >= 2:
+                progress(f"{phase}: the shared model at {where} failed on the line of "
+                         + ", ".join(f"mut{m.id:04d}" for m in bad)
+                         + f" ({_first_build_error(exc)}); built again without them")
+                keep = [m for m in keep if m not in bad]
+                continue
+            progress(f"{phase}: the shared model at {where} failed "
+                     f"({_first_build_error(exc)}); its survivors are built on their own")
+            return None
+        break
     if not original.passed or (ref is not None and transactions(original.log_dir) != ref):
         progress(f"{phase}: the shared model at {where} without a mutant "
                  f"{'fails' if not original.passed else 'differs from the original'}; its "
                  "survivors are built on their own")
         return None
-    progress(f"{phase}: {len(members)} survivors share one model at {where}")
+    progress(f"{phase}: {len(keep)} survivors share one model at {where}")
     return str(folder)
+
+
+def _named_members(error: str, folder: Path, members: list[Mutant]) -> list[Mutant]:
+    """The members whose sites are on a line of the model's files that `error` names
+    (`<folder>/<file>.sv:<line>`: the meta sources keep the original's line numbers)."""
+    named = {(Path(f).name, int(line)) for f, line in re.findall(r"([^\s:'\"]+\.sv):(\d+)", error)
+             if Path(f).parent.resolve() == folder.resolve()}
+    return [m for m in members if (Path(m.site.file).name, m.site.line) in named]
 
 
 def _meta_models(c: Campaign, survivors: list[Mutant], at: dict[int, list[Point]],
@@ -516,7 +537,7 @@ def _meta_models(c: Campaign, survivors: list[Mutant], at: dict[int, list[Point]
         folder = _shared_model(c, p, members, _vector_run(c, "", p, path), ref, "equivalence",
                                progress)
         if folder is not None:
-            models[p] = (folder, frozenset(m.id for m in members))
+            models[p] = (folder, c.models[p][1] & frozenset(m.id for m in members))
     return models
 
 
@@ -744,6 +765,9 @@ def _equal_at(c: Campaign, m: Mutant, p: Point, ref_log: list[dict] | str, run: 
     if FLOW_ERROR in out.extra:
         m.reason = f"not checked: the equivalence run at {at}: {out.extra[FLOW_ERROR]}"
         return False
+    if ran is not None and out.passed and (log := transactions(out.log_dir)) is not None \
+            and first_difference(ref_log, log) is not None:
+        out = _eq_run(c, run, name)  # a difference found in a shared process: alone it stands
     log = transactions(out.log_dir)
     if not out.passed and run.build.sim != c.options.sim and not out.interrupted:
         _smoke_on(c, m, p, run, out)

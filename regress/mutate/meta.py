@@ -15,7 +15,13 @@ single mutant's own text at that place:
           end`. Each branch is elaborated on its own, so any change works, widths included.
     cond  a site in the condition of a procedural if/while or a case expression:
           `if (((<top>.mv_mut_sel == K) ? (<mutated cond>) : (<cond>)))`
-    expr  a site on the right side of a continuous assign:
+    assign  a site on the right side of a continuous assign to a vector the module declares
+          (`logic [R] y;`, an output port likewise): each right side is assigned to a net
+          of y's range, evaluated as its own build evaluates it, and the selector picks one:
+          `logic [R] mv_mK, mv_oK; assign mv_mK = <mutated rhs>; assign mv_oK = <rhs>;
+          assign y = (<top>.mv_mut_sel == K) ? mv_mK : mv_oK;`. So any change works
+          there, widths included. (Not `$bits(y)`: Icarus 11 gives 0, or crashes.)
+    expr  a site on the right side of any other continuous assign:
           `assign y = ((<top>.mv_mut_sel == K) ? (<mutated rhs>) : (<rhs>));`
 
 In cond and expr guards both arms of ?: are evaluated in the context of the whole expression,
@@ -68,11 +74,14 @@ _CLOSE = frozenset([")", "]", "}"])
 @dataclass(frozen=True)
 class Guard:
     """How one site is selected at run time: text[start:end] of its file is the guarded span
-    (a statement, a parenthesised condition or an assign's right side)."""
+    (a statement, a parenthesised condition, an assign's right side, or a whole assign whose
+    `=` is at offset `eq` and whose left side is declared with the packed range `width`)."""
 
-    kind: str  # "stmt", "cond", "expr"
+    kind: str  # "stmt", "cond", "expr", "assign"
     start: int
     end: int
+    eq: int = -1
+    width: str = ""
 
 
 class FileScan:
@@ -242,9 +251,40 @@ def _assign_guard(f: FileScan, site: Site, a: int, b: int) -> Guard | str:
         return "crosses a statement"
     if any(f.toks[j].text == "," for j in _depth0(f, eq + 1, semi)):
         return "assign of several nets"
+    # one kind per statement, whatever the site: guarded spans of one assign never overlap
+    width = _declared_range(f, k + 1) if eq == k + 2 and f.toks[k + 1].kind == "id" else None
+    if width is not None:
+        g = _checked(f, "assign", k, semi, a, b)
+        return g if isinstance(g, str) else \
+            Guard("assign", g.start, g.end, f.toks[eq].start, width)
     if (why := _width_change(f, site, a, b)) is not None:
         return why
     return _checked(f, "expr", eq + 1, semi - 1, a, b)
+
+
+_TYPES = frozenset("logic wire reg bit signed unsigned".split())
+_AFTER_NAME = frozenset([",", ";", ")"])
+
+
+def _declared_range(f: FileScan, at: int) -> str | None:
+    """The packed range of the vector named by toks[at], from its one declaration in the
+    module (`logic [N-1:0] a, b;`, `output logic [W-1:0] y_o,`): its text, "" for one bit,
+    None when there is no such declaration or more than one, or the type is another
+    (a typedef, an unpacked array, several packed dimensions)."""
+    toks, name = f.toks, f.toks[at].text
+    found: list[str | None] = []
+    for i, t in enumerate(toks):
+        if t.text != name or t.kind != "id" or f.decl[i] != f.decl[at] or i == at:
+            continue
+        j = i - 1
+        while j > 1 and toks[j].text == "," and toks[j - 1].kind == "id":
+            j -= 2
+        if toks[j].text in _TYPES:
+            found.append("" if i + 1 < len(toks) and toks[i + 1].text in _AFTER_NAME else None)
+        elif toks[j].text == "]" and (m := f.match[j]) > 0 and toks[m - 1].text in _TYPES:
+            found.append(f.text[toks[m].start:toks[j].end]
+                         if i + 1 < len(toks) and toks[i + 1].text in _AFTER_NAME else None)
+    return found[0] if len(found) == 1 else None
 
 
 def _depth0(f: FileScan, lo: int, hi: int) -> Iterator[int]:
@@ -391,6 +431,8 @@ def meta_source(text: str, mutants: list[tuple[int, Site, Guard]], top: str) -> 
         elif kind == "cond":
             new = "(" + "".join(f"({sel} == {mid}) ? {arm} : "
                                 for mid, arm in arms) + original + ")"
+        elif kind == "assign":
+            new = _assign_arms(text, group[0][2], sel, group)
         else:
             new = "(" + "".join(f"({sel} == {mid}) ? ({arm}) : "
                                 for mid, arm in arms) + f"({original}))"
@@ -400,6 +442,24 @@ def meta_source(text: str, mutants: list[tuple[int, Site, Guard]], top: str) -> 
         out = out[:start] + new + out[end:]
     assert out.count("\n") == text.count("\n") or not scan(text).toks
     return out
+
+
+def _assign_arms(text: str, g: Guard, sel: str,
+                 group: list[tuple[int, Site, Guard]]) -> str:
+    """A guarded continuous assign: each right side (the mutants' flattened, the original's
+    verbatim, so the lines stay) assigned to a net of the left side's range, and the left
+    side assigned the one the selector picks."""
+    lhs = text[g.start + len("assign"):g.eq]
+    rhs, stop = g.eq + 1, g.end - 1  # the right side, without the `;`
+    mids = sorted(mid for mid, _, _ in group)
+    orig = f"mv_o{mids[0]}"
+    out = f"logic {g.width + ' ' if g.width else ''}" + ", ".join(
+        [*(f"mv_m{mid}" for mid in mids), orig]) + ";"
+    for mid, site, _ in sorted(group, key=lambda x: x[0]):
+        arm = flat(text[rhs:site.start] + site.replacement + text[site.end:stop])
+        out += f" assign mv_m{mid} = {arm};"
+    pick = "".join(f"({sel} == {mid}) ? mv_m{mid} : " for mid in mids)
+    return out + f" assign {orig} ={text[rhs:stop]}; assign{lhs}= {pick}{orig};"
 
 
 def with_selector(text: str, top: str) -> str:

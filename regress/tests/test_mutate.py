@@ -220,14 +220,19 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
             "mut0003-smoke-verilator-n8": (True, dict(ref))}
     runs: dict[str, spec.RunSpec] = {}
     built: list[str] = []
+    alone: list[str] = []
 
     def fake(c: engine.Campaign, run: spec.RunSpec, name: str) -> spec.Outcome:
         runs[name] = run
         passed, txn = logs[name]
         folder = tmp_path / "runs" / name
-        folder.mkdir(parents=True)
+        folder.mkdir(parents=True, exist_ok=True)
         (folder / "txns.jsonl").write_text(json_line(txn))
         return spec.Outcome(run, passed, folder, first_error="" if passed else "MISMATCH read P")
+
+    def eq_run(c: engine.Campaign, run: spec.RunSpec, name: str) -> spec.Outcome:
+        alone.append(name)
+        return fake(c, run, name)
 
     batches: list[list[str]] = []
 
@@ -235,7 +240,7 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         batches.append([log_dir.name for _, log_dir in todo])
         return [fake(camp, run, log_dir.name) for run, log_dir in todo]
 
-    monkeypatch.setattr(engine, "_eq_run", fake)
+    monkeypatch.setattr(engine, "_eq_run", eq_run)
     monkeypatch.setattr(engine, "run_batched", batched)
     monkeypatch.setattr(engine, "build_mutant", lambda c, b, log: built.append(b.overlay))
     survivors = [msites.Mutant(i, site, "survived") for i in (1, 2, 3)]
@@ -254,6 +259,10 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert runs["meta-eq-n8-original"].mutant is None
     # the shared model's runs: one batch of them all (batched.py), before any other run
     assert batches == ([[f"mut000{i}-eq-n8" for i in (1, 2, 3)]] if shared_ok else [[]])
+    # a difference found in the batch is run again alone (a failure: batched.py's rerun)
+    assert [n for n in alone if n.startswith("mut")] == (
+        ["mut0002-eq-n8", "mut0003-smoke-verilator-n8"] if shared_ok else
+        ["mut0001-eq-n8", "mut0002-eq-n8", "mut0003-eq-n8", "mut0003-smoke-verilator-n8"])
     for i in (1, 2, 3):
         run = runs[f"mut000{i}-eq-n8"]
         if shared_ok:  # selected in the shared model, never built on its own

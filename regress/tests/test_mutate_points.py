@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from montverif.regress.flow import tools
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
@@ -264,3 +265,53 @@ def test_survivors_at_another_point_share_one_model_built_once(
     assert batches[-1] == [f"mut{first.id:04d}-eq-n16"]
     assert [b.overlay.rsplit("/", 1)[-1] for b in built] == ["meta-eq-n16",
                                                              f"mut{first.id:04d}"]
+
+
+def test_a_member_that_breaks_the_shared_model_is_built_on_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No simulator: the shared model at another point fails to build with an error on the
+    line of one of its three survivors (a change that is legal at the campaign's point, an
+    out-of-order part-select at this one); it is built again without that survivor, which
+    gets a build of its own there, and the other two run in the model."""
+    design = load_design("mont_csa")
+    sites = msites.all_sites(design)
+    guarded: list[msites.Site] = []
+    for s in sites:
+        if not isinstance(engine.meta.guard((ROOT / s.file).read_text(), s), str) and \
+                all(s.line != g.line for g in guarded):
+            guarded.append(s)
+    guarded = guarded[:3]
+    other = points.Point(16, ())
+    monkeypatch.setattr(engine, "mutant_points", lambda c, m: [points.Point(8, ()), other])
+    monkeypatch.setattr(engine, "simulable", lambda c, p: True)
+    builds: list[str] = []
+
+    def build(c: engine.Campaign, b: BuildSpec, log: Path) -> None:
+        builds.append(Path(b.overlay).name)
+        text = (Path(b.overlay) / "mont_csa.sv").read_text() if "meta" in b.overlay else ""
+        if f"mont_csa_top.mv_mut_sel == {sites.index(guarded[1])})" in text:
+            raise tools.ToolError(f"build of x failed: {b.overlay}/mont_csa.sv:"
+                                  f"{guarded[1].line}: error: part select s[0:1] is out of order.")
+
+    def execute_(run: RunSpec, log_dir: Path, quiet: bool = False) -> Outcome:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        (log_dir / "txns.jsonl").write_text(json.dumps({"op": 0, "p": "1"}) + "\n")
+        return Outcome(run, True, log_dir, tests=5)
+
+    monkeypatch.setattr(engine, "build_mutant", build)
+    monkeypatch.setattr(engine.simulate, "execute", execute_)
+    monkeypatch.setattr(engine, "run_batched", lambda todo, workers: [
+        execute_(run, log_dir) for run, log_dir in todo])
+    monkeypatch.setattr(engine, "_eq_run",
+                        lambda c, run, name: execute_(run, c.out / "runs" / name))
+    survivors = [msites.Mutant(sites.index(s), s, "survived") for s in guarded]
+    c = engine.Campaign("mont_csa", design, engine.Options(n=8, sim="icarus", eq_bits=2,
+                                                           eq_wide=2, use_proofs=False),
+                        tmp_path, len(sites), survivors)
+    lines: list[str] = []
+    engine.check_points(c, survivors, lines.append)
+    broken = survivors[1]
+    assert builds == ["meta-eq-n16", "meta-eq-n16", f"mut{broken.id:04d}"]
+    assert c.models[other][1] == {survivors[0].id, survivors[2].id}
+    assert any(f"failed on the line of mut{broken.id:04d}" in line for line in lines)
+    assert all(m.status == "survived" and c.passed_at[m.id] == [other] for m in survivors)
