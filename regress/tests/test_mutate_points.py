@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -207,6 +208,33 @@ def _state(pid: str) -> str:
         return ""
 
 
+def _fake_runs(monkeypatch: pytest.MonkeyPatch,
+               execute_: Callable[..., Outcome]) -> list[list[str]]:
+    """Every run of the engine through execute_ (single, batched, equivalence); the
+    batches' run folders, as the engine hands them to run_batched."""
+    batches: list[list[str]] = []
+
+    def batched(todo: list[tuple[RunSpec, Path]], workers: int) -> list[Outcome]:
+        batches.append([log_dir.name for _, log_dir in todo])
+        return [execute_(run, log_dir) for run, log_dir in todo]
+
+    monkeypatch.setattr(engine.simulate, "execute", execute_)
+    monkeypatch.setattr(engine, "run_batched", batched)
+    monkeypatch.setattr(engine, "_eq_run",
+                        lambda c, run, name: execute_(run, c.out / "runs" / name))
+    return batches
+
+
+def _csa_campaign(tmp_path: Path, sites: list[msites.Site], guarded: list[msites.Site]
+                  ) -> tuple[list[msites.Mutant], engine.Campaign]:
+    """An Icarus campaign of mont_csa at N = 8 whose survivors are `guarded`."""
+    survivors = [msites.Mutant(sites.index(s), s, "survived") for s in guarded]
+    return survivors, engine.Campaign(
+        "mont_csa", load_design("mont_csa"),
+        engine.Options(n=8, sim="icarus", eq_bits=2, eq_wide=2, use_proofs=False),
+        tmp_path, len(sites), survivors)
+
+
 def test_survivors_at_another_point_share_one_model_built_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No simulator: two run-time-selectable survivors of an Icarus campaign run their smoke
@@ -235,20 +263,8 @@ def test_survivors_at_another_point_share_one_model_built_once(
         killed = run.mutant == sites.index(guarded[1])
         return outcome(run, log_dir, not killed, "MISMATCH op 0" if killed else "")
 
-    batches: list[list[str]] = []
-
-    def batched(todo: list[tuple[RunSpec, Path]], workers: int) -> list[Outcome]:
-        batches.append([log_dir.name for _, log_dir in todo])
-        return [execute_(run, log_dir) for run, log_dir in todo]
-
-    monkeypatch.setattr(engine.simulate, "execute", execute_)
-    monkeypatch.setattr(engine, "run_batched", batched)
-    monkeypatch.setattr(engine, "_eq_run",
-                        lambda c, run, name: execute_(run, c.out / "runs" / name))
-    survivors = [msites.Mutant(sites.index(s), s, "survived") for s in guarded]
-    c = engine.Campaign("mont_csa", design, engine.Options(n=8, sim="icarus", eq_bits=2,
-                                                           eq_wide=2, use_proofs=False),
-                        tmp_path, len(sites), survivors)
+    batches = _fake_runs(monkeypatch, execute_)
+    survivors, c = _csa_campaign(tmp_path, sites, guarded)
     engine.check_points(c, survivors, lambda _l: None)
     first, second = survivors
     assert second.status == "killed" and second.reason == "at N=16: MISMATCH op 0"
@@ -299,15 +315,8 @@ def test_a_member_that_breaks_the_shared_model_is_built_on_its_own(
         return Outcome(run, True, log_dir, tests=5)
 
     monkeypatch.setattr(engine, "build_mutant", build)
-    monkeypatch.setattr(engine.simulate, "execute", execute_)
-    monkeypatch.setattr(engine, "run_batched", lambda todo, workers: [
-        execute_(run, log_dir) for run, log_dir in todo])
-    monkeypatch.setattr(engine, "_eq_run",
-                        lambda c, run, name: execute_(run, c.out / "runs" / name))
-    survivors = [msites.Mutant(sites.index(s), s, "survived") for s in guarded]
-    c = engine.Campaign("mont_csa", design, engine.Options(n=8, sim="icarus", eq_bits=2,
-                                                           eq_wide=2, use_proofs=False),
-                        tmp_path, len(sites), survivors)
+    _fake_runs(monkeypatch, execute_)
+    survivors, c = _csa_campaign(tmp_path, sites, guarded)
     lines: list[str] = []
     engine.check_points(c, survivors, lines.append)
     broken = survivors[1]
