@@ -36,6 +36,8 @@ from montverif.spec.errors import ConfigError
 # simulations this process runs at once (the scheduler's `parallel` sets it): a run gets the
 # scoreboard's checker thread only when every one of them can have a second core
 CONCURRENT_JOBS = 1
+# cocotb's limit of failing tests in one process, after which it runs no further test
+MAX_FAILURES = "COCOTB_MAX_FAILURES"
 
 
 def results_of(xml: Path) -> tuple[int, int, str]:
@@ -224,6 +226,8 @@ def child_env(run: RunSpec) -> dict[str, str]:
         env[environment.BIAS.name] = run.bias
     if environment.PROFILE.is_set():
         env["COCOTB_ENABLE_PROFILING"] = "1"
+    if run.stop_at_failure:  # the rest of the run's tests are not run (RunSpec)
+        env[MAX_FAILURES] = "1"
     return env
 
 

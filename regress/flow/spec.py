@@ -175,6 +175,10 @@ class RunSpec:
     # the design's secret operands in clear in every file of the run (--keep-secrets); by
     # default each log shows their digests (montverif.spec.secrets)
     keep_secrets: bool = False
+    # the run ends at its first failing test, in a process of its own (cocotb's
+    # COCOTB_MAX_FAILURES=1; its other tests are reported failed, never run): a verdict that
+    # needs only the first error (a mutant's kill). A batch of runs never stops early.
+    stop_at_failure: bool = False
 
     def __post_init__(self) -> None:  # read back from JSON (outcome.json, summary.json): a list
         object.__setattr__(self, "plusargs", tuple(self.plusargs))

@@ -175,10 +175,12 @@ def elaboration_fatal(log: Path) -> str | None:
 
 def smoke_run(dut: str, opts: Options, overlay: str = "",
               params: tuple[tuple[str, int], ...] = ()) -> RunSpec:
-    """The design's default tests at a small width: the run every mutant must survive."""
+    """The design's default tests at a small width: the run every mutant must survive. In a
+    process of its own it ends at its first failing test (a kill needs nothing more; the
+    first error, the reason, is the same)."""
     build = BuildSpec(dut, opts.n, opts.bus_w, opts.sim, overlay=overlay, params=params)
     run = RunSpec(build, seed=opts.seed, txns=opts.txns, timeout_s=opts.timeout_s,
-                      tests=opts.tests or ALL_TESTS)
+                  tests=opts.tests or ALL_TESTS, stop_at_failure=True)
     return run if opts.tests else with_design_tests(run)
 
 

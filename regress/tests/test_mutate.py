@@ -5,6 +5,7 @@ is killed and a stillborn one is not counted as killed."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -182,6 +183,20 @@ def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
     assert (tmp_path / "mutants" / f"mut{csa:04d}" / "change.diff").read_text().count("^") >= 1
     build = spec.BuildSpec("mont_csa", 8, overlay=str(tmp_path / "mutants" / f"mut{csa:04d}"))
     assert not (paths.BUILD_ROOT / "sim" / build.key).exists()
+    # the kill's run stopped at its first failing test (cocotb lists CornerTest failed
+    # without running it); all of its tests give the same reason
+    log = (Path(by_id[csa].log_dir) / "sim.log").read_text()
+    assert "running montverif.verif.tb_mult.RandomTest" in log and "RegressionTerminated" in log
+    assert "running montverif.verif.tb_mult.CornerTest" not in log
+    run = engine.smoke_run("mont_csa", opts, str(tmp_path / "mutants" / f"mut{csa:04d}"))
+    assert run.stop_at_failure
+    try:
+        whole = simulate.execute(replace(run, stop_at_failure=False), tmp_path / "whole",
+                                 quiet=True)
+    finally:
+        engine._remove_build(run.build.key)
+    assert "running montverif.verif.tb_mult.CornerTest" in (whole.log_dir / "sim.log").read_text()
+    assert by_id[csa].reason == whole.first_error
 
 
 def _campaign(tmp_path: Path, mutants: list[msites.Mutant]) -> engine.Campaign:
