@@ -168,11 +168,11 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
                 point[key] |= {"sim_share": asdict(Stat.of(shares)),
                                "no_python_ops_per_s": asdict(Stat.of(no_python))}
             if raw:
-                name = "testbench_over_raw" if bus == "pins" else f"{bus}_over_raw"
+                ratio = "testbench_over_raw" if bus == "pins" else f"{bus}_over_raw"
                 for series, suffix in ((rates[bus], ""), (whole[bus], "_whole")):
                     paired = [tb / h[0] for tb, h in zip(series, raw, strict=False)]
                     point.setdefault("paired", {})[
-                        name + suffix] = asdict(Stat.of(paired))
+                        ratio + suffix] = asdict(Stat.of(paired))
         if raw:
             point["raw"] |= {"ops_per_s": asdict(Stat.of([r[0] for r in raw])),
                              "ns_per_cycle": asdict(Stat.of([r[1] for r in raw]))}

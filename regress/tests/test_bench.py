@@ -457,7 +457,10 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
     raw = [200.0, 100.0, 100.0]
     count = 10
 
+    duts: set[str] = set()
+
     def fake_tb(run, log_dir):
+        duts.add(run.build.dut)
         bus, r = run.build.bus, int(str(log_dir).rsplit("-", 1)[1])
         if os.environ.get("MV_CHECK_THREAD") == "0":  # bench's checks_inline
             bus = "engine_inline"
@@ -512,6 +515,14 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
     assert "| 0.31 (0.19–0.56) | 0.62 (0.38–1.12) | 0.50 (0.30–0.90) | 22.2 |" in md
     assert r["engine_inline_over_raw"] == pytest.approx(0.5)
     assert point["check_thread"] == {"cores": 2}
+    # both simulators in one call (make bench's default): the Icarus series follow the
+    # Verilator ones, of the same design (a ratio's name once took the design's variable)
+    order.clear()
+    both = bench_points.bench_point("mont_lut", 64, ["verilator", "icarus"], count, 3, 1)
+    assert duts == {"mont_lut"}  # every run, Icarus's too, of the design's own builds
+    assert {k: both[k]["runs"] for k in ("icarus", "icarus_engine")} == {"icarus": 3,
+                                                                         "icarus_engine": 3}
+    assert bench_render.ratios(both)["verilator_over_icarus"] == pytest.approx(1.0)
 
 
 def test_fixed_cost_measures_the_three_ways_side_by_side():
