@@ -93,6 +93,12 @@ class Options:
     # the equivalence vectors at a point beyond the campaign's own are cut to fit this
     # (estimated seconds a run; the campaign's own point gets every vector)
     point_vectors_s: float = 30.0
+    # the original's reference log where the equivalence simulator differs from `sim`: its
+    # first `ref_share` vectors run on `sim` first; when they promise the whole file there
+    # within `ref_full_s` seconds, `sim` runs it all (the reference), else the equivalence
+    # simulator does and the share's log must equal its first operations (0: `sim` runs all)
+    ref_share: int = 1000
+    ref_full_s: float = 30.0
     # check every mutant simulation calls equivalent with SBY at the design's formal points
     # (regress/mutate/prove.py): proved, or a testbench hole with a distinguishing input
     prove: bool = False
@@ -115,6 +121,8 @@ class Campaign:
     models: dict[Point, tuple[str, frozenset[int]]] = field(default_factory=dict)
     # generate-condition mutants (gencond.py): what the probe found at each point it ran at
     probes: dict[tuple[int, Point], gencond.Probe] = field(default_factory=dict)
+    # the points whose reference log came from the equivalence simulator (_reference)
+    ref_on_eq_sim: list[str] = field(default_factory=list)
 
 
 def write_overlay(m: Mutant, out: Path) -> Path:
@@ -372,6 +380,13 @@ def wide_vectors(design: Design, n: int, count: int, seed: int) -> list[dict[str
     return out
 
 
+def spread(groups: list[list[dict[str, str]]]) -> list[dict[str, str]]:
+    """The groups' vectors in one list, interleaved in proportion to the groups' sizes (each
+    in its own order): any first part of it holds about its share of every group."""
+    keyed = [((i + 0.5) / len(g), k, i) for k, g in enumerate(groups) for i in range(len(g))]
+    return [groups[k][i] for _, k, i in sorted(keyed)]
+
+
 def boundary_vectors(design: Design, n: int, seed: int, tries: int = 20000,
                      per_event: int = 8, params: tuple[tuple[str, int], ...] = ()
                      ) -> list[dict[str, str]]:
@@ -448,6 +463,52 @@ def _vector_run(c: Campaign, overlay: str, p: Point, vectors: Path, sim: str = "
 def _eq_run(c: Campaign, run: RunSpec, name: str) -> Outcome:
     """One equivalence run (the original's, a shared model's or a mutant's) into runs/name."""
     return simulate.execute(run, c.out / "runs" / name, quiet=True)
+
+
+def _ref_log(c: Campaign, p: Point, out: Outcome) -> list[dict] | str:
+    """An original's equivalence run's transaction log, or why it is no reference."""
+    log = transactions(out.log_dir)
+    if out.passed and log is not None:
+        return log
+    return (f"not checked: the original failed its equivalence run at {p.text(c.design)} on "
+            f"{out.run.build.sim} ({out.first_error or 'no transaction log'})")
+
+
+def _reference(c: Campaign, p: Point, path: Path, count: int,
+               progress: Callable[[str], None]) -> list[dict] | str:
+    """The original's transaction log on the `count` vectors of `path` at p (the reference
+    the survivors' logs must equal), or why there is none. The campaign's simulator runs
+    them all when the equivalence simulator is the same one, when the file holds at most
+    Options.ref_share vectors, or when its first ref_share (run first, on their own) promise
+    the rest within ref_full_s. Else the equivalence simulator runs them all (Icarus at N = 80
+    would take minutes, Verilator seconds) and the first ref_share operations must give the
+    same log on both simulators: a fault of the original on one of them (as Icarus 11's lost
+    array writes in 3d86eb3) leaves the survivors unjudged."""
+    sim, eq, share = c.options.sim, c.options.eq_sim, c.options.ref_share
+    name = "original-exhaustive-" + _point_name(p)
+    whole = _vector_run(c, "", p, path)
+    if sim == eq or not 0 < share < count:
+        return _ref_log(c, p, _eq_run(c, whole, name))
+    first = c.out / f"{path.stem}-first{share}.json"
+    data = json.loads(path.read_text())
+    first.write_text(json.dumps(data | {"vectors": data["vectors"][:share]}) + "\n")
+    part = _eq_run(c, _vector_run(c, "", p, first), f"{name}-first{share}")
+    part_log = _ref_log(c, p, part)
+    if isinstance(part_log, str):
+        return part_log
+    if part.wall_s * count / share <= c.options.ref_full_s:
+        return _ref_log(c, p, _eq_run(c, whole, name))
+    at = p.text(c.design)
+    progress(f"equivalence: original on {count} vectors at {at} on {eq} (its first {share} on "
+             f"{sim} took {part.wall_s:.1f} s)")
+    log = _ref_log(c, p, _eq_run(c, _vector_run(c, "", p, path, eq), f"{name}-{eq}"))
+    if isinstance(log, str):
+        return log
+    if (diff := first_difference(log[:share], part_log)) is not None:
+        return (f"not checked: the original's first {share} operations at {at} differ "
+                f"between {eq} and {sim}: {diff}")
+    c.ref_on_eq_sim.append(at)
+    return log
 
 
 def _guards(survivors: list[Mutant]) -> dict[int, meta.Guard]:
@@ -635,8 +696,10 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
     n, bits = plan
     vectors = c.out / f"exhaustive-n{n}-b{bits}.json"
     wide = c.options.eq_wide if bits < n else 0
-    vecs = exhaustive_vectors(c.design, bits) + wide_vectors(c.design, n, wide, c.options.seed)
-    vecs += boundary_vectors(c.design, n, c.options.seed) if wide else []
+    # interleaved, so that a first part of the file (_reference) reaches every kind
+    vecs = spread([exhaustive_vectors(c.design, bits),
+                   wide_vectors(c.design, n, wide, c.options.seed),
+                   boundary_vectors(c.design, n, c.options.seed) if wide else []])
     vectors.write_text(json.dumps(vector_file(c.dut, vecs)) + "\n")
     label = eq_label(n, bits, wide)
     if design_tb(c.dut)[2] is not None:
@@ -657,11 +720,10 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
     refs: dict[Point, list[dict] | str] = {}
     for p, (path, count) in sorted(files.items(), key=lambda kv: (kv[0].n, kv[0].params)):
         progress(f"equivalence: original on {count} vectors at {p.text(c.design)}")
-        ref = _eq_run(c, _vector_run(c, "", p, path), "original-exhaustive-" + _point_name(p))
-        log = transactions(ref.log_dir)
-        refs[p] = (log if ref.passed and log is not None else
-                   f"not checked: the original failed its equivalence run at "
-                   f"{p.text(c.design)} ({ref.first_error})")
+        refs[p] = _reference(c, p, path, count, progress)
+    if c.ref_on_eq_sim:
+        c.eq_note += (f"; the original's log on {c.options.eq_sim} at {', '.join(c.ref_on_eq_sim)}"
+                      f", its first {c.options.ref_share} operations the same on {c.options.sim}")
 
     points_at = {m.id: [own[m.id], *c.passed_at.get(m.id, [])] for m in survivors}
     models = _meta_models(c, survivors, points_at, files, refs, progress)
