@@ -10,6 +10,7 @@ import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ from montverif.spec.designs import load_design
 OWN = Point(8, ())
 
 
-def _camp(tmp_path: Path, **options: object) -> engine.Campaign:
+def _camp(tmp_path: Path, **options: Any) -> engine.Campaign:
     opts = replace(engine.Options(n=8, sim="icarus", eq_sim="verilator"), **options)
     return engine.Campaign("mont_r2", load_design("mont_r2"), opts, tmp_path, 0, [])
 
@@ -45,7 +46,7 @@ class FakeRuns:
         self.ran: list[tuple[str, str, int]] = []  # (name, simulator, vectors)
 
     def __call__(self, c: engine.Campaign, run: spec.RunSpec, name: str) -> spec.Outcome:
-        vecs = json.loads(Path(run.vectors).read_text())["vectors"]
+        vecs = json.loads(Path(str(run.vectors)).read_text())["vectors"]
         sim = run.build.sim
         self.ran.append((name, sim, len(vecs)))
         folder = self.tmp_path / "runs" / name
@@ -82,7 +83,7 @@ def test_the_whole_file_runs_where_the_first_share_promises_it_in_time(
 @pytest.mark.parametrize("options", [{"sim": "verilator"}, {"ref_share": 5},
                                      {"ref_share": 0}])
 def test_one_run_on_the_campaigns_simulator_when_no_share_is_wanted(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: dict[str, object]) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: dict[str, Any]) -> None:
     """The same simulator for both, a file no larger than the share, or no share at all:
     the campaign's simulator runs the file once, as it did before the share existed."""
     runs = FakeRuns(tmp_path, 100.0)
