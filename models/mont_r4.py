@@ -4,8 +4,11 @@ with a carry-save accumulator and a table of the multiples {0, Y, 2Y, 3Y}, {0, M
 Radix-2^k Montgomery with k = 2 (Koc, Acar and Kaliski, IEEE Micro 16(3), 1996; Blum and
 Paar, IEEE Trans. Computers 50(7), 2001; Orup, ARITH-12, 1995): P = X*Y*R^-1 mod M with
 R = 4^K = 2^(2*ceil(n/2)), K = ceil(n/2) digit iterations (for odd n, X is padded with a
-zero bit to 2K bits, so R = 2^(n+1)). Plain Python ints (no gmpy2, no native loop) model
-the registers exactly; every loop step checks the invariants the RTL relies on.
+zero bit to 2K bits, so R = 2^(n+1)). Plain Python ints (no gmpy2) model the registers
+exactly in mont_r4_steps, the reference; every loop step checks the invariants the RTL relies
+on. The model runs the same loop in C (models/native/bitserial.c, mv_mont_r4) where
+models/native.py could build it, 20 to 30 times faster: the same registers, hits and failed
+checks (models/tests/test_native.py).
 
 Per loop cycle, with the registers S, C (n+1 bits) and the pending carry cin (1 bit),
 T = S + C + cin, digit x_i = bits 2i+1..2i of X:
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from montverif.models import native
 from montverif.models.mont import final_sub, validate
 from montverif.models.result import ModelInputError, Result
 
@@ -86,6 +90,11 @@ class Step:
 def mont_r4_steps(x: int, y: int, m: int, n: int) -> list[Step]:
     """The K loop cycles of mont_r4, register by register (inputs validated)."""
     validate(x, y, m, n)
+    return _steps(x, y, m, n)
+
+
+def _steps(x: int, y: int, m: int, n: int) -> list[Step]:
+    """mont_r4_steps without the input checks (the loop's own checks stay)."""
     ys = (0, y, y << 1, 3 * y)  # PRE: 3Y (and 3M) into registers of n+2 bits
     ms = (0, m, m << 1, 3 * m)
     top = 1 << (n + 1)  # S and C are n+1-bit registers
@@ -114,6 +123,20 @@ def fin(s: int, c: int, cin: int) -> tuple[int, int]:
     return s ^ c, (s & c) << 1 | cin
 
 
+def _loop(x: int, y: int, m: int, n: int) -> tuple[int, int, int, list[int]]:
+    """The K loop cycles: the final S, C, cin and the hits of each table address. The native
+    loop (models/native.py) where it is built, else mont_r4_steps (the reference)."""
+    fast = native.mont_r4_loop(x, y, m, n)
+    if fast is not None:
+        return fast
+    steps = _steps(x, y, m, n)
+    hits = [0] * TABLE_BINS
+    for sp in steps:
+        hits[sp.address] += 1
+    last = steps[-1]
+    return last.s, last.c, last.cin, hits
+
+
 def mont_r4(x: int, y: int, m: int, n: int) -> Result:
     """Radix-4 Montgomery: P = X*Y*2^-(2*ceil(n/2)) mod M (R = 4^ceil(n/2)).
 
@@ -122,12 +145,10 @@ def mont_r4(x: int, y: int, m: int, n: int) -> Result:
     compares with M, below 2M); ``lut`` counts the table address (x_i << 2) | q_i per loop
     cycle; cycles = ceil(n/2) + 2.
     """
-    steps = mont_r4_steps(x, y, m, n)
-    last = steps[-1]
-    s, c = fin(last.s, last.c, last.cin)
+    validate(x, y, m, n)
+    s_k, c_k, cin_k, hits = _loop(x, y, m, n)
+    s, c = fin(s_k, c_k, cin_k)
     top = 1 << (n + 1)
     assert s < top and c < top, f"{NAME}: FIN's S or C outgrew n+1 bits"
-    lut: dict[int, int] = {}
-    for sp in steps:
-        lut[sp.address] = lut.get(sp.address, 0) + 1
+    lut = {a: h for a, h in enumerate(hits) if h}
     return Result(NAME, n, final_sub(s + c, m), s, c, cycles(n), lut)

@@ -1,11 +1,11 @@
 """Native loops of the models (models/native/bitserial.c, wordserial.c), loaded with ctypes.
 
-The Python loops in models/mont.py, inter.py, mm42.py (bit-serial), vhr.py, scalable.py and
-dual.py (word-serial) are the reference; their hot paths call these C loops (the same
-arithmetic on 64-bit limbs and words; ~9x faster for mont_csa at N = 1024) when this module
-could build them, and keep their own loop otherwise. The shared library is built once per
-source version with the C compiler Verilator uses (`CC`, else cc) into build/native/;
-MV_NATIVE=0 turns the native loops off (the Python loops then run).
+The Python loops in models/mont.py, inter.py, mm42.py, mont_r4.py (bit-serial), vhr.py,
+scalable.py and dual.py (word-serial) are the reference; their hot paths call these C loops
+(the same arithmetic on 64-bit limbs and words; ~9x faster for mont_csa at N = 1024) when
+this module could build them, and keep their own loop otherwise. The shared library is built
+once per source version with the C compiler Verilator uses (`CC`, else cc) into
+build/native/; MV_NATIVE=0 turns the native loops off (the Python loops then run).
 models/tests/test_native.py checks every result, hit count and failed check of the two.
 """
 
@@ -36,6 +36,7 @@ _SIGNATURES: dict[str, list[Any]] = {
     "mv_inter_lut": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, ctypes.POINTER(ctypes.c_int),
                      _u64p, _u64p, _i64p],
     "mv_mont_r2": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _i64p],
+    "mv_mont_r4": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_mont_r2_words": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_inter_r2": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_inter_r2_words": [ctypes.c_int, ctypes.c_int, _u64p, _u64p, _u64p, _u64p, ctypes.c_int,
@@ -153,7 +154,8 @@ def _usable(bits: int) -> int:
 # bytes and one buffer for every output (no ctypes array is made or converted per call: a
 # third of a bit-serial model's time at N = 256 was that); the same C functions as LIB's,
 # with untyped pointers (mv_inter_r2_words too: its reciprocal and margin after the operands)
-_XYM_LOOPS = ("mv_mont_csa", "mv_mont_lut", "mv_mont_r2", "mv_mont_r2_words", "mv_inter_r2")
+_XYM_LOOPS = ("mv_mont_csa", "mv_mont_lut", "mv_mont_r2", "mv_mont_r2_words", "mv_inter_r2",
+              "mv_mont_r4")
 _XYM: dict[str, Any] = {}
 if LIB is not None:
     for _name in (*_XYM_LOOPS, "mv_inter_r2_words"):
@@ -216,6 +218,18 @@ def mont_lut_loop(x: int, y: int, m: int, n: int, name: str
     code, raw = _xym_loop("mv_mont_lut", x, y, m, n, count, 2, 32)
     _fail(code, {1: f"{name}: shift would drop a one bit", 2: f"{name}: S or C outgrew N+1 bits"})
     return _limbs_at(raw, 0, count), _limbs_at(raw, 1, count), _hits_at(raw, 2, count)
+
+
+def mont_r4_loop(x: int, y: int, m: int, n: int) -> tuple[int, int, int, list[int]] | None:
+    """models.mont_r4._loop: (the loop's final S, C and pending carry, the 16 hits)."""
+    if not (count := _usable(n + 4)):
+        return None
+    code, raw = _xym_loop("mv_mont_r4", x, y, m, n, count, 3, 16)
+    _fail(code, {1: "mont_r4: S2 + C2 not divisible by 4",
+                 2: "mont_r4: T = S + C + cin reached 2M",
+                 3: "mont_r4: S or C outgrew n+1 bits"})
+    return (_limbs_at(raw, 0, count), _limbs_at(raw, 1, count), _limbs_at(raw, 2, count),
+            _hits_at(raw, 3, count))
 
 
 # mv_inter_r2_words: an iteration whose 128-bit fraction is within 2^-margin of a whole number

@@ -1,4 +1,4 @@
-/* Native loops of the bit-serial models (models/mont.py, models/inter.py, models/mm42.py).
+/* Native loops of the bit-serial models (models/mont.py, inter.py, mm42.py and mont_r4.py).
  *
  * Each function is the hot loop of one Python model, the same arithmetic on little-endian
  * arrays of 64-bit limbs: the models call it when models/native.py could build this file,
@@ -504,4 +504,74 @@ int mv_inter_r2(int n, int L, const limb* x, const limb* y, const limb* m, limb*
   if (L > MV_MAX_LIMBS) return 3;
   memset(p, 0, 8 * (size_t)L);
   return inter_r2_bits(L, x, y, m, p, 0, n, hits);
+}
+
+/* Radix-4 Montgomery (mont_r4): models.mont_r4._loop, K = ceil(n/2) digits x_i of X, least
+ * significant first, two carry-save adders per digit and the pending carry cin (models/
+ * mont_r4.py's mont_r4_steps, register by register). x, y, m: L limbs (L >= limbs of n + 4
+ * bits); s, c: the loop's final S and C; cin: its pending carry (in cin[0]); hits[16]: the
+ * table address x_i << 2 | q_i. 1: S2 + C2 not divisible by 4, 2: T = S + C + cin reached 2M,
+ * 3: S or C outgrew n+1 bits. */
+int mv_mont_r4(int n, int L, const limb* x, const limb* y, const limb* m, limb* s, limb* c,
+               limb* cin_out, int64_t* hits) {
+  limb ys[4][MV_MAX_LIMBS], ms[4][MV_MAX_LIMBS], s1[MV_MAX_LIMBS], c1[MV_MAX_LIMBS];
+  limb maj2[MV_MAX_LIMBS], t[MV_MAX_LIMBS];
+  if (L > MV_MAX_LIMBS) return 4;
+  /* PRE: the tables {0, Y, 2Y, 3Y} and {0, M, 2M, 3M} */
+  memset(ys[0], 0, 8 * (size_t)L);
+  memcpy(ys[1], y, 8 * (size_t)L);
+  shl(ys[2], y, L, 1);
+  memcpy(ys[3], ys[2], 8 * (size_t)L);
+  add_to(ys[3], y, L);
+  memset(ms[0], 0, 8 * (size_t)L);
+  memcpy(ms[1], m, 8 * (size_t)L);
+  shl(ms[2], m, L, 1);
+  memcpy(ms[3], ms[2], 8 * (size_t)L);
+  add_to(ms[3], m, L);
+  const int m1 = bit(m, 1);
+  memset(s, 0, 8 * (size_t)L);
+  memset(c, 0, 8 * (size_t)L);
+  limb cin = 0;
+  const int k = (n + 1) / 2;
+  for (int i = 0; i < k; ++i) {
+    const int xi = bit(x, 2 * i) | (bit(x, 2 * i + 1) << 1);
+    const limb* a = ys[xi];
+    /* CSA 1: S1 = S ^ C ^ A, C1 = maj(S, C, A) << 1 | cin */
+    limb carry = cin;
+    for (int j = 0; j < L; ++j) {
+      const limb u = s[j] ^ c[j];
+      const limb maj = (s[j] & c[j]) | (u & a[j]);
+      s1[j] = u ^ a[j];
+      c1[j] = (maj << 1) | carry;
+      carry = maj >> 63;
+    }
+    /* t = (S1 + C1) mod 4; q_i = t * m' mod 4 in the RTL's gates */
+    const int tt = (int)((s1[0] + c1[0]) & 3);
+    const int t0 = tt & 1, t1 = tt >> 1;
+    const int q = ((t1 ^ (t0 & (m1 ^ 1))) << 1) | t0;
+    const limb* b = ms[q];
+    /* CSA 2: S2 = S1 ^ C1 ^ B (into s1), C2 = maj(S1, C1, B) << 1 (kept as the majority) */
+    csa_one(L, s1, c1, b, s1, maj2);
+    /* S2 + C2 = 0 mod 4: S2[0] = 0 and S2[1] = C2[1] = maj2[0] */
+    if ((s1[0] & 1) || ((s1[0] >> 1) & 1) != (maj2[0] & 1)) return 1;
+    cin = (s1[0] >> 1) & 1;
+    /* S := S2 >> 2, C := C2 >> 2 = maj2 >> 1 */
+    for (int j = 0; j < L - 1; ++j) {
+      s[j] = (s1[j] >> 2) | (s1[j + 1] << 62);
+      c[j] = (maj2[j] >> 1) | (maj2[j + 1] << 63);
+    }
+    s[L - 1] = s1[L - 1] >> 2;
+    c[L - 1] = maj2[L - 1] >> 1;
+    /* T = S + C + cin < 2M */
+    memcpy(t, s, 8 * (size_t)L);
+    add_to(t, c, L);
+    for (int j = 0; cin && j < L; ++j)
+      if (++t[j]) break;
+    if (at_least(t, ms[2], L)) return 2;
+    if (!below_pow2(s, L, n + 1) || !below_pow2(c, L, n + 1)) return 3;
+    hits[(xi << 2) | q] += 1;
+  }
+  memset(cin_out, 0, 8 * (size_t)L);
+  cin_out[0] = cin;
+  return 0;
 }

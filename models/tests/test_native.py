@@ -10,13 +10,13 @@ from collections.abc import Callable
 
 import pytest
 
-from montverif.models import dual, inter, mm42, mont, native, scalable, vhr
+from montverif.models import dual, inter, mm42, mont, mont_r4, native, scalable, vhr
 from montverif.models.result import Result
 
 MULT = {"mont_r2": mont.mont_r2, "inter_r2": inter.inter_r2,
         "mont_csa": mont.mont_csa, "mont_csa_u2": mont.mont_csa_u2,
         "mont_lut": mont.mont_lut, "mont_lut_u2": mont.mont_lut_u2,
-        "inter_csa": inter.inter_csa, "inter_lut": inter.inter_lut}
+        "inter_csa": inter.inter_csa, "inter_lut": inter.inter_lut, "mont_r4": mont_r4.mont_r4}
 CARRY_SAVE = {"mm42": mm42.mm42, "mm42_u2": mm42.mm42_u2}
 WIDE = (7, 31, 63, 64, 65, 127, 128, 129, 255, 1024, 2048)
 
@@ -94,6 +94,9 @@ def test_failed_checks_say_the_same(monkeypatch):
         lambda: inter._inter_csa_loop((1 << n) - 1, [0] * 7, 1 << (n + 2), n),  # Y' too wide
         lambda: inter._inter_lut_loop((1 << n) - 1, [1 << (n + 1)] * 8, n),
         lambda: mm42._loop("mm42", 1, 0, 3, 0, 1 << 40, n, mm42.iterations(n)),  # even M
+        lambda: mont_r4._loop(5, 3, 1 << 40, n),  # even M: S2 + C2 not a multiple of 4
+        lambda: mont_r4._loop(1, 1 << (n - 1), 3, n),  # Y >= 2M: T reaches 2M
+        lambda: mont_r4._loop((1 << n) - 1, 1 << 80, (1 << 80) + 1, n),  # M too wide for S, C
     ]
     for case in cases:
         with pytest.raises(AssertionError) as fast:
