@@ -366,20 +366,23 @@ class Design:
         return formula.integer(expr, n, self._with_defaults(params))
 
     # --- the testbench ----------------------------------------------------------------------
-    def probe_leaves(self) -> list[str]:
-        """Names of the signals inside the DUT the testbench reads through VPI (the last
-        element of each hierarchical path in [observe] and [rsa]): the Verilator build makes
-        only these and the toplevel's ports visible (montverif.regress.flow.build)."""
-        leaves = {v.rsplit(".", 1)[1] for v in self.observe.values()
-                  if isinstance(v, str) and "." in v}
+    def probe_paths(self) -> list[str]:
+        """The signals inside the DUT the testbench reads through VPI, as paths from the
+        design's top ([observe]'s paths; [rsa]'s multiplier signals, modulus and wipe and
+        clear registers, of the table and its variants): the Verilator build makes only
+        these and the toplevel's ports visible (montverif.regress.flow.build)."""
+        paths = {v for v in self.observe.values() if isinstance(v, str) and "." in v}
         if self.rsa:  # the table and its variants (rsa_at)
-            leaves |= {RSA_MODULUS}
+            core = str(self.rsa["core"])
+            paths |= {f"{core}.{RSA_MODULUS}"}
             for rsa in [self.rsa] + [dict(v) for v in self.rsa.get("variants", [])]:
-                leaves |= {f"{str(m).rsplit('.', 1)[-1]}_{s}" for m in rsa.get("mults", [])
-                           for s in MULT_SIGNALS}
-                leaves |= {str(p).rsplit(".", 1)[-1] for key in ("wipe", "clear")
-                           for p in rsa.get(key, [])}
-        return sorted(leaves)
+                paths |= {f"{core}.{m}_{s}" for m in rsa.get("mults", []) for s in MULT_SIGNALS}
+                paths |= {str(p) for key in ("wipe", "clear") for p in rsa.get(key, [])}
+        return sorted(paths)
+
+    def probe_leaves(self) -> list[str]:
+        """The last element of each of probe_paths."""
+        return sorted({p.rsplit(".", 1)[-1] for p in self.probe_paths()})
 
     def rsa_at(self, params: Mapping[str, int]) -> dict[str, Any]:
         """The [rsa] table of a build with these parameters (the others at their defaults):

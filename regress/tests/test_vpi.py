@@ -6,23 +6,38 @@ import pytest
 
 from montverif.regress.flow.build import _build_stamp, vpi_control
 from montverif.regress.flow.spec import BuildSpec, clock_source
+from montverif.spec import top
 from montverif.spec.design import MULT_SIGNALS
 from montverif.spec.designs import known_designs, load_design
+from montverif.spec.hierarchy import declaring_module
 
 
-def test_every_probed_signal_is_made_public() -> None:
+def test_every_probed_signal_is_made_public_in_its_own_module() -> None:
+    """Each probed path's signal in the module that declares it (spec.hierarchy), none by
+    its name in every module: a common name (s_q, x_q) would freeze the registers of that
+    name in the multipliers inside the RSA core as well."""
     for name in known_designs():
         design = load_design(name)
         text = vpi_control(design)
         assert text.startswith("`verilator_config\n")
+        assert '-module "*"' not in text, name
+        sources = top.sources(design)
+        for path in design.probe_paths():
+            module = declaring_module(path, design.toplevel, sources)
+            leaf = path.rsplit(".", 1)[1]
+            assert f'public_flat_rw -module "{module}" -var "{leaf}"' in text, (name, path)
         for path in [v for v in design.observe.values() if isinstance(v, str) and "." in v]:
-            assert f'-var "{path.rsplit(".", 1)[1]}"' in text, (name, path)
-    rsa = vpi_control(load_design("rsa_core"))
+            assert path in design.probe_paths(), (name, path)
+    rsa = load_design("rsa_core")
+    paths = rsa.probe_paths()
     for prefix in ("ma", "ms"):
         for sig in MULT_SIGNALS:
-            assert f'-var "{prefix}_{sig}"' in rsa
-    for path in load_design("rsa_core").rsa["clear"]:
-        assert f'-var "{str(path).rsplit(".", 1)[1]}"' in rsa
+            assert f"u_core.{prefix}_{sig}" in paths
+    assert {str(p) for p in rsa.rsa["clear"]} <= set(paths)
+    lines = vpi_control(rsa)
+    assert 'public_flat_rw -module "mv_bus_loader" -var "e_q"' in lines
+    assert 'public_flat_rw -module "rsa_core" -var "e_q"' in lines
+    assert 'public_flat_rw -module "mv_result" -var "p_q"' in lines
 
 
 def test_flat_visibility_is_a_different_build(monkeypatch: pytest.MonkeyPatch) -> None:
