@@ -27,18 +27,24 @@ from montverif.spec.formula import formula
 
 SERIES = ("verilator", "verilator_engine", "verilator_engine_inline", "icarus",
           "icarus_engine", "raw")
+# what a point's Verilator series come with: the testbench/raw ratios of each repeat, the
+# simulator floors and the checker thread's cores (measured in the same runs)
+VERILATOR_BLOCKS = ("paired", "floor", "check_thread")
 
 
 def merge_points(old: list[Record], new: list[Record]
                  ) -> list[Record]:
     """--merge: the old points this run did not measure, and the new ones; a new point keeps
     the old point's series of a simulator this run left out (e.g. Icarus under --sims
-    verilator), each such series marked with the git revision it was measured at."""
+    verilator), each such series marked with the git revision it was measured at; with
+    Verilator's series, their paired ratios and floors (VERILATOR_BLOCKS)."""
     by_key: dict[tuple[object, object], dict] = {(p["design"], p["n"]): p for p in old}
     for p in new:
         prev = by_key.pop((p["design"], p["n"]), None)
         if prev is None or "error" in p or "error" in prev:
             continue
+        if "verilator" in prev and "verilator" not in p:
+            p |= {key: prev[key] for key in VERILATOR_BLOCKS if key in prev}
         for key in SERIES:
             if key in prev and key not in p:
                 p[key] = {**prev[key], "git": prev[key].get("git", prev.get("git"))}

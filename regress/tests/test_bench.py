@@ -301,6 +301,31 @@ def test_merge_keeps_the_points_not_measured_again(tmp_path, monkeypatch):
     assert [(p["design"], p["git"]) for p in points] == [("mont_lut", "new")]
 
 
+def test_merge_of_icarus_alone_keeps_the_verilator_ratios_and_floors():
+    """A point measured again on Icarus alone keeps the Verilator series it had and what came
+    with them (the paired ratios, the floors, the checker thread's cores): the goal lines and
+    the floor table still read them."""
+    stat = {"median": 5.0, "low": 4.0, "high": 6.0, "samples": [4.0, 5.0, 6.0]}
+    prev = {"design": "mont_dual", "n": 256, "git": "old", "verilator": {"ops_per_s": stat},
+            "verilator_engine": {"ops_per_s": stat}, "raw": {"ops_per_s": stat},
+            "paired": {"engine_inline_over_raw": stat}, "floor": {"cocotb_ns": stat},
+            "check_thread": {"cores": 2}, "icarus": {"ops_per_s": stat}}
+    new = {"design": "mont_dual", "n": 256, "git": "new",
+           "icarus": {"ops_per_s": {**stat, "median": 2.0}}}
+    (point,) = bench_render.merge_points([prev], [new])
+    assert point["icarus"]["ops_per_s"]["median"] == 2.0 and "git" not in point["icarus"]
+    for key in bench_render.VERILATOR_BLOCKS:
+        assert point[key] == prev[key], key
+    assert point["verilator_engine"] == {"ops_per_s": stat, "git": "old"}
+    assert bench_render.ratios(point)["engine_inline_over_raw"] == 5.0
+    # measured again on Verilator, a point takes the new blocks, never the old ones
+    again = {"design": "mont_dual", "n": 256, "git": "new", "verilator": {"ops_per_s": stat},
+             "paired": {"engine_inline_over_raw": {**stat, "median": 0.7}}}
+    (point,) = bench_render.merge_points([prev], [again])
+    assert point["paired"]["engine_inline_over_raw"]["median"] == 0.7
+    assert "floor" not in point and point["icarus"]["git"] == "old"
+
+
 def test_a_point_that_fails_keeps_the_others(tmp_path, monkeypatch, capsys):
     def fake(name, n, *_args):
         if name == "mont_csa":
