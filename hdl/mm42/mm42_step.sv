@@ -63,16 +63,25 @@ module mm42_step #(
     endcase
   end
 
-  // The 4:2 compressor. The second carry's top bit is always 0 (sum bit W of the first CSA
-  // is 0).
-  logic [CW-1:0] in1, in2, in3, in4, t_s, t_c;
+  // The 4:2 compressor: two carry-save adders, the second adding in4 to the first's sum and
+  // carry. The second carry's top bit is always 0 (sum bit W of the first CSA is 0). One
+  // function, so that Icarus evaluates the compressor once per change of its inputs: as
+  // separate continuous assignments it re-evaluated each of them as each input arrived,
+  // and mm42 ran at half its speed (mm42_u2, with two steps in series, at a third).
+  function automatic logic [2*CW-1:0] compress42(input logic [CW-1:0] a, input logic [CW-1:0] b,
+                                                  input logic [CW-1:0] c, input logic [CW-1:0] d);
+    logic [CW-1:0] t_s, t_c, u_s, u_c;
+    t_s = a ^ b ^ c;
+    t_c = ((a & b) | (a & c) | (b & c)) << 1;
+    u_s = t_s ^ t_c ^ d;
+    u_c = ((t_s & t_c) | (t_s & d) | (t_c & d)) << 1;
+    compress42 = {u_c, u_s};
+  endfunction
+  logic [CW-1:0] in1, in2, in3, in4;
   assign in1     = pre_i ? CW'(b1_i) : CW'(s1_i);
   assign in2     = pre_i ? CW'(b2_i) : CW'(s2_i);
   assign in3     = pre_i ? CW'(m_i)  : CW'(add1);
   assign in4     = pre_i ? '0        : CW'(add2);
-  assign t_s     = in1 ^ in2 ^ in3;
-  assign t_c     = ((in1 & in2) | (in1 & in3) | (in2 & in3)) << 1;
-  assign sum_o   = t_s ^ t_c ^ in4;
-  assign carry_o = ((t_s & t_c) | (t_s & in4) | (t_c & in4)) << 1;
+  assign {carry_o, sum_o} = compress42(in1, in2, in3, in4);
 
 endmodule
