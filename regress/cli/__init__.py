@@ -3,7 +3,8 @@
     montverif <command> [options]      montverif <command> --help
 
 Every command prints one `error:` line and exits 2 on bad input, and on a file it cannot read
-or write (a read-only build/); a failed test or run exits 1.
+or write (a read-only build/); a failed test or run exits 1; Ctrl-C or SIGTERM ends every tool
+the command started and the command with one `interrupted:` line and exit code 130.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from montverif.regress.cli import (
     synth,
 )
 from montverif.regress.cli.args import fail
+from montverif.regress.cli.interrupt import interrupted
+from montverif.regress.flow import processes
 
 Main = Callable[[list[str]], int]
 
@@ -92,7 +95,11 @@ def main(argv: list[str] | None = None) -> int:
               "see montverif --help)", file=sys.stderr)
         return 2
     try:
-        return command.main(rest)
+        with processes.interrupts():
+            return command.main(rest)
+    except KeyboardInterrupt:  # processes.Interrupted too
+        return interrupted(f"`montverif {name}` was ended; every tool it had started has "
+                           "ended too")
     except OSError as exc:
         if not isinstance(exc.filename, (str, bytes, os.PathLike)):  # no path: a bug, as is
             raise

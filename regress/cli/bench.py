@@ -34,7 +34,8 @@ from montverif.regress.bench.walls import (
     with_efficiency,
 )
 from montverif.regress.cli.args import Parser, fail
-from montverif.regress.flow import tools
+from montverif.regress.flow import claim, tools
+from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.spec import BUS_MODES
 from montverif.spec.designs import known_designs, load_design
@@ -189,6 +190,11 @@ def _run(args: argparse.Namespace) -> int:
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     try:
-        return _profile(args) if args.profile else _run(args)
+        if args.profile:
+            return _profile(args)
+        # the results folder is this benchmark's while it runs (its figures are kept and
+        # merged, never those of another kind of result)
+        with claim.output(args.out.resolve(), claim.BENCH, Mode.KEEP):
+            return _run(args)
     except (ConfigError, BenchError, tools.ToolError, ValueError, OSError) as exc:
         return fail(exc)

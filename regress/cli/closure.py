@@ -36,7 +36,8 @@ from montverif.regress.coverage.closure import (
     format_text,
     missed_message,
 )
-from montverif.regress.flow import tools
+from montverif.regress.flow import claim, tools
+from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.spec import ALL_TESTS, BuildSpec
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
@@ -78,6 +79,8 @@ def _run_options(rn: argparse.ArgumentParser) -> None:
                     help="only --n: no other build points for the bins it cannot reach "
                          "(they are reported as unreachable, not as holes)")
     rn.add_argument("--out", help="results folder (default build/closure/<dut>-<mode>-<time>)")
+    rn.add_argument("--force", action="store_true",
+                    help="replace the closure an --out folder holds (never anything else)")
     rn.add_argument("--formal", action="store_true",
                     help="SBY covers at the point first: bins proved unreachable leave the "
                          "total, witnesses of the others run as vectors (docs/closure.md)")
@@ -95,10 +98,11 @@ def _compare(args: argparse.Namespace) -> int:
             mode = "steered" if steer else "random"
             spec = BuildSpec(dut, args.n, args.busw, args.sim,
                              params=tuple(sorted(load_design(dut).normalize(parse_params(args.params)))))
-            res = closure_loop(spec, args.txns, _tests(args), args.budget_seeds,
-                               args.budget_min * 60, args.jobs, steer,
-                               CLOSURE_ROOT / f"compare-{stamp}" / f"{dut}-{mode}", args.seed,
-                               not args.one_point)
+            out = CLOSURE_ROOT / f"compare-{stamp}" / f"{dut}-{mode}"
+            with claim.output(out, claim.CLOSURE):
+                res = closure_loop(spec, args.txns, _tests(args), args.budget_seeds,
+                                   args.budget_min * 60, args.jobs, steer, out, args.seed,
+                                   not args.one_point)
             lines.append(f"| {dut} | {args.n} | {mode} | {'yes' if res['met'] else 'no'} | "
                          f"{res['seeds']} | {res['wall_s']:.1f} | {res['covered']}/"
                          f"{res['total']} | {bin_names(res['uncovered'], dut, None) or '-'} |")
@@ -146,11 +150,12 @@ def _run(args: argparse.Namespace) -> int:
     spec = BuildSpec(args.dut, args.n, args.busw, args.sim,
                      params=tuple(sorted(load_design(args.dut).normalize(parse_params(args.params)))))
     mode = "random" if args.no_steer else "steer"
-    out = Path(args.out) if args.out else CLOSURE_ROOT / (
-        f"{args.dut}-{mode}-{datetime.now().strftime('%Y%m%d-%H%M%S')}")
-    res = closure_loop(spec, args.txns, tests, args.budget_seeds, args.budget_min * 60,
-                       args.jobs, not args.no_steer, out, args.seed, not args.one_point,
-                       args.formal, args.formal_timeout)
+    out = (Path(args.out) if args.out else CLOSURE_ROOT / (
+        f"{args.dut}-{mode}-{datetime.now().strftime('%Y%m%d-%H%M%S')}")).resolve()
+    with claim.output(out, claim.CLOSURE, Mode.REPLACE if args.force else Mode.NEW):
+        res = closure_loop(spec, args.txns, tests, args.budget_seeds, args.budget_min * 60,
+                           args.jobs, not args.no_steer, out, args.seed, not args.one_point,
+                           args.formal, args.formal_timeout)
     verdict = "closed" if res["met"] else "NOT closed (budget exhausted)"
     print(f"{args.dut} ({mode}): {verdict} after {res['seeds']} seed(s), {res['wall_s']:.1f}s "
           f"wall with {args.jobs} job(s); {res['covered']}/{res['total']} bins "
@@ -169,7 +174,8 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "merge":
-            summary = cov.merge_results(Path(args.results), args.enforce)
+            with claim.existing(Path(args.results).resolve(), (claim.REGRESSION, claim.CLOSURE)):
+                summary = cov.merge_results(Path(args.results), args.enforce)
             print(format_table(summary))
             missed = missed_message(summary)
             for line in missed if args.enforce else []:

@@ -39,13 +39,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail
-from montverif.regress.flow import formal, formal_cover, tools
+from montverif.regress.flow import claim, formal, formal_cover, tools
+from montverif.regress.flow.claim import Mode
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 
@@ -92,7 +92,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--covers", action="store_true",
                     help="a design: decide its coverage bins with SBY cover statements "
                     "(unreachable, or a witness vector); docs/closure.md")
-    ap.add_argument("--out", type=Path, default=None, help="the run's folder (must be empty)")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="the run's folder (new or empty; default a new one below build/formal)")
+    ap.add_argument("--force", action="store_true",
+                    help="replace the formal run an --out folder holds (never anything else)")
     args = ap.parse_args(argv)
     if args.points and args.covers:
         return fail("--covers and --points are two commands: use one")
@@ -126,7 +129,7 @@ def main(argv: list[str]) -> int:
         cover = (args.cover_depth if args.cover_depth is not None
                  else depth if args.dut else 24)
         spec = dataclasses.replace(spec, depth=depth, cover_depth=cover)
-        verdict = formal.run(spec, args.out)
+        verdict = formal.run(spec, args.out, _mode(args))
     except (ConfigError, tools.ToolError) as exc:
         return fail(exc)
     print(verdict.line(), flush=True)
@@ -142,17 +145,25 @@ def _points(args: argparse.Namespace) -> int:
         return fail(f"--jobs {args.jobs}: use 1 or more")
     try:
         specs = formal.point_specs(args.dut, args.timeout)
-        out = formal.new_folder(specs[0], args.out) if args.out else \
-            Path(tempfile.mkdtemp(prefix="points-", dir=formal.FORMAL_ROOT))
+        out = formal.new_folder("points", args.out)
+        with claim.output(out, claim.PROOF_POINTS, _mode(args)):
+            return _points_in(specs, out, args.jobs)
     except (ConfigError, tools.ToolError) as exc:
         return fail(exc)
+
+
+def _mode(args: argparse.Namespace) -> Mode:
+    """What becomes of an earlier run in --out: replaced with --force, else refused."""
+    return Mode.REPLACE if args.force else Mode.NEW
+
+
+def _points_in(specs: list[formal.FormalSpec], out: Path, jobs: int) -> int:
+    """Every point's run in its folder below the claimed `out`, `jobs` at a time."""
     t0 = time.monotonic()
-    with ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(formal.run, spec, out / f"{i:02d}-{spec.key}")
-                   for i, spec in enumerate(specs)]
+    with ThreadPoolExecutor(jobs) as pool:
         verdicts = []
-        for future in futures:
-            verdict = future.result()
+        for verdict in pool.map(lambda k: formal.run(specs[k], out / f"{k:02d}-{specs[k].key}"),
+                                range(len(specs))):
             print(verdict.line(), flush=True)
             verdicts.append(verdict)
     passed = sum(v.status == formal.wanted(v.spec) for v in verdicts)
@@ -202,7 +213,7 @@ def _covers(args: argparse.Namespace) -> int:
         return fail("--covers takes only --dut, --n, --params, --timeout and --out")
     try:
         n, params = cover_point(args.dut, args.n, dict(_params(args.params)))
-        res = formal_cover.run(args.dut, n, params, args.timeout, args.out)
+        res = formal_cover.run(args.dut, n, params, args.timeout, args.out, _mode(args))
     except (ConfigError, tools.ToolError) as exc:
         return fail(exc)
     for name, v in res.bins.items():

@@ -23,20 +23,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail
-from montverif.regress.flow import check, tools
+from montverif.regress.flow import check, claim, tools
+from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import BUILD_ROOT, ROOT
 from montverif.regress.mutate import directed, engine, proofs, prove
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
 from montverif.regress.regression.seeds import resolve_base_seed
 from montverif.spec import environment
+from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 from montverif.verif.vectors import VectorError
@@ -77,6 +78,8 @@ def _parser() -> argparse.ArgumentParser:
                          "models' smoke runs at the lists' other points (default verilator: "
                          "7x to 80x faster than Icarus)")
     ap.add_argument("--out", default=None, help="results (default build/mutate/<dut>)")
+    ap.add_argument("--force", action="store_true",
+                    help="replace the campaign an --out folder holds (never anything else)")
     ap.add_argument("--ids", default="",
                     help="these mutant ids (comma-separated, e.g. 45,50) instead of a sample")
     ap.add_argument("--list", action="store_true", help="print the chosen mutants, run nothing")
@@ -159,21 +162,26 @@ def run(argv: list[str]) -> int:
             print(f"mut{m.id:04d}  {m.site.kind:<12} {m.site.description}")
         print(f"{len(mutants)} of {len(sites)} sites")
         return 0
-    out = Path(args.out) if args.out else BUILD_ROOT / "mutate" / args.dut
-    for stale in ("mutants", "runs", "formal"):
-        shutil.rmtree(out / stale, ignore_errors=True)
-    out.mkdir(parents=True, exist_ok=True)
-
-    def progress(line: str) -> None:
-        print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
-
-    progress(f"{args.dut}: {len(mutants)} mutants of {len(sites)} sites, N={opts.n}, "
-             f"jobs {opts.jobs}, results in {out}")
+    out = (Path(args.out) if args.out else BUILD_ROOT / "mutate" / args.dut).resolve()
+    # the default folder is the command's own; one the user names keeps its campaign
+    mode = Mode.REPLACE if args.force or not args.out else Mode.NEW
     try:
-        campaign = engine.run_campaign(args.dut, design, mutants, len(sites), opts, out,
-                                       progress)
+        with claim.output(out, claim.CAMPAIGN, mode):
+            return _campaign(args, opts, design, mutants, len(sites), out)
     except (ConfigError, VectorError, tools.ToolError) as exc:
         return fail(exc)
+
+
+def _progress(line: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
+
+
+def _campaign(args: argparse.Namespace, opts: engine.Options, design: Design,
+              mutants: list[Mutant], sites: int, out: Path) -> int:
+    """The campaign in its claimed folder: the table, the files, the exit code."""
+    _progress(f"{args.dut}: {len(mutants)} mutants of {sites} sites, N={opts.n}, "
+              f"jobs {opts.jobs}, results in {out}")
+    campaign = engine.run_campaign(args.dut, design, mutants, sites, opts, out, _progress)
     if args.ids:
         campaign.extra["command"] = f"montverif mutate --dut {args.dut} " \
             f"--n {opts.n} --ids {args.ids} --seed {opts.seed} --jobs {opts.jobs}" \
@@ -195,12 +203,15 @@ def report(argv: list[str]) -> int:
     ap.add_argument("dir", type=Path)
     args = ap.parse_args(argv)
     try:
-        camp = mreport.load(args.dir)
+        with claim.existing(args.dir.resolve(), (claim.CAMPAIGN,)):
+            camp = mreport.load(args.dir)
+            for name, text in (("mutate.md", mreport.markdown(camp)),
+                               ("mutate.html", mreport.html_page(camp))):
+                (camp.out / name).write_text(text)
+    except ConfigError as exc:
+        return fail(exc)
     except (OSError, ValueError, KeyError, IndexError) as exc:
         return fail(f"{args.dir}: {exc}")
-    for name, text in (("mutate.md", mreport.markdown(camp)),
-                       ("mutate.html", mreport.html_page(camp))):
-        (camp.out / name).write_text(text)
     return 0
 
 
@@ -218,8 +229,10 @@ def proofs_command(argv: list[str]) -> int:
     prv = sub.add_parser("prove", help="check the proofs no SBY proof backs yet with one at "
                                        "each design's [formal] points (exit 1 if one differs)")
     prv.add_argument("--dut", default=None, help="only this design's proofs")
-    prv.add_argument("--out", type=Path, default=BUILD_ROOT / "mutate" / "proofs",
-                     help="where the checks run (default %(default)s)")
+    prv.add_argument("--out", type=Path, default=None,
+                     help="where the checks run (default build/mutate/proofs)")
+    prv.add_argument("--force", action="store_true",
+                     help="replace the checks an --out folder holds (never anything else)")
     prv.add_argument("--timeout", type=int, default=900, help="seconds per check")
     prv.add_argument("--proofs", type=Path, default=proofs.PROOFS_FILE,
                      help="the proof file to check and update (default: the project's)")
@@ -253,21 +266,44 @@ def _prove(args: argparse.Namespace) -> int:
         return fail(f"TIMEOUT must be at least 1 (got {args.timeout})")
     if not args.proofs.is_file():
         return fail(f"no such proof file: {args.proofs}")
-    if args.out.exists():
-        shutil.rmtree(args.out)
+    out = (args.out or BUILD_ROOT / "mutate" / "proofs").resolve()
+    mode = Mode.REPLACE if args.force or args.out is None else Mode.NEW
     def line(rec: dict[str, object], result: prove.ProofResult) -> None:
         print(f"{result.status.upper():<10} {rec['dut']:<12} {rec['change']}: {result.text}",
               flush=True)
 
-    done = proofs.prove_recorded(args.out, args.dut, args.proofs, args.timeout, line)
+    try:
+        with claim.output(out, claim.PROOF_CHECKS, mode):
+            done = proofs.prove_recorded(out, args.dut, args.proofs, args.timeout, line)
+    except ConfigError as exc:
+        return fail(exc)
     counts = {s: sum(r.status == s for _, r in done)
               for s in (prove.PROVED, prove.DIFFERENT, prove.NOT_PROVED)}
     print(f"{len(done)} proof(s) checked: " + ", ".join(f"{n} {s}" for s, n in counts.items())
           + f": {args.proofs}")
     if counts[prove.DIFFERENT]:
-        print(f"montverif mutate directed {args.out} writes their distinguishing inputs as "
+        print(f"montverif mutate directed {out} writes their distinguishing inputs as "
               "directed vectors")
     return 1 if counts[prove.DIFFERENT] else 0
+
+
+def _replay(holes: list[directed.Hole], out: Path, args: argparse.Namespace
+            ) -> tuple[dict[str, list[dict[str, object]]], int]:
+    """Each hole replayed in its folder below `out`: the entries that close holes, by
+    design, and how many stay open."""
+    entries: dict[str, list[dict[str, object]]] = {}
+    open_holes = 0
+    for k, hole in enumerate(holes):
+        print(f"{hole.dut} {hole.kills}: told apart by SBY at {hole.point}", flush=True)
+        placed = directed.place(hole, out / f"hole{k:03d}", args.sim, args.budget,
+                                lambda line: print(line, flush=True))
+        if placed.entry is None:
+            open_holes += 1
+            print(f"  OPEN: {placed.reason}", flush=True)
+            continue
+        print(f"  entry: params {placed.entry['params'] or '{} (every build)'}", flush=True)
+        entries.setdefault(hole.dut, []).append(placed.entry)
+    return entries, open_holes
 
 
 def directed_command(argv: list[str]) -> int:
@@ -285,8 +321,10 @@ def directed_command(argv: list[str]) -> int:
                          "(default %(default)s)")
     ap.add_argument("--into", type=Path, default=directed.DIRECTED,
                     help="the folder of directed-vector files (default verif/directed)")
-    ap.add_argument("--out", type=Path, default=BUILD_ROOT / "mutate" / "directed",
-                    help="where the replays run (default %(default)s)")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="where the replays run (default build/mutate/directed)")
+    ap.add_argument("--force", action="store_true",
+                    help="replace the replays an --out folder holds (never anything else)")
     ap.add_argument("--dry-run", action="store_true",
                     help="replay and print the entries, write nothing")
     args = ap.parse_args(argv)
@@ -296,20 +334,13 @@ def directed_command(argv: list[str]) -> int:
         holes = directed.find_holes(args.dirs)
     except directed.HoleError as exc:
         return fail(exc)
-    if args.out.exists():
-        shutil.rmtree(args.out)
-    entries: dict[str, list[dict[str, object]]] = {}
-    open_holes = 0
-    for k, hole in enumerate(holes):
-        print(f"{hole.dut} {hole.kills}: told apart by SBY at {hole.point}", flush=True)
-        placed = directed.place(hole, args.out / f"hole{k:03d}", args.sim, args.budget,
-                                lambda line: print(line, flush=True))
-        if placed.entry is None:
-            open_holes += 1
-            print(f"  OPEN: {placed.reason}", flush=True)
-            continue
-        print(f"  entry: params {placed.entry['params'] or '{} (every build)'}", flush=True)
-        entries.setdefault(hole.dut, []).append(placed.entry)
+    out = (args.out or BUILD_ROOT / "mutate" / "directed").resolve()
+    try:
+        with claim.output(out, claim.HOLE_REPLAYS,
+                          Mode.REPLACE if args.force or args.out is None else Mode.NEW):
+            entries, open_holes = _replay(holes, out, args)
+    except ConfigError as exc:
+        return fail(exc)
     for dut, todo in entries.items():
         if args.dry_run:
             print(json.dumps({"vectors": todo}, indent=1))

@@ -184,6 +184,8 @@ def _parser() -> argparse.ArgumentParser:
     mg.add_argument("out", help="merged results folder")
     mg.add_argument("shards", nargs="+", help="shard results folders")
     mg.add_argument("--history", metavar="FILE", help="history file (default as for run)")
+    mg.add_argument("--force", action="store_true",
+                    help="replace the regression OUT holds (never another kind of result)")
     rp = sub.add_parser("report", help="rewrite report.html of a results folder", description=(
         "Render DIR/report.html again from DIR/summary.json, e.g. after the coverage merge "
         "wrote DIR/coverage/summary.json; the history is read, not appended to."))
@@ -348,8 +350,11 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
                           [c.dut for c in job.campaigns], [c.key for c in job.checks])
     if isinstance(launcher, SlurmLauncher):  # its jobs' task lists and logs
         launcher.work_dir = out_dir / "slurm"
-    # the folder is this regression's while it runs: a second writer is refused
-    with claim.claim(out_dir, "results folder"):
+    # the folder is this regression's while it runs: a second writer is refused, and so is a
+    # folder holding anything but a regression (another regression too, unless resumed)
+    with claim.output(out_dir, claim.REGRESSION,
+                      claim.Mode.KEEP if args.resume else claim.Mode.NEW,
+                      again="resume it with --resume, or choose another --out"):
         if args.resume:
             earlier_s = folders.check_resume(out_dir, wanted)
         else:
@@ -403,7 +408,15 @@ def _run_in(args: argparse.Namespace, launcher: Launcher, results_root: Path, ou
 def cmd_merge(args: argparse.Namespace, results_root: Path) -> int:
     history = Path(args.history) if args.history else results_root / "history.jsonl"
     out = Path(args.out).resolve()
-    with claim.claim(out, "results folder"):
+    shards = [Path(d).resolve() for d in args.shards]
+    for folder in shards:
+        if out == folder or out.is_relative_to(folder) or folder.is_relative_to(out):
+            raise ListError(f"merge: the merged folder {out} cannot be, hold or lie in a "
+                            f"shard ({folder}): choose another OUT")
+    if len(set(shards)) != len(shards):
+        raise ListError("merge: a shard folder is named twice")
+    with claim.output(out, claim.REGRESSION,
+                      claim.Mode.REPLACE if args.force else claim.Mode.NEW):
         return _merge_into(args, out, history)
 
 
@@ -420,7 +433,7 @@ def cmd_report(args: argparse.Namespace, results_root: Path) -> int:
     folder = Path(args.dir).resolve()
     if not (folder / "summary.json").is_file():
         raise ListError(f"cannot read results folder {folder}: no summary.json")
-    if args.markdown:
+    if args.markdown:  # reads only
         try:
             print(markdown.render_folder(folder), end="")
         except ValueError as exc:
@@ -431,7 +444,8 @@ def cmd_report(args: argparse.Namespace, results_root: Path) -> int:
     except ValueError as exc:
         raise ListError(str(exc)) from None
     past = history.load(Path(args.history) if args.history else results_root / "history.jsonl")
-    (folder / "report.html").write_text(html.render(summary, folder, past))
+    with claim.existing(folder, (claim.REGRESSION, claim.CLOSURE)):  # not while it is written
+        (folder / "report.html").write_text(html.render(summary, folder, past))
     print(f"wrote {folder / 'report.html'}")
     return 0
 

@@ -53,6 +53,7 @@ from pathlib import Path
 from montverif.regress.cli import synth_rsa
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow import pnr, synth
+from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.tools import ToolError
 from montverif.regress.report import papers, synth_plot, synth_results, synth_summary, synth_table
@@ -78,6 +79,8 @@ def parser() -> Parser:
     ap.add_argument("--out", default=None,
                     help="result folder (default build/synth/<key>); --table: the folder of "
                          "the result folders (default build/synth)")
+    ap.add_argument("--force", action="store_true",
+                    help="replace the synthesis an --out folder holds (never anything else)")
     ap.add_argument("--timeout", type=float, default=synth.DEFAULT_TIMEOUT_S,
                     help="wall-clock seconds for Yosys")
     ap.add_argument("--json", action="store_true", help="print synth.json (pnr.json)")
@@ -164,12 +167,13 @@ def pnr_summary(result: dict[str, object]) -> str:
 
 
 def place_and_route(spec: synth.SynthSpec, out: Path | None, freq: float | None,
-                    seed: int | None, timeout_s: float, as_json: bool) -> int:
+                    seed: int | None, timeout_s: float, as_json: bool,
+                    mode: Mode = Mode.REPLACE) -> int:
     spec = pnr.spec_of(spec)
     folder = out if out is not None else synth.SYNTH_ROOT / spec.key
     try:
         result = pnr.run(spec, folder, pnr.DEFAULT_FREQ_MHZ if freq is None else freq,
-                         pnr.DEFAULT_SEED if seed is None else seed, timeout_s)
+                         pnr.DEFAULT_SEED if seed is None else seed, timeout_s, mode=mode)
     except (ConfigError, ToolError) as exc:
         return fail(exc)
     except synth.SynthError as exc:
@@ -457,12 +461,14 @@ def main(argv: list[str]) -> int:
         synth.plan(spec)  # bad input is refused before any folder is made
     except ConfigError as exc:
         return fail(exc)
+    # a folder the user names keeps its synthesis unless --force; the default is ours
+    mode = Mode.REPLACE if args.force or not args.out else Mode.NEW
     if args.pnr:
         return place_and_route(spec, Path(args.out).resolve() if args.out else None,
-                               args.freq, args.seed, args.timeout, args.json)
+                               args.freq, args.seed, args.timeout, args.json, mode)
     out = Path(args.out).resolve() if args.out else synth.SYNTH_ROOT / spec.key
     try:
-        result = synth.run(spec, out, args.timeout)
+        result = synth.run(spec, out, args.timeout, mode)
     except (ConfigError, ToolError) as exc:
         return fail(exc)
     except synth.SynthError as exc:

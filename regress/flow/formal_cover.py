@@ -37,7 +37,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from montverif.regress.flow import formal, formal_core
+from montverif.regress.flow import claim, formal, formal_core
+from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import BUILD_ROOT
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
@@ -216,7 +217,8 @@ def tasks(dut: str) -> list[str]:
     return list(dict.fromkeys(c.task for c in bin_covers(dut)))
 
 
-def sby_text(proof: formal_core.CoreProof, sources: list[Path], timeout_s: int) -> str:
+def sby_text(proof: formal_core.CoreProof, sources: list[Path], timeout_s: int,
+             entries: list[str] | None = None) -> str:
     """The .sby file: one cover task per entry of tasks(); the lut task reads the RTL with
     -D MV_COVER_LUT, a class task with -D MV_COVER_SUB and its class assumed."""
     top = cover_module(proof)
@@ -236,7 +238,8 @@ def sby_text(proof: formal_core.CoreProof, sources: list[Path], timeout_s: int) 
         "[options]", "mode cover", f"depth {proof.depth}", f"timeout {timeout_s}", "",
         "[engines]", formal.ENGINE, "",
         "[script]", *script, f"prep -top {top}", "",
-        "[files]", *(str(p) for p in [*includes, *sources]), "",
+        "[files]", *(entries if entries is not None else
+                     (str(p) for p in [*includes, *sources])), "",
     ])
 
 
@@ -339,27 +342,31 @@ def write_vectors(verdicts: dict[str, BinVerdict], target: Path) -> Path | None:
 
 
 def run(dut: str, n: int, params: dict[str, int], timeout_s: int = 600,
-        out: Path | None = None) -> CoverRun:
-    """Run the design's covers at one point; raises ConfigError on bad input, ToolError when
-    the tools are missing."""
+        out: Path | None = None, mode: Mode = Mode.NEW) -> CoverRun:
+    """Run the design's covers at one point in a folder of its own (`out`, claimed with
+    `mode`: flow.claim.output; else a new one); raises ConfigError on bad input, ToolError
+    when the tools are missing."""
     if timeout_s < 1:
         raise ConfigError(f"--timeout {timeout_s}: use 1 second or more")
     proof = prepare(dut, n, params)
     if out is not None:
-        if out.exists() and any(out.iterdir()):
-            raise ConfigError(f"{out} is not empty: a cover run runs in a folder of its own")
-        out.mkdir(parents=True, exist_ok=True)
         folder = out.resolve()
     else:
         COVERS_ROOT.mkdir(parents=True, exist_ok=True)
         folder = Path(tempfile.mkdtemp(prefix=f"{dut}-N{n}-", dir=COVERS_ROOT))
+    with claim.output(folder, claim.COVER_RUN, mode):
+        return _run_in(proof, dut, timeout_s, folder)
+
+
+def _run_in(proof: formal_core.CoreProof, dut: str, timeout_s: int, folder: Path) -> CoverRun:
     env = formal.tool_env(folder)
     formal.warm(env)
     sources = [*proof.design.core_sources, HIT_SOURCE]
     sources.append(folder / f"{cover_module(proof)}.sv")
     sources[-1].write_text(harness(proof))
     stem = "covers"
-    (folder / f"{stem}.sby").write_text(sby_text(proof, sources, timeout_s))
+    (folder / f"{stem}.sby").write_text(sby_text(proof, sources, timeout_s,
+                                                 formal.staged_files(folder, sources)))
     t0 = time.monotonic()
     limit = len(tasks(dut)) * (timeout_s + 60)
     log, _ = formal.run_sby(folder, f"{stem}.sby", env, limit)

@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from montverif.regress.flow import formal, formal_core, synth
+from montverif.regress.flow.paths import stage
 from montverif.spec import top
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
@@ -176,7 +177,9 @@ def _input(name: str, conns: dict[str, str]) -> str:
 
 
 def sby_text(proof: formal_core.CoreProof, depth: int, timeout_s: int,
-             files: dict[str, list[str]], copies: list[tuple[str, Path]]) -> str:
+             files: dict[str, list[str]], copies: list[tuple[str, str]]) -> str:
+    """The .sby file; `copies`: (the name in SBY's work folder, the file as the run names
+    it: its own folder's copy, flow.paths.stage)."""
     return "\n".join([
         "[options]", "mode bmc", f"depth {depth}", f"timeout {timeout_s}", "",
         "[engines]", formal.ENGINE, "",
@@ -208,7 +211,10 @@ def run(spec: EquivSpec, folder: Path) -> EquivVerdict:
         {"N": proof.n, **proof.params})))
     (folder / f"{HARNESS}.sv").write_text(harness(proof))
     copies += [(synth.WRAPPER, folder / synth.WRAPPER), (f"{HARNESS}.sv", folder / f"{HARNESS}.sv")]
-    (folder / "equiv.sby").write_text(sby_text(proof, depth, spec.timeout_s, files, copies))
+    staged = stage(folder, copies)
+    (folder / "equiv.sby").write_text(sby_text(
+        proof, depth, spec.timeout_s, files,
+        [(dest, name) for (dest, _), name in zip(copies, staged, strict=True)]))
     t0 = time.monotonic()
     limit = formal.sby_limit(spec.timeout_s)
     log, ended = formal.run_sby(folder, "equiv.sby", env, limit)

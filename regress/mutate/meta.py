@@ -46,13 +46,13 @@ import bisect
 import functools
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from montverif.regress.flow import processes
 from montverif.regress.mutate.svmut import Site, Token, _mutable, tokens
 from montverif.spec.paths import include_flags
 from montverif.verif.config import MUTANT_PLUSARG, MUTANT_SELECT, NO_MUTANT
@@ -486,15 +486,10 @@ ELABORATION_TIMEOUT = "elaboration did not end within"
 def run_limited(cmd: list[str], limit_s: float) -> subprocess.CompletedProcess[str] | None:
     """cmd's result, or None when it ran longer than limit_s (then it is killed, with the
     processes it started: iverilog runs its preprocessor and compiler in a pipe)."""
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True) as proc:
-        try:
-            out, err = proc.communicate(timeout=limit_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            return None
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    try:
+        return processes.run(cmd, capture_output=True, text=True, timeout=limit_s)
+    except subprocess.TimeoutExpired:
+        return None
 
 
 def iverilog_command(tmp: Path, sources: list[Path], toplevel: str,

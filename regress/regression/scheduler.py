@@ -75,7 +75,10 @@ def parallel(fn: Callable[[T], R], items: Sequence[T], jobs: int,
     # left running by an interrupt (the pool waited for them): what finished before it is
     # kept like any other result, what the interrupt ended comes back marked so
     for fut, item in running.items():
-        results[item] = fut.result()
+        try:
+            results[item] = fut.result()
+        except KeyboardInterrupt:  # its tool was ended (flow.processes.Interrupted)
+            continue
         done(item, results[item])
     return results, stopped
 

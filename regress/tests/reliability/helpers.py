@@ -3,6 +3,7 @@ be signalled like a user's Ctrl-C), wait for a run to reach a state, find a run'
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -83,3 +84,36 @@ def ends(proc: subprocess.Popen[str], sig: signal.Signals, timeout_s: float = 60
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=timeout_s)
     return proc.returncode, out, err
+
+
+def working_in(folder: Path) -> list[str]:
+    """The live processes whose working directory lies in `folder` (a tool's tree: SBY and
+    its solvers, Yosys, a compiler), zombies aside: their command lines."""
+    found = []
+    folder = folder.resolve()
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            if not Path(f"/proc/{pid}/cwd").resolve().is_relative_to(folder):
+                continue
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                continue
+            found.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+                         .decode(errors="replace")[:160])
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+def stamp_state(folder: Path) -> str:
+    """How the command that wrote a results folder ended, as its stamp says."""
+    return str(json.loads((folder / ".montverif.json").read_text())["state"])
+
+
+def interrupted_once(code: int, err: str) -> None:
+    """An interrupt's end: exit 130, one `interrupted:` line on stderr as the last line, no
+    traceback."""
+    assert code == 130, err
+    assert "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert lines and lines[-1].startswith("interrupted: "), err
+    assert sum(ln.startswith("interrupted:") for ln in lines) == 1, err

@@ -1,0 +1,52 @@
+"""Odd paths (issue 59, item 6): results folders below /tmp (which the WebAssembly tools
+replace with a /tmp of their own) and with spaces and non-ASCII characters in their names.
+Each tool reads only its own folder's copy of its sources (flow.paths.stage). Before: SBY
+split its [files] entries at the spaces and ended ERROR (`formal` said UNKNOWN), Yosys
+read an unquoted script path."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+MONTVERIF = Path(sys.executable).parent / "montverif"
+
+
+@pytest.fixture
+def odd(tmp_path: Path) -> Iterator[Path]:
+    """A folder below /tmp whose name holds spaces and non-ASCII characters."""
+    with tempfile.TemporaryDirectory(prefix="mv odd ü ", dir="/tmp") as folder:
+        yield Path(folder) / "a b é"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(MONTVERIF), *args], capture_output=True, text=True,
+                          timeout=900, check=False)
+
+
+@pytest.mark.formal
+def test_a_proof_in_an_odd_folder_reaches_its_verdict(odd: Path) -> None:
+    cp = run("formal", "--dut", "mont_r2", "--out", str(odd / "proof"))
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert json.loads((odd / "proof" / "formal.json").read_text())["status"] == "bounded"
+
+
+@pytest.mark.formal
+def test_covers_in_an_odd_folder_are_decided(odd: Path) -> None:
+    cp = run("formal", "--dut", "mont_r2", "--covers", "--out", str(odd / "covers"))
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert " 0 undecided" in cp.stdout and "UNDECIDED" not in cp.stdout, cp.stdout
+
+
+@pytest.mark.synth
+def test_a_synthesis_in_an_odd_folder_gives_its_figures(odd: Path) -> None:
+    cp = run("synth", "--dut", "mont_r2", "--n", "32", "--out", str(odd / "synth"))
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    result = json.loads((odd / "synth" / "synth.json").read_text())
+    assert result["cells"]["luts"] > 0 and result["timing"]["logic_delay_ns"] > 0

@@ -1,0 +1,142 @@
+"""The process-tree rule (flow/processes.py, flow/supervise.py): a tool's whole tree ends on a
+time limit, on an interrupt, when the command is killed outright and when the tool exits
+leaving descendants behind, detached ones (setsid) included; the tool's exit status comes
+through unchanged."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from montverif.regress.flow import processes, supervise
+
+# a tool that leaves descendants: one in a session of its own (as SBY's solvers), one whose
+# parent has exited (an orphan), and one it waits for; each sleeps with a marker in its
+# command line so that the test can find it
+SLEEPER = f"{sys.executable} -c 'import time; time.sleep(1000)'"
+TREE = f"""
+marker=$1
+setsid {SLEEPER} "$marker" &
+( {SLEEPER} "$marker" & )
+{SLEEPER} "$marker"
+"""
+
+
+def _alive(marker: str) -> list[int]:
+    """Live processes of the tree whose command line holds `marker`: the sleepers, the
+    shell and the supervisor (zombies aside)."""
+    found = []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if marker.encode() in cmd and state != "Z":
+            found.append(int(pid))
+    return found
+
+
+def _sleepers(marker: str) -> list[int]:
+    """The tree's three sleepers, once they all run."""
+    sleeper = [b"-c", b"import time; time.sleep(1000)", marker.encode()]
+    found = []
+    for pid in _alive(marker):
+        try:
+            if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[1:4] == sleeper:
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def _wait_for(cond: Callable[[], bool], timeout_s: float = 10) -> None:
+    end = time.monotonic() + timeout_s
+    while not cond():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def marker(tmp_path: Path) -> str:
+    return f"mv-tree-{tmp_path.name}-{os.getpid()}"
+
+
+def test_a_time_limit_ends_the_whole_tree(marker: str) -> None:
+    with pytest.raises(subprocess.TimeoutExpired):
+        processes.run(["bash", "-c", TREE, "tree", marker], timeout=1)
+    assert _alive(marker) == []
+
+
+def test_a_tool_that_exits_leaves_nothing_behind(marker: str) -> None:
+    done = processes.run(["bash", "-c", f'setsid {SLEEPER} "{marker}" & exit 3'])
+    assert done.returncode == 3
+    assert _alive(marker) == []
+
+
+def test_the_tools_exit_status_comes_through(marker: str) -> None:
+    assert processes.run(["bash", "-c", "kill -SEGV $$"]).returncode == -signal.SIGSEGV
+    out = processes.run([sys.executable, "-c", "print('hi')"], capture_output=True, text=True)
+    assert (out.returncode, out.stdout) == (0, "hi\n")
+    missing = processes.run(["/no/such/tool"], capture_output=True, text=True)
+    assert missing.returncode == 127 and "cannot start /no/such/tool" in missing.stderr
+
+
+def test_the_tree_ends_when_the_command_is_killed_outright(marker: str) -> None:
+    """SIGKILL of the command that started the tool: the supervisor's watch pipe closes."""
+    code = ("import sys; from montverif.regress.flow import processes; "
+            "processes.run(['bash', '-c', sys.argv[1], 'tree', sys.argv[2]])")
+    cmd = subprocess.Popen([sys.executable, "-c", code, TREE, marker])
+    _wait_for(lambda: len(_sleepers(marker)) == 3)
+    cmd.kill()
+    cmd.wait()
+    _wait_for(lambda: _alive(marker) == [])
+
+
+def test_an_interrupt_ends_every_tree_and_refuses_new_ones(marker: str) -> None:
+    """end_all (what SIGINT and SIGTERM do under `interrupts`) ends a tree a worker thread
+    waits on: the worker gets Interrupted, a KeyboardInterrupt, at once; until allow_starts
+    no tree starts."""
+    got: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            processes.run(["bash", "-c", TREE, "tree", marker])
+        except BaseException as exc:  # the test looks at what came
+            got.append(exc)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    _wait_for(lambda: len(_sleepers(marker)) == 3)
+    t0 = time.monotonic()
+    try:
+        assert processes.end_all() == 1
+        thread.join(timeout=10)
+        assert not thread.is_alive() and time.monotonic() - t0 < supervise.GRACE_S + 2
+        assert len(got) == 1 and isinstance(got[0], processes.Interrupted)
+        assert isinstance(got[0], KeyboardInterrupt)
+        assert _alive(marker) == []
+        with pytest.raises(processes.Interrupted):
+            processes.run(["true"])
+    finally:
+        processes.allow_starts()
+    assert processes.run(["true"]).returncode == 0
+
+
+def test_a_process_that_ignores_sigterm_is_killed_after_the_grace_time(marker: str) -> None:
+    code = ("import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+            "print('ready', flush=True); time.sleep(1000)")
+    t0 = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        processes.run([sys.executable, "-c", code, marker], timeout=1)
+    took = time.monotonic() - t0
+    assert _alive(marker) == []
+    assert took >= 1 + supervise.GRACE_S - 0.1  # SIGTERM ignored: SIGKILL after the grace
