@@ -99,8 +99,11 @@ def emit_md(rm: RegMap, found: list[Design]) -> str:
 
 # --- the README's design table ---------------------------------------------------------------
 _SYM = {ast.Add: " + ", ast.Sub: " - ", ast.Mult: "·", ast.Div: "/", ast.FloorDiv: " div ",
-        ast.Mod: " mod "}
-_PREC = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.FloorDiv: 2, ast.Mod: 2}
+        ast.Mod: " mod ", ast.Pow: "^"}
+_PREC = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.FloorDiv: 2, ast.Mod: 2,
+         ast.Pow: 3}
+_REL = {ast.Eq: " = ", ast.NotEq: " ≠ ", ast.Lt: " < ", ast.LtE: " ≤ ", ast.Gt: " > ",
+        ast.GtE: " ≥ "}
 
 
 def math_text(expr: str) -> str:
@@ -120,14 +123,17 @@ def math_text(expr: str) -> str:
             if node.func.id == "floor":
                 return f"⌊{args[0]}⌋"
             return f"{node.func.id}({', '.join(args)})"
-        if isinstance(node, ast.BinOp):
+        if isinstance(node, ast.BinOp) and type(node.op) in _PREC:
             prec = _PREC[type(node.op)]
             text = (show(node.left, prec) + _SYM[type(node.op)]
                     + show(node.right, prec, right=True))
             loose = prec < outer or (right and prec == outer)
             return f"({text})" if loose else text
-        if isinstance(node, ast.Compare):
-            return f"[{show(node.left)} = {show(node.comparators[0])}]"
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return f"-{show(node.operand, 3)}"
+        if isinstance(node, ast.Compare) and type(node.ops[0]) in _REL:
+            rel = _REL[type(node.ops[0])]
+            return f"[{show(node.left)}{rel}{show(node.comparators[0])}]"
         raise ConfigError(f"cannot show {expr!r}")
 
     return show(ast.parse(expr, mode="eval"))
