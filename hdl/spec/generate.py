@@ -185,7 +185,7 @@ def with_table(readme: str, table: str) -> str:
 def targets() -> dict[Path, str]:
     """Every derived file and the text it must have."""
     rm = load_regmap()
-    found = designs.every()
+    found = designs.complete()
     out = {SV_PATH: emit_sv(rm, found), MD_PATH: emit_md(rm, found)}
     if README.exists():
         out[README] = with_table(README.read_text(), design_table(found))

@@ -44,9 +44,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from montverif.regress.cli.args import Parser, fail
+from montverif.regress.cli.args import Parser, fail, warn_broken
 from montverif.regress.flow import formal, formal_cover, tools
-from montverif.spec.designs import known_designs, load_design
+from montverif.spec.designs import check_known, load_design
 from montverif.spec.errors import ConfigError
 
 
@@ -142,6 +142,8 @@ def _points(args: argparse.Namespace) -> int:
         return fail(f"--jobs {args.jobs}: use 1 or more")
     try:
         specs = formal.point_specs(args.dut, args.timeout)
+        if not args.dut:
+            warn_broken()
         out = formal.new_folder(specs[0], args.out) if args.out else \
             Path(tempfile.mkdtemp(prefix="points-", dir=formal.FORMAL_ROOT))
     except (ConfigError, tools.ToolError) as exc:
@@ -181,8 +183,7 @@ def _markdown(verdicts: list[formal.Verdict], passed: int) -> str:
 def cover_point(dut: str, n: int | None, given: dict[str, int]) -> tuple[int, dict[str, int]]:
     """--covers' point: --n and --params, else the design's first [formal] point when it is
     a width the design simulates (where a witness replays), else its narrowest one."""
-    if dut not in known_designs():
-        raise ConfigError(f"unknown design {dut!r} (known: {', '.join(known_designs())})")
+    check_known(dut)
     design = load_design(dut)
     if n is not None:
         return n, given
