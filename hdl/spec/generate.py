@@ -19,6 +19,7 @@ from montverif.spec.regmap import load as load_regmap
 SV_PATH = COMMON / "mv_regmap_pkg.sv"
 MD_PATH = ROOT / "docs" / "regmap.md"
 README = ROOT / "README.md"
+PATHS = (SV_PATH, MD_PATH, README)  # the derived files
 BEGIN, END = "<!-- designs:begin (montverif generate) -->", "<!-- designs:end -->"
 
 
