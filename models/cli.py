@@ -15,6 +15,7 @@ from montverif.models.numbers import parse_int
 from montverif.models.registry import ALGOS, AlgoInfo, get_algo
 from montverif.models.result import ModelInputError
 from montverif.models.survey import MAX_N, survey
+from montverif.spec import designs
 from montverif.spec import params as spec_params
 from montverif.spec.errors import ConfigError
 
@@ -91,11 +92,16 @@ def parse_params(items: list[str]) -> dict[str, int | str]:
 
 
 def _cmd_list() -> None:
-    width = max(len(name) for name in ALGOS)
-    for info in ALGOS.values():
+    """The models, one a line; a `warning:` line on stderr per broken descriptor (its design
+    is left out, the others are listed)."""
+    listed = [info for info in ALGOS.values() if info.name in designs.known_designs()]
+    width = max((len(info.name) for info in listed), default=0)
+    for info in listed:
         params = " ".join(f"{k}={info.design.param_text(k, v)}" for k, v in info.params)
         print(f"{info.name:<{width}}  {info.kind:<5}  {info.summary}"
               + (f" [parameters: {params}]" if params else ""))
+    for line in designs.broken():
+        print(f"warning: {line} (left out)", file=sys.stderr)
 
 
 def check_width(info: AlgoInfo, n: int, allow_wide: bool) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -18,9 +19,8 @@ import gmpy2
 
 from montverif.models import generic, gf2, ref
 from montverif.models.result import ModelInputError, Result, short_hex
-from montverif.spec import formula
+from montverif.spec import designs, formula
 from montverif.spec.design import Design
-from montverif.spec.designs import every
 from montverif.spec.errors import ConfigError
 
 # "mont": X*Y*2^-r mod M; "inter": X*Y mod M; "mont_gf2": the binary-field Montgomery product
@@ -28,16 +28,26 @@ from montverif.spec.errors import ConfigError
 # "modexp": X^E mod M (the RSA core)
 Kind = Literal["mont", "inter", "mont_gf2", "modexp"]
 ModelFunc = Callable[..., Result]  # (x, y, m, n), or (x1, x2, y1, y2, m, n) with halves
+MODULE = re.compile(r"[a-z][a-z0-9_]*")  # a module of montverif.models a descriptor names
 
 
-def function(ref_text: str, design: str) -> Callable[..., Any]:
-    """The function a descriptor names as "<module>:<function>" of montverif.models."""
+def function(ref_text: str, key: str) -> Callable[..., Any]:
+    """The function a descriptor names as "<module>:<function>" of montverif.models (at its
+    field `key`, e.g. `[model] function`); ConfigError "<key>: ..." if there is none."""
     module, _, name = ref_text.partition(":")
+    if not MODULE.fullmatch(module):
+        raise ConfigError(f"{key}: {module!r} is no module of montverif.models ({ref_text!r})")
     try:
-        return getattr(importlib.import_module(f"montverif.models.{module}"), name)
+        found = getattr(importlib.import_module(f"montverif.models.{module}"), name)
     except (ImportError, AttributeError):
-        raise ConfigError(f"{design}: no model function {ref_text} "
-                          f"(montverif.models.{module}:{name})") from None
+        found = None
+    except Exception as exc:  # a model file that fails to import: this design's fault only
+        raise ConfigError(f"{key}: montverif.models.{module} cannot be imported "
+                          f"({type(exc).__name__}: {exc})") from None
+    if not callable(found):
+        raise ConfigError(f"{key}: no function {name} in montverif.models.{module} "
+                          f"({ref_text!r})")
+    return found
 
 
 def _no_check(n: int, **_params: int) -> None:
@@ -182,17 +192,21 @@ def info_of(design: Design) -> AlgoInfo:
     """A design's registry entry, its functions looked up by the names its descriptor gives
     (a generic model: montverif.models.generic)."""
     func = (functools.partial(generic.model, design=design) if design.generic_model
-            else function(design.model_function, design.name))
+            else function(design.model_function, "[model] function"))
     return AlgoInfo(
         design=design, func=func,
-        check=function(design.model_check, design.name) if design.model_check else _no_check,
-        precompute=tuple((reg, function(f, design.name))
+        check=(function(design.model_check, "[model] check") if design.model_check
+               else _no_check),
+        precompute=tuple((reg, function(f, f"[operands] precomputed.{reg}"))
                          for reg, f in design.precompute.items()),
-        block_params=(function(design.block_params, design.name) if design.block_params
-                      else _no_blocks))
+        block_params=(function(design.block_params, "[model] block_params")
+                      if design.block_params else _no_blocks))
 
 
-_ALL = {d.name: info_of(d) for d in every()}
+# every descriptor's model functions are found when the descriptors are read: a design whose
+# descriptor names one that is not there is broken (montverif.spec.designs), the others work
+designs.add_check(info_of)
+_ALL = {d.name: info_of(d) for d in designs.every()}
 # The multipliers (`montverif models list/run` and the multiplier tests iterate over them);
 # cores built around them (kind "modexp": P = X^E mod M, the RSA core) are in CORES.
 ALGOS: dict[str, AlgoInfo] = {k: a for k, a in _ALL.items() if a.kind != "modexp"}
@@ -316,7 +330,11 @@ def _broken(info: AlgoInfo, p: int, v: int | None, args: tuple[int, ...], field:
 
 
 def get_algo(name: str) -> AlgoInfo:
-    """Look up an algorithm by name."""
+    """Look up an algorithm by name (a design whose descriptor is broken: its fault)."""
+    if broken := designs.broken_design(name):  # (a check added since _ALL was made, too)
+        raise ModelInputError(broken.message)
+    if name not in _ALL and name in designs.known_designs():  # written since (new-design)
+        _ALL[name] = info_of(designs.load_design(name))
     try:
         return _ALL[name]
     except KeyError:

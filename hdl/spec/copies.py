@@ -92,10 +92,12 @@ def statements(text: str) -> list[Line]:
 
 
 def rtl_files(root: Path = HDL) -> list[Path]:
-    """The hand-written RTL under `root` (.sv, .svh), without the SKIPPED ones."""
+    """The hand-written RTL under `root` (.sv, .svh), without the SKIPPED ones and those of a
+    hidden folder (new-design's staging folder, montverif.spec.scaffold)."""
     files = sorted(p for ext in ("*.sv", "*.svh") for p in root.rglob(ext))
     return [p for p in files
-            if not any(p.relative_to(root).as_posix().startswith(s) for s in SKIPPED)]
+            if not any(p.relative_to(root).as_posix().startswith(s) for s in SKIPPED)
+            and not any(part.startswith(".") for part in p.relative_to(root).parts)]
 
 
 def _pairs(a: Sequence[Line], b: Sequence[Line], same_file: bool) -> Iterable[tuple[int, int, int]]:

@@ -17,8 +17,19 @@ from typing import Any
 
 from montverif.spec import formula
 from montverif.spec.errors import ConfigError
+from montverif.spec.fields import (
+    DOTTED,
+    IDENTIFIER,
+    REFERENCE,
+    Table,
+    is_int,
+    shown_value,
+    table_list,
+)
 from montverif.spec.paths import COMMON, HDL, shown
 from montverif.spec.regmap import Region, RegMap
+from montverif.spec.regmap import load as regmap_load
+from montverif.spec.svnames import is_keyword
 from montverif.spec.tomlfile import read_toml
 
 KINDS = ("mont", "inter", "modexp")  # what a design computes (field1 adds "mont_gf2")
@@ -399,11 +410,39 @@ class Design:
 
 
 # --- reading a descriptor ---------------------------------------------------------------------
+# Every table's keys (None: keys of the user's own, e.g. parameter names); docs/own-design.md
+# describes each.
+OPERAND_KEYS = ("registers", "domain", "promise", "carry_save", "precomputed", "secret")
+SECTION_KEYS: dict[str, tuple[str, ...] | None] = {
+    "design": ("name", "id", "family", "paper", "algorithm", "notes", "rtl", "shared", "owns",
+               "uses", "widths", "cycles", "cycles_field1", "cycles_note"),
+    "function": ("kind", "r_bits", "summary", "field1"),
+    "operands": OPERAND_KEYS,
+    "results": ("redundant_extra_bits",),
+    "model": ("function", "check", "block_params", "generic"),
+    "parameters": None, "fault": None,
+    "observe": ("lut_hits", "lut_bins", "illegal_bins", "hit_width", "sub_taken"),
+    "paper": ("source", "cycles", "note", "figures"),
+    "test": ("verilator", "icarus", "quick_tests", "quick_from_n"),
+    "coverage": ("goal", "waive", "waive_reason"),
+    "testbench": ("module", "tests", "vector_loader", "engine"),
+    "rsa": ("core", "mults", "width", "wipe", "clear", "variants"),
+    "top": ("core", "ports"), "lists": None,
+    "core": ("module", "clock", "reset", "reset_active", "start", "done", "done_style",
+             "ports", "result", "params", "third_party"),
+    "formal": ("points", "timeout"),
+    "synthesis": ("parameters", "cycles"),
+}
+SECTIONS = tuple(SECTION_KEYS)
+FIELD1_KINDS = ("mont", "inter", "mont_gf2")
+TEST_SIMULATORS = ("verilator", "icarus")
+MAX_ID = 255  # INFO[23:16]
+MAX_EXTRA_BITS = 64  # [results] redundant_extra_bits
+MAX_BINS = 1 << 12  # [observe] lut_bins
+
+
 def _table(raw: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
-    value = raw.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where}: [{key}] must be a table")
-    return value
+    return Table(raw.get(key, {}), f"[{key}]", where).raw
 
 
 def _strs(value: Any, where: str) -> tuple[str, ...]:
@@ -413,28 +452,37 @@ def _strs(value: Any, where: str) -> tuple[str, ...]:
 
 
 def _param(name: str, raw: Any, where: str) -> Param:
+    if not IDENTIFIER.fullmatch(name):
+        raise ConfigError(f"{where}.{name}: a parameter's name is letters, digits and _")
     if not isinstance(raw, dict) or "default" not in raw:
         raise ConfigError(f"{where}.{name}: expected {{ default = ..., ... }}")
-    unknown = sorted(set(raw) - {"default", "min", "max", "choices", "doc", "paper_max",
-                                 "paper"})
-    if unknown:
-        raise ConfigError(f"{where}.{name}: unknown key(s) {', '.join(unknown)}")
-    choices = _strs(raw.get("choices", []), f"{where}.{name}.choices")
+    file, _, label = where.rpartition(": ")
+    table = Table(raw, f"{label} {name}" if label.endswith("]") else f"{label}.{name}", file,
+                  ("default", "min", "max", "choices", "doc", "paper_max", "paper"))
+    choices = table.texts("choices")
     paper_max = raw.get("paper_max")
-    if paper_max is not None and (not isinstance(paper_max, int) or isinstance(paper_max, bool)
-                                  or not raw.get("paper")):
+    if paper_max is not None and (not is_int(paper_max) or not raw.get("paper")):
         raise ConfigError(f"{where}.{name}: paper_max is an integer, with `paper` saying "
                           "where the paper bounds it")
-    param = Param(name, raw["default"], raw.get("min"), raw.get("max"), choices,
-                  str(raw.get("doc", "")), paper_max, str(raw.get("paper", "")))
-    param.value(param.default)  # the default itself must be legal
+    low, high = (table.integer(k) if k in table else None for k in ("min", "max"))
+    default = raw["default"]
+    if not (is_int(default) or (choices and isinstance(default, str))):
+        raise table.error("default", f"expected an integer{' or a choice' * bool(choices)} "
+                                     f"(got {shown_value(default)})")
+    if choices and (low is not None or high is not None):
+        raise table.error_at("a parameter with choices has no min or max")
+    if low is not None and high is not None and low > high:
+        raise table.error("min", f"{low} is above max {high}")
+    param = Param(name, default, low, high, choices, table.text("doc"), paper_max,
+                  table.text("paper"))
+    try:
+        param.value(param.default)  # the default itself must be legal
+    except ConfigError as exc:
+        raise ConfigError(f"{where}.{name}: {exc}") from None
     if paper_max is not None and isinstance(param.default, int) and param.default > paper_max:
         raise ConfigError(f"{where}.{name}: the default {param.default} is beyond paper_max "
                           f"{paper_max}")
     return param
-
-
-OPERAND_KEYS = ("registers", "domain", "promise", "carry_save", "precomputed", "secret")
 
 
 def _domain(ops: Mapping[str, Any], registers: tuple[str, ...],
@@ -482,8 +530,9 @@ def _promise(ops: Mapping[str, Any], params: Mapping[str, Param], where: str
         if not isinstance(expr, str):
             raise ConfigError(f"{where}: [operands] promise.{key} must be a string")
         try:
+            formula.check(expr, sample)
             formula.holds(expr, sample)
-        except ConfigError as exc:
+        except (ConfigError, ArithmeticError) as exc:
             raise ConfigError(f"{where}: [operands] promise.{key}: {exc} (a relation in "
                               f"{', '.join(PROMISE_NAMES)} and the build parameters)") from None
     return {k: str(v) for k, v in raw.items()}
@@ -506,41 +555,29 @@ def _secret(ops: Mapping[str, Any], registers: tuple[str, ...], kind: str,
     return secret
 
 
-SECTIONS = ("design", "function", "operands", "results", "model", "parameters", "fault",
-            "observe", "paper", "test", "coverage", "testbench", "rsa", "top", "lists", "core",
-            "formal", "synthesis")
-
-
 def _synthesis(raw: Mapping[str, Any], params: Mapping[str, Param], where: str
                ) -> tuple[dict[str, Param], str]:
     """[synthesis]: `parameters` (tables as [parameters] has them; names of their own) and
     `cycles` (the design's cycles with them: an expression in n, every parameter and
     `cycles`, the design's own count)."""
-    syn = _table(raw, "synthesis", where)
-    if unknown := sorted(set(syn) - {"parameters", "cycles"}):
-        raise ConfigError(f"{where}: [synthesis] unknown key(s) {', '.join(unknown)} "
-                          "(known: parameters, cycles)")
+    syn = Table(raw.get("synthesis", {}), "[synthesis]", where, SECTION_KEYS["synthesis"])
     own = {k: _param(k, v, f"{where}: [synthesis] parameters")
-           for k, v in _table(syn, "parameters", f"{where}: [synthesis]").items()}
+           for k, v in syn.table("parameters").raw.items()}
     if clash := sorted(set(own) & set(params)):
         raise ConfigError(f"{where}: [synthesis] parameters {', '.join(clash)} are in "
                           "[parameters] already")
     cycles = syn.get("cycles", "")
     if not isinstance(cycles, str) or (cycles and not own):
         raise ConfigError(f"{where}: [synthesis] cycles is an expression, with parameters")
+    syn.expression("cycles", {"n", "cycles", *params, *own})
     return own, cycles
 
 
 def _foreign(raw: Mapping[str, Any], operands: tuple[str, ...], precomputed: tuple[str, ...],
              where: str) -> ForeignCore | None:
-    table = _table(raw, "core", where)
-    if not table:
+    table = Table(raw.get("core", {}), "[core]", where, SECTION_KEYS["core"])
+    if not table.raw:
         return None
-    keys = ("module", "clock", "reset", "reset_active", "start", "done", "done_style",
-            "ports", "result", "params", "third_party")
-    if unknown := sorted(set(table) - set(keys)):
-        raise ConfigError(f"{where}: [core] unknown key(s) {', '.join(unknown)} "
-                          f"(known: {', '.join(keys)})")
     if missing := [k for k in ("module", "start", "done", "ports", "result") if k not in table]:
         raise ConfigError(f"{where}: [core] needs {', '.join(missing)}")
     active, style = table.get("reset_active", "low"), table.get("done_style", "pulse")
@@ -548,101 +585,327 @@ def _foreign(raw: Mapping[str, Any], operands: tuple[str, ...], precomputed: tup
         raise ConfigError(f"{where}: [core] reset_active is low or high (got {active!r})")
     if style not in ("pulse", "level"):
         raise ConfigError(f"{where}: [core] done_style is pulse or level (got {style!r})")
-    ports = dict(table["ports"])
+    ports = table.strings("ports")
     if missing := [r for r in (*operands, *precomputed) if r not in ports]:
         raise ConfigError(f"{where}: [core] ports names no input for {', '.join(missing)}")
     if unknown := sorted(set(ports) - set(operands) - set(precomputed)):
         raise ConfigError(f"{where}: [core] ports: {', '.join(unknown)} is no register the "
                           "design reads")
-    return ForeignCore(str(table["module"]), str(table.get("clock", "clk_i")),
-                       str(table.get("reset", "rst_ni")), active == "low", str(table["start"]),
-                       str(table["done"]), style == "pulse", ports, str(table["result"]),
-                       bool(table.get("third_party", True)), dict(table.get("params", {})))
+    if bad := [v for v in ports.values() if not IDENTIFIER.fullmatch(v)]:
+        raise table.error("ports", f"{bad[0]!r} is not a port name")
+    return ForeignCore(table.name("module"), table.name("clock", "clk_i"),
+                       table.name("reset", "rst_ni"), active == "low", table.name("start"),
+                       table.name("done"), style == "pulse", ports, table.name("result"),
+                       table.flag("third_party", True), table.strings("params"))
+
+
+def _sections(raw: Mapping[str, Any], where: str) -> dict[str, Table]:
+    """Every section of a descriptor as a Table (an empty one when absent), unknown
+    sections and keys refused."""
+    if unknown := sorted(set(raw) - set(SECTIONS)):
+        raise ConfigError(f"{where}: unknown section(s) {', '.join(unknown)} "
+                          f"(known: {', '.join(SECTIONS)})")
+    if isinstance(raw.get("operands"), dict) and "below_modulus" in raw["operands"]:
+        raise ConfigError(f"{where}: [operands] below_modulus is replaced by domain (e.g. "
+                          'domain = { X = "below_2n", Y = "below_m" }: docs/own-design.md)')
+    return {s: Table(raw.get(s, {}), f"[{s}]", where, SECTION_KEYS[s])
+            for s in SECTIONS if s not in ("core", "synthesis", "formal")}
+
+
+def _name(d: Table, path: Path) -> str:
+    name = d.need("name")
+    if not isinstance(name, str) or not IDENTIFIER.fullmatch(name):
+        raise d.error("name", f"expected a name of letters, digits and _ (got "
+                              f"{shown_value(name)})")
+    if is_keyword(name):
+        raise d.error("name", f"{name} is a SystemVerilog keyword (it names the core module)")
+    if path.stem != name:
+        raise d.error("name", f"the file must be named after the design ({name}.toml)")
+    return name
+
+
+def _sources(d: Table, own: Path) -> tuple[tuple[Path, ...], tuple[Path, ...], tuple[Path, ...]]:
+    """[design] rtl (beside the descriptor), shared (below hdl/) and owns (of shared)."""
+    rtl = tuple(own / f for f in _relative(d, "rtl"))
+    if not rtl:
+        raise d.error("rtl", "names no RTL file (the design's own sources, compile order)")
+    shared = tuple(HDL / f for f in _relative(d, "shared"))
+    for key, files in (("rtl", rtl), ("shared", shared)):
+        for src in files:
+            if not src.is_file():
+                raise d.error(key, f"no such RTL file {shown(src)}")
+    owns = tuple(HDL / f for f in _relative(d, "owns"))
+    if stray := [shown(src) for src in owns if src not in shared]:
+        raise d.error("owns", f"{', '.join(stray)}, which shared does not list")
+    return rtl, shared, owns
+
+
+def _relative(d: Table, key: str) -> tuple[str, ...]:
+    """A list of relative paths, none leaving its folder."""
+    files = d.texts(key)
+    for f in files:
+        if not f or Path(f).is_absolute() or ".." in Path(f).parts:
+            raise d.error(key, f"{f!r} is not a path inside its folder")
+    return files
+
+
+def _widths(d: Table, params: Mapping[str, Param]) -> tuple[int, str, int]:
+    """[design] widths: (min at the defaults, min as an expression or "", max)."""
+    d.need("widths")
+    widths = d.table("widths", ("min", "max"))
+    if "min" not in widths or "max" not in widths:
+        missing = "min" if "min" not in widths else "max"
+        raise widths.error(missing, "missing (widths = { min = ..., max = ... })")
+    min_n, min_expr = _min_width(widths.raw, params, widths.where)
+    if min_n < 1:
+        raise widths.error("min", f"{min_n} at the default parameters: at least 1")
+    max_n = widths.integer("max", low=1)
+    if max_n < min_n:
+        raise widths.error("max", f"{max_n} is below min ({min_n})")
+    return min_n, min_expr, max_n
+
+
+def _registers(ops: Table) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...],
+                                    dict[str, str]]:
+    """[operands] registers (the modulus last), carry_save groups and precomputed, each a
+    register of the register map."""
+    ops.need("registers")
+    registers = ops.texts("registers", names=True)
+    if len(registers) < 2:
+        raise ops.error("registers", "at least one operand and the modulus (last)")
+    regions = regmap_load().regions
+    groups_raw = ops.get("carry_save", [])
+    if not isinstance(groups_raw, list) or not all(
+            isinstance(g, list) and len(g) >= 2 and all(r in registers for r in g)
+            for g in groups_raw):
+        raise ops.error("carry_save", "expected a list of groups of registers (e.g. "
+                                      "[[\"X\", \"X2\"]])")
+    precompute = ops.strings("precomputed")
+    for key, regs in (("registers", registers), ("precomputed", tuple(precompute))):
+        if unknown := [r for r in regs if r not in regions]:
+            raise ops.error(key, f"{', '.join(unknown)} is not in the register map "
+                                 f"(hdl/common/regmap.json)")
+    for reg, ref in precompute.items():
+        if not REFERENCE.fullmatch(ref):
+            raise ops.error("precomputed", f"{reg} = {ref!r}: expected "
+                                           "\"<module>:<function>\"")
+    return registers, tuple(tuple(g) for g in groups_raw), precompute
+
+
+def _function(fn: Table, names: set[str]) -> tuple[str, str, dict[str, str]]:
+    """[function]: kind, r_bits and field1 (the second field's kind and r_bits)."""
+    kind = fn.need("kind")
+    if kind not in KINDS:
+        raise fn.error("kind", f"must be one of {', '.join(KINDS)} (got {shown_value(kind)})")
+    r_bits = fn.expression("r_bits", names, "n")
+    field1 = fn.table("field1", ("kind", "r_bits"))
+    if field1.raw:
+        if field1.get("kind") not in FIELD1_KINDS:
+            raise field1.error("kind", f"must be one of {', '.join(FIELD1_KINDS)}")
+        field1.need("r_bits")
+        field1.expression("r_bits", names)
+    return str(kind), r_bits, {k: str(v) for k, v in field1.raw.items()}
+
+
+def _model(model: Table, kind: str, cycles: str) -> tuple[bool, str]:
+    """[model]: generic, or a function (and its checks: references only, the models'
+    registry finds them)."""
+    generic = model.flag("generic", False)
+    if generic and (kind == "modexp" or not cycles):
+        raise model.error("generic", "a generic model needs kind mont or inter and the "
+                                     "design's cycles ([design] cycles)")
+    function = "" if generic else model.reference("function")
+    if not generic and not function:
+        raise model.error("function", "missing (\"<module>:<function>\" of montverif.models, "
+                                      "or generic = true)")
+    model.reference("check")
+    model.reference("block_params")
+    return generic, function
+
+
+def _evaluable(keys: tuple[tuple[Table, str], ...], widths: tuple[int, ...],
+               names: Mapping[str, int]) -> None:
+    """Each formula evaluates at the narrowest and widest N with the default parameters."""
+    for table, key in keys:
+        expr = table.get(key, "")
+        for n in widths if expr else ():
+            try:
+                formula.formula(str(expr), n, names)
+            except (ConfigError, ArithmeticError, TypeError, ValueError) as exc:
+                raise table.error(key, f"cannot be evaluated at n={n} with the default "
+                                       f"parameters ({exc})") from None
+
+
+def _fault(fault: Table) -> dict[str, int]:
+    """[fault]: parameter = integer value of the corrupted build."""
+    for key in fault.raw:
+        fault.name_key(key)
+        fault.integer(key, low=0)
+    return dict(fault.raw)
+
+
+def _observe(obs: Table) -> dict[str, Any]:
+    for key in ("lut_hits", "sub_taken"):
+        if key in obs and not DOTTED.fullmatch(obs.text(key)):
+            raise obs.error(key, "expected a signal's path below the core (u_core.x.y)")
+    bins = obs.integer("lut_bins", 0, 0, MAX_BINS)
+    obs.integer("hit_width", 32, 1, 64)
+    if bad := [b for b in obs.integers("illegal_bins", 0) if b >= bins]:
+        raise obs.error("illegal_bins", f"{bad[0]} is no bin (lut_bins = {bins})")
+    return obs.raw
+
+
+def _test(test: Table, params: Mapping[str, Param]) -> dict[str, Any]:
+    """[test]: points [N, BusW, txns, AckWait, {params}] per simulator, quick tests."""
+    for sim in TEST_SIMULATORS:
+        for point in table_list_of(test, sim):
+            if not isinstance(point, list) or len(point) not in (4, 5) or not all(
+                    is_int(v) and v >= (0 if i == 3 else 1) for i, v in enumerate(point[:4])):
+                raise test.error(sim, f"{shown_value(point)} is not [N, BusW, txns, AckWait"
+                                      ", {params}]")
+            if len(point) == 5:
+                _given(point[4], params, test, sim)
+    test.texts("quick_tests", names=True)
+    quick = test.table("quick_from_n", TEST_SIMULATORS)
+    for sim in quick.raw:
+        quick.integer(sim, low=0)
+    return test.raw
+
+
+def table_list_of(table: Table, key: str) -> list[Any]:
+    value = table.get(key, [])
+    if not isinstance(value, list):
+        raise table.error(key, f"expected a list (got {shown_value(value)})")
+    return value
+
+
+def _given(given: object, params: Mapping[str, Param], table: Table, key: str
+           ) -> tuple[tuple[str, int], ...]:
+    """A table of build parameters { NAME = value } (a choice by name), as the RTL takes
+    them."""
+    if not isinstance(given, dict):
+        raise table.error(key, f"{shown_value(given)}: expected a table of parameters")
+    if unknown := sorted(set(given) - set(params)):
+        raise table.error(key, f"no parameter {', '.join(unknown)}")
+    if bad := [k for k, v in given.items() if not (is_int(v) or isinstance(v, str))]:
+        raise table.error(key, f"{bad[0]} = {shown_value(given[bad[0]])}: expected an "
+                               "integer or a choice")
+    try:
+        return tuple((k, params[k].value(v)) for k, v in given.items())
+    except ConfigError as exc:
+        raise table.error(key, str(exc)) from None
+
+
+def _coverage(cov: Table) -> dict[str, Any]:
+    goal = cov.get("goal", 100)
+    if isinstance(goal, bool) or not isinstance(goal, int | float) or not 0 <= goal <= 100:
+        raise cov.error("goal", f"a percentage 0..100 (got {shown_value(goal)})")
+    cov.texts("waive")
+    cov.text("waive_reason")
+    return cov.raw
+
+
+def _testbench(tb: Table) -> dict[str, Any]:
+    if "module" in tb and not DOTTED.fullmatch(tb.text("module")):
+        raise tb.error("module", "expected a Python module (montverif.verif.tb_x)")
+    tb.texts("tests", names=True)
+    tb.reference("vector_loader")
+    tb.flag("engine", False)
+    return tb.raw
+
+
+_RSA_LISTS = ("mults", "wipe", "clear")
+
+
+def _rsa(rsa: Table, params: Mapping[str, Param], names: set[str]) -> dict[str, Any]:
+    """[rsa]: the core instance, its multipliers' prefixes, the registers wiped and
+    cleared, the products' width; `variants` laid over it where their `when` matches."""
+    if not rsa.raw:
+        return rsa.raw
+    if not DOTTED.fullmatch(rsa.text("core", "") or "-"):
+        raise rsa.error("core", "expected the core's instance path (u_core)")
+    for table in (rsa, *(Table(v, f"{rsa.label} variants[{i}]", rsa.where,
+                               ("when", "width", *_RSA_LISTS))
+                         for i, v in enumerate(table_list(rsa.get("variants", []),
+                                                          f"{rsa.label} variants",
+                                                          rsa.where)))):
+        for key in _RSA_LISTS:
+            if table is rsa:
+                rsa.need(key)
+            if bad := [p for p in table.texts(key) if not DOTTED.fullmatch(p)]:
+                raise table.error(key, f"{bad[0]!r} is not a signal's path")
+        table.expression("width", names)
+        if table is not rsa:
+            _given(table.get("when", {}), params, table, "when")
+    return rsa.raw
+
+
+def _top(top: Table) -> tuple[str, dict[str, str]]:
+    core = top.name("core", "") if top.get("core") else ""
+    return core, top.strings("ports")
 
 
 def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | None = None
           ) -> Design:
-    """A descriptor file as a Design; ConfigError with a one-line message if malformed.
+    """A descriptor file as a Design; ConfigError with a one-line message naming the file and
+    the field if malformed: every value is checked here for its type and range.
     `raw`: the file's TOML when the caller has parsed it already (designs: once a file)."""
     where = shown(path)
     if raw is None:
         raw = read_toml(path, where)
-    if unknown := sorted(set(raw) - set(SECTIONS)):
-        raise ConfigError(f"{where}: unknown section(s) {', '.join(unknown)} "
-                          f"(known: {', '.join(SECTIONS)})")
-    d = _table(raw, "design", where)
-    fn = _table(raw, "function", where)
-    ops = _table(raw, "operands", where)
-    res = _table(raw, "results", where)
-    model = _table(raw, "model", where)
-    try:
-        name = d["name"]
-        widths = d["widths"]
-        kind = fn["kind"]
-        registers = _strs(ops["registers"], f"{where}: [operands] registers")
-        generic = bool(model.get("generic", False))
-        function = "" if generic else model["function"]
-    except KeyError as exc:
-        raise ConfigError(f"{where}: missing key {exc.args[0]}") from None
-    if "below_modulus" in ops:
-        raise ConfigError(f"{where}: [operands] below_modulus is replaced by domain (e.g. "
-                          'domain = { X = "below_2n", Y = "below_m" }: docs/own-design.md)')
-    if unknown := sorted(set(ops) - set(OPERAND_KEYS)):
-        raise ConfigError(f"{where}: [operands] unknown key(s) {', '.join(unknown)} "
-                          f"(known: {', '.join(OPERAND_KEYS)})")
-    if "core" in raw and res.get("redundant_extra_bits") is not None:
+    t = _sections(raw, where)
+    d, ops = t["design"], t["operands"]
+    name = _name(d, path)
+    ident = d.integer("id", low=1, high=MAX_ID)
+    family = d.text("family", path.parent.name)
+    if "core" in raw and t["results"].get("redundant_extra_bits") is not None:
         raise ConfigError(f"{where}: a [core] of its own returns P only (no S, C)")
-    if generic and (kind == "modexp" or not d.get("cycles")):
-        raise ConfigError(f"{where}: a generic model needs kind mont or inter and the "
-                          "design's cycles ([design] cycles)")
-    if path.stem != name:
-        raise ConfigError(f"{where}: the file must be named after the design ({name}.toml)")
-    if kind not in KINDS:
-        raise ConfigError(f"{where}: [function] kind must be one of {', '.join(KINDS)}")
-    own = path.parent
-    rtl = tuple(own / f for f in _strs(d.get("rtl", []), f"{where}: [design] rtl"))
-    shared = tuple(HDL / f for f in _strs(d.get("shared", []), f"{where}: [design] shared"))
-    for src in rtl + shared:
-        if not src.is_file():
-            raise ConfigError(f"{where}: no such RTL file {shown(src)}")
-    owns = tuple(HDL / f for f in _strs(d.get("owns", []), f"{where}: [design] owns"))
-    if stray := [shown(src) for src in owns if src not in shared]:
-        raise ConfigError(f"{where}: [design] owns {', '.join(stray)}, which shared does not "
-                          "list")
-    params = {k: _param(k, v, f"{where}: [parameters]")
-              for k, v in _table(raw, "parameters", where).items()}
+    rtl, shared, owns = _sources(d, path.parent)
+    params = {k: _param(k, v, f"{where}: [parameters]") for k, v in t["parameters"].raw.items()}
     synth_params, synth_cycles = _synthesis(raw, params, where)
-    min_n, min_expr = _min_width(widths, params, where)
-    groups = tuple(tuple(g) for g in ops.get("carry_save", []))
-    extra = res.get("redundant_extra_bits")
-    paper = _table(raw, "paper", where)
+    names = {"n", *params, *synth_params}
+    min_n, min_expr, max_n = _widths(d, params)
+    kind, r_bits, field1 = _function(t["function"], names)
+    cycles = d.expression("cycles", names)
+    d.expression("cycles_field1", names)
+    generic, function = _model(t["model"], kind, cycles)
+    registers, groups, precompute = _registers(ops)
+    defaults = {p.name: p.value(p.default) for p in (*params.values(), *synth_params.values())}
+    _evaluable(((d, "cycles"), (d, "cycles_field1"), (t["function"], "r_bits"),
+                (t["function"].table("field1"), "r_bits")), (min_n, max_n), defaults)
+    extra = t["results"].integer("redundant_extra_bits", low=0, high=MAX_EXTRA_BITS) \
+        if "redundant_extra_bits" in t["results"] else None
+    paper = t["paper"]
+    paper.text("source")
+    paper.text("note")
+    paper.expression("cycles", {"n", *params})
+    core, ports = _top(t["top"])
     return Design(
-        name=name, id=int(d["id"]), family=str(d.get("family", own.name)),
-        paper=str(d.get("paper", "")), algorithm=str(d.get("algorithm", "")),
-        notes=str(d.get("notes", "")), descriptor=path, rtl=rtl, shared=shared,
-        uses=_strs(d.get("uses", []), f"{where}: [design] uses"),
-        min_n=min_n, max_n=int(widths["max"]), kind=kind,
-        summary=str(fn.get("summary", "")), operands=registers,
-        domain=_domain(ops, registers, groups, where),
-        model_function=str(function), cycles=str(d.get("cycles", "")),
-        cycles_field1=str(d.get("cycles_field1", "")),
-        cycles_note=str(d.get("cycles_note", "")), r_bits=str(fn.get("r_bits", "n")),
-        field1=dict(fn.get("field1", {})),
-        carry_save_operands=groups, promise=_promise(ops, params, where),
-        precompute=dict(ops.get("precomputed", {})),
-        secret=_secret(ops, registers, kind, where),
-        redundant_extra_bits=None if extra is None else int(extra),
-        model_check=str(model.get("check", "")), block_params=str(model.get("block_params", "")),
+        name=name, id=ident, family=family,
+        paper=d.text("paper"), algorithm=d.text("algorithm"),
+        notes=d.text("notes"), descriptor=path, rtl=rtl, shared=shared,
+        uses=d.texts("uses", names=True),
+        min_n=min_n, max_n=max_n, kind=kind,
+        summary=t["function"].text("summary"), operands=registers,
+        domain=_domain(ops.raw, registers, groups, where),
+        model_function=function, cycles=cycles,
+        cycles_field1=d.text("cycles_field1"),
+        cycles_note=d.text("cycles_note"), r_bits=r_bits,
+        field1=field1,
+        carry_save_operands=groups, promise=_promise(ops.raw, params, where),
+        precompute=precompute,
+        secret=_secret(ops.raw, registers, kind, where),
+        redundant_extra_bits=extra,
+        model_check=t["model"].text("check"), block_params=t["model"].text("block_params"),
         parameters=params, synth_parameters=synth_params, synth_cycles=synth_cycles,
-        fault_params=dict(_table(raw, "fault", where)),
-        observe=_table(raw, "observe", where), paper_cycles=paper,
-        paper_figures=_figures(paper, params, f"{where}: [paper] figures"),
-        test=_table(raw, "test", where), coverage=_table(raw, "coverage", where),
-        testbench=_table(raw, "testbench", where), rsa=_table(raw, "rsa", where),
-        core=str(_table(raw, "top", where).get("core", "")),
-        ports=dict(_table(raw, "top", where).get("ports", {})), used_rtl=uses_rtl, owns=owns,
+        fault_params=_fault(t["fault"]),
+        observe=_observe(t["observe"]), paper_cycles=paper.raw,
+        paper_figures=_figures(paper.raw, params, f"{where}: [paper] figures"),
+        test=_test(t["test"], params), coverage=_coverage(t["coverage"]),
+        testbench=_testbench(t["testbench"]), rsa=_rsa(t["rsa"], params, {"n", *params}),
+        core=core, ports=ports, used_rtl=uses_rtl, owns=owns,
         lists=_lists(raw, where),
-        foreign=_foreign(raw, registers, tuple(ops.get("precomputed", {})), where),
+        foreign=_foreign(raw, registers, tuple(precompute), where),
         generic_model=generic,
         formal_points=_formal_points(raw, params, where),
         formal_timeout=_formal_timeout(raw, where), min_n_expr=min_expr)
@@ -680,22 +943,20 @@ def _min_width(widths: Mapping[str, Any], params: Mapping[str, Param], where: st
 def _formal_points(raw: Mapping[str, Any], params: Mapping[str, Param], where: str
                    ) -> tuple[tuple[int, tuple[tuple[str, int], ...]], ...]:
     """`[formal] points`: [{ n, params = {..} }, ...] (a choice parameter by its name)."""
-    table = _table(raw, "formal", where)
-    if unknown := sorted(set(table) - {"points", "timeout"}):
-        raise ConfigError(f"{where}: [formal] unknown key(s) {', '.join(unknown)} (known: "
-                          "points, timeout)")
+    table = Table(raw.get("formal", {}), "[formal]", where, SECTION_KEYS["formal"])
     points = table.get("points", [])
     if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
         raise ConfigError(f"{where}: [formal] points must be a list of {{ n, params }} tables")
     out = []
     for point in points:
-        if sorted(set(point) - {"n", "params"}) or not isinstance(point.get("n"), int):
+        if sorted(set(point) - {"n", "params"}) or not is_int(point.get("n")) \
+                or point["n"] < 1:
             raise ConfigError(f"{where}: [formal] points: {point} is not {{ n = N, params = "
                               "{ ... } }")
         given = point.get("params", {})
-        if unknown := sorted(set(given) - set(params)):
+        if isinstance(given, dict) and (unknown := sorted(set(given) - set(params))):
             raise ConfigError(f"{where}: [formal] points: no parameter {', '.join(unknown)}")
-        out.append((point["n"], tuple((k, params[k].value(v)) for k, v in given.items())))
+        out.append((point["n"], _given(given, params, table, "points")))
     return tuple(out)
 
 
@@ -719,12 +980,13 @@ def _figures(paper: Mapping[str, Any], params: Mapping[str, Param], where: str
         at = f"{where}[{i}]"
         if unknown := sorted(set(fig) - {"n", "cycles", "where", "params", "field"}):
             raise ConfigError(f"{at}: unknown key(s) {', '.join(unknown)}")
-        try:
-            n, cycles, source = int(fig["n"]), int(fig["cycles"]), str(fig["where"])
-        except KeyError as exc:
-            raise ConfigError(f"{at}: missing key {exc.args[0]}") from None
-        except (TypeError, ValueError):
-            raise ConfigError(f"{at}: n and cycles must be integers") from None
+        if missing := [k for k in ("n", "cycles", "where") if k not in fig]:
+            raise ConfigError(f"{at}: missing key {missing[0]}")
+        n, cycles, source = fig["n"], fig["cycles"], fig["where"]
+        if not (is_int(n) and is_int(cycles) and n > 0 and cycles > 0):
+            raise ConfigError(f"{at}: n and cycles must be positive integers")
+        if not isinstance(source, str):
+            raise ConfigError(f"{at}: where must be a string")
         given = fig.get("params", {})
         if not isinstance(given, dict):
             raise ConfigError(f"{at}: params must be a table")
@@ -733,11 +995,13 @@ def _figures(paper: Mapping[str, Any], params: Mapping[str, Param], where: str
             if name not in params:
                 raise ConfigError(f"{at}: unknown parameter {name}")
             try:
+                if not (is_int(value) or isinstance(value, str)):
+                    raise ConfigError(f"{name}={shown_value(value)}: expected an integer")
                 values.append((name, params[name].value(value)))
             except ConfigError as exc:
                 raise ConfigError(f"{at}: {exc}") from None
         field_ = fig.get("field")
-        if field_ not in (None, 0, 1):
+        if field_ not in (None, 0, 1) or isinstance(field_, bool):
             raise ConfigError(f"{at}: field must be 0 or 1")
         out.append(PaperFigure(n, cycles, source, tuple(sorted(values)), field_))
     return tuple(out)

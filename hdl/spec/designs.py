@@ -1,114 +1,323 @@
-"""Every design's descriptor: found as hdl/<family>/<design>.toml (a TOML file beside RTL
-whose name is its [design] name), read once, checked as a whole (unique names and ids,
-`uses` naming known designs, registers the register map has)."""
+"""Every design's descriptor: found as hdl/<family>/<design>.toml (every TOML file of a folder
+below hdl/: a design's descriptor, named after it), read once, checked file by file and as a
+whole (unique names and ids, `uses` naming known designs, one owner per shared RTL file,
+what the layers above check of a descriptor: its model functions, its list entries).
+
+A descriptor that fails a check is broken: it is recorded with one line naming its file and
+the field at fault, and the other designs keep working. Using a broken design by name raises
+that line (ConfigError); the commands that list designs warn of each broken descriptor
+(`broken()`), `montverif lint` fails on them and the derived files are not written while one
+is broken (`complete()`)."""
 
 from __future__ import annotations
 
+import stat
+import threading
 import tomllib
-from functools import cache
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from montverif.spec import regmap
 from montverif.spec.design import Design, parse
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import HDL, shown
 
-
-def _descriptor_files() -> dict[str, tuple[Path, dict[str, Any]]]:
-    """name -> (descriptor, its parsed TOML) of every design (a TOML with a [design] table
-    below hdl/). Each file is parsed here once; its design is built from this parse."""
-    found: dict[str, tuple[Path, dict[str, Any]]] = {}
-    for path in sorted(HDL.glob("*/*.toml")):
-        try:
-            raw = tomllib.loads(path.read_text())
-        except (OSError, tomllib.TOMLDecodeError):
-            raw = {}
-        name = raw.get("design", {}).get("name") if isinstance(raw.get("design"), dict) else None
-        if not name:
-            continue
-        if name in found:
-            raise ConfigError(f"design {name} is described twice: {found[name][0]} and {path}")
-        found[name] = (path, raw)
-    return found
-
-
-@cache
-def _all() -> dict[str, Design]:
-    files = _descriptor_files()
-    out: dict[str, Design] = {}
-
-    def load_one(name: str, chain: tuple[str, ...] = ()) -> Design:
-        if name in out:
-            return out[name]
-        if name in chain:
-            raise ConfigError(f"designs use each other: {' -> '.join((*chain, name))}")
-        path, raw = files[name]
-        uses_rtl: dict[Path, None] = {}
-        for used in _uses(raw):
-            if used not in files:
-                raise ConfigError(f"{path.name}: uses unknown design {used}")
-            dep = load_one(used, (*chain, name))
-            uses_rtl |= dict.fromkeys(dep.used_rtl + dep.shared + dep.rtl)
-        out[name] = parse(path, tuple(uses_rtl), raw)
-        return out[name]
-
-    for name in files:
-        load_one(name)
-    _check(out)
-    return dict(sorted(out.items()))
-
-
-def _uses(raw: dict[str, Any]) -> list[str]:
-    return list(raw.get("design", {}).get("uses", []))
-
-
+MAX_BYTES = 1 << 20  # a descriptor's size (the largest is about 20 KiB)
 OBSERVE_NAMES = ("observe",)  # simulation-only observation modules: shared, never mutated
 
-
-def _check(found: dict[str, Design]) -> None:
-    rm = regmap.load()
-    ids: dict[int, str] = {}
-    owners: dict[Path, list[str]] = {}
-    for d in found.values():
-        for src in d.shared:
-            owners.setdefault(src, [])
-        for src in d.owns:
-            owners[src].append(d.name)
-    for src, names in owners.items():
-        if len(names) > 1 or (not names and not any(o in src.name for o in OBSERVE_NAMES)):
-            users = ", ".join(d.name for d in found.values() if src in d.shared)
-            raise ConfigError(f"{shown(src)}: shared RTL must be owned ([design] owns: its "
-                              f"mutants run in one campaign) by exactly one of its users "
-                              f"({users}), not {len(names)}")
-    for d in found.values():
-        if d.id in ids:
-            raise ConfigError(f"designs {ids[d.id]} and {d.name} have the same id {d.id}")
-        if not 1 <= d.id < 256:
-            raise ConfigError(f"{d.name}: id {d.id} does not fit INFO[23:16] (1..255)")
-        ids[d.id] = d.name
-        for reg in (*d.operands, *d.precompute, *(r for g in d.carry_save_operands for r in g)):
-            if reg not in rm.regions:
-                raise ConfigError(f"{d.name}: register {reg} is not in the register map")
+# What a layer above checks of each design (its model functions, its list entries): raises
+# ConfigError("<field>: <what is wrong>") for a descriptor it cannot use (add_check).
+Check = Callable[[Design], object]
 
 
-def known_designs() -> list[str]:
-    """Every design, by name."""
-    return list(_all())
+@dataclass(frozen=True)
+class Broken:
+    """A descriptor that cannot be used: its file, the design's name (the file's stem) and
+    one line `hdl/<family>/<file>.toml: <field>: <what is wrong>`."""
+
+    path: Path
+    name: str
+    message: str
 
 
-def load_design(name: str) -> Design:
-    """A design by name; ConfigError naming the known ones if there is none."""
-    designs = _all()
-    if name not in designs:
-        raise ConfigError(f"unknown DUT '{name}' (known: {', '.join(designs)})")
-    return designs[name]
+@dataclass
+class _Registry:
+    designs: dict[str, Design] = field(default_factory=dict)
+    broken: dict[Path, Broken] = field(default_factory=dict)
+
+    def refuse(self, path: Path, message: str) -> None:
+        """Record a descriptor as broken (its first fault only) and drop its design."""
+        if path not in self.broken:
+            self.broken[path] = Broken(path, path.stem, message)
+        self.designs = {k: d for k, d in self.designs.items() if d.descriptor != path}
 
 
-def every() -> list[Design]:
-    return list(_all().values())
+_checks: list[Check] = []
+_lock = threading.RLock()
+_loaded: _Registry | None = None
+_loading: _Registry | None = None  # the designs parsed so far, while the checks run
+
+
+def add_check(check: Check) -> None:
+    """Check every design with `check` as well from now on (a layer above: the models'
+    registry, the regression lists); the descriptors are read again."""
+    with _lock:
+        _checks.append(check)
+        reload()
 
 
 def reload() -> None:
     """Read the descriptors again (after a new one was written)."""
-    _all.cache_clear()
+    global _loaded
+    with _lock:
+        _loaded = None
+
+
+def _registry() -> _Registry:
+    global _loaded, _loading
+    with _lock:
+        if _loaded is not None:
+            return _loaded
+        if _loading is not None:  # a check looking a design up: those parsed so far
+            return _loading
+        reg = _Registry()
+        _loading = reg
+        try:
+            _read(reg)
+        finally:
+            _loading = None
+        reg.designs = dict(sorted(reg.designs.items()))
+        reg.broken = dict(sorted(reg.broken.items()))
+        _loaded = reg
+        return reg
+
+
+def descriptor_files(root: Path = HDL) -> list[Path]:
+    """Every descriptor: the TOML files of the folders below hdl/ (not of a hidden folder, as
+    new-design's staging folder is)."""
+    return sorted(p for p in root.glob("*/*.toml")
+                  if not p.parent.name.startswith(".") and not p.name.startswith("."))
+
+
+def _read(reg: _Registry) -> None:
+    """Parse every descriptor, then check them as a whole; a broken one is recorded, never
+    raised."""
+    raws: dict[str, tuple[Path, dict[str, Any]]] = {}
+    for path in sorted(descriptor_files(), key=_age):
+        try:
+            raw = tomllib.loads(_text(path))
+        except ConfigError as exc:
+            reg.refuse(path, str(exc))
+            continue
+        except tomllib.TOMLDecodeError as exc:
+            reg.refuse(path, f"{shown(path)}: TOML syntax: {' '.join(str(exc).split())}")
+            continue
+        except RecursionError:
+            reg.refuse(path, f"{shown(path)}: TOML syntax: nested too deeply")
+            continue
+        if path.stem in raws:
+            first = raws[path.stem][0]
+            reg.refuse(path, f"{shown(path)}: [design] name: {path.stem} is described in "
+                             f"{shown(first)} already")
+            continue
+        raws[path.stem] = (path, raw)
+    for name in raws:
+        _load_one(reg, raws, name, ())
+    _check_ids(reg)
+    _check_owners(reg)
+    for check in list(_checks):
+        for d in list(reg.designs.values()):
+            try:
+                check(d)
+            except ConfigError as exc:
+                reg.refuse(d.descriptor, f"{shown(d.descriptor)}: {' '.join(str(exc).split())}")
+    _refuse_users_of_broken(reg)
+
+
+def _text(path: Path) -> str:
+    """A descriptor's text: a regular file of at most MAX_BYTES, UTF-8 (a FIFO or a device
+    would hang the read, a huge file fill the memory)."""
+    try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"{shown(path)}: not a regular file")
+        if st.st_size > MAX_BYTES:
+            raise ConfigError(f"{shown(path)}: {st.st_size} bytes, more than a descriptor's "
+                              f"{MAX_BYTES}")
+        return path.read_bytes().decode()
+    except OSError as exc:
+        raise ConfigError(f"{shown(path)}: cannot read it ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{shown(path)}: not UTF-8 text") from None
+
+
+def _age(path: Path) -> tuple[float, str]:
+    """Oldest first (then by path): of two descriptors that clash (a name, an id, an owned
+    file), the one written later is the broken one."""
+    try:
+        return path.stat().st_mtime, str(path)
+    except OSError:
+        return float("inf"), str(path)
+
+
+# what a descriptor that slipped through parse's checks may still raise: recorded as well,
+# so that one file never stops the others
+_UNEXPECTED = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError,
+               RecursionError)
+
+
+def _load_one(reg: _Registry, raws: dict[str, tuple[Path, dict[str, Any]]], name: str,
+              chain: tuple[str, ...]) -> Design | None:
+    """The design `name`, the designs it uses first; None (recorded broken) if it or one of
+    them cannot be read."""
+    path, raw = raws[name]
+    if name in reg.designs:
+        return reg.designs[name]
+    if path in reg.broken:
+        return None
+    if name in chain:
+        reg.refuse(path, f"{shown(path)}: [design] uses: designs use each other: "
+                         f"{' -> '.join((*chain, name))}")
+        return None
+    uses_rtl: dict[Path, None] = {}
+    design = raw.get("design")
+    uses = design.get("uses", []) if isinstance(design, dict) else []
+    for used in uses if isinstance(uses, list) else []:
+        if not isinstance(used, str) or used not in raws:
+            why = "whose descriptor is broken" if any(
+                b.name == used for b in reg.broken.values()) else "is no design"
+            reg.refuse(path, f"{shown(path)}: [design] uses: {used!r} {why}")
+            return None
+        dep = _load_one(reg, raws, used, (*chain, name))
+        if path in reg.broken:  # a cycle through it
+            return None
+        if dep is None:
+            reg.refuse(path, f"{shown(path)}: [design] uses: {used}, whose descriptor is "
+                             f"broken ({shown(raws[used][0])})")
+            return None
+        uses_rtl |= dict.fromkeys(dep.used_rtl + dep.shared + dep.rtl)
+    try:
+        reg.designs[name] = parse(path, tuple(uses_rtl), raw)
+    except ConfigError as exc:
+        reg.refuse(path, " ".join(str(exc).split()))
+        return None
+    except _UNEXPECTED as exc:
+        reg.refuse(path, f"{shown(path)}: cannot be read ({type(exc).__name__}: "
+                         f"{' '.join(str(exc).split())})")
+        return None
+    return reg.designs[name]
+
+
+def _check_ids(reg: _Registry) -> None:
+    ids: dict[int, Design] = {}
+    for d in sorted(reg.designs.values(), key=lambda d: _age(d.descriptor)):
+        if d.id in ids:
+            first = ids[d.id]
+            reg.refuse(d.descriptor, f"{shown(d.descriptor)}: [design] id: {d.id} is "
+                                     f"{first.name}'s already ({shown(first.descriptor)})")
+        else:
+            ids[d.id] = d
+
+
+def _check_owners(reg: _Registry) -> None:
+    """Each shared RTL file but the observation modules is owned ([design] owns: its mutants
+    run in one campaign) by exactly one of its users: a second owner is refused, and a file
+    without one refuses its newest user (unless a broken descriptor may own it)."""
+    users: dict[Path, list[Design]] = {}
+    owner: dict[Path, Design] = {}
+    for d in sorted(reg.designs.values(), key=lambda d: _age(d.descriptor)):
+        for src in d.shared:
+            users.setdefault(src, []).append(d)
+        for src in d.owns:
+            if src in owner:
+                reg.refuse(d.descriptor, f"{shown(d.descriptor)}: [design] owns: {shown(src)} "
+                                         f"is {owner[src].name}'s already (one owner, whose "
+                                         "campaign mutates it)")
+            else:
+                owner[src] = d
+    for src, found in users.items():
+        if src in owner or any(o in src.name for o in OBSERVE_NAMES) or reg.broken:
+            continue
+        newest = [d for d in found if d.name in reg.designs][-1:]
+        for d in newest:
+            reg.refuse(d.descriptor, f"{shown(d.descriptor)}: [design] shared: {shown(src)} "
+                                     f"has no owner: one of its users "
+                                     f"({', '.join(u.name for u in found)}) names it in "
+                                     "[design] owns")
+
+
+def _refuse_users_of_broken(reg: _Registry) -> None:
+    """A design that uses a broken one is broken too."""
+    changed = True
+    while changed:
+        changed = False
+        for d in list(reg.designs.values()):
+            if bad := [u for u in d.uses if u not in reg.designs]:
+                reg.refuse(d.descriptor, f"{shown(d.descriptor)}: [design] uses: {bad[0]}, "
+                                         "whose descriptor is broken")
+                changed = True
+
+
+def known_designs() -> list[str]:
+    """Every design that can be used, by name (broken descriptors aside: broken())."""
+    return list(_registry().designs)
+
+
+def load_design(name: str) -> Design:
+    """A design by name; ConfigError with its descriptor's fault if broken, or naming the
+    known ones if there is none."""
+    reg = _registry()
+    if name in reg.designs:
+        return reg.designs[name]
+    if found := broken_design(name):
+        raise ConfigError(found.message)
+    raise ConfigError(f"unknown DUT '{name}' (known: {', '.join(reg.designs)})")
+
+
+def check_known(name: str, what: str = "design") -> None:
+    """ConfigError (one line) unless `name` is a design that can be used: its descriptor's
+    fault if it is broken, else `unknown <what> 'name' (known: ...)`."""
+    reg = _registry()
+    if name not in reg.designs:
+        if found := broken_design(name):
+            raise ConfigError(found.message)
+        raise ConfigError(f"unknown {what} {name!r} (known: {', '.join(reg.designs)})")
+
+
+def broken_design(name: str) -> Broken | None:
+    """The broken descriptor of a design of this name, if there is one and no descriptor
+    of that name works (a second one of a name is refused, the first is the design)."""
+    reg = _registry()
+    if name in reg.designs:
+        return None
+    return next((b for b in reg.broken.values() if b.name == name), None)
+
+
+def broken_names() -> list[str]:
+    """The designs whose descriptors are broken, by name (their files' stems; none that
+    another descriptor of the name describes)."""
+    reg = _registry()
+    return [b.name for b in reg.broken.values() if b.name not in reg.designs]
+
+
+def broken() -> list[str]:
+    """One line per broken descriptor (`hdl/<family>/<file>.toml: <field>: <what>`)."""
+    return [b.message for b in _registry().broken.values()]
+
+
+def every() -> list[Design]:
+    """Every design that can be used (broken descriptors aside)."""
+    return list(_registry().designs.values())
+
+
+def complete() -> list[Design]:
+    """Every design, for what covers them all (the derived files); ConfigError naming the
+    first broken descriptor if one is."""
+    reg = _registry()
+    if reg.broken:
+        more = len(reg.broken) - 1
+        others = f" (and {more} more broken descriptor{'s' * (more > 1)})" if more else ""
+        raise ConfigError(f"{next(iter(reg.broken.values())).message}{others}: fix it first "
+                          "(the derived files cover every design)")
+    return list(reg.designs.values())

@@ -10,7 +10,7 @@ import ast
 import functools
 import math
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from montverif.spec.errors import ConfigError
 
@@ -113,6 +113,37 @@ def _compiled(expr: str) -> Compiled:
     # evaluates the code object of the tree above (a lambda), not the text
     built: Compiled = eval(code, {"__builtins__": {}, **env})
     return built
+
+
+_CHECKED = (ast.Expression, ast.BinOp, ast.USub, ast.Pow, ast.Name, ast.Load, *_OPS, *_CMP)
+
+
+def check(expr: str, names: Collection[str]) -> None:
+    """ConfigError (one line) unless `expr` is an expression of the language above in these
+    names only: a descriptor's formula, checked when the descriptor is read (an evaluation
+    meets only the values, never an unknown name or construct)."""
+    tree = _parse(expr)
+    called = {id(c.func) for c in ast.walk(tree) if isinstance(c, ast.Call)}
+    for node in ast.walk(tree):
+        if not _supported(node):
+            raise ConfigError(f"unsupported expression {expr!r}")
+        if isinstance(node, ast.Name) and id(node) not in called and node.id not in names:
+            raise ConfigError(f"{expr!r}: unknown name {node.id} (known: "
+                              f"{', '.join(sorted(names)) or 'none'})")
+
+
+def _supported(node: ast.AST) -> bool:
+    """A node _compiled builds as the language says (others raise when evaluated)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int | float) and not isinstance(node.value, bool)
+    if isinstance(node, ast.Compare):
+        return len(node.ops) == 1
+    if isinstance(node, ast.Call):
+        return (isinstance(node.func, ast.Name) and node.func.id in _FUNCS and bool(node.args)
+                and not node.keywords)
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, ast.USub)
+    return isinstance(node, _CHECKED)
 
 
 def _unknown(expr: str) -> Callable[[], float]:

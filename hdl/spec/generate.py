@@ -19,6 +19,7 @@ from montverif.spec.regmap import load as load_regmap
 SV_PATH = COMMON / "mv_regmap_pkg.sv"
 MD_PATH = ROOT / "docs" / "regmap.md"
 README = ROOT / "README.md"
+PATHS = (SV_PATH, MD_PATH, README)  # the derived files
 BEGIN, END = "<!-- designs:begin (montverif generate) -->", "<!-- designs:end -->"
 
 
@@ -99,8 +100,11 @@ def emit_md(rm: RegMap, found: list[Design]) -> str:
 
 # --- the README's design table ---------------------------------------------------------------
 _SYM = {ast.Add: " + ", ast.Sub: " - ", ast.Mult: "·", ast.Div: "/", ast.FloorDiv: " div ",
-        ast.Mod: " mod "}
-_PREC = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.FloorDiv: 2, ast.Mod: 2}
+        ast.Mod: " mod ", ast.Pow: "^"}
+_PREC = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.FloorDiv: 2, ast.Mod: 2,
+         ast.Pow: 3}
+_REL = {ast.Eq: " = ", ast.NotEq: " ≠ ", ast.Lt: " < ", ast.LtE: " ≤ ", ast.Gt: " > ",
+        ast.GtE: " ≥ "}
 
 
 def math_text(expr: str) -> str:
@@ -120,14 +124,17 @@ def math_text(expr: str) -> str:
             if node.func.id == "floor":
                 return f"⌊{args[0]}⌋"
             return f"{node.func.id}({', '.join(args)})"
-        if isinstance(node, ast.BinOp):
+        if isinstance(node, ast.BinOp) and type(node.op) in _PREC:
             prec = _PREC[type(node.op)]
             text = (show(node.left, prec) + _SYM[type(node.op)]
                     + show(node.right, prec, right=True))
             loose = prec < outer or (right and prec == outer)
             return f"({text})" if loose else text
-        if isinstance(node, ast.Compare):
-            return f"[{show(node.left)} = {show(node.comparators[0])}]"
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return f"-{show(node.operand, 3)}"
+        if isinstance(node, ast.Compare) and type(node.ops[0]) in _REL:
+            rel = _REL[type(node.ops[0])]
+            return f"[{show(node.left)}{rel}{show(node.comparators[0])}]"
         raise ConfigError(f"cannot show {expr!r}")
 
     return show(ast.parse(expr, mode="eval"))
@@ -179,7 +186,7 @@ def with_table(readme: str, table: str) -> str:
 def targets() -> dict[Path, str]:
     """Every derived file and the text it must have."""
     rm = load_regmap()
-    found = designs.every()
+    found = designs.complete()
     out = {SV_PATH: emit_sv(rm, found), MD_PATH: emit_md(rm, found)}
     if README.exists():
         out[README] = with_table(README.read_text(), design_table(found))

@@ -1,20 +1,45 @@
 """`montverif new-design NAME --like DESIGN`: a new design's files, as a working copy of an
-existing one. The core RTL (the module and its sub-modules renamed) and the descriptor (a
-new id, the copy's own name, the original's model, test points and list entries) land in
-hdl/<family>/; the derived files are written again. `montverif sim --dut NAME` passes at
-once; docs/own-design.md takes it from there (the core, the model, the descriptor's facts).
+existing one. The core RTL (the module and its sub-modules renamed, and the shared files named
+after the original, e.g. mont_lut's table, copied as the new design's own) and the
+descriptor (a new id, the copy's own name, the original's model, test points and list
+entries) land in hdl/<family>/; the derived files are written again. `montverif sim --dut
+NAME` passes at once; docs/own-design.md takes it from there (the core, the model, the
+descriptor's facts).
+
+All or nothing: the files are written into a hidden staging folder below hdl/, the new
+descriptor is read and its top generated there, then they are moved in and the design
+loaded; on any failure (or an interrupt) nothing is left behind. The design id is taken under
+an exclusive lock of hdl/, held until the descriptor is in place: two commands at once take
+two ids.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import re
+import shutil
+import tempfile
+import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
-from montverif.spec import designs, generate
+from montverif.spec import designs, generate, top
+from montverif.spec.design import MAX_ID, Design, parse
 from montverif.spec.errors import ConfigError
-from montverif.spec.paths import HDL
+from montverif.spec.paths import HDL, ROOT, shown
+from montverif.spec.svnames import is_keyword, modules_in
 
 NAME = re.compile(r"[a-z][a-z0-9_]{1,30}")
+FAMILY = re.compile(r"[a-z][a-z0-9_]*")
+STAGING_PREFIX = ".new-design-"  # below hdl/: hidden, so no command reads it as a family
+# the project's RTL besides hdl/ (the bus engine, the product log): module names taken too
+OTHER_RTL = (ROOT / "verif" / "hdl",)
+# descriptor values that name something of the original's that is not copied (its model
+# functions, its notes, its testbench): they keep the original's text
+_KEPT = (("design", "notes"), ("model", "function"), ("model", "check"),
+         ("model", "block_params"), ("testbench", "module"), ("testbench", "vector_loader"))
 
 
 def _renamed(text: str, like: str, name: str) -> str:
@@ -22,34 +47,170 @@ def _renamed(text: str, like: str, name: str) -> str:
     return re.sub(rf"\b{re.escape(like)}(?=\b|_)", name, text)
 
 
-def new_design(name: str, like: str, family: str | None = None) -> list[Path]:
-    """Write the new design's core and descriptor; the paths written (derived files too)."""
+def check_name(name: str) -> None:
+    """A design's name: it names its core module, its top and its descriptor."""
     if not NAME.fullmatch(name):
         raise ConfigError(f"design name {name!r}: lower case letters, digits and _, starting "
                           "with a letter (it names the module, the descriptor and its keys)")
-    if name in designs.known_designs():
-        raise ConfigError(f"design {name} exists already ({designs.load_design(name).descriptor})")
-    src = designs.load_design(like)
-    if src.foreign is not None or src.uses:
-        raise ConfigError(f"{like} is built from other RTL (a core of its own or other "
-                          "designs): copy a multiplier of the project's own instead")
-    folder = HDL / (family or src.family)
-    if family is not None and not re.fullmatch(r"[a-z][a-z0-9_]*", family):
+    if is_keyword(name):
+        raise ConfigError(f"design name {name!r} is a SystemVerilog keyword (IEEE 1800-2017): "
+                          "it names the core module")
+
+
+def new_design(name: str, like: str, family: str | None = None) -> list[Path]:
+    """Write the new design's core and descriptor; the paths written (derived files too)."""
+    check_name(name)
+    if family is not None and not FAMILY.fullmatch(family):
         raise ConfigError(f"family {family!r}: a folder name of lower case letters")
-    new_id = max(d.id for d in designs.every()) + 1
-    targets = {folder / _renamed(f.name, like, name): f for f in src.rtl}
-    descriptor = folder / f"{name}.toml"
-    if clash := [p for p in (*targets, descriptor) if p.exists()]:
-        raise ConfigError(f"{clash[0]} exists already")
-    folder.mkdir(parents=True, exist_ok=True)
-    for target, original in targets.items():
-        target.write_text(_renamed(original.read_text(), like, name))
+    with _hdl_locked():
+        designs.reload()  # another new-design may have finished while this one waited
+        designs.complete()  # the derived files cover every design: none may be broken
+        if name in designs.known_designs():
+            raise ConfigError(f"design {name} exists already "
+                              f"({shown(designs.load_design(name).descriptor)})")
+        src = designs.load_design(like)
+        if src.foreign is not None or src.uses:
+            raise ConfigError(f"{like} is built from other RTL (a core of its own or other "
+                              "designs): copy a multiplier of the project's own instead")
+        folder = HDL / (family or src.descriptor.parent.name)
+        files = _copies(src, name, folder)
+        descriptor = folder / f"{name}.toml"
+        files[descriptor] = _descriptor(src, name, folder, family, files)
+        if clash := [p for p in files if p.exists()]:
+            raise ConfigError(f"{shown(clash[0])} exists already")
+        return _install(files, name, folder)
+
+
+def _copies(src: Design, name: str, folder: Path) -> dict[Path, str]:
+    """The copied RTL, target -> text: the design's own files and the shared files named
+    after it (mont_lut's table: its core instantiates it by a name that is renamed too),
+    shared ones first (compile order)."""
+    like = src.name
+    own = [f for f in src.shared if _renamed(f.stem, like, name) != f.stem] + list(src.rtl)
+    return {folder / _renamed(f.name, like, name): _renamed(f.read_text(), like, name)
+            for f in own}
+
+
+def _descriptor(src: Design, name: str, folder: Path, family: str | None,
+                files: dict[Path, str]) -> str:
+    """The copy's descriptor: the original's text renamed, a placeholder id (_install sets
+    it), its own RTL, the shared files it keeps, no `owns` (the original's campaign stays
+    the one that mutates them), and the original's model, notes and testbench."""
+    like = src.name
     text = _renamed(src.descriptor.read_text(), like, name)
-    text = re.sub(r"(?m)^id = \d+", f"id = {new_id}", text, count=1)
-    # it uses the same shared RTL, but `like` stays the one campaign that mutates it
+    raw = tomllib.loads(src.descriptor.read_text())
+    for section, key in _KEPT:
+        value = raw.get(section, {}).get(key)
+        if isinstance(value, str) and _renamed(value, like, name) != value:
+            text = text.replace(f'"{_renamed(value, like, name)}"', f'"{value}"')
+    for reg, ref in raw.get("operands", {}).get("precomputed", {}).items():
+        text = text.replace(f'{reg} = "{_renamed(ref, like, name)}"', f'{reg} = "{ref}"')
+    rtl = ", ".join(f'"{p.name}"' for p in files)
+    shared = ", ".join(f'"{f.relative_to(HDL).as_posix()}"' for f in src.shared
+                       if _renamed(f.stem, like, name) == f.stem)  # those not copied
+    text = re.sub(r"(?m)^rtl = \[[^\]]*\]", f"rtl = [{rtl}]", text, count=1)
+    text = re.sub(r"(?m)^shared = \[[^\]]*\]", f"shared = [{shared}]", text, count=1)
     text = re.sub(r"(?m)^owns = .*\n", "", text, count=1)
-    # the copy keeps the original's model until it has its own (docs/own-design.md)
-    text = re.sub(r'(?m)^function = ".*"', f'function = "{src.model_function}"', text, count=1)
-    descriptor.write_text(text)
-    designs.reload()
-    return [*targets, descriptor, *generate.write()]
+    text = re.sub(r"(?m)^id = \d+", "id = 0", text, count=1)
+    if family is not None:
+        text = re.sub(r'(?m)^family = ".*"', f'family = "{family}"', text, count=1)
+    return text
+
+
+@contextlib.contextmanager
+def _hdl_locked() -> Iterator[None]:
+    """An exclusive lock of the hdl/ folder (flock on the folder itself: nothing is left
+    behind), held from reading the ids until the new descriptor is in place."""
+    fd = os.open(HDL, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def free_id(found: list[Design]) -> int:
+    """The id after the largest one, or the smallest free one when that is taken by
+    MAX_ID."""
+    taken = {d.id for d in found}
+    after = max(taken, default=0) + 1
+    if after <= MAX_ID:
+        return after
+    free = [i for i in range(1, MAX_ID + 1) if i not in taken]
+    if not free:
+        raise ConfigError(f"no free design id: all of 1..{MAX_ID} are taken (INFO[23:16])")
+    return free[0]
+
+
+def _taken_modules() -> dict[str, str]:
+    """Every module the project's RTL declares, and every design's generated top: where."""
+    out: dict[str, str] = {}
+    for root in (HDL, *OTHER_RTL):
+        for path in sorted(root.rglob("*.sv")):
+            if not any(part.startswith(".") for part in path.relative_to(root).parts):
+                out |= dict.fromkeys(modules_in(path), shown(path))
+    for d in designs.every():
+        out.setdefault(d.toplevel, f"the generated top of {d.name}")
+    return out
+
+
+def _check_modules(staged: Design) -> None:
+    """The copy's modules (and its top) are names of their own, none a keyword."""
+    taken = _taken_modules()
+    mine = [m for src in staged.rtl for m in modules_in(src)] + [staged.toplevel]
+    for module in mine:
+        if is_keyword(module):
+            raise ConfigError(f"design name {staged.name!r}: its module {module} would be a "
+                              "SystemVerilog keyword")
+        if module in taken:
+            raise ConfigError(f"design name {staged.name!r}: module {module} exists already "
+                              f"({taken[module]})")
+
+
+def _check_staged(path: Path, folder: Path) -> None:
+    """The staged copy reads, its modules are its own and its top is generated (the core
+    found, its ports connected); an error names the file where it would be."""
+    try:
+        staged = parse(path)
+        _check_modules(staged)
+        top.emit(staged)
+    except ConfigError as exc:
+        raise ConfigError(str(exc).replace(shown(path.parent), shown(folder))) from None
+
+
+def _install(files: dict[Path, str], name: str, folder: Path) -> list[Path]:
+    """Stage the files, check the copy, move them in, write the derived files; on any
+    failure nothing of it is left (the derived files as they were)."""
+    stage = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=HDL))
+    moved: list[Path] = []
+    made_folder = not folder.exists()
+    derived = {p: p.read_bytes() for p in generate.PATHS if p.exists()}
+    try:
+        staged_folder = stage / folder.name
+        staged_folder.mkdir()
+        descriptor = folder / f"{name}.toml"
+        files[descriptor] = re.sub(r"(?m)^id = 0", f"id = {free_id(designs.every())}",
+                                   files[descriptor], count=1)
+        for target, text in files.items():
+            (staged_folder / target.name).write_text(text)
+        _check_staged(staged_folder / descriptor.name, folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        for target in files:  # the descriptor last: the design appears whole
+            os.rename(staged_folder / target.name, target)
+            moved.append(target)
+        designs.reload()
+        designs.load_design(name)
+        return [*files, *generate.write()]
+    except BaseException:
+        for target in moved:
+            target.unlink(missing_ok=True)
+        for path, data in derived.items():
+            if path.read_bytes() != data:
+                path.write_bytes(data)
+        if made_folder:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        designs.reload()
+        raise
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)

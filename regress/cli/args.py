@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import NoReturn
 
 from montverif.regress.flow.spec import RunSpec
-from montverif.spec.designs import known_designs, load_design
+from montverif.spec.designs import broken, known_designs, load_design
 
 
 class Parser(argparse.ArgumentParser):
@@ -47,6 +47,13 @@ def fail(message: object) -> int:
     """Print one `error:` line for bad input; returns the exit code 2."""
     print(f"error: {' '.join(str(message).split())}", file=sys.stderr)
     return 2
+
+
+def warn_broken() -> None:
+    """One `warning:` line on stderr per broken descriptor, for a command that lists or runs
+    every design: its design is left out, the others are there (montverif.spec.designs)."""
+    for line in broken():
+        print(f"warning: {line} (left out)", file=sys.stderr, flush=True)
 
 
 def warn_kept(runs: Iterable[RunSpec]) -> None:

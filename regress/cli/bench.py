@@ -33,7 +33,7 @@ from montverif.regress.bench.walls import (
     wall_from_results,
     with_efficiency,
 )
-from montverif.regress.cli.args import Parser, fail
+from montverif.regress.cli.args import Parser, fail, warn_broken
 from montverif.regress.flow import claim, tools
 from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import ROOT
@@ -139,6 +139,8 @@ def _measure(args: argparse.Namespace, names: list[str], widths: list[int],
 
 def _run(args: argparse.Namespace) -> int:
     names = known_designs() if args.designs == "all" else args.designs.split(",")
+    if args.designs == "all":
+        warn_broken()
     for name in names:
         load_design(name)
     widths = [int(w) for w in args.widths.split(",")]

@@ -43,10 +43,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from montverif.regress.cli.args import Parser, fail
+from montverif.regress.cli.args import Parser, fail, warn_broken
 from montverif.regress.flow import claim, formal, formal_cover, tools
 from montverif.regress.flow.claim import Mode
-from montverif.spec.designs import known_designs, load_design
+from montverif.spec.designs import check_known, load_design
 from montverif.spec.errors import ConfigError
 
 
@@ -145,6 +145,8 @@ def _points(args: argparse.Namespace) -> int:
         return fail(f"--jobs {args.jobs}: use 1 or more")
     try:
         specs = formal.point_specs(args.dut, args.timeout)
+        if not args.dut:
+            warn_broken()
         out = formal.new_folder("points", args.out)
         with claim.output(out, claim.PROOF_POINTS, _mode(args)):
             return _points_in(specs, out, args.jobs)
@@ -192,8 +194,7 @@ def _markdown(verdicts: list[formal.Verdict], passed: int) -> str:
 def cover_point(dut: str, n: int | None, given: dict[str, int]) -> tuple[int, dict[str, int]]:
     """--covers' point: --n and --params, else the design's first [formal] point when it is
     a width the design simulates (where a witness replays), else its narrowest one."""
-    if dut not in known_designs():
-        raise ConfigError(f"unknown design {dut!r} (known: {', '.join(known_designs())})")
+    check_known(dut)
     design = load_design(dut)
     if n is not None:
         return n, given

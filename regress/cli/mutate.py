@@ -38,7 +38,7 @@ from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, sele
 from montverif.regress.regression.seeds import resolve_base_seed
 from montverif.spec import environment
 from montverif.spec.design import Design
-from montverif.spec.designs import known_designs, load_design
+from montverif.spec.designs import check_known, load_design
 from montverif.spec.errors import ConfigError
 from montverif.verif.vectors import VectorError
 
@@ -260,8 +260,11 @@ def proofs_command(argv: list[str]) -> int:
 
 def _prove(args: argparse.Namespace) -> int:
     """`montverif mutate proofs prove`: one line per checked proof, then the counts."""
-    if args.dut is not None and args.dut not in known_designs():
-        return fail(f"unknown design {args.dut!r} (known: {', '.join(known_designs())})")
+    if args.dut is not None:
+        try:
+            check_known(args.dut)
+        except ConfigError as exc:
+            return fail(exc)
     if args.timeout < 1:
         return fail(f"TIMEOUT must be at least 1 (got {args.timeout})")
     if not args.proofs.is_file():

@@ -2,15 +2,21 @@
 
     montverif new-design NAME --like DESIGN [--family FOLDER]
 
-Writes hdl/<family>/NAME.sv (DESIGN's core, renamed) and hdl/<family>/NAME.toml (its
-descriptor: a new id, DESIGN's model, test points and list entries), then the derived files
-(the RTL package, docs/regmap.md, README's design table). `montverif sim --dut NAME` passes at
-once; then replace the core, write the model and edit the descriptor.
+Writes hdl/<family>/NAME.sv (DESIGN's core, renamed; with the RTL files named after DESIGN,
+e.g. mont_lut's table, renamed as NAME's own) and hdl/<family>/NAME.toml (its descriptor: a
+new id, DESIGN's model, test points and list entries), then the derived files (the RTL
+package, docs/regmap.md, README's design table). `montverif sim --dut NAME` passes at once;
+then replace the core, write the model and edit the descriptor.
+
+All or nothing: on any error (a name that is a SystemVerilog keyword or an existing module, a
+broken descriptor, a full disk) or an interrupt, nothing is left behind. Two at once take two
+design ids (a lock of hdl/).
 """
 
 from __future__ import annotations
 
 from montverif.regress.cli.args import Parser, fail
+from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import shown
 from montverif.spec.scaffold import new_design
@@ -23,9 +29,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--family", help="folder below hdl/ (default: the copied design's)")
     args = ap.parse_args(argv)
     try:
-        written = new_design(args.name, args.like, args.family)
+        with terminate_as_interrupt():
+            written = new_design(args.name, args.like, args.family)
     except ConfigError as exc:
         return fail(exc)
+    except KeyboardInterrupt:  # nothing of the copy is left (montverif.spec.scaffold)
+        return interrupted(f"`montverif new-design {args.name}` was ended; nothing written")
     for path in written:
         print(f"wrote {shown(path)}")
     print(f"next: montverif sim --dut {args.name} (docs/own-design.md)")

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from montverif.regress.cli.args import Parser, fail, warn_kept
+from montverif.regress.cli.args import Parser, fail, warn_broken, warn_kept
 from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.regress.coverage import closure
 from montverif.regress.flow import claim, tools
@@ -82,7 +82,7 @@ from montverif.regress.report import history, html, markdown
 from montverif.regress.report.text import format_summary
 from montverif.regress.report.write import finish_report, write_all
 from montverif.spec import environment
-from montverif.spec.designs import known_designs
+from montverif.spec.designs import broken_design, known_designs
 
 
 def _lists_option(parser: argparse.ArgumentParser) -> None:
@@ -199,6 +199,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def cmd_list(lists_file: Path, name: str | None) -> int:
+    warn_broken()
     lists = load_lists(lists_file)
     mutations = {n: campaigns.of_list(tl, lists_file.name) for n, tl in lists.items()}
     checks = {n: formal_checks.of_list(tl, lists_file.name) for n, tl in lists.items()}
@@ -254,6 +255,9 @@ def _check_args(args: argparse.Namespace) -> None:
     if unknown := [s_ for s_ in args.sim or [] if s_ not in tools.SIMULATORS]:
         raise ListError(f"unknown simulator {', '.join(unknown)} "
                         f"(known: {', '.join(tools.SIMULATORS)})")
+    for name in args.dut or []:
+        if found := broken_design(name):  # its descriptor's fault, not "unknown"
+            raise ListError(found.message)
     if unknown := [d for d in args.dut or [] if d not in known_designs()]:
         raise ListError(f"unknown design {', '.join(unknown)} "
                         f"(known: {', '.join(known_designs())})")
@@ -342,6 +346,7 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
     if isinstance(launcher, SlurmLauncher):  # the controller answers, the partition exists
         launcher.check_cluster()
     job = _job(args, launcher)
+    warn_broken()
     warn_kept(job.runs)
     out_dir = _resume_dir(results_root, args.out) if args.resume else results_dir(
         results_root, job.tlist.name + (f"-shard{job.shard_ix[0]}of{job.shard_ix[1]}"

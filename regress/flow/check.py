@@ -21,6 +21,7 @@ from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.params import format_params
+from montverif.spec.paths import shown
 from montverif.verif.steer import Bias, BiasError
 from montverif.verif.vectors import load_vectors
 
@@ -42,6 +43,10 @@ def validate(run: RunSpec) -> Design:
     run = with_design_tests(run)
     b = run.build
     design = load_design(b.dut)
+    if b.fault and not design.fault_params:
+        raise ConfigError(f"{b.dut} has no fault build: its descriptor "
+                          f"({shown(design.descriptor)}) has no [fault] parameters (FAULT=1, "
+                          "--fault)")
     if b.sim not in tools.SIMULATORS:
         raise ConfigError(f"unknown simulator '{b.sim}' (known: {', '.join(tools.SIMULATORS)})")
     if b.coverage and b.sim != "verilator":

@@ -37,7 +37,7 @@ from pathlib import Path
 from montverif.regress.flow import claim, formal_core, processes, tools
 from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import BUILD_ROOT, stage
-from montverif.spec.designs import known_designs, load_design
+from montverif.spec.designs import check_known, known_designs, load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import COMMON, HDL
 
@@ -190,6 +190,7 @@ class Verdict:
 def check(spec: FormalSpec) -> None:
     """Bad input as one ConfigError line."""
     if spec.block not in BLOCKS and spec.block not in known_designs():
+        check_known(spec.block)  # a broken descriptor: its fault
         raise ConfigError(f"unknown block or design {spec.block!r} (blocks: "
                           f"{', '.join(BLOCKS)}; designs: {', '.join(known_designs())})")
     if spec.is_design:
@@ -231,8 +232,8 @@ def point_specs(dut: str | None, timeout_s: int = 600) -> list[FormalSpec]:
     every design, each at its default depth (and with the design's [formal] timeout where it
     is longer)."""
     names = [dut] if dut else known_designs()
-    if dut and dut not in known_designs():
-        raise ConfigError(f"unknown design {dut!r} (known: {', '.join(known_designs())})")
+    if dut:
+        check_known(dut)
     specs = [] if dut else [FormalSpec("mv_bus_loader", timeout_s=timeout_s)]
     for name in names:
         design = load_design(name)
@@ -277,9 +278,7 @@ def replay_command(spec: FormalSpec, vector: Path) -> str:
 
 def design_depth(spec: FormalSpec) -> int:
     """A design's default depth: two cycles past its result (raises ConfigError)."""
-    if spec.block not in known_designs():
-        raise ConfigError(f"unknown design {spec.block!r} (known: "
-                          f"{', '.join(known_designs())})")
+    check_known(spec.block)
     return spec.core_proof().depth
 
 

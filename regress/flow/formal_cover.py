@@ -40,7 +40,7 @@ from typing import Any
 from montverif.regress.flow import claim, formal, formal_core
 from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import BUILD_ROOT
-from montverif.spec.designs import known_designs, load_design
+from montverif.spec.designs import check_known, load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import COMMON
 from montverif.verif.operands import M_CLASSES
@@ -150,8 +150,10 @@ DERIVED = {"final_sub:taken": "SubTaken_C", "final_sub:not_taken": "SubNotTaken_
 
 def unsupported(dut: str) -> str:
     """Why the design's bins cannot be decided by covers ("" when they can)."""
-    if dut not in known_designs():
-        return f"unknown design {dut!r} (known: {', '.join(known_designs())})"
+    try:
+        check_known(dut)
+    except ConfigError as exc:
+        return str(exc)
     design = load_design(dut)
     if why := formal_core.unsupported(design):
         return why

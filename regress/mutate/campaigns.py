@@ -33,7 +33,7 @@ from montverif.regress.flow.launcher import INPUT_ERRORS, one_line
 from montverif.regress.mutate import engine
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
-from montverif.regress.regression.lists import ListError, TestList, as_int, as_strs
+from montverif.regress.regression.lists import ListError, TestList, as_duts, as_int, as_strs
 from montverif.regress.regression.results import FAIL, PASS, Regression
 from montverif.regress.regression.scheduler import Options, Progress, parallel
 from montverif.regress.regression.seeds import derive_seed
@@ -99,8 +99,7 @@ def parse(raw: object, where: str) -> list[CampaignSpec]:
         raise ListError(f"{where}: unknown key(s) {', '.join(unknown)} "
                            f"(known: {', '.join(KEYS)})")
     dut = raw["dut"]
-    duts = known_designs() if dut == "*" else as_strs(dut if isinstance(dut, list) else [dut],
-                                                      f"{where}.dut", known_designs())
+    duts = known_designs() if dut == "*" else as_duts(dut, f"{where}.dut")
     mutants = as_int(raw["mutants"], f"{where}.mutants", 1)
     simulator = as_strs([raw.get("sim", DEFAULT_SIM)], f"{where}.sim", tools.SIMULATORS)[0]
     txns = as_int(raw.get("txns", DEFAULT_TXNS), f"{where}.txns", 1)

@@ -33,7 +33,13 @@ from typing import Any
 
 from montverif.regress.flow import formal
 from montverif.regress.flow.launcher import one_line
-from montverif.regress.regression.lists import ListError, TestList, as_bool, as_int, as_strs
+from montverif.regress.regression.lists import (
+    ListError,
+    TestList,
+    as_bool,
+    as_duts,
+    as_int,
+)
 from montverif.regress.regression.results import FAIL, PASS, Regression
 from montverif.regress.regression.scheduler import Options, Progress, parallel
 from montverif.regress.regression.shards import deal
@@ -73,11 +79,9 @@ class Check:
 
 # --- lists.toml -----------------------------------------------------------------------------
 def _names(raw: object, where: str) -> list[str]:
-    known = [*formal.BLOCKS, *known_designs()]
     if raw == "*":
         return [*formal.BLOCKS, *(d for d in known_designs() if load_design(d).formal_points)]
-    names = as_strs(raw if isinstance(raw, list) else [raw], where, known)
-    return list(dict.fromkeys(names))
+    return list(dict.fromkeys(as_duts(raw, where, tuple(formal.BLOCKS))))
 
 
 def _widths(raw: object, where: str) -> list[int] | None:

@@ -21,6 +21,8 @@ from montverif.regress.flow.spec import (
     BuildSpec,
     has_engine,
 )
+from montverif.spec import designs
+from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.tomlfile import read_toml
@@ -153,10 +155,20 @@ def _bias(value: object, where: str) -> str:
     return text
 
 
+def as_duts(value: object, where: str, blocks: Sequence[str] = ()) -> tuple[str, ...]:
+    """The designs (or `blocks`) a list names (a name or a list of names); a design whose
+    descriptor is broken is left out, as the commands that read lists warn
+    (montverif.spec.designs.broken)."""
+    names = as_strs(value if isinstance(value, list) else [value], where,
+                    [*blocks, *known_designs(), *designs.broken_names()])
+    return tuple(n for n in names if n in blocks or not designs.broken_design(n))
+
+
 def _entries(raw: object, where: str) -> list[Entry]:
-    """An entry whose `dut` is a list stands for one entry per design, in that order."""
-    if isinstance(raw, dict) and isinstance(raw.get("dut"), list):
-        duts = as_strs(raw["dut"], f"{where}.dut", known_designs())
+    """An entry whose `dut` is a list stands for one entry per design, in that order (a
+    design whose descriptor is broken left out)."""
+    if isinstance(raw, dict) and "dut" in raw:
+        duts = as_duts(raw["dut"], f"{where}.dut")
         return [_entry(raw | {"dut": dut}, where) for dut in duts]
     return [_entry(raw, where)]
 
@@ -230,12 +242,26 @@ def _test_list(name: str, raw: object, where: str) -> TestList:
     formal = raw.get("formal", [])
     if not isinstance(formal, list):
         raise ListError(f"{where}.formal: expected [[...formal]] blocks")
-    if not (expanded or mutation or formal):
+    if not (entries or expanded or mutation or formal):
         raise ListError(f"{where}: no [[{name}.entry]]")
     return TestList(name, str(raw.get("description", "")), tuple(expanded),
                     as_int(raw.get("timeout", DEFAULT_TIMEOUT_S), f"{where}.timeout", 1),
                     tuple(mutation), tuple(formal),
                     as_bool(raw.get("coverage_goals", False), f"{where}.coverage_goals"))
+
+
+def check_descriptor_entries(design: Design) -> None:
+    """A descriptor's own entries ([[lists.<list>]]) read as a list reads them: a malformed
+    one breaks its design only (montverif.spec.designs.add_check), not every list."""
+    for name, entries in design.lists.items():
+        for i, raw in enumerate(entries):
+            try:
+                _entry(dict(raw) | {"dut": design.name}, f"lists.{name}[{i}]")
+            except ListError as exc:
+                raise ConfigError(str(exc)) from None
+
+
+designs.add_check(check_descriptor_entries)
 
 
 def load_lists(path: Path = LISTS_FILE) -> dict[str, TestList]:

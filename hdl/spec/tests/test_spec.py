@@ -100,10 +100,10 @@ def _copy(tmp_path: Path, name: str) -> Path:
 
 @pytest.mark.parametrize(("edit", "needle"), [
     (lambda t: t.replace('name = "mont_lut"', 'name = "other"'), "named after the design"),
-    (lambda t: t.replace("kind = \"mont\"", "kind = \"div\""), "kind must be one of"),
+    (lambda t: t.replace("kind = \"mont\"", "kind = \"div\""), "[function] kind: must be one of"),
     (lambda t: t.replace('rtl = ["mont_lut.sv"]', 'rtl = ["missing.sv"]'), "no such RTL file"),
     (lambda t: t + "\n[frobs]\nx = 1\n", "unknown section(s) frobs"),
-    (lambda t: t.replace("widths = { min = 8, max = 4096 }", ""), "missing key widths"),
+    (lambda t: t.replace("widths = { min = 8, max = 4096 }", ""), "[design] widths: missing"),
     (lambda t: t.replace("[model]", "[model]\nbroken = "), "mont_lut.toml"),
     (lambda t: t + '\n[parameters]\nW = { default = 1, min = 2 }\n', "below its least value"),
     # the operand domain: every operand named once, with a known domain
@@ -117,7 +117,7 @@ def _copy(tmp_path: Path, name: str) -> Path:
      "below_modulus is replaced by domain"),
     # the promise: relations in the known names
     (lambda t: t.replace('p = "p < m"', 'p = "p + m"'), "is not a relation"),
-    (lambda t: t.replace('p = "p < m"', 'p = "q < m"'), "promise.p: unsupported expression"),
+    (lambda t: t.replace('p = "p < m"', 'p = "q < m"'), "promise.p: 'q < m': unknown name q"),
     (lambda t: t.replace('p = "p < m"', 'q = "p < m"'), "unknown key(s) q"),
     (lambda t: t.replace("[formal]\n", "[formal]\ntimeout = -5\n"),
      "[formal] timeout must be a number of seconds"),

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+
+from montverif.regress.cli.lint import package_dirs
+from montverif.spec.paths import ROOT
 
 # `montverif regress` with the results root (history, `latest`) inside the test's folder,
 # so that no test touches the checkout's build/regress
@@ -117,3 +122,108 @@ def interrupted_once(code: int, err: str) -> None:
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert lines and lines[-1].startswith("interrupted: "), err
     assert sum(ln.startswith("interrupted:") for ln in lines) == 1, err
+
+
+# --- a scratch copy of the checkout ---------------------------------------------------------
+# what a copy leaves out: the environment, the build, caches
+_NOT_COPIED = (".git", ".venv", "build", "__pycache__", ".pytest_cache", ".ruff_cache",
+               ".hypothesis", "*.pyc", "*.egg-info")
+# runs `montverif` once per argv of a JSON list in one interpreter (the commands of one
+# attack without a start-up each): [exit code, stdout, stderr] per command, a traceback
+# in stderr as the command would print it
+_COMMANDS = """
+import contextlib, io, json, sys, traceback
+from montverif.regress.cli import main
+done = []
+for argv in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code
+        except Exception:
+            traceback.print_exc()
+            code = 1
+    done.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps(done))
+"""
+
+
+@dataclass(frozen=True)
+class Done:
+    """A finished command: its exit code and output."""
+
+    code: int
+    out: str
+    err: str
+
+    def one_line(self, kind: str = "error") -> str:
+        """The one `<kind>:` line of stderr (and nothing else there)."""
+        lines = [ln for ln in self.err.splitlines() if ln.strip()]
+        assert len(lines) == 1 and lines[0].startswith(f"{kind}: "), self.err
+        return lines[0]
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A scratch copy of the checkout whose `montverif` runs from it (the package found
+    through a view of its folders, as `montverif lint` builds one): what an attack writes
+    below its hdl/ never reaches the real one."""
+
+    root: Path
+    env: dict[str, str]
+
+    def run(self, *args: str, timeout: float = 300) -> Done:
+        """`montverif ARGS` in the tree, as a user runs it."""
+        res = subprocess.run([sys.executable, "-m", "montverif.regress.cli", *args],
+                             cwd=self.root, env=self.env, capture_output=True, text=True,
+                             timeout=timeout, check=False)
+        return Done(res.returncode, res.stdout, res.stderr)
+
+    def python(self, code: str, *args: str, timeout: float = 300
+               ) -> subprocess.CompletedProcess[str]:
+        """A Python program run against the tree's package."""
+        return subprocess.run([sys.executable, "-c", code, *args], cwd=self.root,
+                              env=self.env, capture_output=True, text=True, timeout=timeout,
+                              check=False)
+
+    def commands(self, *argvs: list[str], timeout: float = 300) -> list[Done]:
+        """Several `montverif` commands, one after the other in one interpreter."""
+        res = self.python(_COMMANDS, json.dumps(argvs), timeout=timeout)
+        assert res.returncode == 0, res.stdout + res.stderr
+        return [Done(*done) for done in json.loads(res.stdout)]
+
+    def files(self) -> dict[str, bytes]:
+        """Every file below hdl/ and the derived files, by path: what a command changed."""
+        found = {p.relative_to(self.root).as_posix(): p.read_bytes()
+                 for p in sorted((self.root / "hdl").rglob("*"))
+                 if p.is_file() and "__pycache__" not in p.parts}
+        for rel in ("README.md", "docs/regmap.md"):
+            found[rel] = (self.root / rel).read_bytes()
+        return found
+
+
+def scratch_tree(tmp_path: Path) -> Tree:
+    """A copy of the checkout the running package comes from (sources, docs, lists), with
+    the file times kept (of two descriptors that clash, the newer one is the broken one)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    for src in ROOT.iterdir():
+        if src.name in _NOT_COPIED:
+            continue
+        if src.is_dir():
+            shutil.copytree(src, root / src.name, symlinks=True,
+                            ignore=shutil.ignore_patterns(*_NOT_COPIED))
+        else:
+            shutil.copy2(src, root / src.name)
+    view = tmp_path / "view" / "montverif"
+    view.mkdir(parents=True)
+    (view / "__init__.py").touch()
+    for name, folder in package_dirs().items():
+        (view / name).symlink_to(root / folder, target_is_directory=True)
+    env = os.environ | {
+        "PYTHONPATH": str(view.parent),
+        "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+    }
+    return Tree(root, env)

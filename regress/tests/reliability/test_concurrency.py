@@ -4,9 +4,18 @@ while they write; the second writer is refused with one line and nothing is merg
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
-from montverif.regress.tests.reliability.helpers import montverif, regress, sim_started, wait_for
+from montverif.regress.tests.reliability.helpers import (
+    montverif,
+    regress,
+    scratch_tree,
+    sim_started,
+    wait_for,
+)
 
 # the issue's attack, on Icarus with more operations so that the first run is surely
 # still running when the second starts
@@ -99,3 +108,37 @@ def test_out_naming_a_file_is_one_line(tmp_path: Path) -> None:
         assert proc.returncode == 2, out + err
         assert "is a file, not a folder" in one_error_line(err)
         assert afile.read_text() == "mine\n"
+
+
+# `montverif new-design NAME --like mont_r2`, reading the designs' ids a second later than it
+# would: two of them started at once both read the ids before either writes its descriptor
+_SLOW_NEW_DESIGN = """
+import sys, time
+from montverif.spec import designs
+every = designs.every
+def slow():
+    found = every()
+    time.sleep(1.0)
+    return found
+designs.every = slow
+from montverif.regress.cli import main
+sys.exit(main(["new-design", sys.argv[1], "--like", "mont_r2"]))
+"""
+
+
+def test_two_new_designs_at_once_take_two_ids(tmp_path: Path) -> None:
+    """Both took id 17 and every later command failed on the clash; now the second waits
+    for the first (a lock of hdl/) and takes the next id."""
+    tree = scratch_tree(tmp_path)
+    first = subprocess.Popen([sys.executable, "-c", _SLOW_NEW_DESIGN, "race_a"], cwd=tree.root,
+                             env=tree.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    second = tree.python(_SLOW_NEW_DESIGN, "race_b")
+    out1, err1 = first.communicate(timeout=300)
+    assert first.returncode == 0 and second.returncode == 0, (err1, second.stderr)
+    ids = [re.search(r"(?m)^id = (\d+)", (tree.root / "hdl" / "mont" / f"{n}.toml")
+                     .read_text()) for n in ("race_a", "race_b")]
+    assert ids[0] and ids[1] and ids[0][1] != ids[1][1], ids
+    listed = tree.run("models", "list")
+    assert listed.code == 0 and not listed.err, listed
+    assert "race_a " in listed.out and "race_b " in listed.out
