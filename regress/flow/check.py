@@ -17,6 +17,7 @@ from montverif.regress.flow.spec import (
     with_design_tests,
 )
 from montverif.spec import environment, regmap
+from montverif.spec.bounds import ACK_WAIT, IDLE_MAX, SEED, TIMEOUT_S, TXNS
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
@@ -35,6 +36,16 @@ def check_width(design: Design, n: int, allow_wide: bool = False,
         at = f" at {format_params(dict(params))}" if params and design.min_n_expr else ""
         raise ConfigError(f"unsupported width N={n} for {design.name}{at} "
                           f"(supported: {low}..{design.max_n}{wide})")
+
+
+def _check_numbers(run: RunSpec) -> None:
+    """The run's numbers within their documented bounds (montverif.spec.bounds): those of a
+    list entry or an API caller, which no command-line parser saw."""
+    for name, value, bound in (("ACK_WAIT", run.build.ack_wait, ACK_WAIT),
+                               ("TXNS", run.txns, TXNS), ("TIMEOUT", run.timeout_s, TIMEOUT_S),
+                               ("IDLE_MAX", run.idle_max, IDLE_MAX), ("SEED", run.seed, SEED)):
+        if not bound.holds(value):
+            raise ConfigError(f"{name} {bound.message(value)}")
 
 
 def validate(run: RunSpec) -> Design:
@@ -63,12 +74,7 @@ def validate(run: RunSpec) -> Design:
     if b.bus == "engine" and not has_engine(b.dut):
         raise ConfigError(f"{b.dut}'s testbench ({design_tb(b.dut)[0]}) has no fast bus mode: "
                           "use --bus pins")
-    if not 0 <= b.ack_wait <= 15:
-        raise ConfigError(f"ACK_WAIT must be 0..15 (got {b.ack_wait})")
-    if run.txns < 1:
-        raise ConfigError(f"TXNS must be at least 1 (got {run.txns})")
-    if run.timeout_s < 1:  # 0 would end every run at once (regress --timeout refuses it too)
-        raise ConfigError(f"TIMEOUT must be at least 1 second (got {run.timeout_s})")
+    _check_numbers(run)
     if run.vectors is not None and Path(run.vectors).is_dir():
         raise ConfigError(f"VECTORS={run.vectors} is a directory, not a vector file")
     _, tb_tests, vector_loader = design_tb(b.dut)
@@ -86,6 +92,9 @@ def validate(run: RunSpec) -> Design:
     if unknown:
         raise ConfigError(f"unknown test(s) {', '.join(unknown)} "
                           f"(known: {', '.join(known)})")
+    if twice := sorted({t for t in run.tests if run.tests.count(t) > 1}):
+        raise ConfigError(f"test(s) {', '.join(twice)} given twice in TESTS "
+                          f"({','.join(run.tests)}): give each once")
     if bias := (run.bias or environment.BIAS.get()).strip():  # steering (verif/steer.py)
         try:
             Bias.parse(bias)
