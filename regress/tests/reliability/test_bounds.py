@@ -209,3 +209,78 @@ def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
         ["rsa-figures", "--widths", "1024,1024", "--no-write"],
         ["synth", "--table", "--reuse", "--widths", "256,256", "--out", str(tmp_path / "t")],
     ], "twice")
+
+
+# --- the numbers of a regression list ---------------------------------------------------------
+
+ENTRY = """
+[attack]
+timeout = {timeout}
+[[attack.entry]]
+dut = "{dut}"
+widths = {widths}
+bus_widths = {bus_widths}
+simulators = {simulators}
+tests = {tests}
+params = {params}
+seeds = {seeds}
+txns = {txns}
+idle_max = {idle_max}
+ack_wait = {ack_wait}
+txns_from_n = {{ 8 = {txns_from_n} }}
+[[attack.mutation]]
+dut = "mont_r2"
+mutants = {mutants}
+n = {n}
+txns = {m_txns}
+goal = {goal}
+[[attack.formal]]
+dut = "mv_bus_loader"
+n = {f_n}
+timeout = {f_timeout}
+"""
+NUMBERS = {"timeout": "60", "widths": "[8]", "bus_widths": "[8]", "seeds": "1", "txns": "1",
+           "idle_max": "2", "ack_wait": "[0]", "txns_from_n": "1", "mutants": "2", "n": "8",
+           "m_txns": "2", "goal": "100", "f_n": "8", "f_timeout": "60"}
+GOOD = NUMBERS | {"dut": "mont_lut", "simulators": '["icarus"]', "tests": '["RandomTest"]',
+                  "params": "[{}]"}
+ARRAYS = {"widths", "bus_widths", "ack_wait"}
+
+
+def _list(tmp_path: Path, name: str, **keys: str) -> Path:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(ENTRY.format(**(GOOD | keys)))
+    return path
+
+
+def test_each_number_of_a_list_refuses_nan_inf_negative_and_huge(tmp_path: Path) -> None:
+    """`seeds = 1000000000` expanded without end, `idle_max` and `txns` had no upper bound,
+    `timeout = 10^30` was taken: each numeric key of a list (an entry's, a mutation block's,
+    a formal block's) with each of nan, inf, -1 and 10^30 is one line naming that key."""
+    got = refusals([["lists", "--lists", str(_list(tmp_path, "good")), "attack"]])[0]
+    assert got.code == 0 and not got.stderr, got  # the control: the list as it is expands
+    attacks = [(key, value) for key in NUMBERS for value in VALUES]
+    cases = [["lists", "--lists", str(_list(tmp_path, f"{key}{i}", **{
+        key: f"[{value}]" if key in ARRAYS else value})), "attack"]
+        for i, (key, value) in enumerate(attacks)]
+    shown = {"m_txns": "txns", "f_n": "n", "f_timeout": "timeout", "txns_from_n": "txns_from_n.8"}
+    wrong = [w for (key, _), got in zip(attacks, refusals(cases), strict=True)
+             if (w := refused(got, f".{shown.get(key, key)}:"))]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_list_that_expands_beyond_the_most_runs_is_refused(tmp_path: Path) -> None:
+    """10000 seeds (the most) at 11 widths: 110000 runs, above the 100000 a list may hold."""
+    path = _list(tmp_path, "big", seeds="10000", widths=str(list(range(8, 19))))
+    all_refused([["lists", "--lists", str(path), "attack"]], "expands to more than 100000 runs")
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("widths", "[8, 8]"), ("bus_widths", "[8, 16, 8]"), ("ack_wait", "[0, 0]"),
+    ("simulators", '["icarus", "icarus"]'), ("tests", '["RandomTest", "RandomTest"]'),
+    ("params", "[{ W = 4 }, { W = 4 }]"),
+])
+def test_a_list_array_names_each_item_once(key: str, value: str, tmp_path: Path) -> None:
+    """`widths = [8, 8]` ran each seed of the model twice as many times: which was meant?"""
+    path = _list(tmp_path, "twice", dut="mwrkmm", **{key: value})
+    all_refused([["lists", "--lists", str(path), "attack"]], f"{key}:", "given twice")
