@@ -81,11 +81,13 @@ def validate(run: RunSpec) -> Design:
     try:
         if run.vectors is not None and vector_loader:
             module, _, func = vector_loader.partition(":")
-            getattr(importlib.import_module(module), func)(Path(run.vectors), b.n)
+            getattr(importlib.import_module(module), func)(Path(run.vectors), b.n,
+                                                           secret=design.secret)
         elif run.vectors is not None:
             load_vectors(Path(run.vectors), b.n, design.operands, design.below_modulus,
-                         design.carry_save_operands, design.range_groups, design.has_field)
-    except OSError as exc:  # a file the loader cannot read (a FIFO, no permission, ...)
+                         design.carry_save_operands, design.range_groups, design.has_field,
+                         secret=design.secret)
+    except OSError as exc:  # a file the loader cannot read (no permission, ...)
         raise ConfigError(f"VECTORS={run.vectors}: cannot read it ({exc.strerror})") from None
     known = tb_tests + VECTOR_TESTS
     unknown = [t for t in run.tests if t not in known]

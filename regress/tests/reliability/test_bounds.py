@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
@@ -284,3 +286,61 @@ def test_a_list_array_names_each_item_once(key: str, value: str, tmp_path: Path)
     """`widths = [8, 8]` ran each seed of the model twice as many times: which was meant?"""
     path = _list(tmp_path, "twice", dut="mwrkmm", **{key: value})
     all_refused([["lists", "--lists", str(path), "attack"]], f"{key}:", "given twice")
+
+
+# --- vector files -------------------------------------------------------------------------------
+
+def _vector_attacks(tmp_path: Path) -> dict[str, Path]:
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.json"
+    with big.open("wb") as f:  # sparse: 65 MiB of nothing, no disk used
+        f.truncate(65 * 2**20)
+    wide = tmp_path / "wide.json"
+    wide.write_text('{"vectors": [{"x": ' + "1" * 5000 + ', "y": "1", "m": "3"}]}')
+    wide_rsa = tmp_path / "wide_rsa.json"
+    wide_rsa.write_text('{"vectors": [{"msg": "3", "exp": ' + "7" * 5000 + ', "mod": "5"}]}')
+    link = tmp_path / "zero.json"
+    link.symlink_to("/dev/zero")
+    return {"fifo": fifo, "dev-zero": Path("/dev/zero"), "link to /dev/zero": link,
+            "65 MiB": big, "5000 digits": wide, "5000 digits, RSA": wide_rsa}
+
+
+def test_a_vector_file_is_a_regular_file_of_bounded_size(tmp_path: Path) -> None:
+    """A FIFO waited for a writer for ever, /dev/zero ate memory, a 5,000-digit JSON integer
+    was a traceback: each is one line naming the file."""
+    attacks = _vector_attacks(tmp_path)
+    cases = [["sim", "--dut", "rsa_core" if "RSA" in what else "mont_lut", "--n", "8",
+              "--vectors", str(path)] for what, path in attacks.items()]
+    wrong = [w for got in refusals(cases) if (w := refused(got, got.argv[-1]))]
+    assert not wrong, "\n".join(wrong)
+    line = one_error(montverif("sim", "--dut", "mont_lut", "--n", "8", "--vectors",
+                               str(attacks["fifo"]), timeout=30))
+    assert line == (f"error: {attacks['fifo']}: not a regular file (a vector file is read "
+                    "whole: a directory, FIFO or device is refused)")
+    line = one_error(montverif("sim", "--dut", "mont_lut", "--n", "8", "--vectors",
+                               str(attacks["65 MiB"]), timeout=30))
+    assert line.endswith("larger than 64 MiB, the most a vector file may hold")
+    line = one_error(montverif("sim", "--dut", "mont_lut", "--n", "8", "--vectors",
+                               str(attacks["5000 digits"]), timeout=30))
+    assert "a JSON integer of 5000 digits" in line and "0x-hex string" in line
+    # the control: as a string, the same value is read (and refused for what it is: too
+    # wide for N)
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps({"vectors": [{"x": "1" * 5000, "y": "1", "m": "3"}]}))
+    line = one_error(montverif("sim", "--dut", "mont_lut", "--n", "8", "--vectors", str(path)))
+    assert line == f"error: {path}: vectors[0].x: does not fit in N=8 bits"
+
+
+def test_a_key_given_twice_in_a_json_input_is_refused(tmp_path: Path) -> None:
+    """JSON keeps the last of two keys in an object: a vector file's and a steering table's
+    (`--bias`) are refused, naming the key."""
+    vec = tmp_path / "twice.json"
+    vec.write_text('{"vectors": [{"x": "1", "x": "2", "y": "1", "m": "3"}]}')
+    rsa = tmp_path / "twice_rsa.json"
+    rsa.write_text('{"vectors": [{"msg": "3", "exp": "5", "mod": "7", "exp": "9"}]}')
+    all_refused([
+        ["sim", "--dut", "mont_lut", "--n", "8", "--vectors", str(vec)],
+        ["sim", "--dut", "rsa_core", "--n", "8", "--vectors", str(rsa)],
+        ["sim", "--dut", "mont_lut", "--n", "8", "--bias", '{"p": 0.5, "p": 0.9, "targets": []}'],
+    ], "given twice in one object")
