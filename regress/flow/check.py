@@ -48,6 +48,18 @@ def _check_numbers(run: RunSpec) -> None:
             raise ConfigError(f"{name} {bound.message(value)}")
 
 
+def check_waves(run: RunSpec, design: Design) -> None:
+    """Waves hold every signal in clear, and a secret operand reaches signals no filter
+    could list (the exponent steers the core's control): a traced run of a design with
+    secret operands only with --keep-secrets (KEEP_SECRETS=1)."""
+    if run.build.waves and design.secret and not run.keep_secrets:
+        raise ConfigError(
+            f"--waves (WAVES=1): {design.name}'s waves would hold its secret operand(s) "
+            f"{', '.join(design.secret)} in clear, in its control signals too; add "
+            "--keep-secrets (KEEP_SECRETS=1) to write them anyway, and keep the run folder "
+            "private")
+
+
 def validate(run: RunSpec) -> Design:
     """Check everything a run needs before any work; raises with a one-line message."""
     run = with_design_tests(run)
@@ -75,6 +87,7 @@ def validate(run: RunSpec) -> Design:
         raise ConfigError(f"{b.dut}'s testbench ({design_tb(b.dut)[0]}) has no fast bus mode: "
                           "use --bus pins")
     _check_numbers(run)
+    check_waves(run, design)
     if run.vectors is not None and Path(run.vectors).is_dir():
         raise ConfigError(f"VECTORS={run.vectors} is a directory, not a vector file")
     _, tb_tests, vector_loader = design_tb(b.dut)
