@@ -114,6 +114,16 @@ def check_width(info: AlgoInfo, n: int, allow_wide: bool) -> None:
                               "it anyway)")
 
 
+def secret_options(info: AlgoInfo) -> set[str]:
+    """The options (x, y, m) that give one of the design's secret operands (the RSA core's
+    --y is its private exponent E): an error about one never quotes its value."""
+    d = info.design
+    halves = {h for g in d.carry_save_operands for h in g[1:]}
+    ops = [r for r in d.operands if r not in halves]
+    return {opt for opt, reg in (("x", ops[0]), ("y", ops[1]), ("m", ops[-1]))
+            if reg in d.secret}
+
+
 def _cmd_run(args: argparse.Namespace) -> None:
     info = get_algo(args.algo)
     values = {}
@@ -121,6 +131,9 @@ def _cmd_run(args: argparse.Namespace) -> None:
         try:
             values[opt] = parse_int(getattr(args, opt))
         except ModelInputError as exc:
+            if opt in secret_options(info):
+                raise ModelInputError(f"--{opt}: not a decimal or 0x-hex integer (the value "
+                                      "of a secret operand is not shown)") from None
             raise ModelInputError(f"--{opt}: {exc}") from None
         if opt == "n":
             check_width(info, values["n"], args.allow_wide)

@@ -214,7 +214,9 @@ def _validate(x: int, e: int, m: int, n: int) -> None:
     if not 0 <= x < m:
         raise ModelInputError(f"X must be < M (X={short_hex(x)}, M={short_hex(m)})")
     if not 0 <= e < 1 << n:
-        raise ModelInputError(f"E must fit in n={n} bits (got {short_hex(e)})")
+        # E is the private exponent (the descriptor's `secret`): its value is never quoted
+        raise ModelInputError(f"E must fit in n={n} bits (got a {e.bit_length()}-bit value)"
+                              if e >= 0 else "E must not be negative")
 
 
 def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,

@@ -5,7 +5,7 @@ passes
 them to the simulation in the environment variable MV_BIAS (JSON):
 
     {"p": 0.8,          # share of random operations that are steered (the rest stay random)
-     "tries": 64,       # candidates per steered operation, checked against the model
+     "tries": 64,       # candidates per steered operation, checked against the model (1..10000)
      "targets": [       # one target per hole; a steered operation picks one at random
         {"m": "short", "sub": true},     # modulus class and final subtraction taken
         {"x": "one"}, {"y": "m_minus_1"}, # operand classes (verif/env/coverage.py)
@@ -17,6 +17,7 @@ For a Montgomery design (R = 2^r) every other candidate of a `sub: true` target 
 that the sum before the final subtraction is M + k (`above_modulus`): a corner that random
 operands reach about once in 2^(r-n) operations (mont_dual at N = 163: 2^-13) is then hit
 at once. Without MV_BIAS nothing changes: RandomSeq draws exactly what it drew before.
+A key given twice in one object (which one was meant?) is refused, as in a vector file.
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ from math import gcd
 
 from montverif.models.result import ModelInputError, Result
 from montverif.spec import environment
+from montverif.spec.bounds import Bound
 from montverif.verif.operands import M_CLASSES, X_CLASSES
 
 ENV = environment.BIAS.name
+TRIES = Bound(1, 10_000)  # a steered operation's candidates, each run through the model
 TARGET_KEYS = ("x", "y", "m", "sub", "lut")
 Model = Callable[[int, int, int], Result]
 Operands = tuple[int, int, int]
@@ -39,6 +42,14 @@ Operands = tuple[int, int, int]
 
 class BiasError(ValueError):
     """MV_BIAS cannot be used (one-line message)."""
+
+
+def _once(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object whose keys are each given once."""
+    keys = [k for k, _ in pairs]
+    if twice := sorted({k for k in keys if keys.count(k) > 1}):
+        raise BiasError(f"{ENV}: key {', '.join(map(repr, twice))} given twice in one object")
+    return dict(pairs)
 
 
 @dataclass(frozen=True)
@@ -64,7 +75,9 @@ class Bias:
     @staticmethod
     def parse(text: str) -> Bias:
         try:
-            raw = json.loads(text)
+            raw = json.loads(text, object_pairs_hook=_once)
+        except BiasError:
+            raise
         except ValueError as exc:
             raise BiasError(f"{ENV} is not JSON: {exc}") from None
         if not isinstance(raw, dict) or not isinstance(raw.get("targets"), list):
@@ -85,8 +98,8 @@ class Bias:
         p, tries = raw.get("p", 0.8), raw.get("tries", 64)
         if not isinstance(p, int | float) or not 0 <= p <= 1:
             raise BiasError(f"{ENV}: p must be 0..1 (got {p!r})")
-        if not isinstance(tries, int) or tries < 1:
-            raise BiasError(f"{ENV}: tries must be at least 1 (got {tries!r})")
+        if not TRIES.holds(tries):
+            raise BiasError(f"{ENV}: tries {TRIES.message(tries)}")
         return Bias(tuple(targets), float(p), tries)
 
     @staticmethod

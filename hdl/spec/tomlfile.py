@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -18,3 +19,6 @@ def read_toml(path: Path, where: str, error: type[ValueError] = ConfigError) -> 
         raise error(f"cannot read {where}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise error(f"{where}: {exc}") from None
+    except ValueError:  # an integer longer than Python converts (its int-string limit)
+        raise error(f"{where}: an integer of more than {sys.get_int_max_str_digits()} "
+                    "digits") from None

@@ -20,7 +20,9 @@ import json
 import os
 import platform
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from montverif.regress.bench import render
 from montverif.regress.bench.common import BENCH_BUILD, BUS_W, DEFAULT_OUT, BenchError, Record
@@ -33,11 +35,20 @@ from montverif.regress.bench.walls import (
     wall_from_results,
     with_efficiency,
 )
-from montverif.regress.cli.args import Parser, fail, warn_broken
+from montverif.regress.cli.args import (
+    Parser,
+    Repeated,
+    bounded,
+    bounded_int,
+    distinct,
+    fail,
+    warn_broken,
+)
 from montverif.regress.flow import claim, tools
 from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.spec import BUS_MODES
+from montverif.spec.bounds import JOBS, TXNS, WIDTH
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 
@@ -47,15 +58,19 @@ Walls = dict[str, Record]
 def parser() -> Parser:
     ap = Parser("montverif bench", __doc__)
     ap.add_argument("--designs", default="all", help="comma-separated, or all")
-    ap.add_argument("--widths", default="256,1024")
+    ap.add_argument("--widths", default="256,1024",
+                    help="widths N (a design is measured at those within its widths)")
     ap.add_argument("--sims", default="verilator,icarus")
-    ap.add_argument("--txns", type=int, default=200,
+    ap.add_argument("--txns", type=bounded(TXNS), default=200,
                     help="most operations per Verilator run (steady state, as the raw "
                          "harness's timed loop)")
-    ap.add_argument("--icarus-txns", type=int, default=3, help="operations per Icarus run")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--icarus-txns", type=bounded(TXNS), default=3,
+                    help="operations per Icarus run")
+    ap.add_argument("--repeat", type=bounded_int(1, 100), default=3,
+                    help="measurements of each point (the median is kept)")
     ap.add_argument("--lists", default="", help="regression lists to time, e.g. smoke")
-    ap.add_argument("--jobs", default="1,2", help="parallel jobs for the regression timing")
+    ap.add_argument("--jobs", default="1,2",
+                    help=f"parallel jobs for the regression timing, each {JOBS.text}")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--wall-from", default="",
                     help="LIST=DIR[,LIST=DIR]: take a list's wall time from a regression "
@@ -78,12 +93,27 @@ def parser() -> Parser:
 def _profile(args: argparse.Namespace) -> int:
     name, _, rest = args.profile.partition(":")
     width, _, bus = rest.partition(":")
-    load_design(name)
+    design = load_design(name)
     if not width.isdigit() or (bus or "engine") not in BUS_MODES:
         raise ConfigError(f"--profile expects DESIGN:N[:pins|engine], got {args.profile!r}")
+    if not design.min_n <= int(width) <= design.max_n:
+        raise ConfigError(f"--profile {args.profile}: N={int(width)} is outside {name}'s "
+                          f"widths {design.min_n}..{design.max_n}")
     print(profile_point(name, int(width), bus or "engine", args.txns,
                         BENCH_BUILD / "profile" / f"{name}-n{width}"))
     return 0
+
+
+def _numbers(text: str, option: str, bound: str, convert: Callable[[str], Any]) -> list[int]:
+    """A comma-separated option of integers, each within its bound and given once."""
+    try:
+        return distinct(text, option, convert)
+    except Repeated as exc:
+        raise ConfigError(str(exc)) from None
+    except argparse.ArgumentTypeError as exc:  # out of its bound
+        raise ConfigError(f"{option} {text!r}: each {exc}") from None
+    except ValueError:
+        raise ConfigError(f"{option} {text!r}: expected integers {bound}") from None
 
 
 def _walls(args: argparse.Namespace) -> Walls:
@@ -138,18 +168,16 @@ def _measure(args: argparse.Namespace, names: list[str], widths: list[int],
 
 
 def _run(args: argparse.Namespace) -> int:
-    names = known_designs() if args.designs == "all" else args.designs.split(",")
+    names = known_designs() if args.designs == "all" else distinct(args.designs, "--designs")
     if args.designs == "all":
         warn_broken()
     for name in names:
         load_design(name)
-    widths = [int(w) for w in args.widths.split(",")]
-    sims = [s for s in args.sims.split(",") if s]
+    widths = _numbers(args.widths, "--widths", WIDTH.text, bounded(WIDTH))
+    sims = distinct(args.sims, "--sims")
     if unknown := [s for s in sims if s not in tools.SIMULATORS]:
         raise ConfigError(f"unknown simulator(s) {', '.join(unknown)}")
-    if args.repeat < 1 or args.txns < 1 or args.icarus_txns < 1:
-        raise ConfigError("--repeat, --txns and --icarus-txns must be at least 1")
-    jobs = [int(j) for j in args.jobs.split(",")]
+    jobs = _numbers(args.jobs, "--jobs", JOBS.text, bounded(JOBS))
     walls = _walls(args)
     old = args.out / "results.json"
     if args.update:

@@ -25,7 +25,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from montverif.regress.cli.args import Parser, fail
+from montverif.regress.cli.args import Parser, bounded, distinct, fail
 from montverif.regress.coverage import merge as cov
 from montverif.regress.coverage.closure import (
     CLOSURE_ROOT,
@@ -39,6 +39,7 @@ from montverif.regress.coverage.closure import (
 from montverif.regress.flow import claim, tools
 from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.spec import ALL_TESTS, BuildSpec
+from montverif.spec.bounds import BUS_WIDTH, JOBS, MINUTES, SEED, SEEDS, TIMEOUT_S, TXNS, WIDTH
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
@@ -64,16 +65,19 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run_options(rn: argparse.ArgumentParser) -> None:
-    rn.add_argument("--n", type=int, default=32)
-    rn.add_argument("--busw", type=int, default=32)
+    rn.add_argument("--n", type=bounded(WIDTH), default=32, help="operand width N")
+    rn.add_argument("--busw", type=bounded(BUS_WIDTH), default=32, help="bus width")
     rn.add_argument("--sim", default="verilator", choices=tools.SIMULATORS)
     rn.add_argument("--params", default="", help="build parameters beyond N, e.g. W=8,P=2")
-    rn.add_argument("--txns", type=int, default=20)
+    rn.add_argument("--txns", type=bounded(TXNS), default=20, help="random operations per run")
     rn.add_argument("--tests", default=",".join(ALL_TESTS))
-    rn.add_argument("--budget-seeds", type=int, default=40)
-    rn.add_argument("--budget-min", type=float, default=15.0)
-    rn.add_argument("--jobs", type=int, default=2)
-    rn.add_argument("--seed", type=int, default=1, help="base seed (seeds derived as regress)")
+    rn.add_argument("--budget-seeds", type=bounded(SEEDS), default=40,
+                    help="most seeds before giving up")
+    rn.add_argument("--budget-min", type=bounded(MINUTES), default=15.0,
+                    help="most wall-clock minutes before giving up")
+    rn.add_argument("--jobs", type=bounded(JOBS), default=2, help="seeds simulated at a time")
+    rn.add_argument("--seed", type=bounded(SEED), default=1,
+                    help="base seed (seeds derived as regress)")
     rn.add_argument("--no-steer", action="store_true", help="plain random (for comparison)")
     rn.add_argument("--one-point", action="store_true",
                     help="only --n: no other build points for the bins it cannot reach "
@@ -84,7 +88,7 @@ def _run_options(rn: argparse.ArgumentParser) -> None:
     rn.add_argument("--formal", action="store_true",
                     help="SBY covers at the point first: bins proved unreachable leave the "
                          "total, witnesses of the others run as vectors (docs/closure.md)")
-    rn.add_argument("--formal-timeout", type=int, default=600,
+    rn.add_argument("--formal-timeout", type=bounded(TIMEOUT_S), default=600,
                     help="--formal: seconds per SBY cover task (600)")
 
 
@@ -116,7 +120,10 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _tests(args: argparse.Namespace) -> tuple[str, ...]:
-    tests = tuple(t for t in args.tests.split(",") if t)
+    try:
+        tests = tuple(distinct(args.tests, "--tests"))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     if unknown := [t for t in tests if t not in ALL_TESTS]:
         raise ConfigError(f"unknown test(s) {', '.join(unknown)} (known: {', '.join(ALL_TESTS)})")
     return tests
@@ -134,13 +141,12 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> None:
-    for opt in ("txns", "budget_seeds", "jobs"):
-        if getattr(args, opt) < 1:
-            raise ConfigError(f"--{opt.replace('_', '-')} must be at least 1")
-    if args.budget_min <= 0:
-        raise ConfigError("--budget-min must be positive")
-    if args.formal_timeout < 1:
-        raise ConfigError("--formal-timeout must be at least 1 second")
+    """What the parser cannot check (the numbers are checked as parsed, within their bounds)."""
+    if args.command == "compare":
+        try:
+            distinct(args.duts, "--duts")
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     if args.formal and args.command == "compare":
         raise ConfigError("--formal is run's (closure run --formal)")
 

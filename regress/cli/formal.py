@@ -43,9 +43,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from montverif.regress.cli.args import Parser, fail, warn_broken
+from montverif.regress.cli.args import Parser, bounded, bounded_int, fail, warn_broken
 from montverif.regress.flow import claim, formal, formal_cover, tools
 from montverif.regress.flow.claim import Mode
+from montverif.spec.bounds import JOBS, TIMEOUT_S
 from montverif.spec.designs import check_known, load_design
 from montverif.spec.errors import ConfigError
 
@@ -60,7 +61,17 @@ def _params(text: str) -> tuple[tuple[str, int], ...]:
             out.append((name.strip(), int(value, 0)))
         except ValueError:
             raise ConfigError(f"--params: {name.strip()}={value!r} is not an integer") from None
-    return tuple(out)
+    return _once(tuple(out))
+
+
+def _once(params: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
+    """The parameters, each named once (`--params N=4,N=8`, or `--n 8 --params N=4`: which
+    was meant?), else ConfigError."""
+    names = [k for k, _ in params]
+    if twice := sorted({k for k in names if names.count(k) > 1}):
+        raise ConfigError(f"parameter {', '.join(twice)} is given twice (--n, --busw, "
+                          "--ack-wait or --params): give each once")
+    return params
 
 
 def main(argv: list[str]) -> int:
@@ -68,24 +79,29 @@ def main(argv: list[str]) -> int:
     what = ap.add_mutually_exclusive_group()
     what.add_argument("--block", help=f"one of: {', '.join(formal.BLOCKS)}")
     what.add_argument("--dut", help="a design: its core against its function")
-    ap.add_argument("--n", type=int, default=None, help="operand width N (default 8)")
-    ap.add_argument("--busw", type=int, default=None, help="bus width BusW (default 8)")
-    ap.add_argument("--ack-wait", type=int, default=None, help="wait states (default 0)")
+    ap.add_argument("--n", type=bounded_int(2, 64), default=None,
+                    help="operand width N (default 8; a core: 4..16)")
+    ap.add_argument("--busw", type=bounded_int(8, 64), default=None,
+                    help="bus width BusW: 8, 16, 32 or 64 (default 8)")
+    ap.add_argument("--ack-wait", type=bounded_int(0, 8), default=None,
+                    help="wait states (default 0)")
     ap.add_argument("--params", default="", help="other harness parameters, NAME=VALUE,...")
-    ap.add_argument("--depth", type=int, default=None,
+    ap.add_argument("--depth", type=bounded_int(1, 400), default=None,
                     help="k of k-induction and the bound of the base case / BMC (a block: "
                     "20; a design: two cycles past its result)")
     ap.add_argument("--mode", choices=formal.MODES, default=None,
                     help="prove (a block's default) or bmc (a design's, its only mode)")
-    ap.add_argument("--cover-depth", type=int, default=None,
+    ap.add_argument("--cover-depth", type=bounded_int(1, 400), default=None,
                     help="how deep the cover task searches (a block: 24; a design: --depth)")
-    ap.add_argument("--timeout", type=int, default=600, help="seconds per SBY task (600)")
+    ap.add_argument("--timeout", type=bounded(TIMEOUT_S), default=600,
+                    help="seconds per SBY task (600)")
     ap.add_argument("--overlay", default="",
                     help="a folder whose files replace the block's sources of the same name")
     ap.add_argument("--points", action="store_true",
                     help="every [formal] point of --dut (or of every design) and the "
                     "loader's default proof, each in a folder below --out; a summary.json")
-    ap.add_argument("--jobs", type=int, default=1, help="--points: proofs at a time (1)")
+    ap.add_argument("--jobs", type=bounded(JOBS), default=1,
+                    help="--points: proofs at a time (1)")
     ap.add_argument("--fault", action="store_true",
                     help="a design: its fault build, which must fail (a counterexample): "
                     "exit 0 when it does")
@@ -111,7 +127,7 @@ def main(argv: list[str]) -> int:
         if args.dut and (args.busw is not None or args.ack_wait is not None):
             raise ConfigError("--busw and --ack-wait are the loader's (--block mv_bus_loader)"
                               "; a design's core has no bus")
-        params = tuple((k, v) for k, v in given if v is not None) + params
+        params = _once(tuple((k, v) for k, v in given if v is not None) + params)
         spec = formal.FormalSpec(args.block or args.dut, params,
                                  mode=args.mode or ("bmc" if args.dut else "prove"),
                                  fault=args.fault,
@@ -141,8 +157,6 @@ def _points(args: argparse.Namespace) -> int:
     if args.block or args.n is not None or args.params or args.fault or args.overlay \
             or args.depth is not None or args.busw is not None or args.ack_wait is not None:
         return fail("--points takes only --dut, --jobs, --timeout and --out")
-    if args.jobs < 1:
-        return fail(f"--jobs {args.jobs}: use 1 or more")
     try:
         specs = formal.point_specs(args.dut, args.timeout)
         if not args.dut:
@@ -213,7 +227,9 @@ def _covers(args: argparse.Namespace) -> int:
             or args.busw is not None or args.ack_wait is not None:
         return fail("--covers takes only --dut, --n, --params, --timeout and --out")
     try:
-        n, params = cover_point(args.dut, args.n, dict(_params(args.params)))
+        asked = _params(args.params)
+        _once(((("N", args.n),) if args.n is not None else ()) + asked)
+        n, params = cover_point(args.dut, args.n, dict(asked))
         res = formal_cover.run(args.dut, n, params, args.timeout, args.out, _mode(args))
     except (ConfigError, tools.ToolError) as exc:
         return fail(exc)

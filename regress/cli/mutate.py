@@ -28,7 +28,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from montverif.regress.cli.args import Parser, fail
+from montverif.regress.cli.args import Parser, bounded, bounded_int, fail, finite_float
 from montverif.regress.flow import check, claim, tools
 from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import BUILD_ROOT, ROOT
@@ -37,41 +37,60 @@ from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
 from montverif.regress.regression.seeds import resolve_base_seed
 from montverif.spec import environment
+from montverif.spec.bounds import (
+    BUS_WIDTH,
+    JOBS,
+    MUTANTS,
+    PERCENT,
+    SECONDS,
+    TIMEOUT_S,
+    TXNS,
+    WIDTH,
+)
 from montverif.spec.design import Design
 from montverif.spec.designs import check_known, load_design
 from montverif.spec.errors import ConfigError
 from montverif.verif.vectors import VectorError
 
 DEFAULT_MUTANTS = 20
+# survivors' exhaustive equivalence set: every odd M < 2^bits and the operands of the
+# domain (about 2^(3 bits - 1) vectors, all made before --eq-max trims them: 8 bits
+# would be some 10^7)
+MAX_EQ_BITS = 6
+MAX_EQ_VECTORS = 1_000_000
 
 
 def _parser() -> argparse.ArgumentParser:
     ap = Parser("montverif mutate", __doc__)
     ap.add_argument("--dut", required=True, help="design (montverif models list)")
-    ap.add_argument("--n", type=int, default=None, help="width (default: the design's min_n)")
-    ap.add_argument("--mutants", type=int, default=DEFAULT_MUTANTS,
+    ap.add_argument("--n", type=bounded(WIDTH), default=None,
+                    help="width (default: the design's min_n)")
+    ap.add_argument("--mutants", type=bounded(MUTANTS), default=DEFAULT_MUTANTS,
                     help=f"random sample of the candidate sites (default {DEFAULT_MUTANTS})")
     ap.add_argument("--seed", default="1",
                     help="mutant sample and run seed: an integer, `date` (today, UTC, as "
                          "YYYYMMDD), `date:YYYY-MM-DD` or `run` (the CI run number), as for "
                          "`montverif regress` (default 1)")
-    ap.add_argument("--jobs", type=int, default=1, help="mutants built and run in parallel")
-    ap.add_argument("--busw", type=int, default=32)
+    ap.add_argument("--jobs", type=bounded(JOBS), default=1,
+                    help="mutants built and run in parallel")
+    ap.add_argument("--busw", type=bounded(BUS_WIDTH), default=32, help="bus width")
     ap.add_argument("--sim", default="icarus", choices=("verilator", "icarus"),
                     help="simulator of every build and run (default icarus: at N=8 a mutant "
                          "costs ~3 s there, 5-7 s on Verilator)")
-    ap.add_argument("--txns", type=int, default=20, help="random operations per run")
+    ap.add_argument("--txns", type=bounded(TXNS), default=20, help="random operations per run")
     ap.add_argument("--tests", default="",
                     help="comma-separated tests every mutant must survive (default: the "
                          "design's own list), e.g. to qualify one test alone")
-    ap.add_argument("--timeout", type=int, default=120,
+    ap.add_argument("--timeout", type=bounded(TIMEOUT_S), default=120,
                     help="wall-clock seconds per mutant run (a hang is killed: killed)")
-    ap.add_argument("--eq-bits", type=int, default=5,
+    ap.add_argument("--eq-bits", type=bounded_int(1, MAX_EQ_BITS), default=5,
                     help="survivors: every odd M < 2^bits and X, Y < M at the design's min_n")
-    ap.add_argument("--eq-max", type=int, default=20000, help="most equivalence vectors")
-    ap.add_argument("--eq-wide", type=int, default=2000,
+    ap.add_argument("--eq-max", type=bounded_int(1, MAX_EQ_VECTORS), default=20000,
+                    help="most equivalence vectors")
+    ap.add_argument("--eq-wide", type=bounded_int(0, MAX_EQ_VECTORS), default=2000,
                     help="full-width vectors added to the equivalence check")
-    ap.add_argument("--eq-timeout", type=int, default=900)
+    ap.add_argument("--eq-timeout", type=bounded(TIMEOUT_S), default=900,
+                    help="wall-clock seconds of the equivalence runs")
     ap.add_argument("--eq-sim", choices=["verilator", "icarus"], default="verilator",
                     help="simulator of the survivors' equivalence vectors (shared models, "
                          "one per point, and own builds; fast bus mode) and of the shared "
@@ -90,7 +109,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--one-point", action="store_true",
                     help="judge survivors at the campaign's own parameter point only, not at "
                          "every point of the design's lists (docs/mutation.md: not sound)")
-    ap.add_argument("--point-budget", type=float, default=engine.Options.point_budget_s,
+    ap.add_argument("--point-budget", type=finite_float(1, SECONDS.hi, unit="s"),
+                    default=engine.Options.point_budget_s,
                     help="estimated seconds one run at another parameter point may take "
                          "(beyond it the point is not simulated; default %(default)s)")
     ap.add_argument("--prove", action="store_true",
@@ -99,7 +119,7 @@ def _parser() -> argparse.ArgumentParser:
                          "hole with its distinguishing input")
     ap.add_argument("--reprove", action="store_true",
                     help="prove every survivor again, ignoring regress/mutate/equivalents.json")
-    ap.add_argument("--goal", type=float, default=None,
+    ap.add_argument("--goal", type=bounded(PERCENT), default=None,
                     help="exit 1 when the score (percent) is below this")
     return ap
 
@@ -107,12 +127,7 @@ def _parser() -> argparse.ArgumentParser:
 def _check(args: argparse.Namespace) -> engine.Options:
     design = load_design(args.dut)
     n = design.min_n if args.n is None else args.n
-    for name, value, low in (("MUTANTS", args.mutants, 1), ("JOBS", args.jobs, 1),
-                             ("TXNS", args.txns, 1), ("TIMEOUT", args.timeout, 1),
-                             ("EQ_BITS", args.eq_bits, 1), ("EQ_MAX", args.eq_max, 1),
-                             ("EQ_WIDE", args.eq_wide, 0), ("POINT_BUDGET", args.point_budget, 1)):
-        if value < low:
-            raise ConfigError(f"{name} must be at least {low} (got {value})")
+    # the numbers were checked as parsed (their bounds: the options' help)
     if not design.min_n <= n <= design.max_n:
         raise ConfigError(f"unsupported width N={n} for {args.dut} "
                           f"(supported: {design.min_n}..{design.max_n})")
@@ -233,7 +248,7 @@ def proofs_command(argv: list[str]) -> int:
                      help="where the checks run (default build/mutate/proofs)")
     prv.add_argument("--force", action="store_true",
                      help="replace the checks an --out folder holds (never anything else)")
-    prv.add_argument("--timeout", type=int, default=900, help="seconds per check")
+    prv.add_argument("--timeout", type=bounded(TIMEOUT_S), default=900, help="seconds per check")
     prv.add_argument("--proofs", type=Path, default=proofs.PROOFS_FILE,
                      help="the proof file to check and update (default: the project's)")
     args = ap.parse_args(argv)
@@ -265,8 +280,6 @@ def _prove(args: argparse.Namespace) -> int:
             check_known(args.dut)
         except ConfigError as exc:
             return fail(exc)
-    if args.timeout < 1:
-        return fail(f"TIMEOUT must be at least 1 (got {args.timeout})")
     if not args.proofs.is_file():
         return fail(f"no such proof file: {args.proofs}")
     out = (args.out or BUILD_ROOT / "mutate" / "proofs").resolve()
@@ -319,7 +332,7 @@ def directed_command(argv: list[str]) -> int:
                          "or hole.json files")
     ap.add_argument("--sim", choices=("icarus", "verilator"), default="icarus",
                     help="the simulator of the replays (default %(default)s: quick builds)")
-    ap.add_argument("--budget", type=float, default=60.0,
+    ap.add_argument("--budget", type=bounded(SECONDS), default=60.0,
                     help="skip a point whose replay is estimated beyond this many seconds "
                          "(default %(default)s)")
     ap.add_argument("--into", type=Path, default=directed.DIRECTED,
@@ -331,8 +344,6 @@ def directed_command(argv: list[str]) -> int:
     ap.add_argument("--dry-run", action="store_true",
                     help="replay and print the entries, write nothing")
     args = ap.parse_args(argv)
-    if not args.budget > 0:
-        return fail(f"--budget must be above 0 (got {args.budget})")
     try:
         holes = directed.find_holes(args.dirs)
     except directed.HoleError as exc:

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from montverif.regress.cli.args import Parser, fail, warn_broken, warn_kept
+from montverif.regress.cli.args import Parser, bounded, bounded_int, fail, warn_broken, warn_kept
 from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.regress.coverage import closure
 from montverif.regress.flow import claim, tools
@@ -70,18 +70,18 @@ from montverif.regress.regression.results import PARTS_NOTE
 from montverif.regress.regression.scheduler import Options
 from montverif.regress.regression.seeds import (
     DEFAULT_BASE_SEED,
-    MAX_BASE_SEED,
     BaseSeed,
     expand,
     resolve_base_seed,
     unique_builds,
 )
-from montverif.regress.regression.shards import parse_shard, run_cost, shard
+from montverif.regress.regression.shards import MAX_SHARDS, parse_shard, run_cost, shard
 from montverif.regress.regression.summary import load_summary, summary_dict
 from montverif.regress.report import history, html, markdown
 from montverif.regress.report.text import format_summary
 from montverif.regress.report.write import finish_report, write_all
 from montverif.spec import environment
+from montverif.spec.bounds import JOBS, SEED, SEEDS, TIMEOUT_S
 from montverif.spec.designs import broken_design, known_designs
 
 
@@ -113,7 +113,8 @@ def _parser() -> argparse.ArgumentParser:
         "failed, 2 bad input."))
     _lists_option(run)
     run.add_argument("--list", required=True, dest="name", help="list name (see `montverif lists`)")
-    run.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
+    run.add_argument("--jobs", "-j", type=bounded(JOBS),
+                     default=min(os.cpu_count() or 1, int(JOBS.hi)),
                      help="parallel builds/runs (default: CPU count, %(default)s)")
     run.add_argument("--sim", action="append",
                      help=f"only runs and mutation campaigns of this simulator "
@@ -126,30 +127,33 @@ def _parser() -> argparse.ArgumentParser:
                           "e.g. `--parts formal` on a machine of its own beside the shards, "
                           "all merged by `montverif merge` (only a whole list adds a history "
                           "line)")
-    run.add_argument("--seeds", type=int, help="seeds per configuration (overrides the list)")
+    run.add_argument("--seeds", type=bounded(SEEDS),
+                     help="seeds per configuration (overrides the list)")
     run.add_argument("--seed", default=str(DEFAULT_BASE_SEED), metavar="S",
                      help="base seed the run seeds and mutants are derived from: an integer, "
                           "`date` (today, UTC, as YYYYMMDD), `date:YYYY-MM-DD` or `run` (the "
                           "CI run number, GITHUB_RUN_NUMBER); printed and recorded in "
                           "summary.json (default %(default)s)")
-    run.add_argument("--fixed-seed", type=int, metavar="S",
+    run.add_argument("--fixed-seed", type=bounded(SEED), metavar="S",
                      help="one run per model, all with seed S (replays one seed everywhere)")
     run.add_argument("--out", help="results folder (default build/regress/<list>-<time>)")
-    run.add_argument("--timeout", type=int,
+    run.add_argument("--timeout", type=bounded(TIMEOUT_S),
                      help="wall-clock seconds per run (default: list) and per mutant run "
                           "(default 120)")
-    run.add_argument("--rerun-waves", type=int, default=3, metavar="K",
+    run.add_argument("--rerun-waves", type=bounded_int(0, 100), default=3, metavar="K",
                      help="rerun up to K failing seeds with waves (default 3, 0: none)")
     run.add_argument("--code-coverage", action="store_true",
                      help="Verilator runs with line + toggle coverage (own builds, -cov keys)")
-    run.add_argument("--runs-per-sim", type=int, default=DEFAULT_PER_SIM, metavar="K",
+    run.add_argument("--runs-per-sim", type=bounded_int(1, 1000), default=DEFAULT_PER_SIM,
+                     metavar="K",
                      help="with the local launcher: up to K runs of one model one after "
                           "another in one simulator process (default %(default)s; 1: a "
                           "process per run; runs with waves or code coverage never share)")
     run.add_argument("--fail-fast", action="store_true",
                      help="start no further build/run after the first failure")
     run.add_argument("--shard", metavar="I/K",
-                     help="run only shard I of K (whole models per shard; `merge` joins them)")
+                     help="run only shard I of K (whole models per shard; `merge` joins them) "
+                          f"[1 <= I <= K <= {MAX_SHARDS}]")
     run.add_argument("--resume", action="store_true",
                      help="keep the finished runs of --out (default: build/regress/latest) "
                           "and do only the rest")
@@ -169,7 +173,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="with --launcher slurm: an sbatch option for every job, as one "
                           "argument (e.g. --slurm-opt=--account=A --slurm-opt=--time=30; "
                           "repeatable)")
-    run.add_argument("--runs-per-task", type=int, default=0, metavar="K",
+    run.add_argument("--runs-per-task", type=bounded_int(0, 100_000), default=0, metavar="K",
                      help="with --launcher slurm: runs per array task (default: packed into "
                           "about 16 tasks per CPU of the partition, balanced by estimated "
                           "cost; 1: a task per run, when a time limit is per run)")
@@ -239,13 +243,7 @@ def _parts(text: str) -> frozenset[str]:
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    args.parts = _parts(args.parts)
-    for opt in ("jobs", "seeds", "timeout", "runs_per_sim"):
-        value = getattr(args, opt)
-        if value is not None and value < 1:
-            raise ListError(f"--{opt.replace('_', '-')} must be at least 1 (got {value})")
-    if args.fixed_seed is not None and not 0 <= args.fixed_seed <= MAX_BASE_SEED:
-        raise ListError(f"--fixed-seed must be 0..2^32-1 (got {args.fixed_seed})")
+    args.parts = _parts(args.parts)  # the numbers are checked as parsed (their bounds)
     try:
         base = resolve_base_seed(args.seed, datetime.now(UTC).date(),
                                  environment.CI_RUN_NUMBER.lookup())
@@ -331,9 +329,6 @@ def make_launcher(args: argparse.Namespace) -> Launcher:
             raise ListError("--partition, --slurm-opt and --runs-per-task need --launcher "
                             "slurm")
         return LocalLauncher()
-    if args.runs_per_task < 0:
-        raise ListError(f"--runs-per-task {args.runs_per_task}: give 1 or more (or leave it "
-                        "out)")
     if bad := [o for o in args.slurm_opt if not o.startswith("-")]:
         raise ListError(f"--slurm-opt {bad[0]!r}: give one sbatch option, e.g. "
                         "--slurm-opt=--account=A")

@@ -4,22 +4,31 @@ from __future__ import annotations
 
 from montverif.models import rsa as rsa_model
 from montverif.regress.bench import rsa_figures
-from montverif.regress.cli.args import Parser, fail
+from montverif.regress.cli.args import Parser, Repeated, bounded, distinct, fail
 from montverif.regress.flow.paths import ROOT
+from montverif.spec.bounds import SEED
+from montverif.spec.designs import load_design
 
 
 def main(argv: list[str]) -> int:
     ap = Parser("montverif rsa-figures", rsa_figures.__doc__)
-    ap.add_argument("--widths", default="1024,2048")
-    ap.add_argument("--mults", default=",".join(map(str, rsa_model.MULTS)))
-    ap.add_argument("--seed", type=int, default=1)
+    design = load_design("rsa_core")
+    ap.add_argument("--widths", default="1024,2048",
+                    help=f"widths N, each within rsa_core's {design.min_n}..{design.max_n}")
+    ap.add_argument("--mults", default=",".join(map(str, rsa_model.MULTS)),
+                    help="the multipliers inside (Mult), comma-separated")
+    ap.add_argument("--seed", type=bounded(SEED), default=1, help="the keys' seed")
     ap.add_argument("--no-write", action="store_true", help="print only")
     args = ap.parse_args(argv)
     try:
-        widths = [int(w) for w in args.widths.split(",")]
-        mults = [int(m) for m in args.mults.split(",")]
-    except ValueError:
-        return fail("--widths and --mults take comma-separated integers")
+        widths = distinct(args.widths, "--widths", int)
+        mults = distinct(args.mults, "--mults", int)
+    except ValueError as exc:  # a repeated one, or no integer
+        return fail(exc if isinstance(exc, Repeated) else
+                    "--widths and --mults take comma-separated integers")
+    if bad := [w for w in widths if not design.min_n <= w <= design.max_n]:
+        return fail(f"--widths: N={bad[0]} is outside rsa_core's widths "
+                    f"{design.min_n}..{design.max_n}")
     bad = [m for m in mults if m not in rsa_model.MULTS]
     if bad:
         return fail(f"unknown Mult {bad} (known: {sorted(rsa_model.MULTS)})")

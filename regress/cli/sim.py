@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from montverif.regress.cli.args import Parser, fail, warn_kept
+from montverif.regress.cli.args import Parser, bounded, fail, warn_kept
 from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import RUNS_ROOT
@@ -30,6 +30,7 @@ from montverif.regress.flow.spec import (
     BuildSpec,
     RunSpec,
 )
+from montverif.spec.bounds import ACK_WAIT, BUS_WIDTH, IDLE_MAX, SEED, TIMEOUT_S, TXNS, WIDTH
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
@@ -39,7 +40,7 @@ from montverif.verif.vectors import VectorError
 def parser() -> Parser:
     ap = Parser("montverif sim", __doc__)
     ap.add_argument("--dut", default="mont_lut", help="design (montverif models list)")
-    ap.add_argument("--n", type=int, default=32,
+    ap.add_argument("--n", type=bounded(WIDTH), default=32,
                     help="operand width N, within the design's widths (the README's design table)")
     ap.add_argument("--allow-wide", action="store_true",
                     help="run an N above the design's widest (its descriptor's widths.max)")
@@ -47,16 +48,19 @@ def parser() -> Parser:
                     help="take parameters beyond the hardware the paper assumes (a digit "
                          "width above its multiplier's input: the descriptor's paper_max); "
                          "the run says so")
-    ap.add_argument("--busw", type=int, default=32, help="bus width: 8, 16, 32 or 64")
+    ap.add_argument("--busw", type=bounded(BUS_WIDTH), default=32,
+                    help="bus width: 8, 16, 32 or 64")
     ap.add_argument("--sim", default="verilator", help="verilator or icarus")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--txns", type=int, default=50, help="random operations of RandomTest")
-    ap.add_argument("--ack-wait", type=int, default=0, help="wait states before each bus ack")
+    ap.add_argument("--seed", type=bounded(SEED), default=1, help="stimulus seed")
+    ap.add_argument("--txns", type=bounded(TXNS), default=50,
+                    help="random operations of RandomTest")
+    ap.add_argument("--ack-wait", type=bounded(ACK_WAIT), default=0,
+                    help="wait states before each bus ack")
     ap.add_argument("--bus", default="pins", choices=BUS_MODES,
                     help="pins: Python drives the bus; engine: the HDL bus engine (faster)")
     ap.add_argument("--params", default="",
                     help="build parameters beyond N, e.g. W=16,P=4 (montverif models list)")
-    ap.add_argument("--idle-max", type=int, default=2,
+    ap.add_argument("--idle-max", type=bounded(IDLE_MAX), default=2,
                     help="random idle cycles the driver inserts before a transfer")
     ap.add_argument("--waves", action="store_true", help="dump waves (a traced build)")
     ap.add_argument("--fault", action="store_true", help="test only: build the corrupted design")
@@ -64,7 +68,8 @@ def parser() -> Parser:
                     help="Verilator line + toggle coverage (coverage.dat in the log folder)")
     ap.add_argument("--vectors", default=None, help="replay a vector file (VectorTest)")
     ap.add_argument("--tests", default=None, help="comma-separated cocotb test names")
-    ap.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="wall-clock seconds")
+    ap.add_argument("--timeout", type=bounded(TIMEOUT_S), default=DEFAULT_TIMEOUT_S,
+                    help="wall-clock seconds")
     ap.add_argument("--bias", default="",
                     help="coverage steering of the stimulus, as JSON (docs/closure.md)")
     ap.add_argument("--keep-secrets", action="store_true",

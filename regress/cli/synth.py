@@ -51,12 +51,13 @@ import json
 from pathlib import Path
 
 from montverif.regress.cli import synth_rsa
-from montverif.regress.cli.args import Parser, fail
+from montverif.regress.cli.args import Parser, bounded, bounded_int, distinct, fail
 from montverif.regress.flow import pnr, synth
 from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.tools import ToolError
 from montverif.regress.report import papers, synth_plot, synth_results, synth_summary, synth_table
+from montverif.spec.bounds import FREQ_MHZ, SECONDS, TOOL_SEED, WIDTH
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
@@ -67,7 +68,7 @@ DEFAULT = Path("-")  # --write without a file: the mode's own page
 def parser() -> Parser:
     ap = Parser("montverif synth", __doc__)
     ap.add_argument("--dut", help="design (montverif models list)")
-    ap.add_argument("--n", type=int, help="operand width N")
+    ap.add_argument("--n", type=bounded(WIDTH), help="operand width N")
     ap.add_argument("--param", action="append", default=[], metavar="K=V",
                     help="a parameter beyond N (repeat it), e.g. --param W=16 --param P=4")
     ap.add_argument("--params", default="", help="parameters beyond N as one list, W=16,P=4")
@@ -81,14 +82,14 @@ def parser() -> Parser:
                          "the result folders (default build/synth)")
     ap.add_argument("--force", action="store_true",
                     help="replace the synthesis an --out folder holds (never anything else)")
-    ap.add_argument("--timeout", type=float, default=synth.DEFAULT_TIMEOUT_S,
+    ap.add_argument("--timeout", type=bounded(SECONDS), default=synth.DEFAULT_TIMEOUT_S,
                     help="wall-clock seconds for Yosys")
     ap.add_argument("--json", action="store_true", help="print synth.json (pnr.json)")
     ap.add_argument("--pnr", action="store_true",
                     help="synthesise for ECP5 and place and route (nextpnr-ecp5)")
-    ap.add_argument("--freq", type=float, default=None,
+    ap.add_argument("--freq", type=bounded(FREQ_MHZ), default=None,
                     help=f"--pnr: the clock constraint in MHz (default {pnr.DEFAULT_FREQ_MHZ:g})")
-    ap.add_argument("--seed", type=int, default=None,
+    ap.add_argument("--seed", type=bounded(TOOL_SEED), default=None,
                     help=f"--pnr: nextpnr's seed (default {pnr.DEFAULT_SEED})")
     ap.add_argument("--table", action="store_true",
                     help="synthesise several designs and print (or --write) the table")
@@ -117,7 +118,7 @@ def parser() -> Parser:
     ap.add_argument("--results", type=Path, default=synth_results.DEFAULT,
                     help="the committed results: --papers reads them, --papers --measure and "
                          "--table --write record into them (default docs/synth-results.json)")
-    ap.add_argument("--max-luts", type=int, default=None, metavar="K",
+    ap.add_argument("--max-luts", type=bounded_int(0, 10_000_000), default=None, metavar="K",
                     help="--table --pnr: skip a core whose 7-series result (below the same "
                          "folder) holds more than K LUTs")
     ap.add_argument("--plot", action="store_true",
@@ -289,9 +290,15 @@ def table(designs: str, widths: str, write: Path | None, timeout_s: float,
 
 
 def _specs(designs: str, widths: str) -> list[synth.SynthSpec]:
-    """Each design at each width (ConfigError for a bad one, ValueError for a bad width)."""
+    """Each design at each width (ConfigError for a bad one or one given twice, ValueError
+    for a bad width)."""
+    try:
+        distinct(widths, "--widths")
+        names = distinct(designs, "--designs")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     ns = [int(w, 0) for w in widths.split(",") if w.strip()]
-    specs = [synth.SynthSpec(d.strip(), n) for d in designs.split(",") if d.strip() for n in ns]
+    specs = [synth.SynthSpec(d, n) for d in names for n in ns]
     for spec in specs:
         synth.plan(spec)
     return specs
@@ -451,8 +458,6 @@ def main(argv: list[str]) -> int:
         ap.error("--dut and --n are required")
     if not args.pnr and (args.freq is not None or args.seed is not None):
         return fail("--freq and --seed are options of --pnr (place and route)")
-    if args.freq is not None and not args.freq > 0:
-        return fail(f"--freq {args.freq:g}: the clock constraint must be above 0 MHz")
     text = ",".join([p for p in [args.params, *args.param] if p])
     try:
         params = load_design(args.dut).normalize_synth(parse_params(text))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from montverif.regress.cli.args import fail
+from montverif.regress.cli.args import distinct, fail
 from montverif.regress.flow import synth
 from montverif.regress.flow.tools import ToolError
 from montverif.regress.report import papers, rsa_synth, synth_results
@@ -26,6 +26,10 @@ from montverif.spec.errors import ConfigError
 def _widths(text: str | None) -> list[int]:
     if not text:
         return list(rsa_synth.WIDTHS)
+    try:
+        distinct(text, "--widths")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     try:
         widths = [int(w, 0) for w in text.split(",")]
     except ValueError:

@@ -17,6 +17,7 @@ from montverif.regress.flow.spec import (
     with_design_tests,
 )
 from montverif.spec import environment, regmap
+from montverif.spec.bounds import ACK_WAIT, IDLE_MAX, SEED, TIMEOUT_S, TXNS
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
@@ -36,6 +37,28 @@ def check_width(design: Design, n: int, allow_wide: bool = False,
         at = f" at {format_params(dict(params))}" if params and design.min_n_expr else ""
         raise ConfigError(f"unsupported width N={n} for {design.name}{at} "
                           f"(supported: {low}..{design.max_n}{wide})")
+
+
+def _check_numbers(run: RunSpec) -> None:
+    """The run's numbers within their documented bounds (montverif.spec.bounds): those of a
+    list entry or an API caller, which no command-line parser saw."""
+    for name, value, bound in (("ACK_WAIT", run.build.ack_wait, ACK_WAIT),
+                               ("TXNS", run.txns, TXNS), ("TIMEOUT", run.timeout_s, TIMEOUT_S),
+                               ("IDLE_MAX", run.idle_max, IDLE_MAX), ("SEED", run.seed, SEED)):
+        if not bound.holds(value):
+            raise ConfigError(f"{name} {bound.message(value)}")
+
+
+def check_waves(run: RunSpec, design: Design) -> None:
+    """Waves hold every signal in clear, and a secret operand reaches signals no filter
+    could list (the exponent steers the core's control): a traced run of a design with
+    secret operands only with --keep-secrets (KEEP_SECRETS=1)."""
+    if run.build.waves and design.secret and not run.keep_secrets:
+        raise ConfigError(
+            f"--waves (WAVES=1): {design.name}'s waves would hold its secret operand(s) "
+            f"{', '.join(design.secret)} in clear, in its control signals too; add "
+            "--keep-secrets (KEEP_SECRETS=1) to write them anyway, and keep the run folder "
+            "private")
 
 
 def validate(run: RunSpec) -> Design:
@@ -68,29 +91,30 @@ def validate(run: RunSpec) -> Design:
     if b.bus == "engine" and not has_engine(b.dut):
         raise ConfigError(f"{b.dut}'s testbench ({design_tb(b.dut)[0]}) has no fast bus mode: "
                           "use --bus pins")
-    if not 0 <= b.ack_wait <= 15:
-        raise ConfigError(f"ACK_WAIT must be 0..15 (got {b.ack_wait})")
-    if run.txns < 1:
-        raise ConfigError(f"TXNS must be at least 1 (got {run.txns})")
-    if run.timeout_s < 1:  # 0 would end every run at once (regress --timeout refuses it too)
-        raise ConfigError(f"TIMEOUT must be at least 1 second (got {run.timeout_s})")
+    _check_numbers(run)
+    check_waves(run, design)
     if run.vectors is not None and Path(run.vectors).is_dir():
         raise ConfigError(f"VECTORS={run.vectors} is a directory, not a vector file")
     _, tb_tests, vector_loader = design_tb(b.dut)
     try:
         if run.vectors is not None and vector_loader:
             module, _, func = vector_loader.partition(":")
-            getattr(importlib.import_module(module), func)(Path(run.vectors), b.n)
+            getattr(importlib.import_module(module), func)(Path(run.vectors), b.n,
+                                                           secret=design.secret)
         elif run.vectors is not None:
             load_vectors(Path(run.vectors), b.n, design.operands, design.below_modulus,
-                         design.carry_save_operands, design.range_groups, design.has_field)
-    except OSError as exc:  # a file the loader cannot read (a FIFO, no permission, ...)
+                         design.carry_save_operands, design.range_groups, design.has_field,
+                         secret=design.secret)
+    except OSError as exc:  # a file the loader cannot read (no permission, ...)
         raise ConfigError(f"VECTORS={run.vectors}: cannot read it ({exc.strerror})") from None
     known = tb_tests + VECTOR_TESTS
     unknown = [t for t in run.tests if t not in known]
     if unknown:
         raise ConfigError(f"unknown test(s) {', '.join(unknown)} "
                           f"(known: {', '.join(known)})")
+    if twice := sorted({t for t in run.tests if run.tests.count(t) > 1}):
+        raise ConfigError(f"test(s) {', '.join(twice)} given twice in TESTS "
+                          f"({','.join(run.tests)}): give each once")
     if bias := (run.bias or environment.BIAS.get()).strip():  # steering (verif/steer.py)
         try:
             Bias.parse(bias)

@@ -36,6 +36,7 @@ from montverif.regress.flow.claim import PLACE_ROUTE, Mode, output
 from montverif.regress.flow.paths import ROOT, STAGED
 from montverif.regress.flow.tools import ToolError, git_revision
 from montverif.spec.errors import ConfigError
+from montverif.spec.paths import shown
 from montverif.spec.top import core_header
 
 FAMILY = "ecp5"
@@ -199,14 +200,20 @@ def overused(log: str) -> list[str]:
             if int(m.group(2)) > int(m.group(3))]
 
 
-def _rtl_sources(segments: Sequence[Mapping[str, object]]) -> list[str]:
+def _rtl_sources(segments: Sequence[Mapping[str, object]],
+                 staged: Mapping[str, str]) -> list[str]:
     """The source lines (file:line.col-line.col) of the path's nets in the project's RTL or
-    the generated tops, in path order, each once (Yosys's own cell library left out)."""
+    the generated tops, in path order, each once (Yosys's own cell library left out); a
+    file the run read from its folder's copy (`staged`: its name there -> the file's own)
+    is named as the project names it."""
     out: list[str] = []
     for seg in segments:
         for src in seg.get("sources") or []:  # type: ignore[attr-defined]
             text = str(src)
-            if text.startswith(str(ROOT) + "/"):
+            name, colon, where = text.partition(":")
+            if name in staged:
+                text = staged[name] + colon + where
+            elif text.startswith(str(ROOT) + "/"):
                 text = text[len(str(ROOT)) + 1:]
             elif text.startswith("/"):
                 continue
@@ -215,7 +222,8 @@ def _rtl_sources(segments: Sequence[Mapping[str, object]]) -> list[str]:
     return out
 
 
-def routed_path(report: Mapping[str, object], clock: str = CLOCK) -> dict[str, object]:
+def routed_path(report: Mapping[str, object], clock: str = CLOCK,
+                staged: Mapping[str, str] | None = None) -> dict[str, object]:
     """nextpnr's maximum frequency of `clock` and its critical path: the delays of logic
     (clock-to-out, cells, setup) and of routing, the LUT levels (a LUT4, a carry cell's sum
     or a wide mux), the carry bits (a CCU2C is two) and the routed hops (every net but the
@@ -263,7 +271,7 @@ def routed_path(report: Mapping[str, object], clock: str = CLOCK) -> dict[str, o
         "routed_hops": sum(1 for p in nets if p != (_CARRY_OUT, _CARRY_IN)),
         "startpoint": cell(0),
         "endpoint": cell(-1),
-        "sources": _rtl_sources(segments),
+        "sources": _rtl_sources(segments, staged or {}),
     }
 
 
@@ -342,7 +350,8 @@ def run(spec: synth.SynthSpec, out: Path, freq_mhz: float = DEFAULT_FREQ_MHZ,
             "cells": cells_by_kind(core),
             "port_register_bits": whole.get(FF, 0) - core.get(FF, 0),
             "device_use": device_use(report),
-            "timing": routed_path(report),
+            "timing": routed_path(report, staged={
+                f"{STAGED}/{s.name}": shown(s) for s in p.sources}),
             "synth_s": round(synth_s, 1),
             "pnr_s": round(pnr_s, 1),
             "cache_compile_s": None if compiled_s is None else round(compiled_s, 1),

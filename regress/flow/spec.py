@@ -191,7 +191,9 @@ class RunSpec:
         return f"{self.build.key}-s{self.seed}{extra}"
 
     def repro(self) -> str:
-        """The one command that runs this seed again, with waves."""
+        """The one command that runs this seed again, with waves; without them for a design
+        with secret operands whose run does not keep them (its waves would hold them in
+        clear: `montverif sim` refuses --waves there without --keep-secrets)."""
         b = self.build
         cmd = f"montverif sim --dut {b.dut} --n {b.n}"
         cmd += f" --params {_params_text(b)}" if b.params else ""
@@ -209,7 +211,8 @@ class RunSpec:
         cmd += " --allow-wide" if self.allow_wide else ""
         cmd += " --beyond-paper" if self.beyond_paper() else ""
         cmd += " --keep-secrets" if self.keep_secrets else ""
-        return cmd + " --waves"
+        secret = b.dut in known_designs() and bool(load_design(b.dut).secret)
+        return cmd + ("" if secret and not self.keep_secrets else " --waves")
 
     def sim_plusargs(self) -> list[str]:
         """The simulator's plusargs of this run in a process of its own."""

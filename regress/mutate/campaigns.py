@@ -38,6 +38,7 @@ from montverif.regress.regression.results import FAIL, PASS, Regression
 from montverif.regress.regression.scheduler import Options, Progress, parallel
 from montverif.regress.regression.seeds import derive_seed
 from montverif.regress.regression.shards import deal
+from montverif.spec.bounds import MUTANTS, TXNS, WIDTH
 from montverif.spec.designs import known_designs, load_design
 
 KEYS = ("dut", "mutants", "sim", "n", "txns", "goal", "share", "prove")
@@ -100,9 +101,9 @@ def parse(raw: object, where: str) -> list[CampaignSpec]:
                            f"(known: {', '.join(KEYS)})")
     dut = raw["dut"]
     duts = known_designs() if dut == "*" else as_duts(dut, f"{where}.dut")
-    mutants = as_int(raw["mutants"], f"{where}.mutants", 1)
+    mutants = as_int(raw["mutants"], f"{where}.mutants", MUTANTS)
     simulator = as_strs([raw.get("sim", DEFAULT_SIM)], f"{where}.sim", tools.SIMULATORS)[0]
-    txns = as_int(raw.get("txns", DEFAULT_TXNS), f"{where}.txns", 1)
+    txns = as_int(raw.get("txns", DEFAULT_TXNS), f"{where}.txns", TXNS)
     goal = _number(raw.get("goal", DEFAULT_GOAL), f"{where}.goal")
     share = raw.get("share", True)
     if not isinstance(share, bool):
@@ -121,7 +122,7 @@ def _width(value: object, dut: str, where: str) -> int:
         raise ListError(f"{where}: {dut} has no design-specific RTL to mutate")
     if value is None:
         return design.min_n
-    n = as_int(value, where, 1)
+    n = as_int(value, where, WIDTH)
     if not design.min_n <= n <= design.max_n:
         raise ListError(f"{where}: N={n} outside {dut}'s {design.min_n}..{design.max_n}")
     return n

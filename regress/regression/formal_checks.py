@@ -39,10 +39,12 @@ from montverif.regress.regression.lists import (
     as_bool,
     as_duts,
     as_int,
+    as_ints,
 )
 from montverif.regress.regression.results import FAIL, PASS, Regression
 from montverif.regress.regression.scheduler import Options, Progress, parallel
 from montverif.regress.regression.shards import deal
+from montverif.spec.bounds import TIMEOUT_S, WIDTH, Bound
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 
@@ -84,11 +86,16 @@ def _names(raw: object, where: str) -> list[str]:
     return list(dict.fromkeys(as_duts(raw, where, tuple(formal.BLOCKS))))
 
 
+# a formal check's N, at least 2; formal.check narrows it, saying why (a block's harness
+# 2..64, a core 4..16: the solver's time grows steeply with N)
+FORMAL_WIDTH = Bound(2, WIDTH.hi)
+
+
 def _widths(raw: object, where: str) -> list[int] | None:
     if raw is None:
         return None
     values = raw if isinstance(raw, list) else [raw]
-    return [as_int(v, where, 2) for v in values]
+    return list(as_ints(values, where, FORMAL_WIDTH))
 
 
 def _design_specs(name: str, widths: list[int] | None, fault: bool, timeout_s: int,
@@ -123,7 +130,7 @@ def parse(raw: object, where: str) -> list[formal.FormalSpec]:
                         f"(known: {', '.join(KEYS)})")
     widths = _widths(raw.get("n"), f"{where}.n")
     fault = as_bool(raw.get("fault", False), f"{where}.fault")
-    timeout_s = as_int(raw.get("timeout", DEFAULT_TIMEOUT_S), f"{where}.timeout", 1)
+    timeout_s = as_int(raw.get("timeout", DEFAULT_TIMEOUT_S), f"{where}.timeout", TIMEOUT_S)
     specs: list[formal.FormalSpec] = []
     for name in _names(raw["dut"], f"{where}.dut"):
         if name in formal.BLOCKS:

@@ -4,6 +4,11 @@ A list is entries (widths x bus widths x simulators x ack waits of one design, a
 seeds each) and, optionally, `[[<list>.mutation]]` and `[[<list>.formal]]` blocks, which
 this module keeps as written for montverif.regress.mutate.campaigns and
 montverif.regress.regression.formal_checks to read.
+
+Every number of a list is within its documented bound (montverif.spec.bounds: `seeds`
+1..10000, `txns` 1..10^7, `idle_max` 0..1000, `timeout` 1..604800 s ...), and every array
+names each of its items once (`widths = [8, 8]`, `tests = ["RandomTest", "RandomTest"]`,
+two equal parameter points): one line naming the list, the entry and the key.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from montverif.regress.flow import tools
 from montverif.regress.flow.spec import (
@@ -22,12 +28,23 @@ from montverif.regress.flow.spec import (
     has_engine,
 )
 from montverif.spec import designs
+from montverif.spec.bounds import (
+    ACK_WAIT,
+    BUS_WIDTH,
+    IDLE_MAX,
+    SEEDS,
+    TIMEOUT_S,
+    TXNS,
+    WIDTH,
+    Bound,
+)
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.tomlfile import read_toml
 from montverif.verif.steer import Bias, BiasError
 
+T = TypeVar("T")
 LISTS_FILE = Path(__file__).resolve().parents[1] / "lists.toml"
 
 
@@ -86,15 +103,28 @@ _OPTIONAL = ("txns_from_n", "ack_wait", "tests", "idle_max", "params", "diff_sim
              "beyond_paper", "bus")
 
 
-def as_ints(value: object, where: str, minimum: int = 0) -> tuple[int, ...]:
-    if not isinstance(value, list) or not value or not all(
-            isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in value):
-        raise ListError(f"{where}: expected a non-empty list of integers >= {minimum}")
-    return tuple(value)
+def as_ints(value: object, where: str, bound: Bound) -> tuple[int, ...]:
+    """A non-empty array of integers, each within `bound` and each once."""
+    if not isinstance(value, list) or not value:
+        raise ListError(f"{where}: expected a non-empty list of integers {bound.text}")
+    for v in value:
+        as_int(v, where, bound)
+    return tuple(_once(value, where))
 
 
-def as_int(value: object, where: str, minimum: int = 0) -> int:
-    return as_ints([value], where, minimum)[0]
+def as_int(value: object, where: str, bound: Bound) -> int:
+    """An integer within `bound` (never a bool, a float, nan or infinity)."""
+    if not bound.integer or not bound.holds(value):
+        raise ListError(f"{where}: {bound.message(value)}")
+    assert isinstance(value, int)
+    return value
+
+
+def _once(values: list[T], where: str) -> list[T]:
+    """The array, each item given once (`widths = [8, 8]`: which was meant?)."""
+    if twice := [v for i, v in enumerate(values) if v in values[:i]]:
+        raise ListError(f"{where}: {twice[0]!r} given twice: give each once")
+    return values
 
 
 def as_strs(value: object, where: str, known: Sequence[str]) -> tuple[str, ...]:
@@ -102,13 +132,14 @@ def as_strs(value: object, where: str, known: Sequence[str]) -> tuple[str, ...]:
         raise ListError(f"{where}: expected a non-empty list of strings")
     if unknown := [v for v in value if v not in known]:
         raise ListError(f"{where}: unknown {', '.join(unknown)} (known: {', '.join(known)})")
-    return tuple(value)
+    return tuple(_once(value, where))
 
 
 def _txns_from_n(value: object, where: str) -> tuple[tuple[int, int], ...]:
-    if not isinstance(value, dict) or not all(k.isdigit() for k in value):
+    if not isinstance(value, dict) or not all(k.isdigit() and len(k) < 10 for k in value):
         raise ListError(f"{where}: expected a table {{ <N> = <txns> }}")
-    return tuple(sorted((int(k), as_int(v, f"{where}.{k}", 1)) for k, v in value.items()))
+    return tuple(sorted((as_int(int(k), f"{where}.{k}", WIDTH), as_int(v, f"{where}.{k}", TXNS))
+                        for k, v in value.items()))
 
 
 def _params(value: object, dut: str, where: str) -> tuple[tuple[tuple[str, int], ...], ...]:
@@ -121,7 +152,7 @@ def _params(value: object, dut: str, where: str) -> tuple[tuple[tuple[str, int],
         raise ListError(f"{where}: expected a non-empty list of tables {{ NAME = <value> }}")
     design = load_design(dut)
     try:
-        return tuple(tuple(sorted(design.normalize(p))) for p in value)
+        return tuple(_once([tuple(sorted(design.normalize(p))) for p in value], where))
     except ConfigError as exc:
         raise ListError(f"{where}: {exc}") from None
 
@@ -185,15 +216,15 @@ def _entry(raw: object, where: str) -> Entry:
     _paper_bounds(dut, raw, where)
     return Entry(
         dut=dut,
-        widths=as_ints(raw["widths"], f"{where}.widths", 1),
-        bus_widths=as_ints(raw["bus_widths"], f"{where}.bus_widths", 1),
+        widths=as_ints(raw["widths"], f"{where}.widths", WIDTH),
+        bus_widths=as_ints(raw["bus_widths"], f"{where}.bus_widths", BUS_WIDTH),
         simulators=as_strs(raw["simulators"], f"{where}.simulators", tools.SIMULATORS),
-        seeds=as_int(raw["seeds"], f"{where}.seeds", 1),
-        txns=as_int(raw["txns"], f"{where}.txns", 1),
+        seeds=as_int(raw["seeds"], f"{where}.seeds", SEEDS),
+        txns=as_int(raw["txns"], f"{where}.txns", TXNS),
         txns_from_n=_txns_from_n(raw.get("txns_from_n", {}), f"{where}.txns_from_n"),
-        ack_wait=as_ints(raw.get("ack_wait", [0]), f"{where}.ack_wait"),
+        ack_wait=as_ints(raw.get("ack_wait", [0]), f"{where}.ack_wait", ACK_WAIT),
         tests=as_strs(raw.get("tests", list(ALL_TESTS)), f"{where}.tests", ALL_TESTS),
-        idle_max=as_int(raw.get("idle_max", 2), f"{where}.idle_max"),
+        idle_max=as_int(raw.get("idle_max", 2), f"{where}.idle_max", IDLE_MAX),
         params=_params(raw.get("params", [{}]), dut, f"{where}.params"),
         diff_sims=as_bool(raw.get("diff_sims", False), f"{where}.diff_sims"),
         bias=_bias(raw.get("bias"), f"{where}.bias"),
@@ -245,7 +276,7 @@ def _test_list(name: str, raw: object, where: str) -> TestList:
     if not (entries or expanded or mutation or formal):
         raise ListError(f"{where}: no [[{name}.entry]]")
     return TestList(name, str(raw.get("description", "")), tuple(expanded),
-                    as_int(raw.get("timeout", DEFAULT_TIMEOUT_S), f"{where}.timeout", 1),
+                    as_int(raw.get("timeout", DEFAULT_TIMEOUT_S), f"{where}.timeout", TIMEOUT_S),
                     tuple(mutation), tuple(formal),
                     as_bool(raw.get("coverage_goals", False), f"{where}.coverage_goals"))
 

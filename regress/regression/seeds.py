@@ -11,7 +11,8 @@ from datetime import date
 
 from montverif.regress.flow import tools
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.regress.regression.lists import TestList
+from montverif.regress.regression.lists import ListError, TestList
+from montverif.spec.bounds import MAX_RUNS
 
 DEFAULT_BASE_SEED = 1
 MAX_BASE_SEED = 2**32 - 1
@@ -81,7 +82,8 @@ def expand(tlist: TestList, base_seed: int = DEFAULT_BASE_SEED, seeds: int | Non
     """The runs of a list, in list order; `seeds` overrides every entry's seed count, `sims`
     and `duts` keep only those simulators/designs, `fixed_seed` gives every model exactly one
     run with that seed. With `diff_sims` (or an entry's `diff_sims = true`) every model runs on
-    both simulators with the same seeds. Run keys (model + seed) are unique."""
+    both simulators with the same seeds. Run keys (model + seed) are unique. A list that
+    expands to more than MAX_RUNS runs is refused (ListError) as it reaches them."""
     runs: list[RunSpec] = []
     next_index: dict[str, int] = {}
     used: dict[str, set[int]] = {}
@@ -106,6 +108,10 @@ def expand(tlist: TestList, base_seed: int = DEFAULT_BASE_SEED, seeds: int | Non
                     continue
                 next_index[spec.key] = index + 1
                 taken.add(seed)
+                if len(runs) == MAX_RUNS:
+                    raise ListError(f"list '{tlist.name}' expands to more than {MAX_RUNS} runs "
+                                    "(seeds x widths x bus widths x simulators x ...): split "
+                                    "it, or give fewer seeds")
                 runs.append(RunSpec(spec, seed=seed, txns=entry.txns_for(spec.n),
                                     tests=entry.tests, idle_max=entry.idle_max,
                                     timeout_s=timeout_s or tlist.timeout_s, bias=entry.bias))

@@ -12,13 +12,16 @@ from montverif.regress.regression.lists import ListError
 from montverif.regress.regression.seeds import sim_free_key
 from montverif.spec.designs import load_design
 
+MAX_SHARDS = 1000  # --shard I/K: K at most (each shard is a machine's job)
+
 
 def parse_shard(text: str) -> tuple[int, int]:
-    """'i/k' with 1 <= i <= k -> (i, k); ListError otherwise."""
+    """'i/k' with 1 <= i <= k <= MAX_SHARDS -> (i, k); ListError otherwise."""
     parts = text.split("/")
-    if len(parts) != 2 or not all(p.isdigit() for p in parts) or not 1 <= int(parts[0]) <= int(
-            parts[1]):
-        raise ListError(f"bad shard spec '{text}': expected I/K with 1 <= I <= K, e.g. 2/4")
+    if len(parts) != 2 or not all(p.isdigit() and len(p) < 10 for p in parts) or not (
+            1 <= int(parts[0]) <= int(parts[1]) <= MAX_SHARDS):
+        raise ListError(f"bad shard spec '{text}': expected I/K with 1 <= I <= K <= "
+                        f"{MAX_SHARDS}, e.g. 2/4")
     return int(parts[0]), int(parts[1])
 
 

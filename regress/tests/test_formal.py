@@ -112,7 +112,7 @@ def test_a_harness_that_forbids_requests_is_vacuous(tmp_path: Path) -> None:
     (["--block", "mv_bus_loader", "--busw", "12"], "BusW=12"),
     (["--block", "mv_bus_loader", "--params", "Nope=1"], "has no parameter 'Nope'"),
     (["--block", "mv_bus_loader", "--params", "HasE"], "NAME=VALUE"),
-    (["--block", "mv_bus_loader", "--depth", "0"], "depth 0"),
+    (["--block", "mv_bus_loader", "--depth", "300"], "depth 300: use 1 to 200"),
     (["--block", "mv_bus_loader", "--overlay", "/no/such/folder"], "no such overlay"),
     # a design's core (--dut, regress/tests/test_formal_core.py)
     (["--dut", "nope"], "unknown design 'nope'"),

@@ -88,10 +88,10 @@ GOOD: dict[str, str | None] = {"dut": '"mont_r2"', "n": "4"}
     ({"dut": None}, "missing dut"),
     ({"seeds": "2"}, "unknown key(s) seeds"),
     ({"dut": '"nope"'}, "dut: unknown nope"),
-    ({"n": '"four"'}, "n: expected"),
+    ({"n": '"four"'}, "n: must be an integer 2..65536 (got 'four')"),
     ({"n": "200"}, "N=200"),
     ({"fault": '"yes"'}, "fault: expected true or false"),
-    ({"timeout": "0"}, "timeout: expected"),
+    ({"timeout": "0"}, "timeout: must be an integer 1..604800 s (got 0)"),
     ({"n": '4\n[[bad.formal]]\ndut = "mont_r2"\nn = [4, 6]'}, "checked more than once"),
 ])
 def test_bad_formal_block(tmp_path: Path, patch: dict[str, str | None], message: str,

@@ -181,7 +181,8 @@ def test_a_failing_nextpnr_exits_1_naming_its_error(
     (["--dut", "mont_r2", "--n", "4", "--pnr"], "unsupported width N=4 for mont_r2"),
     (["--dut", "mont_r2", "--n", "16", "--freq", "100"], "are options of --pnr"),
     (["--dut", "mont_r2", "--n", "16", "--seed", "3"], "are options of --pnr"),
-    (["--dut", "mont_r2", "--n", "16", "--pnr", "--freq", "0"], "must be above 0 MHz"),
+    (["--dut", "mont_r2", "--n", "16", "--pnr", "--freq", "0"],
+     "must be a number above 0, at most 1000 MHz"),
     (["--dut", "mont_r2", "--n", "16", "--pnr", "--seed", "x"], "invalid int value"),
     (["--dut", "mont_r2", "--n", "16", "--pnr", "--route-harder"], "unrecognized arguments"),
 ])

@@ -185,7 +185,7 @@ GOOD_ENTRY: dict[str, str | None] = {"dut": '"mont_lut"', "widths": "[32]", "bus
     ({"dut": '"nope"'}, "dut: unknown nope"),
     ({"simulators": '["vcs"]'}, "simulators: unknown vcs"),
     ({"widths": "[]"}, "widths: expected a non-empty list"),
-    ({"seeds": "0"}, "seeds: expected a non-empty list of integers >= 1"),
+    ({"seeds": "0"}, "seeds: must be an integer 1..10000 (got 0)"),
     ({"seed": "3"}, "unknown key(s) seed"),
     ({"tests": '["Nope"]'}, "tests: unknown Nope"),
     ({"txns_from_n": "{ big = 2 }"}, "txns_from_n: expected a table"),

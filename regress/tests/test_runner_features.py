@@ -147,7 +147,8 @@ def test_bad_shard_spec(tmp_path: Path, lists: Path, spec: str,
                         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(tmp_path, lists, FakeLauncher(), "--shard", spec) == 2
     err = capsys.readouterr().err
-    assert err == f"error: bad shard spec '{spec}': expected I/K with 1 <= I <= K, e.g. 2/4\n"
+    assert err == (f"error: bad shard spec '{spec}': expected I/K with 1 <= I <= K <= 1000, "
+                   "e.g. 2/4\n")
 
 
 def _normalised(folder: Path) -> dict:
@@ -285,8 +286,8 @@ def test_crashing_run_is_a_failure_and_loses_nothing(tmp_path: Path, lists: Path
 @pytest.mark.parametrize(("argv", "message"), [
     (["--dut", "nope"], "error: unknown design nope (known: "),
     (["--sim", "vcs"], "error: unknown simulator vcs (known: "),
-    (["--seeds", "0"], "error: --seeds must be at least 1 (got 0)"),
-    (["--fixed-seed", "-1"], "error: --fixed-seed must be 0..2^32-1"),
+    (["--seeds", "0"], "error: argument --seeds: must be an integer 1..10000 (got 0)"),
+    (["--fixed-seed", "-1"], "error: argument --fixed-seed: must be an integer 0..2^32-1"),
     (["--bogus"], "error: unrecognized arguments: --bogus"),
     (["--jobs", "x"], "error: argument --jobs/-j: invalid int value: 'x'"),
 ])

@@ -112,7 +112,8 @@ def run_exponents(tmp_path: Path, params: tuple[tuple[str, int], ...],
         {"msg": hex(MSG), "exp": hex(e), "mod": hex(MOD)} for e in EXPONENTS.values()]}))
     run = RunSpec(BuildSpec("rsa_core", N, 32, "icarus", waves=True, params=params,
                             overlay=str(overlay) if overlay else ""),
-                  seed=1, vectors=str(vectors), tests=("VectorTest",), timeout_s=600)
+                  seed=1, vectors=str(vectors), tests=("VectorTest",), timeout_s=600,
+                  keep_secrets=True)  # waves of the exponents (test values, no key)
     outcome = execute(run, tmp_path / run.key)
     assert outcome.passed, outcome.first_error
     assert [int(r["p"], 16) for r in txns(outcome)] == [

@@ -88,7 +88,7 @@ ATTACKS = [
     (_sub("rtl = ", 'uses = ["mine"]\nrtl = '), "[design] uses: designs use each other"),
     (_sub("id = 200 ", "id = 1 "), "[design] id: 1 is mont_r2's already"),
     (_sub('name = "mine"', 'name = "logic"'), "[design] name: logic is a SystemVerilog keyword"),
-    (lambda t: t + LIST_ENTRY, "].seeds: expected a non-empty list of integers"),
+    (lambda t: t + LIST_ENTRY, "].seeds: must be an integer 1..10000"),
     (_sub("illegal_bins = []", "illegal_bins = [9]"), "[observe] illegal_bins: 9 is no bin"),
 ]
 

@@ -23,14 +23,18 @@ from pathlib import Path
 
 import gmpy2
 import pytest
+import pywellen
 
 from montverif.models import rsa as rsa_model
 from montverif.models.registry import get_algo
 from montverif.regress.cli import regress as regress_cli
+from montverif.regress.cli import sim as sim_cli
+from montverif.regress.flow import check
 from montverif.regress.flow.launcher import Launcher, LocalLauncher
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
 from montverif.regress.regression.buckets import signature
+from montverif.regress.tests.reliability.test_bad_input import make, montverif, one_error
 from montverif.spec import regmap
 from montverif.spec.design import parse
 from montverif.spec.designs import load_design
@@ -318,3 +322,94 @@ def test_failing_runs_of_a_secret_design_get_no_waves(tmp_path: Path) -> None:
     assert summary["failed"] and all(run["rerun"] is None for run in summary["runs"])
     assert not list((tmp_path / "redacted").rglob("*.fst"))
     assert any("no waves for failing runs of rsa_core" in note for note in summary["notes"])
+
+
+# --- waves and repro lines (issue 59, item 7) ----------------------------------------------
+SMALL = 8  # the RSA core's narrowest N: the smallest run that writes waves
+KEY = {"msg": 0x3, "exp": 0xB5, "mod": 0xE3}  # a toy exponent, as a vector file gives it
+
+
+def test_waves_of_a_secret_design_are_refused_without_keep_secrets(tmp_path: Path) -> None:
+    """`sim --dut rsa_core --waves` wrote the exponent in clear into waves.fst (e_i, e_q and
+    every register it steers): refused, before anything is built, with the way to ask for
+    them anyway; a design without secret operands gets its waves as before."""
+    out = tmp_path / "run"
+    line = one_error(montverif("sim", "--dut", "rsa_core", "--n", str(SMALL), "--waves",
+                               "--out", str(out)))
+    assert line.startswith("error: --waves (WAVES=1): rsa_core's waves would hold its secret "
+                           "operand(s) E in clear") and "add --keep-secrets" in line, line
+    assert not out.exists()
+    line = one_error(make("sim", "DUT=rsa_core", f"N={SMALL}", "WAVES=1",
+                          f"OUT={tmp_path / 'make'}"), via_make=True)
+    assert "--keep-secrets (KEEP_SECRETS=1)" in line
+    with pytest.raises(ConfigError, match="secret operand"):  # the flow's own check
+        check.validate(RunSpec(BuildSpec("rsa_core", SMALL, waves=True)))
+    check.validate(RunSpec(BuildSpec("rsa_core", SMALL, waves=True), keep_secrets=True))
+    check.validate(RunSpec(BuildSpec("mont_lut", SMALL, waves=True)))
+
+
+def test_the_repro_line_of_a_secret_design_asks_for_no_waves() -> None:
+    """A failing rsa_core run's repro ended in `--waves`: the line a user copies would be
+    refused (or, before, write the exponent in clear). Without waves it runs; with the
+    run's --keep-secrets it keeps both; other designs keep their --waves."""
+    secret = RunSpec(BuildSpec("rsa_core", 64, sim="icarus"), seed=3)
+    assert not secret.repro().endswith("--waves") and "--waves" not in secret.repro().split()
+    assert replace(secret, keep_secrets=True).repro().endswith("--keep-secrets --waves")
+    assert RunSpec(BuildSpec("mont_lut", 64), seed=3).repro().endswith(" --waves")
+    for run in (secret, replace(secret, keep_secrets=True)):  # each line is one sim takes
+        argv = run.repro().split()
+        args = sim_cli.parser().parse_args(argv[2:])
+        check.validate(RunSpec(BuildSpec(args.dut, args.n, args.busw, args.sim,
+                                         waves=args.waves), keep_secrets=args.keep_secrets))
+
+
+def _exponent_errors(tmp_path: Path) -> list[tuple[str, str]]:
+    """(secret digits, the error line) of each attack that makes an `error:` line about the
+    exponent: a malformed one in a vector file and on `models run`, and one too wide."""
+    d = 0x9E3779B97F4A7C15  # a whole 64-bit exponent
+    out = []
+    for name, text in (("malformed", f"{d:#x}g"), ("signed", f"-{d:#x}"),
+                       ("wide", f"{d << 4:#x}")):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"vectors": [{"msg": "0x3", "exp": text,
+                                                 "mod": "0xfffffffffffffffb"}]}))
+        out.append((f"{d:x}", one_error(montverif("sim", "--dut", "rsa_core", "--n", "64",
+                                                  "--vectors", str(path)))))
+        out.append((f"{d:x}", one_error(montverif(
+            "models", "run", "rsa_core", "--n", "64", "--x", "3", "--y", text,
+            "--m", "0xfffffffffffffffb"))))
+    return out
+
+
+def test_no_error_line_quotes_a_secret_operand(tmp_path: Path) -> None:
+    """`vectors[0].exp: cannot parse integer '0x9e37...'` quoted the whole exponent: each
+    line names the field and what is wrong, never the value."""
+    for digits, line in _exponent_errors(tmp_path):
+        assert digits not in line.lower(), line
+        assert "exp" in line or "--y" in line or "E must" in line, line
+    # the control: the same malformed value as the public message is quoted, as before
+    path = tmp_path / "msg.json"
+    path.write_text(json.dumps({"vectors": [{"msg": "0x9e3779b97f4a7c15g", "exp": "0x3",
+                                             "mod": "0xfffffffffffffffb"}]}))
+    line = one_error(montverif("sim", "--dut", "rsa_core", "--n", "64", "--vectors", str(path)))
+    assert "9e3779b97f4a7c15g" in line
+
+
+@pytest.mark.sim
+def test_kept_waves_hold_the_exponent(tmp_path: Path) -> None:
+    """Why waves are refused: with --keep-secrets (the control) the run's waves.fst holds
+    the exponent in clear, in the core's e_i and e_q."""
+    path = tmp_path / "key.json"
+    path.write_text(json.dumps({"vectors": [{k: hex(v) for k, v in KEY.items()}]}))
+    run = RunSpec(BuildSpec("rsa_core", SMALL, BUS_W, "icarus", waves=True), seed=SEED,
+                  vectors=str(path), tests=("VectorTest",), timeout_s=600, keep_secrets=True)
+    outcome = execute(run, tmp_path / "kept")
+    assert outcome.passed and outcome.waves is not None, outcome.first_error
+    wave = pywellen.Waveform(str(outcome.waves))
+    exponent = [v for v in wave.all_vars() if v.full_name.endswith(("u_core.e_i", "u_core.e_q"))]
+    seen: set[object] = set()
+    wave.stream_changes(lambda _t, _sid, value: seen.add(value), exponent)
+    assert exponent and KEY["exp"] in seen, (len(exponent), sorted(map(str, seen))[:10])
+    with pytest.raises(ConfigError, match="--keep-secrets"):
+        execute(replace(run, keep_secrets=False), tmp_path / "redacted")
+    assert not (tmp_path / "redacted").exists()
