@@ -8,13 +8,20 @@ from pathlib import Path
 from typing import Any
 
 from montverif.spec.errors import ConfigError
+from montverif.spec.readback import CorruptFile, read_text
 
 
 def read_toml(path: Path, where: str, error: type[ValueError] = ConfigError) -> dict[str, Any]:
     """The parsed file; `error` with a one-line message (naming `where`) if it cannot be
     read or is not TOML."""
     try:
-        return tomllib.loads(path.read_text())
+        text = read_text(path)
+    except CorruptFile as exc:  # not a regular file, not UTF-8
+        raise error(f"{where}: {str(exc).split(': ', 1)[-1]}") from None
+    except OSError as exc:
+        raise error(f"cannot read {where}: {exc.strerror}") from None
+    try:
+        return tomllib.loads(text)
     except OSError as exc:
         raise error(f"cannot read {where}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:

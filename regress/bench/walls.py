@@ -3,7 +3,6 @@ regression already run, and the parallel efficiency between them."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -16,6 +15,7 @@ from montverif.regress.bench.common import BENCH_BUILD, BenchError, Record
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import ROOT, SIM_BUILDS
 from montverif.regress.regression.results import PARTS_NOTE
+from montverif.spec import readback
 from montverif.spec.errors import ConfigError
 
 
@@ -74,14 +74,23 @@ def pair(item: str) -> tuple[str, str]:
     return name, folder
 
 
+# what a wall time is read from in a regression's summary.json (checked: readback)
+SUMMARY_SHAPE = {"jobs": int, "wall_s": float, "passed": int, "failed?": int, "git": str,
+                 "shard?": (str, type(None)), "builds": [None],
+                 "mutation?": ({str: {str: None}}, type(None)),
+                 "formal?": ({str: {str: None}}, type(None))}
+
+
 def wall_from_results(folder: Path) -> Record:
     """A regression already run (summary.json): its wall time at its job count, with where it
     came from (a measurement of its own, not repeated here)."""
     path = folder / "summary.json"
     try:
-        s = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise BenchError(f"cannot read {path}: {exc}") from None
+        s = readback.read_json(path, SUMMARY_SHAPE)
+    except OSError as exc:
+        raise BenchError(f"cannot read {path}: {exc.strerror}") from None
+    except readback.CorruptFile as exc:
+        raise BenchError(str(exc)) from None
     if s.get("shard"):
         raise BenchError(f"{path} is one shard ({s['shard']}), not a whole list")
     failed = s.get("failed", 0)

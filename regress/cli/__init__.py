@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
+import shutil
 import signal
 import sys
 from collections.abc import Callable
@@ -36,7 +38,7 @@ from montverif.regress.cli import (
 )
 from montverif.regress.cli.args import fail
 from montverif.regress.cli.interrupt import interrupted
-from montverif.regress.flow import processes
+from montverif.regress.flow import claim, processes
 
 Main = Callable[[list[str]], int]
 
@@ -100,7 +102,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # processes.Interrupted too
         return interrupted(f"`montverif {name}` was ended; every tool it had started has "
                            "ended too")
+    except shutil.Error as exc:  # a copy of a tree: the first file it could not copy
+        src, dst, why = exc.args[0][0] if exc.args and exc.args[0] else ("", "", str(exc))
+        reason = m.group(1) if (m := re.search(r"\[Errno \d+\] ([^:]+)", str(why))) else why
+        folders = ", ".join(str(_shown(f)) for f in claim.kept())
+        return fail(f"cannot copy {_shown(src)} to {_shown(dst)}: {reason}"
+                    + (f"; kept as they stood, unfinished: {folders}" if folders else ""))
     except OSError as exc:
+        if exc.errno in _FULL:  # a write that failed at its end names no file
+            return fail(full_disk(exc))
         if not isinstance(exc.filename, (str, bytes, os.PathLike)):  # no path: a bug, as is
             raise
         return fail(file_error(exc))
@@ -108,15 +118,33 @@ def main(argv: list[str] | None = None) -> int:
 
 # errors that only a write can meet; others (permission, not found) name the path as they are
 _WRITE_ERRNOS = (errno.EROFS, errno.ENOSPC, errno.EDQUOT)
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def full_disk(exc: OSError) -> str:
+    """One line for a full disk (or quota): the file if known, and what was kept: the
+    results folders the command wrote into, as they stood (their stamps say unfinished)."""
+    where = f"cannot write {_shown(exc.filename)}" if isinstance(
+        exc.filename, (str, bytes, os.PathLike)) else "cannot write"
+    folders = claim.kept()
+    what = ("; kept as they stood, unfinished: " + ", ".join(str(_shown(f)) for f in folders)
+            if folders else "")
+    return f"{where}: {exc.strerror or 'No space left on device'}{what}"
+
+
+def _shown(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> Path:
+    """A path relative to the working directory when inside it."""
+    shown = Path(os.fsdecode(path)).absolute()
+    with contextlib.suppress(ValueError):
+        shown = shown.relative_to(Path.cwd())
+    return shown
 
 
 def file_error(exc: OSError) -> str:
     """One line for a file the command could not read or write (a read-only or full build/,
     a path that is a directory): the path, relative to the working directory when inside
     it, and the system's reason."""
-    path = Path(os.fsdecode(exc.filename)).absolute()
-    with contextlib.suppress(ValueError):
-        path = path.relative_to(Path.cwd())
+    path = _shown(exc.filename)
     reason = exc.strerror or type(exc).__name__
     if exc.errno in _WRITE_ERRNOS:
         return f"cannot write {path}: {reason}"

@@ -16,7 +16,6 @@ Exit 0 when every point was measured, 1 when one could not be, 2 on bad input.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -48,11 +47,16 @@ from montverif.regress.flow import claim, tools
 from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.spec import BUS_MODES
+from montverif.spec import readback
 from montverif.spec.bounds import JOBS, TXNS, WIDTH
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 
 Walls = dict[str, Record]
+# what is read back of results.json (checked first: montverif.spec.readback)
+RESULTS_SHAPE = {"machine": str, "repeat": int, "points": [{"design": str, "n": int}],
+                 "cycles": [None], "regressions?": {str: {str: None}},
+                 "fixed_cost?": ({str: None}, type(None))}
 
 
 def parser() -> Parser:
@@ -181,7 +185,10 @@ def _run(args: argparse.Namespace) -> int:
     walls = _walls(args)
     old = args.out / "results.json"
     if args.update:
-        kept: Record = json.loads(old.read_text())
+        if not old.is_file():
+            raise ConfigError(f"--update: {old} is missing: there are no figures to update "
+                              "(run `montverif bench` without --update first)")
+        kept: Record = readback.read_json(old, RESULTS_SHAPE)
         kept_regs: Walls = kept.setdefault("regressions", {})
         _time_lists(kept_regs, args.lists, jobs)
         _take_walls(kept_regs, walls)
@@ -190,16 +197,17 @@ def _run(args: argparse.Namespace) -> int:
         render.write(kept, args.out)
         return 0
     points = _measure(args, names, widths, sims)
-    if args.merge and old.exists():
-        points = render.merge_points(json.loads(old.read_text())["points"], points)
+    previous: Record = readback.read_json(old, RESULTS_SHAPE) if old.exists() else {}
+    if args.merge and previous:
+        points = render.merge_points(previous["points"], points)
         names = sorted({str(p["design"]) for p in points})
     fixed = _fixed(args.repeat) if args.fixed_cost else None
     regs: Walls = {}
     _time_lists(regs, args.lists, jobs)
-    if old.exists():  # wall times this run did not measure are kept as they were
-        for name, wall in json.loads(old.read_text()).get("regressions", {}).items():
+    if previous:  # wall times this run did not measure are kept as they were
+        for name, wall in previous.get("regressions", {}).items():
             regs.setdefault(name, wall)
-        fixed = fixed or json.loads(old.read_text()).get("fixed_cost")
+        fixed = fixed or previous.get("fixed_cost")
     _take_walls(regs, walls)
     results: Record = {
         "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, "

@@ -28,10 +28,10 @@ def main(argv: list[str]) -> int:
     missing = [d for d in dirs if not d.exists()]
     if args.dirs and missing:
         return fail(f"no such folder: {missing[0]}")
-    table = collect([d for d in dirs if d.exists()])
-    if not table:
-        return fail("no transaction logs found; run `montverif regress` first")
     try:
+        table = collect([d for d in dirs if d.exists()])
+        if not table:
+            return fail("no transaction logs found; run `montverif regress` first")
         text = render(table)
     except (ConfigError, ModelInputError) as exc:
         return fail(exc)

@@ -59,6 +59,7 @@ from cocotb_coverage.coverage import merge_coverage
 from montverif.models.registry import get_algo
 from montverif.regress.coverage.ucis_xml import UcisPoint, write_ucis
 from montverif.regress.flow import formal_cover
+from montverif.spec import readback
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 from montverif.verif.env.coverage import unreachable
@@ -160,7 +161,8 @@ def run_refs(results: Path) -> list[RunRef]:
     if not results.is_dir():
         raise CoverageError(f"results folder {results} does not exist")
     try:
-        data = json.loads(summary.read_text())
+        data = readback.read_json(summary, {"runs": [{"key": str, "dut": str, "status": str,
+                                                      "log_dir?": (str, type(None))}]})
         runs = data["runs"]
         refs = []
         for r in runs:
@@ -173,6 +175,8 @@ def run_refs(results: Path) -> list[RunRef]:
         return refs
     except OSError:
         raise CoverageError(f"{summary} is missing: not a regression results folder") from None
+    except readback.CorruptFile as exc:
+        raise CoverageError(str(exc)) from None
     except (ValueError, KeyError, TypeError) as exc:
         raise CoverageError(f"{summary} is unreadable ({type(exc).__name__}: {exc})") from None
 
@@ -327,6 +331,14 @@ def _merge_xml(out: Path, files: list[Path]) -> None:
                             "probably define one cover point with different bins") from None
 
 
+# what coverage/summary.json holds, as its readers use it (checked when read back)
+_BINS = {"covered": int, "total": int, "percent": float}
+SUMMARY_SHAPE = {"duts": {str: {**_BINS, "met": bool, "uncovered": [str],
+                                "first_hit": {str: None}, "waived?": [None],
+                                "unreachable?": {str: None}}},
+                 "overall": _BINS, "skipped_runs": {str: str}}
+
+
 def summary_dict(results: Path, duts: dict[str, DutCoverage], skipped: dict[str, str],
                  enforce: bool) -> dict[str, Any]:
     covered = sum(c.covered for c in duts.values())
@@ -373,9 +385,11 @@ def load_summary(results: Path) -> dict[str, Any]:
         raise CoverageError(f"results folder {results} does not exist")
     path = results / COVERAGE_DIR / "summary.json"
     try:
-        return json.loads(path.read_text())
+        return readback.read_json(path, SUMMARY_SHAPE)
     except OSError:
         raise CoverageError(f"{path} is missing (run `montverif closure merge "
                             f"{results}` first)") from None
+    except readback.CorruptFile as exc:
+        raise CoverageError(str(exc)) from None
     except ValueError as exc:
         raise CoverageError(f"{path} is unreadable: {exc}") from None

@@ -37,6 +37,7 @@ from montverif.regress.flow.check import validate
 from montverif.regress.flow.child import PROGRESS, RESULTS, runs_to_json
 from montverif.regress.flow.paths import BUILD_ROOT, ROOT
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec, with_design_tests
+from montverif.spec import readback
 from montverif.spec.design import Design
 
 BATCHES = BUILD_ROOT / "batches"  # a folder per running batch (plan, progress, results)
@@ -216,7 +217,7 @@ def _outcomes(todo: list[tuple[RunSpec, Path]], design: Design, build_s: float,
 def _cases(xml: Path) -> dict[int, list[ET.Element]]:
     """cocotb's results of a batch: each run's test cases (classname `<module>.run<I>`)."""
     out: dict[int, list[ET.Element]] = {}
-    for case in ET.parse(xml).getroot().iter("testcase"):
+    for case in readback.read_xml(xml).iter("testcase"):
         module, _, tag = (case.get("classname") or "").rpartition(".")
         if module and tag.startswith("run") and tag[3:].isdigit():
             case.set("classname", module)

@@ -145,8 +145,8 @@ def up_to_date(b: BuildSpec, design: Design) -> bool:
     would return at once)."""
     tools.setup_env(b.sim)
     stamp = SIM_BUILDS / b.key / "montverif.stamp"
-    try:
-        return stamp.read_text() == _build_stamp(b, design)
+    try:  # compared as bytes: a stamp that is not text is stale, not an error
+        return stamp.read_bytes() == _build_stamp(b, design).encode()
     except OSError:
         return False
 
@@ -165,7 +165,7 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
                   ) -> tuple[Path, float]:
     stamp = build_dir / "montverif.stamp"
     want = _build_stamp(b, design)
-    if stamp.exists() and stamp.read_text() == want:
+    if stamp.is_file() and stamp.read_bytes() == want.encode():
         return build_dir, 0.0
     t0 = time.monotonic()
     # A stale or half-finished build dir can break Verilator's make (precompiled headers):

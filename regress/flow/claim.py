@@ -192,9 +192,23 @@ def _refusal(folder: Path, kinds: tuple[Kind, ...], mode: Mode, again: str = FOR
 def _write_stamp(folder: Path, kind: Kind, state: str, started: str) -> None:
     command = " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))
     tmp = folder / f"{STAMP_NAME}.{os.getpid()}"
-    tmp.write_text(json.dumps({"kind": kind.name, "state": state, "command": command[:300],
-                               "started": started}) + "\n")
-    os.replace(tmp, folder / STAMP_NAME)
+    try:
+        tmp.write_text(json.dumps({"kind": kind.name, "state": state,
+                                   "command": command[:300], "started": started}) + "\n")
+        os.replace(tmp, folder / STAMP_NAME)
+    except OSError:  # a full disk: the old stamp stays whole
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+# the results folders this process has written into (outermost first), for the one line
+# that a full disk ends a command with: what was kept
+WRITTEN: list[Path] = []
+
+
+def kept() -> list[Path]:
+    """The outermost results folders this process wrote into."""
+    return [f for f in WRITTEN if not any(f != o and f.is_relative_to(o) for o in WRITTEN)]
 
 
 @contextlib.contextmanager
@@ -214,6 +228,8 @@ def output(folder: Path, kind: Kind, mode: Mode = Mode.NEW, again: str = FORCE
             clear(folder)
         started = datetime.now().isoformat(timespec="seconds")
         _write_stamp(folder, kind, "running", started)
+        if folder not in WRITTEN:
+            WRITTEN.append(folder)
         state = "failed"
         try:
             yield folder

@@ -40,6 +40,7 @@ from typing import Any
 from montverif.regress.flow import claim, formal, formal_core
 from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import BUILD_ROOT
+from montverif.spec import readback
 from montverif.spec.designs import check_known, load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import COMMON
@@ -388,7 +389,7 @@ def load_runs(results: Path) -> list[CoverRun]:
     out = []
     for path in sorted(results.glob(f"{IN_RESULTS}*/{RESULT}")):
         try:
-            out.append(CoverRun.from_json(json.loads(path.read_text())))
+            out.append(CoverRun.from_json(readback.read_json(path, {"dut": str, "n": int})))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"{path} is unreadable ({type(exc).__name__}: {exc})") from None
     return out

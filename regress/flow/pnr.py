@@ -35,6 +35,7 @@ from montverif.regress.flow import processes, synth
 from montverif.regress.flow.claim import PLACE_ROUTE, Mode, output
 from montverif.regress.flow.paths import ROOT, STAGED
 from montverif.regress.flow.tools import ToolError, git_revision
+from montverif.spec import readback
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import shown
 from montverif.spec.top import core_header
@@ -325,7 +326,7 @@ def run(spec: synth.SynthSpec, out: Path, freq_mhz: float = DEFAULT_FREQ_MHZ,
         pnr_compiled_s = synth.warm_tool(command(), TOOL, timeout_s)
         (out / PNR_TOP).write_text(pnr_top(p))
         synth_s = synth.yosys(out, p, script(p), timeout_s)
-        stat = json.loads((out / STAT).read_text())
+        stat = readback.read_json(out / STAT, synth.STAT_SHAPE)
         modules = stat.get("modules", {})
         core = {str(k): int(v) for k, v in
                 modules.get(f"\\{synth.TOP}", {}).get("num_cells_by_type", {}).items()}
@@ -334,7 +335,7 @@ def run(spec: synth.SynthSpec, out: Path, freq_mhz: float = DEFAULT_FREQ_MHZ,
             raise DoesNotFit(f"{spec.dut} at N={spec.n} does not fit {device.name}: "
                              f"{', '.join(over)} (core and port registers)")
         pnr_s = _nextpnr(out, device, nextpnr_args(device, freq_mhz, seed), timeout_s)
-        report = json.loads((out / REPORT).read_text())
+        report = readback.read_json(out / REPORT, {"utilization": {str: None}})
         result: dict[str, object] = {
             "dut": spec.dut,
             "n": spec.n,

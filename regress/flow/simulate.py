@@ -19,7 +19,6 @@ import signal
 import subprocess
 import sys
 import time
-import xml.etree.ElementTree as ET
 from dataclasses import asdict
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.paths import PYCACHE, ROOT, RUNS_ROOT, SIM_BUILDS
 from montverif.regress.flow.spec import Outcome, RunSpec, engine_hdl_clock, with_design_tests
-from montverif.spec import environment
+from montverif.spec import environment, readback
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 
@@ -41,7 +40,7 @@ MAX_FAILURES = "COCOTB_MAX_FAILURES"
 
 def results_of(xml: Path) -> tuple[int, int, str]:
     """(tests, failed, first failure message) from a cocotb results.xml."""
-    root = ET.parse(xml).getroot()
+    root = readback.read_xml(xml)
     tests = failed = 0
     first = ""
     for case in root.iter("testcase"):

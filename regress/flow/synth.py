@@ -49,7 +49,7 @@ from montverif.regress.flow.claim import SYNTHESIS, Mode, output
 from montverif.regress.flow.paths import BUILD_ROOT, ROOT, STAGED, stage
 from montverif.regress.flow.spec import BuildSpec
 from montverif.regress.flow.tools import ToolError, git_revision
-from montverif.spec import environment, paths
+from montverif.spec import environment, paths, readback
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
@@ -282,14 +282,21 @@ def critical_path(sta: str) -> dict[str, object]:
     }
 
 
+# what is read of Yosys's `stat -json` (a disk that filled up cuts it short)
+STAT_SHAPE = {"design": {"num_cells_by_type": {str: int}}, "modules?": {str: None}}
+# what the tables read of a result (synth.json, pnr.json), checked when read back
+RESULT_SHAPE = {"dut": str, "n": int, "revision": str, "cells": {str: None},
+                "timing": {str: None}}
+
+
 def taken_here(out: Path, any_revision: bool = False,
                name: str = RESULT) -> dict[str, object] | None:
     """The result `name` in `out` if it was taken at this very revision of a clean checkout
     (the same sources, the same script), or at any revision; else None."""
     revision = git_revision(ROOT)
-    try:
-        result = json.loads((out / name).read_text())
-    except (OSError, ValueError):
+    try:  # a result cut short or of another shape is none: it is taken again
+        result = readback.read_json(out / name, RESULT_SHAPE)
+    except (OSError, readback.CorruptFile):
         return None
     fresh = result.get("revision") == revision and not revision.endswith(("-dirty", "unknown"))
     return result if fresh or any_revision else None
@@ -344,7 +351,7 @@ def run(spec: SynthSpec, out: Path, timeout_s: float = DEFAULT_TIMEOUT_S,
     with output(out, SYNTHESIS, mode):
         compiled_s = warm(timeout_s)
         wall = yosys(out, p, script(p), timeout_s)
-        stat = json.loads((out / "stat.json").read_text())
+        stat = readback.read_json(out / "stat.json", STAT_SHAPE)
         cells = {str(k): int(v) for k, v in
                  stat["design"]["num_cells_by_type"].items()}
         result: dict[str, object] = {

@@ -38,6 +38,7 @@ from montverif.regress.regression.results import FAIL, PASS, Regression
 from montverif.regress.regression.scheduler import Options, Progress, parallel
 from montverif.regress.regression.seeds import derive_seed
 from montverif.regress.regression.shards import deal
+from montverif.spec import readback
 from montverif.spec.bounds import MUTANTS, TXNS, WIDTH
 from montverif.spec.designs import known_designs, load_design
 
@@ -253,7 +254,7 @@ def skipped_record(spec: CampaignSpec, why: str) -> dict[str, Any]:
 def finished(out_dir: Path, spec: CampaignSpec) -> dict[str, Any] | None:
     """The record of a campaign that finished earlier in out_dir with the same settings."""
     try:
-        data = json.loads((out_dir / spec.folder / "mutants.json").read_text())
+        data = readback.read_json(out_dir / spec.folder / "mutants.json", mreport.MUTANTS_SHAPE)
         if data["summary"].get("command") != spec.repro() or data["summary"].get("interrupted"):
             return None
         return record(spec, data)

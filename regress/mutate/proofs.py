@@ -42,6 +42,7 @@ from montverif.regress.flow.paths import ROOT
 from montverif.regress.mutate import directed, prove
 from montverif.regress.mutate.sites import all_sites
 from montverif.regress.mutate.svmut import Site, candidates
+from montverif.spec import readback
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
@@ -71,11 +72,15 @@ def load(path: Path | None = None) -> dict[str, dict[str, object]]:
     if not path.is_file():
         return {}
     try:
-        raw = json.loads(path.read_text())
+        raw = readback.read_json(path, {"proofs": [{"file": str, "sha256": str, "start": int,
+                                                   "original": str, "replacement": str,
+                                                   "dut": str, "change": str}]})
         proofs = raw["proofs"]
         return {_key(p["file"], p["sha256"], p["start"], p["original"], p["replacement"]): p
                 for p in proofs}
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+    except readback.CorruptFile as exc:
+        raise ProofError(f"{exc} (not a proof file)") from None
+    except (KeyError, TypeError) as exc:
         raise ProofError(f"{path}: not a proof file ({exc})") from None
 
 

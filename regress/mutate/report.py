@@ -16,6 +16,7 @@ from montverif.regress.flow.paths import ROOT
 from montverif.regress.mutate import engine
 from montverif.regress.mutate.engine import STATUSES, Campaign, score
 from montverif.regress.mutate.sites import Mutant, all_sites
+from montverif.spec import readback
 from montverif.spec.designs import load_design
 
 
@@ -171,9 +172,19 @@ def write(c: Campaign) -> list[Path]:
     return [c.out / name for name in files]
 
 
+# what is read back of mutants.json (checked first: montverif.spec.readback)
+MUTANTS_SHAPE = {
+    "summary": {"dut": str, "n": int, "bus_w": int, "seed": int, "txns": int, "jobs": int,
+                "sites": int, "wall_s": float, "sim?": str, "equivalence?": str,
+                "command?": str, "interrupted?": bool},
+    "mutants": [{"id": int, "where": str, "status": str, "reason": str, "wall_s": float,
+                 "log_dir?": str, "build?": str, "points?": [None], "unchecked?": [str],
+                 "proof?": str}]}
+
+
 def load(folder: Path) -> Campaign:
     """The campaign of a results folder, its sites found again in the (unchanged) sources."""
-    data = json.loads((folder / "mutants.json").read_text())
+    data = readback.read_json(folder / "mutants.json", MUTANTS_SHAPE)
     summ = data["summary"]
     design = load_design(summ["dut"])
     sites = all_sites(design)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from montverif.regress.flow.paths import BUILD_ROOT
 from montverif.regress.regression.lists import ListError
+from montverif.spec import readback
 
 RESULTS_ROOT = BUILD_ROOT / "regress"
 
@@ -42,6 +43,11 @@ def point_latest(root: Path, target: Path) -> None:
 
 
 PLAN_FILE = "plan.json"
+# what --resume reads of plan.json and (a folder of an older montverif) summary.json
+PLAN_SHAPE = {"list": str, "base_seed": int, "runs": [str], "campaigns": [str],
+              "formal?": [str]}
+SUMMARY_SHAPE = {"list": str, "base_seed": int, "runs": [{"key": str}],
+                 "mutation?": {str: None}, "formal?": {str: None}, "wall_s?": float}
 
 
 def plan(name: str, base_seed: int, runs: Sequence[str], campaigns: Sequence[str],
@@ -69,13 +75,15 @@ def check_resume(out_dir: Path, wanted: dict[str, object]) -> float:
     """Refuse (ListError, one line) to resume a folder that holds another regression than
     `wanted`; returns the wall time the folder's earlier attempts took (0 if unknown)."""
     summary: dict = {}
-    try:
-        summary = json.loads((out_dir / "summary.json").read_text())
+    try:  # only what the plan needs: a summary cut short is written again
+        summary = readback.read_json(out_dir / "summary.json", SUMMARY_SHAPE)
     except (OSError, ValueError):
         pass
     try:
-        found = json.loads((out_dir / PLAN_FILE).read_text())
-    except (OSError, ValueError):  # a folder of an older montverif: its summary says
+        found = readback.read_json(out_dir / PLAN_FILE, PLAN_SHAPE)
+    except readback.CorruptFile as exc:
+        raise ListError(f"--resume: {exc}") from None
+    except OSError:  # a folder of an older montverif: its summary says
         found = plan(summary["list"], summary["base_seed"],
                      [r["key"] for r in summary["runs"]],
                      list(summary.get("mutation", {})),

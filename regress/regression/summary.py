@@ -23,6 +23,7 @@ from montverif.regress.regression.results import (
     Rerun,
     RunResult,
 )
+from montverif.spec import readback
 
 
 def run_record(res: RunResult) -> dict[str, object]:
@@ -62,6 +63,26 @@ def summary_dict(reg: Regression) -> dict[str, object]:
             "runs": [run_record(r) for r in reg.results]}
 
 
+# the shapes of what this module writes, checked when read back (montverif.spec.readback)
+_TEXT = (str, type(None))
+RUN_SPEC_SHAPE = {"build": {"dut": str, "n": int, "bus_w": int, "sim": str,
+                            "params?": [[(str, int)]]},
+                  "seed": int, "txns": int, "tests": [str]}
+RUN_RECORD_SHAPE = {"key": str, "status": str, "first_error": str, "wall_s": float,
+                    "log_dir": _TEXT, "tests_run": int, "tests_failed": int, "index?": int,
+                    "retried?": str, "run": RUN_SPEC_SHAPE,
+                    "rerun?": ({"key": str, "first_error": str, "log_dir": _TEXT,
+                                "waves": _TEXT}, type(None))}
+SUMMARY_SHAPE = {"list": str, "base_seed": int, "jobs": int, "out_dir": str, "start": str,
+                 "git": str, "versions": {str: None}, "wall_s": float, "stopped": str,
+                 "shard?": _TEXT, "planned?": int, "notes?": [str], "passed?": int,
+                 "failed?": int, "builds": [{"key": str, "seconds": float, "error": str}],
+                 "runs": [RUN_RECORD_SHAPE],
+                 "diffs?": [{"key": str, "runs": [str], "same": bool, "detail": str}],
+                 "mutation?": {str: {str: None}}, "mutation_planned?": int,
+                 "formal?": {str: {str: None}}, "formal_planned?": int}
+
+
 def run_spec(raw: dict) -> RunSpec:
     """A RunSpec from its asdict() form (summary.json, outcome.json)."""
     build = dict(raw["build"])
@@ -87,7 +108,7 @@ def run_result(rec: dict) -> RunResult:
 def load_summary(path: Path) -> Regression:
     """A Regression back from summary.json; raises ValueError with one line if unusable."""
     try:
-        raw = json.loads(path.read_text())
+        raw = readback.read_json(path, SUMMARY_SHAPE)
         reg = Regression(raw["list"], raw["base_seed"], raw["jobs"], Path(raw["out_dir"]),
                          datetime.fromisoformat(raw["start"]), raw["git"], raw["versions"],
                          raw["wall_s"], stopped=raw["stopped"], shard=raw.get("shard", ""),
@@ -104,6 +125,8 @@ def load_summary(path: Path) -> Regression:
         reg.formal_planned = int(raw.get("formal_planned", len(reg.formal)))
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    except readback.CorruptFile:
+        raise
     except (ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{path}: not a regression summary ({one_line_exc(exc)})") from None
     return reg
@@ -134,7 +157,7 @@ def finished_results(out_dir: Path, runs: Sequence[RunSpec]) -> dict[str, RunRes
     for run in runs:
         path = out_dir / "runs" / run.key / RESULT_FILE
         try:
-            res = run_result(json.loads(path.read_text()))
+            res = run_result(readback.read_json(path, RUN_RECORD_SHAPE))
         except (OSError, ValueError, KeyError, TypeError):
             continue  # not finished (or a half-written record): run it again
         # the record holds the tests as run: a design's own default list (the RSA core's)

@@ -14,7 +14,6 @@ their ratio. Designs with a field bit (mont_dual) get a cell per field. The runs
 from __future__ import annotations
 
 import ast
-import json
 import math
 import operator
 from collections import defaultdict
@@ -22,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from montverif.regress.flow.paths import ROOT
+from montverif.spec import readback
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.formula import formula
@@ -40,19 +40,34 @@ class Cell:
     runs: set[str] = field(default_factory=set)
 
 
-def collect(dirs: list[Path]) -> dict[Key, Cell]:
+# what this report reads of a run's outcome.json and of each txns.jsonl line
+OUTCOME_SHAPE = {"run": {"build": {"dut": str, "n": int, "overlay?": (str, type(None))}},
+                 "params?": ({str: (int, str)}, type(None))}
+TXN_SHAPE = {"cycles?": int, "field?": (int, str)}
+
+
+def collect(dirs: list[Path], unreadable: list[str] | None = None) -> dict[Key, Cell]:
+    """The cycle counts of every run's log below `dirs`. A run whose records cannot be read
+    raises CorruptFile, or is left out with the reason appended to `unreadable`."""
     table: dict[Key, Cell] = defaultdict(Cell)
     for base in dirs:
         for log in sorted(base.rglob("txns.jsonl")):
             outcome = log.with_name("outcome.json")
             if not outcome.exists():
                 continue
-            run = json.loads(outcome.read_text())["run"]["build"]
+            try:
+                record = readback.read_json(outcome, OUTCOME_SHAPE)
+                txns = readback.read_jsonl(log, TXN_SHAPE)
+            except readback.CorruptFile as exc:
+                if unreadable is None:
+                    raise
+                unreadable.append(str(exc))
+                continue
+            run = record["run"]["build"]
             if run.get("overlay"):  # a mutant (regress/mutate) is not the design
                 continue
-            params = tuple(sorted((json.loads(outcome.read_text()).get("params") or {}).items()))
-            for line in log.read_text().splitlines():
-                rec = json.loads(line)
+            params = tuple(sorted((record.get("params") or {}).items()))
+            for rec in txns:
                 if "cycles" in rec:
                     field_ = int(rec["field"]) if "field" in rec else None
                     cell = table[(run["dut"], run["n"], params, field_)]

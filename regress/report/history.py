@@ -117,8 +117,8 @@ def append(path: Path, summary: dict, out_dir: Path) -> None:
 
 def load(path: Path) -> list[dict]:
     """Every readable line of the history file (a damaged line is skipped, not fatal)."""
-    try:
-        lines = path.read_text().splitlines()
+    try:  # a line that is not a record (nor UTF-8) is left out, as a half-written one is
+        lines = path.read_bytes().decode(errors="replace").splitlines()
     except OSError:
         return []
     out = []

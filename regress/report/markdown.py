@@ -11,12 +11,13 @@ Every repro line is the one local command that reproduces the failure, with its 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from montverif.regress.regression.formal_checks import SKIPPED, describe
+from montverif.regress.regression.summary import SUMMARY_SHAPE
+from montverif.spec import readback
 
 MAX_SEEDS = 8  # seeds listed per bucket; the rest are counted
 MAX_BINS = 6  # uncovered bins listed per design; the rest are counted
@@ -151,19 +152,22 @@ def render(summary: dict[str, Any], coverage: dict[str, Any] | None) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).rstrip("\n") + "\n"  # one blank line
 
 
+# what is read of a coverage merge's summary (coverage/summary.json)
+COVERAGE_SHAPE = {"duts": {str: {"covered": int, "total": int, "percent": float}},
+                  "overall?": {str: None}}
+
+
 def render_folder(results: Path) -> str:
     """render() of a results folder; ValueError with one line when it holds no regression."""
     path = results / "summary.json"
     try:
-        summary = json.loads(path.read_text())
+        summary = readback.read_json(path, SUMMARY_SHAPE)
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not JSON ({exc.msg})") from None
     cov_path = results / "coverage" / "summary.json"
+    coverage = readback.read_json(cov_path, COVERAGE_SHAPE) if cov_path.is_file() else None
     try:
-        coverage = json.loads(cov_path.read_text()) if cov_path.is_file() else None
         return render(summary, coverage)
-    except (KeyError, TypeError, AttributeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{results}: not a regression's summary ({type(exc).__name__}: "
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise ValueError(f"{path}: not a regression's summary ({type(exc).__name__}: "
                          f"{exc})") from None

@@ -27,9 +27,11 @@ def write_all(reg: Regression) -> None:
 def write_cycles(out_dir: Path) -> None:
     """cycles.md: the cycle counts of this regression's logs beside the papers' formulas
     (`make cycles` copies the latest one to docs/cycles.md)."""
-    table = cycles.collect([out_dir / "runs"])  # the list's runs, not mutation/
+    unreadable: list[str] = []
+    table = cycles.collect([out_dir / "runs"], unreadable)  # the list's runs, not mutation/
     if table:
-        (out_dir / "cycles.md").write_text(cycles.render(table))
+        left_out = "".join(f"\nLeft out, unreadable: {why}\n" for why in unreadable)
+        (out_dir / "cycles.md").write_text(cycles.render(table) + left_out)
 
 
 def finish_report(reg: Regression, history_file: Path | None) -> None:

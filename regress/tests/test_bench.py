@@ -281,7 +281,8 @@ def test_merge_keeps_the_points_not_measured_again(tmp_path, monkeypatch):
 
     monkeypatch.setattr(bench_cli, "bench_point", fake)
     icarus = {"ops_per_s": {"median": 2.0, "low": 2.0, "high": 2.0, "samples": [2.0] * 3}}
-    old = {"points": [{"design": "mont_csa", "n": 256, "git": "old"},
+    old = {"machine": "m", "repeat": 3, "cycles": [],
+           "points": [{"design": "mont_csa", "n": 256, "git": "old"},
                       {"design": "mont_lut", "n": 256, "git": "old", "icarus": icarus,
                        "verilator": {"ops_per_s": icarus["ops_per_s"]}}], "regressions": {}}
     (tmp_path / "results.json").write_text(json.dumps(old))

@@ -231,7 +231,7 @@ def test_bad_results_folder_is_one_line_error(tmp_path: Path, capsys) -> None:
     assert closure_cli.main(["merge", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(ln.startswith("error: ") for ln in err)
-    assert "unreadable" in err[2]
+    assert "summary.json: not JSON" in err[2]
 
 
 def test_targets_from_uncovered_bins() -> None:

@@ -222,7 +222,7 @@ def test_merge_bad_folder_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixt
     assert regress_cli.main(["merge", str(tmp_path / "m"), str(tmp_path / "bad")],
                    results_root=tmp_path) == 2
     err = capsys.readouterr().err
-    assert "not a regression summary" in err and err.count("\n") == 1
+    assert "summary.json: not JSON" in err and err.count("\n") == 1
 
 
 # --- resume, fixed seed, fail-fast, crashes -------------------------------------------------

@@ -1,0 +1,97 @@
+"""Corrupted and foreign-shaped files read back (issue 59, item 5): a regression folder whose
+records were cut short, replaced by another program's JSON, written in another encoding or
+holding a number too long to read. Every command that reads them gives one line naming the
+file, or does its job without them (resume runs a run again whose record is unreadable);
+never a traceback. Before: `merge`, `regress --resume`, `closure report`, `bench --update`
+and the cycle table ended in JSONDecodeError, TypeError, KeyError, AttributeError or
+UnicodeDecodeError tracebacks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from montverif.regress.tests.reliability.helpers import _COMMANDS, Done
+from montverif.spec.paths import ROOT
+
+# what a corrupted file holds instead of its record
+CORRUPTIONS = {
+    "cut-short": b'{"list": "sm',
+    "empty": b"",
+    "foreign": b"[1, 2, 3]\n",
+    "wrong-types": b'{"list": 5, "runs": "many", "base_seed": "x", "key": 3, "run": []}\n',
+    "not-utf8": b"\xff\xfe{\x00}",
+    "huge-int": b'{"list": ' + b"9" * 5000 + b"}\n",
+}
+# the records a regression folder holds, and the commands that read them back
+RECORDS = ["summary.json", "plan.json", "runs/*/result.json", "runs/*/outcome.json",
+           "runs/*/txns.jsonl", "runs/*/results.xml", "coverage/summary.json"]
+READERS = [
+    ["report", "{R}"],
+    ["report", "{R}", "--markdown"],
+    ["merge", "{W}/merged", "{R}"],
+    ["closure", "merge", "{R}"],
+    ["closure", "report", "{R}"],
+    ["bench", "--update", "--wall-from", "smoke={R}", "--out", "{W}/bench"],
+    ["cycles", "{R}", "--write", "{W}/cycles.md"],
+    ["regress", "--resume", "--out", "{R}", "--list", "smoke", "--dut", "mont_r2",
+     "--history", "{W}/history.jsonl"],
+]
+
+
+def commands(argvs: list[list[str]]) -> list[Done]:
+    """The commands one after the other in one interpreter (no start-up each)."""
+    res = subprocess.run([sys.executable, "-c", _COMMANDS, json.dumps(argvs)],
+                         capture_output=True, text=True, timeout=1800, check=False)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    return [Done(*done) for done in json.loads(res.stdout)]
+
+
+@pytest.fixture(scope="module")
+def regression(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A finished regression (the smoke list's mont_r2 runs), its coverage merged."""
+    root = tmp_path_factory.mktemp("regress")
+    out = root / "R"
+    code = ("import sys; from pathlib import Path; from montverif.regress.cli import regress; "
+            "sys.exit(regress.main(sys.argv[2:], results_root=Path(sys.argv[1])))")
+    cp = subprocess.run([sys.executable, "-c", code, str(root), "regress", "--list", "smoke",
+                         "--dut", "mont_r2", "--jobs", "2", "--out", str(out)],
+                        capture_output=True, text=True, timeout=900, check=False)
+    assert cp.returncode == 0, cp.stderr[-2000:]
+    assert (out / "coverage" / "summary.json").is_file()
+    yield out
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("record", RECORDS)
+def test_a_corrupted_record_is_one_line_or_read_past(regression: Path, tmp_path: Path,
+                                                     record: str) -> None:
+    argvs: list[list[str]] = []
+    where: list[str] = []
+    for name, data in CORRUPTIONS.items():
+        for reader in READERS:
+            folder = tmp_path / f"{name}-{len(argvs)}"
+            copy = folder / "R"
+            shutil.copytree(regression, copy)
+            for target in copy.glob(record):
+                target.write_bytes(data)
+            (folder / "bench").mkdir()  # figures for `bench --update` to add wall times to
+            shutil.copy(ROOT / "docs" / "bench" / "results.json", folder / "bench")
+            argvs.append([a.replace("{R}", str(copy)).replace("{W}", str(folder))
+                          for a in reader])
+            where.append(f"{record} {name}: montverif {' '.join(reader[:2])}")
+    for what, done in zip(where, commands(argvs), strict=True):
+        assert "Traceback" not in done.err, f"{what}\n{done.err}"
+        assert done.code in (0, 1, 2), f"{what}: exit {done.code}\n{done.err}"
+        if done.code == 2:  # progress lines may come first; then the one error line
+            errors = [ln for ln in done.err.splitlines() if ln.startswith("error:")]
+            assert len(errors) == 1 and done.err.strip().endswith(errors[0]), done.err
+            # it names the file (or, of logs holding no operation, says there are none)
+            assert (Path(record).name in errors[0] or "summary.json" in errors[0]
+                    or "no transaction logs" in errors[0]), errors[0]
