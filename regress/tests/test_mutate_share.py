@@ -474,7 +474,7 @@ def test_cli_no_share_option(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
 
     monkeypatch.setattr(engine, "run_campaign", fake)
     monkeypatch.setattr(flow_check, "validate", lambda run: load_design(run.build.dut))
-    for extra in ([], ["--no-share"]):
+    for extra in ([], ["--no-share", "--force"]):  # the second replaces the first's results
         assert mutate_cli.main(["--dut", "mont_lut", "--mutants", "1", "--out", str(tmp_path),
                          *extra]) == 0
     assert seen == [True, False]

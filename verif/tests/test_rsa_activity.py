@@ -33,6 +33,7 @@ import pytest
 import pywellen
 
 from montverif.regress.flow import synth
+from montverif.regress.flow.paths import STAGED, stage
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.spec import paths
@@ -236,9 +237,12 @@ def netlist_cones(tmp_path: Path, const_time: int, regs: tuple[str, ...] = LOOP_
     of its flop's D and EN inputs, up to the next flops (Yosys after proc, flatten, opt and
     opt_dff)."""
     design = load_design("rsa_core")
-    files = " ".join(str(s) for s in design.core_sources)
+    # the run folder's copy of the sources (Yosys's WebAssembly has a /tmp of its own)
+    files = " ".join(stage(tmp_path, [(f.name, f) for f in (*design.core_sources,
+                                                            *paths.include_files())])
+                     [:len(design.core_sources)])
     chparams = "".join(f" -chparam {k} {v}" for k, v in more)
-    lines = [f"read_verilog -sv {' '.join(paths.include_flags())} {files}",
+    lines = [f"read_verilog -sv -I{STAGED} {files}",
              f"hierarchy -check -top rsa_core -chparam N 8 -chparam ConstTime {const_time} "
              f"-chparam Units {units}{chparams}",
              "proc; flatten; opt -full; opt_dff; opt_clean"]
