@@ -46,6 +46,7 @@ from montverif.regress.mutate.points import Point, campaign_points
 from montverif.regress.mutate.sites import all_sites, block_selector, mutant_params
 from montverif.regress.mutate.svmut import Site
 from montverif.regress.regression.shards import run_cost
+from montverif.spec import readback
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
@@ -111,16 +112,23 @@ def record(dut: str, site: Site, result: prove.ProofResult) -> Path | None:
     return path
 
 
+# what is read of a hole file (record() writes it), checked first
+HOLE_SHAPE = {"dut": str, "file": str, "sha256": str, "start": int, "original": str,
+              "replacement": str, "kills": str, "n": int, "params": {str: int},
+              "vector": {str: None}}
+
+
 def load_hole(path: Path) -> Hole:
     try:
-        raw = json.loads(path.read_text())
+        raw = readback.read_json(path, HOLE_SHAPE)
         params = tuple(sorted((str(k), int(v)) for k, v in raw["params"].items()))
         hole = Hole(path, str(raw["dut"]), str(raw["file"]), str(raw["sha256"]),
                     int(raw["start"]), str(raw["original"]), str(raw["replacement"]),
                     str(raw["kills"]), int(raw["n"]), params,
                     {str(k): str(v) for k, v in raw["vector"].items()})
-    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError,
-            AttributeError) as exc:
+    except readback.CorruptFile as exc:
+        raise HoleError(f"{exc} (not a hole file)") from None
+    except (OSError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise HoleError(f"{path}: not a hole file ({exc})") from None
     if hole.dut not in known_designs():
         raise HoleError(f"{path}: unknown design {hole.dut!r}")
@@ -254,12 +262,10 @@ def merge(dut: str, entries: list[dict[str, object]], folder: Path = DIRECTED
     path = folder / f"{dut}.json"
     if path.is_file():
         try:
-            raw = json.loads(path.read_text())
+            raw = readback.read_json(path, {"vectors": [{str: None}]})
             have = raw["vectors"]
-            if not isinstance(have, list):
-                raise TypeError("`vectors` is not a list")
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise HoleError(f"{path}: not a vector file ({exc})") from None
+        except readback.CorruptFile as exc:
+            raise HoleError(f"{exc} (not a vector file)") from None
     else:
         raw = {"about": f"{dut}'s directed vectors: distinguishing inputs of mutants that "
                         "simulation had called equivalent and SBY told apart "

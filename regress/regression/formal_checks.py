@@ -44,6 +44,7 @@ from montverif.regress.regression.lists import (
 from montverif.regress.regression.results import FAIL, PASS, Regression
 from montverif.regress.regression.scheduler import Options, Progress, parallel
 from montverif.regress.regression.shards import deal
+from montverif.spec import readback
 from montverif.spec.bounds import TIMEOUT_S, WIDTH, Bound
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
@@ -245,7 +246,7 @@ RECORD = "record.json"  # a check's record in its folder, written last: the chec
 def finished(out_dir: Path, check: Check) -> dict[str, Any] | None:
     """The record of a check that finished earlier in out_dir with the same settings."""
     try:
-        rec = json.loads((out_dir / check.folder / RECORD).read_text())
+        rec = readback.read_json(out_dir / check.folder / RECORD, {"repro": str})
         return dict(rec) if rec["repro"] == formal.command(check.spec) else None
     except (OSError, ValueError, KeyError, TypeError):
         return None
