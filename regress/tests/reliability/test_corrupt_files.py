@@ -12,7 +12,6 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -51,21 +50,6 @@ def commands(argvs: list[list[str]]) -> list[Done]:
                          capture_output=True, text=True, timeout=1800, check=False)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     return [Done(*done) for done in json.loads(res.stdout)]
-
-
-@pytest.fixture(scope="module")
-def regression(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A finished regression (the smoke list's mont_r2 runs), its coverage merged."""
-    root = tmp_path_factory.mktemp("regress")
-    out = root / "R"
-    code = ("import sys; from pathlib import Path; from montverif.regress.cli import regress; "
-            "sys.exit(regress.main(sys.argv[2:], results_root=Path(sys.argv[1])))")
-    cp = subprocess.run([sys.executable, "-c", code, str(root), "regress", "--list", "smoke",
-                         "--dut", "mont_r2", "--jobs", "2", "--out", str(out)],
-                        capture_output=True, text=True, timeout=900, check=False)
-    assert cp.returncode == 0, cp.stderr[-2000:]
-    assert (out / "coverage" / "summary.json").is_file()
-    yield out
 
 
 @pytest.mark.sim

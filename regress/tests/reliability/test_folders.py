@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,20 +38,6 @@ def digest(folder: Path) -> dict[str, str]:
     """Every file below `folder` (the owner's lock aside) and its SHA-256."""
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".lock"}
-
-
-@pytest.fixture(scope="module")
-def regression(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A finished regression (the smoke list's mont_r2 runs)."""
-    root = tmp_path_factory.mktemp("regress")
-    out = root / "R"
-    code = ("import sys; from pathlib import Path; from montverif.regress.cli import regress; "
-            "sys.exit(regress.main(sys.argv[2:], results_root=Path(sys.argv[1])))")
-    cp = subprocess.run([sys.executable, "-c", code, str(root), "regress", "--list", "smoke",
-                         "--dut", "mont_r2", "--jobs", "2", "--out", str(out)],
-                        capture_output=True, text=True, timeout=600, check=False)
-    assert cp.returncode == 0, cp.stderr[-2000:]
-    yield out
 
 
 @pytest.mark.sim
