@@ -13,6 +13,16 @@ if [ "$(id -u)" = 0 ] && [ -n "${CI:-}" ]; then
   exit 2
 fi
 start=$SECONDS
+# A .venv restored from another workspace (a cache keyed on the inputs alone) would run that
+# workspace's code: the editable install names its folders, its scripts their interpreter,
+# by absolute path. One whose montverif is not this checkout's is made again here.
+if [ -e .venv ]; then
+  here=$(.venv/bin/python -c 'import montverif.regress as r; print(r.__file__)' 2>/dev/null || true)
+  if [ "$here" != "$PWD/regress/__init__.py" ]; then
+    echo "note: .venv is not this checkout's (its montverif: ${here:-none}); making it again" >&2
+    rm -rf .venv
+  fi
+fi
 inputs=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ -f .venv/.montverif-installed ] && [ "$(cat .venv/.ci-inputs 2>/dev/null)" = "$inputs" ]; then
   touch .venv/.montverif-installed

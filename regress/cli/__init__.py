@@ -1,6 +1,6 @@
 """`montverif`: the one command of the project.
 
-    montverif <command> [options]      montverif <command> --help
+    montverif <command> [options]      montverif <command> --help      montverif --version
 
 Every command prints one `error:` line and exits 2 on bad input, and on a file it cannot read
 or write (a read-only build/); a failed test or run exits 1; Ctrl-C or SIGTERM ends every tool
@@ -18,6 +18,7 @@ import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import version as package_version
 from pathlib import Path
 
 from montverif.models import cli as models_cli
@@ -87,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     # a closed pipe (`montverif lists | head`) ends the command quietly, as for other tools
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if args[:1] == ["--version"]:
+        print(f"montverif {package_version('montverif')}")
+        return 0
     if not args or args[0] in ("-h", "--help", "help"):
         print(usage())
         return 0 if args else 2

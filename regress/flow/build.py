@@ -133,6 +133,21 @@ _BUILD_ROOTS = tuple(dict.fromkeys(Path(p).resolve() for p in (
     cocotb_tools.config.libs_dir)))
 
 
+# a line of a build log that names why the build failed: a compiler's or Verilator's error,
+# a command the shell could not find (`/bin/sh: 1: python: not found`), a missing file;
+# make's own `*** [...] Error N` only says that something did
+_CAUSE = re.compile(r"error|not found|no such file|cannot|permission denied", re.I)
+_MAKE_SAYS = re.compile(r"^make(\[\d+\])?: \*\*\* ")
+
+
+def first_cause(log: Path) -> str:
+    """The first line of a build log that names a cause (make's summary lines only if
+    nothing else does)."""
+    lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines()
+             if _CAUSE.search(ln)]
+    return next((ln for ln in lines if not _MAKE_SAYS.match(ln)), lines[0] if lines else "")
+
+
 def _build_stamp(b: BuildSpec, design: Design) -> str:
     spec = {k: v for k, v in asdict(b).items()  # old stamps stay valid
             if k not in ("coverage", "overlay") or v}
@@ -221,8 +236,8 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
                      build_args=build_args, timescale=TIMESCALE, waves=b.waves,
                      log_file=log)
     except (subprocess.CalledProcessError, RuntimeError, SystemExit) as exc:
-        first = next((ln.strip() for ln in log.read_text(errors="replace").splitlines()
-                      if "error" in ln.lower()), str(exc)) if log.exists() else str(exc)
-        raise tools.ToolError(f"build of {b.key} failed: {first[:200]} (log: {log})") from None
+        first = first_cause(log) if log.exists() else ""
+        raise tools.ToolError(f"build of {b.key} failed: {(first or str(exc))[:200]} "
+                              f"(log: {log})") from None
     stamp.write_text(want)
     return build_dir, time.monotonic() - t0

@@ -84,6 +84,12 @@ def setup_env(sim: str) -> None:
             flags = os.environ["MAKEFLAGS"] = f"{flags} {PCH_FIX}".strip()
         if "OPT_FAST=" not in flags:  # a user's own OPT_FAST wins
             flags = os.environ["MAKEFLAGS"] = f"{flags} OPT_FAST={OPT_FAST}"
+        # The wheel's verilated.mk runs its helper scripts with `python` (PYTHON3 = python),
+        # which a machine without python-is-python3 (a fresh Debian or Ubuntu) lacks: every
+        # build small enough for verilator_includer then failed with Error 127. They run
+        # with this interpreter instead (through its alias where make cannot take its path).
+        if "PYTHON3=" not in flags:
+            flags = os.environ["MAKEFLAGS"] = f"{flags} PYTHON3={alias(Path(sys.executable))}"
         # Every model compiles the same Verilator and cocotb runtime sources (most of a small
         # model's build time), and a model built again (a fresh clone, a CI run, a build
         # folder removed) compiles the same generated C++: ccache, when installed (make setup
