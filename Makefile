@@ -123,7 +123,7 @@ browser-tools:
 	fi
 
 # verilator_coverage (line/toggle merge, annotation) from Debian's verilator package, extracted
-# into build/tools/ (regress/coverage/code.py); only COV=1 / --code-coverage need it.
+# into the user's cache (regress/coverage/code.py); only COV=1 / --code-coverage need it.
 # lcov (genhtml, `lcov --summary`): reads the LCOV export back in the tests (docs/regression.md).
 coverage-tools: venv sim-tools
 	@$(MV) codecov fetch >/dev/null \
@@ -235,3 +235,4 @@ which: setup
 
 clean:
 	rm -rf build
+	@if [ -x $(PY) ]; then rm -rf "$$($(PY) -c 'from montverif.spec.paths import cache; print(cache())')"; fi

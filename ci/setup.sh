@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set-up as the user (never root: build/ and .venv/ must stay writable by the steps that
 # follow): .venv from requirements.txt with the project installed, the simulators checked,
-# verilator_coverage extracted into build/tools/. System packages come first from ci/apt.sh.
+# verilator_coverage extracted into the user's cache. System packages come first from ci/apt.sh.
 # A restored .venv is reused as it is when requirements.txt and pyproject.toml hash as they
 # did when it was made (a fresh checkout makes them newer than the venv's stamp, which alone
 # would make make reinstall).

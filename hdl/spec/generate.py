@@ -12,7 +12,7 @@ from pathlib import Path
 from montverif.spec import designs
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
-from montverif.spec.paths import COMMON, ROOT
+from montverif.spec.paths import CHECKOUT, COMMON, ROOT, writable
 from montverif.spec.regmap import RegMap
 from montverif.spec.regmap import load as load_regmap
 
@@ -187,8 +187,10 @@ def targets() -> dict[Path, str]:
     """Every derived file and the text it must have."""
     rm = load_regmap()
     found = designs.complete()
-    out = {SV_PATH: emit_sv(rm, found), MD_PATH: emit_md(rm, found)}
-    if README.exists():
+    out = {SV_PATH: emit_sv(rm, found)}
+    if CHECKOUT:  # the project's docs: a checkout's (an installed package has none)
+        out[MD_PATH] = emit_md(rm, found)
+    if CHECKOUT and README.exists():
         out[README] = with_table(README.read_text(), design_table(found))
     return out
 
@@ -200,7 +202,7 @@ def stale() -> list[Path]:
 def write() -> list[Path]:
     written = []
     for path, text in targets().items():
-        if not path.exists() or path.read_text() != text:
+        if not writable(path).exists() or path.read_text() != text:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
             written.append(path)

@@ -1,16 +1,84 @@
-"""Where the hardware and its descriptions are."""
+"""Where the hardware and its descriptions are (the source tree, read only) and where
+montverif writes (the work folder and the user's cache).
+
+The source tree is the installed `montverif.hdl` package's parent, found through
+importlib.resources: the checkout for an editable install, the package's own folder
+(site-packages/montverif) for a wheel, which mirrors the checkout's hdl/, models/, verif/
+and regress/ folders, so a file has the same relative name (`hdl/mont/mont_r2.sv`) in both.
+
+The work folder holds every result a command writes: `--workdir` (handed to every child
+process in MV_WORKDIR), else MV_WORKDIR, else `build/` in the current folder.
+Compiled builds (simulator models, the models' C loops, fetched tools) live in the user's
+cache (platformdirs; MV_CACHE overrides it), one folder per source tree.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from importlib.resources import files
 from pathlib import Path
 
-HDL = Path(__file__).resolve().parent.parent  # hdl/
-ROOT = HDL.parent  # the checkout
+import platformdirs
+
+from montverif.spec import environment
+from montverif.spec.errors import ConfigError
+
+HDL = Path(str(files("montverif.hdl"))).resolve()  # hdl/: the RTL and the descriptors
+ROOT = HDL.parent  # the source tree: hdl/, models/, verif/, regress/
+# The checkout, when the source tree is one (an editable install): the project's own files
+# (README.md, docs/, pyproject.toml) are there and only there; None for a wheel.
+CHECKOUT: Path | None = ROOT if (ROOT / "pyproject.toml").is_file() else None
 COMMON = HDL / "common"
 REGMAP_JSON = COMMON / "regmap.json"
 # Where an RTL file's `include is found (every build, lint and elaboration passes -I<dir>):
 # hdl/common/mv_core_ports.svh, the port list every core shares.
 INCLUDE_DIRS = (COMMON,)
+
+_work: list[Path] = []  # the work folder, once fixed
+
+
+def work(*parts: str) -> Path:
+    """The work folder (or a path inside it), absolute: the one use_work set, else
+    MV_WORKDIR, else ./build, fixed at the first call. (A child process started in the
+    same folder finds the same ./build; one given --workdir gets it in MV_WORKDIR.)"""
+    if not _work:
+        _work.append(Path(environment.WORKDIR.get() or "build").expanduser().absolute())
+    return _work[0].joinpath(*parts)
+
+
+def use_work(folder: Path) -> None:
+    """Make `folder` the work folder of this process and of every child it starts
+    (`--workdir`: MV_WORKDIR)."""
+    folder = Path(folder).expanduser().absolute()
+    _work[:] = [folder]
+    environment.WORKDIR.put(str(folder))
+
+
+def cache(*parts: str) -> Path:
+    """The user's cache of compiled builds for this source tree (or a path inside it):
+    MV_CACHE or platformdirs' user cache folder, then a folder named by the source tree's
+    path, so two checkouts (or a checkout and a wheel) never share a stale build."""
+    tree = hashlib.sha256(str(ROOT).encode()).hexdigest()[:16]
+    return user_cache(tree, *parts)
+
+
+def user_cache(*parts: str) -> Path:
+    """The user's cache folder shared by every source tree (tools fetched once, aliases)."""
+    base = Path(environment.CACHE.get() or
+                platformdirs.user_cache_dir("montverif", appauthor=False)).expanduser()
+    return base.absolute().joinpath(*parts)
+
+
+def writable(path: Path) -> Path:
+    """`path`, when a command may write it: anything in a checkout, anything outside the
+    source tree. An installed package is read only: ConfigError for a file inside it (the
+    project's own docs, RTL and records are written in a checkout)."""
+    if CHECKOUT is None and Path(path).absolute().is_relative_to(ROOT):
+        raise ConfigError(f"{shown(Path(path).absolute())} is part of the installed montverif "
+                          f"package ({ROOT}), which is read only: the project's own files "
+                          "are written in a checkout of its repository; give a path of your "
+                          "own (see the command's --help)")
+    return path
 
 
 def include_files() -> list[Path]:
@@ -24,5 +92,9 @@ def include_flags() -> list[str]:
 
 
 def shown(path: Path) -> str:
-    """A path as messages write it: relative to the checkout when inside it."""
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+    """A path as messages write it: relative to the source tree when inside it, to the
+    current folder when inside that, else as it is."""
+    for base in (ROOT, Path.cwd()):
+        if path.is_absolute() and path.is_relative_to(base):
+            return str(path.relative_to(base))
+    return str(path)

@@ -20,9 +20,15 @@ from pathlib import Path
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 from montverif.spec.generate import camel
-from montverif.spec.paths import INCLUDE_DIRS, ROOT, shown
+from montverif.spec.paths import INCLUDE_DIRS, cache, shown
 
-GENERATED = ROOT / "build" / "gen"  # <design>/<design>_top.sv
+
+def generated_root() -> Path:
+    """The generated tops, <design>/<design>_top.sv: derived from the source tree, so kept
+    in its cache beside the builds that compile them."""
+    return cache("gen")
+
+
 # loader output -> the top's signal, by the register the design names
 LOADER_REGS = {"X": "x", "Y": "y", "M": "m", "MP": "mp", "MHAT": "mhat", "R2": "r2", "E": "e"}
 LOADER_FLAGS = {"MP": "HasMp", "MHAT": "HasMhat", "R2": "HasR2", "E": "HasE"}
@@ -368,7 +374,7 @@ def _connections(ports: list[tuple[str, str]]) -> list[str]:
 
 
 def path(design: Design) -> Path:
-    return GENERATED / design.name / f"{design.toplevel}.sv"
+    return generated_root() / design.name / f"{design.toplevel}.sv"
 
 
 def write(design: Design) -> Path:

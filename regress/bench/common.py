@@ -16,7 +16,7 @@ from typing import Any
 from cocotb_tools.runner import get_runner
 
 from montverif.regress.flow import tools
-from montverif.regress.flow.paths import BUILD_ROOT, ROOT, SIM_BUILDS
+from montverif.regress.flow.paths import ROOT, sim_builds, work
 from montverif.regress.flow.spec import TIMESCALE, BuildSpec
 from montverif.regress.flow.vectors import vector_file
 from montverif.regress.regression.shards import op_cycles
@@ -27,7 +27,13 @@ from montverif.spec.design import Design
 Record = dict[str, Any]
 
 DEFAULT_OUT = ROOT / "docs" / "bench"
-BENCH_BUILD = BUILD_ROOT / "bench"
+
+
+def bench_build() -> Path:
+    """The benchmarks' scratch folders."""
+    return work("bench")
+
+
 BUS_W = 32
 
 
@@ -168,6 +174,6 @@ def run_module(spec: BuildSpec, design: Design, module: str, out: Path,
     with wall_limit(timeout_s):
         get_runner("verilator").test(
             test_module=module, hdl_toplevel=spec.toplevel(design),
-            hdl_toplevel_lang="verilog", build_dir=SIM_BUILDS / spec.key,
+            hdl_toplevel_lang="verilog", build_dir=sim_builds() / spec.key,
             test_dir=out, extra_env=env, timescale=TIMESCALE,
             seed=seed, results_xml=str(out / "results.xml"), log_file=out / "sim.log")

@@ -25,13 +25,14 @@ import xml.etree.ElementTree as ET
 from dataclasses import asdict
 from pathlib import Path
 
-from montverif.regress.bench.common import BENCH_BUILD, Record, Stat
+from montverif.regress.bench.common import Record, Stat, bench_build
 from montverif.regress.flow import tools
 from montverif.regress.flow.batch import execute_batch
 from montverif.regress.flow.build import build
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow.paths import ROOT, work
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.spec import environment
 from montverif.spec.designs import load_design
 
 FIXED_DESIGN, FIXED_N, FIXED_TXNS = "mont_r2", 32, 10
@@ -43,8 +44,8 @@ def fixed_cost(repeat: int) -> Record:
     spec = BuildSpec(FIXED_DESIGN, FIXED_N)
     build(spec, load_design(FIXED_DESIGN))
     load = os.getloadavg()[0]
-    work = BENCH_BUILD / "fixed"
-    shutil.rmtree(work, ignore_errors=True)
+    scratch = bench_build() / "fixed"
+    shutil.rmtree(scratch, ignore_errors=True)
     command: list[float] = []
     single: list[float] = []
     batched: list[float] = []
@@ -54,16 +55,17 @@ def fixed_cost(repeat: int) -> Record:
         t0 = time.monotonic()
         res = subprocess.run([sys.executable, "-m", "montverif.regress.cli", "sim", "--dut",
                               FIXED_DESIGN, "--n", str(FIXED_N), "--txns", str(FIXED_TXNS),
-                              "--seed", str(seed), "--out", str(work / f"cmd-{r}")],
-                             cwd=ROOT, capture_output=True, text=True)
+                              "--seed", str(seed), "--out", str(scratch / f"cmd-{r}")],
+                             env=os.environ | {environment.WORKDIR.name: str(work())},
+                             capture_output=True, text=True)
         command.append(time.monotonic() - t0)
         if res.returncode != 0:
             raise ValueError(f"montverif sim failed: {res.stdout.strip()[-200:]}")
         t0 = time.monotonic()
-        alone = execute(RunSpec(spec, seed=seed + 1, txns=FIXED_TXNS), work / f"single-{r}")
+        alone = execute(RunSpec(spec, seed=seed + 1, txns=FIXED_TXNS), scratch / f"single-{r}")
         single.append(time.monotonic() - t0)
-        outside["single"].append(single[-1] - tests_seconds(work / f"single-{r}"))
-        runs = [(RunSpec(spec, seed=seed + 2 + k, txns=FIXED_TXNS), work / f"batch-{r}-{k}")
+        outside["single"].append(single[-1] - tests_seconds(scratch / f"single-{r}"))
+        runs = [(RunSpec(spec, seed=seed + 2 + k, txns=FIXED_TXNS), scratch / f"batch-{r}-{k}")
                 for k in range(FIXED_BATCH)]
         t0 = time.monotonic()
         outcomes = execute_batch(runs)
@@ -98,7 +100,7 @@ def fixed_section(fixed: Record) -> list[str]:
 
     load = fixed.get("load")
     busy = (f" The machine's load average was {load[0]} at the start and {load[1]} at the "
-            "end (other work shares its cores: compare the columns, not the figures across "
+            "end (other scratch shares its cores: compare the columns, not the figures across "
             "revisions)." if load else "")
     ratio = fixed.get("batched_over_single")
     return ["", "## A run's fixed cost", "",

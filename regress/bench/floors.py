@@ -16,7 +16,7 @@ from montverif.regress.bench.common import (
 )
 from montverif.regress.flow import tools
 from montverif.regress.flow.build import half_period_units
-from montverif.regress.flow.paths import SIM_BUILDS
+from montverif.regress.flow.paths import sim_builds
 from montverif.regress.flow.spec import BuildSpec
 from montverif.spec.design import Design
 
@@ -26,7 +26,7 @@ def link_engine_floor(spec: BuildSpec, out: Path) -> Path:
     """The floor program for the (built) engine model: regress/bench/engine_idle.cpp linked
     against the cocotb build's objects (the same code and flags)."""
     tools.setup_env("verilator")
-    build_dir = SIM_BUILDS / spec.key
+    build_dir = sim_builds() / spec.key
     objs = sorted(p for p in build_dir.glob("verilated*.o"))
     if not objs or not (build_dir / "Vtop__ALL.a").exists():
         raise BenchError(f"{build_dir}: no Verilated objects to link the engine floor with")

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from montverif.models.registry import get_algo, reference
 from montverif.regress.bench.common import (
-    BENCH_BUILD,
     BUS_W,
     FLOOR_CYCLES,
     RAW_MIN_S,
     BenchError,
     Record,
+    bench_build,
 )
 from montverif.regress.flow import tools
 from montverif.spec import regmap, top
@@ -81,7 +81,7 @@ def build_harness(design: Design, n: int, params: dict[str, int]) -> tuple[Path,
     optimisation, as the cocotb build; without --vpi/--public-flat-rw)."""
     tools.setup_env("verilator")
     key = f"{design.name}-n{n}" + "".join(f"-{k}{v}" for k, v in params.items())
-    out = BENCH_BUILD / "harness" / key
+    out = bench_build() / "harness" / key
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from montverif.models.registry import get_algo
 from montverif.regress.bench.common import (
-    BENCH_BUILD,
     BUS_W,
     ENGINE_BUILD,
     FLOOR_CYCLES,
@@ -21,6 +20,7 @@ from montverif.regress.bench.common import (
     BenchError,
     Record,
     Stat,
+    bench_build,
     bit_serial,
     make_vectors,
     ops_per_run,
@@ -35,7 +35,7 @@ from montverif.regress.bench.floors import (
 from montverif.regress.bench.harness import raw_runner
 from montverif.regress.flow import tools
 from montverif.regress.flow.build import build
-from montverif.regress.flow.paths import ROOT, SIM_BUILDS
+from montverif.regress.flow.paths import ROOT, sim_builds
 from montverif.regress.flow.simulate import available_cores, check_thread, execute
 from montverif.regress.flow.spec import BUS_MODES, BuildSpec, RunSpec, has_engine
 from montverif.spec import environment
@@ -88,7 +88,7 @@ def engine_sim_seconds(log_dir: Path) -> float:
 def rebuild_seconds(spec: BuildSpec, design: Design) -> float:
     """A from-scratch build of the testbench model (stamp removed first), with ccache off:
     the figure is a cold compile, not a cache hit (regress/flow/tools.py)."""
-    stamp = SIM_BUILDS / spec.key / "montverif.stamp"
+    stamp = sim_builds() / spec.key / "montverif.stamp"
     if stamp.exists():
         stamp.unlink()
     old = os.environ.get("CCACHE_DISABLE")
@@ -106,7 +106,7 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
                 icarus_txns: int) -> Record:
     design = load_design(name)
     params = get_algo(design.model).resolve(n)
-    work = BENCH_BUILD / "vectors" / f"{name}-n{n}"
+    work = bench_build() / "vectors" / f"{name}-n{n}"
     work.mkdir(parents=True, exist_ok=True)
     point: Record = {"design": name, "n": n, "bus_w": BUS_W, "params": params,
                                 "bit_serial": bit_serial(design),

@@ -24,6 +24,7 @@ from montverif.regress.bench.fixed import fixed_section
 from montverif.regress.flow.paths import ROOT
 from montverif.spec.designs import load_design
 from montverif.spec.formula import formula
+from montverif.spec.paths import writable
 
 SERIES = ("verilator", "verilator_engine", "verilator_engine_inline", "icarus",
           "icarus_engine", "raw")
@@ -353,7 +354,7 @@ def plot(results: Record, out: Path) -> list[Path]:
 
 
 def write(results: Record, out: Path) -> None:
-    out.mkdir(parents=True, exist_ok=True)
+    writable(out).mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
     (out / "results.md").write_text(render_md(results))
     written = plot(results, out)

@@ -30,6 +30,7 @@ from montverif.models import rsa as rsa_model
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.spec.paths import writable
 from montverif.verif.env.rsa_seq import rsa_key
 
 DOC = ROOT / "docs" / "rsa.md"
@@ -136,7 +137,7 @@ def table(widths: list[int], mults: list[int], seed: int) -> str:
 
 
 def write_doc(text: str) -> None:
-    doc = DOC.read_text()
+    doc = writable(DOC).read_text()
     if BEGIN not in doc or END not in doc:
         raise SystemExit(f"error: {DOC} lacks the {BEGIN} / {END} markers")
     head, rest = doc.split(BEGIN, 1)

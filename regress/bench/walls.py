@@ -11,33 +11,38 @@ import sys
 import time
 from pathlib import Path
 
-from montverif.regress.bench.common import BENCH_BUILD, BenchError, Record
+from montverif.regress.bench.common import BenchError, Record, bench_build
 from montverif.regress.flow import tools
-from montverif.regress.flow.paths import ROOT, SIM_BUILDS
+from montverif.regress.flow.paths import ROOT, work
 from montverif.regress.regression.results import PARTS_NOTE
-from montverif.spec import readback
+from montverif.spec import environment, readback
 from montverif.spec.errors import ConfigError
 
 
 def regression_wall(list_name: str, jobs: list[int]) -> Record:
     """Wall time of a list at each job count, each from the same fresh state: no model built
-    (build/sim removed) and an empty compiler cache, as on a new machine; otherwise the
-    second measurement would reuse the first one's models. Each result names the git revision
+    (a cache of builds of its own) and an empty compiler cache, as on a new machine; otherwise
+    the second measurement would reuse the first one's models. Each result names the git revision
     it was measured at, as wall times taken from a finished regression do."""
     out: Record = {}
     rev = tools.git_revision(ROOT)
     for j in jobs:
-        folder = BENCH_BUILD / "regress" / f"{list_name}-j{j}"
+        folder = bench_build() / "regress" / f"{list_name}-j{j}"
         if folder.exists():
             shutil.rmtree(folder)
-        shutil.rmtree(SIM_BUILDS, ignore_errors=True)
-        cache = BENCH_BUILD / "ccache-wall"
+        # every model built again, in a cache of the measurement's own (the user's builds,
+        # which other runs may be using, are left alone), ccache's too
+        builds = bench_build() / f"builds-j{j}"
+        shutil.rmtree(builds, ignore_errors=True)
+        cache = bench_build() / "ccache-wall"
         shutil.rmtree(cache, ignore_errors=True)
         t0 = time.monotonic()
         res = subprocess.run([sys.executable, "-m", "montverif.regress.cli", "regress",
                               "--list", list_name, "--jobs", str(j), "--out", str(folder)],
-                             cwd=ROOT, capture_output=True, text=True,
-                             env=os.environ | {"CCACHE_DIR": str(cache)})
+                             capture_output=True, text=True,
+                             env=os.environ | {"CCACHE_DIR": str(cache),
+                                               environment.CACHE.name: str(builds),
+                                               environment.WORKDIR.name: str(work())})
         wall = time.monotonic() - t0
         if (folder / "summary.json").exists():  # runs, campaigns and models counted apart
             last = str(wall_from_results(folder)[str(j)]["last_line"])

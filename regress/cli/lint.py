@@ -3,9 +3,9 @@ design at several parameter points, the generated-file check of the register map
 block between two RTL files (montverif.spec.copies), no construct Icarus 11 simulates wrongly
 (montverif.spec.portability), ruff and mypy on the Python, the layer
 contracts (lint-imports: one direction of dependency, no cycles) and actionlint on the GitHub
-Actions workflows (.github/workflows/). actionlint is installed on first use into
-build/tools/actionlint/ with `go install` (ACTIONLINT_VERSION); without Go or the module proxy
-the lint fails with one line saying so.
+Actions workflows (.github/workflows/). actionlint is installed on first use into the user's
+cache (~/.cache/montverif/tools/actionlint/) with `go install` (ACTIONLINT_VERSION); without
+Go or the module proxy the lint fails with one line saying so.
 
 Exit 0 when everything is clean; otherwise each problem is printed and the exit code is 1.
 """
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow import tools
-from montverif.regress.flow.paths import BUILD_ROOT, ROOT
+from montverif.regress.flow.paths import CHECKOUT, ROOT, user_cache, work
 from montverif.regress.flow.spec import BuildSpec
 from montverif.spec import copies, generate, portability, regmap, top
 from montverif.spec.design import Design
@@ -158,11 +158,13 @@ def package_view() -> Path:
     """build/lint/montverif: the installed package's layout (montverif.models, .verif,
     .regress, .spec) as links to their folders, for the tools that find modules by path
     rather than through the editable install's import hook (lint-imports, mypy)."""
-    view = BUILD_ROOT / "lint"
+    view = work() / "lint"
     pkg = view / "montverif"
     pkg.mkdir(parents=True, exist_ok=True)
     (pkg / "__init__.py").touch()
     for name, folder in package_dirs().items():
+        if name == "hdl":  # data (the RTL), and hdl/spec is montverif.spec's own link
+            continue
         link = pkg / name
         if not link.is_symlink() or link.resolve() != (ROOT / folder).resolve():
             link.unlink(missing_ok=True)
@@ -213,13 +215,18 @@ def lint_python() -> list[str]:
 WORKFLOWS = ROOT / ".github" / "workflows"
 ACTIONLINT_VERSION = "1.7.12"
 ACTIONLINT_MODULE = "github.com/rhysd/actionlint/cmd/actionlint"
-ACTIONLINT_DIR = BUILD_ROOT / "tools" / "actionlint"
 
 
-def actionlint(tool_dir: Path = ACTIONLINT_DIR) -> Path:
+def actionlint_dir() -> Path:
+    """actionlint, built once per user."""
+    return user_cache("tools", "actionlint")
+
+
+def actionlint(tool_dir: Path | None = None) -> Path:
     """The pinned actionlint, built with `go install` into tool_dir/bin on first use (about
     35 s; its Go module and build caches stay in tool_dir/go). Raises ToolError with one line
     when Go is missing or the install fails (no network, no module proxy)."""
+    tool_dir = tool_dir or actionlint_dir()
     binary = tool_dir / "bin" / "actionlint"
     if binary.is_file():
         res = subprocess.run([str(binary), "-version"], capture_output=True, text=True,
@@ -245,7 +252,7 @@ def actionlint(tool_dir: Path = ACTIONLINT_DIR) -> Path:
     return binary
 
 
-def lint_workflows(folder: Path = WORKFLOWS, tool_dir: Path = ACTIONLINT_DIR) -> list[str]:
+def lint_workflows(folder: Path = WORKFLOWS, tool_dir: Path | None = None) -> list[str]:
     """actionlint on every workflow of `folder` (its expressions, contexts, job graph, action
     inputs, and the shell of `run:` steps when shellcheck is installed)."""
     files = sorted(folder.glob("*.yml")) + sorted(folder.glob("*.yaml"))
@@ -279,7 +286,7 @@ def main(argv: list[str]) -> int:
     problems: list[str] = []
     checks: list[tuple[str, Callable[[], list[str]]]] = [
         ("design descriptors", broken),
-        ("generated files", stale_files),
+        *([("generated files", stale_files)] if CHECKOUT else []),
         *((f"lint {name}", functools.partial(lint_design, name)) for name in args.dut or known)]
     if not args.dut:
         checks += [("no copied RTL blocks", lambda: [str(c) for c in
@@ -287,8 +294,9 @@ def main(argv: list[str]) -> int:
                    ("RTL Icarus simulates right", lambda: [
                        str(f) for f in portability.findings(
                            copies.rtl_files() + copies.rtl_files(engine.ENGINE_SV.parent))]),
-                   ("lint mv_bus_engine", lint_engine),
-                   ("python (ruff, types, layers)", lint_python),
+                   ("lint mv_bus_engine", lint_engine)]
+    if not args.dut and CHECKOUT:  # the project's own Python and workflows: a checkout's
+        checks += [("python (ruff, types, layers)", lint_python),
                    ("workflows (actionlint)", lint_workflows)]
     for label, check in checks:
         found = check()

@@ -31,7 +31,7 @@ from pathlib import Path
 from montverif.regress.cli.args import Parser, bounded, bounded_int, fail, finite_float
 from montverif.regress.flow import check, claim, tools
 from montverif.regress.flow.claim import Mode
-from montverif.regress.flow.paths import BUILD_ROOT, ROOT
+from montverif.regress.flow.paths import ROOT, work
 from montverif.regress.mutate import directed, engine, proofs, prove
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
@@ -102,7 +102,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--ids", default="",
                     help="these mutant ids (comma-separated, e.g. 45,50) instead of a sample")
     ap.add_argument("--list", action="store_true", help="print the chosen mutants, run nothing")
-    ap.add_argument("--keep-builds", action="store_true", help="keep build/sim/<mutant key>/")
+    ap.add_argument("--keep-builds", action="store_true",
+                    help="keep the mutant builds (<cache>/sim/<key>/)")
     ap.add_argument("--no-share", action="store_true",
                     help="build every mutant on its own instead of one shared model for the "
                          "run-time-selectable ones (for comparison and debugging)")
@@ -177,7 +178,7 @@ def run(argv: list[str]) -> int:
             print(f"mut{m.id:04d}  {m.site.kind:<12} {m.site.description}")
         print(f"{len(mutants)} of {len(sites)} sites")
         return 0
-    out = (Path(args.out) if args.out else BUILD_ROOT / "mutate" / args.dut).resolve()
+    out = (Path(args.out) if args.out else work() / "mutate" / args.dut).resolve()
     # the default folder is the command's own; one the user names keeps its campaign
     mode = Mode.REPLACE if args.force or not args.out else Mode.NEW
     try:
@@ -282,7 +283,7 @@ def _prove(args: argparse.Namespace) -> int:
             return fail(exc)
     if not args.proofs.is_file():
         return fail(f"no such proof file: {args.proofs}")
-    out = (args.out or BUILD_ROOT / "mutate" / "proofs").resolve()
+    out = (args.out or work() / "mutate" / "proofs").resolve()
     mode = Mode.REPLACE if args.force or args.out is None else Mode.NEW
     def line(rec: dict[str, object], result: prove.ProofResult) -> None:
         print(f"{result.status.upper():<10} {rec['dut']:<12} {rec['change']}: {result.text}",
@@ -348,7 +349,7 @@ def directed_command(argv: list[str]) -> int:
         holes = directed.find_holes(args.dirs)
     except directed.HoleError as exc:
         return fail(exc)
-    out = (args.out or BUILD_ROOT / "mutate" / "directed").resolve()
+    out = (args.out or work() / "mutate" / "directed").resolve()
     try:
         with claim.output(out, claim.HOLE_REPLAYS,
                           Mode.REPLACE if args.force or args.out is None else Mode.NEW):

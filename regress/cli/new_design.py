@@ -18,7 +18,7 @@ from __future__ import annotations
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.spec.errors import ConfigError
-from montverif.spec.paths import shown
+from montverif.spec.paths import HDL, shown, writable
 from montverif.spec.scaffold import new_design
 
 
@@ -29,6 +29,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--family", help="folder below hdl/ (default: the copied design's)")
     args = ap.parse_args(argv)
     try:
+        writable(HDL)  # the new design's folder is below montverif's hdl/
         with terminate_as_interrupt():
             written = new_design(args.name, args.like, args.family)
     except ConfigError as exc:

@@ -57,7 +57,8 @@ from montverif.regress.flow.spec import RunSpec
 from montverif.regress.mutate import campaigns
 from montverif.regress.mutate.campaigns import CampaignSpec
 from montverif.regress.regression import folders, formal_checks, runner
-from montverif.regress.regression.folders import RESULTS_ROOT, point_latest, results_dir
+from montverif.regress.regression.folders import point_latest, results_dir
+from montverif.regress.regression.folders import results_root as folders_root
 from montverif.regress.regression.lists import (
     LISTS_FILE,
     ListError,
@@ -451,8 +452,9 @@ def cmd_report(args: argparse.Namespace, results_root: Path) -> int:
 
 
 def main(argv: list[str], launcher: Launcher | None = None,
-         results_root: Path = RESULTS_ROOT) -> int:
+         results_root: Path | None = None) -> int:
     args = _parser().parse_args(argv)
+    results_root = results_root or folders_root()
     try:
         if args.command == "lists":
             return cmd_list(Path(args.lists), args.name)

@@ -20,7 +20,7 @@ from pathlib import Path
 from montverif.regress.cli.args import Parser, bounded, fail, warn_kept
 from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.regress.flow import tools
-from montverif.regress.flow.paths import RUNS_ROOT
+from montverif.regress.flow.paths import work
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import (
     ALL_TESTS,
@@ -96,7 +96,7 @@ def main(argv: list[str]) -> int:
                   vectors=str(Path(args.vectors).absolute()) if args.vectors else None,
                   idle_max=args.idle_max, timeout_s=args.timeout, bias=args.bias,
                   allow_wide=args.allow_wide, keep_secrets=args.keep_secrets)
-    log_dir = Path(args.out).resolve() if args.out else RUNS_ROOT / run.key
+    log_dir = Path(args.out).resolve() if args.out else work("runs") / run.key
     warn_kept([run])
     for line in run.beyond_paper():
         print(f"note: beyond the paper: {line}", flush=True)

@@ -171,7 +171,7 @@ def place_and_route(spec: synth.SynthSpec, out: Path | None, freq: float | None,
                     seed: int | None, timeout_s: float, as_json: bool,
                     mode: Mode = Mode.REPLACE) -> int:
     spec = pnr.spec_of(spec)
-    folder = out if out is not None else synth.SYNTH_ROOT / spec.key
+    folder = out if out is not None else synth.synth_root() / spec.key
     try:
         result = pnr.run(spec, folder, pnr.DEFAULT_FREQ_MHZ if freq is None else freq,
                          pnr.DEFAULT_SEED if seed is None else seed, timeout_s, mode=mode)
@@ -218,15 +218,17 @@ def too_large(spec: synth.SynthSpec, root: Path, max_luts: int | None) -> str | 
 
 
 def table(designs: str, widths: str, write: Path | None, timeout_s: float,
-          reuse: bool = False, place: bool = False, root: Path = synth.SYNTH_ROOT,
+          reuse: bool = False, place: bool = False, root: Path | None = None,
           max_luts: int | None = None, record: Path = synth_results.DEFAULT) -> int:
     """Each design at each width, one after another (each synthesis is one Yosys process
     on one core, each place and route one nextpnr process), then the table; `reuse`: only
     the results there are, of any revision; `place`: the ECP5 table (--pnr), each row beside
     the 7-series result of the same core if there is one (of any revision); `max_luts`:
     with `place`, no place and route of a core whose 7-series result holds more LUTs (its
-    time grows with the size). Each result has a folder of its own below `root`. Written
-    (`write`), the results are recorded into the results file `record` too."""
+    time grows with the size). Each result has a folder of its own below `root` (default:
+    the work folder's synth/). Written (`write`), the results are recorded into the results
+    file `record` too."""
+    root = root or synth.synth_root()
     try:
         specs = _specs(designs, widths)
     except ConfigError as exc:  # a ValueError too: before the widths' own
@@ -437,7 +439,7 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     if args.warm:
         return warm(args.timeout)
-    root = Path(args.out).resolve() if args.out else synth.SYNTH_ROOT
+    root = Path(args.out).resolve() if args.out else synth.synth_root()
     if args.rsa:
         return synth_rsa.main(args, root, DEFAULT)
     if args.papers:
@@ -471,7 +473,7 @@ def main(argv: list[str]) -> int:
     if args.pnr:
         return place_and_route(spec, Path(args.out).resolve() if args.out else None,
                                args.freq, args.seed, args.timeout, args.json, mode)
-    out = Path(args.out).resolve() if args.out else synth.SYNTH_ROOT / spec.key
+    out = Path(args.out).resolve() if args.out else synth.synth_root() / spec.key
     try:
         result = synth.run(spec, out, args.timeout, mode)
     except (ConfigError, ToolError) as exc:

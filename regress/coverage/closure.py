@@ -37,7 +37,7 @@ from montverif.regress.coverage import code as codecov
 from montverif.regress.coverage import merge as cov
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import check, formal_cover, simulate, tools
-from montverif.regress.flow.paths import BUILD_ROOT
+from montverif.regress.flow.paths import work
 from montverif.regress.flow.spec import VECTOR_TESTS, BuildSpec, Outcome, RunSpec
 from montverif.regress.regression.seeds import derive_seed
 from montverif.spec.designs import load_design
@@ -45,7 +45,12 @@ from montverif.spec.errors import ConfigError
 from montverif.verif.env.coverage import WIDTH_RANGES, unreachable, widths_text
 from montverif.verif.steer import Bias, Target
 
-CLOSURE_ROOT = BUILD_ROOT / "closure"
+
+def closure_root() -> Path:
+    """The closure runs' folders."""
+    return work("closure")
+
+
 SHOWN_BINS = 8  # uncovered bins named per DUT in the terminal table
 
 

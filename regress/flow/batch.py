@@ -35,12 +35,17 @@ from montverif.regress.flow import claim, simulate
 from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.child import PROGRESS, RESULTS, runs_to_json
-from montverif.regress.flow.paths import BUILD_ROOT, ROOT
+from montverif.regress.flow.paths import work
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec, with_design_tests
 from montverif.spec import readback
 from montverif.spec.design import Design
 
-BATCHES = BUILD_ROOT / "batches"  # a folder per running batch (plan, progress, results)
+
+def batches_root() -> Path:
+    """A folder per running batch (plan, progress, results)."""
+    return work("batches")
+
+
 POLL_S = 0.1  # how often the watchdog looks at the progress file
 
 
@@ -121,8 +126,8 @@ def _interrupted(runs: Sequence[tuple[RunSpec, Path]], design: Design) -> list[O
 def _run(todo: list[tuple[RunSpec, Path]], design: Design, build_s: float) -> list[Outcome]:
     """One simulator process for the runs: the Outcomes of those it started (in order, the
     last one possibly hung, crashed or interrupted); the rest are left to a fresh process."""
-    BATCHES.mkdir(parents=True, exist_ok=True)
-    batch_dir = Path(tempfile.mkdtemp(prefix=f"{todo[0][0].build.key}-", dir=BATCHES))
+    batches_root().mkdir(parents=True, exist_ok=True)
+    batch_dir = Path(tempfile.mkdtemp(prefix=f"{todo[0][0].build.key}-", dir=batches_root()))
     try:
         return _run_in(todo, design, build_s, batch_dir)
     finally:
@@ -148,7 +153,7 @@ def _run_in(todo: list[tuple[RunSpec, Path]], design: Design, build_s: float,
     pending: BaseException | None = None  # an interrupt of this process, raised at the end
     with (todo[0][1] / "sim.log").open("w") as out:
         try:
-            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
                                     env=env, start_new_session=True, pass_fds=(watch_r,))
         finally:
             os.close(watch_r)

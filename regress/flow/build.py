@@ -22,7 +22,7 @@ import cocotb_tools.config
 from cocotb_tools.runner import Icarus, Runner, Verilator
 
 from montverif.regress.flow import processes, tools
-from montverif.regress.flow.paths import ROOT, SIM_BUILDS, aliased
+from montverif.regress.flow.paths import ROOT, aliased, sim_builds
 from montverif.regress.flow.spec import (
     TIMESCALE,
     UNIT_NS,
@@ -129,7 +129,7 @@ def _verilator_runner(control: Path | None, main: Path | None = None):
 # the folders a Verilator build names files in: the checkout, its builds, the Python
 # environment and cocotb's own (the installed package may lie outside the environment)
 _BUILD_ROOTS = tuple(dict.fromkeys(Path(p).resolve() for p in (
-    ROOT, SIM_BUILDS, sys.prefix, cocotb_tools.config.share_dir,
+    ROOT, sim_builds(), sys.prefix, cocotb_tools.config.share_dir,
     cocotb_tools.config.libs_dir)))
 
 
@@ -170,7 +170,7 @@ def up_to_date(b: BuildSpec, design: Design) -> bool:
     """Whether the model's build is there and matches its sources, flags and tools (build()
     would return at once)."""
     tools.setup_env(b.sim)
-    stamp = SIM_BUILDS / b.key / "montverif.stamp"
+    stamp = sim_builds() / b.key / "montverif.stamp"
     try:  # compared as bytes: a stamp that is not text is stale, not an error
         return stamp.read_bytes() == _build_stamp(b, design).encode()
     except OSError:
@@ -180,7 +180,7 @@ def up_to_date(b: BuildSpec, design: Design) -> bool:
 def build(b: BuildSpec, design: Design, log: Path | None = None) -> tuple[Path, float]:
     """Compile once per BuildSpec; returns (build dir, seconds spent, 0 when up to date)."""
     tools.setup_env(b.sim)
-    build_dir = SIM_BUILDS / b.key
+    build_dir = sim_builds() / b.key
     build_dir.mkdir(parents=True, exist_ok=True)
     with (build_dir.parent / f"{b.key}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one build per model, however many runs wait on it

@@ -26,7 +26,7 @@ from pathlib import Path
 from cocotb_tools.runner import get_runner
 
 from montverif.regress.flow import tools
-from montverif.regress.flow.paths import SIM_BUILDS
+from montverif.regress.flow.paths import sim_builds
 from montverif.regress.flow.spec import TIMESCALE, BuildSpec, RunSpec, clock_source, design_tb
 from montverif.spec import environment
 from montverif.spec.designs import load_design
@@ -62,7 +62,7 @@ def _child_test(run: RunSpec, log_dir: Path) -> int:
     cfg = run_config(run, log_dir)
     runner = get_runner(b.sim)
     runner.test(test_module=design_tb(b.dut)[0], hdl_toplevel=b.toplevel(design),
-                hdl_toplevel_lang="verilog", build_dir=SIM_BUILDS / b.key,
+                hdl_toplevel_lang="verilog", build_dir=sim_builds() / b.key,
                 test_dir=log_dir, seed=run.seed, extra_env=cfg.to_env(),
                 testcase=list(run.tests), waves=b.waves, results_xml=str(log_dir / "results.xml"),
                 parameters=b.parameters(design), timescale=TIMESCALE,
@@ -86,7 +86,7 @@ def _child_batch(batch_dir: Path, runs: list[tuple[RunSpec, Path]]) -> int:
     # the first run's environment and seed, as in a process of its own; the others' come
     # from the plan
     runner.test(test_module=BATCH_MODULE, hdl_toplevel=b.toplevel(design),
-                hdl_toplevel_lang="verilog", build_dir=SIM_BUILDS / b.key,
+                hdl_toplevel_lang="verilog", build_dir=sim_builds() / b.key,
                 test_dir=first_dir, seed=first.seed, extra_env=configs[0].to_env(),
                 waves=False, results_xml=str(batch_dir / RESULTS),
                 parameters=b.parameters(design), timescale=TIMESCALE,

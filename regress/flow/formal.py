@@ -36,12 +36,17 @@ from pathlib import Path
 
 from montverif.regress.flow import claim, formal_core, processes, tools
 from montverif.regress.flow.claim import Mode
-from montverif.regress.flow.paths import BUILD_ROOT, stage
+from montverif.regress.flow.paths import stage, work
 from montverif.spec.designs import check_known, known_designs, load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import COMMON, HDL
 
-FORMAL_ROOT = BUILD_ROOT / "formal"  # one folder per proof run
+
+def formal_root() -> Path:
+    """One folder per proof run."""
+    return work("formal")
+
+
 HARNESSES = HDL / "formal"
 STATUSES = ("proved", "failed", "bounded", "vacuous", "unknown")
 MODES = ("prove", "bmc")
@@ -466,8 +471,8 @@ def new_folder(prefix: str, out: Path | None = None) -> Path:
     fresh one below build/formal named after it."""
     if out is not None:
         return out.resolve()
-    FORMAL_ROOT.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=FORMAL_ROOT))
+    formal_root().mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=formal_root()))
 
 
 # SBY's own timeout is per task and engine step; the flow's limit on a whole run is twice the

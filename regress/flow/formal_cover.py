@@ -39,14 +39,19 @@ from typing import Any
 
 from montverif.regress.flow import claim, formal, formal_core
 from montverif.regress.flow.claim import Mode
-from montverif.regress.flow.paths import BUILD_ROOT
+from montverif.regress.flow.paths import work
 from montverif.spec import readback
 from montverif.spec.designs import check_known, load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import COMMON
 from montverif.verif.operands import M_CLASSES
 
-COVERS_ROOT = BUILD_ROOT / "formal-covers"
+
+def covers_root() -> Path:
+    """The folder of the cover runs (one folder each)."""
+    return work("formal-covers")
+
+
 HIT_SOURCE = formal.HARNESSES / "mv_cover_hit.sv"  # the observation's per-bin cover
 STATUSES = ("reached", "unreachable", "undecided")
 PROVED = "proved by SBY cover"  # the reason a proved bin carries (its first words)
@@ -355,8 +360,8 @@ def run(dut: str, n: int, params: dict[str, int], timeout_s: int = 600,
     if out is not None:
         folder = out.resolve()
     else:
-        COVERS_ROOT.mkdir(parents=True, exist_ok=True)
-        folder = Path(tempfile.mkdtemp(prefix=f"{dut}-N{n}-", dir=COVERS_ROOT))
+        covers_root().mkdir(parents=True, exist_ok=True)
+        folder = Path(tempfile.mkdtemp(prefix=f"{dut}-N{n}-", dir=covers_root()))
     with claim.output(folder, claim.COVER_RUN, mode):
         return _run_in(proof, dut, timeout_s, folder)
 

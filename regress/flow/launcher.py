@@ -9,7 +9,7 @@ from typing import Protocol, runtime_checkable
 
 from montverif.regress.flow import batch, check, simulate, tools
 from montverif.regress.flow import build as flow_build
-from montverif.regress.flow.paths import SIM_BUILDS
+from montverif.regress.flow.paths import sim_builds
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
 from montverif.spec.errors import ConfigError
 from montverif.verif.vectors import VectorError
@@ -88,7 +88,7 @@ class LocalLauncher:
         except INPUT_ERRORS:
             raise
         except Exception as exc:
-            log = SIM_BUILDS / spec.key / "build.log"
+            log = sim_builds() / spec.key / "build.log"
             raise tools.ToolError(f"build of {spec.key} failed ({one_line(exc)}); "
                                   f"see {log}") from None
 

@@ -1,4 +1,5 @@
-"""Where the project's sources are and where the flow writes."""
+"""Where the project's sources are and where the flow writes (montverif.spec.paths: the
+source tree, the work folder, the user's cache), and the flow's own folders in them."""
 
 from __future__ import annotations
 
@@ -9,14 +10,17 @@ import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import platformdirs
-
 from montverif.spec.errors import ConfigError
+from montverif.spec.paths import CHECKOUT as CHECKOUT  # re-exported: the flow's one module of paths
+from montverif.spec.paths import ROOT as ROOT
+from montverif.spec.paths import cache as cache
+from montverif.spec.paths import use_work as use_work
+from montverif.spec.paths import user_cache as user_cache
+from montverif.spec.paths import work as work
 
-ROOT = Path(__file__).resolve().parents[2]  # the checkout: hdl/, models/, verif/, regress/
-BUILD_ROOT = ROOT / "build"
-RUNS_ROOT = BUILD_ROOT / "runs"  # `montverif sim`'s run folders (default)
-PYCACHE = BUILD_ROOT / "pycache"  # the simulations' bytecode (flow.simulate)
+# ROOT: the source tree (read only); CHECKOUT: the same when it is a checkout, else None;
+# work(): the work folder (results: runs/ for `montverif sim`, pycache/ the simulations'
+# bytecode, regress/, formal/, synth/ ...); cache(): the user's cache of compiled builds
 
 
 STAGED = "rtl"  # a tool run's copy of its sources, inside its own folder (stage)
@@ -26,37 +30,35 @@ STAGED = "rtl"  # a tool run's copy of its sources, inside its own folder (stage
 # variable, `:` a rule. A build at such a path names it through an alias: a symbolic link,
 # in the user's cache folder, to the deepest folder of the path whose name holds one.
 UNSAFE_FOR_MAKE = re.compile(r"[\s#$:'\"\\]")
-ALIASES = Path(platformdirs.user_cache_dir("montverif", appauthor=False)) / "paths"
 
 
-def _sim_builds() -> Path:
-    """One folder per compiled model (BuildSpec.key): build/sim, or, where make cannot take
-    the checkout's path (Verilator's makefiles refuse to build in such a folder, however it
-    is named), a folder of the user's cache of its own for this checkout."""
-    if not UNSAFE_FOR_MAKE.search(str(BUILD_ROOT)):
-        return BUILD_ROOT / "sim"
-    return ALIASES.parent / "sim" / hashlib.sha256(str(ROOT).encode()).hexdigest()[:16]
+def aliases() -> Path:
+    """The folder of those links (the user's cache, shared by every source tree)."""
+    return user_cache("paths")
 
 
-SIM_BUILDS = _sim_builds()
+def sim_builds() -> Path:
+    """One folder per compiled simulator build (BuildSpec.key), in the user's cache for this
+    source tree: a build outlives the work folder and serves every work folder."""
+    return cache("sim")
 
 
 def alias(path: Path) -> Path:
-    """`path`, or (when make cannot take it) the same file through a link in ALIASES;
+    """`path`, or (when make cannot take it) the same file through a link in aliases();
     ConfigError when the user's cache folder itself holds such a name."""
     parts = path.parts
     bad = [i for i, part in enumerate(parts) if UNSAFE_FOR_MAKE.search(part)]
     if not bad:
         return path
-    if UNSAFE_FOR_MAKE.search(str(ALIASES)):
+    if UNSAFE_FOR_MAKE.search(str(aliases())):
         raise ConfigError(f"make cannot take the path {str(path)!r} (a space or one of "
-                          f"# $ : ' \" \\ in it), nor the cache folder {str(ALIASES)!r} "
+                          f"# $ : ' \" \\ in it), nor the cache folder {str(aliases())!r} "
                           "that would alias it: run from a path without")
     prefix = Path(*parts[:bad[-1] + 1])
-    link = ALIASES / hashlib.sha256(str(prefix).encode()).hexdigest()[:16]
+    link = aliases() / hashlib.sha256(str(prefix).encode()).hexdigest()[:16]
     if not (link.is_symlink() and os.readlink(link) == str(prefix)):
-        ALIASES.mkdir(parents=True, exist_ok=True)
-        tmp = ALIASES / f".{link.name}.{os.getpid()}"
+        aliases().mkdir(parents=True, exist_ok=True)
+        tmp = aliases() / f".{link.name}.{os.getpid()}"
         tmp.unlink(missing_ok=True)
         tmp.symlink_to(prefix, target_is_directory=True)
         os.replace(tmp, link)  # two builds at once make the same link: either stands

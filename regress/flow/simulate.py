@@ -25,7 +25,7 @@ from pathlib import Path
 from montverif.regress.flow import claim, processes, tools
 from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
-from montverif.regress.flow.paths import PYCACHE, ROOT, RUNS_ROOT, SIM_BUILDS
+from montverif.regress.flow.paths import ROOT, sim_builds, work
 from montverif.regress.flow.spec import Outcome, RunSpec, engine_hdl_clock, with_design_tests
 from montverif.spec import environment, readback
 from montverif.spec.design import Design
@@ -143,7 +143,7 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
     """Validate, build and run in a child process under the wall-clock watchdog."""
     run = with_design_tests(run)
     design = validate(run)
-    log_dir = (log_dir or RUNS_ROOT / run.key).resolve()
+    log_dir = (log_dir or work("runs") / run.key).resolve()
     # a run folder is a run's scratch: a run into it again replaces it (and nothing else)
     with claim.output(log_dir, claim.RUN, claim.Mode.REPLACE):
         if CHILDREN.ending:  # after an interrupt: not started at all
@@ -160,7 +160,7 @@ def child_env(run: RunSpec) -> dict[str, str]:
     # import through pytest's assertion rewriting, which else parses and compiles them again
     # in every run (about 0.6 s of a short run's fixed cost; measured, issue 33).
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.setdefault("PYTHONPYCACHEPREFIX", str(PYCACHE))
+    env.setdefault("PYTHONPYCACHEPREFIX", str(work("pycache")))
     # cocotb makes a pytest Config only to rewrite assertions; the pytest plugins installed
     # for the test suite (xdist, hypothesis, anyio) have nothing to do in a simulation, and
     # loading them cost about 0.06 s of every run
@@ -188,7 +188,7 @@ def execute_claimed(run: RunSpec, design: Design, log_dir: Path) -> Outcome:
     timed_out = interrupted = False
     with sim_log.open("w") as out:
         try:
-            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
                                     env=env, start_new_session=True, pass_fds=(watch_r,))
         finally:
             os.close(watch_r)
@@ -218,7 +218,7 @@ def execute_claimed(run: RunSpec, design: Design, log_dir: Path) -> Outcome:
         watchdog(outcome, sim_log)
     else:
         judge(outcome, xml, sim_log, proc.returncode)
-    build_dir = SIM_BUILDS / run.build.key
+    build_dir = sim_builds() / run.build.key
     for wave in (log_dir / "dump.fst", build_dir / f"{run.build.toplevel(design)}.fst"):
         if run.build.waves and wave.exists():
             outcome.waves = log_dir / "waves.fst"

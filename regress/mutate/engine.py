@@ -36,7 +36,7 @@ from montverif.models.registry import get_algo
 from montverif.models.result import ModelInputError
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import check, simulate, tools
-from montverif.regress.flow.paths import ROOT, SIM_BUILDS
+from montverif.regress.flow.paths import ROOT, sim_builds
 from montverif.regress.flow.spec import (
     ALL_TESTS,
     VECTOR_TESTS,
@@ -1110,10 +1110,10 @@ def unjudged(c: Campaign, progress: Callable[[str], None]) -> None:
 
 
 def _remove_build(key: str) -> None:
-    folder = SIM_BUILDS / key
+    folder = sim_builds() / key
     if folder.is_dir():
         shutil.rmtree(folder, ignore_errors=True)
-    (SIM_BUILDS / f"{key}.lock").unlink(missing_ok=True)
+    (sim_builds() / f"{key}.lock").unlink(missing_ok=True)
 
 
 def score(mutants: list[Mutant]) -> tuple[int, int, float | None]:

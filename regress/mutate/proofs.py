@@ -46,6 +46,7 @@ from montverif.spec import readback
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
+from montverif.spec.paths import writable
 
 PROOFS_FILE = ROOT / "regress" / "mutate" / "equivalents.json"
 RECORDED = "equivalent (recorded proof"  # the reason prefix of a proof taken from the file
@@ -154,9 +155,9 @@ def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
 def _write(proofs: dict[str, dict[str, object]], path: Path) -> None:
     ordered = sorted(proofs.values(), key=lambda p: (str(p["file"]), int(p["start"]),  # type: ignore[call-overload]
                                                      str(p["replacement"])))
-    path.write_text(json.dumps({"about": "equivalent mutants shown by simulation, some also "
-                                         "proved by SBY (regress/mutate/proofs.py)",
-                                "proofs": ordered}, indent=1) + "\n")
+    about = "equivalent mutants shown by simulation, some also proved by SBY " \
+            "(regress/mutate/proofs.py)"
+    writable(path).write_text(json.dumps({"about": about, "proofs": ordered}, indent=1) + "\n")
 
 
 def check_folder(out: Path, dut: str, mid: int, site: Site) -> Path:

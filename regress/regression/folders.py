@@ -9,11 +9,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from montverif.regress.flow.paths import BUILD_ROOT
+from montverif.regress.flow.paths import work
 from montverif.regress.regression.lists import ListError
 from montverif.spec import readback
 
-RESULTS_ROOT = BUILD_ROOT / "regress"
+
+def results_root() -> Path:
+    """The regressions' results folders."""
+    return work("regress")
 
 def results_dir(root: Path, name: str, out: str | None) -> Path:
     """--out as given (the caller claims and creates it), else a new folder under root."""

@@ -22,6 +22,7 @@ from montverif.regress.flow.paths import ROOT
 from montverif.regress.report import synth_table
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
+from montverif.spec.paths import writable
 
 DEFAULT = ROOT / "docs" / "synth-results.json"
 TARGETS = (synth.FAMILY, pnr.FAMILY)  # xc7, ecp5: the keys of the file
@@ -81,7 +82,7 @@ def render(results: Results) -> str:
 
 def record(path: Path, xc7: Sequence[Result] = (), ecp5: Sequence[Result] = ()) -> Results:
     """Merge the results into the file `path` (made if absent); the file's new content."""
-    results = load(path)
+    results = load(writable(path))
     results[synth.FAMILY] = merged(results[synth.FAMILY], xc7)
     results[pnr.FAMILY] = merged(results[pnr.FAMILY], ecp5)
     synth.write_atomic(path, render(results))

@@ -19,6 +19,7 @@ from pathlib import Path
 from montverif.regress.flow.paths import ROOT
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
+from montverif.spec.paths import writable
 
 DEFAULT_OUT = ROOT / "docs" / "synth.md"
 BEGIN = "<!-- synth:begin (montverif synth --table --write) -->"
@@ -166,7 +167,7 @@ def render_pnr(results: Sequence[Result], xc7: Sequence[Result] = ()) -> str:
 
 def replace_block(page: Path, begin: str, end: str, block: str) -> None:
     """Replace the block between the markers of `page` (the page must have them)."""
-    text = page.read_text()
+    text = writable(page).read_text()
     pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
     if not pattern.search(text):
         raise ConfigError(f"{page} has no {begin} ... {end} block")

@@ -68,11 +68,10 @@ def test_bad_input_is_one_line(capsys):
 
 
 def test_a_timed_list_names_its_revision_and_starts_fresh(tmp_path, monkeypatch):
-    """regression_wall: each job count from no built model and an empty compiler cache; the
-    result names the git revision, as a wall time taken from a finished regression does."""
-    built = tmp_path / "build"
-    monkeypatch.setattr(bench_walls, "SIM_BUILDS", built / "sim")
-    monkeypatch.setattr(bench_walls, "BENCH_BUILD", tmp_path / "bench")
+    """regression_wall: each job count from no built model (a cache of builds of its own, the
+    user's left alone) and an empty compiler cache; the result names the git revision, as a
+    wall time taken from a finished regression does."""
+    monkeypatch.setattr(bench_walls, "bench_build", lambda: tmp_path / "bench")
     monkeypatch.setattr(bench_walls.tools, "git_revision", lambda root: "abc1234")
     seen: list[tuple[list[str], bool]] = []
 
@@ -80,8 +79,11 @@ def test_a_timed_list_names_its_revision_and_starts_fresh(tmp_path, monkeypatch)
         returncode, stdout = 0, "...\n85 passed, 0 failed\n"
 
     def run(cmd, **kw):  # the list run: what it finds built, then it builds
-        seen.append((cmd, (built / "sim").exists()))
-        (built / "sim").mkdir(parents=True, exist_ok=True)
+        built = Path(kw["env"]["MV_CACHE"])
+        assert built.is_relative_to(tmp_path / "bench")
+        seen.append((cmd, built.exists() or Path(kw["env"]["CCACHE_DIR"]).exists()))
+        built.mkdir(parents=True, exist_ok=True)
+        Path(kw["env"]["CCACHE_DIR"]).mkdir(parents=True, exist_ok=True)
         jobs = int(cmd[cmd.index("--jobs") + 1])
         if jobs == 2:  # a run that wrote its summary: runs, campaigns and models apart
             folder = Path(cmd[cmd.index("--out") + 1])
@@ -182,7 +184,7 @@ def test_raw_harness_matches_gmpy2():
     design = load_design("mont_lut")
     vecs = bench_common.make_vectors(design, 32, 8, 5)
     exe, _ = bench_harness.build_harness(design, 32, {})
-    script = bench_common.BENCH_BUILD / "test-harness.txt"
+    script = bench_common.bench_build() / "test-harness.txt"
     script.write_text(bench_harness.harness_script(design, 32, vecs, {}))
     secs, cycles, reads, idle_s = bench_harness.run_harness(exe, script, loops=2, idle=1000)
     bench_harness.check_harness_reads(design, 32, vecs, {}, reads)  # raises on any wrong P
@@ -500,7 +502,7 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
         order.append(f"raw{r}")
         return count * loops / raw[r], 1000 * loops, [], 0.01
 
-    monkeypatch.setattr(bench_points, "BENCH_BUILD", tmp_path)
+    monkeypatch.setattr(bench_points, "bench_build", lambda: tmp_path)
     monkeypatch.setattr(bench_points, "testbench_seconds", fake_tb)
     monkeypatch.setattr(bench_points, "engine_sim_seconds", lambda _d: 0.05)
     monkeypatch.setattr(bench_points, "rebuild_seconds", lambda *_a: 1.0)

@@ -43,7 +43,7 @@ def test_points_and_summary_of_a_coverage_dat(tmp_path: Path) -> None:
 
 
 def test_missing_tool_is_a_one_line_error(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(codecov, "TOOLS_DIR", tmp_path / "none")
+    monkeypatch.setattr(codecov, "tools_dir", lambda: tmp_path / "none")
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(ToolError, match="make coverage-tools") as exc:
         codecov.tool(fetch=False)

@@ -142,7 +142,7 @@ def test_a_run_folder_is_never_shared(tmp_path: Path) -> None:
     spec = formal.FormalSpec("mv_bus_loader")
     a, b = formal.new_folder(spec.key), formal.new_folder(spec.key)
     try:
-        assert a != b and a.parent == b.parent == formal.FORMAL_ROOT
+        assert a != b and a.parent == b.parent == formal.formal_root()
     finally:
         a.rmdir()
         b.rmdir()

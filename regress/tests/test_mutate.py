@@ -182,7 +182,7 @@ def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
     assert engine.score(camp.mutants) == (1, 1, 0.5)
     assert (tmp_path / "mutants" / f"mut{csa:04d}" / "change.diff").read_text().count("^") >= 1
     build = spec.BuildSpec("mont_csa", 8, overlay=str(tmp_path / "mutants" / f"mut{csa:04d}"))
-    assert not (paths.BUILD_ROOT / "sim" / build.key).exists()
+    assert not (paths.sim_builds() / build.key).exists()
     # the kill's run stopped at its first failing test (cocotb lists CornerTest failed
     # without running it); all of its tests give the same reason
     log = (Path(by_id[csa].log_dir) / "sim.log").read_text()

@@ -445,7 +445,7 @@ def test_survivors_are_judged_in_one_shared_verilator_model(tmp_path: Path) -> N
         run = json.loads((tmp_path / "runs" / f"mut{i:04d}-eq-n8" / "outcome.json").read_text())
         assert "meta-eq-n8" in run["key"] and "-verilator-" in run["key"]
         assert f"-MV_MUTANT{i}-" in run["key"]  # the run selected it
-    assert not list(paths.BUILD_ROOT.glob("sim/mont_csa-n8-meta-eq-n8-*"))
+    assert not list(paths.sim_builds().glob("mont_csa-n8-meta-eq-n8-*"))
 
 
 def test_list_campaigns_share_by_default_and_can_opt_out() -> None:

@@ -14,10 +14,21 @@ from montverif.regress.flow.paths import ROOT
 
 
 def test_every_package_is_listed() -> None:
+    """Every folder of Python (an __init__.py) or of package data (the RTL, descriptors,
+    C sources, records) is a package of the wheel: a folder left out would be left out of
+    it (setuptools takes data only as a listed package's)."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    found = {name + "".join(f".{part}" for part in init.parent.relative_to(ROOT / folder).parts)
-             for name, folder in config["package-dir"].items()
-             for init in (ROOT / folder).rglob("__init__.py")}
+    folders = {ROOT / folder: name for name, folder in config["package-dir"].items()}
+
+    def owner(init: Path) -> tuple[str, Path]:  # the package folder nearest above it
+        base = max((f for f in folders if init.is_relative_to(f)), key=lambda f: len(f.parts))
+        return folders[base], base
+
+    patterns = config["package-data"]["*"]
+    holders = {f.parent for folder in folders for pattern in ["__init__.py", *patterns]
+               for f in folder.rglob(pattern) if "__pycache__" not in f.parts}
+    found = {name + "".join(f".{part}" for part in holder.relative_to(base).parts)
+             for holder in holders for name, base in [owner(holder / "x")]}
     assert set(config["packages"]) == found
 
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from montverif.regress.flow.paths import ROOT, SIM_BUILDS
+from montverif.regress.flow.paths import ROOT, sim_builds
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import ALL_TESTS, BuildSpec, RunSpec
 from montverif.spec.designs import load_design
@@ -178,7 +178,7 @@ def test_pins_main_loop_matches_cocotb_clock(tmp_path, monkeypatch):
             outcome = execute(run, tmp_path / f"{clock}{len(tests)}" / run.key)
             assert outcome.passed, f"{clock}: {outcome.first_error}"
             # the main loop's object, or cocotb's main's, in the build
-            objs = {f.name for f in (SIM_BUILDS / run.build.key).glob("*.o")}
+            objs = {f.name for f in (sim_builds() / run.build.key).glob("*.o")}
             assert ("engine_main.o" in objs, "verilator.o" in objs) == (
                 clock == "main", clock == "hdl"), objs
             logs[clock] = (tmp_path / f"{clock}{len(tests)}.bus").read_text().splitlines()

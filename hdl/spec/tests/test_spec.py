@@ -272,7 +272,7 @@ def test_two_threads_regenerate_one_top_at_once(tmp_path: Path,
     the same moment: both temporary files are written before either is renamed, and both
     writes succeed (a temporary name per process alone was shared, and the second rename
     failed: `No such file or directory: ...top.<pid>.tmp`)."""
-    monkeypatch.setattr(top, "GENERATED", tmp_path)
+    monkeypatch.setattr(top, "generated_root", lambda: tmp_path)
     design = load_design("mont_r2")
     both_written = threading.Barrier(2, timeout=30)
     replace = os.replace

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from montverif.regress.flow.paths import sim_builds
 from montverif.regress.tests.reliability.helpers import _COMMANDS, Done
 from montverif.spec.paths import ROOT
 
@@ -100,7 +101,7 @@ def test_other_records_cut_short_or_foreign(regression: Path, tmp_path: Path,
     first = commands([["sim", "--dut", "mont_r2", "--n", "32", "--txns", "3", "--sim", "icarus",
                        "--out", str(run)]])[0]
     assert first.code == 0, first.err
-    stamps = list((ROOT / "build" / "sim").glob("mont_r2-n32-b32-icarus/montverif.stamp"))
+    stamps = list(sim_builds().glob("mont_r2-n32-b32-icarus/montverif.stamp"))
     assert stamps
     for stamp in stamps:
         stamp.write_bytes(data)

