@@ -15,16 +15,13 @@ from montverif.spec.errors import ConfigError
 from montverif.spec.paths import COMMON, ROOT
 from montverif.spec.regmap import RegMap
 from montverif.spec.regmap import load as load_regmap
+from montverif.spec.svnames import camel
 
 SV_PATH = COMMON / "mv_regmap_pkg.sv"
 MD_PATH = ROOT / "docs" / "regmap.md"
 README = ROOT / "README.md"
 PATHS = (SV_PATH, MD_PATH, README)  # the derived files
 BEGIN, END = "<!-- designs:begin (montverif generate) -->", "<!-- designs:end -->"
-
-
-def camel(name: str) -> str:
-    return "".join(part.capitalize() for part in name.lower().split("_"))
 
 
 def emit_sv(rm: RegMap, found: list[Design]) -> str:
