@@ -184,7 +184,7 @@ def _install(files: dict[Path, str], name: str, folder: Path) -> list[Path]:
     stage = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=HDL))
     moved: list[Path] = []
     made_folder = not folder.exists()
-    derived = {p: p.read_bytes() for p in generate.PATHS if p.exists()}
+    derived = generate.snapshot()
     try:
         staged_folder = stage / folder.name
         staged_folder.mkdir()
@@ -204,9 +204,7 @@ def _install(files: dict[Path, str], name: str, folder: Path) -> list[Path]:
     except BaseException:
         for target in moved:
             target.unlink(missing_ok=True)
-        for path, data in derived.items():
-            if path.read_bytes() != data:
-                path.write_bytes(data)
+        generate.restore(derived)
         if made_folder:
             with contextlib.suppress(OSError):
                 folder.rmdir()
