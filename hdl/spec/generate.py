@@ -1,30 +1,29 @@
 """The files derived from the register map and the descriptors, committed and kept fresh:
 hdl/common/mv_regmap_pkg.sv (the RTL package: regions, fields, error codes, design ids),
-docs/regmap.md and the design table of README.md (between its `designs` markers).
-`montverif generate` writes them; `montverif generate --check` (in `montverif lint`) fails
-when one is stale."""
+docs/regmap.md, the design table of README.md (between its `designs` markers) and, for every
+design, its FuseSoC core hdl/<design>.core, its filelist and top in hdl/cores/
+(montverif.spec.cores). `montverif generate` writes them (and removes the generated files no
+design has any more); `montverif generate --check` (in `montverif lint`) fails when one is
+stale."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from montverif.spec import designs
+from montverif.spec import cores, designs
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import CHECKOUT, COMMON, ROOT, writable
 from montverif.spec.regmap import RegMap
 from montverif.spec.regmap import load as load_regmap
+from montverif.spec.svnames import camel
 
 SV_PATH = COMMON / "mv_regmap_pkg.sv"
 MD_PATH = ROOT / "docs" / "regmap.md"
 README = ROOT / "README.md"
-PATHS = (SV_PATH, MD_PATH, README)  # the derived files
+PATHS = (SV_PATH, MD_PATH, README)  # the derived files but cores, filelists, tops
 BEGIN, END = "<!-- designs:begin (montverif generate) -->", "<!-- designs:end -->"
-
-
-def camel(name: str) -> str:
-    return "".join(part.capitalize() for part in name.lower().split("_"))
 
 
 def emit_sv(rm: RegMap, found: list[Design]) -> str:
@@ -192,18 +191,44 @@ def targets() -> dict[Path, str]:
         out[MD_PATH] = emit_md(rm, found)
     if CHECKOUT and README.exists():
         out[README] = with_table(README.read_text(), design_table(found))
-    return out
+    return out | cores.targets(found)
 
 
 def stale() -> list[Path]:
-    return [p for p, text in targets().items() if not p.exists() or p.read_text() != text]
+    """The derived files missing or not as generated, and the generated files (cores,
+    filelists, tops) that no design has any more."""
+    expected = targets()
+    return [p for p, text in expected.items()
+            if not p.exists() or p.read_text() != text] + cores.orphans(expected)
 
 
 def write() -> list[Path]:
+    """Write the stale files, remove the orphaned ones; the paths written or removed."""
+    expected = targets()
     written = []
-    for path, text in targets().items():
+    for path, text in expected.items():
         if not writable(path).exists() or path.read_text() != text:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
             written.append(path)
+    for path in cores.orphans(expected):
+        writable(path).unlink()
+        written.append(path)
     return written
+
+
+def snapshot() -> dict[Path, bytes]:
+    """The derived files as they are now (every generated core, filelist and top among
+    them), for restore()."""
+    return {p: p.read_bytes() for p in (*PATHS, *cores.generated()) if p.is_file()}
+
+
+def restore(before: dict[Path, bytes]) -> None:
+    """The derived files as snapshot() found them: those changed written back, the cores,
+    filelists and tops generated since removed."""
+    for path in cores.generated():
+        if path not in before:
+            path.unlink()
+    for path, data in before.items():
+        if not path.exists() or path.read_bytes() != data:
+            path.write_bytes(data)

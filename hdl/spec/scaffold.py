@@ -25,7 +25,7 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-from montverif.spec import designs, generate, top
+from montverif.spec import cores, designs, generate, top
 from montverif.spec.design import MAX_ID, Design, parse
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import HDL, ROOT, shown
@@ -143,10 +143,13 @@ def free_id(found: list[Design]) -> int:
 
 
 def _taken_modules() -> dict[str, str]:
-    """Every module the project's RTL declares, and every design's generated top: where."""
+    """Every module the project's RTL declares, and every design's generated top: where
+    (the tops' copies in hdl/cores/ are named as generated tops)."""
     out: dict[str, str] = {}
     for root in (HDL, *OTHER_RTL):
         for path in sorted(root.rglob("*.sv")):
+            if path.parent == cores.CORES:
+                continue
             if not any(part.startswith(".") for part in path.relative_to(root).parts):
                 out |= dict.fromkeys(modules_in(path), shown(path))
     for d in designs.every():
@@ -184,7 +187,7 @@ def _install(files: dict[Path, str], name: str, folder: Path) -> list[Path]:
     stage = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=HDL))
     moved: list[Path] = []
     made_folder = not folder.exists()
-    derived = {p: p.read_bytes() for p in generate.PATHS if p.exists()}
+    derived = generate.snapshot()
     try:
         staged_folder = stage / folder.name
         staged_folder.mkdir()
@@ -204,9 +207,7 @@ def _install(files: dict[Path, str], name: str, folder: Path) -> list[Path]:
     except BaseException:
         for target in moved:
             target.unlink(missing_ok=True)
-        for path, data in derived.items():
-            if path.read_bytes() != data:
-                path.write_bytes(data)
+        generate.restore(derived)
         if made_folder:
             with contextlib.suppress(OSError):
                 folder.rmdir()

@@ -47,3 +47,8 @@ def modules_in(path: Path) -> list[str]:
     """The modules (interfaces, packages, programs) an RTL file declares."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", path.read_text(errors="replace"), flags=re.S)
     return _MODULE.findall(text)
+
+
+def camel(name: str) -> str:
+    """A name as the RTL package spells its constants: mont_r2 -> MontR2."""
+    return "".join(part.capitalize() for part in name.lower().split("_"))

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
-from montverif.spec.generate import camel
 from montverif.spec.paths import INCLUDE_DIRS, cache, shown
+from montverif.spec.svnames import camel
 
 
 def generated_root() -> Path:
@@ -192,14 +192,34 @@ def core_connections(design: Design, core: Header) -> list[tuple[str, str]]:
     return out
 
 
+def default_n(design: Design) -> int:
+    """The top's N when a build names none."""
+    return max(32, design.min_n)
+
+
+def _core(design: Design) -> Header:
+    """The core's header as the top sees it (a foreign core's: its fault option alone)."""
+    if design.foreign is not None:
+        return Header(design.foreign.module, {"FaultEn": ("bit", "1'b0")}, {})
+    core = core_header(design)
+    if "N" not in core.params:
+        raise ConfigError(f"{design.name}: {core.module} has no parameter N")
+    return core
+
+
+def parameters(design: Design, core: Header | None = None) -> list[tuple[str, str, str]]:
+    """The top's parameters, (type, name, default): N, BusW, AckWait, then every parameter
+    of the core's header but N."""
+    core = core or _core(design)
+    params = [("int", "N", str(default_n(design))), ("int", "BusW", "32"),
+              ("int", "AckWait", "0")]
+    return params + [(kind, name, default) for name, (kind, default) in core.params.items()
+                     if name != "N"]
+
+
 def emit(design: Design) -> str:
     """The text of the design's top."""
-    if design.foreign is not None:
-        core = Header(design.foreign.module, {"FaultEn": ("bit", "1'b0")}, {})
-    else:
-        core = core_header(design)
-        if "N" not in core.params:
-            raise ConfigError(f"{design.name}: {core.module} has no parameter N")
+    core = _core(design)
     top = design.toplevel
     halves = bool(design.carry_save_operands)
     red = design.redundant_extra_bits
@@ -225,10 +245,7 @@ def emit(design: Design) -> str:
         "  import mv_regmap_pkg::*;",
         "#(",
     ]
-    params = [("int", "N", str(max(32, design.min_n))), ("int", "BusW", "32"),
-              ("int", "AckWait", "0")]
-    params += [(kind, name, default) for name, (kind, default) in core.params.items()
-               if name != "N"]
+    params = parameters(design, core)
     lines += [f"  parameter {kind} {name} = {default}" + ("," if i < len(params) - 1 else "")
               for i, (kind, name, default) in enumerate(params)]
     lines += [

@@ -31,6 +31,7 @@ from montverif.regress.cli import (
     closure,
     codecov,
     cycles,
+    files,
     formal,
     generate,
     lint,
@@ -74,7 +75,9 @@ COMMANDS: dict[str, Command] = {
     "cycles": Command(cycles.main, "docs/cycles.md from a regression's transaction logs"),
     "synth": Command(synth.main, "synthesis of a design's core for Xilinx 7-series (Yosys)"),
     "lint": Command(lint.main, "RTL lint on both simulators, generated files, ruff"),
-    "generate": Command(generate.main, "derived files: the RTL package, docs/regmap.md, README"),
+    "generate": Command(generate.main, "derived files: the RTL package, docs/regmap.md, README, "
+                        "FuseSoC cores"),
+    "files": Command(files.main, "a design's filelist (sources in compile order, +incdir+)"),
     "models": Command(models_cli.main, "the bit-accurate models: list them, run one operation"),
     "rsa-figures": Command(rsa_figures.main, "docs/rsa.md's measured figures"),
     "new-design": Command(new_design.main, "a new design as a working copy of another"),

@@ -1,7 +1,8 @@
 """The files derived from the register map and the design descriptors: the RTL package
-hdl/common/mv_regmap_pkg.sv, docs/regmap.md and README.md's design table.
+hdl/common/mv_regmap_pkg.sv, docs/regmap.md, README.md's design table and each design's
+FuseSoC core (hdl/<design>.core), filelist and top (hdl/cores/).
 
-    montverif generate            write the stale ones
+    montverif generate            write the stale ones (remove those of a design gone)
     montverif generate --check    exit 1 naming each stale one (montverif lint runs this)
 """
 
@@ -24,7 +25,7 @@ def main(argv: list[str]) -> int:
                 print(f"error: {path.relative_to(ROOT)} is stale; run `montverif generate`")
             return 1 if stale else 0
         for path in generate.write():
-            print(f"wrote {path.relative_to(ROOT)}")
+            print(f"{'wrote' if path.exists() else 'removed'} {path.relative_to(ROOT)}")
     except ConfigError as exc:
         return fail(exc)
     return 0

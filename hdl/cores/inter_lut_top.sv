@@ -1,0 +1,93 @@
+// Written into hdl/cores/ by `montverif generate` (each build writes the same text into build/gen/).
+// GENERATED from hdl/inter/inter_lut.toml by montverif.spec.top: the
+// inter_lut core (Amanor 2005: Algorithm 5: one CSA + 8-entry table)
+// behind the bus loader. Do not edit: change the descriptor.
+module inter_lut_top
+  import mv_regmap_pkg::*;
+#(
+  parameter int N = 32,
+  parameter int BusW = 32,
+  parameter int AckWait = 0,
+  parameter bit FaultEn = 1'b0,
+  parameter int FaultAddr = 2
+) (
+  input  logic             clk_i,
+  input  logic             rst_ni,
+  input  logic             bus_req_i,
+  input  logic             bus_we_i,
+  input  logic [AddrW-1:0] bus_addr_i,
+  input  logic [BusW-1:0]  bus_wdata_i,
+  output logic             bus_ack_o,
+  output logic [BusW-1:0]  bus_rdata_o,
+  output logic             busy_o,
+  output logic             done_o
+);
+
+  localparam int MinN = 8;
+  localparam int RedW = N + 2;
+  if (N < MinN) begin : g_bad_n
+    initial $fatal(1, "inter_lut_top: N must be at least %0d (got %0d)", MinN, N);
+  end
+
+  logic            start, clear, core_busy, core_last;
+  logic [N-1:0]    x, y, m, p;
+  logic [RedW-1:0] s, c;
+
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_bus_loader #(
+    .N        (N),
+    .BusW     (BusW),
+    .RedW     (RedW),
+    .HasRed   (1'b1),
+    .DesignId (DesignIdInterLut),
+    .AckWait  (AckWait),
+    .RangeX   (1'b0)
+  ) u_loader (
+    .clk_i,
+    .rst_ni,
+    .bus_req_i,
+    .bus_we_i,
+    .bus_addr_i,
+    .bus_wdata_i,
+    .bus_ack_o,
+    .bus_rdata_o,
+    .busy_o,
+    .done_o,
+    .core_start_o(start),
+    .core_clear_o(clear),
+    .x_o         (x),
+    .y_o         (y),
+    .m_o         (m),
+    .mp_o        (),
+    .mhat_o      (),
+    .r2_o        (),
+    .e_o         (),
+    .field_o     (),
+    .core_busy_i (core_busy),
+    .core_last_i (core_last),
+    .p_i         (p),
+    .s_i         (s),
+    .c_i         (c)
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  inter_lut #(
+    .N        (N),
+    .FaultEn  (FaultEn),
+    .FaultAddr(FaultAddr)
+  ) u_core (
+    .clk_i,
+    .rst_ni,
+    .start_i     (start),
+    .clear_i     (clear),
+    .x_i         (x),
+    .y_i         (y),
+    .m_i         (m),
+    .busy_o      (core_busy),
+    .last_o      (core_last),
+    .p_o         (p),
+    .s_o         (s),
+    .c_o         (c)
+  );
+
+endmodule

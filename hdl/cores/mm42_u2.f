@@ -1,0 +1,12 @@
+// GENERATED from hdl/mm42/mm42_u2.toml by `montverif generate`: do not edit.
+// mm42_u2's sources in compile order, relative to this file (verilator -F hdl/cores/mm42_u2.f).
++incdir+../common
+../common/mv_regmap_pkg.sv
+../common/mv_bus_loader.sv
+../common/mv_observe.sv
+../common/mv_loop_ctrl.sv
+../common/mv_final_sub.sv
+../mm42/mm42_step.sv
+../mm42/mm42_regs.sv
+../mm42/mm42_u2.sv
+mm42_u2_top.sv

@@ -1,0 +1,12 @@
+// GENERATED from hdl/mont/mont_lut.toml by `montverif generate`: do not edit.
+// mont_lut's sources in compile order, relative to this file (verilator -F hdl/cores/mont_lut.f).
++incdir+../common
+../common/mv_regmap_pkg.sv
+../common/mv_bus_loader.sv
+../common/mv_observe.sv
+../common/mv_loop_ctrl.sv
+../common/mv_final_sub.sv
+../common/mv_sc_regs.sv
+../mont/mont_lut_table.sv
+../mont/mont_lut.sv
+mont_lut_top.sv

@@ -1,0 +1,98 @@
+// Written into hdl/cores/ by `montverif generate` (each build writes the same text into build/gen/).
+// GENERATED from hdl/scalable/mwr2mm.toml by montverif.spec.top: the
+// mwr2mm core (Michalski-Buell 2006: Algorithm 1 (Tenca-Koç MWR2MM): P PEs on W-bit words, latency 2)
+// behind the bus loader. Do not edit: change the descriptor.
+module mwr2mm_top
+  import mv_regmap_pkg::*;
+#(
+  parameter int N = 32,
+  parameter int BusW = 32,
+  parameter int AckWait = 0,
+  parameter int W = 8,
+  parameter int P = 1,
+  parameter bit FaultEn = 1'b0,
+  parameter int FaultPe = 0
+) (
+  input  logic             clk_i,
+  input  logic             rst_ni,
+  input  logic             bus_req_i,
+  input  logic             bus_we_i,
+  input  logic [AddrW-1:0] bus_addr_i,
+  input  logic [BusW-1:0]  bus_wdata_i,
+  output logic             bus_ack_o,
+  output logic [BusW-1:0]  bus_rdata_o,
+  output logic             busy_o,
+  output logic             done_o
+);
+
+  localparam int MinN = 8;
+  localparam int RedW = 1;
+  if (N < MinN) begin : g_bad_n
+    initial $fatal(1, "mwr2mm_top: N must be at least %0d (got %0d)", MinN, N);
+  end
+
+  logic            start, clear, core_busy, core_last;
+  logic [N-1:0]    x, y, m, p;
+  logic [RedW-1:0] s, c;
+
+  /* verilator lint_off PINCONNECTEMPTY */
+  mv_bus_loader #(
+    .N        (N),
+    .BusW     (BusW),
+    .RedW     (RedW),
+    .HasRed   (1'b0),
+    .DesignId (DesignIdMwr2mm),
+    .AckWait  (AckWait),
+    .RangeX   (1'b0)
+  ) u_loader (
+    .clk_i,
+    .rst_ni,
+    .bus_req_i,
+    .bus_we_i,
+    .bus_addr_i,
+    .bus_wdata_i,
+    .bus_ack_o,
+    .bus_rdata_o,
+    .busy_o,
+    .done_o,
+    .core_start_o(start),
+    .core_clear_o(clear),
+    .x_o         (x),
+    .y_o         (y),
+    .m_o         (m),
+    .mp_o        (),
+    .mhat_o      (),
+    .r2_o        (),
+    .e_o         (),
+    .field_o     (),
+    .core_busy_i (core_busy),
+    .core_last_i (core_last),
+    .p_i         (p),
+    .s_i         (s),
+    .c_i         (c)
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  assign s = '0;  // the core keeps no redundant S, C: they are unmapped
+  assign c = '0;
+
+  mwr2mm #(
+    .N        (N),
+    .W        (W),
+    .P        (P),
+    .FaultEn  (FaultEn),
+    .FaultPe  (FaultPe)
+  ) u_core (
+    .clk_i,
+    .rst_ni,
+    .start_i     (start),
+    .clear_i     (clear),
+    .x_i         (x),
+    .y_i         (y),
+    .m_i         (m),
+    .busy_o      (core_busy),
+    .last_o      (core_last),
+    .p_o         (p)
+  );
+
+endmodule
