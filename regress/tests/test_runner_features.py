@@ -452,8 +452,11 @@ def test_signal_groups_and_gtkw(tmp_path: Path) -> None:
                       "datapath registers": ["top.u_core.s_q", "top.u_core.c_q"],
                       "table address": ["top.u_core.lut_addr"]}
     text = debug.gtkw_text("w.fst", groups, 1200.0)
-    assert text.count("@800200") == 4 and "-table address" in text and "[markertime] 1200000" \
-        in text
+    assert text.count("@800200") == 4 and "-table address" in text
+    # GTKWave's marker (in the dumps' 1 ps steps) and view: WINDOW_NS before the mismatch
+    marker = [ln.split() for ln in text.splitlines() if ln.startswith("*")]
+    assert len(marker) == 1 and marker[0][1] == str(1200 * 1000)
+    assert f"[timestart] {int((1200 - debug.WINDOW_NS) * 1000)}" in text
     log = tmp_path / "sim.log"
     log.write_text("  10.00ns INFO x\n  1490.00ns ERROR    scoreboard: MISMATCH\n")
     assert debug.first_error_time_ns(log) == 1490.0
@@ -517,6 +520,7 @@ def test_broken_dut_is_bucketed_and_rerun_with_waves_gtkw_and_picture(tmp_path: 
     assert (rdir / "waves.fst").exists() and (rdir / "mismatch.png").exists()
     gtkw = (rdir / "waves.gtkw").read_text()
     assert "-table address" in gtkw and '[dumpfile] "waves.fst"' in gtkw  # opens when moved
+    assert '[savefile] "waves.gtkw"' in gtkw  # GTKWave finds the dump beside it
     sucl = (rdir / "waves.sucl").read_text().splitlines()
     assert sucl[0] == "load_file waves.fst" and "divider_add table address" in sucl
     assert any(line.startswith("variable_add ") and "lut" in line for line in sucl)
@@ -630,7 +634,8 @@ def test_gtkw_names_vectors_with_their_range(tmp_path: Path) -> None:
     groups = {"bus": ["top.clk_i", "top.bus_addr_i"], "control": [], "datapath registers": [],
               "table address": []}
     text = debug.gtkw_text("w.fst", groups, None, {"top.bus_addr_i": 16})
-    assert "@28\ntop.clk_i\n@22\ntop.bus_addr_i[15:0]\n" in text and "markertime" not in text
+    assert "@28\ntop.clk_i\n@22\ntop.bus_addr_i[15:0]\n" in text
+    assert "[timestart] 0" in text and not any(ln.startswith("*") for ln in text.splitlines())
 
 
 def test_trend_axis_tells_apart_two_regressions_of_one_minute() -> None:
