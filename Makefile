@@ -64,12 +64,12 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide) \
              $(if $(filter 1,$(BEYOND_PAPER)),--beyond-paper) $(KEEP_FLAG)
 
-.PHONY: apt-packages setup venv sim-tools browser-tools coverage-tools cluster-tools synth-tools formal synth test reliability regress sim lint regmap cycles bench closure mutate clean help which
+.PHONY: apt-packages setup venv sim-tools browser-tools wave-tools coverage-tools cluster-tools synth-tools formal synth test reliability regress sim lint regmap cycles bench closure mutate clean help which
 
 help:
 	@sed -n '2,12p' Makefile
 
-setup: venv sim-tools browser-tools coverage-tools cluster-tools synth-tools
+setup: venv sim-tools browser-tools wave-tools coverage-tools cluster-tools synth-tools
 
 # The project's bytecode, compiled as a non-editable install would be (pip compiles what it
 # installs): a command's start then reads it even where PYTHONDONTWRITEBYTECODE is set (about
@@ -91,10 +91,11 @@ $(STAMP): requirements.txt pyproject.toml
 # Icarus Verilog, lz4 headers for Verilator FST waves and ccache (Verilator builds share the
 # compiled runtime: regress/flow/tools.py) from the system's packages.
 APT_PKGS := iverilog liblz4-dev ccache
-# Every system package the project installs (sim-tools, browser-tools, coverage-tools), for a
+# Every system package the project installs (sim-tools, browser-tools, wave-tools,
+# coverage-tools, cluster-tools), for a
 # privileged CI step (ci/apt.sh) that installs them alone.
 apt-packages:
-	@echo $(APT_PKGS) chromium lcov slurm-wlm munge
+	@echo $(APT_PKGS) chromium gtkwave xvfb lcov slurm-wlm munge
 
 sim-tools:
 	@missing=""; \
@@ -121,6 +122,17 @@ browser-tools:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
 	    || { echo "error: apt-get install -y chromium failed"; exit 1; }; \
 	fi
+
+# GTKWave and a virtual X server (xvfb-run) from the system's packages: the test suite opens
+# a failing run's waves.gtkw in GTKWave and reads back its marker and view
+# (regress/tests/test_waves_gtkwave.py); without them those tests are skipped (outside CI).
+wave-tools:
+	@command -v gtkwave >/dev/null && command -v xvfb-run >/dev/null || { \
+	  if [ "$$(id -u)" != 0 ]; then echo "warning: gtkwave/xvfb missing (the GTKWave tests are skipped); run: sudo apt-get install -y gtkwave xvfb"; exit 0; fi; \
+	  echo "installing gtkwave xvfb"; \
+	  apt-get install -y -qq gtkwave xvfb >/dev/null 2>&1 || { apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gtkwave xvfb >/dev/null; } \
+	  || echo "warning: apt-get install -y gtkwave xvfb failed (the GTKWave tests are skipped)"; }
 
 # verilator_coverage (line/toggle merge, annotation) from Debian's verilator package, extracted
 # into the user's cache (regress/coverage/code.py); only COV=1 / --code-coverage need it.

@@ -4,7 +4,9 @@
                   [--vectors file.json] [--txns 200] [--busw 32] [--timeout 600]
                   [--allow-wide] [--beyond-paper] [--keep-secrets]
 
-Prints PASS/FAIL, the log folder and a repro command; exit 0 on pass, 1 on fail, 2 on bad
+Prints PASS/FAIL, the log folder and a repro command; a failing run with --waves also
+writes waves.gtkw (GTKWave opens it at the first mismatch), waves.sucl and mismatch.png
+beside waves.fst and prints where they are; exit 0 on pass, 1 on fail, 2 on bad
 input (a one-line `error:` message, never a traceback), 130 when interrupted (Ctrl-C,
 SIGTERM: the simulation is ended and its folder marked interrupted). `make sim` runs this.
 The tests run in a child process, so a hung simulation is ended by the wall-clock watchdog.
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from montverif.regress.cli.args import Parser, bounded, fail, warn_kept
 from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
-from montverif.regress.flow import tools
+from montverif.regress.flow import debug, tools
 from montverif.regress.flow.paths import work
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import (
@@ -117,4 +119,10 @@ def main(argv: list[str]) -> int:
     print(f"  log: {outcome.log_dir}")
     if outcome.waves:
         print(f"  waves: {outcome.waves}")
+        if not outcome.passed:  # the first mismatch's signals, marked (flow.debug)
+            try:
+                note = debug.annotate(run, outcome.waves, outcome.log_dir, outcome.first_error)
+            except OSError as exc:  # the run's verdict stands: its folder took no more files
+                note = f"no gtkw: cannot write in {outcome.log_dir}: {exc}"
+            print(f"  {note}")
     return 0 if outcome.passed else 1

@@ -1,9 +1,11 @@
 """Failing-seed debug aids next to a traced rerun's waves.fst.
 
-- waves.gtkw: a GTKWave save file with the DUT's key signals in groups (bus, control,
-  datapath registers, table address), found by name in the FST's hierarchy. It names the dump
-  relative to itself (`waves.fst`), so a copied or downloaded run folder opens as it is:
-  `cd <run folder> && gtkwave waves.gtkw`.
+- waves.gtkw: a GTKWave save file (pyvcd's GTKWSave) with the DUT's key signals in groups
+  (bus, control, datapath registers, table address), found by name in the FST's hierarchy,
+  GTKWave's marker at the first mismatch and its view around it. It names the dump and
+  itself relative to its folder (`waves.fst`, `waves.gtkw`): GTKWave then finds the dump
+  beside the save file from any folder, so a copied or downloaded run folder opens as it is
+  (`gtkwave <run folder>/waves.gtkw`).
 - waves.sucl: the same groups as a Surfer command file (`surfer -c waves.sucl` in the run
   folder), for those who use Surfer instead of GTKWave.
 - mismatch.png: the grouped signals around the first mismatch (its simulation time is read
@@ -13,9 +15,13 @@ If pywellen or matplotlib is missing the picture is skipped and mismatch.txt say
 
 from __future__ import annotations
 
+import io
+import math
 import os
 import re
 from pathlib import Path
+
+from vcd.gtkw import GTKWSave
 
 from montverif.regress.flow.spec import UNIT_NS, RunSpec
 
@@ -71,27 +77,54 @@ def dump_name(waves: Path, save_dir: Path) -> str:
     return Path(os.path.relpath(waves.resolve(), save_dir.resolve())).as_posix()
 
 
+# GTKWave's view: the time per pixel is 2**-zoom / PIXELS_PER_FRAME dump units (its
+# nsperframe over pixelsperframe); the save file asks for a window of WINDOW_W x WINDOW_H
+# pixels, whose waves pane is at least WAVES_PX wide (beside the tree and the names)
+PIXELS_PER_FRAME = 200
+WINDOW_W, WINDOW_H, SIGNALS_PX, WAVES_PX = 1400, 900, 280, 700
+
+
+def gtkw_view(marker_ns: float, step_ns: float) -> tuple[int, int, float]:
+    """(window start, marker, zoom) in dump time units (`step_ns` ns each): the marker at the
+    first mismatch, WINDOW_NS before it and a quarter of that after it in view, as the
+    picture shows them."""
+    marker = round(marker_ns / step_ns)
+    start = max(0, round((marker_ns - WINDOW_NS) / step_ns))
+    span = WINDOW_NS * 1.25 / step_ns
+    return start, marker, -math.log2(span / WAVES_PX * PIXELS_PER_FRAME)
+
+
 def gtkw_text(waves: str, groups: dict[str, list[str]], marker_ns: float | None,
-              widths: dict[str, int] | None = None) -> str:
-    """A GTKWave save file: one collapsible group per signal class (vectors named with their
-    bit range, as GTKWave writes them); `waves` as dump_name gives it."""
+              widths: dict[str, int] | None = None, *, step_ns: float = 1e-3,
+              save: str = "waves.gtkw") -> str:
+    """A GTKWave save file (written with pyvcd's GTKWSave): one collapsible group per signal
+    class (vectors named with their bit range, as GTKWave writes them), the marker at
+    `marker_ns` and the view around it. `waves` (as dump_name gives it) and `save`, the save
+    file's own name, are relative to the save file's folder: GTKWave finds a relative dump
+    from the save file's [savefile] entry, whatever folder it is started in."""
     widths = widths or {}
-
-    def named(path: str) -> str:
-        width = widths.get(path, 1)
-        return f"{path}[{width - 1}:0]" if width > 1 else path
-
-    lines = [f'[dumpfile] "{waves}"', "[timestart] 0"]
-    if marker_ns is not None:
-        lines.append(f"[markertime] {int(marker_ns * 1000)}")  # the dumps' 1 ps timescale
+    out = io.StringIO()
+    gtkw = GTKWSave(out)
+    gtkw.comment("montverif: the first mismatch's signals (regress/flow/debug.py)")
+    gtkw.dumpfile(waves, abspath=False)
+    gtkw.savefile(save, abspath=False)
+    gtkw.size(WINDOW_W, WINDOW_H)
+    gtkw.signals_width(SIGNALS_PX)
+    if marker_ns is None:
+        gtkw.timestart(0)
+    else:
+        start, marker, zoom = gtkw_view(marker_ns, step_ns)
+        gtkw.timestart(start)
+        gtkw.zoom_markers(zoom, marker)
     for name, sigs in groups.items():
         if not sigs:
             continue
-        lines += ["@800200", f"-{name}"]
-        for sig in sigs:
-            lines += ["@22" if widths.get(sig, 1) > 1 else "@28", named(sig)]
-        lines += ["@1000200", f"-{name}"]
-    return "\n".join(lines) + "\n"
+        with gtkw.group(name):
+            for sig in sigs:
+                width = widths.get(sig, 1)
+                gtkw.trace(f"{sig}[{width - 1}:0]" if width > 1 else sig,
+                           datafmt="hex" if width > 1 else "bin")
+    return out.getvalue()
 
 
 def surfer_text(waves: str, groups: dict[str, list[str]]) -> str:
@@ -167,7 +200,7 @@ def draw(waves: Path, groups: dict[str, list[str]], center_ns: float, png: Path)
 def annotate(run: RunSpec, waves: Path, log_dir: Path, first_error: str) -> str:
     """waves.gtkw and mismatch.png next to the rerun's waves; returns a one-line note."""
     try:
-        _, variables = _fst_paths(waves)
+        step, variables = _fst_paths(waves)
     except ImportError:
         (log_dir / "mismatch.txt").write_text("no picture: pywellen is not installed\n")
         return "no gtkw/picture: pywellen is not installed"
@@ -178,7 +211,8 @@ def annotate(run: RunSpec, waves: Path, log_dir: Path, first_error: str) -> str:
     center = first_error_time_ns(log_dir / "sim.log")
     widths = {path: int(getattr(var, "bitwidth", 1) or 1) for path, var in variables}
     dump = dump_name(waves, log_dir)
-    (log_dir / "waves.gtkw").write_text(gtkw_text(dump, groups, center, widths))
+    (log_dir / "waves.gtkw").write_text(gtkw_text(dump, groups, center, widths,
+                                                  step_ns=step))
     (log_dir / "waves.sucl").write_text(surfer_text(dump, groups))
     if center is None:
         (log_dir / "mismatch.txt").write_text("no picture: no error time in the rerun's log\n")

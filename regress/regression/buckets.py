@@ -1,10 +1,13 @@
 """Failure buckets: failing runs grouped by a normalised signature of their first error.
 
 The signature is the first scoreboard mismatch or error with everything run-specific taken
-out (test name prefix, simulation times, hex and decimal numbers, digests of secret operands,
-lists of numbers), so one bug that fails 40 seeds with 40 different operands is one bucket.
-Buckets are per design (`dut`): two designs failing the same way are two separate pieces of
-RTL.
+out (test name prefix, build and run keys, seeds, absolute and relative paths, simulation
+times, hex and decimal numbers, digests of secret operands, lists of numbers), so one bug
+that fails 40 seeds with 40 different operands is one bucket, and one cause that fails the
+build of every model (a missing tool, a broken environment) is one bucket too.
+Run failures are bucketed per design (`dut`): two designs failing the same way are two
+separate pieces of RTL. A build failure's bucket spans designs: its cause is the build's,
+whichever design it was building (the bucket lists them).
 """
 
 from __future__ import annotations
@@ -19,21 +22,35 @@ from montverif.spec.secrets import DIGEST
 if TYPE_CHECKING:
     from montverif.regress.regression.results import RunResult
 
+BUILD_FAILED = "build failed:"  # the first error of a run whose model did not build
 _TEST_PREFIX = re.compile(r"^[A-Z]\w*Test: ")
 _TIME = re.compile(r"@\s*[\d.]+\s*[munpf]?s\b")
 _HEX = re.compile(r"\b0x[0-9a-fA-F_]+\b|\b[0-9a-fA-F]*[a-fA-F][0-9a-fA-F]*h\b")
 _NUM = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?")
 _LIST = re.compile(r"\[(?:\s*(?:#|\d+|'[^']*')\s*,?)+\]")
-_PATH = re.compile(r"(?:/[\w.+-]+){2,}")
+# a build key (flow.spec.BuildSpec.key: design, n<N>, parameters, ..., simulator) and a run
+# key (the build's, -s<seed>, plusargs, mutant, vectors)
+_KEY = re.compile(r"(?<![\w.-])[A-Za-z]\w*-n\d+(?:-[\w.]+)*?-(?:verilator|icarus)"
+                  r"(?:-s\d+(?:-[\w.]+)*)?(?![\w.-])")
+# the folders of an absolute path (two parts or more: /bin/sh), or of a relative one (folders
+# and a name, each with a letter: build/sim/k/build.log, ../x.sv; not 3/4); a hierarchical
+# name (top.u_core.s_q) is none. The name stays: `<path>/python3: not found` is another
+# cause than `<path>/c++: not found`.
+_PART = r"[\w.+-]*[A-Za-z][\w.+-]*"
+_PATH = re.compile(rf"(?:/[\w.+-]+)+(?=/[\w.+-]+)|(?<![\w/.+-])(?:\.{{1,2}}/|{_PART}/)*"
+                   rf"(?:\.{{1,2}}|{_PART})(?=/{_PART})")
+_SEED = re.compile(r"(?<![\w-])(--seed[= ]|seed[= :]*)\d+\b", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 MAX_SIGNATURE = 160
 
 
 def signature(first_error: str) -> str:
-    """The bucket signature of one first error: same bug, same string."""
+    """The bucket signature of one first error: same cause, same string."""
     text = first_error.strip().splitlines()[0] if first_error.strip() else "failed"
     text = _TEST_PREFIX.sub("", text)
     text = _PATH.sub("<path>", text)
+    text = _KEY.sub("<key>", text)
+    text = _SEED.sub(lambda m: f"{m[1]}<seed>", text)
     text = _TIME.sub("@#", text)
     text = DIGEST.sub("#", text)
     text = _HEX.sub("#", text)
@@ -45,11 +62,17 @@ def signature(first_error: str) -> str:
 
 @dataclass
 class Bucket:
-    """Every failing run of one design with one signature; `repro` is the cheapest one."""
+    """Every failing run of one design (every design, for a build failure) with one
+    signature; `repro` is the cheapest one."""
 
-    dut: str
+    scope: str  # the design, or "" for a build failure (any design)
     signature: str
     results: list[RunResult] = field(default_factory=list)
+
+    @property
+    def dut(self) -> str:
+        """The design, or the designs (comma-separated) of a build failure's bucket."""
+        return self.scope or ", ".join(sorted({r.run.build.dut for r in self.results}))
 
     @property
     def count(self) -> int:
@@ -74,11 +97,13 @@ class Bucket:
 
 
 def buckets(results: Iterable[RunResult]) -> list[Bucket]:
-    """Failing runs grouped by (dut, signature); biggest bucket first."""
+    """Failing runs grouped by (dut, signature), build failures by signature alone; biggest
+    bucket first."""
     groups: dict[tuple[str, str], Bucket] = {}
     for res in results:
         if res.status != "FAIL":
             continue
-        key = (res.run.build.dut, signature(res.first_error))
+        sig = signature(res.first_error)
+        key = ("" if sig.startswith(BUILD_FAILED) else res.run.build.dut, sig)
         groups.setdefault(key, Bucket(*key)).results.append(res)
     return sorted(groups.values(), key=lambda b: (-b.count, b.dut, b.signature))

@@ -96,7 +96,8 @@ def format_buckets(reg: Regression) -> str:
         seeds = ", ".join(map(str, b.seeds[:8])) + (" ..." if len(b.seeds) > 8 else "")
         lines += [f"bucket {b.count:>3}x {b.dut}: {b.signature}",
                   f"  seeds: {seeds}", f"  repro: {b.example.run.repro()}"]
-    return ("failure buckets (same design, same first error with numbers stripped):\n"
+    return ("failure buckets (same first error with keys, seeds, paths and numbers stripped; "
+            "per design, but a build failure's across designs):\n"
             + "\n".join(lines)) if lines else ""
 
 

