@@ -18,7 +18,7 @@ from montverif.regress.cli import regress as regress_cli
 from montverif.regress.coverage import code as codecov
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.tools import ToolError
-from montverif.regress.tests.test_coverage_merge import check_ucis
+from montverif.regress.tests.test_coverage_merge import check_history, check_ucis
 
 Row = tuple[str, int, int, str, str, str, int]  # page, line, col, what, span, inst, count
 
@@ -186,6 +186,7 @@ def test_regress_run_with_code_coverage(tmp_path: Path, capsys) -> None:
     check_code_exports(tmp_path / "out" / "coverage" / "code", out)
     # the functional coverage of a real run as UCIS, read back with pyucis
     check_ucis(tmp_path / "out" / "coverage" / "merged.ucis.xml", summary)
+    check_history(tmp_path / "out" / "coverage" / "merged.ucis.xml", tmp_path / "out")
 
 
 def check_code_exports(code_dir: Path, text: str) -> None:
