@@ -184,6 +184,13 @@ def test_regress_run_with_code_coverage(tmp_path: Path, capsys) -> None:
     assert "verilator_coverage annotation" in annotated.read_text()
     assert "code coverage (1 Verilator run(s))" in out
     check_code_exports(tmp_path / "out" / "coverage" / "code", out)
+    # report.html shows the same figures, linking the exports
+    page = (tmp_path / "out" / "report.html").read_text()
+    section = page[page.index("Code coverage (Verilator)"):page.index('id="all-runs"')]
+    for covered, total in percents(out).values():
+        assert f"({covered}/{total})" in section
+    assert all(f'href="coverage/code/{name}"' in section
+               for name in ("merged.info", "merged.toggle.info", "merged.cobertura.xml"))
     # the functional coverage of a real run as UCIS, read back with pyucis
     check_ucis(tmp_path / "out" / "coverage" / "merged.ucis.xml", summary)
     check_history(tmp_path / "out" / "coverage" / "merged.ucis.xml", tmp_path / "out")
