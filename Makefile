@@ -4,7 +4,7 @@
 #   make reliability   the reliability suite alone (concurrency, interruption, bad input, secrets)
 #   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200] [PARAMS=W=16,P=4]
 #   KEEP_SECRETS=1 (sim, regress): secret operands (the RSA core's exponent) in clear, for debugging
-#   make lint      Verilator -Wall lint, Icarus compile, ruff, mypy   make setup   set-up only
+#   make lint      Verilator -Wall lint, Icarus compile, ruff, mypy, shellcheck   make setup   set-up only
 #   make closure DUT=mont_lut [N=32] [BUDGET_SEEDS=40] [BUDGET_MIN=15] [STEER=0] [JOBS=2]
 #   make mutate DUT=mont_lut [N=8] [MUTANTS=20] [SEED=1] [JOBS=1] [SIM=icarus]   mutation score
 #   make formal [BLOCK=mv_bus_loader] [N=8] [BUSW=8] [DEPTH=20] [PARAMS=HasE=1]   SBY proof

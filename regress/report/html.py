@@ -1,12 +1,16 @@
 """report.html: one self-contained page (no server, no external assets) from summary.json.
 
-Sections: verdict and tool versions, trends (inline SVG of pass rate, coverage and the mean
-and minimum mutation score over the history), failure buckets, pass/fail per model, every
-failure (seed, one-line repro with git revision and tool versions, log excerpt around the
-first error, waves rerun verdict, the picture around the first mismatch), cross-simulator
-checks, mutation (per design, every survivor, links to each campaign's mutate.html),
-coverage against each design's goal with its holes (the bins not covered), cycle tables
-(cycles.md rendered by markdown-it-py).
+Sections, in the order a reader needs them: the verdict banner (PASS or FAIL and why, the
+counts, wall time, git revision), then per design its runs, passes, failures and coverage;
+the failures (buckets with their repro, then every failure: seed, one-line repro with git
+revision and tool versions, log excerpt around the first error, waves rerun verdict, the
+picture around the first mismatch); coverage (functional against each design's goal with
+its holes, and the Verilator line/branch/toggle coverage when the folder has it, linking
+its LCOV and Cobertura); every run; then trends (inline SVG of pass rate, coverage and the
+mean and minimum mutation score over the history), cross-simulator checks, formal, mutation
+(per design, every survivor, links to each campaign's mutate.html), cycle tables (cycles.md
+rendered by markdown-it-py); and last the configuration (tools, seeds, results per
+configuration).
 
 Every run's seed links to its sim.log (relative links: the folder opens as it is from
 file:// or as a downloaded CI artifact). Tables of class "sortable" sort by a click on a
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -36,7 +41,10 @@ font-weight:bold}.SKIP{color:#777}.ERROR{color:#b60;font-weight:bold}pre{backgro
 font-size:12px}code{font-size:12px}.hit{background:#fdd}
 table.sortable th{cursor:pointer;user-select:none}th[aria-sort=ascending]::after{content:" \\25B2"}
 th[aria-sort=descending]::after{content:" \\25BC"}.filter{margin:.4em 0;font-size:13px}
-td.holes{max-width:520px}td.holes code{word-break:break-word}"""
+td.holes{max-width:520px}td.holes code{word-break:break-word}
+.banner{padding:.5em 1em;margin:0 0 1em;border-radius:4px;color:#fff}.banner h1{margin:.2em 0}
+.banner.pass{background:#176b2c}.banner.fail{background:#a8141c}.banner code{color:#fff;
+font-size:13px}.banner p{margin:.3em 0}"""
 # Sorting (a click or Enter on a column head; numbers as numbers, data-sort overrides the
 # text) and filtering (every word of the box in the row's text, and the row's data-status
 # when the status menu is set). No library, nothing fetched.
@@ -398,41 +406,176 @@ def _seed_source(summary: dict) -> str:
     return "" if source == "given" else f" (from the {_e(source)})"
 
 
-def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
+def verdict(summary: dict, out_dir: Path) -> tuple[bool, list[str]]:
+    """PASS or FAIL as `montverif regress` exits, with why not: a run that did not pass
+    (failed, infrastructure error, not started), simulators that disagree, a formal check or
+    mutation campaign short of what it needs, an enforced coverage goal missed."""
     runs = summary["runs"]
-    title = f"montverif regression {summary['list']}"
+    why = []
+    for status, what in (("FAIL", "failed"), ("ERROR", "infrastructure error(s)"),
+                         ("SKIP", "not started")):
+        if count := sum(r["status"] == status for r in runs):
+            why.append(f"{count} run(s) {what}")
+    if bad := sum(not d["same"] for d in summary.get("diffs", [])):
+        why.append(f"{bad} cross-simulator check(s) differ")
+    if bad := sum(not c["ok"] for c in summary.get("formal", {}).values()):
+        why.append(f"{bad} formal check(s) without their verdict")
+    if bad := sum(m["status"] != "passed" for m in summary.get("mutation", {}).values()):
+        why.append(f"{bad} mutation campaign(s) below their goal")
+    if _coverage_enforced(out_dir):
+        if missed := [d for d, rec in history.coverage_duts(out_dir).items()
+                      if rec.get("met") is False]:
+            why.append("coverage goal missed: " + ", ".join(missed))
+    if not (runs or summary.get("formal") or summary.get("mutation") or summary.get("shard")):
+        why.append("nothing ran")
+    return not why, why
+
+
+def _coverage_enforced(out_dir: Path) -> bool:
+    summary = _coverage_json(out_dir)
+    return bool(summary.get("enforce")) if summary else False
+
+
+def _coverage_json(out_dir: Path) -> dict:
+    """<out>/coverage/summary.json as a dict ({} when missing or unreadable)."""
+    try:
+        data = json.loads((out_dir / "coverage" / "summary.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+CODE_KINDS = ("line", "branch", "toggle")
+
+
+def code_coverage(out_dir: Path) -> dict | None:
+    """The Verilator code coverage of coverage/summary.json ("code": overall and per design,
+    each kind {covered, total, percent}); None when not measured or not readable."""
+    code = _coverage_json(out_dir).get("code")
+
+    def ok(rec: object) -> bool:
+        return isinstance(rec, dict) and all(
+            isinstance(rec.get(k), dict) and isinstance(rec[k].get("total"), int)
+            and isinstance(rec[k].get("covered"), int) for k in ("line", "toggle"))
+
+    if not isinstance(code, dict) or not ok(code.get("overall")):
+        return None
+    duts = code.get("duts")
+    if not isinstance(duts, dict):
+        duts = {}
+    return {"runs": code.get("runs"), "overall": code["overall"],
+            "duts": {d: rec for d, rec in duts.items() if ok(rec)}}
+
+
+def _kinds(rec: dict) -> str:
+    return ", ".join(f"{k} {100 * rec[k]['covered'] / rec[k]['total']:.1f}%"
+                     for k in CODE_KINDS if k in rec and rec[k]["total"])
+
+
+def banner(summary: dict, out_dir: Path) -> str:
+    """The verdict first: PASS or FAIL with why, the counts, wall time and revision."""
+    ok, why = verdict(summary, out_dir)
+    word = "PASS" if ok else "FAIL"
     done = summary["passed"] + summary["failed"]
     rate = f"{100 * summary['passed'] / done:.1f}%" if done else "-"
-    body = [f"<h1>{_e(title)}</h1>",
-            f"<p>{summary['passed']} passed, {summary['failed']} failed, "
-            + (f"{summary['errors']} infrastructure error(s), " if summary.get("errors") else "")
-            + f"{summary['skipped']} not started; pass rate {rate}; started "
-            f"{_e(summary['start'])}, wall "
-            f"{summary['wall_s']:.0f}s; git {_e(summary['git'])}; base seed "
-            f"{summary['base_seed']}" + _seed_source(summary) + (f"; shard {_e(summary['shard'])}"
-                                         if summary.get("shard") else "") + "</p>",
-            "<p>tools: " + _e(", ".join(f"{k} {v}" for k, v in
-                                         summary.get("versions", {}).items())) + "</p>"]
-    if checks := list(summary.get("formal", {}).values()):
-        missed = [c["key"] for c in checks if not c["ok"]]
-        body.append(f'<p><a href="#formal">formal</a>: {len(checks) - len(missed)} of '
-                    f"{len(checks)} check(s) as required"
-                    + (f"; <b>not: {_e(', '.join(missed))}</b>" if missed else "") + "</p>")
-    if muts := list(summary.get("mutation", {}).values()):
-        below = [m["dut"] for m in muts if m["status"] != "passed"]
-        body.append(f'<p><a href="#mutation">mutation</a>: {len(muts) - len(below)} of '
-                    f"{len(muts)} campaign(s) at their goal"
-                    + (f"; <b>not: {_e(', '.join(below))}</b>" if below else "") + "</p>")
-    body += [f"<p><b>{_e(note)}</b></p>" for note in summary.get("notes", [])]
-    if beyond := [r for r in runs if r.get("beyond_paper")]:
-        body.append(f"<p>{len(beyond)} run(s) beyond the hardware their paper assumes "
-                    "(flagged: not the paper's design): " + _e("; ".join(sorted(
-                        {f"{r['dut']} {b}" for r in beyond for b in r["beyond_paper"]})))
-                    + "</p>")
-    if why := history.partial(summary):
-        body.append(f"<p><b>partial regression ({_e(why)}): not in the trends</b></p>")
-    hist = [h for h in history.complete(past or []) if h.get("list") == summary["list"]]
-    body.append("<h2>Trends</h2>")
+    counts = (f"{summary['passed']} passed, {summary['failed']} failed"
+              + (f", {summary['errors']} infrastructure error(s)" if summary.get("errors")
+                 else "") + f", {summary['skipped']} not started; pass rate {rate}")
+    title = f"montverif regression {summary['list']}"
+    return (f'<section id="verdict" class="banner {word.lower()}"><h1>{_e(title)}: '
+            f'<span class=word>{word}</span></h1>'
+            f"<p class=counts>{_e(counts)}</p>"
+            + (f"<p class=why>{_e('; '.join(why))}</p>" if why else "")
+            + f"<p class=meta>wall {summary['wall_s']:.0f} s · revision "
+            f"<code>{_e(summary['git'])}</code> · started {_e(summary['start'])} · base seed "
+            f"{summary['base_seed']}{_seed_source(summary)}"
+            + (f" · shard {_e(summary['shard'])}" if summary.get("shard") else "")
+            + "</p></section>")
+
+
+def designs_section(summary: dict, out_dir: Path) -> list[str]:
+    """Per design: runs, passed, failed, and its coverage (functional against its goal;
+    line, branch and toggle when measured)."""
+    runs = summary["runs"]
+    functional = history.coverage_duts(out_dir)
+    code = code_coverage(out_dir)
+    code_duts = code["duts"] if code else {}
+    rows = []
+    for dut in sorted({r["dut"] for r in runs} | set(functional) | set(code_duts)):
+        mine = [r for r in runs if r["dut"] == dut]
+        passed = sum(r["status"] == "PASS" for r in mine)
+        failed = sum(r["status"] == "FAIL" for r in mine)
+        other = len(mine) - passed - failed
+        cov = []
+        if f := functional.get(dut):
+            pct = 100 * f["covered"] / f["total"]
+            goal = f.get("goal")
+            cov.append(f"functional {pct:.1f}%"
+                       + (f" (goal {goal:g}%{'' if f.get('met', True) else ', MISSED'})"
+                          if isinstance(goal, int | float) else ""))
+        if dut in code_duts:
+            cov.append(_kinds(code_duts[dut]))
+        status = "FAIL" if failed or other else "PASS"
+        rows.append(f'<tr data-status="{status}"><td>{_e(dut)}</td><td>{len(mine)}</td>'
+                    f"<td class=PASS>{passed}</td><td class={'FAIL' if failed else 'PASS'}>"
+                    f"{failed}</td><td>{_e('; '.join(cov) or '-')}</td></tr>")
+    return ['<h2 id="designs">Designs</h2>',
+            table(("design", "runs", "passed", "failed", "coverage"), rows, "design-rollup",
+                  ("PASS", "FAIL"))]
+
+
+def failures_section(summary: dict, out_dir: Path) -> list[str]:
+    """The failure buckets with their repro, then every failure with its log excerpt."""
+    runs = summary["runs"]
+    failures = [r for r in runs if r["status"] == "FAIL"]
+    body = ['<h2 id="failures">Failures</h2>']
+    if not summary.get("buckets") and not failures:
+        return [*body, "<p>no failures.</p>"]
+    by_key = {r["key"]: r for r in runs}
+    body.append(f"<p>{len(failures)} failing run(s) in {len(summary.get('buckets', []))} "
+                "bucket(s) (the failures of one design with one first error, numbers left "
+                "out); each repro reruns the bucket's cheapest seed.</p>")
+    body.append(table(("count", "design", "signature", "seeds", "repro"), [
+        f"<tr><td>{b['count']}</td><td>{_e(b['dut'])}</td><td><code>"
+        f"{_e(b['signature'])}</code></td><td>" + ", ".join(
+            seed_link(by_key[k], out_dir) if k in by_key else _e(seed)
+            for seed, k in zip(b["seeds"], b.get("runs") or [""] * len(b["seeds"]),
+                               strict=False))
+        + f"</td><td><a href=\"#{_e(b['example'])}\"><code>{_e(b['repro'])}</code>"
+        "</a></td></tr>" for b in summary.get("buckets", [])], "buckets"))
+    return body + [_failure(r, summary, out_dir) for r in failures]
+
+
+def code_section(out_dir: Path) -> list[str]:
+    """Verilator line, branch and toggle coverage (covered/total) overall and per design,
+    linking to the LCOV and Cobertura files when the folder has them."""
+    code = code_coverage(out_dir)
+    if code is None:
+        return ["<p>code coverage not measured (regress --code-coverage).</p>"]
+
+    def cells(rec: dict) -> str:
+        return "".join(
+            f"<td data-sort=\"{100 * rec[k]['covered'] / rec[k]['total']:.2f}\">"
+            f"{100 * rec[k]['covered'] / rec[k]['total']:.1f}% ({rec[k]['covered']}/"
+            f"{rec[k]['total']})</td>" if k in rec and rec[k]["total"] else "<td>-</td>"
+            for k in CODE_KINDS)
+
+    rows = [f"<tr><td>{_e(d)}</td>{cells(rec)}</tr>" for d, rec in sorted(code["duts"].items())]
+    rows.append(f"<tr><td><b>all</b></td>{cells(code['overall'])}</tr>")
+    folder = out_dir / "coverage" / "code"
+    links = [f'<a href="{_e(_rel(folder / name, out_dir))}">{name}</a>'
+             for name in ("merged.info", "merged.toggle.info", "merged.cobertura.xml")
+             if (folder / name).is_file()]
+    return ["<h3>Code coverage (Verilator)</h3>",
+            f"<p>{_e(code.get('runs') or '?')} run(s) merged; source lines, decision arms "
+            "and bit transitions as genhtml counts them"
+            + (": " + " · ".join(links) if links else "") + ".</p>",
+            table(("design", "line", "branch", "toggle"), rows)]
+
+
+def trends_section(summary: dict, past: list[dict]) -> list[str]:
+    hist = [h for h in history.complete(past) if h.get("list") == summary["list"]]
+    body = ['<h2 id="trends">Trends</h2>']
     if len(hist) == 1:
         body.append("<p class=trend>first complete regression of this list in the history: "
                     "the trends (pass rate, coverage, mutation score) start with the next one."
@@ -452,20 +595,38 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
                                   others=[("minimum", [h.get("mutation_min") for h in hist])]))
     else:
         body.append("<p>no history yet.</p>")
-    body.append("<h2>Failure buckets</h2>")
-    if summary.get("buckets"):
-        by_key = {r["key"]: r for r in runs}
-        body.append(table(("count", "design", "signature", "seeds", "repro"), [
-            f"<tr><td>{b['count']}</td><td>{_e(b['dut'])}</td><td><code>"
-            f"{_e(b['signature'])}</code></td><td>" + ", ".join(
-                seed_link(by_key[k], out_dir) if k in by_key else _e(seed)
-                for seed, k in zip(b["seeds"], b.get("runs") or [""] * len(b["seeds"]),
-                                   strict=False))
-            + f"</td><td><a href=\"#{_e(b['example'])}\"><code>{_e(b['repro'])}</code>"
-            "</a></td></tr>" for b in summary["buckets"]]))
-    else:
-        body.append("<p>no failures.</p>")
-    body.append("<h2>Results per model</h2><p>Each seed links to its run's log.</p>")
+    return body
+
+
+def _notes(summary: dict) -> list[str]:
+    """What a reader must know next to the verdict: formal and mutation at a glance, the
+    regression's notes, runs beyond their paper, a partial regression."""
+    body = []
+    runs = summary["runs"]
+    if checks := list(summary.get("formal", {}).values()):
+        missed = [c["key"] for c in checks if not c["ok"]]
+        body.append(f'<p><a href="#formal">formal</a>: {len(checks) - len(missed)} of '
+                    f"{len(checks)} check(s) as required"
+                    + (f"; <b>not: {_e(', '.join(missed))}</b>" if missed else "") + "</p>")
+    if muts := list(summary.get("mutation", {}).values()):
+        below = [m["dut"] for m in muts if m["status"] != "passed"]
+        body.append(f'<p><a href="#mutation">mutation</a>: {len(muts) - len(below)} of '
+                    f"{len(muts)} campaign(s) at their goal"
+                    + (f"; <b>not: {_e(', '.join(below))}</b>" if below else "") + "</p>")
+    body += [f"<p><b>{_e(note)}</b></p>" for note in summary.get("notes", [])]
+    if beyond := [r for r in runs if r.get("beyond_paper")]:
+        body.append(f"<p>{len(beyond)} run(s) beyond the hardware their paper assumes "
+                    "(flagged: not the paper's design): " + _e("; ".join(sorted(
+                        {f"{r['dut']} {b}" for r in beyond for b in r["beyond_paper"]})))
+                    + "</p>")
+    if why := history.partial(summary):
+        body.append(f"<p><b>partial regression ({_e(why)}): not in the trends</b></p>")
+    return body
+
+
+def configuration_section(summary: dict, out_dir: Path) -> list[str]:
+    """Last: the tools, seeds and jobs, and the results per configuration (model)."""
+    runs = summary["runs"]
     groups: dict[str, list[dict]] = {}
     for r in runs:
         groups.setdefault(r["config"], []).append(r)
@@ -477,16 +638,47 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
                     f"</td><td>{len(group)}</td><td class=PASS>{count['PASS']}</td>"
                     f"<td class={'FAIL' if count['FAIL'] else 'PASS'}>{count['FAIL']}</td>"
                     f"<td>{count['SKIP']}</td><td>{seeds}</td></tr>")
-    body.append(table(("model", "runs", "pass", "fail", "skip", "seeds"), rows, "models",
-                      ("PASS", "FAIL")))
-    body.append(f"<h2>Runs</h2><p>{len(runs)} run(s); click a column head to sort.</p>")
-    body.append(runs_table(runs, out_dir))
-    failures = [r for r in runs if r["status"] == "FAIL"]
-    if failures:
-        body.append("<h2>Failures</h2>")
-        body += [_failure(r, summary, out_dir) for r in failures]
+    return ['<h2 id="configuration">Configuration</h2>',
+            "<p>tools: " + _e(", ".join(f"{k} {v}" for k, v in
+                                         summary.get("versions", {}).items()))
+            + f"; list {_e(summary['list'])}, base seed {summary['base_seed']}"
+            + _seed_source(summary) + f", {_e(summary.get('jobs', '?'))} job(s) at a time.</p>",
+            f"<h3>Results per configuration</h3><p>{len(groups)} configuration(s); each seed "
+            "links to its run's log.</p>",
+            table(("configuration", "runs", "pass", "fail", "skip", "seeds"), rows, "models",
+                  ("PASS", "FAIL"))]
+
+
+def cycles_section(out_dir: Path) -> list[str]:
+    """cycles.md rendered; its list of designs without logs left out (a regression runs the
+    designs of its list: the others are not missing)."""
+    cycles = out_dir / "cycles.md"
+    if not cycles.exists():
+        return ['<h2 id="cycles">Cycle counts</h2>',
+                "<p>no transaction logs with cycle counts.</p>"]
+    text = "\n".join(ln for ln in cycles.read_text().splitlines()
+                     if not ln.startswith(NO_LOGS))
+    return ['<h2 id="cycles">Cycle counts</h2>', markdown_html(text, "Cycle counts")]
+
+
+NO_LOGS = "No logs yet for:"
+
+
+def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
+    """The page: verdict, designs, failures, coverage, runs; then trends, cross-simulator
+    checks, formal, mutation and cycle counts; the configuration last."""
+    runs = summary["runs"]
+    title = f"montverif regression {summary['list']}"
+    body = [banner(summary, out_dir), *_notes(summary),
+            *designs_section(summary, out_dir),
+            *failures_section(summary, out_dir),
+            '<h2 id="coverage-section">Coverage</h2>', "<h3>Functional coverage</h3>",
+            *coverage_section(out_dir), *code_section(out_dir),
+            f'<h2 id="all-runs">Runs</h2><p>{len(runs)} run(s); click a column head to sort.</p>',
+            runs_table(runs, out_dir),
+            *trends_section(summary, past or [])]
     if summary.get("diffs"):
-        body.append("<h2>Cross-simulator checks</h2>" + table(
+        body.append('<h2 id="cross-sim">Cross-simulator checks</h2>' + table(
             ("model and seed", "runs", "verdict"),
             [f"<tr><td>{_e(d['key'])}</td><td>{_e(' vs '.join(d['runs']))}</td>"
              f"<td class={'PASS' if d['same'] else 'FAIL'}>"
@@ -496,12 +688,8 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
         body += formal_section(summary["formal"], out_dir)
     if summary.get("mutation"):
         body += mutation_section(summary["mutation"], out_dir)
-    body.append("<h2>Coverage</h2>")
-    body += coverage_section(out_dir)
-    body.append("<h2>Cycle counts</h2>")
-    cycles = out_dir / "cycles.md"
-    body.append(markdown_html(cycles.read_text(), "Cycle counts") if cycles.exists()
-                else "<p>no transaction logs with cycle counts.</p>")
+    body += cycles_section(out_dir)
+    body += configuration_section(summary, out_dir)
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
             f"<style>{CSS}</style></head><body>\n" + "\n".join(body)
             + f"\n<script>{SCRIPT}</script>\n</body></html>\n")

@@ -31,7 +31,8 @@ def write_cycles(out_dir: Path) -> None:
     table = cycles.collect([out_dir / "runs"], unreadable)  # the list's runs, not mutation/
     if table:
         left_out = "".join(f"\nLeft out, unreadable: {why}\n" for why in unreadable)
-        (out_dir / "cycles.md").write_text(cycles.render(table) + left_out)
+        (out_dir / "cycles.md").write_text(cycles.render(table, list_missing=False)
+                                             + left_out)
 
 
 def finish_report(reg: Regression, history_file: Path | None) -> None:

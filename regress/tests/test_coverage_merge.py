@@ -9,10 +9,12 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cocotb_coverage.coverage import coverage_db
 from ucis.cover_type_t import CoverTypeT
+from ucis.history_node_kind import HistoryNodeKind
 from ucis.scope_type_t import ScopeTypeT
 from ucis.xml.xml_reader import XmlReader
 
@@ -86,9 +88,15 @@ def make_results(root: Path, runs: list[tuple[str, str, str, Hits | None]]) -> P
         folder.mkdir(parents=True)
         if hits is not None:
             write_xml(folder / "coverage.xml", dut, hits)
-        records.append({"key": key, "dut": dut, "status": status,
+        sim_ = "icarus" if "-icarus-" in key else "verilator"
+        seed = int(key.rsplit("-s", 1)[1])
+        records.append({"key": key, "dut": dut, "status": status, "seed": seed, "sim": sim_,
+                        "tests": ["RandomTest", "CornerTest"][:1 + seed % 2],
+                        "repro": f"montverif sim --dut {dut} --seed {seed}",
                         "log_dir": "/elsewhere/" + key})
-    (root / "summary.json").write_text(json.dumps({"list": "syn", "runs": records}))
+    (root / "summary.json").write_text(json.dumps({
+        "list": "syn", "start": "2026-11-24T03:04:05+00:00",
+        "versions": {"verilator": "5.048", "icarus": "12.0"}, "runs": records}))
     return root
 
 
@@ -412,6 +420,44 @@ def ucis_bins(path: Path) -> dict[str, dict[str, tuple[int, int, bool]]]:
     return out
 
 
+def ucis_history(path: Path) -> tuple[dict[str, object], list[dict[str, object]]]:
+    """The history pyucis reads back: the merge node and its test nodes, each as a dict of
+    what it holds."""
+    db = XmlReader().loads(path.read_text())
+    nodes = list(db.historyNodes(HistoryNodeKind.ALL))
+
+    def record(h: Any) -> dict[str, object]:
+        return {"name": h.getLogicalName(), "kind": h.getKind(), "ok": h.getTestStatus(),
+                "seed": h.getSeed(), "tool": h.getVendorTool(),
+                "version": h.getVendorToolVersion(), "date": h.getDate(), "cmd": h.getCmd(),
+                "args": h.getArgs(), "comment": h.getComment(), "parent": h.getParent()}
+
+    (merge,) = [h for h in nodes if h.getKind() == HistoryNodeKind.MERGE]
+    tests = [record(h) for h in nodes if h.getKind() == HistoryNodeKind.TEST]
+    assert all(t["parent"] is merge for t in tests)
+    return record(merge), tests
+
+
+def check_history(path: Path, results: Path, duts: set[str] | None = None) -> None:
+    """The UCIS file's history names every run of the results folder (of `duts`) as
+    summary.json holds it: key, seed, status, simulator and its version, the regression's
+    start, the repro and tests, merged or why not (coverage/summary.json)."""
+    regression = json.loads((results / "summary.json").read_text())
+    skipped = json.loads((results / "coverage" / "summary.json").read_text())["skipped_runs"]
+    start = regression["start"][:19].replace("-", "").replace("T", "").replace(":", "")
+    merge, tests = ucis_history(path)
+    assert merge["name"] == f"montverif {regression['list']}" and merge["date"] == start
+    want = [r for r in regression["runs"] if duts is None or r["dut"] in duts]
+    assert [t["name"] for t in tests] == [r["key"] for r in want]
+    for t, r in zip(tests, want, strict=True):
+        merged = f"not merged: {skipped[r['key']]}" if r["key"] in skipped else "merged"
+        assert t == {**t, "ok": r["status"] == "PASS", "seed": str(r["seed"]),
+                     "tool": r["sim"], "version": regression["versions"][r["sim"]],
+                     "date": start, "cmd": r["repro"], "args": " ".join(r["tests"]),
+                     "comment": f"{r['status']}, {merged}"}, r["key"]
+    assert merge["ok"] == all(r["status"] == "PASS" for r in want)
+
+
 def check_ucis(path: Path, summary: dict) -> None:
     """What a UCIS reader counts equals summary.json: covered, total, uncovered, waived."""
     designs = ucis_bins(path)
@@ -430,6 +476,19 @@ def test_ucis_export_reads_back(synthetic) -> None:
     check_ucis(results / "coverage" / "merged.ucis.xml", summary)
     one = results / "coverage" / "syn.ucis.xml"
     check_ucis(one, {**summary, "duts": {"syn": summary["duts"]["syn"]}})
+    # the test history: every run (the failed one and the one without coverage too)
+    check_history(results / "coverage" / "merged.ucis.xml", results)
+    check_history(one, results, {"syn"})
+    with pytest.raises(AssertionError):  # a design's file names only that design's runs
+        check_history(one, results)
+    merged = results / "coverage" / "merged.ucis.xml"
+    text = merged.read_text()
+    for wrong in (text.replace('seed="', 'seed="1', 1), text.replace('"icarus"', '"xcelium"', 1),
+                  text.replace('testStatus="false"', 'testStatus="true"', 1)):
+        assert wrong != text
+        merged.write_text(wrong)
+        with pytest.raises(AssertionError):
+            check_history(merged, results)
     hits, _ = expected(runs, "syn")
     assert {b: h for b, (h, _, _) in ucis_bins(one)["syn"].items()} == hits  # bin by bin
     # a broken export is caught: one bin's hits changed in the file

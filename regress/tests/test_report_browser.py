@@ -22,6 +22,7 @@ import pytest
 
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.coverage import closure
+from montverif.regress.flow.paths import work
 from montverif.regress.report import cycles, html
 from montverif.regress.tests.test_runner_features import LoggingLauncher
 
@@ -67,6 +68,19 @@ if(f){var s=f.querySelector('select');s.value='FAIL';s.dispatchEvent(new Event('
 out.fail=shown();s.value='';s.dispatchEvent(new Event('change'));
 var q=f.querySelector('input');q.value='mont_r2';q.dispatchEvent(new Event('input'));
 out.words=shown();out.count=f.querySelector('.shown').textContent;}
+var els=document.body.getElementsByTagName('*'),tops=[];
+for(var k=0;k<els.length;k++){var b=els[k].getBoundingClientRect();
+if(b.width>0&&b.height>0&&els[k].tagName!=='SCRIPT'){tops.push([b.top,k]);}}
+var first=els[tops.length?tops.reduce(function(a,c){return c[0]<a[0]?c:a;})[1]:0];
+out.first=first?((first.closest('section')||first).id||first.tagName):'';
+function top(el){return el?el.getBoundingClientRect().top+window.scrollY:null;}
+out.tops={};document.querySelectorAll('h2[id],table[id]').forEach(function(el){
+out.tops[el.tagName.toLowerCase()+'#'+el.id]=top(el);});
+var v=document.getElementById('verdict');out.banner=v?v.textContent:'';
+var ro=document.getElementById('design-rollup');out.rollup=ro?Array.prototype.map.call(
+ro.tBodies[0].rows,function(r){return Array.prototype.map.call(r.cells,function(c){
+return c.textContent.trim();});}):[];
+out.text=document.body.innerText;
 var p=document.createElement('pre');p.id='probe';p.textContent=JSON.stringify(out);
 document.body.appendChild(p);})();</script>"""
 
@@ -105,6 +119,7 @@ class Dom(HTMLParser):
         self.hrefs: list[str] = []
         self.srcs: list[str] = []
         self.ids: set[str] = set()
+        self.id_list: list[str] = []
         self.headings: list[str] = []
         self.code: list[str] = []
         self.em: list[str] = []
@@ -120,6 +135,7 @@ class Dom(HTMLParser):
             self.srcs.append(a["src"] or "")
         if a.get("id"):
             self.ids.add(a["id"] or "")
+            self.id_list.append(a["id"] or "")
         self._in.append("probe" if a.get("id") == "probe" else tag)
 
     def handle_endtag(self, tag: str) -> None:
@@ -181,10 +197,62 @@ def check_page(page: Path, summary: dict, first_run: bool, profile: Path,
         problems.append("a first regression's trends are not said in words")
     if not first_run and text.count("<polyline") < 2:
         problems.append("no trend lines after two regressions")
+    if twice := sorted({i for i in dom.id_list if dom.id_list.count(i) > 1}):
+        problems.append(f"ids used twice (a table's filter finds the wrong one): {twice}")
+    problems += check_layout(probe, summary, page.parent)
     for needed in ("<td>100</td>", "MISSED", "cross.sub_x_m:(True, 'pow2_plus_1')",
                    "lut.addr:5", "ops.op:nop"):
         if needed not in text.replace("&#39;", "'"):
             problems.append(f"coverage goal or hole not shown: {needed}")
+    return problems
+
+
+# the page's sections (and the tables in them) in the order a reader needs them
+ORDER = ("h2#designs", "table#design-rollup", "h2#failures", "h2#coverage-section",
+         "table#coverage", "h2#all-runs", "table#runs", "h2#trends", "h2#cycles",
+         "h2#configuration", "table#models")
+
+
+def check_layout(probe: dict, summary: dict, folder: Path) -> list[str]:
+    """The verdict banner is the first thing seen and says what summary.json says; the
+    sections come in ORDER, the configuration last; the design rollup counts each design's
+    runs; the failures section holds every bucket's repro; no design of another list is
+    said to lack logs."""
+    problems = []
+    if probe.get("first") != "verdict":
+        problems.append(f"banner is not the first visible element: {probe.get('first')}")
+    runs = summary["runs"]
+    failed = any(r["status"] != "PASS" for r in runs)
+    banner = probe.get("banner", "")
+    for said in ("FAIL" if failed else "PASS", f"{summary['passed']} passed",
+                 f"{summary['failed']} failed", summary["git"], f"wall {summary['wall_s']:.0f} s"):
+        if said not in banner:
+            problems.append(f"banner does not say {said!r}: {banner!r}")
+    tops = probe.get("tops", {})
+    placed = [(tops[k], k) for k in ORDER if k in tops]
+    if [k for _, k in sorted(placed)] != [k for _, k in placed] or len(placed) != len(ORDER):
+        problems.append(f"sections out of order: {[k for _, k in sorted(placed)]}")
+    if tops and max(tops, key=lambda k: tops[k] if k.startswith("h2") else -1) \
+            != "h2#configuration":
+        problems.append("the configuration is not the last section")
+    want = [[dut, str(sum(r["dut"] == dut for r in runs)),
+             str(sum(r["dut"] == dut and r["status"] == "PASS" for r in runs)),
+             str(sum(r["dut"] == dut and r["status"] == "FAIL" for r in runs))]
+            for dut in sorted({r["dut"] for r in runs})]
+    got = probe.get("rollup", [])
+    if [row[:4] for row in got] != want:
+        problems.append(f"design rollup {got}, expected {want}")
+    cov = json.loads((folder / "coverage" / "summary.json").read_text())["duts"]
+    for row in got:
+        if row[0] in cov and f"functional {cov[row[0]]['percent']:.1f}%" not in row[4]:
+            problems.append(f"rollup coverage of {row[0]}: {row[4]}")
+    text = probe.get("text", "")
+    failures = text[text.find("Failures"):text.find("Functional coverage")]
+    for b in summary["buckets"]:
+        if b["repro"] not in failures:
+            problems.append(f"bucket repro not under Failures: {b['repro']}")
+    if "No logs yet" in text:
+        problems.append("a design not in the run is said to have no logs yet")
     return problems
 
 
@@ -225,7 +293,12 @@ def summary(folder: Path) -> dict:
 
 def test_report_in_a_browser_sorts_filters_links_and_renders(results: Path,
                                                               tmp_path: Path) -> None:
-    shot = tmp_path / "report.png"
+    """The page of a failing regression, as the browser shows it; its screenshot is kept in
+    build/report-screenshot.png (to look at, not a reference)."""
+    shot = work("report-screenshot.png")
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    shot.unlink(missing_ok=True)
+    assert "No logs yet for" in (results / "cycles.md").read_text()  # the page leaves it out
     assert check_page(results / "report.html", summary(results), True, tmp_path / "p",
                       shot) == []
     assert shot.stat().st_size > 10_000
@@ -243,6 +316,10 @@ def test_report_in_a_browser_sorts_filters_links_and_renders(results: Path,
     ("raw markdown", "Markdown of cycles.md not rendered"),
     ("log gone", "link to a missing file"),
     ("drawn first trend", "a first regression's trends are not said"),
+    ("banner last", "banner is not the first visible element"),
+    ("configuration first", "sections out of order"),
+    ("no-logs note kept", "a design not in the run is said to have no logs yet"),
+    ("rollup miscounted", "design rollup"),
 ])
 def test_the_browser_checks_find_a_broken_page(results: Path, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch,
@@ -258,7 +335,22 @@ def test_the_browser_checks_find_a_broken_page(results: Path, tmp_path: Path,
         s_page = page.read_text().replace(
             "first complete regression", "<svg></svg>")
         page.write_text(s_page)
-    if breakage in ("no script", "raw markdown"):
+    elif breakage == "banner last":
+        text = page.read_text()
+        start, end = text.index('<section id="verdict"'), text.index("</section>") + 10
+        page.write_text(text[:start] + text[end:].replace("<script>", text[start:end]
+                                                          + "<script>", 1))
+    elif breakage == "configuration first":
+        designs = html.designs_section
+        monkeypatch.setattr(html, "designs_section", lambda sm, out: [
+            *html.configuration_section(sm, out), *designs(sm, out)])
+        monkeypatch.setattr(html, "configuration_section", lambda sm, out: [])
+    elif breakage == "no-logs note kept":
+        monkeypatch.setattr(html, "NO_LOGS", "\0")
+    elif breakage == "rollup miscounted":
+        text = page.read_text()
+        page.write_text(text.replace("<td class=PASS>0</td>", "<td class=PASS>1</td>", 1))
+    if breakage in ("no script", "raw markdown", "configuration first", "no-logs note kept"):
         page.write_text(html.render(s, results, []))
     if breakage == "log gone":
         (results / "runs" / s["runs"][0]["key"] / "sim.log").unlink()
