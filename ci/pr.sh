@@ -5,7 +5,8 @@
 # The regression's results folder is build/regress/latest: report.html, junit.xml (published
 # to the checks page by the workflow), summary.json and summary.md (pass/fail per design,
 # failure buckets with their repro lines, coverage), which is also appended to
-# $GITHUB_STEP_SUMMARY when that is set. JOBS (default 2) runs that many at a time.
+# $GITHUB_STEP_SUMMARY when that is set. JOBS (default 2) runs that many at a time;
+# SMOKE_ARGS adds options to the regression (a subset: SMOKE_ARGS="--dut mont_r2").
 # Exit: the regression's (0 passed, 1 a run failed or a goal missed, 2 bad input).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +16,8 @@ case "$what" in
     ci/setup.sh
     start=$SECONDS
     rc=0
-    .venv/bin/montverif regress --list smoke --jobs "${JOBS:-2}" || rc=$?
+    read -r -a extra <<< "${SMOKE_ARGS:-}"
+    .venv/bin/montverif regress --list smoke --jobs "${JOBS:-2}" "${extra[@]}" || rc=$?
     echo "smoke regression: $((SECONDS - start)) s, exit $rc"
     if [ "$rc" -gt 1 ]; then exit "$rc"; fi
     out=$(readlink -f build/regress/latest)

