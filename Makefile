@@ -88,9 +88,10 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
 
-# Icarus Verilog, lz4 headers for Verilator FST waves and ccache (Verilator builds share the
+# The build tools and Python's venv (a bare Debian, a container job, has neither), Icarus
+# Verilog, lz4 headers for Verilator FST waves and ccache (Verilator builds share the
 # compiled runtime: regress/flow/tools.py) from the system's packages.
-APT_PKGS := iverilog liblz4-dev ccache
+APT_PKGS := make g++ git ca-certificates python3-venv iverilog liblz4-dev ccache
 # Every system package the project installs (sim-tools, browser-tools, wave-tools,
 # coverage-tools, cluster-tools), for a
 # privileged CI step (ci/apt.sh) that installs them alone.

@@ -7,7 +7,10 @@
 # passwordless sudo for its one privileged step, as on a hosted runner: run as root, the
 # script makes that user (MV_ACT_USER, default mvrunner) and installs sudo; run as another
 # user, that user must have passwordless sudo. The runner image the job names maps to this
-# host (`-P ubuntu-24.04=-self-hosted`); GitHub is out of reach, so every action a step
+# host (`-P ubuntu-24.04=-self-hosted`). A job's `container:` (debian:bookworm, the system the
+# project is tested on) would need Docker: the job runs on this host instead, which must be
+# that system (/etc/os-release), from a copy of the workflow without the `container:` lines
+# (build/act/<workflow>-<job>/workflow.yml); nothing else changes. GitHub is out of reach, so every action a step
 # `uses:` is a stand-in kept in ci/act/<owner>/<repo>/ (act is told where with
 # --local-repository); an action without one is an error before anything runs.
 # Writes build/act/<workflow>-<job>/: act.log (the job's whole output) and artifacts/ (what
@@ -77,12 +80,28 @@ fi
 out=$repo/build/act/$name-$job
 rm -rf "$out"
 mkdir -p "$out/artifacts"
+
+# a container job on its own system: the workflow without its container lines
+run_file=$workflow
+images=$(sed -n 's/^[[:space:]]*container:[[:space:]]*\([^[:space:]#]*\).*/\1/p' "$workflow" | sort -u)
+if [ -n "$images" ]; then
+  # shellcheck source=/dev/null
+  host=$(. /etc/os-release && echo "${ID}:${VERSION_CODENAME:-}")
+  for image in $images; do
+    if [ "$image" != "$host" ]; then
+      echo "error: $workflow runs in $image; this host is $host (act would need Docker)" >&2
+      exit 2
+    fi
+  done
+  run_file=$out/workflow.yml
+  sed '/^[[:space:]]*container:[[:space:]]/d' "$workflow" > "$run_file"
+fi
 [ "$(id -u)" = 0 ] && chown -R "$user" "$out"
 
 start=$SECONDS
 rc=0
 "${as_user[@]}" env PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
-  "$act" --workflows "$workflow" --job "$job" -P ubuntu-24.04=-self-hosted \
+  "$act" --workflows "$run_file" --job "$job" -P ubuntu-24.04=-self-hosted \
   --env MV_ACT_ARTIFACTS="$out/artifacts" "${envs[@]}" "${locals[@]}" "${extra[@]}" \
   > "$out/act.log" 2>&1 || rc=$?
 grep -E '(⭐ Run|✅|❌|🏁)' "$out/act.log" | sed 's/^/  /' || true
