@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import json
 import os
+from importlib.metadata import version as package_version
 from pathlib import Path
 
 from montverif.spec import top
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
-from montverif.spec.paths import HDL, INCLUDE_DIRS, ROOT, include_files, shown
+from montverif.spec.paths import CHECKOUT, HDL, INCLUDE_DIRS, ROOT, include_files, shown
 from montverif.spec.tomlfile import read_toml
 
 CORES = HDL / "cores"
@@ -43,7 +44,10 @@ ICARUS_OPTIONS = ("-g2012",)
 
 
 def version() -> str:
-    """The project's version (pyproject.toml [project] version): the cores' VLNV version."""
+    """The project's version (pyproject.toml [project] version; an installed package's
+    metadata, which holds the same): the cores' VLNV version."""
+    if CHECKOUT is None:
+        return package_version("montverif")
     project = read_toml(PYPROJECT, shown(PYPROJECT)).get("project", {})
     found = project.get("version") if isinstance(project, dict) else None
     if not isinstance(found, str) or not found:

