@@ -88,10 +88,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
 
-# The build tools and Python's venv (a bare Debian, a container job, has neither), Icarus
-# Verilog, lz4 headers for Verilator FST waves and ccache (Verilator builds share the
-# compiled runtime: regress/flow/tools.py) from the system's packages.
-APT_PKGS := make g++ git ca-certificates python3-venv iverilog liblz4-dev ccache
+# The build tools, Python's venv and its shared library (cocotb's simulators load it), which
+# a bare Debian (a container job) lacks, Icarus Verilog, lz4 headers for Verilator FST waves
+# and ccache (Verilator builds share the compiled runtime: regress/flow/tools.py) from the
+# system's packages.
+APT_PKGS := make g++ git ca-certificates python3-venv libpython3-dev iverilog liblz4-dev ccache
 # Every system package the project installs (sim-tools, browser-tools, wave-tools,
 # coverage-tools, cluster-tools), for a
 # privileged CI step (ci/apt.sh) that installs them alone.
