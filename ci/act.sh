@@ -11,11 +11,11 @@
 # host (`-P ubuntu-24.04=-self-hosted`). A job's `container:` (debian:bookworm, the system the
 # project is tested on) would need Docker: the job runs on this host instead, which must be
 # that system (/etc/os-release), from a copy of the workflow without the `container:` lines
-# (build/act/<workflow>-<job>/workflow.yml); nothing else changes. GitHub is out of reach, so every action a step
-# `uses:` is a stand-in kept in ci/act/<owner>/<repo>/ (act is told where with
+# (build/act/<workflow>/<job>.yml); nothing else changes. GitHub is out of reach, so every
+# action a step `uses:` is a stand-in kept in ci/act/<owner>/<repo>/ (act is told where with
 # --local-repository); an action without one is an error before anything runs.
-# Writes build/act/<workflow>-<job>/: act.log (the job's whole output) and artifacts/ (what
-# its upload-artifact steps stored). Exit: the job's (0 passed), 2 bad input.
+# Writes build/act/<workflow>/: <job>.log (the job's whole output) and artifacts/ (what the
+# workflow's upload-artifact steps stored, by artifact; a later job downloads them). Exit: the job's (0 passed), 2 bad input.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -81,9 +81,12 @@ else
   fi
   as_user=()
 fi
-out=$repo/build/act/$name-$job
-rm -rf "$out"
+# one folder per workflow: each job's log, and the artifacts its jobs share (a later job,
+# the nightly's merge, downloads what the earlier ones uploaded)
+out=$repo/build/act/$name
+log=$out/$job.log
 mkdir -p "$out/artifacts"
+rm -f "$log" "$out/$job.yml"
 
 # a container job on its own system: the workflow without its container lines
 run_file=$workflow
@@ -97,17 +100,21 @@ if [ -n "$images" ]; then
       exit 2
     fi
   done
-  run_file=$out/workflow.yml
+  run_file=$out/$job.yml
   sed '/^[[:space:]]*container:[[:space:]]/d' "$workflow" > "$run_file"
 fi
 [ "$(id -u)" = 0 ] && chown -R "$user" "$out"
 
+# the event: a manual run where the workflow has one (the nightly's), else a push
+event=push
+if grep -q '^[[:space:]]*workflow_dispatch:' "$workflow"; then event=workflow_dispatch; fi
+
 start=$SECONDS
 rc=0
 "${as_user[@]}" env PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
-  "$act" --workflows "$run_file" --job "$job" -P ubuntu-24.04=-self-hosted \
+  "$act" "$event" --workflows "$run_file" --job "$job" -P ubuntu-24.04=-self-hosted \
   --env MV_ACT_ARTIFACTS="$out/artifacts" "${envs[@]}" "${locals[@]}" "${extra[@]}" \
-  > "$out/act.log" 2>&1 || rc=$?
-grep -E '(⭐ Run|✅|❌|🏁)' "$out/act.log" | sed 's/^/  /' || true
-echo "act $name/$job as $user: exit $rc in $((SECONDS - start)) s (log: ${out#"$repo"/}/act.log)"
+  > "$log" 2>&1 || rc=$?
+grep -E '(⭐ Run|✅|❌|🏁)' "$log" | sed 's/^/  /' || true
+echo "act $name/$job as $user: exit $rc in $((SECONDS - start)) s (log: ${log#"$repo"/})"
 exit "$rc"

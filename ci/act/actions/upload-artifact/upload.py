@@ -20,6 +20,7 @@ if not files:
     print(f"{'warning' if if_none == 'warn' else 'note'}: {message}")
     sys.exit(0)
 root = Path(os.path.commonpath([f.parent for f in files]))
+shutil.rmtree(store, ignore_errors=True)  # an artifact of an earlier run, replaced
 for f in files:
     dest = store / f.relative_to(root)
     dest.parent.mkdir(parents=True, exist_ok=True)
