@@ -7,6 +7,7 @@ and the user's cache (the installed package stays as pip left it)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -57,7 +58,17 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     base = tmp_path_factory.mktemp("wheel")
     dist = base / "dist"
-    built = subprocess.run([sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)],
+    # built from a copy of the checkout's files (tracked, or new and not ignored): setuptools
+    # writes its egg-info and build folders beside the sources, which two builds at once
+    # (two test workers) would share
+    src = base / "src"
+    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                           cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    for name in files:
+        if (ROOT / name).is_file():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, src / name)
+    built = subprocess.run([sys.executable, "-m", "build", "--outdir", str(dist), str(src)],
                            capture_output=True, text=True, check=False)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     env_dir = base / "venv"
@@ -154,6 +165,9 @@ def test_an_installed_package_is_read_only(installed: Installed) -> None:
     installed package, with one line; `generate --check` finds nothing stale there."""
     before = snapshot(installed.package)
     assert installed.run("generate", "--check").returncode == 0
+    # a run's transaction log for `cycles --write` to tabulate (this test's own)
+    ran = installed.run("sim", "--dut", "mont_r2", "--n", "32", "--txns", "2", "--sim", "icarus")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
     for step in (("new-design", "mine", "--like", "mont_r2"), ("cycles", "--write")):
         got = installed.run(*step)
         assert got.returncode == 2, f"{step}: {got.stdout}{got.stderr}"
