@@ -4,6 +4,7 @@ comparison and bad input, all with a fake launcher (no simulator)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -684,6 +685,10 @@ def test_crashing_or_hanging_simulator_is_a_failure_with_its_log(
     child.write_text(f"#!/bin/sh\n{script}\n")
     child.chmod(0o755)
     monkeypatch.setattr(simulate, "build", lambda spec, design: (tmp_path, 0.0))
+    # sys.executable is the process's: what the run's set-up derives from it (the Verilator
+    # builds' PYTHON3 in MAKEFLAGS) is put back after the test too, or a later build in this
+    # worker ran the stand-in child as its helper script (Vtop__ALL.cpp = "starting")
+    monkeypatch.setenv("MAKEFLAGS", os.environ.get("MAKEFLAGS", ""))
     monkeypatch.setattr(simulate.sys, "executable", str(child))
     run = RunSpec(BuildSpec("mont_lut", 32), seed=5, txns=1, timeout_s=timeout)
     out = simulate.execute(run, tmp_path / "log")
