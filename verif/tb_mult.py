@@ -56,6 +56,7 @@ class BaseTest(uvm_test):
         ConfigDB().set(None, "*", "BUS_IF", bus_if)
         ConfigDB().set(None, "*", "RUN", self.run_cfg)
         ConfigDB().set(None, "*", "DESIGN", self.design)
+        ConfigDB().set(None, "*", "TEST", type(self).__name__)
         self.rng = random.Random(f"{self.run_cfg.seed}:{type(self).__name__}")
         self.domain_rng = random.Random(f"{self.run_cfg.seed}:{type(self).__name__}:domain")
         self.env = MulEnv("env", self)

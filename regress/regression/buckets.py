@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 BUILD_FAILED = "build failed:"  # the first error of a run whose model did not build
 _TEST_PREFIX = re.compile(r"^[A-Z]\w*Test: ")
+# the test a first error names (a scoreboard mismatch, a watchdog: "RandomTest op 3 ...")
+_TEST = re.compile(r"\b([A-Z]\w*Test)\b(?: op \d+)?:? ?")
 _TIME = re.compile(r"@\s*[\d.]+\s*[munpf]?s\b")
 _HEX = re.compile(r"\b0x[0-9a-fA-F_]+\b|\b[0-9a-fA-F]*[a-fA-F][0-9a-fA-F]*h\b")
 _NUM = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?")
@@ -48,6 +50,7 @@ def signature(first_error: str) -> str:
     """The bucket signature of one first error: same cause, same string."""
     text = first_error.strip().splitlines()[0] if first_error.strip() else "failed"
     text = _TEST_PREFIX.sub("", text)
+    text = _TEST.sub("", text)  # one bug fails its operations in every test alike
     text = _PATH.sub("<path>", text)
     text = _KEY.sub("<key>", text)
     text = _SEED.sub(lambda m: f"{m[1]}<seed>", text)
@@ -93,7 +96,14 @@ class Bucket:
         return {"dut": self.dut, "signature": self.signature, "count": self.count,
                 "seeds": self.seeds, "runs": [r.run.key for r in self.results],
                 "configs": sorted({r.run.build.key for r in self.results}),
-                "example": ex.run.key, "first_error": ex.first_error, "repro": ex.run.repro()}
+                "tests": self.tests, "example": ex.run.key, "first_error": ex.first_error,
+                "repro": ex.run.repro()}
+
+    @property
+    def tests(self) -> list[str]:
+        """The tests whose operations failed this way (as the first errors name them)."""
+        return sorted({m.group(1) for r in self.results
+                       if (m := _TEST.search(r.first_error or ""))})
 
 
 def buckets(results: Iterable[RunResult]) -> list[Bucket]:

@@ -9,6 +9,7 @@ done pin is awaited by its edge.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import cocotb
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge, Timer
@@ -30,6 +31,22 @@ class WatchdogError(AssertionError):
 
     def __init__(self, what: str) -> None:
         super().__init__("watchdog: " + what)
+
+
+# What the checkers say of a hang (the test and the operation it hung in), and what they
+# record of it; set by the env of the test that runs (verif/env/env.py), one at a time.
+_hang_context: list[Callable[[], str]] = []
+
+
+def on_hang(context: Callable[[], str]) -> None:
+    """`context()` names where a hang happened, for every watchdog from now on."""
+    _hang_context[:] = [context]
+
+
+def hang_error(what: str) -> WatchdogError:
+    """The watchdog's error for `what`, prefixed with where it happened (on_hang)."""
+    where = _hang_context[0]() if _hang_context else ""
+    return WatchdogError(f"{where}: {what}" if where else what)
 
 
 class LoaderBusDriver(BusDriver):
@@ -64,7 +81,7 @@ class LoaderBusDriver(BusDriver):
         while True:
             await Timer(self.WATCH_CYCLES * self.period_ns, "ns")
             if self._waiting and get_sim_time("ns") > self._waiting[0]:
-                raise WatchdogError(self._waiting[1])
+                raise hang_error(self._waiting[1])
 
     async def _driver_send(self, transaction: BusRequest, sync: bool = True,
                            **kwargs: object) -> None:

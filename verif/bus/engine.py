@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from montverif.spec import formula, regmap
 from montverif.spec.design import RSA_MODULUS, Design
-from montverif.verif.bus.bfm import WatchdogError
+from montverif.verif.bus.bfm import hang_error
 from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.item import Burst, BusItem, BusRequest, Kind
 from montverif.verif.bus.ops import OpLayout, OpScript, ScriptLog, item_bursts
@@ -574,14 +574,14 @@ class EngineBusDriver:
         if self.on_done is not None:
             self._report_done()
         bursts, hang = item_bursts(subs, cycles, rdata, start, self.period_ns, failed)
-        try:
-            if hang is not None:
-                raise WatchdogError(self._hang(*hang))
-        finally:  # a hung script's transfers before the hang are checked too
-            if bursts:
-                self.publish(bursts)
-            if self.on_script_end is not None:
-                self.on_script_end()
+        # a hung script's transfers before the hang are checked first: the checkers then
+        # know the operation it hung in (hang_error names it)
+        if bursts:
+            self.publish(bursts)
+        if self.on_script_end is not None:
+            self.on_script_end()
+        if hang is not None:
+            raise hang_error(self._hang(*hang))
 
     def _captures(self) -> list[tuple[int, int]]:
         """The rises of done since the last script, in order (the engine keeps the last

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
-from pyuvm import ConfigDB, uvm_analysis_port, uvm_component, uvm_env
+from pyuvm import ConfigDB, UVMConfigItemNotFound, uvm_analysis_port, uvm_component, uvm_env
 
 from montverif.models.registry import get_algo
 from montverif.spec import regmap
 from montverif.spec.design import Design
 from montverif.verif.bus.agent import BusAgent, BusIf
+from montverif.verif.bus.bfm import on_hang
 from montverif.verif.bus.engine import CaptureLayout
 from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.vpi import read_uint
@@ -63,6 +64,14 @@ class DoneObserver(uvm_component):
                           bool(read_uint(sub)) if sub is not None else None)
 
 
+def _test_name(component: uvm_env) -> str:
+    """The running test's name (BaseTest sets it), "" for a test that does not."""
+    try:
+        return str(ConfigDB().get(component, "", "TEST"))
+    except UVMConfigItemNotFound:
+        return ""
+
+
 class MulEnv(uvm_env):
     def build_phase(self) -> None:
         self.run_cfg: RunConfig = ConfigDB().get(self, "", "RUN")
@@ -90,12 +99,14 @@ class MulEnv(uvm_env):
                                      coverage=self.coverage,
                                      log_path=self.run_cfg.log_dir / "txns.jsonl",
                                      check_thread=self.run_cfg.check_thread and bus_if.engine,
-                                     capture=CaptureLayout.of(observe))
+                                     capture=CaptureLayout.of(observe),
+                                     test=_test_name(self))
         # fast mode: the bus traffic of a script is published after the done edge in it
         self.scoreboard.defer_done = bus_if.engine
         self.probes = make_probes(self, self.run_cfg)
 
     def connect_phase(self) -> None:
+        on_hang(self.scoreboard.hang_context)  # a hang names the test and its operation
         self.agent.driver.on_done = self.observer.engine_done  # fast mode: the engine's capture
         self.agent.monitor.ap.connect(self.scoreboard.bus_sub.analysis_export)
         self.observer.ap.connect(self.scoreboard.done_sub.analysis_export)

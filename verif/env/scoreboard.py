@@ -11,6 +11,7 @@ at the next publication (a script later) and at check_phase, which waits for the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import threading
@@ -183,10 +184,11 @@ class Scoreboard(uvm_component):
     def __init__(self, name: str, parent: uvm_component, *, predictor: LoaderPredictor,
                  algo: AlgoInfo, coverage: Coverage, log_path: Path,
                  params: dict[str, int] | None = None, check_thread: bool = False,
-                 capture: CaptureLayout | None = None) -> None:
+                 capture: CaptureLayout | None = None, test: str = "") -> None:
         """`capture`: how the engine's done captures decode (fast mode's whole operations,
-        `on_ops`)."""
+        `on_ops`); `test`: the cocotb test it checks, named in every error and log line."""
         super().__init__(name, parent)
+        self.test = test
         self.capture = capture
         self.whole = 0  # operations checked whole (on_ops), without their bursts
         # id(layout) -> the layout (kept: its id stays its own) and its plan
@@ -229,12 +231,36 @@ class Scoreboard(uvm_component):
         self.done_sub = _Sub("done_sub", self, self.on_done, self)
 
     def fail(self, message: str) -> None:
+        """A mismatch, named by the test (its operations are numbered within it)."""
+        if self.test:
+            message = f"{self.test} {message}"
         self.errors.append(message)
         if self.checker is None:
             self.logger.error(f"MISMATCH {message}")
         else:  # the logger reads the simulator's time: only the main thread logs
             self._unlogged.append(message)
         self._log.flush()  # what ran up to the mismatch is on disk
+
+    def _in_op(self, mismatch: Mismatch) -> str:
+        """A word read back wrong, named by the operation it belongs to (the last one
+        started), whose operands txns.jsonl holds under that index."""
+        op = self.predictor.op
+        return str(mismatch) if op is None else f"op {op.index}: {mismatch}"
+
+    def hang_context(self) -> str:
+        """Where a hang happened (the watchdog's prefix, verif/bus/bfm.on_hang): the test and
+        the operation started last, which is written to txns.jsonl now (`"error": "hang"`)
+        when its results were never read back."""
+        if self.checker is not None:  # what was published before the hang, checked
+            with contextlib.suppress(Exception):  # its error is raised again at the end
+                self.checker.drain()
+        op = self.predictor.op
+        if op is None:
+            return self.test
+        if op.index not in self._logged:
+            self._write_log(op, {"error": "hang"}, ended=False)
+            self._log.flush()
+        return f"{self.test} op {op.index} ({op.describe()})".strip()
 
     def emit(self) -> None:
         """Log the mismatches the checker thread found since the last call (main thread)."""
@@ -262,7 +288,7 @@ class Scoreboard(uvm_component):
         n_ops = len(self.predictor.ops)
         mismatch: Mismatch | None = self.predictor.observe(t)
         if mismatch:
-            self.fail(str(mismatch))
+            self.fail(self._in_op(mismatch))
         self._after(t.we, t.addr, [t.rdata], n_ops)
 
     def on_burst(self, b: Burst) -> None:
@@ -270,7 +296,7 @@ class Scoreboard(uvm_component):
             self._flush_done(b.first_ns)
         n_ops = len(self.predictor.ops)
         for mismatch in self.predictor.observe_burst(b):
-            self.fail(str(mismatch))
+            self.fail(self._in_op(mismatch))
         self._after(b.we, b.addr, b.rdata, n_ops)
 
     # --- whole operations (fast mode) -------------------------------------------------------
@@ -520,13 +546,14 @@ class Scoreboard(uvm_component):
 
     # --- log and final checks -------------------------------------------------------------
     def _write_log(self, op: Operation, fields: dict[str, object] | None,
-                   text: str = "") -> None:
+                   text: str = "", ended: bool = True) -> None:
         """One line of txns.jsonl: the operands and the values read back in hex, cycles and
         times as numbers (`fields`, or `text`: them as json_line writes them, without its
         braces)."""
         self._logged.add(op.index)
         period = self.predictor.period_ns
-        parts = [f'"op": {op.index}']
+        parts = [f'"test": "{self.test}", "op": {op.index}' if self.test else
+                 f'"op": {op.index}']
         secret = self._secret  # secret registers are written as digests (spec.secrets)
         for name, value in op.operands.items():  # register names need no JSON escapes
             shown = op.secrets.show(name, value) if name in secret else f"{value:#x}"
@@ -538,7 +565,7 @@ class Scoreboard(uvm_component):
             parts.append(json_line(fields)[1:-1])
         elif text:
             parts.append(text)
-        if op.result is not None:
+        if op.result is not None and ended:
             parts.append(f'"end_ns": {op.end_edge * period}')
         self._log.write("{" + ", ".join(parts) + "}\n")
         if (now := time.monotonic()) - self._flushed >= LOG_FLUSH_S:
