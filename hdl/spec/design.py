@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from montverif.spec import formula
+from montverif.spec import foreign, formula
 from montverif.spec.errors import ConfigError
 from montverif.spec.fields import (
     DOTTED,
@@ -26,6 +26,7 @@ from montverif.spec.fields import (
     shown_value,
     table_list,
 )
+from montverif.spec.foreign import ForeignCore
 from montverif.spec.paths import COMMON, HDL, shown
 from montverif.spec.regmap import Region, RegMap
 from montverif.spec.regmap import load as regmap_load
@@ -89,24 +90,6 @@ class Param:
     def name_of(self, value: int) -> str:
         """How a value is written in keys and repro lines (a choice by name)."""
         return self.choices[value] if self.choices else str(value)
-
-
-@dataclass(frozen=True)
-class ForeignCore:
-    """A core written elsewhere, with its own port names and handshake (the descriptor's
-    [core]): the generated top adapts it to the loader. It computes P only (no S, C)."""
-
-    module: str
-    clock: str
-    reset: str
-    reset_active_low: bool
-    start: str  # the start input: a one-cycle pulse while the core is idle
-    done: str  # the done output
-    done_pulse: bool  # True: one cycle high when the result is ready; False: a level
-    ports: Mapping[str, str]  # register the loader holds (X, Y, M, ...) -> the core's input
-    result: str  # the core's result output (P)
-    third_party: bool = True  # its sources' lint warnings are waived
-    params: Mapping[str, str] = field(default_factory=dict)  # core parameter -> expression
 
 
 @dataclass(frozen=True)
@@ -193,6 +176,12 @@ class Design:
     min_n_expr: str = ""
 
     # --- identity ---------------------------------------------------------------------------
+    @property
+    def from_project(self) -> bool:
+        """A user project's design (montverif.spec.project): its descriptor is outside
+        montverif's hdl/, so nothing derived from it is written into montverif's sources."""
+        return not self.descriptor.is_relative_to(HDL)
+
     @property
     def model(self) -> str:
         """The registry name of the design's model (its own name)."""
@@ -428,8 +417,7 @@ SECTION_KEYS: dict[str, tuple[str, ...] | None] = {
     "testbench": ("module", "tests", "vector_loader", "engine"),
     "rsa": ("core", "mults", "width", "wipe", "clear", "variants"),
     "top": ("core", "ports"), "lists": None,
-    "core": ("module", "clock", "reset", "reset_active", "start", "done", "done_style",
-             "ports", "result", "params", "third_party"),
+    "core": foreign.KEYS,
     "formal": ("points", "timeout"),
     "synthesis": ("parameters", "cycles"),
 }
@@ -571,32 +559,6 @@ def _synthesis(raw: Mapping[str, Any], params: Mapping[str, Param], where: str
         raise ConfigError(f"{where}: [synthesis] cycles is an expression, with parameters")
     syn.expression("cycles", {"n", "cycles", *params, *own})
     return own, cycles
-
-
-def _foreign(raw: Mapping[str, Any], operands: tuple[str, ...], precomputed: tuple[str, ...],
-             where: str) -> ForeignCore | None:
-    table = Table(raw.get("core", {}), "[core]", where, SECTION_KEYS["core"])
-    if not table.raw:
-        return None
-    if missing := [k for k in ("module", "start", "done", "ports", "result") if k not in table]:
-        raise ConfigError(f"{where}: [core] needs {', '.join(missing)}")
-    active, style = table.get("reset_active", "low"), table.get("done_style", "pulse")
-    if active not in ("low", "high"):
-        raise ConfigError(f"{where}: [core] reset_active is low or high (got {active!r})")
-    if style not in ("pulse", "level"):
-        raise ConfigError(f"{where}: [core] done_style is pulse or level (got {style!r})")
-    ports = table.strings("ports")
-    if missing := [r for r in (*operands, *precomputed) if r not in ports]:
-        raise ConfigError(f"{where}: [core] ports names no input for {', '.join(missing)}")
-    if unknown := sorted(set(ports) - set(operands) - set(precomputed)):
-        raise ConfigError(f"{where}: [core] ports: {', '.join(unknown)} is no register the "
-                          "design reads")
-    if bad := [v for v in ports.values() if not IDENTIFIER.fullmatch(v)]:
-        raise table.error("ports", f"{bad[0]!r} is not a port name")
-    return ForeignCore(table.name("module"), table.name("clock", "clk_i"),
-                       table.name("reset", "rst_ni"), active == "low", table.name("start"),
-                       table.name("done"), style == "pulse", ports, table.name("result"),
-                       table.flag("third_party", True), table.strings("params"))
 
 
 def _sections(raw: Mapping[str, Any], where: str) -> dict[str, Table]:
@@ -905,7 +867,7 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         testbench=_testbench(t["testbench"]), rsa=_rsa(t["rsa"], params, {"n", *params}),
         core=core, ports=ports, used_rtl=uses_rtl, owns=owns,
         lists=_lists(raw, where),
-        foreign=_foreign(raw, registers, tuple(precompute), where),
+        foreign=foreign.parse_core(raw, (*registers, *precompute), where),
         generic_model=generic,
         formal_points=_formal_points(raw, params, where),
         formal_timeout=_formal_timeout(raw, where), min_n_expr=min_expr)

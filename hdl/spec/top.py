@@ -17,9 +17,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from montverif.spec import adapter, foreign
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
-from montverif.spec.paths import INCLUDE_DIRS, cache, shown
+from montverif.spec.paths import INCLUDE_DIRS, cache, shown, work
 from montverif.spec.svnames import camel
 
 
@@ -217,6 +218,12 @@ def parameters(design: Design, core: Header | None = None) -> list[tuple[str, st
                      if name != "N"]
 
 
+def design_id(design: Design) -> str:
+    """The loader's DesignId: the register package's constant for montverif's own designs;
+    a user project's design is in no package of montverif's, so its number."""
+    return str(design.id) if design.from_project else f"DesignId{camel(design.name)}"
+
+
 def emit(design: Design) -> str:
     """The text of the design's top."""
     core = _core(design)
@@ -225,7 +232,7 @@ def emit(design: Design) -> str:
     red = design.redundant_extra_bits
     loader_params = [("N", "N"), ("BusW", "BusW"), ("RedW", "RedW"),
                      ("HasRed", "1'b1" if red is not None else "1'b0"),
-                     ("DesignId", f"DesignId{camel(design.name)}"), ("AckWait", "AckWait")]
+                     ("DesignId", design_id(design)), ("AckWait", "AckWait")]
     loader_params += [(flag, "1'b1") for reg, flag in LOADER_FLAGS.items()
                       if reg in design.operands or reg in design.precomputed]
     if halves:
@@ -331,54 +338,15 @@ def emit(design: Design) -> str:
 
 
 def _adapter(design: Design) -> list[str]:
-    """A core of its own ([core]): its reset polarity, its start pulse, its done (a pulse, or
-    a level whose rising edge counts), and its result captured when done comes, so that P
-    holds until the next operation or CLEAR. Busy runs from the start edge to the done edge:
-    the cycles the loader counts are the core's latency plus one. FaultEn (test only) flips
-    bit 0 of the captured P: the negative test of a core that has no fault of its own."""
+    """A core from elsewhere ([core]): montverif.spec.adapter, its ports read from its RTL."""
     f = design.foreign
     assert f is not None
-    reset = "rst_ni" if f.reset_active_low else "!rst_ni"
-    done = "core_done" if f.done_pulse else "core_done && !done_q"
-    ports = [(f.clock, "clk_i"), (f.reset, reset), (f.start, "start")]
-    ports += [(port, LOADER_REGS[reg]) for reg, port in f.ports.items()]
-    ports += [(f.result, "result"), (f.done, "core_done")]
-    lines = [
-        "  // The core's own handshake: busy from the start edge until its done (a "
-        + ("pulse" if f.done_pulse else "level: its rising edge") + ").",
-        "  logic         busy_q, done_q, core_done;",
-        "  logic [N-1:0] result, p_q;",
-        "  always_ff @(posedge clk_i or negedge rst_ni) begin",
-        "    if (!rst_ni) begin",
-        "      busy_q <= 1'b0;",
-        "      done_q <= 1'b0;",
-        "      p_q    <= '0;",
-        "    end else begin",
-        "      done_q <= core_done;",
-        "      if (start) begin",
-        "        busy_q <= 1'b1;",
-        "      end else if (core_last) begin",
-        "        busy_q <= 1'b0;",
-        "        p_q    <= result ^ N'(FaultEn);  // test only: FaultEn flips bit 0",
-        "      end else if (clear) begin",
-        "        p_q    <= '0;",
-        "      end",
-        "    end",
-        "  end",
-        "  assign core_busy = busy_q;",
-        f"  assign core_last = busy_q && {done};",
-        "  assign p         = p_q;",
-        "",
-    ]
-    params = list(f.params.items())
-    lines.append(f"  {f.module}" + (" #(" if params else " u_core ("))
-    if params:
-        lines += [f"    .{name:<9}({value})" + ("," if i < len(params) - 1 else "")
-                  for i, (name, value) in enumerate(params)]
-        lines.append("  ) u_core (")
-    lines += _connections(ports)
-    lines.append("  );")
-    return lines
+    try:
+        ports = foreign.read_ports(f, design.rtl, preprocess)
+        return adapter.emit(f, ports, (*design.operands, *design.precomputed),
+                            design.toplevel)
+    except ConfigError as exc:
+        raise ConfigError(f"{shown(design.descriptor)}: {exc}") from None
 
 
 def _connections(ports: list[tuple[str, str]]) -> list[str]:
@@ -391,7 +359,10 @@ def _connections(ports: list[tuple[str, str]]) -> list[str]:
 
 
 def path(design: Design) -> Path:
-    return generated_root() / design.name / f"{design.toplevel}.sv"
+    """Where the design's top is written: montverif's cache for its own designs, the work
+    folder for a user project's."""
+    root = work("gen") if design.from_project else generated_root()
+    return root / design.name / f"{design.toplevel}.sv"
 
 
 def write(design: Design) -> Path:

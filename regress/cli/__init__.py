@@ -1,10 +1,13 @@
 """`montverif`: the one command of the project.
 
-    montverif [--workdir DIR] <command> [options]
+    montverif [--workdir DIR] [--project DIR] <command> [options]
     montverif <command> --help      montverif --version
 
-Results go to the work folder: --workdir DIR, else $MV_WORKDIR, else ./build (the current
-folder's). Compiled builds go to the user's cache ($MV_CACHE, else ~/.cache/montverif).
+Your own designs live in a project of your own: --project DIR, else $MV_PROJECT, else the
+nearest folder upwards with a montverif.toml (docs/own-design.md). Results go to the work
+folder: --workdir DIR, else $MV_WORKDIR, else the project's (build/ beside montverif.toml),
+else ./build (the current folder's). Compiled builds go to the user's cache ($MV_CACHE,
+else ~/.cache/montverif).
 
 Every command prints one `error:` line and exits 2 on bad input, and on a file it cannot read
 or write (a read-only build/); a failed test or run exits 1; Ctrl-C or SIGTERM ends every tool
@@ -45,6 +48,8 @@ from montverif.regress.cli import (
 from montverif.regress.cli.args import fail
 from montverif.regress.cli.interrupt import interrupted
 from montverif.regress.flow import claim, paths, processes
+from montverif.spec import project
+from montverif.spec.errors import ConfigError
 
 Main = Callable[[list[str]], int]
 
@@ -103,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if args else 2
     try:
         args = _global_options(args)
-    except ValueError as exc:
+        project.current()  # a malformed montverif.toml: one line, before any command
+    except (ValueError, ConfigError) as exc:
         return fail(str(exc))
     if not args:
         print(usage())
@@ -137,17 +143,23 @@ def main(argv: list[str] | None = None) -> int:
 def _global_options(args: list[str]) -> list[str]:
     """Take the options before the command (--workdir DIR, --workdir=DIR) and return the
     rest; ValueError with the reason for a bad one."""
-    while args and args[0].startswith("--workdir"):
+    while args and args[0].split("=")[0] in ("--workdir", "--project"):
         opt, eq, value = args[0].partition("=")
-        if opt != "--workdir":
-            break
         if not eq:
             if len(args) < 2:
-                raise ValueError("--workdir needs a folder")
+                raise ValueError(f"{opt} needs a folder")
             value, args = args[1], args[2:]
         else:
             args = args[1:]
         folder = Path(value).expanduser()
+        if opt == "--project":
+            if not value or not folder.is_dir():
+                raise ValueError(f"--project {value!r}: not a folder")
+            try:
+                project.use(folder)
+            except ConfigError as exc:
+                raise ValueError(str(exc).replace("MV_PROJECT=", "--project ")) from None
+            continue
         if not value or (folder.exists() and not folder.is_dir()):
             raise ValueError(f"--workdir {value!r}: not a folder")
         paths.use_work(folder)

@@ -60,9 +60,9 @@ from montverif.regress.regression import folders, formal_checks, runner
 from montverif.regress.regression.folders import point_latest, results_dir
 from montverif.regress.regression.folders import results_root as folders_root
 from montverif.regress.regression.lists import (
-    LISTS_FILE,
     ListError,
     TestList,
+    default_file,
     get_list,
     load_lists,
 )
@@ -89,7 +89,16 @@ from montverif.spec.designs import broken_design, known_designs
 def _lists_option(parser: argparse.ArgumentParser) -> None:
     """--lists after the command too (`montverif regress --lists F --list L`)."""
     parser.add_argument("--lists", default=argparse.SUPPRESS,
-                        help=f"lists file (default: {LISTS_FILE})")
+                        help=f"lists file (default: {LISTS_DEFAULT})")
+
+
+LISTS_DEFAULT = ("regress/lists.toml; in a project of your own, its montverif.toml's `lists`, "
+                 "else its descriptors' [[lists.*]] entries")
+
+
+def lists_path(args: argparse.Namespace) -> Path:
+    """The lists file the command reads: --lists, else the default (lists.default_file)."""
+    return Path(args.lists) if args.lists else default_file()
 
 
 def _coverage_goals(name: str, lists_file: Path) -> bool:
@@ -103,7 +112,7 @@ def _coverage_goals(name: str, lists_file: Path) -> bool:
 
 def _parser() -> argparse.ArgumentParser:
     ap = Parser("montverif", __doc__)
-    ap.add_argument("--lists", default=str(LISTS_FILE), help="lists file (default: %(default)s)")
+    ap.add_argument("--lists", default="", help=f"lists file (default: {LISTS_DEFAULT})")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser)
     ls = sub.add_parser("lists", help="show the lists and how many runs each expands to")
     _lists_option(ls)
@@ -294,7 +303,7 @@ class _Job:
 
 
 def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
-    lists_file = Path(args.lists)
+    lists_file = lists_path(args)
     tlist = get_list(args.name, lists_file)
     shard_ix = parse_shard(args.shard) if args.shard else None
     all_runs = expand(tlist, args.seed, args.seeds, args.sim, args.timeout, args.dut,
@@ -424,7 +433,7 @@ def cmd_merge(args: argparse.Namespace, results_root: Path) -> int:
 def _merge_into(args: argparse.Namespace, out: Path, history: Path) -> int:
     reg = runner.merge(out, [Path(d).resolve() for d in args.shards], None)
     write_all(reg)
-    coverage_ok = closure.after_regression(out, _coverage_goals(reg.name, Path(args.lists)))
+    coverage_ok = closure.after_regression(out, _coverage_goals(reg.name, lists_path(args)))
     finish_report(reg, history)
     print(format_summary(reg), flush=True)
     return 0 if reg.passed and coverage_ok else 1
@@ -457,7 +466,7 @@ def main(argv: list[str], launcher: Launcher | None = None,
     results_root = results_root or folders_root()
     try:
         if args.command == "lists":
-            return cmd_list(Path(args.lists), args.name)
+            return cmd_list(lists_path(args), args.name)
         if args.command == "merge":
             return cmd_merge(args, results_root)
         if args.command == "report":

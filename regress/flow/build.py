@@ -136,16 +136,24 @@ _BUILD_ROOTS = tuple(dict.fromkeys(Path(p).resolve() for p in (
 # a line of a build log that names why the build failed: a compiler's or Verilator's error,
 # a command the shell could not find (`/bin/sh: 1: python: not found`), a missing file;
 # make's own `*** [...] Error N` only says that something did
-_CAUSE = re.compile(r"error|not found|no such file|cannot|permission denied", re.I)
+_CAUSE = re.compile(r"error|not found|no such file|cannot|permission denied|"
+                    r"failed assertion", re.I)
 _MAKE_SAYS = re.compile(r"^make(\[\d+\])?: \*\*\* ")
+# Icarus 11 aborting on a construct it cannot elaborate: `<file>:<line>: assert: <its own
+# source>: failed assertion <what>` (a package's struct type as a port or variable, ...)
+_ICARUS_ABORT = re.compile(r"^(\S+?:\d+): assert: \S+ failed assertion")
 
 
 def first_cause(log: Path) -> str:
     """The first line of a build log that names a cause (make's summary lines only if
-    nothing else does)."""
+    nothing else does); an Icarus abort said as what it is."""
     lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines()
              if _CAUSE.search(ln)]
-    return next((ln for ln in lines if not _MAKE_SAYS.match(ln)), lines[0] if lines else "")
+    first = next((ln for ln in lines if not _MAKE_SAYS.match(ln)), lines[0] if lines else "")
+    if abort := _ICARUS_ABORT.match(first):
+        return (f"Icarus aborted at {abort.group(1)}: a construct it cannot elaborate "
+                "(Icarus 11: a package's struct type); say so: [core] icarus = \"why\"")
+    return first
 
 
 def _build_stamp(b: BuildSpec, design: Design) -> str:
@@ -237,7 +245,7 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
                      log_file=log)
     except (subprocess.CalledProcessError, RuntimeError, SystemExit) as exc:
         first = first_cause(log) if log.exists() else ""
-        raise tools.ToolError(f"build of {b.key} failed: {(first or str(exc))[:200]} "
+        raise tools.ToolError(f"build of {b.key} failed: {(first or str(exc))[:300]} "
                               f"(log: {log})") from None
     stamp.write_text(want)
     return build_dir, time.monotonic() - t0

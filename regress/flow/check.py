@@ -72,6 +72,9 @@ def validate(run: RunSpec) -> Design:
                           "--fault)")
     if b.sim not in tools.SIMULATORS:
         raise ConfigError(f"unknown simulator '{b.sim}' (known: {', '.join(tools.SIMULATORS)})")
+    if b.sim == "icarus" and design.foreign is not None and design.foreign.icarus:
+        raise ConfigError(f"{b.dut}: Icarus cannot build it: {design.foreign.icarus} "
+                          f"([core] icarus in {shown(design.descriptor)}); use --sim verilator")
     if b.coverage and b.sim != "verilator":
         raise ConfigError("line/toggle coverage (COV=1) needs SIM=verilator")
     rm = regmap.load()

@@ -14,6 +14,7 @@ from montverif.spec.errors import ConfigError
 from montverif.spec.paths import CHECKOUT as CHECKOUT  # re-exported: the flow's one module of paths
 from montverif.spec.paths import ROOT as ROOT
 from montverif.spec.paths import cache as cache
+from montverif.spec.paths import source_name as source_name
 from montverif.spec.paths import use_work as use_work
 from montverif.spec.paths import user_cache as user_cache
 from montverif.spec.paths import work as work

@@ -56,7 +56,10 @@ def results_of(xml: Path) -> tuple[int, int, str]:
     return tests, failed, first
 
 
-_FIRST_ERROR = re.compile(r"(MISMATCH .*|watchdog: .*|AssertionError: .*|Error: .*)")
+# ... and a $fatal: Icarus's `FATAL: <file>:<line>: <why>`, Verilator's `[0] %Fatal: <file>:
+# <line>: Assertion failed in <scope>: <why>`
+_FIRST_ERROR = re.compile(r"(MISMATCH .*|watchdog: .*|AssertionError: .*|Error: .*|"
+                          r"(?<=^FATAL: ).*|(?<=%Fatal: ).*)")
 # an RTL assertion that failed (hdl/common/mv_assert.svh): its own words, not the simulator's
 # prefix, so that the first error (and the failure bucket) starts with the assertion's name
 _ASSERT_FAILED = re.compile(r"ASSERT FAILED .*")

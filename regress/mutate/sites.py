@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from montverif.models.registry import get_algo
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow.paths import ROOT, source_name
 from montverif.regress.mutate.svmut import Site, candidates, enclosing_blocks
 from montverif.spec.design import Design
 
@@ -84,7 +84,7 @@ def _block(model: str, file: str, start: int
 def all_sites(design: Design) -> list[Site]:
     sites: list[Site] = []
     for src in core_sources(design):
-        sites += candidates(src.relative_to(ROOT).as_posix(), src.read_text())
+        sites += candidates(source_name(src), src.read_text())
     return sites
 
 

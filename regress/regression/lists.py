@@ -14,6 +14,7 @@ two equal parameter points): one line naming the list, the entry and the key.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ from montverif.regress.flow.spec import (
     BuildSpec,
     has_engine,
 )
-from montverif.spec import designs
+from montverif.spec import designs, project
 from montverif.spec.bounds import (
     ACK_WAIT,
     BUS_WIDTH,
@@ -41,6 +42,7 @@ from montverif.spec.bounds import (
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
+from montverif.spec.paths import work
 from montverif.spec.tomlfile import read_toml
 from montverif.verif.steer import Bias, BiasError
 
@@ -263,7 +265,7 @@ def _test_list(name: str, raw: object, where: str) -> TestList:
     expanded = [entry for i, e in enumerate(entries)
                 for entry in _entries(e, f"{where}.entry[{i}]")]
     if from_designs:  # every design's own entries of this list, design by design
-        for design in known_designs():
+        for design in (d.name for d in designs.in_scope()):
             expanded += [_entry(dict(e) | {"dut": design},
                                 f"{load_design(design).descriptor.name}: lists.{name}[{i}]")
                          for i, e in enumerate(load_design(design).lists.get(name, ()))]
@@ -295,13 +297,36 @@ def check_descriptor_entries(design: Design) -> None:
 designs.add_check(check_descriptor_entries)
 
 
-def load_lists(path: Path = LISTS_FILE) -> dict[str, TestList]:
+def default_file() -> Path:
+    """The lists a command reads when none is named: montverif's own (regress/lists.toml);
+    in a user's project (montverif.spec.project) its `lists` file, else lists written into
+    its work folder from its descriptors: one list per name its `[[lists.<name>]]` entries
+    use, each holding those entries (`designs = true`)."""
+    mine = project.current()
+    if mine is None:
+        return LISTS_FILE
+    if mine.lists is not None:
+        return mine.lists
+    names = sorted({name for d in designs.in_scope() for name in d.lists})
+    text = "".join(f'[{name}]\ndescription = "the entries of the project\'s descriptors"\n'
+                   "designs = true\n\n" for name in names)
+    target = work("lists.toml")
+    if not target.is_file() or target.read_text() != text:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, target)
+    return target
+
+
+def load_lists(path: Path | None = None) -> dict[str, TestList]:
     """Every list of a lists file; raises ListError with a one-line message."""
+    path = path or default_file()
     raw = read_toml(path, str(path), ListError)
     return {name: _test_list(name, body, f"{path.name}: {name}") for name, body in raw.items()}
 
 
-def get_list(name: str, path: Path = LISTS_FILE) -> TestList:
+def get_list(name: str, path: Path | None = None) -> TestList:
     lists = load_lists(path)
     if name not in lists:
         raise ListError(f"unknown list '{name}' (known: {', '.join(sorted(lists))})")

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.flow.paths import ROOT
+from montverif.spec import designs, generate
 
 README = ROOT / "README.md"
-README_MAX_BYTES = 14_000
+README_MAX_BYTES = 12_000  # the hand-written guide (the design table is generated)
 # Generated files (they name the revision of each figure) and the history itself.
 EXEMPT = {"CHANGELOG.md", "docs/cycles.md", "docs/regmap.md", "docs/bench/results.md"}
 DIARY = re.compile(
@@ -71,8 +72,15 @@ def broken_links(page: Path) -> list[str]:
     return bad
 
 
+def handwritten(readme: str) -> str:
+    """The README without its generated design table (montverif generate writes it from the
+    descriptors, one row a design: its size is the designs', not the guide's)."""
+    head, _, rest = readme.partition(generate.BEGIN)
+    return head + rest.partition(generate.END)[2]
+
+
 def test_readme_is_a_guide_of_about_12_kb() -> None:
-    text = README.read_text()
+    text = handwritten(README.read_text())
     assert len(text.encode()) <= README_MAX_BYTES, len(text.encode())
     for needed in ("make regress", "make test", "## One transaction", "## Your own design",
                    "docs/own-design.md", "## Layout"):
@@ -90,13 +98,14 @@ def test_links_resolve_and_nothing_points_outside_the_repository(page: Path) -> 
     assert [ln for ln in page.read_text().splitlines() if OUTSIDE.search(ln)] == []
 
 
-def test_layout_names_every_design_family() -> None:
+def test_layout_points_to_the_generated_design_table() -> None:
+    """The layout names no design family by hand (a new hdl/<family>/ would need an edit):
+    it points to the design table, which generate writes with every design."""
     text = README.read_text()
-    families = [d.name for d in (ROOT / "hdl").iterdir()
-                if d.is_dir() and any(d.glob("*.toml")) and d.name != "spec"]
-    assert families
-    missing = [f for f in families if f"`{f}`" not in text and f"hdl/{f}" not in text]
-    assert missing == []
+    row = next(ln for ln in text.splitlines() if ln.startswith("| `hdl/<family>/`"))
+    assert "design table" in row
+    table = text.partition(generate.BEGIN)[2].partition(generate.END)[0]
+    assert all(f"`{d.name}`" in table for d in designs.complete())
 
 
 def test_the_checks_catch_a_diary_and_a_dangling_link(tmp_path: Path) -> None:

@@ -1,9 +1,12 @@
-"""docs/own-design.md, followed as a new user would: its commands, in order, in a scratch
-copy of the repository without mont_r4. Route 1 (`new-design mont_r4 --like mont_csa`, then
+"""docs/own-design.md, followed as a new user would: its commands, in order. Route 1 (in a
+scratch copy of the repository without mont_r4: `new-design mont_r4 --like mont_csa`, then
 the project's core, model and descriptor put in place where the page says the files are
-written) must end in exactly the repository's derived files; route 2 (the third-party core of
-docs/examples) must pass, fail under --fault and lint clean. Each command's shown output
-lines must begin lines of what it prints, and a shown FAIL means exit code 1 (else 0)."""
+written) must end in exactly the repository's derived files; route 2 (in an empty folder of
+the user's own: the (N+1)-bit start/done core and the valid/ready core with one packed
+operand port of docs/examples) must pass on both simulators, fail under --fault, lint clean,
+run its own list, and fail once each is broken, writing nothing into montverif's sources.
+Each command's shown output lines must begin lines of what it prints, and a shown FAIL means
+exit code 1 (else 0)."""
 
 from __future__ import annotations
 
@@ -116,6 +119,15 @@ def test_the_guide_end_to_end(tmp_path: Path) -> None:
     for path in generate.targets():
         rel = path.relative_to(ROOT)
         assert (root / rel).read_text() == path.read_text(), rel
+    # route 2: in an empty folder of the user's own, the examples copied from the repository
+    mine = tmp_path / "mycores"
+    mine.mkdir()
+    sources = {p.relative_to(root): p.read_bytes() for p in (root / "hdl").rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
+    examples = env | {"EXAMPLES": str(root / "docs" / "examples" / "third_party")}
     for cmd in commands(route2):
-        run(cmd, root, env)
-    assert "DesignIdTpMont = 100;" in (root / "hdl" / "common" / "mv_regmap_pkg.sv").read_text()
+        run(cmd, mine, examples)
+    # its designs' generated files are in its work folder; montverif's sources are as they were
+    assert (mine / "build" / "gen" / "tp_wide" / "tp_wide_top.sv").is_file()
+    assert sources == {p.relative_to(root): p.read_bytes() for p in (root / "hdl").rglob("*")
+                       if p.is_file() and "__pycache__" not in p.parts}

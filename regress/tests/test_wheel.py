@@ -7,6 +7,7 @@ and the user's cache (the installed package stays as pip left it)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -174,6 +175,54 @@ def test_an_installed_package_is_read_only(installed: Installed) -> None:
         assert got.stderr.startswith("error: ") and got.stderr.count("\n") == 1
         assert "read only" in got.stderr
     assert snapshot(installed.package) == before
+
+
+def test_a_project_of_your_own_outside_montverif(installed: Installed, tmp_path: Path) -> None:
+    """A user's project (docs/own-design.md): a folder of their own with a montverif.toml,
+    a core from elsewhere copied in, a copy of a project design scaffolded there; every
+    command works on them from the installed wheel, the designs take ids of the project's
+    range, and nothing is written into the package or outside the project and the cache."""
+    proj = tmp_path / "mycores"
+    (proj / "rtl").mkdir(parents=True)
+    (proj / "montverif.toml").write_text('designs = ["rtl"]\n')
+    for f in (ROOT / "docs" / "examples" / "third_party").glob("tp_mont.*"):
+        shutil.copy2(f, proj / "rtl" / f.name)
+    before = snapshot(installed.package)
+    scaffold = installed.run("new-design", "myr2", "--like", "mont_r2", cwd=proj)
+    assert scaffold.returncode == 0, scaffold.stdout + scaffold.stderr
+    ident = re.search(r"(?m)^id = (\d+)", (proj / "rtl" / "mont" / "myr2.toml").read_text())
+    assert ident and int(ident.group(1)) == 201  # after tp_mont's 200: the project's range
+    steps: list[tuple[str, ...]] = [
+        ("sim", "--dut", dut, "--n", n, "--txns", "3", "--sim", sim)
+        for dut, n in (("myr2", "16"), ("tp_mont", "256")) for sim in ("verilator", "icarus")]
+    steps += [("sim", "--dut", "tp_mont", "--n", "256", "--txns", "3", "--fault"),
+              ("regress", "--list", "smoke", "--jobs", "2"),
+              ("closure", "run", "--dut", "myr2", "--sim", "icarus", "--n", "16",
+               "--budget-seeds", "4"),
+              ("mutate", "--dut", "myr2", "--mutants", "3", "--jobs", "2"),
+              ("formal", "--dut", "myr2"),
+              ("synth", "--dut", "myr2", "--n", "16"),
+              ("bench", "--designs", "myr2", "--widths", "32", "--txns", "50",
+               "--icarus-txns", "5", "--repeat", "1", "--out", "build/bench")]
+    for step in steps:
+        got = installed.run(*step, cwd=proj / "rtl")  # from a folder below the project's
+        expect = 1 if "--fault" in step else 0
+        assert got.returncode == expect, f"{step}: {got.stdout[-2000:]}{got.stderr[-2000:]}"
+        assert "Traceback" not in got.stdout + got.stderr
+    lists = installed.run("lists", cwd=proj)
+    assert lists.returncode == 0 and lists.stdout.split()[0] == "cycles", lists.stdout
+    work = proj / "build"
+    assert sorted(p.name for p in proj.iterdir()) == ["build", "montverif.toml", "rtl"]
+    assert {"runs", "regress", "closure", "mutate", "formal", "synth", "bench", "gen"} <= \
+        {p.name for p in work.iterdir()}
+    top = (work / "gen" / "myr2" / "myr2_top.sv").read_text()
+    assert re.search(r"\.DesignId\s*\(201\)", top), top
+    assert snapshot(installed.package) == before
+    broken = proj / "montverif.toml"
+    broken.write_text('designs = ["nowhere"]\n')
+    bad = installed.run("sim", "--dut", "myr2", cwd=proj)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: ") and \
+        bad.stderr.count("\n") == 1 and "nowhere" in bad.stderr, bad.stderr
 
 
 def test_the_lock_lies_in_the_ranges() -> None:

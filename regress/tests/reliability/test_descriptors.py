@@ -303,36 +303,57 @@ def test_fault_of_a_design_without_fault_is_refused(tmp_path: Path) -> None:
 
 # --- new-design -----------------------------------------------------------------------------
 
-def _copyable() -> list[str]:
-    return [d.name for d in designs.every() if d.foreign is None and not d.uses]
+def _smallest(d: designs.Design, sim: str) -> list[str]:
+    """The run options of the design's narrowest `[test]` point of `sim` (else of the other
+    simulator): its width, bus width and parameters, three operations."""
+    points = d.test.get(sim) or d.test.get("verilator") or d.test.get("icarus") or []
+    n, bus, _, ack, *params = min(points, key=lambda p: p[0])
+    given = ",".join(f"{k}={v}" for k, v in (params[0] if params else {}).items())
+    return ["--n", str(n), "--busw", str(bus), "--ack-wait", str(ack), "--txns", "3",
+            *(["--params", given] if given else [])]
 
 
 def test_new_design_like_every_design_loads(tmp_path: Path) -> None:
-    """`new-design x_<D> --like D` for every design D that can be copied (mont_lut's table,
-    mm42's step and registers, the scalable PEs: every file named after D is the copy's
-    own), then every copy is a design that loads, with a model and a generated top, and no
-    descriptor is broken (before: --like mont_lut failed halfway)."""
+    """`new-design x_<D> --like D` for every design D (mont_lut's table, mm42's step and
+    registers, the scalable PEs: every file named after D is the copy's own; the RSA core's
+    multiplier selector, named otherwise, takes the copy's name as a prefix), then every
+    copy is a design that loads, with a model and a generated top, and no descriptor is
+    broken (before: --like mont_lut failed halfway, and the RSA core was refused)."""
     tree = scratch_tree(tmp_path)
-    names = _copyable()
-    assert "mont_lut" in names and "mm42" in names and "rsa_core" not in names
+    names = designs.known_designs()
+    assert {"mont_lut", "mm42", "rsa_core"} <= set(names)
     done = tree.commands(*(["new-design", f"x_{d}", "--like", d] for d in names))
     for d, new in zip(names, done, strict=True):
         assert new.code == 0 and not new.err, (d, new)
     listed, lint = tree.run("models", "list"), tree.run("lint", "--dut", "x_mont_lut")
     assert not listed.err, listed.err
-    assert {f"x_{d}" for d in names} <= set(re.findall(r"(?m)^(x_\w+) ", listed.out))
+    multipliers = [d for d in names if designs.load_design(d).kind != "modexp"]
+    assert {f"x_{d}" for d in multipliers} <= set(re.findall(r"(?m)^(x_\w+) ", listed.out))
     assert lint.code == 0 and "generated files: ok" in lint.out, lint
     table = tree.root / "hdl" / "mont" / "x_mont_lut_table.sv"
     assert "module x_mont_lut_table" in table.read_text()
+    selector = tree.root / "hdl" / "rsa" / "x_rsa_core_rsa_mont_mult.sv"
+    assert "module x_rsa_core_rsa_mont_mult" in selector.read_text()
 
 
 @pytest.mark.sim
-def test_a_copy_of_mont_lut_passes_on_icarus(tmp_path: Path) -> None:
+def test_a_copy_of_every_design_passes_on_both_simulators(tmp_path: Path) -> None:
+    """Each copy runs at once, on Verilator and Icarus, at its original's narrowest test
+    point: the build and the testbench find it."""
     tree = scratch_tree(tmp_path)
-    assert tree.run("new-design", "lut_copy", "--like", "mont_lut").code == 0
-    sim = tree.run("sim", "--dut", "lut_copy", "--sim", "icarus", "--n", "16", "--txns", "3",
-                   "--out", str(tmp_path / "run"), timeout=900)
-    assert sim.code == 0 and "PASS lut_copy" in sim.out, sim
+    names = designs.known_designs()
+    assert all(d.code == 0 for d in tree.commands(
+        *(["new-design", f"x_{d}", "--like", d] for d in names)))
+    failed = []
+    for name in names:
+        d = designs.load_design(name)
+        for sim in ("verilator", "icarus"):
+            out = tmp_path / "runs" / f"{name}-{sim}"
+            run = tree.run("sim", "--dut", f"x_{name}", "--sim", sim, *_smallest(d, sim),
+                           "--out", str(out), timeout=900)
+            if run.code != 0 or f"PASS x_{name}" not in run.out:
+                failed.append(f"{name} {sim}: {run.out}{run.err}")
+    assert failed == []
 
 
 @pytest.mark.parametrize(("name", "needle"), [
