@@ -24,14 +24,15 @@ module mont_pipe_final #(
 
   localparam int Wd = N + 1;
 
-  logic [Wd-1:0] s_ext, c_ext, nm, ds, dc;
+  logic [Wd-1:0] s_ext, c_ext, m_ext, nm, ds, dc;
   /* verilator lint_off UNUSEDSIGNAL */
   logic [Wd-1:0] sum, maj, diff;  // maj's top bit has weight 2^Wd (dropped: mod 2^Wd)
   /* verilator lint_on UNUSEDSIGNAL */
   assign s_ext = s_i;
   assign c_ext = c_i;
   assign sum   = s_ext + c_ext;
-  assign nm    = ~Wd'(m_i);
+  assign m_ext = Wd'(m_i);
+  assign nm    = ~m_ext;
   assign ds    = s_ext ^ c_ext ^ nm;
   assign maj   = (s_ext & c_ext) | (s_ext & nm) | (c_ext & nm);
   assign dc    = {maj[Wd-2:0], 1'b1};
