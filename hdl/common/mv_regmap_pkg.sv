@@ -61,5 +61,6 @@ package mv_regmap_pkg;
   localparam int DesignIdMontDual = 14;
   localparam int DesignIdRsaCore = 15;
   localparam int DesignIdMontR4 = 16;
+  localparam int DesignIdMontPipe = 17;
   /* verilator lint_on UNUSEDPARAM */
 endpackage

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from montverif.spec import foreign, formula
+from montverif.spec import foreign, formula, stream
 from montverif.spec.errors import ConfigError
 from montverif.spec.fields import (
     DOTTED,
@@ -30,6 +30,7 @@ from montverif.spec.foreign import ForeignCore
 from montverif.spec.paths import COMMON, HDL, shown
 from montverif.spec.regmap import Region, RegMap
 from montverif.spec.regmap import load as regmap_load
+from montverif.spec.stream import StreamCore
 from montverif.spec.svnames import is_keyword
 from montverif.spec.tomlfile import read_toml
 
@@ -44,6 +45,9 @@ PROMISE_KEYS = ("p", "v")
 PROMISE_NAMES = ("x", "y", "m", "n", "r", "p", "v")
 LOADER_SOURCE = COMMON / "mv_bus_loader.sv"  # the bus loader: the testbench's register file
 COMMON_SOURCES = (COMMON / "mv_regmap_pkg.sv", LOADER_SOURCE)
+# the streaming harness's source and sink (simulation only): a streaming design's builds
+# compile it instead of the bus loader
+STREAM_ENGINE = COMMON / "mv_stream_engine.sv"
 # The RSA core's multiplier interfaces as its monitors read them (verif/env/rsa_env.py):
 # <prefix>_<signal> in the core for each prefix of [rsa] mults, plus the modulus input.
 MULT_SIGNALS = ("busy", "x", "y", "p", "s", "c")
@@ -170,6 +174,7 @@ class Design:
     # its entries of the regression lists: list name -> entries (regress/lists.toml's keys)
     lists: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     foreign: ForeignCore | None = None  # [core]: a core with its own ports and handshake
+    stream: StreamCore | None = None  # [stream]: a streaming core, behind the stream harness
     generic_model: bool = False  # [model] generic: P from the reference, cycles stated here
     # widths.min as an expression of the build parameters ("" when it is a number): the
     # narrowest N of a build depends on them (mont_dual: K + K * Units)
@@ -189,7 +194,8 @@ class Design:
 
     @property
     def toplevel(self) -> str:
-        """The simulated top: the core behind the bus loader (montverif.spec.top)."""
+        """The simulated top: the core behind the bus loader (montverif.spec.top), or a
+        streaming core between the stream harness's source and sink (.stream_top)."""
         return self.name + TOP_SUFFIX
 
     @property
@@ -201,7 +207,8 @@ class Design:
     @property
     def rtl_sources(self) -> tuple[Path, ...]:
         """Every RTL file a build of the design compiles but its generated top."""
-        ordered: dict[Path, None] = dict.fromkeys(COMMON_SOURCES)
+        ordered: dict[Path, None] = dict.fromkeys(
+            (STREAM_ENGINE,) if self.stream is not None else COMMON_SOURCES)
         ordered |= dict.fromkeys(self.used_rtl)
         ordered |= dict.fromkeys(self.shared + self.rtl)
         return tuple(ordered)
@@ -209,7 +216,7 @@ class Design:
     @property
     def core_sources(self) -> tuple[Path, ...]:
         """The RTL of the core alone (synthesis): rtl_sources without the bus loader."""
-        return tuple(s for s in self.rtl_sources if s != LOADER_SOURCE)
+        return tuple(s for s in self.rtl_sources if s not in (LOADER_SOURCE, STREAM_ENGINE))
 
     # --- the register map -------------------------------------------------------------------
     @property
@@ -418,6 +425,7 @@ SECTION_KEYS: dict[str, tuple[str, ...] | None] = {
     "rsa": ("core", "mults", "width", "wipe", "clear", "variants"),
     "top": ("core", "ports"), "lists": None,
     "core": foreign.KEYS,
+    "stream": stream.KEYS,
     "formal": ("points", "timeout"),
     "synthesis": ("parameters", "cycles"),
 }
@@ -561,6 +569,17 @@ def _synthesis(raw: Mapping[str, Any], params: Mapping[str, Param], where: str
     return own, cycles
 
 
+def _stream(raw: Mapping[str, Any], registers: tuple[str, ...], names: set[str],
+            where: str) -> StreamCore | None:
+    """[stream]: a streaming core; one that has one has no [core] (the bus loader's
+    adapter) and no precomputed registers (the harness offers X, Y and M)."""
+    found = stream.parse_stream(raw, registers, names, where)
+    if found is not None and "core" in raw:
+        raise ConfigError(f"{where}: [stream] and [core] exclude each other (a streaming "
+                          "core runs behind the stream harness, not the bus loader)")
+    return found
+
+
 def _sections(raw: Mapping[str, Any], where: str) -> dict[str, Table]:
     """Every section of a descriptor as a Table (an empty one when absent), unknown
     sections and keys refused."""
@@ -571,7 +590,7 @@ def _sections(raw: Mapping[str, Any], where: str) -> dict[str, Table]:
         raise ConfigError(f"{where}: [operands] below_modulus is replaced by domain (e.g. "
                           'domain = { X = "below_2n", Y = "below_m" }: docs/own-design.md)')
     return {s: Table(raw.get(s, {}), f"[{s}]", where, SECTION_KEYS[s])
-            for s in SECTIONS if s not in ("core", "synthesis", "formal")}
+            for s in SECTIONS if s not in ("core", "synthesis", "formal", "stream")}
 
 
 def _name(d: Table, path: Path) -> str:
@@ -868,6 +887,7 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         core=core, ports=ports, used_rtl=uses_rtl, owns=owns,
         lists=_lists(raw, where),
         foreign=foreign.parse_core(raw, (*registers, *precompute), where),
+        stream=_stream(raw, registers, names, where),
         generic_model=generic,
         formal_points=_formal_points(raw, params, where),
         formal_timeout=_formal_timeout(raw, where), min_n_expr=min_expr)

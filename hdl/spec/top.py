@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from montverif.spec import adapter, foreign
+from montverif.spec import adapter, foreign, stream_top
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import INCLUDE_DIRS, cache, shown, work
@@ -227,6 +227,10 @@ def design_id(design: Design) -> str:
 def emit(design: Design) -> str:
     """The text of the design's top."""
     core = _core(design)
+    if design.stream is not None:  # between the stream harness's source and sink
+        return stream_top.emit(design, core.params,
+                               {n: (p.direction, p.width) for n, p in core.ports.items()},
+                               parameters(design, core))
     top = design.toplevel
     halves = bool(design.carry_save_operands)
     red = design.redundant_extra_bits

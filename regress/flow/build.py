@@ -37,6 +37,10 @@ from montverif.spec.paths import INCLUDE_DIRS, include_files
 from montverif.verif.bus import engine
 from montverif.verif.bus.vpi import STORAGE_SYMBOL
 from montverif.verif.config import CLOCK_PERIOD_NS, MUTANT_SELECT
+from montverif.verif.stream.engine import INPUTS as STREAM_INPUTS
+from montverif.verif.stream.engine import OUTPUTS as STREAM_OUTPUTS
+
+STREAM_MODULE = "mv_stream_engine"
 
 
 def vpi_control(design: Design, engine_build: bool = False, mutants: bool = False) -> str:
@@ -57,6 +61,9 @@ def vpi_control(design: Design, engine_build: bool = False, mutants: bool = Fals
               for module, leaf in sorted(probes)]
     if mutants:
         lines.append(f'public_flat_rw -module "{design.toplevel}" -var "{MUTANT_SELECT}"')
+    if design.stream is not None:  # the stream harness's batch and log (verif/stream/)
+        lines += [f'public_flat_rw -module "{STREAM_MODULE}" -var "{var}"'
+                  for var in (*STREAM_INPUTS, *STREAM_OUTPUTS)]
     if engine_build:
         lines += [f'public_flat_rw -module "{engine.ENGINE_MODULE}" -var "{var}"'
                   for var in (engine.SCRIPT_VAR, engine.LOG_VAR, engine.CYCLE_VAR,

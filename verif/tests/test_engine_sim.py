@@ -82,7 +82,9 @@ def test_engine_watchdog_reports_a_hung_operation(tmp_path, monkeypatch):
     monkeypatch.setenv("MV_DONE_TIMEOUT", "3")  # cycles: far below the 34 an operation takes
     outcome = execute(run, tmp_path / run.key)
     assert not outcome.passed
-    assert "watchdog: DONE not raised within 3 cycles" in outcome.first_error
+    # the hang names the test and the operation it hung in (with its operands)
+    assert re.search(r"watchdog: RandomTest op 0 \(x=0x\w+, y=0x\w+, m=0x\w+\): DONE not "
+                     r"raised within 3 cycles", outcome.first_error), outcome.first_error
 
 
 @pytest.mark.parametrize("sim", ["verilator", "icarus"])
@@ -131,7 +133,9 @@ def test_engine_watchdog_inside_a_script(tmp_path, monkeypatch, sim):
                   tests=("RandomTest",), timeout_s=900)
     outcome = execute(run, tmp_path / run.key)
     assert not outcome.passed
-    assert "watchdog: DONE not raised within 3 cycles (hung operation)" in outcome.first_error
+    assert re.search(r"watchdog: RandomTest op 0 \(x=0x\w+, y=0x\w+, m=0x\w+\): DONE not "
+                     r"raised within 3 cycles \(hung operation\)", outcome.first_error), \
+        outcome.first_error
     lines = (tmp_path / "bus.log").read_text().splitlines()
     assert len(lines) == 3 * 4 + 1 and lines[-1].startswith("W 0 "), lines  # X, Y, M, START
 
