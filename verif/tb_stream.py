@@ -22,6 +22,7 @@ from montverif.verif.stream import sequences
 from montverif.verif.stream.checks import StreamChecker
 from montverif.verif.stream.coverage import StreamCoverage
 from montverif.verif.stream.engine import GAP_MAX, StreamEngine, StreamOp
+from montverif.verif.vectors import load_vectors
 
 RESET_CYCLES = 3
 _COVERAGE: dict[str, StreamCoverage] = {}  # one set of cover points a process and design
@@ -45,6 +46,17 @@ def corner_operands(rng: random.Random, design: Design, n: int,
     return sequences.corner_operands(rng, design, n)
 
 
+def file_operands(rng: random.Random, design: Design, n: int,
+                  count: int) -> list[tuple[int, int, int]]:
+    """The operations of the run's vector file (VECTORS: the mutation campaigns' equivalence
+    runs, a user's own list), in its order; every one in the design's domain."""
+    cfg = current_run()
+    assert cfg.vectors is not None, "VectorTest needs a vector file (--vectors, VECTORS=)"
+    values = load_vectors(cfg.vectors, n, design.operands, design.below_modulus,
+                          params=cfg.params)
+    return [(x, y, m) for x, y, m in values]
+
+
 async def run_stream(dut: Handle, test: str, operands: Operands,
                      traffic: sequences.Traffic) -> None:
     cfg: RunConfig = current_run()
@@ -64,6 +76,8 @@ async def run_stream(dut: Handle, test: str, operands: Operands,
     dut.rst_ni.value = 1
     rng = random.Random(f"{cfg.seed}:{test}")
     values = operands(rng, design, cfg.n, cfg.txns)
+    if not values:
+        return
     with (cfg.log_dir / "txns.jsonl").open("a") as log:
         checker = StreamChecker(algo, cfg.n, dict(cfg.params), latency, stream.interval,
                                 stream.order == "tagged", coverage, log)
@@ -104,3 +118,10 @@ async def StreamBackPressureTest(dut: Handle) -> None:
 async def StreamCornerTest(dut: Handle) -> None:
     """Every operand and modulus class of the coverage bins, with random traffic."""
     await run_stream(dut, "StreamCornerTest", corner_operands, sequences.random_traffic)
+
+
+@cocotb.test()
+async def VectorTest(dut: Handle) -> None:
+    """The vector file's operations, with the seed's traffic: the same log for two builds
+    that compute alike (the mutation campaigns' equivalence runs compare them)."""
+    await run_stream(dut, "VectorTest", file_operands, sequences.random_traffic)

@@ -158,8 +158,8 @@ def first_cause(log: Path) -> str:
              if _CAUSE.search(ln)]
     first = next((ln for ln in lines if not _MAKE_SAYS.match(ln)), lines[0] if lines else "")
     if abort := _ICARUS_ABORT.match(first):
-        return (f"Icarus aborted at {abort.group(1)}: a construct it cannot elaborate "
-                "(Icarus 11: a package's struct type); say so: [core] icarus = \"why\"")
+        return (f"Icarus aborted at {abort.group(1)} (an internal assertion): a construct it "
+                "cannot elaborate, e.g. a package's struct type ([core] icarus says why)")
     return first
 
 

@@ -91,6 +91,9 @@ def validate(run: RunSpec) -> Design:
         raise ConfigError(str(exc)) from None
     if b.bus not in BUS_MODES:
         raise ConfigError(f"unknown bus mode '{b.bus}' (known: {', '.join(BUS_MODES)})")
+    if b.bus == "engine" and design.stream is not None:
+        raise ConfigError(f"{b.dut} runs behind the streaming harness, whose source and sink "
+                          "run whole batches already: --bus does not apply (use --bus pins)")
     if b.bus == "engine" and not has_engine(b.dut):
         raise ConfigError(f"{b.dut}'s testbench ({design_tb(b.dut)[0]}) has no fast bus mode: "
                           "use --bus pins")

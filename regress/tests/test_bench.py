@@ -364,7 +364,7 @@ def test_engine_mode_of_a_pin_only_testbench_is_one_line(monkeypatch):
     from montverif.spec.designs import known_designs, load_design
     from montverif.spec.errors import ConfigError
 
-    assert all(has_engine(d) for d in known_designs())
+    assert all(has_engine(d) for d in known_designs() if load_design(d).stream is None)
     monkeypatch.delitem(load_design("rsa_core").testbench, "engine")
     assert not has_engine("rsa_core")
     with pytest.raises(ConfigError) as info:

@@ -161,8 +161,8 @@ class StreamChecker:
             parts.append(f'"error": "{error}"')
         elif j is not None:
             parts += [f'"p": "{log.p[j]:#x}"', f'"out_cycle": {log.out_at[j]}']
-            if k < len(log.taken_at):
-                parts.append(f'"cycles": {log.out_at[j] - log.taken_at[k]}')
+            if k < len(log.taken_at):  # clocks from taken to out, stalls included
+                parts.append(f'"latency": {log.out_at[j] - log.taken_at[k]}')
         self.log.write("{" + ", ".join(parts) + "}\n")
 
 

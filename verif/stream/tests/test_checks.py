@@ -42,7 +42,7 @@ def test_a_right_log_passes_and_is_logged() -> None:
     c.check("T", 10, OPS, right_log(OPS))
     assert c.errors == [] and c.checked == len(OPS)
     lines = c.log.getvalue().splitlines()  # type: ignore[attr-defined]
-    assert len(lines) == 4 and '"test": "T", "op": 12' in lines[2] and f'"cycles": {L}' in lines[2]
+    assert len(lines) == 4 and '"test": "T", "op": 12' in lines[2] and f'"latency": {L}' in lines[2]
 
 
 @pytest.mark.parametrize(("edit", "needle"), [
