@@ -391,7 +391,10 @@ def warm(env: dict[str, str]) -> None:
 
 
 _SUMMARY = re.compile(r"summary: (.*)$", re.M)
-_FAILED = re.compile(r"failed assertion (\S+) at (\S+)(?: step (\d+))?")
+# the name may hold escaped identifiers of generate blocks, each ended by a space
+# (`top.u_core.\g_stage[1].u_stage .Name_A`)
+_FAILED = re.compile(r"failed assertion ((?:\\\S+ |\S)+?) at (\S+)(?: step (\d+))?")
+_ESCAPED = re.compile(r"\\(\S+) ")
 _TRACE = re.compile(r"counterexample trace(?: \[\w+\])?: (\S+)")
 _REACHED = re.compile(r"^\s*reached cover statement (\S+)")
 _DONE = re.compile(r"DONE \((\w+), rc=(\d+)\)")
@@ -433,7 +436,8 @@ def parse(spec: FormalSpec, folder: Path, seconds: float) -> Verdict:
     status, summary = task_log(folder / "formal_proof")
     text = "\n".join(summary)
     if m := _FAILED.search(text):  # a counterexample, or the assertion induction failed on
-        v.failed_assertion, v.location = m.group(1), _location(m.group(2))
+        v.failed_assertion = _ESCAPED.sub(r"\1", m.group(1))
+        v.location = _location(m.group(2))
         v.depth = int(m.group(3)) if m.group(3) else spec.depth
     if m := _TRACE.search(text):
         v.trace = folder / "formal_proof" / Path(m.group(1)).relative_to(
