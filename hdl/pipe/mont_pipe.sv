@@ -218,8 +218,10 @@ module mont_pipe #(
                out_valid_o && $stable(p_o) && $stable(tag_o), clk_i, assert_off)
   `ASSERT_KNOWN(PipeOutValidKnown_A, out_valid_o, clk_i, assert_off)
   `ASSERT_KNOWN(PipeOutKnown_A, {p_o, tag_o} & {(N + TagW){out_valid_o}}, clk_i, assert_off)
-  // The input stage's m': M m' = -1 mod 2^K (mont_pipe_mprime.sv).
-  `ASSERT_IMPL(PipeMPrime_A, in_valid_q, (K'(in_m_q) * in_mp_q) == {K{1'b1}}, clk_i,
+  // The input stage's m': M m' = -1 mod 2^K (mont_pipe_mprime.sv). The product is cast,
+  // not its factor: yosys 0.70 sizes `(K'(in_m_q) * in_mp_q) == ...` at N bits, the cast's
+  // operand's width, and fails it for N > K >= 3 (docs/formal.md, "Tools").
+  `ASSERT_IMPL(PipeMPrime_A, in_valid_q, K'(in_m_q * in_mp_q) == {K{1'b1}}, clk_i,
                assert_off)
   // The input stream's promises: the operand domain, and AXI-Stream's rule that an operation
   // not accepted stays, unchanged, until it is.

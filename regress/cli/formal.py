@@ -11,8 +11,10 @@ with SymbiYosys (docs/formal.md).
 --dut: the design's core in a harness generated from its descriptor, checked by BMC through
 its whole first operation from reset, for every input at width N (8 unless told): the
 result is the descriptor's function (P = X*Y*2^-r mod M, or X*Y mod M), last_o comes in
-the cycle its cycle formula names, and the core's own assertions hold. The depth defaults
-to two cycles past the result. BOUNDED is its passing verdict.
+the cycle its cycle formula names, and the core's own assertions hold. A streaming core
+([stream]) is driven over its valid/ready streams instead: its result comes exactly its
+latency after the operands are taken, is held until taken and carries its tag. The depth
+defaults to two cycles past the result. BOUNDED is its passing verdict.
 
 --points: the loader's default proof and every design's [formal] points (or those of
 --dut), each in a folder of its own below --out, and summary.json with every verdict.

@@ -34,9 +34,10 @@ from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from montverif.regress.flow import claim, formal_core, processes, tools
+from montverif.regress.flow import claim, formal_core, formal_stream, processes, tools
 from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import stage, work
+from montverif.spec.design import Design
 from montverif.spec.designs import check_known, known_designs, load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import COMMON, HDL
@@ -70,6 +71,30 @@ BLOCKS: dict[str, Block] = {
          HARNESSES / "mv_bus_loader_formal.sv"),
         (("N", 8), ("BusW", 8), ("AckWait", 0))),
 }
+
+
+def unsupported(design: Design) -> str:
+    """Why no harness can state the design's function yet ("" when one can)."""
+    if design.stream is not None:
+        return formal_stream.unsupported(design)
+    return formal_core.unsupported(design)
+
+
+def prepare(design: Design, n: int, params: dict[str, int], fault: bool = False
+            ) -> formal_core.CoreProof:
+    """A design's proof point: its streaming core's (formal_stream) or its bus-loader core's
+    (formal_core); raises ConfigError when it cannot be proved there."""
+    if design.stream is not None:
+        return formal_stream.prepare(design, n, params, fault)
+    return formal_core.prepare(design, n, params, fault)
+
+
+def harness(proof: formal_core.CoreProof) -> str:
+    """The harness of a design's proof point, from the generator that prepared it."""
+    if isinstance(proof, formal_stream.StreamProof):
+        return formal_stream.harness(proof)
+    return formal_core.harness(proof)
+
 
 _PARAM = re.compile(r"^\s*parameter\s+(?:int|bit|logic)\s+(\w+)\s*=", re.M)
 BUS_WIDTHS = (8, 16, 32, 64)
@@ -114,7 +139,7 @@ class FormalSpec:
         """The design's proof point (raises ConfigError when it cannot be proved there)."""
         params = self.resolved()
         n = params.pop("N")
-        return formal_core.prepare(load_design(self.block), n, params, self.fault)
+        return prepare(load_design(self.block), n, params, self.fault)
 
     @property
     def key(self) -> str:
@@ -154,6 +179,8 @@ class Verdict:
     # operands as a vector file with the command that replays it in simulation
     relation: str = ""
     result_cycle: int = 0
+    holds: str = "the cycle count"  # what else the harness checks, in words
+    result_at: str = ""  # where the result comes, in words (default: last_o's cycle)
     vector: Path | None = None
     replay: str = ""
 
@@ -168,12 +195,13 @@ class Verdict:
         elif self.status == "failed":
             what = (f"{self.failed_assertion} fails at step {self.depth} ({self.location}); "
                     f"counterexample {self.trace}")
-            what += f"; replay: {self.replay}" if self.replay else ""
+            what += (f"; replay: {self.replay}" if self.replay
+                     else f"; operands: {self.vector}" if self.vector else "")
         elif self.status == "bounded" and self.relation and self.depth > self.result_cycle:
-            what = (f"{self.relation} and the cycle count hold for every input: the whole "
-                    f"first operation from reset (last_o in cycle {self.result_cycle}, "
-                    f"checked to step {self.depth}), {self.covers_reached}/"
-                    f"{self.covers_total} covers reached")
+            at = self.result_at or f"last_o in cycle {self.result_cycle}"
+            what = (f"{self.relation} and {self.holds} hold for every input: the whole "
+                    f"first operation from reset ({at}, checked to step {self.depth}), "
+                    f"{self.covers_reached}/{self.covers_total} covers reached")
         elif self.status == "bounded":
             what = f"no counterexample within {self.depth} steps (not proved unbounded)"
             what += f"; {self.message}" if self.message else ""
@@ -294,10 +322,10 @@ def _check_design(spec: FormalSpec) -> None:
     if not 1 <= spec.depth <= 400:
         raise ConfigError(f"depth {spec.depth}: use 1 to 400")
     proof = spec.core_proof()
-    if spec.depth <= proof.cycles + 1:
+    if spec.depth <= proof.result_cycle:
         raise ConfigError(f"depth {spec.depth}: {spec.block}'s result comes in cycle "
-                          f"{proof.cycles + 1} at N={proof.n}; use a depth of at least "
-                          f"{proof.cycles + 2} (the default {proof.depth})")
+                          f"{proof.result_cycle} at N={proof.n}; use a depth of at least "
+                          f"{proof.result_cycle + 1} (the default {proof.depth})")
     if spec.overlay and not Path(spec.overlay).is_dir():
         raise ConfigError(f"no such overlay folder: {spec.overlay}")
 
@@ -391,7 +419,10 @@ def warm(env: dict[str, str]) -> None:
 
 
 _SUMMARY = re.compile(r"summary: (.*)$", re.M)
-_FAILED = re.compile(r"failed assertion (\S+) at (\S+)(?: step (\d+))?")
+# the name may hold escaped identifiers of generate blocks, each ended by a space
+# (`top.u_core.\g_stage[1].u_stage .Name_A`)
+_FAILED = re.compile(r"failed assertion ((?:\\\S+ |\S)+?) at (\S+)(?: step (\d+))?")
+_ESCAPED = re.compile(r"\\(\S+) ")
 _TRACE = re.compile(r"counterexample trace(?: \[\w+\])?: (\S+)")
 _REACHED = re.compile(r"^\s*reached cover statement (\S+)")
 _DONE = re.compile(r"DONE \((\w+), rc=(\d+)\)")
@@ -433,7 +464,8 @@ def parse(spec: FormalSpec, folder: Path, seconds: float) -> Verdict:
     status, summary = task_log(folder / "formal_proof")
     text = "\n".join(summary)
     if m := _FAILED.search(text):  # a counterexample, or the assertion induction failed on
-        v.failed_assertion, v.location = m.group(1), _location(m.group(2))
+        v.failed_assertion = _ESCAPED.sub(r"\1", m.group(1))
+        v.location = _location(m.group(2))
         v.depth = int(m.group(3)) if m.group(3) else spec.depth
     if m := _TRACE.search(text):
         v.trace = folder / "formal_proof" / Path(m.group(1)).relative_to(
@@ -518,7 +550,7 @@ def _run_in(spec: FormalSpec, folder: Path) -> Verdict:
     proof = spec.core_proof() if spec.is_design else None
     if proof is not None:
         sources.append(folder / f"{proof.module}.sv")
-        sources[-1].write_text(formal_core.harness(proof))
+        sources[-1].write_text(harness(proof))
     (folder / "formal.sby").write_text(sby_text(spec, sources, staged_files(folder, sources)))
     t0 = time.monotonic()
     limit = sby_limit(spec.timeout_s)
@@ -530,10 +562,13 @@ def _run_in(spec: FormalSpec, folder: Path) -> Verdict:
     else:
         verdict = parse(spec, folder, time.monotonic() - t0)
         if proof is not None:
-            verdict.relation, verdict.result_cycle = proof.relation(), proof.cycles + 1
+            verdict.relation, verdict.result_cycle = proof.relation(), proof.result_cycle
+            verdict.holds, verdict.result_at = proof.holds(), proof.result_at()
             if verdict.status == "failed" and verdict.trace is not None:
                 verdict.vector = formal_core.write_vector(proof, verdict.trace,
                                                           folder / "counterexample.json")
-                verdict.replay = replay_command(spec, verdict.vector)
+                # the streaming tests replay no vector file: its operands are the record
+                stream = isinstance(proof, formal_stream.StreamProof)
+                verdict.replay = "" if stream else replay_command(spec, verdict.vector)
     (folder / "formal.json").write_text(json.dumps(verdict.to_json(), indent=1) + "\n")
     return verdict

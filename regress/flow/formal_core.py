@@ -129,6 +129,19 @@ class CoreProof:
         return self.cycles + 4
 
     @property
+    def result_cycle(self) -> int:
+        """The cycle of last_o (START in cycle 1)."""
+        return self.cycles + 1
+
+    def holds(self) -> str:
+        """What the harness checks beside the function, in words."""
+        return "the cycle count"
+
+    def result_at(self) -> str:
+        """Where the result comes, in words."""
+        return f"last_o in cycle {self.result_cycle}"
+
+    @property
     def halves(self) -> bool:
         """The operands come in carry-save halves."""
         return bool(self.design.carry_save_operands)
@@ -169,11 +182,17 @@ def unsupported(design: Design) -> str:
     if design.has_field and design.field1.get("kind") not in FIELD1_KINDS:
         return (f"{design.name}: its field 1 kind {design.field1.get('kind')!r} has no formal "
                 f"harness yet (known: {', '.join(FIELD1_KINDS)})")
-    if not design.cycles and design.model_function not in OPERAND_CYCLES:
+    if not cycle_formula(design) and design.model_function not in OPERAND_CYCLES:
         return f"{design.name}: its descriptor states no cycle formula"
     if missing := [f for f in design.precompute.values() if f not in PRECOMPUTED]:
         return f"{design.name}: no formal relation for its precomputed {', '.join(missing)}"
     return ""
+
+
+def cycle_formula(design: Design) -> str:
+    """The formula of the cycles a proof checks: a streaming core's latency ([stream], clocks
+    from taking the operands to offering the result; formal_stream), else the cycle count."""
+    return design.stream.latency if design.stream is not None else design.cycles
 
 
 def default_n(design: Design) -> int:
@@ -233,8 +252,8 @@ def prepare(design: Design, n: int, given: dict[str, int], fault: bool = False,
                           "(the solver's time grows steeply with N: docs/formal.md)")
     params = build_params(design, n, given)
     field1, by_operand = None, None
-    if design.cycles:
-        cycles = integer(design.cycles, n, params)
+    if cycle_formula(design):
+        cycles = integer(cycle_formula(design), n, params)
     elif n > MAX_N:  # one count per exponent value: 2^N of them
         raise ConfigError(f"N={n}: {design.name}'s cycle count depends on its operands; "
                           f"a harness checks it up to N={MAX_N}")

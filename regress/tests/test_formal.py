@@ -162,6 +162,23 @@ def test_the_sby_file_names_the_tasks_engine_and_parameters() -> None:
     assert str(ROOT / "hdl" / "common" / "mv_assert.svh") in text
 
 
+def test_a_failed_assertion_inside_a_generate_block_is_named_whole(tmp_path: Path) -> None:
+    """SBY names an assertion below a generate block by an escaped identifier, which ends
+    in a space (mont_pipe's digit stages): the verdict names it whole, without the escape."""
+    (tmp_path / "formal_proof").mkdir()
+    (tmp_path / "formal_proof" / "logfile.txt").write_text(
+        "SBY 2:48:31 [formal_proof] summary: counterexample trace: "
+        "formal_proof/engine_0/trace.vcd\n"
+        "SBY 2:48:31 [formal_proof] summary:   failed assertion mont_pipe_formal.u_core."
+        "\\g_stage[1].u_stage .PipeLowDigitZero_A at mont_pipe_stage.sv:169.82-169.145 "
+        "step 4\n"
+        "SBY 2:48:31 [formal_proof] DONE (FAIL, rc=2)\n")
+    v = formal.parse(formal.FormalSpec("mont_pipe", mode="bmc", depth=10), tmp_path, 1.0)
+    assert v.status == "failed" and v.depth == 4
+    assert v.failed_assertion == "mont_pipe_formal.u_core.g_stage[1].u_stage.PipeLowDigitZero_A"
+    assert v.location == "mont_pipe_stage.sv:169"
+
+
 def _processes_in(folder: Path) -> list[int]:
     """Processes whose working directory lies in `folder` (SBY and its solvers)."""
     found = []

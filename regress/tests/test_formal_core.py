@@ -89,14 +89,15 @@ def test_every_descriptor_point_can_be_checked() -> None:
     points with parameters that make it narrower (K = 2, Units = 2: N >= 6)."""
     for name in known_designs():
         design = load_design(name)
-        if why := formal_core.unsupported(design):
+        if why := formal.unsupported(design):
             assert not design.formal_points, f"{name}: points but no harness: {why}"
             continue
         assert design.formal_points, f"{name}: no [formal] points"
         for n, params in design.formal_points:
             assert formal_core.MIN_N <= n <= formal_core.MAX_N, (name, n, params)
-            proof = formal_core.prepare(design, n, dict(params))
-            text = formal_core.harness(proof)
+            # a streaming core's harness (formal_stream) or a bus-loader core's
+            proof = formal.prepare(design, n, dict(params))
+            text = formal.harness(proof)
             assert f"module {proof.module} (" in text and "CoreResult_A" in text
             # the operand domain: an operand below M is constrained, one of any N-bit
             # value (X of every multiplier) is free
