@@ -21,7 +21,7 @@ the streaming harness (verif/stream/, docs/streaming.md) instead of the bus load
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from montverif.spec.errors import ConfigError
@@ -51,7 +51,6 @@ class StreamCore:
     tag_width: str = ""  # a core parameter's name or a number ("" without tags)
     clock: str = "clk_i"
     reset: str = "rst_ni"  # active low
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def tagged(self) -> bool:

@@ -296,20 +296,31 @@ class Coverage:
     def summary(self) -> dict[str, dict[str, object]]:
         """Per cover item: covered/size bins and the names of uncovered bins."""
         self.flush()
-        out: dict[str, dict[str, object]] = {}
-        for name, item in coverage_db.items():
-            if not isinstance(item, CoverPoint | CoverCross):
-                continue  # a group: its points are listed themselves
-            if not name.startswith(self.design + ".") or ".cross_src." in name:
-                continue
-            hits = getattr(item, "detailed_coverage", {})
-            at_least = getattr(item, "_at_least", 1)
-            missing = [str(b) for b, h in hits.items() if h < at_least]
-            out[name] = {"covered": item.cover_percentage, "size": item.size,
-                         "hits": item.coverage, "missing": missing}
-        return out
+        return summary_of(self.design)
 
     def export(self, log_dir: Path) -> None:
         self.flush()
-        coverage_db.export_to_xml(filename=str(log_dir / "coverage.xml"))
-        (log_dir / "coverage.json").write_text(json.dumps(self.summary(), indent=1) + "\n")
+        export_to(self.design, log_dir)
+
+
+def summary_of(design: str) -> dict[str, dict[str, object]]:
+    """The design's cover items in cocotb-coverage's database: covered/size bins and the
+    names of uncovered bins (the bus testbench's and the streaming harness's alike)."""
+    out: dict[str, dict[str, object]] = {}
+    for name, item in coverage_db.items():
+        if not isinstance(item, CoverPoint | CoverCross):
+            continue  # a group: its points are listed themselves
+        if not name.startswith(design + ".") or ".cross_src." in name:
+            continue
+        hits = getattr(item, "detailed_coverage", {})
+        at_least = getattr(item, "_at_least", 1)
+        missing = [str(b) for b, h in hits.items() if h < at_least]
+        out[name] = {"covered": item.cover_percentage, "size": item.size,
+                     "hits": item.coverage, "missing": missing}
+    return out
+
+
+def export_to(design: str, log_dir: Path) -> None:
+    """coverage.xml (mergeable) and coverage.json (summary_of) in the run's folder."""
+    coverage_db.export_to_xml(filename=str(log_dir / "coverage.xml"))
+    (log_dir / "coverage.json").write_text(json.dumps(summary_of(design), indent=1) + "\n")

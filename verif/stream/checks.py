@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TextIO
 
 from montverif.models.registry import AlgoInfo, matches_reference
@@ -165,6 +164,3 @@ class StreamChecker:
                 parts.append(f'"latency": {log.out_at[j] - log.taken_at[k]}')
         self.log.write("{" + ", ".join(parts) + "}\n")
 
-
-def open_log(path: Path) -> TextIO:
-    return path.open("a")

@@ -7,12 +7,12 @@ never per clock."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
-from cocotb_coverage.coverage import CoverPoint, coverage_db
+from cocotb_coverage.coverage import CoverPoint
 
+from montverif.verif.env.coverage import export_to, summary_of
 from montverif.verif.operands import M_CLASSES, X_CLASSES, modulus_class, operand_class
 
 DEPTHS = ["empty", "low", "mid", "high", "full"]
@@ -76,25 +76,16 @@ class StreamCoverage:
         self.sample("m", modulus_class(m, n))
 
     def flush(self) -> None:
-        """The counted samples into cocotb-coverage's database (one call per distinct one)."""
-        for (point, value), count in self._counts.items():
-            for _ in range(min(count, 1)):
-                self._points[point](value)
+        """The counted samples into cocotb-coverage's database: one call per distinct
+        sample (the bins need one hit; a call scans every bin of its point)."""
+        for point, value in self._counts:
+            self._points[point](value)
         self._counts.clear()
 
     def summary(self) -> dict[str, dict[str, object]]:
         self.flush()
-        out: dict[str, dict[str, object]] = {}
-        for name, item in coverage_db.items():
-            if not isinstance(item, CoverPoint) or not name.startswith(self.design + "."):
-                continue
-            hits = getattr(item, "detailed_coverage", {})
-            missing = [str(b) for b, h in hits.items() if h < 1]
-            out[name] = {"covered": item.cover_percentage, "size": item.size,
-                         "hits": item.coverage, "missing": missing}
-        return out
+        return summary_of(self.design)
 
     def export(self, log_dir: Path) -> None:
         self.flush()
-        coverage_db.export_to_xml(filename=str(log_dir / "coverage.xml"))
-        (log_dir / "coverage.json").write_text(json.dumps(self.summary(), indent=1) + "\n")
+        export_to(self.design, log_dir)
