@@ -1,7 +1,8 @@
 """Native loops of the models (models/native/bitserial.c, wordserial.c), loaded with ctypes.
 
-The Python loops in models/mont.py, inter.py, mm42.py, mont_r4.py (bit-serial), vhr.py,
-scalable.py and dual.py (word-serial) are the reference; their hot paths call these C loops
+The Python loops in models/mont.py, inter.py, mm42.py, mont_r4.py (bit-serial), mont_pipe.py
+(its digit stages), vhr.py, scalable.py and dual.py (word-serial) are the reference; their
+hot paths call these C loops
 (the same arithmetic on 64-bit limbs and words; ~9x faster for mont_csa at N = 1024) when
 this module could build them, and keep their own loop otherwise. The shared library is built
 once per source version with the C compiler Verilator uses (`CC`, else cc) into the user's
@@ -48,6 +49,8 @@ _SIGNATURES: dict[str, list[Any]] = {
     "mv_mwr2mm": [ctypes.c_int] * 4 + [_u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_mwrkmm": [ctypes.c_int] * 5 + [_u64p, _u64p, _u64p, ctypes.c_uint64, _u64p, _i64p],
     "mv_mont_dual": [ctypes.c_int] * 5 + [_u64p, _u64p, _u64p, ctypes.c_uint64, _u64p],
+    "mv_mont_pipe": [ctypes.c_int] * 3 + [ctypes.c_char_p] * 3 + [ctypes.c_uint64, _u64p,
+                                                                 _u64p, _i64p],
 }
 
 why_not = ""  # why the native loops are off ("" when they are on)
@@ -359,6 +362,25 @@ def mont_dual_loop(x: int, y: int, m: int, q: int, n: int, field: int, K: int, U
           2: "mont_dual: the lowest digit of S is not zero",
           3: "mont_dual: a register write would drop one bits"})
     return value(c)
+
+
+def mont_pipe_loop(x: int, y: int, m: int, mp: int, n: int, K: int
+                   ) -> tuple[int, int] | None:
+    """models.mont_pipe._stages' D digit stages, m' given: the last stage's (S, C)."""
+    if not (count := _usable(n + K + 1)):
+        return None
+    size = 8 * count
+    s, c, at = out(count), out(count), (ctypes.c_int64 * 1)()
+    code = _lib().mv_mont_pipe(n, K, count, x.to_bytes(size, "little"),
+                               y.to_bytes(size, "little"), m.to_bytes(size, "little"), mp, s,
+                               c, at)
+    stage = f"mont_pipe: stage {at[0]}: "
+    _fail(code, {1: f"mont_pipe: a carry out of the stage's {n + K + 1} bits",
+                 2: stage + "chain 1's carry vector's low digit is not 0",
+                 3: stage + "chain 2's carry vector's low digit is not 0",
+                 4: stage + "T + x_i*Y + q_i*M not divisible by 2^K",
+                 5: stage + "S or C outgrew n+1 bits", 6: stage + "T = S + C reached 2M"})
+    return value(s), value(c)
 
 
 def gf2_inverse(m: int, w: int) -> int | None:

@@ -1,4 +1,5 @@
-/* Native loops of the bit-serial models (models/mont.py, inter.py, mm42.py and mont_r4.py).
+/* Native loops of the bit-serial models (models/mont.py, inter.py, mm42.py and mont_r4.py)
+ * and of mont_pipe.py's digit stages.
  *
  * Each function is the hot loop of one Python model, the same arithmetic on little-endian
  * arrays of 64-bit limbs: the models call it when models/native.py could build this file,
@@ -573,5 +574,75 @@ int mv_mont_r4(int n, int L, const limb* x, const limb* y, const limb* m, limb* 
   }
   memset(cin_out, 0, 8 * (size_t)L);
   cin_out[0] = cin;
+  return 0;
+}
+
+/* dst = src << k (0 <= k < 64), truncated to L limbs */
+static void shl_bits(limb* dst, const limb* src, int L, int k) {
+  if (!k) {
+    memcpy(dst, src, 8 * (size_t)L);
+    return;
+  }
+  shl(dst, src, L, k);
+}
+
+/* v >>= k (0 <= k < 64) */
+static void shr_bits(limb* v, int L, int k) {
+  if (!k) return;
+  for (int i = 0; i < L - 1; ++i) v[i] = (v[i] >> k) | (v[i + 1] << (64 - k));
+  v[L - 1] >>= k;
+}
+
+/* bits pos .. pos + k - 1 of v (k <= 48) */
+static limb bits_at(const limb* v, int L, int pos, int k) {
+  const int w = pos >> 6, o = pos & 63;
+  limb out = w < L ? v[w] >> o : 0;
+  if (o && w + 1 < L) out |= v[w + 1] << (64 - o);
+  return out & ((((limb)1) << k) - 1);
+}
+
+/* mont_pipe's chain of K carry-save adders (models.mont_pipe._rows): the rows digit[j] *
+ * 2^j * mult added to (s, c) in w bits, j = 0..K-1; 1 when a carry leaves the w bits. */
+static int pipe_rows(int L, int K, int w, limb* s, limb* c, limb digit, const limb* mult) {
+  limb row[MV_MAX_LIMBS], maj[MV_MAX_LIMBS];
+  for (int j = 0; j < K; ++j) {
+    if ((digit >> j) & 1) shl_bits(row, mult, L, j);
+    else memset(row, 0, 8 * (size_t)L);
+    csa_one(L, s, c, row, s, maj);
+    if (!below_pow2(maj, L, w - 1)) return 1;
+    shl(c, maj, L, 1);
+  }
+  return 0;
+}
+
+/* mont_pipe's D = ceil(n/K) digit stages (models.mont_pipe._stages, each stage's checks),
+ * m' given. x, y, m: L limbs (L >= limbs of n + K + 1 bits); s, c: the last stage's S and C.
+ * The failing stage goes to *at. 1: a carry out of the stage's bits, 2: chain 1's carry
+ * vector's low digit is not 0, 3: chain 2's, 4: T + x_i*Y + q_i*M not divisible by 2^K,
+ * 5: S or C outgrew n+1 bits, 6: T = S + C reached 2M. */
+int mv_mont_pipe(int n, int K, int L, const limb* x, const limb* y, const limb* m, limb mp,
+                 limb* s, limb* c, int64_t* at) {
+  limb twice[MV_MAX_LIMBS], sum[MV_MAX_LIMBS];
+  if (L > MV_MAX_LIMBS || K < 1 || K > 48) return 7;
+  const int w = n + K + 1, d = (n + K - 1) / K;
+  const limb mask = (((limb)1) << K) - 1;
+  shl(twice, m, L, 1);
+  memset(s, 0, 8 * (size_t)L);
+  memset(c, 0, 8 * (size_t)L);
+  for (int i = 0; i < d; ++i) {
+    *at = i;
+    if (pipe_rows(L, K, w, s, c, bits_at(x, L, K * i, K), y)) return 1;
+    if (c[0] & mask) return 2;
+    const limb q = ((s[0] & mask) * mp) & mask;
+    if (pipe_rows(L, K, w, s, c, q, m)) return 1;
+    if (c[0] & mask) return 3;
+    if (s[0] & mask) return 4;
+    shr_bits(s, L, K);
+    shr_bits(c, L, K);
+    if (!below_pow2(s, L, n + 1) || !below_pow2(c, L, n + 1)) return 5;
+    memcpy(sum, s, 8 * (size_t)L);
+    add_to(sum, c, L);
+    if (at_least(sum, twice, L)) return 6;
+  }
   return 0;
 }

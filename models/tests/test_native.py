@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from montverif.models import dual, inter, mm42, mont, mont_r4, native, scalable, vhr
+from montverif.models import dual, inter, mm42, mont, mont_pipe, mont_r4, native, scalable, vhr
 from montverif.models.result import Result
 
 MULT = {"mont_r2": mont.mont_r2, "inter_r2": inter.inter_r2,
@@ -249,3 +249,43 @@ def test_word_serial_models_keep_their_python_loops_beyond_the_native_words():
     assert native.mont_dual_loop(1, 1, 3, 1, 200, 0, 33, 2) is None
     assert vhr.mont_qp(3, 5, 7, 64, V=33, W=33, P=1).p == 3 * 5 * pow(2, -vhr.r_bits(
         64, 33, 33, 1), 7) % 7
+
+
+def _pipe_python(x: int, y: int, m: int, n: int, K: int) -> tuple[int, int]:
+    last = mont_pipe._stages(x, y, m, n, K)[-1]
+    return last.s, last.c
+
+
+@pytest.mark.skipif(native.LIB is None, reason="native loops not built")
+@pytest.mark.parametrize("K", [1, 2, 3, 4, 8, 17, 48])
+def test_mont_pipe_stages_agree(K, monkeypatch):
+    """mv_mont_pipe's last (S, C) against the Python stages, every operand pair of every odd
+    modulus at small widths, then random and corner operands up to 2048 bits; and the model's
+    Result either way."""
+    rng = random.Random(K)
+    for n in range(2, 6):
+        for m in range(3, 1 << n, 2):
+            for x in range(1 << n):
+                for y in range(m):
+                    assert native.mont_pipe_loop(x, y, m, mont_pipe.m_prime(m, K), n, K) == \
+                        _pipe_python(x, y, m, n, K), (n, K, x, y, m)
+    for n in WIDE:
+        for m in moduli(n, rng, 3):
+            for x in (0, (1 << n) - 1, rng.getrandbits(n)):
+                same(monkeypatch, mont_pipe.mont_pipe, x, rng.randrange(m), m, n, K)
+
+
+@pytest.mark.skipif(native.LIB is None, reason="native loops not built")
+def test_mont_pipe_checks_fail_alike(monkeypatch):
+    """Operands outside the domain, fed to the stages directly, break an invariant with the
+    same message in C and in Python."""
+    for x, y, m, n, K in (((1 << 70) - 1, 1 << 70, 3, 70, 4),  # Y >= 2M: T reaches 2M
+                          ((1 << 70) - 1, 1 << 90, 3, 70, 4),  # Y too wide: S, C outgrow
+                          ((1 << 70) - 1, (1 << 74) - 1, 3, 70, 4),  # a carry out
+                          (3, 512, 5, 8, 2)):  # Y >= M, K = 2
+        mp = mont_pipe.m_prime(m, K)
+        with pytest.raises(AssertionError) as fast:
+            native.mont_pipe_loop(x, y, m, mp, n, K)
+        with pytest.raises(AssertionError) as slow:
+            python_only(monkeypatch, functools.partial(_pipe_python, x, y, m, n, K))
+        assert str(fast.value) == str(slow.value) != ""
