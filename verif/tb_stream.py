@@ -6,7 +6,8 @@ and checks the log (verif/stream/checks.py). Loaded by cocotb, not collected by 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import cocotb
 from cocotb.clock import Clock
@@ -18,10 +19,11 @@ from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 from montverif.verif.bus.handles import Handle
 from montverif.verif.config import CLOCK_PERIOD_NS, RunConfig, current_run
+from montverif.verif.env.probes import THROUGHPUT_JSON, ThroughputProbe
 from montverif.verif.stream import sequences
 from montverif.verif.stream.checks import StreamChecker
 from montverif.verif.stream.coverage import StreamCoverage
-from montverif.verif.stream.engine import GAP_MAX, StreamEngine, StreamOp
+from montverif.verif.stream.engine import GAP_MAX, BatchLog, StreamEngine, StreamOp
 from montverif.verif.vectors import load_vectors
 
 RESET_CYCLES = 3
@@ -57,6 +59,45 @@ def file_operands(rng: random.Random, design: Design, n: int,
     return [(x, y, m) for x, y, m in values]
 
 
+Check = Callable[[int, list[StreamOp], BatchLog], None]  # (first, batch, its log) -> None
+
+
+async def run_batches(engine: StreamEngine, batches: Iterable[list[tuple[int, int, int]]],
+                      traffic: sequences.Traffic, rng: random.Random, check: Check,
+                      failed: Callable[[], bool], thread: bool, timeout: int,
+                      started: Callable[[int], None]) -> None:
+    """Run the batches through the engine and check each one's log: at once, or (`thread`)
+    on a worker thread while the simulator runs the next batch (the simulator runs without
+    Python's GIL between cocotb's callbacks). Either way the same batches run and are
+    checked: a hang ends the test after its own batch, a mismatch after the batch that
+    follows its own (the one the simulator was running while it was found). `started` is
+    told each batch's first operation as it goes to the simulator."""
+    pool = ThreadPoolExecutor(1, thread_name_prefix="stream-checks") if thread else None
+    pending: Future[None] | None = None
+    first = 0
+    try:
+        for chunk in batches:
+            batch = sequences.ops(chunk, traffic, rng, engine.tag_w, first)
+            started(first)
+            result = await engine.run(batch, timeout)
+            if pending is not None:
+                pending.result()  # the batch before's checks (its exception, if any)
+            stop = failed() or result.timed_out
+            if pool is None or stop:
+                check(first, batch, result)
+                pending = None
+            else:
+                pending = pool.submit(check, first, batch, result)
+            if stop:
+                break
+            first += len(chunk)
+        if pending is not None:
+            pending.result()
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+
 async def run_stream(dut: Handle, test: str, operands: Operands,
                      traffic: sequences.Traffic) -> None:
     cfg: RunConfig = current_run()
@@ -78,17 +119,30 @@ async def run_stream(dut: Handle, test: str, operands: Operands,
     values = operands(rng, design, cfg.n, cfg.txns)
     if not values:
         return
+    # make bench's steady window (verif/env/probes.py): from the second batch's start (the
+    # first one's checks done, or on their thread) to the end of the last batch's checks,
+    # over the operations after the first batch
+    probe = ThroughputProbe(cfg.log_dir / THROUGHPUT_JSON) if cfg.measure else None
     with (cfg.log_dir / "txns.jsonl").open("a") as log:
         checker = StreamChecker(algo, cfg.n, dict(cfg.params), latency, stream.interval,
                                 stream.order == "tagged", coverage, log)
-        for first in range(0, len(values), engine.depth):
-            chunk = values[first:first + engine.depth]
-            batch: list[StreamOp] = sequences.ops(chunk, traffic, rng, engine.tag_w, first)
-            timeout = latency + 4 * (GAP_MAX + stream.interval) + 100
-            result = await engine.run(batch, timeout)
+
+        def check(first: int, batch: list[StreamOp], result: BatchLog) -> None:
             checker.check(test, first, batch, result)
-            if result.timed_out or checker.errors:
-                break
+            if probe is not None:
+                probe.operation_checked()
+
+        def started(first: int) -> None:
+            if probe is not None:
+                probe.published(first)
+
+        timeout = latency + 4 * (GAP_MAX + stream.interval) + 100
+        batches = (values[first:first + engine.depth]
+                   for first in range(0, len(values), engine.depth))
+        await run_batches(engine, batches, traffic, rng, check, lambda: bool(checker.errors),
+                          cfg.check_thread, timeout, started)
+    if probe is not None:
+        probe.checks_done(checker.checked, cfg.check_thread, len(values))
     coverage.export(cfg.log_dir)
     for error in checker.errors:
         dut._log.error(f"MISMATCH {error}")
@@ -118,6 +172,13 @@ async def StreamBackPressureTest(dut: Handle) -> None:
 async def StreamCornerTest(dut: Handle) -> None:
     """Every operand and modulus class of the coverage bins, with random traffic."""
     await run_stream(dut, "StreamCornerTest", corner_operands, sequences.random_traffic)
+
+
+@cocotb.test()
+async def VectorFullRateTest(dut: Handle) -> None:
+    """The vector file's operations at full rate, nothing held: `make bench`'s run, the
+    traffic of the raw harness (regress/bench/stream_harness.cpp)."""
+    await run_stream(dut, "VectorFullRateTest", file_operands, sequences.full_rate)
 
 
 @cocotb.test()

@@ -10,7 +10,7 @@ module mont_pipe_top #(
   parameter int TagW = 8,
   parameter bit FaultEn = 1'b0,
   parameter int FaultStage = 0,
-  parameter int StreamDepth = 256
+  parameter int StreamDepth = 1024
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,

@@ -15,7 +15,7 @@ from montverif.spec.stream import check_ports
 
 ENGINE_MODULE = "mv_stream_engine"
 ENGINE_INSTANCE = "u_engine"
-DEPTH = 256  # StreamDepth: operations a batch holds at most (the top's default)
+DEPTH = 1024  # StreamDepth: operations a batch holds at most (the top's default)
 GAP_BITS = 4  # idle and hold cycles drawn per operation: 0..15
 
 

@@ -30,7 +30,7 @@ from montverif.regress.flow.spec import (
     clock_source,
     engine_hdl_clock,
 )
-from montverif.spec import environment, hierarchy, top
+from montverif.spec import environment, hierarchy, stream_top, top
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import INCLUDE_DIRS, include_files
@@ -39,8 +39,6 @@ from montverif.verif.bus.vpi import STORAGE_SYMBOL
 from montverif.verif.config import CLOCK_PERIOD_NS, MUTANT_SELECT
 from montverif.verif.stream.engine import INPUTS as STREAM_INPUTS
 from montverif.verif.stream.engine import OUTPUTS as STREAM_OUTPUTS
-
-STREAM_MODULE = "mv_stream_engine"
 
 
 def vpi_control(design: Design, engine_build: bool = False, mutants: bool = False) -> str:
@@ -62,7 +60,7 @@ def vpi_control(design: Design, engine_build: bool = False, mutants: bool = Fals
     if mutants:
         lines.append(f'public_flat_rw -module "{design.toplevel}" -var "{MUTANT_SELECT}"')
     if design.stream is not None:  # the stream harness's batch and log (verif/stream/)
-        lines += [f'public_flat_rw -module "{STREAM_MODULE}" -var "{var}"'
+        lines += [f'public_flat_rw -module "{stream_top.ENGINE_MODULE}" -var "{var}"'
                   for var in (*STREAM_INPUTS, *STREAM_OUTPUTS)]
     if engine_build:
         lines += [f'public_flat_rw -module "{engine.ENGINE_MODULE}" -var "{var}"'

@@ -29,6 +29,7 @@ from montverif.regress.flow.paths import ROOT, sim_builds, work
 from montverif.regress.flow.spec import Outcome, RunSpec, engine_hdl_clock, with_design_tests
 from montverif.spec import environment, readback
 from montverif.spec.design import Design
+from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 
 # simulations this process runs at once (the scheduler's `parallel` sets it): a run gets the
@@ -116,11 +117,13 @@ def exit_text(code: int) -> str:
 
 def check_thread(run: RunSpec) -> bool:
     """Whether the run's scoreboard checks on a worker thread while the engine's main loop runs
-    the model without Python's GIL (verif/env/scoreboard.py, verif/bus/engine_main.cpp).
+    the model without Python's GIL (verif/env/scoreboard.py, verif/bus/engine_main.cpp), or
+    a streaming run checks one batch while the simulator runs the next (verif/tb_stream.py).
 
-    MV_CHECK_THREAD=1 or 0 decides; unset, a Verilator engine build gets it when this process
-    has two cores for each simulation it runs at once (CONCURRENT_JOBS, or pytest-xdist's
-    workers). On a single core the thread costs time: the two threads take turns."""
+    MV_CHECK_THREAD=1 or 0 decides; unset, a Verilator engine build or streaming design gets
+    it when this process has two cores for each simulation it runs at once (CONCURRENT_JOBS,
+    or pytest-xdist's workers). On a single core the thread costs time: the two threads take
+    turns."""
     given = environment.CHECK_THREAD.get()
     if given in ("0", "1"):
         return given == "1"
@@ -128,7 +131,8 @@ def check_thread(run: RunSpec) -> bool:
         raise ConfigError(f"MV_CHECK_THREAD={given!r}: use 1 (on) or 0 (off), or leave it "
                           "unset (on when a core is spare)")
     b = run.build
-    if b.bus != "engine" or b.sim != "verilator" or engine_hdl_clock():
+    stream = load_design(b.dut).stream is not None
+    if (b.bus != "engine" and not stream) or b.sim != "verilator" or engine_hdl_clock():
         return False
     jobs = max(CONCURRENT_JOBS, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1))
     return available_cores() >= 2 * jobs

@@ -17,6 +17,7 @@ naming the test and the operation.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
@@ -135,8 +136,10 @@ class StreamChecker:
                                    f" (+ {op.gap} idle)")
 
     def _sample_depth(self, k: int, log: BatchLog, stalls: list[tuple[int, int]]) -> None:
+        # the operations taken before it whose results were not out by then (the results
+        # come out in time order: a bisection, not a walk of the batch)
         taken = log.taken_at[k]
-        depth = sum(1 for i in range(k) if i >= len(log.out_at) or log.out_at[i] > taken)
+        depth = k - bisect.bisect_right(log.out_at, taken, 0, min(k, len(log.out_at)))
         self.coverage.sample("depth", depth_class(depth, self.latency))
 
     def _sample_stalls(self, log: BatchLog, stalls: list[tuple[int, int]]) -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from montverif.spec.stream_top import ENGINE_INSTANCE, GAP_BITS
 from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.vpi import MemorySignal, WideSignal, open_wide, read_uint
 
-ENGINE_INSTANCE = "u_engine"
-GAP_MAX = 15  # the engine's GapW = 4 bits of idle or hold cycles an operation
+GAP_MAX = (1 << GAP_BITS) - 1  # idle or hold cycles an operation: the engine's GapW bits
 INPUTS = ("tb_x", "tb_y", "tb_m", "tb_tag", "tb_gap", "tb_hold")
 OUTPUTS = ("tb_acc_q", "tb_out_q", "tb_p_q", "tb_otag_q")
 
@@ -98,8 +98,8 @@ class StreamEngine:
         a["tb_y"].write(pack([o.y for o in ops], n))
         a["tb_m"].write(pack([o.m for o in ops], n))
         a["tb_tag"].write(pack([o.tag for o in ops], tag_w))
-        a["tb_gap"].write(pack([o.gap for o in ops], 4))
-        a["tb_hold"].write(pack([o.hold for o in ops], 4))
+        a["tb_gap"].write(pack([o.gap for o in ops], GAP_BITS))
+        a["tb_hold"].write(pack([o.hold for o in ops], GAP_BITS))
         self.top.tb_len_i.value = len(ops)
         self.top.tb_timeout_i.value = timeout_cycles
         self.go ^= 1

@@ -14,6 +14,7 @@ import pytest
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.spec.paths import HDL
+from montverif.spec.stream_top import DEPTH
 
 pytestmark = pytest.mark.sim
 CORE = HDL / "pipe" / "mont_pipe.sv"
@@ -58,3 +59,28 @@ def test_a_broken_core_fails_the_harness(tmp_path: Path, old: str, new: str, tes
     assert not passed and needle in first, first
     logged = [json.loads(line) for line in (folder / "txns.jsonl").read_text().splitlines()]
     assert logged and all(entry["test"] == test for entry in logged)
+
+
+@pytest.mark.parametrize("fault", [False, True])
+def test_checks_on_a_thread_log_what_inline_checks_log(tmp_path: Path, fault: bool,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three batches on Verilator, the checks inline and then on a worker thread while the
+    simulator runs the next batch: the same verdict and the same txns.jsonl; where the core
+    returns one wrong P in the first batch (the result of the operation tagged 5), the run
+    stops after the batch that follows it."""
+    overlay = broken(tmp_path, "assign p_o         = p_q;",
+                     "assign p_o         = p_q ^ N'(out_tag_q == 8'd5);") if fault else None
+    logs = {}
+    for thread in ("0", "1"):
+        monkeypatch.setenv("MV_CHECK_THREAD", thread)
+        build = BuildSpec("mont_pipe", 16, sim="verilator", overlay=str(overlay or ""))
+        folder = tmp_path / thread
+        out = execute(RunSpec(build, seed=5, txns=2 * DEPTH + 100,
+                              tests=("StreamRandomTest",), timeout_s=600), folder)
+        assert out.passed != fault, out.first_error
+        assert not fault or "StreamRandomTest op 5: P = " in out.first_error
+        logs[thread] = (folder / "txns.jsonl").read_text()
+        probe = json.loads((folder / "throughput.json").read_text())
+        assert probe["check_thread"] == (thread == "1")
+    assert logs["0"] == logs["1"]
+    assert len(logs["1"].splitlines()) == (2 * DEPTH if fault else 2 * DEPTH + 100)
