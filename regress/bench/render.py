@@ -21,6 +21,7 @@ from montverif.regress.bench.common import (
     make_vectors,
 )
 from montverif.regress.bench.fixed import fixed_section
+from montverif.regress.bench.stream_render import stream_ratios, stream_section
 from montverif.regress.flow.paths import ROOT
 from montverif.spec.designs import load_design
 from montverif.spec.formula import formula
@@ -75,7 +76,7 @@ def ratios(point: Record) -> dict[str, float]:
             out[key] = med[series] / med["raw"]
     if "verilator" in med and "icarus" in med:
         out["verilator_over_icarus"] = med["verilator"] / med["icarus"]
-    return out
+    return out | stream_ratios(point)
 
 
 def cycle_table(names: list[str], widths: list[int]) -> list[Record]:
@@ -156,6 +157,8 @@ def render_md(results: Record) -> str:
         return f"{s['median']:.1f} ({s['low']:.1f}–{s['high']:.1f})"
 
     for p in results["points"]:
+        if p.get("stream"):  # their own table (stream_section)
+            continue
         if "error" in p:
             lines.append(f"| {p['design']} | {p['n']} | error: {p['error']} |" + " |" * 12)
             continue
@@ -210,6 +213,7 @@ def render_md(results: Record) -> str:
                 f"{len(inline)}; " + ", ".join(f"{d} {r:.2f}" for d, r in inline) + ".")
     lines += inline_goal_lines(results["points"])
     lines += floor_section(results["points"])
+    lines += stream_section(results["points"])
     lines += ["", "## Cycles against the papers", "",
               "Each row evaluates the formula its paper states; the formula, the source and why "
               "a count differs from it (the design's configuration, or a figure the paper "
@@ -244,7 +248,7 @@ def inline_goal_lines(points: list[Record]) -> list[str]:
     widths was measured with the checks inline)."""
     rows = []
     for p in points:
-        if p["n"] not in INLINE_WIDTHS or "error" in p:
+        if p["n"] not in INLINE_WIDTHS or "error" in p or p.get("stream"):
             continue
         want = INLINE_SERIAL_RATIO if p["n"] == GOAL_N and p.get("bit_serial") else INLINE_RATIO
         rows.append((f"{p['design']} {p['n']}", ratios(p).get("engine_inline_over_raw"), want))
@@ -331,7 +335,7 @@ def plot(results: Record, out: Path) -> list[Path]:
         import matplotlib.pyplot as plt  # noqa: PLC0415 - after matplotlib.use
     except ImportError as exc:
         raise BenchError("matplotlib is not installed; run `make setup`") from exc
-    points = results["points"]
+    points = [p for p in results["points"] if not p.get("stream")]
     labels = [f"{p['design']}\nn={p['n']}" for p in points]
     fig, ax = plt.subplots(figsize=(max(6, len(labels) * 0.9), 4))
     series = {"raw": "raw C++ harness", "verilator_engine": "Verilator, engine",

@@ -2,8 +2,9 @@
 times, cycle counts against the papers, regression wall time.
 
     montverif bench [--designs mont_lut,...] [--widths 256,1024] [--txns 200]
-                    [--repeat 3] [--sims verilator,icarus] [--lists smoke]
-                    [--jobs 1,2] [--out docs/bench] [--merge] [--update] [--fixed-cost]
+                    [--stream-widths 384] [--stream-txns 5120] [--repeat 3]
+                    [--sims verilator,icarus] [--lists smoke] [--jobs 1,2] [--out docs/bench]
+                    [--merge] [--update] [--fixed-cost]
                     [--wall-from ...]
     montverif bench --profile DESIGN:N[:pins|engine]
 
@@ -28,6 +29,7 @@ from montverif.regress.bench.common import BUS_W, DEFAULT_OUT, BenchError, Recor
 from montverif.regress.bench.fixed import fixed_cost
 from montverif.regress.bench.points import bench_point
 from montverif.regress.bench.profile import profile_point
+from montverif.regress.bench.stream_point import bench_stream_point
 from montverif.regress.bench.walls import (
     pair,
     regression_wall,
@@ -51,8 +53,11 @@ from montverif.spec import readback
 from montverif.spec.bounds import JOBS, TXNS, WIDTH
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
+from montverif.spec.stream_top import DEPTH
 
 Walls = dict[str, Record]
+STREAM_WIDTHS = "384"  # issue 61: the pairing and zero-knowledge units' width
+STREAM_TXNS = 5 * DEPTH  # five batches of the streaming harness
 # what is read back of results.json (checked first: montverif.spec.readback)
 RESULTS_SHAPE = {"machine": str, "repeat": int, "points": [{"design": str, "n": int}],
                  "cycles": [None], "regressions?": {str: {str: None}},
@@ -64,6 +69,12 @@ def parser() -> Parser:
     ap.add_argument("--designs", default="all", help="comma-separated, or all")
     ap.add_argument("--widths", default="256,1024",
                     help="widths N (a design is measured at those within its widths)")
+    ap.add_argument("--stream-widths", default=STREAM_WIDTHS,
+                    help="widths N of the streaming designs (the streaming testbench against "
+                         "the raw harness of the core alone, one operation a clock)")
+    ap.add_argument("--stream-txns", type=bounded(TXNS), default=STREAM_TXNS,
+                    help="operations of a streaming run (several batches: the steady window "
+                         "starts at the second)")
     ap.add_argument("--sims", default="verilator,icarus")
     ap.add_argument("--txns", type=bounded(TXNS), default=200,
                     help="most operations per Verilator run (steady state, as the raw "
@@ -150,20 +161,27 @@ def _take_walls(regs: Walls, walls: Walls) -> None:
 
 def _measure(args: argparse.Namespace, names: list[str], widths: list[int],
              sims: list[str]) -> list[Record]:
-    """Every design at every width it supports; a point that cannot run is recorded with its
-    error and does not lose the others' measurements."""
+    """Every design at every width it supports (a streaming design at --stream-widths, on
+    Verilator); a point that cannot run is recorded with its error and does not lose the
+    others' measurements."""
+    stream_widths = _numbers(args.stream_widths, "--stream-widths", WIDTH.text,
+                             bounded(WIDTH))
     points: list[Record] = []
     for name in names:
         design = load_design(name)
-        for n in (w for w in widths if design.min_n <= w <= design.max_n):
+        stream = design.stream is not None
+        for n in (w for w in (stream_widths if stream else widths)
+                  if design.min_n <= w <= design.max_n):
             print(f"bench {name} n={n} ...", flush=True)
             try:
-                points.append(bench_point(name, n, sims, args.txns, args.repeat,
-                                          args.icarus_txns))
+                points.append(bench_stream_point(name, n, args.stream_txns, args.repeat)
+                              if stream else bench_point(name, n, sims, args.txns,
+                                                         args.repeat, args.icarus_txns))
             except (BenchError, ConfigError, tools.ToolError, ValueError) as exc:
                 error = " ".join(str(exc).split())[:300]
                 points.append({"design": name, "n": n, "error": error,
-                               "git": tools.git_revision(ROOT)})
+                               "git": tools.git_revision(ROOT)} | ({"stream": True}
+                                                                    if stream else {}))
                 print(f"  error: {error}", flush=True)
                 continue
             r = render.ratios(points[-1])

@@ -10,6 +10,7 @@ from montverif.models.result import ModelInputError
 from montverif.regress.flow import tools
 from montverif.regress.flow.spec import (
     BUS_MODES,
+    STREAM_VECTOR_TESTS,
     VECTOR_TESTS,
     RunSpec,
     design_tb,
@@ -113,7 +114,7 @@ def validate(run: RunSpec) -> Design:
                          secret=design.secret)
     except OSError as exc:  # a file the loader cannot read (no permission, ...)
         raise ConfigError(f"VECTORS={run.vectors}: cannot read it ({exc.strerror})") from None
-    known = tb_tests + VECTOR_TESTS
+    known = tb_tests + VECTOR_TESTS + (STREAM_VECTOR_TESTS if design.stream else ())
     unknown = [t for t in run.tests if t not in known]
     if unknown:
         raise ConfigError(f"unknown test(s) {', '.join(unknown)} "

@@ -22,6 +22,8 @@ UNIT_NS = {"fs": 1e-6, "ps": 1e-3, "ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}  #
 TEST_MODULE = "montverif.verif.tb_mult"
 ALL_TESTS = ("RandomTest", "CornerTest", "BackToBackTest", "StatusWhileBusyTest", "ErrorTest")
 VECTOR_TESTS = ("VectorTest",)
+# a streaming design's vector file at one operation a clock (verif/tb_stream.py; `make bench`)
+STREAM_VECTOR_TESTS = ("VectorFullRateTest",)
 DEFAULT_TIMEOUT_S = 1800
 BUS_MODES = ("pins", "engine")
 
