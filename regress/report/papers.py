@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from montverif.models import rsa as rsa_model
-from montverif.regress.flow import pnr, synth
+from montverif.regress.flow import pnr, synth, xc7_floor
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.report import synth_results, synth_table
 from montverif.spec.designs import known_designs, load_design
@@ -469,13 +469,13 @@ def project_exp_cycles(fig: Figure) -> int | None:
 
 
 def estimate_ns(result: synth_results.Result, target: str, cycles: int) -> float | None:
-    """The project's own time for `cycles`: x the 7-series logic delay (a lower bound), or
-    over the ECP5 routed Fmax."""
+    """The project's own time for `cycles`: x the 7-series period floor (a lower bound,
+    regress/flow/xc7_floor.py), or over the ECP5 routed Fmax."""
     timing = result["timing"]
     assert isinstance(timing, Mapping)
     if target == synth.FAMILY:
-        delay = timing.get("logic_delay_ns")
-        return cycles * float(delay) if isinstance(delay, (int, float)) else None
+        floor = xc7_floor.period_floor_ns(result)
+        return cycles * floor if floor is not None else None
     fmax = timing.get("fmax_mhz")
     return cycles * 1000 / float(fmax) if isinstance(fmax, (int, float)) and fmax > 0 else None
 

@@ -1,8 +1,8 @@
 """Area against time per multiplication, one point per design and width, as an SVG written
 directly (docs/synth-area-time.svg, by `montverif synth --plot --write`).
 
-Two panels on log-log axes: Xilinx 7-series (LUT + FF against cycles x the critical path's
-logic delay: a lower bound on the time, synth.json) and Lattice ECP5 placed and routed
+Two panels on log-log axes: Xilinx 7-series (LUT + FF against cycles x the period floor,
+regress/flow/xc7_floor.py: a lower bound on the time, synth.json) and Lattice ECP5 placed and routed
 (LUT4 + FF against cycles / Fmax, pnr.json). The marker is the width, the label the
 design; each point carries its figures as data-* attributes and a <title> (a tooltip).
 Results whose design states no cycles per multiplication (rsa_core: an exponentiation) are
@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
+from montverif.regress.flow import xc7_floor
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.report import synth_table
 
@@ -47,8 +48,8 @@ class Point:
 def xc7_point(r: Result) -> Point | None:
     cells, timing = r["cells"], r["timing"]
     assert isinstance(cells, Mapping) and isinstance(timing, Mapping)
-    count, delay = synth_table.cycles(r), timing.get("logic_delay_ns")
-    if count is None or not isinstance(delay, (int, float)) or delay <= 0:
+    count, delay = synth_table.cycles(r), xc7_floor.period_floor_ns(r)
+    if count is None or delay is None or delay <= 0:
         return None
     return Point("xc7", str(r["dut"]), synth_table.label(r).replace("`", ""), int(str(r["n"])),
                  count * float(delay) / 1000, int(str(cells["luts"])) +
@@ -199,8 +200,9 @@ def render(xc7: Sequence[Result], ecp5: Sequence[Result], command: str) -> str:
         f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
         f"viewBox='0 0 {width} {height}'>",
         f"<rect width='{width}' height='{height}' fill='white'/>",
-        *_panel("Xilinx 7-series (Yosys): logic delay only", "time per multiplication (µs, "
-                "≥): cycles × logic delay", [p for p in pts if p.target == "xc7"], 0, colours),
+        *_panel("Xilinx 7-series (Yosys): period floor, no routing",
+                "time per multiplication (µs, ≥): cycles × period floor",
+                [p for p in pts if p.target == "xc7"], 0, colours),
         *_panel("Lattice ECP5 (Yosys + nextpnr): placed and routed", "time per multiplication "
                 "(µs): cycles / Fmax", [p for p in pts if p.target == "ecp5"], PANEL_W,
                 colours),

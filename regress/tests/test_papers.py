@@ -220,7 +220,8 @@ def _xc7(dut: str, n: int, params: dict[str, int], luts: int, ffs: int, delay: f
     return {"dut": dut, "n": n, "parameters": {"N": n, **params}, "revision": revision,
             "yosys": "Yosys 0.70", "synth_s": 1.0,
             "cells": {"luts": luts, "flip_flops": ffs, "carry4": 1, "dsp48e1": 2, "muxes": 0},
-            "timing": {"logic_delay_ns": delay, "logic_levels": 9, "lut_levels": 3,
+            "timing": {"logic_delay_ns": delay, "period_floor_ns": delay, "logic_levels": 9,
+                       "lut_levels": 3,
                        "carry4_on_path": 6, "longest_carry_run": 4}}
 
 

@@ -25,7 +25,7 @@ def _result(n: int, params: dict[str, int], luts: int, ffs: int, delay: float,
     return {"dut": "rsa_core", "n": n, "parameters": {"N": n, **params},
             "revision": revision, "yosys": "Yosys 0.70", "synth_s": 1.0,
             "cells": {"luts": luts, "flip_flops": ffs, "carry4": 7, "dsp48e1": dsp},
-            "timing": {"logic_delay_ns": delay}}
+            "timing": {"logic_delay_ns": delay, "period_floor_ns": delay}}
 
 
 def _full(n: int, mult: int, **extra: int) -> dict[str, int]:
@@ -136,7 +136,7 @@ def test_the_goal_is_judged_on_the_fastest_option_at_its_bound(delay: float) -> 
     paper = next(f for f in rsa_synth.paper_cores(FIGURES) if f.text("exp_ms") == "3.831")
     row = next(ln for ln in goal.splitlines() if "3.831 ms (section 8, Table 3" in ln)
     cells = [c.strip() for c in row.strip("|").split(" | ")]
-    assert cells[-2] == f"{bound / 3.831:.2f}"
+    assert cells[-2] == f"≥ {bound / 3.831:.2f}"  # a lower bound against a routed figure
     norm = papers.paper_area(paper)
     assert norm.value == 19213 + 17992 and cells[-1] == f"{68000 / norm.value:.2f}"
 

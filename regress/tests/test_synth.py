@@ -188,7 +188,8 @@ def _result(dut: str, n: int, luts: int, delay: float) -> dict[str, object]:
     return {"dut": dut, "n": n, "parameters": {"N": n}, "revision": "abc1234",
             "yosys": "Yosys 0.70", "synth_s": 3.0,
             "cells": {"luts": luts, "flip_flops": 3 * n, "carry4": n // 2, "dsp48e1": 0},
-            "timing": {"logic_delay_ns": delay, "logic_levels": 9, "lut_levels": 3,
+            "timing": {"logic_delay_ns": delay, "period_floor_ns": delay, "logic_levels": 9,
+                       "lut_levels": 3,
                        "carry4_on_path": 6, "longest_carry_run": 4}}
 
 
@@ -205,8 +206,8 @@ def test_the_table_is_written_between_its_markers(tmp_path: Path) -> None:
     assert "old" not in text and "revision abc1234 with Yosys 0.70" in text
     rows = [ln for ln in text.splitlines() if ln.startswith("| `")]
     assert [r.split(" | ")[0] for r in rows] == ["| `mont_r2`", "| `mont_csa`"]
-    # mont_r2 at 16: 17 cycles x 2.0 ns = 0.034 us
-    assert "| 144 | 48 | 8 | 0 | 192 | 2.00 | 9 (3 + 6) | 4 | 17 | 0.03 |" in rows[0]
+    # mont_r2 at 16: 17 cycles x its period floor (2.0 ns) = 0.034 us
+    assert "| 144 | 48 | 8 | 0 | 192 | 2.00 | 2.00 | 9 (3 + 6) | 4 | 17 | 0.03 |" in rows[0]
     page.write_text("no markers\n")
     with pytest.raises(ConfigError, match="no <!-- synth:begin"):
         synth_table.write([], page)

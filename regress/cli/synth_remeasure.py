@@ -1,0 +1,49 @@
+"""`montverif synth --remeasure`: every 7-series result of the committed results file
+synthesised again at this revision (after a change of the method: the period floor, a new
+Yosys), `--jobs` at once, each into its own folder below --out, and recorded into the file
+when the last has finished. A result that fails keeps its old entry and is named."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from montverif.regress.flow import synth
+from montverif.regress.flow.claim import Mode
+from montverif.regress.report import synth_results
+
+
+def specs(results: synth_results.Results) -> list[synth.SynthSpec]:
+    """The synthesis of each 7-series result, with its recorded parameters beyond N."""
+    out = []
+    for r in results[synth.FAMILY]:
+        given = r.get("parameters")
+        params = tuple((str(k), int(v)) for k, v in given.items() if k != "N") \
+            if isinstance(given, dict) else ()
+        out.append(synth.SynthSpec(str(r["dut"]), int(str(r["n"])), params, allow_wide=True,
+                                   beyond_paper="beyond_paper" in r))
+    return out
+
+
+def remeasure(record: Path, root: Path, jobs: int, timeout_s: float) -> int:
+    """Synthesise every result of `record` again; record the new ones. The number that
+    failed."""
+    todo = specs(synth_results.load(record))
+    print(f"remeasuring {len(todo)} results of {record}, {jobs} at once", flush=True)
+
+    def one(spec: synth.SynthSpec) -> dict[str, object] | None:
+        try:
+            result = synth.run(spec, root / spec.key, timeout_s, Mode.REPLACE)
+        except synth.SynthError as exc:
+            print(f"FAIL {spec.key}: {exc}", flush=True)
+            return None
+        print(f"{spec.key}: {result['synth_s']} s", flush=True)
+        return result
+
+    with ThreadPoolExecutor(jobs) as pool:
+        done = list(pool.map(one, todo))
+    new = [r for r in done if r is not None]
+    if new:
+        synth_results.record(record, xc7=new)
+        print(f"recorded {len(new)} results in {record}")
+    return len(done) - len(new)

