@@ -65,8 +65,9 @@ def paper_configs(n: int) -> list[dict[str, int]]:
 
 
 def paper_one_unit(n: int) -> dict[str, int]:
-    """Jiang-Harris's exponentiation (section VI, Table 1): their radix 2^16 unit of 16 PEs
-    running the 2n products one after the other, the core with one multiplier (Units = 1)."""
+    """Jiang-Harris's exponentiation as the project derives it from section VI and Table 1:
+    their radix 2^16 unit of 16 PEs running the 2n products one after the other, the core
+    with one multiplier (Units = 1)."""
     return {"Mult": 5, **paper_params(5, n), "Units": 1}
 
 

@@ -22,7 +22,8 @@
 //   (2 * (k*2^N mod M') + x*Y') mod M' = (k*2^(N+1) + x*Y') mod M'    ("2A + I" reduced)
 // built as t0 = 0, t1 = Y', h = 2^N mod M', t2 = h + h, t4 = t2 + t2, t6 = t4 + t2,
 // t3 = t2 + Y', t5 = t4 + Y', t7 = t6 + Y' (each + is mod M'). The reduction mod M' matters:
-// unreduced entries (< 3M') would let k reach 6 and the 2-bit address overflow.
+// unreduced entries (< 3M') would let k reach 5 (not 6: A's bit N+1 excludes its bit N) and
+// the 2-bit address overflow (docs/interleaved.md).
 //
 // Normalisation: as inter_csa, the PRE cycle shifts M and Y left by z = N - bitlen(M)
 // (M' = M*2^z has its top bit set, Y' = Y*2^z) and FIN shifts the result right by z.

@@ -126,7 +126,7 @@ module mont_lut_u2 #(
   // off in reset and in the first clock after it (mv_assert.svh)
   `MV_ASSERT_OFF(clk_i, rst_ni)
 
-  // Amanor (2005), Algorithm 3, steps 3-8, unfolded (Gajbhiye 2018, Fig. 6: the same
+  // Amanor (2005), Algorithm 3, steps 3-8, unfolded (Gajbhiye 2018, Fig. 7: the same
   // iterations, two per clock): I <= R = Y + M < 2M, so S + C < 2M after every iteration:
   // stage 0's output in every loop cycle, the registers (stage 1's, or stage 0's in a half
   // step) after it. The one subtraction in FIN (mv_final_sub) then reduces P fully.

@@ -10,7 +10,8 @@
 // Both products of a step run in parallel on two multipliers (u_mult_a, u_mult_s), as in the
 // paper, so a step costs one multiplication time.
 // Units = 1 (generate block g_one): one multiplier (u_mult) runs them one after the other, as
-// Jiang-Harris's exponentiation does (section VI, Table 1: 2n products on one 16-PE unit):
+// the project derives Jiang-Harris's exponentiation (2n products on one 16-PE unit reproduce
+// the times of their section VI and Table 1):
 // A*S first (both products read the step's S, which S*S replaces), its product held in t_q
 // while S*S runs, then the same capture as with two multipliers. A step with both products
 // costs two multiplication times (each + 1 cycle: the StCap cycle that starts the next
@@ -61,9 +62,10 @@
 // the edge that ends the operation (last_o) and by clear_i.
 // Operand bounds: X, R2 < M (the loader refuses X >= M); every product is fully reduced (< M),
 // so every multiplier input Y is below M as the multipliers require (X may be 1 >= M = 1).
-// Lazy = 1 (mont_qp only) is Jiang-Harris's use of the multiplier: its products stay in Orup's
-// range, unreduced, and feed the next products as they are (the multipliers are built without
-// their reducer, Reduce = 0, whose wide subtractor was their longest path). Inside, A, S, the
+// Lazy = 1 (mont_qp only) uses the multiplier as the project derives from Jiang-Harris (their
+// section III algorithm ends unreduced): its products stay in Orup's range, unreduced, and
+// feed the next products as they are (the multipliers are built without their reducer,
+// Reduce = 0, whose wide subtractor was their longest path). Inside, A, S, the
 // decoy, t_q and the multipliers are NI bits wide, N + 2V + 2 rounded up to whole W-bit
 // words: with M < 2^N every product of operands below 2^NI stays below 2^NI (mont_qp's
 // header), and FROM's, mont(1, A), is at most 2^2V M (docs/vhr.md). The core reduces that one
@@ -316,12 +318,13 @@ module rsa_core #(
       .c_o    (ms_c)
     );
   end else if (Units == 1) begin : g_one
-    // One multiplier (Jiang-Harris's exponentiation, section VI: 2n products one after the
-    // other on one unit): a step's products in turn, A*S first, then S*S. Both read the S of
-    // the step, which S*S replaces, so A*S runs first and waits in t_q while S*S runs; the
-    // capture then takes both (ma_p, ms_p) as with two multipliers. ma_* and ms_* are the
-    // step's two products as the capture and the control read them (the operands A and S
-    // compute above, start, last, the products); mu_* is the multiplier's own interface.
+    // One multiplier (Jiang-Harris's exponentiation as the project derives it from section VI
+    // and Table 1: 2n products one after the other on one unit): a step's products in turn,
+    // A*S first, then S*S. Both read the S of the step, which S*S replaces, so A*S runs first
+    // and waits in t_q while S*S runs; the capture then takes both (ma_p, ms_p) as with two
+    // multipliers. ma_* and ms_* are the step's two products as the capture and the control
+    // read them (the operands A and S compute above, start, last, the products); mu_* is the
+    // multiplier's own interface.
     // Constant time: every TO and LOOP step runs both products, so mid (t_q's write enable,
     // half_q's) comes at every such step whatever the bit; ConstTime = 0 skips A*S for a zero
     // bit (ma_start), as Algorithm 4 does, and the step is then S*S alone.

@@ -2,8 +2,9 @@
 //
 // Michalski and Buell (2006), section 5.5 and Fig. 7 use two identical Montgomery multipliers
 // in the RSA core; here the multiplier architecture is a parameter so that one exponentiation
-// core compares the bit-serial designs of this project (all compute P = X*Y*2^-N mod M, fully
-// reduced, for X < 2^N and Y < M):
+// core compares the multipliers of this project. Mult = 0..4 compute P = X*Y*2^-N mod M, fully
+// reduced, for X < 2^N and Y < M; Mult = 5 computes X*Y*2^-r mod M, r = V (ceil(N/V) + 1),
+// fully reduced only with Reduce = 1 (below):
 //   Mult = 0: mont_lut    (Amanor 2005, Algorithm 3)              N + 2 cycles
 //   Mult = 1: mont_csa    (Amanor 2005, Algorithm 1b)             N + 1 cycles
 //   Mult = 2: mont_csa_u2 (Gajbhiye 2018, Algorithm 1b unfolded)  ceil(N/2) + 1 cycles
@@ -16,7 +17,8 @@
 // (rsa_core's Lazy mode); the other multipliers always reduce (their P < M).
 // The redundant S and C leave zero-extended to N + 1 bits (mont_csa keeps N-bit halves), so
 // the testbench can recompute the final subtraction (S + C >= M) of every product; the
-// word-based multipliers give their unreduced result (< 2M) as S and C = 0.
+// word-based multipliers give their unreduced result (< 2M; mont_qp with Reduce = 0 its raw
+// result) as S and C = 0.
 `include "mv_core_ports.svh"
 
 module rsa_mont_mult #(

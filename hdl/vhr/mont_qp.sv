@@ -13,10 +13,11 @@
 // The queue is a delay line of K - 2P stages (its occupancy is fixed by K).
 //
 // Result: Z << V + oldreduce = X Y 2^-(V (F - 1)) mod M, in [0, M~ + M) with M~ < 2^2V M
-// (Orup's redundant range) for X < 2^N, Y < M. The paper leaves it there (its results feed
-// the next multiplication). With Reduce = 1 (the default) this core then reduces it fully
-// with 2V restoring subtraction steps (subtract M << s if not negative, s = 2V-1 .. 0), so
-// p_o < M. With Reduce = 0 it has no reducer (nor its (E W + V + 1)-bit subtractor, the
+// (Orup's redundant range) for X < 2^N, Y < M. The paper leaves it there (Figs. 2 and 3;
+// that its results feed the next multiplication is the project's reading). With Reduce = 1
+// (the default) this core then reduces it fully with 2V restoring subtraction steps
+// (subtract M << s if not negative, s = 2V-1 .. 0), so p_o < M. With Reduce = 0 it has no
+// reducer (nor its (E W + V + 1)-bit subtractor, the
 // longest path of the core) and ends with the raw result in p_o, as the paper's does; the
 // caller keeps it in range: for X, Y < 2^N and M < 2^(N - 2V - 2) the raw result stays below
 // 2^N (X Y / 2^(V (F - 1)) < 2^(N - V), M~ + M <= 2^2V M), so any number of such products

@@ -111,7 +111,8 @@ def test_one_multiplier_cycles_count_every_product() -> None:
     assert rsa.multiplications(e, n, 1, Units=1) == 2 * n + 3
     assert rsa.rsa_core(3, e, 65521, n, Units=1).p == pow(3, e, 65521)
     # Jiang-Harris's exponentiation: 2n products on their 16-PE radix 2^16 unit, one after
-    # the other (section VI); here (2n + 3)(Lm + 1) with Lm = 368 at 1024 bits
+    # the other (the project's derivation from section VI and Table 1); here (2n + 3)(Lm + 1)
+    # with Lm = 368 at 1024 bits
     one = rsa.paper_one_unit(1024)
     assert one == {"Mult": 5, "V": 16, "W": 16, "P": 16, "Units": 1}
     assert rsa.rsa_cycles((1 << 1024) - 1, 1024, **one) == 2051 * 369

@@ -66,9 +66,10 @@ def test_options_are_every_multiplier_at_the_papers_configurations() -> None:
 
 
 def test_options_include_jiang_harris_on_one_multiplier_beside_two() -> None:
-    """Jiang-Harris's exponentiation (section VI: 2n products in turn on one 16-PE radix
-    2^16 unit) is the core with one mont_qp (Units = 1), at each width beside the
-    two-multiplier core of the same unit; it is the only one-multiplier option."""
+    """Jiang-Harris's exponentiation (the project's derivation from section VI and Table 1:
+    2n products in turn on one 16-PE radix 2^16 unit) is the core with one mont_qp
+    (Units = 1), at each width beside the two-multiplier core of the same unit; it is the
+    only one-multiplier option."""
     for n in (1024, 2048):
         opts = rsa_synth.options([n])
         one = [o for o in opts if o.params["Units"] == 1 and not o.params["Lazy"]]
