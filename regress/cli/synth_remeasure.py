@@ -1,7 +1,7 @@
 """`montverif synth --remeasure`: every 7-series result of the committed results file (or,
 --without-floor, every one without a period floor) synthesised again at this revision
-(after a change of the method: the period floor, a new Yosys), `--jobs` at once, each into its own folder below --out, and recorded into the file
-when the last has finished. A result that fails keeps its old entry and is named."""
+(after a change of the method: the period floor, a new Yosys), `--jobs` at once, each into
+its own folder below --out, and recorded into the file when the last has finished. A result that fails keeps its old entry and is named."""
 
 from __future__ import annotations
 
