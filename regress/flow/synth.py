@@ -12,7 +12,7 @@ mont_qp's Reduce), set by a generated top around the core (synth_top.sv, flatten
     synth_xilinx -family xc7 -flatten -noiopad -noclkbuf    the mapped netlist
     stat -json                                              cells by type
     dump t:DSP48E1                                          the DSP48E1s' parameters
-    autoname; expose -cut <every flip-flop's output net>    paths start at flip-flops
+    rename; expose -cut <every flip-flop's output net>      paths start at flip-flops
     sta                                                     the critical path
 
 `sta` sums the intrinsic delays Yosys's Xilinx cell library states (the specify blocks of
@@ -192,9 +192,10 @@ def script(p: Plan) -> str:
         "tee -q -o stat.json stat -json",
         f"tee -q -o {DSP_DUMP} dump t:{DSP}",  # their parameters: xc7_floor
         # sta sees no arc through a flip-flop, and starts no path at one: each flip-flop's
-        # output net is cut into a port pair (named first: expose skips unnamed nets), so
-        # every register-to-register path starts at a port
-        "autoname",
+        # output net is cut into a port pair (named first: expose skips unnamed nets; short
+        # numbered names, as autoname's grow with a shift register's length until Yosys
+        # runs out of memory), so every register-to-register path starts at a port
+        "rename -enumerate -pattern mv_n% w:*",
         f"expose -cut {FF_OUTPUTS}",
         # the cells' intrinsic delays (specify blocks), for sta only
         "read_verilog -lib -specify +/xilinx/cells_sim.v",

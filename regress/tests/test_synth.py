@@ -13,7 +13,7 @@ import pytest
 from montverif.regress.cli import main
 from montverif.regress.flow import synth, yosys_run
 from montverif.regress.flow.claim import FolderBusy, claim
-from montverif.regress.report import synth_table
+from montverif.regress.report import synth_results, synth_table
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 
@@ -211,6 +211,28 @@ def test_the_table_is_written_between_its_markers(tmp_path: Path) -> None:
     page.write_text("no markers\n")
     with pytest.raises(ConfigError, match="no <!-- synth:begin"):
         synth_table.write([], page)
+
+
+def test_the_table_is_written_from_the_results_file(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """--table --from-results: the file's rows of the designs and widths asked for, nothing
+    synthesised; a result of another width or design is left out."""
+    record = tmp_path / "results.json"
+    results = synth_results.empty()
+    results["xc7"] = [_result("mont_r2", 16, 144, 2.0), _result("mont_csa", 16, 150, 1.5),
+                      _result("mont_r2", 32, 300, 3.0)]
+    record.write_text(synth_results.render(results))
+    page = tmp_path / "synth.md"
+    page.write_text(f"{synth_table.BEGIN}\nold\n{synth_table.END}\n")
+    assert main(["synth", "--table", "--from-results", "--results", str(record), "--designs",
+                 "mont_r2,mont_lut", "--widths", "16", "--write", str(page),
+                 "--out", str(tmp_path / "none")]) == 0
+    rows = [ln for ln in page.read_text().splitlines() if ln.startswith("| `")]
+    assert [r.split(" | ")[:2] for r in rows] == [["| `mont_r2`", "16"]]
+    assert not (tmp_path / "none").exists()
+    assert main(["synth", "--table", "--from-results", "--results", str(record), "--designs",
+                 "mont_lut", "--widths", "16"]) == 2
+    assert "holds no result" in capsys.readouterr().err
 
 
 def test_a_bad_table_request_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
