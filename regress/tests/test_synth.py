@@ -104,7 +104,8 @@ def test_figures_are_plausible_and_grow_with_n(warm: None, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     """mont_r2 at N = 16 (through the command line) and 32: X's shift register, the
     accumulator and the result hold 3N + 1 flip-flops at least; its two (N + 2)-bit adders
-    need 2 * ceil((N + 2) / 4) CARRY4s at least, one of them on the critical path whole."""
+    need 2 * ceil((N + 2) / 4) CARRY4s at least, and the critical path (from a flip-flop,
+    through a part of each adder) passes as many as one of them has."""
     out16 = tmp_path / "n16"
     assert main(["synth", "--dut", "mont_r2", "--n", "16", "--out", str(out16), "--json"]) == 0
     small = json.loads(capsys.readouterr().out)
@@ -120,7 +121,7 @@ def test_figures_are_plausible_and_grow_with_n(warm: None, tmp_path: Path,
         assert cells["luts"] >= n and cells["dsp48e1"] == 0
         assert cells["total_cells"] > cells["luts"] + cells["flip_flops"]
         assert timing["carry4_on_path"] >= -(-(n + 2) // 4)
-        assert timing["longest_carry_run"] >= n // 4
+        assert 0 < timing["longest_carry_run"] <= timing["carry4_on_path"]
         assert timing["logic_levels"] > timing["carry4_on_path"]
         assert 0 < timing["logic_delay_ns"] < 50
     for kind in ("flip_flops", "luts", "carry4", "total_cells"):
