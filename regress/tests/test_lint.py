@@ -154,3 +154,15 @@ def test_a_workflow_step_is_shellchecked(tmp_path: Path) -> None:
     (problem,) = lint.lint_workflows(tmp_path)
     assert problem.startswith("actionlint (workflows):")
     assert "shellcheck reported issue" in problem and "SC2115" in problem
+
+
+def test_a_stream_core_is_linted_at_one_bus_width() -> None:
+    """A bus design is linted at the narrowest and widest bus at each width; a streaming
+    core's top has no bus, so each width once (its N = 1024 lint takes about 13 s)."""
+    buses = lint.regmap.load().bus_widths
+    bus_points = lint.param_points(load_design("mont_r2"))
+    assert {p["BusW"] for p in bus_points} == {buses[0], buses[-1]}
+    stream_points = lint.param_points(load_design("mont_pipe"))
+    widths = [p["N"] for p in stream_points]
+    assert len(widths) == len(set(widths)) >= 3
+    assert max(widths) == 1024
