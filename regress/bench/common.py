@@ -7,16 +7,16 @@ import json
 import random
 import signal
 import statistics
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cocotb_tools.runner import get_runner
 
-from montverif.regress.flow import tools
-from montverif.regress.flow.paths import ROOT, sim_builds, work
+from montverif.regress.flow import claim, tools
+from montverif.regress.flow.paths import ROOT, aliased, cache, sim_builds, work
 from montverif.regress.flow.spec import TIMESCALE, BuildSpec
 from montverif.regress.flow.vectors import vector_file
 from montverif.regress.regression.shards import op_cycles
@@ -32,6 +32,38 @@ DEFAULT_OUT = ROOT / "docs" / "bench"
 def bench_build() -> Path:
     """The benchmarks' scratch folders."""
     return work("bench")
+
+
+def harness_builds() -> Path:
+    """The raw harnesses' Verilator builds: in the user's cache for this source tree, as the
+    simulator builds are (make refuses to build in a folder whose path holds a space, which a
+    work folder may)."""
+    return cache("bench")
+
+
+def make_safe(cmd: list[str], out: Path, sources: Iterable[Path]) -> list[str]:
+    """A harness's Verilator command with every path make cannot take (a space in the
+    checkout's, the build folder's or a user's core folder's path) through its alias."""
+    roots = {ROOT, out, *(Path(s).parent for s in sources)}
+    return [aliased(arg, roots) for arg in cmd]
+
+
+_HELD = ExitStack()  # the scratch folders this process owns, until it ends
+_OWNED: set[Path] = set()
+
+
+def scratch(folder: Path, fresh: bool = False) -> Path:
+    """`folder` (below bench_build()) as this process's own from the first call until the
+    process ends: while another process owns it (a second benchmark, a test), FolderBusy, one
+    line, and nothing of the other's is removed or rebuilt under it. `fresh`: emptied first
+    (its lock kept)."""
+    folder = folder.resolve()
+    if folder not in _OWNED:
+        _HELD.enter_context(claim.claim(folder, "benchmark scratch folder"))
+        _OWNED.add(folder)
+    if fresh:
+        claim.clear(folder)
+    return folder
 
 
 BUS_W = 32

@@ -17,7 +17,6 @@ the outcome, which batching shares among the runs of a process.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -25,7 +24,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import asdict
 from pathlib import Path
 
-from montverif.regress.bench.common import Record, Stat, bench_build
+from montverif.regress.bench.common import Record, Stat, bench_build, scratch
 from montverif.regress.flow import tools
 from montverif.regress.flow.batch import execute_batch
 from montverif.regress.flow.build import build
@@ -44,8 +43,7 @@ def fixed_cost(repeat: int) -> Record:
     spec = BuildSpec(FIXED_DESIGN, FIXED_N)
     build(spec, load_design(FIXED_DESIGN))
     load = os.getloadavg()[0]
-    scratch = bench_build() / "fixed"
-    shutil.rmtree(scratch, ignore_errors=True)
+    folder = scratch(bench_build() / "fixed", fresh=True)
     command: list[float] = []
     single: list[float] = []
     batched: list[float] = []
@@ -55,17 +53,17 @@ def fixed_cost(repeat: int) -> Record:
         t0 = time.monotonic()
         res = subprocess.run([sys.executable, "-m", "montverif.regress.cli", "sim", "--dut",
                               FIXED_DESIGN, "--n", str(FIXED_N), "--txns", str(FIXED_TXNS),
-                              "--seed", str(seed), "--out", str(scratch / f"cmd-{r}")],
+                              "--seed", str(seed), "--out", str(folder / f"cmd-{r}")],
                              env=os.environ | {environment.WORKDIR.name: str(work())},
                              capture_output=True, text=True)
         command.append(time.monotonic() - t0)
         if res.returncode != 0:
             raise ValueError(f"montverif sim failed: {res.stdout.strip()[-200:]}")
         t0 = time.monotonic()
-        alone = execute(RunSpec(spec, seed=seed + 1, txns=FIXED_TXNS), scratch / f"single-{r}")
+        alone = execute(RunSpec(spec, seed=seed + 1, txns=FIXED_TXNS), folder / f"single-{r}")
         single.append(time.monotonic() - t0)
-        outside["single"].append(single[-1] - tests_seconds(scratch / f"single-{r}"))
-        runs = [(RunSpec(spec, seed=seed + 2 + k, txns=FIXED_TXNS), scratch / f"batch-{r}-{k}")
+        outside["single"].append(single[-1] - tests_seconds(folder / f"single-{r}"))
+        runs = [(RunSpec(spec, seed=seed + 2 + k, txns=FIXED_TXNS), folder / f"batch-{r}-{k}")
                 for k in range(FIXED_BATCH)]
         t0 = time.monotonic()
         outcomes = execute_batch(runs)

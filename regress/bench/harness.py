@@ -4,7 +4,6 @@ P it reads back is checked against gmpy2 too."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import time
 from collections.abc import Callable
@@ -17,9 +16,12 @@ from montverif.regress.bench.common import (
     RAW_MIN_S,
     BenchError,
     Record,
-    bench_build,
+    harness_builds,
+    make_safe,
+    scratch,
 )
 from montverif.regress.flow import tools
+from montverif.regress.flow.paths import alias
 from montverif.spec import regmap, top
 from montverif.spec.design import Design
 from montverif.spec.paths import include_flags
@@ -81,10 +83,7 @@ def build_harness(design: Design, n: int, params: dict[str, int]) -> tuple[Path,
     optimisation, as the cocotb build; without --vpi/--public-flat-rw)."""
     tools.setup_env("verilator")
     key = f"{design.name}-n{n}" + "".join(f"-{k}{v}" for k, v in params.items())
-    out = bench_build() / "harness" / key
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    out = scratch(harness_builds() / "harness" / key, fresh=True)
     toplevel = design.toplevel
     cpp = out / "bench_main.cpp"
     cpp.write_text(HARNESS.read_text().replace("@TOP@", toplevel))
@@ -93,9 +92,11 @@ def build_harness(design: Design, n: int, params: dict[str, int]) -> tuple[Path,
            "--top-module", toplevel, "--Mdir", str(out / "obj"), "-o", "bench",
            "--timescale", "1ns/1ps", *include_flags()]
     cmd += [f"-G{k}={v}" for k, v in gparams.items()]
-    cmd += [str(s) for s in top.sources(design)] + [str(cpp)]
+    sources = list(top.sources(design))
+    cmd += [str(s) for s in sources] + [str(cpp)]
     t0 = time.monotonic()
-    res = subprocess.run(cmd, capture_output=True, text=True, cwd=out)
+    res = subprocess.run(make_safe(cmd, out, sources), capture_output=True, text=True,
+                         cwd=alias(out))
     if res.returncode != 0:
         first = next((ln for ln in (res.stdout + res.stderr).splitlines() if "rror" in ln),
                      "see log")

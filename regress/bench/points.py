@@ -25,6 +25,7 @@ from montverif.regress.bench.common import (
     make_vectors,
     ops_per_run,
     runs_per_point,
+    scratch,
     write_vector_file,
 )
 from montverif.regress.bench.floors import (
@@ -106,8 +107,7 @@ def bench_point(name: str, n: int, sims: list[str], txns: int, repeat: int,
                 icarus_txns: int) -> Record:
     design = load_design(name)
     params = get_algo(design.model).resolve(n)
-    work = bench_build() / "vectors" / f"{name}-n{n}"
-    work.mkdir(parents=True, exist_ok=True)
+    work = scratch(bench_build() / "vectors" / f"{name}-n{n}")
     point: Record = {"design": name, "n": n, "bus_w": BUS_W, "params": params,
                                 "bit_serial": bit_serial(design),
                                 "git": tools.git_revision(ROOT)}

@@ -13,8 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from montverif.models.registry import get_algo, reference_check
-from montverif.regress.bench.common import RAW_MIN_S, BenchError, bench_build
+from montverif.regress.bench.common import (
+    RAW_MIN_S,
+    BenchError,
+    harness_builds,
+    make_safe,
+    scratch,
+)
 from montverif.regress.flow import tools
+from montverif.regress.flow.paths import alias
 from montverif.spec import formula, stream_top, top
 from montverif.spec.design import Design
 from montverif.spec.paths import include_flags
@@ -107,10 +114,8 @@ def build_harness(design: Design, n: int, params: dict[str, int], fault: bool = 
     key = f"{design.name}-n{n}" + "".join(f"-{k}{v}" for k, v in params.items()) + \
         ("-fault" if fault else "")
     gparams = params | (dict(design.fault_params) if fault else {})
-    out = bench_build() / "stream-harness" / key
-    if out.exists():
-        shutil.rmtree(out)
-    (out / "obj").mkdir(parents=True)
+    out = scratch(harness_builds() / "stream-harness" / key, fresh=True)
+    (out / "obj").mkdir()
     (out / "obj" / "stream_ports.h").write_text(ports_header(design, n, params))
     cpp = out / "stream_main.cpp"
     shutil.copyfile(HARNESS, cpp)
@@ -121,7 +126,8 @@ def build_harness(design: Design, n: int, params: dict[str, int], fault: bool = 
            *(f"-G{k}={v}" for k, v in gparams.items()),
            *(str(s) for s in design.core_sources), str(cpp)]
     t0 = time.monotonic()
-    res = subprocess.run(cmd, capture_output=True, text=True, cwd=out)
+    res = subprocess.run(make_safe(cmd, out, design.core_sources), capture_output=True,
+                         text=True, cwd=alias(out))
     if res.returncode != 0:
         (out / "build.log").write_text(res.stdout + res.stderr)
         first = next((ln for ln in (res.stdout + res.stderr).splitlines() if "rror" in ln),

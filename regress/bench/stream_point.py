@@ -15,6 +15,7 @@ from montverif.regress.bench.common import (
     Stat,
     bench_build,
     make_vectors,
+    scratch,
     write_vector_file,
 )
 from montverif.regress.bench.points import checks_inline, steady_rate, testbench_seconds
@@ -34,8 +35,7 @@ def bench_stream_point(name: str, n: int, count: int, repeat: int) -> Record:
     times each, one after the other: throughput, the paired ratio, cycles per operation."""
     design = load_design(name)
     params = get_algo(design.model).resolve(n)
-    work = bench_build() / "vectors" / f"{name}-n{n}"
-    work.mkdir(parents=True, exist_ok=True)
+    work = scratch(bench_build() / "vectors" / f"{name}-n{n}")
     vectors = make_vectors(design, n, count, SEED)
     vfile = work / "stream.json"
     write_vector_file(vectors, vfile, name)

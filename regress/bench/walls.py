@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from montverif.regress.bench.common import BenchError, Record, bench_build
+from montverif.regress.bench.common import BenchError, Record, bench_build, scratch
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import ROOT, work
 from montverif.regress.regression.results import PARTS_NOTE
@@ -26,15 +26,16 @@ def regression_wall(list_name: str, jobs: list[int]) -> Record:
     it was measured at, as wall times taken from a finished regression do."""
     out: Record = {}
     rev = tools.git_revision(ROOT)
+    base = scratch(bench_build() / "walls")  # this process's: nothing below is another's
     for j in jobs:
-        folder = bench_build() / "regress" / f"{list_name}-j{j}"
+        folder = base / "regress" / f"{list_name}-j{j}"
         if folder.exists():
             shutil.rmtree(folder)
         # every model built again, in a cache of the measurement's own (the user's builds,
         # which other runs may be using, are left alone), ccache's too
-        builds = bench_build() / f"builds-j{j}"
+        builds = base / f"builds-j{j}"
         shutil.rmtree(builds, ignore_errors=True)
-        cache = bench_build() / "ccache-wall"
+        cache = base / "ccache-wall"
         shutil.rmtree(cache, ignore_errors=True)
         t0 = time.monotonic()
         res = subprocess.run([sys.executable, "-m", "montverif.regress.cli", "regress",

@@ -25,7 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from montverif.regress.bench import render
-from montverif.regress.bench.common import BUS_W, DEFAULT_OUT, BenchError, Record, bench_build
+from montverif.regress.bench.common import (
+    BUS_W,
+    DEFAULT_OUT,
+    BenchError,
+    Record,
+    bench_build,
+    scratch,
+)
 from montverif.regress.bench.fixed import fixed_cost
 from montverif.regress.bench.points import bench_point
 from montverif.regress.bench.profile import profile_point
@@ -115,7 +122,7 @@ def _profile(args: argparse.Namespace) -> int:
         raise ConfigError(f"--profile {args.profile}: N={int(width)} is outside {name}'s "
                           f"widths {design.min_n}..{design.max_n}")
     print(profile_point(name, int(width), bus or "engine", args.txns,
-                        bench_build() / "profile" / f"{name}-n{width}"))
+                        scratch(bench_build() / "profile" / f"{name}-n{width}")))
     return 0
 
 

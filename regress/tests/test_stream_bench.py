@@ -18,6 +18,7 @@ from montverif.regress.bench import stream_harness as sh
 from montverif.regress.bench.common import BenchError, Record
 from montverif.regress.bench.stream_render import STREAM_GOAL_N, STREAM_GOAL_RATIO
 from montverif.regress.cli import bench as bench_cli
+from montverif.regress.flow import claim
 from montverif.spec.designs import load_design
 
 DESIGN = load_design("mont_pipe")
@@ -30,9 +31,14 @@ def operations(n: int, count: int, seed: int) -> list[sh.Operation]:
 
 @pytest.mark.sim
 def test_raw_harness_streams_one_operation_a_clock_and_matches_gmpy2(tmp_path: Path) -> None:
+    """Run from a work folder whose path has a space (a user's may have one; make cannot
+    build in such a folder, so the build is in the user's cache)."""
+    spaced = tmp_path / "a folder"
+    spaced.mkdir()
     n, K = 13, 2
     ops = operations(n, 40, 7)
-    once, record = sh.raw_stream_runner(DESIGN, n, {"K": K}, ops, tmp_path)
+    once, record = sh.raw_stream_runner(DESIGN, n, {"K": K}, ops, spaced)
+    assert (spaced / "stream-harness.results").is_file()
     run = once()
     assert record["ops"] == 40 and run.ops == 40 * int(record["loops"])
     latency = -(-n // K) + 2
@@ -57,6 +63,20 @@ def test_raw_harness_fails_a_broken_core(tmp_path: Path) -> None:
     with pytest.raises(BenchError, match=r"mont_pipe-n16-K4-fault: .*Assertion failed"):
         sh.raw_stream_runner(DESIGN, 16, {"K": 4}, operations(16, 30, 3), tmp_path,
                              fault=True)
+
+
+def test_a_harness_folder_another_run_owns_is_left_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two benchmarks building the same harness: the second is refused with one line naming
+    the first, whose files stay (nothing is removed under a run)."""
+    monkeypatch.setattr(sh, "harness_builds", lambda: tmp_path)
+    theirs = tmp_path / "stream-harness" / "mont_pipe-n16-K4"
+    with claim.claim(theirs):
+        (theirs / "obj").mkdir()
+        (theirs / "obj" / "bench").write_text("the other run's executable")
+        with pytest.raises(claim.FolderBusy, match="is being written by pid"):
+            sh.build_harness(DESIGN, 16, {"K": 4})
+        assert (theirs / "obj" / "bench").read_text() == "the other run's executable"
 
 
 def test_results_are_matched_in_order_or_by_tag() -> None:
