@@ -113,7 +113,7 @@ class CornerTest(BaseTest):
             vectors = load_vectors(path, self.run_cfg.n, design.operands,
                                    design.below_modulus, design.carry_save_operands,
                                    design.range_groups, design.has_field, params)
-            fields = vector_fields(path, params) if design.has_field else None
+            fields = vector_fields(path, params, self.run_cfg.n) if design.has_field else None
             if vectors:
                 seqs.append(VectorSeq("directed", self.context(), vectors, fields=fields))
         return seqs

@@ -4,7 +4,8 @@ Values are decimal or 0x-hex strings (JSON integers are accepted too). A design 
 bit (CTRL.FIELD: mont_dual) also reads `field` (0 = GF(p), 1 = GF(2^n)), the field the
 operation runs in; without it the test draws the field. `params`, an object of build
 parameters (`{"P": 2}`), limits a vector to builds with those values (the directed vectors,
-verif/directed/: an input that tells a mutant apart at one parameter point). Other keys
+verif/directed/: an input that tells a mutant apart at one parameter point), and `min_n`
+the smallest width it applies to (a paper's worked example of that many bits). Other keys
 are ignored, but `field` on a design without a field bit is an error. Every problem is
 reported as one VectorError line naming the file and the entry; a message about a secret
 operand (the descriptor's `[operands] secret`: the RSA core's exponent) names the field and
@@ -118,9 +119,16 @@ def parse_value(where: str, key: str, text: object, n: int, secret: Iterable[str
     return value
 
 
-def applies(where: str, vec: Mapping[str, object], params: Mapping[str, int] | None) -> bool:
+def applies(where: str, vec: Mapping[str, object], params: Mapping[str, int] | None,
+            n: int | None = None) -> bool:
     """Whether a vector's `params` (if it names any) hold for a build with `params` (None:
-    every vector applies, as VectorTest replays a whole file)."""
+    every vector applies, as VectorTest replays a whole file), and its `min_n` (a paper's
+    worked example of that many bits) for a build of N = `n` bits (None: any)."""
+    low = vec.get("min_n")
+    if low is not None and (isinstance(low, bool) or not isinstance(low, int) or low < 1):
+        raise VectorError(f"{where}.min_n: expected a width in bits (a positive integer)")
+    if low is not None and n is not None and n < low:
+        return False
     want = vec.get("params")
     if want is None:
         return True
@@ -150,7 +158,7 @@ def load_vectors(path: Path, n: int, operands: tuple[str, ...] = ("X", "Y", "M")
     out: list[tuple[int, ...]] = []
     for where, vec in entries(path, keys):
         vector_field(where, vec, has_field)
-        if not applies(where, vec, params):
+        if not applies(where, vec, params, n):
             continue
         values = []
         for key in keys:
@@ -209,11 +217,12 @@ def vector_field(where: str, vec: dict[str, object], has_field: bool) -> int | N
     return value
 
 
-def vector_fields(path: Path, params: Mapping[str, int] | None = None) -> list[int | None]:
+def vector_fields(path: Path, params: Mapping[str, int] | None = None,
+                  n: int | None = None) -> list[int | None]:
     """Each vector's field, in file order (None where it names none), of a file that
-    load_vectors(..., has_field=True, params=params) accepted: the same vectors."""
+    load_vectors(..., has_field=True, params=params) at N = `n` accepted: the same vectors."""
     return [vector_field(where, vec, True) for where, vec in entries(path, ())
-            if applies(where, vec, params)]
+            if applies(where, vec, params, n)]
 
 
 def _check_operands(where: str, values: dict[str, int], modulus: str,
