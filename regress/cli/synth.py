@@ -80,6 +80,10 @@ def parser() -> Parser:
     ap.add_argument("--beyond-paper", action="store_true",
                     help="parameters beyond the hardware the paper assumes (the descriptor's "
                          "paper_max); synth.json says so")
+    ap.add_argument("--loop-only", action="store_true",
+                    help="a carry-save core's loop alone: its P output left open, so the "
+                         "single-cycle final adder P = S + C and the subtraction are left "
+                         "out (the loop's own delay; synth.json's variant is 'loop')")
     ap.add_argument("--out", default=None,
                     help="result folder (default build/synth/<key>); --table: the folder of "
                          "the result folders (default build/synth)")
@@ -408,14 +412,16 @@ def measure(figures: papers.Figures, designs: str | None, widths: str | None, re
     failed = 0
     done: list[dict[str, object]] = []
     have = synth_results.load(record)[target]
-    for fig in figures.configurations():
+    for fig, loop in papers.to_measure(figures, place):
         if designs is not None and fig.design not in designs.split(","):
             continue
         if widths is not None and fig.width not in {int(w, 0) for w in widths.split(",")}:
             continue
-        if synth_results.find(have, fig.design, fig.width, fig.project_params()) is not None:
+        variant = synth.LOOP_ONLY if loop else ""
+        if synth_results.find(have, fig.design, fig.width, fig.project_params(),
+                              variant) is not None:
             continue
-        spec = pnr.spec_of(fig.spec()) if place else fig.spec()
+        spec = pnr.spec_of(fig.spec(loop)) if place else fig.spec(loop)
         result = synth.taken_here(root / spec.key, False, name)
         if result is None:
             try:
@@ -534,7 +540,7 @@ def main(argv: list[str]) -> int:
     try:
         params = load_design(args.dut).normalize_synth(parse_params(text))
         spec = synth.SynthSpec(args.dut, args.n, params, args.allow_wide,
-                               beyond_paper=args.beyond_paper)
+                               beyond_paper=args.beyond_paper, loop_only=args.loop_only)
         synth.plan(spec)  # bad input is refused before any folder is made
     except ConfigError as exc:
         return fail(exc)

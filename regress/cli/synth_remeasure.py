@@ -25,7 +25,8 @@ def spec_of(r: synth_results.Result) -> synth.SynthSpec:
     params = tuple((str(k), int(v)) for k, v in given.items() if k != "N") \
         if isinstance(given, dict) else ()
     return synth.SynthSpec(str(r["dut"]), int(str(r["n"])), params, allow_wide=True,
-                           beyond_paper="beyond_paper" in r)
+                           beyond_paper="beyond_paper" in r,
+                           loop_only=synth_table.variant(r) == synth.LOOP_ONLY)
 
 
 def chosen(results: synth_results.Results, without_floor: bool = False) -> list[int]:

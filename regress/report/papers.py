@@ -150,10 +150,12 @@ class Figure:
         result's `parameters` holds them)."""
         return load_design(self.design).resolve_synth(self.params) if self.design else {}
 
-    def spec(self) -> synth.SynthSpec:
-        """The project's synthesis of this configuration (the parameters as given)."""
+    def spec(self, loop_only: bool = False) -> synth.SynthSpec:
+        """The project's synthesis of this configuration (the parameters as given); of its
+        loop alone (flow.synth.LOOP_ONLY) with `loop_only`."""
         return synth.SynthSpec(self.design, self.width,
-                               load_design(self.design).normalize_synth(self.params))
+                               load_design(self.design).normalize_synth(self.params),
+                               loop_only=loop_only)
 
     def where(self) -> str:
         config = f", {self.config}" if self.config else (f", n = {self.n}" if self.n else "")
@@ -523,22 +525,37 @@ def given(fig: Figure, names: Mapping[str, str]) -> str:
 
 @dataclass(frozen=True)
 class Project:
-    """The project's results for one figure's configuration (None: none on file)."""
+    """The project's results for one figure's configuration (None: none on file), and
+    the 7-series synthesis of its loop alone (a paper that times the loop: relative_to)."""
 
     xc7: synth_results.Result | None
     ecp5: synth_results.Result | None
+    loop: synth_results.Result | None = None
 
     @property
     def results(self) -> list[synth_results.Result]:
-        return [r for r in (self.xc7, self.ecp5) if r is not None]
+        return [r for r in (self.xc7, self.ecp5, self.loop) if r is not None]
 
 
 def project_of(fig: Figure, results: synth_results.Results) -> Project:
     if not fig.design:
         return Project(None, None)
     params = fig.project_params()
+    loop = (synth_results.find(results[synth.FAMILY], fig.design, fig.width, params,
+                               synth.LOOP_ONLY) if fig.paper.relative_to else None)
     return Project(synth_results.find(results[synth.FAMILY], fig.design, fig.width, params),
-                   synth_results.find(results[pnr.FAMILY], fig.design, fig.width, params))
+                   synth_results.find(results[pnr.FAMILY], fig.design, fig.width, params),
+                   loop)
+
+
+def to_measure(figures: Figures, place: bool = False) -> list[tuple[Figure, bool]]:
+    """The syntheses `--papers --measure` takes: each configuration, and (7-series) the
+    loop alone of each of a paper that times its loops (relative_to: Gajbhiye's delay per
+    bit of X, which leaves the final adder out)."""
+    out = [(fig, False) for fig in figures.configurations()]
+    if not place:
+        out += [(fig, True) for fig in figures.configurations() if fig.paper.relative_to]
+    return out
 
 
 def design_cell(fig: Figure) -> str:
@@ -642,7 +659,8 @@ def relative_rows(paper: Paper, figs: Sequence[Figure],
     lines = _head("paper: design", "device", "the paper's figures", "area ÷ baseline",
                   "delay ÷ baseline", "project", "xc7 LUTs ÷ baseline",
                   "xc7 LUT + FF ÷ baseline", "cycles ÷ baseline",
-                  "xc7 time per multiplication ÷ baseline")
+                  "xc7 time per multiplication ÷ baseline",
+                  "xc7 loop alone: time per bit of X ÷ baseline")
     for fig in figs:
         base = next((f for f in figs if f.design == paper.relative_to
                      and f.device.key == fig.device.key), fig)
@@ -654,7 +672,9 @@ def relative_rows(paper: Paper, figs: Sequence[Figure],
         paper_delay_ratio = ratio(delay, base_delay) if delay and base_delay else "–"
         mine, theirs = project_of(fig, results).xc7, project_of(base, results).xc7
         cycles, base_cycles = project_cycles(fig), project_cycles(base)
-        cells = ["not synthesised yet"] * 2 + ["–", "not synthesised yet"]
+        cells = ["not synthesised yet"] * 2 + ["–", "not synthesised yet"] + \
+            [loop_ratio(project_of(fig, results).loop, project_of(base, results).loop,
+                        cycles, base_cycles)]
         if cycles is not None and base_cycles:
             cells[2] = ratio(cycles, base_cycles)
         if mine is not None and theirs is not None:
@@ -671,15 +691,36 @@ def relative_rows(paper: Paper, figs: Sequence[Figure],
     return lines
 
 
+def loop_ratio(mine: synth_results.Result | None, base: synth_results.Result | None,
+               cycles: int | None, base_cycles: int | None) -> str:
+    """The loop's own time per bit of X (its period floor x cycles / N: the paper's
+    'critical path delay', the time to compute one bit) over the baseline's."""
+    if mine is None or base is None:
+        return "not synthesised yet"
+    own = estimate_ns(mine, synth.FAMILY, cycles or 0)
+    base_own = estimate_ns(base, synth.FAMILY, base_cycles or 0)
+    if not own or not base_own:
+        return "–"
+    return ratio(own / int(str(mine["n"])), base_own / int(str(base["n"])))
+
+
 def missing(figs: Sequence[Figure], results: synth_results.Results) -> list[str]:
-    """The command of each configuration with no 7-series result on file."""
+    """The command of each configuration with no 7-series result on file (and of its loop
+    alone, for a paper that times its loops)."""
     out: list[str] = []
     for fig in figs:
-        if fig.design and project_of(fig, results).xc7 is None:
-            spec = fig.spec()
+        if not fig.design:
+            continue
+        found = project_of(fig, results)
+        for loop in (False, True):
+            if (found.loop if loop else found.xc7) is not None or \
+                    (loop and not fig.paper.relative_to):
+                continue
+            spec = fig.spec(loop)
             params = "".join(f" --param {k}={load_design(fig.design).param_text(k, v)}"
                              for k, v in spec.params)
-            line = f"`montverif synth --dut {spec.dut} --n {spec.n}{params}`"
+            line = (f"`montverif synth --dut {spec.dut} --n {spec.n}{params}"
+                    f"{' --loop-only' if loop else ''}`")
             if line not in out:
                 out.append(line)
     return out

@@ -90,15 +90,17 @@ def record(path: Path, xc7: Sequence[Result] = (), ecp5: Sequence[Result] = ()) 
 
 
 def find(results: Sequence[Result], dut: str, n: int,
-         params: Mapping[str, int]) -> Result | None:
+         params: Mapping[str, int], variant: str = "") -> Result | None:
     """The result of `dut` at width `n` with exactly these parameters beyond N (all of
-    them, defaults included), if there is one. A parameter a result does not record was
-    added to the design after it was measured, at the value the RTL had fixed: its default
+    them, defaults included), if there is one; of the core as built, or of `variant` (the
+    loop alone: flow.synth.LOOP_ONLY). A parameter a result does not record was added to
+    the design after it was measured, at the value the RTL had fixed: its default
     (mont_dual's K and Units, mont_qp's Reduce)."""
     defaults = load_design(dut).resolve_synth() if dut in known_designs() else {}
     for r in results:
         given = r.get("parameters")
-        if r.get("dut") != dut or r.get("n") != n or not isinstance(given, Mapping):
+        if r.get("dut") != dut or r.get("n") != n or not isinstance(given, Mapping) \
+                or synth_table.variant(r) != variant:
             continue
         if defaults | {str(k): v for k, v in given.items() if k != "N"} == dict(params):
             return r

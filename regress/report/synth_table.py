@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from montverif.regress.flow import xc7_floor
+from montverif.regress.flow import synth, xc7_floor
 from montverif.regress.flow.paths import ROOT
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
@@ -50,11 +50,18 @@ def _params(result: Result) -> dict[str, int]:
     return {str(k): int(v) for k, v in params.items() if k != "N"}
 
 
+def variant(result: Result) -> str:
+    """"" for the core as built, else its synthesis variant (flow.synth.LOOP_ONLY)."""
+    return str(result.get("variant", ""))
+
+
 def label(result: Result) -> str:
-    """`design` and its parameters beyond N (a choice by its name: Mult=mont_lut)."""
+    """`design` and its parameters beyond N (a choice by its name: Mult=mont_lut); a
+    variant named after them (the loop alone)."""
     dut = str(result["dut"])
     design = load_design(dut)
     shown = [f"{k}={design.param_text(k, v)}" for k, v in _params(result).items()]
+    shown += ["loop only"] if variant(result) == synth.LOOP_ONLY else []
     return f"`{dut}`" + (f" ({','.join(shown)})" if shown else "")
 
 
@@ -68,11 +75,13 @@ def ordered(results: Sequence[Result]) -> list[Result]:
     """The tables' order: DESIGNS first, then by name, width."""
     return sorted(results, key=lambda r: (DESIGNS.index(str(r["dut"]))
                                           if r["dut"] in DESIGNS else len(DESIGNS),
-                                          str(r["dut"]), _num(r["n"]), sorted(_params(r).items())))
+                                          str(r["dut"]), _num(r["n"]), sorted(_params(r).items()),
+                                          variant(r)))
 
 
 def same_core(a: Result, b: Result) -> bool:
-    return (a["dut"], a["n"], _params(a)) == (b["dut"], b["n"], _params(b))
+    return (a["dut"], a["n"], _params(a), variant(a)) == \
+        (b["dut"], b["n"], _params(b), variant(b))
 
 
 def row(result: Result) -> str:

