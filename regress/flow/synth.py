@@ -128,6 +128,12 @@ class SynthSpec:
 LOOP_ONLY = "loop"
 OPEN_IN_LOOP = ("p_o",)
 LOOP_NEEDS = ("s_o", "c_o")
+# ... and the timing is the loop's: after the cells are counted, every cell outside the
+# input cone of the S and C flip-flops (those driving s_o and c_o; the cone stops at any
+# flip-flop's Q) is deleted, so sta times the paths into S and C only, not a precomputation
+# of the PRE cycle (mont_lut's R = Y + M, one N-bit adder from the inputs) or the counter
+LOOP_CONE = ("select -set mv_sc o:s_o o:c_o %ci1 t:FD* %i",
+             "delete c:* @mv_sc %ci*:-[Q] %d")
 
 
 @dataclass(frozen=True)
@@ -211,6 +217,7 @@ def script(p: Plan) -> str:
         f"delete t:{' t:'.join(NOT_HARDWARE)}",
         "tee -q -o stat.json stat -json",
         f"tee -q -o {DSP_DUMP} dump t:{DSP}",  # their parameters: xc7_floor
+        *(LOOP_CONE if p.open_ports else []),
         # sta sees no arc through a flip-flop, and starts no path at one: each flip-flop's
         # output net is cut into a port pair (named first: expose skips unnamed nets; short
         # numbered names, as autoname's grow with a shift register's length until Yosys

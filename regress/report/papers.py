@@ -554,7 +554,9 @@ def to_measure(figures: Figures, place: bool = False) -> list[tuple[Figure, bool
     bit of X, which leaves the final adder out)."""
     out = [(fig, False) for fig in figures.configurations()]
     if not place:
-        out += [(fig, True) for fig in figures.configurations() if fig.paper.relative_to]
+        loops = {fig.spec(True).key: fig for fig in figures.figures
+                 if fig.design and fig.paper.relative_to}
+        out += [(fig, True) for fig in loops.values()]
     return out
 
 
