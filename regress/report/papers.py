@@ -46,6 +46,7 @@ from montverif.regress.flow.paths import ROOT
 from montverif.regress.report import synth_results, synth_table
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
+from montverif.spec.top import core_header
 
 FIGURES = ROOT / "docs" / "papers" / "figures.toml"
 DEFAULT_OUT = ROOT / "docs" / "papers.md"
@@ -107,6 +108,9 @@ class Paper:
     project_n: int = 0  # the width the project compares at, when the paper gives none
     # designs of other papers that this one measures too: design -> what the paper calls it
     others: dict[str, str] = field(default_factory=dict)
+    # its figures leave a carry-save loop's final adder out: the project's loops alone
+    # (flow.synth.LOOP_ONLY) beside them
+    loop_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -252,13 +256,16 @@ def _paper(key: str, raw: object) -> Paper:
     where = f"papers.{key}"
     t = _table(raw, where)
     _only(t, ("name", "title", "tool", "scope", "cite", "relative_to", "project_n",
-              "others"), where)
+              "others", "loop_only"), where)
     others = _table(t.get("others", {}), f"{where}.others")
+    loop_only = t.get("loop_only", False)
+    if not isinstance(loop_only, bool):
+        raise ConfigError(f"{where}: `loop_only` must be true or false")
     paper = Paper(key, _str(t, "name", where), _str(t, "title", where),
                   _str(t, "tool", where), _str(t, "scope", where),
                   _cite(t.get("cite", {}), f"{where}.cite"),
                   _str(t, "relative_to", where, ""), _int(t, "project_n", where),
-                  {str(k): _str(others, k, f"{where}.others") for k in others})
+                  {str(k): _str(others, k, f"{where}.others") for k in others}, loop_only)
     for design in (paper.relative_to, *paper.others):
         if design and design not in known_designs():
             raise ConfigError(f"{where}: names no design: {design!r}")
@@ -542,20 +549,26 @@ def project_of(fig: Figure, results: synth_results.Results) -> Project:
         return Project(None, None)
     params = fig.project_params()
     loop = (synth_results.find(results[synth.FAMILY], fig.design, fig.width, params,
-                               synth.LOOP_ONLY) if fig.paper.relative_to else None)
+                               synth.LOOP_ONLY) if fig.paper.loop_only else None)
     return Project(synth_results.find(results[synth.FAMILY], fig.design, fig.width, params),
                    synth_results.find(results[pnr.FAMILY], fig.design, fig.width, params),
                    loop)
 
 
+def has_loop(fig: Figure) -> bool:
+    """The figure's paper leaves the final adder out and its design keeps a carry-save
+    result: the project's loop alone stands beside it."""
+    if not fig.design or not fig.paper.loop_only:
+        return False
+    return set(synth.LOOP_NEEDS) <= set(core_header(load_design(fig.design)).ports)
+
+
 def to_measure(figures: Figures, place: bool = False) -> list[tuple[Figure, bool]]:
     """The syntheses `--papers --measure` takes: each configuration, and (7-series) the
-    loop alone of each of a paper that times its loops (relative_to: Gajbhiye's delay per
-    bit of X, which leaves the final adder out)."""
+    loop alone of each of a paper whose figures leave the final adder out (loop_only)."""
     out = [(fig, False) for fig in figures.configurations()]
     if not place:
-        loops = {fig.spec(True).key: fig for fig in figures.figures
-                 if fig.design and fig.paper.relative_to}
+        loops = {fig.spec(True).key: fig for fig in figures.figures if has_loop(fig)}
         out += [(fig, True) for fig in loops.values()]
     return out
 
@@ -617,6 +630,9 @@ def time_rows(figs: Sequence[Figure], results: synth_results.Results) -> list[st
                "multiplication", "project cycles per multiplication",
                "project at the paper's clock (÷ paper)", "project: xc7 bound (≥)",
                "project: ECP5 routed"]
+    loops = any(has_loop(f) for f in figs)
+    if loops:
+        columns += ["project: xc7 loop alone, period ≥ (÷ paper's clock)"]
     if exps:
         columns += ["paper's exponentiation", "project's at the paper's clock (÷ paper)"]
     lines = _head(*columns)
@@ -642,6 +658,8 @@ def time_rows(figs: Sequence[Figure], results: synth_results.Results) -> list[st
                str(cycles) if cycles is not None else (f"none: {fig.why}" if not fig.design
                                                       else "–"),
                at_clock, own_xc7, own_ecp5]
+        if loops:
+            row.append(loop_period(fig, proj.loop, clock))
         if exps:
             exp, exp_cycles = paper_exp_ns(fig), project_exp_cycles(fig)
             mine = "–"
@@ -693,6 +711,20 @@ def relative_rows(paper: Paper, figs: Sequence[Figure],
     return lines
 
 
+def loop_period(fig: Figure, loop: synth_results.Result | None,
+                clock: tuple[float, str] | None) -> str:
+    """The loop's own period floor (its final adder left out, as the paper's), over the
+    paper's clock period."""
+    if not has_loop(fig):
+        return "–"
+    if loop is None:
+        return "not synthesised yet"
+    floor = xc7_floor.period_floor_ns(loop)
+    if floor is None:
+        return "–"
+    return f"{floor:.2f} ns" + (f" ({ratio(floor, clock[0])})" if clock else "")
+
+
 def loop_ratio(mine: synth_results.Result | None, base: synth_results.Result | None,
                cycles: int | None, base_cycles: int | None) -> str:
     """The loop's own time per bit of X (its period floor x cycles / N: the paper's
@@ -715,8 +747,7 @@ def missing(figs: Sequence[Figure], results: synth_results.Results) -> list[str]
             continue
         found = project_of(fig, results)
         for loop in (False, True):
-            if (found.loop if loop else found.xc7) is not None or \
-                    (loop and not fig.paper.relative_to):
+            if (found.loop if loop else found.xc7) is not None or (loop and not has_loop(fig)):
                 continue
             spec = fig.spec(loop)
             params = "".join(f" --param {k}={load_design(fig.design).param_text(k, v)}"
