@@ -81,6 +81,12 @@ class Family:
     ffs_per_slice: int = 0
     multiplier: str = ""
     asic: bool = False
+    process: str = ""  # the silicon process, as its data sheet gives it
+
+    @property
+    def node(self) -> str:
+        """The process alone ("0.13 µm"), without its source."""
+        return self.process.split(" (")[0]
 
     @property
     def lut(self) -> str:
@@ -228,11 +234,12 @@ def _family(key: str, raw: object) -> Family:
     where = f"families.{key}"
     t = _table(raw, where)
     _only(t, ("name", "source", "lut_inputs", "luts_per_slice", "ffs_per_slice", "multiplier",
-              "asic"), where)
+              "asic", "process"), where)
     asic = t.get("asic", False) is True
     fam = Family(key, _str(t, "name", where), _str(t, "source", where),
                  _int(t, "lut_inputs", where), _int(t, "luts_per_slice", where),
-                 _int(t, "ffs_per_slice", where), _str(t, "multiplier", where, ""), asic)
+                 _int(t, "ffs_per_slice", where), _str(t, "multiplier", where, ""), asic,
+                 _str(t, "process", where, ""))
     if not asic and not (fam.lut_inputs and fam.luts_per_slice and fam.ffs_per_slice):
         raise ConfigError(f"{where}: an FPGA family needs lut_inputs, luts_per_slice and "
                           "ffs_per_slice")
