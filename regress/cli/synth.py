@@ -84,6 +84,10 @@ def parser() -> Parser:
                     help="a carry-save core's loop alone: its P output left open, so the "
                          "single-cycle final adder P = S + C and the subtraction are left "
                          "out (the loop's own delay; synth.json's variant is 'loop')")
+    ap.add_argument("--field", type=int, choices=(0, 1), default=None,
+                    help="a dual-field core with its field input tied: 0 GF(p) alone, 1 "
+                         "GF(2^n) alone (that field's own critical path; synth.json's "
+                         "variant is 'field0' or 'field1')")
     ap.add_argument("--out", default=None,
                     help="result folder (default build/synth/<key>); --table: the folder of "
                          "the result folders (default build/synth)")
@@ -412,16 +416,15 @@ def measure(figures: papers.Figures, designs: str | None, widths: str | None, re
     failed = 0
     done: list[dict[str, object]] = []
     have = synth_results.load(record)[target]
-    for fig, loop in papers.to_measure(figures, place):
+    for fig, variant in papers.to_measure(figures, place):
         if designs is not None and fig.design not in designs.split(","):
             continue
         if widths is not None and fig.width not in {int(w, 0) for w in widths.split(",")}:
             continue
-        variant = synth.LOOP_ONLY if loop else ""
         if synth_results.find(have, fig.design, fig.width, fig.project_params(),
                               variant) is not None:
             continue
-        spec = pnr.spec_of(fig.spec(loop)) if place else fig.spec(loop)
+        spec = pnr.spec_of(fig.spec(variant)) if place else fig.spec(variant)
         result = synth.taken_here(root / spec.key, False, name)
         if result is None:
             try:
@@ -503,6 +506,16 @@ def write_summary(root: Path) -> int:
     return 0
 
 
+def variant_of(args: argparse.Namespace) -> str:
+    """The synthesis variant --loop-only or --field asks for ("" none; ConfigError for
+    both)."""
+    if args.loop_only and args.field is not None:
+        raise ConfigError("--loop-only and --field are two variants: give one")
+    if args.loop_only:
+        return synth.LOOP_ONLY
+    return f"field{args.field}" if args.field is not None else ""
+
+
 def main(argv: list[str]) -> int:
     ap = parser()
     args = ap.parse_args(argv)
@@ -540,7 +553,7 @@ def main(argv: list[str]) -> int:
     try:
         params = load_design(args.dut).normalize_synth(parse_params(text))
         spec = synth.SynthSpec(args.dut, args.n, params, args.allow_wide,
-                               beyond_paper=args.beyond_paper, loop_only=args.loop_only)
+                               beyond_paper=args.beyond_paper, variant=variant_of(args))
         synth.plan(spec)  # bad input is refused before any folder is made
     except ConfigError as exc:
         return fail(exc)

@@ -26,7 +26,7 @@ def spec_of(r: synth_results.Result) -> synth.SynthSpec:
         if isinstance(given, dict) else ()
     return synth.SynthSpec(str(r["dut"]), int(str(r["n"])), params, allow_wide=True,
                            beyond_paper="beyond_paper" in r,
-                           loop_only=synth_table.variant(r) == synth.LOOP_ONLY)
+                           variant=synth_table.variant(r))
 
 
 def chosen(results: synth_results.Results, without_floor: bool = False) -> list[int]:

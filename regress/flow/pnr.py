@@ -108,7 +108,7 @@ class PnrError(synth.SynthError):
 def spec_of(spec: synth.SynthSpec) -> synth.SynthSpec:
     """The same synthesis, for ECP5 (its own result folder)."""
     return synth.SynthSpec(spec.dut, spec.n, spec.params, spec.allow_wide, FAMILY,
-                           spec.beyond_paper, spec.loop_only)
+                           spec.beyond_paper, spec.variant)
 
 
 def pnr_top(p: synth.Plan) -> str:
@@ -118,7 +118,7 @@ def pnr_top(p: synth.Plan) -> str:
     header = core_header(p.design)
     regs, moves, conns = [], [], []
     for port in header.ports.values():
-        if port.name in p.open_ports:
+        if port.name in p.open_ports or port.name in dict(p.tied):
             continue
         if port.name in (CLOCK, RESET):
             conns.append(f".{port.name}({port.name})")
@@ -361,7 +361,7 @@ def run(spec: synth.SynthSpec, out: Path, freq_mhz: float = DEFAULT_FREQ_MHZ,
             "pnr_cache_compile_s": None if pnr_compiled_s is None
             else round(pnr_compiled_s, 1),
         }
-        if spec.loop_only:
-            result["variant"] = synth.LOOP_ONLY
+        if spec.variant:
+            result["variant"] = spec.variant
         synth.write_atomic(out / RESULT, json.dumps(result, indent=1) + "\n")
     return result

@@ -117,6 +117,9 @@ class Paper:
     # its figures leave a carry-save loop's final adder out: the project's loops alone
     # (flow.synth.LOOP_ONLY) beside them
     loop_only: bool = False
+    # its dual-field design runs both fields at one clock: each field alone
+    # (flow.synth.FIELD_VARIANTS) beside it
+    per_field: bool = False
 
 
 @dataclass(frozen=True)
@@ -160,12 +163,12 @@ class Figure:
         result's `parameters` holds them)."""
         return load_design(self.design).resolve_synth(self.params) if self.design else {}
 
-    def spec(self, loop_only: bool = False) -> synth.SynthSpec:
-        """The project's synthesis of this configuration (the parameters as given); of its
-        loop alone (flow.synth.LOOP_ONLY) with `loop_only`."""
+    def spec(self, variant: str = "") -> synth.SynthSpec:
+        """The project's synthesis of this configuration (the parameters as given), or of
+        its `variant` (flow.synth.VARIANTS: the part the paper times alone)."""
         return synth.SynthSpec(self.design, self.width,
                                load_design(self.design).normalize_synth(self.params),
-                               loop_only=loop_only)
+                               variant=variant)
 
     def where(self) -> str:
         config = f", {self.config}" if self.config else (f", n = {self.n}" if self.n else "")
@@ -263,16 +266,17 @@ def _paper(key: str, raw: object) -> Paper:
     where = f"papers.{key}"
     t = _table(raw, where)
     _only(t, ("name", "title", "tool", "scope", "cite", "relative_to", "project_n",
-              "others", "loop_only"), where)
+              "others", "loop_only", "per_field"), where)
     others = _table(t.get("others", {}), f"{where}.others")
-    loop_only = t.get("loop_only", False)
-    if not isinstance(loop_only, bool):
-        raise ConfigError(f"{where}: `loop_only` must be true or false")
+    loop_only, per_field = t.get("loop_only", False), t.get("per_field", False)
+    if not isinstance(loop_only, bool) or not isinstance(per_field, bool):
+        raise ConfigError(f"{where}: `loop_only` and `per_field` must be true or false")
     paper = Paper(key, _str(t, "name", where), _str(t, "title", where),
                   _str(t, "tool", where), _str(t, "scope", where),
                   _cite(t.get("cite", {}), f"{where}.cite"),
                   _str(t, "relative_to", where, ""), _int(t, "project_n", where),
-                  {str(k): _str(others, k, f"{where}.others") for k in others}, loop_only)
+                  {str(k): _str(others, k, f"{where}.others") for k in others}, loop_only,
+                  per_field)
     for design in (paper.relative_to, *paper.others):
         if design and design not in known_designs():
             raise ConfigError(f"{where}: names no design: {design!r}")
@@ -551,32 +555,39 @@ class Project:
         return [r for r in (self.xc7, self.ecp5, self.loop) if r is not None]
 
 
+def alone(fig: Figure) -> str:
+    """The synthesis variant that times the part of the design the paper times alone: the
+    loop (a paper that leaves the final adder out, a design with a carry-save result), one
+    field (a dual-field paper: the figure's field), or "" (the core as a whole)."""
+    if not fig.design:
+        return ""
+    ports = core_header(load_design(fig.design)).ports
+    if fig.paper.loop_only and set(synth.LOOP_NEEDS) <= set(ports):
+        return synth.LOOP_ONLY
+    if fig.paper.per_field and synth.FIELD_PORT in ports:
+        return f"field{fig.gf}"
+    return ""
+
+
 def project_of(fig: Figure, results: synth_results.Results) -> Project:
     if not fig.design:
         return Project(None, None)
     params = fig.project_params()
-    loop = (synth_results.find(results[synth.FAMILY], fig.design, fig.width, params,
-                               synth.LOOP_ONLY) if fig.paper.loop_only else None)
+    variant = alone(fig)
+    loop = (synth_results.find(results[synth.FAMILY], fig.design, fig.width, params, variant)
+            if variant else None)
     return Project(synth_results.find(results[synth.FAMILY], fig.design, fig.width, params),
                    synth_results.find(results[pnr.FAMILY], fig.design, fig.width, params),
                    loop)
 
 
-def has_loop(fig: Figure) -> bool:
-    """The figure's paper leaves the final adder out and its design keeps a carry-save
-    result: the project's loop alone stands beside it."""
-    if not fig.design or not fig.paper.loop_only:
-        return False
-    return set(synth.LOOP_NEEDS) <= set(core_header(load_design(fig.design)).ports)
-
-
 def to_measure(figures: Figures, place: bool = False) -> list[tuple[Figure, bool]]:
-    """The syntheses `--papers --measure` takes: each configuration, and (7-series) the
-    loop alone of each of a paper whose figures leave the final adder out (loop_only)."""
-    out = [(fig, False) for fig in figures.configurations()]
+    """The syntheses `--papers --measure` takes: each configuration as a whole, and
+    (7-series) the part each figure's paper times alone (alone(): a loop, a field)."""
+    out = [(fig, "") for fig in figures.configurations()]
     if not place:
-        loops = {fig.spec(True).key: fig for fig in figures.figures if has_loop(fig)}
-        out += [(fig, True) for fig in loops.values()]
+        parts = {fig.spec(alone(fig)).key: fig for fig in figures.figures if alone(fig)}
+        out += [(fig, alone(fig)) for fig in parts.values()]
     return out
 
 
@@ -637,9 +648,10 @@ def time_rows(figs: Sequence[Figure], results: synth_results.Results) -> list[st
                "multiplication", "project cycles per multiplication",
                "project at the paper's clock (÷ paper)", "project: xc7 bound (≥)",
                "project: ECP5 routed"]
-    loops = any(has_loop(f) for f in figs)
+    loops = any(alone(f) for f in figs)
     if loops:
-        columns += ["project: xc7 loop alone, period ≥ (÷ paper's clock)"]
+        columns += ["project: xc7, the part the paper times alone: period ≥ (÷ paper's "
+                    "clock)"]
     if exps:
         columns += ["paper's exponentiation", "project's at the paper's clock (÷ paper)"]
     lines = _head(*columns)
@@ -718,18 +730,20 @@ def relative_rows(paper: Paper, figs: Sequence[Figure],
     return lines
 
 
-def loop_period(fig: Figure, loop: synth_results.Result | None,
+def loop_period(fig: Figure, part: synth_results.Result | None,
                 clock: tuple[float, str] | None) -> str:
-    """The loop's own period floor (its final adder left out, as the paper's), over the
-    paper's clock period."""
-    if not has_loop(fig):
+    """The period floor of the part the paper times alone (alone(): the loop, its final
+    adder left out; one field), over the paper's clock period."""
+    variant = alone(fig)
+    if not variant:
         return "–"
-    if loop is None:
+    if part is None:
         return "not synthesised yet"
-    floor = xc7_floor.period_floor_ns(loop)
+    floor = xc7_floor.period_floor_ns(part)
     if floor is None:
         return "–"
-    return f"{floor:.2f} ns" + (f" ({ratio(floor, clock[0])})" if clock else "")
+    return (f"{synth.VARIANTS[variant]}: {floor:.2f} ns"
+            + (f" ({ratio(floor, clock[0])})" if clock else ""))
 
 
 def loop_ratio(mine: synth_results.Result | None, base: synth_results.Result | None,
@@ -753,14 +767,15 @@ def missing(figs: Sequence[Figure], results: synth_results.Results) -> list[str]
         if not fig.design:
             continue
         found = project_of(fig, results)
-        for loop in (False, True):
-            if (found.loop if loop else found.xc7) is not None or (loop and not has_loop(fig)):
+        for variant in dict.fromkeys(("", alone(fig))):
+            if (found.loop if variant else found.xc7) is not None:
                 continue
-            spec = fig.spec(loop)
+            spec = fig.spec(variant)
             params = "".join(f" --param {k}={load_design(fig.design).param_text(k, v)}"
                              for k, v in spec.params)
-            line = (f"`montverif synth --dut {spec.dut} --n {spec.n}{params}"
-                    f"{' --loop-only' if loop else ''}`")
+            option = (" --loop-only" if variant == synth.LOOP_ONLY else
+                      f" --field {synth.FIELD_VARIANTS[variant]}" if variant else "")
+            line = f"`montverif synth --dut {spec.dut} --n {spec.n}{params}{option}`"
             if line not in out:
                 out.append(line)
     return out

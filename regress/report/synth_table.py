@@ -51,7 +51,7 @@ def _params(result: Result) -> dict[str, int]:
 
 
 def variant(result: Result) -> str:
-    """"" for the core as built, else its synthesis variant (flow.synth.LOOP_ONLY)."""
+    """"" for the core as built, else its synthesis variant (flow.synth.VARIANTS)."""
     return str(result.get("variant", ""))
 
 
@@ -61,7 +61,7 @@ def label(result: Result) -> str:
     dut = str(result["dut"])
     design = load_design(dut)
     shown = [f"{k}={design.param_text(k, v)}" for k, v in _params(result).items()]
-    shown += ["loop only"] if variant(result) == synth.LOOP_ONLY else []
+    shown += [synth.VARIANTS.get(variant(result), variant(result))] if variant(result) else []
     return f"`{dut}`" + (f" ({','.join(shown)})" if shown else "")
 
 

@@ -440,18 +440,46 @@ def test_measure_synthesises_what_the_file_lacks_and_records_it_at_the_end(
         assert not record.read_text().count('"mont_lut"')  # nothing recorded yet
         if spec.dut == "mont_lut" and spec.n == 64:
             raise synth.SynthError("yosys did not finish within 1 s")
-        return _xc7(spec.dut, spec.n, dict(spec.params), 10 * spec.n, spec.n, 1.0)
+        return _xc7(spec.dut, spec.n, dict(spec.params), 10 * spec.n, spec.n, 1.0) | (
+            {"variant": spec.variant} if spec.variant else {})
 
     monkeypatch.setattr(synth, "run", run)
     code = main(["synth", "--papers", "--measure", "--designs", "mont_csa,mont_lut",
                  "--widths", "32,64,256", "--results", str(record), "--out",
                  str(tmp_path / "synth")])
     assert code == 1
-    assert calls == ["mont_csa-n32-xc7", "mont_csa-n64-xc7", "mont_lut-n32-xc7",
-                     "mont_lut-n64-xc7", "mont_lut-n256-xc7"]  # mont_csa at 256 was there
-    got = {(r["dut"], r["n"]) for r in synth_results.load(record)["xc7"]}
-    assert got == {("mont_csa", 32), ("mont_csa", 64), ("mont_csa", 256), ("mont_lut", 32),
-                   ("mont_lut", 256)}
+    cores = ["mont_csa-n32", "mont_csa-n64", "mont_lut-n32", "mont_lut-n64", "mont_lut-n256"]
+    # mont_csa at 256 was there; then the loops alone (Amanor and Gajbhiye leave the final
+    # adder out: loop_only), mont_csa's at 256 too
+    loops = ["mont_csa-n32", "mont_csa-n64", "mont_csa-n256", "mont_lut-n32", "mont_lut-n64",
+             "mont_lut-n256"]
+    assert calls == [f"{c}-xc7" for c in cores] + [f"{c}-loop-xc7" for c in loops]
+    got = {(r["dut"], r["n"], r.get("variant", "")) for r in synth_results.load(record)["xc7"]}
+    assert got == {(d, n, v) for d, n in (("mont_csa", 32), ("mont_csa", 64),
+                                          ("mont_lut", 32), ("mont_lut", 256))
+                   for v in ("", "loop")} | {("mont_csa", 256, ""), ("mont_csa", 256, "loop")}
     out = capsys.readouterr().out
     assert "FAIL mont_lut-n64-xc7: yosys did not finish" in out
-    assert "recorded 4 results in" in out and "### Amanor 2005" in out
+    assert "FAIL mont_lut-n64-loop-xc7: yosys did not finish" in out
+    assert "recorded 9 results in" in out and "### Amanor 2005" in out
+
+
+def test_a_dual_field_paper_sets_each_field_alone_beside_its_clock() -> None:
+    """Tanimura runs both fields at one clock (per_field): each figure's row gets the
+    project's core with that field alone (its field input tied), its period floor over the
+    paper's implied clock period; one not synthesised says so, with the command."""
+    tan = next(p for p in FIGURES.papers if p.key == "tanimura-2008")
+    params = {"K": 16, "Units": 4}
+    results = synth_results.empty()
+    results["xc7"] = [_xc7("mont_dual", 256, params, 1, 1, 9.0),
+                      _xc7("mont_dual", 256, params, 1, 1, 4.0) | {"variant": "field1"}]
+    text = "\n".join(papers.render_paper(FIGURES, tan, results))
+    time_rows = text.split("Time:")[1]
+    gf2 = next(f for f in _figs("tanimura-2008") if f.design == "mont_dual" and f.gf == 1)
+    clock = papers.paper_clock_ns(gf2)
+    assert clock is not None
+    assert _row_of(time_rows, gf2.where())[-1] == \
+        f"GF(2^n) alone: 4.00 ns ({4.0 / clock[0]:.2f}×)"
+    gfp = next(f for f in _figs("tanimura-2008") if f.design == "mont_dual" and f.gf == 0)
+    assert _row_of(time_rows, gfp.where())[-1] == "not synthesised yet"
+    assert "`montverif synth --dut mont_dual --n 256 --field 0`" in text

@@ -95,14 +95,27 @@ def test_a_synthesis_parameter_reaches_the_core_and_its_key() -> None:
 def test_the_loop_alone_leaves_p_open() -> None:
     """--loop-only: the top leaves the core's P output open (no port, `.p_o()`), the key and
     the result name the variant; a core without a carry-save result is refused."""
-    spec = synth.SynthSpec("mont_csa", 32, loop_only=True)
+    spec = synth.SynthSpec("mont_csa", 32, variant=synth.LOOP_ONLY)
     p = synth.plan(spec)
     top = synth.wrapper(p)
     assert p.open_ports == ("p_o",) and ".p_o()" in top and "p_o;" not in top
     assert ".s_o(s_o)" in top and ".c_o(c_o)" in top
     assert spec.key == "mont_csa-n32-loop-xc7"
     with pytest.raises(ConfigError, match="mont_r2 keeps no carry-save result"):
-        synth.plan(synth.SynthSpec("mont_r2", 32, loop_only=True))
+        synth.plan(synth.SynthSpec("mont_r2", 32, variant=synth.LOOP_ONLY))
+
+
+def test_one_field_ties_the_field_input() -> None:
+    """--field: the top ties the dual-field core's field_i to the value (no port), the key
+    and the result name the variant; a core without a field input is refused, and so is an
+    unknown variant."""
+    spec = synth.SynthSpec("mont_dual", 256, variant="field1")
+    top = synth.wrapper(synth.plan(spec))
+    assert ".field_i(1)" in top and "field_i;" not in top and spec.key.endswith("-field1-xc7")
+    with pytest.raises(ConfigError, match="mont_csa has no field input"):
+        synth.plan(synth.SynthSpec("mont_csa", 32, variant="field0"))
+    with pytest.raises(ConfigError, match="unknown synthesis variant 'fast'"):
+        synth.plan(synth.SynthSpec("mont_csa", 32, variant="fast"))
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +188,7 @@ def test_the_loop_alone_has_no_final_adder(warm: None, tmp_path: Path) -> None:
     loop alone."""
     n = 32
     full = synth.run(synth.SynthSpec("mont_csa", n), tmp_path / "full")
-    loop = synth.run(synth.SynthSpec("mont_csa", n, loop_only=True), tmp_path / "loop")
+    loop = synth.run(synth.SynthSpec("mont_csa", n, variant=synth.LOOP_ONLY), tmp_path / "loop")
     carry4 = {k: r["cells"]["carry4"] for k, r in (("full", full), ("loop", loop))}  # type: ignore[index]
     assert carry4["loop"] <= carry4["full"] - 2 * (n // 4)
     assert loop["timing"]["longest_carry_run"] < n // 4  # type: ignore[index]
@@ -185,13 +198,27 @@ def test_the_loop_alone_has_no_final_adder(warm: None, tmp_path: Path) -> None:
     assert floor is not None and floor < (xc7_floor.period_floor_ns(full) or 0)
     # mont_lut's PRE cycle adds R = Y + M on an N-bit carry chain from the inputs: counted
     # in its cells, but not on its loop's path (sta times the paths into S and C only)
-    lut = synth.run(synth.SynthSpec("mont_lut", n, loop_only=True), tmp_path / "lut")
+    lut = synth.run(synth.SynthSpec("mont_lut", n, variant=synth.LOOP_ONLY), tmp_path / "lut")
     assert lut["cells"]["carry4"] >= n // 4  # type: ignore[index]
     assert lut["timing"]["carry4_on_path"] == 0  # type: ignore[index]
 
 
+@pytest.mark.synth
+def test_each_field_alone_is_timed(warm: None, tmp_path: Path) -> None:
+    """mont_dual with GF(2^n) alone has no carries left to propagate (its dual-field adder's
+    carries are AND-ed with the field bit): fewer CARRY4s than GF(p) alone, and its own
+    path; each result says which field it is."""
+    given = (("K", 2), ("Units", 2))
+    gfp = synth.run(synth.SynthSpec("mont_dual", 8, given, variant="field0"), tmp_path / "p")
+    gf2 = synth.run(synth.SynthSpec("mont_dual", 8, given, variant="field1"), tmp_path / "2")
+    assert (gfp["variant"], gf2["variant"]) == ("field0", "field1")
+    assert gf2["cells"]["carry4"] < gfp["cells"]["carry4"]  # type: ignore[index]
+    assert gf2["timing"]["carry4_on_path"] == 0  # type: ignore[index]
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--dut", "nope", "--n", "16"], "unknown DUT 'nope'"),
+    (["--dut", "mont_csa", "--n", "32", "--loop-only", "--field", "0"], "two variants"),
     (["--dut", "mont_r2", "--n", "32", "--loop-only"], "keeps no carry-save result"),
     (["--dut", "mont_r2", "--n", "4"], "unsupported width N=4 for mont_r2"),
     (["--dut", "mont_r2", "--n", "8192"], "--allow-wide"),
