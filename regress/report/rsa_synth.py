@@ -11,9 +11,11 @@ register-to-register arcs, regress/flow/xc7_floor.py), its cycles per exponentia
 the model (an exponent of N ones; in constant time every exponent of N bits takes them), and
 the time those cycles take at the clock the floor allows. That clock leaves routing out, so
 the time is a lower bound (docs/synth.md); where an ECP5 place and route of the same core is
-recorded, its routed clock and time stand beside it. Under the table: the goal (RSA-1024
-under 1.5 ms at the estimated clock) met or not by the fastest option, and that option
-beside the papers' RSA cores (docs/papers/figures.toml), with their citations.
+recorded, its routed clock and time stand beside it, else those of its multiplier unit
+routed alone (a lower bound: the core holds the unit). Under the table: the goal (RSA-1024
+under 1.5 ms) met or not by the fastest option at its bound and by the fastest routed, and
+those beside the papers' RSA cores (docs/papers/figures.toml), with their citations and
+their devices' processes.
 """
 
 from __future__ import annotations
