@@ -84,7 +84,7 @@ def parser() -> Parser:
                     help="a carry-save core's loop alone: its P output left open, so the "
                          "single-cycle final adder P = S + C and the subtraction are left "
                          "out (the loop's own delay; synth.json's variant is 'loop')")
-    ap.add_argument("--field", type=int, choices=(0, 1), default=None,
+    ap.add_argument("--field", choices=("0", "1"), default=None,
                     help="a dual-field core with its field input tied: 0 GF(p) alone, 1 "
                          "GF(2^n) alone (that field's own critical path; synth.json's "
                          "variant is 'field0' or 'field1')")
