@@ -581,7 +581,7 @@ def project_of(fig: Figure, results: synth_results.Results) -> Project:
                    loop)
 
 
-def to_measure(figures: Figures, place: bool = False) -> list[tuple[Figure, bool]]:
+def to_measure(figures: Figures, place: bool = False) -> list[tuple[Figure, str]]:
     """The syntheses `--papers --measure` takes: each configuration as a whole, and
     (7-series) the part each figure's paper times alone (alone(): a loop, a field)."""
     out = [(fig, "") for fig in figures.configurations()]
