@@ -124,19 +124,27 @@ def test_a_multiply_between_flip_flops_is_on_the_path(warm: None, tmp_path: Path
     assert timing["period_floor_ns"] >= (int(comb.group(1)) + xc7_floor.CLOCK_TO_OUT_PS) / 1000
 
 
+def _old_entry(folder: Path) -> tuple[dict[str, object], Path]:
+    """A results file in `folder` with one old 7-series entry (mont_r2 at N = 16, no floor,
+    another revision): the entry and the file."""
+    old: dict[str, object] = {
+        "dut": "mont_r2", "n": 16, "module": "mont_r2", "parameters": {"N": 16},
+        "target": "t", "yosys": "Yosys 0.70", "revision": "0000000", "synth_s": 1.0,
+        "cells": {"luts": 1, "flip_flops": 1, "carry4": 0, "dsp48e1": 0},
+        "timing": {"logic_delay_ns": 0.5}}
+    record = folder / "results.json"
+    results = synth_results.empty()
+    results["xc7"] = [old]
+    record.write_text(synth_results.render(results))
+    return old, record
+
+
 @pytest.mark.synth
 def test_remeasure_synthesises_every_result_again_and_records_it(warm: None,
                                                                   tmp_path: Path) -> None:
     """A results file with an old entry (no floor, another revision): --remeasure takes it
     again at this revision, with its floor, and leaves the file's other target alone."""
-    old = {"dut": "mont_r2", "n": 16, "module": "mont_r2", "parameters": {"N": 16},
-           "target": "t", "yosys": "Yosys 0.70", "revision": "0000000", "synth_s": 1.0,
-           "cells": {"luts": 1, "flip_flops": 1, "carry4": 0, "dsp48e1": 0},
-           "timing": {"logic_delay_ns": 0.5}}
-    record = tmp_path / "results.json"
-    results = synth_results.empty()
-    results["xc7"] = [old]
-    record.write_text(synth_results.render(results))
+    old, record = _old_entry(tmp_path)
     assert synth_cli.main(["--remeasure", "--results", str(record), "--out",
                            str(tmp_path / "out")]) == 0
     (new,) = synth_results.load(record)["xc7"]
@@ -203,14 +211,7 @@ def test_remeasure_names_a_folder_another_run_holds_and_keeps_its_entry(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A result whose folder another run is writing fails with one line naming that run
     (no traceback); its entry stays as it was, and the exit code is 1."""
-    old = {"dut": "mont_r2", "n": 16, "module": "mont_r2", "parameters": {"N": 16},
-           "target": "t", "yosys": "Yosys 0.70", "revision": "0000000", "synth_s": 1.0,
-           "cells": {"luts": 1, "flip_flops": 1, "carry4": 0, "dsp48e1": 0},
-           "timing": {"logic_delay_ns": 0.5}}
-    record = tmp_path / "results.json"
-    results = synth_results.empty()
-    results["xc7"] = [old]
-    record.write_text(synth_results.render(results))
+    old, record = _old_entry(tmp_path)
     before = record.read_text()
     out = tmp_path / "out"
     key = synth_remeasure.spec_of(old).key
