@@ -136,6 +136,10 @@ LOOP_NEEDS = ("s_o", "c_o")
 # input cone of the S and C flip-flops (those driving s_o and c_o; the cone stops at any
 # flip-flop's Q) is deleted, so sta times the paths into S and C only, not a precomputation
 # of the PRE cycle (mont_lut's R = Y + M, one N-bit adder from the inputs) or the counter
+# The cores whose loop carries S and C alone (and X's shift register) from one iteration
+# to the next: the Montgomery bit-serial ones. An interleaved core's loop also carries its
+# table address (inter_lut's addr_q), whose path the cone of S and C leaves out.
+LOOP_KINDS = ("mont",)
 LOOP_CONE = ("select -set mv_sc o:s_o o:c_o %ci1 t:FD* %i",
              "delete c:* @mv_sc %ci*:-[Q] %d")
 # A dual-field core with its field input tied to one value: that field's hardware alone
@@ -188,6 +192,10 @@ def plan(spec: SynthSpec) -> Plan:
         if not set(LOOP_NEEDS) <= set(header.ports):
             raise ConfigError(f"{spec.dut} keeps no carry-save result (s_o, c_o): its loop "
                               "has no final adder to leave out (--loop-only)")
+        if design.kind not in LOOP_KINDS:
+            raise ConfigError(f"{spec.dut}'s loop carries more than S and C from one "
+                              "iteration to the next (an interleaved core's table address): "
+                              "the cone of S and C is not its loop (--loop-only)")
         open_ports = OPEN_IN_LOOP
     if spec.variant in FIELD_VARIANTS:
         if FIELD_PORT not in header.ports:

@@ -562,7 +562,8 @@ def alone(fig: Figure) -> str:
     if not fig.design:
         return ""
     ports = core_header(load_design(fig.design)).ports
-    if fig.paper.loop_only and set(synth.LOOP_NEEDS) <= set(ports):
+    if fig.paper.loop_only and set(synth.LOOP_NEEDS) <= set(ports) and \
+            load_design(fig.design).kind in synth.LOOP_KINDS:
         return synth.LOOP_ONLY
     if fig.paper.per_field and synth.FIELD_PORT in ports:
         return f"field{fig.gf}"

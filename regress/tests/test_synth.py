@@ -103,6 +103,8 @@ def test_the_loop_alone_leaves_p_open() -> None:
     assert spec.key == "mont_csa-n32-loop-xc7"
     with pytest.raises(ConfigError, match="mont_r2 keeps no carry-save result"):
         synth.plan(synth.SynthSpec("mont_r2", 32, variant=synth.LOOP_ONLY))
+    with pytest.raises(ConfigError, match="inter_lut's loop carries more than S and C"):
+        synth.plan(synth.SynthSpec("inter_lut", 32, variant=synth.LOOP_ONLY))
 
 
 def test_one_field_ties_the_field_input() -> None:
