@@ -179,12 +179,12 @@ def test_wall_time_from_a_finished_regression(tmp_path, capsys):
 
 
 @pytest.mark.sim
-def test_raw_harness_matches_gmpy2():
+def test_raw_harness_matches_gmpy2(tmp_path: Path):
     """Build the C++ harness for mont_lut at N=32 and check every result it read back."""
     design = load_design("mont_lut")
     vecs = bench_common.make_vectors(design, 32, 8, 5)
     exe, _ = bench_harness.build_harness(design, 32, {})
-    script = bench_common.bench_build() / "test-harness.txt"
+    script = tmp_path / "test-harness.txt"
     script.write_text(bench_harness.harness_script(design, 32, vecs, {}))
     secs, cycles, reads, idle_s = bench_harness.run_harness(exe, script, loops=2, idle=1000)
     bench_harness.check_harness_reads(design, 32, vecs, {}, reads)  # raises on any wrong P
