@@ -188,24 +188,34 @@ def plan(spec: SynthSpec) -> Plan:
     if spec.variant and spec.variant not in VARIANTS:
         raise ConfigError(f"unknown synthesis variant {spec.variant!r} "
                           f"(known: {', '.join(VARIANTS)})")
+    if refusal := variant_refusal(design, spec.variant):
+        raise ConfigError(refusal)
     if spec.loop_only:
-        if not set(LOOP_NEEDS) <= set(header.ports):
-            raise ConfigError(f"{spec.dut} keeps no carry-save result (s_o, c_o): its loop "
-                              "has no final adder to leave out (--loop-only)")
-        if design.kind not in LOOP_KINDS:
-            raise ConfigError(f"{spec.dut}'s loop carries more than S and C from one "
-                              "iteration to the next (an interleaved core's table address): "
-                              "the cone of S and C is not its loop (--loop-only)")
         open_ports = OPEN_IN_LOOP
     if spec.variant in FIELD_VARIANTS:
-        if FIELD_PORT not in header.ports:
-            raise ConfigError(f"{spec.dut} has no field input ({FIELD_PORT}): one field is "
-                              "all it has (--field)")
         tied = ((FIELD_PORT, FIELD_VARIANTS[spec.variant]),)
     # the loader (the testbench's register file) is left out: Yosys reads no package import
     # in a module header, as the loader has
     return Plan(design, design.core_module, design.core_sources, {"N": spec.n, **params},
                 open_ports, tied)
+
+
+def variant_refusal(design: Design, variant: str) -> str | None:
+    """Why `design` has no synthesis of `variant` (one line), None when it has (or for
+    the core as built, "")."""
+    ports = core_header(design).ports
+    if variant == LOOP_ONLY:
+        if not set(LOOP_NEEDS) <= set(ports):
+            return (f"{design.name} keeps no carry-save result (s_o, c_o): its loop has no "
+                    "final adder to leave out (--loop-only)")
+        if design.kind not in LOOP_KINDS:
+            return (f"{design.name}'s loop carries more than S and C from one iteration to "
+                    "the next (an interleaved core's table address): the cone of S and C "
+                    "is not its loop (--loop-only)")
+    if variant in FIELD_VARIANTS and FIELD_PORT not in ports:
+        return (f"{design.name} has no field input ({FIELD_PORT}): one field is all it has "
+                "(--field)")
+    return None
 
 
 def wrapper(p: Plan) -> str:

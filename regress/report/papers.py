@@ -46,7 +46,6 @@ from montverif.regress.flow.paths import ROOT
 from montverif.regress.report import synth_results, synth_table
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
-from montverif.spec.top import core_header
 
 FIGURES = ROOT / "docs" / "papers" / "figures.toml"
 DEFAULT_OUT = ROOT / "docs" / "papers.md"
@@ -561,12 +560,11 @@ def alone(fig: Figure) -> str:
     field (a dual-field paper: the figure's field), or "" (the core as a whole)."""
     if not fig.design:
         return ""
-    ports = core_header(load_design(fig.design)).ports
-    if fig.paper.loop_only and set(synth.LOOP_NEEDS) <= set(ports) and \
-            load_design(fig.design).kind in synth.LOOP_KINDS:
-        return synth.LOOP_ONLY
-    if fig.paper.per_field and synth.FIELD_PORT in ports:
-        return f"field{fig.gf}"
+    design = load_design(fig.design)
+    for wanted, variant in ((fig.paper.loop_only, synth.LOOP_ONLY),
+                            (fig.paper.per_field, f"field{fig.gf}")):
+        if wanted and synth.variant_refusal(design, variant) is None:
+            return variant
     return ""
 
 
