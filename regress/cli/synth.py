@@ -2,7 +2,8 @@
 
     montverif synth --dut mont_r2 --n 256 [--param W=16 ...] [--out DIR] [--json]
     montverif synth --table [--widths 256,512] [--designs a,b] [--write [FILE]]
-    montverif synth --dut mont_r2 --n 256 --pnr [--freq MHZ] [--seed S]   ECP5, placed and routed
+    montverif synth --dut mont_r2 --n 256 --pnr [--freq MHZ] [--seed S] [--router R]
+                                 ECP5, placed and routed
     montverif synth --table [--pnr] --out DIR ...; montverif synth --summary DIR
                                  results below DIR; their summary.json, summary.md
     montverif synth --plot [--widths 256,512,1024] [--write [FILE]]   area against time
@@ -20,32 +21,31 @@ prints its LUTs, flip-flops, CARRY4s, DSP48E1s and the critical path's logic del
 levels and carry chain. The result is DIR/synth.json (default build/synth/<key>/), beside
 the script, Yosys's log, stat.json and sta.txt; --json prints it. --pnr synthesises the core
 for a Lattice ECP5 (LFE5UM5G-85F) instead and places and routes it with nextpnr-ecp5 out of
-context, timing-driven towards --freq MHz with one --seed: LUT4s, CCU2C carries, flip-flops,
-MULT18X18Ds, the routed clock's maximum frequency and its critical path, in DIR/pnr.json
-(default build/synth/<key>-ecp5/). --table synthesises several designs (default: all of
-the table's, at their default parameters), one after another, and prints the table of
-docs/synth.md, or writes it there (--write); with --pnr the ECP5 table. A result folder of
-the same design, width and parameters taken at the same clean revision is used as it is
-(--reuse: of any revision, and nothing is synthesised). --summary DIR gathers every result
-below DIR into DIR/summary.json, summary.md and area-time.svg (the nightly's job). --plot
-draws area against time per multiplication of every result on disk of the designs and
-widths (both targets), into docs/synth-area-time.svg with --write. --table --write also
-records its results into the committed results file (--results, default
+context, timing-driven towards --freq MHz with one --seed and --router: LUT4s, CCU2C
+carries, flip-flops, MULT18X18Ds, the routed clock's maximum frequency and its critical
+path, in DIR/pnr.json (default build/synth/<key>-ecp5/). --table synthesises several designs
+(default: all of the table's, at their default parameters), one after another, and prints
+the table of docs/synth.md, or writes it there (--write); with --pnr the ECP5 table. A
+result folder of the same design, width and parameters taken at the same clean revision is
+used as it is (--reuse: of any revision, and nothing is synthesised). --summary DIR gathers
+every result below DIR into DIR/summary.json, summary.md and area-time.svg (the nightly's
+job). --plot draws area against time per multiplication of every result on disk of the
+designs and widths (both targets), into docs/synth-area-time.svg with --write. --table
+--write also records its results into the committed results file (--results, default
 docs/synth-results.json; a result of the same core and target replaces the one there).
---papers sets the papers' implementation figures (docs/papers/figures.toml, --figures) beside
-the project's results of that file for the same designs and configurations, paper by paper,
-normalised where a fair unit exists, and prints it or writes it into docs/papers.md
+--papers sets the papers' implementation figures (docs/papers/figures.toml, --figures)
+beside the project's results of that file for the same designs and configurations, paper by
+paper, normalised where a fair unit exists, and prints it or writes it into docs/papers.md
 (--write); nothing is synthesised. --papers --measure first synthesises each of the papers'
 configurations (of --designs, at --widths) that the results file lacks, one after another
 (--pnr: on the ECP5), and records them there when the last has finished (run it on a clean
 checkout: each result carries its revision). --rsa sets the RSA core's time per
 exponentiation at the clock its logic delay allows beside its area, for every multiplier it
 can hold, at 1024 and 2048 bits (--widths), from the results file (docs/rsa.md, --write);
---rsa --measure synthesises the options the file lacks first. The first call on a
-machine compiles the yowasp tools into their cache (about a minute; docs/synth.md).
-Exit 0 when done, 1 when Yosys or nextpnr fails, 2 on bad input (one `error:` line; a design
-that does not fit the device is bad input).
-"""
+--rsa --measure synthesises the options the file lacks first. The first call on a machine
+compiles the yowasp tools into their cache (about a minute; docs/synth.md). Exit 0 when
+done, 1 when Yosys or nextpnr fails, 2 on bad input (one `error:` line; a design that does
+not fit the device is bad input). """
 
 from __future__ import annotations
 
@@ -102,6 +102,9 @@ def parser() -> Parser:
                     help=f"--pnr: the clock constraint in MHz (default {pnr.DEFAULT_FREQ_MHZ:g})")
     ap.add_argument("--seed", type=bounded(TOOL_SEED), default=None,
                     help=f"--pnr: nextpnr's seed (default {pnr.DEFAULT_SEED})")
+    ap.add_argument("--router", choices=pnr.ROUTERS, default=None,
+                    help=f"--pnr: nextpnr's router (default {pnr.DEFAULT_ROUTER}; router2 "
+                         "converges on a congested core where router1 may not)")
     ap.add_argument("--table", action="store_true",
                     help="synthesise several designs and print (or --write) the table")
     ap.add_argument("--widths", default=None,
@@ -192,12 +195,13 @@ def pnr_summary(result: dict[str, object]) -> str:
 
 def place_and_route(spec: synth.SynthSpec, out: Path | None, freq: float | None,
                     seed: int | None, timeout_s: float, as_json: bool,
-                    mode: Mode = Mode.REPLACE) -> int:
+                    mode: Mode = Mode.REPLACE, router: str | None = None) -> int:
     spec = pnr.spec_of(spec)
     folder = out if out is not None else synth.synth_root() / spec.key
     try:
         result = pnr.run(spec, folder, pnr.DEFAULT_FREQ_MHZ if freq is None else freq,
-                         pnr.DEFAULT_SEED if seed is None else seed, timeout_s, mode=mode)
+                         pnr.DEFAULT_SEED if seed is None else seed, timeout_s, mode=mode,
+                         router=router or pnr.DEFAULT_ROUTER)
     except (ConfigError, ToolError) as exc:
         return fail(exc)
     except synth.SynthError as exc:
@@ -547,8 +551,9 @@ def main(argv: list[str]) -> int:
         return write_summary(args.summary)
     if args.dut is None or args.n is None:
         ap.error("--dut and --n are required")
-    if not args.pnr and (args.freq is not None or args.seed is not None):
-        return fail("--freq and --seed are options of --pnr (place and route)")
+    if not args.pnr and (args.freq is not None or args.seed is not None
+                         or args.router is not None):
+        return fail("--freq, --seed and --router are options of --pnr (place and route)")
     text = ",".join([p for p in [args.params, *args.param] if p])
     try:
         params = load_design(args.dut).normalize_synth(parse_params(text))
@@ -561,7 +566,8 @@ def main(argv: list[str]) -> int:
     mode = Mode.REPLACE if args.force or not args.out else Mode.NEW
     if args.pnr:
         return place_and_route(spec, Path(args.out).resolve() if args.out else None,
-                               args.freq, args.seed, args.timeout, args.json, mode)
+                               args.freq, args.seed, args.timeout, args.json, mode,
+                               args.router)
     out = Path(args.out).resolve() if args.out else synth.synth_root() / spec.key
     try:
         result = synth.run(spec, out, args.timeout, mode)

@@ -55,6 +55,11 @@ CLOCK = "clk_i"  # the clock and the reset of every core (hdl/common/mv_core_por
 RESET = "rst_ni"
 DEFAULT_FREQ_MHZ = 200.0  # the clock constraint: above what the cores reach (see run())
 DEFAULT_SEED = 1
+# nextpnr-ecp5's routers: router1 (its default, rip-up and reroute net by net) and router2
+# (negotiated congestion over all nets at once), which converges on a congested core where
+# router1 may not (docs/synth.md#place-and-route-on-ecp5)
+ROUTERS = ("router1", "router2")
+DEFAULT_ROUTER = "router1"
 NAME_MAX = 100  # characters of a cell's name kept in the result (start and end of the path)
 
 # cell types of synth_ecp5's netlist, by kind (anything else counts as "other")
@@ -161,11 +166,12 @@ def command() -> list[str]:
     return [sys.executable, "-m", RUNNER]
 
 
-def nextpnr_args(device: Device, freq_mhz: float, seed: int) -> list[str]:
+def nextpnr_args(device: Device, freq_mhz: float, seed: int,
+                 router: str = DEFAULT_ROUTER) -> list[str]:
     return [device.flag, "--speed", str(device.speed), "--package", device.package,
             "--json", NETLIST, "--top", TOP, "--out-of-context",
             "--freq", f"{freq_mhz:g}", "--timing-allow-fail", "--seed", str(seed),
-            "--report", REPORT, "-l", LOG, "-q"]
+            "--router", router, "--report", REPORT, "-l", LOG, "-q"]
 
 
 def cells_by_kind(cells: Mapping[str, int]) -> dict[str, object]:
@@ -310,17 +316,21 @@ def _nextpnr(out: Path, device: Device, args: list[str], timeout_s: float) -> fl
 
 def run(spec: synth.SynthSpec, out: Path, freq_mhz: float = DEFAULT_FREQ_MHZ,
         seed: int = DEFAULT_SEED, timeout_s: float = synth.DEFAULT_TIMEOUT_S,
-        device: Device | None = None, mode: Mode = Mode.REPLACE) -> dict[str, object]:
+        device: Device | None = None, mode: Mode = Mode.REPLACE,
+        router: str = DEFAULT_ROUTER) -> dict[str, object]:
     """Synthesise the core for ECP5 and place and route it into `out` (owned while it runs),
-    timing-driven towards `freq_mhz` with one seed, and return the result, also written to
-    out/pnr.json (atomically, last). The constraint sits above what the cores reach, so the
-    placer and router work on every path that misses it; a miss is a figure, not a failure
-    (--timing-allow-fail). ConfigError for bad input, DoesNotFit (a ConfigError) when the
-    netlist needs more than the device (default DEVICE) holds, ToolError when a tool is
-    missing, SynthError when Yosys fails, PnrError when nextpnr does. `mode`: what may become
-    of an earlier result in `out` (flow.claim.output)."""
+    timing-driven towards `freq_mhz` with one seed and `router`, and return the result, also
+    written to out/pnr.json (atomically, last). The constraint sits above what the cores
+    reach, so the placer and router work on every path that misses it; a miss is a figure,
+    not a failure (--timing-allow-fail). ConfigError for bad input, DoesNotFit (a
+    ConfigError) when the netlist needs more than the device (default DEVICE) holds,
+    ToolError when a tool is missing, SynthError when Yosys fails, PnrError when nextpnr
+    does. `mode`: what may become of an earlier result in `out` (flow.claim.output)."""
     if not freq_mhz > 0:
         raise ConfigError(f"--freq {freq_mhz:g}: the clock constraint must be above 0 MHz")
+    if router not in ROUTERS:
+        raise ConfigError(f"--router {router}: nextpnr-ecp5's routers are "
+                          f"{', '.join(ROUTERS)}")
     p = synth.plan(spec)
     device = device or DEVICE
     with output(out, PLACE_ROUTE, mode):
@@ -336,7 +346,8 @@ def run(spec: synth.SynthSpec, out: Path, freq_mhz: float = DEFAULT_FREQ_MHZ,
         if over := too_much(needs(whole), device):
             raise DoesNotFit(f"{spec.dut} at N={spec.n} does not fit {device.name}: "
                              f"{', '.join(over)} (core and port registers)")
-        pnr_s = _nextpnr(out, device, nextpnr_args(device, freq_mhz, seed), timeout_s)
+        pnr_s = _nextpnr(out, device, nextpnr_args(device, freq_mhz, seed, router),
+                         timeout_s)
         report = readback.read_json(out / REPORT, {"utilization": {str: None}})
         result: dict[str, object] = {
             "dut": spec.dut,
@@ -350,6 +361,7 @@ def run(spec: synth.SynthSpec, out: Path, freq_mhz: float = DEFAULT_FREQ_MHZ,
             "nextpnr": f"{TOOL} {importlib.metadata.version(TOOL)}",
             "revision": git_revision(ROOT),
             "seed": seed,
+            "router": router,
             "cells": cells_by_kind(core),
             "port_register_bits": whole.get(FF, 0) - core.get(FF, 0),
             "device_use": device_use(report),

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from montverif.regress.flow import synth, xc7_floor
+from montverif.regress.flow import pnr, synth, xc7_floor
 from montverif.regress.flow.paths import ROOT
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
@@ -163,11 +163,13 @@ def render_pnr(results: Sequence[Result], xc7: Sequence[Result] = ()) -> str:
     targets = sorted({f"{t['target_mhz']:g} MHz" for r in results
                       if isinstance(t := r["timing"], Mapping) and t.get("target_mhz")})
     seeds = sorted({str(r["seed"]) for r in results})
+    routers = sorted({str(r.get("router", pnr.DEFAULT_ROUTER)) for r in results})
     return "\n".join([
         PNR_BEGIN,
         f"Measured at revision {', '.join(revisions)} with {'; '.join(tools)}, on "
         f"{', '.join(devices)} out of context, constraint {', '.join(targets)}, seed "
-        f"{', '.join(seeds)}, by `montverif synth --table --pnr --write`.",
+        f"{', '.join(seeds)}, {', '.join(routers)}, "
+        "by `montverif synth --table --pnr --write`.",
         "",
         *_head("| design | N | LUT4 (CCU2C) | FFs | MULT18X18D | Fmax (MHz) "
                "| path (ns) = logic + routing | routing | LUT levels / carry bits / routed hops "

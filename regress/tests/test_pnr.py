@@ -145,6 +145,21 @@ def test_a_core_is_placed_and_routed(warm: None, tmp_path: Path,
     assert timing["routed_hops"] >= timing["lut_levels"]
     assert any(s.startswith("hdl/mont/mont_r2.sv:") for s in timing["sources"])
     assert got["pnr_s"] > 0 and got["synth_s"] > 0
+    assert got["router"] == pnr.DEFAULT_ROUTER
+    assert "Running router2" not in (out / pnr.LOG).read_text()
+
+
+@pytest.mark.synth
+def test_router2_is_the_one_used_when_asked(warm: None, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """--router router2 reaches nextpnr (its log says router2 ran; it then checks the
+    routing with router1) and the result records it."""
+    out = tmp_path / "pnr"
+    assert main(["synth", "--dut", "mont_r2", "--n", "8", "--pnr", "--out", str(out),
+                 "--router", "router2", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["router"] == "router2" and got["timing"]["fmax_mhz"] > 0
+    assert "Info: Running router2..." in (out / pnr.LOG).read_text()
 
 
 @pytest.mark.synth
@@ -181,6 +196,7 @@ def test_a_failing_nextpnr_exits_1_naming_its_error(
     (["--dut", "mont_r2", "--n", "4", "--pnr"], "unsupported width N=4 for mont_r2"),
     (["--dut", "mont_r2", "--n", "16", "--freq", "100"], "are options of --pnr"),
     (["--dut", "mont_r2", "--n", "16", "--seed", "3"], "are options of --pnr"),
+    (["--dut", "mont_r2", "--n", "16", "--router", "router2"], "are options of --pnr"),
     (["--dut", "mont_r2", "--n", "16", "--pnr", "--freq", "0"],
      "must be a number above 0, at most 1000 MHz"),
     (["--dut", "mont_r2", "--n", "16", "--pnr", "--seed", "x"], "invalid int value"),
@@ -225,7 +241,7 @@ def test_the_pnr_table_is_written_between_its_markers(tmp_path: Path) -> None:
                           [xc7], page)
     text = page.read_text()
     assert xc7_block in text and text.endswith("after\n") and "old" not in text
-    assert "LFE5UM5G-85F-8 out of context, constraint 200 MHz, seed 1" in text
+    assert "LFE5UM5G-85F-8 out of context, constraint 200 MHz, seed 1, router1" in text
     rows = [ln for ln in text.splitlines() if ln.startswith("| `")]
     assert [r.split(" | ")[0] for r in rows] == ["| `mont_r2`", "| `mont_csa`"]
     cycles = load_design("mont_r2").cycles_at(16, {})
