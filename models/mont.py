@@ -13,16 +13,21 @@ from montverif.models.result import ModelInputError, Result, short_hex
 
 
 def final_sub(p: int, m: int) -> int:
-    """The FIN cycle of the designs: one conditional subtraction (P < 2M before it)."""
+    """The FIN cycle of the designs: one conditional subtraction (P < 2M before it gives a
+    fully reduced P; P < Y + M, of a Y at or above M, gives P < max(Y, M))."""
     return p - m if p >= m else p
 
 
-def validate(x: int, y: int, m: int, n: int) -> None:
-    """Check model operands: n >= 2, m odd, 0 < m < 2^n, 0 <= y < m and 0 <= x < 2^n.
+def validate(x: int, y: int, m: int, n: int, *, wide_y: bool = False) -> None:
+    """Check model operands: n >= 2, m odd, 0 < m < 2^n, 0 <= x < 2^n and 0 <= y < m, or
+    with `wide_y` 0 <= y < 2^n.
 
     What the algorithms need: X is only scanned, bit by bit (or digit by digit), so any n-bit
-    X works; Y enters every iteration, whose value stays below Y + M < 2M only for Y < M. A
-    design's own domain is its descriptor's (montverif.models.registry checks it)."""
+    X works; Y enters every iteration, whose value stays below Y + M. Amanor's three
+    (Algorithms 1a, 1b, 3: mont_r2, mont_csa, mont_lut) hold that for any n-bit Y in their
+    n + 1-bit registers (wide_y) and end below max(Y, M); the others keep it below 2M, so
+    Y < M. A design's own domain is its descriptor's (montverif.models.registry checks
+    it)."""
     for name, v in (("n", n), ("M", m), ("X", x), ("Y", y)):
         if isinstance(v, bool) or not isinstance(v, int):
             raise ModelInputError(f"{name} must be an int (got {type(v).__name__})")
@@ -41,7 +46,10 @@ def validate(x: int, y: int, m: int, n: int) -> None:
             raise ModelInputError(f"{name} must be >= 0 (got {v})")
     if x >> n:
         raise ModelInputError(f"X must be < 2^n (X={short_hex(x)}, n={n})")
-    if y >= m:
+    if wide_y:
+        if y >> n:
+            raise ModelInputError(f"Y must be < 2^n (Y={short_hex(y)}, n={n})")
+    elif y >= m:
         raise ModelInputError(f"Y must be < M (Y={short_hex(y)}, M={short_hex(m)})")
 
 
@@ -67,9 +75,10 @@ def mont_r2(x: int, y: int, m: int, n: int) -> Result:
 
     Mirrors hdl/mont/mont_r2.sv: one loop cycle per bit of X (steps 3-5: P + x_i*Y, then
     + q_i*M with q_i the LSB after step 3, then the shift), one FIN cycle for the
-    conditional subtraction: n + 1 cycles. ``lut`` counts the selection (x_i, q_i).
+    conditional subtraction: n + 1 cycles. ``lut`` counts the selection (x_i, q_i). Any
+    n-bit Y: P < Y + M in the loop, below max(Y, M) after the subtraction.
     """
-    validate(x, y, m, n)
+    validate(x, y, m, n, wide_y=True)
     p, hits = _mont_r2_loop(x, y, m, n)
     lut = {a: h for a, h in enumerate(hits) if h}
     return Result("mont_r2", n, final_sub(p, m), None, None, n + 1, lut, unreduced=p)
@@ -89,7 +98,7 @@ def _mont_r2_loop_py(x: int, y: int, m: int, n: int) -> tuple[int, list[int]]:
     Hot path where the native loop is off: P is a gmpy2 mpz (cheaper wide arithmetic),
     sel_address is inlined and the hits are counted in a list.
     """
-    ym, mm, bound = mpz(y), mpz(m), mpz(2 * m)
+    ym, mm, bound = mpz(y), mpz(m), mpz(1) << (n + 1)  # P < Y + M < 2^(n+1) for an n-bit Y
     p = mpz(0)
     hits = [0] * 4
     for xi in _bits_lsb_first(x, n):
@@ -157,9 +166,9 @@ def mont_csa(x: int, y: int, m: int, n: int) -> Result:
     Mirrors hdl/mont/mont_csa.sv: one loop cycle per bit of X (CSA 1 adds x_i*Y, CSA 2 adds
     s_0'*M with s_0' the LSB of CSA 1's sum, both halves shift), one FIN cycle for P = S + C
     and the conditional subtraction: n + 1 cycles. S and C stay below 2^n (n-bit
-    registers). ``lut`` counts the selection (x_i, s_0').
+    registers, for any n-bit Y). ``lut`` counts the selection (x_i, s_0').
     """
-    validate(x, y, m, n)
+    validate(x, y, m, n, wide_y=True)
     s, c, hits = _mont_csa_loop(x, y, m, n, "mont_csa")
     folded = [h + hits[U2_STAGE_BINS_CSA + a] for a, h in enumerate(hits[:U2_STAGE_BINS_CSA])]
     p = final_sub(s + c, m)
@@ -229,8 +238,8 @@ def _mont_lut_loop_py(x: int, y: int, m: int, n: int, name: str
 
 
 def mont_lut(x: int, y: int, m: int, n: int) -> Result:
-    """Algorithm 3: faster Montgomery, one CSA + table {0, M, Y, Y+M}."""
-    validate(x, y, m, n)
+    """Algorithm 3: faster Montgomery, one CSA + table {0, M, Y, Y+M}; any n-bit Y."""
+    validate(x, y, m, n, wide_y=True)
     s, c, hits = _mont_lut_loop(x, y, m, n, "mont_lut")
     folded = [h + hits[U2_STAGE_BINS_LUT + a] for a, h in enumerate(hits[:U2_STAGE_BINS_LUT])]
     p = final_sub(s + c, m)

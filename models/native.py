@@ -195,9 +195,9 @@ def mont_r2_loop(x: int, y: int, m: int, n: int) -> tuple[int, list[int]] | None
     """models.mont._mont_r2_loop: (P before the final subtraction, hits)."""
     if not (count := _usable(n + 2)):
         return None
-    # an odd M and Y < M: 64 iterations at a time (the same P and hits, no check can fail);
-    # anything else bit by bit, with the loop's checks
-    loop = "mv_mont_r2_words" if m & 1 and y < m else "mv_mont_r2"
+    # an odd M and an n-bit Y: 64 iterations at a time (the same P and hits, no check can
+    # fail); anything else bit by bit, with the loop's checks
+    loop = "mv_mont_r2_words" if m & 1 and not y >> n else "mv_mont_r2"
     code, raw = _xym_loop(loop, x, y, m, n, count, 1, 4)
     _fail(code, {1: "mont_r2: shift would drop a one bit",
                  2: "mont_r2: P outgrew its N+1-bit register"})

@@ -39,6 +39,16 @@ def is_mont_product(p: int, x: int, y: int, m: int, n: int) -> bool:
     return gmpy2.f_mod((gmpy2.mpz(p) << n) - gmpy2.mpz(x) * y, m) == 0
 
 
+def is_mont_congruent(p: int, x: int, y: int, m: int, n: int) -> bool:
+    """p >= 0 and p 2^n = x y (mod m): p congruent to mont_product(x, y, m, n), reduced or
+    not (a design whose Y may reach past M promises its own bound: registry's promise)."""
+    m = _modulus(m, odd=True)
+    if n < m.bit_length():
+        return mont_product(x, y, m, n) < 0  # its checks and errors (never True)
+    p, x, y = _nonneg("P", p), _nonneg("X", x), _nonneg("Y", y)
+    return gmpy2.f_mod((gmpy2.mpz(p) << n) - gmpy2.mpz(x) * y, m) == 0
+
+
 def mont_product(x: int, y: int, m: int, n: int) -> int:
     """x*y*2^-n mod m (m odd, n >= bit length of m)."""
     x, y = _nonneg("X", x), _nonneg("Y", y)

@@ -358,14 +358,29 @@ def matches_reference(info: AlgoInfo, p: int, *args: int, field: int = 0,
                       **params: int) -> bool:
     """p == reference(info, *args, field=field, **params); a Montgomery product is checked
     as a congruence (ref.is_mont_product, gf2.is_mont_product: no modular inverse, a few
-    times faster)."""
+    times faster). A Montgomery product at or above M is a match when it is congruent and
+    the design promises a bound on P that it keeps (mont_r2, mont_csa, mont_lut: P below
+    max(Y, M), for a Y that may reach past M); a design that promises none owes P < M."""
     if info.kind != "modexp":
         x, y, m, kind, r = _product(info, args, field, params)
         if kind == "mont":
+            if isinstance(p, int) and p >= m > 0 and _promised(info, p, args, field, params):
+                return ref.is_mont_congruent(p, x, y, m, r)
             return ref.is_mont_product(p, x, y, m, r)
         if kind == "mont_gf2":
             return gf2.is_mont_product(p, x, y, m, r)
     return p == reference(info, *args, field=field, **params)
+
+
+def _promised(info: AlgoInfo, p: int, args: tuple[int, ...], field: int,
+              params: Mapping[str, int]) -> bool:
+    """Whether the design promises a bound on P ([operands] promise p) and P keeps it."""
+    d = info.design
+    if "p" not in d.promise:
+        return False
+    names = promise_names(info, args, field, info.defaults() | dict(params))
+    names["p"] = p
+    return d.promise_holds("p", names)
 
 
 ReferenceCheck = Callable[[int, Sequence[int]], bool]

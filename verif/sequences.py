@@ -527,7 +527,8 @@ class CornerSeq(LoaderSeq):
     def domain_cases(self) -> list[dict[str, int]]:
         """Operands where the design's domain reaches beyond M (below_2n): M itself, M + 1,
         the all-ones value (a carry-save pair: 2M, both halves all ones, one half all ones)
-        against Y = M - 1, 0 and 1, under the moduli 2^(n-1) + 1, 1, 3 and a random one
+        against the other operand at M - 1, 0 and 1, and where X and Y both reach beyond M,
+        both at M and both all ones, under the moduli 2^(n-1) + 1, 1, 3 and a random one
         (from the domain stream: the cases before these are the same whatever the
         domains)."""
         n, top, d = self.n, (1 << self.n) - 1, self.design
@@ -535,19 +536,24 @@ class CornerSeq(LoaderSeq):
         groups = self._groups
         moduli = [(1 << (n - 1)) + 1, 1, 3,
                   self.domain_rng.getrandbits(n - 1) | (1 << (n - 1)) | 1]
-        others = [*d.below_modulus, *(g[0] for g in d.range_groups)]
+        below = [*d.below_modulus, *(g[0] for g in d.range_groups)]
         cases: list[dict[str, int]] = []
         for m in moduli:
             for reg in wide:
                 picks = ([(m, m), (top, top), (top, 0)] if reg in groups
                          else [(m, 0), (min(m + 1, top), 0), (top, 0)])
+                # the other operands at M - 1, 0, 1 (another of any N-bit value too)
+                others = [*below, *(r for r in wide if r != reg and r not in groups)]
                 for k, (first, second) in enumerate(picks):
                     values = {d.modulus: m, reg: first}
                     if reg in groups:
                         values[groups[reg][1]] = second
-                    for other in others:  # the other operand at M - 1, 0, 1
+                    for other in others:
                         values[other] = (m - 1, 0, 1 % m)[k]
                     cases.append(values)
+            plain = [r for r in wide if r not in groups]
+            if len(plain) > 1:  # every such operand at once at M, then all ones
+                cases += [{d.modulus: m, **dict.fromkeys(plain, v)} for v in (m, top)]
         return cases
 
     async def body(self) -> None:

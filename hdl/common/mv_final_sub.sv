@@ -2,9 +2,11 @@
 // conditional subtraction, P = S + C + cin, then P - M if P >= M.
 //
 // Amanor (2005), Algorithm 1a step 6 and Algorithm 1b steps 6-7 (P = S + C; if P >= M then
-// P = P - M); Kornerup's MM42 (1994) end correction of S1 + S2 alike. The loop leaves
-// S + C + cin < 2M, so one subtraction reduces it fully. Combinational: the core registers
-// p_o in its FIN cycle and hands sub_taken_o to its observation.
+// P = P - M); Kornerup's MM42 (1994) end correction of S1 + S2 alike. A loop that leaves
+// S + C + cin < 2M gets it fully reduced; mont_r2, mont_csa and mont_lut, whose Y may reach
+// past M, leave S + C < Y + M and get P < max(Y, M) (the sum and the difference fit the
+// same widths: Y + M < 2^(N+1), P - M < Y < 2^N). Combinational: the core registers p_o in
+// its FIN cycle and hands sub_taken_o to its observation.
 //
 // Used by mont_csa, mont_csa_u2, mont_lut, mont_lut_u2, mont_r2 (C = 0: P is the loop's
 // accumulator), mont_r4 (with the carry-in of its radix-4 shift), mm42 and mm42_u2.
@@ -21,7 +23,7 @@ module mv_final_sub #(
   input  logic [SumW-1:0] c_i,
   input  logic            cin_i,        // carry-in, weight 1
   input  logic [N-1:0]    m_i,
-  output logic [N-1:0]    p_o,          // P mod M (for P < 2M)
+  output logic [N-1:0]    p_o,          // P mod M for P < 2M; P - M or P below 2^N + M
   output logic            sub_taken_o   // P >= M: M was subtracted
 );
 

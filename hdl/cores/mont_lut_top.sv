@@ -41,7 +41,8 @@ module mont_lut_top
     .HasRed   (1'b1),
     .DesignId (DesignIdMontLut),
     .AckWait  (AckWait),
-    .RangeX   (1'b0)
+    .RangeX   (1'b0),
+    .RangeY   (1'b0)
   ) u_loader (
     .clk_i,
     .rst_ni,

@@ -41,7 +41,8 @@ module mont_r2_top
     .HasRed   (1'b0),
     .DesignId (DesignIdMontR2),
     .AckWait  (AckWait),
-    .RangeX   (1'b0)
+    .RangeX   (1'b0),
+    .RangeY   (1'b0)
   ) u_loader (
     .clk_i,
     .rst_ni,

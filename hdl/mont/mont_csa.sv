@@ -12,13 +12,14 @@
 // Widths: S and C stay below 2^N after every shift. By induction: with S, C, Y, M < 2^N,
 // S' < 2^N and C' < 2^(N+1) (C' = majority << 1); the majority of CSA 2 has bit N zero (S'
 // and M have none), so C = that majority is N bits, and S'' < 2^(N+1) gives S < 2^N. So S
-// and C are N-bit registers (the register map's redundant_extra_bits = 0). S + C < 2M (it is
-// Algorithm 1a's P). After N iterations the FIN cycle adds P = S + C with a carry-propagate
-// adder and subtracts M once if P >= M (steps 6 and 7); S and C stay readable.
+// and C are N-bit registers (the register map's redundant_extra_bits = 0), whatever the
+// N-bit Y. S + C < Y + M (it is Algorithm 1a's P). After N iterations the FIN cycle adds
+// P = S + C with a carry-propagate adder and subtracts M once if P >= M (steps 6 and 7): P
+// is below max(Y, M), fully reduced for Y < M; S and C stay readable.
 //
 // Cycles: N (loop) + 1 (FIN) = N + 1, from the start edge.
 //
-// Assertions (docs/formal.md): the loop invariant S + C < 2M after every iteration.
+// Assertions (docs/formal.md): the loop invariant S + C < Y + M after every iteration.
 `include "mv_core_ports.svh"
 `include "mv_assert.svh"
 
@@ -100,9 +101,9 @@ module mont_csa #(
   `MV_ASSERT_OFF(clk_i, rst_ni)
 
   // Amanor (2005), Algorithm 1b, steps 3-5 (and this header): S + C is Algorithm 1a's P, so
-  // S + C < 2M after every iteration and the one subtraction of step 7 (mv_final_sub)
-  // reduces P = S + C fully.
-  `ASSERT_SUM_BELOW(SumBelow2M_A, $past(loop), s_q, c_q, (N + 2)'(m_i) << 1, N + 2, clk_i,
-                    assert_off)
+  // S + C < Y + M after every iteration, and after the one subtraction of step 7
+  // (mv_final_sub) P < max(Y, M), fully reduced for Y < M.
+  `ASSERT_SUM_BELOW(SumBelowYM_A, $past(loop), s_q, c_q, (N + 2)'(y_i) + (N + 2)'(m_i), N + 2,
+                    clk_i, assert_off)
 
 endmodule

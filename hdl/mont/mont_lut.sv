@@ -10,14 +10,15 @@
 // Gajbhiye (2018) Table I reprints this table with x_i = 0, c_0 = s_0 = 1 -> Y for y_0 = 0; that
 // entry adds Y for a zero bit of X and is wrong: Algorithm 3 gives 0 there, as used here.
 //
-// Widths: S + C < 2M holds after every iteration (I <= Y + M < 2M), S stays below 2^N and C
-// below 2^(N+1), so S, C and R are N+1 bits and nothing overflows. After N iterations the FIN
-// cycle adds P = S + C with a carry-propagate adder and subtracts M once if P >= M (the
-// thesis leaves this step out; here P leaves the core fully reduced).
+// Widths: S + C < Y + M holds after every iteration (I <= R = Y + M), for any N-bit Y; S
+// stays below 2^N and C below 2^(N+1), so S, C and R are N+1 bits and nothing overflows.
+// After N iterations the FIN cycle adds P = S + C with a carry-propagate adder and subtracts
+// M once if P >= M (the thesis leaves this step out): P leaves the core below max(Y, M),
+// fully reduced for Y < M.
 //
 // Cycles: 1 (PRE: R = Y + M) + N (loop) + 1 (FIN) = N + 2, from the start edge.
 //
-// Assertions (docs/formal.md): the loop invariant S + C < 2M after every iteration, and the
+// Assertions (docs/formal.md): the loop invariant S + C < Y + M after every iteration, and the
 // table addresses the first two iterations can reach.
 `include "mv_core_ports.svh"
 `include "mv_assert.svh"
@@ -96,11 +97,11 @@ module mont_lut #(
   // off in reset and in the first clock after it (mv_assert.svh)
   `MV_ASSERT_OFF(clk_i, rst_ni)
 
-  // Amanor (2005), Algorithm 3, steps 3-8 (and this header): I <= R = Y + M < 2M, so
-  // (S + C + I) / 2 < 2M: S + C < 2M after every iteration, and the one subtraction of step
-  // 10 (mv_final_sub) reduces P = S + C fully.
-  `ASSERT_SUM_BELOW(SumBelow2M_A, $past(loop), s_q, c_q, (N + 2)'(m_i) << 1, N + 2, clk_i,
-                    assert_off)
+  // Amanor (2005), Algorithm 3, steps 3-8 (and this header): I <= R = Y + M, so
+  // (S + C + I) / 2 < Y + M: S + C < Y + M after every iteration, and after the one
+  // subtraction of step 10 (mv_final_sub) P < max(Y, M), fully reduced for Y < M.
+  `ASSERT_SUM_BELOW(SumBelowYM_A, $past(loop), s_q, c_q, (N + 2)'(y_i) + (N + 2)'(m_i), N + 2,
+                    clk_i, assert_off)
   // The table address {x_i, y_0, s_0, c_0} (Algorithm 3, Fig. 2). Over an operation all 16
   // are reachable (this header); the first two iterations reach fewer. Step 1 (S = C = 0):
   // the first iteration's address has s_0 = c_0 = 0; its CSA's carry is maj(0, 0, I) = 0, so

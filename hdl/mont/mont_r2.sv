@@ -8,13 +8,15 @@
 // Selection signal (observed for coverage): address {x_i, q_i}, 4 bins; all four occur for
 // every N >= 2 (exhaustive enumeration in models/tests/test_mont.py).
 //
-// Widths: P < 2M holds after every iteration ((P + Y + M) / 2 < (2M + M + M) / 2), so P is
-// N+1 bits and T (< 4M) is N+2 bits. After N iterations the FIN cycle subtracts M once if
-// P >= M (step 6) and P leaves the core fully reduced.
+// Widths: P < Y + M holds after every iteration ((P + Y + M) / 2 < (Y + M + Y + M) / 2), for
+// any N-bit Y, so P (< 2^(N+1)) is N+1 bits and T (< 2(Y + M)) is N+2 bits. After N
+// iterations the FIN cycle subtracts M once if P >= M (step 6): P leaves the core below
+// max(Y, M), congruent to X*Y*2^-N mod M, and fully reduced for Y < M (the thesis's input
+// domain; it runs the loop on 1024-bit Y >= M too, section 4.2.3).
 //
 // Cycles: N (loop) + 1 (FIN) = N + 1, from the start edge.
 //
-// Assertions (docs/formal.md): the loop invariant P < 2M after every iteration.
+// Assertions (docs/formal.md): the loop invariant P < Y + M after every iteration.
 `include "mv_core_ports.svh"
 `include "mv_assert.svh"
 
@@ -90,10 +92,10 @@ module mont_r2 #(
   // off in reset and in the first clock after it (mv_assert.svh)
   `MV_ASSERT_OFF(clk_i, rst_ni)
 
-  // Amanor (2005), Algorithm 1a, steps 3-5 (and this header): P < 2M after every iteration,
-  // (P + Y + M) / 2 < (2M + M + M) / 2 for Y < M; so the one subtraction of step 6
-  // (mv_final_sub) reduces P fully.
-  `ASSERT_IMPL(AccBelow2M_A, $past(loop), (N + 2)'(acc_q) < ((N + 2)'(m_i) << 1), clk_i,
-               assert_off)
+  // Amanor (2005), Algorithm 1a, steps 3-5 (and this header): P < Y + M after every
+  // iteration, (P + Y + M) / 2 < (Y + M + Y + M) / 2; so after the one subtraction of step
+  // 6 (mv_final_sub) P < max(Y, M), fully reduced for Y < M.
+  `ASSERT_IMPL(AccBelowYM_A, $past(loop),
+               (N + 2)'(acc_q) < (N + 2)'(y_i) + (N + 2)'(m_i), clk_i, assert_off)
 
 endmodule

@@ -269,12 +269,14 @@ static int at_least(const limb* a, const limb* b, int L) {
 
 /* Algorithm 1a (mont_r2): models.mont._mont_r2_loop, X LSB first, a carry-propagate adder.
  * y, m: L limbs; p: output; hits[4]: x_i << 1 | q. 1: shift would drop a one bit, 2: P
- * outgrew its N+1-bit register (P >= 2M after the shift). */
+ * outgrew its N+1-bit register (P >= 2^(n+1) after the shift; P < Y + M keeps it below for
+ * an n-bit Y). */
 int mv_mont_r2(int n, int L, const limb* x, const limb* y, const limb* m, limb* p,
                int64_t* hits) {
   limb bound[MV_MAX_LIMBS];
   if (L > MV_MAX_LIMBS) return 3;
-  shl(bound, m, L, 1);
+  memset(bound, 0, 8 * (size_t)L);
+  bound[(n + 1) / 64] = (limb)1 << ((n + 1) % 64);
   memset(p, 0, 8 * (size_t)L);
   for (int i = 0; i < n; ++i) {
     int addr = 0;
@@ -312,12 +314,12 @@ static void mul_add(limb* t, const limb* b, limb a, int L) {
   t[L] += carry;
 }
 
-/* mv_mont_r2's result and hits, 64 iterations at a time, for an odd M and Y < M (the
+/* mv_mont_r2's result and hits, 64 iterations at a time, for an odd M and an n-bit Y (the
  * caller checks both). The k iterations of one word of X add sum_i 2^i (x_i Y + q_i M) and
  * divide by 2^k; the q_i are the ones that keep every division exact, so Q = sum_i 2^i q_i is
  * the unique Q < 2^k with P + X_w Y + Q M = 0 mod 2^k: Q = (P + X_w Y) (-M^-1) mod 2^k, and
- * each iteration's table address x_i << 1 | q_i is a bit of X_w and of Q. With Y < M, P < 2M
- * holds after every iteration ((P + Y + M) / 2 < 2M), so neither of the loop's checks can
+ * each iteration's table address x_i << 1 | q_i is a bit of X_w and of Q. P < Y + M holds
+ * after every iteration ((P + Y + M) / 2 < Y + M), so neither of the loop's checks can
  * fail. p: L limbs (L >= limbs of n + 2 bits); hits[4] as mv_mont_r2. */
 int mv_mont_r2_words(int n, int L, const limb* x, const limb* y, const limb* m, limb* p,
                      int64_t* hits) {

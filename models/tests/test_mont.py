@@ -32,18 +32,29 @@ BASE = settings(database=None, deadline=None)
 SEL_BINS = {"mont_r2": 4, "mont_csa": 4}  # selection address (x_i << 1) | q_i
 
 
+# the models' bad inputs: any n-bit Y is theirs (Y >= M included), a wider one is refused
+WIDE_Y_BAD = [b if "Y must be < M" not in str(b[4]) else (1, 0x400, 0x101, 10, r"^Y must be < 2\^n")
+              for b in BAD_INPUTS]
+
+
 def check(model: ModelFunc, x: int, y: int, m: int, n: int) -> None:
-    """Run one model and check every Result field against the reference."""
+    """Run one model and check every Result field against the reference: P the Montgomery
+    product, fully reduced for Y < M; for Y >= M congruent to it and below max(Y, M), the
+    one subtraction of T = (X*Y + Q*M) / 2^n (Q from M's inverse, not from the loops)."""
     r = model(x, y, m, n)
     info = get_algo(r.algo)
     assert info.func is model
     assert r.n == n
-    assert r.p == ref.mont_product(x, y, m, n), (r.algo, x, y, m, n)
+    t = (x * y + quotient_bits(x, y, m, n) * m) >> n
+    assert t < y + m and r.p == (t - m if t >= m else t), (r.algo, x, y, m, n)
+    assert r.p % m == ref.mont_product(x, y, m, n) and r.p < max(y, m)
+    if y < m:
+        assert r.p == ref.mont_product(x, y, m, n), (r.algo, x, y, m, n)
     assert r.cycles == n + CYCLES[r.algo]
     if info.has_sc:
         assert r.s is not None and r.c is not None
-        assert (r.s + r.c) % m == r.p
-        assert r.s + r.c < 2 * m
+        assert (r.s + r.c) % m == r.p % m and r.s + r.c == t
+        assert r.s + r.c < y + m
         assert 0 <= r.s < 2**n and 0 <= r.c < 2**n  # n-bit S/C registers after shift
     else:
         assert r.s is None and r.c is None
@@ -87,8 +98,10 @@ def _uniform(lo: int, hi: int) -> st.SearchStrategy[int]:
 
 
 @st.composite
-def operands(draw: st.DrawFn, min_n: int, max_n: int) -> tuple[int, int, int, int]:
-    """(x, y, m, n): odd m < 2^n with the top bit set or clear, x, y < m."""
+def operands(draw: st.DrawFn, min_n: int, max_n: int, wide_y: bool = False
+             ) -> tuple[int, int, int, int]:
+    """(x, y, m, n): odd m < 2^n with the top bit set or clear, x, y < m; with `wide_y` (a
+    third of the time, where M leaves room) m <= y < 2^n."""
     n = draw(st.integers(min_n, max_n))
     if draw(st.booleans()):  # m in [2^(n-1)+1, 2^n-1]
         m = 2 * draw(_uniform(2 ** (n - 2), 2 ** (n - 1) - 1)) + 1
@@ -96,19 +109,21 @@ def operands(draw: st.DrawFn, min_n: int, max_n: int) -> tuple[int, int, int, in
         m = 2 * draw(_uniform(0, 2 ** (n - 2) - 1)) + 1
     edge = st.sampled_from([0, 1, m - 1]).filter(lambda v: v < m)
     x = draw(st.one_of(_uniform(0, m - 1), edge))
-    y = draw(st.one_of(_uniform(0, m - 1), edge))
+    below = st.one_of(_uniform(0, m - 1), edge)
+    y = draw(st.one_of(below, below, _uniform(m, 2**n - 1)) if wide_y and m < 2**n - 1
+             else below)
     return x, y, m, n
 
 
 @settings(BASE, max_examples=200)
-@given(operands(2, 64))
+@given(operands(2, 64, wide_y=True))
 def test_models_random_small(args: tuple[int, int, int, int]) -> None:
     for model in MODELS:
         check(model, *args)
 
 
 @settings(BASE, max_examples=25)
-@given(operands(65, 2048))
+@given(operands(65, 2048, wide_y=True))
 def test_models_random_large(args: tuple[int, int, int, int]) -> None:
     for model in MODELS:
         check(model, *args)
@@ -120,8 +135,9 @@ def test_corner_cases(model: ModelFunc, n: int) -> None:
     check(model, 0, 0, 1, n)
     for m in sorted({2 ** (n - 1) + 1, 2**n - 1}):
         vals = sorted({0, 1, m // 3, m - 2, m - 1})
+        wide = sorted({m, m + 1, 2**n - 2, 2**n - 1} - {2**n})  # Y >= M: the registers hold it
         for x in vals:
-            for y in vals:
+            for y in vals + wide:
                 check(model, x, y, m, n)
 
 
@@ -131,11 +147,12 @@ def test_exhaustive_small(model: ModelFunc, n: int) -> None:
     rinv = {m: pow(2**n, -1, m) if m > 1 else 0 for m in range(1, 2**n, 2)}
     for m, ri in rinv.items():
         for x in range(m):
-            for y in range(m):
+            for y in range(2**n):  # Y >= M too: P below max(Y, M), fully reduced for Y < M
                 r = model(x, y, m, n)
-                assert r.p == x * y * ri % m, (x, y, m, n)
+                assert r.p % m == x * y * ri % m and r.p < max(y, m), (x, y, m, n)
+                assert y >= m or r.p == x * y * ri % m, (x, y, m, n)
                 if r.s is not None and r.c is not None:
-                    assert (r.s + r.c) % m == r.p and r.s + r.c < 2 * m
+                    assert (r.s + r.c) % m == r.p % m and r.s + r.c < y + m
 
 
 ALL_ADDRESSES = set(range(16))
@@ -211,7 +228,7 @@ def test_sel_reachable(model: ModelFunc, n: int) -> None:
 
 
 @settings(BASE, max_examples=50)
-@given(operands(2, 1024))
+@given(operands(2, 1024, wide_y=True))
 def test_r2_csa_same_selections(args: tuple[int, int, int, int]) -> None:
     """Algorithm 1b's S + C follows Algorithm 1a's P, so both select alike."""
     r2, rc = mont_r2(*args), mont_csa(*args)
@@ -243,7 +260,7 @@ def test_csa(a: int, b: int, d: int) -> None:
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda f: f.__name__)
-@pytest.mark.parametrize(("x", "y", "m", "n", "match"), BAD_INPUTS)
+@pytest.mark.parametrize(("x", "y", "m", "n", "match"), WIDE_Y_BAD)
 def test_bad_input(
     model: ModelFunc, x: int, y: int, m: int, n: int, match: str
 ) -> None:
@@ -303,21 +320,24 @@ def agree(pair: tuple[ModelFunc, ModelFunc], args: tuple[int, ...]) -> None:
     assert_same(fast(*args), slow(*args), args[2])
 
 
-def big_operands() -> list[tuple[int, int, int, int]]:
+def big_operands(wide_y: bool = False) -> list[tuple[int, int, int, int]]:
     """A few fixed operand sets at n = 1024 and 2048: full-width and shorter moduli, random
-    and extreme X, Y."""
+    and extreme X, Y (with `wide_y`, Y >= M too)."""
     rng = random.Random(20240607)
     cases = []
     for n in (1024, 1024, 1025, 2048):
         for m in (rng.getrandbits(n) | 1 | 1 << (n - 1), rng.getrandbits(n - 37) | 1):
             cases.append((rng.randrange(m), rng.randrange(m), m, n))
             cases.append((m - 1, m - 1, m, n))
+            if wide_y:
+                cases.append((rng.randrange(m), rng.randrange(m, 2**n), m, n))  # Y >= M
+                cases.append((2**n - 1, 2**n - 1, m, n))
     return cases
 
 
 def _mont_r2_steps(x: int, y: int, m: int, n: int) -> Result:
     """Algorithm 1a step by step (the model inlines sel_address)."""
-    validate(x, y, m, n)
+    validate(x, y, m, n, wide_y=True)
     p = 0
     lut: dict[int, int] = {}
     for xi in _bits_lsb_first(x, n):
@@ -329,13 +349,13 @@ def _mont_r2_steps(x: int, y: int, m: int, n: int) -> Result:
         p += m if q_i else 0  # step 4
         assert p & 1 == 0, "mont_r2: shift would drop a one bit"
         p >>= 1  # step 5
-        assert p < 2 * m, "mont_r2: P outgrew its N+1-bit register"
+        assert p < 2 ** (n + 1), "mont_r2: P outgrew its N+1-bit register"
     return Result("mont_r2", n, final_sub(p, m), None, None, n + 1, lut, unreduced=p)
 
 
 def _mont_csa_steps(x: int, y: int, m: int, n: int) -> Result:
     """Algorithm 1b step by step through csa and sel_address (the model inlines both)."""
-    validate(x, y, m, n)
+    validate(x, y, m, n, wide_y=True)
     s = c = 0
     lut: dict[int, int] = {}
     for xi in _bits_lsb_first(x, n):
@@ -366,7 +386,7 @@ def _mont_lut_steps(x: int, y: int, m: int, n: int) -> tuple[int, int, dict[int,
 
 
 def _mont_lut_result_steps(x: int, y: int, m: int, n: int) -> Result:
-    validate(x, y, m, n)
+    validate(x, y, m, n, wide_y=True)
     s, c, hits = _mont_lut_steps(x, y, m, n)
     return Result("mont_lut", n, final_sub(s + c, m), s, c, n + 2, hits)
 
@@ -379,13 +399,13 @@ STEPS: dict[str, tuple[ModelFunc, ModelFunc]] = {
 
 
 @BASE
-@given(operands(2, 300))
+@given(operands(2, 300, wide_y=True))
 def test_inlined_loops(args: tuple[int, int, int, int]) -> None:
     for pair in STEPS.values():
         agree(pair, args)
 
 
-@pytest.mark.parametrize("args", big_operands(), ids=lambda a: f"n{a[3]}")
+@pytest.mark.parametrize("args", big_operands(wide_y=True), ids=lambda a: f"n{a[3]}")
 @pytest.mark.parametrize("name", sorted(STEPS))
 def test_inlined_loops_wide(name: str, args: tuple[int, int, int, int]) -> None:
     agree(STEPS[name], args)

@@ -87,7 +87,7 @@ def test_failed_checks_say_the_same(monkeypatch):
     n = 70
     cases: list[Callable[[], object]] = [
         lambda: mont._mont_r2_loop(5, 3, 1 << 40, n),  # even M: odd shift
-        lambda: mont._mont_r2_loop(1, 1 << (n - 1), 3, n),  # Y >= 2M: P outgrows N+1 bits
+        lambda: mont._mont_r2_loop((1 << n) - 1, 5 << (n - 1), 3, n),  # Y wider than n bits
         lambda: inter._inter_r2_loop(1, 1 << (n + 1), 3, n),  # Y >= 3M
         lambda: mont._mont_csa_loop(5, 3, 1 << 40, n, "mont_csa"),  # even M: odd shift
         lambda: mont._mont_lut_loop(5, 3, 1 << 40, n, "mont_lut"),

@@ -17,7 +17,9 @@ says it computes, for every input at width N:
   P = X Y 2^-r mod M (r = the descriptor's r_bits), kind `inter` P = X Y mod M, kind
   `modexp` P = X^E mod M, and in the binary field (field1 kind `mont_gf2`)
   P(x) = X(x) Y(x) x^-r mod M(x), each computed by a behavioural reference in the harness (a
-  miter);
+  miter); a design whose Y may reach past M and that promises a bound on P other than P < M
+  (mont_r2, mont_csa, mont_lut: P < max(Y, M)) gets P congruent to that value mod M and
+  its promise (regress/flow/formal_promise.py);
 - the core's own assertions (hdl/common/mv_assert.svh) hold in every cycle on the way.
 
 A bounded model check to a depth past the result cycle covers the whole first operation
@@ -36,6 +38,7 @@ from pathlib import Path
 
 from montverif.models import rsa as rsa_model
 from montverif.models.result import ModelInputError
+from montverif.regress.flow import formal_promise
 from montverif.regress.flow.spec import BuildSpec
 from montverif.spec import top
 from montverif.spec.design import Design
@@ -160,12 +163,28 @@ class CoreProof:
         r = max(self.r_bits, self.field1[1] if self.field1 else 0)
         return 2 * xw + r + 2
 
+    @property
+    def wide_y(self) -> bool:
+        """A Montgomery product (of one field) whose Y may be any N-bit value: T = (X*Y +
+        Q*M) / 2^r reaches past 5M, so the reference reduces it by division."""
+        d = self.design
+        return d.kind == "mont" and self.field1 is None and d.domain.get("Y") == "below_2n"
+
+    @property
+    def promise_p(self) -> str | None:
+        """The bound on P the harness asserts beside a congruence, or None when P must equal
+        the fully reduced value (the design promises P < M, or no bound)."""
+        promise = self.design.promise.get("p")
+        return promise if self.wide_y and promise not in (None, "p < m") else None
+
     def relation(self) -> str:
         """What the harness asserts of P, in words."""
         if self.design.kind == "inter":
             return "P = X*Y mod M"
         if self.design.kind == "modexp":
             return "P = X^E mod M"
+        if self.promise_p:
+            return f"P = X*Y*2^-{self.r_bits} (mod M), {self.promise_p}"
         gfp = f"P = X*Y*2^-{self.r_bits} mod M"
         if self.field1 is None:
             return gfp
@@ -316,7 +335,16 @@ def reference(proof: CoreProof, x: str, y: str) -> list[str]:
         f"  for (genvar i = 0; i < {r}; i++) begin : g_redc",
         "    assign red[i+1] = (red[i] + (red[i][0] ? WW'(m) : '0)) >> 1;",
         "  end",
-        "  // T = (X*Y + Q*M) / 2^r < X*Y/2^r + M < 5M over the operand domains (X < 2^r,",
+    ]
+    if proof.wide_y:
+        return lines + [
+            "  // T = (X*Y + Q*M) / 2^r < X*Y/2^r + M < Y + M, past 5M for an N-bit Y: T mod M",
+            "  // by restoring division, one bit of T at a time",
+            "  logic [WW-1:0] t_full;",
+            f"  assign t_full = red[{r}];",
+            *mod_lines(gfp, "t_full", "WW"), ""]
+    lines += [
+        "  // T = (X*Y + Q*M) / 2^r < X*Y/2^r + M < 5M over the operand domains (X < 2^r,"
         "  // Y < 2M): subtract 4M, 2M and M where they fit",
         "  logic [WW-1:0] sub4, sub2;",
         f"  assign sub4 = red[{r}] >= 4 * WW'(m) ? red[{r}] - 4 * WW'(m) : red[{r}];",
@@ -496,6 +524,36 @@ def core_lines(proof: CoreProof) -> list[str]:
     return [*lines, "  );", ""]
 
 
+def mod_lines(name: str, value: str, width: str) -> list[str]:
+    """`name` (WW bits) = `value` (a signal of `width` bits) mod M, by restoring division:
+    adders and compares, one bit of the value at a time (the remainder stays below M)."""
+    return [
+        f"  logic [N:0] {name}_rem [{width}+1];",
+        f"  assign {name}_rem[0] = '0;",
+        f"  for (genvar i = 0; i < {width}; i++) begin : g_{name}",
+        "    logic [N+1:0] t;",
+        f"    assign t = {{{name}_rem[i], {value}[{width}-1-i]}};",
+        f"    assign {name}_rem[i+1] = (t >= (N+2)'(m)) ? (N+1)'(t - (N+2)'(m)) : t[N:0];",
+        "  end",
+        f"  assign {name} = WW'({name}_rem[{width}]);",
+    ]
+
+
+def promise_lines(proof: CoreProof, val: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """P reduced mod M and the promise's assertion, for a harness that checks a congruence
+    (CoreProof.promise_p): its declarations and its assertion lines (none otherwise)."""
+    promise = proof.promise_p
+    if promise is None:
+        return [], []
+    names = {"p": "WW'(p)", "x": val["x"], "y": val["y"], "m": "WW'(m)", "n": "WW'(N)",
+             "r": f"WW'({proof.r_bits})", **{k: f"WW'({k})" for k in proof.params}}
+    cond = formal_promise.condition(promise, names)
+    decl = ["  // P is congruent to the product and within the design's promise (it may reach",
+            f"  // past M: {promise})", "  logic [WW-1:0] p_mod;", *mod_lines("p_mod", "p", "N"),
+            ""]
+    return decl, [f"      if (done_q) CorePromise_A: assert ({cond});"]
+
+
 def harness(proof: CoreProof) -> str:
     """The harness's SystemVerilog (read by yosys -formal only)."""
     d, n = proof.design, proof.n
@@ -514,8 +572,10 @@ def harness(proof: CoreProof) -> str:
     lines += core_lines(proof)
     x, y = val["x"], (val["y"] if "y" in proof.used else "WW'(1)")
     lines += reference(proof, x, y)
+    congruence, promise = promise_lines(proof, {**val, "y": y})
+    lines += congruence
     lines += cycle_lines(proof)
-    ok = "WW'(p) == expected"
+    ok = "p_mod == expected" if promise else "WW'(p) == expected"
     lines += [
         "  // the result: last_o in cycle 1 + ops_cycles exactly, then P",
         "  logic done_q = 1'b0;",
@@ -527,6 +587,7 @@ def harness(proof: CoreProof) -> str:
         "      CoreCycles_A: assert (core_last == (cyc_q == 16'd1 + ops_cycles));",
         "      CoreBusy_A: assert (core_busy == (cyc_q >= 16'd2 && cyc_q <= 16'd1 + ops_cycles));",
         f"      if (done_q) CoreResult_A: assert ({ok});",
+        *promise,
         "      CoreDone_C: cover (done_q);",
         "    end",
         "  end",

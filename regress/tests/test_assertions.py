@@ -166,9 +166,13 @@ BROKEN_CORES = [
      "        StLoop: begin\n          cnt_q <= cnt_q + 1'b1;",
      "        StLoop: begin\n          cnt_q <= cnt_q + 2'd2;",
      "LoopCntSteps_A", "u_core.u_ctrl"),
-    # Algorithm 1a step 5 adds M once more: P leaves its bound P < 2M mid-loop
+    # Algorithm 1a step 5 adds M once more: P leaves its bound P < Y + M mid-loop
     ("mont_r2", 8, "mont/mont_r2.sv", "acc_q <= t4[N+1:1];",
-     "acc_q <= t4[N+1:1] + (N+1)'(m_i);", "AccBelow2M_A", "u_core"),
+     "acc_q <= t4[N+1:1] + (N+1)'(m_i);", "AccBelowYM_A", "u_core"),
+    # Algorithm 1b's step 5 loads S and C stuck at all ones: S + C = 2^(N+1) - 2 is at or
+    # above any Y + M after the first iteration
+    ("mont_csa", 8, "mont/mont_csa.sv", ".s_i(s2[N:1]),\n    .c_i(maj2),",
+     ".s_i('1),\n    .c_i('1),", "SumBelowYM_A", "u_core"),
     # a table address bit inverted (c_0): the first iteration, from S = C = 0, addresses
     # {x_i, y_0, 0, 1}, outside its reachable set {x_i, y_0, 0, 0}
     ("mont_lut", 8, "mont/mont_lut.sv",

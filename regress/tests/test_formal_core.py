@@ -28,16 +28,20 @@ def test_a_core_holds_its_function_and_cycle_count_for_every_input(
     code = formal_cli.main(["--dut", "mont_r2", "--n", "4", "--out", str(tmp_path / "p")])
     line = capsys.readouterr().out.strip()
     assert code == 0, line
-    assert line.startswith("BOUNDED mont_r2 N=4: P = X*Y*2^-4 mod M and the cycle count hold "
-                           "for every input"), line
+    assert line.startswith("BOUNDED mont_r2 N=4: P = X*Y*2^-4 (mod M), p < max(y, m) and the "
+                           "cycle count hold for every input"), line
     record = json.loads((tmp_path / "p" / "formal.json").read_text())
     # last_o in cycle 1 + (n + 1) = 6; checked two cycles past it
     assert record["result_cycle"] == 6 and record["depth"] == 9
     assert record["covers_reached"] == record["covers_total"] == 1
     harness = (tmp_path / "p" / "mont_r2_formal.sv").read_text()
     assert "(* anyconst *) logic [N-1:0] x, y, m;" in harness
-    # X is scanned bit by bit: any N-bit value (its domain below_2n); Y below M
-    assert "assume (y < m);" in harness and "assume (x < m);" not in harness
+    # X is scanned bit by bit and Y stays below Y + M in the loop: both any N-bit value
+    # (their domain below_2n); P congruent to the product and below max(Y, M)
+    assert "assume (y < m);" not in harness and "assume (x < m);" not in harness
+    assert "CoreResult_A: assert (p_mod == expected);" in harness
+    assert "CorePromise_A: assert ((WW'(p) < ((WW'(y) > WW'(m)) ? WW'(y) : WW'(m))));" \
+        in harness
     assert "CoreCycles_A" in harness
 
 
@@ -57,7 +61,7 @@ def test_the_fault_build_fails_and_its_counterexample_replays_in_simulation(
     assert f"replay: montverif sim --dut mont_r2 --n 8 --fault --vectors {vector}" in line
     ops = json.loads(vector.read_text())["vectors"][0]
     x, y, m = (int(ops[k], 16) for k in ("x", "y", "m"))
-    assert m % 2 == 1 and x < m and y < m
+    assert m % 2 == 1 and x < 2**8 and y < 2**8
     runs = {}
     for fault in (True, False):
         build = BuildSpec("mont_r2", 8, fault=fault)
@@ -78,8 +82,27 @@ def test_a_broken_adder_is_caught_with_the_operands_that_show_it(tmp_path: Path)
                              overlay=str(over))
     verdict = formal.run(spec, tmp_path / "p")
     assert verdict.status == "failed", verdict.line()
-    assert verdict.failed_assertion.rsplit(".", 1)[-1] in ("CoreResult_A", "AccBelow2M_A")
+    assert verdict.failed_assertion.rsplit(".", 1)[-1] in ("CoreResult_A", "AccBelowYM_A")
     assert verdict.vector is not None and "vectors" in json.loads(verdict.vector.read_text())
+
+
+@pytest.mark.formal
+@pytest.mark.parametrize("dut", ["mont_csa", "mont_lut"])
+def test_a_congruent_result_beyond_the_promise_is_caught(tmp_path: Path, dut: str) -> None:
+    """A core whose final subtraction comes only when P >= 2^N leaves P congruent to the
+    product (CoreResult_A holds) but not below max(Y, M): its promise (CorePromise_A) fails."""
+    final = ROOT / "hdl" / "common" / "mv_final_sub.sv"
+    good = "assign sub_taken_o = !p_diff[DiffW-1];"
+    over = tmp_path / "mut"
+    over.mkdir()
+    assert final.read_text().count(good) == 1
+    (over / final.name).write_text(final.read_text().replace(
+        good, "assign sub_taken_o = !p_diff[DiffW-1] && p_full[SumW-1];"))
+    spec = formal.FormalSpec(dut, (("N", 4),), mode="bmc", depth=10, cover_depth=10,
+                             overlay=str(over))
+    verdict = formal.run(spec, tmp_path / "p")
+    assert verdict.status == "failed", verdict.line()
+    assert verdict.failed_assertion.rsplit(".", 1)[-1] == "CorePromise_A", verdict.line()
 
 
 def test_every_descriptor_point_can_be_checked() -> None:

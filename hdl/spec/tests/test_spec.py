@@ -111,18 +111,19 @@ def _copy(tmp_path: Path, name: str) -> Path:
     (lambda t: t.replace("[model]", "[model]\nbroken = "), "mont_lut.toml"),
     (lambda t: t + '\n[parameters]\nW = { default = 1, min = 2 }\n', "below its least value"),
     # the operand domain: every operand named once, with a known domain
-    (lambda t: t.replace('domain = { X = "below_2n", Y = "below_m" }\n', ""), "needs domain"),
-    (lambda t: t.replace('Y = "below_m" }', 'Y = "below_2m" }'),
+    (lambda t: t.replace('domain = { X = "below_2n", Y = "below_2n" }\n', ""), "needs domain"),
+    (lambda t: t.replace('Y = "below_2n" }', 'Y = "below_2m" }'),
      "below_2m is for a carry-save group only"),
-    (lambda t: t.replace('Y = "below_m" }', 'Y = "below_m", Z = "below_m" }'),
+    (lambda t: t.replace('Y = "below_2n" }', 'Y = "below_2n", Z = "below_m" }'),
      "Z is no operand with a domain of its own"),
-    (lambda t: t.replace('Y = "below_m" }', 'Y = "small" }'), "'small' is none of"),
+    (lambda t: t.replace('Y = "below_2n" }', 'Y = "small" }'), "'small' is none of"),
     (lambda t: t.replace('domain = {', 'below_modulus = ["X"]\ndomain = {'),
      "below_modulus is replaced by domain"),
     # the promise: relations in the known names
-    (lambda t: t.replace('p = "p < m"', 'p = "p + m"'), "is not a relation"),
-    (lambda t: t.replace('p = "p < m"', 'p = "q < m"'), "promise.p: 'q < m': unknown name q"),
-    (lambda t: t.replace('p = "p < m"', 'q = "p < m"'), "unknown key(s) q"),
+    (lambda t: t.replace('p = "p < max(y, m)"', 'p = "p + m"'), "is not a relation"),
+    (lambda t: t.replace('p = "p < max(y, m)"', 'p = "q < m"'),
+     "promise.p: 'q < m': unknown name q"),
+    (lambda t: t.replace('p = "p < max(y, m)"', 'q = "p < m"'), "unknown key(s) q"),
     (lambda t: t.replace("[formal]\n", "[formal]\ntimeout = -5\n"),
      "[formal] timeout must be a number of seconds"),
     # [synthesis]: parameters of their own, cycles only with them
@@ -202,10 +203,11 @@ def test_the_loader_range_rule_follows_the_operand_domains(tmp_path: Path) -> No
     def rule(text: str) -> set[str]:
         return set(re.findall(r"\.(Range[XY])\s*\(1'b0\)", text))
 
-    assert rule(top.emit(load_design("mont_lut"))) == {"RangeX"}
+    assert rule(top.emit(load_design("mont_lut"))) == {"RangeX", "RangeY"}  # any N-bit Y
+    assert rule(top.emit(load_design("mont_lut_u2"))) == {"RangeX"}
     assert rule(top.emit(load_design("mm42"))) == {"RangeX"}  # Y + Y2 < 2M stays
     assert rule(top.emit(load_design("rsa_core"))) == {"RangeY"}  # X < M, no Y
-    path = _copy(tmp_path, "mont_lut")
+    path = _copy(tmp_path, "mont_lut_u2")
     path.write_text(path.read_text().replace('X = "below_2n"', 'X = "below_m"'))
     assert rule(top.emit(parse(path))) == set()
 
