@@ -134,7 +134,7 @@ class Coverage:
     def __init__(self, design: str, lut_bins: int, illegal_bins: tuple[int, ...] = (),
                  carry_save: tuple[tuple[str, ...], ...] = (),
                  has_field: bool = False, has_sub: bool = True,
-                 beyond: tuple[str, ...] = ()) -> None:
+                 beyond: tuple[str, ...] = (), has_range: bool = True) -> None:
         """`lut_bins` table/selection addresses, of which `illegal_bins` are unreachable:
         they get no bin (coverage goals exclude them); hitting one fails the scoreboard. A
         design that observes no table (lut_bins = 0) has no table point, and one that does not
@@ -144,7 +144,8 @@ class Coverage:
         (the operand classes use the value; `operands.halves` covers how it was split).
         `beyond`: the operands whose domain reaches beyond M (below_2n): `operands.domain`
         has a bin for each at or above M (a carry-save pair: at or above 2M, the old rule's
-        bound)."""
+        bound). `has_range`: the loader has a range rule (an operand whose domain is below M
+        or 2M); without one `errors.code` has no ERR_RANGE bin."""
         self.design = design
         self.carry_save = {g[0]: g for g in carry_save}
         self.lut_bins = lut_bins
@@ -170,7 +171,11 @@ class Coverage:
         @CoverPoint(f"{top}.operands.m", bins=M_CLASSES)
         def _m(cls: str) -> None: ...
 
-        @CoverPoint(f"{top}.errors.code", bins=ERRORS)
+        # ERR_RANGE only where the loader has a range rule (an operand of any N-bit value
+        # never leaves its domain: mont_r2, mont_csa, mont_lut)
+        self.errors = [e for e in ERRORS if has_range or e != "ERR_RANGE"]
+
+        @CoverPoint(f"{top}.errors.code", bins=self.errors)
         def _err(name: str) -> None: ...
 
         self._sub: Batched | None = None
@@ -290,7 +295,7 @@ class Coverage:
                    modulus_class(m, n), sub_taken, field)] += 1
 
     def sample_error(self, name: str) -> None:
-        if name in ERRORS:
+        if name in self.errors:
             self._err(name)
 
     def summary(self) -> dict[str, dict[str, object]]:

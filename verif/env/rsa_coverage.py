@@ -77,6 +77,7 @@ class RsaCoverage(Coverage):
         def _err(name: str) -> None: ...
 
         self._pat, self._hw, self._msg, self._act = _pat, _hw, _msg, _act
+        self.errors = ERRORS  # X below M: the loader's range rule answers ERR_RANGE
         self._mult_sub = {"A": _sub_a, "S": _sub_s}
         self._err = _err
 

@@ -160,6 +160,22 @@ def test_a_design_without_observation_has_no_dead_points() -> None:
     assert not [n for n in names if "lut" in n or "sub" in n]
 
 
+def test_a_design_without_a_range_rule_has_no_range_error_bin() -> None:
+    """Every operand of any N-bit value (mont_r2, mont_csa, mont_lut): the loader never
+    answers ERR_RANGE, so errors.code has no bin for it; with a range rule it has."""
+    from cocotb_coverage.coverage import coverage_db
+
+    wide, narrow = Coverage("covwide", 4, has_range=False), Coverage("covnarrow", 4)
+    for cov in (wide, narrow):
+        for err in ("ERR_EVEN_MODULUS", "ERR_RANGE", "ERR_BUSY", "ERR_UNMAPPED"):
+            cov.sample_error(err)
+        cov.flush()
+    assert coverage_db["covwide.errors.code"].size == 3
+    assert coverage_db["covwide.errors.code"].coverage == 3
+    assert coverage_db["covnarrow.errors.code"].size == 4
+    assert coverage_db["covnarrow.errors.code"].coverage == 4
+
+
 def test_the_rsa_coverage_reports_without_operation_samples():
     """The RSA core's coverage (a Coverage of its own points, no per-operation samples of a
     multiplier) flushes and reports what it sampled."""
