@@ -140,6 +140,7 @@ def test_each_run_of_a_batch_is_the_run_alone(tmp_path: Path, sim: str, bus: str
         together[0].first_error
     for k, (mine, own) in enumerate(zip(together, alone, strict=True)):
         logs = transactions(mine.log_dir), transactions(own.log_dir)
+        assert logs[0] is not None and logs[1] is not None, (k, order[k])
         if own.passed:
             assert logs[0] and logs[0] == logs[1], (k, order[k])
         else:  # alone it stopped after its failing test; the batch ran CornerTest too (a
