@@ -60,9 +60,11 @@ def test_out_of_range_rule():
     assert not d.out_of_range(ok)
     assert not d.out_of_range(ok | {"X2": 1002})  # X + X2 = 2M: X's domain is any pair
     assert d.out_of_range(ok | {"Y": 1})  # Y + Y2 = 2M: outside Y's (below 2M)
-    lut = load_design("mont_lut")
+    lut = load_design("mont_lut_u2")
     assert lut.out_of_range({"X": 0, "Y": m, "M": m})
     assert not lut.out_of_range({"X": m, "Y": m - 1, "M": m})  # X >= M: in its domain
+    # mont_lut's Y may be any N-bit value (Amanor's domain), X and Y both past M
+    assert not load_design("mont_lut").out_of_range({"X": m, "Y": m, "M": m})
 
 
 def test_predictor_halves_range_and_mapping():

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from montverif.models.mont import mont_lut
+from montverif.models.mont import mont_lut, mont_lut_u2
+from montverif.models.registry import ModelFunc
 from montverif.spec import regmap
 from montverif.spec.designs import load_design
 from montverif.verif.bus.item import Burst, Transfer
@@ -16,10 +17,9 @@ N, BUS_W = 16, 8
 
 
 class Stream:
-    def __init__(self) -> None:
+    def __init__(self, design: str = "mont_lut", model: ModelFunc = mont_lut) -> None:
         self.rm = regmap.load()
-        self.pred = LoaderPredictor(self.rm, load_design("mont_lut"), N, BUS_W, mont_lut,
-                                    PERIOD)
+        self.pred = LoaderPredictor(self.rm, load_design(design), N, BUS_W, model, PERIOD)
 
     def write(self, edge: int, region: str, data: int, index: int = 0) -> None:
         assert self.pred.observe(Transfer(True, self.rm.addr(region, index), data, 0,
@@ -55,13 +55,13 @@ def test_busy_done_and_cycle_counter_timing():
 
 
 def test_errors_and_clear():
-    s = Stream()
+    s = Stream("mont_lut_u2", mont_lut_u2)  # Y below M (mont_lut takes any N-bit Y)
     s.load(0, 1, 2, 40000)
     s.write(20, "CTRL", 1)
     assert s.status(21)["ERR"] == s.rm.errors["ERR_EVEN_MODULUS"] and not s.status(21)["BUSY"]
     s.write(22, "M", 0x41, 0)
     s.write(24, "M", 0x9C, 1)  # M = 0x9C41 = 40001, odd; X=1, Y=2
-    s.write(26, "Y", 0xFF, 1)  # Y = 0xFF02 >= M: outside mont_lut's domain (Y below M)
+    s.write(26, "Y", 0xFF, 1)  # Y = 0xFF02 >= M: outside mont_lut_u2's domain (Y below M)
     s.write(28, "CTRL", 1)
     assert s.status(29)["ERR"] == s.rm.errors["ERR_RANGE"]
     s.write(30, "Y", 0, 1)
