@@ -13,6 +13,11 @@ Lazy = 1 (mont_qp only, Jiang-Harris's use of the multiplier): the products stay
 range, unreduced, on a multiplier without its reducer, N + 2V + 2 bits wide rounded up to
 whole W-bit words; each is then computed bit for bit by models/vhr.py (its value is the
 multiplier's, not the residue), and the core reduces FROM's itself (final_reduction).
+
+Mult = 6 (inter_lut, Amanor's optimised interleaved multiplier) computes X*Y mod M: no
+Montgomery domain (R = 1), so neither TO's products nor FROM's (the thesis's section 6.5:
+1536 multiplications where a Montgomery multiplier needs 1 + 1536 + 1); the loop starts
+from A = 1 mod M and S = X, and its last A is P.
 """
 
 from __future__ import annotations
@@ -38,7 +43,9 @@ MULTS: dict[int, tuple[str, Callable[..., int]]] = {
     3: ("mont_lut_u2", lambda n, **_p: -(-n // 2) + 2),
     4: ("mwrkmm", lambda n, V, W, P, PeLatency=3: mwrkmm_cycles(n, V, W, P, PeLatency)),
     5: ("mont_qp", lambda n, V, W, P, PeLatency=3: Geometry(n, V, W, P).cycles),
+    6: ("inter_lut", lambda n, **_p: n + 9),
 }
+DIRECT_MULTS = (6,)  # X*Y mod M, no Montgomery domain: no TO or FROM products (R = 1)
 WORD_MULTS = (4, 5)  # the multipliers that read V, W, P and the MP register (mwrkmm PeLatency)
 DEFAULT_VWP = {"V": 16, "W": 16, "P": 1}  # rsa_core.sv defaults
 CAPTURE_CYCLES = 1  # StCap: take both products and start the next step (Units = 1: or the
@@ -83,7 +90,8 @@ def paper_params(mult: int, n: int) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Product:
-    """One Montgomery product as a multiplier computes it: x*y*2^-n mod m."""
+    """One product as a multiplier computes it: x*y*R^-1 mod m (R = 2^r_bits; 1 for the
+    interleaved multiplier)."""
 
     mult: str  # "A" or "S"
     step: int  # 0 = TO, 1..L = LOOP, L+1 = FROM
@@ -180,7 +188,9 @@ def mult_cycles(mult: int, n: int, V: int = 16, W: int = 16, P: int = 1,
 def r_bits(n: int, Mult: int = 0, V: int = 16, W: int = 16, P: int = 1, Lazy: int = 0,
            **_params: int) -> int:
     """log2 R of the multiplier inside: N for all but mont_qp (V (ceil(NI/V) + 1), NI its
-    width: width())."""
+    width: width()) and the interleaved one (0: no Montgomery domain)."""
+    if Mult in DIRECT_MULTS:
+        return 0
     return Geometry(width(n, Mult, V, W, Lazy), V, W, P).r_bits if Mult == 5 else n
 
 
@@ -225,6 +235,13 @@ def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,
     """Every step of the core: the products it issues (A first), in RTL order (with one
     multiplier, Units = 1, the order it runs them in); params are the other build parameters
     (Mult, V, W, P: the multiplier's R)."""
+    return _chain(x, e, m, n, ConstTime, **params)[0]
+
+
+def _chain(x: int, e: int, m: int, n: int, ConstTime: int = 1,
+           **params: int) -> tuple[list[list[Product]], int]:
+    """products() and the core's P before any final reduction of its own (Lazy): FROM's
+    product, or with the interleaved multiplier (no FROM) the last A."""
     _validate(x, e, m, n)
     rb = r_bits(n, **params)
     rinv = gmpy2.invert(gmpy2.mpz(1) << rb, m) if m > 1 else gmpy2.mpz(0)
@@ -236,9 +253,14 @@ def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,
                                 params.get("W", 16), params.get("P", 1))
         return int(gmpy2.f_mod(gmpy2.mpz(a) * b * rinv, m))
 
+    direct = params.get("Mult") in DIRECT_MULTS
     rr = r2(m, n, **params)
-    a, s = mont(1, rr), mont(x, rr)
-    steps = [[Product("A", 0, 1, rr, a), Product("S", 0, x, rr, s)]]
+    steps: list[list[Product]] = []
+    if direct:
+        a, s = 1 % m, x
+    else:
+        a, s = mont(1, rr), mont(x, rr)
+        steps.append([Product("A", 0, 1, rr, a), Product("S", 0, x, rr, s)])
     loop = n if ConstTime else e.bit_length()
     for k in range(loop):
         bit, rest = (e >> k) & 1, e >> (k + 1)
@@ -252,28 +274,35 @@ def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,
             step.append(Product("S", k + 1, s, s, ps))
             s = ps
         steps.append(step)
-    steps.append([Product("A", loop + 1, 1, a, mont(1, a))])
-    return steps
+    if direct:
+        return steps, a
+    last = mont(1, a)
+    steps.append([Product("A", loop + 1, 1, a, last)])
+    return steps, last
 
 
-def multiplications(e: int, n: int, ConstTime: int = 1, Units: int = 2) -> int:
+def multiplications(e: int, n: int, ConstTime: int = 1, Units: int = 2,
+                    direct: bool = False) -> int:
     """Multiplication times one after the other: a step's with two multipliers (N + 2 in
     constant time, bitlen(E) + 2 without), each product's with one (2N + 3 in constant time:
     two in TO and each LOOP step, one in FROM; without constant time A*S only for a one bit
-    and S*S only while higher bits remain)."""
+    and S*S only while higher bits remain). `direct` (the interleaved multiplier): no TO or
+    FROM, two steps and three products fewer."""
     if Units == 2:
-        return n + 2 if ConstTime else e.bit_length() + 2
+        return (n if ConstTime else e.bit_length()) + (0 if direct else 2)
     if ConstTime:
-        return 2 * n + 3
+        return 2 * n + (0 if direct else 3)
     length = e.bit_length()
-    return 3 + bin(e).count("1") + max(length - 1, 0)
+    return bin(e).count("1") + max(length - 1, 0) + (0 if direct else 3)
 
 
 def rsa_cycles(e: int, n: int, Mult: int = 0, ConstTime: int = 1, Units: int = 2,
                **vwp: int) -> int:
-    """(multiplications) * (Lm + 1), and with Lazy the final reduction's clocks."""
-    return (multiplications(e, n, ConstTime, Units)
-            * (mult_cycles(Mult, n, **vwp) + CAPTURE_CYCLES)
+    """(multiplications) * (Lm + 1), and with Lazy the final reduction's clocks. With the
+    interleaved multiplier and no product (E = 0 without constant time) the START edge goes
+    to the capture: one cycle."""
+    times = multiplications(e, n, ConstTime, Units, Mult in DIRECT_MULTS)
+    return (max(times * (mult_cycles(Mult, n, **vwp) + CAPTURE_CYCLES), CAPTURE_CYCLES)
             + reduction_cycles(n, Mult, **vwp))
 
 
@@ -282,8 +311,7 @@ def rsa_core(x: int, e: int, m: int, n: int, Mult: int = 0,
              PeLatency: int = 3, Units: int = 2, Lazy: int = 0) -> Result:
     """P = X^E mod M as the core computes it (E = 0 gives 1 mod M)."""
     check(n, Mult, ConstTime, V, W, P, PeLatency, Units, Lazy)
-    steps = products(x, e, m, n, ConstTime, Mult=Mult, V=V, W=W, P=P, Lazy=Lazy)
-    p = steps[-1][-1].p
+    p = _chain(x, e, m, n, ConstTime, Mult=Mult, V=V, W=W, P=P, Lazy=Lazy)[1]
     if Lazy:  # FROM's product left unreduced by the multiplier: the core's own reduction
         p = final_reduction(p, m, V)
     return Result("rsa_core", n, p, None, None,

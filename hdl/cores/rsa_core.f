@@ -22,6 +22,9 @@
 ../scalable/mwrkmm.sv
 ../vhr/mont_qp_pe.sv
 ../vhr/mont_qp.sv
+../inter/inter_norm.sv
+../inter/inter_fin.sv
+../inter/inter_lut.sv
 ../rsa/rsa_mont_mult.sv
 ../rsa/rsa_core.sv
 rsa_core_top.sv

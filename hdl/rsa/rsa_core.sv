@@ -76,6 +76,16 @@
 // (every step takes the same NI / W + 1 clocks; the select depends on P, the result, not on an
 // exponent bit). Each product is 2V cycles shorter; the reduction adds (2V + 1)(NI / W + 1).
 //
+// Mult = 6 (inter_lut, Amanor's optimised interleaved multiplier, Algorithm 5) computes
+// X*Y mod M itself, with no Montgomery domain (R = 1): the thesis's RSA with it (section 6.5:
+// 1536 multiplications against 1 + 1536 + 1 with a Montgomery multiplier) needs neither TO's
+// products nor FROM's. The START edge then loads A = 1 mod M (0 for M = 1) and S = X and
+// begins LOOP step 0 at once; the capture that ends the last LOOP step ends the operation,
+// its A is P (the wipe and the result as after FROM). R2 and MP are not read. A step costs
+// the same (Lm + 1) cycles, so N (Lm + 1) cycles in constant time, bitlen(E) (Lm + 1)
+// without; E = 0 without constant time runs no product: the START edge goes to the capture,
+// which ends the operation one cycle later with P = 1 mod M.
+//
 // Assertions (docs/formal.md): the FSM's states, phases and transitions, the step counter in
 // range, both products every LOOP step in constant time and both accumulator registers written
 // every LOOP step (A moved, the decoy in its old place), every product reduced, and the
@@ -128,6 +138,9 @@ module rsa_core #(
   localparam logic [1:0] PhFrom = 2'd2;  // out of the Montgomery domain
 
   localparam logic [NI-1:0] One = NI'(1);
+  // Mult = 6 (inter_lut): X*Y mod M, no Montgomery domain: no TO or FROM products (header)
+  localparam bit            Direct  = (Mult == 6);
+  localparam logic [1:0]    PhFirst = Direct ? PhLoop : PhTo;  // the phase a START begins
 
   logic [1:0]      state_q, phase_q;
   logic [NI-1:0]   a0_q, a1_q;  // A and (constant time) the decoy, A in a1_q when a_sel
@@ -141,7 +154,7 @@ module rsa_core #(
   logic         ma_start, ms_start, mult_clear;
   logic         ma_busy, ms_busy, ma_last, ms_last;
   logic [NI-1:0] ma_x, ma_y, ms_x, ms_y, ma_p, ms_p;
-  logic [NI:0]   ma_s, ma_c, ms_s, ms_c;
+  logic [NI+1:0] ma_s, ma_c, ms_s, ms_c;
   // Lazy: the final reduction's step s, word and borrow, and this clock's word difference
   logic [RsW-1:0] red_s_q;
   logic [RwW-1:0] red_w_q;
@@ -204,7 +217,11 @@ module rsa_core #(
         e_nxt   = e_q >> 1;                           // 2.2
         cnt_nxt = cnt_q + 1'b1;
         if (ConstTime ? (cnt_q == CntW'(N - 1)) : (e_nxt == '0)) begin
-          phase_nxt = PhFrom;
+          if (Direct) begin
+            finish = 1'b1;  // no FROM: this step's A is P
+          end else begin
+            phase_nxt = PhFrom;
+          end
         end
       end
       default: finish = 1'b1;  // PhFrom: P = mont(1, A)
@@ -216,17 +233,20 @@ module rsa_core #(
   // ---------------------------------------------------------------------------------------
   logic         in_cap, start_first, start_next, starting;
   logic [1:0]   op_phase;
-  logic [NI-1:0] a_cur, s_cur;
+  logic [NI-1:0] a_cur, s_cur, a_init;
   logic [N-1:0]  e_cur;
+  logic          direct_start;  // Direct: a START begins LOOP step 0 with A = 1 mod M, S = X
 
   assign in_cap      = (state_q == StCap) && !mid;
   assign start_first = (state_q == StIdle) && start_i && !clear_i;
   assign start_next  = in_cap && !finish;
   assign starting    = start_first || start_next;
-  assign op_phase    = start_first ? PhTo : (start_next ? phase_nxt : phase_q);
-  assign a_cur       = in_cap ? a_nxt : a_reg;
-  assign s_cur       = in_cap ? s_nxt : s_q;
-  assign e_cur       = in_cap ? e_nxt : e_q;
+  assign op_phase    = start_first ? PhFirst : (start_next ? phase_nxt : phase_q);
+  assign direct_start = Direct && start_first;
+  assign a_init      = (m_i == N'(1)) ? '0 : One;  // 1 mod M
+  assign a_cur       = direct_start ? a_init : (in_cap ? a_nxt : a_reg);
+  assign s_cur       = direct_start ? NI'(x_i) : (in_cap ? s_nxt : s_q);
+  assign e_cur       = start_first ? e_i : (in_cap ? e_nxt : e_q);
 
   assign ma_start = starting && (ConstTime || op_phase != PhLoop || e_cur[0]);
   assign ms_start = starting && (op_phase == PhTo
@@ -332,7 +352,7 @@ module rsa_core #(
     logic [NI-1:0] t_q;     // the step's first product (A*S) while the second runs
     logic          mu_start, mu_sel_s, mu_busy, mu_last;
     logic [NI-1:0] mu_x, mu_y, mu_p;
-    logic [NI:0]   mu_s, mu_c;
+    logic [NI+1:0] mu_s, mu_c;
 
     assign mid      = (state_q == StCap) && !half_q && ran_a_q && ran_s_q;
     // S's product: starting a step without A*S, at mid, and while the one started so runs
@@ -405,7 +425,7 @@ module rsa_core #(
     `ASSERT_IMPL(RsaOneUnitWiped_A, $past(mult_clear), t_q == '0, clk_i, assert_off)
 
     /* verilator lint_off UNUSEDSIGNAL */
-    logic [2*(NI+1)-1:0] unused_mu;
+    logic [2*(NI+2)-1:0] unused_mu;
     assign unused_mu = {mu_s, mu_c};
     /* verilator lint_on UNUSEDSIGNAL */
   end else begin : g_bad_units
@@ -444,10 +464,15 @@ module rsa_core #(
           end else if (start_i) begin
             e_q     <= e_i;
             cnt_q   <= '0;
-            phase_q <= PhTo;
+            phase_q <= PhFirst;
             ran_a_q <= ma_start;
             ran_s_q <= ms_start;
-            state_q <= StRun;
+            // Direct, E = 0 without constant time: no product, straight to the capture
+            state_q <= (ma_start || ms_start) ? StRun : StCap;
+            if (Direct) begin
+              a0_q <= a_init;  // LOOP step 0's A and S (header); a1_q keeps its 0
+              s_q  <= NI'(x_i);
+            end
           end
         end
         StRun: begin
@@ -530,7 +555,8 @@ module rsa_core #(
   end
 
   // The result register and the handshake (hdl/common/mv_result.sv): the last capture
-  // takes P = mont(1, A); P reads 0 from the start of an operation on.
+  // takes P = mont(1, A) (Direct: the last LOOP step's A); P reads 0 from the start of an
+  // operation on.
   logic idle, done;
   assign idle = (state_q == StIdle);
   assign done = Lazy ? red_done : (in_cap && finish);
@@ -541,7 +567,8 @@ module rsa_core #(
     `MV_RESULT_CORE_CONN,
     .idle_i(idle),
     .last_i(done),
-    .p_i   (Lazy ? red_keep[N-1:0] : ma_p[N-1:0])  // FROM's product, reduced: below M
+    // FROM's product (Direct: the last A), reduced: below M
+    .p_i   (Lazy ? red_keep[N-1:0] : (Direct ? a_nxt[N-1:0] : ma_p[N-1:0]))
   );
 
   // ---------------------------------------------------------------------------------------
@@ -551,8 +578,13 @@ module rsa_core #(
   // IDLE -> RUN on START (phase TO, counter 0); RUN -> CAP on a multiplier's last cycle; CAP
   // lasts one cycle, to RUN (the next step) or IDLE (after FROM: the end; with Lazy to RED,
   // the final reduction, which ends in IDLE).
+  // (Direct: phase LOOP, and the capture at once when no product starts: E = 0 without
+  // constant time.)
   `ASSERT_IMPL(RsaStartsOnStart_A, $past(idle) && !idle, $past(start_first)
-               && state_q == StRun && phase_q == PhTo && cnt_q == '0, clk_i, assert_off)
+               && state_q == ($past(ma_start || ms_start) ? StRun : StCap)
+               && phase_q == PhFirst && cnt_q == '0, clk_i, assert_off)
+  `ASSERT_IMPL(RsaRunsOnStart_A, !Direct && $past(start_first), state_q == StRun, clk_i,
+               assert_off)
   `ASSERT_IMPL(RsaCapOnLast_A, $past(state_q == StRun) && in_cap, $past(ma_last || ms_last),
                clk_i, assert_off)
   `ASSERT_IMPL(RsaCapOneCycle_A, $past(in_cap), state_q == (($past(finish))
@@ -563,8 +595,11 @@ module rsa_core #(
                assert_off)
   // The loop counts exponent bits: at most N steps (N exactly in constant time).
   `ASSERT_IMPL(RsaCntInRange_A, phase_q == PhLoop, int'(cnt_q) < N, clk_i, assert_off)
-  `ASSERT_IMPL(RsaConstTimeSteps_A, ConstTime && $past(phase_q == PhLoop) && phase_q == PhFrom,
-               int'($past(cnt_q)) == N - 1, clk_i, assert_off)
+  `ASSERT_IMPL(RsaConstTimeSteps_A, ConstTime && in_cap && phase_q == PhLoop
+               && (finish || phase_nxt == PhFrom), int'(cnt_q) == N - 1, clk_i, assert_off)
+  // Direct: no FROM phase; every other core ends only after FROM.
+  `ASSERT_IMPL(RsaDirectPhases_A, in_cap && finish, phase_q == (Direct ? PhLoop : PhFrom),
+               clk_i, assert_off)
   // Constant time (this header): every step runs both products.
   `ASSERT_IMPL(RsaConstTimeBoth_A, ConstTime && state_q == StRun && phase_q != PhFrom,
                ran_a_q && ran_s_q, clk_i, assert_off)
@@ -584,7 +619,8 @@ module rsa_core #(
   // Constant time beyond cycles (this header): every LOOP step writes both accumulator
   // registers whatever the bit: A moves to the other register (the selection of 2.1) and the
   // register that held it takes the decoy.
-  `ASSERT_IMPL(RsaConstTimeAccWritten_A, ConstTime && $past(in_cap && phase_q == PhLoop),
+  `ASSERT_IMPL(RsaConstTimeAccWritten_A, ConstTime
+               && $past(in_cap && phase_q == PhLoop && !finish),
                a_sel != $past(a_sel) && a_reg == $past(a_nxt)
                && (a_sel ? a0_q : a1_q) == $past(d_nxt), clk_i, assert_off)
   // Secrets (this header): A, the decoy, S and E are wiped on the edge that ends the operation.
@@ -593,7 +629,7 @@ module rsa_core #(
 
   // The redundant halves are read by the testbench's multiplier monitors only.
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [4*(NI+1)-1:0] unused_red;
+  logic [4*(NI+2)-1:0] unused_red;
   assign unused_red = {ma_s, ma_c, ms_s, ms_c};
   logic unused_busy;
   assign unused_busy = ma_busy ^ ms_busy;

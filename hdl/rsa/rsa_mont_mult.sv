@@ -1,24 +1,27 @@
-// rsa_mont_mult: one Montgomery multiplier of the RSA core, chosen by a build parameter.
+// rsa_mont_mult: one modular multiplier of the RSA core, chosen by a build parameter.
 //
 // Michalski and Buell (2006), section 5.5 and Fig. 7 use two identical Montgomery multipliers
 // in the RSA core; here the multiplier architecture is a parameter so that one exponentiation
-// core compares the multipliers of this project. Mult = 0..4 compute P = X*Y*2^-N mod M, fully
-// reduced, for X < 2^N and Y < M; Mult = 5 computes X*Y*2^-r mod M, r = V (ceil(N/V) + 1),
-// fully reduced only with Reduce = 1 (below):
+// core compares the multipliers of this project. Mult = 0..3 compute P = X*Y*2^-N mod M,
+// fully reduced, for X < 2^N and Y < M; Mult = 4 the same with its own ranges (mwrkmm's
+// header); Mult = 5 computes X*Y*2^-r mod M, r = V (ceil(N/V) + 1), fully reduced only with
+// Reduce = 1 (below); Mult = 6 is no Montgomery multiplier: P = X*Y mod M (R = 1):
 //   Mult = 0: mont_lut    (Amanor 2005, Algorithm 3)              N + 2 cycles
 //   Mult = 1: mont_csa    (Amanor 2005, Algorithm 1b)             N + 1 cycles
 //   Mult = 2: mont_csa_u2 (Gajbhiye 2018, Algorithm 1b unfolded)  ceil(N/2) + 1 cycles
 //   Mult = 3: mont_lut_u2 (Gajbhiye 2018, Algorithm 3 unfolded)   ceil(N/2) + 2 cycles
 //   Mult = 4: mwrkmm      (Michalski-Buell 2006, Algorithm 2; V, W, P, PeLatency)  R = 2^N
 //   Mult = 5: mont_qp     (Jiang-Harris, quotient pipelined; V, W, P)   R = 2^(V (ceil(N/V)+1))
+//   Mult = 6: inter_lut   (Amanor 2005, Algorithm 5, optimised interleaved)  N + 9 cycles
 // The word-based multipliers take their reduction constant from mp_i: m' (its low W bits) for
 // mwrkmm, M-hat for mont_qp (the host loads the one the build needs into MP).
 // Reduce (mont_qp only): 0 builds it without its reducer, every product left in Orup's range
 // (rsa_core's Lazy mode); the other multipliers always reduce (their P < M).
-// The redundant S and C leave zero-extended to N + 1 bits (mont_csa keeps N-bit halves), so
-// the testbench can recompute the final subtraction (S + C >= M) of every product; the
-// word-based multipliers give their unreduced result (< 2M; mont_qp with Reduce = 0 its raw
-// result) as S and C = 0.
+// The redundant S and C leave zero-extended to N + 2 bits (mont_csa keeps N-bit halves,
+// inter_lut's C is N + 2 bits), so the testbench can recompute the final reduction of every
+// product: one conditional subtraction of S + C for the Montgomery ones (S + C >= M), and
+// (S + C) mod M for inter_lut (its FIN cycle's four subtractions); the word-based multipliers
+// give their unreduced result (< 2M; mont_qp with Reduce = 0 its raw result) as S and C = 0.
 `include "mv_core_ports.svh"
 
 module rsa_mont_mult #(
@@ -34,7 +37,7 @@ module rsa_mont_mult #(
   parameter bit FaultEn   = 1'b0,
   parameter int FaultAddr = 0
 ) (
-  `MV_CORE_SC_PORTS(N + 1),
+  `MV_CORE_SC_PORTS(N + 2),
   /* verilator lint_off UNUSEDSIGNAL */  // the bit-serial multipliers need no constant
   input  logic [N-1:0] mp_i     // m' = -M^-1 mod 2^N (mwrkmm) or M-hat (mont_qp)
   /* verilator lint_on UNUSEDSIGNAL */
@@ -46,16 +49,21 @@ module rsa_mont_mult #(
   localparam int MultMontLutU2 = 3;
   localparam int MultMwrkmm    = 4;
   localparam int MultMontQp    = 5;
+  localparam int MultInterLut  = 6;
   localparam int FaultPe       = (P > 0) ? FaultAddr % P : 0;
 
   if (Mult == MultMontLut) begin : g_mont_lut
+    logic [N:0] s, c;
     mont_lut #(
       .N        (N),
       .FaultEn  (FaultEn),
       .FaultAddr(FaultAddr)
     ) u_mult (
-      .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .busy_o, .last_o, .p_o, .s_o, .c_o
+      .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .busy_o, .last_o, .p_o, .s_o(s),
+      .c_o(c)
     );
+    assign s_o = {1'b0, s};
+    assign c_o = {1'b0, c};
   end else if (Mult == MultMontCsa) begin : g_mont_csa
     logic [N-1:0] s, c;
     mont_csa #(
@@ -66,8 +74,8 @@ module rsa_mont_mult #(
       .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .busy_o, .last_o, .p_o,
       .s_o(s), .c_o(c)
     );
-    assign s_o = {1'b0, s};
-    assign c_o = {1'b0, c};
+    assign s_o = {2'b0, s};
+    assign c_o = {2'b0, c};
   end else if (Mult == MultMontCsaU2) begin : g_mont_csa_u2
     logic [N-1:0] s, c;
     mont_csa_u2 #(
@@ -78,17 +86,22 @@ module rsa_mont_mult #(
       .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .busy_o, .last_o, .p_o,
       .s_o(s), .c_o(c)
     );
-    assign s_o = {1'b0, s};
-    assign c_o = {1'b0, c};
+    assign s_o = {2'b0, s};
+    assign c_o = {2'b0, c};
   end else if (Mult == MultMontLutU2) begin : g_mont_lut_u2
+    logic [N:0] s, c;
     mont_lut_u2 #(
       .N        (N),
       .FaultEn  (FaultEn),
       .FaultAddr(FaultAddr)
     ) u_mult (
-      .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .busy_o, .last_o, .p_o, .s_o, .c_o
+      .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .busy_o, .last_o, .p_o, .s_o(s),
+      .c_o(c)
     );
+    assign s_o = {1'b0, s};
+    assign c_o = {1'b0, c};
   end else if (Mult == MultMwrkmm) begin : g_mwrkmm
+    logic [N:0] s;
     mwrkmm #(
       .N      (N),
       .V      (V),
@@ -99,10 +112,12 @@ module rsa_mont_mult #(
       .FaultPe(FaultPe)
     ) u_mult (
       .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .mp_i(mp_i[W-1:0]), .busy_o,
-      .last_o, .p_o, .s_o
+      .last_o, .p_o, .s_o(s)
     );
+    assign s_o = {1'b0, s};
     assign c_o = '0;
   end else if (Mult == MultMontQp) begin : g_mont_qp
+    logic [N:0] s;
     mont_qp #(
       .N        (N),
       .V        (V),
@@ -113,11 +128,20 @@ module rsa_mont_mult #(
       .FaultAddr(FaultPe)
     ) u_mult (
       .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .mhat_i(mp_i), .busy_o, .last_o,
-      .p_o, .s_o
+      .p_o, .s_o(s)
     );
+    assign s_o = {1'b0, s};
     assign c_o = '0;
+  end else if (Mult == MultInterLut) begin : g_inter_lut
+    inter_lut #(
+      .N        (N),
+      .FaultEn  (FaultEn),
+      .FaultAddr(FaultAddr)
+    ) u_mult (
+      .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .busy_o, .last_o, .p_o, .s_o, .c_o
+    );
   end else begin : g_bad_mult
-    initial $fatal(1, "rsa_mont_mult: Mult must be 0..5 (got %0d)", Mult);
+    initial $fatal(1, "rsa_mont_mult: Mult must be 0..6 (got %0d)", Mult);
   end
 
 endmodule

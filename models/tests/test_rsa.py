@@ -8,13 +8,15 @@ import gmpy2
 import pytest
 
 from montverif.models import rsa
+from montverif.models.inter import inter_lut
 from montverif.models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2
 from montverif.models.registry import get_algo, reference
 from montverif.models.result import ModelInputError
 from montverif.models.scalable import mwrkmm
 from montverif.models.vhr import mont_qp
 
-BIT_MODELS = {0: mont_lut, 1: mont_csa, 2: mont_csa_u2, 3: mont_lut_u2, 4: mwrkmm, 5: mont_qp}
+BIT_MODELS = {0: mont_lut, 1: mont_csa, 2: mont_csa_u2, 3: mont_lut_u2, 4: mwrkmm, 5: mont_qp,
+              6: inter_lut}
 # the word-based multipliers at a legal (V, W, P) for N = 32 (mont_qp: R = 2^(V(N/V + 1)))
 VWP = {4: {"V": 8, "W": 4, "P": 2}, 5: {"V": 8, "W": 16, "P": 3}}
 
@@ -54,7 +56,11 @@ def test_products_match_the_bit_accurate_multiplier(mult: int) -> None:
         for p in step:
             x = p.x % m  # the bit model's checks want X < M (the RTL only needs X < 2^N)
             assert BIT_MODELS[mult](x, p.y, m, n, **vwp).p == p.p
-    assert steps[-1][-1].p == pow(0x1234_5678, 0xA5A5_0001, m)
+    p = rsa.rsa_core(0x1234_5678, 0xA5A5_0001, m, n, Mult=mult, **vwp).p
+    assert p == pow(0x1234_5678, 0xA5A5_0001, m)
+    last = steps[-1][-1] if mult not in rsa.DIRECT_MULTS else [
+        q for q in steps[-1] if q.mult == "A"][0]  # interleaved: the last A*S is P
+    assert last.p == p
 
 
 def test_word_multipliers_precompute_for_their_own_r() -> None:
@@ -94,8 +100,39 @@ def test_step_structure_and_cycles() -> None:
         vwp = {4: {"V": 8, "W": 4, "P": 1}, 5: {"V": 4, "W": 8, "P": 2}}.get(mult, {})
         lm = rsa.mult_cycles(mult, n, **vwp)
         assert BIT_MODELS[mult](1, 2, 65521, n, **vwp).cycles == lm
-        assert rsa.rsa_cycles(0, n, Mult=mult, **vwp) == (n + 2) * (lm + 1)
-        assert rsa.rsa_cycles(e, n, Mult=mult, ConstTime=0, **vwp) == 6 * (lm + 1)
+        domain = 0 if mult in rsa.DIRECT_MULTS else 2  # the TO and FROM steps
+        assert rsa.rsa_cycles(0, n, Mult=mult, **vwp) == (n + domain) * (lm + 1)
+        assert rsa.rsa_cycles(e, n, Mult=mult, ConstTime=0, **vwp) == (4 + domain) * (lm + 1)
+
+
+def test_interleaved_multiplier_needs_no_montgomery_domain() -> None:
+    """Mult = 6 (inter_lut, X*Y mod M): no TO or FROM step, the loop starts from A = 1 mod M
+    and S = X; its last A is P (the thesis's 1536 against 1 + 1536 + 1 multiplications,
+    section 6.5); E = 0 without constant time runs no product and takes the capture cycle."""
+    n, m, x, e = 16, 65521, 3, 0b1011
+    assert rsa.r_bits(n, Mult=6) == 0 and rsa.r2(m, n, Mult=6) == 1
+    ct = rsa.products(x, e, m, n, Mult=6)
+    assert len(ct) == n and all(len(s) == 2 for s in ct) and ct[0][0].step == 1
+    assert (ct[0][0].x, ct[0][0].y, ct[0][1].x, ct[0][1].y) == (1, x, x, x)
+    vt = rsa.products(x, e, m, n, Mult=6, ConstTime=0)
+    assert [len(s) for s in vt] == [2, 2, 1, 1]
+    lm = n + 9
+    for units, ct_count, vt_count in ((2, n, 4), (1, 2 * n, 6)):
+        assert rsa.rsa_cycles(e, n, Mult=6, Units=units) == ct_count * (lm + 1)
+        assert rsa.rsa_cycles(e, n, Mult=6, ConstTime=0, Units=units) == vt_count * (lm + 1)
+        count = sum(len(s) for s in rsa.products(x, e, m, n, Mult=6, ConstTime=0))
+        assert rsa.multiplications(e, n, 0, units, direct=True) == (4 if units == 2 else count)
+    assert rsa.products(x, 0, m, n, Mult=6, ConstTime=0) == []
+    assert rsa.rsa_cycles(0, n, Mult=6, ConstTime=0) == 1
+    for exp in (0, 1, e, (1 << n) - 1):
+        for ct_mode in (1, 0):
+            assert rsa.rsa_core(x, exp, m, n, Mult=6, ConstTime=ct_mode).p == pow(x, exp, m)
+    assert rsa.rsa_core(0, 0, 1, n, Mult=6).p == 0  # 1 mod 1
+    # docs/rsa.md: the thesis's schedule (one multiplier, variable time) for a 1024-bit
+    # exponent of weight 512: popcount + bitlen - 1 products of N + 9 + 1 cycles
+    e = int("10" * 512, 2)
+    assert rsa.multiplications(e, 1024, 0, 1, direct=True) == 512 + 1024 - 1
+    assert rsa.rsa_cycles(e, 1024, Mult=6, ConstTime=0, Units=1) == 1535 * 1034
 
 
 def test_one_multiplier_cycles_count_every_product() -> None:

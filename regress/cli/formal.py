@@ -53,16 +53,22 @@ from montverif.spec.designs import check_known, load_design
 from montverif.spec.errors import ConfigError
 
 
-def _params(text: str) -> tuple[tuple[str, int], ...]:
+def _params(text: str, dut: str | None = None) -> tuple[tuple[str, int], ...]:
+    """NAME=VALUE,... as the harness takes them; a design's choice may be named (--dut:
+    `Mult=inter_lut` is its index, as `montverif sim` takes it)."""
     out = []
     for item in filter(None, (p.strip() for p in text.split(","))):
         name, sep, value = item.partition("=")
-        if not sep or not name.strip():
+        name, value = name.strip(), value.strip()
+        if not sep or not name:
             raise ConfigError(f"--params {text!r}: write NAME=VALUE[,NAME=VALUE...]")
         try:
-            out.append((name.strip(), int(value, 0)))
+            out.append((name, int(value, 0)))
         except ValueError:
-            raise ConfigError(f"--params: {name.strip()}={value!r} is not an integer") from None
+            if dut is None:
+                raise ConfigError(f"--params: {name}={value!r} is not an integer") from None
+            check_known(dut)
+            out.append(load_design(dut).normalize({name: value})[0])
     return _once(tuple(out))
 
 
@@ -124,7 +130,7 @@ def main(argv: list[str]) -> int:
     if not (args.block or args.dut):
         return fail("name one of --block, --dut (or --points)")
     try:
-        params = _params(args.params)
+        params = _params(args.params, args.dut)
         given = (("N", args.n), ("BusW", args.busw), ("AckWait", args.ack_wait))
         if args.dut and (args.busw is not None or args.ack_wait is not None):
             raise ConfigError("--busw and --ack-wait are the loader's (--block mv_bus_loader)"
@@ -229,7 +235,7 @@ def _covers(args: argparse.Namespace) -> int:
             or args.busw is not None or args.ack_wait is not None:
         return fail("--covers takes only --dut, --n, --params, --timeout and --out")
     try:
-        asked = _params(args.params)
+        asked = _params(args.params, args.dut)
         _once(((("N", args.n),) if args.n is not None else ()) + asked)
         n, params = cover_point(args.dut, args.n, dict(asked))
         res = formal_cover.run(args.dut, n, params, args.timeout, args.out, _mode(args))

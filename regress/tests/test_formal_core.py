@@ -16,6 +16,7 @@ from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.spec.designs import known_designs, load_design
+from montverif.spec.errors import ConfigError
 
 CORE = load_design("mont_r2").rtl[0]
 # step 4 of Algorithm 1a: T = T + q_i M; the mutant adds M when q_i is 0 instead
@@ -127,6 +128,17 @@ def test_every_descriptor_point_can_be_checked() -> None:
             for reg in ("X", "Y"):
                 sig = reg.lower()
                 assert (f"assume ({sig} < m);" in text) == (reg in design.below_modulus), name
+
+
+def test_a_design_s_choice_is_named_as_sim_takes_it() -> None:
+    """`--params Mult=inter_lut` is rsa_core's choice 6, as `montverif sim` takes it; an
+    unknown name is one line; a block's parameters are integers only."""
+    assert formal_cli._params("Mult=inter_lut,ConstTime=0", "rsa_core") == (
+        ("Mult", 6), ("ConstTime", 0))
+    with pytest.raises(ConfigError, match="Mult=inter_lu is not one of mont_lut"):
+        formal_cli._params("Mult=inter_lu", "rsa_core")
+    with pytest.raises(ConfigError, match="HasE='yes' is not an integer"):
+        formal_cli._params("HasE=yes")
 
 
 def test_a_design_s_formal_timeout_lengthens_its_points() -> None:

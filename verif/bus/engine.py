@@ -156,9 +156,9 @@ class ProductTap:
 
     @property
     def slot(self) -> int:
-        """Bits of one captured value: the multipliers' width + 1 (S and C) rounded up to
-        32-bit words."""
-        return 32 * -(-(max(self.width, self.n) + 1) // 32)
+        """Bits of one captured value: the multipliers' width + 2 (S and C: rsa_mont_mult.sv)
+        rounded up to 32-bit words."""
+        return 32 * -(-(max(self.width, self.n) + 2) // 32)
 
     @property
     def depth(self) -> int:

@@ -17,6 +17,7 @@ WEIGHTS = ["hw0", "low", "mid", "high", "full"]
 MSG = ["zero", "one", "m_minus_1", "other"]
 ACT_CT = ["to:A+S", "loop:A_kept+S", "loop:A_discarded+S", "from:A"]
 ACT_VT = ["to:A+S", "loop:A_kept+S", "loop:A_kept", "loop:S", "from:A"]
+DOMAIN_STEPS = ("to:A+S", "from:A")  # the Montgomery domain's; none with inter_lut (Mult = 6)
 
 
 def exp_pattern(e: int, n: int) -> str:
@@ -45,7 +46,9 @@ def weight_class(e: int, n: int) -> str:
 
 
 class RsaCoverage(Coverage):
-    def __init__(self, design: str, const_time: bool) -> None:
+    def __init__(self, design: str, const_time: bool, direct: bool = False) -> None:
+        """`direct`: the core's multiplier computes X*Y mod M (inter_lut), so its steps are
+        the loop's only (no TO or FROM)."""
         self.design = design
         self.illegal_bins = frozenset()
         top = design
@@ -59,10 +62,13 @@ class RsaCoverage(Coverage):
         @CoverPoint(f"{top}.msg", bins=MSG)
         def _msg(c: str) -> None: ...
 
-        # one cover point per build kind: the two kinds have different bins, and coverage
-        # merged over both (a nightly) must not mix them in one point
-        @CoverPoint(f"{top}.step.activity_{'ct' if const_time else 'vt'}",
-                    bins=ACT_CT if const_time else ACT_VT)
+        # one cover point per build kind: the kinds have different bins, and coverage merged
+        # over several (a nightly) must not mix them in one point
+        kind = ("ct" if const_time else "vt") + ("_direct" if direct else "")
+        steps = [a for a in (ACT_CT if const_time else ACT_VT)
+                 if not (direct and a in DOMAIN_STEPS)]
+
+        @CoverPoint(f"{top}.step.activity_{kind}", bins=steps)
         def _act(a: str) -> None: ...
 
         @CoverPoint(f"{top}.mult_a.final_sub", bins=[True, False],

@@ -18,8 +18,8 @@ from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 from pyuvm import ConfigDB, uvm_analysis_port, uvm_component, uvm_env
 
+from montverif.models import inter, vhr
 from montverif.models import rsa as rsa_model
-from montverif.models import vhr
 from montverif.models.mont import final_sub
 from montverif.models.registry import get_algo, reference
 from montverif.models.result import ModelInputError
@@ -103,6 +103,9 @@ class RsaScoreboard(Scoreboard):
         # multiplier's own value (models.vhr.lazy_product); the core reduces the last one
         full = self.algo.defaults() | self.params
         self.lazy = bool(full.get("Lazy")) and full.get("Mult") == 5
+        # the interleaved multiplier: P = (S + C) mod M (its FIN cycle), no Montgomery domain
+        self.direct = full.get("Mult") in rsa_model.DIRECT_MULTS
+        self.formula = "x*y mod m" if self.direct else f"x*y*2^-{self.r_bits} mod m"
         self.width = rsa_model.width(self.n, **full)
         self.vwp = (full.get("V", 16), full.get("W", 16), full.get("P", 1))
         self._prod_op = -1
@@ -158,13 +161,16 @@ class RsaScoreboard(Scoreboard):
         # reduced fully: every product, but none with Lazy (the core reduces the last one)
         reduced = not self.lazy
         if reduced and t.p != want:
-            self.fail(f"{tag}: P = {v(t.p)}, gmpy2 x*y*2^-{self.r_bits} mod m = {v(want)} "
+            self.fail(f"{tag}: P = {v(t.p)}, gmpy2 {self.formula} = {v(want)} "
                       f"(x={v(t.x)}, y={v(t.y)})")
-        if reduced and t.p != final_sub(t.s + t.c, t.m):
+        if reduced and self.direct:
+            self._check_direct(t, tag)
+        elif reduced and t.p != final_sub(t.s + t.c, t.m):
             self.fail(f"{tag}: P = {v(t.p)} is not S + C ({v(t.s + t.c)}) reduced once")
         if not reduced:
             self._check_lazy(t, tag, want)
-        if reduced and k < len(exp):  # the final subtraction of A's or S's product
+        # the final subtraction of A's or S's product (inter_lut has none: (S + C) mod M)
+        if reduced and not self.direct and k < len(exp):
             self.coverage.sample_final_sub(  # type: ignore[attr-defined]
                 exp[k].mult, t.s + t.c >= t.m)
         if k >= len(exp):
@@ -173,6 +179,25 @@ class RsaScoreboard(Scoreboard):
             self.fail(f"{tag} (step {exp[k].step}): operands ({v(t.x)}, {v(t.y)}), "
                       f"Algorithm 4 expects ({v(exp[k].x)}, {v(exp[k].y)})")
         self.products_checked += 1
+
+    def _check_direct(self, t: MultTxn, tag: str) -> None:
+        """The interleaved multiplier (inter_lut): its S and C after the loop as the
+        bit-accurate model computes them (on the normalised modulus), and P their sum
+        reduced (its FIN cycle)."""
+        v = self.predictor.secrets.derived
+        try:
+            model = inter.inter_lut(t.x, t.y, t.m, self.width)
+        except ModelInputError as exc:
+            self.fail(f"{tag}: operands outside the interleaved multiplier's range: {exc}")
+            return
+        want_s, want_c = model.s or 0, model.c or 0
+        if (t.s, t.c) != (want_s, want_c):
+            self.fail(f"{tag}: S = {v(t.s)}, C = {v(t.c)}; models.inter.inter_lut gives "
+                      f"S = {v(want_s)}, C = {v(want_c)}")
+        z = self.width - t.m.bit_length()
+        if t.p != ((t.s + t.c) % (t.m << z)) >> z:
+            self.fail(f"{tag}: P = {v(t.p)} is not S + C ({v(t.s + t.c)}) reduced mod "
+                      f"M * 2^{z} and shifted right by {z}")
 
     def _check_lazy(self, t: MultTxn, tag: str, want: int) -> None:
         """An unreduced product (Lazy): the residue gmpy2 computes, the multiplier's own value
@@ -210,8 +235,10 @@ class RsaScoreboard(Scoreboard):
             self.fail(f"{tag}: not wiped at the end of the operation: {', '.join(left)} "
                       f"(first: {p} = {self.predictor.secrets.derived(v)})")
         if op.index != self._prod_op:
-            self.fail(f"{tag}: no multiplier product was observed")
-        else:
+            self._begin(op)  # none seen: none may be due (inter_lut, E = 0, variable time)
+            if any(self._expected.values()):
+                self.fail(f"{tag}: no multiplier product was observed")
+        if not any(self._expected.values()) or any(self._seen.values()):
             for mult in self.mults:
                 seen, exp = len(self._seen[mult]), len(self._expected[mult])
                 if seen != exp:
@@ -220,12 +247,11 @@ class RsaScoreboard(Scoreboard):
             cov: RsaCoverage = self.coverage  # type: ignore[assignment]
             x, e, m = op.args
             cov.sample_exp(x, e, m, self.n)
-            for i, step in enumerate(self._steps):
-                kinds = {p.mult for p in step}
-                if i == 0:
-                    cov.sample_step("to:A+S")
-                elif i == len(self._steps) - 1:
-                    cov.sample_step("from:A")
+            loop = range(1, len(self._steps) + (1 if self.direct else -1))
+            for step in self._steps:
+                kinds, i = {p.mult for p in step}, step[0].step  # 0: TO, then LOOP, FROM
+                if i not in loop:
+                    cov.sample_step("to:A+S" if i == 0 else "from:A")
                 else:
                     kept = "A_kept" if (e >> (i - 1)) & 1 else "A_discarded"
                     cov.sample_step("loop:" + "+".join(
@@ -255,7 +281,7 @@ class RsaScoreboard(Scoreboard):
         if self.checked and not self.products_checked:
             self.fail("operations ran but no multiplier product was observed")
         super().check_phase()
-        self.logger.info(f"scoreboard: {self.products_checked} Montgomery products checked")
+        self.logger.info(f"scoreboard: {self.products_checked} multiplier products checked")
 
 
 class RsaEnv(uvm_env):
@@ -268,8 +294,9 @@ class RsaEnv(uvm_env):
                                          self.run_cfg.bus_w, algo.model(self.run_cfg.params),
                                          bus_if.period_ns,
                                          secrets=self.run_cfg.secrets(self.design))
-        self.coverage = RsaCoverage(self.design.name,
-                                    bool(self.run_cfg.params.get("ConstTime", 1)))
+        full = algo.defaults() | self.run_cfg.params
+        self.coverage = RsaCoverage(self.design.name, bool(full.get("ConstTime", 1)),
+                                    full.get("Mult") in rsa_model.DIRECT_MULTS)
         self.agent = BusAgent("agent", self)
         names = [str(p) for p in self.design.rsa_at(self.run_cfg.params)["mults"]]
         self.monitors = [MultMonitor(f"mon_{k}", self, k, prefix)

@@ -177,9 +177,13 @@ def _rsa_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: BuildSpec, 
     ("verilator", 64, 16, (("Mult", 5), ("V", 8), ("W", 16), ("P", 3), ("ConstTime", 0),
                            ("Units", 1))),
     ("verilator", 64, 32, (("Mult", 5), ("V", 8), ("W", 16), ("P", 3), ("Lazy", 1))),
+    # inter_lut: no TO or FROM step, E = 0 runs no product; its C is N + 2 bits (63 + 2 does
+    # not fit the 64-bit slot the other multipliers need at N = 63)
+    ("verilator", 63, 16, (("Mult", 6), ("ConstTime", 0))),
 ], ids=["verilator-mont_lut", "verilator-mwrkmm", "icarus-mont_lut", "icarus-mwrkmm",
         "verilator-one-unit",
-        "verilator-one-unit-mont_qp-vartime", "verilator-mont_qp-lazy"])
+        "verilator-one-unit-mont_qp-vartime", "verilator-mont_qp-lazy",
+        "verilator-inter_lut-vartime"])
 def test_fast_mode_checks_what_pin_mode_checks(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sim: str, n: int, bus_w: int,
         params: tuple[tuple[str, int], ...]) -> None:
@@ -194,7 +198,7 @@ def test_fast_mode_checks_what_pin_mode_checks(
         outcome, bus_log, rows = _rsa_run(tmp_path, monkeypatch, build, bus, tests)
         assert outcome.passed, f"{bus}: {outcome.first_error}"  # type: ignore[attr-defined]
         sim_log = (outcome.log_dir / "sim.log").read_text()  # type: ignore[attr-defined]
-        products = [int(w) for w in re.findall(r"scoreboard: (\d+) Montgomery products", sim_log)]
+        products = [int(w) for w in re.findall(r"scoreboard: (\d+) multiplier products", sim_log)]
         got[bus] = (bus_log, rows, products)
     assert len(got["pins"][0]) > 100 and len(got["pins"][1]) >= 4
     assert sum(got["pins"][2]) > 4 * n
@@ -210,8 +214,9 @@ def test_fast_mode_checks_what_pin_mode_checks(
      "multiplier U product 0, A's"),
     ("verilator", (("Mult", 5), ("V", 4), ("W", 8), ("P", 2), ("Lazy", 1)),
      "multiplier A product 0"),
+    ("verilator", (("Mult", 6),), "multiplier A product"),
 ], ids=["verilator", "icarus", "verilator-one-unit", "verilator-one-unit-mont_qp",
-        "verilator-mont_qp-lazy"])
+        "verilator-mont_qp-lazy", "verilator-inter_lut"])
 def test_fast_mode_catches_a_broken_multiplier_on_its_first_wrong_product(
         tmp_path: Path, sim: str, params: tuple[tuple[str, int], ...], where: str) -> None:
     """The fault build (a wrong table entry in multiplier A, or a flipped quotient digit of
@@ -257,6 +262,35 @@ def test_a_lazy_core_that_reduces_wrongly_fails(
     overlay.mkdir()
     (overlay / "rsa_core.sv").write_text(text.replace(old, new))
     run = RunSpec(BuildSpec("rsa_core", 32, 16, "verilator", params=LAZY,
+                            overlay=str(overlay)),
+                  seed=5, txns=1, tests=("RandomTest",), timeout_s=600)
+    outcome = execute(run, tmp_path / run.key)
+    assert not outcome.passed
+    assert message in outcome.first_error, outcome.first_error
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("file,old,new,message", [
+    # S and C swapped: P is right (their sum is), the halves are not inter_lut's
+    ("rsa_mont_mult.sv", ".busy_o, .last_o, .p_o, .s_o, .c_o\n    );\n  end else begin",
+     ".busy_o, .last_o, .p_o, .s_o(c_o), .c_o(s_o)\n    );\n  end else begin",
+     "models.inter.inter_lut gives"),
+    # a FROM step after the loop, as with a Montgomery multiplier: P is right (1 * A mod M),
+    # the product chain and the cycle count are not
+    ("rsa_core.sv", "          if (Direct) begin\n            finish = 1'b1;",
+     "          if (1'b0) begin\n            finish = 1'b1;", "Algorithm 4 needs only"),
+], ids=["s-c-swapped", "from-step"])
+def test_an_interleaved_core_that_goes_wrong_fails(
+        tmp_path: Path, file: str, old: str, new: str, message: str) -> None:
+    """Mult = 6 (inter_lut, no Montgomery domain): a copy of the RTL whose multiplier gives
+    its S and C swapped, or whose core runs a FROM product, fails on the bit-exact check of
+    the halves (models.inter) or on the product chain, though P is right in both."""
+    text = (ROOT / "hdl" / "rsa" / file).read_text()
+    assert text.count(old) == 1
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    (overlay / file).write_text(text.replace(old, new))
+    run = RunSpec(BuildSpec("rsa_core", 32, 16, "verilator", params=(("Mult", 6),),
                             overlay=str(overlay)),
                   seed=5, txns=1, tests=("RandomTest",), timeout_s=600)
     outcome = execute(run, tmp_path / run.key)
