@@ -38,6 +38,9 @@ KINDS = ("mont", "inter", "modexp")  # what a design computes (field1 adds "mont
 # An operand's domain ([operands] domain): below M, any N-bit value, or (a carry-save group,
 # named by its first register) a sum below 2M. The loader refuses START outside it (ERR_RANGE).
 DOMAINS = ("below_m", "below_2n", "below_2m")
+# The operands the bus loader's range rule can check, each by a parameter of its own
+# (mv_bus_loader's RangeX, RangeY; a carry-save operand by its group's sum).
+LOADER_RANGE_OPERANDS = ("X", "Y")
 # What a design promises over its domain ([operands] promise): relations in the names below
 # and its build parameters. p: the result P; v: the value its final reduction starts from
 # (S + C, or the unreduced result of a design without S, C).
@@ -247,6 +250,21 @@ class Design:
     def range_checked(self, reg: str) -> bool:
         """Whether the loader's range rule covers this operand (or its group)."""
         return reg in self.below_modulus or any(g[0] == reg for g in self.range_groups)
+
+    @functools.cached_property
+    def range_rule_operands(self) -> tuple[str, ...]:
+        """The operands the bus loader's range rule checks: the generated top leaves its
+        Range<reg> on (the loader's default) for these and turns it off for the others of
+        LOADER_RANGE_OPERANDS. None for a streaming design (no bus loader)."""
+        if self.stream is not None:
+            return ()
+        return tuple(r for r in LOADER_RANGE_OPERANDS if self.range_checked(r))
+
+    @property
+    def has_range_rule(self) -> bool:
+        """Whether the bus loader has a range rule at all, i.e. can answer ERR_RANGE (the
+        coverage's ERR_RANGE bin): one of its Range<reg> parameters is on."""
+        return bool(self.range_rule_operands)
 
     def out_of_range(self, values: Mapping[str, int]) -> bool:
         """The loader's range rule (ERR_RANGE): an operand whose domain is below M is >= M,

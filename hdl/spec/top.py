@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from montverif.spec import adapter, foreign, stream_top
-from montverif.spec.design import Design
+from montverif.spec.design import LOADER_RANGE_OPERANDS, Design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import INCLUDE_DIRS, cache, shown, work
 from montverif.spec.svnames import camel
@@ -244,9 +244,10 @@ def emit(design: Design) -> str:
     if design.has_field:
         loader_params.append(("HasField", "1'b1"))
     # the range rule follows the operand domains (an operand the design does not read, or
-    # one of any N-bit value, is not checked)
-    loader_params += [(f"Range{reg}", "1'b0") for reg in ("X", "Y")
-                      if not design.range_checked(reg)]
+    # one of any N-bit value, is not checked): Design.range_rule_operands, whose
+    # has_range_rule the testbench reads too
+    loader_params += [(f"Range{reg}", "1'b0") for reg in LOADER_RANGE_OPERANDS
+                      if reg not in design.range_rule_operands]
     used = {LOADER_REGS[r] for r in (*design.operands, *design.precomputed) if r in LOADER_REGS}
     lines = [
         f"// GENERATED from {shown(design.descriptor)} by montverif.spec.top: the",

@@ -144,8 +144,8 @@ class Coverage:
         (the operand classes use the value; `operands.halves` covers how it was split).
         `beyond`: the operands whose domain reaches beyond M (below_2n): `operands.domain`
         has a bin for each at or above M (a carry-save pair: at or above 2M, the old rule's
-        bound). `has_range`: the loader has a range rule (an operand whose domain is below M
-        or 2M); without one `errors.code` has no ERR_RANGE bin."""
+        bound). `has_range`: the loader has a range rule (Design.has_range_rule: an operand
+        whose domain is below M or 2M); without one `errors.code` has no ERR_RANGE bin."""
         self.design = design
         self.carry_save = {g[0]: g for g in carry_save}
         self.lut_bins = lut_bins

@@ -92,8 +92,7 @@ class MulEnv(uvm_env):
                                  has_field=algo.has_field, has_sub="sub_taken" in observe,
                                  beyond=tuple(r for r, dom in self.design.domain.items()
                                               if dom == "below_2n" and r in ("X", "Y")),
-                                 has_range=bool(self.design.below_modulus
-                                                or self.design.range_groups))
+                                 has_range=self.design.has_range_rule)
         self.agent = BusAgent("agent", self)
         self.observer = DoneObserver("observer", self)
         self.scoreboard = Scoreboard("scoreboard", self, predictor=self.predictor, algo=algo,

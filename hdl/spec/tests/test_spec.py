@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from montverif.spec import designs, formula, generate, scaffold, top
-from montverif.spec.design import parse
+from montverif.spec.design import LOADER_RANGE_OPERANDS, LOADER_SOURCE, parse
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
@@ -210,6 +210,29 @@ def test_the_loader_range_rule_follows_the_operand_domains(tmp_path: Path) -> No
     path = _copy(tmp_path, "mont_lut_u2")
     path.write_text(path.read_text().replace('X = "below_2n"', 'X = "below_m"'))
     assert rule(top.emit(parse(path))) == set()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_loader_range_rule_is_the_designs_one(name: str) -> None:
+    """The generated top's Range<reg> parameters (the loader's default where the top does
+    not set one) are on for exactly Design.range_rule_operands, so the testbench's
+    has_range_rule (the coverage's ERR_RANGE bin) is the loader's: both read one property.
+    A streaming design's top has no loader, hence no range rule."""
+    d = load_design(name)
+    text = top.emit(d)
+    loader = LOADER_SOURCE.read_text()
+    on = set()
+    for reg in LOADER_RANGE_OPERANDS:
+        default = re.search(rf"parameter\s+bit\s+Range{reg}\s*=\s*1'b([01])", loader)
+        assert default is not None, reg
+        if "mv_bus_loader #(" not in text:  # no loader in this top (a streaming design)
+            continue
+        given = re.search(rf"\.Range{reg}\s*\(1'b([01])\)", text)
+        if (given or default).group(1) == "1":
+            on.add(reg)
+    assert (d.stream is None) == ("mv_bus_loader #(" in text), name
+    assert on == set(d.range_rule_operands), (name, on, d.range_rule_operands)
+    assert d.has_range_rule == bool(on), name
 
 
 def test_descriptors_live_beside_their_rtl() -> None:
