@@ -17,6 +17,11 @@ cocotb runs a run's tests in), named `<module>.run<I>.<Test>`.
   process of the run's own (COCOTB_RANDOM_SEED = the run's seed, plus the digest of the
   test's full name), and the test runs with the run's configuration (verif/config.py
   `running`).
+- At the first rising edge of clk_i in a run's first test, `origin I FS` (the simulation
+  time in femtoseconds) is appended to the progress file: the run's time origin. Everything
+  a run does follows the clock edges it counts from there, so a time the run reports (an RTL
+  assertion's `@ <t> ps`) less its origin, plus the first run's (which starts at time 0, as
+  a run alone does), is the time it reports alone (regress/flow/batch.py rebases them).
 
 The DUT is reset at the start of every test (its run_phase holds reset), between runs as
 between the tests of one run.
@@ -39,6 +44,8 @@ from pathlib import Path
 from typing import Any
 
 import cocotb
+from cocotb.simtime import get_sim_time
+from cocotb.triggers import RisingEdge
 
 from montverif.verif.config import BATCH_PLAN_ARG, RunConfig, running
 from montverif.verif.env.coverage import forget_coverage
@@ -112,6 +119,17 @@ class Batch:
             gc.collect()
         self.started = max(self.started, index)
 
+    async def origin(self, index: int, dut: Any) -> None:
+        """Run `index`'s time origin: the first rising clock edge from its first test's
+        start (a task beside the test, which drives nothing and which the test does not
+        wait for)."""
+        clock = getattr(dut, "clk_i", None)
+        if clock is None:
+            return
+        await RisingEdge(clock)
+        with self.progress.open("a") as out:
+            out.write(f"origin {index} {round(get_sim_time('fs'))}\n")
+
     def copies(self) -> Iterator[tuple[str, Any]]:
         """(module attribute, cocotb TestGenerator) of every test of every run, in order."""
         for i, tests in enumerate(self.tests):
@@ -125,6 +143,8 @@ class Batch:
 
         async def body(dut: Any) -> None:
             seed_as_alone(cfg.seed, fullname)
+            if first:
+                cocotb.start_soon(self.origin(index, dut))
             with running(cfg):
                 await func(dut, *args, **original.kwargs)
 

@@ -11,6 +11,10 @@ run that was running. The runs of the batch not yet started then run in a fresh 
 interrupt ends the process: the runs that had finished keep their verdicts, the others are
 marked interrupted.
 
+A time in a run's first error (an RTL assertion's `@ <t> ps`, a scoreboard's `@<t>ns`) is
+the run's own, as it reports it alone: the batch's simulated time less the run's time origin
+(its first clock edge, verif/batch.py) plus the first run's (`rebase_times`).
+
 Not batched (`batchable`): traced builds (the waveform is one file per process) and
 code-coverage builds (Verilator writes coverage.dat once, when the process ends). Runs batch
 together when they share the model and the simulator's plusargs (`batch_key`).
@@ -21,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +34,7 @@ import time
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
 from montverif.regress.flow import claim, simulate
@@ -48,6 +54,34 @@ def batches_root() -> Path:
 
 POLL_S = 0.1  # how often the watchdog looks at the progress file
 
+# a simulation time in a message: `@ 1060000 ps`, `@1060.0ns` (the unit's power of ten in fs)
+_TIME = re.compile(r"@(\s*)(\d+(?:\.\d+)?)(\s*)(fs|ps|ns|us|ms|s)\b")
+_UNIT_FS = {"fs": 0, "ps": 3, "ns": 6, "us": 9, "ms": 12, "s": 15}
+
+
+def rebase_times(text: str, offset_fs: int) -> str:
+    """`text` with each simulation time in it moved `offset_fs` femtoseconds earlier, in its
+    own unit and form: an integer as an integer (the RTL's %t) where it stays whole, a
+    decimal as Python writes a float (cocotb's times); whole femtoseconds, so a float's
+    last digits do not show. A time that would fall below 0 is left as it is."""
+    if not offset_fs:
+        return text
+
+    def one(m: re.Match[str]) -> str:
+        places = _UNIT_FS[m[4]]
+        value = round(Decimal(m[2]) - Decimal(offset_fs).scaleb(-places), places)
+        if value < 0:
+            return m[0]
+        if "." in m[2]:
+            shown = repr(float(value))
+        elif value == value.to_integral_value():
+            shown = str(int(value))
+        else:
+            shown = format(value.normalize(), "f")
+        return f"@{m[1]}{shown}{m[3]}{m[4]}"
+
+    return _TIME.sub(one, text)
+
 
 def batchable(run: RunSpec) -> bool:
     """Whether a run's results stay its own in a shared process: not with waves (one
@@ -62,10 +96,12 @@ def batch_key(run: RunSpec) -> tuple[BuildSpec, tuple[str, ...]] | None:
 
 @dataclass
 class _Progress:
-    """The runs the simulator has started: (tests, wall-clock start) per run, in order."""
+    """The runs the simulator has started: (tests, wall-clock start) per run, in order, and
+    each run's time origin (fs of simulated time: its first clock edge) once it had one."""
 
     path: Path
     starts: list[tuple[int, float]] = field(default_factory=list)
+    origins: dict[int, int] = field(default_factory=dict)
     _offset: int = 0
 
     def read(self) -> bool:
@@ -80,10 +116,21 @@ class _Progress:
         self._offset += len(whole)
         before = len(self.starts)
         for line in whole.splitlines():
-            word, index, tests, when = line.split()
+            word, index, *rest = line.split()
             if word == "start" and int(index) == len(self.starts):
+                tests, when = rest
                 self.starts.append((int(tests), float(when)))
+            elif word == "origin":
+                self.origins[int(index)] = int(rest[0])
         return len(self.starts) > before
+
+    def offset_fs(self, index: int) -> int:
+        """How much later in the process's simulated time run `index` runs than it would
+        alone: its time origin less the first run's (which started at time 0, as alone);
+        0 when either is unknown."""
+        if index in self.origins and 0 in self.origins:
+            return self.origins[index] - self.origins[0]
+        return 0
 
 
 def execute_batch(runs: Sequence[tuple[RunSpec, Path]]) -> list[Outcome]:
@@ -215,6 +262,8 @@ def _outcomes(todo: list[tuple[RunSpec, Path]], design: Design, build_s: float,
             simulate.judge(outcome, batch_dir / "none.xml", sim_log, code)
         else:  # finished before a hang, crash or interrupt: its log tells
             _judge_log(outcome, sim_log, tests)
+        # the run's own time, as alone, not the batch's
+        outcome.first_error = rebase_times(outcome.first_error, progress.offset_fs(i))
         outcomes.append(simulate.record(outcome, design))
     return outcomes
 

@@ -1,11 +1,13 @@
 """Runs of mutants in shared models, several to a simulator process (regress/mutate/batched.py,
 verif/mutant.py): how they are split into batches, that a failure after another run in its
-process is confirmed alone, and, on both simulators and both bus modes, that every run of a
-batch (mutants, the original between them, a mutant again) gives the verdict and the
-transaction log it gives in a process of its own."""
+process is confirmed alone, that a failure's time is the run's own (not the batch's), and,
+on both simulators and both bus modes, that every run of a batch (mutants, the original
+between them, a mutant again) gives the verdict, the transaction log and the first error it
+gives in a process of its own."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,7 +19,6 @@ from montverif.regress.flow import paths, simulate
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
 from montverif.regress.mutate import batched, engine, meta
 from montverif.regress.mutate import sites as msites
-from montverif.regress.regression.buckets import signature
 from montverif.regress.regression.diffsim import transactions
 from montverif.spec.designs import load_design
 
@@ -87,6 +88,53 @@ def test_a_broken_flow_leaves_the_batch_without_verdicts(tmp_path: Path,
     assert (probe.status, probe.reason) == ("error", "RuntimeError: boom")
 
 
+def test_a_batched_runs_failure_time_is_its_own(tmp_path: Path) -> None:
+    """A batch's later run reports an RTL assertion at the batch's simulated time; its first
+    error (outcome.json, a mutant's reason) gives the run's own time, as alone: the batch's
+    less the run's time origin (its first clock edge) plus the first run's (the simulator
+    wrote both to the progress file, verif/batch.py)."""
+    batch_dir = tmp_path / "batch"
+    batch_dir.mkdir()
+    runs = _runs(tmp_path, "m", 3)
+    for _, log_dir in runs:
+        log_dir.mkdir()
+    where = "mv_tb_mont_csa_top.u_dut.u_core.SumBelowYM_A (mont_csa.sv:107)"
+    # alone, this mutant fails at 1,060 ns; in the batch its run starts 358,800 ns later (a
+    # clock whose first edge a run counts at 10 ns, in the batch's first run as alone)
+    (runs[0][1] / "sim.log").write_text("ok\n")
+    (runs[1][1] / "sim.log").write_text(
+        f"[359860000] %Error: mont_csa.sv:107: Assertion failed in {where}: "
+        f"ASSERT FAILED SumBelowYM_A @ 359860000 ps: {where}\n")
+    (runs[2][1] / "sim.log").write_text(  # a scoreboard's time (cocotb's, a float)
+        "MISMATCH RandomTest @538410.0ns: done rose with no operation running\n")
+    (batch_dir / "progress").write_text(
+        "start 0 1 100.0\norigin 0 10000000\n"
+        "start 1 1 101.0\norigin 1 358810000000\n"
+        "start 2 1 102.0\norigin 2 538210000000\n")
+    cases = "".join(
+        f'<testcase classname="montverif.verif.tb_mult.run{i + 1}" name="RandomTest">'
+        + ("" if i == 0 else '<failure message="failed"/>') + "</testcase>"
+        for i in range(3))
+    (batch_dir / "results.xml").write_text(f"<testsuites><testsuite>{cases}</testsuite>"
+                                           "</testsuites>")
+    progress = flow_batch._Progress(batch_dir / "progress")
+    out = flow_batch._outcomes(runs, load_design("mont_csa"), 0.0, batch_dir, progress,
+                               100.0, 0, False, False)
+    assert [o.passed for o in out] == [True, False, False]
+    assert out[1].first_error == f"ASSERT FAILED SumBelowYM_A @ 1060000 ps: {where}"
+    assert out[2].first_error == "MISMATCH RandomTest @210.0ns: done rose with no operation " \
+        "running"
+    assert json.loads((runs[1][1] / "outcome.json").read_text())["first_error"] == \
+        out[1].first_error
+    # the times as the forms give them; a time before the origin (none is) stays
+    rebase = flow_batch.rebase_times
+    assert rebase("@ 87890000 ps", 87_680_000_000) == "@ 210000 ps"
+    assert rebase("@87890.00199999999ns", 87_680_002_000) == "@210.0ns"
+    assert rebase("@1.5us, @2000ns", 1_000_000_000) == "@0.5us, @1000ns"
+    assert rebase("@5ns", 10_000_000) == "@5ns"
+    assert rebase("@ 1060000 ps", 0) == "@ 1060000 ps"
+
+
 def _site(sites: list, ending: str, file: str = "hdl/mont/mont_csa.sv",
           after: str = "") -> int:
     text = (paths.ROOT / file).read_text()
@@ -146,7 +194,7 @@ def test_each_run_of_a_batch_is_the_run_alone(tmp_path: Path, sim: str, bus: str
         else:  # alone it stopped after its failing test; the batch ran CornerTest too (a
             # core assertion in the first operation of each leaves both logs empty)
             assert len(logs[1]) <= len(logs[0]) and logs[1] == logs[0][:len(logs[1])], k
-        # the same failure (an assertion's time is the batch's simulated time, not the
-        # run's own: the same bucket signature)
-        assert signature(mine.first_error) == signature(own.first_error), (k, order[k])
+        # the same failure at the same time (an assertion's time is rebased from the
+        # batch's simulated time to the run's own)
+        assert mine.first_error == own.first_error, (k, order[k])
     assert together[1].tests == 2 and (tmp_path / "batch-6" / "txns.jsonl").is_file()
