@@ -18,6 +18,11 @@ Mult = 6 (inter_lut, Amanor's optimised interleaved multiplier) computes X*Y mod
 Montgomery domain (R = 1), so neither TO's products nor FROM's (the thesis's section 6.5:
 1536 multiplications where a Montgomery multiplier needs 1 + 1536 + 1); the loop starts
 from A = 1 mod M and S = X, and its last A is P.
+
+Mult = 7, 8 (mm42, mm42_u2: Gajbhiye's MM42) take and give carry-save pairs, which the core
+chains as they are: every value of the chain (operands and products) is a pair packed
+{half 2, half 1}, each half N + 1 bits, computed bit for bit by models/mm42.py; only
+FROM's product is reduced, by the multiplier itself.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from dataclasses import dataclass
 
 import gmpy2
 
+from montverif.models import mm42
 from montverif.models.result import ModelInputError, Result, short_hex
 from montverif.models.scalable import mwrkmm_check, mwrkmm_cycles, mwrkmm_pmax
 from montverif.models.vhr import Geometry, guard_bits, lazy_product
@@ -44,7 +50,11 @@ MULTS: dict[int, tuple[str, Callable[..., int]]] = {
     4: ("mwrkmm", lambda n, V, W, P, PeLatency=3: mwrkmm_cycles(n, V, W, P, PeLatency)),
     5: ("mont_qp", lambda n, V, W, P, PeLatency=3: Geometry(n, V, W, P).cycles),
     6: ("inter_lut", lambda n, **_p: n + 9),
+    7: ("mm42", lambda n, **_p: mm42.iterations(n + 1) + mm42.OVERHEAD),
+    8: ("mm42_u2", lambda n, **_p: mm42.iterations_u2(n + 1) // 2 + mm42.OVERHEAD),
 }
+PAIR_MULTS = (7, 8)  # carry-save pairs in and out, chained as they are (N + 1-bit halves)
+PAIR_MODELS = {7: mm42.mm42, 8: mm42.mm42_u2}
 DIRECT_MULTS = (6,)  # X*Y mod M, no Montgomery domain: no TO or FROM products (R = 1)
 WORD_MULTS = (4, 5)  # the multipliers that read V, W, P and the MP register (mwrkmm PeLatency)
 DEFAULT_VWP = {"V": 16, "W": 16, "P": 1}  # rsa_core.sv defaults
@@ -104,7 +114,9 @@ def width(n: int, Mult: int = 0, V: int = 16, W: int = 16, Lazy: int = 0,
           **_params: int) -> int:
     """Bits of A, S and the multipliers inside: N, or with Lazy N + 2V + 2 (mont_qp's guard
     bits: models/vhr.py guard_bits) rounded up to whole W-bit words (the final reduction
-    works a word at a time)."""
+    works a word at a time), or a pair of (N + 1)-bit halves (MM42)."""
+    if Mult in PAIR_MULTS:
+        return 2 * (n + 1)
     return -(-(n + guard_bits(V)) // W) * W if Lazy and Mult == 5 else n
 
 
@@ -166,6 +178,8 @@ def block_params(label: str) -> dict[str, int] | None:
     other block (g_two is the default)."""
     if label == "g_one":
         return {"Units": 1}
+    if label == "g_mm42_pair":  # the pair wiring both MM42 blocks share: mm42 builds it
+        return {"Mult": 7}
     for mult, (name, _) in MULTS.items():
         if label == f"g_{name}":
             return {"Mult": mult} | SMALL_VWP.get(mult, {})
@@ -191,6 +205,8 @@ def r_bits(n: int, Mult: int = 0, V: int = 16, W: int = 16, P: int = 1, Lazy: in
     width: width()) and the interleaved one (0: no Montgomery domain)."""
     if Mult in DIRECT_MULTS:
         return 0
+    if Mult in PAIR_MULTS:  # the multiplier's iterations at its width N + 1
+        return mm42.iterations(n + 1) if Mult == 7 else mm42.iterations_u2(n + 1)
     return Geometry(width(n, Mult, V, W, Lazy), V, W, P).r_bits if Mult == 5 else n
 
 
@@ -238,20 +254,44 @@ def products(x: int, e: int, m: int, n: int, ConstTime: int = 1,
     return _chain(x, e, m, n, ConstTime, **params)[0]
 
 
+def _multiplier(m: int, n: int, **params: int) -> Callable[[int, int], tuple[int, int]]:
+    """The multiplier inside as the chain sees it: (a, b) -> (its product, that product
+    reduced): the residue a*b*R^-1 mod M; with Lazy mont_qp's own unreduced value; with MM42
+    the multiplier's own pair (models/mm42.py at width n + 1) and its reduced P."""
+    mult = params.get("Mult")
+    if mult in PAIR_MULTS:
+        model = PAIR_MODELS[int(mult)]
+
+        def mm42_product(a: int, b: int) -> tuple[int, int]:
+            res = model(*pair(a, n), *pair(b, n), m, n + 1)
+            assert res.s is not None and res.c is not None
+            return res.s | res.c << (n + 1), res.p
+        return mm42_product
+    if params.get("Lazy") and mult == 5:
+        def lazy(a: int, b: int) -> tuple[int, int]:  # the multiplier's own value, unreduced
+            v = lazy_product(a, b, m, width(n, **params), params.get("V", 16),
+                             params.get("W", 16), params.get("P", 1))
+            return v, v
+        return lazy
+    rb = r_bits(n, **params)
+    rinv = gmpy2.invert(gmpy2.mpz(1) << rb, m) if m > 1 else gmpy2.mpz(0)
+
+    def residue(a: int, b: int) -> tuple[int, int]:
+        v = int(gmpy2.f_mod(gmpy2.mpz(a) * b * rinv, m))
+        return v, v
+    return residue
+
+
 def _chain(x: int, e: int, m: int, n: int, ConstTime: int = 1,
            **params: int) -> tuple[list[list[Product]], int]:
     """products() and the core's P before any final reduction of its own (Lazy): FROM's
-    product, or with the interleaved multiplier (no FROM) the last A."""
+    product (MM42: reduced by the multiplier), or with the interleaved multiplier (no FROM)
+    the last A."""
     _validate(x, e, m, n)
-    rb = r_bits(n, **params)
-    rinv = gmpy2.invert(gmpy2.mpz(1) << rb, m) if m > 1 else gmpy2.mpz(0)
-    lazy = bool(params.get("Lazy")) and params.get("Mult") == 5
+    product = _multiplier(m, n, **params)
 
     def mont(a: int, b: int) -> int:
-        if lazy:  # the multiplier's own value, unreduced
-            return lazy_product(a, b, m, width(n, **params), params.get("V", 16),
-                                params.get("W", 16), params.get("P", 1))
-        return int(gmpy2.f_mod(gmpy2.mpz(a) * b * rinv, m))
+        return product(a, b)[0]
 
     direct = params.get("Mult") in DIRECT_MULTS
     rr = r2(m, n, **params)
@@ -276,9 +316,14 @@ def _chain(x: int, e: int, m: int, n: int, ConstTime: int = 1,
         steps.append(step)
     if direct:
         return steps, a
-    last = mont(1, a)
+    last, p = product(1, a)
     steps.append([Product("A", loop + 1, 1, a, last)])
-    return steps, last
+    return steps, p
+
+
+def pair(packed: int, n: int) -> tuple[int, int]:
+    """MM42: a packed pair's halves (half 1, half 2), each n + 1 bits."""
+    return packed & ((1 << (n + 1)) - 1), packed >> (n + 1)
 
 
 def multiplications(e: int, n: int, ConstTime: int = 1, Units: int = 2,

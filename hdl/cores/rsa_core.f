@@ -25,6 +25,10 @@
 ../inter/inter_norm.sv
 ../inter/inter_fin.sv
 ../inter/inter_lut.sv
+../mm42/mm42_step.sv
+../mm42/mm42_regs.sv
+../mm42/mm42.sv
+../mm42/mm42_u2.sv
 ../rsa/rsa_mont_mult.sv
 ../rsa/rsa_core.sv
 rsa_core_top.sv

@@ -86,6 +86,15 @@
 // without; E = 0 without constant time runs no product: the START edge goes to the capture,
 // which ends the operation one cycle later with P = 1 mod M.
 //
+// Mult = 7, 8 (mm42, mm42_u2: Gajbhiye's MM42_Multiplier, after its ref. [12]) take and
+// give carry-save pairs, and the core chains them as they are, which is why MM42 exists:
+// no carry-propagate addition between two products. A, S, the decoy, t_q and the
+// multipliers' operands and products are then pairs {half 2, half 1} of NH = N + 1 bits
+// each (NI = 2 NH): every product's pair sums below 2M (Walter's bound, as the paper
+// quotes it), so each half is below 2M < 2^NH, and TO's constants and X enter as (v, 0).
+// R is the multiplier's, 2^(NH + 2) (mm42_u2: 2^(2 ceil((NH + 2) / 2))); FROM's product is
+// the only one reduced, by the multiplier's own FIN cycle (its P, on the s port).
+//
 // Assertions (docs/formal.md): the FSM's states, phases and transitions, the step counter in
 // range, both products every LOOP step in constant time and both accumulator registers written
 // every LOOP step (A moved, the decoy in its old place), every product reduced, and the
@@ -122,7 +131,10 @@ module rsa_core #(
 
   localparam int CntW = $clog2(N + 1);
   // width of A, S and the multipliers: with Lazy N + 2V + 2 guard bits, whole W-bit words
-  localparam int NI   = Lazy ? (N + 2 * V + 2 + W - 1) / W * W : N;
+  // MM42 (Mult = 7, 8): carry-save pairs of NH-bit halves (header)
+  localparam bit Pairs = (Mult == 7 || Mult == 8);
+  localparam int NH    = N + 1;
+  localparam int NI   = Pairs ? 2 * NH : (Lazy ? (N + 2 * V + 2 + W - 1) / W * W : N);
   localparam int RdW  = Lazy ? W : 1;              // Lazy: word of the final reduction
   localparam int LW   = NI / RdW;                  // its words
   localparam int RsW  = $clog2(2 * V + 2);         // its step counter s = 2V .. 0
@@ -149,6 +161,7 @@ module rsa_core #(
   logic [CntW-1:0] cnt_q;
   logic            ran_a_q, ran_s_q;  // which multipliers run in this step
   logic            mid;  // Units = 1: the step's first product ended, its second one starts
+  logic [N-1:0]    from_p;  // FROM's product, reduced (MM42: the multiplier's own P)
 
   // The two multipliers
   logic         ma_start, ms_start, mult_clear;
@@ -283,9 +296,15 @@ module rsa_core #(
   // off in reset and in the first clock after it (mv_assert.svh)
   `MV_ASSERT_OFF(clk_i, rst_ni)
 
+  // MM42: the value of a pair {half 2, half 1} (its halves' sum)
+  function automatic logic [NI:0] pair_sum(logic [NI-1:0] v);
+    pair_sum = (NI + 1)'(v[NI-1:NI/2]) + (NI + 1)'(v[NI/2-1:0]);
+  endfunction
+
   if (Units == 2) begin : g_two
     // The paper's Fig. 7: the step's products at once, A*S on u_mult_a, S*S on u_mult_s.
-    assign mid = 1'b0;
+    assign mid    = 1'b0;
+    assign from_p = Pairs ? ma_s[N-1:0] : ma_p[N-1:0];
     rsa_mont_mult #(
       .N        (NI),
       .Mult     (Mult),
@@ -355,6 +374,7 @@ module rsa_core #(
     logic [NI+1:0] mu_s, mu_c;
 
     assign mid      = (state_q == StCap) && !half_q && ran_a_q && ran_s_q;
+    assign from_p   = Pairs ? mu_s[N-1:0] : ma_p[N-1:0];  // FROM runs A*S alone
     // S's product: starting a step without A*S, at mid, and while the one started so runs
     assign mu_sel_s = starting ? !ma_start : (mid || half_q || !ran_a_q);
     assign mu_start = ma_start || ms_start || mid;
@@ -568,7 +588,7 @@ module rsa_core #(
     .idle_i(idle),
     .last_i(done),
     // FROM's product (Direct: the last A), reduced: below M
-    .p_i   (Lazy ? red_keep[N-1:0] : (Direct ? a_nxt[N-1:0] : ma_p[N-1:0]))
+    .p_i   (Lazy ? red_keep[N-1:0] : (Direct ? a_nxt[N-1:0] : from_p))
   );
 
   // ---------------------------------------------------------------------------------------
@@ -605,9 +625,13 @@ module rsa_core #(
                ran_a_q && ran_s_q, clk_i, assert_off)
   // This header (operand bounds): every product is fully reduced, so every multiplier input
   // is below M as the multipliers require.
-  `ASSERT_IMPL(RsaProductsReduced_A, in_cap && !Lazy,
+  `ASSERT_IMPL(RsaProductsReduced_A, in_cap && !Lazy && !Pairs,
                (!ran_a_q || ma_p < NI'(m_i) || m_i == N'(1))
                && (!ran_s_q || ms_p < NI'(m_i) || m_i == N'(1)), clk_i, assert_off)
+  // MM42 (this header): every product is a pair whose halves sum below 2M.
+  `ASSERT_IMPL(RsaPairsBelow2M_A, in_cap && Pairs,
+               (!ran_a_q || pair_sum(ma_p) < ((NI + 1)'(m_i) << 1))
+               && (!ran_s_q || pair_sum(ms_p) < ((NI + 1)'(m_i) << 1)), clk_i, assert_off)
   // Lazy (this header): FROM's product is at most 2^2V M, so 2V + 1 restoring steps reduce it;
   // the reduction runs s = 2V .. 0 with NI / W words and a select each, and P is below M.
   `ASSERT_IMPL(RsaLazyFromInRange_A, Lazy && in_cap && finish,

@@ -5,7 +5,8 @@
 // core compares the multipliers of this project. Mult = 0..3 compute P = X*Y*2^-N mod M,
 // fully reduced, for X < 2^N and Y < M; Mult = 4 the same with its own ranges (mwrkmm's
 // header); Mult = 5 computes X*Y*2^-r mod M, r = V (ceil(N/V) + 1), fully reduced only with
-// Reduce = 1 (below); Mult = 6 is no Montgomery multiplier: P = X*Y mod M (R = 1):
+// Reduce = 1 (below); Mult = 6 is no Montgomery multiplier: P = X*Y mod M (R = 1); Mult = 7
+// and 8 take and give carry-save pairs (below):
 //   Mult = 0: mont_lut    (Amanor 2005, Algorithm 3)              N + 2 cycles
 //   Mult = 1: mont_csa    (Amanor 2005, Algorithm 1b)             N + 1 cycles
 //   Mult = 2: mont_csa_u2 (Gajbhiye 2018, Algorithm 1b unfolded)  ceil(N/2) + 1 cycles
@@ -13,6 +14,15 @@
 //   Mult = 4: mwrkmm      (Michalski-Buell 2006, Algorithm 2; V, W, P, PeLatency)  R = 2^N
 //   Mult = 5: mont_qp     (Jiang-Harris, quotient pipelined; V, W, P)   R = 2^(V (ceil(N/V)+1))
 //   Mult = 6: inter_lut   (Amanor 2005, Algorithm 5, optimised interleaved)  N + 9 cycles
+//   Mult = 7: mm42        (Gajbhiye 2018, MM42_Multiplier)  NH + 4 cycles, R = 2^(NH+2)
+//   Mult = 8: mm42_u2     (Gajbhiye 2018, MM42 unfolded by 2)  ceil((NH+2)/2) + 2 cycles,
+//                         R = 2^(2 ceil((NH+2)/2))
+// Mult = 7, 8 (MM42: operands and result are carry-save pairs, which is why it exists: a
+// product feeds the next one without a carry-propagate addition between them): x_i, y_i
+// and p_o hold a pair {half 2, half 1}, each half NH = N / 2 bits (the core passes
+// N = 2 (N_core + 1): every half is at most its pair's value, below 2M < 2^NH). p_o is the
+// product's pair (S2, S1) as the loop leaves it, S1 + S2 < 2M, unreduced; s_o carries the
+// multiplier's own reduced P (its FIN cycle: S1 + S2 minus M once), c_o = 0.
 // The word-based multipliers take their reduction constant from mp_i: m' (its low W bits) for
 // mwrkmm, M-hat for mont_qp (the host loads the one the build needs into MP).
 // Reduce (mont_qp only): 0 builds it without its reducer, every product left in Orup's range
@@ -23,6 +33,7 @@
 // (S + C) mod M for inter_lut (its FIN cycle's four subtractions); the word-based multipliers
 // give their unreduced result (< 2M; mont_qp with Reduce = 0 its raw result) as S and C = 0.
 `include "mv_core_ports.svh"
+`include "mv_assert.svh"
 
 module rsa_mont_mult #(
   parameter int N         = 32,
@@ -50,6 +61,9 @@ module rsa_mont_mult #(
   localparam int MultMwrkmm    = 4;
   localparam int MultMontQp    = 5;
   localparam int MultInterLut  = 6;
+  localparam int MultMm42      = 7;
+  localparam int MultMm42U2    = 8;
+  localparam int NH            = N / 2;  // MM42: the halves of a pair
   localparam int FaultPe       = (P > 0) ? FaultAddr % P : 0;
 
   if (Mult == MultMontLut) begin : g_mont_lut
@@ -140,8 +154,38 @@ module rsa_mont_mult #(
     ) u_mult (
       .clk_i, .rst_ni, .start_i, .clear_i, .x_i, .y_i, .m_i, .busy_o, .last_o, .p_o, .s_o, .c_o
     );
+  end else if (Mult == MultMm42 || Mult == MultMm42U2) begin : g_mm42_pair
+    // (the two MM42 multipliers share their pair wiring; each is its own generate block)
+    logic [NH+1:0] s1, s2;  // the loop's pair: each half below 2M < 2^NH (header)
+    logic [NH-1:0] p;       // S1 + S2 reduced (FIN)
+    logic [NH-1:0] a1, a2, b1, b2, m_h;  // the operands' halves, M (below 2^NH)
+    assign {a2, a1} = x_i;
+    assign {b2, b1} = y_i;
+    assign m_h      = m_i[NH-1:0];
+    if (Mult == MultMm42) begin : g_mm42
+      mm42 #(.N(NH), .FaultEn(FaultEn), .FaultAddr(FaultAddr % 4)) u_mult (
+        .clk_i, .rst_ni, .start_i, .clear_i, .a1_i(a1), .a2_i(a2), .b1_i(b1), .b2_i(b2),
+        .m_i(m_h), .busy_o, .last_o, .p_o(p), .s_o(s1), .c_o(s2));
+    end else begin : g_mm42_u2
+      mm42_u2 #(.N(NH), .FaultEn(FaultEn), .FaultAddr(FaultAddr % 4)) u_mult (
+        .clk_i, .rst_ni, .start_i, .clear_i, .a1_i(a1), .a2_i(a2), .b1_i(b1), .b2_i(b2),
+        .m_i(m_h), .busy_o, .last_o, .p_o(p), .s_o(s1), .c_o(s2));
+    end
+    assign p_o = {s2[NH-1:0], s1[NH-1:0]};
+    assign s_o = (N + 2)'(p);
+    assign c_o = '0;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [N-NH-1:0] unused_m;  // M < 2^NH: its upper half is 0
+    assign unused_m = m_i[N-1:NH];
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    // off in reset and in the first clock after it (mv_assert.svh)
+    `MV_ASSERT_OFF(clk_i, rst_ni)
+    // the header: each half of the result is below 2M < 2^NH, so the pair keeps it whole
+    `ASSERT_IMPL(MultPairHalvesFit_A, last_o, s1[NH+1:NH] == '0 && s2[NH+1:NH] == '0, clk_i,
+                 assert_off)
   end else begin : g_bad_mult
-    initial $fatal(1, "rsa_mont_mult: Mult must be 0..6 (got %0d)", Mult);
+    initial $fatal(1, "rsa_mont_mult: Mult must be 0..8 (got %0d)", Mult);
   end
 
 endmodule

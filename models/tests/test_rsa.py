@@ -9,6 +9,7 @@ import pytest
 
 from montverif.models import rsa
 from montverif.models.inter import inter_lut
+from montverif.models.mm42 import mm42, mm42_u2
 from montverif.models.mont import mont_csa, mont_csa_u2, mont_lut, mont_lut_u2
 from montverif.models.registry import get_algo, reference
 from montverif.models.result import ModelInputError
@@ -99,10 +100,49 @@ def test_step_structure_and_cycles() -> None:
     for mult in rsa.MULTS:
         vwp = {4: {"V": 8, "W": 4, "P": 1}, 5: {"V": 4, "W": 8, "P": 2}}.get(mult, {})
         lm = rsa.mult_cycles(mult, n, **vwp)
-        assert BIT_MODELS[mult](1, 2, 65521, n, **vwp).cycles == lm
+        if mult in rsa.PAIR_MULTS:  # MM42 at the pairs' half width N + 1
+            assert rsa.PAIR_MODELS[mult](1, 0, 2, 0, 65521, n + 1).cycles == lm
+        else:
+            assert BIT_MODELS[mult](1, 2, 65521, n, **vwp).cycles == lm
         domain = 0 if mult in rsa.DIRECT_MULTS else 2  # the TO and FROM steps
         assert rsa.rsa_cycles(0, n, Mult=mult, **vwp) == (n + domain) * (lm + 1)
         assert rsa.rsa_cycles(e, n, Mult=mult, ConstTime=0, **vwp) == (4 + domain) * (lm + 1)
+
+
+@pytest.mark.parametrize("mult,model", [(7, mm42), (8, mm42_u2)])
+def test_mm42_chains_carry_save_pairs_from_product_to_product(mult: int, model: object) -> None:
+    """Mult = 7, 8 (Gajbhiye's MM42): every operand and product of the chain is a pair of
+    (N + 1)-bit halves, each product the multiplier's own pair on the previous products'
+    pairs (no carry-propagate addition between them), its value below 2M and congruent to
+    the operands' values times R^-1, with R the multiplier's at width N + 1; P is FROM's
+    product reduced by the multiplier."""
+    rng = random.Random(11)
+    n = 33
+    rb = rsa.r_bits(n, Mult=mult)
+    assert rsa.width(n, Mult=mult) == 2 * (n + 1)
+    assert rb == (n + 3 if mult == 7 else 2 * -(-(n + 3) // 2))
+    unreduced = split = 0
+    for _ in range(20):
+        m = rng.getrandbits(n) | 1 | 1 << (n - 1)
+        x, e = rng.randrange(m), rng.getrandbits(n)
+        steps = rsa.products(x, e, m, n, Mult=mult)
+        assert rsa.rsa_core(x, e, m, n, Mult=mult).p == pow(x, e, m)
+        for step in steps:
+            for p in step:
+                (x1, x2), (y1, y2), (p1, p2) = (rsa.pair(v, n) for v in (p.x, p.y, p.p))
+                want = model(x1, x2, y1, y2, m, n + 1)  # type: ignore[operator]
+                assert (p1, p2) == (want.s, want.c)
+                assert p1 + p2 < 2 * m and (p1 + p2 - (x1 + x2) * (y1 + y2) * pow(
+                    2, -rb, m)) % m == 0
+                unreduced += p1 + p2 >= m
+                split += p1 > 0 and p2 > 0
+        # the chain: each step's operands are the pairs the step before produced
+        for before, after in zip(steps, steps[1:-1], strict=False):
+            s_pair = [q.p for q in before if q.mult == "S"][0]
+            assert all(q.y == s_pair for q in after)
+    assert unreduced and split  # pairs beyond M and with both halves set do occur
+    lm = rsa.mult_cycles(mult, n)
+    assert rsa.rsa_cycles(1, n, Mult=mult) == (n + 2) * (lm + 1)
 
 
 def test_interleaved_multiplier_needs_no_montgomery_domain() -> None:

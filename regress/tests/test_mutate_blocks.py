@@ -67,7 +67,8 @@ def test_a_mutant_in_a_multiplier_branch_builds_that_multiplier() -> None:
     assert all(len(v) == 1 for v in seen.values()) and len(seen) >= 3
     assert {b: v.pop() for b, v in seen.items()}.items() <= {
         "g_mont_lut": 0, "g_mont_csa": 1, "g_mont_csa_u2": 2, "g_mont_lut_u2": 3,
-        "g_mwrkmm": 4, "g_mont_qp": 5}.items()
+        "g_mwrkmm": 4, "g_mont_qp": 5, "g_inter_lut": 6, "g_mm42_pair": 7, "g_mm42": 7,
+        "g_mm42_u2": 8}.items()
 
 
 def test_rsa_equivalence_vectors_are_in_the_rsa_format(tmp_path) -> None:

@@ -106,6 +106,9 @@ class RsaScoreboard(Scoreboard):
         # the interleaved multiplier: P = (S + C) mod M (its FIN cycle), no Montgomery domain
         self.direct = full.get("Mult") in rsa_model.DIRECT_MULTS
         self.formula = "x*y mod m" if self.direct else f"x*y*2^-{self.r_bits} mod m"
+        # MM42: carry-save pairs chained from product to product
+        self.mult = int(full.get("Mult", 0))
+        self.pairs = self.mult in rsa_model.PAIR_MULTS
         self.width = rsa_model.width(self.n, **full)
         self.vwp = (full.get("V", 16), full.get("W", 16), full.get("P", 1))
         self._prod_op = -1
@@ -157,6 +160,26 @@ class RsaScoreboard(Scoreboard):
         # the products' values follow from the secret exponent (whether A changes at a step
         # is a bit of it): left out of the messages unless the run keeps its secrets
         v = self.predictor.secrets.derived
+        if self.pairs:
+            self._check_pair(t, tag, exp[k].mult if k < len(exp) else "")
+            reduced = False
+        else:
+            reduced = self._check_value(t, tag)
+        # the final subtraction of A's or S's product (inter_lut has none: (S + C) mod M)
+        if reduced and not self.direct and k < len(exp):
+            self.coverage.sample_final_sub(  # type: ignore[attr-defined]
+                exp[k].mult, t.s + t.c >= t.m)
+        if k >= len(exp):
+            self.fail(f"{tag}: Algorithm 4 needs only {len(exp)} products on this multiplier")
+        elif (t.x, t.y) != (exp[k].x, exp[k].y):
+            self.fail(f"{tag} (step {exp[k].step}): operands ({v(t.x)}, {v(t.y)}), "
+                      f"Algorithm 4 expects ({v(exp[k].x)}, {v(exp[k].y)})")
+        self.products_checked += 1
+
+    def _check_value(self, t: MultTxn, tag: str) -> bool:
+        """A product that is one number: against gmpy2 and its S and C (reduced: whether
+        it was, for the final-subtraction coverage)."""
+        v = self.predictor.secrets.derived
         want = self.mont(t.x, t.y, t.m)
         # reduced fully: every product, but none with Lazy (the core reduces the last one)
         reduced = not self.lazy
@@ -169,16 +192,27 @@ class RsaScoreboard(Scoreboard):
             self.fail(f"{tag}: P = {v(t.p)} is not S + C ({v(t.s + t.c)}) reduced once")
         if not reduced:
             self._check_lazy(t, tag, want)
-        # the final subtraction of A's or S's product (inter_lut has none: (S + C) mod M)
-        if reduced and not self.direct and k < len(exp):
-            self.coverage.sample_final_sub(  # type: ignore[attr-defined]
-                exp[k].mult, t.s + t.c >= t.m)
-        if k >= len(exp):
-            self.fail(f"{tag}: Algorithm 4 needs only {len(exp)} products on this multiplier")
-        elif (t.x, t.y) != (exp[k].x, exp[k].y):
-            self.fail(f"{tag} (step {exp[k].step}): operands ({v(t.x)}, {v(t.y)}), "
-                      f"Algorithm 4 expects ({v(exp[k].x)}, {v(exp[k].y)})")
-        self.products_checked += 1
+        return reduced
+
+    def _check_pair(self, t: MultTxn, tag: str, role: str) -> None:
+        """MM42 (Mult = 7, 8): operands and product are carry-save pairs. The product's
+        value (its halves' sum) is congruent to gmpy2's x*y*R^-1 of the operands' values and
+        below 2M; the pair is the multiplier's own, bit for bit (models/mm42.py), and the s
+        port its reduced P (c = 0)."""
+        v = self.predictor.secrets.derived
+        x, y, got = (rsa_model.pair(w, self.n) for w in (t.x, t.y, t.p))
+        value, want = sum(got), self.mont(sum(x), sum(y), t.m)
+        if (value - want) % t.m or value >= 2 * t.m:
+            self.fail(f"{tag}: the pair's value {v(value)} is not gmpy2's {self.formula} = "
+                      f"{v(want)} (x={v(sum(x))}, y={v(sum(y))}) plus 0 or M")
+            return
+        model = rsa_model.PAIR_MODELS[self.mult](*x, *y, t.m, self.n + 1)
+        pair = (model.s or 0) | (model.c or 0) << (self.n + 1)
+        if (t.p, t.s, t.c) != (pair, model.p, 0):
+            self.fail(f"{tag}: pair {v(t.p)}, P {v(t.s)}, C {v(t.c)}; models.mm42 gives "
+                      f"pair {v(pair)}, P {v(model.p)}, C 0")
+        if role:  # the multiplier's own final subtraction (its reduced P)
+            self.coverage.sample_final_sub(role, value >= t.m)  # type: ignore[attr-defined]
 
     def _check_direct(self, t: MultTxn, tag: str) -> None:
         """The interleaved multiplier (inter_lut): its S and C after the loop as the

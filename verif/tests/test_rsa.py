@@ -86,8 +86,8 @@ def test_tests_come_from_the_design_config() -> None:
     validate(run)
     with pytest.raises(ConfigError, match="unknown test.*BackToBackTest"):
         validate(RunSpec(BuildSpec("rsa_core", 64), tests=("BackToBackTest",)))
-    with pytest.raises(ConfigError, match="Mult=7: one of mont_lut"):
-        validate(RunSpec(BuildSpec("rsa_core", 64, params=(("Mult", 7),))))
+    with pytest.raises(ConfigError, match="Mult=9: one of mont_lut"):
+        validate(RunSpec(BuildSpec("rsa_core", 64, params=(("Mult", 9),))))
 
 
 def test_bad_vector_file_on_the_command_line(tmp_path: Path) -> None:
@@ -180,10 +180,12 @@ def _rsa_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: BuildSpec, 
     # inter_lut: no TO or FROM step, E = 0 runs no product; its C is N + 2 bits (63 + 2 does
     # not fit the 64-bit slot the other multipliers need at N = 63)
     ("verilator", 63, 16, (("Mult", 6), ("ConstTime", 0))),
+    # mm42_u2: carry-save pairs of N + 1-bit halves chained (a 128-bit pair at N = 63)
+    ("verilator", 63, 16, (("Mult", 8),)),
 ], ids=["verilator-mont_lut", "verilator-mwrkmm", "icarus-mont_lut", "icarus-mwrkmm",
         "verilator-one-unit",
         "verilator-one-unit-mont_qp-vartime", "verilator-mont_qp-lazy",
-        "verilator-inter_lut-vartime"])
+        "verilator-inter_lut-vartime", "verilator-mm42_u2"])
 def test_fast_mode_checks_what_pin_mode_checks(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sim: str, n: int, bus_w: int,
         params: tuple[tuple[str, int], ...]) -> None:
@@ -215,8 +217,9 @@ def test_fast_mode_checks_what_pin_mode_checks(
     ("verilator", (("Mult", 5), ("V", 4), ("W", 8), ("P", 2), ("Lazy", 1)),
      "multiplier A product 0"),
     ("verilator", (("Mult", 6),), "multiplier A product"),
+    ("verilator", (("Mult", 7),), "multiplier A product"),
 ], ids=["verilator", "icarus", "verilator-one-unit", "verilator-one-unit-mont_qp",
-        "verilator-mont_qp-lazy", "verilator-inter_lut"])
+        "verilator-mont_qp-lazy", "verilator-inter_lut", "verilator-mm42"])
 def test_fast_mode_catches_a_broken_multiplier_on_its_first_wrong_product(
         tmp_path: Path, sim: str, params: tuple[tuple[str, int], ...], where: str) -> None:
     """The fault build (a wrong table entry in multiplier A, or a flipped quotient digit of
@@ -272,8 +275,8 @@ def test_a_lazy_core_that_reduces_wrongly_fails(
 @pytest.mark.sim
 @pytest.mark.parametrize("file,old,new,message", [
     # S and C swapped: P is right (their sum is), the halves are not inter_lut's
-    ("rsa_mont_mult.sv", ".busy_o, .last_o, .p_o, .s_o, .c_o\n    );\n  end else begin",
-     ".busy_o, .last_o, .p_o, .s_o(c_o), .c_o(s_o)\n    );\n  end else begin",
+    ("rsa_mont_mult.sv", ".p_o, .s_o, .c_o\n    );\n  end else if (Mult == MultMm42 ",
+     ".p_o, .s_o(c_o), .c_o(s_o)\n    );\n  end else if (Mult == MultMm42 ",
      "models.inter.inter_lut gives"),
     # a FROM step after the loop, as with a Montgomery multiplier: P is right (1 * A mod M),
     # the product chain and the cycle count are not
@@ -285,12 +288,36 @@ def test_an_interleaved_core_that_goes_wrong_fails(
     """Mult = 6 (inter_lut, no Montgomery domain): a copy of the RTL whose multiplier gives
     its S and C swapped, or whose core runs a FROM product, fails on the bit-exact check of
     the halves (models.inter) or on the product chain, though P is right in both."""
+    _overlay_fails(tmp_path, file, old, new, message, (("Mult", 6),))
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("old,new,message", [
+    # the chain carries each product reduced (a carry-propagate addition between products,
+    # which MM42 exists to avoid): every value is right, the pairs are not the multiplier's
+    ("    assign p_o = {s2[NH-1:0], s1[NH-1:0]};", "    assign p_o = N'(p);",
+     "models.mm42 gives"),
+    # FROM's P taken from the pair's second half instead of the multiplier's reduced P
+    ("    assign from_p = Pairs ? ma_s[N-1:0] : ma_p[N-1:0];",
+     "    assign from_p = Pairs ? N'(ma_p[NI-1:NH]) : ma_p[N-1:0];", "read P[0]"),
+], ids=["reduced-between-products", "from-half"])
+def test_an_mm42_core_that_breaks_its_pairs_fails(
+        tmp_path: Path, old: str, new: str, message: str) -> None:
+    """Mult = 7 (MM42, carry-save pairs chained): a copy of the RTL that reduces every
+    product before the next one, or takes one half of FROM's pair as P, fails."""
+    file = "rsa_mont_mult.sv" if "p_o" in old else "rsa_core.sv"
+    _overlay_fails(tmp_path, file, old, new, message, (("Mult", 7),))
+
+
+def _overlay_fails(tmp_path: Path, file: str, old: str, new: str, message: str,
+                   params: tuple[tuple[str, int], ...]) -> None:
+    """A copy of hdl/rsa/`file` with `old` replaced by `new` fails with `message`."""
     text = (ROOT / "hdl" / "rsa" / file).read_text()
     assert text.count(old) == 1
     overlay = tmp_path / "overlay"
     overlay.mkdir()
     (overlay / file).write_text(text.replace(old, new))
-    run = RunSpec(BuildSpec("rsa_core", 32, 16, "verilator", params=(("Mult", 6),),
+    run = RunSpec(BuildSpec("rsa_core", 32, 16, "verilator", params=params,
                             overlay=str(overlay)),
                   seed=5, txns=1, tests=("RandomTest",), timeout_s=600)
     outcome = execute(run, tmp_path / run.key)
