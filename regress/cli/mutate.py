@@ -32,7 +32,7 @@ from montverif.regress.cli.args import Parser, bounded, bounded_int, fail, finit
 from montverif.regress.flow import check, claim, tools
 from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import ROOT, work
-from montverif.regress.mutate import directed, engine, proofs, prove
+from montverif.regress.mutate import directed, engine, proofs, prove, renew
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
 from montverif.regress.regression.seeds import resolve_base_seed
@@ -244,17 +244,21 @@ def proofs_command(argv: list[str]) -> int:
     car.add_argument("rev", help="the git revision the stale proofs' files were proved at")
     prv = sub.add_parser("prove", help="check the proofs no SBY proof backs yet with one at "
                                        "each design's [formal] points (exit 1 if one differs)")
-    prv.add_argument("--dut", default=None, help="only this design's proofs")
-    prv.add_argument("--out", type=Path, default=None,
-                     help="where the checks run (default build/mutate/proofs)")
-    prv.add_argument("--force", action="store_true",
-                     help="replace the checks an --out folder holds (never anything else)")
-    prv.add_argument("--timeout", type=bounded(TIMEOUT_S), default=900, help="seconds per check")
-    prv.add_argument("--proofs", type=Path, default=proofs.PROOFS_FILE,
-                     help="the proof file to check and update (default: the project's)")
+    ren = sub.add_parser("renew", help="prove every stale proof again on the current text "
+                                       "with SBY, or remove it (regress/mutate/renew.py)")
+    for cmd in (prv, ren):
+        cmd.add_argument("--dut", default=None, help="only this design's proofs")
+        cmd.add_argument("--out", type=Path, default=None,
+                         help="where the checks run (default build/mutate/proofs)")
+        cmd.add_argument("--force", action="store_true",
+                         help="replace the checks an --out folder holds (never anything else)")
+        cmd.add_argument("--timeout", type=bounded(TIMEOUT_S), default=900,
+                         help="seconds per check")
+        cmd.add_argument("--proofs", type=Path, default=proofs.PROOFS_FILE,
+                         help="the proof file to check and update (default: the project's)")
     args = ap.parse_args(argv)
     try:
-        if args.command == "prove":
+        if args.command in ("prove", "renew"):
             return _prove(args)
         if args.command == "carry":
             carried, left = proofs.carry(args.rev)
@@ -275,7 +279,8 @@ def proofs_command(argv: list[str]) -> int:
 
 
 def _prove(args: argparse.Namespace) -> int:
-    """`montverif mutate proofs prove`: one line per checked proof, then the counts."""
+    """`montverif mutate proofs prove` (the current proofs no SBY proof backs yet) and
+    `renew` (the stale ones): one line per checked proof, then the counts."""
     if args.dut is not None:
         try:
             check_known(args.dut)
@@ -291,7 +296,8 @@ def _prove(args: argparse.Namespace) -> int:
 
     try:
         with claim.output(out, claim.PROOF_CHECKS, mode):
-            done = proofs.prove_recorded(out, args.dut, args.proofs, args.timeout, line)
+            run = renew.renew if args.command == "renew" else proofs.prove_recorded
+            done = run(out, args.dut, args.proofs, args.timeout, done_one=line)
     except ConfigError as exc:
         return fail(exc)
     counts = {s: sum(r.status == s for _, r in done)

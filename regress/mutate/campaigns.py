@@ -32,6 +32,7 @@ from montverif.regress.flow import tools
 from montverif.regress.flow.launcher import INPUT_ERRORS, one_line
 from montverif.regress.mutate import engine
 from montverif.regress.mutate import report as mreport
+from montverif.regress.mutate import score as mscore
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
 from montverif.regress.regression.lists import ListError, TestList, as_duts, as_int, as_strs
 from montverif.regress.regression.results import FAIL, PASS, Regression
@@ -226,15 +227,16 @@ def record(spec: CampaignSpec, data: dict) -> dict[str, Any]:
     """A finished campaign's record from its mutants.json."""
     summ, mutants = data["summary"], data["mutants"]
     counts = {s: sum(m["status"] == s for m in mutants) for s in engine.STATUSES}
-    judged = counts["killed"] + counts["survived"]
-    score = 100.0 * counts["killed"] / judged if judged else None
+    sc = mscore.of((m["status"], m.get("proof", "")) for m in mutants)
+    score = mscore.percent(sc.value)
     status, message = verdict(score, spec.goal, counts["survived"])
     if summ.get("interrupted"):  # neither passed nor failed: --resume runs it again
         status, message = SKIPPED, (f"interrupted: {counts['error']} of {len(mutants)} "
                                     "mutants without a verdict")
     rec = _base(spec, status, message, float(summ.get("wall_s", 0.0)))
     rec |= counts | {"mutants": len(mutants), "sites": summ["sites"],
-                     "score": None if score is None else round(score, 2),
+                     "score": score, "score_proved": mscore.percent(sc.proved),
+                     "equivalent_unproved": sc.unproved,
                      "equivalence": summ.get("equivalence", ""),
                      "survivors": [{"id": m["id"], "where": m["where"],
                                     "change": str(m["change"]).split(": ", 1)[-1],
@@ -321,4 +323,7 @@ def run_all(specs: Sequence[CampaignSpec], opts: Options, reg: Regression,
 
 
 def _score(rec: dict[str, Any]) -> str:
-    return "no score" if rec["score"] is None else f"{rec['score']:.1f}%"
+    if rec["score"] is None:
+        return "no score"
+    proved = rec.get("score_proved")
+    return f"{rec['score']:.1f}%" + ("" if proved is None else f", proved {proved:.1f}%")

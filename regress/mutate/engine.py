@@ -49,8 +49,10 @@ from montverif.regress.flow.spec import (
 )
 from montverif.regress.flow.vectors import vector_file, vector_keys
 from montverif.regress.mutate import directed, gencond, meta, proofs, prove
+from montverif.regress.mutate import score as mscore
 from montverif.regress.mutate.batched import FAILED_IN_BATCH, FLOW_ERROR, run_batched
 from montverif.regress.mutate.points import Point, campaign_points
+from montverif.regress.mutate.score import SIMULATED
 from montverif.regress.mutate.sites import Mutant, block_selector, mutant_params
 from montverif.regress.mutate.svmut import Site
 from montverif.regress.regression.diffsim import transactions
@@ -657,7 +659,7 @@ def take_recorded(c: Campaign, survivors: list[Mutant],
         if formal_text := proof.get("formal"):
             m.proof, m.reason = prove.PROVED, f"{m.reason}; {formal_text}"
         else:
-            m.proof = "simulated"
+            m.proof = SIMULATED
             if c.options.prove:
                 formal_check(c, m)
         progress(f"  mut{m.id:04d} {m.status} (recorded proof, file and domain unchanged)")
@@ -766,7 +768,7 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
                     return m
                 shown.append(f"{p.text(c.design)} ({files[p][1]} vectors)")
             elaborated = [s.endswith(f"({SAME_DESIGN})") for s in shown]
-            m.status, m.proof = "equivalent", "elaborated" if all(elaborated) else "simulated"
+            m.status, m.proof = "equivalent", mscore.ELABORATED if all(elaborated) else SIMULATED
             m.points = [p.label for p in points_at[m.id]]
             own_text = shown[0] if elaborated[0] else f"{label}; {len(vecs)} vectors"
             m.reason = (f"equivalent ({own_text}"
@@ -1117,7 +1119,7 @@ def _remove_build(key: str) -> None:
 
 
 def score(mutants: list[Mutant]) -> tuple[int, int, float | None]:
-    """(killed, survived non-equivalent, killed / (killed + survived non-equivalent))."""
-    killed = sum(m.status == "killed" for m in mutants)
-    survived = sum(m.status == "survived" for m in mutants)
-    return killed, survived, (killed / (killed + survived) if killed + survived else None)
+    """(killed, survived non-equivalent, killed / (killed + survived non-equivalent)); the
+    score with only formally shown equivalents left out: mscore.of (regress/mutate/score.py)."""
+    sc = mscore.of((m.status, m.proof) for m in mutants)
+    return sc.killed, sc.survived, sc.value

@@ -9,6 +9,9 @@ is unchanged, so a campaign (the nightly's among them) does not prove it again.
                                                            (the same statement, below)
     montverif mutate proofs prove [--dut D]        check the proofs no SBY proof backs yet
                                                            with one (regress/mutate/prove.py)
+    montverif mutate proofs renew [--dut D]        prove the stale proofs again on the
+                                                           current text, or remove them
+                                                           (regress/mutate/renew.py)
 
 A proof is keyed by the file, the SHA-256 of its whole text, and the change (offset, original,
 replacement): any edit of the file makes its proofs stale (they are then proved again by
@@ -148,11 +151,11 @@ def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
                            "git": data["summary"].get("git", ""),
                            "recorded": time.strftime("%Y-%m-%d")}
             added += 1
-    _write(proofs, path)
+    write(proofs, path)
     return added, known
 
 
-def _write(proofs: dict[str, dict[str, object]], path: Path) -> None:
+def write(proofs: dict[str, dict[str, object]], path: Path) -> None:
     ordered = sorted(proofs.values(), key=lambda p: (str(p["file"]), int(p["start"]),  # type: ignore[call-overload]
                                                      str(p["replacement"])))
     about = "equivalent mutants shown by simulation, some also proved by SBY " \
@@ -165,6 +168,20 @@ def check_folder(out: Path, dut: str, mid: int, site: Site) -> Path:
     (mutNNNN, the site's index), since two changes at one offset (`a ^ b` to `a & b` and to
     `a | b`) are two mutants and each check needs a folder of its own."""
     return out / dut / f"{Path(site.file).stem}-{site.start}-mut{mid:04d}"
+
+
+def check(out: Path, dut: str, design: Design, mid: int, site: Site,
+          timeout_s: int) -> prove.ProofResult:
+    """One mutant of the current text checked by SBY against the original (prove.py), in
+    its folder below `out` (check_folder)."""
+    folder = check_folder(out, dut, mid, site)
+    overlay = folder / "mutant"
+    overlay.mkdir(parents=True, exist_ok=True)
+    text = (ROOT / site.file).read_text()
+    if text[site.start:site.end] != site.original:  # edited since the sites were read
+        return prove.ProofResult(prove.NOT_PROVED, f"{site.file} changed during the check")
+    (overlay / Path(site.file).name).write_text(site.apply(text))
+    return prove.prove(dut, design, overlay, folder / "formal", timeout_s)
 
 
 def prove_recorded(out: Path, dut: str | None = None, path: Path | None = None,
@@ -186,30 +203,21 @@ def prove_recorded(out: Path, dut: str | None = None, path: Path | None = None,
                     or stale_reason(rec):
                 continue
             mid, site = sites[key]
-            folder = check_folder(out, name, mid, site)
-            overlay = folder / "mutant"
-            overlay.mkdir(parents=True, exist_ok=True)
-            text = (ROOT / site.file).read_text()
-            if text[site.start:site.end] != site.original:  # edited since the sites were read
-                result = prove.ProofResult(prove.NOT_PROVED, f"{site.file} changed during the "
-                                                             "check")
-            else:
-                (overlay / Path(site.file).name).write_text(site.apply(text))
-                result = prove.prove(name, design, overlay, folder / "formal", timeout_s)
+            result = check(out, name, design, mid, site, timeout_s)
             if result.status == prove.PROVED:
                 rec["formal"] = result.text
             elif result.status == prove.DIFFERENT:
                 del proofs[key]
                 directed.record(name, site, result)
             done.append((rec, result))
-            _write(proofs, path)  # after each check: an interrupted run keeps what it proved
+            write(proofs, path)  # after each check: an interrupted run keeps what it proved
             if done_one is not None:
                 done_one(rec, result)
-    _write(proofs, path)
+    write(proofs, path)
     return done
 
 
-def _line_key(text: str, site: Site) -> tuple[str, int, str, str, str]:
+def line_key(text: str, site: Site) -> tuple[str, int, str, str, str]:
     """The site's whole source line (white space folded) and the change's place in it."""
     begin = text.rfind("\n", 0, site.start) + 1
     end = text.find("\n", site.start)
@@ -246,9 +254,9 @@ def carry(rev: str, path: Path | None = None) -> tuple[int, int]:
         if len(mine) != 1:
             left += 1
             continue
-        want = _line_key(old_text, mine[0])
-        same_old = [s for s in old_sites if _line_key(old_text, s) == want]
-        same_new = [s for s in candidates(file, new_text) if _line_key(new_text, s) == want]
+        want = line_key(old_text, mine[0])
+        same_old = [s for s in old_sites if line_key(old_text, s) == want]
+        same_new = [s for s in candidates(file, new_text) if line_key(new_text, s) == want]
         if len(same_old) != 1 or len(same_new) != 1:
             left += 1
             continue
@@ -262,5 +270,5 @@ def carry(rev: str, path: Path | None = None) -> tuple[int, int]:
     for old_key in replaced:  # the carried proof names the version it was proved on
         del proofs[old_key]
     proofs |= carried
-    _write(proofs, path)
+    write(proofs, path)
     return len(carried), left

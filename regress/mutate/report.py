@@ -14,7 +14,8 @@ from pathlib import Path
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.mutate import engine
-from montverif.regress.mutate.engine import STATUSES, Campaign, score
+from montverif.regress.mutate import score as mscore
+from montverif.regress.mutate.engine import STATUSES, Campaign
 from montverif.regress.mutate.sites import Mutant, all_sites
 from montverif.spec import readback
 from montverif.spec.designs import load_design
@@ -34,23 +35,38 @@ def _equivalent_text(c: Campaign) -> str:
     return f"{n} ({proved(c)} proved)" if n else "0"
 
 
+def _score(c: Campaign) -> mscore.Score:
+    return mscore.of((m.status, m.proof) for m in c.mutants)
+
+
 def summary(c: Campaign) -> dict[str, object]:
-    killed, survived, sc = score(c.mutants)
+    sc = _score(c)
     o = c.options
     return {"dut": c.dut, "n": o.n, "bus_w": o.bus_w, "sim": o.sim, "seed": o.seed,
             "txns": o.txns,
             "sites": c.total_sites, "mutants": len(c.mutants), **counts(c),
             "equivalent_proved": proved(c),
-            "score": None if sc is None else round(sc, 4), "equivalence": c.eq_note,
+            "score": None if sc.value is None else round(sc.value, 4),
+            "score_proved": None if sc.proved is None else round(sc.proved, 4),
+            "equivalent_unproved": sc.unproved, "equivalence": c.eq_note,
             "wall_s": round(c.wall_s, 1), "jobs": o.jobs, "git": tools.git_revision(ROOT),
             **c.extra}
 
 
 def _score_text(c: Campaign) -> str:
-    killed, survived, sc = score(c.mutants)
-    if sc is None:
+    sc = _score(c)
+    if sc.value is None:
         return "n/a (nothing killed or surviving)"
-    return f"{100 * sc:.1f} % ({killed} / {killed + survived})"
+    return f"{100 * sc.value:.1f} % ({sc.killed} / {sc.killed + sc.survived})"
+
+
+def _proved_text(c: Campaign) -> str:
+    """The score with only formally shown equivalents left out (regress/mutate/score.py)."""
+    sc = _score(c)
+    if sc.proved is None:
+        return "n/a"
+    judged = sc.killed + sc.survived + sc.unproved
+    return f"{100 * sc.proved:.1f} % ({sc.killed} / {judged})"
 
 
 def table(c: Campaign) -> str:
@@ -67,6 +83,8 @@ def table(c: Campaign) -> str:
                  + (f" ({proved(c)} of them proved)" if n["equivalent"] else ""))
     lines.append(f"mutation score = killed / (killed + survived non-equivalent) = "
                  f"{_score_text(c)}; wall {c.wall_s:.0f} s")
+    lines.append(f"proved score = killed / (killed + survived + equivalent without a formal "
+                 f"proof) = {_proved_text(c)}")
     if builds := _builds_text(c):
         lines.append(builds)
     if c.eq_note:
@@ -90,10 +108,14 @@ def markdown(c: Campaign) -> str:
            f"{c.total_sites} candidate sites, "
            f"each run with the design's default tests ({o.txns} random operations, seed "
            f"{o.seed}, {_sim_name(o.sim)}), wall time {c.wall_s:.0f} s.", "",
-           "| mutants | killed | survived | equivalent | stillborn | error | score |",
-           "|---|---|---|---|---|---|---|",
+           "| mutants | killed | survived | equivalent | stillborn | error | score | proved "
+           "score |",
+           "|---|---|---|---|---|---|---|---|",
            f"| {len(c.mutants)} | {n['killed']} | {n['survived']} | {_equivalent_text(c)} | "
-           f"{n['stillborn']} | {n['error']} | {_score_text(c)} |", ""]
+           f"{n['stillborn']} | {n['error']} | {_score_text(c)} | {_proved_text(c)} |", "",
+           "Score: killed / (killed + survived), equivalents left out. Proved score: an "
+           "equivalent counts only with a formal verdict (SBY, or the original's design); "
+           "one judged by simulation counts as a survivor.", ""]
     if builds := _builds_text(c):
         out += [builds[0].upper() + builds[1:] + ".", ""]
     if c.eq_note:
@@ -152,11 +174,13 @@ def html_page(c: Campaign) -> str:
 and run with the design's default tests ({o.txns} random operations) on {_sim_name(o.sim)};
 wall time {c.wall_s:.0f} s.</p>
 <table><tr><th>mutants</th><th>killed</th><th>survived</th><th>equivalent</th>
-<th>stillborn</th><th>error</th><th>score</th></tr>
+<th>stillborn</th><th>error</th><th>score</th><th>proved score</th></tr>
 <tr><td>{len(c.mutants)}</td><td>{n['killed']}</td><td>{n['survived']}</td>
 <td>{_equivalent_text(c)}</td><td>{n['stillborn']}</td><td>{n['error']}</td>
-<td>{e(_score_text(c))}</td></tr></table>
-<p>Score = killed / (killed + survived non-equivalent). {e(c.eq_note)}</p>
+<td>{e(_score_text(c))}</td><td>{e(_proved_text(c))}</td></tr></table>
+<p>Score = killed / (killed + survived non-equivalent). Proved score = killed / (killed +
+survived + equivalent without a formal verdict): an equivalent judged by simulation counts as
+a survivor. {e(c.eq_note)}</p>
 <table><tr><th>id</th><th>where</th><th>kind</th><th>change</th><th>status</th><th>reason</th>
 </tr>{rows}</table></body></html>
 """

@@ -33,6 +33,7 @@ from markdown_it import MarkdownIt
 
 from montverif.regress.regression import formal_checks
 from montverif.regress.report import history
+from montverif.regress.report.text import proved_score_text
 
 CSS = """body{font-family:sans-serif;margin:1.5em;max-width:1300px}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;
@@ -346,7 +347,8 @@ def _campaign_row(rec: dict, out_dir: Path) -> str:
     score = "-" if rec["score"] is None else f"{rec['score']:.1f}%"
     cells = "".join(f"<td>{rec[c]}</td>" for c in MUT_COLUMNS)
     return (f"<tr><td>{name}</td><td>{_e(rec['sim'])}</td><td>{rec['n']}</td>{cells}"
-            f"<td class={'PASS' if ok else 'FAIL'}>{score}</td><td>{rec['goal']:g}%</td>"
+            f"<td class={'PASS' if ok else 'FAIL'}>{score}</td>"
+            f"<td>{proved_score_text(rec)}</td><td>{rec['goal']:g}%</td>"
             f"<td>{rec['wall_s']:.0f}</td><td class={'PASS' if ok else 'FAIL'}>"
             f"{_e(rec['status'])}{': ' + _e(rec['message']) if rec['message'] else ''}"
             "</td></tr>")
@@ -359,8 +361,11 @@ def mutation_section(campaigns: dict[str, dict], out_dir: Path) -> list[str]:
     body = ["<h2 id=\"mutation\">Mutation</h2>",
             f"<p>{sum(r['status'] == 'passed' for r in recs)} of {len(recs)} campaign(s) at "
             "their goal. Score = killed / (killed + survived non-equivalent); a survivor is a "
-            "mutant every test passed that was not shown equivalent: a testbench hole.</p>",
-            table(("design", "sim", "N", *MUT_COLUMNS, "score", "goal", "wall s", "status"),
+            "mutant every test passed that was not shown equivalent: a testbench hole. Proved "
+            "score: an equivalent counts only with a formal verdict; one judged by simulation "
+            "counts as a survivor.</p>",
+            table(("design", "sim", "N", *MUT_COLUMNS, "score", "proved score", "goal",
+                   "wall s", "status"),
                   [_campaign_row(r, out_dir) for r in recs])]
     survivors = [(r["dut"], s) for r in recs for s in r["survivors"]]
     if survivors:

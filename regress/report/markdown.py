@@ -78,13 +78,14 @@ def _mutation(summary: dict[str, Any]) -> list[str]:
     muts = list(summary.get("mutation", {}).values())
     if not muts:
         return []
-    lines = ["", "### Mutation", "", "| design | status | score | goal | repro |",
-             "|---|---|---:|---:|---|"]
+    lines = ["", "### Mutation", "",
+             "| design | status | score | proved score | goal | repro |",
+             "|---|---|---:|---:|---:|---|"]
     for m in muts:
-        score = m.get("score")
-        shown = f"{score:.1f} %" if isinstance(score, int | float) else "-"
+        shown, proved = (f"{v:.1f} %" if isinstance(v, int | float) else "-"
+                         for v in (m.get("score"), m.get("score_proved")))
         goal = m.get("goal")
-        lines.append(f"| `{m['dut']}` | {m['status']} | {shown} | "
+        lines.append(f"| `{m['dut']}` | {m['status']} | {shown} | {proved} | "
                      f"{'-' if goal is None else f'{goal:g} %'} | {_code(m.get('repro', ''))} |")
     return lines
 

@@ -115,6 +115,13 @@ def score_text(rec: dict) -> str:
     return "-" if rec["score"] is None else f"{rec['score']:.1f}%"
 
 
+def proved_score_text(rec: dict) -> str:
+    """The score with only formally shown equivalents left out (regress/mutate/score.py);
+    "-" for a record from before it was kept."""
+    proved = rec.get("score_proved")
+    return "-" if proved is None else f"{proved:.1f}%"
+
+
 MUT_COLUMNS = ("killed", "survived", "equivalent", "stillborn", "error")
 
 
@@ -125,15 +132,17 @@ def format_mutation(reg: Regression) -> str:
     recs = list(reg.mutation.values())
     width = max(len("design"), *(len(r["dut"]) for r in recs))
     head = (f"{'design':<{width}} {'sim':<9} {'N':>4} {'mutants':>7} "
-            + " ".join(f"{c[:6]:>6}" for c in MUT_COLUMNS) + f" {'score':>6} {'goal':>5}  status")
-    lines = ["mutation campaigns (score = killed / (killed + survived non-equivalent)):",
+            + " ".join(f"{c[:6]:>6}" for c in MUT_COLUMNS)
+            + f" {'score':>6} {'proved':>6} {'goal':>5}  status")
+    lines = ["mutation campaigns (score = killed / (killed + survived non-equivalent); proved: "
+             "an equivalent judged by simulation counted as a survivor):",
              head, "-" * len(head)]
     for r in recs:
         label = {MUT_PASSED: "met", MUT_FAILED: "BELOW GOAL", MUT_ERROR: "ERROR"}.get(
             r["status"], "not started")
         lines.append(f"{r['dut']:<{width}} {r['sim']:<9} {r['n']:>4} {r['mutants']:>7} "
                      + " ".join(f"{r[c]:>6}" for c in MUT_COLUMNS)
-                     + f" {score_text(r):>6} {r['goal']:>4g}%  {label}")
+                     + f" {score_text(r):>6} {proved_score_text(r):>6} {r['goal']:>4g}%  {label}")
         lines += [f"  survived {s['where']}: {s['change']}  ({s['reason'][:100]})"
                   for s in r["survivors"]]
         if r["status"] in (MUT_FAILED, MUT_ERROR):

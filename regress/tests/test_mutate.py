@@ -13,7 +13,10 @@ import pytest
 from montverif.regress.cli import mutate as mutate_cli
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import paths, simulate, spec
+from montverif.regress.mutate import campaigns as mcampaigns
 from montverif.regress.mutate import engine
+from montverif.regress.mutate import report as mreport
+from montverif.regress.mutate import score as mscore
 from montverif.regress.mutate import sites as msites
 from montverif.regress.mutate.svmut import KINDS, Site, candidates
 from montverif.spec import top
@@ -102,6 +105,35 @@ def test_score() -> None:
     mutants = [msites.Mutant(i, site, st) for i, st in enumerate(statuses)]
     assert engine.score(mutants) == (6, 2, 0.75)
     assert engine.score([msites.Mutant(0, site, "stillborn")])[2] is None
+
+
+def test_the_proved_score_counts_an_equivalent_judged_by_simulation_as_a_survivor(
+        tmp_path: Path) -> None:
+    """Equivalent means a formal verdict (issue 63): an equivalent shown by SBY or by the
+    original's own design leaves the proved score, one judged by simulation counts there as a
+    survivor; the terminal table, mutate.md, mutants.json and the regression's record carry
+    both scores."""
+    site = _sites()[0]
+    verdicts = ([("killed", "")] * 6 + [("survived", "")] + [("equivalent", "proved"),
+                ("equivalent", "elaborated")] + [("equivalent", "simulated")] * 2
+                + [("stillborn", "")])
+    sc = mscore.of(verdicts)
+    assert (sc.killed, sc.survived, sc.unproved) == (6, 1, 2)
+    assert sc.value == 6 / 7 and sc.proved == 6 / 9
+    mutants = [msites.Mutant(i, site, st, proof=pr) for i, (st, pr) in enumerate(verdicts)]
+    assert engine.score(mutants) == (6, 1, 6 / 7)
+    camp = engine.Campaign("mont_lut", load_design("mont_lut"), engine.Options(n=8), tmp_path,
+                           100, mutants, "", 1.0, {})
+    assert "proved score = killed / (killed + survived + equivalent without a formal proof) "\
+        "= 66.7 % (6 / 9)" in mreport.table(camp)
+    assert "| 85.7 % (6 / 7) | 66.7 % (6 / 9) |" in mreport.markdown(camp)
+    mreport.write(camp)
+    data = json.loads((tmp_path / "mutants.json").read_text())
+    assert data["summary"]["score_proved"] == round(6 / 9, 4)
+    assert data["summary"]["equivalent_unproved"] == 2
+    rec = mcampaigns.record(mcampaigns.CampaignSpec("mont_lut", 12, goal=100.0), data)
+    assert (rec["score"], rec["score_proved"], rec["equivalent_unproved"]) == (85.71, 66.67, 2)
+    assert rec["status"] == mcampaigns.FAILED  # the goal is still on the score as before
 
 
 def test_first_difference() -> None:

@@ -3,6 +3,7 @@ used while the file is unchanged, stale after any edit, refused when the sources
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from montverif.regress.cli import mutate as mutate_cli
 from montverif.regress.flow.paths import ROOT
-from montverif.regress.mutate import engine, proofs, prove
+from montverif.regress.mutate import engine, proofs, prove, renew
 from montverif.regress.mutate import sites as msites
 from montverif.spec.designs import load_design
 
@@ -176,3 +177,56 @@ def test_two_mutants_at_one_offset_are_checked_in_folders_of_their_own(
     text = (ROOT / sites[a].file).read_text()
     assert sorted(seen.values()) == sorted(sites[i].apply(text) for i in (a, b))
     assert all(p.get("formal") for p in proofs.load(proof_file).values())
+
+
+def _site(dut: str, change: str) -> tuple[int, msites.Site]:
+    sites = msites.all_sites(load_design(dut))
+    return next((i, s) for i, s in enumerate(sites) if s.description == change)
+
+
+@pytest.mark.formal
+def test_a_non_equivalent_mutant_recorded_as_equivalent_is_rejected(
+        tmp_path: Path, proof_file: Path) -> None:
+    """Soundness (issue 63): a mutant that changes mont_r2's result (q_i & fault_hit: the
+    add-M decision always 0), recorded as equivalent, is told apart by the real SBY check of
+    `proofs prove`; its entry goes and the distinguishing input is written as a hole."""
+    mid, _ = _site("mont_r2", "mont_r2.sv:53: 'q_i ^ fault_hit' -> 'q_i & fault_hit'")
+    _campaign(tmp_path / "c1", "mont_r2", [mid])
+    assert proofs.accept([tmp_path / "c1"]) == (1, 0)
+    done = proofs.prove_recorded(tmp_path / "out", "mont_r2", proof_file, 300)
+    assert [r.status for _, r in done] == [prove.DIFFERENT], done
+    assert proofs.load(proof_file) == {}
+    assert list((tmp_path / "out").rglob("hole.json"))
+
+
+@pytest.mark.formal
+def test_a_proof_of_an_edited_file_counts_only_once_sby_proves_it_again(
+        tmp_path: Path, proof_file: Path) -> None:
+    """A proof recorded on an older text of mont_r2.sv (here: the current one with a line
+    more above the statement, so every offset moved) is stale: a campaign does not use it.
+    `proofs renew` finds the statement in the current text, SBY proves the mutant there, and
+    only then is the entry current again (renewed, with its formal text). One whose
+    statement cannot be located goes."""
+    mid, site = _site("mont_r2", "mont_r2.sv:53: 'q_i ^ fault_hit' -> 'q_i | fault_hit'")
+    _campaign(tmp_path / "c1", "mont_r2", [mid])
+    assert proofs.accept([tmp_path / "c1"]) == (1, 0)
+    current = (ROOT / site.file).read_text()
+    older = "// an older version of this file\n" + current
+    old_sha = hashlib.sha256(older.encode()).hexdigest()
+    raw = json.loads(proof_file.read_text())
+    moved = dict(raw["proofs"][0], sha256=old_sha, start=site.start + len(older) - len(current))
+    gone = dict(moved, start=0, original="//", replacement="/")  # no such site in any text
+    proof_file.write_text(json.dumps({"proofs": [moved, gone]}))
+    design = load_design("mont_r2")
+    domain = proofs.domain_text(design)
+    assert proofs.lookup(site, proofs.load(proof_file), ["N=8"], "N=8", domain) is None
+
+    def texts(file: str, sha: str) -> str | None:
+        return older if (file, sha) == (site.file, old_sha) else None
+
+    done = renew.renew(tmp_path / "out", "mont_r2", proof_file, 300, old_text=texts)
+    assert sorted(r.status for _, r in done) == [prove.NOT_PROVED, prove.PROVED], done
+    rec = proofs.lookup(site, proofs.load(proof_file), ["N=8"], "N=8", domain)
+    assert rec is not None and "proved equivalent by SBY" in str(rec["formal"])
+    assert str(rec["renewed"]).startswith(f"from {old_sha[:16]}")
+    assert len(proofs.load(proof_file)) == 1 and not proofs.stale_reason(rec)

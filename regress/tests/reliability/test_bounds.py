@@ -40,6 +40,7 @@ PREFIX = {
     "montverif closure compare": ["closure", "compare", "--duts", "mont_lut"],
     "montverif mutate": ["mutate", "--dut", "mont_r2"],
     "montverif mutate proofs prove": ["mutate", "proofs", "prove", "--out", "{tmp}/proofs"],
+    "montverif mutate proofs renew": ["mutate", "proofs", "renew", "--out", "{tmp}/proofs"],
     "montverif mutate directed": ["mutate", "directed", "{tmp}", "--out", "{tmp}/directed",
                                   "--into", "{tmp}/into"],
     "montverif formal": ["formal", "--block", "mv_bus_loader", "--out", "{tmp}/formal"],

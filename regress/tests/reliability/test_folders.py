@@ -60,6 +60,7 @@ def users_folder(tmp_path: Path) -> Path:
 WRITERS = [
     ("mutate", "--dut", "mont_r2", "--mutants", "2", "--force"),
     ("mutate", "proofs", "prove", "--dut", "mont_r2", "--force"),
+    ("mutate", "proofs", "renew", "--dut", "mont_r2", "--force"),
     ("closure", "run", "--dut", "mont_r2", "--budget-seeds", "1", "--force"),
     ("synth", "--dut", "mont_r2", "--n", "32", "--force"),
     ("synth", "--dut", "mont_r2", "--n", "32", "--pnr", "--force"),

@@ -1,0 +1,130 @@
+"""Stale recorded proofs proved again or removed (docs/mutation.md, "Which file, which
+build, which proof").
+
+    montverif mutate proofs renew [--dut D] [--out DIR]
+
+A recorded proof goes stale when its file changes or its design's operand domain does
+(proofs.stale_reason); a stale proof is never used. `renew` takes each one back to the
+current text and lets SBY decide, so that no entry of the record describes code that is
+gone:
+
+- the text the proof was made on is found in the file's git history by its SHA-256, the
+  mutated statement located there and then in the current text, by the same rule as
+  `proofs carry` (the whole source line, white space folded, once in each text, the same
+  change at the same place in it); a proof stale only by its domain keeps its site;
+- the mutant of the current text is checked by SBY at the design's formal points
+  (prove.py): proved, the entry is rewritten for the current text and domain with the
+  check's `formal` text and a `renewed` note naming the version it came from; told apart,
+  the entry goes and the distinguishing input is written as a hole (directed.py); not
+  proved, or the statement not found once, the entry goes, and a campaign that draws the
+  mutant judges it again (a survivor for the proved score until a formal verdict or a test
+  settles it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from montverif.regress.flow.paths import ROOT
+from montverif.regress.mutate import directed, proofs, prove
+from montverif.regress.mutate.sites import all_sites
+from montverif.regress.mutate.svmut import Site, candidates
+from montverif.spec.design import Design
+from montverif.spec.designs import known_designs, load_design
+
+Record = dict[str, object]
+# (file, SHA-256) -> the file's text with that hash, or None
+OldText = Callable[[str, str], str | None]
+
+
+def git_text(file: str, sha: str) -> str | None:
+    """The text of `file` in this repository's git history whose SHA-256 is `sha`."""
+    revs = subprocess.run(["git", "rev-list", "HEAD", "--", file], cwd=ROOT,
+                          capture_output=True, text=True, check=False).stdout.split()
+    seen: set[str] = set()
+    for rev in revs:
+        blob = subprocess.run(["git", "rev-parse", f"{rev}:{file}"], cwd=ROOT,
+                              capture_output=True, text=True, check=False).stdout.strip()
+        if not blob or blob in seen:
+            continue
+        seen.add(blob)
+        data = subprocess.run(["git", "cat-file", "blob", blob], cwd=ROOT,
+                              capture_output=True, check=False).stdout
+        if hashlib.sha256(data).hexdigest() == sha:
+            return data.decode()
+    return None
+
+
+def current_site(rec: Record, old_text: OldText = git_text) -> Site | None:
+    """The recorded change in the current text of its file, or None when it cannot be
+    located once."""
+    file = str(rec["file"])
+    if not (ROOT / file).is_file():
+        return None
+    new_text = (ROOT / file).read_text()
+    if proofs.file_sha(file) == rec["sha256"]:  # stale by its domain only: the same site
+        same = [s for s in candidates(file, new_text) if s.start == rec["start"]
+                and s.original == rec["original"] and s.replacement == rec["replacement"]]
+        return same[0] if len(same) == 1 else None
+    old = old_text(file, str(rec["sha256"]))
+    if old is None:
+        return None
+    old_sites = candidates(file, old)
+    mine = [s for s in old_sites if s.start == rec["start"] and s.original == rec["original"]
+            and s.replacement == rec["replacement"]]
+    if len(mine) != 1:
+        return None
+    want = proofs.line_key(old, mine[0])
+    if sum(proofs.line_key(old, s) == want for s in old_sites) != 1:
+        return None
+    same_new = [s for s in candidates(file, new_text) if proofs.line_key(new_text, s) == want]
+    return same_new[0] if len(same_new) == 1 else None
+
+
+def _renewed(rec: Record, design: Design, site: Site, formal: str) -> Record:
+    was = f"{str(rec['sha256'])[:16]} line {rec['line']}, domain {rec.get('domain', '?')}"
+    return rec | {"sha256": proofs.file_sha(site.file), "start": site.start,
+                  "line": site.line, "change": site.description,
+                  "domain": proofs.domain_text(design), "formal": formal,
+                  "renewed": f"from {was}: proved again by SBY on the current text"}
+
+
+def renew(out: Path, dut: str | None = None, path: Path | None = None,
+          timeout_s: int = 900, old_text: OldText = git_text,
+          done_one: Callable[[Record, prove.ProofResult], None] | None = None
+          ) -> list[tuple[Record, prove.ProofResult]]:
+    """Prove every stale recorded proof (of `dut`, or of every design) again on the current
+    text, or remove it (the module's rules); each check in a folder below `out`. Returns
+    each stale record with its result; the file is written after each."""
+    path = proofs.PROOFS_FILE if path is None else path
+    recorded = proofs.load(path)
+    done: list[tuple[Record, prove.ProofResult]] = []
+    for name in ([dut] if dut else known_designs()):
+        design = load_design(name)
+        ids = {proofs.site_key(s): i for i, s in enumerate(all_sites(design))}
+        for key, rec in list(recorded.items()):
+            if rec["dut"] != name or not proofs.stale_reason(rec):
+                continue
+            del recorded[key]
+            site = current_site(rec, old_text)
+            mid = ids.get(proofs.site_key(site)) if site is not None else None
+            if site is None or mid is None:
+                result = prove.ProofResult(prove.NOT_PROVED, "the statement is not found once "
+                                           "in the current text: the entry goes")
+            else:
+                result = proofs.check(out, name, design, mid, site, timeout_s)
+                if result.status == prove.PROVED:
+                    new = _renewed(rec, design, site, result.text)
+                    recorded[proofs.site_key(site)] = new
+                    rec = new
+                elif result.status == prove.DIFFERENT:
+                    directed.record(name, site, result)
+            done.append((rec, result))
+            proofs.write(recorded, path)
+            if done_one is not None:
+                done_one(rec, result)
+    proofs.write(recorded, path)
+    return done
