@@ -57,11 +57,11 @@ def test_products_match_the_bit_accurate_multiplier(mult: int) -> None:
         for p in step:
             x = p.x % m  # the bit model's checks want X < M (the RTL only needs X < 2^N)
             assert BIT_MODELS[mult](x, p.y, m, n, **vwp).p == p.p
-    p = rsa.rsa_core(0x1234_5678, 0xA5A5_0001, m, n, Mult=mult, **vwp).p
-    assert p == pow(0x1234_5678, 0xA5A5_0001, m)
+    result = rsa.rsa_core(0x1234_5678, 0xA5A5_0001, m, n, Mult=mult, **vwp).p
+    assert result == pow(0x1234_5678, 0xA5A5_0001, m)
     last = steps[-1][-1] if mult not in rsa.DIRECT_MULTS else [
         q for q in steps[-1] if q.mult == "A"][0]  # interleaved: the last A*S is P
-    assert last.p == p
+    assert last.p == result
 
 
 def test_word_multipliers_precompute_for_their_own_r() -> None:
