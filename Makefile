@@ -178,7 +178,10 @@ reliability: setup
 regress: setup
 	$(MV) regress --list $(LIST) --jobs $(JOBS) $(KEEP_FLAG) $(REGRESS_ARGS)
 
-sim: setup
+# One run needs the venv and the simulators only (COV=1 also verilator_coverage): not the
+# synthesis, browser, wave or cluster tools `setup` checks, whose checks cost more than a
+# small run (issue 64).
+sim: venv sim-tools $(if $(filter 1,$(COV)),coverage-tools)
 	@$(MV) sim $(SIM_FLAGS)
 
 # Seeds of one DUT until its coverage goal (the DUT's descriptor (hdl/<family>/<dut>.toml) [coverage]) is met or
