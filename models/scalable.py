@@ -7,7 +7,9 @@ clock, PE i+1 two clocks behind PE i (latency 2), P PEs in a ring with e - 2P de
 mwrkmm: MWRkMM (Algorithm 2): X scanned in W-bit digits, Y, M and S in n = floor(N/V) + 2
 words of V bits (the top word of Y and M is zero); each job first reduces S by u' M with
 u' = m' S(0) mod 2^W, shifts right by W and then adds x_i Y; N/W + 1 jobs (the last digit is
-zero); PE latency 3, n - 3P delay registers.
+zero); PE latency 3 (4 subpipelined), n - 3P (n - 4P) delay registers; the PE adds with two
+carry-propagate adders or with section 5.2's carry-save tree and one carry-propagate adder
+(PeAdder = 1): the same words in the same clocks, only the carries the observation sees differ.
 
 Both mirror hdl/scalable/<design>.sv word for word: the result P (the final word-serial
 subtraction of M done), the cycle count of the RTL schedule and the observation histogram
@@ -136,12 +138,16 @@ def mwrkmm_pmax(n: int, V: int, PeLatency: int = 3) -> int:
     return mwrkmm_words(n, V) // PeLatency
 
 
-def mwrkmm_check(n: int, V: int, W: int, P: int, PeLatency: int = 3) -> None:
-    """Legal (N, V, W, P, PeLatency): 1 <= W <= V (section 6.1, 2), W divides N (ibid.),
-    V <= N, PeLatency 3 or 4 (section 7), 1 <= P <= p_max (eq. 13)."""
+def mwrkmm_check(n: int, V: int, W: int, P: int, PeLatency: int = 3, PeAdder: int = 0) -> None:
+    """Legal (N, V, W, P, PeLatency, PeAdder): 1 <= W <= V (section 6.1, 2), W divides N
+    (ibid.), V <= N, PeLatency 3 or 4 (section 7), PeAdder 0 or 1 (section 5.2),
+    1 <= P <= p_max (eq. 13)."""
     if PeLatency not in (3, 4):
         raise ModelInputError(f"mwrkmm: PeLatency={PeLatency} must be 3 or 4 (section 7: the "
                               "PE of latency 3 and the subpipelined one)")
+    if PeAdder not in (0, 1):
+        raise ModelInputError(f"mwrkmm: PeAdder={PeAdder} must be 0 or 1 (two carry-propagate "
+                              "adders, or section 5.2's carry-save tree and one)")
     if W < 1:
         raise ModelInputError(f"mwrkmm: W must be >= 1 (got W={W})")
     if W > V:
@@ -172,7 +178,7 @@ def mwrkmm_cycles(n: int, V: int, W: int, P: int, PeLatency: int = 3) -> int:
 
 
 def mwrkmm_mprime(m: int, n: int, V: int = 8, W: int = 1, P: int = 1,
-                  PeLatency: int = 3) -> int:
+                  PeLatency: int = 3, PeAdder: int = 0) -> int:
     """Host precomputation m' = -M^-1 mod 2^W (eq. 10 with R = 2^W: u' needs W bits)."""
     if m <= 0 or m % 2 == 0:
         raise ModelInputError("mwrkmm: m' needs an odd modulus M > 0")
@@ -180,35 +186,84 @@ def mwrkmm_mprime(m: int, n: int, V: int = 8, W: int = 1, P: int = 1,
 
 
 def mwrkmm(x: int, y: int, m: int, n: int, V: int = 8, W: int = 1,
-           P: int = 1, PeLatency: int = 3) -> Result:
+           P: int = 1, PeLatency: int = 3, PeAdder: int = 0) -> Result:
     """Algorithm 2 (MWRkMM), word by word as each PE computes it.
 
     Per job i: u' = m' S(0) mod 2^W; (Cum, Pum(j)) = u' M(j);
     (Cmod, Smod(j)) = Cmod + S(j) + Cum + Pum(j); S'(j-1) = (Smod(j)_{W-1:0}, Smod(j-1)_{V-1:W});
     (Cxy, Pxy(j-1)) = x_i Y(j-1); (Cadd, S(j-1)) = S'(j-1) + Pxy(j-1) + Cxy + Cadd,
     for j = 0 .. n_w (S(n_w) = M(n_w) = Y(n_w - 1) = 0). The PE latency (3, or 4 for the
-    subpipelined PE) changes the clocks only, not a word.
+    subpipelined PE) changes the clocks only, not a word. PeAdder = 1 (section 5.2's
+    carry-save tree and one carry-propagate adder, hdl/scalable/mwrkmm_pe.sv) gives the same
+    words; its observation bins count its own carries (_csa_step), so it runs the Python loop.
     """
     validate(x, y, m, n)
-    mwrkmm_check(n, V, W, P, PeLatency)
+    mwrkmm_check(n, V, W, P, PeLatency, PeAdder)
     nw = mwrkmm_words(n, V)
     mp = mwrkmm_mprime(m, n, V, W, P)
     assert (y | m) >> (V * (nw - 1)) == 0, "mwrkmm: the top operand word must be zero"
-    fast = native.mwrkmm_loop(x, y, m, mp, n, V, W, P)
+    fast = native.mwrkmm_loop(x, y, m, mp, n, V, W, P) if PeAdder == 0 else None
     if fast is not None:  # the same loop in C (models/native/wordserial.c)
         total, hits = fast[0], {a: h for a, h in enumerate(fast[1]) if h}
     else:
-        total, hits = _mwrkmm_loop(x, y, m, mp, n, V, W, P)
+        total, hits = _mwrkmm_loop(x, y, m, mp, n, V, W, P, PeAdder)
     assert total < 2 * m, "mwrkmm: S >= 2M before the final subtraction"
     return Result("mwrkmm", n, final_sub(total, m), None, None,
                   mwrkmm_cycles(n, V, W, P, PeLatency), hits,
                   unreduced=total)
 
 
-def _mwrkmm_loop(x: int, y: int, m: int, mp: int, n: int, V: int, W: int, P: int
-                 ) -> tuple[int, dict[int, int]]:
+def _maj(a: int, b: int, c: int) -> int:
+    """The carries of a row of 3:2 compressors (before their shift)."""
+    return (a & b) | (a & c) | (b & c)
+
+
+class _CsaPe:
+    """The carries of section 5.2's addition unit (PeAdder = 1) over one job, clock for clock
+    as hdl/scalable/mwrkmm_pe.sv's g_csa keeps them: the reduction S(j) + Pum(j) + Cum in
+    carry-save form (Ra, Rb and the overflow bit k), the alignment of both vectors, the
+    word-0 carry z and the CPA's carry Cadd of the S + xY tree."""
+
+    def __init__(self, V: int, W: int) -> None:
+        self.V, self.W = V, W
+        self.vmask, self.wmask = (1 << V) - 1, (1 << W) - 1
+        self.ra = self.rb = self.k = self.z = self.cadd = 0
+
+    def reduce(self, j: int, s_j: int, pum: int, cum: int, last: bool) -> int:
+        """Word j of the reduction in carry-save form; returns k(j+1), the bit that leaves
+        it (0 at step n_w: Cum and k alone, no compressor). Word 0 also gives z."""
+        if last:
+            ra, rb, k_next = cum, self.k, 0
+        else:
+            cum, k = (0, 0) if j == 0 else (cum, self.k)
+            ra = s_j ^ pum ^ cum
+            car = (_maj(s_j, pum, cum) << 1) | k
+            rb, k_next = car & self.vmask, car >> self.V
+        if j == 0:
+            low_a, low_b = ra & self.wmask, rb & self.wmask
+            self.z = int((low_a | low_b) != 0)
+            assert low_a + low_b == self.z << self.W, "mwrkmm: word 0's low W bits are not 0"
+            self.cadd = 0
+        self.align = (((ra & self.wmask) << (self.V - self.W)) | (self.ra >> self.W),
+                      ((rb & self.wmask) << (self.V - self.W)) | (self.rb >> self.W))
+        self.ra, self.rb, self.k = ra, rb, k_next
+        return k_next
+
+    def add(self, pxy: int, cxy: int) -> int:
+        """The S + xY tree and the CPA: the S word; keeps Cadd (at most 3)."""
+        a, b = self.align
+        t = a + b + pxy + cxy + self.cadd + self.z
+        self.z = 0
+        word, self.cadd = t & self.vmask, t >> self.V
+        assert self.cadd <= 3, "mwrkmm: the CSA unit's Cadd outgrew two bits"
+        return word
+
+
+def _mwrkmm_loop(x: int, y: int, m: int, mp: int, n: int, V: int, W: int, P: int,
+                 PeAdder: int = 0) -> tuple[int, dict[int, int]]:
     """Algorithm 2's N/W + 1 jobs of n_w words (the reference of the native loop): S and
-    the bins."""
+    the bins. PeAdder = 1: the CSA unit's words are checked against these and its carries
+    decide the bins."""
     nw = mwrkmm_words(n, V)
     vmask, wmask = (1 << V) - 1, (1 << W) - 1
     yw, mw = _words(y, V, nw), _words(m, V, nw)
@@ -220,11 +275,13 @@ def _mwrkmm_loop(x: int, y: int, m: int, mp: int, n: int, V: int, W: int, P: int
         u = (mp * s[0]) & wmask
         new = [0] * nw
         cmod = cum = cxy = cadd = smod_prev = 0
+        csa = _CsaPe(V, W) if PeAdder else None
         for j in range(nw + 1):
             s_j = s[j] if j < nw else 0
             m_j = mw[j] if j < nw else 0
             prod = u * m_j
             t = cmod + s_j + cum + (prod & vmask)
+            k_next = csa.reduce(j, s_j, prod & vmask, cum, j == nw) if csa else 0
             smod, cmod, cum = t & vmask, t >> V, prod >> V
             assert cmod <= 2, "mwrkmm: Cmod outgrew two bits (eq. 12)"
             if j == 0:
@@ -233,11 +290,18 @@ def _mwrkmm_loop(x: int, y: int, m: int, mp: int, n: int, V: int, W: int, P: int
                 shifted = ((smod & wmask) << (V - W)) | (smod_prev >> W)
                 pxy = x_i * yw[j - 1]
                 t2 = shifted + (pxy & vmask) + cxy + cadd
-                new[j - 1], cadd, cxy = t2 & vmask, t2 >> V, pxy >> V
+                new[j - 1], cadd = t2 & vmask, t2 >> V
                 assert cadd <= 2, "mwrkmm: Cadd outgrew two bits"
-                addr = _obs_addr(pe, (cmod | cadd) != 0)
+                carry_nz = (cmod | cadd) != 0
+                if csa:
+                    word = csa.add(pxy & vmask, cxy)
+                    assert word == new[j - 1], "mwrkmm: the CSA unit's word differs"
+                    carry_nz = (k_next | csa.cadd) != 0
+                cxy = pxy >> V
+                addr = _obs_addr(pe, carry_nz)
                 hits[addr] = hits.get(addr, 0) + 1
             smod_prev = smod
         assert cmod == cum == cxy == cadd == 0, "mwrkmm: S outgrew n_w words"
+        assert not csa or csa.k == csa.cadd == 0, "mwrkmm: S outgrew n_w words (CSA unit)"
         s = new
     return _join(s, V), hits

@@ -68,10 +68,11 @@ def check_mwr2mm(x: int, y: int, m: int, n: int, w: int, p: int) -> None:
 
 
 def check_mwrkmm(x: int, y: int, m: int, n: int, v: int, w: int, p: int,
-                 lat: int = 3) -> None:
-    r = mwrkmm(x, y, m, n, V=v, W=w, P=p, PeLatency=lat)
-    assert r.p == expected_p(x, y, m, n), (x, y, m, n, v, w, p)
-    assert r.p == reference(get_algo("mwrkmm"), x, y, m, n, V=v, W=w, P=p, PeLatency=lat)
+                 lat: int = 3, adder: int = 0) -> None:
+    r = mwrkmm(x, y, m, n, V=v, W=w, P=p, PeLatency=lat, PeAdder=adder)
+    assert r.p == expected_p(x, y, m, n), (x, y, m, n, v, w, p, lat, adder)
+    assert r.p == reference(get_algo("mwrkmm"), x, y, m, n, V=v, W=w, P=p, PeLatency=lat,
+                            PeAdder=adder)
     nw, jobs = mwrkmm_words(n, v), mwrkmm_jobs(n, w)
     # the last job's state A, its n_w words leaving lat clocks later, one FIN clock
     assert r.cycles == schedule_end(jobs, p, lat, nw) + nw + lat + 1
@@ -97,15 +98,17 @@ def test_mwr2mm_exhaustive_small(n: int):
                     check_mwr2mm(x, y, m, n, w, p)
 
 
-@pytest.mark.parametrize("n,lat", [(3, 3), (4, 3), (4, 4)])
-def test_mwrkmm_exhaustive_small(n: int, lat: int):
+@pytest.mark.parametrize("n,lat,adder", [(3, 3, 0), (4, 3, 0), (4, 4, 0), (4, 3, 1), (5, 4, 1)])
+def test_mwrkmm_exhaustive_small(n: int, lat: int, adder: int):
+    """Every point and operand at small N; PeAdder = 1 checks each word of its carry-save
+    unit against the two adders' (the model's own assertions) as well as P."""
     points = mwrkmm_points(n, lat)
     assert points, n
     for v, w, p in points:
         for m in range(3, 1 << n, 2):
             for x in range(m):
                 for y in range(m):
-                    check_mwrkmm(x, y, m, n, v, w, p, lat)
+                    check_mwrkmm(x, y, m, n, v, w, p, lat, adder)
 
 
 def test_mwrkmm_pe_latency_sets_p_max_and_cycles_only() -> None:
@@ -123,6 +126,25 @@ def test_mwrkmm_pe_latency_sets_p_max_and_cycles_only() -> None:
             mwrkmm(3, 5, m, 1024, V=17, W=16, **bad)
 
 
+def test_mwrkmm_csa_adder_changes_the_carries_only() -> None:
+    """PeAdder = 1 (section 5.2's carry-save tree and one CPA): the same P, S before the
+    subtraction and cycles, each PE the same number of word steps; its bins count its own
+    carries (the reduction's overflow bit k or the CPA's carry), so some step's class
+    differs from the two adders' (Cmod or Cadd) at the paper's point; any other PeAdder is
+    refused in one line."""
+    m = (1 << 1023) + 12345
+    for lat, p in ((3, 20), (4, 15)):
+        r0 = mwrkmm(m - 5, m - 7, m, 1024, V=17, W=16, P=p, PeLatency=lat)
+        r1 = mwrkmm(m - 5, m - 7, m, 1024, V=17, W=16, P=p, PeLatency=lat, PeAdder=1)
+        assert (r0.p, r0.unreduced, r0.cycles) == (r1.p, r1.unreduced, r1.cycles)
+        assert pe_totals(r0.lut) == pe_totals(r1.lut) and r0.lut != r1.lut
+    with pytest.raises(ModelInputError, match="PeAdder=2 is above its largest value 1") as exc:
+        get_algo("mwrkmm").resolve(64, {"V": 8, "W": 8, "PeAdder": 2})
+    assert "\n" not in str(exc.value)
+    with pytest.raises(ModelInputError, match="PeAdder=2 must be 0 or 1"):
+        mwrkmm(3, 5, m, 1024, V=17, W=16, P=20, PeAdder=2)
+
+
 @st.composite
 def mwr2mm_case(draw: st.DrawFn) -> tuple[int, ...]:
     n = draw(st.integers(8, 300))
@@ -138,9 +160,11 @@ def mwrkmm_case(draw: st.DrawFn) -> tuple[int, ...]:
     v = draw(st.integers(1, min(n // 3 + 1, 40)))
     w = draw(st.sampled_from([d for d in range(1, v + 1) if n % d == 0]))
     lat = draw(st.sampled_from([3, 4]))
+    adder = draw(st.sampled_from([0, 1]))
     p = draw(st.integers(1, mwrkmm_pmax(n, v, lat)))
     m = draw(st.integers(3, (1 << n) - 1)) | 1
-    return draw(st.integers(0, m - 1)), draw(st.integers(0, m - 1)), m, n, v, w, p, lat
+    return (draw(st.integers(0, m - 1)), draw(st.integers(0, m - 1)), m, n, v, w, p, lat,
+            adder)
 
 
 @BASE
@@ -160,8 +184,9 @@ def test_corner_operands_hit_both_carry_classes_and_subtraction():
     n, m = 64, (1 << 64) - 59
     r = mwr2mm(m - 1, m - 1, m, n, W=8, P=4)
     assert all(r.lut.get(2 * k + c, 0) > 0 for k in range(4) for c in (0, 1))
-    r = mwrkmm(m - 1, m - 1, m, n, V=8, W=8, P=3)
-    assert all(r.lut.get(2 * k + c, 0) > 0 for k in range(3) for c in (0, 1))
+    for adder in (0, 1):
+        r = mwrkmm(m - 1, m - 1, m, n, V=8, W=8, P=3, PeAdder=adder)
+        assert all(r.lut.get(2 * k + c, 0) > 0 for k in range(3) for c in (0, 1)), adder
 
 
 @pytest.mark.parametrize("m", [3, 5, 251, (1 << 127) - 1, (1 << 64) + 13])
