@@ -1,6 +1,6 @@
 // Written into hdl/cores/ by `montverif generate` (each build writes the same text into build/gen/).
 // GENERATED from hdl/scalable/mwrkmm.toml by montverif.spec.top: the
-// mwrkmm core (Michalski-Buell 2006: Algorithm 2 (MWRkMM): V-bit words, W-bit digits, m' loaded, P PEs of latency 3 or 4 (subpipelined))
+// mwrkmm core (Michalski-Buell 2006: Algorithm 2 (MWRkMM): V-bit words, W-bit digits, m' loaded, P PEs of latency 3 or 4 (subpipelined), two CPAs or section 5.2's CSA tree and one CPA)
 // behind the bus loader. Do not edit: change the descriptor.
 module mwrkmm_top
   import mv_regmap_pkg::*;
@@ -12,6 +12,7 @@ module mwrkmm_top
   parameter int W = 1,
   parameter int P = 1,
   parameter int PeLatency = 3,
+  parameter int PeAdder = 0,
   parameter bit FaultEn = 1'b0,
   parameter int FaultPe = 0
 ) (
@@ -88,6 +89,7 @@ module mwrkmm_top
     .W        (W),
     .P        (P),
     .PeLatency(PeLatency),
+    .PeAdder  (PeAdder),
     .FaultEn  (FaultEn),
     .FaultPe  (FaultPe)
   ) u_core (

@@ -10,7 +10,9 @@
 // return to PE 0 through n - LP delay registers (section 5: the shift register used when
 // P < p_max); P above p_max = floor(n/L) (eq. 13 for L = 3; the subpipelined core's 15 PEs
 // at 1024 bits, section 7, for L = 4) is rejected at elaboration, as are W > V and W not
-// dividing N (section 6.1).
+// dividing N (section 6.1). PeAdder chooses the PEs' addition unit: 0, two carry-propagate
+// adders (the recurrences as written); 1, section 5.2's carry-save tree and one
+// carry-propagate adder (mwrkmm_pe.sv's header): the same S words in the same clocks.
 //
 // Final result (section 5.4): the last job's S (< 2M) leaves PE (N/W) mod P one word per
 // clock; the final unit latches each word and subtracts the matching word of M with a
@@ -26,6 +28,7 @@ module mwrkmm #(
   parameter int W       = 1,   // default legal for every N (W must divide N)
   parameter int P       = 1,
   parameter int PeLatency = 3, // 3, or 4: the subpipelined PE (section 7)
+  parameter int PeAdder = 0,   // the PE's addition unit: 0 two CPAs, 1 CSA tree + CPA (5.2)
   // Test only: PE FaultPe flips bit 0 of its quotient digits u' (negative tests).
   parameter bit FaultEn = 1'b0,
   parameter int FaultPe = 0
@@ -55,6 +58,9 @@ module mwrkmm #(
   end
   if (PeLatency != 3 && PeLatency != 4) begin : g_bad_lat
     initial $fatal(1, "mwrkmm: PeLatency=%0d must be 3 or 4 (section 7)", PeLatency);
+  end
+  if (PeAdder != 0 && PeAdder != 1) begin : g_bad_adder
+    initial $fatal(1, "mwrkmm: PeAdder=%0d must be 0 or 1 (section 5.2)", PeAdder);
   end
   if (P < 1 || P > PMax) begin : g_bad_p
     initial $fatal(1, "mwrkmm: P=%0d must be in 1..p_max=%0d (eq. 13)", P, PMax);
@@ -110,6 +116,7 @@ module mwrkmm #(
       .W      (W),
       .Jobs   (PeJobs),
       .Latency(PeLatency),
+      .Adder  (PeAdder),
       .FaultEn(FaultEn && (k == FaultPe))
     ) u_pe (
       .clk_i,

@@ -23,6 +23,8 @@ RTL_ILLEGAL = [
     ("mwrkmm", {"N": 32, "V": 4, "W": 8, "P": 1}, "mwrkmm: W=8 must be in 1..V=4"),
     ("mwrkmm", {"N": 30, "V": 8, "W": 4, "P": 1}, "mwrkmm: W=4 must divide N=30"),
     ("mwrkmm", {"N": 32, "V": 8, "W": 8, "P": 3}, "mwrkmm: P=3 must be in 1..p_max=2"),
+    ("mwrkmm", {"N": 32, "V": 8, "W": 8, "P": 1, "PeAdder": 2},
+     "mwrkmm: PeAdder=2 must be 0 or 1"),
 ]
 
 
@@ -67,6 +69,7 @@ def test_rtl_legal_parameters_elaborate_silently(tmp_path: Path, design: str):
     ("mwr2mm", "W=8,P=3", "P=3 must be in 1..p_max=2"),
     ("mwrkmm", "V=4,W=8,P=1", "W=8 must be <= V=4"),
     ("mwrkmm", "V=8,W=8,P=3", "P=3 must be in 1..p_max=2"),
+    ("mwrkmm", "V=8,W=8,PeAdder=2", "PeAdder=2 is above its largest value 1"),
 ])
 def test_runner_rejects_illegal_parameters(design: str, params: str, needle: str):
     assert_clear_error(sim_cli("--dut", design, "--n", "32", "--params", params), needle)
