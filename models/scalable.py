@@ -162,6 +162,13 @@ def mwrkmm_check(n: int, V: int, W: int, P: int, PeLatency: int = 3, PeAdder: in
                               f"(eq. 13: p_max = floor((floor(N/V)+2)/{PeLatency}))")
 
 
+def mwrkmm_block_params(label: str) -> dict[str, int] | None:
+    """Build parameters that elaborate mwrkmm_pe.sv's generate block `label` (mutation,
+    docs/mutation.md): g_csa, section 5.2's addition unit, needs PeAdder = 1; None for any
+    other block (g_cpa2 is the default's)."""
+    return {"PeAdder": 1} if label == "g_csa" else None
+
+
 def mwrkmm_jobs(n: int, W: int) -> int:
     """N/W + 1 digit jobs: the last digit of X is zero (Algorithm 2, i = 0..p)."""
     return n // W + 1

@@ -71,6 +71,24 @@ def test_a_mutant_in_a_multiplier_branch_builds_that_multiplier() -> None:
         "g_mm42_u2": 8}.items()
 
 
+def test_a_mutant_in_mwrkmm_s_csa_adder_builds_it() -> None:
+    """mwrkmm_pe.sv's g_csa (section 5.2's addition unit) elaborates only with PeAdder = 1:
+    its mutants build with it, and are judged at the list points that have it; the rest of
+    the PE (g_cpa2 included) at the campaign's own parameters."""
+    design = load_design("mwrkmm")
+    text = (paths.ROOT / "hdl/scalable/mwrkmm_pe.sv").read_text()
+    inside = 0
+    for site in msites.all_sites(design):
+        if not site.file.endswith("mwrkmm_pe.sv"):
+            continue
+        in_csa = "g_csa" in enclosing_blocks(text, site.start)
+        assert dict(msites.mutant_params(design, site)) == ({"PeAdder": 1} if in_csa else {})
+        assert msites.block_selector(design, site) == (("PeAdder", 1) if in_csa else None)
+        inside += in_csa
+    assert inside > 20
+    get_algo(design.model).resolve(8, {"PeAdder": 1})  # legal at the mutation width
+
+
 def test_rsa_equivalence_vectors_are_in_the_rsa_format(tmp_path) -> None:
     import json
 
