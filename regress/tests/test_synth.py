@@ -66,7 +66,7 @@ def test_cells_are_counted_by_kind() -> None:
 def test_the_core_is_synthesised_without_the_loader() -> None:
     p = synth.plan(synth.SynthSpec("mwrkmm", 64, (("W", 4),)))
     assert p.module == "mwrkmm"
-    assert p.parameters == {"N": 64, "V": 8, "W": 4, "P": 1, "PeLatency": 3}
+    assert p.parameters == {"N": 64, "V": 8, "W": 4, "P": 1, "PeLatency": 3, "PeAdder": 0}
     names = [s.name for s in p.sources]
     assert "mv_bus_loader.sv" not in names and names[-1] == "mwrkmm.sv"
     text = synth.script(p)
@@ -74,7 +74,7 @@ def test_the_core_is_synthesised_without_the_loader() -> None:
     assert "synth_xilinx -family xc7" in text and "mv_bus_loader" not in text
     top = synth.wrapper(p)
     assert "parameter int N = 64," in top and "parameter int W = 4," in top
-    assert ("mwrkmm #(.N(N), .V(V), .W(W), .P(P), .PeLatency(PeLatency)) "
+    assert ("mwrkmm #(.N(N), .V(V), .W(W), .P(P), .PeLatency(PeLatency), .PeAdder(PeAdder)) "
             "u_core (.clk_i(clk_i),") in top
     assert "output logic [N-1:0] p_o" in top
 
