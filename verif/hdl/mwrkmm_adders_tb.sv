@@ -6,7 +6,6 @@
 // CYCLES) and the number of PE words compared. verif/tests/test_mwrkmm_adders.py writes the
 // operations (+vectors=FILE: X, Y, M and m' one hex line each, N bits) and checks the lines.
 // Simulation only: Icarus (-g2012) and Verilator (--binary --timing; the PEs' assertions on).
-`timescale 1ns / 1ps
 
 module mwrkmm_adders_tb #(
   parameter int N         = 32,
@@ -60,7 +59,10 @@ module mwrkmm_adders_tb #(
   always #5 clk = ~clk;
 
   // every clock, between the edges: the words out of every PE (s_out: PE k's S register),
-  // the step flags, busy, last, P and the S before the final subtraction
+  // the step flags, busy, last, P and the S before the final subtraction (a checker: its
+  // counters are blocking, read by the stimulus after the same edge)
+  /* verilator lint_off BLKSEQ */
+  /* verilator lint_off SYNCASYNCNET */
   always @(negedge clk) begin
     if (rst_n) begin
       if (u_cpa.s_out !== u_csa.s_out || u_cpa.pe_step !== u_csa.pe_step
@@ -76,6 +78,8 @@ module mwrkmm_adders_tb #(
       words = words + $countones(u_cpa.pe_step);
     end
   end
+  /* verilator lint_on SYNCASYNCNET */
+  /* verilator lint_on BLKSEQ */
 
   initial begin
     string file;
