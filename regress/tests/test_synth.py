@@ -6,6 +6,7 @@ a busy result folder is refused. The parsers are checked on Yosys's own output f
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -354,3 +355,16 @@ def test_yosys_runs_with_the_larger_stack(monkeypatch: pytest.MonkeyPatch) -> No
     assert yosys_run.main(["-V"]) == 7 and seen == [yosys_run._Config]
     assert synth.command()[-2:] == ["-m", synth.RUNNER] == ["-m", yosys_run.__name__]
     yosys_run._Config()  # wasmtime accepts the stack size
+
+
+def test_the_tool_runs_on_a_stack_that_holds_the_larger_wasm_stack() -> None:
+    """wasmtime accepts a max_wasm_stack above 2 MiB only with the async stack size raised
+    and requires the real stack to be larger: Yosys runs in a thread of THREAD_STACK with a
+    64 MiB WebAssembly stack (inter_csa at N = 1024 exhausted 2 MiB); the thread's exit code
+    is the command's, 1 when it raised."""
+    assert yosys_run.WASM_STACK == 64 << 20 < yosys_run.THREAD_STACK
+    assert yosys_run.on_large_stack(lambda: 3) == 3
+    assert yosys_run.on_large_stack(lambda: 1 // 0) == 1
+    proc = subprocess.run([*synth.command(), "-V"], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0 and proc.stdout.startswith("Yosys 0.70"), proc.stderr
