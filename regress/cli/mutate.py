@@ -298,7 +298,7 @@ def _prove(args: argparse.Namespace) -> int:
         with claim.output(out, claim.PROOF_CHECKS, mode):
             run = renew.renew if args.command == "renew" else proofs.prove_recorded
             done = run(out, args.dut, args.proofs, args.timeout, done_one=line)
-    except ConfigError as exc:
+    except (ConfigError, proofs.ProofError) as exc:
         return fail(exc)
     counts = {s: sum(r.status == s for _, r in done)
               for s in (prove.PROVED, prove.DIFFERENT, prove.NOT_PROVED)}

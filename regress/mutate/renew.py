@@ -23,6 +23,7 @@ gone:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import subprocess
 from collections.abc import Callable
@@ -40,22 +41,57 @@ Record = dict[str, object]
 OldText = Callable[[str, str], str | None]
 
 
-def git_text(file: str, sha: str) -> str | None:
-    """The text of `file` in this repository's git history whose SHA-256 is `sha`."""
-    revs = subprocess.run(["git", "rev-list", "HEAD", "--", file], cwd=ROOT,
-                          capture_output=True, text=True, check=False).stdout.split()
-    seen: set[str] = set()
-    for rev in revs:
-        blob = subprocess.run(["git", "rev-parse", f"{rev}:{file}"], cwd=ROOT,
-                              capture_output=True, text=True, check=False).stdout.strip()
-        if not blob or blob in seen:
+def _git(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, check=False)
+
+
+@functools.cache
+def _history() -> None:
+    """Raise ProofError unless ROOT is the top of a git checkout with its history (an
+    installed copy or a source archive has none, and without it every stale proof would
+    look unplaceable and be removed)."""
+    try:
+        top = _git("rev-parse", "--show-toplevel")
+    except OSError as exc:
+        raise proofs.ProofError(f"renew needs git to find the proved texts: {exc}") from exc
+    if top.returncode or Path(top.stdout.decode().strip()).resolve() != ROOT.resolve():
+        raise proofs.ProofError(f"renew needs the project's git history: {ROOT} is not the "
+                                "top of a git checkout")
+
+
+@functools.cache
+def _texts(file: str) -> dict[str, str]:
+    """Every version of `file` in the history of HEAD, by the SHA-256 of its text (two git
+    calls per file: the blob ids from the log, their texts in one batch)."""
+    _history()
+    log = _git("log", "--format=", "--raw", "--no-abbrev", "--no-renames", "HEAD", "--",
+               file).stdout.decode()
+    blobs = {f for line in log.splitlines() if line.startswith(":")
+             for f in line.split("\t")[0].split()[2:4] if f.strip("0")}
+    if not blobs:
+        return {}
+    batch = subprocess.run(["git", "cat-file", "--batch"], cwd=ROOT,
+                           input="\n".join(sorted(blobs)).encode(),
+                           capture_output=True, check=False).stdout
+    texts: dict[str, str] = {}
+    at = 0
+    while at < len(batch):
+        head_end = batch.index(b"\n", at)
+        head = batch[at:head_end].split()
+        if len(head) != 3:  # "<id> missing"
+            at = head_end + 1
             continue
-        seen.add(blob)
-        data = subprocess.run(["git", "cat-file", "blob", blob], cwd=ROOT,
-                              capture_output=True, check=False).stdout
-        if hashlib.sha256(data).hexdigest() == sha:
-            return data.decode()
-    return None
+        size = int(head[2])
+        data = batch[head_end + 1:head_end + 1 + size]
+        texts[hashlib.sha256(data).hexdigest()] = data.decode(errors="replace")
+        at = head_end + 1 + size + 1
+    return texts
+
+
+def git_text(file: str, sha: str) -> str | None:
+    """The text of `file` in this repository's git history whose SHA-256 is `sha` (None
+    when no version has it); ProofError without the history."""
+    return _texts(file).get(sha)
 
 
 def current_site(rec: Record, old_text: OldText = git_text) -> Site | None:
@@ -98,8 +134,11 @@ def renew(out: Path, dut: str | None = None, path: Path | None = None,
           ) -> list[tuple[Record, prove.ProofResult]]:
     """Prove every stale recorded proof (of `dut`, or of every design) again on the current
     text, or remove it (the module's rules); each check in a folder below `out`. Returns
-    each stale record with its result; the file is written after each."""
+    each stale record with its result; the file is written after each. ProofError, before
+    anything is checked, when the old texts cannot be looked up (no git history)."""
     path = proofs.PROOFS_FILE if path is None else path
+    if old_text is git_text:
+        _history()
     recorded = proofs.load(path)
     done: list[tuple[Record, prove.ProofResult]] = []
     for name in ([dut] if dut else known_designs()):

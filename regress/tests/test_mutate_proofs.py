@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -230,3 +231,41 @@ def test_a_proof_of_an_edited_file_counts_only_once_sby_proves_it_again(
     assert rec is not None and "proved equivalent by SBY" in str(rec["formal"])
     assert str(rec["renewed"]).startswith(f"from {old_sha[:16]}")
     assert len(proofs.load(proof_file)) == 1 and not proofs.stale_reason(rec)
+
+
+def test_every_version_of_a_file_in_git_is_found_by_its_hash() -> None:
+    """renew.git_text against `git show` at each revision that touched mont_r2.sv: every
+    version's text comes back by its SHA-256, and a hash no version has gives None."""
+    file = "hdl/mont/mont_r2.sv"
+    revs = subprocess.run(["git", "rev-list", "HEAD", "--", file], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout.split()
+    assert len(revs) >= 2
+    for rev in revs:
+        data = subprocess.run(["git", "show", f"{rev}:{file}"], cwd=ROOT, check=True,
+                              capture_output=True).stdout
+        assert renew.git_text(file, hashlib.sha256(data).hexdigest()) == data.decode()
+    assert renew.git_text(file, "0" * 64) is None
+
+
+def test_renew_without_git_history_is_one_line_and_keeps_the_record(
+        tmp_path: Path, proof_file: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """An installed copy has no history: without it every stale proof would look
+    unplaceable and be removed, so `renew` refuses (error, exit 2) and the file is intact."""
+    mid, site = _site("mont_r2", "mont_r2.sv:53: 'q_i ^ fault_hit' -> 'q_i | fault_hit'")
+    _campaign(tmp_path / "c1", "mont_r2", [mid])
+    assert proofs.accept([tmp_path / "c1"]) == (1, 0)
+    raw = json.loads(proof_file.read_text())
+    raw["proofs"][0]["sha256"] = "1" * 64  # stale: the file changed since
+    proof_file.write_text(json.dumps(raw))
+    before = proof_file.read_bytes()
+    monkeypatch.setattr(renew, "ROOT", tmp_path)
+    renew._history.cache_clear()
+    try:
+        code = mutate_cli.proofs_command(["renew", "--dut", "mont_r2", "--proofs",
+                                          str(proof_file), "--out", str(tmp_path / "out")])
+    finally:
+        renew._history.cache_clear()
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+    assert "git" in err and proof_file.read_bytes() == before
