@@ -40,7 +40,8 @@ def use_larger_stack() -> None:
 
 def on_large_stack(run: Callable[[], int]) -> int:
     """`run()` in a thread with THREAD_STACK of OS stack (its exit code; 1 if it raised);
-    the main thread stays free for signals (Ctrl-C, the flow's timeout)."""
+    the main thread stays free for signals: Ctrl-C ends the command with one line and exit
+    code 130 (the tool's thread is a daemon and goes with the process)."""
     result: list[int] = []
 
     def body() -> None:
@@ -55,8 +56,12 @@ def on_large_stack(run: Callable[[], int]) -> int:
         worker.start()
     finally:
         threading.stack_size(previous)
-    while worker.is_alive():
-        worker.join(0.5)
+    try:
+        while worker.is_alive():
+            worker.join(0.5)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
     return result[0] if result else 1
 
 

