@@ -14,6 +14,7 @@ so is every result a smaller stack finished.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -40,8 +41,8 @@ def use_larger_stack() -> None:
 
 def on_large_stack(run: Callable[[], int]) -> int:
     """`run()` in a thread with THREAD_STACK of OS stack (its exit code; 1 if it raised);
-    the main thread stays free for signals: Ctrl-C ends the command with one line and exit
-    code 130 (the tool's thread is a daemon and goes with the process)."""
+    the main thread stays free for signals: Ctrl-C ends the process at once with one line
+    and exit code 130 (the tool's thread goes with it)."""
     result: list[int] = []
 
     def body() -> None:
@@ -53,15 +54,17 @@ def on_large_stack(run: Callable[[], int]) -> int:
     previous = threading.stack_size(THREAD_STACK)
     try:
         worker = threading.Thread(target=body, daemon=True)
-        worker.start()
-    finally:
-        threading.stack_size(previous)
-    try:
+        try:
+            worker.start()
+        finally:
+            threading.stack_size(previous)
         while worker.is_alive():
             worker.join(0.5)
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
+        # Ends the process here: a normal exit would finalise the interpreter, and with it
+        # the tool's WebAssembly store, while the tool's thread still runs in it.
+        print("error: interrupted", file=sys.stderr, flush=True)
+        os._exit(130)
     return result[0] if result else 1
 
 
