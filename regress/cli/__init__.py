@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import os
 import re
 import shutil
@@ -28,23 +29,6 @@ from dataclasses import dataclass
 from importlib.metadata import version as package_version
 from pathlib import Path
 
-from montverif.models import cli as models_cli
-from montverif.regress.cli import (
-    bench,
-    closure,
-    codecov,
-    cycles,
-    files,
-    formal,
-    generate,
-    lint,
-    mutate,
-    new_design,
-    regress,
-    rsa_figures,
-    sim,
-    synth,
-)
 from montverif.regress.cli.args import fail
 from montverif.regress.cli.interrupt import interrupted
 from montverif.regress.flow import claim, paths, processes
@@ -56,36 +40,49 @@ Main = Callable[[list[str]], int]
 
 @dataclass(frozen=True)
 class Command:
-    main: Main
+    """A subcommand: the module whose `main(argv)` runs it (imported only when the command
+    runs, so that `montverif sim` does not import synthesis, mutation and the benchmarks),
+    the words put before its arguments, and its one-line summary."""
+    module: str
     summary: str
+    prefix: tuple[str, ...] = ()
+
+    def main(self, argv: list[str]) -> int:
+        run: Main = importlib.import_module(self.module).main
+        return run([*self.prefix, *argv])
 
 
-def _regress(name: str) -> Main:
+def _cli(name: str, summary: str) -> Command:
+    return Command(f"montverif.regress.cli.{name}", summary)
+
+
+def _regress(name: str, summary: str) -> Command:
     """The list runner's commands: `montverif regress|lists|merge|report ...`."""
-    return lambda argv: regress.main([name, *argv])
+    return Command("montverif.regress.cli.regress", summary, (name,))
 
 
 COMMANDS: dict[str, Command] = {
-    "sim": Command(sim.main, "one simulation: build (when stale) and run the cocotb tests"),
-    "regress": Command(_regress("regress"),
-                       "run a regression list in parallel (report, JUnit, buckets, history)"),
-    "lists": Command(_regress("lists"), "the regression lists, or every run of one"),
-    "merge": Command(_regress("merge"), "join shard results folders into one"),
-    "report": Command(_regress("report"), "render a results folder's report again"),
-    "closure": Command(closure.main, "functional coverage: merge, report, steered closure"),
-    "codecov": Command(codecov.main, "Verilator line/toggle coverage: fetch the tool, merge"),
-    "formal": Command(formal.main, "prove a block's assertions with SymbiYosys (k-induction)"),
-    "mutate": Command(mutate.main, "mutation campaign of one design (report DIR, proofs ...)"),
-    "bench": Command(bench.main, "benchmarks: throughput, build times, cycles, wall times"),
-    "cycles": Command(cycles.main, "docs/cycles.md from a regression's transaction logs"),
-    "synth": Command(synth.main, "synthesis of a design's core for Xilinx 7-series (Yosys)"),
-    "lint": Command(lint.main, "RTL lint on both simulators, generated files, ruff"),
-    "generate": Command(generate.main, "derived files: the RTL package, docs/regmap.md, README, "
-                        "FuseSoC cores"),
-    "files": Command(files.main, "a design's filelist (sources in compile order, +incdir+)"),
-    "models": Command(models_cli.main, "the bit-accurate models: list them, run one operation"),
-    "rsa-figures": Command(rsa_figures.main, "docs/rsa.md's measured figures"),
-    "new-design": Command(new_design.main, "a new design as a working copy of another"),
+    "sim": _cli("sim", "one simulation: build (when stale) and run the cocotb tests"),
+    "regress": _regress("regress",
+                        "run a regression list in parallel (report, JUnit, buckets, history)"),
+    "lists": _regress("lists", "the regression lists, or every run of one"),
+    "merge": _regress("merge", "join shard results folders into one"),
+    "report": _regress("report", "render a results folder's report again"),
+    "closure": _cli("closure", "functional coverage: merge, report, steered closure"),
+    "codecov": _cli("codecov", "Verilator line/toggle coverage: fetch the tool, merge"),
+    "formal": _cli("formal", "prove a block's assertions with SymbiYosys (k-induction)"),
+    "mutate": _cli("mutate", "mutation campaign of one design (report DIR, proofs ...)"),
+    "bench": _cli("bench", "benchmarks: throughput, build times, cycles, wall times"),
+    "cycles": _cli("cycles", "docs/cycles.md from a regression's transaction logs"),
+    "synth": _cli("synth", "synthesis of a design's core for Xilinx 7-series (Yosys)"),
+    "lint": _cli("lint", "RTL lint on both simulators, generated files, ruff"),
+    "generate": _cli("generate", "derived files: the RTL package, docs/regmap.md, README, "
+                     "FuseSoC cores"),
+    "files": _cli("files", "a design's filelist (sources in compile order, +incdir+)"),
+    "models": Command("montverif.models.cli", "the bit-accurate models: list them, run one "
+                      "operation"),
+    "rsa-figures": _cli("rsa_figures", "docs/rsa.md's measured figures"),
+    "new-design": _cli("new_design", "a new design as a working copy of another"),
 }
 
 

@@ -8,6 +8,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 from junitparser import JUnitXml
 
 from montverif.regress.flow.paths import ROOT
@@ -45,6 +46,7 @@ def test_the_command_runs_from_any_folder(tmp_path: Path) -> None:
     assert bad.stderr.count("\n") == 1
 
 
+@pytest.mark.synth
 def test_make_test_writes_junit(tmp_path: Path) -> None:
     """`make test` leaves its results as JUnit XML (TEST_JUNIT), read back by junitparser."""
     out = tmp_path / "junit.xml"
@@ -57,3 +59,20 @@ def test_make_test_writes_junit(tmp_path: Path) -> None:
     cases = [case for suite in xml for case in suite]
     assert cases and len(cases) == int(xml.tests) and all(c.is_passed for c in cases)
     assert {c.classname for c in cases} == {"hdl.spec.tests.test_regmap"}
+
+
+def test_a_command_imports_only_its_own_modules() -> None:
+    """`montverif sim` imports neither synthesis, mutation nor the benchmarks (each command's
+    module is imported when it runs: a small run's start, issue 64); every command named in
+    the usage has a module with a main."""
+    code = ("import sys; from montverif.regress.cli import COMMANDS, main; "
+            "code = main(['sim', '--dut', 'no_such_design']); "
+            "heavy = [m for m in ('montverif.regress.flow.synth', 'montverif.regress.mutate', "
+            "'montverif.regress.bench', 'montverif.regress.cli.regress') if m in sys.modules]; "
+            "print(code, heavy); "
+            "import importlib; "
+            "print(all(callable(importlib.import_module(c.module).main) "
+            "for c in COMMANDS.values()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    assert out[:2] == ["2 []", "True"], out
