@@ -2,6 +2,7 @@
 # and is a thin alias of the `montverif` command (.venv/bin/montverif --help).
 #   make regress   smoke regression (the main job)       make test   the test suite
 #   make reliability   the reliability suite alone (concurrency, interruption, bad input, secrets)
+#   make test-fast     the tests that start no simulator, solver or Yosys (markers sim, formal, synth)
 #   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200] [PARAMS=W=16,P=4]
 #   KEEP_SECRETS=1 (sim, regress): secret operands (the RSA core's exponent) in clear, for debugging
 #   make lint      Verilator -Wall lint, Icarus compile, ruff, mypy, shellcheck   make setup   set-up only
@@ -64,10 +65,10 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide) \
              $(if $(filter 1,$(BEYOND_PAPER)),--beyond-paper) $(KEEP_FLAG)
 
-.PHONY: apt-packages setup venv sim-tools browser-tools wave-tools coverage-tools cluster-tools synth-tools formal synth test reliability regress sim lint regmap cycles bench closure mutate clean help which
+.PHONY: apt-packages setup venv sim-tools browser-tools wave-tools coverage-tools cluster-tools synth-tools formal synth test test-fast reliability regress sim lint regmap cycles bench closure mutate clean help which
 
 help:
-	@sed -n '2,12p' Makefile
+	@sed -n '2,13p' Makefile
 
 setup: venv sim-tools browser-tools wave-tools coverage-tools cluster-tools synth-tools
 
@@ -168,6 +169,12 @@ synth-tools: venv
 
 test: setup
 	$(VENV)/bin/pytest $(PYTEST_ARGS) --junitxml=$(TEST_JUNIT)
+
+# The fast tier: every test without the markers of a simulator, a solver or Yosys (the marker
+# guard, regress/tests/toolguard.py, fails a test that starts one without its marker).
+test-fast: setup
+	$(VENV)/bin/pytest -n 2 -q -p no:cacheprovider -m "not sim and not formal and not synth" \
+	  --junitxml=build/test-results/fast.xml
 
 # The reliability suite alone (regress/tests/reliability): concurrency, interruption, bad
 # input, secrets.

@@ -70,6 +70,8 @@ endmodule
 """
 
 
+@pytest.mark.sim
+@pytest.mark.synth
 def test_every_macro_compiles_in_every_tool(tmp_path: Path) -> None:
     """Verilator -Wall (concurrent forms), Icarus -g2012 (nothing) and yosys read -formal
     (5 assertions and 2 assumptions as $check cells; ASSERT_KNOWN is empty there)."""
@@ -89,6 +91,7 @@ def test_every_macro_compiles_in_every_tool(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
 
 
+@pytest.mark.sim
 def test_icarus_compiles_the_loader_without_its_assertions(tmp_path: Path) -> None:
     """Icarus 11 rejects concurrent assertions: under it the macros expand to nothing."""
     design = load_design("mont_r2")

@@ -49,6 +49,7 @@ def _same_run(alone: Path, batched: Path) -> None:
 # keep state across tests: the script memory, the cycle count)
 @pytest.mark.parametrize("model", [MODEL, BuildSpec("mont_lut", 32, 32, "verilator", bus="engine")],
                          ids=["icarus-pins", "verilator-engine"])
+@pytest.mark.sim
 def test_a_batch_gives_each_run_the_results_it_has_alone(tmp_path: Path, model: BuildSpec
                                                          ) -> None:
     # the first run steers its stimulus (a list entry's `bias`), the others do not
@@ -66,6 +67,7 @@ def test_a_batch_gives_each_run_the_results_it_has_alone(tmp_path: Path, model: 
         assert re.findall(r"running \S+\.run(\d+)\.", log) == [str(i)] * 5
 
 
+@pytest.mark.sim
 def test_a_broken_dut_fails_every_run_of_a_batch(tmp_path: Path) -> None:
     broken = replace(MODEL, fault=True)
     runs = [RunSpec(broken, seed=s, txns=4, tests=("RandomTest",)) for s in (21, 22, 23)]
@@ -76,6 +78,7 @@ def test_a_broken_dut_fails_every_run_of_a_batch(tmp_path: Path) -> None:
     assert alone.first_error == outcomes[1].first_error
 
 
+@pytest.mark.sim
 def test_a_hang_fails_its_own_run_and_the_others_pass(tmp_path: Path) -> None:
     """The middle run would run for minutes: its watchdog (started with the run) ends the
     process; the run before keeps its verdict, the one after runs in a fresh process."""
@@ -96,6 +99,7 @@ def test_a_hang_fails_its_own_run_and_the_others_pass(tmp_path: Path) -> None:
     assert "Initialized cocotb" in (tmp_path / "b33" / "sim.log").read_text()
 
 
+@pytest.mark.sim
 def test_a_crash_fails_the_run_under_way_and_the_rest_rerun(tmp_path: Path) -> None:
     """The simulator dies (SIGKILL) during the second run: that run fails with the cause,
     the first keeps its verdict, the third runs in a fresh process and passes."""
@@ -138,7 +142,9 @@ def test_runs_of_one_model_pack_into_bounded_batches() -> None:
     assert [len(b) for b in pack(many, jobs=2, per_sim=1)] == [1] * 40
 
 
-def test_an_interrupt_ends_a_batch_and_keeps_what_finished(tmp_path: Path) -> None:
+@pytest.mark.sim
+def test_an_interrupt_ends_a_batch_and_keeps_what_finished(tmp_path: Path,
+                                                           ctrl_c: None) -> None:
     """Ctrl-C while the second run of a batch runs: the simulator ends, the first run keeps
     its verdict, the second and the third (never started) are marked interrupted."""
     runs = [RunSpec(MODEL, seed=51, txns=3, tests=("RandomTest",)),

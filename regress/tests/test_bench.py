@@ -276,6 +276,7 @@ def test_profile_rejects_a_bad_point(capsys):
     assert capsys.readouterr().err.startswith("error: --profile expects DESIGN:N")
 
 
+@pytest.mark.sim
 def test_merge_keeps_the_points_not_measured_again(tmp_path, monkeypatch):
     def fake(name, n, *_args):
         stat = {"median": 5.0, "low": 4.0, "high": 6.0, "samples": [4.0, 5.0, 6.0]}
@@ -553,6 +554,7 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
     assert bench_render.ratios(both)["verilator_over_icarus"] == pytest.approx(1.0)
 
 
+@pytest.mark.sim
 def test_fixed_cost_measures_the_three_ways_side_by_side():
     """One repeat of the fixed-cost measurement (real runs: the command, a run per process,
     a batch), and the table results.md shows of it."""

@@ -289,6 +289,7 @@ class CoverageLauncher:
         return Outcome(run, True, log_dir, tests=5, wall_s=0.1)
 
 
+@pytest.mark.sim
 @pytest.mark.parametrize("enforce", [True, False])
 def test_regress_run_fails_a_list_whose_dut_misses_its_goal(tmp_path: Path, capsys,
                                                             enforce: bool) -> None:

@@ -46,6 +46,7 @@ def test_a_core_holds_its_function_and_cycle_count_for_every_input(
     assert "CoreCycles_A" in harness
 
 
+@pytest.mark.sim
 @pytest.mark.formal
 def test_the_fault_build_fails_and_its_counterexample_replays_in_simulation(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -149,6 +150,7 @@ def test_a_design_s_formal_timeout_lengthens_its_points() -> None:
     assert specs[("mont_r2", 6)] == 600
 
 
+@pytest.mark.sim
 @pytest.mark.formal
 def test_the_nightly_formal_job_checks_the_points_and_writes_the_summary(tmp_path: Path) -> None:
     """ci/nightly-formal.sh: the nightly list's formal checks of one design as a results

@@ -106,6 +106,7 @@ def test_rsa_core_holds_x_to_the_e_for_every_input(
     assert record["covers_reached"] == record["covers_total"] == 1
 
 
+@pytest.mark.sim
 @pytest.mark.formal
 def test_rsa_core_s_fault_build_fails_and_its_counterexample_replays(tmp_path: Path) -> None:
     """At N = 8 (the simulated minimum) with the variable-time ladder, whose short exponents
@@ -127,6 +128,7 @@ def test_rsa_core_s_fault_build_fails_and_its_counterexample_replays(tmp_path: P
     assert runs[False][0], runs[False]
 
 
+@pytest.mark.sim
 @pytest.mark.formal
 def test_mont_dual_s_fault_build_fails_and_its_counterexample_replays(tmp_path: Path) -> None:
     """The proof at N = 80 does not finish (docs/formal.md), but a counterexample does: MB
@@ -146,6 +148,7 @@ def test_mont_dual_s_fault_build_fails_and_its_counterexample_replays(tmp_path: 
     assert runs[False][0], runs[False]
 
 
+@pytest.mark.sim
 @pytest.mark.formal
 def test_mont_dual_s_small_configuration_proves_and_its_fault_replays_in_its_field(
         tmp_path: Path) -> None:

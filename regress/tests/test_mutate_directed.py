@@ -43,6 +43,8 @@ def _hole(folder: Path, dut: str, site: Site, n: int, params: dict[str, int],
     return path
 
 
+@pytest.mark.formal
+@pytest.mark.sim
 def test_a_hole_sby_finds_becomes_the_entry_that_kills_its_mutant(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A real SBY check tells rsa_core's `e_q == '0` -> `!=` apart at N = 4, ConstTime = 0;
@@ -84,6 +86,7 @@ def test_a_hole_sby_finds_becomes_the_entry_that_kills_its_mutant(
     assert (again / "rsa_core.json").read_text() == committed.read_text()
 
 
+@pytest.mark.sim
 def test_an_input_that_kills_nothing_in_simulation_is_not_written(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """X = 0 leaves S and C at 0, so a mutant of the final addition cannot show: the hole

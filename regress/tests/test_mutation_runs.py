@@ -270,6 +270,7 @@ def test_scores_go_to_the_history_and_its_trend(tmp_path: Path, lists: Path,
     assert "minimum: 75%" in page  # the earlier nightly's minimum, as a point of the plot
 
 
+@pytest.mark.sim
 def test_a_failing_original_is_a_one_line_error(tmp_path: Path, lists: Path,
                                                 monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:

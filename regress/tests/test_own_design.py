@@ -18,6 +18,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from montverif.regress.cli.lint import package_dirs
 from montverif.regress.flow.paths import ROOT
 from montverif.spec import generate
@@ -103,6 +105,7 @@ def test_the_guide_has_both_routes() -> None:
         assert sub in later, sub
 
 
+@pytest.mark.sim
 def test_the_guide_end_to_end(tmp_path: Path) -> None:
     text = GUIDE.read_text()
     before, after = text.split(FILES_MARK)

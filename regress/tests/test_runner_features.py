@@ -677,6 +677,7 @@ def test_report_command_picks_up_a_later_coverage_summary(
     ("echo starting; exit 3", 60, "simulator exited with code 3 and no results"),
     ("echo starting; exec sleep 60", 1, "watchdog: simulation killed after 1s wall time"),
 ])
+@pytest.mark.sim
 def test_crashing_or_hanging_simulator_is_a_failure_with_its_log(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str, timeout: int,
         expected: str) -> None:

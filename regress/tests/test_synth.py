@@ -359,6 +359,7 @@ def test_yosys_runs_with_the_larger_stack(monkeypatch: pytest.MonkeyPatch) -> No
     yosys_run._Config()  # wasmtime accepts the stack size
 
 
+@pytest.mark.synth
 def test_the_tool_runs_on_a_stack_that_holds_the_larger_wasm_stack() -> None:
     """wasmtime accepts a max_wasm_stack above 2 MiB only with the async stack size raised
     and requires the real stack to be larger: Yosys runs in a thread of THREAD_STACK with a
@@ -400,14 +401,19 @@ def test_a_deep_netlist_needs_the_larger_stack_and_gets_it(warm: None, tmp_path:
 
 
 @pytest.mark.synth
-def test_ctrl_c_ends_yosys_with_one_line_and_130(warm: None, tmp_path: Path) -> None:
+def test_ctrl_c_ends_yosys_with_one_line_and_130(warm: None, tmp_path: Path,
+                                                 ctrl_c: None) -> None:
     """Ctrl-C while Yosys runs in its thread: `error: interrupted`, exit code 130, no
     traceback (the main thread waits in short joins, so the signal reaches it)."""
     src = _chain(tmp_path / "chain.v", 200)
     script = "; ".join([f"design -reset; read_verilog {src.name}; synth_xilinx -top chain"] * 200)
     proc = subprocess.Popen([*synth.command(), "-p", script], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    assert proc.stdout is not None and proc.stdout.readline()  # Yosys has started
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline()  # Yosys has started
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        proc.communicate()
     assert proc.returncode == 130 and err == "error: interrupted\n", err[-2000:]

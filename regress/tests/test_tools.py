@@ -66,6 +66,7 @@ def test_models_are_optimised_alike_and_the_level_is_in_the_stamp(
 _VERSION = re.compile(r"\d+(?:\.\d+)+\b")
 
 
+@pytest.mark.sim
 def test_tool_versions_are_the_installed_tools_versions() -> None:
     """The repro records' tool versions (summary.json, report.html, every run's outcome.json)
     each start with a version number, the one the tool's own installer or command reports;

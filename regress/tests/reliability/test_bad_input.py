@@ -73,6 +73,7 @@ def test_sim_number_as_text_is_one_line(option: str, value: str) -> None:
     assert f"argument {option}: invalid int value: '{value}'" in line
 
 
+@pytest.mark.sim
 @pytest.mark.parametrize("assignment", ["N=abc", "SEED=x1", "TIMEOUT=1m"])
 def test_make_sim_number_as_text_is_one_line(assignment: str) -> None:
     one_error(make("sim", assignment), via_make=True)

