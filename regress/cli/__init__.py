@@ -29,9 +29,15 @@ from dataclasses import dataclass
 from importlib.metadata import version as package_version
 from pathlib import Path
 
+# Every layer's descriptor checks (designs.add_check, run as the descriptors are read): the
+# models' registry and the regression lists register theirs on import, so that every command
+# refuses a broken descriptor alike (a design whose list entries are wrong, too), whichever
+# modules the command itself imports.
+from montverif.models import registry as _models_registry  # noqa: F401
 from montverif.regress.cli.args import fail
 from montverif.regress.cli.interrupt import interrupted
 from montverif.regress.flow import claim, paths, processes
+from montverif.regress.regression import lists as _regression_lists  # noqa: F401
 from montverif.spec import project
 from montverif.spec.errors import ConfigError
 
