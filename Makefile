@@ -2,7 +2,7 @@
 # and is a thin alias of the `montverif` command (.venv/bin/montverif --help).
 #   make regress   smoke regression (the main job)       make test   the test suite
 #   make reliability   the reliability suite alone (concurrency, interruption, bad input, secrets)
-#   make test-fast     the tests that start no simulator, solver or Yosys (markers sim, formal, synth)
+#   make test-fast     the tests that start no simulator, solver or Yosys, and no reliability attack
 #   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200] [PARAMS=W=16,P=4]
 #   KEEP_SECRETS=1 (sim, regress): secret operands (the RSA core's exponent) in clear, for debugging
 #   make lint      Verilator -Wall lint, Icarus compile, ruff, mypy, shellcheck   make setup   set-up only
@@ -171,9 +171,11 @@ test: setup
 	$(VENV)/bin/pytest $(PYTEST_ARGS) --junitxml=$(TEST_JUNIT)
 
 # The fast tier: every test without the markers of a simulator, a solver or Yosys (the marker
-# guard, regress/tests/toolguard.py, fails a test that starts one without its marker).
+# guard, regress/tests/toolguard.py, fails a test that starts one without its marker), and
+# without the reliability suite's attacks (`make reliability`; each starts montverif anew).
 test-fast: setup
-	$(VENV)/bin/pytest -n 2 -q -p no:cacheprovider -m "not sim and not formal and not synth" \
+	$(VENV)/bin/pytest -n 2 -q -p no:cacheprovider \
+	  -m "not sim and not formal and not synth and not reliability" \
 	  --junitxml=build/test-results/fast.xml
 
 # The reliability suite alone (regress/tests/reliability): concurrency, interruption, bad

@@ -6,7 +6,7 @@ A Python audit hook (sys.addaudithook) sees every process this interpreter start
 (subprocess, os.exec*, os.posix_spawn, os.system) and names the tool's kind by its
 program or its `-m` module (TOOLS, MODULES). Each pytest process installs it; so does
 every Python process the tests start, directly or through the command line, through
-site/sitecustomize.py (the folder is put first on PYTHONPATH), which appends each start to
+toolsite/sitecustomize.py (the folder is put first on PYTHONPATH), which appends each start to
 the worker's log (GUARD_LOG). After a test's setup and call the plugin reads the log: a
 kind whose marker the test lacks fails the test, naming the command. Processes started
 outside Python (a simulator's own children) are the tool's, and already counted.

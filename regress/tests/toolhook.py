@@ -1,5 +1,5 @@
 """The marker guard's audit hook (toolguard.py), without pytest: it is installed in every
-Python process the test suite starts (site/sitecustomize.py), simulations included."""
+Python process the test suite starts (toolsite/sitecustomize.py), simulations included."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 LOG = "MONTVERIF_TOOL_LOG"  # the file each start is appended to (one per test worker)
-SITE = Path(__file__).with_name("site")  # sitecustomize.py, which installs the hook
+SITE = Path(__file__).with_name("toolsite")  # sitecustomize.py, which installs the hook
 
 # a program's file name -> the marker of its kind
 TOOLS = {
