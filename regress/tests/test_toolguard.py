@@ -71,3 +71,27 @@ def test_a_tool_started_without_its_marker_fails_its_test(tmp_path: Path) -> Non
     assert failed == ["test_grandchild_with_its_own_environment", "test_unmarked"], proc.stdout
     assert "3 passed" in proc.stdout and "@pytest.mark.formal" in proc.stdout, proc.stdout
     assert "@pytest.mark.sim" in proc.stdout and str(bin_dir / "vvp") in seen
+
+
+def test_a_childs_own_sitecustomize_stays_the_one_python_loads(tmp_path: Path) -> None:
+    # pip's isolated build environment puts a folder with its own sitecustomize.py on the
+    # backend's PYTHONPATH: shadowed by the guard's, the build used the venv's old setuptools
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "sitecustomize.py").write_text("import sys; sys.stdout.write('theirs-loaded')\n")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for folder, loaded in ((theirs, True), (plain, False)):
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(folder)}
+        # started with an environment of its own: the hook edits that dict
+        child = subprocess.run(
+            [sys.executable, "-c", "import os, sys; print(os.environ['PYTHONPATH']);"
+             "print('montverif.regress.tests.toolhook' in sys.modules)"],
+            env=env, capture_output=True, text=True, check=True)
+        path, hooked = child.stdout.removeprefix("theirs-loaded").split()
+        assert ("theirs-loaded" in child.stdout) is loaded
+        assert str(toolhook.SITE) in path.split(os.pathsep)
+        # the guard's hook runs where it shadows nothing, and only there
+        assert hooked == str(not loaded)
+    assert toolhook.with_site(str(theirs)) == f"{theirs}{os.pathsep}{toolhook.SITE}"
+    assert toolhook.with_site(str(plain)) == f"{toolhook.SITE}{os.pathsep}{plain}"

@@ -6,10 +6,11 @@ A Python audit hook (sys.addaudithook) sees every process this interpreter start
 (subprocess, os.exec*, os.posix_spawn, os.system) and names the tool's kind by its
 program or its `-m` module (TOOLS, MODULES). Each pytest process installs it; so does
 every Python process the tests start, directly or through the command line, through
-toolsite/sitecustomize.py (the folder is put first on PYTHONPATH), which appends each start to
-the worker's log (GUARD_LOG). After a test's setup and call the plugin reads the log: a
-kind whose marker the test lacks fails the test, naming the command. Processes started
-outside Python (a simulator's own children) are the tool's, and already counted.
+toolsite/sitecustomize.py (the folder is put on PYTHONPATH: toolhook.with_site), which
+appends each start to the worker's log (GUARD_LOG). After a test's setup and call the
+plugin reads the log: a kind whose marker the test lacks fails the test, naming the
+command. Processes started outside Python (a simulator's own children) are the tool's, and
+already counted.
 
 Loaded with `-p montverif.regress.tests.toolguard` (pyproject.toml's addopts).
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.tests.toolhook import COVERS, SITE, install
+from montverif.regress.tests.toolhook import COVERS, install, with_site
 from montverif.regress.tests.toolhook import LOG as GUARD_LOG
 
 
@@ -37,8 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
     log = _log_path(config)
     log.write_text("")
     os.environ[GUARD_LOG] = str(log)
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(SITE), os.environ.get("PYTHONPATH", "")) if p)
+    os.environ["PYTHONPATH"] = with_site(os.environ.get("PYTHONPATH", ""))
     install(str(log))
 
 

@@ -58,15 +58,24 @@ def _argv(event: str, args: tuple[object, ...]) -> Sequence[object] | None:
     return None
 
 
+def with_site(pythonpath: str) -> str:
+    """`pythonpath` with the site folder on it: first, unless one of its folders has a
+    sitecustomize.py of its own (pip's isolated build environment sets its paths up with
+    one), which must stay the one Python loads; the guard then sees nothing below it."""
+    parts = [p for p in pythonpath.split(os.pathsep) if p]
+    if str(SITE) in parts:
+        return pythonpath
+    theirs = any(os.path.isfile(os.path.join(p, "sitecustomize.py")) for p in parts)
+    return os.pathsep.join([*parts, str(SITE)] if theirs else [str(SITE), *parts])
+
+
 def _pass_on(env: object, log: str) -> None:
     """A child given an environment of its own gets the guard too: the log, and the site
-    folder first on its PYTHONPATH (the dict is the one Popen is about to use)."""
+    folder on its PYTHONPATH (the dict is the one Popen is about to use)."""
     if not isinstance(env, dict):
         return
     env[LOG] = log
-    path = env.get("PYTHONPATH") or ""
-    if str(SITE) not in path.split(os.pathsep):
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SITE), path) if p)
+    env["PYTHONPATH"] = with_site(env.get("PYTHONPATH") or "")
 
 
 def install(log: str) -> None:
