@@ -23,6 +23,19 @@
 //
 // Widths: every sum mont_dual asks for fits 2W bits (GF(p): below 2^(W+K+2), W >= K + 2;
 // GF(2^n): degree <= 2W - 2), so the carries out of the top column, dropped, are always 0.
+//
+// Icarus builds another form of the same function (`ifdef MV_FAST_FORMS, which montverif's
+// flow defines for an Icarus build without an overlay: regress/flow/build.py): the integer
+// sum a*b + c + d mod 2^(2W), or the XOR of b shifted by each set bit of a with c and d.
+// Icarus 11 evaluates the tree's rows as separate processes, each woken again whenever one of
+// its inputs settles, and ran mont_dual at 2.6 operations/s (N = 256); one expression per
+// field is evaluated once per change of the inputs (58.6 operations/s, docs/bench.md). The
+// tree is what Verilator simulates, what synthesis and formal see, and what mutation mutates
+// and simulates (a mutant's build has an overlay; regress/mutate/svmut.py mutates no
+// MV_FAST_FORMS code). The two forms are proved equal for every input by SymbiYosys at
+// W <= 6 (`montverif formal --block mont_dual_mul`, hdl/formal/mont_dual_mul_forms.sv; at
+// W = 8 the solver gave no verdict within 600 s); at the paper's W = 64 each form is checked
+// against the bit-accurate model by every run on its simulator.
 module mont_dual_mul #(
   parameter int W = 8
 ) (
@@ -35,6 +48,29 @@ module mont_dual_mul #(
 );
 
   localparam int SW = 2 * W;  // row width
+
+`ifdef MV_FAST_FORMS
+  // The tree's function in one expression per field (this header): Icarus only.
+  function automatic logic [SW-1:0] product(input logic gfp, input logic [W-1:0] a,
+                                            input logic [W-1:0] b, input logic [SW-1:0] c,
+                                            input logic [W-1:0] d);
+    logic [SW-1:0] acc;
+    int k;  // declared here, not in the loop: montverif.spec.portability
+    if (gfp) begin
+      acc = SW'(a) * SW'(b) + c + SW'(d);
+    end else begin
+      acc = c ^ SW'(d);
+      for (k = 0; k < W; k++) begin
+        if (a[k]) begin
+          acc = acc ^ (SW'(b) << k);
+        end
+      end
+    end
+    product = acc;  // the function's name, not `return`: Yosys 0.70 parses no `return`
+  endfunction
+
+  assign p_o = product(gfp_i, a_i, b_i, c_i, d_i);
+`else
 
   // The rows at each level of the tree: three rows become two, the remainder passes. (Each
   // function on its own: Icarus 11 takes no constant function that calls another in a loop.)
@@ -114,5 +150,6 @@ module mont_dual_mul #(
     .b_i  (rows[row_off(Levels) + 1]),
     .sum_o(p_o)
   );
+`endif
 
 endmodule

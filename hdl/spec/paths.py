@@ -33,6 +33,13 @@ COMMON = HDL / "common"
 REGMAP_JSON = COMMON / "regmap.json"
 # Where an RTL file's `include is found (every build, lint and elaboration passes -I<dir>):
 # hdl/common/mv_core_ports.svh, the port list every core shares.
+# The macro of the fast forms: a block that describes its function a second time, in a form
+# Icarus simulates much faster (hdl/dual/mont_dual_mul.sv), selects it under this macro. The
+# flow defines it for a plain Icarus build only (regress/flow/build.py), never for a mutant's
+# build, synthesis or formal; mutation never mutates such code (regress/mutate/svmut.py); a
+# formal block proves the two forms equal (regress/flow/formal.py BLOCKS).
+FAST_FORMS = "MV_FAST_FORMS"
+
 INCLUDE_DIRS = (COMMON,)
 
 _work: list[Path] = []  # the work folder, once fixed

@@ -96,11 +96,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--params", default="", help="other harness parameters, NAME=VALUE,...")
     ap.add_argument("--depth", type=bounded_int(1, 400), default=None,
                     help="k of k-induction and the bound of the base case / BMC (a block: "
-                    "20; a design: two cycles past its result)")
+                    "its own, the loader's 20, mont_dual_mul's 1; a design: two cycles past "
+                    "its result)")
     ap.add_argument("--mode", choices=formal.MODES, default=None,
                     help="prove (a block's default) or bmc (a design's, its only mode)")
     ap.add_argument("--cover-depth", type=bounded_int(1, 400), default=None,
-                    help="how deep the cover task searches (a block: 24; a design: --depth)")
+                    help="how deep the cover task searches (a block: its own, the loader's "
+                    "24; a design: --depth)")
     ap.add_argument("--timeout", type=bounded(TIMEOUT_S), default=600,
                     help="seconds per SBY task (600)")
     ap.add_argument("--overlay", default="",
@@ -148,10 +150,11 @@ def main(argv: list[str]) -> int:
             raise ConfigError("--fault is a design's (--dut)")
         if args.block and spec.is_design:
             raise ConfigError(f"unknown block {args.block!r} (a design? use --dut)")
+        block = formal.BLOCKS.get(spec.block)
         depth = (args.depth if args.depth is not None
-                 else formal.design_depth(spec) if args.dut else 20)
+                 else block.depth if block else formal.design_depth(spec))
         cover = (args.cover_depth if args.cover_depth is not None
-                 else depth if args.dut else 24)
+                 else block.cover_depth if block else depth)
         spec = dataclasses.replace(spec, depth=depth, cover_depth=cover)
         verdict = formal.run(spec, args.out, _mode(args))
     except (ConfigError, tools.ToolError) as exc:

@@ -33,7 +33,7 @@ from montverif.regress.flow.spec import (
 from montverif.spec import environment, hierarchy, stream_top, top
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
-from montverif.spec.paths import INCLUDE_DIRS, include_files
+from montverif.spec.paths import FAST_FORMS, INCLUDE_DIRS, include_files
 from montverif.verif.bus import engine
 from montverif.verif.bus.vpi import STORAGE_SYMBOL
 from montverif.verif.config import CLOCK_PERIOD_NS, MUTANT_SELECT
@@ -176,7 +176,14 @@ def _build_stamp(b: BuildSpec, design: Design) -> str:
                                     if b.bus == "engine" else []):
         h.update(src.read_bytes())
     h.update(json.dumps(tools.versions(), sort_keys=True).encode())
+    h.update(json.dumps(fast_forms(b), sort_keys=True).encode() if fast_forms(b) else b"")
     return h.hexdigest()
+
+
+def fast_forms(b: BuildSpec) -> dict[str, object]:
+    """The macros of a build: the fast forms (spec.paths.FAST_FORMS) in a plain Icarus build;
+    a mutant's build (an overlay) simulates what mutation mutates, as Verilator does."""
+    return {FAST_FORMS: 1} if b.sim == "icarus" and not b.overlay else {}
 
 
 def up_to_date(b: BuildSpec, design: Design) -> bool:
@@ -245,7 +252,8 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
         sources += [engine.ENGINE_SV] + ([engine.PRODUCT_SV] if tap else []) + [wrapper]
     try:
         runner.build(sources=sources, includes=list(INCLUDE_DIRS), hdl_toplevel=b.toplevel(design),
-                     parameters=b.parameters(design), build_dir=build_dir, always=True,
+                     defines=fast_forms(b), parameters=b.parameters(design),
+                     build_dir=build_dir, always=True,
                      build_args=build_args, timescale=TIMESCALE, waves=b.waves,
                      log_file=log)
     except (subprocess.CalledProcessError, RuntimeError, SystemExit) as exc:

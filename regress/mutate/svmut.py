@@ -23,6 +23,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from montverif.spec.paths import FAST_FORMS
+
 KINDS = ("bitwise", "arith", "compare", "invert_if", "const_bit", "ternary_swap", "off_by_one")
 
 
@@ -112,9 +114,11 @@ _SYSTEM_TASKS = frozenset("$fatal $error $warning $info $display $write $finish 
 
 
 def _mutable(toks: list[Token]) -> list[bool]:
-    """Per token: may it be mutated (outside declarations, simulation-only blocks and the
-    assertions: an `ASSERT…/`ASSUME… macro's arguments and `ifdef MV_ASSERT_ON logic are the
-    checker, not the design, and Icarus builds none of them)?"""
+    """Per token: may it be mutated (outside declarations, simulation-only blocks, the fast
+    forms (`ifdef MV_FAST_FORMS: another form of a block's function that only a plain Icarus
+    build simulates, never a mutant's, synthesis or formal) and the assertions: an
+    `ASSERT…/`ASSUME… macro's arguments and `ifdef MV_ASSERT_ON logic are the checker, not
+    the design, and Icarus builds none of them)?"""
     ok = [True] * len(toks)
     stack: list[list[object]] = []  # [macro, negated, in_else]
     in_decl = False
@@ -145,7 +149,7 @@ def _mutable(toks: list[Token]) -> list[bool]:
                 skip_until = _match(toks, i + 1)
             continue
         if any((m == "SYNTHESIS" and neg != in_else) or (m == "MV_ASSERT_ON" and neg == in_else)
-               for m, neg, in_else in stack):
+               or (m == FAST_FORMS and neg == in_else) for m, neg, in_else in stack):
             ok[i] = False
             continue
         nxt = toks[i + 1].text if i + 1 < len(toks) else ""

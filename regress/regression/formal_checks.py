@@ -5,7 +5,8 @@ A block names what to check:
 
     [[nightly.formal]]
     dut = "*"        # every design's [formal] points and the bus loader's proof; or a name,
-                     # or a list of names (designs, or the block mv_bus_loader)
+                     # or a list of names (designs, or the blocks mv_bus_loader and
+                     # mont_dual_mul: formal.BLOCKS)
     n = [4]          # optional: only these widths (a design without a [formal] point at a
                      # width is checked there with its default parameters)
     fault = true     # optional: also each design's fault build at its first point, which
@@ -134,8 +135,9 @@ def parse(raw: object, where: str) -> list[formal.FormalSpec]:
     timeout_s = as_int(raw.get("timeout", DEFAULT_TIMEOUT_S), f"{where}.timeout", TIMEOUT_S)
     specs: list[formal.FormalSpec] = []
     for name in _names(raw["dut"], f"{where}.dut"):
-        if name in formal.BLOCKS:
+        if block := formal.BLOCKS.get(name):
             specs += [formal.FormalSpec(name, (("N", n),) if n != 8 else (),
+                                        depth=block.depth, cover_depth=block.cover_depth,
                                         timeout_s=timeout_s) for n in widths or [8]]
         else:
             specs += _design_specs(name, widths, fault, timeout_s, where)

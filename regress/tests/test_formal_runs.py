@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import regress as regress_cli
+from montverif.regress.flow import formal
 from montverif.regress.regression import formal_checks
 from montverif.regress.regression import lists as rlists
 from montverif.regress.regression.results import Regression
@@ -62,10 +63,13 @@ def test_every_design_and_the_loader_with_star(tmp_path: Path) -> None:
     checks = formal_checks.of_list(rlists.get_list("all", write(
         tmp_path, '[all]\n[[all.formal]]\ndut = "*"\n')))
     with_points = [d for d in known_designs() if load_design(d).formal_points]
-    assert checks[0].dut == "mv_bus_loader" and checks[0].wanted == "proved"
-    assert sorted({c.dut for c in checks[1:]}) == sorted(with_points)
+    blocks = len(formal.BLOCKS)  # the loader's proof and the others, each at its own depth
+    assert [c.dut for c in checks[:blocks]] == list(formal.BLOCKS)
+    assert [c.spec.depth for c in checks[:blocks]] == [b.depth for b in formal.BLOCKS.values()]
+    assert all(c.wanted == "proved" for c in checks[:blocks])
+    assert sorted({c.dut for c in checks[blocks:]}) == sorted(with_points)
     expected = sum(len(load_design(d).formal_points) for d in with_points)
-    assert len(checks) == 1 + expected
+    assert len(checks) == blocks + expected
     # the design's [formal] timeout where it is longer than the block's
     slow = [d for d in with_points if load_design(d).formal_timeout > 600]
     for c in checks:
@@ -75,7 +79,7 @@ def test_every_design_and_the_loader_with_star(tmp_path: Path) -> None:
 
 def test_the_nightly_list_checks_every_formal_point() -> None:
     checks = formal_checks.of_list(rlists.load_lists()["nightly"])
-    assert "mv_bus_loader" in {c.dut for c in checks}
+    assert set(formal.BLOCKS) <= {c.dut for c in checks}
     for dut in known_designs():
         points = load_design(dut).formal_points
         assert sum(c.dut == dut and not c.spec.fault for c in checks) == len(points), dut

@@ -59,6 +59,16 @@ def test_comments_strings_declarations_and_simulation_code_are_untouched() -> No
     assert all(s.start > SNIPPET.index(");", decl) for s in _sites())
 
 
+def test_the_fast_forms_are_untouched_and_what_the_others_build_is_mutated() -> None:
+    # mont_dual_mul.sv: a form of its function for Icarus, the tree for everything else
+    text = ("module m (input logic [3:0] a_i, b_i, output logic [3:0] y_o);\n"
+            "`ifdef MV_FAST_FORMS\n  assign y_o = a_i + b_i;\n`else\n  assign y_o = a_i ^ b_i;\n"
+            "`endif\n`ifndef MV_FAST_FORMS\n  assign z = a_i & b_i;\n`else\n"
+            "  assign z = a_i | b_i;\n`endif\nendmodule\n")
+    mutated = {text[s.start:s.end] for s in candidates("hdl/m.sv", text)}
+    assert mutated == {"^", "&"}
+
+
 def test_each_kind_changes_what_it_says() -> None:
     changed = {(s.kind, s.original, s.replacement) for s in _sites()}
     assert ("bitwise", "^", "&") in changed and ("bitwise", "^", "|") in changed

@@ -2,9 +2,10 @@
 partial products, a carry-save tree of dual-field full adders and one dual-field adder for
 both fields. Checked on Icarus against Python's integers (GF(p): a*b + c + d mod 2^(2W)) and
 models.gf2's carry-less product (GF(2^n): a.b ^ c ^ d), exhaustively at W = 3 and over every
-a, b at W = 4; the dual-field adder on its own against a + b and a ^ b; copies with the carry
-suppression broken fail, and the core built with such a copy fails its own simulation in
-GF(2^n) only."""
+a, b at W = 4, both the tree and the fast form a plain Icarus build simulates (FAST_FORMS),
+and the two against each other at the paper's W = 64; the dual-field adder on its own against
+a + b and a ^ b; copies with the carry suppression broken fail, and the core built with such
+a copy fails its own simulation in GF(2^n) only."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pytest
 from montverif.models import gf2
 from montverif.spec import top as gen_top
 from montverif.spec.designs import load_design
+from montverif.spec.paths import FAST_FORMS
 
 pytestmark = [pytest.mark.sim,
               pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus")]
@@ -69,8 +71,9 @@ def every_a_b(w: int) -> list[Vector]:
 
 
 def simulate(tmp_path: Path, w: int, vectors: list[Vector],
-             sources: dict[str, Path]) -> list[int]:
-    """The array's p_o for each vector on Icarus, built from `sources` (name -> file)."""
+             sources: dict[str, Path], form: str = "tree") -> list[int]:
+    """The array's p_o for each vector on Icarus, built from `sources` (name -> file): the
+    tree, or with `form` "fast" the fast form a plain Icarus build simulates (FAST_FORMS)."""
     vec = tmp_path / "vec.hex"
     digits = (5 * w + 1 + 3) // 4
     vec.write_text("".join(f"{(((((g << w | a) << w | b) << 2 * w | c) << w) | d):0{digits}x}\n"
@@ -78,7 +81,8 @@ def simulate(tmp_path: Path, w: int, vectors: list[Vector],
     tb = tmp_path / "tb.sv"
     tb.write_text(TB.format(w=w, count=len(vectors), vec=vec))
     out = tmp_path / "tb.vvp"
-    subprocess.run(["iverilog", "-g2012", "-o", str(out), "-s", "tb",
+    defines = [f"-D{FAST_FORMS}"] if form == "fast" else []
+    subprocess.run(["iverilog", "-g2012", *defines, "-o", str(out), "-s", "tb",
                     *(str(sources[name]) for name in DATAPATH), str(tb)], check=True)
     run = subprocess.run(["vvp", "-n", str(out)], capture_output=True, text=True, check=True,
                          timeout=300)
@@ -88,9 +92,9 @@ def simulate(tmp_path: Path, w: int, vectors: list[Vector],
 
 
 def wrong_fields(tmp_path: Path, w: int, vectors: list[Vector],
-                 sources: dict[str, Path]) -> set[int]:
+                 sources: dict[str, Path], form: str = "tree") -> set[int]:
     """The fields (gfp) in which some vector's p_o differs from the reference."""
-    got = simulate(tmp_path, w, vectors, sources)
+    got = simulate(tmp_path, w, vectors, sources, form)
     return {v[0] for v, p in zip(vectors, got, strict=True) if p != expected(v, w)}
 
 
@@ -104,11 +108,13 @@ def mutated(tmp_path: Path, name: str, old: str, new: str) -> dict[str, Path]:
     return SOURCES | {name: folder / name}
 
 
+@pytest.mark.parametrize("form", ["tree", "fast"])
 @pytest.mark.parametrize("w,vectors", [(3, exhaustive(3)), (4, every_a_b(4))],
                          ids=["W3-exhaustive", "W4-every-a-b"])
 def test_the_array_is_the_integer_and_the_carry_less_product(tmp_path, w: int,
-                                                             vectors: list[Vector]) -> None:
-    got = simulate(tmp_path, w, vectors, SOURCES)
+                                                             vectors: list[Vector],
+                                                             form: str) -> None:
+    got = simulate(tmp_path, w, vectors, SOURCES, form)
     bad = [(v, p) for v, p in zip(vectors, got, strict=True) if p != expected(v, w)]
     assert not bad, bad[:5]
     # the two fields' results differ on most vectors: a check of one field is not the other's
@@ -116,13 +122,38 @@ def test_the_array_is_the_integer_and_the_carry_less_product(tmp_path, w: int,
                                                                      strict=True)) > len(got) / 2
 
 
-def test_the_array_at_a_wider_word(tmp_path) -> None:
+@pytest.mark.parametrize("form", ["tree", "fast"])
+def test_the_array_at_a_wider_word(tmp_path, form: str) -> None:
     """W = 8 (K = 2, Units = 4; or K = 4, Units = 2): random operands, both fields."""
     w, rng = 8, random.Random("dual-mul-8")
     vectors = [(f, rng.getrandbits(w), rng.getrandbits(w), rng.getrandbits(2 * w),
                 rng.getrandbits(w)) for f in (0, 1) for _ in range(1500)]
     vectors += [(f, (1 << w) - 1, (1 << w) - 1, (1 << 2 * w) - 1, (1 << w) - 1) for f in (0, 1)]
-    assert wrong_fields(tmp_path, w, vectors, SOURCES) == set()
+    assert wrong_fields(tmp_path, w, vectors, SOURCES, form) == set()
+
+
+def test_the_two_forms_agree_at_the_papers_word(tmp_path) -> None:
+    """W = 64 (the paper's K = 16, Units = 4), where SBY gives no verdict (hdl/formal/
+    mont_dual_mul_forms.sv proves the forms equal at W <= 6): the tree and the fast form on
+    the same random operands and corners, in both fields, GF(p) digits K bits wide as
+    mont_dual drives them and full-width ones, both against the reference."""
+    w, rng = 64, random.Random("dual-mul-64")
+    digit = [rng.getrandbits(16) for _ in range(60)] + [rng.getrandbits(w) for _ in range(60)]
+    vectors = [(f, a, rng.getrandbits(w), rng.getrandbits(2 * w), rng.getrandbits(w))
+               for f in (0, 1) for a in digit]
+    vectors += [(f, (1 << w) - 1, (1 << w) - 1, (1 << 2 * w) - 1, (1 << w) - 1) for f in (0, 1)]
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "fast").mkdir()
+    tree = simulate(tmp_path / "tree", w, vectors, SOURCES)
+    fast = simulate(tmp_path / "fast", w, vectors, SOURCES, "fast")
+    assert tree == fast == [expected(v, w) for v in vectors]
+
+
+def test_a_broken_fast_form_is_caught(tmp_path) -> None:
+    """The fast form adding C as XOR in GF(p): wrong there, and only there."""
+    sources = mutated(tmp_path, "mont_dual_mul.sv", "acc = SW'(a) * SW'(b) + c + SW'(d);",
+                      "acc = SW'(a) * SW'(b) ^ c + SW'(d);")
+    assert wrong_fields(tmp_path, 3, exhaustive(3), sources, "fast") == {1}
 
 
 @pytest.mark.parametrize("name,old,new,fails_in", [
