@@ -54,7 +54,7 @@ from montverif.regress.flow import claim, tools
 from montverif.regress.flow.launcher import INPUT_ERRORS, Launcher, LocalLauncher
 from montverif.regress.flow.slurm import SlurmLauncher
 from montverif.regress.flow.spec import RunSpec
-from montverif.regress.mutate import campaigns
+from montverif.regress.mutate import campaigns, rotation
 from montverif.regress.mutate.campaigns import CampaignSpec
 from montverif.regress.regression import folders, formal_checks, runner
 from montverif.regress.regression.folders import point_latest, results_dir
@@ -167,6 +167,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--resume", action="store_true",
                      help="keep the finished runs of --out (default: build/regress/latest) "
                           "and do only the rest")
+    run.add_argument("--every-campaign", action="store_true",
+                     help="every mutation campaign of the list, also those its rotation "
+                     "rests this night (`rotate`; the weekly workflow)")
     run.add_argument("--diff-sims", action="store_true",
                      help="run every model on Icarus and Verilator with the same seeds and "
                           "compare their transaction logs")
@@ -223,7 +226,8 @@ def cmd_list(lists_file: Path, name: str | None) -> int:
             print(f"{run.key:<40} txns={run.txns}")
         for c in campaigns.plan(mutations[name], DEFAULT_BASE_SEED):
             print(f"{c.folder:<40} sim={c.sim} n={c.n} mutants={c.mutants} txns={c.txns} "
-                  f"goal={c.goal:g}% seed={c.seed}")
+                  f"goal={c.goal:g}% seed={c.seed}"
+                  + (f" rotate={c.rotate} (one share a night)" if c.rotate > 1 else ""))
         for f in checks[name]:
             print(f"{f.folder:<40} {f.wanted} depth={f.spec.depth} "
                   f"timeout={f.spec.timeout_s}s")
@@ -300,6 +304,7 @@ class _Job:
     campaigns: list[CampaignSpec]
     all_checks: list[formal_checks.Check]
     checks: list[formal_checks.Check]
+    resting: dict[str, str]  # campaigns the rotation rests this night -> when last scheduled
 
 
 def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
@@ -313,11 +318,15 @@ def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
                     for r in all_runs]
     if args.keep_secrets:
         all_runs = [replace(r, keep_secrets=True) for r in all_runs]
-    all_campaigns = campaigns.plan(campaigns.of_list(tlist, lists_file.name), args.seed,
-                                   args.fixed_seed, args.sim, args.dut, args.timeout)
+    listed = campaigns.of_list(tlist, lists_file.name)
+    all_campaigns = campaigns.plan(listed, args.seed, args.fixed_seed, args.sim, args.dut,
+                                   args.timeout)
     all_checks = formal_checks.plan(formal_checks.of_list(tlist, lists_file.name), args.sim,
                                     args.dut)
-    all_campaigns = all_campaigns if "mutation" in args.parts else []
+    # the rotation's share of the night (a design named with --dut runs whatever its share)
+    all_campaigns, resting = rotation.tonight(all_campaigns, args.seed,
+                                              args.every_campaign or bool(args.dut), listed)
+    all_campaigns, resting = (all_campaigns, resting) if "mutation" in args.parts else ([], {})
     all_checks = all_checks if "formal" in args.parts else []
     if not all_runs and not all_campaigns and not all_checks:
         given = (args.sim or []) + (args.dut or [])
@@ -329,7 +338,8 @@ def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
     checks = formal_checks.shard(all_checks, *shard_ix) if shard_ix else all_checks
     check_runs(launcher, runs)
     campaigns.check_all(camps)
-    return _Job(tlist, shard_ix, all_runs, runs, all_campaigns, camps, all_checks, checks)
+    return _Job(tlist, shard_ix, all_runs, runs, all_campaigns, camps, all_checks, checks,
+                resting)
 
 
 def make_launcher(args: argparse.Namespace) -> Launcher:
@@ -398,6 +408,7 @@ def _run_in(args: argparse.Namespace, launcher: Launcher, results_root: Path, ou
                          checks_planned=len(job.all_checks))
     if args.parts != frozenset(PARTS):  # what a wall time of this folder covers
         reg.notes.append(PARTS_NOTE + ",".join(p for p in PARTS if p in args.parts))
+    reg.mutation_resting = job.resting
     if job.checks:  # after the runs, before the campaigns (which take the longest)
         formal_checks.run_all(job.checks, opts, reg, args.resume)
     if job.campaigns:  # after the runs and their reruns, so they never compete with the list

@@ -40,15 +40,16 @@ from montverif.regress.regression.scheduler import Options, Progress, parallel
 from montverif.regress.regression.seeds import derive_seed
 from montverif.regress.regression.shards import deal
 from montverif.spec import readback
-from montverif.spec.bounds import MUTANTS, TXNS, WIDTH
+from montverif.spec.bounds import MUTANTS, TXNS, WIDTH, Bound
 from montverif.spec.designs import known_designs, load_design
 
-KEYS = ("dut", "mutants", "sim", "n", "txns", "goal", "share", "prove")
+KEYS = ("dut", "mutants", "sim", "n", "txns", "goal", "share", "prove", "rotate")
 DEFAULT_SIM = "icarus"
 DEFAULT_TXNS = 20
 DEFAULT_GOAL = 100.0
 MUTANT_TIMEOUT_S = 120  # wall-clock seconds per mutant run (`--timeout` overrides)
 FOLDER = "mutation"
+ROTATE = Bound(1, 31)  # the shares a block rotates over, one a night (rotation.py)
 PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
 
 
@@ -67,6 +68,7 @@ class CampaignSpec:
     index: int = 0  # position among the list's campaigns
     share: bool = True  # build-once-run-many (engine.Options.share)
     prove: bool = False  # equivalent mutants checked by SBY (engine.Options.prove)
+    rotate: int = 1  # its block's campaigns run in this many shares, one a night (rotation)
 
     @property
     def folder(self) -> str:
@@ -113,8 +115,9 @@ def parse(raw: object, where: str) -> list[CampaignSpec]:
     prove_ = raw.get("prove", False)
     if not isinstance(prove_, bool):
         raise ListError(f"{where}.prove: expected true or false")
+    rotate = as_int(raw.get("rotate", 1), f"{where}.rotate", ROTATE)
     return [CampaignSpec(d, mutants, simulator, _width(raw.get("n"), d, f"{where}.n"), txns,
-                         goal, share=share, prove=prove_) for d in duts]
+                         goal, share=share, prove=prove_, rotate=rotate) for d in duts]
 
 
 def _width(value: object, dut: str, where: str) -> int:

@@ -109,6 +109,9 @@ class Regression:
     # mutation campaigns: design -> record (regress/mutate/campaigns.py), in list order
     mutation: dict[str, dict] = field(default_factory=dict)
     mutation_planned: int = 0  # campaigns of the whole (unsharded) regression
+    # campaigns the list's rotation rests this night -> the night their share last came round
+    # (a date, or "seed N"; regress/mutate/rotation.py)
+    mutation_resting: dict[str, str] = field(default_factory=dict)
     # formal checks: check key -> record (regress/regression/formal_checks.py), in list order
     formal: dict[str, dict] = field(default_factory=dict)
     formal_planned: int = 0  # checks of the whole (unsharded) regression

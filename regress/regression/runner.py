@@ -128,7 +128,8 @@ def merge(out_dir: Path, shard_dirs: Sequence[Path], history: Path | None) -> Re
                         planned=max(r.planned for r in regs),
                         mutation_planned=max(r.mutation_planned for r in regs),
                         formal_planned=max(r.formal_planned for r in regs),
-                        seed_source=first.seed_source)
+                        seed_source=first.seed_source,
+                        mutation_resting=first.mutation_resting)
     seen: set[str] = set()
     for reg, folder in zip(regs, shard_dirs, strict=True):
         if (folder / "runs").is_dir():

@@ -59,6 +59,7 @@ def summary_dict(reg: Regression) -> dict[str, object]:
             "buckets": [b.to_dict() for b in buckets(reg.results)],
             "diffs": [asdict(d) for d in reg.diffs],
             "mutation": reg.mutation, "mutation_planned": reg.mutation_planned,
+            "mutation_resting": reg.mutation_resting,
             "formal": reg.formal, "formal_planned": reg.formal_planned,
             "runs": [run_record(r) for r in reg.results]}
 
@@ -80,6 +81,7 @@ SUMMARY_SHAPE = {"list": str, "base_seed": int, "jobs": int, "out_dir": str, "st
                  "runs": [RUN_RECORD_SHAPE],
                  "diffs?": [{"key": str, "runs": [str], "same": bool, "detail": str}],
                  "mutation?": {str: {str: None}}, "mutation_planned?": int,
+                 "mutation_resting?": {str: str},
                  "formal?": {str: {str: None}}, "formal_planned?": int}
 
 
@@ -121,6 +123,7 @@ def load_summary(path: Path) -> Regression:
                      for d in raw.get("diffs", [])]
         reg.mutation = dict(raw.get("mutation", {}))
         reg.mutation_planned = int(raw.get("mutation_planned", len(reg.mutation)))
+        reg.mutation_resting = dict(raw.get("mutation_resting", {}))
         reg.formal = dict(raw.get("formal", {}))
         reg.formal_planned = int(raw.get("formal_planned", len(reg.formal)))
     except OSError as exc:

@@ -354,9 +354,23 @@ def _campaign_row(rec: dict, out_dir: Path) -> str:
             "</td></tr>")
 
 
-def mutation_section(campaigns: dict[str, dict], out_dir: Path) -> list[str]:
+def resting_table(resting: dict[str, str]) -> list[str]:
+    """The campaigns the list's rotation rests this night and when each last came round."""
+    if not resting:
+        return []
+    return ["<h3>Resting this night</h3><p>The list's rotation runs a share of the designs' "
+            "campaigns each night (<code>rotate</code>, every design once in that many "
+            "nights); these rest, with the night their share last came round.</p>"
+            + table(("design", "last scheduled"),
+                    [f"<tr><td>{_e(d)}</td><td>{_e(when)}</td></tr>"
+                     for d, when in sorted(resting.items())], "resting")]
+
+
+def mutation_section(campaigns: dict[str, dict], out_dir: Path,
+                     resting: dict[str, str] | None = None) -> list[str]:
     """Per design: mutants, verdicts, score against the goal (linking to the campaign's
-    mutate.html); then every survivor with file:line and the change."""
+    mutate.html); then every survivor with file:line and the change; then the designs the
+    rotation rests."""
     recs = list(campaigns.values())
     body = ["<h2 id=\"mutation\">Mutation</h2>",
             f"<p>{sum(r['status'] == 'passed' for r in recs)} of {len(recs)} campaign(s) at "
@@ -374,7 +388,7 @@ def mutation_section(campaigns: dict[str, dict], out_dir: Path) -> list[str]:
             [f"<tr><td>{_e(dut)}</td><td>{_e(s['where'])}</td><td><code>{_e(s['change'])}"
              f"</code></td><td>{_e(s['reason'])}</td></tr>" for dut, s in survivors],
             "survivors"))
-    return body
+    return body + resting_table(resting or {})
 
 
 def _formal_row(rec: dict, out_dir: Path) -> str:
@@ -692,7 +706,8 @@ def render(summary: dict, out_dir: Path, past: list[dict] | None = None) -> str:
     if summary.get("formal"):
         body += formal_section(summary["formal"], out_dir)
     if summary.get("mutation"):
-        body += mutation_section(summary["mutation"], out_dir)
+        body += mutation_section(summary["mutation"], out_dir,
+                                 summary.get("mutation_resting"))
     body += cycles_section(out_dir)
     body += configuration_section(summary, out_dir)
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"

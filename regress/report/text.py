@@ -149,7 +149,16 @@ def format_mutation(reg: Regression) -> str:
             lines += [f"  {r['status']}: {r['message']}", f"  repro: {r['repro']}"]
     lines.append(f"mutation: {reg.campaigns(MUT_PASSED)}/{len(recs)} campaign(s) at their goal;"
                  f" each in {reg.out_dir}/mutation/<design>/ (mutate.md, mutate.html)")
+    lines += [resting_line(reg)] if reg.mutation_resting else []
     return "\n".join(lines)
+
+
+def resting_line(reg: Regression) -> str:
+    """The campaigns the list's rotation rests this night, each with the night its share
+    last came round (regress/mutate/rotation.py)."""
+    return ("rotation: this night runs " + ", ".join(reg.mutation) + "; resting, last "
+            "scheduled: " + ", ".join(f"{d} {when}" for d, when in
+                                      sorted(reg.mutation_resting.items())))
 
 
 def format_formal(reg: Regression) -> str:
