@@ -4,7 +4,7 @@
 // dual-field carry-propagate adder (Tanimura et al., ASP-DAC 2008, slide "Unified Montgomery
 // Multiplier"), which Verilator, synthesis, formal and mutation see; and, for Icarus only
 // (`ifdef MV_FAST_FORMS), one expression per field, a*b + c + d mod 2^(2W) in GF(p) and the
-// carry-less product XOR c XOR d in GF(2^n), which Icarus simulates some twenty times
+// carry-less product XOR c XOR d in GF(2^n), which Icarus simulates much
 // faster. The proof reads mont_dual_mul.sv a second time with MV_FAST_FORMS defined and that
 // module renamed mont_dual_mul_icarus (formal.BLOCKS' prelude), drives both with the same
 // free inputs and asserts equal products: mode prove at depth 1, every input of one W.
