@@ -3,6 +3,7 @@
 #   make regress   smoke regression (the main job)       make test   the test suite
 #   make reliability   the reliability suite alone (concurrency, interruption, bad input, secrets)
 #   make test-fast     the tests that start no simulator, solver or Yosys, and no reliability attack
+#   make test-nightly  the nightly's long tests (every design at every test point, ...)
 #   make sim DUT=mont_lut N=256 SIM=verilator SEED=123 [WAVES=1] [VECTORS=f.json] [TXNS=200] [PARAMS=W=16,P=4]
 #   KEEP_SECRETS=1 (sim, regress): secret operands (the RSA core's exponent) in clear, for debugging
 #   make lint      Verilator -Wall lint, Icarus compile, ruff, mypy, shellcheck   make setup   set-up only
@@ -51,7 +52,10 @@ BUDGET_SEEDS ?= 40
 BUDGET_MIN   ?= 15
 STEER    ?= 1
 REGRESS_ARGS ?=
-PYTEST_ARGS ?= -n 2 -q -p no:cacheprovider --durations=10
+PYTEST_ARGS ?= -n 2 --dist loadgroup -q -p no:cacheprovider --durations=10
+# the tests `make test` runs: all but the nightly's long ones (`make test-nightly`)
+TEST_MARKS ?= not nightly
+NIGHTLY_JUNIT ?= build/test-results/nightly.xml
 # the test suite's results as JUnit XML, for CI's test reporters (docs/regression.md)
 TEST_JUNIT ?= build/test-results/junit.xml
 
@@ -65,10 +69,10 @@ SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --
              $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide) \
              $(if $(filter 1,$(BEYOND_PAPER)),--beyond-paper) $(KEEP_FLAG)
 
-.PHONY: apt-packages setup venv sim-tools browser-tools wave-tools coverage-tools cluster-tools synth-tools formal synth test test-fast reliability regress sim lint regmap cycles bench closure mutate clean help which
+.PHONY: apt-packages setup venv sim-tools browser-tools wave-tools coverage-tools cluster-tools synth-tools formal synth test test-fast test-nightly reliability regress sim lint regmap cycles bench closure mutate clean help which
 
 help:
-	@sed -n '2,13p' Makefile
+	@sed -n '2,14p' Makefile
 
 setup: venv sim-tools browser-tools wave-tools coverage-tools cluster-tools synth-tools
 
@@ -168,7 +172,13 @@ synth-tools: venv
 	@$(MV) synth --warm
 
 test: setup
-	$(VENV)/bin/pytest $(PYTEST_ARGS) --junitxml=$(TEST_JUNIT)
+	$(VENV)/bin/pytest $(PYTEST_ARGS) -m "$(TEST_MARKS)" --junitxml=$(TEST_JUNIT)
+
+# The nightly's long tests (marker `nightly`): every design at every [test] point of its
+# descriptor, the large formal fault builds, a copy of every design; `make test` runs a
+# small stand-in of each. The nightly workflow's `tests` job runs them (ci/nightly-tests.sh).
+test-nightly: setup
+	$(VENV)/bin/pytest $(PYTEST_ARGS) -m nightly --junitxml=$(NIGHTLY_JUNIT)
 
 # The fast tier: every test without the markers of a simulator, a solver or Yosys (the marker
 # guard, regress/tests/toolguard.py, fails a test that starts one without its marker), and

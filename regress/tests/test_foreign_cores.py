@@ -23,6 +23,7 @@ from montverif.regress.tests.reliability.helpers import scratch_tree
 
 EXAMPLES = ROOT / "docs" / "examples" / "third_party"
 SHAPES = ("tp_mont", "tp_wide", "tp_axis", "tp_fixed")
+STANDINS = ("tp_mont", "tp_axis")  # in make test: a register core and a stream; the rest nightly
 pytestmark = pytest.mark.sim
 
 
@@ -54,7 +55,8 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new))
 
 
-@pytest.mark.parametrize("core", SHAPES)
+@pytest.mark.parametrize("core", [
+    pytest.param(c, marks=() if c in STANDINS else pytest.mark.nightly) for c in SHAPES])
 def test_every_shape_passes_on_both_simulators_and_fails_under_fault(
         tmp_path: Path, core: str) -> None:
     folder = project(tmp_path, core)
@@ -154,6 +156,7 @@ def test_a_core_icarus_cannot_take_is_refused_there_in_one_line(tmp_path: Path) 
     assert lint.returncode == 0 and "iverilog" not in lint.stdout, lint.stdout + lint.stderr
 
 
+@pytest.mark.nightly  # a scratch checkout's whole lint
 def test_cores_from_elsewhere_in_the_tree_keep_its_checks_green(tmp_path: Path) -> None:
     """Issue 61: the guide's example added to montverif's own tree failed three of its tests
     and its lint. Every shape (both done styles among them), in a scratch copy of the

@@ -5,6 +5,7 @@ mutants; a failure's printed repro reproduces it; the CI summary page (Markdown)
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -247,3 +248,41 @@ def test_the_printed_repro_reproduces_a_failure(tmp_path: Path) -> None:
     assert res.returncode == 1, res.stdout + res.stderr
     again = json.loads((tmp_path / "repro" / "outcome.json").read_text())
     assert again["first_error"] == record["first_error"]
+
+
+# --- the nightly's long tests (ci/nightly-tests.sh, make test-nightly) -----------------------
+def test_the_tests_script_refuses_bad_arguments() -> None:
+    res = subprocess.run(["bash", str(ROOT / "ci" / "nightly-tests.sh"), "a", "extra"],
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 2 and res.stderr == "error: ci/nightly-tests.sh [OUT]\n"
+
+
+def test_the_nightly_runs_the_long_tests_and_uploads_their_junit() -> None:
+    flow = (ROOT / ".github" / "workflows" / "nightly.yml").read_text()
+    job = flow[flow.index("\n  tests:\n"):]
+    job = job[:job.index("\n  # ", 1)]
+    assert "run: ci/nightly-tests.sh nightly-tests" in job
+    assert "nightly-tests/junit.xml" in job
+    makefile = (ROOT / "Makefile").read_text()
+    assert '-m "$(TEST_MARKS)"' in makefile and "TEST_MARKS ?= not nightly" in makefile
+    assert "-m nightly --junitxml=$(NIGHTLY_JUNIT)" in makefile
+
+
+@pytest.mark.sim
+@pytest.mark.synth  # the script's set-up (ci/setup.sh) checks the synthesis tools
+def test_the_tests_script_runs_a_nightly_test_and_writes_its_junit(tmp_path: Path) -> None:
+    """One long test (a design's second [test] point) through the script: exit 0 and the
+    JUnit XML names it; `make test`'s selection leaves it out."""
+    node = "verif/tests/test_designs_sim.py::test_icarus[mont_r2-n97-b8]"
+    env = {k: v for k, v in os.environ.items() if k != "MAKEFLAGS"}
+    env["PYTEST_ARGS"] = f"-q -p no:cacheprovider '{node}'"
+    out = tmp_path / "tests"
+    res = subprocess.run(["bash", str(ROOT / "ci" / "nightly-tests.sh"), str(out)], cwd=ROOT,
+                         env=env, capture_output=True, text=True, check=False, timeout=900)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert "1 passed" in (out / "pytest.txt").read_text()
+    assert 'name="test_icarus[mont_r2-n97-b8]"' in (out / "junit.xml").read_text()
+    quick = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                            "--collect-only", "-m", "not nightly", node], cwd=ROOT,
+                           capture_output=True, text=True, check=False)
+    assert "1 deselected" in quick.stdout, quick.stdout

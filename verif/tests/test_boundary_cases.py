@@ -28,8 +28,8 @@ def _seq(name: str, n: int, seed: int) -> CornerSeq:
 
 @pytest.mark.parametrize("name", ["mont_r2", "mont_lut", "inter_csa", "mm42"])
 def test_boundary_cases_are_legal_operations(name: str) -> None:
-    for n in (8, 9, 33):
-        for seed in range(40):
+    for n in (8, 9, 33):  # 12 seeds: each a fresh modulus per case (8,000 model runs at 8)
+        for seed in range(12):
             seq = _seq(name, n, seed)
             for x, y, m in seq.boundary_cases():
                 assert m % 2 == 1 and 0 < m < 1 << n, (name, n, seed, m)

@@ -1,7 +1,10 @@
 """Every design through the full pyuvm testbench on both simulators, at the points its
 descriptor (hdl/<family>/<design>.toml) lists under [test], plus each design's negative test:
 a build with a corrupted table entry or selection (its `fault_params`) must fail in the scoreboard.
-Adding a design adds its cases here without touching this file."""
+Adding a design adds its cases here without touching this file.
+
+`make test` runs each design's first point on each simulator and every negative test; the
+other points carry the `nightly` marker (`make test-nightly`, the nightly's test job)."""
 
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ Point = tuple[str, int, int, int, int, tuple[str, ...], Params]
 
 def _points(sim: str) -> list[Point]:
     """[N, BusW, txns, AckWait] or [N, BusW, txns, AckWait, { W = .., P = .. }]."""
-    out = []
+    out: list[Point] = []
     for name in known_designs():
         design = load_design(name)
         test = design.test
@@ -114,12 +117,21 @@ def _check_pass(tmp_path, point: tuple, sim: str) -> None:
     assert any(v["hits"] for v in cov.values())
 
 
-@pytest.mark.parametrize("point", _points("verilator"), ids=_ids(_points("verilator")))
+def _cases(sim: str) -> list:
+    """The points as test cases: a design's first point on `sim` in `make test`, the rest
+    nightly."""
+    points = _points(sim)
+    return [pytest.param(p, id=i, marks=() if k == 0 or p[0] != points[k - 1][0]
+                         else pytest.mark.nightly)
+            for k, (p, i) in enumerate(zip(points, _ids(points), strict=True))]
+
+
+@pytest.mark.parametrize("point", _cases("verilator"))
 def test_verilator(tmp_path, point):
     _check_pass(tmp_path, point, "verilator")
 
 
-@pytest.mark.parametrize("point", _points("icarus"), ids=_ids(_points("icarus")))
+@pytest.mark.parametrize("point", _cases("icarus"))
 def test_icarus(tmp_path, point):
     _check_pass(tmp_path, point, "icarus")
 

@@ -338,12 +338,10 @@ def test_new_design_like_every_design_loads(tmp_path: Path) -> None:
     assert "module x_rsa_core_rsa_mont_mult" in selector.read_text()
 
 
-@pytest.mark.sim
-def test_a_copy_of_every_design_passes_on_both_simulators(tmp_path: Path) -> None:
+def _copies_pass(tmp_path: Path, names: list[str]) -> None:
     """Each copy runs at once, on Verilator and Icarus, at its original's narrowest test
     point: the build and the testbench find it."""
     tree = scratch_tree(tmp_path)
-    names = designs.known_designs()
     assert all(d.code == 0 for d in tree.commands(
         *(["new-design", f"x_{d}", "--like", d] for d in names)))
     failed = []
@@ -356,6 +354,20 @@ def test_a_copy_of_every_design_passes_on_both_simulators(tmp_path: Path) -> Non
             if run.code != 0 or f"PASS x_{name}" not in run.out:
                 failed.append(f"{name} {sim}: {run.out}{run.err}")
     assert failed == []
+
+
+@pytest.mark.sim
+def test_a_copy_of_a_scalable_design_and_of_the_rsa_core_passes(tmp_path: Path) -> None:
+    """make test's stand-in for the nightly's copy of every design: mwr2mm (PEs and a
+    controller in files of their own) and rsa_core (its own testbench, its multipliers'
+    files and mont_lut's table)."""
+    _copies_pass(tmp_path, ["mwr2mm", "rsa_core"])
+
+
+@pytest.mark.sim
+@pytest.mark.nightly
+def test_a_copy_of_every_design_passes_on_both_simulators(tmp_path: Path) -> None:
+    _copies_pass(tmp_path, designs.known_designs())
 
 
 @pytest.mark.parametrize(("name", "needle"), [
