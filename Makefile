@@ -52,7 +52,7 @@ BUDGET_SEEDS ?= 40
 BUDGET_MIN   ?= 15
 STEER    ?= 1
 REGRESS_ARGS ?=
-PYTEST_ARGS ?= -n 2 --dist loadgroup -q -p no:cacheprovider --durations=10
+PYTEST_ARGS ?= -n 2 -q -p no:cacheprovider --durations=10
 # the tests `make test` runs: all but the nightly's long ones (`make test-nightly`)
 TEST_MARKS ?= not nightly
 NIGHTLY_JUNIT ?= build/test-results/nightly.xml

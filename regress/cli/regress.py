@@ -110,7 +110,8 @@ def _coverage_goals(name: str, lists_file: Path) -> bool:
         return False
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
+    """The command line of `montverif` lists, regress, merge and report."""
     ap = Parser("montverif", __doc__)
     ap.add_argument("--lists", default="", help=f"lists file (default: {LISTS_DEFAULT})")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser)
@@ -256,7 +257,9 @@ def _parts(text: str) -> frozenset[str]:
     return frozenset(parts)
 
 
-def _check_args(args: argparse.Namespace) -> None:
+def check_args(args: argparse.Namespace) -> None:
+    """The parsed options checked together and resolved in place (the parts, the base
+    seed, the simulators and designs named); raises ListError."""
     args.parts = _parts(args.parts)  # the numbers are checked as parsed (their bounds)
     try:
         base = resolve_base_seed(args.seed, datetime.now(UTC).date(),
@@ -292,7 +295,7 @@ def _resume_dir(results_root: Path, out: str | None) -> Path:
 
 
 @dataclass(frozen=True)
-class _Job:
+class Job:
     """A regression as asked: the list, the shard, the runs and campaigns of the whole list
     and of this shard."""
 
@@ -307,7 +310,10 @@ class _Job:
     resting: dict[str, str]  # campaigns the rotation rests this night -> when last scheduled
 
 
-def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
+def plan_job(args: argparse.Namespace, launcher: Launcher) -> Job:
+    """What `regress` will do with these options: the runs, campaigns and formal checks of
+    the whole list and of this shard, the rotation's resting designs; each run checked
+    against the launcher."""
     lists_file = lists_path(args)
     tlist = get_list(args.name, lists_file)
     shard_ix = parse_shard(args.shard) if args.shard else None
@@ -338,7 +344,7 @@ def _job(args: argparse.Namespace, launcher: Launcher) -> _Job:
     checks = formal_checks.shard(all_checks, *shard_ix) if shard_ix else all_checks
     check_runs(launcher, runs)
     campaigns.check_all(camps)
-    return _Job(tlist, shard_ix, all_runs, runs, all_campaigns, camps, all_checks, checks,
+    return Job(tlist, shard_ix, all_runs, runs, all_campaigns, camps, all_checks, checks,
                 resting)
 
 
@@ -357,10 +363,10 @@ def make_launcher(args: argparse.Namespace) -> Launcher:
 
 
 def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) -> int:
-    _check_args(args)
+    check_args(args)
     if isinstance(launcher, SlurmLauncher):  # the controller answers, the partition exists
         launcher.check_cluster()
-    job = _job(args, launcher)
+    job = plan_job(args, launcher)
     warn_broken()
     warn_kept(job.runs)
     out_dir = _resume_dir(results_root, args.out) if args.resume else results_dir(
@@ -385,7 +391,7 @@ def cmd_run(args: argparse.Namespace, launcher: Launcher, results_root: Path) ->
 
 
 def _run_in(args: argparse.Namespace, launcher: Launcher, results_root: Path, out_dir: Path,
-            job: _Job, earlier_s: float) -> int:
+            job: Job, earlier_s: float) -> int:
     """The regression in its claimed results folder; earlier_s: the wall time of the
     attempts that --resume continues."""
     point_latest(results_root, out_dir)
@@ -473,7 +479,7 @@ def cmd_report(args: argparse.Namespace, results_root: Path) -> int:
 
 def main(argv: list[str], launcher: Launcher | None = None,
          results_root: Path | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = parser().parse_args(argv)
     results_root = results_root or folders_root()
     try:
         if args.command == "lists":

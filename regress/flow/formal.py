@@ -78,8 +78,8 @@ BLOCKS: dict[str, Block] = {
          HARNESSES / "mv_bus_loader_formal.sv"),
         (("N", 8), ("BusW", 8), ("AckWait", 0))),
     # mont_dual_mul's tree against the form Icarus builds (its header): combinational, so
-    # k-induction at depth 1 is a proof over every input. Measured: W = 4 in 3 s, 5 in 10 s,
-    # 6 in 65 s; 8 no verdict within 600 s (a multiplier's equivalence is hard for SAT)
+    # k-induction at depth 1 is a proof over every input; W = 6 by default, the widest that
+    # SAT settles within the nightly's budget (times in docs/formal.md)
     "mont_dual_mul": Block(
         "mont_dual_mul", "mont_dual_mul_forms",
         (DUAL / "mont_dual_csa.sv", DUAL / "mont_dual_add.sv", DUAL / "mont_dual_mul.sv",

@@ -119,12 +119,12 @@ def test_the_resting_designs_are_recorded_and_reported(tmp_path: Path) -> None:
     assert "Resting" not in "\n".join(html.mutation_section(reg.mutation, tmp_path))
 
 
-def _planned(*extra: str) -> regress_cli._Job:
-    args = regress_cli._parser().parse_args(
+def _planned(*extra: str) -> regress_cli.Job:
+    args = regress_cli.parser().parse_args(
         ["regress", "--list", "nightly", "--parts", "mutation", "--seed", "date:2026-11-27",
          *extra])
-    regress_cli._check_args(args)
-    return regress_cli._job(args, FakeLauncher())
+    regress_cli.check_args(args)
+    return regress_cli.plan_job(args, FakeLauncher())
 
 
 def test_the_command_runs_the_nights_share_every_campaign_or_a_named_design() -> None:

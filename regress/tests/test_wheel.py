@@ -21,6 +21,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from montverif.regress.flow.paths import ROOT
+from montverif.regress.tests import shared
 
 pytestmark = [pytest.mark.sim, pytest.mark.formal, pytest.mark.synth]
 
@@ -55,13 +56,12 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
             for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    base = tmp_path_factory.mktemp("wheel")
+def build_and_install(base: Path) -> None:
+    """The sdist and the wheel in base/dist, the wheel installed in a fresh venv base/venv,
+    an empty HOME for its commands in base/home."""
     dist = base / "dist"
     # built from a copy of the checkout's files (tracked, or new and not ignored): setuptools
-    # writes its egg-info and build folders beside the sources, which two builds at once
-    # (two test workers) would share
+    # writes its egg-info and build folders beside the sources
     src = base / "src"
     files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
                            cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
@@ -80,10 +80,18 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
                           str(wheel), "-c", str(ROOT / "requirements.txt")],
                          capture_output=True, text=True, check=False)
     assert pip.returncode == 0, pip.stdout[-3000:] + pip.stderr[-3000:]
-    package = next((env_dir / "lib").glob("python3*/site-packages/montverif"))
     (base / "home").mkdir()
-    (base / "empty").mkdir()
-    return Installed(dist, env_dir, package, base / "home", base / "empty")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The wheel, its venv and the user's HOME, made once for the session (shared.once):
+    every worker's tests use the one install, and its HOME's cache (the compiled builds,
+    ccache) as a user's second command would; the empty working folder is this worker's."""
+    built = shared.once(tmp_path_factory, "wheel", build_and_install)
+    package = next((built / "venv" / "lib").glob("python3*/site-packages/montverif"))
+    empty = tmp_path_factory.mktemp("empty")
+    return Installed(built / "dist", built / "venv", package, built / "home", empty)
 
 
 def test_twine_accepts_the_sdist_and_the_wheel(installed: Installed) -> None:
@@ -177,10 +185,34 @@ def test_an_installed_package_is_read_only(installed: Installed) -> None:
     assert snapshot(installed.package) == before
 
 
-def test_a_project_of_your_own_outside_montverif(installed: Installed, tmp_path: Path) -> None:
+def sims(*duts: tuple[str, str]) -> list[tuple[str, ...]]:
+    return [("sim", "--dut", dut, "--n", n, "--txns", "3", "--sim", sim)
+            for dut, n in duts for sim in ("verilator", "icarus")]
+
+
+# make test's stand-in: both designs on both simulators and a fault build; the nightly runs
+# every command
+QUICK = [*sims(("myr2", "16"), ("tp_mont", "256")),
+         ("sim", "--dut", "tp_mont", "--n", "256", "--txns", "3", "--fault")]
+EVERY = [*QUICK,
+         ("regress", "--list", "smoke", "--jobs", "2"),
+         ("closure", "run", "--dut", "myr2", "--sim", "icarus", "--n", "16",
+          "--budget-seeds", "4"),
+         ("mutate", "--dut", "myr2", "--mutants", "3", "--jobs", "2"),
+         ("formal", "--dut", "myr2"),
+         ("synth", "--dut", "myr2", "--n", "16"),
+         ("bench", "--designs", "myr2", "--widths", "32", "--txns", "50",
+          "--icarus-txns", "5", "--repeat", "1", "--out", "build/bench")]
+
+
+@pytest.mark.parametrize("steps", [pytest.param(QUICK, id="sim"),
+                                   pytest.param(EVERY, id="every-command",
+                                                marks=pytest.mark.nightly)])
+def test_a_project_of_your_own_outside_montverif(installed: Installed, tmp_path: Path,
+                                                 steps: list[tuple[str, ...]]) -> None:
     """A user's project (docs/own-design.md): a folder of their own with a montverif.toml,
-    a core from elsewhere copied in, a copy of a project design scaffolded there; every
-    command works on them from the installed wheel, the designs take ids of the project's
+    a core from elsewhere copied in, a copy of a project design scaffolded there; the
+    commands work on them from the installed wheel, the designs take ids of the project's
     range, and nothing is written into the package or outside the project and the cache."""
     proj = tmp_path / "mycores"
     (proj / "rtl").mkdir(parents=True)
@@ -192,18 +224,6 @@ def test_a_project_of_your_own_outside_montverif(installed: Installed, tmp_path:
     assert scaffold.returncode == 0, scaffold.stdout + scaffold.stderr
     ident = re.search(r"(?m)^id = (\d+)", (proj / "rtl" / "mont" / "myr2.toml").read_text())
     assert ident and int(ident.group(1)) == 201  # after tp_mont's 200: the project's range
-    steps: list[tuple[str, ...]] = [
-        ("sim", "--dut", dut, "--n", n, "--txns", "3", "--sim", sim)
-        for dut, n in (("myr2", "16"), ("tp_mont", "256")) for sim in ("verilator", "icarus")]
-    steps += [("sim", "--dut", "tp_mont", "--n", "256", "--txns", "3", "--fault"),
-              ("regress", "--list", "smoke", "--jobs", "2"),
-              ("closure", "run", "--dut", "myr2", "--sim", "icarus", "--n", "16",
-               "--budget-seeds", "4"),
-              ("mutate", "--dut", "myr2", "--mutants", "3", "--jobs", "2"),
-              ("formal", "--dut", "myr2"),
-              ("synth", "--dut", "myr2", "--n", "16"),
-              ("bench", "--designs", "myr2", "--widths", "32", "--txns", "50",
-               "--icarus-txns", "5", "--repeat", "1", "--out", "build/bench")]
     for step in steps:
         got = installed.run(*step, cwd=proj / "rtl")  # from a folder below the project's
         expect = 1 if "--fault" in step else 0
@@ -213,7 +233,7 @@ def test_a_project_of_your_own_outside_montverif(installed: Installed, tmp_path:
     assert lists.returncode == 0 and lists.stdout.split()[0] == "cycles", lists.stdout
     work = proj / "build"
     assert sorted(p.name for p in proj.iterdir()) == ["build", "montverif.toml", "rtl"]
-    assert {"runs", "regress", "closure", "mutate", "formal", "synth", "bench", "gen"} <= \
+    assert {"runs", "gen"} | {s[0] for s in steps if s[0] != "sim"} <= \
         {p.name for p in work.iterdir()}
     top = (work / "gen" / "myr2" / "myr2_top.sv").read_text()
     assert re.search(r"\.DesignId\s*\(201\)", top), top
