@@ -286,3 +286,7 @@ def test_the_tests_script_runs_a_nightly_test_and_writes_its_junit(tmp_path: Pat
                             "--collect-only", "-m", "not nightly", node], cwd=ROOT,
                            capture_output=True, text=True, check=False)
     assert "1 deselected" in quick.stdout, quick.stdout
+    env["PYTEST_ARGS"] = "-q -p no:cacheprovider verif/tests/test_designs_sim.py::nowhere"
+    missing = subprocess.run(["bash", str(ROOT / "ci" / "nightly-tests.sh"), str(out)], cwd=ROOT,
+                             env=env, capture_output=True, text=True, check=False, timeout=900)
+    assert missing.returncode == 1, missing.stdout[-2000:] + missing.stderr[-2000:]
