@@ -56,6 +56,7 @@ PYTEST_ARGS ?= -n 2 -q -p no:cacheprovider --durations=10
 # the tests `make test` runs: all but the nightly's long ones (`make test-nightly`)
 TEST_MARKS ?= not nightly
 NIGHTLY_JUNIT ?= build/test-results/nightly.xml
+TEST_SHARD ?=
 # the test suite's results as JUnit XML, for CI's test reporters (docs/regression.md)
 TEST_JUNIT ?= build/test-results/junit.xml
 
@@ -176,9 +177,11 @@ test: setup
 
 # The nightly's long tests (marker `nightly`): every design at every [test] point of its
 # descriptor, the large formal fault builds, a copy of every design; `make test` runs a
-# small stand-in of each. The nightly workflow's `tests` job runs them (ci/nightly-tests.sh).
+# small stand-in of each. The nightly workflow's `tests` jobs run them in two shards
+# (TEST_SHARD=I/K, regress/tests/testshard.py; ci/nightly-tests.sh).
 test-nightly: setup
-	$(VENV)/bin/pytest $(PYTEST_ARGS) -m nightly --junitxml=$(NIGHTLY_JUNIT)
+	$(VENV)/bin/pytest $(PYTEST_ARGS) -m nightly $(if $(TEST_SHARD),--test-shard $(TEST_SHARD)) \
+	  --junitxml=$(NIGHTLY_JUNIT)
 
 # The fast tier: every test without the markers of a simulator, a solver or Yosys (the marker
 # guard, regress/tests/toolguard.py, fails a test that starts one without its marker), and

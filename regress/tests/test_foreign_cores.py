@@ -156,7 +156,7 @@ def test_a_core_icarus_cannot_take_is_refused_there_in_one_line(tmp_path: Path) 
     assert lint.returncode == 0 and "iverilog" not in lint.stdout, lint.stdout + lint.stderr
 
 
-@pytest.mark.nightly  # a scratch checkout's whole lint
+@pytest.mark.nightly(seconds=90)  # a scratch checkout's whole lint
 def test_cores_from_elsewhere_in_the_tree_keep_its_checks_green(tmp_path: Path) -> None:
     """Issue 61: the guide's example added to montverif's own tree failed three of its tests
     and its lint. Every shape (both done styles among them), in a scratch copy of the

@@ -130,7 +130,7 @@ def test_rsa_core_s_fault_build_fails_and_its_counterexample_replays(tmp_path: P
 
 @pytest.mark.sim
 @pytest.mark.formal
-@pytest.mark.nightly  # minutes of SBY at N = 80; the small configuration's test stands in
+@pytest.mark.nightly(seconds=450)  # SBY at N = 80; the small configuration's test stands in
 def test_mont_dual_s_fault_build_fails_and_its_counterexample_replays(tmp_path: Path) -> None:
     """The proof at N = 80 does not finish (docs/formal.md), but a counterexample does: MB
     multiplies by M_0 with bit 1 flipped, wrong in both fields. (No cover task to speak of:

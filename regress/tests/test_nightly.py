@@ -251,21 +251,29 @@ def test_the_printed_repro_reproduces_a_failure(tmp_path: Path) -> None:
 
 
 # --- the nightly's long tests (ci/nightly-tests.sh, make test-nightly) -----------------------
-def test_the_tests_script_refuses_bad_arguments() -> None:
-    res = subprocess.run(["bash", str(ROOT / "ci" / "nightly-tests.sh"), "a", "extra"],
+@pytest.mark.parametrize(("args", "why"), [
+    (("a", "1/2", "extra"), ""),
+    (("a", "two"), ": shard 'two' is not I/K"),
+    (("a", "3/2"), ": shard 3/2: I above K"),
+    (("a", "0/2"), ": shard '0/2' is not I/K"),
+])
+def test_the_tests_script_refuses_bad_arguments(args: tuple[str, ...], why: str) -> None:
+    res = subprocess.run(["bash", str(ROOT / "ci" / "nightly-tests.sh"), *args],
                          capture_output=True, text=True, check=False)
-    assert res.returncode == 2 and res.stderr == "error: ci/nightly-tests.sh [OUT]\n"
+    assert res.returncode == 2 and res.stderr == f"error: ci/nightly-tests.sh [OUT [I/K]]{why}\n"
 
 
 def test_the_nightly_runs_the_long_tests_and_uploads_their_junit() -> None:
     flow = (ROOT / ".github" / "workflows" / "nightly.yml").read_text()
     job = flow[flow.index("\n  tests:\n"):]
     job = job[:job.index("\n  # ", 1)]
-    assert "run: ci/nightly-tests.sh nightly-tests" in job
-    assert "nightly-tests/junit.xml" in job
+    assert "shard: [1, 2]" in job
+    assert ('run: ci/nightly-tests.sh "nightly-tests-${{ matrix.shard }}" '
+            '"${{ matrix.shard }}/2"') in job
+    assert "nightly-tests-${{ matrix.shard }}/junit.xml" in job
     makefile = (ROOT / "Makefile").read_text()
     assert '-m "$(TEST_MARKS)"' in makefile and "TEST_MARKS ?= not nightly" in makefile
-    assert "-m nightly --junitxml=$(NIGHTLY_JUNIT)" in makefile
+    assert "-m nightly $(if $(TEST_SHARD),--test-shard $(TEST_SHARD))" in makefile
 
 
 @pytest.mark.sim

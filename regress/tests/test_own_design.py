@@ -106,7 +106,7 @@ def test_the_guide_has_both_routes() -> None:
 
 
 @pytest.mark.sim
-@pytest.mark.nightly  # test_wheel's project of your own runs route 2 in make test
+@pytest.mark.nightly(seconds=120)  # test_wheel's project of your own runs route 2 in make test
 def test_the_guide_end_to_end(tmp_path: Path) -> None:
     text = GUIDE.read_text()
     before, after = text.split(FILES_MARK)

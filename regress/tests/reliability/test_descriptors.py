@@ -365,7 +365,7 @@ def test_a_copy_of_a_scalable_design_and_of_the_rsa_core_passes(tmp_path: Path) 
 
 
 @pytest.mark.sim
-@pytest.mark.nightly
+@pytest.mark.nightly(seconds=260)
 def test_a_copy_of_every_design_passes_on_both_simulators(tmp_path: Path) -> None:
     _copies_pass(tmp_path, designs.known_designs())
 
