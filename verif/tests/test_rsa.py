@@ -136,6 +136,25 @@ def test_without_constant_time_the_cycles_follow_the_bit_length(tmp_path: Path) 
 
 
 @pytest.mark.sim
+def test_a_run_whose_operations_need_no_product_passes(tmp_path: Path) -> None:
+    """inter_lut without constant time runs no product for E = 0 (1 cycle): a run of only
+    such operations is legal, and the scoreboard's guard against a monitor that sees no
+    product must not fail it (it did: the input SBY found for a gencond mutant, replayed
+    alone by `montverif mutate directed`)."""
+    n = 8
+    path = _write(tmp_path, {"vectors": [{"msg": "0x5", "exp": "0", "mod": "0xfb"},
+                                         {"msg": "0x0", "exp": "0", "mod": "0x7"}]})
+    run = RunSpec(BuildSpec("rsa_core", n, 8, "icarus",
+                            params=(("Mult", 6), ("ConstTime", 0))),
+                  seed=3, vectors=str(path), tests=("VectorTest",), timeout_s=600)
+    outcome = execute(run, tmp_path / run.key)
+    assert outcome.passed, outcome.first_error
+    logged = txns(outcome)
+    assert [(int(r["p"], 16), r["cycles"], r["products"]) for r in logged] == [(1, 1, 0)] * 2
+    assert rsa_model.rsa_cycles(0, n, ConstTime=0, Mult=6) == 1
+
+
+@pytest.mark.sim
 @pytest.mark.parametrize("params", [(("Mult", 4), ("V", 8), ("W", 4), ("P", 2)),
                                     (("Mult", 5), ("V", 4), ("W", 8), ("P", 2)),
                                     (("Mult", 5), ("V", 4), ("W", 8), ("P", 2), ("Lazy", 1))],
