@@ -115,9 +115,19 @@ def stale_reason(proof: dict[str, object]) -> str:
     return ""
 
 
+def formal_text(rec: dict[str, object]) -> str:
+    """What SBY proved of a campaign's mutant (`--prove`: its reason ends with the check's
+    text), or "" for one judged by simulation alone."""
+    reason = str(rec.get("reason", ""))
+    if rec.get("proof") != prove.PROVED or prove.PROVED_TEXT not in reason:
+        return ""
+    return reason[reason.rindex(prove.PROVED_TEXT):]
+
+
 def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
     """Record every equivalent mutant of the campaign folders (the sources must be those the
-    campaigns ran on). Returns (added, already recorded)."""
+    campaigns ran on), with what SBY proved of it where the campaign proved it (`formal`: a
+    proof without it counts as judged by simulation). Returns (added, already recorded)."""
     path = PROOFS_FILE if path is None else path
     proofs = load(path)
     added = known = 0
@@ -150,6 +160,8 @@ def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
                            "domain": domain, "proof": rec["reason"], "points": points,
                            "git": data["summary"].get("git", ""),
                            "recorded": time.strftime("%Y-%m-%d")}
+            if formal := formal_text(rec):
+                proofs[key]["formal"] = formal
             added += 1
     write(proofs, path)
     return added, known

@@ -25,6 +25,7 @@ from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 
 PROVED, DIFFERENT, NOT_PROVED = "proved", "different", "not proved"
+PROVED_TEXT = "proved equivalent by SBY"  # how a proved result's text begins
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,6 @@ def prove(dut: str, design: Design, overlay: Path, folder: Path,
         if v.status != "equivalent":
             return ProofResult(NOT_PROVED, f"at {at}: {v.message}")
         shown.append(f"{at} ({v.depth} cycles, {v.seconds:.0f} s)")
-    return ProofResult(PROVED, "proved equivalent by SBY, under any loader stimulus and "
+    return ProofResult(PROVED, f"{PROVED_TEXT}, under any loader stimulus and "
                                "operands, on every output and observed register, at "
                                + "; ".join(shown))

@@ -64,6 +64,25 @@ def test_accepted_proofs_are_used_while_the_file_is_unchanged(tmp_path: Path,
     assert proofs.accept([tmp_path / "c1"]) == (2, 0)  # proved again over the domain: kept
 
 
+def test_an_accepted_mutant_keeps_what_sby_proved_of_it(tmp_path: Path,
+                                                      proof_file: Path) -> None:
+    """A campaign run with --prove: its proved mutants are recorded with SBY's text
+    (`formal`: they count in the proved score), its simulated ones without."""
+    _campaign(tmp_path / "c1", "mont_lut", [3, 7])
+    raw = json.loads((tmp_path / "c1" / "mutants.json").read_text())
+    sby = ("proved equivalent by SBY, under any loader stimulus and operands, on every "
+           "output and observed register, at N=4 (16 cycles, 3 s)")
+    raw["mutants"][0] |= {"proof": prove.PROVED, "reason": f"equivalent (...); {sby}"}
+    raw["mutants"][1] |= {"proof": "simulated",
+                          "reason": "equivalent (...); not proved: at N=6: SBY ended TIMEOUT"}
+    (tmp_path / "c1" / "mutants.json").write_text(json.dumps(raw))
+    assert proofs.accept([tmp_path / "c1"]) == (2, 0)
+    by_start = {p["start"]: p for p in json.loads(proof_file.read_text())["proofs"]}
+    sites = msites.all_sites(load_design("mont_lut"))
+    assert by_start[sites[3].start]["formal"] == sby
+    assert "formal" not in by_start[sites[7].start]
+
+
 def test_a_proof_holds_only_at_the_parameter_points_it_was_shown_at(tmp_path: Path,
                                                                      proof_file: Path) -> None:
     """A proof recorded at one point does not cover a campaign that needs more points; one
