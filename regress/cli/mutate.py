@@ -16,7 +16,8 @@ share one compiled model (a meta-mutant source, regress/mutate/meta.py; each run
 Progress goes to stderr, the table to stdout; results in --out (default build/mutate/<dut>/):
 mutants.json, mutate.md, mutate.html, mutants/mutNNNN/ (the changed file and its diff) and
 runs/ (every run's log folder). Exit 0 when the campaign ran (1 if --goal is given and the
-score is below it), 2 on bad input: one `error:` line, never a traceback.
+proved score is below it: an equivalent without a formal verdict counts as a survivor), 2 on
+bad input: one `error:` line, never a traceback.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.paths import ROOT, work
 from montverif.regress.mutate import directed, engine, proofs, prove, renew
 from montverif.regress.mutate import report as mreport
+from montverif.regress.mutate import score as mscore
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
 from montverif.regress.regression.seeds import resolve_base_seed
 from montverif.spec import environment
@@ -121,7 +123,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--reprove", action="store_true",
                     help="prove every survivor again, ignoring regress/mutate/equivalents.json")
     ap.add_argument("--goal", type=bounded(PERCENT), default=None,
-                    help="exit 1 when the score (percent) is below this")
+                    help="exit 1 when the proved score (percent: an equivalent judged by "
+                         "simulation alone counts as a survivor) is below this")
     return ap
 
 
@@ -206,8 +209,8 @@ def _campaign(args: argparse.Namespace, opts: engine.Options, design: Design,
     files = mreport.write(campaign)
     print(mreport.table(campaign))
     print("results: " + ", ".join(str(f) for f in files))
-    _, _, sc = engine.score(campaign.mutants)
-    if args.goal is not None and sc is not None and 100 * sc < args.goal:
+    proved = mscore.of((m.status, m.proof) for m in campaign.mutants).proved
+    if args.goal is not None and proved is not None and 100 * proved < args.goal:
         return 1
     return 0
 

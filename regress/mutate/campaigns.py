@@ -8,11 +8,12 @@ regression's base seed and the design (`--fixed-seed S` uses S), so a list alway
 same mutants for a given `--seed` and another seed picks others; the record's `repro` is the
 `montverif mutate` command of the same campaign.
 
-A campaign ends in one status: passed (score >= goal), failed (score below the goal, or no
-score: nothing was killed or survived), error (the original design fails its own runs, or
-the flow broke; one line) or skipped (not started: --fail-fast, interrupt; or cut short by
-an interrupt, its unjudged survivors errors, never holes, and run again by --resume). Scores are
-percentages: killed / (killed + survived non-equivalent).
+A campaign ends in one status: passed (proved score >= goal), failed (proved score below the
+goal, or no score: nothing was killed or survived), error (the original design fails its own
+runs, or the flow broke; one line) or skipped (not started: --fail-fast, interrupt; or cut
+short by an interrupt, its unjudged survivors errors, never holes, and run again by
+--resume). Scores are percentages (score.py): the score leaves out every equivalent, the
+proved score only those a formal verdict backs; the goal is on the proved score.
 """
 
 from __future__ import annotations
@@ -40,14 +41,15 @@ from montverif.regress.regression.scheduler import Options, Progress, parallel
 from montverif.regress.regression.seeds import derive_seed
 from montverif.regress.regression.shards import deal
 from montverif.spec import readback
-from montverif.spec.bounds import MUTANTS, TXNS, WIDTH, Bound
+from montverif.spec.bounds import MUTANTS, TIMEOUT_S, TXNS, WIDTH, Bound
 from montverif.spec.designs import known_designs, load_design
 
-KEYS = ("dut", "mutants", "sim", "n", "txns", "goal", "share", "prove", "rotate")
+KEYS = ("dut", "mutants", "sim", "n", "txns", "goal", "share", "prove", "eq_timeout", "rotate")
 DEFAULT_SIM = "icarus"
 DEFAULT_TXNS = 20
 DEFAULT_GOAL = 100.0
 MUTANT_TIMEOUT_S = 120  # wall-clock seconds per mutant run (`--timeout` overrides)
+EQ_TIMEOUT_S = engine.Options.eq_timeout_s  # seconds per equivalence run or SBY check
 FOLDER = "mutation"
 ROTATE = Bound(1, 31)  # the shares a block rotates over, one a night (rotation.py)
 PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
@@ -68,6 +70,7 @@ class CampaignSpec:
     index: int = 0  # position among the list's campaigns
     share: bool = True  # build-once-run-many (engine.Options.share)
     prove: bool = False  # equivalent mutants checked by SBY (engine.Options.prove)
+    eq_timeout_s: int = EQ_TIMEOUT_S  # seconds per equivalence run or SBY check
     rotate: int = 1  # its block's campaigns run in this many shares, one a night (rotation)
 
     @property
@@ -78,12 +81,14 @@ class CampaignSpec:
     def options(self, jobs: int) -> engine.Options:
         return engine.Options(n=self.n, seed=self.seed, txns=self.txns,
                               timeout_s=self.timeout_s, jobs=jobs, sim=self.sim,
-                              share=self.share, prove=self.prove)
+                              share=self.share, prove=self.prove,
+                              eq_timeout_s=self.eq_timeout_s)
 
     def repro(self) -> str:
         cmd = (f"montverif mutate --dut {self.dut} --n {self.n} --mutants {self.mutants}"
                f" --seed {self.seed} --sim {self.sim} --txns {self.txns}")
         cmd += f" --timeout {self.timeout_s}" if self.timeout_s != MUTANT_TIMEOUT_S else ""
+        cmd += f" --eq-timeout {self.eq_timeout_s}" if self.eq_timeout_s != EQ_TIMEOUT_S else ""
         return cmd + ("" if self.share else " --no-share") + (" --prove" if self.prove else "")
 
 
@@ -115,9 +120,11 @@ def parse(raw: object, where: str) -> list[CampaignSpec]:
     prove_ = raw.get("prove", False)
     if not isinstance(prove_, bool):
         raise ListError(f"{where}.prove: expected true or false")
+    eq_timeout = as_int(raw.get("eq_timeout", EQ_TIMEOUT_S), f"{where}.eq_timeout", TIMEOUT_S)
     rotate = as_int(raw.get("rotate", 1), f"{where}.rotate", ROTATE)
     return [CampaignSpec(d, mutants, simulator, _width(raw.get("n"), d, f"{where}.n"), txns,
-                         goal, share=share, prove=prove_, rotate=rotate) for d in duts]
+                         goal, share=share, prove=prove_, eq_timeout_s=eq_timeout,
+                         rotate=rotate) for d in duts]
 
 
 def _width(value: object, dut: str, where: str) -> int:
@@ -218,11 +225,16 @@ def _base(spec: CampaignSpec, status: str, message: str, wall_s: float) -> dict[
             "survivors": []}
 
 
-def verdict(score: float | None, goal: float, survived: int) -> tuple[str, str]:
-    if score is None:
+def verdict(proved: float | None, goal: float, survived: int, unproved: int
+            ) -> tuple[str, str]:
+    """The goal is on the proved score (score.py): an equivalent judged by simulation alone
+    counts as a survivor."""
+    if proved is None:
         return FAILED, "no score: no mutant was killed or survived"
-    if score < goal:
-        return FAILED, f"score {score:.1f}% below the goal {goal:g}% ({survived} survivor(s))"
+    if proved < goal:
+        why = f"{survived} survivor(s)" + (f", {unproved} equivalent(s) without a proof"
+                                           if unproved else "")
+        return FAILED, f"proved score {proved:.1f}% below the goal {goal:g}% ({why})"
     return PASSED, ""
 
 
@@ -231,14 +243,14 @@ def record(spec: CampaignSpec, data: dict) -> dict[str, Any]:
     summ, mutants = data["summary"], data["mutants"]
     counts = {s: sum(m["status"] == s for m in mutants) for s in engine.STATUSES}
     sc = mscore.of((m["status"], m.get("proof", "")) for m in mutants)
-    score = mscore.percent(sc.value)
-    status, message = verdict(score, spec.goal, counts["survived"])
+    score, proved = mscore.percent(sc.value), mscore.percent(sc.proved)
+    status, message = verdict(proved, spec.goal, counts["survived"], sc.unproved)
     if summ.get("interrupted"):  # neither passed nor failed: --resume runs it again
         status, message = SKIPPED, (f"interrupted: {counts['error']} of {len(mutants)} "
                                     "mutants without a verdict")
     rec = _base(spec, status, message, float(summ.get("wall_s", 0.0)))
     rec |= counts | {"mutants": len(mutants), "sites": summ["sites"],
-                     "score": score, "score_proved": mscore.percent(sc.proved),
+                     "score": score, "score_proved": proved,
                      "equivalent_unproved": sc.unproved,
                      "equivalence": summ.get("equivalence", ""),
                      "survivors": [{"id": m["id"], "where": m["where"],

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import regress as regress_cli
-from montverif.regress.mutate import campaigns, engine
+from montverif.regress.mutate import campaigns, engine, prove
 from montverif.regress.mutate import report as mreport
+from montverif.regress.mutate import score as mscore
 from montverif.regress.mutate import sites as msites
 from montverif.regress.regression import lists as rlists
 from montverif.regress.regression import runner, seeds
@@ -48,6 +49,7 @@ goal = 50
 """
 
 Verdicts = dict[str, list[str]]  # design -> the status of each of its mutants, in order
+PROOF = {"equivalent": prove.PROVED, "simulated": mscore.SIMULATED}
 
 
 @pytest.fixture
@@ -59,7 +61,8 @@ def lists(tmp_path: Path) -> Path:
 
 def canned(verdicts: Verdicts, calls: list[str] | None = None,
            broken: tuple[str, ...] = ()) -> Callable[..., engine.Campaign]:
-    """A stand-in for engine.run_campaign: each mutant gets its design's next verdict; a
+    """A stand-in for engine.run_campaign: each mutant gets its design's next verdict
+    ("equivalent" proved by SBY, "simulated" an equivalent judged by simulation alone); a
     design in `broken` fails its original run as the real baseline does."""
 
     def run_campaign(dut: str, design: Design, mutants: list[msites.Mutant], total: int,
@@ -72,6 +75,8 @@ def canned(verdicts: Verdicts, calls: list[str] | None = None,
                               "MISMATCH op 0")
         for m, status in zip(mutants, verdicts[dut], strict=True):
             m.status, m.reason = status, f"canned {status}"
+            if status in ("equivalent", "simulated"):
+                m.status, m.proof = "equivalent", PROOF[status]
             progress(f"mut{m.id:04d} {m.status}")
         return engine.Campaign(dut, design, opts, out, total, mutants, wall_s=1.5)
 
@@ -108,6 +113,9 @@ def test_shipped_nightly_mutates_every_design() -> None:
     nightly = campaigns.of_list(rlists.load_lists()["nightly"])
     assert sorted(s.dut for s in nightly) == known_designs()
     assert {(s.mutants, s.sim, s.goal) for s in nightly} == {(40, "icarus", 100.0)}
+    # the goal is on the proved score, so every equivalent is checked by SBY each night
+    assert {(s.prove, s.eq_timeout_s) for s in nightly} == {(True, 300)}
+    assert all(" --prove" in s.repro() and " --eq-timeout 300" in s.repro() for s in nightly)
     assert all(s.n == load_design(s.dut).min_n for s in nightly)
     campaigns.check_all(campaigns.plan(nightly, 1))  # every campaign can run
 
@@ -159,6 +167,8 @@ GOOD: dict[str, str | None] = {"dut": '"mont_lut"', "mutants": "4"}
     ({"txns": '"many"'}, "txns: must be an integer 1..10000000 (got 'many')"),
     ({"goal": "101"}, "goal: expected a percentage 0..100"),
     ({"goal": "true"}, "goal: expected a percentage"),
+    ({"prove": '"yes"'}, "prove: expected true or false"),
+    ({"eq_timeout": "0"}, "eq_timeout: must be an integer 1..604800 s (got 0)"),
     ({"n": "4"}, "N=4 outside mont_lut's 8..4096"),
 ])
 def test_bad_mutation_block(tmp_path: Path, patch: dict[str, str | None], message: str,
@@ -251,6 +261,23 @@ def test_a_campaign_below_its_goal_fails_the_list(tmp_path: Path, lists: Path,
     assert '<h2 id="mutation">Mutation</h2>' in page and where in page
     assert '<a href="mutation/mont_r2/mutate.html">mont_r2</a>' in page
     assert "not: mont_r2" in page
+
+
+def test_an_equivalent_judged_by_simulation_alone_fails_the_goal(
+        tmp_path: Path, lists: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The goal is on the proved score: mont_r2's one equivalent without a formal verdict
+    counts as a survivor (3 / 4 = 75 %), while its score leaving it out is 100 %."""
+    unproved = ALL_KILLED | {"mont_r2": ["killed"] * 3 + ["simulated"]}
+    monkeypatch.setattr(engine, "run_campaign", canned(unproved))
+    assert main(tmp_path, lists) == 1
+    rec = summary(tmp_path / "out")["mutation"]["mont_r2"]
+    assert (rec["score"], rec["score_proved"], rec["equivalent_unproved"]) == (100.0, 75.0, 1)
+    assert rec["status"] == "failed" and rec["message"] == (
+        "proved score 75.0% below the goal 100% (0 survivor(s), 1 equivalent(s) without a "
+        "proof)")
+    row = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("mont_r2 "))
+    assert row.endswith("BELOW GOAL")
 
 
 def test_scores_go_to_the_history_and_its_trend(tmp_path: Path, lists: Path,
