@@ -14,7 +14,10 @@ result is the descriptor's function (P = X*Y*2^-r mod M, or X*Y mod M), last_o c
 the cycle its cycle formula names, and the core's own assertions hold. A streaming core
 ([stream]) is driven over its valid/ready streams instead: its result comes exactly its
 latency after the operands are taken, is held until taken and carries its tag. The depth
-defaults to two cycles past the result. BOUNDED is its passing verdict.
+defaults to two cycles past the result. BOUNDED is its passing verdict. With --mode prove
+(a core behind the bus loader) operations run back to back, START whenever the core is idle,
+and k-induction proves the same checks for every sequence of operations: PROVED, or BOUNDED
+where induction does not close at the depth (default: two operations).
 
 --points: the loader's default proof and every design's [formal] points (or those of
 --dut), each in a folder of its own below --out, and summary.json with every verdict.
@@ -99,7 +102,9 @@ def main(argv: list[str]) -> int:
                     "its own, the loader's 20, mont_dual_mul's 1; a design: two cycles past "
                     "its result)")
     ap.add_argument("--mode", choices=formal.MODES, default=None,
-                    help="prove (a block's default) or bmc (a design's, its only mode)")
+                    help="prove (a block's default: k-induction; a design: every sequence of "
+                         "operations for all time) or bmc (a design's default: its first "
+                         "operation)")
     ap.add_argument("--cover-depth", type=bounded_int(1, 400), default=None,
                     help="how deep the cover task searches (a block: its own, the loader's "
                     "24; a design: --depth)")
@@ -154,7 +159,8 @@ def main(argv: list[str]) -> int:
         depth = (args.depth if args.depth is not None
                  else block.depth if block else formal.design_depth(spec))
         cover = (args.cover_depth if args.cover_depth is not None
-                 else block.cover_depth if block else depth)
+                 else block.cover_depth if block
+                 else formal.design_cover_depth(spec))
         spec = dataclasses.replace(spec, depth=depth, cover_depth=cover)
         verdict = formal.run(spec, args.out, _mode(args))
     except (ConfigError, tools.ToolError) as exc:

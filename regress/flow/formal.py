@@ -107,11 +107,12 @@ def prepare(design: Design, n: int, params: dict[str, int], fault: bool = False
     return formal_core.prepare(design, n, params, fault)
 
 
-def harness(proof: formal_core.CoreProof) -> str:
-    """The harness of a design's proof point, from the generator that prepared it."""
+def harness(proof: formal_core.CoreProof, every: bool = False) -> str:
+    """The harness of a design's proof point, from the generator that prepared it; `every`:
+    operations back to back for all time (k-induction; a core behind the bus loader)."""
     if isinstance(proof, formal_stream.StreamProof):
         return formal_stream.harness(proof)
-    return formal_core.harness(proof)
+    return formal_core.harness(proof, every)
 
 
 _PARAM = re.compile(r"^\s*parameter\s+(?:int|bit|logic)\s+(\w+)\s*=", re.M)
@@ -207,7 +208,11 @@ class Verdict:
         s = self.spec
         params = " ".join(f"{k}={v}" for k, v in s.resolved().items())
         head = f"{self.status.upper()} {s.block} {params}"
-        if self.status == "proved":
+        if self.status == "proved" and self.relation:
+            what = (f"{self.relation} and {self.holds} hold for every input and every "
+                    f"sequence of operations, for all time (k-induction closed at depth "
+                    f"{self.depth}), {self.covers_reached}/{self.covers_total} covers reached")
+        elif self.status == "proved":
             what = (f"k-induction closed at depth {self.depth}, {self.covers_reached}/"
                     f"{self.covers_total} covers reached")
         elif self.status == "failed":
@@ -215,7 +220,8 @@ class Verdict:
                     f"counterexample {self.trace}")
             what += (f"; replay: {self.replay}" if self.replay
                      else f"; operands: {self.vector}" if self.vector else "")
-        elif self.status == "bounded" and self.relation and self.depth > self.result_cycle:
+        elif self.status == "bounded" and self.relation and self.spec.mode == "bmc" \
+                and self.depth > self.result_cycle:
             at = self.result_at or f"last_o in cycle {self.result_cycle}"
             what = (f"{self.relation} and {self.holds} hold for every input: the whole "
                     f"first operation from reset ({at}, checked to step {self.depth}), "
@@ -333,15 +339,27 @@ def replay_command(spec: FormalSpec, vector: Path) -> str:
 
 
 def design_depth(spec: FormalSpec) -> int:
-    """A design's default depth: two cycles past its result (raises ConfigError)."""
+    """A design's default depth (raises ConfigError): in mode bmc two cycles past its
+    result; in mode prove, the k of k-induction and so also its base case from reset, two
+    operations back to back and the cycles around them (a fault of the second operation
+    fails the base case instead of only keeping induction open)."""
     check_known(spec.block)
-    return spec.core_proof().depth
+    proof = spec.core_proof()
+    return proof.depth if spec.mode == "bmc" else 2 * proof.cycles + 6
+
+
+def design_cover_depth(spec: FormalSpec) -> int:
+    """A design's default cover depth: its default depth (the harness of mode prove covers
+    a second result)."""
+    return design_depth(spec)
 
 
 def _check_design(spec: FormalSpec) -> None:
-    if spec.mode != "bmc":
-        raise ConfigError(f"{spec.block}: a design's core is checked by BMC through its first "
-                          "operation (--mode bmc); k-induction is for the blocks")
+    if spec.mode not in MODES:
+        raise ConfigError(f"unknown mode {spec.mode!r} (known: {', '.join(MODES)})")
+    if spec.mode == "prove" and load_design(spec.block).stream is not None:
+        raise ConfigError(f"{spec.block}: a streaming core is checked by BMC (--mode bmc); "
+                          "k-induction takes a core behind the bus loader")
     if not 1 <= spec.depth <= 400:
         raise ConfigError(f"depth {spec.depth}: use 1 to 400")
     proof = spec.core_proof()
@@ -575,7 +593,7 @@ def _run_in(spec: FormalSpec, folder: Path) -> Verdict:
     proof = spec.core_proof() if spec.is_design else None
     if proof is not None:
         sources.append(folder / f"{proof.module}.sv")
-        sources[-1].write_text(harness(proof))
+        sources[-1].write_text(harness(proof, every=spec.mode == "prove"))
     (folder / "formal.sby").write_text(sby_text(spec, sources, staged_files(folder, sources)))
     t0 = time.monotonic()
     limit = sby_limit(spec.timeout_s)
@@ -591,7 +609,8 @@ def _run_in(spec: FormalSpec, folder: Path) -> Verdict:
             verdict.holds, verdict.result_at = proof.holds(), proof.result_at()
             if verdict.status == "failed" and verdict.trace is not None:
                 verdict.vector = formal_core.write_vector(proof, verdict.trace,
-                                                          folder / "counterexample.json")
+                                                          folder / "counterexample.json",
+                                                          every=spec.mode == "prove")
                 # the streaming tests replay no vector file: its operands are the record
                 stream = isinstance(proof, formal_stream.StreamProof)
                 verdict.replay = "" if stream else replay_command(spec, verdict.vector)

@@ -481,9 +481,13 @@ def cycle_lines(proof: CoreProof) -> list[str]:
     return [*lines, f"      default: ops_cycles = 16'd{longest};", "    endcase", "  end"]
 
 
-def control_lines(proof: CoreProof) -> list[str]:
+def control_lines(proof: CoreProof, every: bool = False) -> list[str]:
     """The harness's parameters, its cycle counter and its control: reset in cycle 0, START
-    in cycle 1, CLEAR never."""
+    in cycle 1 (`every`: in any cycle the core is idle, operations back to back), CLEAR
+    never."""
+    start = (("  (* anyseq *) logic start_any;",
+              "  assign start = start_any && rst_ni && !core_busy;")
+             if every else ("  assign start = (cyc_q == 16'd1);",))
     return [
         f"  localparam int N = {proof.n};",
         *(f"  localparam int {k} = {v};" for k, v in proof.params.items()),
@@ -491,7 +495,8 @@ def control_lines(proof: CoreProof) -> list[str]:
         f"  localparam int Cycles = {proof.cycles};  // {cycles_text(proof)}",
         f"  localparam int WW = {proof.ww};",
         "",
-        "  // cycle 0: reset; cycle 1: START; then the operation",
+        "  // cycle 0: reset; " + ("then START whenever the core is idle" if every else
+                                   "cycle 1: START; then the operation"),
         "  logic [15:0] cyc_q = '0;",
         "  always @(posedge clk_i) begin",
         "    if (cyc_q != 16'hffff) cyc_q <= cyc_q + 1'b1;",
@@ -499,7 +504,7 @@ def control_lines(proof: CoreProof) -> list[str]:
         "  always @(*) assume (rst_ni == (cyc_q != '0));",
         "",
         "  logic start, clear, core_busy, core_last;",
-        "  assign start = (cyc_q == 16'd1);",
+        *start,
         "  assign clear = 1'b0;",
     ]
 
@@ -554,21 +559,96 @@ def promise_lines(proof: CoreProof, val: Mapping[str, str]) -> tuple[list[str], 
     return decl, [f"      if (done_q) CorePromise_A: assert ({cond});"]
 
 
-def harness(proof: CoreProof) -> str:
-    """The harness's SystemVerilog (read by yosys -formal only)."""
+def held_lines(proof: CoreProof) -> list[str]:
+    """Operations back to back: the operands (and the field bit) change only with START, as
+    the loader writes them before it; so after a result they are still its operation's."""
+    held = sorted(proof.used | ({"field"} if proof.design.has_field else set()))
+    return ["  // the operands change only with START (the loader writes them before it)",
+            "  always @(posedge clk_i) begin",
+            "    if (cyc_q != '0 && !start) assume ("
+            + " && ".join(f"{s} == $past({s})" for s in held) + ");",
+            "  end", ""]
+
+
+def result_lines(proof: CoreProof, ok: str, promise: list[str], every: bool) -> list[str]:
+    """The checks of the result and the cycle count: of the one operation from reset, or
+    (`every`) of each operation, counted from its START (since_q, running_q)."""
+    if not every:
+        return [
+            "  // the result: last_o in cycle 1 + ops_cycles exactly, then P",
+            "  logic done_q = 1'b0;",
+            "  always @(posedge clk_i) begin",
+            "    if (core_last) done_q <= 1'b1;",
+            "  end",
+            "  always @(posedge clk_i) begin",
+            "    if (rst_ni) begin",
+            "      CoreCycles_A: assert (core_last == (cyc_q == 16'd1 + ops_cycles));",
+            "      CoreBusy_A: assert (core_busy == (cyc_q >= 16'd2 && "
+            "cyc_q <= 16'd1 + ops_cycles));",
+            f"      if (done_q) CoreResult_A: assert ({ok});",
+            *promise,
+            "      CoreDone_C: cover (done_q);",
+            "    end",
+            "  end",
+        ]
+    return [
+        "  // each operation: busy from the cycle after its START, last_o ops_cycles cycles",
+        "  // after it, then P until the next START; two back to back are covered",
+        "  logic running_q = 1'b0, done_q = 1'b0;",
+        "  logic [15:0] since_q = '0;",
+        "  logic [1:0] ops_q = '0;",
+        "  logic ending;",
+        "  assign ending = running_q && since_q == ops_cycles;",
+        "  always @(posedge clk_i) begin",
+        "    if (!rst_ni) begin",
+        "      running_q <= 1'b0;",
+        "      done_q <= 1'b0;",
+        "    end else if (start) begin",
+        "      running_q <= 1'b1;",
+        "      done_q <= 1'b0;",
+        "      since_q <= 16'd1;",
+        "      if (ops_q != 2'd3) ops_q <= ops_q + 1'b1;",
+        "    end else begin",
+        "      if (since_q != 16'hffff) since_q <= since_q + 1'b1;",
+        "      if (ending) begin",
+        "        running_q <= 1'b0;",
+        "        done_q <= 1'b1;",
+        "      end",
+        "    end",
+        "  end",
+        "  always @(posedge clk_i) begin",
+        "    if (rst_ni) begin",
+        "      CoreCycles_A: assert (core_last == ending);",
+        "      CoreBusy_A: assert (core_busy == running_q);",
+        f"      if (done_q && !start) CoreResult_A: assert ({ok});",
+        *(line.replace("if (done_q)", "if (done_q && !start)") for line in promise),
+        "      CoreDone_C: cover (done_q);",
+        "      CoreSecond_C: cover (done_q && ops_q == 2'd2);",
+        "    end",
+        "  end",
+    ]
+
+
+def harness(proof: CoreProof, every: bool = False) -> str:
+    """The harness's SystemVerilog (read by yosys -formal only): one operation from reset,
+    or (`every`, for k-induction) any sequence of operations, START whenever the core is
+    idle and the operands free with each."""
     d, n = proof.design, proof.n
+    scope = ("any operations back to back, for all time" if every
+             else "one operation from reset")
     lines = [
         f"// GENERATED by montverif.regress.flow.formal_core from {d.descriptor.name}: the",
         f"// {d.name} core ({d.paper}: {d.algorithm}) against {proof.relation()}",
-        f"// at N = {n}, for every input, one operation from reset. Do not edit.",
+        f"// at N = {n}, for every input, {scope}. Do not edit.",
         f"module {proof.module} (",
         "  input logic clk_i,",
         "  input logic rst_ni",
         ");",
-        *control_lines(proof),
+        *control_lines(proof, every),
     ]
-    operands, val = operand_lines(proof)
+    operands, val = operand_lines(proof, "anyseq" if every else "anyconst")
     lines += operands
+    lines += held_lines(proof) if every else []
     lines += core_lines(proof)
     x, y = val["x"], (val["y"] if "y" in proof.used else "WW'(1)")
     lines += reference(proof, x, y)
@@ -576,24 +656,8 @@ def harness(proof: CoreProof) -> str:
     lines += congruence
     lines += cycle_lines(proof)
     ok = "p_mod == expected" if promise else "WW'(p) == expected"
-    lines += [
-        "  // the result: last_o in cycle 1 + ops_cycles exactly, then P",
-        "  logic done_q = 1'b0;",
-        "  always @(posedge clk_i) begin",
-        "    if (core_last) done_q <= 1'b1;",
-        "  end",
-        "  always @(posedge clk_i) begin",
-        "    if (rst_ni) begin",
-        "      CoreCycles_A: assert (core_last == (cyc_q == 16'd1 + ops_cycles));",
-        "      CoreBusy_A: assert (core_busy == (cyc_q >= 16'd2 && cyc_q <= 16'd1 + ops_cycles));",
-        f"      if (done_q) CoreResult_A: assert ({ok});",
-        *promise,
-        "      CoreDone_C: cover (done_q);",
-        "    end",
-        "  end",
-        "endmodule",
-    ]
-    return "\n".join(lines) + "\n"
+    lines += result_lines(proof, ok, promise, every)
+    return "\n".join([*lines, "endmodule"]) + "\n"
 
 
 _VAR = re.compile(r"\$var\s+\S+\s+\d+\s+(\S+)\s+(\w+)(?:\s*\[[^\]]*\])?\s+\$end")
@@ -658,10 +722,22 @@ def counterexample_operands(proof: CoreProof, trace: Path) -> dict[str, int]:
     return split_halves(proof, first)
 
 
-def write_vector(proof: CoreProof, trace: Path, target: Path) -> Path:
+def sequence_operands(proof: CoreProof, trace: Path) -> list[dict[str, int]]:
+    """The operands of every START of a counterexample of the harness of operations back to
+    back, in order (the vector file replays them in order from reset)."""
+    names = vector_signals(proof)
+    starts: dict[int, dict[str, int]] = {}  # by cycle (a trace may list a step twice)
+    for step in top_steps(trace, (*names, "start", "cyc_q")):
+        if step.get("start") == 1:
+            starts.setdefault(step.get("cyc_q", len(starts)),
+                              split_halves(proof, {k: step[k] for k in names if k in step}))
+    return [starts[cycle] for cycle in sorted(starts)]
+
+
+def write_vector(proof: CoreProof, trace: Path, target: Path, every: bool = False) -> Path:
     """The counterexample as a vector file (verif/vectors.py) that `montverif sim --vectors`
-    replays."""
-    ops = counterexample_operands(proof, trace)
-    target.write_text(json.dumps({"vectors": [{k: hex(v) for k, v in sorted(ops.items())}]},
-                                 indent=1) + "\n")
+    replays: its one operation, or (`every`) each operation it started, in order."""
+    ops = sequence_operands(proof, trace) if every else [counterexample_operands(proof, trace)]
+    target.write_text(json.dumps({"vectors": [{k: hex(v) for k, v in sorted(op.items())}
+                                              for op in ops]}, indent=1) + "\n")
     return target

@@ -119,7 +119,7 @@ def test_a_harness_that_forbids_requests_is_vacuous(tmp_path: Path) -> None:
     (["--dut", "mont_r2", "--n", "3"], "N=3"),
     (["--dut", "mont_r2", "--n", "17"], "N=17"),
     (["--dut", "mont_r2", "--busw", "8"], "--busw and --ack-wait"),
-    (["--dut", "mont_r2", "--mode", "prove"], "BMC through its first operation"),
+    (["--dut", "mont_pipe", "--mode", "prove"], "a streaming core is checked by BMC"),
     (["--dut", "mont_r2", "--n", "4", "--depth", "5"], "at least 7"),
     (["--dut", "mont_dual", "--n", "16"], "narrowest width only, N=80"),
     (["--dut", "mont_dual", "--n", "5", "--params", "K=2,Units=2"], "at least 6 = K + K*Units"),

@@ -74,6 +74,54 @@ def test_the_fault_build_fails_and_its_counterexample_replays_in_simulation(
 
 
 @pytest.mark.formal
+def test_a_core_is_proved_for_every_sequence_of_operations_by_k_induction(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--mode prove: START whenever the core is idle, the operands free with each; the
+    function, the cycle count and the core's own assertions by k-induction, for all time;
+    a second result covered."""
+    code = formal_cli.main(["--dut", "mont_r2", "--n", "4", "--mode", "prove",
+                            "--out", str(tmp_path / "p")])
+    line = capsys.readouterr().out.strip()
+    assert code == 0, line
+    assert line.startswith("PROVED mont_r2 N=4: P = X*Y*2^-4 (mod M), p < max(y, m) and the "
+                           "cycle count hold for every input and every sequence of operations, "
+                           "for all time (k-induction closed at depth 16), 2/2 covers"), line
+    harness = (tmp_path / "p" / "mont_r2_formal.sv").read_text()
+    assert "(* anyseq *) logic [N-1:0] x, y, m;" in harness
+    assert "assign start = start_any && rst_ni && !core_busy;" in harness
+    assert "CoreSecond_C: cover (done_q && ops_q == 2'd2);" in harness
+    assert "proof: mode prove" in (tmp_path / "p" / "formal.sby").read_text()
+
+
+@pytest.mark.formal
+def test_a_core_wrong_only_on_its_second_operation_fails_the_induction_check(
+        tmp_path: Path) -> None:
+    """A core that does not clear its accumulator on START is right from reset (the one-
+    operation check passes it: BOUNDED) and wrong on the next operation: mode prove fails,
+    and its vector file holds both operations in order. (N = 4, below the simulated widths:
+    at N = 8 the base case took more than 600 s on a busy machine.)"""
+    over = tmp_path / "mut"
+    over.mkdir()
+    text, load = CORE.read_text(), "      x_q   <= x_i;\n      acc_q <= '0;\n"
+    assert text.count(load) == 1
+    (over / CORE.name).write_text(text.replace(load, "      x_q   <= x_i;\n"))
+    once = formal.run(formal.FormalSpec("mont_r2", (("N", 4),), mode="bmc", depth=9,
+                                        cover_depth=9, overlay=str(over)), tmp_path / "b")
+    assert once.status == "bounded", once.line()
+    every = formal.FormalSpec("mont_r2", (("N", 4),), mode="prove", overlay=str(over))
+    every = formal.FormalSpec("mont_r2", (("N", 4),), mode="prove", overlay=str(over),
+                              depth=formal.design_depth(every),
+                              cover_depth=formal.design_cover_depth(every))
+    verdict = formal.run(every, tmp_path / "p")
+    assert verdict.status == "failed", verdict.line()
+    assert verdict.depth > 9  # past the first operation's result
+    assert verdict.vector is not None
+    ops = json.loads(verdict.vector.read_text())["vectors"]
+    assert len(ops) == 2, ops  # the operation that leaves the accumulator, and the next
+    assert all(int(op["m"], 16) % 2 == 1 for op in ops)
+
+
+@pytest.mark.formal
 def test_a_broken_adder_is_caught_with_the_operands_that_show_it(tmp_path: Path) -> None:
     over = tmp_path / "mut"
     over.mkdir()
