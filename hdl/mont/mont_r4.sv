@@ -181,9 +181,12 @@ module mont_r4 #(
 
   // This header's bound (radix-2^k Montgomery, Koc 1996; Tanimura 2008, k = 2): T < 2M after
   // every iteration, T' = (T + x_i Y + q_i M) / 4 < (2M + 3M + 3M) / 4; FIN folds cin into
-  // S and C, so S + C < 2M after it and one subtraction (mv_final_sub) reduces P fully.
-  `ASSERT_SUM_BELOW(SumBelow2M_A, $past(loop || fin), s_q, (N + 2)'(c_q) + (N + 2)'(cin_q),
-                    (N + 2)'(m_i) << 1, N + 2, clk_i, assert_off)
+  // S and C, so S + C < 2M after it and one subtraction (mv_final_sub) reduces P fully. M as
+  // the operation had it: after FIN the core is idle and the host may give the next M at once
+  // (k-induction over operations back to back found the check reading the new one).
+  `ASSERT_SUM_BELOW(SumBelow2M_A, $past(loop || fin) && $stable(m_i), s_q,
+                    (N + 2)'(c_q) + (N + 2)'(cin_q), (N + 2)'(m_i) << 1, N + 2, clk_i,
+                    assert_off)
   // The table address {x_i, q_i}. Over an operation all 16 are reachable (this header); the
   // first iteration starts from T = 0, so t = x_i Y mod 4: x_i = 0 selects q_i = 0 and x_i = 2
   // an even q_i. With odd N, X < 2^N is padded with a zero bit: the last digit is 0 or 1.

@@ -94,6 +94,19 @@ def test_a_core_is_proved_for_every_sequence_of_operations_by_k_induction(
 
 
 @pytest.mark.formal
+def test_mont_r4_s_own_bound_holds_when_the_next_m_comes_at_once(tmp_path: Path) -> None:
+    """mont_r4's SumBelow2M_A read the M port in the cycle after FIN, where the host may
+    already give the next operation's M: k-induction over operations back to back failed
+    it (m = 0xb, then m = 0x1). It now checks against the M the operation had."""
+    spec = formal.FormalSpec("mont_r4", (("N", 4),), mode="prove")
+    spec = formal.FormalSpec("mont_r4", (("N", 4),), mode="prove",
+                             depth=formal.design_depth(spec),
+                             cover_depth=formal.design_cover_depth(spec))
+    verdict = formal.run(spec, tmp_path / "p")
+    assert verdict.status == "proved", verdict.line()
+
+
+@pytest.mark.formal
 def test_a_core_wrong_only_on_its_second_operation_fails_the_induction_check(
         tmp_path: Path) -> None:
     """A core that does not clear its accumulator on START is right from reset (the one-
