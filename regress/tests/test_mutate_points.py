@@ -123,27 +123,26 @@ def _unlined(description: str) -> str:
 @pytest.mark.sim
 def test_rsa_core_s_directed_vectors_kill_the_mutants_they_name(tmp_path: Path) -> None:
     """Each of rsa_core's directed vectors (verif/directed/rsa_core.json, CornerTest replays
-    them) is the input an SBY check told one mutant apart with at N = 4, ConstTime = 0: a
-    change to the variable-time ladder that the constant-time point cannot see. Replayed at
-    N = 8 with ConstTime = 0, the vector fails the mutant and passes the original, and no
+    them) is the input an SBY check told one mutant apart with at N = 4: a change to the
+    variable-time ladder that the constant-time point cannot see (`params` ConstTime = 0),
+    or a generate condition that builds another multiplier at Mult = 6. Replayed at N = 8
+    with the entry's `params`, the vector fails the mutant and passes the original, and no
     such mutant stays recorded as equivalent."""
     design = load_design("rsa_core")
     sites = msites.all_sites(design)
     path = directed_file("rsa_core")
     assert path is not None
     entries = json.loads(path.read_text())["vectors"]
-    assert entries and all("kills" in e for e in entries)
+    assert entries and all("kills" in e and e.get("params") for e in entries)
     recorded = proofs.load()
 
-    def replay(vectors: Path, overlay: str) -> Outcome:
+    def replay(vectors: Path, params: dict[str, int], overlay: str, name: str) -> Outcome:
         run = RunSpec(BuildSpec("rsa_core", 8, 32, "icarus", 0, False,
-                                params=(("ConstTime", 0),), overlay=overlay),
+                                params=tuple(sorted(params.items())), overlay=overlay),
                       seed=1, txns=1, vectors=str(vectors), tests=("VectorTest",),
                       timeout_s=300)
-        return execute(run, tmp_path / "runs" / run.key)
+        return execute(run, tmp_path / "runs" / name)
 
-    original = replay(path, "")
-    assert original.passed, original.first_error
     for k, entry in enumerate(entries):
         # the site by its file and change (its line moves with any edit above it)
         (site,) = [s for s in sites if _unlined(s.description) == _unlined(entry["kills"])]
@@ -153,7 +152,9 @@ def test_rsa_core_s_directed_vectors_kill_the_mutants_they_name(tmp_path: Path) 
         (overlay / Path(site.file).name).write_text(site.apply((ROOT / site.file).read_text()))
         one = tmp_path / f"v{k}.json"
         one.write_text(json.dumps({"vectors": [entry]}))
-        outcome = replay(one, str(overlay))
+        original = replay(one, entry["params"], "", f"orig{k}")
+        assert original.passed, (entry["kills"], original.first_error)
+        outcome = replay(one, entry["params"], str(overlay), f"mut{k}")
         assert not outcome.passed, entry["kills"]
         assert outcome.first_error.startswith(("MISMATCH", "Error: watchdog")), \
             outcome.first_error
