@@ -159,8 +159,7 @@ def main(argv: list[str]) -> int:
         depth = (args.depth if args.depth is not None
                  else block.depth if block else formal.design_depth(spec))
         cover = (args.cover_depth if args.cover_depth is not None
-                 else block.cover_depth if block
-                 else formal.design_cover_depth(spec))
+                 else block.cover_depth if block else depth)
         spec = dataclasses.replace(spec, depth=depth, cover_depth=cover)
         verdict = formal.run(spec, args.out, _mode(args))
     except (ConfigError, tools.ToolError) as exc:

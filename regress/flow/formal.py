@@ -348,12 +348,6 @@ def design_depth(spec: FormalSpec) -> int:
     return proof.depth if spec.mode == "bmc" else 2 * proof.cycles + 6
 
 
-def design_cover_depth(spec: FormalSpec) -> int:
-    """A design's default cover depth: its default depth (the harness of mode prove covers
-    a second result)."""
-    return design_depth(spec)
-
-
 def _check_design(spec: FormalSpec) -> None:
     if spec.mode not in MODES:
         raise ConfigError(f"unknown mode {spec.mode!r} (known: {', '.join(MODES)})")

@@ -101,7 +101,7 @@ def test_mont_r4_s_own_bound_holds_when_the_next_m_comes_at_once(tmp_path: Path)
     spec = formal.FormalSpec("mont_r4", (("N", 4),), mode="prove")
     spec = formal.FormalSpec("mont_r4", (("N", 4),), mode="prove",
                              depth=formal.design_depth(spec),
-                             cover_depth=formal.design_cover_depth(spec))
+                             cover_depth=formal.design_depth(spec))
     verdict = formal.run(spec, tmp_path / "p")
     assert verdict.status == "proved", verdict.line()
 
@@ -124,7 +124,7 @@ def test_a_core_wrong_only_on_its_second_operation_fails_the_induction_check(
     every = formal.FormalSpec("mont_r2", (("N", 4),), mode="prove", overlay=str(over))
     every = formal.FormalSpec("mont_r2", (("N", 4),), mode="prove", overlay=str(over),
                               depth=formal.design_depth(every),
-                              cover_depth=formal.design_cover_depth(every))
+                              cover_depth=formal.design_depth(every))
     verdict = formal.run(every, tmp_path / "p")
     assert verdict.status == "failed", verdict.line()
     assert verdict.depth > 9  # past the first operation's result

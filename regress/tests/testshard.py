@@ -2,9 +2,10 @@
 tests, so that two CI jobs run the nightly tier side by side (`make test-nightly
 TEST_SHARD=1/2`, ci/nightly-tests.sh).
 
-The tests are dealt by weight, the heaviest first, each to the shard with the least weight
-so far (ties: the lower shard): the same collection always gives the same shards, every
-test goes to exactly one, and the K shards together are the whole run. A test's weight is
+The tests are dealt as the regression deals its models (regression/shards.deal): the
+heaviest first, each to the shard with the least weight so far (ties: the lower shard), so
+the same collection always gives the same shards, every test goes to exactly one, and the
+K shards together are the whole run. A test's weight is
 the `seconds` its `nightly` marker gives (`@pytest.mark.nightly(seconds=440)`: a test that
 alone takes minutes), else DEFAULT_S.
 
@@ -16,6 +17,8 @@ from __future__ import annotations
 import re
 
 import pytest
+
+from montverif.regress.regression.shards import deal
 
 DEFAULT_S = 15.0  # a test's weight without its own figure: about one simulator run
 SHARD = re.compile(r"([1-9][0-9]*)/([1-9][0-9]*)")
@@ -36,17 +39,6 @@ def weight(item: pytest.Item) -> float:
     return float(value)
 
 
-def deal(items: list[tuple[str, float]], count: int) -> list[int]:
-    """The shard (0-based) of each (name, weight), in the order given."""
-    load = [0.0] * count
-    shard_of: dict[int, int] = {}
-    for index in sorted(range(len(items)), key=lambda i: (-items[i][1], items[i][0])):
-        target = min(range(count), key=lambda s: (load[s], s))
-        shard_of[index] = target
-        load[target] += items[index][1]
-    return [shard_of[i] for i in range(len(items))]
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--test-shard", default=None, metavar="I/K",
                      help="run shard I of K of the collected tests, dealt by weight "
@@ -64,9 +56,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if text is None:
         return
     index, count = parse(text)
-    shards = deal([(item.nodeid, weight(item)) for item in items], count)
-    keep = [item for item, s in zip(items, shards, strict=True) if s == index - 1]
-    dropped = [item for item, s in zip(items, shards, strict=True) if s != index - 1]
+    owner = deal({item.nodeid: weight(item) for item in items}, count)
+    keep = [item for item in items if owner[item.nodeid] == index - 1]
+    dropped = [item for item in items if owner[item.nodeid] != index - 1]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = keep
