@@ -315,6 +315,7 @@ def command(spec: FormalSpec) -> str:
     params = spec.resolved()
     if spec.is_design:
         words = ["montverif formal", f"--dut {spec.block}", f"--n {params.pop('N')}"]
+        words += ["--mode prove"] if spec.mode == "prove" else []
     else:
         words = ["montverif formal", f"--block {spec.block}", f"--mode {spec.mode}"]
         defaults = dict(BLOCKS[spec.block].defaults)

@@ -12,6 +12,14 @@ A block names what to check:
     fault = true     # optional: also each design's fault build at its first point, which
                      # must fail (a counterexample): the check catches a broken design
     timeout = 600    # optional: seconds per SBY task (a design's [formal] timeout if longer)
+    prove = true     # optional: also each design's core for all time at its first point
+                     # (k-induction over operations back to back, formal_core's mode prove)
+    prove_timeout = 180  # optional: seconds per SBY task of those checks
+
+A `prove` check upgrades its core's verdict: PROVED when induction closes; where it does not
+close within `prove_timeout` (or at its depth) the core stays BOUNDED by its bounded checks,
+and the check passes saying so (`cores`, below). A counterexample from reset, an unreached
+cover or a run that could not start fails it.
 
 Each check is one `flow.formal` run in <results>/formal/<NN>-<key>/ and ends in a record
 (summary.json "formal": {key: record}): its verdict (proved, bounded to depth k, failed with
@@ -50,9 +58,11 @@ from montverif.spec.bounds import TIMEOUT_S, WIDTH, Bound
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 
-KEYS = ("dut", "n", "fault", "timeout")
+KEYS = ("dut", "n", "fault", "timeout", "prove", "prove_timeout")
 FOLDER = "formal"
 DEFAULT_TIMEOUT_S = 600
+DEFAULT_PROVE_TIMEOUT_S = 180
+PROVED_OR_OPEN = "proved (else open)"  # what a design's prove check needs
 ERROR, SKIPPED = "error", "skipped"  # records of checks that gave no verdict
 
 
@@ -74,11 +84,29 @@ class Check:
 
     @property
     def wanted(self) -> str:
-        return formal.wanted(self.spec)
+        return wanted(self.spec)
 
     @property
     def dut(self) -> str:
         return self.spec.block
+
+
+def is_induction(spec: formal.FormalSpec) -> bool:
+    """A design's check by k-induction: it upgrades the core's verdict to PROVED, or leaves
+    it open (BOUNDED by the bounded checks) when induction does not close."""
+    return spec.is_design and spec.mode == "prove" and not spec.fault
+
+
+def wanted(spec: formal.FormalSpec) -> str:
+    return PROVED_OR_OPEN if is_induction(spec) else formal.wanted(spec)
+
+
+def reached(spec: formal.FormalSpec, status: str) -> bool:
+    """Whether a verdict is the one the check needs: an induction check passes proved, or
+    open (bounded: induction did not close at its depth; unknown: not within its time)."""
+    if is_induction(spec):
+        return status in ("proved", "bounded", "unknown")
+    return status == formal.wanted(spec)
 
 
 # --- lists.toml -----------------------------------------------------------------------------
@@ -101,7 +129,9 @@ def _widths(raw: object, where: str) -> list[int] | None:
 
 
 def _design_specs(name: str, widths: list[int] | None, fault: bool, timeout_s: int,
-                  where: str) -> list[formal.FormalSpec]:
+                  where: str, prove_s: int = 0) -> list[formal.FormalSpec]:
+    """A design's bounded checks at its points, its fault build's and (prove_s > 0) its
+    k-induction check at the first point, each SBY task at most prove_s seconds."""
     design = load_design(name)
     points = [(n, p) for n, p in design.formal_points if widths is None or n in widths]
     points += [(n, ()) for n in widths or [] if n not in {p[0] for p in points}]
@@ -115,8 +145,13 @@ def _design_specs(name: str, widths: list[int] | None, fault: bool, timeout_s: i
             raise ListError(f"{where}: {name} has no [fault] build to check")
         specs.append(dataclasses.replace(specs[0], fault=True))
     try:
-        return [dataclasses.replace(s, depth=(depth := s.core_proof().depth), cover_depth=depth)
-                for s in specs]
+        specs = [dataclasses.replace(s, depth=(depth := s.core_proof().depth),
+                                     cover_depth=depth) for s in specs]
+        if prove_s and design.stream is None:
+            spec = dataclasses.replace(specs[0], mode="prove", fault=False, timeout_s=prove_s)
+            depth = formal.design_depth(spec)
+            specs.append(dataclasses.replace(spec, depth=depth, cover_depth=depth))
+        return specs
     except ConfigError as exc:
         raise ListError(f"{where}: {name}: {exc}") from None
 
@@ -133,6 +168,11 @@ def parse(raw: object, where: str) -> list[formal.FormalSpec]:
     widths = _widths(raw.get("n"), f"{where}.n")
     fault = as_bool(raw.get("fault", False), f"{where}.fault")
     timeout_s = as_int(raw.get("timeout", DEFAULT_TIMEOUT_S), f"{where}.timeout", TIMEOUT_S)
+    prove = as_bool(raw.get("prove", False), f"{where}.prove")
+    prove_s = as_int(raw.get("prove_timeout", DEFAULT_PROVE_TIMEOUT_S),
+                     f"{where}.prove_timeout", TIMEOUT_S)
+    if "prove_timeout" in raw and not prove:
+        raise ListError(f"{where}: prove_timeout without prove = true")
     specs: list[formal.FormalSpec] = []
     for name in _names(raw["dut"], f"{where}.dut"):
         if block := formal.BLOCKS.get(name):
@@ -140,7 +180,8 @@ def parse(raw: object, where: str) -> list[formal.FormalSpec]:
                                         depth=block.depth, cover_depth=block.cover_depth,
                                         timeout_s=timeout_s) for n in widths or [8]]
         else:
-            specs += _design_specs(name, widths, fault, timeout_s, where)
+            specs += _design_specs(name, widths, fault, timeout_s, where,
+                                   prove_s if prove else 0)
     for spec in specs:
         try:
             formal.check(spec)
@@ -208,7 +249,7 @@ def _base(check: Check, status: str, message: str, seconds: float) -> dict[str, 
 def record(check: Check, verdict: formal.Verdict, out_dir: Path) -> dict[str, Any]:
     """A finished check's record from its verdict (paths relative to the results folder)."""
     rec = _base(check, verdict.status, verdict.message, verdict.seconds)
-    rec |= {"ok": verdict.status == check.wanted, "depth": verdict.depth,
+    rec |= {"ok": reached(check.spec, verdict.status), "depth": verdict.depth,
             "failed_assertion": verdict.failed_assertion, "location": verdict.location,
             "trace": _rel(verdict.trace, out_dir), "vector": _rel(verdict.vector, out_dir),
             "replay": verdict.replay, "relation": verdict.relation,
@@ -229,6 +270,10 @@ def skipped_record(check: Check, why: str) -> dict[str, Any]:
 def describe(rec: dict[str, Any]) -> str:
     """A record's verdict in words: `bounded to depth 18`, `FAILED: u_core.a_sum at step 7`."""
     status = str(rec["status"])
+    if rec.get("wanted") == PROVED_OR_OPEN and status in ("bounded", "unknown"):
+        why = (f"not within {rec['message'].split('within ')[-1]}" if "within" in rec["message"]
+               else f"not at depth {rec['depth']}" if status == "bounded" else rec["message"])
+        return f"open: induction did not close ({why})"
     if status == "bounded":
         text = f"bounded to depth {rec['depth']}"
     elif status == "proved":
@@ -240,6 +285,28 @@ def describe(rec: dict[str, Any]) -> str:
     if rec.get("fault"):
         text += " (fault build: must fail)"
     return text
+
+
+def cores(recs: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """Each design's core in one word and its evidence, from its checks' records: PROVED (its
+    induction check closed), BOUNDED (every bounded check reached its depth), FAILED (a
+    check of the core missed its verdict), or what else stands (none ran)."""
+    out: dict[str, str] = {}
+    for dut in dict.fromkeys(str(r["dut"]) for r in recs if r.get("mode") == "bmc"
+                             or r.get("wanted") == PROVED_OR_OPEN):
+        mine = [r for r in recs if r["dut"] == dut and not r.get("fault")]
+        bounded = [r for r in mine if r.get("mode") == "bmc"]
+        proved = [r for r in mine if r["wanted"] == PROVED_OR_OPEN and r["status"] == "proved"]
+        if missed := [r for r in mine if not r["ok"]]:
+            word = "NOT RUN" if missed[0]["status"] == SKIPPED else "FAILED"
+            out[dut] = f"{word} ({describe(missed[0])})"
+        elif proved:
+            n = proved[0]["point"].get("N")
+            out[dut] = f"PROVED (k-induction at depth {proved[0]['depth']}, N={n})"
+        elif bounded:
+            out[dut] = "BOUNDED (" + ", ".join(
+                f"N={r['point'].get('N')} to depth {r['depth']}" for r in bounded) + ")"
+    return out
 
 
 RECORD = "record.json"  # a check's record in its folder, written last: the check finished

@@ -407,14 +407,19 @@ def _formal_row(rec: dict, out_dir: Path) -> str:
 
 def formal_section(checks: dict[str, dict], out_dir: Path) -> list[str]:
     """Every formal check with its verdict, the verdict it needs, the counterexample of a
-    failure (VCD and vector file) and the command that repeats or replays it."""
+    failure (VCD and vector file) and the command that repeats or replays it; each core's
+    verdict in one word (formal_checks.cores)."""
     recs = list(checks.values())
     ok = sum(bool(r["ok"]) for r in recs)
+    verdicts = formal_checks.cores(recs)
+    said = "; ".join(f"{_e(d)} <b>{_e(v)}</b>" for d, v in verdicts.items())
     return ["<h2 id=\"formal\">Formal</h2>",
             f"<p>{ok} of {len(recs)} check(s) reached the verdict they need: <i>bounded</i> "
             "(no counterexample through the whole first operation at that point), "
-            "<i>proved</i> (k-induction closed), <i>failed</i> for a fault build "
-            "(docs/formal.md).</p>",
+            "<i>proved</i> (k-induction closed), <i>failed</i> for a fault build, "
+            "<i>open</i> for a core's k-induction check that did not close (the core stays "
+            "bounded) (docs/formal.md).</p>",
+            *([f"<p>The cores: {said}.</p>"] if said else []),
             table(("check", "verdict", "needs", "seconds", "counterexample", "repro or replay"),
                   [_formal_row(r, out_dir) for r in recs], "formal", ("PASS", "FAIL"))]
 

@@ -189,7 +189,8 @@ def _formal_suite(root: ET.Element, reg: Regression, stamp: str, host: str) -> N
     for r in recs:
         point = "-".join(f"{k}{v}" for k, v in r["point"].items())
         case = ET.SubElement(suite, "testcase", classname=f"{r['dut']}.formal",
-                             name=point + ("-fault" if r["fault"] else ""),
+                             name=point + ("-fault" if r["fault"] else "")
+                             + ("-prove" if r["wanted"] == formal_checks.PROVED_OR_OPEN else ""),
                              time=f"{r['seconds']:.3f}")
         said = formal_checks.describe(r)
         detail = "\n".join(f"{k}: {v}" for k, v in (

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from montverif.regress.regression import formal_checks
 from montverif.regress.regression.formal_checks import SKIPPED, describe
 from montverif.regress.regression.summary import SUMMARY_SHAPE
 from montverif.spec import readback
@@ -103,6 +104,9 @@ def _formal(summary: dict[str, Any]) -> list[str]:
         cex = " ".join(_code(c[k]) for k in ("trace", "vector") if c.get(k)) or "-"
         lines.append(f"| `{c['key']}` | {_cell(describe(c))}{mark} | {c['wanted']} | "
                      f"{c['seconds']:.0f} | {cex} | {_code(c.get('replay') or c['repro'])} |")
+    if verdicts := formal_checks.cores(checks):
+        lines += ["", "| core | verdict |", "|---|---|",
+                  *(f"| {d} | {_cell(v)} |" for d, v in verdicts.items())]
     return lines
 
 

@@ -180,6 +180,8 @@ def format_formal(reg: Regression) -> str:
                 ("where", r.get("location")), ("counterexample", r.get("trace")),
                 ("vector", r.get("vector")), ("replay", r.get("replay"))) if v]
             lines.append(f"  repro: {r['repro']}")
+    if verdicts := formal_checks.cores(recs):
+        lines.append("cores: " + "; ".join(f"{d} {v}" for d, v in verdicts.items()))
     lines.append(f"formal: {reg.formal_ok()}/{len(recs)} check(s) as required; each in "
                  f"{reg.out_dir}/formal/<NN>-<check>/ (formal.json, record.json, SBY's tasks)")
     return "\n".join(lines)

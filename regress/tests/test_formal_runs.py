@@ -82,7 +82,39 @@ def test_the_nightly_list_checks_every_formal_point() -> None:
     assert set(formal.BLOCKS) <= {c.dut for c in checks}
     for dut in known_designs():
         points = load_design(dut).formal_points
-        assert sum(c.dut == dut and not c.spec.fault for c in checks) == len(points), dut
+        assert sum(c.dut == dut and c.spec.mode == "bmc" and not c.spec.fault
+                   for c in checks) == len(points), dut
+        induction = [c for c in checks if c.dut == dut and formal_checks.is_induction(c.spec)]
+        assert len(induction) == (bool(points) and load_design(dut).stream is None), dut
+
+
+def test_prove_adds_each_core_s_induction_check_at_its_first_point(tmp_path: Path) -> None:
+    checks = formal_checks.of_list(rlists.get_list("fl", write(
+        tmp_path, '[fl]\n[[fl.formal]]\ndut = ["mont_r2", "mm42"]\nprove = true\n'
+                  "prove_timeout = 77\n")))
+    for dut in ("mont_r2", "mm42"):
+        mine = [c for c in checks if c.dut == dut]
+        bounded = [c for c in mine if c.spec.mode == "bmc"]
+        assert len(bounded) == len(load_design(dut).formal_points)
+        [prove] = [c for c in mine if c.spec.mode == "prove"]
+        assert prove.spec.resolved() == bounded[0].spec.resolved()  # the first point
+        assert prove.wanted == formal_checks.PROVED_OR_OPEN and prove.spec.timeout_s == 77
+        cycles = prove.spec.core_proof().cycles
+        assert prove.spec.depth == prove.spec.cover_depth == 2 * cycles + 6  # two operations
+        assert "--mode prove" in formal.command(prove.spec)
+
+
+def test_an_induction_check_passes_proved_or_open_never_failed() -> None:
+    spec = formal.FormalSpec("mont_r2", (("N", 4),), mode="prove")
+    bmc = replace(spec, mode="bmc")
+    assert formal_checks.is_induction(spec) and not formal_checks.is_induction(bmc)
+    assert not formal_checks.is_induction(replace(spec, fault=True))
+    assert not formal_checks.is_induction(formal.FormalSpec("mv_bus_loader"))
+    passes = {s for s in ("proved", "bounded", "unknown", "failed", "vacuous")
+              if formal_checks.reached(spec, s)}
+    assert passes == {"proved", "bounded", "unknown"}
+    assert {s for s in ("proved", "bounded", "failed") if formal_checks.reached(bmc, s)} == {
+        "bounded"}
 
 
 GOOD: dict[str, str | None] = {"dut": '"mont_r2"', "n": "4"}
@@ -96,6 +128,9 @@ GOOD: dict[str, str | None] = {"dut": '"mont_r2"', "n": "4"}
     ({"n": "200"}, "N=200"),
     ({"fault": '"yes"'}, "fault: expected true or false"),
     ({"timeout": "0"}, "timeout: must be an integer 1..604800 s (got 0)"),
+    ({"prove": '"yes"'}, "prove: expected true or false"),
+    ({"prove_timeout": "5"}, "prove_timeout without prove = true"),
+    ({"prove": "true", "prove_timeout": "0"}, "prove_timeout: must be an integer"),
     ({"n": '4\n[[bad.formal]]\ndut = "mont_r2"\nn = [4, 6]'}, "checked more than once"),
 ])
 def test_bad_formal_block(tmp_path: Path, patch: dict[str, str | None], message: str,
@@ -236,3 +271,56 @@ def test_resume_keeps_finished_checks_and_shards_merge(tmp_path: Path,
     assert list(both["formal"]) == ["mont_r2-N4-bmc-k9", "mont_r2-N4-bmc-k9-fault"]
     assert both["formal_planned"] == 2 and not any("incomplete" in n for n in both["notes"])
     assert all((merged / r["dir"] / "record.json").is_file() for r in both["formal"].values())
+
+
+@pytest.mark.formal
+def test_prove_reports_each_core_proved_or_bounded(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """mont_r2's induction closes (PROVED); mont_csa_u2's, given one second, does not: open,
+    the check passes and the core stays BOUNDED by its bounded check."""
+    path = write(tmp_path, '[fl]\n[[fl.formal]]\ndut = "mont_r2"\nn = 4\nprove = true\n'
+                           '[[fl.formal]]\ndut = "mont_csa_u2"\nn = 4\nprove = true\n'
+                           "prove_timeout = 1\n")
+    assert main(tmp_path, path) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "4 passed, 0 failed"
+    recs = summary(tmp_path / "out")["formal"]
+    proved = next(r for r in recs.values() if r["dut"] == "mont_r2" and r["mode"] == "prove")
+    opened = next(r for r in recs.values() if r["dut"] == "mont_csa_u2" and r["mode"] == "prove")
+    assert (proved["status"], proved["ok"]) == ("proved", True)
+    assert opened["status"] in ("unknown", "bounded") and opened["ok"]
+    assert formal_checks.describe(opened).startswith("open: induction did not close")
+    bound = next(r for r in recs.values() if r["dut"] == "mont_csa_u2" and r["mode"] == "bmc")
+    cores = formal_checks.cores(list(recs.values()))
+    assert cores["mont_r2"].startswith(f"PROVED (k-induction at depth {proved['depth']}, N=4)")
+    assert cores["mont_csa_u2"] == f"BOUNDED (N=4 to depth {bound['depth']})"
+    assert f"cores: mont_r2 {cores['mont_r2']}; mont_csa_u2 {cores['mont_csa_u2']}" in out
+    assert cores["mont_r2"] in markdown.render_folder(tmp_path / "out")
+    suite = next(s for s in ET.parse(tmp_path / "out" / "junit.xml").getroot()
+                 .iter("testsuite") if s.get("name") == "formal")
+    assert sorted(str(c.get("name")) for c in suite.iter("testcase")) == [
+        "N4", "N4", "N4-prove", "N4-prove"]
+
+
+@pytest.mark.formal
+def test_prove_catches_a_core_that_fails_its_second_operation(tmp_path: Path) -> None:
+    """mont_r2 whose load keeps the accumulator: the first operation after reset is right
+    (its bounded check passes), the second is not, so the induction check fails."""
+    rtl = next(p for p in load_design("mont_r2").core_sources if p.name == "mont_r2.sv")
+    text = rtl.read_text()
+    old = "      acc_q <= '0;\n    end else if (loop)"
+    assert text.count(old) == 1
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    (overlay / rtl.name).write_text(text.replace(old, old.replace("'0", "acc_q")))
+    checks = formal_checks.of_list(rlists.get_list("fl", write(
+        tmp_path, '[fl]\n[[fl.formal]]\ndut = "mont_r2"\nn = 4\nprove = true\n')))
+    checks = tuple(replace(c, spec=replace(c.spec, overlay=str(overlay))) for c in checks)
+    reg = Regression("fl", 1, 1, tmp_path / "out", datetime.now().astimezone())
+    reg.out_dir.mkdir()
+    formal_checks.run_all(checks, Options(2), reg)
+    bounded, prove = (reg.formal[c.key] for c in checks)
+    assert (bounded["status"], bounded["ok"]) == ("bounded", True)
+    assert (prove["status"], prove["ok"]) == ("failed", False), prove
+    assert formal_checks.cores(list(reg.formal.values()))["mont_r2"].startswith("FAILED")
+    assert not reg.passed
