@@ -21,6 +21,10 @@ every such stimulus of that many cycles: by default two whole operations and the
 around them, CLEARs and idle cycles wherever they fit.
 
 - equivalent: no difference within the depth, for every input and every such sequence;
+  and, where induction closes, for all time (`unbounded`): the copies' registers become
+  candidate equalities that a Houdini loop proves together with the check by k-induction
+  (flow.equiv_induction); the candidates also make the bounded check fast, each proved
+  equality a lemma for the cycles after it;
 - different: a counterexample; the operands of its last START, taken from the trace, become
   a vector file (verif/vectors.py) that the design's tests can replay: the distinguishing
   input, to close the hole with stimulus;
@@ -34,11 +38,13 @@ them apart.
 from __future__ import annotations
 
 import json
+import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from montverif.regress.flow import formal, formal_core, synth
+from montverif.regress.flow import equiv_induction, formal, formal_core, synth
 from montverif.regress.flow.paths import stage
 from montverif.spec import top
 from montverif.spec.designs import load_design
@@ -62,6 +68,9 @@ class EquivSpec:
     params: tuple[tuple[str, int], ...] = ()
     depth: int = 0
     timeout_s: int = 900
+    # also for all time: k-induction with the copies' register equalities found by a Houdini
+    # loop (flow.equiv_induction), at most timeout_s more
+    induction: bool = True
 
 
 @dataclass
@@ -73,6 +82,8 @@ class EquivVerdict:
     message: str = ""
     trace: Path | None = None
     vector: Path | None = None  # the distinguishing input (a different verdict)
+    unbounded: bool = False  # equivalent for all time (k-induction closed at `depth`)
+    equalities: int = 0  # the register equalities the induction kept
 
     def to_json(self) -> dict[str, object]:
         return {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
@@ -106,9 +117,11 @@ def observed(proof: formal_core.CoreProof) -> list[str]:
                   if isinstance(v, str) and v.startswith("u_core."))
 
 
-def script(proof: formal_core.CoreProof, files: dict[str, list[str]]) -> list[str]:
+def script(proof: formal_core.CoreProof, files: dict[str, list[str]],
+           regs: Sequence[equiv_induction.Register] = ()) -> list[str]:
     """The yosys script: each copy elaborated, flattened, its observed registers exposed,
-    its assertions removed, its flip-flops started at 0; then the miter and the harness."""
+    its assertions removed, its flip-flops started at 0; then the miter (`regs`: registers
+    of both copies made its outputs) and the harness."""
     expose = " ".join(f"w:{name}" for name in observed(proof))
     lines: list[str] = []
     for copy in (GOLD, GATE):
@@ -119,11 +132,14 @@ def script(proof: formal_core.CoreProof, files: dict[str, list[str]]) -> list[st
                   f"design -stash {copy}"]
     lines += [f"design -copy-from {copy} -as {copy} {synth.TOP}" for copy in (GOLD, GATE)]
     return [*lines, f"miter -equiv -flatten -make_outputs -ignore_gold_x {GOLD} {GATE} "
-                    "mv_miter", f"read -formal {HARNESS}.sv", f"prep -top {HARNESS}"]
+                    "mv_miter", *equiv_induction.expose_line(list(regs)),
+            f"read -formal {HARNESS}.sv", f"prep -top {HARNESS}"]
 
 
-def harness(proof: formal_core.CoreProof) -> str:
-    """The harness's SystemVerilog: the loader's stimulus into the miter, `trigger` never."""
+def harness(proof: formal_core.CoreProof,
+            cands: equiv_induction.Candidates | None = None) -> str:
+    """The harness's SystemVerilog: the loader's stimulus into the miter, `trigger` never;
+    with `cands`, the copies' registers and the candidates still standing asserted too."""
     d, n = proof.design, proof.n
     core = top.core_header(d)
     conns = dict(top.core_connections(d, core))
@@ -149,6 +165,7 @@ def harness(proof: formal_core.CoreProof) -> str:
         "  (* anyseq *) logic start, clear;",
         "  logic trigger, core_busy;",
         *operands,
+        *(equiv_induction.declarations(cands.registers) if cands else []),
         "  // START and CLEAR while idle only, never together; operands held while busy",
         "  always @(*) begin",
         "    assume (!(start && clear));",
@@ -160,11 +177,13 @@ def harness(proof: formal_core.CoreProof) -> str:
         "  end",
         "  mv_miter u_miter (",
         *(f"    .in_{name}({_input(name, conns)})," for name in inputs),
+        *(equiv_induction.ports(cands.registers) if cands else []),
         "    .gold_busy_o(core_busy),",
         "    .trigger(trigger)",
         "  );",
         "  always @(posedge clk_i) begin",
-        "    if (rst_ni) MutantEquivalent_A: assert (!trigger);",
+        f"    if (rst_ni) {equiv_induction.CHECK}: assert (!trigger);",
+        *(equiv_induction.assertions(cands) if cands else []),
         "  end",
         "endmodule",
     ]
@@ -180,20 +199,57 @@ def _input(name: str, conns: dict[str, str]) -> str:
 
 
 def sby_text(proof: formal_core.CoreProof, depth: int, timeout_s: int,
-             files: dict[str, list[str]], copies: list[tuple[str, str]]) -> str:
-    """The .sby file; `copies`: (the name in SBY's work folder, the file as the run names
-    it: its own folder's copy, flow.paths.stage)."""
+             files: dict[str, list[str]], copies: list[tuple[str, str]],
+             regs: Sequence[equiv_induction.Register] = (), induction: bool = False) -> str:
+    """The .sby file: the bounded check from reset (every failed assertion listed, SBY's
+    --keep-going), or with `induction` the induction step alone; `copies`: (the name in
+    SBY's work folder, the file as the run names it: its own folder's copy,
+    flow.paths.stage)."""
+    mode, flag = ("prove", "--induction") if induction else ("bmc", "--keep-going")
     return "\n".join([
-        "[options]", "mode bmc", f"depth {depth}", f"timeout {timeout_s}", "",
-        "[engines]", formal.ENGINE, "",
-        "[script]", *script(proof, files), "",
+        "[options]", f"mode {mode}", f"depth {depth}", f"timeout {timeout_s}", "",
+        "[engines]", formal.ENGINE.replace("smtbmc", f"smtbmc {flag}", 1), "",
+        "[script]", *script(proof, files, regs), "",
         "[files]", *(f"{dest} {src}" for dest, src in copies), "",
     ])
 
 
+@dataclass
+class _Run:
+    """What every SBY run of one check shares."""
+
+    spec: EquivSpec
+    proof: formal_core.CoreProof
+    folder: Path
+    env: dict[str, str]
+    depth: int
+    files: dict[str, list[str]]
+    entries: list[tuple[str, str]]  # [files] of SBY but the harness
+
+    def sby(self, name: str, cands: equiv_induction.Candidates | None, timeout_s: int,
+            induction: bool = False) -> tuple[str, list[str]] | None:
+        """Write the harness and `name`.sby, run it; SBY's status word and summary, or None
+        when the flow had to end it (past its limit)."""
+        harness_file = f"{name}_{HARNESS}.sv"
+        (self.folder / harness_file).write_text(harness(self.proof, cands))
+        (self.folder / f"{name}.sby").write_text(sby_text(
+            self.proof, self.depth, timeout_s, self.files,
+            [*self.entries, (f"{HARNESS}.sv", harness_file)],
+            cands.registers if cands else (), induction))
+        log, ended = formal.run_sby(self.folder, f"{name}.sby", self.env,
+                                    formal.sby_limit(timeout_s))
+        (self.folder / f"{name}.log").write_text(log)
+        if ended:
+            return None
+        status, logged = formal.task_log(self.folder / name)
+        whole = equiv_induction.summary(self.folder / name, status, logged)
+        return (status, whole) if whole is not None else ("ERROR", logged)
+
+
 def run(spec: EquivSpec, folder: Path) -> EquivVerdict:
     """Check the mutant against the original in `folder` (made, or refused if it holds
-    anything); writes equiv.json there. Raises ConfigError on bad input."""
+    anything): the bounded check, then (spec.induction) induction for all time; writes
+    equiv.json there. Raises ConfigError on bad input."""
     proof, depth = prepare(spec)
     folder.mkdir(parents=True, exist_ok=True)
     if any(folder.iterdir()):
@@ -212,45 +268,97 @@ def run(spec: EquivSpec, folder: Path) -> EquivVerdict:
     (folder / synth.WRAPPER).write_text(synth.wrapper(synth.Plan(
         proof.design, proof.design.core_module, proof.design.core_sources,
         {"N": proof.n, **proof.params})))
-    (folder / f"{HARNESS}.sv").write_text(harness(proof))
-    copies += [(synth.WRAPPER, folder / synth.WRAPPER), (f"{HARNESS}.sv", folder / f"{HARNESS}.sv")]
+    copies += [(synth.WRAPPER, folder / synth.WRAPPER)]
     staged = stage(folder, copies)
-    (folder / "equiv.sby").write_text(sby_text(
-        proof, depth, spec.timeout_s, files,
-        [(dest, name) for (dest, _), name in zip(copies, staged, strict=True)]))
+    ctx = _Run(spec, proof, folder, env, depth, files,
+               [(dest, name) for (dest, _), name in zip(copies, staged, strict=True)])
     t0 = time.monotonic()
-    limit = formal.sby_limit(spec.timeout_s)
-    log, ended = formal.run_sby(folder, "equiv.sby", env, limit)
-    (folder / "sby.log").write_text(log)
-    if ended:
-        verdict = EquivVerdict("unknown", folder, depth, time.monotonic() - t0,
-                               f"SBY did not end within {limit}s")
-    else:
-        verdict = _verdict(proof, folder, depth, time.monotonic() - t0)
+    cands = equiv_induction.Candidates(_registers(ctx, copies)) if spec.induction else None
+    verdict = _bounded(ctx, cands, t0)
+    if cands is not None and verdict.status == "equivalent":
+        _induction(ctx, cands, verdict)
+    verdict.seconds = time.monotonic() - t0
     (folder / "equiv.json").write_text(json.dumps(verdict.to_json(), indent=1) + "\n")
     return verdict
 
 
-def _verdict(proof: formal_core.CoreProof, folder: Path, depth: int,
-             seconds: float) -> EquivVerdict:
-    status, summary = formal.task_log(folder / "equiv")
-    if status == "PASS":
-        return EquivVerdict("equivalent", folder, depth, seconds)
-    trace = next(iter(sorted((folder / "equiv").glob("engine_*/trace*.vcd"))), None)
-    if status == "FAIL" and trace is not None:
-        v = EquivVerdict("different", folder, depth, seconds, trace=trace)
-        ops = start_operands(proof, trace)
-        if ops is None:
-            v.message = "the copies differ without an operation (after reset or CLEAR)"
-        else:
-            v.vector = folder / "distinguishing.json"
-            v.vector.write_text(json.dumps(
-                {"vectors": [{k: hex(val) for k, val in sorted(ops.items())}]}, indent=1)
-                + "\n")
-        return v
-    return EquivVerdict("unknown", folder, depth, seconds,
+def _registers(ctx: _Run, copies: list[tuple[str, Path]]) -> list[equiv_induction.Register]:
+    """The copies' registers (none when yosys cannot list them: the checks then run without
+    equalities, still sound)."""
+    try:
+        return equiv_induction.find_registers(ctx.folder, ctx.env, copies,
+                                              script(ctx.proof, ctx.files)[:-2],
+                                              ctx.spec.timeout_s)
+    except (RuntimeError, OSError, ValueError, KeyError, subprocess.TimeoutExpired):
+        return []
+
+
+def _bounded(ctx: _Run, cands: equiv_induction.Candidates | None, t0: float
+             ) -> EquivVerdict:
+    """The check from reset to the depth with every candidate; drops those that fail."""
+    ended = ctx.sby("equiv", cands, ctx.spec.timeout_s)
+    seconds = time.monotonic() - t0
+    if ended is None:
+        return EquivVerdict("unknown", ctx.folder, ctx.depth, seconds,
+                            f"SBY did not end within {formal.sby_limit(ctx.spec.timeout_s)}s")
+    status, summary = ended
+    failed = equiv_induction.failures(summary)
+    if traces := [t for lab, t in failed if lab == equiv_induction.CHECK]:
+        # named below the task's folder (its summary file) or below ours (SBY's log)
+        trace = ctx.folder / "equiv" / traces[0]
+        return _different(ctx, seconds, trace if trace.is_file() else ctx.folder / traces[0])
+    if status == "PASS" or (status == "FAIL" and failed and cands is not None):
+        if cands is not None:
+            cands.dropped |= {lab for lab, _ in failed}
+        return EquivVerdict("equivalent", ctx.folder, ctx.depth, seconds)
+    return EquivVerdict("unknown", ctx.folder, ctx.depth, seconds,
                         f"SBY ended {status} without a verdict: "
-                        + ("; ".join(summary[-2:]) or f"see {folder / 'sby.log'}"))
+                        + ("; ".join(summary[-2:]) or f"see {ctx.folder / 'equiv.log'}"))
+
+
+def _different(ctx: _Run, seconds: float, trace: Path) -> EquivVerdict:
+    v = EquivVerdict("different", ctx.folder, ctx.depth, seconds, trace=trace)
+    ops = start_operands(ctx.proof, trace)
+    if ops is None:
+        v.message = "the copies differ without an operation (after reset or CLEAR)"
+    else:
+        v.vector = ctx.folder / "distinguishing.json"
+        v.vector.write_text(json.dumps(
+            {"vectors": [{k: hex(val) for k, val in sorted(ops.items())}]}, indent=1) + "\n")
+    return v
+
+
+ROUNDS = 20  # induction runs at most, each after dropping the candidates that broke it
+ROUND_MIN_S = 5  # the least time worth another induction run
+
+
+def _induction(ctx: _Run, cands: equiv_induction.Candidates, v: EquivVerdict) -> None:
+    """Houdini: induction over the kept candidates and the check, dropping what breaks it,
+    until it closes (v.unbounded) or only the check breaks it or the time is up (v.message
+    says why; the bounded verdict stands)."""
+    end = time.monotonic() + ctx.spec.timeout_s
+    why = f"not within {ctx.spec.timeout_s} s"
+    for r in range(1, ROUNDS + 1):
+        left = int(end - time.monotonic())
+        if left < ROUND_MIN_S:
+            break
+        ended = ctx.sby(f"induct{r}", cands, left, induction=True)
+        if ended is None:
+            break
+        status, summary = ended
+        if any("returned pass for induction" in line for line in summary):
+            v.unbounded, v.equalities, v.message = True, len(cands.kept()), ""
+            return
+        broken = {lab for lab, _ in equiv_induction.failures(summary)} - {
+            equiv_induction.CHECK}
+        if not broken:
+            why = (f"the induction step breaks {equiv_induction.CHECK} at depth {ctx.depth}"
+                   if status in ("FAIL", "UNKNOWN") and summary else f"SBY ended {status}")
+            break
+        cands.dropped |= broken
+    else:
+        why = f"{ROUNDS} rounds"
+    v.message = f"bounded: induction did not close ({why})"
 
 
 def start_operands(proof: formal_core.CoreProof, trace: Path) -> dict[str, int] | None:

@@ -3,8 +3,9 @@
 A mutant the campaign's simulations call equivalent is checked against the original with
 SymbiYosys at each of the design's formal points (its descriptor's `[formal] points`,
 regress/flow/formal_equiv.py): two copies of the core under any stimulus the bus loader can
-give, for a bounded number of cycles, compared on every output and every register the
-testbench observes.
+give, compared on every output and every register the testbench observes: for a bounded
+number of cycles from reset, and for all time where k-induction closes (the text says which,
+point by point).
 
 - proved: no difference at any formal point: the mutant is "equivalent (proved)";
 - different: the copies differ at a formal point: the mutant is a testbench hole after all,
@@ -66,7 +67,9 @@ def prove(dut: str, design: Design, overlay: Path, folder: Path,
                                str(v.vector), (n, params))
         if v.status != "equivalent":
             return ProofResult(NOT_PROVED, f"at {at}: {v.message}")
-        shown.append(f"{at} ({v.depth} cycles, {v.seconds:.0f} s)")
+        shown.append(f"{at} (for all time: k-induction to {v.depth} cycles with "
+                     f"{v.equalities} register equalities, {v.seconds:.0f} s)" if v.unbounded
+                     else f"{at} ({v.depth} cycles, {v.seconds:.0f} s)")
     return ProofResult(PROVED, f"{PROVED_TEXT}, under any loader stimulus and "
                                "operands, on every output and observed register, at "
                                + "; ".join(shown))
