@@ -249,6 +249,9 @@ def proofs_command(argv: list[str]) -> int:
                                        "each design's [formal] points (exit 1 if one differs)")
     ren = sub.add_parser("renew", help="prove every stale proof again on the current text "
                                        "with SBY, or remove it (regress/mutate/renew.py)")
+    prv.add_argument("--bounded", action="store_true",
+                     help="also the proofs SBY proved only to a bound: prove them for all "
+                          "time where k-induction closes (one that stays bounded is kept)")
     for cmd in (prv, ren):
         cmd.add_argument("--dut", default=None, help="only this design's proofs")
         cmd.add_argument("--out", type=Path, default=None,
@@ -299,8 +302,11 @@ def _prove(args: argparse.Namespace) -> int:
 
     try:
         with claim.output(out, claim.PROOF_CHECKS, mode):
-            run = renew.renew if args.command == "renew" else proofs.prove_recorded
-            done = run(out, args.dut, args.proofs, args.timeout, done_one=line)
+            if args.command == "renew":
+                done = renew.renew(out, args.dut, args.proofs, args.timeout, done_one=line)
+            else:
+                done = proofs.prove_recorded(out, args.dut, args.proofs, args.timeout,
+                                             done_one=line, bounded=args.bounded)
     except (ConfigError, proofs.ProofError) as exc:
         return fail(exc)
     counts = {s: sum(r.status == s for _, r in done)

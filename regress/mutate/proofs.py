@@ -9,6 +9,8 @@ is unchanged, so a campaign (the nightly's among them) does not prove it again.
                                                            (the same statement, below)
     montverif mutate proofs prove [--dut D]        check the proofs no SBY proof backs yet
                                                            with one (regress/mutate/prove.py)
+    montverif mutate proofs prove --bounded        and those proved only to a bound, for
+                                                           all time where induction closes
     montverif mutate proofs renew [--dut D]        prove the stale proofs again on the
                                                            current text, or remove them
                                                            (regress/mutate/renew.py)
@@ -198,12 +200,14 @@ def check(out: Path, dut: str, design: Design, mid: int, site: Site,
 
 def prove_recorded(out: Path, dut: str | None = None, path: Path | None = None,
                    timeout_s: int = 900,
-                   done_one: Callable[[dict[str, object], prove.ProofResult], None] | None = None
-                   ) -> list[tuple[dict[str, object], prove.ProofResult]]:
+                   done_one: Callable[[dict[str, object], prove.ProofResult], None] | None = None,
+                   bounded: bool = False) -> list[tuple[dict[str, object], prove.ProofResult]]:
     """Check every current recorded proof (of `dut`, or of every design) that no SBY proof
-    backs yet with one (prove.py), each mutant in a folder below `out`: a proved one gets
-    its `formal` text; one the check tells apart from the original is no longer equivalent,
-    and its record goes. Returns each checked record with its result."""
+    backs yet with one (prove.py), and with `bounded` those SBY proved only to a bound at
+    some point, each mutant in a folder below `out`: a proved one gets its `formal` text
+    (a bounded proof keeps its own when the new check gives no verdict); one the check
+    tells apart from the original is no longer equivalent, and its record goes. Returns each
+    checked record with its result."""
     path = PROOFS_FILE if path is None else path
     proofs = load(path)
     done: list[tuple[dict[str, object], prove.ProofResult]] = []
@@ -211,8 +215,9 @@ def prove_recorded(out: Path, dut: str | None = None, path: Path | None = None,
         design = load_design(name)
         sites = {site_key(s): (i, s) for i, s in enumerate(all_sites(design))}
         for key, rec in list(proofs.items()):
-            if rec["dut"] != name or rec.get("formal") or key not in sites \
-                    or stale_reason(rec):
+            backed = str(rec.get("formal") or "")
+            if rec["dut"] != name or key not in sites or stale_reason(rec) \
+                    or (backed and not (bounded and not prove.for_all_time(backed))):
                 continue
             mid, site = sites[key]
             result = check(out, name, design, mid, site, timeout_s)

@@ -17,6 +17,7 @@ point by point).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,14 @@ from montverif.spec.errors import ConfigError
 
 PROVED, DIFFERENT, NOT_PROVED = "proved", "different", "not proved"
 PROVED_TEXT = "proved equivalent by SBY"  # how a proved result's text begins
+ALL_TIME = "for all time:"  # how a point proved by k-induction begins in that text
+_POINT = re.compile(r"N=\d+[^()]*\(([^)]*)\)")
+
+
+def for_all_time(text: str) -> bool:
+    """Whether a proof's text says every point was proved for all time (not to a bound)."""
+    points = _POINT.findall(text.split(PROVED_TEXT, 1)[-1])
+    return bool(points) and all(p.startswith(ALL_TIME) for p in points)
 
 
 @dataclass(frozen=True)
@@ -67,7 +76,7 @@ def prove(dut: str, design: Design, overlay: Path, folder: Path,
                                str(v.vector), (n, params))
         if v.status != "equivalent":
             return ProofResult(NOT_PROVED, f"at {at}: {v.message}")
-        shown.append(f"{at} (for all time: k-induction to {v.depth} cycles with "
+        shown.append(f"{at} ({ALL_TIME} k-induction to {v.depth} cycles with "
                      f"{v.equalities} register equalities, {v.seconds:.0f} s)" if v.unbounded
                      else f"{at} ({v.depth} cycles, {v.seconds:.0f} s)")
     return ProofResult(PROVED, f"{PROVED_TEXT}, under any loader stimulus and "

@@ -252,6 +252,32 @@ def test_a_proof_of_an_edited_file_counts_only_once_sby_proves_it_again(
     assert len(proofs.load(proof_file)) == 1 and not proofs.stale_reason(rec)
 
 
+@pytest.mark.formal
+def test_a_bounded_proof_is_proved_for_all_time_with_bounded(
+        tmp_path: Path, proof_file: Path) -> None:
+    """A recorded proof whose text says SBY proved it to a bound is left alone by `proofs
+    prove`, and checked again with --bounded: mont_r2's reset value of {x_q, acc_q}
+    (START reloads them) is then proved for all time at both formal points."""
+    mid, site = _site("mont_r2", "mont_r2.sv:63: '} <= '0;' -> '} <= '1;'")
+    _campaign(tmp_path / "c1", "mont_r2", [mid])
+    assert proofs.accept([tmp_path / "c1"]) == (1, 0)
+    raw = json.loads(proof_file.read_text())
+    bounded = (f"{prove.PROVED_TEXT}, under any loader stimulus and operands, on every "
+               "output and observed register, at N=4 (16 cycles, 3 s); N=6 (20 cycles, 9 s)")
+    assert not prove.for_all_time(bounded)
+    proof_file.write_text(json.dumps({"proofs": [dict(raw["proofs"][0], formal=bounded)]}))
+    assert proofs.prove_recorded(tmp_path / "a", "mont_r2", proof_file, 240) == []
+    done = proofs.prove_recorded(tmp_path / "b", "mont_r2", proof_file, 240, bounded=True)
+    assert [r.status for _, r in done] == [prove.PROVED], done
+    design = load_design("mont_r2")
+    rec = proofs.lookup(site, proofs.load(proof_file), ["N=8"], "N=8",
+                        proofs.domain_text(design))
+    assert rec is not None and prove.for_all_time(str(rec["formal"])), rec
+    assert str(rec["formal"]).count(prove.ALL_TIME) == len(design.formal_points) == 2
+    # proved for all time: --bounded has nothing left to check
+    assert proofs.prove_recorded(tmp_path / "c", "mont_r2", proof_file, 240, bounded=True) == []
+
+
 def test_every_version_of_a_file_in_git_is_found_by_its_hash() -> None:
     """renew.git_text against `git show` at each revision that touched mont_r2.sv: every
     version's text comes back by its SHA-256, and a hash no version has gives None."""
