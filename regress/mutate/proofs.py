@@ -36,14 +36,17 @@ behaviour is unchanged (a refactor whose regression results are identical).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
+import os
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow.paths import ROOT, work
 from montverif.regress.mutate import directed, prove
 from montverif.regress.mutate.sites import all_sites
 from montverif.regress.mutate.svmut import Site, candidates
@@ -131,7 +134,12 @@ def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
     campaigns ran on), with what SBY proved of it where the campaign proved it (`formal`: a
     proof without it counts as judged by simulation). Returns (added, already recorded)."""
     path = PROOFS_FILE if path is None else path
-    proofs = load(path)
+    with locked(path):
+        return _accept(folders, path, load(path))
+
+
+def _accept(folders: list[Path], path: Path, proofs: dict[str, dict[str, object]]
+            ) -> tuple[int, int]:
     added = known = 0
     for folder in folders:
         try:
@@ -170,11 +178,43 @@ def accept(folders: list[Path], path: Path | None = None) -> tuple[int, int]:
 
 
 def write(proofs: dict[str, dict[str, object]], path: Path) -> None:
+    """The whole file, replaced at once (a reader never sees half of it); a writer that
+    read it first holds `locked(path)`."""
     ordered = sorted(proofs.values(), key=lambda p: (str(p["file"]), int(p["start"]),  # type: ignore[call-overload]
                                                      str(p["replacement"])))
     about = "equivalent mutants shown by simulation, some also proved by SBY " \
             "(regress/mutate/proofs.py)"
-    writable(path).write_text(json.dumps({"about": about, "proofs": ordered}, indent=1) + "\n")
+    tmp = writable(path).with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"about": about, "proofs": ordered}, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """The proof file to oneself while reading and writing it back: two commands that record
+    proofs at once (a campaign's accept beside a long `proofs prove`) both keep theirs. The
+    lock is a file of the work folder, named by the proof file's path."""
+    name = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+    lock = work() / "locks" / f"proofs-{name}.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def update(path: Path, changes: dict[str, dict[str, object] | None]) -> None:
+    """Set (a record) or remove (None) these entries in the file as it is now."""
+    with locked(path):
+        current = load(path)
+        for key, rec in changes.items():
+            if rec is None:
+                current.pop(key, None)
+            else:
+                current[key] = rec
+        write(current, path)
 
 
 def check_folder(out: Path, dut: str, mid: int, site: Site) -> Path:
@@ -223,14 +263,13 @@ def prove_recorded(out: Path, dut: str | None = None, path: Path | None = None,
             result = check(out, name, design, mid, site, timeout_s)
             if result.status == prove.PROVED:
                 rec["formal"] = result.text
+                update(path, {key: rec})  # each at once: an interrupted run keeps its proofs
             elif result.status == prove.DIFFERENT:
-                del proofs[key]
+                update(path, {key: None})
                 directed.record(name, site, result)
             done.append((rec, result))
-            write(proofs, path)  # after each check: an interrupted run keeps what it proved
             if done_one is not None:
                 done_one(rec, result)
-    write(proofs, path)
     return done
 
 
@@ -247,7 +286,11 @@ def carry(rev: str, path: Path | None = None) -> tuple[int, int]:
     """Carry every stale proof whose file at `rev` is the proved version to the current text
     (the rule in the module's docstring). Returns (carried, left stale)."""
     path = PROOFS_FILE if path is None else path
-    proofs = load(path)
+    with locked(path):
+        return _carry(rev, path, load(path))
+
+
+def _carry(rev: str, path: Path, proofs: dict[str, dict[str, object]]) -> tuple[int, int]:
     carried: dict[str, dict[str, object]] = {}
     replaced: list[str] = []
     left = 0

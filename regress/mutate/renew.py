@@ -148,6 +148,7 @@ def renew(out: Path, dut: str | None = None, path: Path | None = None,
             if rec["dut"] != name or not proofs.stale_reason(rec):
                 continue
             del recorded[key]
+            changes: dict[str, Record | None] = {key: None}
             site = current_site(rec, old_text)
             mid = ids.get(proofs.site_key(site)) if site is not None else None
             if site is None or mid is None:
@@ -158,12 +159,11 @@ def renew(out: Path, dut: str | None = None, path: Path | None = None,
                 if result.status == prove.PROVED:
                     new = _renewed(rec, design, site, result.text)
                     recorded[proofs.site_key(site)] = new
-                    rec = new
+                    changes[proofs.site_key(site)] = rec = new
                 elif result.status == prove.DIFFERENT:
                     directed.record(name, site, result)
             done.append((rec, result))
-            proofs.write(recorded, path)
+            proofs.update(path, changes)  # each at once: an interrupted run keeps its work
             if done_one is not None:
                 done_one(rec, result)
-    proofs.write(recorded, path)
     return done

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -276,6 +277,45 @@ def test_a_bounded_proof_is_proved_for_all_time_with_bounded(
     assert str(rec["formal"]).count(prove.ALL_TIME) == len(design.formal_points) == 2
     # proved for all time: --bounded has nothing left to check
     assert proofs.prove_recorded(tmp_path / "c", "mont_r2", proof_file, 240, bounded=True) == []
+
+
+def test_a_proof_recorded_during_a_long_check_is_kept(
+        tmp_path: Path, proof_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`proofs prove` used to write back the whole file it read at its start after each
+    check, so a campaign's `accept` in the meantime was lost. Now each result goes into the
+    file as it is then, under a lock."""
+    _campaign(tmp_path / "c1", "mont_lut", [3])
+    _campaign(tmp_path / "c2", "mont_lut", [7])
+    assert proofs.accept([tmp_path / "c1"]) == (1, 0)
+
+    def check(*_args: object) -> prove.ProofResult:
+        assert proofs.accept([tmp_path / "c2"]) == (1, 0)  # another command, meanwhile
+        return prove.ProofResult(prove.PROVED, f"{prove.PROVED_TEXT} at N=4 (9 cycles, 1 s)")
+
+    monkeypatch.setattr(proofs, "check", check)
+    done = proofs.prove_recorded(tmp_path / "out", "mont_lut", proof_file)
+    assert [r.status for _, r in done] == [prove.PROVED]
+    recorded = proofs.load(proof_file)
+    assert len(recorded) == 2 and sum(bool(r.get("formal")) for r in recorded.values()) == 1
+
+
+def test_updates_from_two_threads_at_once_are_all_kept(tmp_path: Path, proof_file: Path) -> None:
+    _campaign(tmp_path / "c1", "mont_lut", [3])
+    assert proofs.accept([tmp_path / "c1"]) == (1, 0)
+    (base,) = proofs.load(proof_file).values()
+
+    def add(prefix: str) -> None:
+        for i in range(25):
+            proofs.update(proof_file, {f"{prefix}{i}": dict(base, start=1000 + i,
+                                                            replacement=prefix)})
+
+    threads = [threading.Thread(target=add, args=(p,)) for p in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(proofs.load(proof_file)) == 51
+    assert not list(proof_file.parent.glob(".*.tmp"))  # every write replaced the file whole
 
 
 def test_every_version_of_a_file_in_git_is_found_by_its_hash() -> None:
