@@ -2,7 +2,8 @@
 # The nightly's formal part, the same on a laptop as in .github/workflows/nightly.yml:
 #   ci/nightly-formal.sh [OUT] [SEED]
 # runs the nightly list's formal checks (`montverif regress --list nightly --parts formal`:
-# the bus loader's proof, every core at its [formal] points and each fault build, JOBS
+# the bus loader's proof, every core at its [formal] points, each fault build and each core
+# by k-induction at its first point, PROVED or else BOUNDED: docs/formal.md, JOBS
 # (default 2) at a time; DUT=D only design D's) into OUT (default build/nightly/formal), a
 # results folder that ci/nightly-merge.sh joins with the shards' (same SEED: `run`, `date`,
 # the default, or a number). OUT/summary.md is also appended to $GITHUB_STEP_SUMMARY when
