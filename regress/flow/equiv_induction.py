@@ -45,7 +45,8 @@ BUSY = "BusyAfterStart_A"  # a candidate: the original is busy only after a STAR
 SEEN = 4  # candidates from the k-th cycle after the first START or CLEAR, k < SEEN
 FF_TYPES = frozenset({"$dff", "$adff", "$sdff", "$dffe", "$adffe", "$sdffe", "$sdffce",
                       "$aldff", "$aldffe", "$dffsr", "$dffsre", "$ff"})
-_GLOB = re.compile(r"[][*?\\]")
+_GLOB = re.compile(r"[][*?]")  # what a yosys selection reads as a pattern: escaped
+_UNNAMEABLE = re.compile(r"[\\\s]")  # a name no selection or escaped identifier can carry
 # SBY's summary: a trace, then the assertions that failed in it
 _TRACE = re.compile(r"counterexample trace(?: \[\w+\])?: (\S+)")
 _FAILED = re.compile(r"failed assertion \S*?\.?(\w+) at ")
@@ -81,8 +82,8 @@ def _labels(i: int) -> list[str]:
 def registers(netlist: Mapping[str, Any], module: str = "mv_miter") -> list[Register]:
     """The registers of the two copies in the miter's netlist (yosys write_json), paired by
     name and width. A register is named by a public wire that carries exactly its flip-flops'
-    outputs (the shortest such name); one without such a wire, or whose name a yosys
-    selection could not name plainly, gets no candidate (fewer candidates: still sound)."""
+    outputs (the shortest such name); one without such a wire, or whose name holds a
+    backslash or white space, gets no candidate (fewer candidates: still sound)."""
     mod = netlist["modules"][module]
     names: dict[tuple[object, ...], list[str]] = {}
     for name, net in mod["netnames"].items():
@@ -94,7 +95,7 @@ def registers(netlist: Mapping[str, Any], module: str = "mv_miter") -> list[Regi
             continue
         q = tuple(cell["connections"]["Q"])
         owned = [n for n in names.get(q, []) if n.startswith(("gold.", "gate."))
-                 and not _GLOB.search(n)]
+                 and not _UNNAMEABLE.search(n)]
         if owned:
             width[min(owned, key=len)] = len(q)
     return [Register(n[len("gold."):], w) for n, w in sorted(width.items())
@@ -124,8 +125,13 @@ def expose_line(regs: list[Register]) -> list[str]:
     """The yosys command that makes each register of both copies an output of the miter."""
     if not regs:
         return []
-    return ["expose " + " ".join(f"mv_miter/w:{c}.{r.name}" for r in regs
-                                 for c in ("gold", "gate"))]
+    return ["expose " + " ".join(f"mv_miter/w:{c}.{_escaped(r.name)}"
+                                 for r in regs for c in ("gold", "gate"))]
+
+
+def _escaped(name: str) -> str:
+    """A name as a yosys selection reads it literally (`g_pe\\[0\\].x_q`)."""
+    return _GLOB.sub(lambda m: "\\" + m.group(0), name)
 
 
 def declarations(regs: list[Register]) -> list[str]:

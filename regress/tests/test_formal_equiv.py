@@ -77,6 +77,24 @@ def test_a_reset_mutant_is_proved_at_n6_where_a_bounded_check_alone_took_minutes
     assert (v.status, v.unbounded) == ("equivalent", True), (v.message, v.folder)
 
 
+@pytest.mark.formal
+@pytest.mark.nightly(seconds=60)
+def test_registers_in_generate_blocks_close_the_induction(tmp_path: Path) -> None:
+    """mwr2mm's PE state lives in g_pe[i]: with those registers' equalities (their names
+    escaped for yosys) induction closes; without them it ran out of 120 s."""
+    design = load_design("mwr2mm")
+    sites = msites.all_sites(design)
+    site = next(s for s in sites if s.description == "mwr2mm_pe.sv:99: 'W-1:' -> 'W-0:'")
+    rtl = next(p for p in design.core_sources if p.name == "mwr2mm_pe.sv")
+    folder = tmp_path / "mutant"
+    folder.mkdir()
+    (folder / rtl.name).write_text(site.apply(rtl.read_text()))
+    v = formal_equiv.run(formal_equiv.EquivSpec("mwr2mm", str(folder), 4, (("W", 2),),
+                                                timeout_s=300), tmp_path / "eq")
+    assert (v.status, v.unbounded) == ("equivalent", True), (v.message, v.folder)
+    assert "g_pe\\[0\\].u_pe" in (tmp_path / "eq" / "equiv.sby").read_text()
+
+
 def test_without_induction_the_harness_has_no_candidates(tmp_path: Path) -> None:
     proof = formal_core.prepare(load_design("mont_r2"), 4, {})
     plain = formal_equiv.harness(proof)
@@ -127,21 +145,27 @@ def test_a_verdict_never_rests_on_a_cut_summary(tmp_path: Path) -> None:
 
 def test_registers_pair_the_copies_by_name_and_width() -> None:
     """From a miter's netlist: a flip-flop named by a public wire in both copies with one
-    width is a register; a hidden name, a width that differs, a name with a glob character
-    (yosys would read it as a pattern) or one copy only is not."""
+    width is a register (one in a generate block too, its brackets escaped where yosys
+    would read them as a pattern); a hidden name, a width that differs, a name with a
+    backslash or one copy only is not."""
     def ff(q: list[int]) -> dict[str, object]:
         return {"type": "$adff", "connections": {"Q": q}}
 
     nets = {"gold.u_core.acc_q": [1, 2], "gate.u_core.acc_q": [3, 4],
             "gold.u_core.acc_q_alias_longer": [1, 2], "gold.x_q": [5], "gate.x_q": [6, 7],
             "gold.g[1].r_q": [8], "gate.g[1].r_q": [9], "gold.only_q": [10],
-            "$auto$hidden": [11]}
+            "$auto$hidden": [11], "gold.a\\b": [12], "gate.a\\b": [13]}
     cells = {f"c{i}": ff(bits) for i, bits in enumerate(
-        [[1, 2], [3, 4], [5], [6, 7], [8], [9], [10], [11]])}
+        [[1, 2], [3, 4], [5], [6, 7], [8], [9], [10], [11], [12], [13]])}
     netlist = {"modules": {"mv_miter": {"netnames": {
         n: {"bits": b, "hide_name": int(n.startswith("$"))} for n, b in nets.items()},
         "cells": cells}}}
-    assert equiv_induction.registers(netlist) == [equiv_induction.Register("u_core.acc_q", 2)]
+    regs = equiv_induction.registers(netlist)
+    assert regs == [equiv_induction.Register("g[1].r_q", 1),
+                    equiv_induction.Register("u_core.acc_q", 2)]
+    assert equiv_induction.expose_line(regs) == [
+        "expose mv_miter/w:gold.g\\[1\\].r_q mv_miter/w:gate.g\\[1\\].r_q "
+        "mv_miter/w:gold.u_core.acc_q mv_miter/w:gate.u_core.acc_q"]
 
 
 def test_start_operands_reads_the_last_start_of_a_trace(tmp_path: Path) -> None:
