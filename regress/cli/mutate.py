@@ -276,9 +276,13 @@ def proofs_command(argv: list[str]) -> int:
             print(f"{added} proof(s) recorded, {known} already recorded: "
                   f"{proofs.PROOFS_FILE.relative_to(ROOT)}")
             return 0
+        kinds: dict[str, int] = {}
         for p in proofs.load().values():
-            stale = f"  (stale: {why})" if (why := proofs.stale_reason(p)) else ""
-            print(f"{p['dut']:<12} {p['change']}{stale}")
+            kind = proofs.kind(p)
+            kinds[kind] = kinds.get(kind, 0) + 1
+            print(f"{p['dut']:<12} {kind:<14} {p['change']}")
+        print(f"{sum(kinds.values())} proof(s): " + ", ".join(
+            f"{kinds.get(k, 0)} {k}" for k in proofs.KINDS))
         return 0
     except (proofs.ProofError, OSError) as exc:
         return fail(exc)

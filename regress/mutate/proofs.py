@@ -120,6 +120,20 @@ def stale_reason(proof: dict[str, object]) -> str:
     return ""
 
 
+KINDS = ("for all time", "bounded", "simulated", "stale")
+
+
+def kind(rec: dict[str, object]) -> str:
+    """What stands behind a recorded proof: SBY for all time at every formal point, SBY to a
+    bound at some point, simulation only, or nothing (stale: its file or domain changed)."""
+    if stale_reason(rec):
+        return "stale"
+    backed = str(rec.get("formal") or "")
+    if not backed:
+        return "simulated"
+    return "for all time" if prove.for_all_time(backed) else "bounded"
+
+
 def formal_text(rec: dict[str, object]) -> str:
     """What SBY proved of a campaign's mutant (`--prove`: its reason ends with the check's
     text), or "" for one judged by simulation alone."""

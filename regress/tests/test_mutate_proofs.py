@@ -299,6 +299,27 @@ def test_a_proof_recorded_during_a_long_check_is_kept(
     assert len(recorded) == 2 and sum(bool(r.get("formal")) for r in recorded.values()) == 1
 
 
+def test_list_says_what_stands_behind_each_proof(
+        tmp_path: Path, proof_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _campaign(tmp_path / "c1", "mont_lut", [3, 7, 9, 11])
+    assert proofs.accept([tmp_path / "c1"]) == (4, 0)
+    raw = json.loads(proof_file.read_text())
+    a, b, c, d = raw["proofs"]
+    a["formal"] = f"{prove.PROVED_TEXT}, ... at N=4 ({prove.ALL_TIME} k-induction to 18 " \
+                  "cycles with 46 register equalities, 9 s); N=6 (12 cycles, 4 s)"
+    b["formal"] = a["formal"].replace("(12 cycles", f"({prove.ALL_TIME} k-induction to 12 " \
+                                      "cycles with 46 register equalities")
+    d["sha256"] = "0" * 64
+    proof_file.write_text(json.dumps(raw))
+    assert mutate_cli.proofs_command(["list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    kinds = {k for line in out[:-1] for k in proofs.KINDS if line[13:].startswith(k)}
+    assert kinds == {"bounded", "for all time", "simulated", "stale"}
+    assert out[-1] == "4 proof(s): 1 for all time, 1 bounded, 1 simulated, 1 stale"
+    assert [proofs.kind(r) for r in (a, b, c, d)] == [
+        "bounded", "for all time", "simulated", "stale"]
+
+
 def test_updates_from_two_threads_at_once_are_all_kept(tmp_path: Path, proof_file: Path) -> None:
     _campaign(tmp_path / "c1", "mont_lut", [3])
     assert proofs.accept([tmp_path / "c1"]) == (1, 0)
