@@ -199,8 +199,11 @@ def write(proofs: dict[str, dict[str, object]], path: Path) -> None:
     about = "equivalent mutants shown by simulation, some also proved by SBY " \
             "(regress/mutate/proofs.py)"
     tmp = writable(path).with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"about": about, "proofs": ordered}, indent=1) + "\n")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps({"about": about, "proofs": ordered}, indent=1) + "\n")
+        os.replace(tmp, path)
+    finally:  # a full disk or an interrupt leaves the file as it was, and no half copy
+        tmp.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

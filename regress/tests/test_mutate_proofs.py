@@ -320,6 +320,24 @@ def test_list_says_what_stands_behind_each_proof(
         "bounded", "for all time", "simulated", "stale"]
 
 
+def test_a_failed_write_leaves_the_file_and_no_half_copy(
+        tmp_path: Path, proof_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _campaign(tmp_path / "c1", "mont_lut", [3])
+    assert proofs.accept([tmp_path / "c1"]) == (1, 0)
+    before = proof_file.read_text()
+
+    def full(self: Path, *_args: object, **_kw: object) -> int:
+        self.open("w").write(before[:10])  # part written, then the disk is full
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", full)
+    with pytest.raises(OSError, match="No space"):
+        proofs.write(proofs.load(proof_file), proof_file)
+    monkeypatch.undo()
+    assert proof_file.read_text() == before
+    assert not list(proof_file.parent.glob(".*.tmp"))
+
+
 def test_updates_from_two_threads_at_once_are_all_kept(tmp_path: Path, proof_file: Path) -> None:
     _campaign(tmp_path / "c1", "mont_lut", [3])
     assert proofs.accept([tmp_path / "c1"]) == (1, 0)
