@@ -875,17 +875,10 @@ def mutant_points(c: Campaign, m: Mutant) -> list[Point]:
                            block_selector(c.design, m.site))
 
 
-def check_points(c: Campaign, survivors: list[Mutant],
-                 progress: Callable[[str], None]) -> None:
-    """Each survivor's smoke tests at every other point of the design's lists: a mutant that
-    fails there, or does not build or elaborate there, is killed. A point whose run is
-    estimated beyond the budget, or where the original itself fails, is not simulated; the
-    mutant's `unchecked` names it with the reason."""
-    todo: dict[Point, list[Mutant]] = {}
-    for m in survivors:
-        for p in mutant_points(c, m)[1:]:
-            todo.setdefault(p, []).append(m)
-    c.extra["points"] = sorted(p.label for p in todo)
+def _originals_at(c: Campaign, todo: dict[Point, list[Mutant]],
+                  progress: Callable[[str], None]) -> dict[Point, str]:
+    """The original's smoke run at each point: "" where it passes, else why the point is
+    not simulated (beyond the budget, or the original fails there)."""
     why_not: dict[Point, str] = {}
     for p in sorted(todo, key=lambda p: (p.n, p.params)):
         run = smoke_run(c.dut, replace(c.options, n=p.n), params=p.params)
@@ -900,8 +893,14 @@ def check_points(c: Campaign, survivors: list[Mutant],
         out = simulate.execute(run, c.out / "runs" / f"original-{_point_name(p)}", quiet=True)
         why_not[p] = "" if out.passed else \
             f"{p.text(c.design)}: the original fails there ({out.first_error})"
-    guards = _guards(survivors)
-    shared: dict[Point, str] = {}  # the survivors' shared model at each point, if it has one
+    return why_not
+
+
+def _points_shared(c: Campaign, todo: dict[Point, list[Mutant]], why_not: dict[Point, str],
+                   guards: dict[int, meta.Guard], progress: Callable[[str], None]
+                   ) -> dict[Point, str]:
+    """The survivors' shared model at each simulated point that has two of them or more."""
+    shared: dict[Point, str] = {}
     for p in sorted(todo, key=lambda p: (p.n, p.params)):
         members = [m for m in todo[p] if m.id in guards]
         if not why_not[p] and len(members) >= 2:
@@ -909,7 +908,42 @@ def check_points(c: Campaign, survivors: list[Mutant],
                               params=p.params)
             if (folder := _shared_model(c, p, members, check, None, "points", progress)):
                 shared[p] = folder
+    return shared
 
+
+def _settle(c: Campaign, every: list[tuple[Mutant, Point]], why_not: dict[Point, str],
+            probes: dict[tuple[int, Point], Mutant]) -> None:
+    """The verdicts in the lists' order of the points: the first kill stands."""
+    for m, p in every:
+        if m.status != "survived":
+            continue
+        if why_not[p]:
+            m.unchecked.append(why_not[p])
+            continue
+        probe = probes[(m.id, p)]
+        at = p.text(c.design)
+        if probe.status == "survived":
+            c.passed_at.setdefault(m.id, []).append(p)
+        elif probe.status == "error":
+            m.unchecked.append(f"{at}: {probe.reason}")
+        else:  # killed, or stillborn at this point: a bug the point's build shows
+            m.status, m.reason = "killed", f"at {at}: {probe.reason}"
+            m.log_dir = probe.log_dir
+
+
+def check_points(c: Campaign, survivors: list[Mutant],
+                 progress: Callable[[str], None]) -> None:
+    """Each survivor's smoke tests at every other point of the design's lists: a mutant that
+    fails there, or does not build or elaborate there, is killed. A point whose run is
+    estimated beyond the budget, or where the original itself fails, is not simulated; the
+    mutant's `unchecked` names it with the reason."""
+    todo: dict[Point, list[Mutant]] = {}
+    for m in survivors:
+        for p in mutant_points(c, m)[1:]:
+            todo.setdefault(p, []).append(m)
+    c.extra["points"] = sorted(p.label for p in todo)
+    why_not = _originals_at(c, todo, progress)
+    shared = _points_shared(c, todo, why_not, _guards(survivors), progress)
     order = sorted(todo, key=lambda p: (p.n, p.params))
     every = [(m, p) for p in order for m in todo[p]]
     jobs = [(m, p) for m, p in every if not why_not[p]]
@@ -972,21 +1006,7 @@ def check_points(c: Campaign, survivors: list[Mutant],
 
     with ThreadPoolExecutor(max_workers=c.options.jobs) as pool:
         list(pool.map(one, [(m, p) for m, p in jobs if (m.id, p) not in probes]))
-    for m, p in every:  # the verdicts in the lists' order of the points: the first kill stands
-        if m.status != "survived":
-            continue
-        if why_not[p]:
-            m.unchecked.append(why_not[p])
-            continue
-        probe = probes[(m.id, p)]
-        at = p.text(c.design)
-        if probe.status == "survived":
-            c.passed_at.setdefault(m.id, []).append(p)
-        elif probe.status == "error":
-            m.unchecked.append(f"{at}: {probe.reason}")
-        else:  # killed, or stillborn at this point: a bug the point's build shows
-            m.status, m.reason = "killed", f"at {at}: {probe.reason}"
-            m.log_dir = probe.log_dir
+    _settle(c, every, why_not, probes)
     for m in survivors:  # the points in the lists' order, whatever order the jobs ended in
         c.passed_at[m.id] = [p for p in mutant_points(c, m)[1:] if p in c.passed_at.get(m.id, [])]
 

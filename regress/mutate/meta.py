@@ -296,30 +296,44 @@ def _depth0(f: FileScan, lo: int, hi: int) -> Iterator[int]:
 
 
 def _proc_guard(f: FileScan, site: Site, a: int, b: int) -> Guard | str:
-    toks = f.toks
     if site.kind == "invert_if":  # the site is the condition's parentheses
         return _checked(f, "cond", a, b, a, b)
-    for o in range(a - 1, -1, -1):  # a loop header's `;` must not end the walk below
+    if (why := _in_header(f, a, b)) is not None:
+        return why
+    start = _statement_start(f, site, a, b)
+    return start if not isinstance(start, int) else _statement_guard(f, start, a, b)
+
+
+def _in_header(f: FileScan, a: int, b: int) -> str | None:
+    """Why a procedural site cannot be guarded for sitting in a loop header or an event
+    control (a loop header's `;` must not end the statement walk), else None."""
+    toks = f.toks
+    for o in range(a - 1, -1, -1):
         if f.scope[o] != "proc" or toks[o].text in ("begin", "end"):
             break
         if toks[o].text == "(" and f.match[o] > b and o > 0 and \
                 toks[o - 1].text in ("for", "repeat", "foreach", "wait", "@"):
             return f"in a {toks[o - 1].text} header" if toks[o - 1].text != "@" else \
                 "in an event control"
+    return None
+
+
+def _statement_start(f: FileScan, site: Site, a: int, b: int) -> int | Guard | str:
+    """The first token of the procedural statement the site is in, walking left over
+    balanced brackets; an `if`/`case` condition the site sits in is its guard at once, a
+    header the reason it has none."""
+    toks = f.toks
     j = a - 1
-    start = 0
     while j >= 0:
         t = toks[j].text
         if f.scope[j] != "proc":
-            start = j + 1
-            break
+            return j + 1
         if t in _CLOSE:
             o = f.match[j]
             if o < 0:
                 return "unbalanced brackets"
             if o > 0 and toks[o - 1].text in _HEADERS:
-                start = j + 1
-                break
+                return j + 1
             j = o - 1
             continue
         if t in _OPEN:  # an opener left of the site, not closed before it: the site is inside
@@ -333,11 +347,17 @@ def _proc_guard(f: FileScan, site: Site, a: int, b: int) -> Guard | str:
             j -= 1
             continue
         if t in _STOPS:
-            start = j + 1
             if t in ("begin", "end") and j + 2 < len(toks) and toks[j + 1].text == ":":
-                start = j + 3
-            break
+                return j + 3
+            return j + 1
         j -= 1
+    return 0
+
+
+def _statement_guard(f: FileScan, start: int, a: int, b: int) -> Guard | str:
+    """The guard of the simple statement from toks[start] to its `;` (after a case item's
+    label), or why there is none."""
+    toks = f.toks
     semi = start
     for k in _depth0(f, start, len(toks)):
         semi = k
