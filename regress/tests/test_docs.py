@@ -108,6 +108,46 @@ def test_layout_points_to_the_generated_design_table() -> None:
     assert all(f"`{d.name}`" in table for d in designs.complete())
 
 
+def layout_gaps(readme: str, root: Path) -> list[str]:
+    """What the README's layout table leaves out of the tree: a top-level folder, a folder
+    of hdl/ that holds no design's descriptor (a family's folder is covered by
+    `hdl/<family>/`), or a subpackage of regress/ its row does not name."""
+    layout = readme.partition("## Layout")[2].partition("\n## ")[0]
+    rows = {ln.split("|")[1].strip().strip("`"): ln for ln in layout.splitlines()
+            if ln.startswith("| `")}
+    gaps = [f"{d.name}/" for d in sorted(root.iterdir())
+            if d.is_dir() and not d.name.startswith((".", "_")) and d.name != "build"
+            and ((d / "__init__.py").exists() or any(d.glob("*.sh")) or any(d.glob("*.md")))
+            and not any(r.startswith(f"{d.name}/") for r in rows)]
+    families = {t.parent for t in (root / "hdl").glob("*/*.toml")}
+    gaps += [f"hdl/{d.name}/" for d in sorted((root / "hdl").iterdir())
+             if d.is_dir() and not d.name.startswith((".", "_")) and d not in families
+             and f"hdl/{d.name}/" not in rows]
+    regress_row = rows.get("regress/", "")
+    gaps += [f"regress/{d.name}" for d in sorted((root / "regress").iterdir())
+             if (d / "__init__.py").exists() and d.name != "tests"
+             and not re.search(rf"\b{d.name}\b", regress_row)]
+    return gaps
+
+
+def test_the_layout_covers_the_tree() -> None:
+    assert layout_gaps(README.read_text(), ROOT) == []
+
+
+def test_the_layout_check_finds_a_missing_folder(tmp_path: Path) -> None:
+    (tmp_path / "hdl" / "common").mkdir(parents=True)
+    (tmp_path / "hdl" / "fam").mkdir()
+    (tmp_path / "hdl" / "fam" / "d.toml").write_text("")
+    for sub in ("regress/flow", "regress/newpart", "ci"):
+        (tmp_path / sub).mkdir(parents=True)
+    for pkg in ("regress", "regress/flow", "regress/newpart"):
+        (tmp_path / pkg / "__init__.py").write_text("")
+    (tmp_path / "ci" / "x.sh").write_text("")
+    readme = ("## Layout\n\n| path | what |\n|---|---|\n| `hdl/<family>/` | families |\n"
+              "| `regress/` | flow |\n\n## More\n")
+    assert layout_gaps(readme, tmp_path) == ["ci/", "hdl/common/", "regress/newpart"]
+
+
 def test_the_checks_catch_a_diary_and_a_dangling_link(tmp_path: Path) -> None:
     diary = ("Throughput went from 132 to 115 us an operation.\n"
              "The nightly took 28 min at git 74e8d78 and was 50 s before.\n"
