@@ -14,7 +14,10 @@ candidate assertions in the harness:
 - and `BusyAfterStart_A`: the original is busy only after a START (induction may otherwise
   start inside an operation no START began, with registers that differ).
 
-Houdini keeps the candidates that hold, all of them proved together with the check itself:
+Houdini keeps the candidates that hold, all of them proved together with the check itself
+(formal_equiv runs the two steps below first at a short depth, then, unless induction
+closed there, at the check's full depth; a candidate that failed from reset in the short
+check stays dropped):
 
 1. a bounded check from reset to the depth with SBY's `--keep-going`: every candidate that
    fails is dropped; if the check itself (MutantEquivalent_A) fails, the copies differ;

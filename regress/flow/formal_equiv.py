@@ -227,13 +227,13 @@ class _Run:
     entries: list[tuple[str, str]]  # [files] of SBY but the harness
 
     def sby(self, name: str, cands: equiv_induction.Candidates | None, timeout_s: int,
-            induction: bool = False) -> tuple[str, list[str]] | None:
-        """Write the harness and `name`.sby, run it; SBY's status word and summary, or None
-        when the flow had to end it (past its limit)."""
+            induction: bool = False, depth: int = 0) -> tuple[str, list[str]] | None:
+        """Write the harness and `name`.sby, run it (to `depth`, default the check's); SBY's
+        status word and summary, or None when the flow had to end it (past its limit)."""
         harness_file = f"{name}_{HARNESS}.sv"
         (self.folder / harness_file).write_text(harness(self.proof, cands))
         (self.folder / f"{name}.sby").write_text(sby_text(
-            self.proof, self.depth, timeout_s, self.files,
+            self.proof, depth or self.depth, timeout_s, self.files,
             [*self.entries, (f"{HARNESS}.sv", harness_file)],
             cands.registers if cands else (), induction))
         log, ended = formal.run_sby(self.folder, f"{name}.sby", self.env,
@@ -274,9 +274,11 @@ def run(spec: EquivSpec, folder: Path) -> EquivVerdict:
                [(dest, name) for (dest, _), name in zip(copies, staged, strict=True)])
     t0 = time.monotonic()
     cands = equiv_induction.Candidates(_registers(ctx, copies)) if spec.induction else None
-    verdict = _bounded(ctx, cands, t0)
-    if cands is not None and verdict.status == "equivalent":
-        _induction(ctx, cands, verdict)
+    verdict = _short(ctx, cands, t0) if cands is not None else None
+    if verdict is None:
+        verdict = _bounded(ctx, cands, t0)
+        if cands is not None and verdict.status == "equivalent":
+            _induction(ctx, cands, verdict)
     verdict.seconds = time.monotonic() - t0
     (folder / "equiv.json").write_text(json.dumps(verdict.to_json(), indent=1) + "\n")
     return verdict
@@ -293,31 +295,58 @@ def _registers(ctx: _Run, copies: list[tuple[str, Path]]) -> list[equiv_inductio
         return []
 
 
-def _bounded(ctx: _Run, cands: equiv_induction.Candidates | None, t0: float
-             ) -> EquivVerdict:
-    """The check from reset to the depth with every candidate; drops those that fail."""
-    ended = ctx.sby("equiv", cands, ctx.spec.timeout_s)
+SHORT_DEPTH = 10  # the short base case and induction step tried first (cycles)
+
+
+def _short(ctx: _Run, cands: equiv_induction.Candidates, t0: float) -> EquivVerdict | None:
+    """Induction at a short depth first, within a third of the time: the bounded check to
+    SHORT_DEPTH cycles (its failing candidates dropped for good: they fail from reset; a
+    difference found there is the verdict), then Houdini at that depth. Closed, the mutant
+    is equivalent for all time (base case and step at the same depth: k-induction) without
+    the long bounded check; else None, and the candidates the step broke stand again."""
+    depth = min(SHORT_DEPTH, ctx.depth)
+    budget = max(ctx.spec.timeout_s // 3, 1)
+    v = _bounded(ctx, cands, t0, "short", depth, budget)
+    if v.status != "equivalent":
+        return v if v.status == "different" else None
+    from_reset = set(cands.dropped)
+    left = max(int(t0 + budget - time.monotonic()), 1)  # below ROUND_MIN_S: no round
+    _induction(ctx, cands, v, "short_induct", depth, left)
+    if v.unbounded:
+        v.seconds = time.monotonic() - t0
+        return v
+    cands.dropped = from_reset
+    return None
+
+
+def _bounded(ctx: _Run, cands: equiv_induction.Candidates | None, t0: float,
+             name: str = "equiv", depth: int = 0, timeout_s: int = 0) -> EquivVerdict:
+    """The check from reset to the depth (default the check's) with every candidate; drops
+    those that fail."""
+    depth, timeout_s = depth or ctx.depth, timeout_s or ctx.spec.timeout_s
+    ended = ctx.sby(name, cands, timeout_s, depth=depth)
     seconds = time.monotonic() - t0
     if ended is None:
-        return EquivVerdict("unknown", ctx.folder, ctx.depth, seconds,
-                            f"SBY did not end within {formal.sby_limit(ctx.spec.timeout_s)}s")
+        return EquivVerdict("unknown", ctx.folder, depth, seconds,
+                            f"SBY did not end within {formal.sby_limit(timeout_s)}s")
     status, summary = ended
     failed = equiv_induction.failures(summary)
     if traces := [t for lab, t in failed if lab == equiv_induction.CHECK]:
         # named below the task's folder (its summary file) or below ours (SBY's log)
-        trace = ctx.folder / "equiv" / traces[0]
-        return _different(ctx, seconds, trace if trace.is_file() else ctx.folder / traces[0])
+        trace = ctx.folder / name / traces[0]
+        return _different(ctx, seconds, trace if trace.is_file() else ctx.folder / traces[0],
+                          depth)
     if status == "PASS" or (status == "FAIL" and failed and cands is not None):
         if cands is not None:
             cands.dropped |= {lab for lab, _ in failed}
-        return EquivVerdict("equivalent", ctx.folder, ctx.depth, seconds)
-    return EquivVerdict("unknown", ctx.folder, ctx.depth, seconds,
+        return EquivVerdict("equivalent", ctx.folder, depth, seconds)
+    return EquivVerdict("unknown", ctx.folder, depth, seconds,
                         f"SBY ended {status} without a verdict: "
-                        + ("; ".join(summary[-2:]) or f"see {ctx.folder / 'equiv.log'}"))
+                        + ("; ".join(summary[-2:]) or f"see {ctx.folder / (name + '.log')}"))
 
 
-def _different(ctx: _Run, seconds: float, trace: Path) -> EquivVerdict:
-    v = EquivVerdict("different", ctx.folder, ctx.depth, seconds, trace=trace)
+def _different(ctx: _Run, seconds: float, trace: Path, depth: int) -> EquivVerdict:
+    v = EquivVerdict("different", ctx.folder, depth, seconds, trace=trace)
     ops = start_operands(ctx.proof, trace)
     if ops is None:
         v.message = "the copies differ without an operation (after reset or CLEAR)"
@@ -332,17 +361,19 @@ ROUNDS = 20  # induction runs at most, each after dropping the candidates that b
 ROUND_MIN_S = 5  # the least time worth another induction run
 
 
-def _induction(ctx: _Run, cands: equiv_induction.Candidates, v: EquivVerdict) -> None:
-    """Houdini: induction over the kept candidates and the check, dropping what breaks it,
-    until it closes (v.unbounded) or only the check breaks it or the time is up (v.message
-    says why; the bounded verdict stands)."""
-    end = time.monotonic() + ctx.spec.timeout_s
-    why = f"not within {ctx.spec.timeout_s} s"
+def _induction(ctx: _Run, cands: equiv_induction.Candidates, v: EquivVerdict,
+               name: str = "induct", depth: int = 0, timeout_s: int = 0) -> None:
+    """Houdini: induction over the kept candidates and the check at the depth (default the
+    check's), dropping what breaks it, until it closes (v.unbounded) or only the check
+    breaks it or the time is up (v.message says why; the bounded verdict stands)."""
+    depth, timeout_s = depth or ctx.depth, timeout_s or ctx.spec.timeout_s
+    end = time.monotonic() + timeout_s
+    why = f"not within {timeout_s} s"
     for r in range(1, ROUNDS + 1):
         left = int(end - time.monotonic())
         if left < ROUND_MIN_S:
             break
-        ended = ctx.sby(f"induct{r}", cands, left, induction=True)
+        ended = ctx.sby(f"{name}{r}", cands, left, induction=True, depth=depth)
         if ended is None:
             break
         status, summary = ended
@@ -352,7 +383,7 @@ def _induction(ctx: _Run, cands: equiv_induction.Candidates, v: EquivVerdict) ->
         broken = {lab for lab, _ in equiv_induction.failures(summary)} - {
             equiv_induction.CHECK}
         if not broken:
-            why = (f"the induction step breaks {equiv_induction.CHECK} at depth {ctx.depth}"
+            why = (f"the induction step breaks {equiv_induction.CHECK} at depth {depth}"
                    if status in ("FAIL", "UNKNOWN") and summary else f"SBY ended {status}")
             break
         cands.dropped |= broken

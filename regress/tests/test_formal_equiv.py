@@ -39,15 +39,18 @@ def _labels_of(harness: Path, register: str) -> set[str]:
 @pytest.mark.formal
 def test_a_reset_value_that_start_reloads_is_proved_equivalent(tmp_path: Path) -> None:
     """{x_q, acc_q} = '1 at reset: equal in both copies only once START loads them. The
-    bounded check drops the candidate 'always equal' of both registers, keeps 'equal after
-    the first START', and induction with those closes: equivalent for all time."""
+    short bounded check drops the candidate 'always equal' of both registers, keeps 'equal
+    after the first START', and induction with those closes at the short depth: equivalent
+    for all time, without the long bounded check."""
     over = _overlay(tmp_path, RESET, RESET.replace("<= '0;", "<= '1;"))
     v = formal_equiv.run(formal_equiv.EquivSpec("mont_r2", str(over), 4), tmp_path / "eq")
     assert v.status == "equivalent", (v.message, v.folder)
     assert v.unbounded and v.equalities > 0, v.message
     proof = formal_core.prepare(load_design("mont_r2"), 4, {})
-    assert v.depth == formal_equiv.default_depth(proof) > 2 * (proof.cycles + 1)
-    first, closing = tmp_path / "eq" / "equiv_mv_equiv.sv", tmp_path / "eq" / "induct1_mv_equiv.sv"
+    assert v.depth == formal_equiv.SHORT_DEPTH < formal_equiv.default_depth(proof)
+    assert not (tmp_path / "eq" / "equiv.sby").exists()  # no long bounded check
+    eq = tmp_path / "eq"
+    first, closing = eq / "short_mv_equiv.sv", eq / "short_induct1_mv_equiv.sv"
     for reg in ("u_core.acc_q", "u_core.x_q"):
         index = _labels_of(first, reg)
         assert len(index) == 1 + equiv_induction.SEEN
@@ -55,8 +58,9 @@ def test_a_reset_value_that_start_reloads_is_proved_equivalent(tmp_path: Path) -
         assert always not in _labels_of(closing, reg)  # it failed from reset: dropped
         assert _labels_of(closing, reg) == index - {always}
     assert "u_core.u_ctrl.state_q" in closing.read_text()
-    assert not (tmp_path / "eq" / "induct2.sby").exists()  # closed at the first run
-    text = (tmp_path / "eq" / "equiv.sby").read_text()
+    assert not (eq / "short_induct2.sby").exists()  # closed at the first run
+    text = (eq / "short.sby").read_text()
+    assert f"depth {formal_equiv.SHORT_DEPTH}" in text
     # both copies, the observed registers as outputs, the copies' own assertions removed
     assert "gate/mont_r2.sv" in text and "gold/mont_r2.sv" in text
     assert "expose w:u_core.u_ctrl.u_observe.lut_hits_q" in text
@@ -92,7 +96,7 @@ def test_registers_in_generate_blocks_close_the_induction(tmp_path: Path) -> Non
     v = formal_equiv.run(formal_equiv.EquivSpec("mwr2mm", str(folder), 4, (("W", 2),),
                                                 timeout_s=300), tmp_path / "eq")
     assert (v.status, v.unbounded) == ("equivalent", True), (v.message, v.folder)
-    assert "g_pe\\[0\\].u_pe" in (tmp_path / "eq" / "equiv.sby").read_text()
+    assert "g_pe\\[0\\].u_pe" in (tmp_path / "eq" / "short.sby").read_text()
 
 
 def test_without_induction_the_harness_has_no_candidates(tmp_path: Path) -> None:
@@ -118,8 +122,24 @@ def test_a_mutant_that_differs_yields_its_distinguishing_input(tmp_path: Path) -
     x, y, m = (int(vec[k], 16) for k in ("x", "y", "m"))
     assert m % 2 == 1 and x < 16 and y < 16  # mont_r2's domain: any 4-bit X and Y
     assert v.trace is not None and v.trace.is_file()
-    whole = (tmp_path / "eq" / "equiv" / "FAIL").read_text()  # SBY's whole summary
+    # found by the short check (an operation at N = 4 takes 5 cycles): SBY's whole summary
+    whole = (tmp_path / "eq" / "short" / "FAIL").read_text()
     assert "failed assertion mv_equiv.MutantEquivalent_A" in whole
+
+
+@pytest.mark.formal
+def test_a_difference_beyond_the_short_depth_is_found_by_the_long_check(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a short depth of 3 cycles the q_i mutant's difference (at the end of an
+    operation) lies beyond the short check and breaks its induction step: the flow goes on
+    to the long bounded check, which finds it."""
+    monkeypatch.setattr(formal_equiv, "SHORT_DEPTH", 3)
+    over = _overlay(tmp_path, "assign q_i       = t3[0];", "assign q_i       = t3[1];")
+    v = formal_equiv.run(formal_equiv.EquivSpec("mont_r2", str(over), 4), tmp_path / "eq")
+    assert v.status == "different" and v.vector is not None, (v.message, v.folder)
+    eq = tmp_path / "eq"
+    assert (eq / "short" / "PASS").is_file() and (eq / "short_induct1.sby").is_file()
+    assert "failed assertion mv_equiv.MutantEquivalent_A" in (eq / "equiv" / "FAIL").read_text()
 
 
 def test_a_verdict_never_rests_on_a_cut_summary(tmp_path: Path) -> None:
