@@ -38,6 +38,7 @@ them apart.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import time
 from collections.abc import Sequence
@@ -330,6 +331,9 @@ def _bounded(ctx: _Run, cands: equiv_induction.Candidates | None, t0: float,
         return EquivVerdict("unknown", ctx.folder, depth, seconds,
                             f"SBY did not end within {formal.sby_limit(timeout_s)}s")
     status, summary = ended
+    if status == "ERROR" and (why := gate_refused(ctx.folder / name / "logfile.txt")):
+        return EquivVerdict("different", ctx.folder, depth, seconds,
+                            "the mutant does not elaborate here, the original does: " + why)
     failed = equiv_induction.failures(summary)
     if traces := [t for lab, t in failed if lab == equiv_induction.CHECK]:
         # named below the task's folder (its summary file) or below ours (SBY's log)
@@ -343,6 +347,23 @@ def _bounded(ctx: _Run, cands: equiv_induction.Candidates | None, t0: float,
     return EquivVerdict("unknown", ctx.folder, depth, seconds,
                         f"SBY ended {status} without a verdict: "
                         + ("; ".join(summary[-2:]) or f"see {ctx.folder / (name + '.log')}"))
+
+
+_ELAB_ERROR = re.compile(r"\b(gold|gate)/(\S+?:\d+): ERROR: ?(.*)")
+
+
+def gate_refused(log: Path) -> str:
+    """The mutant's elaboration error at this point ("file:line: message"), when SBY's log
+    has one in the mutant's copy (gate/) and none in the original's; else ""."""
+    try:
+        found = [m.groups() for m in map(_ELAB_ERROR.search, log.read_text(
+            errors="replace").splitlines()) if m]
+    except OSError:
+        return ""
+    if not found or any(copy == GOLD for copy, _, _ in found):
+        return ""
+    _, where, message = found[0]
+    return f"{where}: {message.strip()}"
 
 
 def _different(ctx: _Run, seconds: float, trace: Path, depth: int) -> EquivVerdict:

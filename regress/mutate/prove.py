@@ -67,6 +67,8 @@ def prove(dut: str, design: Design, overlay: Path, folder: Path,
             v = formal_equiv.run(spec, folder / at.replace(", ", "-").replace("=", ""))
         except ConfigError as exc:
             return ProofResult(NOT_PROVED, f"at {at}: {exc}")
+        if v.status == "different" and v.trace is None:  # no trace: it does not elaborate
+            return ProofResult(DIFFERENT, f"at {at}: {v.message}", point=(n, params))
         if v.status == "different":
             where = f"at {at} an equivalence check tells them apart within {v.depth} cycles"
             if v.vector is None:

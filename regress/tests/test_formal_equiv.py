@@ -142,6 +142,34 @@ def test_a_difference_beyond_the_short_depth_is_found_by_the_long_check(
     assert "failed assertion mv_equiv.MutantEquivalent_A" in (eq / "equiv" / "FAIL").read_text()
 
 
+@pytest.mark.formal
+def test_a_mutant_that_refuses_a_legal_point_is_told_apart(tmp_path: Path) -> None:
+    """mwr2mm's legality check `W < 2` made `W <= 2`: the same design wherever W > 2, but at
+    the formal point W = 2 the mutant's copy builds its $fatal block and does not elaborate,
+    while the original does: different (no trace), not 'no verdict'."""
+    rtl = next(p for p in load_design("mwr2mm").core_sources if p.name == "mwr2mm.sv")
+    text = rtl.read_text()
+    assert text.count("if (W < 2) begin : g_bad_w") == 1
+    folder = tmp_path / "mutant"
+    folder.mkdir()
+    (folder / rtl.name).write_text(text.replace("if (W < 2) begin", "if (W <= 2) begin"))
+    v = formal_equiv.run(formal_equiv.EquivSpec("mwr2mm", str(folder), 4, (("W", 2),),
+                                                timeout_s=120), tmp_path / "eq")
+    assert (v.status, v.trace) == ("different", None), (v.message, v.folder)
+    assert "does not elaborate" in v.message and "mwr2mm.sv:" in v.message
+    r = prove.prove("mwr2mm", load_design("mwr2mm"), folder, tmp_path / "pr", 120)
+    assert r.status == prove.DIFFERENT and "does not elaborate" in r.text, r.text
+
+
+def test_only_the_mutants_own_elaboration_error_counts(tmp_path: Path) -> None:
+    log = tmp_path / "logfile.txt"
+    log.write_text("SBY [equiv] base: gate/m.sv:39: ERROR:Can't resolve task name `$fatal'.\n")
+    assert formal_equiv.gate_refused(log) == "m.sv:39: Can't resolve task name `$fatal'."
+    log.write_text(log.read_text() + "SBY [equiv] base: gold/m.sv:39: ERROR:x\n")
+    assert formal_equiv.gate_refused(log) == ""  # the original fails too: no verdict
+    assert formal_equiv.gate_refused(tmp_path / "missing.txt") == ""
+
+
 def test_a_verdict_never_rests_on_a_cut_summary(tmp_path: Path) -> None:
     """SBY's log lists a few failed assertions per trace ("and 2 further assertions"); the
     check may be among the rest. The file named by the status word has them all."""
