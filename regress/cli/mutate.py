@@ -280,7 +280,8 @@ def proofs_command(argv: list[str]) -> int:
         for p in proofs.load().values():
             kind = proofs.kind(p)
             kinds[kind] = kinds.get(kind, 0) + 1
-            print(f"{p['dut']:<12} {kind:<14} {p['change']}")
+            stale = f"  ({why})" if (why := proofs.stale_reason(p)) else ""
+            print(f"{p['dut']:<12} {kind:<14} {p['change']}{stale}")
         print(f"{sum(kinds.values())} proof(s): " + ", ".join(
             f"{kinds.get(k, 0)} {k}" for k in proofs.KINDS))
         return 0

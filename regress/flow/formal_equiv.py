@@ -84,6 +84,7 @@ class EquivVerdict:
     trace: Path | None = None
     vector: Path | None = None  # the distinguishing input (a different verdict)
     unbounded: bool = False  # equivalent for all time (k-induction closed at `depth`)
+    refused: bool = False  # different: the mutant's copy does not elaborate, the original's does
     equalities: int = 0  # the register equalities the induction kept
 
     def to_json(self) -> dict[str, object]:
@@ -333,7 +334,8 @@ def _bounded(ctx: _Run, cands: equiv_induction.Candidates | None, t0: float,
     status, summary = ended
     if status == "ERROR" and (why := gate_refused(ctx.folder / name / "logfile.txt")):
         return EquivVerdict("different", ctx.folder, depth, seconds,
-                            "the mutant does not elaborate here, the original does: " + why)
+                            "the mutant does not elaborate here, the original does: " + why,
+                            refused=True)
     failed = equiv_induction.failures(summary)
     if traces := [t for lab, t in failed if lab == equiv_induction.CHECK]:
         # named below the task's folder (its summary file) or below ours (SBY's log)

@@ -67,7 +67,7 @@ def prove(dut: str, design: Design, overlay: Path, folder: Path,
             v = formal_equiv.run(spec, folder / at.replace(", ", "-").replace("=", ""))
         except ConfigError as exc:
             return ProofResult(NOT_PROVED, f"at {at}: {exc}")
-        if v.status == "different" and v.trace is None:  # no trace: it does not elaborate
+        if v.refused:  # different: the mutant's copy does not elaborate here
             return ProofResult(DIFFERENT, f"at {at}: {v.message}", point=(n, params))
         if v.status == "different":
             where = f"at {at} an equivalence check tells them apart within {v.depth} cycles"

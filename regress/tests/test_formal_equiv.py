@@ -155,7 +155,7 @@ def test_a_mutant_that_refuses_a_legal_point_is_told_apart(tmp_path: Path) -> No
     (folder / rtl.name).write_text(text.replace("if (W < 2) begin", "if (W <= 2) begin"))
     v = formal_equiv.run(formal_equiv.EquivSpec("mwr2mm", str(folder), 4, (("W", 2),),
                                                 timeout_s=120), tmp_path / "eq")
-    assert (v.status, v.trace) == ("different", None), (v.message, v.folder)
+    assert (v.status, v.refused, v.trace) == ("different", True, None), (v.message, v.folder)
     assert "does not elaborate" in v.message and "mwr2mm.sv:" in v.message
     r = prove.prove("mwr2mm", load_design("mwr2mm"), folder, tmp_path / "pr", 120)
     assert r.status == prove.DIFFERENT and "does not elaborate" in r.text, r.text

@@ -315,6 +315,7 @@ def test_list_says_what_stands_behind_each_proof(
     out = capsys.readouterr().out.splitlines()
     kinds = {k for line in out[:-1] for k in proofs.KINDS if line[13:].startswith(k)}
     assert kinds == {"bounded", "for all time", "simulated", "stale"}
+    assert [line for line in out if line[13:].startswith("stale")][0].endswith(")")  # why
     assert out[-1] == "4 proof(s): 1 for all time, 1 bounded, 1 simulated, 1 stale"
     assert [proofs.kind(r) for r in (a, b, c, d)] == [
         "bounded", "for all time", "simulated", "stale"]
