@@ -58,6 +58,10 @@ def _no_blocks(_label: str) -> dict[str, int] | None:
     return None
 
 
+def _one_shape(_n: int, **_params: int) -> tuple[int, ...]:
+    return ()
+
+
 @dataclass(frozen=True)
 class AlgoInfo:
     """One design's model: the function, what it computes, its parameters and checks."""
@@ -71,6 +75,10 @@ class AlgoInfo:
     # the build parameters that elaborate a generate block, by its label (None: any build
     # does); the mutation flow builds a mutant inside such a block with them
     block_params: Callable[[str], dict[str, int] | None] = _no_blocks
+    # shape(n, **params): what the RTL elaborates differently with N at fixed parameters
+    # (mwr2mm's ring has 0, 1 or more delay registers); the mutation flow judges a survivor
+    # at each shape the lists' widths build
+    shape: Callable[..., tuple[int, ...]] = _one_shape
 
     @property
     def name(self) -> str:
@@ -200,7 +208,8 @@ def info_of(design: Design) -> AlgoInfo:
         precompute=tuple((reg, function(f, f"[operands] precomputed.{reg}"))
                          for reg, f in design.precompute.items()),
         block_params=(function(design.block_params, "[model] block_params")
-                      if design.block_params else _no_blocks))
+                      if design.block_params else _no_blocks),
+        shape=function(design.shape, "[model] shape") if design.shape else _one_shape)
 
 
 # every descriptor's model functions are found when the descriptors are read: a design whose

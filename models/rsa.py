@@ -34,7 +34,7 @@ import gmpy2
 
 from montverif.models import mm42
 from montverif.models.result import ModelInputError, Result, short_hex
-from montverif.models.scalable import mwrkmm_check, mwrkmm_cycles, mwrkmm_pmax
+from montverif.models.scalable import mwrkmm_check, mwrkmm_cycles, mwrkmm_pmax, mwrkmm_shape
 from montverif.models.vhr import Geometry, guard_bits, lazy_product
 from montverif.models.vhr import check as qp_check
 from montverif.models.vhr import mhat as qp_mhat
@@ -184,6 +184,13 @@ def block_params(label: str) -> dict[str, int] | None:
         if label == f"g_{name}":
             return {"Mult": mult} | SMALL_VWP.get(mult, {})
     return None
+
+
+def shape(n: int, Mult: int = 0, V: int = 16, W: int = 16, P: int = 1, PeLatency: int = 3,
+          **_params: int) -> tuple[int, ...]:
+    """[model] shape: with Mult = mwrkmm, that multiplier's ring delay line
+    (scalable.mwrkmm_shape); the other multipliers elaborate the same with any N."""
+    return mwrkmm_shape(n, V, W, P, PeLatency) if Mult == 4 else ()
 
 
 def mult_name(mult: int) -> str:

@@ -64,6 +64,18 @@ def mwr2mm_check(n: int, W: int, P: int) -> None:
                               f"(p_max = floor(e/2), e = ceil((N+1)/W) = {mwr2mm_words(n, W)})")
 
 
+def ring_shape(words: int, pes: int, latency: int) -> tuple[int, ...]:
+    """What hdl/scalable/scalable_frame.sv elaborates differently with N: its ring's delay
+    line of words - latency * P registers (scalable_delay.sv), as none (a wire), one
+    register, or a chain of them (0, 1, 2)."""
+    return (min(max(words - latency * pes, 0), 2),)
+
+
+def mwr2mm_shape(n: int, W: int = 8, P: int = 1) -> tuple[int, ...]:
+    """[model] shape: the ring delay line, e - 2P registers (ring_shape)."""
+    return ring_shape(mwr2mm_words(n, W), P, 2)
+
+
 def mwr2mm_cycles(n: int, W: int, P: int) -> int:
     """Busy clocks of hdl/scalable/mwr2mm.sv: bit i = rP + k starts on PE k at r*e + 2k, the
     last bit's words leave its PE at T + 2 .. T + e + 1, then one FIN clock."""
@@ -167,6 +179,12 @@ def mwrkmm_block_params(label: str) -> dict[str, int] | None:
     docs/mutation.md): g_csa, section 5.2's addition unit, needs PeAdder = 1; None for any
     other block (g_cpa2 is the default's)."""
     return {"PeAdder": 1} if label == "g_csa" else None
+
+
+def mwrkmm_shape(n: int, V: int = 8, W: int = 1, P: int = 1, PeLatency: int = 3,
+                 PeAdder: int = 0) -> tuple[int, ...]:
+    """[model] shape: the ring delay line, n_w - PeLatency * P registers (ring_shape)."""
+    return ring_shape(mwrkmm_words(n, V), P, PeLatency)
 
 
 def mwrkmm_jobs(n: int, W: int) -> int:

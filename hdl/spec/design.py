@@ -154,6 +154,7 @@ class Design:
     redundant_extra_bits: int | None = None  # None: the design keeps no S/C
     model_check: str = ""
     block_params: str = ""
+    shape: str = ""  # [model] shape: what the RTL derives from N beyond the parameters
     parameters: Mapping[str, Param] = field(default_factory=dict)
     # [synthesis] parameters: RTL parameters of the core that only a synthesis sets (the
     # simulated top and the models keep them at their defaults), and the cycles with them
@@ -433,7 +434,7 @@ SECTION_KEYS: dict[str, tuple[str, ...] | None] = {
     "function": ("kind", "r_bits", "summary", "field1"),
     "operands": OPERAND_KEYS,
     "results": ("redundant_extra_bits",),
-    "model": ("function", "check", "block_params", "generic"),
+    "model": ("function", "check", "block_params", "shape", "generic"),
     "parameters": None, "fault": None,
     "observe": ("lut_hits", "lut_bins", "illegal_bins", "hit_width", "sub_taken"),
     "paper": ("source", "cycles", "note", "figures"),
@@ -719,6 +720,7 @@ def _model(model: Table, kind: str, cycles: str) -> tuple[bool, str]:
                                       "or generic = true)")
     model.reference("check")
     model.reference("block_params")
+    model.reference("shape")
     return generic, function
 
 
@@ -896,6 +898,7 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         secret=_secret(ops.raw, registers, kind, where),
         redundant_extra_bits=extra,
         model_check=t["model"].text("check"), block_params=t["model"].text("block_params"),
+        shape=t["model"].text("shape"),
         parameters=params, synth_parameters=synth_params, synth_cycles=synth_cycles,
         fault_params=_fault(t["fault"]),
         observe=_observe(t["observe"]), paper_cycles=paper.raw,

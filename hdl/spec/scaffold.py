@@ -39,7 +39,8 @@ OTHER_RTL = (ROOT / "verif" / "hdl",)
 # descriptor values that name something of the original's that is not copied (its model
 # functions, its notes, its testbench): they keep the original's text
 _KEPT = (("design", "notes"), ("model", "function"), ("model", "check"),
-         ("model", "block_params"), ("testbench", "module"), ("testbench", "vector_loader"))
+         ("model", "block_params"), ("model", "shape"), ("testbench", "module"),
+         ("testbench", "vector_loader"))
 
 
 def _renamed(text: str, like: str, name: str, extra: dict[str, str] | None = None) -> str:

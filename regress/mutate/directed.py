@@ -12,10 +12,11 @@ replays at every run:
 - **Where it applies.** A formal point is tiny (N = 4, V = 2, W = 1) and no simulation
   build has it. The input is replayed, with the VectorTest, on the original and on the
   mutant (an overlay of the changed file) at the points the design's lists run the mutant at
-  (regress/mutate/points.py: each list point at its smallest legal width). Where the
-  original passes and the mutant fails, the input kills the mutant. First the points that
-  give the formal point's parameters their values (`ConstTime = 0`): if it kills at one,
-  the entry's `params` are the formal point's, the build parameters it was found under.
+  (regress/mutate/points.py: each list point at its smallest legal width, and each shape
+  the lists build at its narrowest point). Where the original passes and the mutant fails,
+  the input kills the mutant. First the points that give the formal point's parameters
+  their values (`ConstTime = 0`): if it kills at one, the entry's `params` are the formal
+  point's, the build parameters it was found under.
   Otherwise the other points, each within a budget of estimated seconds, and `params` are
   the values every point where it kills shares (as a build gives them: values left at their
   defaults are not named). The corner test replays an entry only on builds with its

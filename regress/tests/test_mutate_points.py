@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from montverif.models import scalable
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.simulate import execute
@@ -34,15 +35,54 @@ def test_every_list_point_is_judged_once_at_its_smallest_legal_width(dut: str) -
     design = load_design(dut)
     found = points.campaign_points(dut, design, design.min_n)
     assert found[0] == points.Point(design.min_n, ())
-    values = [points.resolved(design, p.n, dict(p.params)) for p in found]
+    smallest = [p for p in found[1:] if points.smallest_n(design, p.params) == p.n]
+    values = [points.resolved(design, p.n, dict(p.params)) for p in [found[0], *smallest]]
     assert None not in values and len(set(values)) == len(values)  # one per distinct point
-    for p in found[1:]:
-        assert p.params in _list_points(dut)
-        assert points.resolved(design, p.n - 1, dict(p.params)) is None or p.n == design.min_n
+    assert all(p.params in _list_points(dut) for p in found[1:])
     # every list point is there, or resolves to one that is
     for params in _list_points(dut):
         n = points.smallest_n(design, params)
         assert n is not None and points.resolved(design, n, dict(params)) in values
+    # the others are wider points of shapes the smallest widths do not build, one each
+    wider = [points.shape(design, p.n, p.params) for p in found[1:] if p not in smallest]
+    built = {points.shape(design, p.n, p.params) for p in [found[0], *smallest]}
+    assert len(set(wider)) == len(wider) and not set(wider) & built
+
+
+@pytest.mark.parametrize("dut", ["mwr2mm", "mwrkmm", "rsa_core"])
+def test_every_shape_the_lists_build_is_judged_at_its_narrowest_point(dut: str) -> None:
+    """mwr2mm's ring has e - 2P delay registers (mwrkmm's n_w - 3P): none at the smallest
+    legal width of any list point, some at the widths the lists run. Each shape the lists'
+    own builds have (none, one register, a chain) is judged, at the narrowest point of the
+    lists' parameters that builds it."""
+    design = load_design(dut)
+    found = points.campaign_points(dut, design, design.min_n)
+    judged = {points.shape(design, p.n, p.params) for p in found}
+    listed = {(e.widths, p) for tl in load_lists().values() for e in tl.entries
+              if e.dut == dut for p in e.params}
+    built = {points.shape(design, n, p) for widths, p in listed for n in widths} - {None}
+    assert len(built) > 1 and built <= judged
+    assert judged == built | {points.shape(design, p.n, p.params) for p in found
+                              if points.smallest_n(design, p.params) == p.n}
+    smallest = {p for p in found if points.smallest_n(design, p.params) == p.n}
+    for p in set(found[1:]) - smallest:  # no narrower point of the lists builds its shape
+        s = points.shape(design, p.n, p.params)
+        for widths, params in listed:
+            if s in {points.shape(design, n, params) for n in widths}:
+                start = points.smallest_n(design, params) or p.n
+                assert all(points.shape(design, n, params) != s
+                           for n in range(start, p.n)), (p, s, params)
+
+
+def test_the_ring_shape_follows_the_rtl_s_delay_count() -> None:
+    """The shape is what scalable_frame.sv computes: Dly = Words - PeLat * Pes registers."""
+    assert scalable.mwr2mm_shape(24, W=8, P=2) == (0,)   # e = 4 = 2P
+    assert scalable.mwr2mm_shape(32, W=8, P=2) == (1,)   # e = 5
+    assert scalable.mwr2mm_shape(32, W=8, P=1) == (2,)   # e = 5, 3 registers
+    assert scalable.mwrkmm_shape(32, V=8, P=2) == (0,)   # n_w = 6 = 3P
+    assert scalable.mwrkmm_shape(32, V=8, P=1, PeLatency=4) == (2,)
+    text = (ROOT / "hdl" / "scalable" / "scalable_frame.sv").read_text()
+    assert "Dly      = Words - PeLat * Pes;" in text
 
 
 def test_a_design_without_parameters_has_one_point() -> None:
@@ -112,6 +152,38 @@ def test_a_survivor_of_the_default_point_is_killed_at_another_point(tmp_path: Pa
     assert not killed_at["passed"] and dict(killed_at["params"]).get("P", 1) > 1, killed_at
     own = json.loads((tmp_path / "all" / "runs" / f"mut{i:04d}" / "outcome.json").read_text())
     assert own["passed"] and Path(m.log_dir).name != f"mut{i:04d}", own
+
+
+@pytest.mark.sim
+def test_the_ring_delay_mutants_are_killed_where_the_lists_build_a_delay_line(
+        tmp_path: Path) -> None:
+    """mwr2mm's ring delay line (scalable_ring.sv: Depth = Dly = e - 2P registers) does not
+    exist at the smallest legal width of any list point, so a mutant of its depth passes
+    there; the campaign also judges at the narrowest point of each shape the lists build:
+    `Dly > 0 -> Dly > 1` differs only with one delay register, `? Dly : 0 -> ? 0 : Dly`
+    with any. Each is killed at such a point and passes at every point without a delay."""
+    design = load_design("mwr2mm")
+    sites = msites.all_sites(design)
+    ids = {next(i for i, s in enumerate(sites) if s.file.endswith("scalable_ring.sv")
+                and s.description.endswith(change)): shapes
+           for change, shapes in (("'Dly > 0' -> 'Dly > 1'", {(1,)}),
+                                  ("'(Dly > 0) ? Dly : 0' -> '(Dly > 0) ? 0 : Dly'",
+                                   {(1,), (2,)}))}
+    opts = engine.Options(n=8, txns=10, timeout_s=300, sim="icarus", eq_sim="icarus",
+                          eq_bits=2, eq_wide=4, use_proofs=False, point_budget_s=8)
+    lines: list[str] = []
+    done = engine.run_campaign("mwr2mm", design, [msites.Mutant(i, sites[i]) for i in ids],
+                               len(sites), opts, tmp_path, lines.append)
+    judged = {p.label: p for p in points.campaign_points("mwr2mm", design, 8)}
+    for m in done.mutants:
+        assert m.status == "killed" and m.reason.startswith("at N="), (m.id, m.reason)
+        at = judged[m.reason[3:].split(":", 1)[0]]
+        assert points.shape(design, at.n, at.params) in ids[m.id], m.reason
+        ran = [line.split(" at ", 1)[1].rsplit(": ", 1) for line in lines
+               if line.startswith(f"  mut{m.id:04d} at ")]
+        assert ran and all(verdict == "passed" for label, verdict in ran
+                           if points.shape(design, judged[label].n,
+                                           judged[label].params) == (0,)), ran
 
 
 def _unlined(description: str) -> str:
