@@ -31,7 +31,7 @@ from typing import Any
 from montverif.regress.flow import check as flow_check
 from montverif.regress.flow import tools
 from montverif.regress.flow.launcher import INPUT_ERRORS, one_line
-from montverif.regress.mutate import engine
+from montverif.regress.mutate import engine, mutant_run, state
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate import score as mscore
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
@@ -49,7 +49,7 @@ DEFAULT_SIM = "icarus"
 DEFAULT_TXNS = 20
 DEFAULT_GOAL = 100.0
 MUTANT_TIMEOUT_S = 120  # wall-clock seconds per mutant run (`--timeout` overrides)
-EQ_TIMEOUT_S = engine.Options.eq_timeout_s  # seconds per equivalence run or SBY check
+EQ_TIMEOUT_S = state.Options.eq_timeout_s  # seconds per equivalence run or SBY check
 FOLDER = "mutation"
 ROTATE = Bound(1, 31)  # the shares a block rotates over, one a night (rotation.py)
 PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
@@ -68,8 +68,8 @@ class CampaignSpec:
     seed: int = 0
     timeout_s: int = MUTANT_TIMEOUT_S
     index: int = 0  # position among the list's campaigns
-    share: bool = True  # build-once-run-many (engine.Options.share)
-    prove: bool = False  # equivalent mutants checked by SBY (engine.Options.prove)
+    share: bool = True  # build-once-run-many (state.Options.share)
+    prove: bool = False  # equivalent mutants checked by SBY (state.Options.prove)
     eq_timeout_s: int = EQ_TIMEOUT_S  # seconds per equivalence run or SBY check
     rotate: int = 1  # its block's campaigns run in this many shares, one a night (rotation)
 
@@ -78,8 +78,8 @@ class CampaignSpec:
         """The campaign's folder, relative to the results folder."""
         return f"{FOLDER}/{self.dut}"
 
-    def options(self, jobs: int) -> engine.Options:
-        return engine.Options(n=self.n, seed=self.seed, txns=self.txns,
+    def options(self, jobs: int) -> state.Options:
+        return state.Options(n=self.n, seed=self.seed, txns=self.txns,
                               timeout_s=self.timeout_s, jobs=jobs, sim=self.sim,
                               share=self.share, prove=self.prove,
                               eq_timeout_s=self.eq_timeout_s)
@@ -203,7 +203,7 @@ def sample(spec: CampaignSpec) -> tuple[int, list[Mutant]]:
 
 def check(spec: CampaignSpec) -> None:
     """Raise (one line) if the campaign cannot run: width, simulator installed, tests."""
-    flow_check.validate(engine.smoke_run(spec.dut, spec.options(1)))
+    flow_check.validate(mutant_run.smoke_run(spec.dut, spec.options(1)))
 
 
 def check_all(specs: Sequence[CampaignSpec]) -> None:
@@ -221,7 +221,7 @@ def _base(spec: CampaignSpec, status: str, message: str, wall_s: float) -> dict[
             "seed": spec.seed, "budget": spec.mutants, "goal": spec.goal, "index": spec.index,
             "status": status, "message": message, "wall_s": round(wall_s, 1),
             "dir": spec.folder, "repro": spec.repro(), "mutants": 0, "sites": 0,
-            **dict.fromkeys(engine.STATUSES, 0), "score": None, "equivalence": "",
+            **dict.fromkeys(state.STATUSES, 0), "score": None, "equivalence": "",
             "survivors": []}
 
 
@@ -241,7 +241,7 @@ def verdict(proved: float | None, goal: float, survived: int, unproved: int
 def record(spec: CampaignSpec, data: dict) -> dict[str, Any]:
     """A finished campaign's record from its mutants.json."""
     summ, mutants = data["summary"], data["mutants"]
-    counts = {s: sum(m["status"] == s for m in mutants) for s in engine.STATUSES}
+    counts = {s: sum(m["status"] == s for m in mutants) for s in state.STATUSES}
     sc = mscore.of((m["status"], m.get("proof", "")) for m in mutants)
     score, proved = mscore.percent(sc.value), mscore.percent(sc.proved)
     status, message = verdict(proved, spec.goal, counts["survived"], sc.unproved)

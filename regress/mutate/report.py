@@ -13,10 +13,10 @@ from pathlib import Path
 
 from montverif.regress.flow import tools
 from montverif.regress.flow.paths import ROOT
-from montverif.regress.mutate import engine
 from montverif.regress.mutate import score as mscore
-from montverif.regress.mutate.engine import STATUSES, Campaign
+from montverif.regress.mutate import state
 from montverif.regress.mutate.sites import Mutant, all_sites
+from montverif.regress.mutate.state import STATUSES, Campaign
 from montverif.spec import readback
 from montverif.spec.designs import load_design
 
@@ -221,11 +221,11 @@ def load(folder: Path) -> Campaign:
                                      rec["wall_s"], rec.get("log_dir", ""),
                                      rec.get("build", ""), rec.get("points", []),
                                      rec.get("unchecked", []), rec.get("proof", "")))
-    opts = engine.Options(n=summ["n"], bus_w=summ["bus_w"], seed=summ["seed"],
+    opts = state.Options(n=summ["n"], bus_w=summ["bus_w"], seed=summ["seed"],
                           txns=summ["txns"], jobs=summ["jobs"],
                           sim=summ.get("sim", "verilator"))
     keep = {k: v for k, v in summ.items() if k in ("command", "original_run_s",
                                                     "original_build_s", "shared",
                                                     "own_builds", "points")}
-    return engine.Campaign(summ["dut"], design, opts, folder, summ["sites"], mutants,
+    return state.Campaign(summ["dut"], design, opts, folder, summ["sites"], mutants,
                            summ.get("equivalence", ""), summ["wall_s"], keep)

@@ -13,8 +13,8 @@ import pytest
 from montverif.regress.cli import mutate as mutate_cli
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import paths, simulate, spec
+from montverif.regress.mutate import at_points, engine, equivalence, mutant_run, state
 from montverif.regress.mutate import campaigns as mcampaigns
-from montverif.regress.mutate import engine
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate import score as mscore
 from montverif.regress.mutate import sites as msites
@@ -132,7 +132,7 @@ def test_the_proved_score_counts_an_equivalent_judged_by_simulation_as_a_survivo
     assert sc.value == 6 / 7 and sc.proved == 6 / 9
     mutants = [msites.Mutant(i, site, st, proof=pr) for i, (st, pr) in enumerate(verdicts)]
     assert engine.score(mutants) == (6, 1, 6 / 7)
-    camp = engine.Campaign("mont_lut", load_design("mont_lut"), engine.Options(n=8), tmp_path,
+    camp = state.Campaign("mont_lut", load_design("mont_lut"), state.Options(n=8), tmp_path,
                            100, mutants, "", 1.0, {})
     assert "proved score = killed / (killed + survived + equivalent without a formal proof) "\
         "= 66.7 % (6 / 9)" in mreport.table(camp)
@@ -148,9 +148,9 @@ def test_the_proved_score_counts_an_equivalent_judged_by_simulation_as_a_survivo
 
 def test_first_difference() -> None:
     a = [{"op": 0, "x": "1", "y": "2", "m": "3", "p": "1", "cycles": 10}]
-    assert engine.first_difference(a, [dict(a[0])]) is None
+    assert equivalence.first_difference(a, [dict(a[0])]) is None
     b = [dict(a[0], cycles=11)]
-    assert engine.first_difference(a, b) == "op 0 (x=1, y=2, m=3): cycles 10 vs 11"
+    assert equivalence.first_difference(a, b) == "op 0 (x=1, y=2, m=3): cycles 10 vs 11"
 
 
 @pytest.mark.parametrize("args", [["--dut", "nope"], ["--dut", "mont_lut", "--mutants", "0"],
@@ -211,7 +211,7 @@ def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
     broken = Site(good.file, good.line, "bitwise", good.start, good.end, good.original, "^;")
     mutants = [msites.Mutant(csa, good), msites.Mutant(clear_s, sites[clear_s]),
                msites.Mutant(9999, broken)]
-    opts = engine.Options(n=8, txns=10, timeout_s=300, eq_bits=3, eq_wide=10,
+    opts = state.Options(n=8, txns=10, timeout_s=300, eq_bits=3, eq_wide=10,
                           tests=("RandomTest", "CornerTest"))
     camp = engine.run_campaign("mont_csa", design, mutants, len(sites), opts, tmp_path,
                                lambda _line: None)
@@ -230,19 +230,19 @@ def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
     log = (Path(by_id[csa].log_dir) / "sim.log").read_text()
     assert "running montverif.verif.tb_mult.RandomTest" in log and "RegressionTerminated" in log
     assert "running montverif.verif.tb_mult.CornerTest" not in log
-    run = engine.smoke_run("mont_csa", opts, str(tmp_path / "mutants" / f"mut{csa:04d}"))
+    run = mutant_run.smoke_run("mont_csa", opts, str(tmp_path / "mutants" / f"mut{csa:04d}"))
     assert run.stop_at_failure
     try:
         whole = simulate.execute(replace(run, stop_at_failure=False), tmp_path / "whole",
                                  quiet=True)
     finally:
-        engine._remove_build(run.build.key)
+        mutant_run.remove_build(run.build.key)
     assert "running montverif.verif.tb_mult.CornerTest" in (whole.log_dir / "sim.log").read_text()
     assert by_id[csa].reason == whole.first_error
 
 
-def _campaign(tmp_path: Path, mutants: list[msites.Mutant]) -> engine.Campaign:
-    return engine.Campaign("mont_lut", load_design("mont_lut"), engine.Options(n=8),
+def _campaign(tmp_path: Path, mutants: list[msites.Mutant]) -> state.Campaign:
+    return state.Campaign("mont_lut", load_design("mont_lut"), state.Options(n=8),
                            tmp_path, 80, mutants)
 
 
@@ -253,7 +253,7 @@ def test_a_hang_is_killed_by_the_watchdog(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(flow_build, "build", lambda *a, **k: (tmp_path, 0.0))
     monkeypatch.setattr(simulate, "execute", lambda run, log_dir, quiet: spec.Outcome(
         run, False, log_dir, first_error="watchdog: simulation killed after 5s wall time"))
-    m = engine.run_mutant(msites.Mutant(0, site), _campaign(tmp_path, []))
+    m = mutant_run.run_mutant(msites.Mutant(0, site), _campaign(tmp_path, []))
     assert m.status == "killed"
     assert m.reason == "killed by watchdog: watchdog: simulation killed after 5s wall time"
 
@@ -280,7 +280,7 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     built: list[str] = []
     alone: list[str] = []
 
-    def fake(c: engine.Campaign, run: spec.RunSpec, name: str) -> spec.Outcome:
+    def fake(c: state.Campaign, run: spec.RunSpec, name: str) -> spec.Outcome:
         runs[name] = run
         passed, txn = logs[name]
         folder = tmp_path / "runs" / name
@@ -288,7 +288,7 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         (folder / "txns.jsonl").write_text(json_line(txn))
         return spec.Outcome(run, passed, folder, first_error="" if passed else "MISMATCH read P")
 
-    def eq_run(c: engine.Campaign, run: spec.RunSpec, name: str) -> spec.Outcome:
+    def eq_run(c: state.Campaign, run: spec.RunSpec, name: str) -> spec.Outcome:
         alone.append(name)
         return fake(c, run, name)
 
@@ -298,14 +298,14 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         batches.append([log_dir.name for _, log_dir in todo])
         return [fake(camp, run, log_dir.name) for run, log_dir in todo]
 
-    monkeypatch.setattr(engine, "_eq_run", eq_run)
-    monkeypatch.setattr(engine, "run_batched", batched)
-    monkeypatch.setattr(engine, "build_mutant", lambda c, b, log: built.append(b.overlay))
+    monkeypatch.setattr(mutant_run, "eq_run", eq_run)
+    monkeypatch.setattr(equivalence, "run_batched", batched)
+    monkeypatch.setattr(mutant_run, "build_mutant", lambda c, b, log: built.append(b.overlay))
     survivors = [msites.Mutant(i, site, "survived") for i in (1, 2, 3)]
     camp = _campaign(tmp_path, survivors)
     camp.options.sim, camp.options.eq_sim = "icarus", "verilator"
     camp.options.use_proofs = False  # simulated verdicts (recorded proofs: test_mutate_proofs)
-    engine.check_equivalence(camp, survivors, lambda _line: None)
+    equivalence.check_equivalence(camp, survivors, lambda _line: None)
     assert [m.status for m in survivors] == ["equivalent", "survived", "survived"]
     assert "cycles 10 vs 11" in survivors[1].reason
     assert survivors[2].reason.startswith("testbench hole") and "MISMATCH" in survivors[2].reason
@@ -351,7 +351,7 @@ def test_a_survivor_failing_on_the_equivalence_simulator_is_judged_by_its_smoke_
             "mut0002-eq-n8": (False, assertion), "mut0002-smoke-verilator-n8": (True, "")}
     runs: dict[str, spec.RunSpec] = {}
 
-    def fake(c: engine.Campaign, run: spec.RunSpec, name: str) -> spec.Outcome:
+    def fake(c: state.Campaign, run: spec.RunSpec, name: str) -> spec.Outcome:
         runs[name] = run
         passed, error = logs[name]
         folder = tmp_path / "runs" / name
@@ -359,15 +359,15 @@ def test_a_survivor_failing_on_the_equivalence_simulator_is_judged_by_its_smoke_
         (folder / "txns.jsonl").write_text(json_line(ref))
         return spec.Outcome(run, passed, folder, first_error=error)
 
-    monkeypatch.setattr(engine, "_eq_run", fake)
-    monkeypatch.setattr(engine, "build_mutant", lambda c, b, log: None)
+    monkeypatch.setattr(mutant_run, "eq_run", fake)
+    monkeypatch.setattr(mutant_run, "build_mutant", lambda c, b, log: None)
     survivors = [msites.Mutant(i, site, "survived") for i in (1, 2)]
     camp = _campaign(tmp_path, survivors)
-    monkeypatch.setattr(engine, "run_batched", lambda todo, workers: [
+    monkeypatch.setattr(equivalence, "run_batched", lambda todo, workers: [
         fake(camp, run, log_dir.name) for run, log_dir in todo])
     camp.options.sim, camp.options.eq_sim = "icarus", "verilator"
     camp.options.use_proofs = False
-    engine.check_equivalence(camp, survivors, lambda _line: None)
+    equivalence.check_equivalence(camp, survivors, lambda _line: None)
     assert (survivors[0].status, survivors[0].reason) == ("killed",
                                                           f"on verilator at N=8: {assertion}")
     assert survivors[1].status == "survived"
@@ -389,19 +389,20 @@ def test_an_interrupt_leaves_survivors_without_a_verdict(tmp_path: Path,
     site = msites.all_sites(design)[0]
     verdicts = iter(["killed", "survived", "survived"])
 
-    def run_mutant(m: msites.Mutant, c: engine.Campaign) -> msites.Mutant:
+    def run_mutant(m: msites.Mutant, c: state.Campaign) -> msites.Mutant:
         m.status, m.reason = next(verdicts), "canned"
         return m
 
     monkeypatch.setattr(engine, "baseline", lambda *a, **k: spec.Outcome(
         spec.RunSpec(spec.BuildSpec("mont_lut", 8)), True, tmp_path))
-    monkeypatch.setattr(engine, "run_mutant", run_mutant)
+    monkeypatch.setattr(mutant_run, "run_mutant", run_mutant)
     monkeypatch.setattr(simulate, "ending", lambda: True)
-    for phase in ("check_points", "check_equivalence", "take_recorded"):
-        monkeypatch.setattr(engine, phase,
+    for module, phase in ((at_points, "check_points"), (equivalence, "check_equivalence"),
+                          (equivalence, "take_recorded")):
+        monkeypatch.setattr(module, phase,
                             lambda *a, **k: pytest.fail("judged after the interrupt"))
     mutants = [msites.Mutant(i, site) for i in (1, 2, 3)]
-    opts = engine.Options(n=8, share=False, use_proofs=False)
+    opts = state.Options(n=8, share=False, use_proofs=False)
     camp = engine.run_campaign("mont_lut", design, mutants, 80, opts, tmp_path, lambda _l: None)
     assert [m.status for m in mutants] == ["killed", "error", "error"]
     assert mutants[1].reason == "not judged: the campaign was interrupted"
@@ -418,7 +419,7 @@ def test_reset_and_clear_values_are_now_checked_by_the_smoke_tests(tmp_path: Pat
     """The hole found by mutation is closed: ErrorTest reads P, S, C and CYCLES right after
     reset and after CLEAR, so the mutants that wipe S (hdl/common/mv_sc_regs.sv, mont_csa's
     campaign) or reset P (hdl/common/mv_loop_ctrl.sv, inter_csa's) to all ones are killed."""
-    opts = engine.Options(n=8, txns=5, timeout_s=300, tests=("ErrorTest",))
+    opts = state.Options(n=8, txns=5, timeout_s=300, tests=("ErrorTest",))
     mutants: list[msites.Mutant] = []
     for dut, file, reg, after_clear in (("mont_csa", "hdl/common/mv_sc_regs.sv", "s_q", True),
                                         ("inter_csa", "hdl/common/mv_loop_ctrl.sv", "p_q", False)):
@@ -440,12 +441,13 @@ def test_elaboration_fatal_in_either_simulators_log(tmp_path: Path) -> None:
     log = tmp_path / "sim.log"
     log.write_text("x\nFATAL: /a/mwrkmm.sv:63: mwrkmm: W=1 must be in 1..V=8\n"
                    "       Time: 0 Scope: mwrkmm_top.u_core.g_bad_w\n")
-    assert engine.elaboration_fatal(log) == "FATAL: /a/mwrkmm.sv:63: mwrkmm: W=1 must be in 1..V=8"
+    assert mutant_run.elaboration_fatal(log) == \
+        "FATAL: /a/mwrkmm.sv:63: mwrkmm: W=1 must be in 1..V=8"
     log.write_text("[0] %Fatal: t.sv:3: Assertion failed in t.g_bad: t: W=0 must be >= 1\n")
-    assert engine.elaboration_fatal(log).startswith("%Fatal: t.sv:3")  # type: ignore[union-attr]
+    assert mutant_run.elaboration_fatal(log).startswith("%Fatal: t.sv:3")  # type: ignore[union-attr]
     log.write_text("FATAL: x.sv:9: a run-time check\n       Time: 1250 Scope: top\n")
-    assert engine.elaboration_fatal(log) is None  # a check during the run kills the mutant
-    assert engine.elaboration_fatal(tmp_path / "missing.log") is None
+    assert mutant_run.elaboration_fatal(log) is None  # a check during the run kills the mutant
+    assert mutant_run.elaboration_fatal(tmp_path / "missing.log") is None
 
 
 @pytest.mark.sim
@@ -455,7 +457,7 @@ def test_a_parameter_check_that_fires_is_stillborn(tmp_path: Path) -> None:
     design = load_design("mwrkmm")
     sites = msites.all_sites(design)
     i = next(i for i, s in enumerate(sites) if s.description.endswith("'W < 1' -> 'W < 2'"))
-    opts = engine.Options(n=8, txns=4, timeout_s=300, tests=("RandomTest",))
+    opts = state.Options(n=8, txns=4, timeout_s=300, tests=("RandomTest",))
     camp = engine.run_campaign("mwrkmm", design, [msites.Mutant(i, sites[i])], len(sites),
                                opts, tmp_path, lambda _line: None)
     (m,) = camp.mutants

@@ -17,7 +17,7 @@ from montverif.regress.flow import batch as flow_batch
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import paths, simulate
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
-from montverif.regress.mutate import batched, engine, meta
+from montverif.regress.mutate import batched, meta, mutant_run, sharing, state
 from montverif.regress.mutate import sites as msites
 from montverif.regress.regression.diffsim import transactions
 from montverif.spec.designs import load_design
@@ -84,7 +84,7 @@ def test_a_broken_flow_leaves_the_batch_without_verdicts(tmp_path: Path,
     out = batched.run_batched(_runs(tmp_path, "m", 3), 2)
     assert [o.extra for o in out] == [{batched.FLOW_ERROR: "RuntimeError: boom"}] * 3
     probe = msites.Mutant(0, msites.all_sites(load_design("mont_csa"))[0])
-    engine._classify(probe, out[0])  # never counted as killed
+    mutant_run.classify(probe, out[0])  # never counted as killed
     assert (probe.status, probe.reason) == ("error", "RuntimeError: boom")
 
 
@@ -164,9 +164,9 @@ def test_each_run_of_a_batch_is_the_run_alone(tmp_path: Path, sim: str, bus: str
         g = meta.guard((paths.ROOT / sites[i].file).read_text(), sites[i])
         assert isinstance(g, meta.Guard)
         members.append((msites.Mutant(i, sites[i]), g))
-    opts = engine.Options(n=8, sim=sim)
-    camp = engine.Campaign("mont_csa", design, opts, tmp_path, len(sites), [])
-    engine.write_model(camp, tmp_path / "model", members)
+    opts = state.Options(n=8, sim=sim)
+    camp = state.Campaign("mont_csa", design, opts, tmp_path, len(sites), [])
+    sharing.write_model(camp, tmp_path / "model", members)
     b = BuildSpec("mont_csa", 8, sim=sim, overlay=str(tmp_path / "model"), bus=bus)
     assert b.selects_mutants(design)
     try:
@@ -179,7 +179,7 @@ def test_each_run_of_a_batch_is_the_run_alone(tmp_path: Path, sim: str, bus: str
         alone = [simulate.execute(run, tmp_path / f"alone-{k}", quiet=True)
                  for k, (run, _) in enumerate(runs)]
     finally:
-        engine._remove_build(b.key)
+        mutant_run.remove_build(b.key)
     verdicts = [o.passed for o in together]
     assert verdicts == [False, True, True, True, True, False, True]
     assert verdicts == [o.passed for o in alone]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from montverif.models.registry import get_algo
 from montverif.regress.flow import paths
 from montverif.regress.flow import vectors as flow_vectors
-from montverif.regress.mutate import engine
+from montverif.regress.mutate import eqvectors
 from montverif.regress.mutate import sites as msites
 from montverif.regress.mutate.svmut import enclosing_blocks
 from montverif.spec.designs import known_designs, load_design
@@ -95,7 +95,7 @@ def test_rsa_equivalence_vectors_are_in_the_rsa_format(tmp_path) -> None:
     from montverif.verif.env.rsa_vectors import load_rsa_vectors
 
     design = load_design("rsa_core")
-    vecs = engine.exhaustive_vectors(design, 3) + engine.wide_vectors(design, 8, 20, 1)
+    vecs = eqvectors.exhaustive_vectors(design, 3) + eqvectors.wide_vectors(design, 8, 20, 1)
     path = tmp_path / "v.json"
     path.write_text(json.dumps(flow_vectors.vector_file("rsa_core", vecs)))
     loaded = load_rsa_vectors(path, 8)  # the RSA testbench's own loader accepts every one
@@ -111,7 +111,7 @@ def test_equivalence_vectors_respect_every_range_rule() -> None:
     for name in known_designs():
         design = load_design(name)
         d = design
-        vecs = engine.exhaustive_vectors(design, 4) + engine.wide_vectors(design, 8, 200, 3)
+        vecs = eqvectors.exhaustive_vectors(design, 4) + eqvectors.wide_vectors(design, 8, 200, 3)
         for vec in vecs:
             values = {r: int(vec[r.lower()]) for r in d.operands}
             assert not d.out_of_range(values), (name, vec)
@@ -121,7 +121,7 @@ def test_boundary_vectors_sit_at_the_reduction_bounds() -> None:
     from montverif.models.registry import get_algo
 
     design = load_design("inter_csa")
-    vecs = engine.boundary_vectors(design, 8, 1)
+    vecs = eqvectors.boundary_vectors(design, 8, 1)
     func = get_algo(design.model).model({})
     events: set[str] = set()
     for v in vecs:
@@ -131,4 +131,4 @@ def test_boundary_vectors_sit_at_the_reduction_bounds() -> None:
         assert got, v
         events |= got
     assert {"fin0:eq", "fin0:below", "fin1:eq", "fin1:below"} <= events
-    assert engine.boundary_vectors(load_design("mm42"), 8, 1) == []  # carry-save operands
+    assert eqvectors.boundary_vectors(load_design("mm42"), 8, 1) == []  # carry-save operands

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.flow import paths, spec
-from montverif.regress.mutate import engine, gencond
+from montverif.regress.flow import simulate as spec_simulate
+from montverif.regress.mutate import at_points, equivalence, gencond, mutant_run, state
 from montverif.regress.mutate import sites as msites
 from montverif.regress.mutate.points import Point
 from montverif.regress.mutate.svmut import Site, candidates
@@ -71,10 +72,10 @@ def test_probes_go_before_a_generate_if_and_keep_the_lines() -> None:
     assert gencond.probe_source(DEMO, _site(DEMO, "assign y_o = '1", "'y_o = '0;'")) is None
 
 
-def _mwrkmm(tmp_path: Path) -> tuple[engine.Campaign, list[Site]]:
+def _mwrkmm(tmp_path: Path) -> tuple[state.Campaign, list[Site]]:
     design = load_design("mwrkmm")
     sites = msites.all_sites(design)
-    camp = engine.Campaign("mwrkmm", design, engine.Options(n=8, sim="icarus"), tmp_path,
+    camp = state.Campaign("mwrkmm", design, state.Options(n=8, sim="icarus"), tmp_path,
                            len(sites), [])
     return camp, sites
 
@@ -95,14 +96,15 @@ def test_the_probe_reads_the_point_from_its_elaboration(tmp_path: Path) -> None:
     camp, sites = _mwrkmm(tmp_path)
     w_ge_v = _by_change(sites, "'W > V' -> 'W >= V'")
     w_lt_0 = _by_change(sites, "'W < 1 ||' -> 'W < 0 ||'")
-    assert engine.same_design(camp, w_ge_v, LEGAL)
-    assert not engine.same_design(camp, w_ge_v, W_IS_V)  # the mutated check fires at W = V
+    assert at_points.same_design(camp, w_ge_v, LEGAL)
+    assert not at_points.same_design(camp, w_ge_v, W_IS_V)  # the mutated check fires at W = V
     assert camp.probes[(w_ge_v.id, W_IS_V)].why == "the mutated condition differs there"
-    assert engine.same_design(camp, w_lt_0, LEGAL) and engine.same_design(camp, w_lt_0, W_IS_V)
+    assert at_points.same_design(camp, w_lt_0, LEGAL)
+    assert at_points.same_design(camp, w_lt_0, W_IS_V)
     # a mutant of an instance connection or a procedural statement: never probed
     other = next(msites.Mutant(i, s) for i, s in enumerate(sites)
                  if gencond.probe_source((paths.ROOT / s.file).read_text(), s) is None)
-    assert not engine.same_design(camp, other, LEGAL) and (other.id, LEGAL) not in camp.probes
+    assert not at_points.same_design(camp, other, LEGAL) and (other.id, LEGAL) not in camp.probes
     # a probe that does not compile (here: one more source, broken) says so, and is no
     # verdict
     folder = tmp_path / "mutants" / f"mut{w_lt_0.id:04d}-probe"
@@ -122,15 +124,15 @@ def test_a_campaign_neither_builds_nor_runs_the_original_s_design(
     agree = _by_change(sites, "'W < 1 ||' -> 'W < 0 ||'")
     fires = _by_change(sites, "'W > V' -> 'W >= V'")
     other = Point(32, (("P", 2), ("V", 8), ("W", 8)))
-    own = engine._own_point(camp, agree)
-    monkeypatch.setattr(engine, "mutant_points", lambda c, m: [own, other])
-    monkeypatch.setattr(engine, "simulable", lambda c, p: True)
+    own = equivalence.own_point(camp, agree)
+    monkeypatch.setattr(at_points, "mutant_points", lambda c, m: [own, other])
+    monkeypatch.setattr(at_points, "simulable", lambda c, p: True)
     for m in (agree, fires):  # as Icarus would find them (the test above)
         for p in (own, other):
             camp.probes[(m.id, p)] = gencond.Probe(m is agree or p == own, "differs")
     built: list[str] = []
     ran: list[str] = []
-    monkeypatch.setattr(engine, "build_mutant", lambda c, b, log: built.append(b.overlay))
+    monkeypatch.setattr(mutant_run, "build_mutant", lambda c, b, log: built.append(b.overlay))
 
     def execute(run: spec.RunSpec, log_dir: Path, quiet: bool = False) -> spec.Outcome:
         ran.append(log_dir.name)
@@ -140,17 +142,18 @@ def test_a_campaign_neither_builds_nor_runs_the_original_s_design(
         return spec.Outcome(run, not mutant, log_dir, tests=5, failed=int(mutant),
                             first_error="MISMATCH op 0" if mutant else "")
 
-    monkeypatch.setattr(engine.simulate, "execute", execute)
-    monkeypatch.setattr(engine, "_eq_run", lambda c, run, name: execute(run, c.out / "runs" / name))
+    monkeypatch.setattr(spec_simulate, "execute", execute)
+    monkeypatch.setattr(mutant_run, "eq_run",
+                        lambda c, run, name: execute(run, c.out / "runs" / name))
     survivors = [agree, fires]
     camp.mutants = survivors
-    engine.check_points(camp, survivors, lambda _l: None)
+    at_points.check_points(camp, survivors, lambda _l: None)
     assert agree.status == "survived" and camp.passed_at[agree.id] == [other]
     assert fires.status == "killed" and fires.reason == "at N=32, P=2, V=8, W=8: MISMATCH op 0"
     assert built == [str(tmp_path / "mutants" / f"mut{fires.id:04d}")]
     assert ran == ["original-n32-P2-V8-W8", f"mut{fires.id:04d}-n32-P2-V8-W8"]
     camp.options.use_proofs = False
-    engine.check_equivalence(camp, [agree], lambda _l: None)
+    equivalence.check_equivalence(camp, [agree], lambda _l: None)
     assert (agree.status, agree.proof) == ("equivalent", "elaborated"), agree.reason
-    assert agree.reason.startswith(f"equivalent ({own.text(camp.design)} ({engine.SAME_DESIGN})")
+    assert agree.reason.startswith(f"equivalent ({own.text(camp.design)} ({at_points.SAME_DESIGN})")
     assert len(built) == 1 and not any(f"mut{agree.id:04d}" in r for r in ran)

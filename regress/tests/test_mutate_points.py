@@ -1,5 +1,5 @@
 """The parameter points a survivor is judged at (regress/mutate/points.py) and the campaign
-step that runs it there (engine.check_points)."""
+step that runs it there (at_points.check_points)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,20 @@ from typing import Any
 import pytest
 
 from montverif.models import scalable
-from montverif.regress.flow import tools
+from montverif.regress.flow import simulate, tools
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
-from montverif.regress.mutate import engine, points, proofs
+from montverif.regress.mutate import (
+    at_points,
+    engine,
+    equivalence,
+    meta,
+    mutant_run,
+    points,
+    proofs,
+    state,
+)
 from montverif.regress.mutate import sites as msites
 from montverif.regress.regression.lists import load_lists
 from montverif.spec.designs import load_design
@@ -124,7 +133,7 @@ def test_a_survivor_of_the_default_point_is_killed_at_another_point(tmp_path: Pa
     sites = msites.all_sites(design)
     i = next(i for i, s in enumerate(sites)
              if s.description.endswith("'jobs_q + 1'b1;' -> 'jobs_q + 1'b0;'"))
-    opts = engine.Options(n=8, txns=10, timeout_s=300, sim="icarus", eq_bits=2, eq_wide=4,
+    opts = state.Options(n=8, txns=10, timeout_s=300, sim="icarus", eq_bits=2, eq_wide=4,
                           use_proofs=False, point_budget_s=8)  # the cheap points only
     on_verilator = engine.run_campaign("mwr2mm", design, [msites.Mutant(i, sites[i])],
                                        len(sites), replace(opts, points=False),
@@ -135,7 +144,7 @@ def test_a_survivor_of_the_default_point_is_killed_at_another_point(tmp_path: Pa
     opts = replace(opts, eq_sim="icarus")  # the points' part of the story, on Icarus alone
     lines: list[str] = []
     one = engine.run_campaign("mwr2mm", design, [msites.Mutant(i, sites[i])], len(sites),
-                              engine.Options(**{**vars(opts), "points": False}),
+                              state.Options(**{**vars(opts), "points": False}),
                               tmp_path / "one", lines.append)
     assert one.mutants[0].status == "equivalent", one.mutants[0].reason
     # the progress line of its equivalence check gives the verdict it reached
@@ -169,7 +178,7 @@ def test_the_ring_delay_mutants_are_killed_where_the_lists_build_a_delay_line(
            for change, shapes in (("'Dly > 0' -> 'Dly > 1'", {(1,)}),
                                   ("'(Dly > 0) ? Dly : 0' -> '(Dly > 0) ? 0 : Dly'",
                                    {(1,), (2,)}))}
-    opts = engine.Options(n=8, txns=10, timeout_s=300, sim="icarus", eq_sim="icarus",
+    opts = state.Options(n=8, txns=10, timeout_s=300, sim="icarus", eq_sim="icarus",
                           eq_bits=2, eq_wide=4, use_proofs=False, point_budget_s=8)
     lines: list[str] = []
     done = engine.run_campaign("mwr2mm", design, [msites.Mutant(i, sites[i]) for i in ids],
@@ -243,7 +252,7 @@ def test_a_mutant_whose_elaboration_never_ends_is_stillborn_within_the_limit(
     sites = msites.all_sites(design)
     i = next(i for i, s in enumerate(sites) if s.file.endswith("mont_dual_mul.sv")
              and s.description.endswith("'r > 2' -> 'r > 1'"))
-    monkeypatch.setattr(engine.meta, "ELABORATION_LIMIT_S", 5.0)
+    monkeypatch.setattr(meta, "ELABORATION_LIMIT_S", 5.0)
     groups: list[int] = []  # the process groups the elaborations started
 
     class Recorded(subprocess.Popen):
@@ -251,12 +260,12 @@ def test_a_mutant_whose_elaboration_never_ends_is_stillborn_within_the_limit(
             super().__init__(*args, **kwargs)
             groups.append(self.pid)
 
-    monkeypatch.setattr(engine.meta.subprocess, "Popen", Recorded)
-    opts = engine.Options(n=design.min_n, txns=2, timeout_s=300, sim="icarus")
-    c = engine.Campaign("mont_dual", design, opts, tmp_path, len(sites), [])
+    monkeypatch.setattr(meta.subprocess, "Popen", Recorded)
+    opts = state.Options(n=design.min_n, txns=2, timeout_s=300, sim="icarus")
+    c = state.Campaign("mont_dual", design, opts, tmp_path, len(sites), [])
     done: list[msites.Mutant] = []  # in a thread of its own: a build without end fails here
     worker = threading.Thread(target=lambda: done.append(
-        engine.run_mutant(msites.Mutant(i, sites[i]), c)), daemon=True)
+        mutant_run.run_mutant(msites.Mutant(i, sites[i]), c)), daemon=True)
     worker.start()
     worker.join(120)
     assert done, "the mutant's build did not end within 120 s"
@@ -269,8 +278,8 @@ def test_a_mutant_whose_elaboration_never_ends_is_stillborn_within_the_limit(
         ["pgrep", "-g", str(g)], capture_output=True, text=True, check=False).stdout.split()]
     left = [pid for pid in found if _state(pid) not in ("Z", "")]  # a zombie has ended
     assert not left, f"processes of the elaboration left running: {left}"
-    original = engine.smoke_run("mont_dual", opts).build
-    engine.build_mutant(c, original, tmp_path / "original-build.log")  # ends, no error
+    original = mutant_run.smoke_run("mont_dual", opts).build
+    mutant_run.build_mutant(c, original, tmp_path / "original-build.log")  # ends, no error
 
 
 def _state(pid: str) -> str:
@@ -291,20 +300,21 @@ def _fake_runs(monkeypatch: pytest.MonkeyPatch,
         batches.append([log_dir.name for _, log_dir in todo])
         return [execute_(run, log_dir) for run, log_dir in todo]
 
-    monkeypatch.setattr(engine.simulate, "execute", execute_)
-    monkeypatch.setattr(engine, "run_batched", batched)
-    monkeypatch.setattr(engine, "_eq_run",
+    monkeypatch.setattr(simulate, "execute", execute_)
+    monkeypatch.setattr(at_points, "run_batched", batched)
+    monkeypatch.setattr(equivalence, "run_batched", batched)
+    monkeypatch.setattr(mutant_run, "eq_run",
                         lambda c, run, name: execute_(run, c.out / "runs" / name))
     return batches
 
 
 def _csa_campaign(tmp_path: Path, sites: list[msites.Site], guarded: list[msites.Site]
-                  ) -> tuple[list[msites.Mutant], engine.Campaign]:
+                  ) -> tuple[list[msites.Mutant], state.Campaign]:
     """An Icarus campaign of mont_csa at N = 8 whose survivors are `guarded`."""
     survivors = [msites.Mutant(sites.index(s), s, "survived") for s in guarded]
-    return survivors, engine.Campaign(
+    return survivors, state.Campaign(
         "mont_csa", load_design("mont_csa"),
-        engine.Options(n=8, sim="icarus", eq_bits=2, eq_wide=2, use_proofs=False),
+        state.Options(n=8, sim="icarus", eq_bits=2, eq_wide=2, use_proofs=False),
         tmp_path, len(sites), survivors)
 
 
@@ -317,13 +327,13 @@ def test_survivors_at_another_point_share_one_model_built_once(
     design = load_design("mont_csa")
     sites = msites.all_sites(design)
     guarded = [s for s in sites
-               if not isinstance(engine.meta.guard((ROOT / s.file).read_text(), s), str)][:2]
+               if not isinstance(meta.guard((ROOT / s.file).read_text(), s), str)][:2]
     other = points.Point(16, ())
-    monkeypatch.setattr(engine, "mutant_points",
+    monkeypatch.setattr(at_points, "mutant_points",
                         lambda c, m: [points.Point(8, ()), other])
-    monkeypatch.setattr(engine, "simulable", lambda c, p: True)
+    monkeypatch.setattr(at_points, "simulable", lambda c, p: True)
     built: list[BuildSpec] = []
-    monkeypatch.setattr(engine, "build_mutant", lambda c, b, log: built.append(b))
+    monkeypatch.setattr(mutant_run, "build_mutant", lambda c, b, log: built.append(b))
     runs: dict[str, RunSpec] = {}
 
     def outcome(run: RunSpec, folder: Path, passed: bool, error: str = "") -> Outcome:
@@ -338,7 +348,7 @@ def test_survivors_at_another_point_share_one_model_built_once(
 
     batches = _fake_runs(monkeypatch, execute_)
     survivors, c = _csa_campaign(tmp_path, sites, guarded)
-    engine.check_points(c, survivors, lambda _l: None)
+    at_points.check_points(c, survivors, lambda _l: None)
     first, second = survivors
     assert second.status == "killed" and second.reason == "at N=16: MISMATCH op 0"
     assert c.passed_at[first.id] == [other]
@@ -348,7 +358,7 @@ def test_survivors_at_another_point_share_one_model_built_once(
     assert runs["meta-eq-n16-points-original"].mutant is None
     assert batches == [[f"mut{m.id:04d}-n16" for m in survivors]]  # one batch of both
     assert [b.overlay.rsplit("/", 1)[-1] for b in built] == ["meta-eq-n16"]
-    engine.check_equivalence(c, [first], lambda _l: None)
+    equivalence.check_equivalence(c, [first], lambda _l: None)
     assert first.status == "equivalent", first.reason
     assert runs[f"mut{first.id:04d}-eq-n16"].build == model.build  # the same model, not rebuilt
     assert batches[-1] == [f"mut{first.id:04d}-eq-n16"]
@@ -366,16 +376,16 @@ def test_a_member_that_breaks_the_shared_model_is_built_on_its_own(
     sites = msites.all_sites(design)
     guarded: list[msites.Site] = []
     for s in sites:
-        if not isinstance(engine.meta.guard((ROOT / s.file).read_text(), s), str) and \
+        if not isinstance(meta.guard((ROOT / s.file).read_text(), s), str) and \
                 all(s.line != g.line for g in guarded):
             guarded.append(s)
     guarded = guarded[:3]
     other = points.Point(16, ())
-    monkeypatch.setattr(engine, "mutant_points", lambda c, m: [points.Point(8, ()), other])
-    monkeypatch.setattr(engine, "simulable", lambda c, p: True)
+    monkeypatch.setattr(at_points, "mutant_points", lambda c, m: [points.Point(8, ()), other])
+    monkeypatch.setattr(at_points, "simulable", lambda c, p: True)
     builds: list[str] = []
 
-    def build(c: engine.Campaign, b: BuildSpec, log: Path) -> None:
+    def build(c: state.Campaign, b: BuildSpec, log: Path) -> None:
         builds.append(Path(b.overlay).name)
         text = (Path(b.overlay) / "mont_csa.sv").read_text() if "meta" in b.overlay else ""
         if f"mont_csa_top.mv_mut_sel == {sites.index(guarded[1])})" in text:
@@ -387,11 +397,11 @@ def test_a_member_that_breaks_the_shared_model_is_built_on_its_own(
         (log_dir / "txns.jsonl").write_text(json.dumps({"op": 0, "p": "1"}) + "\n")
         return Outcome(run, True, log_dir, tests=5)
 
-    monkeypatch.setattr(engine, "build_mutant", build)
+    monkeypatch.setattr(mutant_run, "build_mutant", build)
     _fake_runs(monkeypatch, execute_)
     survivors, c = _csa_campaign(tmp_path, sites, guarded)
     lines: list[str] = []
-    engine.check_points(c, survivors, lines.append)
+    at_points.check_points(c, survivors, lines.append)
     broken = survivors[1]
     assert builds == ["meta-eq-n16", "meta-eq-n16", f"mut{broken.id:04d}"]
     assert c.models[other][1] == {survivors[0].id, survivors[2].id}

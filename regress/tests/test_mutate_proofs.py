@@ -13,7 +13,7 @@ import pytest
 
 from montverif.regress.cli import mutate as mutate_cli
 from montverif.regress.flow.paths import ROOT
-from montverif.regress.mutate import engine, proofs, prove, renew
+from montverif.regress.mutate import equivalence, mutant_run, proofs, prove, renew, state
 from montverif.regress.mutate import sites as msites
 from montverif.spec.designs import load_design
 
@@ -116,11 +116,11 @@ def test_a_survivor_with_a_recorded_proof_is_not_simulated(tmp_path: Path, proof
     design = load_design("mont_lut")
     sites = msites.all_sites(design)
     (tmp_path / "out").mkdir()
-    c = engine.Campaign("mont_lut", design, engine.Options(n=8), tmp_path / "out", len(sites),
+    c = state.Campaign("mont_lut", design, state.Options(n=8), tmp_path / "out", len(sites),
                         [])
     m = msites.Mutant(3, sites[3], "survived")
-    monkeypatch.setattr(engine, "_eq_run", lambda *a, **k: pytest.fail("simulated"))
-    assert engine.take_recorded(c, [m], lambda _line: None) == []
+    monkeypatch.setattr(mutant_run, "eq_run", lambda *a, **k: pytest.fail("simulated"))
+    assert equivalence.take_recorded(c, [m], lambda _line: None) == []
     assert m.status == "equivalent" and m.reason.startswith(proofs.RECORDED)
     assert m.proof == "simulated" and c.extra["recorded_proofs"] == 1
     # a proof SBY backs says so
@@ -128,13 +128,13 @@ def test_a_survivor_with_a_recorded_proof_is_not_simulated(tmp_path: Path, proof
     raw["proofs"][0]["formal"] = "proved equivalent by SBY ... at N=4"
     proof_file.write_text(json.dumps(raw))
     m1 = msites.Mutant(3, sites[3], "survived")
-    assert engine.take_recorded(c, [m1], lambda _line: None) == []
+    assert equivalence.take_recorded(c, [m1], lambda _line: None) == []
     assert m1.proof == "proved" and m1.reason.endswith("at N=4")
     # --reprove: the proof is ignored and the survivor is simulated again
     c.options.use_proofs = False
     m2 = msites.Mutant(3, sites[3], "survived")
     with pytest.raises(pytest.fail.Exception, match="simulated"):
-        engine.check_equivalence(c, [m2], lambda _line: None)
+        equivalence.check_equivalence(c, [m2], lambda _line: None)
 
 
 def test_moved_sources_and_bad_folders_are_one_line_errors(tmp_path: Path, proof_file: Path,

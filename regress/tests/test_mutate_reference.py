@@ -1,7 +1,7 @@
-"""The original's reference log of a campaign's equivalence check (engine._reference): every
+"""The original's reference log of a campaign's equivalence check (equivalence._reference): every
 vector on the campaign's simulator, or, where that would be slow, every vector on the
 equivalence simulator and a first share of them on the campaign's, whose logs must agree;
-and the equivalence file interleaved (engine.spread), so that its first share reaches every
+and the equivalence file interleaved (eqvectors.spread), so that its first share reaches every
 kind of vector."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from montverif.regress.flow import spec
-from montverif.regress.mutate import engine
+from montverif.regress.mutate import equivalence, eqvectors, mutant_run, state
 from montverif.regress.mutate.points import Point
 from montverif.regress.regression.diffsim import transactions
 from montverif.spec.designs import load_design
@@ -23,9 +23,9 @@ from montverif.spec.designs import load_design
 OWN = Point(8, ())
 
 
-def _camp(tmp_path: Path, **options: Any) -> engine.Campaign:
-    opts = replace(engine.Options(n=8, sim="icarus", eq_sim="verilator"), **options)
-    return engine.Campaign("mont_r2", load_design("mont_r2"), opts, tmp_path, 0, [])
+def _camp(tmp_path: Path, **options: Any) -> state.Campaign:
+    opts = replace(state.Options(n=8, sim="icarus", eq_sim="verilator"), **options)
+    return state.Campaign("mont_r2", load_design("mont_r2"), opts, tmp_path, 0, [])
 
 
 def _file(tmp_path: Path, count: int) -> Path:
@@ -36,7 +36,7 @@ def _file(tmp_path: Path, count: int) -> Path:
 
 
 class FakeRuns:
-    """engine._eq_run without a simulator: each run's log holds one entry per vector of its
+    """mutant_run.eq_run without a simulator: each run's log holds one entry per vector of its
     file, P = X, but `wrong` (a simulator) answers P = X + 1 from the second operation on;
     a run's wall time is `share_s` for a first-share file and 1 s otherwise."""
 
@@ -45,7 +45,7 @@ class FakeRuns:
         self.tmp_path, self.share_s, self.wrong, self.failing = tmp_path, share_s, wrong, failing
         self.ran: list[tuple[str, str, int]] = []  # (name, simulator, vectors)
 
-    def __call__(self, c: engine.Campaign, run: spec.RunSpec, name: str) -> spec.Outcome:
+    def __call__(self, c: state.Campaign, run: spec.RunSpec, name: str) -> spec.Outcome:
         vecs = json.loads(Path(str(run.vectors)).read_text())["vectors"]
         sim = run.build.sim
         self.ran.append((name, sim, len(vecs)))
@@ -66,9 +66,9 @@ def test_the_whole_file_runs_where_the_first_share_promises_it_in_time(
     of ref_full_s): Icarus runs them all; 20 s promises 50 s: Verilator runs them all, and its
     first two operations are Icarus's share's. The reference is the whole run's log."""
     runs = FakeRuns(tmp_path, share_s)
-    monkeypatch.setattr(engine, "_eq_run", runs)
+    monkeypatch.setattr(mutant_run, "eq_run", runs)
     c = _camp(tmp_path, ref_share=2)
-    ref = engine._reference(c, OWN, _file(tmp_path, 5), 5, lambda _line: None)
+    ref = equivalence._reference(c, OWN, _file(tmp_path, 5), 5, lambda _line: None)
     assert runs.ran == [("original-exhaustive-n8-first2", "icarus", 2),
                         ("original-exhaustive-n8" + ("-verilator" if whole_on == "verilator"
                                                      else ""), whole_on, 5)]
@@ -87,9 +87,9 @@ def test_one_run_on_the_campaigns_simulator_when_no_share_is_wanted(
     """The same simulator for both, a file no larger than the share, or no share at all:
     the campaign's simulator runs the file once, as it did before the share existed."""
     runs = FakeRuns(tmp_path, 100.0)
-    monkeypatch.setattr(engine, "_eq_run", runs)
+    monkeypatch.setattr(mutant_run, "eq_run", runs)
     c = _camp(tmp_path, **options)
-    ref = engine._reference(c, OWN, _file(tmp_path, 5), 5, lambda _line: None)
+    ref = equivalence._reference(c, OWN, _file(tmp_path, 5), 5, lambda _line: None)
     assert runs.ran == [("original-exhaustive-n8", c.options.sim, 5)]
     assert isinstance(ref, list) and len(ref) == 5 and not c.ref_on_eq_sim
 
@@ -99,9 +99,9 @@ def test_simulators_that_disagree_on_the_share_leave_no_reference(
     """Icarus answers its share's second operation otherwise than Verilator (each run on its
     own passes, say a field no model checks): no reference, the first difference named."""
     runs = FakeRuns(tmp_path, 20.0, wrong="icarus")
-    monkeypatch.setattr(engine, "_eq_run", runs)
+    monkeypatch.setattr(mutant_run, "eq_run", runs)
     c = _camp(tmp_path, ref_share=2)
-    ref = engine._reference(c, OWN, _file(tmp_path, 5), 5, lambda _line: None)
+    ref = equivalence._reference(c, OWN, _file(tmp_path, 5), 5, lambda _line: None)
     assert ref == ("not checked: the original's first 2 operations at N=8 differ between "
                    "verilator and icarus: op 1 (x=1): p 1 vs 2")
     assert not c.ref_on_eq_sim
@@ -111,8 +111,8 @@ def test_simulators_that_disagree_on_the_share_leave_no_reference(
 def test_a_failing_original_on_either_simulator_leaves_no_reference(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str) -> None:
     runs = FakeRuns(tmp_path, 20.0, failing=failing)
-    monkeypatch.setattr(engine, "_eq_run", runs)
-    ref = engine._reference(_camp(tmp_path, ref_share=2), OWN, _file(tmp_path, 5), 5,
+    monkeypatch.setattr(mutant_run, "eq_run", runs)
+    ref = equivalence._reference(_camp(tmp_path, ref_share=2), OWN, _file(tmp_path, 5), 5,
                             lambda _line: None)
     assert ref == (f"not checked: the original failed its equivalence run at N=8 on {failing} "
                    "(MISMATCH P)")
@@ -123,7 +123,7 @@ def test_a_failing_original_on_either_simulator_leaves_no_reference(
 def test_spread_interleaves_in_proportion_and_keeps_each_groups_order() -> None:
     a = [{"g": "a", "i": str(i)} for i in range(8)]
     b = [{"g": "b", "i": str(i)} for i in range(2)]
-    out = engine.spread([a, b, []])
+    out = eqvectors.spread([a, b, []])
     assert sorted(map(str, out)) == sorted(map(str, a + b))  # the same vectors
     assert [v for v in out if v["g"] == "a"] == a and [v for v in out if v["g"] == "b"] == b
     assert [v["g"] for v in out[:5]].count("b") == 1  # half the file: half of each group
@@ -140,26 +140,26 @@ def test_a_fault_of_the_original_on_one_simulator_is_caught(
     simulator only (BuildSpec.fault on that simulator's builds), there is no
     reference: the survivors would stay unjudged, never be judged against a wrong log."""
     design = load_design("mont_r2")
-    vector_run = engine._vector_run
+    vector_run = mutant_run.vector_run
 
-    def with_fault(c: engine.Campaign, overlay: str, p: Point, vectors: Path,
+    def with_fault(c: state.Campaign, overlay: str, p: Point, vectors: Path,
                    sim: str = "") -> spec.RunSpec:
         run = vector_run(c, overlay, p, vectors, sim)
         if run.build.sim != faulty:
             return run
         return replace(run, build=replace(run.build, fault=True))
 
-    monkeypatch.setattr(engine, "_vector_run", with_fault)
+    monkeypatch.setattr(mutant_run, "vector_run", with_fault)
     c = _camp(tmp_path, ref_share=60, ref_full_s=0.0, eq_timeout_s=300)
-    vecs = engine.spread([engine.exhaustive_vectors(design, 3),
-                          engine.wide_vectors(design, 8, 40, c.options.seed)])
+    vecs = eqvectors.spread([eqvectors.exhaustive_vectors(design, 3),
+                             eqvectors.wide_vectors(design, 8, 40, c.options.seed)])
     path = tmp_path / "exhaustive-n8-b3.json"
     path.write_text(json.dumps({"idle_reads": True, "vectors": vecs}) + "\n")
     try:
-        ref = engine._reference(c, OWN, path, len(vecs), lambda _line: None)
+        ref = equivalence._reference(c, OWN, path, len(vecs), lambda _line: None)
     finally:
         if faulty:
-            engine._remove_build(with_fault(c, "", OWN, path, faulty).build.key)
+            mutant_run.remove_build(with_fault(c, "", OWN, path, faulty).build.key)
     if not faulty:
         assert isinstance(ref, list) and len(ref) == len(vecs) > 60, ref
         assert c.ref_on_eq_sim == ["N=8"]

@@ -1,4 +1,4 @@
-"""Build-once-run-many (regress/mutate/meta.py, engine.share_builds): which sites are guarded
+"""Build-once-run-many (regress/mutate/meta.py, sharing.share_builds): which sites are guarded
 and how, the meta-mutant source, the stillborn check and the fallbacks to a build of its own;
 with a real simulator, the meta source without a selected mutant is the original and with one
 is that mutant (exhaustively, on Icarus), and a mont_lut campaign through the shared model."""
@@ -16,7 +16,7 @@ from montverif.regress.cli import mutate as mutate_cli
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import check as flow_check
 from montverif.regress.flow import paths, simulate, spec, tools
-from montverif.regress.mutate import campaigns, engine, meta
+from montverif.regress.mutate import campaigns, engine, meta, state
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate import sites as msites
 from montverif.regress.mutate.svmut import Site, candidates
@@ -225,7 +225,7 @@ def _fake_sim(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, build_fails: bool
     def elaborate(sim_name: str, sources: list[Path], top: str, params: dict,
                   limit_s: float | None = None) -> str | None:
         over = [s for s in sources if "mutants" in str(s)]
-        if limit_s is not None:  # engine.build_mutant's check before a mutant's own build
+        if limit_s is not None:  # mutant_run.build_mutant's check before a mutant's own build
             calls.append(f"limited elaboration {over[0].parent.name}")
             return None
         calls.append(f"elaborate {over[0].parent.name}")
@@ -239,11 +239,11 @@ def _fake_sim(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, build_fails: bool
 
 
 def _campaign(tmp_path: Path, ids: list[int], share: bool = True
-              ) -> tuple[engine.Campaign, list[str]]:
+              ) -> tuple[state.Campaign, list[str]]:
     design = load_design("mont_r2")
     sites = msites.all_sites(design)
     mutants = [msites.Mutant(i, sites[i]) for i in ids]
-    opts = engine.Options(n=8, sim="icarus", share=share, keep_builds=True)
+    opts = state.Options(n=8, sim="icarus", share=share, keep_builds=True)
     lines: list[str] = []
     return engine.run_campaign("mont_r2", design, mutants, len(sites), opts, tmp_path,
                                lines.append), lines
@@ -397,7 +397,7 @@ def test_shared_campaign_kills_stillbirths_and_falls_back(tmp_path: Path) -> Non
     mutants = [msites.Mutant(csa, good), msites.Mutant(count, sites[count]),
                msites.Mutant(9998, broken),
                msites.Mutant(9999, const)]
-    opts = engine.Options(n=8, txns=5, timeout_s=300, sim="icarus",
+    opts = state.Options(n=8, txns=5, timeout_s=300, sim="icarus",
                           tests=("RandomTest", "CornerTest"))
     camp = engine.run_campaign("mont_lut_u2", design, mutants, len(sites), opts, tmp_path,
                                lambda _line: None)
@@ -430,7 +430,7 @@ def test_survivors_are_judged_in_one_shared_verilator_model(tmp_path: Path) -> N
     clear_s = next(i for i, s in enumerate(sites) if s.file == regs and s.start > in_clear
                    and s.description.endswith("'s_q <= '0;' -> 's_q <= '1;'"))
     mutants = [msites.Mutant(maj, sites[maj]), msites.Mutant(clear_s, sites[clear_s])]
-    opts = engine.Options(n=8, txns=5, timeout_s=300, sim="icarus", share=False, eq_bits=3,
+    opts = state.Options(n=8, txns=5, timeout_s=300, sim="icarus", share=False, eq_bits=3,
                           eq_wide=10, tests=("RandomTest", "CornerTest"), use_proofs=False)
     camp = engine.run_campaign("mont_csa", design, mutants, len(sites), opts, tmp_path,
                                lambda _line: None)
@@ -468,9 +468,9 @@ def test_cli_no_share_option(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     seen: list[bool] = []
 
     def fake(dut: str, design: object, mutants: list[msites.Mutant], total: int,
-             opts: engine.Options, out: Path, progress: object) -> engine.Campaign:
+             opts: state.Options, out: Path, progress: object) -> state.Campaign:
         seen.append(opts.share)
-        return engine.Campaign(dut, load_design(dut), opts, out, total, mutants)
+        return state.Campaign(dut, load_design(dut), opts, out, total, mutants)
 
     monkeypatch.setattr(engine, "run_campaign", fake)
     monkeypatch.setattr(flow_check, "validate", lambda run: load_design(run.build.dut))

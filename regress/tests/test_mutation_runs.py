@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import regress as regress_cli
-from montverif.regress.mutate import campaigns, engine, prove
+from montverif.regress.mutate import campaigns, engine, prove, state
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate import score as mscore
 from montverif.regress.mutate import sites as msites
@@ -60,14 +60,14 @@ def lists(tmp_path: Path) -> Path:
 
 
 def canned(verdicts: Verdicts, calls: list[str] | None = None,
-           broken: tuple[str, ...] = ()) -> Callable[..., engine.Campaign]:
+           broken: tuple[str, ...] = ()) -> Callable[..., state.Campaign]:
     """A stand-in for engine.run_campaign: each mutant gets its design's next verdict
     ("equivalent" proved by SBY, "simulated" an equivalent judged by simulation alone); a
     design in `broken` fails its original run as the real baseline does."""
 
     def run_campaign(dut: str, design: Design, mutants: list[msites.Mutant], total: int,
-                     opts: engine.Options, out: Path, progress: Callable[[str], None]
-                     ) -> engine.Campaign:
+                     opts: state.Options, out: Path, progress: Callable[[str], None]
+                     ) -> state.Campaign:
         if calls is not None:
             calls.append(dut)
         if dut in broken:
@@ -78,7 +78,7 @@ def canned(verdicts: Verdicts, calls: list[str] | None = None,
             if status in ("equivalent", "simulated"):
                 m.status, m.proof = "equivalent", PROOF[status]
             progress(f"mut{m.id:04d} {m.status}")
-        return engine.Campaign(dut, design, opts, out, total, mutants, wall_s=1.5)
+        return state.Campaign(dut, design, opts, out, total, mutants, wall_s=1.5)
 
     return run_campaign
 
@@ -354,10 +354,10 @@ def test_an_interrupted_campaign_is_not_finished(tmp_path: Path, lists: Path,
     """A campaign an interrupt cut short reads skipped (interrupted, with how many mutants
     have no verdict), never failed or passed on the mutants it judged, and --resume runs it
     again."""
-    def interrupted(verdicts: Verdicts) -> Callable[..., engine.Campaign]:
+    def interrupted(verdicts: Verdicts) -> Callable[..., state.Campaign]:
         inner = canned(verdicts)
 
-        def run_campaign(*args: object, **kwargs: object) -> engine.Campaign:
+        def run_campaign(*args: object, **kwargs: object) -> state.Campaign:
             camp = inner(*args, **kwargs)
             if camp.dut == "mont_r2":
                 camp.extra["interrupted"] = True
@@ -426,7 +426,7 @@ def test_merge_combines_the_shards_campaigns(tmp_path: Path, lists: Path,
 def test_mutation_report_names_its_simulator(tmp_path: Path) -> None:
     design = load_design("mont_lut")
     mutants = msites.select(msites.all_sites(design), 2, 1)
-    camp = engine.Campaign("mont_lut", design, engine.Options(n=8, sim="icarus"), tmp_path,
+    camp = state.Campaign("mont_lut", design, state.Options(n=8, sim="icarus"), tmp_path,
                            80, mutants)
     mreport.write(camp)
     assert json.loads((tmp_path / "mutants.json").read_text())["summary"]["sim"] == "icarus"
@@ -450,6 +450,6 @@ def test_end_to_end_two_mutants_on_icarus(tmp_path: Path) -> None:
     statuses = [m["status"] for m in data["mutants"]]
     assert len(statuses) == 2 and "error" not in statuses, data["mutants"]
     assert data["summary"]["sim"] == "icarus" and data["summary"]["n"] == 8
-    assert {s: rec[s] for s in engine.STATUSES} == {s: statuses.count(s)
-                                                   for s in engine.STATUSES}
+    assert {s: rec[s] for s in state.STATUSES} == {s: statuses.count(s)
+                                                   for s in state.STATUSES}
     assert code == (0 if rec["status"] == "passed" else 1)
