@@ -113,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="judge survivors at the campaign's own parameter point only, not at "
                          "every point of the design's lists (docs/mutation.md: not sound)")
     ap.add_argument("--point-budget", type=finite_float(1, SECONDS.hi, unit="s"),
-                    default=state.Options.point_budget_s,
+                    default=state.CampaignOptions.point_budget_s,
                     help="estimated seconds one run at another parameter point may take "
                          "(beyond it the point is not simulated; default %(default)s)")
     ap.add_argument("--prove", action="store_true",
@@ -128,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _check(args: argparse.Namespace) -> state.Options:
+def _check(args: argparse.Namespace) -> state.CampaignOptions:
     design = load_design(args.dut)
     n = design.min_n if args.n is None else args.n
     # the numbers were checked as parsed (their bounds: the options' help)
@@ -145,7 +145,7 @@ def _check(args: argparse.Namespace) -> state.Options:
     if seed.source != "given":
         print(f"mutate: {seed.describe()}; replay with --seed {seed.value}", file=sys.stderr)
     args.seed = seed.value
-    opts = state.Options(n=n, bus_w=args.busw, seed=args.seed, txns=args.txns,
+    opts = state.CampaignOptions(n=n, bus_w=args.busw, seed=args.seed, txns=args.txns,
                           timeout_s=args.timeout, eq_bits=args.eq_bits, eq_max=args.eq_max,
                           eq_wide=args.eq_wide, eq_timeout_s=args.eq_timeout, jobs=args.jobs,
                           keep_builds=args.keep_builds, sim=args.sim, eq_sim=args.eq_sim,
@@ -195,7 +195,7 @@ def _progress(line: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
 
 
-def _campaign(args: argparse.Namespace, opts: state.Options, design: Design,
+def _campaign(args: argparse.Namespace, opts: state.CampaignOptions, design: Design,
               mutants: list[Mutant], sites: int, out: Path) -> int:
     """The campaign in its claimed folder: the table, the files, the exit code."""
     _progress(f"{args.dut}: {len(mutants)} mutants of {sites} sites, N={opts.n}, "

@@ -68,7 +68,7 @@ from montverif.regress.regression.lists import (
 )
 from montverif.regress.regression.packing import DEFAULT_PER_SIM
 from montverif.regress.regression.results import PARTS_NOTE
-from montverif.regress.regression.scheduler import Options
+from montverif.regress.regression.scheduler import ScheduleOptions
 from montverif.regress.regression.seeds import (
     DEFAULT_BASE_SEED,
     BaseSeed,
@@ -399,7 +399,7 @@ def _run_in(args: argparse.Namespace, launcher: Launcher, results_root: Path, ou
     # every check of the input, so bad input stays one `error:` line
     print(f"{job.tlist.name}: {BaseSeed(args.seed, args.seed_source).describe()}; replay "
           f"with --seed {args.seed}", file=sys.stderr, flush=True)
-    opts = Options(args.jobs, args.fail_fast, args.rerun_waves, args.runs_per_sim)
+    opts = ScheduleOptions(args.jobs, args.fail_fast, args.rerun_waves, args.runs_per_sim)
     # a part of the regression (a shard, some of its parts) adds no history line: its merge does
     history = None if job.shard_ix or args.parts != frozenset(PARTS) else \
         Path(args.history) if args.history else results_root / "history.jsonl"

@@ -77,7 +77,7 @@ class CoverageError(ValueError):
 
 # --- one run's coverage ---------------------------------------------------------------------
 @dataclass
-class Point:
+class PointHits:
     """One cover point or cross: its bins' hits and the hits a bin needs."""
 
     name: str
@@ -85,20 +85,20 @@ class Point:
     hits: dict[str, int] = field(default_factory=dict)
 
 
-def read_points(xml_path: Path) -> dict[str, Point]:
+def read_points(xml_path: Path) -> dict[str, PointHits]:
     """The cover points of one cocotb-coverage XML file (helper points left out)."""
     try:
         root = ET.parse(xml_path).getroot()
     except (OSError, ET.ParseError) as exc:
         raise CoverageError(f"cannot read coverage file {xml_path}: {exc}") from None
-    points: dict[str, Point] = {}
+    points: dict[str, PointHits] = {}
     for el in root.iter():
         if "at_least" not in el.attrib:
             continue
         name = el.attrib["abs_name"].removeprefix("top.")
         if HELPER_POINTS in name:
             continue
-        point = Point(name, int(el.attrib["at_least"]))
+        point = PointHits(name, int(el.attrib["at_least"]))
         for child in el:
             if "bin" in child.attrib:
                 point.hits[child.attrib["bin"]] = int(child.attrib.get("hits", "0"))
@@ -209,7 +209,7 @@ def run_history(results: Path, skipped: Mapping[str, str]) -> UcisHistory:
 class DutCoverage:
     dut: str
     goal: Goal
-    points: dict[str, Point] = field(default_factory=dict)
+    points: dict[str, PointHits] = field(default_factory=dict)
     first_hit: dict[str, str] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
     widths: set[int] = field(default_factory=set)  # N of the runs merged
@@ -273,7 +273,7 @@ class DutCoverage:
     def met(self) -> bool:
         return self.percent >= self.goal.percent
 
-    def add(self, key: str, points: dict[str, Point], path: Path, n: int | None = None
+    def add(self, key: str, points: dict[str, PointHits], path: Path, n: int | None = None
             ) -> None:
         self.files.append(path)
         if n is None:
@@ -281,7 +281,7 @@ class DutCoverage:
         else:
             self.widths.add(n)
         for name, point in points.items():
-            merged = self.points.setdefault(name, Point(name, point.at_least))
+            merged = self.points.setdefault(name, PointHits(name, point.at_least))
             for b, hits in point.hits.items():
                 before = merged.hits.get(b, 0)
                 merged.hits[b] = before + hits

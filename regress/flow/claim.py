@@ -95,25 +95,25 @@ STAMP_NAME = ".montverif.json"
 
 
 @dataclass(frozen=True)
-class Kind:
+class FolderKind:
     """A kind of result folder. `marks` name files that only this kind writes, so that a
     folder of an older montverif (no stamp) is still known for what it is."""
     name: str
     marks: tuple[str, ...]
 
 
-RUN = Kind("simulation run", ("outcome.json", "sim.log"))
-REGRESSION = Kind("regression", ("plan.json", "summary.json"))
-CAMPAIGN = Kind("mutation campaign", ("mutants.json", "mutants"))
-PROOF_CHECKS = Kind("check of the recorded equivalence proofs", ())
-HOLE_REPLAYS = Kind("replay of SBY's distinguishing inputs", ())
-CLOSURE = Kind("coverage closure", ("closure.json",))
-SYNTHESIS = Kind("synthesis", ("synth.json", "synth.ys", "yosys.log"))
-PLACE_ROUTE = Kind("place and route", ("pnr.json",))
-PROOF = Kind("formal check", ("formal.sby", "formal.json"))
-PROOF_POINTS = Kind("set of formal checks", ())
-COVER_RUN = Kind("formal cover run", ("covers.sby",))
-BENCH = Kind("benchmark", ("throughput.png", "results.json"))
+RUN = FolderKind("simulation run", ("outcome.json", "sim.log"))
+REGRESSION = FolderKind("regression", ("plan.json", "summary.json"))
+CAMPAIGN = FolderKind("mutation campaign", ("mutants.json", "mutants"))
+PROOF_CHECKS = FolderKind("check of the recorded equivalence proofs", ())
+HOLE_REPLAYS = FolderKind("replay of SBY's distinguishing inputs", ())
+CLOSURE = FolderKind("coverage closure", ("closure.json",))
+SYNTHESIS = FolderKind("synthesis", ("synth.json", "synth.ys", "yosys.log"))
+PLACE_ROUTE = FolderKind("place and route", ("pnr.json",))
+PROOF = FolderKind("formal check", ("formal.sby", "formal.json"))
+PROOF_POINTS = FolderKind("set of formal checks", ())
+COVER_RUN = FolderKind("formal cover run", ("covers.sby",))
+BENCH = FolderKind("benchmark", ("throughput.png", "results.json"))
 # the more particular first: a place-and-route folder holds a synthesis's files too
 # (a closure's folder holds a summary.json as a regression's does)
 KINDS = (RUN, CLOSURE, REGRESSION, CAMPAIGN, PROOF_CHECKS, HOLE_REPLAYS, PLACE_ROUTE,
@@ -171,7 +171,7 @@ def found_kind(folder: Path) -> tuple[str | None, str]:
 FORCE = "add --force to replace it"
 
 
-def _refusal(folder: Path, kinds: tuple[Kind, ...], mode: Mode, again: str = FORCE
+def _refusal(folder: Path, kinds: tuple[FolderKind, ...], mode: Mode, again: str = FORCE
              ) -> str | None:
     """Why `folder` may not take a result of the first of `kinds` under `mode` (the others:
     kinds an update may also find there); None: it may."""
@@ -189,7 +189,7 @@ def _refusal(folder: Path, kinds: tuple[Kind, ...], mode: Mode, again: str = FOR
     return None
 
 
-def _write_stamp(folder: Path, kind: Kind, state: str, started: str) -> None:
+def _write_stamp(folder: Path, kind: FolderKind, state: str, started: str) -> None:
     command = " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))
     tmp = folder / f"{STAMP_NAME}.{os.getpid()}"
     try:
@@ -212,7 +212,7 @@ def kept() -> list[Path]:
 
 
 @contextlib.contextmanager
-def output(folder: Path, kind: Kind, mode: Mode = Mode.NEW, again: str = FORCE
+def output(folder: Path, kind: FolderKind, mode: Mode = Mode.NEW, again: str = FORCE
            ) -> Iterator[Path]:
     """Own `folder` for a result of `kind` while the block runs: a second writer is refused
     (FolderBusy), and so is a folder holding another kind of result, files montverif did not
@@ -241,7 +241,7 @@ def output(folder: Path, kind: Kind, mode: Mode = Mode.NEW, again: str = FORCE
             _finish(folder, kind, state, started, created)
 
 
-def _finish(folder: Path, kind: Kind, state: str, started: str, created: bool) -> None:
+def _finish(folder: Path, kind: FolderKind, state: str, started: str, created: bool) -> None:
     """The stamp says how the command ended; a command that ended before it wrote anything
     leaves nothing behind (the folder too, if it made it)."""
     with contextlib.suppress(OSError):  # a full disk keeps "running": not complete
@@ -255,7 +255,7 @@ def _finish(folder: Path, kind: Kind, state: str, started: str, created: bool) -
 
 
 @contextlib.contextmanager
-def existing(folder: Path, kinds: tuple[Kind, ...]) -> Iterator[Path]:
+def existing(folder: Path, kinds: tuple[FolderKind, ...]) -> Iterator[Path]:
     """Own `folder`, which must hold a result of one of `kinds`, while the block writes into
     it as it is (a report rendered again, coverage merged into it); its stamp is kept."""
     if not folder.is_dir():

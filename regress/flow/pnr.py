@@ -81,7 +81,7 @@ _USE = re.compile(r"^Info:\s+(\w+):\s+(\d+)/\s*(\d+)\s+\d+%\s*$", re.M)
 
 
 @dataclass(frozen=True)
-class Device:
+class Ecp5Part:
     """An ECP5 part as nextpnr-ecp5 selects it, and what it holds (the bels of its report,
     checked against nextpnr's own count by the tests)."""
 
@@ -100,7 +100,7 @@ class Device:
 # the fastest of the family (the only one of the 5G parts; the fabric is the same as the
 # LFE5U-85F's and LFE5UM-85F's). The package is nextpnr's default; out of context no pin is
 # used, so it changes nothing.
-DEVICE = Device("LFE5UM5G-85F", "--um5g-85k", 8, "CABGA381", {
+DEVICE = Ecp5Part("LFE5UM5G-85F", "--um5g-85k", 8, "CABGA381", {
     "TRELLIS_COMB": 83640, "TRELLIS_FF": 83640, "MULT18X18D": 156, "ALU54B": 78,
     "DP16KD": 208, "TRELLIS_RAMW": 10455})
 
@@ -169,7 +169,7 @@ def command() -> list[str]:
     return [sys.executable, "-m", RUNNER]
 
 
-def nextpnr_args(device: Device, freq_mhz: float, seed: int,
+def nextpnr_args(device: Ecp5Part, freq_mhz: float, seed: int,
                  router: str = DEFAULT_ROUTER) -> list[str]:
     return [device.flag, "--speed", str(device.speed), "--package", device.package,
             "--json", NETLIST, "--top", TOP, "--out-of-context",
@@ -200,7 +200,7 @@ def needs(design: Mapping[str, int]) -> dict[str, int]:
             "ALU54B": design.get("ALU54B", 0), "DP16KD": design.get("DP16KD", 0)}
 
 
-def too_much(used: Mapping[str, int], device: Device) -> list[str]:
+def too_much(used: Mapping[str, int], device: Ecp5Part) -> list[str]:
     """`bel used/available` for every bel the design needs more of than the device has."""
     return [f"{bel} {n}/{device.capacity[bel]}" for bel, n in used.items()
             if bel in device.capacity and n > device.capacity[bel]]
@@ -297,7 +297,7 @@ def device_use(report: Mapping[str, object]) -> dict[str, dict[str, int]]:
             if isinstance(u, Mapping) and int(u.get("used", 0))}
 
 
-def _nextpnr(out: Path, device: Device, args: list[str], timeout_s: float) -> float:
+def _nextpnr(out: Path, device: Ecp5Part, args: list[str], timeout_s: float) -> float:
     """Run nextpnr in `out`; its seconds. DoesNotFit when its utilisation shows the design
     beyond the device, PnrError (its first error) when it fails otherwise or times out."""
     start = time.monotonic()
@@ -314,7 +314,7 @@ def _nextpnr(out: Path, device: Device, args: list[str], timeout_s: float) -> fl
     return wall
 
 
-def failure(device: Device, code: int, log: str, output: str) -> synth.SynthError | ConfigError:
+def failure(device: Ecp5Part, code: int, log: str, output: str) -> synth.SynthError | ConfigError:
     """What a failed nextpnr run was: DoesNotFit when its utilisation shows the design beyond
     the device, a PnrError naming the WebAssembly stack overflow a long carry chain causes,
     else a PnrError with its first error."""
@@ -329,7 +329,7 @@ def failure(device: Device, code: int, log: str, output: str) -> synth.SynthErro
 
 def run(spec: synth.SynthSpec, out: Path, freq_mhz: float = DEFAULT_FREQ_MHZ,
         seed: int = DEFAULT_SEED, timeout_s: float = synth.DEFAULT_TIMEOUT_S,
-        device: Device | None = None, mode: Mode = Mode.REPLACE,
+        device: Ecp5Part | None = None, mode: Mode = Mode.REPLACE,
         router: str = DEFAULT_ROUTER) -> dict[str, object]:
     """Synthesise the core for ECP5 and place and route it into `out` (owned while it runs),
     timing-driven towards `freq_mhz` with one seed and `router`, and return the result, also

@@ -24,23 +24,23 @@ from montverif.regress.mutate.mutant_run import (
     remove_build,
     smoke_run,
 )
-from montverif.regress.mutate.points import Point, campaign_points
+from montverif.regress.mutate.points import ParamPoint, campaign_points
 from montverif.regress.mutate.sharing import guards_of, model_build, shared_model
 from montverif.regress.mutate.sites import Mutant, block_selector, mutant_params
 from montverif.regress.mutate.state import Campaign
 from montverif.regress.regression.shards import run_cost
 
 
-def mutant_points(c: Campaign, m: Mutant) -> list[Point]:
+def mutant_points(c: Campaign, m: Mutant) -> list[ParamPoint]:
     """The points the mutant is judged at, the campaign's own first (points.py)."""
     params = mutant_params(c.design, m.site)
     if not c.options.points:
-        return [Point(c.options.n, params)]
+        return [ParamPoint(c.options.n, params)]
     return campaign_points(c.dut, c.design, c.options.n, params,
                            block_selector(c.design, m.site))
 
 
-def simulable(c: Campaign, p: Point) -> bool:
+def simulable(c: Campaign, p: ParamPoint) -> bool:
     """Whether a run at point p is within the campaign's budget (estimated seconds)."""
     return point_cost(c, p) <= point_budget(c)
 
@@ -49,14 +49,14 @@ def point_budget(c: Campaign) -> float:
     return min(c.options.point_budget_s, c.options.timeout_s / 2)
 
 
-def point_cost(c: Campaign, p: Point) -> float:
+def point_cost(c: Campaign, p: ParamPoint) -> float:
     return run_cost(smoke_run(c.dut, replace(c.options, n=p.n), params=p.params))
 
 
 _PROBE_FILES = threading.Lock()
 
 
-def same_design(c: Campaign, m: Mutant, p: Point) -> bool:
+def same_design(c: Campaign, m: Mutant, p: ParamPoint) -> bool:
     """Whether the mutant's design at p is the original's: a mutant in a generate `if`'s
     condition whose truth value there is the original's (gencond.py; probed once per point
     and kept in c.probes). Every other mutant: False."""
@@ -79,11 +79,11 @@ def same_design(c: Campaign, m: Mutant, p: Point) -> bool:
 SAME_DESIGN = "its generate condition agrees with the original's there: the original's design"
 
 
-def _originals_at(c: Campaign, todo: dict[Point, list[Mutant]],
-                  progress: Callable[[str], None]) -> dict[Point, str]:
+def _originals_at(c: Campaign, todo: dict[ParamPoint, list[Mutant]],
+                  progress: Callable[[str], None]) -> dict[ParamPoint, str]:
     """The original's smoke run at each point: "" where it passes, else why the point is
     not simulated (beyond the budget, or the original fails there)."""
-    why_not: dict[Point, str] = {}
+    why_not: dict[ParamPoint, str] = {}
     for p in sorted(todo, key=lambda p: (p.n, p.params)):
         run = smoke_run(c.dut, replace(c.options, n=p.n), params=p.params)
         if not simulable(c, p):
@@ -100,11 +100,12 @@ def _originals_at(c: Campaign, todo: dict[Point, list[Mutant]],
     return why_not
 
 
-def _points_shared(c: Campaign, todo: dict[Point, list[Mutant]], why_not: dict[Point, str],
+def _points_shared(c: Campaign, todo: dict[ParamPoint, list[Mutant]],
+                   why_not: dict[ParamPoint, str],
                    guards: dict[int, meta.Guard], progress: Callable[[str], None]
-                   ) -> dict[Point, str]:
+                   ) -> dict[ParamPoint, str]:
     """The survivors' shared model at each simulated point that has two of them or more."""
-    shared: dict[Point, str] = {}
+    shared: dict[ParamPoint, str] = {}
     for p in sorted(todo, key=lambda p: (p.n, p.params)):
         members = [m for m in todo[p] if m.id in guards]
         if not why_not[p] and len(members) >= 2:
@@ -115,8 +116,8 @@ def _points_shared(c: Campaign, todo: dict[Point, list[Mutant]], why_not: dict[P
     return shared
 
 
-def _settle(c: Campaign, every: list[tuple[Mutant, Point]], why_not: dict[Point, str],
-            probes: dict[tuple[int, Point], Mutant]) -> None:
+def _settle(c: Campaign, every: list[tuple[Mutant, ParamPoint]], why_not: dict[ParamPoint, str],
+            probes: dict[tuple[int, ParamPoint], Mutant]) -> None:
     """The verdicts in the lists' order of the points: the first kill stands."""
     for m, p in every:
         if m.status != "survived":
@@ -141,7 +142,7 @@ def check_points(c: Campaign, survivors: list[Mutant],
     fails there, or does not build or elaborate there, is killed. A point whose run is
     estimated beyond the budget, or where the original itself fails, is not simulated; the
     mutant's `unchecked` names it with the reason."""
-    todo: dict[Point, list[Mutant]] = {}
+    todo: dict[ParamPoint, list[Mutant]] = {}
     for m in survivors:
         for p in mutant_points(c, m)[1:]:
             todo.setdefault(p, []).append(m)
@@ -158,11 +159,11 @@ def check_points(c: Campaign, survivors: list[Mutant],
                      build=model_build(c, shared[p], p), mutant=m.id),
              c.out / "runs" / f"mut{m.id:04d}-{point_name(p)}") for m, p in selected]
     rank = {p: i for i, p in enumerate(order)}
-    probes: dict[tuple[int, Point], Mutant] = {}
+    probes: dict[tuple[int, ParamPoint], Mutant] = {}
     first_kill: dict[int, int] = {}  # mutant id -> rank of the first point that killed it
     lock = threading.Lock()
 
-    def judged(m: Mutant, p: Point, probe: Mutant) -> None:
+    def judged(m: Mutant, p: ParamPoint, probe: Mutant) -> None:
         with lock:
             probes[(m.id, p)] = probe
             if probe.status not in ("survived", "error"):
@@ -180,7 +181,7 @@ def check_points(c: Campaign, survivors: list[Mutant],
         m.wall_s += out.wall_s
         judged(m, p, probe)
 
-    def one(job: tuple[Mutant, Point]) -> None:
+    def one(job: tuple[Mutant, ParamPoint]) -> None:
         """A survivor's smoke run at a point on its own build (the point's guard is fixed at
         elaboration, or the point has no shared model)."""
         m, p = job

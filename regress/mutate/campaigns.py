@@ -37,7 +37,7 @@ from montverif.regress.mutate import score as mscore
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
 from montverif.regress.regression.lists import ListError, TestList, as_duts, as_int, as_strs
 from montverif.regress.regression.results import FAIL, PASS, Regression
-from montverif.regress.regression.scheduler import Options, Progress, parallel
+from montverif.regress.regression.scheduler import Progress, ScheduleOptions, parallel
 from montverif.regress.regression.seeds import derive_seed
 from montverif.regress.regression.shards import deal
 from montverif.spec import readback
@@ -49,7 +49,7 @@ DEFAULT_SIM = "icarus"
 DEFAULT_TXNS = 20
 DEFAULT_GOAL = 100.0
 MUTANT_TIMEOUT_S = 120  # wall-clock seconds per mutant run (`--timeout` overrides)
-EQ_TIMEOUT_S = state.Options.eq_timeout_s  # seconds per equivalence run or SBY check
+EQ_TIMEOUT_S = state.CampaignOptions.eq_timeout_s  # seconds per equivalence run or SBY check
 FOLDER = "mutation"
 ROTATE = Bound(1, 31)  # the shares a block rotates over, one a night (rotation.py)
 PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
@@ -68,8 +68,8 @@ class CampaignSpec:
     seed: int = 0
     timeout_s: int = MUTANT_TIMEOUT_S
     index: int = 0  # position among the list's campaigns
-    share: bool = True  # build-once-run-many (state.Options.share)
-    prove: bool = False  # equivalent mutants checked by SBY (state.Options.prove)
+    share: bool = True  # build-once-run-many (state.CampaignOptions.share)
+    prove: bool = False  # equivalent mutants checked by SBY (state.CampaignOptions.prove)
     eq_timeout_s: int = EQ_TIMEOUT_S  # seconds per equivalence run or SBY check
     rotate: int = 1  # its block's campaigns run in this many shares, one a night (rotation)
 
@@ -78,8 +78,8 @@ class CampaignSpec:
         """The campaign's folder, relative to the results folder."""
         return f"{FOLDER}/{self.dut}"
 
-    def options(self, jobs: int) -> state.Options:
-        return state.Options(n=self.n, seed=self.seed, txns=self.txns,
+    def options(self, jobs: int) -> state.CampaignOptions:
+        return state.CampaignOptions(n=self.n, seed=self.seed, txns=self.txns,
                               timeout_s=self.timeout_s, jobs=jobs, sim=self.sim,
                               share=self.share, prove=self.prove,
                               eq_timeout_s=self.eq_timeout_s)
@@ -306,7 +306,7 @@ def run_one(spec: CampaignSpec, jobs: int, out_dir: Path) -> dict[str, Any]:
         return error_record(spec, one_line(exc), time.monotonic() - t0)
 
 
-def run_all(specs: Sequence[CampaignSpec], opts: Options, reg: Regression,
+def run_all(specs: Sequence[CampaignSpec], opts: ScheduleOptions, reg: Regression,
             resume: bool = False) -> None:
     """Every campaign (after the runs), the longest first (expected_s): up to opts.jobs mutants
     at a time, the campaigns spread over them; reg.mutation gets one record per campaign in

@@ -43,7 +43,7 @@ from montverif.regress.flow import simulate, tools
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.regress.mutate import prove
-from montverif.regress.mutate.points import Point, campaign_points
+from montverif.regress.mutate.points import ParamPoint, campaign_points
 from montverif.regress.mutate.sites import all_sites, block_selector, mutant_params
 from montverif.regress.mutate.svmut import Site
 from montverif.regress.regression.shards import run_cost
@@ -88,7 +88,7 @@ class Placement:
 
     hole: Hole
     checked: list[str] = field(default_factory=list)  # every point tried, with its verdict
-    kills_at: list[Point] = field(default_factory=list)
+    kills_at: list[ParamPoint] = field(default_factory=list)
     entry: dict[str, object] | None = None
     reason: str = ""  # why there is no entry
 
@@ -166,7 +166,8 @@ def site_of(hole: Hole, design: Design) -> Site | None:
                  and s.original == hole.original and s.replacement == hole.replacement), None)
 
 
-def candidate_points(hole: Hole, design: Design, site: Site) -> tuple[list[Point], list[Point]]:
+def candidate_points(hole: Hole, design: Design, site: Site
+                     ) -> tuple[list[ParamPoint], list[ParamPoint]]:
     """The points the lists run the mutant at where the input fits, narrowest first: those
     that give every parameter of the formal point its value there, and the others."""
     bits = max(int(v, 0).bit_length() for k, v in hole.vector.items() if k != "field")
@@ -179,13 +180,13 @@ def candidate_points(hole: Hole, design: Design, site: Site) -> tuple[list[Point
     return agree, [p for p in pts if p not in agree]
 
 
-def common_params(points: list[Point]) -> dict[str, int]:
+def common_params(points: list[ParamPoint]) -> dict[str, int]:
     """The parameter values every point gives its build (defaults are not named)."""
     first, *rest = [dict(p.params) for p in points]
     return {k: v for k, v in sorted(first.items()) if all(r.get(k) == v for r in rest)}
 
 
-def _cost(hole: Hole, p: Point, sim: str) -> float:
+def _cost(hole: Hole, p: ParamPoint, sim: str) -> float:
     return run_cost(RunSpec(BuildSpec(hole.dut, p.n, 32, sim, params=p.params), seed=1,
                             txns=1, tests=("VectorTest",)))
 
@@ -238,7 +239,7 @@ def place(hole: Hole, out: Path, sim: str = "icarus", budget_s: float = 60.0,
     return placed
 
 
-def _verdict(hole: Hole, p: Point, sim: str, vectors: Path, overlay: Path, out: Path) -> str:
+def _verdict(hole: Hole, p: ParamPoint, sim: str, vectors: Path, overlay: Path, out: Path) -> str:
     """'kills', or why not: the original fails there, the mutant passes, or no run."""
     outcomes = []
     for label, over in (("original", ""), ("mutant", str(overlay))):

@@ -3,14 +3,14 @@ survivors judged stage by stage; its cost estimate and its score.
 
 The stages, each a module of its own:
 
-    state.py        Options (the campaign's settings) and Campaign (what it found so far)
+    state.py        CampaignOptions (the campaign's settings) and Campaign (what it found so far)
     mutant_run.py   one mutant's build, smoke run and classification
     sharing.py      build-once-run-many: the mutants whose sites can be selected at run
                     time (meta.py) in one meta-mutant build per parameter point
     at_points.py    the survivors at the lists' other parameter points (points.py)
     eqvectors.py    the equivalence vectors
     equivalence.py  recorded proofs, then the survivors against the original on the
-                    vectors at every point, and SBY with Options.prove (prove.py)
+                    vectors at every point, and SBY with CampaignOptions.prove (prove.py)
 
 Every mutant is an overlay folder holding the one changed source file (BuildSpec.overlay).
 Its verdict:
@@ -46,16 +46,16 @@ from montverif.regress.mutate.mutant_run import (
     smoke_run,
     vector_run,
 )
-from montverif.regress.mutate.points import Point, campaign_points
+from montverif.regress.mutate.points import ParamPoint, campaign_points
 from montverif.regress.mutate.sharing import model_build, share_builds
 from montverif.regress.mutate.sites import Mutant, mutant_params
-from montverif.regress.mutate.state import Campaign, Options
+from montverif.regress.mutate.state import Campaign, CampaignOptions
 from montverif.regress.regression.shards import run_cost
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 
 
-def baseline(dut: str, design: Design, opts: Options, out: Path,
+def baseline(dut: str, design: Design, opts: CampaignOptions, out: Path,
              params: tuple[tuple[str, int], ...] = ()) -> Outcome:
     """The unmutated design must pass the same runs, or no mutant can be judged."""
     run = smoke_run(dut, opts, params=params)
@@ -70,7 +70,7 @@ def baseline(dut: str, design: Design, opts: Options, out: Path,
 
 
 def run_campaign(dut: str, design: Design, mutants: list[Mutant], total: int,
-                 opts: Options, out: Path, progress: Callable[[str], None]) -> Campaign:
+                 opts: CampaignOptions, out: Path, progress: Callable[[str], None]) -> Campaign:
     t0 = time.monotonic()
     c = Campaign(dut, design, opts, out, total, mutants)
     progress(f"original: building and running {dut} at N={opts.n}")
@@ -130,7 +130,7 @@ def run_campaign(dut: str, design: Design, mutants: list[Mutant], total: int,
 SURVIVOR_SHARE = 0.3  # about the share of mutants that survive a campaign's own runs
 
 
-def estimated_cost(dut: str, design: Design, opts: Options, mutants: int) -> float:
+def estimated_cost(dut: str, design: Design, opts: CampaignOptions, mutants: int) -> float:
     """Estimated seconds of a campaign (shards.run_cost), to start the longest first: every
     mutant's own run, and for the share that survives, the exhaustive equivalence run at the
     campaign's point and at each other point within the budget a smoke run and the vectors'
@@ -141,7 +141,7 @@ def estimated_cost(dut: str, design: Design, opts: Options, mutants: int) -> flo
     if not isinstance(plan := eq_plan(c), str):
         n, bits = plan
         count = len(exhaustive_vectors(design, bits)) + (opts.eq_wide if bits < n else 0)
-        judge += run_cost(replace(vector_run(c, "", Point(n, ()), Path("-"), opts.eq_sim),
+        judge += run_cost(replace(vector_run(c, "", ParamPoint(n, ()), Path("-"), opts.eq_sim),
                                   txns=count))
     if opts.points:
         judge += sum(point_cost(c, p) + opts.point_vectors_s

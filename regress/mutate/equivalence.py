@@ -1,6 +1,6 @@
 """The survivors against the original: recorded proofs first, then identical transaction
 logs on the equivalence vectors at every point a survivor passed (a difference is a
-testbench hole), and, with Options.prove, SBY (regress/mutate/prove.py)."""
+testbench hole), and, with CampaignOptions.prove, SBY (regress/mutate/prove.py)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from montverif.regress.mutate.eqvectors import (
     wide_vectors,
 )
 from montverif.regress.mutate.mutant_run import first_build_error, point_name, smoke_run
-from montverif.regress.mutate.points import Point
+from montverif.regress.mutate.points import ParamPoint
 from montverif.regress.mutate.score import SIMULATED
 from montverif.regress.mutate.sharing import guards_of, shared_model
 from montverif.regress.mutate.sites import Mutant, mutant_params
@@ -50,7 +50,7 @@ def first_difference(ref: list[dict], other: list[dict]) -> str | None:
     return None
 
 
-def _ref_log(c: Campaign, p: Point, out: Outcome) -> list[dict] | str:
+def _ref_log(c: Campaign, p: ParamPoint, out: Outcome) -> list[dict] | str:
     """An original's equivalence run's transaction log, or why it is no reference."""
     log = transactions(out.log_dir)
     if out.passed and log is not None:
@@ -59,12 +59,12 @@ def _ref_log(c: Campaign, p: Point, out: Outcome) -> list[dict] | str:
             f"{out.run.build.sim} ({out.first_error or 'no transaction log'})")
 
 
-def _reference(c: Campaign, p: Point, path: Path, count: int,
+def _reference(c: Campaign, p: ParamPoint, path: Path, count: int,
                progress: Callable[[str], None]) -> list[dict] | str:
     """The original's transaction log on the `count` vectors of `path` at p (the reference
     the survivors' logs must equal), or why there is none. The campaign's simulator runs
     them all when the equivalence simulator is the same one, when the file holds at most
-    Options.ref_share vectors, or when its first ref_share (run first, on their own) promise
+    CampaignOptions.ref_share vectors, or when its first ref_share (run first, on their own) promise
     the rest within ref_full_s. Else the equivalence simulator runs them all (Icarus at N = 80
     would take minutes, Verilator seconds) and the first ref_share operations must give the
     same log on both simulators: a fault of the original on one of them (as Icarus 11's lost
@@ -97,15 +97,16 @@ def _reference(c: Campaign, p: Point, path: Path, count: int,
     return log
 
 
-def _meta_models(c: Campaign, survivors: list[Mutant], at: dict[int, list[Point]],
-                 files: dict[Point, tuple[Path, int]], refs: dict[Point, list[dict] | str],
-                 progress: Callable[[str], None]) -> dict[Point, tuple[str, frozenset[int]]]:
+def _meta_models(c: Campaign, survivors: list[Mutant], at: dict[int, list[ParamPoint]],
+                 files: dict[ParamPoint, tuple[Path, int]],
+                 refs: dict[ParamPoint, list[dict] | str],
+                 progress: Callable[[str], None]) -> dict[ParamPoint, tuple[str, frozenset[int]]]:
     """The equivalence phase's shared models (shared_model): at each point where two or
     more survivors can be selected at run time (or one, in the model the points phase built
     there), whose run without a mutant must give the original's transaction log there.
     Returns {point: (the model's folder, the ids it holds)}."""
     guards = guards_of(survivors)
-    models: dict[Point, tuple[str, frozenset[int]]] = {}
+    models: dict[ParamPoint, tuple[str, frozenset[int]]] = {}
     for p, (path, _) in sorted(files.items(), key=lambda kv: (kv[0].n, kv[0].params)):
         members = [m for m in survivors if m.id in guards and p in at[m.id]]
         ref = refs[p]
@@ -119,10 +120,10 @@ def _meta_models(c: Campaign, survivors: list[Mutant], at: dict[int, list[Point]
     return models
 
 
-def own_point(c: Campaign, m: Mutant) -> Point:
+def own_point(c: Campaign, m: Mutant) -> ParamPoint:
     """The point the campaign's exhaustive equivalence run is at (eq_plan's width)."""
     plan = eq_plan(c)
-    return Point(plan[0] if not isinstance(plan, str) else c.options.n,
+    return ParamPoint(plan[0] if not isinstance(plan, str) else c.options.n,
                  mutant_params(c.design, m.site))
 
 
@@ -182,7 +183,7 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
     if design_tb(c.dut)[2] is not None:
         label = label.replace(", results read after reset and CLEAR", "")
     c.eq_note = f"{label}: {len(vecs)} vectors"
-    files: dict[Point, tuple[Path, int]] = {}
+    files: dict[ParamPoint, tuple[Path, int]] = {}
     for m in survivors:
         files[own[m.id]] = (vectors, len(vecs))
         for p in c.passed_at.get(m.id, []):
@@ -194,7 +195,7 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
     if len(files) > len({own[m.id] for m in survivors}):
         c.eq_note += ("; then at each other parameter point of the lists a survivor passed, "
                       f"on as many of them as about {c.options.point_vectors_s:.0f} s allow")
-    refs: dict[Point, list[dict] | str] = {}
+    refs: dict[ParamPoint, list[dict] | str] = {}
     for p, (path, count) in sorted(files.items(), key=lambda kv: (kv[0].n, kv[0].params)):
         progress(f"equivalence: original on {count} vectors at {p.text(c.design)}")
         refs[p] = _reference(c, p, path, count, progress)
@@ -281,12 +282,12 @@ def formal_check(c: Campaign, m: Mutant) -> None:
         m.reason = f"{m.reason}; not proved: {result.text}"
 
 
-def _eq_dir(c: Campaign, m: Mutant, p: Point) -> Path:
+def _eq_dir(c: Campaign, m: Mutant, p: ParamPoint) -> Path:
     """The folder of the mutant's equivalence run at p."""
     return c.out / "runs" / f"mut{m.id:04d}-eq-{point_name(p)}"
 
 
-def _equal_at(c: Campaign, m: Mutant, p: Point, ref_log: list[dict] | str, run: RunSpec,
+def _equal_at(c: Campaign, m: Mutant, p: ParamPoint, ref_log: list[dict] | str, run: RunSpec,
               ran: Outcome | None) -> bool:
     """Whether the mutant's transaction log at p (its vector run: `ran`, selected in a shared
     model, or else on its own build, built and run here) equals the original's; if not,
@@ -323,7 +324,7 @@ def _equal_at(c: Campaign, m: Mutant, p: Point, ref_log: list[dict] | str, run: 
     return False
 
 
-def _smoke_on(c: Campaign, m: Mutant, p: Point, run: RunSpec, failed: Outcome) -> None:
+def _smoke_on(c: Campaign, m: Mutant, p: ParamPoint, run: RunSpec, failed: Outcome) -> None:
     """The mutant's vector run failed on the equivalence simulator, not the campaign's (on
     Verilator, say, an RTL assertion the Icarus runs cannot evaluate): its smoke tests on that
     same model decide. Failing, it is killed (the lists run that simulator there too);

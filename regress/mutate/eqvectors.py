@@ -13,7 +13,7 @@ from montverif.models.result import ModelInputError
 from montverif.regress.flow.spec import design_tb
 from montverif.regress.flow.vectors import vector_keys
 from montverif.regress.mutate.mutant_run import vector_run
-from montverif.regress.mutate.points import Point
+from montverif.regress.mutate.points import ParamPoint
 from montverif.regress.mutate.state import Campaign
 from montverif.regress.regression.shards import run_cost
 from montverif.spec.design import Design
@@ -117,7 +117,7 @@ def eq_label(n: int, bits: int, wide: int) -> str:
             "read after reset and CLEAR")
 
 
-def point_vectors(c: Campaign, p: Point, bits: int) -> list[dict[str, str]]:
+def point_vectors(c: Campaign, p: ParamPoint, bits: int) -> list[dict[str, str]]:
     """The equivalence vectors at a point beyond the campaign's own: the exhaustive set over
     `bits`-bit operands, full-width and boundary vectors at its N, cut (special moduli and
     boundary vectors first, then a deterministic sample) to what the budget allows."""

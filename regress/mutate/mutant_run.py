@@ -22,9 +22,9 @@ from montverif.regress.flow.spec import (
 )
 from montverif.regress.mutate import meta
 from montverif.regress.mutate.batched import FLOW_ERROR
-from montverif.regress.mutate.points import Point
+from montverif.regress.mutate.points import ParamPoint
 from montverif.regress.mutate.sites import Mutant, mutant_params
-from montverif.regress.mutate.state import Campaign, Options, write_overlay
+from montverif.regress.mutate.state import Campaign, CampaignOptions, write_overlay
 
 
 def first_build_error(exc: Exception) -> str:
@@ -68,7 +68,7 @@ def elaboration_fatal(log: Path) -> str | None:
     return None
 
 
-def smoke_run(dut: str, opts: Options, overlay: str = "",
+def smoke_run(dut: str, opts: CampaignOptions, overlay: str = "",
               params: tuple[tuple[str, int], ...] = ()) -> RunSpec:
     """The design's default tests at a small width: the run every mutant must survive. In a
     process of its own it ends at its first failing test (a kill needs nothing more; the
@@ -138,11 +138,11 @@ def params_name(params: tuple[tuple[str, int], ...]) -> str:
     return "".join(f"-{k}{v}" for k, v in params)
 
 
-def point_name(p: Point) -> str:
+def point_name(p: ParamPoint) -> str:
     return f"n{p.n}" + params_name(p.params)
 
 
-def vector_run(c: Campaign, overlay: str, p: Point, vectors: Path, sim: str = "") -> RunSpec:
+def vector_run(c: Campaign, overlay: str, p: ParamPoint, vectors: Path, sim: str = "") -> RunSpec:
     """An equivalence run at p on `sim` (default: the campaign's simulator), in the fast bus
     mode where the design has it (the same checks of every word, the pins' transaction log)."""
     fast = has_engine(c.dut)

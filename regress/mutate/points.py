@@ -38,7 +38,7 @@ Params = tuple[tuple[str, int], ...]
 
 
 @dataclass(frozen=True)
-class Point:
+class ParamPoint:
     """A width and the parameters beyond it (as a build takes them; () = the defaults)."""
 
     n: int
@@ -126,16 +126,16 @@ def _find_shape_widths(dut: str, design: Design, params: Params) -> tuple[int, .
 
 
 def campaign_points(dut: str, design: Design, n: int, block: Params = (),
-                    selector: tuple[str, int] | None = None) -> list[Point]:
+                    selector: tuple[str, int] | None = None) -> list[ParamPoint]:
     """The campaign's own point (n, block) first, then every other list point that builds
     the same generate block (the same `selector` value, if the site has one), each at its
     smallest legal width (one point per distinct set of resolved parameters), then for each
     shape the lists build that none of these does, the narrowest point that builds it;
     narrowest first."""
-    own = Point(n, block)
+    own = ParamPoint(n, block)
     seen = {resolved(design, n, dict(block))}
     points = [own]
-    extra: dict[tuple[int, ...], Point] = {}
+    extra: dict[tuple[int, ...], ParamPoint] = {}
     for params in list_params(dut):
         full = dict(params)
         if selector is not None and \
@@ -144,10 +144,10 @@ def campaign_points(dut: str, design: Design, n: int, block: Params = (),
         widths = _shape_widths(dut, design, params)
         if widths and (values := resolved(design, widths[0], full)) not in seen:
             seen.add(values)
-            points.append(Point(widths[0], params))
+            points.append(ParamPoint(widths[0], params))
         for width in widths[1:]:
             s = shape(design, width, params) or ()
-            extra[s] = min(extra.get(s, Point(width, params)), Point(width, params),
+            extra[s] = min(extra.get(s, ParamPoint(width, params)), ParamPoint(width, params),
                            key=lambda p: (p.n, p.params))
     built = {shape(design, p.n, p.params) for p in points}
     points += [p for s, p in extra.items() if s not in built]

@@ -221,7 +221,7 @@ def load(folder: Path) -> Campaign:
                                      rec["wall_s"], rec.get("log_dir", ""),
                                      rec.get("build", ""), rec.get("points", []),
                                      rec.get("unchecked", []), rec.get("proof", "")))
-    opts = state.Options(n=summ["n"], bus_w=summ["bus_w"], seed=summ["seed"],
+    opts = state.CampaignOptions(n=summ["n"], bus_w=summ["bus_w"], seed=summ["seed"],
                           txns=summ["txns"], jobs=summ["jobs"],
                           sim=summ.get("sim", "verilator"))
     keep = {k: v for k, v in summ.items() if k in ("command", "original_run_s",

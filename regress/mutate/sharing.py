@@ -22,7 +22,7 @@ from montverif.regress.mutate.mutant_run import (
     smoke_run,
     vector_run,
 )
-from montverif.regress.mutate.points import Point
+from montverif.regress.mutate.points import ParamPoint
 from montverif.regress.mutate.sites import Mutant, mutant_params
 from montverif.regress.mutate.state import Campaign, write_overlay
 from montverif.regress.mutate.svmut import Site
@@ -122,12 +122,12 @@ def guards_of(survivors: list[Mutant]) -> dict[int, meta.Guard]:
     return guards
 
 
-def model_build(c: Campaign, folder: str, p: Point) -> BuildSpec:
+def model_build(c: Campaign, folder: str, p: ParamPoint) -> BuildSpec:
     """The build of a shared survivors' model at p: the equivalence simulator, fast bus."""
     return vector_run(c, folder, p, Path("-"), c.options.eq_sim).build
 
 
-def shared_model(c: Campaign, p: Point, members: list[Mutant], check: RunSpec,
+def shared_model(c: Campaign, p: ParamPoint, members: list[Mutant], check: RunSpec,
                   ref: list[dict] | None, phase: str, progress: Callable[[str], None]
                   ) -> str | None:
     """One meta-mutant model at p on the equivalence simulator holding `members` (two or

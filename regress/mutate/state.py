@@ -1,4 +1,4 @@
-"""A mutation campaign's settings (Options) and what it has found so far (Campaign),
+"""A mutation campaign's settings (CampaignOptions) and what it has found so far (Campaign),
 and the overlay folder that holds one mutant's changed file."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from montverif.regress.flow.paths import ROOT
 from montverif.regress.mutate import gencond
-from montverif.regress.mutate.points import Point
+from montverif.regress.mutate.points import ParamPoint
 from montverif.regress.mutate.sites import Mutant
 from montverif.spec.design import Design
 
@@ -17,7 +17,7 @@ STATUSES = ("killed", "survived", "equivalent", "stillborn", "error")
 
 
 @dataclass
-class Options:
+class CampaignOptions:
     n: int
     bus_w: int = 32
     seed: int = 1
@@ -60,7 +60,7 @@ class Options:
 class Campaign:
     dut: str
     design: Design
-    options: Options
+    options: CampaignOptions
     out: Path
     total_sites: int
     mutants: list[Mutant]
@@ -68,11 +68,11 @@ class Campaign:
     wall_s: float = 0.0
     extra: dict[str, object] = field(default_factory=dict)
     # the points (beyond the campaign's own) each survivor passed its smoke tests at
-    passed_at: dict[int, list[Point]] = field(default_factory=dict)
+    passed_at: dict[int, list[ParamPoint]] = field(default_factory=dict)
     # the survivors' shared models built so far: point -> (overlay folder, the ids it holds)
-    models: dict[Point, tuple[str, frozenset[int]]] = field(default_factory=dict)
+    models: dict[ParamPoint, tuple[str, frozenset[int]]] = field(default_factory=dict)
     # generate-condition mutants (gencond.py): what the probe found at each point it ran at
-    probes: dict[tuple[int, Point], gencond.Probe] = field(default_factory=dict)
+    probes: dict[tuple[int, ParamPoint], gencond.Probe] = field(default_factory=dict)
     # the points whose reference log came from the equivalence simulator (_reference)
     ref_on_eq_sim: list[str] = field(default_factory=list)
 

@@ -51,7 +51,7 @@ from montverif.regress.regression.lists import (
     as_ints,
 )
 from montverif.regress.regression.results import FAIL, PASS, Regression
-from montverif.regress.regression.scheduler import Options, Progress, parallel
+from montverif.regress.regression.scheduler import Progress, ScheduleOptions, parallel
 from montverif.regress.regression.shards import deal
 from montverif.spec import readback
 from montverif.spec.bounds import TIMEOUT_S, WIDTH, Bound
@@ -338,7 +338,7 @@ def run_one(check: Check, out_dir: Path) -> dict[str, Any]:
         return error_record(check, one_line(exc), time.monotonic() - t0)
 
 
-def run_all(checks: Sequence[Check], opts: Options, reg: Regression,
+def run_all(checks: Sequence[Check], opts: ScheduleOptions, reg: Regression,
             resume: bool = False) -> None:
     """Every check, up to opts.jobs at a time; reg.formal gets one record per check in list
     order."""

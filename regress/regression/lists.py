@@ -55,7 +55,7 @@ class ListError(ValueError):
 
 
 @dataclass(frozen=True)
-class Entry:
+class ListEntry:
     """One block of a list: every widths x bus_widths x simulators x ack_wait combination."""
 
     dut: str
@@ -88,7 +88,7 @@ class Entry:
 class TestList:
     name: str
     description: str
-    entries: tuple[Entry, ...]
+    entries: tuple[ListEntry, ...]
     timeout_s: int = DEFAULT_TIMEOUT_S
     # the [[<list>.mutation]] blocks as written (montverif.regress.mutate.campaigns parses them)
     mutation: tuple[object, ...] = ()
@@ -197,7 +197,7 @@ def as_duts(value: object, where: str, blocks: Sequence[str] = ()) -> tuple[str,
     return tuple(n for n in names if n in blocks or not designs.broken_design(n))
 
 
-def _entries(raw: object, where: str) -> list[Entry]:
+def _entries(raw: object, where: str) -> list[ListEntry]:
     """An entry whose `dut` is a list stands for one entry per design, in that order (a
     design whose descriptor is broken left out)."""
     if isinstance(raw, dict) and "dut" in raw:
@@ -206,7 +206,7 @@ def _entries(raw: object, where: str) -> list[Entry]:
     return [_entry(raw, where)]
 
 
-def _entry(raw: object, where: str) -> Entry:
+def _entry(raw: object, where: str) -> ListEntry:
     if not isinstance(raw, dict):
         raise ListError(f"{where}: expected a table")
     if missing := [k for k in _REQUIRED if k not in raw]:
@@ -216,7 +216,7 @@ def _entry(raw: object, where: str) -> Entry:
                         f"(known: {', '.join(_REQUIRED + _OPTIONAL)})")
     dut = as_strs([raw["dut"]], f"{where}.dut", known_designs())[0]
     _paper_bounds(dut, raw, where)
-    return Entry(
+    return ListEntry(
         dut=dut,
         widths=as_ints(raw["widths"], f"{where}.widths", WIDTH),
         bus_widths=as_ints(raw["bus_widths"], f"{where}.bus_widths", BUS_WIDTH),

@@ -20,7 +20,7 @@ from montverif.regress.regression.lists import ListError
 from montverif.regress.regression.results import FAIL, Regression, Rerun, RunResult
 from montverif.regress.regression.scheduler import (
     RAISED,
-    Options,
+    ScheduleOptions,
     build_all,
     dispatch_runs,
     run_all,
@@ -30,7 +30,7 @@ from montverif.regress.regression.summary import finished_results, load_summary,
 from montverif.spec.designs import load_design
 
 
-def regress(launcher: Launcher, name: str, runs: Sequence[RunSpec], opts: Options,
+def regress(launcher: Launcher, name: str, runs: Sequence[RunSpec], opts: ScheduleOptions,
             out_dir: Path, base_seed: int, *, order: dict[str, int] | None = None,
             shard_spec: str = "", planned: int = 0, history: Path | None = None,
             resume: bool = False, campaigns: int = 0, campaigns_planned: int = 0,
@@ -66,7 +66,7 @@ def regress(launcher: Launcher, name: str, runs: Sequence[RunSpec], opts: Option
     return reg
 
 
-def rerun_failures(launcher: Launcher, opts: Options, reg: Regression) -> None:
+def rerun_failures(launcher: Launcher, opts: ScheduleOptions, reg: Regression) -> None:
     """Run up to `opts.rerun_waves` failing seeds again on a traced build (same seed, same
     stimulus) and record whether each fails the same way, with its waveform."""
     failed = [r for r in reg.results if r.status == FAIL and r.log_dir is not None

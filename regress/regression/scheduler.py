@@ -84,7 +84,7 @@ def parallel(fn: Callable[[T], R], items: Sequence[T], jobs: int,
 
 
 @dataclass
-class Options:
+class ScheduleOptions:
     jobs: int = 2
     fail_fast: bool = False
     rerun_waves: int = 3  # failing seeds rerun with waves (0: none)
@@ -109,7 +109,7 @@ class Progress:
         print(text + (f"  {note}" if note else ""), file=sys.stderr, flush=True)
 
 
-def build_all(launcher: Launcher, specs: Sequence[BuildSpec], opts: Options,
+def build_all(launcher: Launcher, specs: Sequence[BuildSpec], opts: ScheduleOptions,
               reg: Regression) -> None:
     """Compile each model once; failures are recorded in reg.builds[key].error."""
     progress = Progress(len(specs), "build ")
@@ -176,7 +176,7 @@ def dispatch_runs(launcher: Launcher, runs: Sequence[tuple[RunSpec, Path]], jobs
     return parallel(many, pack([run for run, _ in runs], jobs, per_sim), jobs, done_all)[1]
 
 
-def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: Options,
+def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: ScheduleOptions,
             reg: Regression, previous: dict[str, RunResult] | None = None) -> None:
     """Every run whose model was built; reg.results in list order. Runs in `previous`
     (finished in an earlier, interrupted regression: --resume) are kept, not run again."""

@@ -93,7 +93,7 @@ class Family:
 
 
 @dataclass(frozen=True)
-class Device:
+class PaperDevice:
     key: str
     name: str
     family: Family
@@ -125,7 +125,7 @@ class Paper:
 class Figure:
     paper: Paper
     label: str  # the paper's name for the design
-    device: Device
+    device: PaperDevice
     quantities: dict[str, str]  # as printed
     design: str = ""  # the project's design ("" none, see why)
     why: str = ""
@@ -177,7 +177,7 @@ class Figure:
 @dataclass(frozen=True)
 class Figures:
     families: dict[str, Family]
-    devices: dict[str, Device]
+    devices: dict[str, PaperDevice]
     papers: list[Paper]
     figures: list[Figure]
 
@@ -248,7 +248,7 @@ def _family(key: str, raw: object) -> Family:
     return fam
 
 
-def _device(key: str, raw: object, families: Mapping[str, Family]) -> Device:
+def _device(key: str, raw: object, families: Mapping[str, Family]) -> PaperDevice:
     where = f"devices.{key}"
     t = _table(raw, where)
     _only(t, ("name", "family", "source", "slices", "luts", "ffs", "mults"), where)
@@ -257,7 +257,7 @@ def _device(key: str, raw: object, families: Mapping[str, Family]) -> Device:
         raise ConfigError(f"{where}: unknown family {family!r}")
     capacity: dict[str, int] = {k: _int(t, k, where) for k in ("slices", "luts", "ffs", "mults")
                                 if k in t}
-    return Device(key, _str(t, "name", where), families[family], _str(t, "source", where),
+    return PaperDevice(key, _str(t, "name", where), families[family], _str(t, "source", where),
                   capacity)
 
 
@@ -283,7 +283,7 @@ def _paper(key: str, raw: object) -> Paper:
 
 
 def _figure(i: int, raw: object, papers: Mapping[str, Paper],
-            devices: Mapping[str, Device]) -> Figure:
+            devices: Mapping[str, PaperDevice]) -> Figure:
     where = f"figures[{i}]"
     t = _table(raw, where)
     _only(t, ("paper", "label", "device", "quantities", "design", "why", "config", "n",
@@ -541,7 +541,7 @@ def given(fig: Figure, names: Mapping[str, str]) -> str:
 
 
 @dataclass(frozen=True)
-class Project:
+class OurResults:
     """The project's results for one figure's configuration (None: none on file), and
     the 7-series synthesis of its loop alone (a paper that times the loop: relative_to)."""
 
@@ -568,14 +568,14 @@ def alone(fig: Figure) -> str:
     return ""
 
 
-def project_of(fig: Figure, results: synth_results.Results) -> Project:
+def project_of(fig: Figure, results: synth_results.Results) -> OurResults:
     if not fig.design:
-        return Project(None, None)
+        return OurResults(None, None)
     params = fig.project_params()
     variant = alone(fig)
     loop = (synth_results.find(results[synth.FAMILY], fig.design, fig.width, params, variant)
             if variant else None)
-    return Project(synth_results.find(results[synth.FAMILY], fig.design, fig.width, params),
+    return OurResults(synth_results.find(results[synth.FAMILY], fig.design, fig.width, params),
                    synth_results.find(results[pnr.FAMILY], fig.design, fig.width, params),
                    loop)
 

@@ -35,7 +35,7 @@ Result = Mapping[str, object]
 
 
 @dataclass(frozen=True)
-class Point:
+class PlotPoint:
     target: str  # xc7, ecp5
     dut: str
     label: str  # the design and its parameters beyond N
@@ -45,29 +45,29 @@ class Point:
     revision: str
 
 
-def xc7_point(r: Result) -> Point | None:
+def xc7_point(r: Result) -> PlotPoint | None:
     cells, timing = r["cells"], r["timing"]
     assert isinstance(cells, Mapping) and isinstance(timing, Mapping)
     count, delay = synth_table.cycles(r), xc7_floor.period_floor_ns(r)
     if count is None or delay is None or delay <= 0:
         return None
-    return Point("xc7", str(r["dut"]), synth_table.label(r).replace("`", ""), int(str(r["n"])),
+    return PlotPoint("xc7", str(r["dut"]), synth_table.label(r).replace("`", ""), int(str(r["n"])),
                  count * float(delay) / 1000, int(str(cells["luts"])) +
                  int(str(cells["flip_flops"])), str(r["revision"]))
 
 
-def ecp5_point(r: Result) -> Point | None:
+def ecp5_point(r: Result) -> PlotPoint | None:
     cells, timing = r["cells"], r["timing"]
     assert isinstance(cells, Mapping) and isinstance(timing, Mapping)
     count, fmax = synth_table.cycles(r), timing.get("fmax_mhz")
     if count is None or not isinstance(fmax, (int, float)) or fmax <= 0:
         return None
-    return Point("ecp5", str(r["dut"]), synth_table.label(r).replace("`", ""),
+    return PlotPoint("ecp5", str(r["dut"]), synth_table.label(r).replace("`", ""),
                  int(str(r["n"])), count / float(fmax), int(str(cells["luts"])) +
                  int(str(cells["flip_flops"])), str(r["revision"]))
 
 
-def points(xc7: Sequence[Result], ecp5: Sequence[Result]) -> tuple[list[Point], list[str]]:
+def points(xc7: Sequence[Result], ecp5: Sequence[Result]) -> tuple[list[PlotPoint], list[str]]:
     """Every result's point, and the results left out (no cycles per multiplication)."""
     out, left = [], []
     for results, make in ((xc7, xc7_point), (ecp5, ecp5_point)):
@@ -137,7 +137,7 @@ def _place(x: float, y: float, w: float, placed: list[Box],
     return spot
 
 
-def _panel(title: str, xlabel: str, pts: Sequence[Point], x0: float,
+def _panel(title: str, xlabel: str, pts: Sequence[PlotPoint], x0: float,
            colours: Mapping[str, str]) -> list[str]:
     """One panel's axes, grid, points and labels, its left edge at x0."""
     left, top = x0 + MARGIN["left"], MARGIN["top"]

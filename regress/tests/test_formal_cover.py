@@ -139,7 +139,7 @@ def test_a_proof_excludes_a_bin_only_at_its_own_width() -> None:
                                               "cover at N=8: ...")})
     for widths, excluded in (({8}, True), ({8, 16}, False)):
         dut = cov.DutCoverage("mwr2mm", cov.Goal(), widths=set(widths))
-        dut.points["mwr2mm.lut.addr"] = cov.Point("mwr2mm.lut.addr", 1, {"2": 1, "3": 0})
+        dut.points["mwr2mm.lut.addr"] = cov.PointHits("mwr2mm.lut.addr", 1, {"2": 1, "3": 0})
         dut.proved = {cover.n: {f"mwr2mm.{b}": why for b, why in cover.unreachable().items()}}
         assert ("mwr2mm.lut.addr:3" in dut.unreachable()) == excluded
         assert dut.total == (1 if excluded else 2)

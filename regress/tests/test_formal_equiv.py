@@ -258,7 +258,7 @@ def test_a_campaign_with_prove_marks_each_equivalent_proved_or_a_hole(tmp_path: 
     sites = msites.all_sites(design)
     i = next(i for i, s in enumerate(sites) if "'sel_addr == SelAddrW'(FaultSel)' -> "
              "'sel_addr != SelAddrW'(FaultSel)'" in s.description)
-    opts = state.Options(n=8, txns=5, timeout_s=300, sim="icarus", eq_bits=2, eq_wide=4,
+    opts = state.CampaignOptions(n=8, txns=5, timeout_s=300, sim="icarus", eq_bits=2, eq_wide=4,
                           use_proofs=False, prove=True)
     camp = engine.run_campaign("mont_r2", design, [msites.Mutant(i, sites[i])], len(sites),
                                opts, tmp_path, lambda _line: None)

@@ -18,7 +18,7 @@ from montverif.regress.flow import formal
 from montverif.regress.regression import formal_checks
 from montverif.regress.regression import lists as rlists
 from montverif.regress.regression.results import Regression
-from montverif.regress.regression.scheduler import Options
+from montverif.regress.regression.scheduler import ScheduleOptions
 from montverif.regress.report import markdown
 from montverif.spec.designs import known_designs, load_design
 
@@ -237,7 +237,7 @@ def test_a_broken_core_fails_with_its_counterexample(tmp_path: Path) -> None:
     check = replace(check, spec=replace(check.spec, overlay=str(overlay)))
     reg = Regression("fl", 1, 1, tmp_path / "out", datetime.now().astimezone())
     reg.out_dir.mkdir()
-    formal_checks.run_all([check], Options(1), reg)
+    formal_checks.run_all([check], ScheduleOptions(1), reg)
     rec = reg.formal[check.key]
     assert (rec["status"], rec["ok"]) == ("failed", False), rec
     assert rec["failed_assertion"] and f"--overlay {overlay}" in rec["repro"]
@@ -318,7 +318,7 @@ def test_prove_catches_a_core_that_fails_its_second_operation(tmp_path: Path) ->
     checks = tuple(replace(c, spec=replace(c.spec, overlay=str(overlay))) for c in checks)
     reg = Regression("fl", 1, 1, tmp_path / "out", datetime.now().astimezone())
     reg.out_dir.mkdir()
-    formal_checks.run_all(checks, Options(2), reg)
+    formal_checks.run_all(checks, ScheduleOptions(2), reg)
     bounded, prove = (reg.formal[c.key] for c in checks)
     assert (bounded["status"], bounded["ok"]) == ("bounded", True)
     assert (prove["status"], prove["ok"]) == ("failed", False), prove

@@ -132,7 +132,7 @@ def test_the_proved_score_counts_an_equivalent_judged_by_simulation_as_a_survivo
     assert sc.value == 6 / 7 and sc.proved == 6 / 9
     mutants = [msites.Mutant(i, site, st, proof=pr) for i, (st, pr) in enumerate(verdicts)]
     assert engine.score(mutants) == (6, 1, 6 / 7)
-    camp = state.Campaign("mont_lut", load_design("mont_lut"), state.Options(n=8), tmp_path,
+    camp = state.Campaign("mont_lut", load_design("mont_lut"), state.CampaignOptions(n=8), tmp_path,
                            100, mutants, "", 1.0, {})
     assert "proved score = killed / (killed + survived + equivalent without a formal proof) "\
         "= 66.7 % (6 / 9)" in mreport.table(camp)
@@ -211,7 +211,7 @@ def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
     broken = Site(good.file, good.line, "bitwise", good.start, good.end, good.original, "^;")
     mutants = [msites.Mutant(csa, good), msites.Mutant(clear_s, sites[clear_s]),
                msites.Mutant(9999, broken)]
-    opts = state.Options(n=8, txns=10, timeout_s=300, eq_bits=3, eq_wide=10,
+    opts = state.CampaignOptions(n=8, txns=10, timeout_s=300, eq_bits=3, eq_wide=10,
                           tests=("RandomTest", "CornerTest"))
     camp = engine.run_campaign("mont_csa", design, mutants, len(sites), opts, tmp_path,
                                lambda _line: None)
@@ -242,7 +242,7 @@ def test_killed_stillborn_and_hole(tmp_path: Path) -> None:
 
 
 def _campaign(tmp_path: Path, mutants: list[msites.Mutant]) -> state.Campaign:
-    return state.Campaign("mont_lut", load_design("mont_lut"), state.Options(n=8),
+    return state.Campaign("mont_lut", load_design("mont_lut"), state.CampaignOptions(n=8),
                            tmp_path, 80, mutants)
 
 
@@ -402,7 +402,7 @@ def test_an_interrupt_leaves_survivors_without_a_verdict(tmp_path: Path,
         monkeypatch.setattr(module, phase,
                             lambda *a, **k: pytest.fail("judged after the interrupt"))
     mutants = [msites.Mutant(i, site) for i in (1, 2, 3)]
-    opts = state.Options(n=8, share=False, use_proofs=False)
+    opts = state.CampaignOptions(n=8, share=False, use_proofs=False)
     camp = engine.run_campaign("mont_lut", design, mutants, 80, opts, tmp_path, lambda _l: None)
     assert [m.status for m in mutants] == ["killed", "error", "error"]
     assert mutants[1].reason == "not judged: the campaign was interrupted"
@@ -419,7 +419,7 @@ def test_reset_and_clear_values_are_now_checked_by_the_smoke_tests(tmp_path: Pat
     """The hole found by mutation is closed: ErrorTest reads P, S, C and CYCLES right after
     reset and after CLEAR, so the mutants that wipe S (hdl/common/mv_sc_regs.sv, mont_csa's
     campaign) or reset P (hdl/common/mv_loop_ctrl.sv, inter_csa's) to all ones are killed."""
-    opts = state.Options(n=8, txns=5, timeout_s=300, tests=("ErrorTest",))
+    opts = state.CampaignOptions(n=8, txns=5, timeout_s=300, tests=("ErrorTest",))
     mutants: list[msites.Mutant] = []
     for dut, file, reg, after_clear in (("mont_csa", "hdl/common/mv_sc_regs.sv", "s_q", True),
                                         ("inter_csa", "hdl/common/mv_loop_ctrl.sv", "p_q", False)):
@@ -457,7 +457,7 @@ def test_a_parameter_check_that_fires_is_stillborn(tmp_path: Path) -> None:
     design = load_design("mwrkmm")
     sites = msites.all_sites(design)
     i = next(i for i, s in enumerate(sites) if s.description.endswith("'W < 1' -> 'W < 2'"))
-    opts = state.Options(n=8, txns=4, timeout_s=300, tests=("RandomTest",))
+    opts = state.CampaignOptions(n=8, txns=4, timeout_s=300, tests=("RandomTest",))
     camp = engine.run_campaign("mwrkmm", design, [msites.Mutant(i, sites[i])], len(sites),
                                opts, tmp_path, lambda _line: None)
     (m,) = camp.mutants

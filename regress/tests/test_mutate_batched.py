@@ -164,7 +164,7 @@ def test_each_run_of_a_batch_is_the_run_alone(tmp_path: Path, sim: str, bus: str
         g = meta.guard((paths.ROOT / sites[i].file).read_text(), sites[i])
         assert isinstance(g, meta.Guard)
         members.append((msites.Mutant(i, sites[i]), g))
-    opts = state.Options(n=8, sim=sim)
+    opts = state.CampaignOptions(n=8, sim=sim)
     camp = state.Campaign("mont_csa", design, opts, tmp_path, len(sites), [])
     sharing.write_model(camp, tmp_path / "model", members)
     b = BuildSpec("mont_csa", 8, sim=sim, overlay=str(tmp_path / "model"), bus=bus)

@@ -15,7 +15,7 @@ from montverif.regress.flow import paths, spec
 from montverif.regress.flow import simulate as spec_simulate
 from montverif.regress.mutate import at_points, equivalence, gencond, mutant_run, state
 from montverif.regress.mutate import sites as msites
-from montverif.regress.mutate.points import Point
+from montverif.regress.mutate.points import ParamPoint
 from montverif.regress.mutate.svmut import Site, candidates
 from montverif.spec.designs import load_design
 
@@ -75,7 +75,7 @@ def test_probes_go_before_a_generate_if_and_keep_the_lines() -> None:
 def _mwrkmm(tmp_path: Path) -> tuple[state.Campaign, list[Site]]:
     design = load_design("mwrkmm")
     sites = msites.all_sites(design)
-    camp = state.Campaign("mwrkmm", design, state.Options(n=8, sim="icarus"), tmp_path,
+    camp = state.Campaign("mwrkmm", design, state.CampaignOptions(n=8, sim="icarus"), tmp_path,
                            len(sites), [])
     return camp, sites
 
@@ -86,8 +86,8 @@ def _by_change(sites: list[Site], ending: str) -> msites.Mutant:
     return msites.Mutant(i, sites[i], "survived")
 
 
-LEGAL = Point(16, (("P", 2), ("V", 4), ("W", 1)))
-W_IS_V = Point(16, (("P", 1), ("V", 16), ("W", 16)))
+LEGAL = ParamPoint(16, (("P", 2), ("V", 4), ("W", 1)))
+W_IS_V = ParamPoint(16, (("P", 1), ("V", 16), ("W", 16)))
 
 
 @pytest.mark.sim
@@ -123,7 +123,7 @@ def test_a_campaign_neither_builds_nor_runs_the_original_s_design(
     camp, sites = _mwrkmm(tmp_path)
     agree = _by_change(sites, "'W < 1 ||' -> 'W < 0 ||'")
     fires = _by_change(sites, "'W > V' -> 'W >= V'")
-    other = Point(32, (("P", 2), ("V", 8), ("W", 8)))
+    other = ParamPoint(32, (("P", 2), ("V", 8), ("W", 8)))
     own = equivalence.own_point(camp, agree)
     monkeypatch.setattr(at_points, "mutant_points", lambda c, m: [own, other])
     monkeypatch.setattr(at_points, "simulable", lambda c, p: True)

@@ -43,7 +43,7 @@ def _list_points(dut: str) -> set[tuple[tuple[str, int], ...]]:
 def test_every_list_point_is_judged_once_at_its_smallest_legal_width(dut: str) -> None:
     design = load_design(dut)
     found = points.campaign_points(dut, design, design.min_n)
-    assert found[0] == points.Point(design.min_n, ())
+    assert found[0] == points.ParamPoint(design.min_n, ())
     smallest = [p for p in found[1:] if points.smallest_n(design, p.params) == p.n]
     values = [points.resolved(design, p.n, dict(p.params)) for p in [found[0], *smallest]]
     assert None not in values and len(set(values)) == len(values)  # one per distinct point
@@ -96,7 +96,7 @@ def test_the_ring_shape_follows_the_rtl_s_delay_count() -> None:
 
 def test_a_design_without_parameters_has_one_point() -> None:
     design = load_design("mont_lut")
-    assert points.campaign_points("mont_lut", design, 8) == [points.Point(8, ())]
+    assert points.campaign_points("mont_lut", design, 8) == [points.ParamPoint(8, ())]
 
 
 def test_a_site_in_a_generate_block_is_judged_where_that_block_is_built() -> None:
@@ -133,7 +133,7 @@ def test_a_survivor_of_the_default_point_is_killed_at_another_point(tmp_path: Pa
     sites = msites.all_sites(design)
     i = next(i for i, s in enumerate(sites)
              if s.description.endswith("'jobs_q + 1'b1;' -> 'jobs_q + 1'b0;'"))
-    opts = state.Options(n=8, txns=10, timeout_s=300, sim="icarus", eq_bits=2, eq_wide=4,
+    opts = state.CampaignOptions(n=8, txns=10, timeout_s=300, sim="icarus", eq_bits=2, eq_wide=4,
                           use_proofs=False, point_budget_s=8)  # the cheap points only
     on_verilator = engine.run_campaign("mwr2mm", design, [msites.Mutant(i, sites[i])],
                                        len(sites), replace(opts, points=False),
@@ -144,7 +144,7 @@ def test_a_survivor_of_the_default_point_is_killed_at_another_point(tmp_path: Pa
     opts = replace(opts, eq_sim="icarus")  # the points' part of the story, on Icarus alone
     lines: list[str] = []
     one = engine.run_campaign("mwr2mm", design, [msites.Mutant(i, sites[i])], len(sites),
-                              state.Options(**{**vars(opts), "points": False}),
+                              state.CampaignOptions(**{**vars(opts), "points": False}),
                               tmp_path / "one", lines.append)
     assert one.mutants[0].status == "equivalent", one.mutants[0].reason
     # the progress line of its equivalence check gives the verdict it reached
@@ -178,7 +178,7 @@ def test_the_ring_delay_mutants_are_killed_where_the_lists_build_a_delay_line(
            for change, shapes in (("'Dly > 0' -> 'Dly > 1'", {(1,)}),
                                   ("'(Dly > 0) ? Dly : 0' -> '(Dly > 0) ? 0 : Dly'",
                                    {(1,), (2,)}))}
-    opts = state.Options(n=8, txns=10, timeout_s=300, sim="icarus", eq_sim="icarus",
+    opts = state.CampaignOptions(n=8, txns=10, timeout_s=300, sim="icarus", eq_sim="icarus",
                           eq_bits=2, eq_wide=4, use_proofs=False, point_budget_s=8)
     lines: list[str] = []
     done = engine.run_campaign("mwr2mm", design, [msites.Mutant(i, sites[i]) for i in ids],
@@ -261,7 +261,7 @@ def test_a_mutant_whose_elaboration_never_ends_is_stillborn_within_the_limit(
             groups.append(self.pid)
 
     monkeypatch.setattr(meta.subprocess, "Popen", Recorded)
-    opts = state.Options(n=design.min_n, txns=2, timeout_s=300, sim="icarus")
+    opts = state.CampaignOptions(n=design.min_n, txns=2, timeout_s=300, sim="icarus")
     c = state.Campaign("mont_dual", design, opts, tmp_path, len(sites), [])
     done: list[msites.Mutant] = []  # in a thread of its own: a build without end fails here
     worker = threading.Thread(target=lambda: done.append(
@@ -314,7 +314,7 @@ def _csa_campaign(tmp_path: Path, sites: list[msites.Site], guarded: list[msites
     survivors = [msites.Mutant(sites.index(s), s, "survived") for s in guarded]
     return survivors, state.Campaign(
         "mont_csa", load_design("mont_csa"),
-        state.Options(n=8, sim="icarus", eq_bits=2, eq_wide=2, use_proofs=False),
+        state.CampaignOptions(n=8, sim="icarus", eq_bits=2, eq_wide=2, use_proofs=False),
         tmp_path, len(sites), survivors)
 
 
@@ -328,9 +328,9 @@ def test_survivors_at_another_point_share_one_model_built_once(
     sites = msites.all_sites(design)
     guarded = [s for s in sites
                if not isinstance(meta.guard((ROOT / s.file).read_text(), s), str)][:2]
-    other = points.Point(16, ())
+    other = points.ParamPoint(16, ())
     monkeypatch.setattr(at_points, "mutant_points",
-                        lambda c, m: [points.Point(8, ()), other])
+                        lambda c, m: [points.ParamPoint(8, ()), other])
     monkeypatch.setattr(at_points, "simulable", lambda c, p: True)
     built: list[BuildSpec] = []
     monkeypatch.setattr(mutant_run, "build_mutant", lambda c, b, log: built.append(b))
@@ -380,8 +380,8 @@ def test_a_member_that_breaks_the_shared_model_is_built_on_its_own(
                 all(s.line != g.line for g in guarded):
             guarded.append(s)
     guarded = guarded[:3]
-    other = points.Point(16, ())
-    monkeypatch.setattr(at_points, "mutant_points", lambda c, m: [points.Point(8, ()), other])
+    other = points.ParamPoint(16, ())
+    monkeypatch.setattr(at_points, "mutant_points", lambda c, m: [points.ParamPoint(8, ()), other])
     monkeypatch.setattr(at_points, "simulable", lambda c, p: True)
     builds: list[str] = []
 

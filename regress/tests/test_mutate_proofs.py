@@ -116,7 +116,7 @@ def test_a_survivor_with_a_recorded_proof_is_not_simulated(tmp_path: Path, proof
     design = load_design("mont_lut")
     sites = msites.all_sites(design)
     (tmp_path / "out").mkdir()
-    c = state.Campaign("mont_lut", design, state.Options(n=8), tmp_path / "out", len(sites),
+    c = state.Campaign("mont_lut", design, state.CampaignOptions(n=8), tmp_path / "out", len(sites),
                         [])
     m = msites.Mutant(3, sites[3], "survived")
     monkeypatch.setattr(mutant_run, "eq_run", lambda *a, **k: pytest.fail("simulated"))

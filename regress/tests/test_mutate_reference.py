@@ -16,15 +16,15 @@ import pytest
 
 from montverif.regress.flow import spec
 from montverif.regress.mutate import equivalence, eqvectors, mutant_run, state
-from montverif.regress.mutate.points import Point
+from montverif.regress.mutate.points import ParamPoint
 from montverif.regress.regression.diffsim import transactions
 from montverif.spec.designs import load_design
 
-OWN = Point(8, ())
+OWN = ParamPoint(8, ())
 
 
 def _camp(tmp_path: Path, **options: Any) -> state.Campaign:
-    opts = replace(state.Options(n=8, sim="icarus", eq_sim="verilator"), **options)
+    opts = replace(state.CampaignOptions(n=8, sim="icarus", eq_sim="verilator"), **options)
     return state.Campaign("mont_r2", load_design("mont_r2"), opts, tmp_path, 0, [])
 
 
@@ -142,7 +142,7 @@ def test_a_fault_of_the_original_on_one_simulator_is_caught(
     design = load_design("mont_r2")
     vector_run = mutant_run.vector_run
 
-    def with_fault(c: state.Campaign, overlay: str, p: Point, vectors: Path,
+    def with_fault(c: state.Campaign, overlay: str, p: ParamPoint, vectors: Path,
                    sim: str = "") -> spec.RunSpec:
         run = vector_run(c, overlay, p, vectors, sim)
         if run.build.sim != faulty:

@@ -243,7 +243,7 @@ def _campaign(tmp_path: Path, ids: list[int], share: bool = True
     design = load_design("mont_r2")
     sites = msites.all_sites(design)
     mutants = [msites.Mutant(i, sites[i]) for i in ids]
-    opts = state.Options(n=8, sim="icarus", share=share, keep_builds=True)
+    opts = state.CampaignOptions(n=8, sim="icarus", share=share, keep_builds=True)
     lines: list[str] = []
     return engine.run_campaign("mont_r2", design, mutants, len(sites), opts, tmp_path,
                                lines.append), lines
@@ -397,7 +397,7 @@ def test_shared_campaign_kills_stillbirths_and_falls_back(tmp_path: Path) -> Non
     mutants = [msites.Mutant(csa, good), msites.Mutant(count, sites[count]),
                msites.Mutant(9998, broken),
                msites.Mutant(9999, const)]
-    opts = state.Options(n=8, txns=5, timeout_s=300, sim="icarus",
+    opts = state.CampaignOptions(n=8, txns=5, timeout_s=300, sim="icarus",
                           tests=("RandomTest", "CornerTest"))
     camp = engine.run_campaign("mont_lut_u2", design, mutants, len(sites), opts, tmp_path,
                                lambda _line: None)
@@ -430,7 +430,7 @@ def test_survivors_are_judged_in_one_shared_verilator_model(tmp_path: Path) -> N
     clear_s = next(i for i, s in enumerate(sites) if s.file == regs and s.start > in_clear
                    and s.description.endswith("'s_q <= '0;' -> 's_q <= '1;'"))
     mutants = [msites.Mutant(maj, sites[maj]), msites.Mutant(clear_s, sites[clear_s])]
-    opts = state.Options(n=8, txns=5, timeout_s=300, sim="icarus", share=False, eq_bits=3,
+    opts = state.CampaignOptions(n=8, txns=5, timeout_s=300, sim="icarus", share=False, eq_bits=3,
                           eq_wide=10, tests=("RandomTest", "CornerTest"), use_proofs=False)
     camp = engine.run_campaign("mont_csa", design, mutants, len(sites), opts, tmp_path,
                                lambda _line: None)
@@ -468,7 +468,7 @@ def test_cli_no_share_option(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     seen: list[bool] = []
 
     def fake(dut: str, design: object, mutants: list[msites.Mutant], total: int,
-             opts: state.Options, out: Path, progress: object) -> state.Campaign:
+             opts: state.CampaignOptions, out: Path, progress: object) -> state.Campaign:
         seen.append(opts.share)
         return state.Campaign(dut, load_design(dut), opts, out, total, mutants)
 

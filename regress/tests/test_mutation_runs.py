@@ -66,7 +66,7 @@ def canned(verdicts: Verdicts, calls: list[str] | None = None,
     design in `broken` fails its original run as the real baseline does."""
 
     def run_campaign(dut: str, design: Design, mutants: list[msites.Mutant], total: int,
-                     opts: state.Options, out: Path, progress: Callable[[str], None]
+                     opts: state.CampaignOptions, out: Path, progress: Callable[[str], None]
                      ) -> state.Campaign:
         if calls is not None:
             calls.append(dut)
@@ -426,7 +426,7 @@ def test_merge_combines_the_shards_campaigns(tmp_path: Path, lists: Path,
 def test_mutation_report_names_its_simulator(tmp_path: Path) -> None:
     design = load_design("mont_lut")
     mutants = msites.select(msites.all_sites(design), 2, 1)
-    camp = state.Campaign("mont_lut", design, state.Options(n=8, sim="icarus"), tmp_path,
+    camp = state.Campaign("mont_lut", design, state.CampaignOptions(n=8, sim="icarus"), tmp_path,
                            80, mutants)
     mreport.write(camp)
     assert json.loads((tmp_path / "mutants.json").read_text())["summary"]["sim"] == "icarus"

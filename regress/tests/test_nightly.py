@@ -235,7 +235,7 @@ def test_the_printed_repro_reproduces_a_failure(tmp_path: Path) -> None:
     runs = [RunSpec(BuildSpec("mont_r2", 8, sim="icarus", fault=True), seed=4242, txns=6,
                     tests=("RandomTest",))]
     reg = runner.regress(launchers.LocalLauncher(), "fault", runs,
-                         scheduler.Options(1, False, 0), tmp_path / "reg", 20261124)
+                         scheduler.ScheduleOptions(1, False, 0), tmp_path / "reg", 20261124)
     report_write.write_all(reg)
     record = json.loads((tmp_path / "reg" / "summary.json").read_text())["runs"][0]
     assert record["status"] == "FAIL" and record["first_error"]

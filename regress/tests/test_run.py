@@ -169,7 +169,7 @@ def test_seed_collisions_are_skipped(pair_file: Path, monkeypatch: pytest.Monkey
 
 
 def test_txns_from_n() -> None:
-    entry = rlists.Entry("mont_lut", (32,), (32,), ("verilator",), 1, 100,
+    entry = rlists.ListEntry("mont_lut", (32,), (32,), ("verilator",), 1, 100,
                      txns_from_n=((512, 40), (1024, 15)))
     assert [entry.txns_for(n) for n in (32, 511, 512, 1023, 1024, 4096)] == [
         100, 100, 40, 40, 15, 15]

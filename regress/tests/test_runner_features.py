@@ -527,7 +527,7 @@ def test_real_build_failures_bucket_by_cause(tmp_path: Path,
     for i, flags in enumerate(("CXX=/nonexistent/mv-no-compiler/c++", "OPT_FAST=-Onot")):
         monkeypatch.setenv("MAKEFLAGS", flags)
         reg = runner.regress(launchers.LocalLauncher(), "broken", runs,
-                             scheduler.Options(1, False, 0), tmp_path / f"out{i}", 1)
+                             scheduler.ScheduleOptions(1, False, 0), tmp_path / f"out{i}", 1)
         assert [r.status for r in reg.results] == [FAIL] * len(runs)
         assert all(r.first_error.startswith(bk.BUILD_FAILED) for r in reg.results)
         results += reg.results
@@ -584,8 +584,8 @@ def test_broken_dut_is_bucketed_and_rerun_with_waves_gtkw_and_picture(tmp_path: 
     waves.fst, waves.gtkw and mismatch.png, which the report embeds."""
     runs = [RunSpec(BuildSpec("mont_lut", 32, fault=True), seed=s, txns=10,
                     tests=("RandomTest", "CornerTest")) for s in (3, 4)]
-    reg = runner.regress(launchers.LocalLauncher(), "fault", runs, scheduler.Options(2, False, 1),
-                         tmp_path, 1)
+    reg = runner.regress(launchers.LocalLauncher(), "fault", runs,
+                         scheduler.ScheduleOptions(2, False, 1), tmp_path, 1)
     assert reg.count(FAIL) == 2
     report_write.write_all(reg)
     s = summary(tmp_path)

@@ -25,7 +25,7 @@ RESULT_READS = ("P", "S", "C", "CYCLES")  # read back whole, in this order, then
 
 
 @dataclass(frozen=True)
-class Entry:
+class TransferRun:
     """`count` transfers of one kind at consecutive addresses (a wait for done: count 1)."""
 
     kind: Kind
@@ -40,7 +40,7 @@ class OpLayout:
     wait for done, the result registers and STATUS."""
 
     loads: tuple[str, ...]
-    entries: tuple[Entry, ...]
+    entries: tuple[TransferRun, ...]
     n: int
     bus_w: int
 
@@ -49,11 +49,11 @@ class OpLayout:
              n: int, bus_w: int) -> OpLayout:
         """`reads`: each result register read back with its words, in read order."""
         per = regmap.words(n, bus_w)
-        entries = [Entry(Kind.WRITE, rm.addr(r), per, r) for r in loads]
-        entries.append(Entry(Kind.WRITE, rm.addr("CTRL"), 1, "CTRL"))
-        entries.append(Entry(Kind.WAIT_DONE, 0, 1, ""))
-        entries += [Entry(Kind.READ, rm.addr(r), count, r) for r, count in reads]
-        entries.append(Entry(Kind.READ, rm.addr("STATUS"), 1, "STATUS"))
+        entries = [TransferRun(Kind.WRITE, rm.addr(r), per, r) for r in loads]
+        entries.append(TransferRun(Kind.WRITE, rm.addr("CTRL"), 1, "CTRL"))
+        entries.append(TransferRun(Kind.WAIT_DONE, 0, 1, ""))
+        entries += [TransferRun(Kind.READ, rm.addr(r), count, r) for r, count in reads]
+        entries.append(TransferRun(Kind.READ, rm.addr("STATUS"), 1, "STATUS"))
         return OpLayout(loads, tuple(entries), n, bus_w)
 
     @property

@@ -114,7 +114,7 @@ def test_failure_is_bucketed_and_rerun_with_waves(cluster: LocalCluster, tmp_pat
                     tests=("RandomTest",))]
     out = tmp_path / "reg"
     launcher = SlurmLauncher(PARTITION, work_dir=out / "slurm", poll_s=0.3)
-    reg = runner.regress(launcher, "fault", runs, scheduler.Options(2, False, 1), out, 7)
+    reg = runner.regress(launcher, "fault", runs, scheduler.ScheduleOptions(2, False, 1), out, 7)
     write_all(reg)
     bad, good = reg.results
     assert (bad.status, good.status) == (FAIL, PASS)
@@ -179,7 +179,7 @@ def test_job_the_cluster_ends_twice_is_an_infrastructure_error(cluster: LocalClu
     an `error` of type infrastructure in JUnit, counted apart in the last line."""
     runs, out, launcher = _one_run(tmp_path)
     killer = _killer(cluster, [_cancel(cluster), _node_failure(cluster)])
-    reg = runner.regress(launcher, "infra", runs, scheduler.Options(1, False, 3), out, 7)
+    reg = runner.regress(launcher, "infra", runs, scheduler.ScheduleOptions(1, False, 3), out, 7)
     killer.join(timeout=60)
     write_all(reg)
     (res,) = reg.results
@@ -204,7 +204,7 @@ def test_task_ended_once_is_resubmitted_and_passes(cluster: LocalCluster,
     runs.append(replace(runs[0], seed=12))
     launcher = SlurmLauncher(PARTITION, work_dir=out / "slurm", poll_s=0.3, runs_per_task=2)
     killer = _killer(cluster, [_cancel(cluster)])
-    reg = runner.regress(launcher, "retry", runs, scheduler.Options(1, False, 3), out, 7)
+    reg = runner.regress(launcher, "retry", runs, scheduler.ScheduleOptions(1, False, 3), out, 7)
     killer.join(timeout=60)
     write_all(reg)
     assert [r.status for r in reg.results] == [PASS, PASS]
