@@ -190,7 +190,7 @@ def shape(n: int, Mult: int = 0, V: int = 16, W: int = 16, P: int = 1, PeLatency
           **_params: int) -> tuple[int, ...]:
     """[model] shape: with Mult = mwrkmm, that multiplier's ring delay line
     (scalable.mwrkmm_shape); the other multipliers elaborate the same with any N."""
-    return mwrkmm_shape(n, V, W, P, PeLatency) if Mult == 4 else ()
+    return mwrkmm_shape(n, V, W, P, PeLatency) if mult_name(Mult) == "mwrkmm" else ()
 
 
 def mult_name(mult: int) -> str:
