@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import shutil
 import subprocess
 
 import pytest
@@ -26,10 +28,13 @@ MAKE_OWN = {"PYTHON", "LIST", "REGRESS_ARGS", "PYTEST_ARGS", "TEST_MARKS", "NIGH
 
 
 def command(target: str, *assignments: str) -> list[str]:
-    """The arguments after `montverif <target>` in the recipe `make -n` prints."""
-    out = subprocess.run(["make", "-n", "--no-print-directory", target, *assignments],
+    """The arguments after `montverif <target>` in the recipe `make -n` prints (an
+    environment of PATH and HOME alone: no variable of the caller's reaches make)."""
+    make = shutil.which("make")
+    assert make is not None, "make is not on PATH"
+    out = subprocess.run([make, "-n", "--no-print-directory", target, *assignments],
                          cwd=ROOT, capture_output=True, text=True, check=True,
-                         env={"PATH": "/usr/bin:/bin", "HOME": str(ROOT)}).stdout
+                         env={"PATH": os.environ.get("PATH", ""), "HOME": str(ROOT)}).stdout
     lines = [line for line in out.replace("\\\n", " ").splitlines()
              if line.startswith(f".venv/bin/montverif {target}")]
     assert lines, out
