@@ -82,7 +82,7 @@ $(STAMP): requirements.txt pyproject.toml
 
 # The build tools, Python's venv and its shared library (cocotb's simulators load it), which
 # a bare Debian (a container job) lacks, Icarus Verilog, lz4 headers for Verilator FST waves
-# and ccache (Verilator builds share the compiled runtime: regress/flow/tools.py) from the
+# and ccache (Verilator builds share the compiled runtime: regress/host/tools.py) from the
 # system's packages.
 APT_PKGS := make g++ git ca-certificates python3-venv libpython3-dev iverilog liblz4-dev ccache
 # Every system package the project installs (sim-tools, browser-tools, wave-tools,

@@ -57,7 +57,7 @@ module mv_observe #(
 
 `ifdef MV_COVER_LUT
   // Formal cover statements of the coverage bins this block observes, for
-  // `montverif formal --covers` (regress/flow/formal_cover.py), which reads the RTL with
+  // `montverif formal --covers` (regress/formal/formal_cover.py), which reads the RTL with
   // -D MV_COVER_LUT and/or -D MV_COVER_SUB; no other build defines them. yosys' -formal
   // front end defines FORMAL instead of SYNTHESIS, so the cores keep this block there.
   // Bin lut.addr:a: some port counts address a in a clock that does not clear the counters.

@@ -1,5 +1,5 @@
 // mv_cover_hit: one cover statement of a coverage bin, for `montverif formal --covers`
-// (regress/flow/formal_cover.py) only. A module of its own so that each instance names its
+// (regress/formal/formal_cover.py) only. A module of its own so that each instance names its
 // statement apart (u_observe.g_bin[5].u_cover.Hit_C): yosys gives a labelled statement in a
 // generate loop the label alone, the same in every iteration.
 module mv_cover_hit (

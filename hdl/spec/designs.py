@@ -14,7 +14,7 @@ from __future__ import annotations
 import stat
 import threading
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 from montverif.spec import project
 from montverif.spec.design import MAX_ID, Design, parse
 from montverif.spec.errors import ConfigError
+from montverif.spec.params import format_params
 from montverif.spec.paths import HDL, shown
 
 MAX_BYTES = 1 << 20  # a descriptor's size (the largest is about 20 KiB)
@@ -347,3 +348,15 @@ def complete() -> list[Design]:
         raise ConfigError(f"{next(iter(reg.broken.values())).message}{others}: fix it first "
                           "(the derived files cover every design)")
     return list(reg.designs.values())
+
+
+def check_width(design: Design, n: int, allow_wide: bool = False,
+                params: Mapping[str, int | str] | None = None) -> None:
+    """N within the design's widths (above its widest only with --allow-wide); the narrowest
+    follows the build parameters where the descriptor says so (mont_dual: K + K * Units)."""
+    low = design.min_n_at(params)
+    if n < low or (n > design.max_n and not allow_wide):
+        wide = "; ALLOW_WIDE=1 / --allow-wide runs a wider N" if n > design.max_n else ""
+        at = f" at {format_params(dict(params))}" if params and design.min_n_expr else ""
+        raise ConfigError(f"unsupported width N={n} for {design.name}{at} "
+                          f"(supported: {low}..{design.max_n}{wide})")

@@ -37,7 +37,7 @@ REGMAP_JSON = COMMON / "regmap.json"
 # Icarus simulates much faster (hdl/dual/mont_dual_mul.sv), selects it under this macro. The
 # flow defines it for a plain Icarus build only (regress/flow/build.py), never for a mutant's
 # build, synthesis or formal; mutation never mutates such code (regress/mutate/svmut.py); a
-# formal block proves the two forms equal (regress/flow/formal.py BLOCKS).
+# formal block proves the two forms equal (regress/formal/formal.py BLOCKS).
 FAST_FORMS = "MV_FAST_FORMS"
 
 INCLUDE_DIRS = (COMMON,)

@@ -25,12 +25,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 from montverif.regress.bench.common import Record, Stat, bench_build, scratch
-from montverif.regress.flow import tools
 from montverif.regress.flow.batch import execute_batch
 from montverif.regress.flow.build import build
-from montverif.regress.flow.paths import ROOT, work
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.regress.host import tools
+from montverif.regress.host.paths import ROOT, work
 from montverif.spec import environment
 from montverif.spec.designs import load_design
 

@@ -14,10 +14,10 @@ from montverif.regress.bench.common import (
     WallLimit,
     run_module,
 )
-from montverif.regress.flow import tools
 from montverif.regress.flow.build import half_period_units
-from montverif.regress.flow.paths import sim_builds
 from montverif.regress.flow.spec import BuildSpec
+from montverif.regress.host import tools
+from montverif.regress.host.paths import sim_builds
 from montverif.spec.design import Design
 
 ENGINE_IDLE = Path(__file__).resolve().with_name("engine_idle.cpp")

@@ -34,11 +34,11 @@ from montverif.regress.bench.floors import (
     link_engine_floor,
 )
 from montverif.regress.bench.harness import raw_runner
-from montverif.regress.flow import tools
 from montverif.regress.flow.build import build
-from montverif.regress.flow.paths import ROOT, sim_builds
 from montverif.regress.flow.simulate import available_cores, check_thread, execute
 from montverif.regress.flow.spec import BUS_MODES, BuildSpec, RunSpec, has_engine
+from montverif.regress.host import tools
+from montverif.regress.host.paths import ROOT, sim_builds
 from montverif.spec import environment
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
@@ -88,7 +88,7 @@ def engine_sim_seconds(log_dir: Path) -> float:
 
 def rebuild_seconds(spec: BuildSpec, design: Design) -> float:
     """A from-scratch build of the testbench model (stamp removed first), with ccache off:
-    the figure is a cold compile, not a cache hit (regress/flow/tools.py)."""
+    the figure is a cold compile, not a cache hit (regress/host/tools.py)."""
     stamp = sim_builds() / spec.key / "montverif.stamp"
     if stamp.exists():
         stamp.unlink()

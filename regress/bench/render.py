@@ -22,7 +22,7 @@ from montverif.regress.bench.common import (
 )
 from montverif.regress.bench.fixed import fixed_section
 from montverif.regress.bench.stream_render import stream_ratios, stream_section
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.host.paths import ROOT
 from montverif.spec.designs import load_design
 from montverif.spec.formula import formula
 from montverif.spec.paths import writable

@@ -27,9 +27,9 @@ from pathlib import Path
 import gmpy2
 
 from montverif.models import rsa as rsa_model
-from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.regress.host.paths import ROOT
 from montverif.spec.paths import writable
 from montverif.verif.env.rsa_seq import rsa_key
 

@@ -20,8 +20,8 @@ from montverif.regress.bench.common import (
     make_safe,
     scratch,
 )
-from montverif.regress.flow import tools
-from montverif.regress.flow.paths import alias
+from montverif.regress.host import tools
+from montverif.regress.host.paths import alias
 from montverif.spec import formula, stream_top, top
 from montverif.spec.design import Design
 from montverif.spec.paths import include_flags

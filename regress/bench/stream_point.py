@@ -20,11 +20,11 @@ from montverif.regress.bench.common import (
 )
 from montverif.regress.bench.points import checks_inline, steady_rate, testbench_seconds
 from montverif.regress.bench.stream_harness import StreamRun, raw_stream_runner
-from montverif.regress.flow import tools
 from montverif.regress.flow.build import build
-from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.simulate import available_cores
 from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.regress.host import tools
+from montverif.regress.host.paths import ROOT
 from montverif.spec.designs import load_design
 
 TEST = "VectorFullRateTest"

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from montverif.regress.bench.common import BenchError, Record, bench_build, scratch
-from montverif.regress.flow import tools
-from montverif.regress.flow.paths import ROOT, work
+from montverif.regress.host import tools
+from montverif.regress.host.paths import ROOT, work
 from montverif.regress.regression.results import PARTS_NOTE
 from montverif.spec import environment, readback
 from montverif.spec.errors import ConfigError

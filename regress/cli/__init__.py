@@ -36,7 +36,7 @@ from pathlib import Path
 from montverif.models import registry as _models_registry  # noqa: F401
 from montverif.regress.cli.args import fail
 from montverif.regress.cli.interrupt import interrupted
-from montverif.regress.flow import claim, paths, processes
+from montverif.regress.host import claim, paths, processes
 from montverif.regress.regression import lists as _regression_lists  # noqa: F401
 from montverif.spec import project
 from montverif.spec.errors import ConfigError

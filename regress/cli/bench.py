@@ -52,10 +52,10 @@ from montverif.regress.cli.args import (
     fail,
     warn_broken,
 )
-from montverif.regress.flow import claim, tools
-from montverif.regress.flow.claim import Mode
-from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.spec import BUS_MODES
+from montverif.regress.host import claim, tools
+from montverif.regress.host.claim import Mode
+from montverif.regress.host.paths import ROOT
 from montverif.spec import readback
 from montverif.spec.bounds import JOBS, TXNS, WIDTH
 from montverif.spec.designs import known_designs, load_design

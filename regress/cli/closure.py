@@ -36,9 +36,9 @@ from montverif.regress.coverage.closure import (
     format_text,
     missed_message,
 )
-from montverif.regress.flow import claim, tools
-from montverif.regress.flow.claim import Mode
 from montverif.regress.flow.spec import ALL_TESTS, BuildSpec
+from montverif.regress.host import claim, tools
+from montverif.regress.host.claim import Mode
 from montverif.spec.bounds import BUS_WIDTH, JOBS, MINUTES, SEED, SEEDS, TIMEOUT_S, TXNS, WIDTH
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError

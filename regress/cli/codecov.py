@@ -11,7 +11,7 @@ from pathlib import Path
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.coverage import code as codecov
 from montverif.regress.coverage import merge as cov
-from montverif.regress.flow.tools import ToolError
+from montverif.regress.host.tools import ToolError
 
 
 def main(argv: list[str]) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from montverif.models.result import ModelInputError
 from montverif.regress.cli.args import Parser, fail
-from montverif.regress.flow.paths import ROOT, work
+from montverif.regress.host.paths import ROOT, work
 from montverif.regress.report.cycles import DEFAULT_OUT, collect, render
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import writable

@@ -51,8 +51,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, bounded, bounded_int, fail, warn_broken
-from montverif.regress.flow import claim, formal, formal_cover, tools
-from montverif.regress.flow.claim import Mode
+from montverif.regress.formal import formal, formal_cover
+from montverif.regress.host import claim, tools
+from montverif.regress.host.claim import Mode
 from montverif.spec.bounds import JOBS, TIMEOUT_S
 from montverif.spec.designs import check_known, load_design
 from montverif.spec.errors import ConfigError

@@ -1,5 +1,5 @@
 """Interrupts of every command: SIGTERM is treated like Ctrl-C (SIGINT); either ends every
-process tree the command started at once (flow.processes) and the command with one
+process tree the command started at once (host.processes) and the command with one
 `interrupted:` line and exit code 130, never a traceback. `montverif` installs the rule for
 every command (montverif.regress.cli.main); a command that has more to say (which run folder,
 what was kept) catches KeyboardInterrupt itself and says it through `interrupted`."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from montverif.regress.flow.processes import interrupts
+from montverif.regress.host.processes import interrupts
 
 INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 

@@ -26,9 +26,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, fail
-from montverif.regress.flow import tools
-from montverif.regress.flow.paths import CHECKOUT, ROOT, user_cache, work
 from montverif.regress.flow.spec import BuildSpec
+from montverif.regress.host import tools
+from montverif.regress.host.paths import CHECKOUT, ROOT, user_cache, work
 from montverif.spec import copies, generate, portability, regmap, top
 from montverif.spec.design import Design
 from montverif.spec.designs import broken, check_known, known_designs, load_design

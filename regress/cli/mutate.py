@@ -30,9 +30,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from montverif.regress.cli.args import Parser, bounded, bounded_int, fail, finite_float
-from montverif.regress.flow import check, claim, tools
-from montverif.regress.flow.claim import Mode
-from montverif.regress.flow.paths import ROOT, work
+from montverif.regress.flow import check
+from montverif.regress.host import claim, tools
+from montverif.regress.host.claim import Mode
+from montverif.regress.host.paths import ROOT, work
 from montverif.regress.mutate import directed, engine, mutant_run, proofs, prove, renew, state
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate import score as mscore

@@ -50,10 +50,10 @@ from pathlib import Path
 from montverif.regress.cli.args import Parser, bounded, bounded_int, fail, warn_broken, warn_kept
 from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.regress.coverage import closure
-from montverif.regress.flow import claim, tools
 from montverif.regress.flow.launcher import INPUT_ERRORS, Launcher, LocalLauncher
 from montverif.regress.flow.slurm import SlurmLauncher
 from montverif.regress.flow.spec import RunSpec
+from montverif.regress.host import claim, tools
 from montverif.regress.mutate import campaigns, rotation
 from montverif.regress.mutate.campaigns import CampaignSpec
 from montverif.regress.regression import folders, formal_checks, runner

@@ -5,7 +5,7 @@ from __future__ import annotations
 from montverif.models import rsa as rsa_model
 from montverif.regress.bench import rsa_figures
 from montverif.regress.cli.args import Parser, Repeated, bounded, distinct, fail
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.host.paths import ROOT
 from montverif.spec.bounds import SEED
 from montverif.spec.designs import load_design
 

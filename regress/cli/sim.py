@@ -21,8 +21,7 @@ from pathlib import Path
 
 from montverif.regress.cli.args import Parser, bounded, fail, warn_kept
 from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
-from montverif.regress.flow import debug, tools
-from montverif.regress.flow.paths import work
+from montverif.regress.flow import debug
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import (
     ALL_TESTS,
@@ -32,6 +31,8 @@ from montverif.regress.flow.spec import (
     BuildSpec,
     RunSpec,
 )
+from montverif.regress.host import tools
+from montverif.regress.host.paths import work
 from montverif.spec.bounds import ACK_WAIT, BUS_WIDTH, IDLE_MAX, SEED, TIMEOUT_S, TXNS, WIDTH
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError

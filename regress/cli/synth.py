@@ -55,11 +55,18 @@ from pathlib import Path
 
 from montverif.regress.cli import synth_remeasure, synth_rsa
 from montverif.regress.cli.args import Parser, bounded, bounded_int, distinct, fail
-from montverif.regress.flow import pnr, synth
-from montverif.regress.flow.claim import Mode
-from montverif.regress.flow.paths import ROOT
-from montverif.regress.flow.tools import ToolError
-from montverif.regress.report import papers, synth_plot, synth_results, synth_summary, synth_table
+from montverif.regress.host.claim import Mode
+from montverif.regress.host.paths import ROOT
+from montverif.regress.host.tools import ToolError
+from montverif.regress.synth import (
+    papers,
+    pnr,
+    synth,
+    synth_plot,
+    synth_results,
+    synth_summary,
+    synth_table,
+)
 from montverif.spec.bounds import FREQ_MHZ, JOBS, SECONDS, TOOL_SEED, WIDTH
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError

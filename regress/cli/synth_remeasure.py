@@ -11,9 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from montverif.regress.cli.args import fail
-from montverif.regress.flow import synth, tools, xc7_floor
-from montverif.regress.flow.claim import Mode
-from montverif.regress.report import synth_results, synth_table
+from montverif.regress.host import tools
+from montverif.regress.host.claim import Mode
+from montverif.regress.synth import synth, synth_results, synth_table, xc7_floor
 from montverif.spec.errors import ConfigError
 
 Entry = dict[str, object]

@@ -1,5 +1,5 @@
 """`montverif synth --rsa`: the RSA core's time per exponentiation at the estimated clock,
-with its area, for every multiplier it can hold (docs/rsa.md; regress/report/rsa_synth.py).
+with its area, for every multiplier it can hold (docs/rsa.md; regress/synth/rsa_synth.py).
 
     montverif synth --rsa [--widths 1024,2048] [--measure [--reuse]] [--write [FILE]]
 
@@ -17,9 +17,8 @@ import argparse
 from pathlib import Path
 
 from montverif.regress.cli.args import distinct, fail
-from montverif.regress.flow import synth
-from montverif.regress.flow.tools import ToolError
-from montverif.regress.report import papers, rsa_synth, synth_results
+from montverif.regress.host.tools import ToolError
+from montverif.regress.synth import papers, rsa_synth, synth, synth_results
 from montverif.spec.errors import ConfigError
 
 

@@ -36,9 +36,11 @@ from montverif.models.registry import get_algo
 from montverif.regress.coverage import code as codecov
 from montverif.regress.coverage import merge as cov
 from montverif.regress.flow import build as flow_build
-from montverif.regress.flow import check, formal_cover, simulate, tools
-from montverif.regress.flow.paths import work
+from montverif.regress.flow import check, simulate
 from montverif.regress.flow.spec import VECTOR_TESTS, BuildSpec, Outcome, RunSpec
+from montverif.regress.formal import formal_cover
+from montverif.regress.host import tools
+from montverif.regress.host.paths import work
 from montverif.regress.regression.seeds import derive_seed
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError

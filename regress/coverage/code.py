@@ -57,8 +57,8 @@ from typing import Any
 from lcov_cobertura import LcovCobertura
 
 from montverif.regress.coverage import merge as cov
-from montverif.regress.flow.paths import ROOT, user_cache
-from montverif.regress.flow.tools import ToolError
+from montverif.regress.host.paths import ROOT, user_cache
+from montverif.regress.host.tools import ToolError
 
 
 def tools_dir() -> Path:

@@ -59,7 +59,7 @@ from cocotb_coverage.coverage import merge_coverage
 
 from montverif.models.registry import get_algo
 from montverif.regress.coverage.ucis_xml import UcisHistory, UcisPoint, UcisRun, write_ucis
-from montverif.regress.flow import formal_cover
+from montverif.regress.formal import formal_cover
 from montverif.spec import readback
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError

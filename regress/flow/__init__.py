@@ -3,6 +3,7 @@
 `spec` says what a build and a run are, `check` whether they can be done, `build` compiles
 a model once, `simulate` runs the cocotb tests in a child process (`child`) under a
 wall-clock watchdog, `launcher` is all a regression knows about where that happens, `debug`
-annotates a failing seed's waves, `synth` synthesises a design's core with Yosys (run by
-`yosys_run`). Nothing here knows about lists, regressions or reports.
+annotates a failing seed's waves. The tools, processes and folders it shares with formal and
+synthesis are in `montverif.regress.host`. Nothing here knows about lists, regressions or
+reports, formal checks or synthesis.
 """

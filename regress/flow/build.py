@@ -21,8 +21,6 @@ from typing import TextIO
 import cocotb_tools.config
 from cocotb_tools.runner import Icarus, Runner, Verilator
 
-from montverif.regress.flow import processes, tools
-from montverif.regress.flow.paths import ROOT, aliased, sim_builds
 from montverif.regress.flow.spec import (
     TIMESCALE,
     UNIT_NS,
@@ -30,6 +28,8 @@ from montverif.regress.flow.spec import (
     clock_source,
     engine_hdl_clock,
 )
+from montverif.regress.host import processes, tools
+from montverif.regress.host.paths import ROOT, aliased, sim_builds
 from montverif.spec import environment, hierarchy, stream_top, top
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
@@ -89,7 +89,7 @@ def half_period_units(period_ns: int = CLOCK_PERIOD_NS, precision: str = TIMESCA
 
 class _Supervised(Runner):
     """A cocotb runner whose build commands (verilator, make and the compiler; iverilog) run
-    as tool trees of this process (flow.processes): an interrupt ends them at once, and none
+    as tool trees of this process (host.processes): an interrupt ends them at once, and none
     outlives this process. (cocotb's runner has no public hook for how it starts a command:
     this overrides its private `_execute_cmds`, keeping its behaviour.)"""
 
@@ -125,7 +125,7 @@ def _verilator_runner(control: Path | None, main: Path | None = None):
                                           "cannot put the engine main loop in its place")
                 first[stock[0]] = str(main)
             # every path (the sources, the build folder, cocotb's main and VPI library)
-            # through an alias where make cannot take it (flow.paths.alias)
+            # through an alias where make cannot take it (host.paths.alias)
             return [[aliased(arg, _BUILD_ROOTS) for arg in cmd] for cmd in cmds]
 
     return LeanVerilator()

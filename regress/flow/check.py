@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
 from pathlib import Path
 
 from montverif.models.result import ModelInputError
-from montverif.regress.flow import tools
 from montverif.regress.flow.spec import (
     BUS_MODES,
     STREAM_VECTOR_TESTS,
@@ -17,27 +15,15 @@ from montverif.regress.flow.spec import (
     has_engine,
     with_design_tests,
 )
+from montverif.regress.host import tools
 from montverif.spec import environment, regmap
 from montverif.spec.bounds import ACK_WAIT, IDLE_MAX, SEED, TIMEOUT_S, TXNS
 from montverif.spec.design import Design
-from montverif.spec.designs import load_design
+from montverif.spec.designs import check_width, load_design
 from montverif.spec.errors import ConfigError
-from montverif.spec.params import format_params
 from montverif.spec.paths import shown
 from montverif.verif.steer import Bias, BiasError
 from montverif.verif.vectors import load_vectors
-
-
-def check_width(design: Design, n: int, allow_wide: bool = False,
-                params: Mapping[str, int | str] | None = None) -> None:
-    """N within the design's widths (above its widest only with --allow-wide); the narrowest
-    follows the build parameters where the descriptor says so (mont_dual: K + K * Units)."""
-    low = design.min_n_at(params)
-    if n < low or (n > design.max_n and not allow_wide):
-        wide = "; ALLOW_WIDE=1 / --allow-wide runs a wider N" if n > design.max_n else ""
-        at = f" at {format_params(dict(params))}" if params and design.min_n_expr else ""
-        raise ConfigError(f"unsupported width N={n} for {design.name}{at} "
-                          f"(supported: {low}..{design.max_n}{wide})")
 
 
 def _check_numbers(run: RunSpec) -> None:

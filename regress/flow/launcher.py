@@ -7,10 +7,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from montverif.regress.flow import batch, check, simulate, tools
+from montverif.regress.flow import batch, check, simulate
 from montverif.regress.flow import build as flow_build
-from montverif.regress.flow.paths import sim_builds
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
+from montverif.regress.host import tools
+from montverif.regress.host.paths import sim_builds
 from montverif.spec.errors import ConfigError
 from montverif.verif.vectors import VectorError
 

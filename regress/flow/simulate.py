@@ -2,7 +2,7 @@
 (`montverif.regress.flow.child`) under a wall-clock watchdog, and record the Outcome in the
 run folder (outcome.json, with the verdict, the first error and the repro command).
 
-The run owns its folder while it runs (flow.claim: a second writer is refused). The child
+The run owns its folder while it runs (host.claim: a second writer is refused). The child
 runs in a session of its own, so that the watchdog ends the whole process group; it also
 ends with this process, however this process ends: an interrupt (SIGINT, SIGTERM) ends every
 running simulation (`end_all`) and marks its folder interrupted, and if this process is
@@ -22,11 +22,11 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from montverif.regress.flow import claim, processes, tools
 from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
-from montverif.regress.flow.paths import ROOT, sim_builds, work
 from montverif.regress.flow.spec import Outcome, RunSpec, engine_hdl_clock, with_design_tests
+from montverif.regress.host import claim, processes, tools
+from montverif.regress.host.paths import ROOT, sim_builds, work
 from montverif.spec import environment, readback
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
@@ -87,7 +87,7 @@ def tests_in_log(log: Path) -> tuple[list[str], list[str], str, int]:
 
 
 # the simulations' child processes are registered with every other tool's tree
-# (flow.processes): an interrupt ends them all
+# (host.processes): an interrupt ends them all
 CHILDREN = processes.TREES
 kill_group = processes.kill_group
 end_all = processes.end_all

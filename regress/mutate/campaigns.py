@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from montverif.regress.flow import check as flow_check
-from montverif.regress.flow import tools
 from montverif.regress.flow.launcher import INPUT_ERRORS, one_line
+from montverif.regress.host import tools
 from montverif.regress.mutate import engine, mutant_run, state
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate import score as mscore

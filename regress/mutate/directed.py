@@ -39,9 +39,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from montverif.regress.flow import simulate, tools
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow import simulate
 from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.regress.host import tools
+from montverif.regress.host.paths import ROOT
 from montverif.regress.mutate import prove
 from montverif.regress.mutate.points import ParamPoint, campaign_points
 from montverif.regress.mutate.sites import all_sites, block_selector, mutant_params

@@ -52,7 +52,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from montverif.regress.flow import processes
+from montverif.regress.host import processes
 from montverif.regress.mutate.svmut import Site, Token, _mutable, tokens
 from montverif.spec.paths import include_flags
 from montverif.verif.config import MUTANT_PLUSARG, MUTANT_SELECT, NO_MUTANT

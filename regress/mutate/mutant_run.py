@@ -9,8 +9,7 @@ import time
 from pathlib import Path
 
 from montverif.regress.flow import build as flow_build
-from montverif.regress.flow import simulate, tools
-from montverif.regress.flow.paths import sim_builds
+from montverif.regress.flow import simulate
 from montverif.regress.flow.spec import (
     ALL_TESTS,
     VECTOR_TESTS,
@@ -20,6 +19,8 @@ from montverif.regress.flow.spec import (
     has_engine,
     with_design_tests,
 )
+from montverif.regress.host import tools
+from montverif.regress.host.paths import sim_builds
 from montverif.regress.mutate import meta
 from montverif.regress.mutate.batched import FLOW_ERROR
 from montverif.regress.mutate.points import ParamPoint

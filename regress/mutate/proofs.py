@@ -46,7 +46,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from montverif.regress.flow.paths import ROOT, work
+from montverif.regress.host.paths import ROOT, work
 from montverif.regress.mutate import directed, prove
 from montverif.regress.mutate.sites import all_sites
 from montverif.regress.mutate.svmut import Site, candidates

@@ -2,7 +2,7 @@
 
 A mutant the campaign's simulations call equivalent is checked against the original with
 SymbiYosys at each of the design's formal points (its descriptor's `[formal] points`,
-regress/flow/formal_equiv.py): two copies of the core under any stimulus the bus loader can
+regress/formal/formal_equiv.py): two copies of the core under any stimulus the bus loader can
 give, compared on every output and every register the testbench observes: for a bounded
 number of cycles from reset, and for all time where k-induction closes (the text says which,
 point by point).
@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from montverif.regress.flow import formal_equiv
-from montverif.regress.flow.formal_core import unsupported
+from montverif.regress.formal import formal_equiv
+from montverif.regress.formal.formal_core import unsupported
 from montverif.spec.design import Design
 from montverif.spec.errors import ConfigError
 

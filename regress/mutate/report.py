@@ -11,8 +11,8 @@ import html
 import json
 from pathlib import Path
 
-from montverif.regress.flow import tools
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.host import tools
+from montverif.regress.host.paths import ROOT
 from montverif.regress.mutate import score as mscore
 from montverif.regress.mutate import state
 from montverif.regress.mutate.sites import Mutant, all_sites

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from montverif.models.registry import get_algo
-from montverif.regress.flow.paths import ROOT, source_name
+from montverif.regress.host.paths import ROOT, source_name
 from montverif.regress.mutate.svmut import Site, candidates, enclosing_blocks
 from montverif.spec.design import Design
 

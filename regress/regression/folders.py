@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from montverif.regress.flow.paths import work
+from montverif.regress.host.paths import work
 from montverif.regress.regression.lists import ListError
 from montverif.spec import readback
 

@@ -21,7 +21,7 @@ close within `prove_timeout` (or at its depth) the core stays BOUNDED by its bou
 and the check passes saying so (`cores`, below). A counterexample from reset, an unreached
 cover or a run that could not start fails it.
 
-Each check is one `flow.formal` run in <results>/formal/<NN>-<key>/ and ends in a record
+Each check is one `formal.formal` run in <results>/formal/<NN>-<key>/ and ends in a record
 (summary.json "formal": {key: record}): its verdict (proved, bounded to depth k, failed with
 the failing assertion, its counterexample VCD and a replayable vector file, vacuous,
 unknown), the verdict it needed and whether it got it, and the `montverif formal` line that
@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from montverif.regress.flow import formal
 from montverif.regress.flow.launcher import one_line
+from montverif.regress.formal import formal
 from montverif.regress.regression.lists import (
     ListError,
     TestList,

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from montverif.regress.flow import tools
 from montverif.regress.flow.spec import (
     ALL_TESTS,
     BUS_MODES,
@@ -28,6 +27,7 @@ from montverif.regress.flow.spec import (
     BuildSpec,
     has_engine,
 )
+from montverif.regress.host import tools
 from montverif.spec import designs, project
 from montverif.spec.bounds import (
     ACK_WAIT,

@@ -77,7 +77,7 @@ def parallel(fn: Callable[[T], R], items: Sequence[T], jobs: int,
     for fut, item in running.items():
         try:
             results[item] = fut.result()
-        except KeyboardInterrupt:  # its tool was ended (flow.processes.Interrupted)
+        except KeyboardInterrupt:  # its tool was ended (host.processes.Interrupted)
             continue
         done(item, results[item])
     return results, stopped

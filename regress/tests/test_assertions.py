@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.flow import debug, formal, simulate, tools
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.flow import debug, simulate
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.regress.formal import formal
+from montverif.regress.host import tools
+from montverif.regress.host.paths import ROOT
 from montverif.regress.regression.buckets import signature
 from montverif.regress.tests.test_formal import broken_loader
 from montverif.spec import top

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import main as montverif
-from montverif.regress.flow import tools
-from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.spec import BuildSpec
+from montverif.regress.host import tools
+from montverif.regress.host.paths import ROOT
 from montverif.regress.tests.reliability.helpers import Tree, scratch_tree
 from montverif.spec import cores, designs, top
 from montverif.spec.paths import HDL

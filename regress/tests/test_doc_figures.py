@@ -12,8 +12,8 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-from montverif.regress.flow.paths import ROOT
-from montverif.regress.report import synth_results
+from montverif.regress.host.paths import ROOT
+from montverif.regress.synth import synth_results
 
 FIGURE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?) ?(ns|MHz)\b")
 GENERATED = re.compile(r"<!-- ([\w-]+):begin")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.host.paths import ROOT
 from montverif.spec import designs, generate
 
 README = ROOT / "README.md"

@@ -12,8 +12,8 @@ import pytest
 
 from montverif.regress.cli import formal as formal_cli
 from montverif.regress.flow import build
-from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.spec import BuildSpec
+from montverif.regress.host.paths import ROOT
 from montverif.spec.paths import FAST_FORMS
 
 MUL = ROOT / "hdl" / "dual" / "mont_dual_mul.sv"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import formal as formal_cli
-from montverif.regress.flow import formal
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.formal import formal
+from montverif.regress.host.paths import ROOT
 from montverif.spec.errors import ConfigError
 
 LOADER = ROOT / "hdl" / "common" / "mv_bus_loader.sv"
@@ -141,7 +141,7 @@ def test_bad_input_is_one_error_line(argv: list[str], message: str,
 
 def test_a_run_folder_is_never_shared(tmp_path: Path) -> None:
     """Two runs get two folders; a folder holding anything else is refused before SBY
-    starts (flow.claim.output), and nothing in it is touched."""
+    starts (host.claim.output), and nothing in it is touched."""
     spec = formal.FormalSpec("mv_bus_loader")
     a, b = formal.new_folder(spec.key), formal.new_folder(spec.key)
     try:

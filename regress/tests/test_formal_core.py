@@ -1,5 +1,5 @@
 """`montverif formal --dut`: a design's core against its function for every input, one
-operation from reset (regress/flow/formal_core.py). Each check runs SBY for real."""
+operation from reset (regress/formal/formal_core.py). Each check runs SBY for real."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import formal as formal_cli
-from montverif.regress.flow import formal, formal_core
-from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.regress.formal import formal, formal_core
+from montverif.regress.host.paths import ROOT
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 

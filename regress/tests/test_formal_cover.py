@@ -1,4 +1,4 @@
-"""Coverage bins decided by SBY cover statements (regress/flow/formal_cover.py): a bin proved
+"""Coverage bins decided by SBY cover statements (regress/formal/formal_cover.py): a bin proved
 unreachable at a point leaves the closure total there with the proof as the reason; a
 reached bin's witness replays in simulation and hits it. The formal tests run SBY and the
 simulator for real; every verdict is checked against the bit-accurate model, which shares
@@ -17,7 +17,7 @@ from montverif.regress.cli import closure as closure_cli
 from montverif.regress.cli import formal as formal_cli
 from montverif.regress.cli import sim as sim_cli
 from montverif.regress.coverage import merge as cov
-from montverif.regress.flow import formal, formal_core, formal_cover
+from montverif.regress.formal import formal, formal_core, formal_cover
 from montverif.spec.designs import known_designs, load_design
 from montverif.verif.operands import modulus_class
 

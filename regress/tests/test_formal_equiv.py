@@ -1,4 +1,4 @@
-"""A mutant against the original core with SBY (regress/flow/formal_equiv.py), and the
+"""A mutant against the original core with SBY (regress/formal/formal_equiv.py), and the
 campaign step that uses it (regress/mutate/prove.py). Each check runs SBY for real."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.flow import equiv_induction, formal_core, formal_equiv
+from montverif.regress.formal import equiv_induction, formal_core, formal_equiv
 from montverif.regress.mutate import engine, prove, state
 from montverif.regress.mutate import sites as msites
 from montverif.spec.designs import load_design

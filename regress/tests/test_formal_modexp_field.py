@@ -1,5 +1,5 @@
 """`montverif formal --dut` for kind modexp (rsa_core: P = X^E mod M) and for a design with a
-field bit (mont_dual: GF(p) and GF(2^n) in one harness), regress/flow/formal_core.py. The
+field bit (mont_dual: GF(p) and GF(2^n) in one harness), regress/formal/formal_core.py. The
 checks marked formal run SBY for real; the fault builds' counterexamples are replayed in
 simulation, where the same build fails and the correct one passes."""
 
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import formal as formal_cli
-from montverif.regress.flow import formal, formal_core
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.regress.formal import formal, formal_core
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 

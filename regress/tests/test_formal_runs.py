@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import regress as regress_cli
-from montverif.regress.flow import formal
+from montverif.regress.formal import formal
 from montverif.regress.regression import formal_checks
 from montverif.regress.regression import lists as rlists
 from montverif.regress.regression.results import Regression

@@ -1,4 +1,4 @@
-"""`montverif formal --dut` of a streaming core ([stream]; regress/flow/formal_stream.py):
+"""`montverif formal --dut` of a streaming core ([stream]; regress/formal/formal_stream.py):
 mont_pipe against its function, its latency, its tag and its valid/ready handshake for every
 input, one operation from reset. The formal tests run SBY for real, 3-5 s a check."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import formal as formal_cli
-from montverif.regress.flow import formal, formal_stream
+from montverif.regress.formal import formal, formal_stream
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import lint
-from montverif.regress.flow import tools
+from montverif.regress.host import tools
 from montverif.spec.designs import known_designs, load_design
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import mutate as cli
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.host.paths import ROOT
 from montverif.regress.mutate import directed, prove
 from montverif.regress.mutate.sites import all_sites
 from montverif.regress.mutate.svmut import Site

@@ -16,8 +16,8 @@ import pytest
 
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.flow import launcher as launchers
-from montverif.regress.flow.paths import ROOT
 from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.regress.host.paths import ROOT
 from montverif.regress.mutate import campaigns
 from montverif.regress.regression import runner, scheduler
 from montverif.regress.regression.lists import LISTS_FILE, get_list

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli.lint import package_dirs
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.host.paths import ROOT
 from montverif.spec import generate
 from montverif.spec.designs import load_design
 

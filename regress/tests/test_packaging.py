@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from junitparser import JUnitXml
 
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.host.paths import ROOT
 
 
 def test_every_package_is_listed() -> None:
@@ -67,7 +67,7 @@ def test_a_command_imports_only_its_own_modules() -> None:
     the usage has a module with a main."""
     code = ("import sys; from montverif.regress.cli import COMMANDS, main; "
             "code = main(['sim', '--dut', 'no_such_design']); "
-            "heavy = [m for m in ('montverif.regress.flow.synth', 'montverif.regress.mutate', "
+            "heavy = [m for m in ('montverif.regress.synth.synth', 'montverif.regress.mutate', "
             "'montverif.regress.bench', 'montverif.regress.cli.regress') if m in sys.modules]; "
             "print(code, heavy); "
             "import importlib; "

@@ -1,4 +1,4 @@
-"""docs/papers/figures.toml, regress/report/papers.py and `montverif synth --papers`: the
+"""docs/papers/figures.toml, regress/synth/papers.py and `montverif synth --papers`: the
 papers' figures parse, each with a citation, a device and a design of its paper; the papers'
 own arithmetic holds on them (so a mistyped figure shows); the normalisation's arithmetic;
 the renderer on a small fake result set; the committed results file; docs/papers.md's
@@ -18,8 +18,7 @@ import pytest
 from montverif.models import rsa as rsa_model
 from montverif.regress.cli import main
 from montverif.regress.cli import synth as synth_cli
-from montverif.regress.flow import synth
-from montverif.regress.report import papers, synth_results, synth_table
+from montverif.regress.synth import papers, synth, synth_results, synth_table
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 

@@ -1,4 +1,4 @@
-"""regress/flow/pnr.py and `montverif synth --pnr`: Yosys (synth_ecp5) and nextpnr-ecp5 really
+"""regress/synth/pnr.py and `montverif synth --pnr`: Yosys (synth_ecp5) and nextpnr-ecp5 really
 place and route a design's core on an ECP5, out of context, behind a register on every port;
 its figures agree with what the RTL holds and with themselves; a design that does not fit
 the device is one `error:` line and exit 2, a failing nextpnr exit 1 naming its error. The
@@ -16,8 +16,7 @@ from xml.etree import ElementTree
 import pytest
 
 from montverif.regress.cli import main
-from montverif.regress.flow import pnr, synth
-from montverif.regress.report import synth_summary, synth_table
+from montverif.regress.synth import pnr, synth, synth_summary, synth_table
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.top import core_header

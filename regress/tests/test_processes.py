@@ -1,4 +1,4 @@
-"""The process-tree rule (flow/processes.py, flow/supervise.py): a tool's whole tree ends on a
+"""The process-tree rule (host/processes.py, host/supervise.py): a tool's whole tree ends on a
 time limit, on an interrupt, when the command is killed outright and when the tool exits
 leaving descendants behind, detached ones (setsid) included; the tool's exit status comes
 through unchanged."""
@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.flow import processes, supervise
+from montverif.regress.host import supervise
+from montverif.regress.host import processes
 
 # a tool that leaves descendants: one in a session of its own (as SBY's solvers), one whose
 # parent has exited (an orphan), and one it waits for; each sleeps with a marker in its
@@ -92,7 +93,7 @@ def test_the_tools_exit_status_comes_through(marker: str) -> None:
 
 def test_the_tree_ends_when_the_command_is_killed_outright(marker: str) -> None:
     """SIGKILL of the command that started the tool: the supervisor's watch pipe closes."""
-    code = ("import sys; from montverif.regress.flow import processes; "
+    code = ("import sys; from montverif.regress.host import processes; "
             "processes.run(['bash', '-c', sys.argv[1], 'tree', sys.argv[2]])")
     cmd = subprocess.Popen([sys.executable, "-c", code, TREE, marker])
     _wait_for(lambda: len(_sleepers(marker)) == 3)

@@ -22,7 +22,7 @@ import pytest
 
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.coverage import closure
-from montverif.regress.flow.paths import work
+from montverif.regress.host.paths import work
 from montverif.regress.report import cycles, html
 from montverif.regress.tests.test_runner_features import LoggingLauncher
 

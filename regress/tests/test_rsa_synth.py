@@ -1,4 +1,4 @@
-"""regress/report/rsa_synth.py and `montverif synth --rsa`: the RSA core's time per
+"""regress/synth/rsa_synth.py and `montverif synth --rsa`: the RSA core's time per
 exponentiation at the estimated clock beside its area, per multiplier; the goal's verdict
 follows the figures; only a result of exactly the option's parameters is used; --measure
 synthesises what the results file lacks and records it at the end; docs/rsa.md's block is
@@ -14,8 +14,7 @@ import pytest
 
 from montverif.models import rsa as rsa_model
 from montverif.regress.cli import main
-from montverif.regress.flow import synth
-from montverif.regress.report import papers, rsa_synth, synth_results
+from montverif.regress.synth import papers, rsa_synth, synth, synth_results
 
 FIGURES = papers.load()
 

@@ -18,7 +18,7 @@ from montverif.regress.bench import stream_harness as sh
 from montverif.regress.bench.common import BenchError, Record
 from montverif.regress.bench.stream_render import STREAM_GOAL_N, STREAM_GOAL_RATIO
 from montverif.regress.cli import bench as bench_cli
-from montverif.regress.flow import claim
+from montverif.regress.host import claim
 from montverif.spec.designs import load_design
 
 DESIGN = load_design("mont_pipe")

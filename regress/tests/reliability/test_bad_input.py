@@ -215,7 +215,7 @@ def test_make_sim_read_only_build_is_one_line() -> None:
 @read_only
 def test_sim_read_only_build_is_one_line() -> None:
     """The run's folder from an earlier run is there: the line names the file that could not
-    be written, its whole path (the run's claim on its folder, flow/claim.py)."""
+    be written, its whole path (the run's claim on its folder, host/claim.py)."""
     key = RunSpec(BuildSpec("mont_lut", 8, sim="icarus"), seed=2929).key
     old = BUILD / "runs" / key / "sim.log"
     old.parent.mkdir(parents=True, exist_ok=True)

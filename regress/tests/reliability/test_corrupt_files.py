@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.flow.paths import sim_builds
+from montverif.regress.host.paths import sim_builds
 from montverif.regress.tests.reliability.helpers import _COMMANDS, Done
 from montverif.spec.paths import ROOT
 

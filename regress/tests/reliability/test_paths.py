@@ -1,6 +1,6 @@
 """Odd paths (issue 59, item 6): results folders below /tmp (which the WebAssembly tools
 replace with a /tmp of their own) and with spaces and non-ASCII characters in their names.
-Each tool reads only its own folder's copy of its sources (flow.paths.stage). Before: SBY
+Each tool reads only its own folder's copy of its sources (host.paths.stage). Before: SBY
 split its [files] entries at the spaces and ended ERROR (`formal` said UNKNOWN), Yosys
 read an unquoted script path."""
 
@@ -67,7 +67,7 @@ def odd_checkout() -> Iterator[Tree]:
 def test_a_checkout_at_an_odd_path_simulates_proves_and_synthesises(odd_checkout: Tree) -> None:
     """Both simulators, SBY and Yosys run there. Verilator's makefiles cannot take such a
     path: its build names the sources through aliases and builds in the user's cache
-    (flow.paths.alias, sim_builds()); the run folder stays in the checkout's build/."""
+    (host.paths.alias, sim_builds()); the run folder stays in the checkout's build/."""
     icarus, verilator, formal, synth = odd_checkout.commands(
         ["sim", "--dut", "mont_r2", "--n", "32", "--txns", "5", "--sim", "icarus"],
         ["sim", "--dut", "mont_lut", "--n", "32", "--txns", "5", "--sim", "verilator"],

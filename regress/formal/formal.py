@@ -34,9 +34,10 @@ from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from montverif.regress.flow import claim, formal_core, formal_stream, processes, tools
-from montverif.regress.flow.claim import Mode
-from montverif.regress.flow.paths import stage, work
+from montverif.regress.formal import formal_core, formal_stream
+from montverif.regress.host import claim, processes, tools
+from montverif.regress.host.claim import Mode
+from montverif.regress.host.paths import stage, work
 from montverif.spec.design import Design
 from montverif.spec.designs import check_known, known_designs, load_design
 from montverif.spec.errors import ConfigError
@@ -141,7 +142,7 @@ class FormalSpec:
 
     @property
     def is_design(self) -> bool:
-        """A design's core (its harness generated, montverif.regress.flow.formal_core), not a
+        """A design's core (its harness generated, montverif.regress.formal.formal_core), not a
         block of BLOCKS."""
         return self.block not in BLOCKS
 
@@ -370,7 +371,7 @@ def sby_text(spec: FormalSpec, sources: list[Path], entries: list[str] | None = 
     """The .sby file: task `proof` (prove or bmc) and task `cover`, the block's sources and
     the include (hdl/common/mv_assert.svh) copied beside each other; `entries`: the [files]
     entries as the run names them (default: the sources' own paths; run() stages them in
-    its folder: flow.paths.stage)."""
+    its folder: host.paths.stage)."""
     includes = sorted(COMMON.glob("*.svh"))
     prelude: tuple[str, ...] = ()
     if spec.is_design:  # the harness has its parameters written in
@@ -397,7 +398,7 @@ def sby_text(spec: FormalSpec, sources: list[Path], entries: list[str] | None = 
 
 
 def staged_files(folder: Path, sources: list[Path]) -> list[str]:
-    """The include files and `sources` copied into `folder` (flow.paths.stage): SBY's
+    """The include files and `sources` copied into `folder` (host.paths.stage): SBY's
     [files] entries, paths SBY can read whatever the folders' names hold (it splits an
     entry at spaces)."""
     return stage(folder, [(p.name, p) for p in [*sorted(COMMON.glob("*.svh")), *sources]])
@@ -537,7 +538,7 @@ def parse(spec: FormalSpec, folder: Path, seconds: float) -> Verdict:
 
 
 def new_folder(prefix: str, out: Path | None = None) -> Path:
-    """The folder of a run: `out` as given (the run claims it: flow.claim.output), else a
+    """The folder of a run: `out` as given (the run claims it: host.claim.output), else a
     fresh one below build/formal named after it."""
     if out is not None:
         return out.resolve()
@@ -556,7 +557,7 @@ def sby_limit(timeout_s: int) -> int:
 
 
 def run_sby(folder: Path, sby: str, env: dict[str, str], limit_s: float) -> tuple[str, bool]:
-    """`yowasp-sby -f <sby>` in `folder`, its whole tree supervised (flow.processes): a run
+    """`yowasp-sby -f <sby>` in `folder`, its whole tree supervised (host.processes): a run
     past `limit_s` seconds is ended together with its solvers, and so is one an interrupt
     ends (Interrupted). Returns SBY's output and whether the limit ended it. SBY keeps its
     own -j (a task per CPU): with -j 1, a file of two tasks whose second ran into its timeout
@@ -572,7 +573,7 @@ def run_sby(folder: Path, sby: str, env: dict[str, str], limit_s: float) -> tupl
 
 
 def run(spec: FormalSpec, out: Path | None = None, mode: Mode = Mode.NEW) -> Verdict:
-    """Check the spec, run SBY in a folder of its own (`out`, claimed: flow.claim.output with
+    """Check the spec, run SBY in a folder of its own (`out`, claimed: host.claim.output with
     `mode`; else a new one), write formal.json there, return the verdict. Raises ConfigError
     on bad input, ToolError when the tools are missing."""
     check(spec)

@@ -6,7 +6,7 @@ path, and the revision and tools each was taken with.
 Each table goes between two markers of docs/synth.md; the rest of the page is written by
 hand. In the 7-series table `time per product` is cycles times the period floor (the logic
 path with clock-to-out, and the DSP48E1s' own register-to-register arcs:
-regress/flow/xc7_floor.py): a lower bound (routing is left out,
+regress/synth/xc7_floor.py): a lower bound (routing is left out,
 docs/synth.md#how-far-the-figures-can-be-trusted); in the ECP5 table it is cycles over the
 routed clock's maximum frequency, beside the 7-series period floor of the same core where
 there is one.
@@ -18,8 +18,8 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from montverif.regress.flow import pnr, synth, xc7_floor
-from montverif.regress.flow.paths import ROOT
+from montverif.regress.host.paths import ROOT
+from montverif.regress.synth import pnr, synth, xc7_floor
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import writable
@@ -51,7 +51,7 @@ def _params(result: Result) -> dict[str, int]:
 
 
 def variant(result: Result) -> str:
-    """"" for the core as built, else its synthesis variant (flow.synth.VARIANTS)."""
+    """"" for the core as built, else its synthesis variant (synth.synth.VARIANTS)."""
     return str(result.get("variant", ""))
 
 

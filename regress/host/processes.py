@@ -1,7 +1,7 @@
 """Every process tree a command starts, and the one rule that ends them.
 
 A tool (Yosys, SBY and its solvers, nextpnr, a compiler, make) runs under a supervisor
-(flow/supervise.py) in a session of its own: `run` and `started` here, never subprocess
+(host/supervise.py) in a session of its own: `run` and `started` here, never subprocess
 directly. The supervisor is a child subreaper, so descendants that detach stay in its tree;
 it ends the whole tree when told to, when this process ends however it ends (SIGKILL
 included: its watch pipe closes), and when the tool exits leaving descendants behind. A

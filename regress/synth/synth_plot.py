@@ -2,8 +2,8 @@
 directly (docs/synth-area-time.svg, by `montverif synth --plot --write`).
 
 Two panels on log-log axes: Xilinx 7-series (LUT + FF against cycles x the period floor,
-regress/flow/xc7_floor.py: a lower bound on the time, synth.json) and Lattice ECP5 placed and routed
-(LUT4 + FF against cycles / Fmax, pnr.json). The marker is the width, the label the
+regress/synth/xc7_floor.py: a lower bound on the time, synth.json) and Lattice ECP5 placed
+and routed (LUT4 + FF against cycles / Fmax, pnr.json). The marker is the width, the label the
 design; each point carries its figures as data-* attributes and a <title> (a tooltip).
 Results whose design states no cycles per multiplication (rsa_core: an exponentiation) are
 named under the panels instead. The revisions, the tools and the command are in the
@@ -17,9 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
-from montverif.regress.flow import xc7_floor
-from montverif.regress.flow.paths import ROOT
-from montverif.regress.report import synth_table
+from montverif.regress.host.paths import ROOT
+from montverif.regress.synth import synth_table, xc7_floor
 
 DEFAULT_OUT = ROOT / "docs" / "synth-area-time.svg"
 PANEL_W, PANEL_H = 540, 460  # one panel, its axes inside MARGIN

@@ -1,5 +1,5 @@
 """A mutant's equivalence for all time: k-induction over the miter with register equalities
-found by a Houdini loop (regress/flow/formal_equiv.py runs it; docs/mutation.md).
+found by a Houdini loop (regress/formal/formal_equiv.py runs it; docs/mutation.md).
 
 A bounded check of the miter (two copies under the loader's stimulus) says nothing past its
 depth, and plain k-induction over it does not close: induction starts from any pair of
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from montverif.regress.flow import processes
+from montverif.regress.host import processes
 
 CHECK = "MutantEquivalent_A"  # the harness's assertion: no output differs
 BUSY = "BusyAfterStart_A"  # a candidate: the original is busy only after a START

@@ -14,10 +14,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from montverif.regress.flow import pnr, synth
-from montverif.regress.flow.paths import ROOT
-from montverif.regress.flow.tools import git_revision
-from montverif.regress.report import synth_plot, synth_table
+from montverif.regress.host.paths import ROOT
+from montverif.regress.host.tools import git_revision
+from montverif.regress.synth import pnr, synth, synth_plot, synth_table
 
 JSON = "summary.json"
 MARKDOWN = "summary.md"

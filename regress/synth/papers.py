@@ -41,9 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from montverif.models import rsa as rsa_model
-from montverif.regress.flow import pnr, synth, xc7_floor
-from montverif.regress.flow.paths import ROOT
-from montverif.regress.report import synth_results, synth_table
+from montverif.regress.host.paths import ROOT
+from montverif.regress.synth import pnr, synth, synth_results, synth_table, xc7_floor
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 
@@ -114,10 +113,10 @@ class Paper:
     # designs of other papers that this one measures too: design -> what the paper calls it
     others: dict[str, str] = field(default_factory=dict)
     # its figures leave a carry-save loop's final adder out: the project's loops alone
-    # (flow.synth.LOOP_ONLY) beside them
+    # (synth.synth.LOOP_ONLY) beside them
     loop_only: bool = False
     # its dual-field design runs both fields at one clock: each field alone
-    # (flow.synth.FIELD_VARIANTS) beside it
+    # (synth.synth.FIELD_VARIANTS) beside it
     per_field: bool = False
 
 
@@ -164,7 +163,7 @@ class Figure:
 
     def spec(self, variant: str = "") -> synth.SynthSpec:
         """The project's synthesis of this configuration (the parameters as given), or of
-        its `variant` (flow.synth.VARIANTS: the part the paper times alone)."""
+        its `variant` (synth.synth.VARIANTS: the part the paper times alone)."""
         return synth.SynthSpec(self.design, self.width,
                                load_design(self.design).normalize_synth(self.params),
                                variant=variant)
@@ -489,7 +488,7 @@ def project_exp_cycles(fig: Figure) -> int | None:
 
 def estimate_ns(result: synth_results.Result, target: str, cycles: int) -> float | None:
     """The project's own time for `cycles`: x the 7-series period floor (a lower bound,
-    regress/flow/xc7_floor.py), or over the ECP5 routed Fmax."""
+    regress/synth/xc7_floor.py), or over the ECP5 routed Fmax."""
     timing = result["timing"]
     assert isinstance(timing, Mapping)
     if target == synth.FAMILY:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from montverif.regress.flow.paths import remove_tree
+from montverif.regress.host.paths import remove_tree
 from montverif.spec.errors import ConfigError
 
 LOCK_NAME = ".lock"

