@@ -156,7 +156,7 @@ cluster-tools:
 # ~/.cache/YoWASP (YOWASP_CACHE_DIR moves it): outside the checkout, so clones and CI runs on
 # this machine reuse it.
 synth-tools: venv
-	@$(MV) synth --warm
+	@$(MV) synth warm
 
 test: setup
 	$(VENV)/bin/pytest $(PYTEST_ARGS) -m "$(TEST_MARKS)" --junitxml=$(TEST_JUNIT)
@@ -223,8 +223,8 @@ formal: venv
 # critical path (docs/synth.md); the result is build/synth/<key>/synth.json. PNR=1: for a
 # Lattice ECP5 instead, placed and routed by nextpnr-ecp5 (build/synth/<key>-ecp5/pnr.json).
 synth: venv synth-tools
-	@$(MV) synth $(strip $(call opt,DUT,--dut) $(call opt,N,--n) $(call opt,PARAMS,--params) \
-	  $(call opt,OUT,--out) $(call yes,PNR,--pnr))
+	@$(MV) synth $(if $(call yes,PNR,1),pnr,run) $(strip $(call opt,DUT,--dut) $(call opt,N,--n) \
+	  $(call opt,PARAMS,--params) $(call opt,OUT,--out))
 
 lint: setup
 	$(MV) lint

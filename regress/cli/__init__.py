@@ -80,7 +80,7 @@ COMMANDS: dict[str, Command] = {
     "mutate": _cli("mutate", "mutation campaign of one design (report DIR, proofs ...)"),
     "bench": _cli("bench", "benchmarks: throughput, build times, cycles, wall times"),
     "cycles": _cli("cycles", "docs/cycles.md from a regression's transaction logs"),
-    "synth": _cli("synth", "synthesis of a design's core for Xilinx 7-series (Yosys)"),
+    "synth": _cli("synth", "synthesis, place and route and their tables (run, pnr, table, ...)"),
     "lint": _cli("lint", "RTL lint on both simulators, generated files, ruff"),
     "generate": _cli("generate", "derived files: the RTL package, docs/regmap.md, README, "
                      "FuseSoC cores"),

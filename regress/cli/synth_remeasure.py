@@ -1,4 +1,4 @@
-"""`montverif synth --remeasure`: every 7-series result of the committed results file (or,
+"""`montverif synth remeasure`: every 7-series result of the committed results file (or,
 --without-floor, every one without a period floor) synthesised again at this revision
 (after a change of the method: the period floor, a new Yosys), `--jobs` at once, each into
 its own folder below --out; each new result takes its old entry's place in the file when the

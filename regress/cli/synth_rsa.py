@@ -1,7 +1,7 @@
-"""`montverif synth --rsa`: the RSA core's time per exponentiation at the estimated clock,
+"""`montverif synth rsa`: the RSA core's time per exponentiation at the estimated clock,
 with its area, for every multiplier it can hold (docs/rsa.md; regress/synth/rsa_synth.py).
 
-    montverif synth --rsa [--widths 1024,2048] [--measure [--reuse]] [--write [FILE]]
+    montverif synth rsa [--widths 1024,2048] [--measure [--reuse]] [--write [FILE]]
 
 Without --measure nothing is synthesised: the table is rendered from the committed results
 (--results, default docs/synth-results.json) and printed, or written between the rsa-synth
@@ -71,7 +71,7 @@ def main(args: argparse.Namespace, root: Path, default_write: Path) -> int:
         return fail("--rsa is a mode of its own: without --table, --plot, --papers, "
                     "--summary, --pnr and --dut")
     if args.reuse and not args.measure:
-        return fail("--reuse is an option of --rsa --measure")
+        return fail("--reuse is an option of rsa --measure")
     try:
         widths = _widths(args.widths)
         figures = papers.load(args.figures)

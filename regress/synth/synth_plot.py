@@ -1,5 +1,5 @@
 """Area against time per multiplication, one point per design and width, as an SVG written
-directly (docs/synth-area-time.svg, by `montverif synth --plot --write`).
+directly (docs/synth-area-time.svg, by `montverif synth plot --write`).
 
 Two panels on log-log axes: Xilinx 7-series (LUT + FF against cycles x the period floor,
 regress/synth/xc7_floor.py: a lower bound on the time, synth.json) and Lattice ECP5 placed

@@ -5,7 +5,7 @@ still holds them with the revision each was measured at.
 The file has summary.json's shape (synth_summary): `{"xc7": [synth.json, ...], "ecp5":
 [pnr.json, ...]}`, each entry a result exactly as `montverif synth` wrote it (its
 `revision` among its keys), one entry per core (design, N, parameters) and target. A
-nightly's summary.json can stand in for it (`montverif synth --papers --results FILE`).
+nightly's summary.json can stand in for it (`montverif synth papers --results FILE`).
 
 `record` merges new results into the file: a result of the same core and target replaces
 the one there; the rest is kept. The file is written atomically, in the tables' order.

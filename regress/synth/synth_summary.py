@@ -79,5 +79,5 @@ def write(root: Path) -> dict[str, object]:
     xc7, ecp5 = summary["xc7"], summary["ecp5"]
     assert isinstance(xc7, list) and isinstance(ecp5, list)
     synth.write_atomic(root / PLOT, synth_plot.render(xc7, ecp5,
-                                                      f"montverif synth --summary {root}"))
+                                                      f"montverif synth summary {root}"))
     return summary

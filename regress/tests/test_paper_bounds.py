@@ -85,7 +85,7 @@ def test_the_models_command_refuses_the_issue_s_example_and_runs_it_when_asked()
 
 @pytest.mark.parametrize("command", [
     ("sim", "--dut", "mont_qp", "--n", "64", "--params", "V=16,W=32,P=1"),
-    ("synth", "--dut", "mwrkmm", "--n", "64", "--param", "V=32", "--param", "W=32"),
+    ("synth", "run", "--dut", "mwrkmm", "--n", "64", "--param", "V=32", "--param", "W=32"),
 ])
 def test_sim_and_synth_refuse_before_any_work(command: tuple[str, ...]) -> None:
     line = one_error(montverif(*command))

@@ -1,4 +1,4 @@
-"""docs/papers/figures.toml, regress/synth/papers.py and `montverif synth --papers`: the
+"""docs/papers/figures.toml, regress/synth/papers.py and `montverif synth papers`: the
 papers' figures parse, each with a citation, a device and a design of its paper; the papers'
 own arithmetic holds on them (so a mistyped figure shows); the normalisation's arithmetic;
 the renderer on a small fake result set; the committed results file; docs/papers.md's
@@ -266,8 +266,8 @@ def test_the_comparison_renders_the_ratios_of_its_inputs() -> None:
     other = _row_of(text, next(f for f in _figs("amanor-2005")
                                if f.design == "mont_csa" and f.n == 512).where())
     assert (other[-3], other[-2]) == ("not synthesised yet", "not placed and routed yet")
-    assert "`montverif synth --dut mont_csa --n 512`" in text
-    assert "`montverif synth --dut mont_lut --n 256`" not in text
+    assert "`montverif synth run --dut mont_csa --n 512`" in text
+    assert "`montverif synth run --dut mont_lut --n 256`" not in text
 
 
 def test_a_paper_without_widths_compares_ratios_only() -> None:
@@ -283,7 +283,7 @@ def test_a_paper_without_widths_compares_ratios_only() -> None:
     assert c1 is not None and c2 is not None
     assert row[6:] == [f"{600 / 400:.2f}×", f"{700 / 500:.2f}×", f"{c2 / c1:.2f}×",
                        f"{c2 * 2.5 / (c1 * 2.0):.2f}×", "not synthesised yet"]
-    assert "`montverif synth --dut mont_csa_u2 --n 256 --loop-only`" in text
+    assert "`montverif synth run --dut mont_csa_u2 --n 256 --loop-only`" in text
     # the loops alone: their floor x cycles per bit of X, over the baseline's
     results["xc7"] += [_xc7("mont_csa", 256, {}, 300, 100, 1.5) | {"variant": "loop"},
                        _xc7("mont_csa_u2", 256, {}, 500, 100, 2.1) | {"variant": "loop"}]
@@ -291,7 +291,7 @@ def test_a_paper_without_widths_compares_ratios_only() -> None:
     row = _row_of(text, "Two-CSA [8] with proposed unfolding | Xilinx Spartan-6")
     assert row[6:9] == [f"{600 / 400:.2f}×", f"{700 / 500:.2f}×", f"{c2 / c1:.2f}×"]
     assert row[10] == f"{c2 * 2.1 / (c1 * 1.5):.2f}×"
-    assert "`montverif synth --dut mont_csa_u2 --n 256 --loop-only`" not in text
+    assert "`montverif synth run --dut mont_csa_u2 --n 256 --loop-only`" not in text
     asic = _row_of(text, "Two-CSA [8] with proposed unfolding | TSMC")
     assert asic[3] == f"{528 / 437:.2f}× (gates)"
     lut = _row_of(text, "Pre-computed [8] | Xilinx Spartan-6")
@@ -366,11 +366,11 @@ def _section(page: Path) -> str:
 
 
 def test_docs_papers_md_is_what_the_committed_files_render() -> None:
-    """docs/papers.md's section is `montverif synth --papers` of docs/papers/figures.toml
-    and docs/synth-results.json (run `montverif synth --papers --write` after changing
+    """docs/papers.md's section is `montverif synth papers` of docs/papers/figures.toml
+    and docs/synth-results.json (run `montverif synth papers --write` after changing
     either)."""
     rendered = papers.render(papers.load(), synth_results.load())
-    assert _section(papers.DEFAULT_OUT) == rendered, "stale: montverif synth --papers --write"
+    assert _section(papers.DEFAULT_OUT) == rendered, "stale: montverif synth papers --write"
 
 
 def test_the_freshness_check_sees_a_changed_figure(tmp_path: Path) -> None:
@@ -385,7 +385,7 @@ def test_write_replaces_only_the_section(tmp_path: Path,
     page = tmp_path / "papers.md"
     page.write_text(f"# Title\n\nprose\n\n{papers.BEGIN}\nold\n{papers.END}\nafter\n")
     results = tmp_path / "none.json"
-    assert main(["synth", "--papers", "--results", str(results), "--write", str(page)]) == 0
+    assert main(["synth", "papers", "--results", str(results), "--write", str(page)]) == 0
     text = page.read_text()
     assert text.startswith("# Title\n\nprose\n\n") and text.endswith("after\n")
     assert "\nold\n" not in text and "### Amanor 2005" in text and not results.exists()
@@ -401,7 +401,7 @@ def test_write_replaces_only_the_section(tmp_path: Path,
     (["--results", "{tmp}"], "is not a file"),
     (["--write", "{tmp}/plain.md"], "has no <!-- papers:begin"),
     (["--write", "{tmp}/missing.md"], "no such page"),
-    (["--table"], "--papers is a mode of its own"),
+    (["--table"], "unrecognized arguments: --table"),
     (["--measure", "--designs", "mont_nope"], "unknown DUT 'mont_nope'"),
     (["--measure", "--widths", "x"], "--widths 'x'"),
 ])
@@ -410,7 +410,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
     (tmp_path / "bad.toml").write_text("[[figures\n")
     (tmp_path / "bad.json").write_text("{")
     (tmp_path / "plain.md").write_text("no markers\n")
-    argv = ["synth", "--papers", *(a.replace("{tmp}", str(tmp_path)) for a in args)]
+    argv = ["synth", "papers", *(a.replace("{tmp}", str(tmp_path)) for a in args)]
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.err.startswith("error: ") and captured.err.count("\n") == 1, captured.err
@@ -443,7 +443,7 @@ def test_measure_synthesises_what_the_file_lacks_and_records_it_at_the_end(
             {"variant": spec.variant} if spec.variant else {})
 
     monkeypatch.setattr(synth, "run", run)
-    code = main(["synth", "--papers", "--measure", "--designs", "mont_csa,mont_lut",
+    code = main(["synth", "papers", "--measure", "--designs", "mont_csa,mont_lut",
                  "--widths", "32,64,256", "--results", str(record), "--out",
                  str(tmp_path / "synth")])
     assert code == 1
@@ -481,4 +481,4 @@ def test_a_dual_field_paper_sets_each_field_alone_beside_its_clock() -> None:
         f"GF(2^n) alone: 4.00 ns ({4.0 / clock[0]:.2f}×)"
     gfp = next(f for f in _figs("tanimura-2008") if f.design == "mont_dual" and f.gf == 0)
     assert _row_of(time_rows, gfp.where())[-1] == "not synthesised yet"
-    assert "`montverif synth --dut mont_dual --n 256 --field 0`" in text
+    assert "`montverif synth run --dut mont_dual --n 256 --field 0`" in text

@@ -1,4 +1,4 @@
-"""regress/synth/pnr.py and `montverif synth --pnr`: Yosys (synth_ecp5) and nextpnr-ecp5 really
+"""regress/synth/pnr.py and `montverif synth run --pnr`: Yosys (synth_ecp5) and nextpnr-ecp5 really
 place and route a design's core on an ECP5, out of context, behind a register on every port;
 its figures agree with what the RTL holds and with themselves; a design that does not fit
 the device is one `error:` line and exit 2, a failing nextpnr exit 1 naming its error. The
@@ -144,7 +144,7 @@ def test_a_core_is_placed_and_routed(warm: None, tmp_path: Path,
     routed path's parts add up to the clock period nextpnr reports; its carry run is no
     longer than an adder; the device's size is the one nextpnr knows."""
     n, out = 16, tmp_path / "pnr"
-    assert main(["synth", "--dut", "mont_r2", "--n", str(n), "--pnr", "--out", str(out),
+    assert main(["synth", "pnr", "--dut", "mont_r2", "--n", str(n), "--out", str(out),
                  "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert json.loads((out / pnr.RESULT).read_text()) == got
@@ -176,7 +176,7 @@ def test_router2_is_the_one_used_when_asked(warm: None, tmp_path: Path,
     """--router router2 reaches nextpnr (its log says router2 ran; it then checks the
     routing with router1) and the result records it."""
     out = tmp_path / "pnr"
-    assert main(["synth", "--dut", "mont_r2", "--n", "8", "--pnr", "--out", str(out),
+    assert main(["synth", "pnr", "--dut", "mont_r2", "--n", "8", "--out", str(out),
                  "--router", "router2", "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["router"] == "router2" and got["timing"]["fmax_mhz"] > 0
@@ -191,7 +191,7 @@ def test_a_design_beyond_the_device_is_bad_input(
     mont_r2 at N = 8 needs (its 3N + 1 and the port registers)."""
     small = dataclasses.replace(pnr.DEVICE, name="SMALL", capacity={"TRELLIS_FF": 3 * 8})
     monkeypatch.setattr(pnr, "DEVICE", small)
-    assert main(["synth", "--dut", "mont_r2", "--n", "8", "--pnr", "--out", str(tmp_path)]) == 2
+    assert main(["synth", "pnr", "--dut", "mont_r2", "--n", "8", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: mont_r2 at N=8 does not fit SMALL: TRELLIS_FF ")
     assert err.count("\n") == 1 and "/24 " in err
@@ -205,7 +205,7 @@ def test_a_failing_nextpnr_exits_1_naming_its_error(
     real = pnr.nextpnr_args
     monkeypatch.setattr(pnr, "nextpnr_args",
                         lambda *a: ["no_such_top" if x == pnr.TOP else x for x in real(*a)])
-    assert main(["synth", "--dut", "mont_r2", "--n", "8", "--pnr", "--out", str(tmp_path)]) == 1
+    assert main(["synth", "pnr", "--dut", "mont_r2", "--n", "8", "--out", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert out.startswith("FAIL mont_r2-n8-ecp5: nextpnr failed (exit ")
     assert "ERROR: Top module 'no_such_top' not found" in out
@@ -213,15 +213,16 @@ def test_a_failing_nextpnr_exits_1_naming_its_error(
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--dut", "nope", "--n", "16", "--pnr"], "unknown DUT 'nope'"),
-    (["--dut", "mont_r2", "--n", "4", "--pnr"], "unsupported width N=4 for mont_r2"),
-    (["--dut", "mont_r2", "--n", "16", "--freq", "100"], "are options of --pnr"),
-    (["--dut", "mont_r2", "--n", "16", "--seed", "3"], "are options of --pnr"),
-    (["--dut", "mont_r2", "--n", "16", "--router", "router2"], "are options of --pnr"),
-    (["--dut", "mont_r2", "--n", "16", "--pnr", "--freq", "0"],
+    (["pnr", "--dut", "nope", "--n", "16"], "unknown DUT 'nope'"),
+    (["pnr", "--dut", "mont_r2", "--n", "4"], "unsupported width N=4 for mont_r2"),
+    (["run", "--dut", "mont_r2", "--n", "16", "--freq", "100"], "unrecognized arguments: --freq"),
+    (["run", "--dut", "mont_r2", "--n", "16", "--seed", "3"], "unrecognized arguments: --seed"),
+    (["run", "--dut", "mont_r2", "--n", "16", "--router", "router2"],
+     "unrecognized arguments: --router"),
+    (["pnr", "--dut", "mont_r2", "--n", "16", "--freq", "0"],
      "must be a number above 0, at most 1000 MHz"),
-    (["--dut", "mont_r2", "--n", "16", "--pnr", "--seed", "x"], "invalid int value"),
-    (["--dut", "mont_r2", "--n", "16", "--pnr", "--route-harder"], "unrecognized arguments"),
+    (["pnr", "--dut", "mont_r2", "--n", "16", "--seed", "x"], "invalid int value"),
+    (["pnr", "--dut", "mont_r2", "--n", "16", "--route-harder"], "unrecognized arguments"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           args: list[str], message: str) -> None:
@@ -322,7 +323,7 @@ def _xc7_result(dut: str, n: int, delay: float) -> dict[str, object]:
 
 def test_the_plot_has_a_point_for_every_result(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    """`montverif synth --plot --write` from result folders on disk: one point per result
+    """`montverif synth plot --write` from result folders on disk: one point per result
     and target, at the area and time its figures give (cycles from the descriptor), labelled
     with its design and width; rsa_core (no cycles per multiplication) named as left out;
     the revisions in the footer. Folders of other widths are not drawn."""
@@ -340,7 +341,7 @@ def test_the_plot_has_a_point_for_every_result(tmp_path: Path,
         folder.mkdir()
         (folder / pnr.RESULT).write_text(json.dumps(r))
     svg = tmp_path / "plot.svg"
-    assert main(["synth", "--plot", "--out", str(tmp_path), "--write", str(svg)]) == 0
+    assert main(["synth", "plot", "--out", str(tmp_path), "--write", str(svg)]) == 0
     assert "left out (no cycles per multiplication): rsa_core (Mult=mont_lut" in \
         capsys.readouterr().out
     root = ElementTree.fromstring(svg.read_text())
@@ -370,5 +371,5 @@ def test_the_plot_has_a_point_for_every_result(tmp_path: Path,
         assert drawn[key][2].startswith(str(key[1])) and drawn[key][2].endswith(f" {key[2]}")
     footer = "".join(root.itertext())
     assert "Measured at revision abc1234, def5678" in footer
-    assert "montverif synth --plot --widths 256,512,1024 --write" in footer
-    assert main(["synth", "--plot", "--out", str(tmp_path / "none")]) == 2
+    assert "montverif synth plot --widths 256,512,1024 --write" in footer
+    assert main(["synth", "plot", "--out", str(tmp_path / "none")]) == 2

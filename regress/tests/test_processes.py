@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.host import supervise
-from montverif.regress.host import processes
+from montverif.regress.host import processes, supervise
 
 # a tool that leaves descendants: one in a session of its own (as SBY's solvers), one whose
 # parent has exited (an orphan), and one it waits for; each sleeps with a marker in its

@@ -1,4 +1,4 @@
-"""regress/synth/rsa_synth.py and `montverif synth --rsa`: the RSA core's time per
+"""regress/synth/rsa_synth.py and `montverif synth rsa`: the RSA core's time per
 exponentiation at the estimated clock beside its area, per multiplier; the goal's verdict
 follows the figures; only a result of exactly the option's parameters is used; --measure
 synthesises what the results file lacks and records it at the end; docs/rsa.md's block is
@@ -193,14 +193,14 @@ def test_without_a_1024_bit_result_the_goal_says_so() -> None:
 
 
 def test_docs_rsa_md_is_what_the_committed_results_render() -> None:
-    """docs/rsa.md's block is `montverif synth --rsa` of docs/synth-results.json (run
-    `montverif synth --rsa --write` after changing it)."""
+    """docs/rsa.md's block is `montverif synth rsa` of docs/synth-results.json (run
+    `montverif synth rsa --write` after changing it)."""
     page = rsa_synth.DEFAULT_PAGE.read_text()
     block = re.search(re.escape(rsa_synth.BEGIN) + ".*?" + re.escape(rsa_synth.END), page,
                       re.S)
     assert block is not None
     assert block.group(0) == rsa_synth.render(synth_results.load(), papers.load()), \
-        "stale: montverif synth --rsa --write"
+        "stale: montverif synth rsa --write"
 
 
 def test_measure_synthesises_what_the_file_lacks_and_records_it_at_the_end(
@@ -222,7 +222,7 @@ def test_measure_synthesises_what_the_file_lacks_and_records_it_at_the_end(
         return _result(spec.n, _full(spec.n, given["Mult"], **extra), 9, 9, 2.0)
 
     monkeypatch.setattr(synth, "run", run)
-    code = main(["synth", "--rsa", "--measure", "--widths", "1024", "--results", str(record),
+    code = main(["synth", "rsa", "--measure", "--widths", "1024", "--results", str(record),
                  "--out", str(tmp_path / "synth")])
     assert code == 1
     assert calls == ["rsa_core-n1024-Mult0-xc7", "rsa_core-n1024-Mult2-xc7",
@@ -256,7 +256,7 @@ def test_write_replaces_only_the_block(tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     page = tmp_path / "rsa.md"
     page.write_text(f"# RSA\n\n{rsa_synth.BEGIN}\nold\n{rsa_synth.END}\nafter\n")
-    assert main(["synth", "--rsa", "--widths", "1024", "--results",
+    assert main(["synth", "rsa", "--widths", "1024", "--results",
                  str(tmp_path / "none.json"), "--write", str(page)]) == 0
     text = page.read_text()
     assert text.startswith("# RSA\n\n") and text.endswith("after\n") and "\nold\n" not in text
@@ -265,9 +265,9 @@ def test_write_replaces_only_the_block(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--table"], "--rsa is a mode of its own"),
-    (["--pnr"], "--rsa is a mode of its own"),
-    (["--reuse"], "--reuse is an option of --rsa --measure"),
+    (["--table"], "unrecognized arguments: --table"),
+    (["--pnr"], "unrecognized arguments: --pnr"),
+    (["--reuse"], "--reuse is an option of rsa --measure"),
     (["--widths", "x"], "--widths 'x'"),
     (["--widths", "4"], "rsa_core"),
     (["--results", "{tmp}/bad.json"], "not JSON"),
@@ -278,7 +278,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
                                           args: list[str], message: str) -> None:
     (tmp_path / "bad.json").write_text("{")
     (tmp_path / "plain.md").write_text("no markers\n")
-    argv = ["synth", "--rsa", *(a.replace("{tmp}", str(tmp_path)) for a in args)]
+    argv = ["synth", "rsa", *(a.replace("{tmp}", str(tmp_path)) for a in args)]
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.err.startswith("error: ") and captured.err.count("\n") == 1, captured.err

@@ -16,7 +16,7 @@ import pytest
 from montverif.regress.cli import main
 from montverif.regress.host.claim import FolderBusy, claim
 from montverif.regress.synth import synth, synth_results, synth_table, xc7_floor, yosys_run
-from montverif.spec.designs import load_design
+from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 
 # sta's report as Yosys 0.70 prints it (a shortened mont_r2 at N = 16)
@@ -137,7 +137,8 @@ def test_figures_are_plausible_and_grow_with_n(warm: None, tmp_path: Path,
     need 2 * ceil((N + 2) / 4) CARRY4s at least, and the critical path (from a flip-flop,
     through a part of each adder) passes as many as one of them has."""
     out16 = tmp_path / "n16"
-    assert main(["synth", "--dut", "mont_r2", "--n", "16", "--out", str(out16), "--json"]) == 0
+    assert main(["synth", "run", "--dut", "mont_r2", "--n", "16", "--out", str(out16),
+                 "--json"]) == 0
     small = json.loads(capsys.readouterr().out)
     assert json.loads((out16 / synth.RESULT).read_text()) == small
     assert not list(out16.glob(".*.tmp"))
@@ -221,18 +222,19 @@ def test_each_field_alone_is_timed(warm: None, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--dut", "nope", "--n", "16"], "unknown DUT 'nope'"),
-    (["--dut", "mont_csa", "--n", "32", "--loop-only", "--field", "0"], "two variants"),
-    (["--dut", "mont_r2", "--n", "32", "--loop-only"], "keeps no carry-save result"),
-    (["--dut", "mont_r2", "--n", "4"], "unsupported width N=4 for mont_r2"),
-    (["--dut", "mont_r2", "--n", "8192"], "--allow-wide"),
-    (["--dut", "mwrkmm", "--n", "64", "--param", "W=3"], "W=3 must divide N=64"),
-    (["--dut", "mont_r2", "--n", "16", "--param", "Q=1"], "has no parameter(s) Q"),
-    (["--dut", "mont_r2", "--n", "16", "--param", "Q"], "bad parameter 'Q'"),
-    (["--dut", "mont_qp", "--n", "64", "--param", "Reduce=2"], "Reduce=2 is above its largest"),
-    (["--dut", "mont_qp", "--n", "64", "--param", "Q=0"], "of a synthesis only: Reduce"),
-    (["--dut", "mont_r2"], "--dut and --n are required"),
-    (["--dut", "mont_r2", "--n", "x"], "invalid int value"),
+    (["run", "--dut", "nope", "--n", "16"], "unknown DUT 'nope'"),
+    (["run", "--dut", "mont_csa", "--n", "32", "--loop-only", "--field", "0"], "two variants"),
+    (["run", "--dut", "mont_r2", "--n", "32", "--loop-only"], "keeps no carry-save result"),
+    (["run", "--dut", "mont_r2", "--n", "4"], "unsupported width N=4 for mont_r2"),
+    (["run", "--dut", "mont_r2", "--n", "8192"], "--allow-wide"),
+    (["run", "--dut", "mwrkmm", "--n", "64", "--param", "W=3"], "W=3 must divide N=64"),
+    (["run", "--dut", "mont_r2", "--n", "16", "--param", "Q=1"], "has no parameter(s) Q"),
+    (["run", "--dut", "mont_r2", "--n", "16", "--param", "Q"], "bad parameter 'Q'"),
+    (["run", "--dut", "mont_qp", "--n", "64", "--param", "Reduce=2"],
+     "Reduce=2 is above its largest"),
+    (["run", "--dut", "mont_qp", "--n", "64", "--param", "Q=0"], "of a synthesis only: Reduce"),
+    (["run", "--dut", "mont_r2"], "--dut and --n are required"),
+    (["run", "--dut", "mont_r2", "--n", "x"], "invalid int value"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           args: list[str], message: str) -> None:
@@ -293,21 +295,69 @@ def test_the_table_is_written_from_the_results_file(tmp_path: Path,
     record.write_text(synth_results.render(results))
     page = tmp_path / "synth.md"
     page.write_text(f"{synth_table.BEGIN}\nold\n{synth_table.END}\n")
-    assert main(["synth", "--table", "--from-results", "--results", str(record), "--designs",
+    assert main(["synth", "table", "--from-results", "--results", str(record), "--designs",
                  "mont_r2,mont_lut", "--widths", "16", "--write", str(page),
                  "--out", str(tmp_path / "none")]) == 0
     rows = [ln for ln in page.read_text().splitlines() if ln.startswith("| `")]
     assert [r.split(" | ")[:2] for r in rows] == [["| `mont_r2`", "16"]]
     assert not (tmp_path / "none").exists()
-    assert main(["synth", "--table", "--from-results", "--results", str(record), "--designs",
+    assert main(["synth", "table", "--from-results", "--results", str(record), "--designs",
                  "mont_lut", "--widths", "16"]) == 2
     assert "holds no result" in capsys.readouterr().err
 
 
+def test_the_flag_form_still_runs_with_a_note(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """`montverif synth --table ...` (the form before the subcommands) prints what `synth
+    table ...` prints, and a note naming the new form on stderr; bad input in the old form is
+    still one line."""
+    record = tmp_path / "results.json"
+    results = synth_results.empty()
+    results["xc7"] = [_result("mont_r2", 16, 144, 2.0)]
+    record.write_text(synth_results.render(results))
+    given = ["--from-results", "--results", str(record), "--designs", "mont_r2",
+             "--widths", "16"]
+    assert main(["synth", "table", *given]) == 0
+    new = capsys.readouterr()
+    assert main(["synth", "--table", *given]) == 0
+    old = capsys.readouterr()
+    assert old.out == new.out and "| `mont_r2` | 16 |" in new.out and new.err == ""
+    assert old.err == ("note: `montverif synth --table` is `montverif synth table` now; the "
+                       "flag form goes in a later release\n")
+    assert main(["synth", "--table", "--designs", "nope", "--widths", "16"]) == 2
+    assert capsys.readouterr().err.splitlines() == ["error: unknown DUT 'nope' (known: "
+                                                    + ", ".join(known_designs()) + ")"]
+
+
+@pytest.mark.parametrize(("argv", "foreign"), [
+    (["run", "--dut", "mont_r2", "--n", "16", "--measure"], "--measure"),
+    (["pnr", "--dut", "mont_r2", "--n", "16", "--widths", "16"], "--widths"),
+    (["table", "--dut", "mont_r2"], "--dut"),
+    (["plot", "--pnr"], "--pnr"),
+    (["papers", "--reuse"], "--reuse"),
+    (["rsa", "--designs", "mont_r2"], "--designs"),
+    (["summary", "x", "--write"], "--write"),
+    (["remeasure", "--from-results"], "--from-results"),
+    (["warm", "--out", "x"], "--out"),
+])
+def test_a_subcommand_refuses_another_s_options(argv: list[str], foreign: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["synth", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: unrecognized arguments: {foreign}")
+    assert f"(see montverif synth {argv[0]} --help)" in err
+
+
+def test_synth_without_a_subcommand_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["synth"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and "{run,pnr,table," in err
+
+
 def test_a_bad_table_request_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["synth", "--table", "--designs", "mont_r2,nope", "--widths", "16"]) == 2
-    assert main(["synth", "--table", "--widths", "16,x"]) == 2
-    assert main(["synth", "--table", "--widths", "4", "--designs", "mont_r2"]) == 2
+    assert main(["synth", "table", "--designs", "mont_r2,nope", "--widths", "16"]) == 2
+    assert main(["synth", "table", "--widths", "16,x"]) == 2
+    assert main(["synth", "table", "--widths", "4", "--designs", "mont_r2"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 3 and all(line.startswith("error: ") for line in err)
     assert "unknown DUT 'nope'" in err[0] and "unsupported width N=4" in err[2]
@@ -329,7 +379,7 @@ def test_a_failing_yosys_exits_1_naming_its_error(
         warm: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(synth, "script", lambda _plan: "frobnicate_the_netlist\n")
-    assert main(["synth", "--dut", "mont_r2", "--n", "8", "--out", str(tmp_path)]) == 1
+    assert main(["synth", "run", "--dut", "mont_r2", "--n", "8", "--out", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert out.startswith("FAIL mont_r2-n8-xc7: yosys failed (exit 1): ERROR: ")
     assert "frobnicate_the_netlist" in out and not (tmp_path / synth.RESULT).exists()

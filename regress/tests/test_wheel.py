@@ -138,7 +138,7 @@ def test_the_wheel_runs_from_an_empty_folder_and_writes_only_its_own(installed: 
              for dut in ("mont_r2", "mwr2mm") for sim in ("verilator", "icarus")]
     steps += [("regress", "--list", "smoke", "--dut", "mont_r2", "--jobs", "2"),
               ("formal", "--dut", "mont_r2"),
-              ("synth", "--dut", "mont_r2", "--n", "32")]
+              ("synth", "run", "--dut", "mont_r2", "--n", "32")]
     for step in steps:
         got = installed.run(*step)
         assert got.returncode == 0, f"{step}: {got.stdout[-2000:]}{got.stderr[-2000:]}"
@@ -200,7 +200,7 @@ EVERY = [*QUICK,
           "--budget-seeds", "4"),
          ("mutate", "--dut", "myr2", "--mutants", "3", "--jobs", "2"),
          ("formal", "--dut", "myr2"),
-         ("synth", "--dut", "myr2", "--n", "16"),
+         ("synth", "run", "--dut", "myr2", "--n", "16"),
          ("bench", "--designs", "myr2", "--widths", "32", "--txns", "50",
           "--icarus-txns", "5", "--repeat", "1", "--out", "build/bench")]
 

@@ -325,7 +325,7 @@ def test_synth_papers_bad_files_are_one_line(tmp_path: Path, args: tuple[str, ..
     (tmp_path / "wrong.toml").write_text(figures.replace('"mont_qp"', '"mont_nope"'))
     (tmp_path / "wrong.json").write_text('{"xc7": [{"dut": "mont_r2"}]}')
     (tmp_path / "plain.md").write_text("no markers\n")
-    line = one_error(montverif("synth", "--papers",
+    line = one_error(montverif("synth", "papers",
                                *(a.replace("{tmp}", str(tmp_path)) for a in args)))
     assert message in line
     assert (tmp_path / "plain.md").read_text() == "no markers\n"

@@ -44,8 +44,16 @@ PREFIX = {
     "montverif mutate directed": ["mutate", "directed", "{tmp}", "--out", "{tmp}/directed",
                                   "--into", "{tmp}/into"],
     "montverif formal": ["formal", "--block", "mv_bus_loader", "--out", "{tmp}/formal"],
-    "montverif synth": ["synth", "--dut", "mont_r2", "--n", "8", "--pnr", "--out",
-                        "{tmp}/synth"],
+    "montverif synth run": ["synth", "run", "--dut", "mont_r2", "--n", "8", "--out",
+                            "{tmp}/synth"],
+    "montverif synth pnr": ["synth", "pnr", "--dut", "mont_r2", "--n", "8", "--out",
+                            "{tmp}/synth"],
+    "montverif synth table": ["synth", "table", "--designs", "mont_r2", "--widths", "8",
+                              "--out", "{tmp}/table"],
+    "montverif synth papers": ["synth", "papers", "--out", "{tmp}/papers"],
+    "montverif synth rsa": ["synth", "rsa", "--out", "{tmp}/rsa"],
+    "montverif synth remeasure": ["synth", "remeasure", "--out", "{tmp}/remeasure"],
+    "montverif synth warm": ["synth", "warm"],
     "montverif bench": ["bench", "--profile", "mont_r2:8", "--out", "{tmp}/bench"],
     "montverif rsa-figures": ["rsa-figures", "--no-write", "--widths", "8"],
 }
@@ -110,7 +118,7 @@ def test_every_numeric_option_has_a_bound_its_help_states() -> None:
     `--idle-max -1`, `--goal 150` got through those), and its help shows the bound."""
     found = parsers()
     assert {"montverif sim", "montverif regress", "montverif closure run", "montverif mutate",
-            "montverif mutate proofs prove", "montverif formal", "montverif synth",
+            "montverif mutate proofs prove", "montverif formal", "montverif synth run",
             "montverif bench", "montverif models run"} <= set(found)
     wrong = [f"{prog} {opt}: type {action.type!r}" for prog, parser in found.items()
              for opt, action in numeric(parser) if not isinstance(action.type, Bounded)]
@@ -152,12 +160,12 @@ def test_each_numeric_option_refuses_nan_inf_negative_and_huge(prog: str,
     (("regress", "--list", "smoke", "--seeds", "1000000000"),
      "error: argument --seeds: must be an integer 1..10000 (got 1000000000) "
      "(see montverif regress --help)"),
-    (("synth", "--dut", "mont_r2", "--n", "8", "--timeout", "inf"),
+    (("synth", "run", "--dut", "mont_r2", "--n", "8", "--timeout", "inf"),
      "error: argument --timeout: must be a number above 0, at most 604800 s (got inf) "
-     "(see montverif synth --help)"),
-    (("synth", "--dut", "mont_r2", "--n", "8", "--pnr", "--freq", "1e30"),
+     "(see montverif synth run --help)"),
+    (("synth", "pnr", "--dut", "mont_r2", "--n", "8", "--freq", "1e30"),
      "error: argument --freq: must be a number above 0, at most 1000 MHz (got 1e+30) "
-     "(see montverif synth --help)"),
+     "(see montverif synth pnr --help)"),
     (("sim", "--timeout", "1e30"),
      "error: argument --timeout: must be an integer 1..604800 s (got '1e30') "
      "(see montverif sim --help)"),
@@ -195,8 +203,10 @@ def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
         ["sim", *mwrkmm, "--params", "W=4,W=8"],
         ["sim", *mwrkmm, "--params", "W=4,P=2,W=4"],
         ["closure", "run", *mwrkmm, "--params", "W=4,W=8"],
-        ["synth", *mwrkmm, "--param", "W=4", "--param", "W=8", "--out", str(tmp_path / "s")],
-        ["synth", *mwrkmm, "--params", "W=4", "--param", "W=8", "--out", str(tmp_path / "s")],
+        ["synth", "run", *mwrkmm, "--param", "W=4", "--param", "W=8", "--out",
+         str(tmp_path / "s")],
+        ["synth", "run", *mwrkmm, "--params", "W=4", "--param", "W=8", "--out",
+         str(tmp_path / "s")],
         ["models", "run", "mwrkmm", "--n", "32", "--x", "1", "--y", "1", "--m", "3",
          "--param", "W=4", "--param", "W=8"],
         ["formal", "--block", "mv_bus_loader", "--params", "N=4,N=8",
@@ -210,7 +220,7 @@ def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
         ["closure", "compare", "--duts", "mont_lut,mont_lut"],
         ["bench", "--designs", "mont_r2", "--widths", "256,256", "--out", str(tmp_path / "b")],
         ["rsa-figures", "--widths", "1024,1024", "--no-write"],
-        ["synth", "--table", "--reuse", "--widths", "256,256", "--out", str(tmp_path / "t")],
+        ["synth", "table", "--reuse", "--widths", "256,256", "--out", str(tmp_path / "t")],
     ], "twice")
 
 

@@ -108,7 +108,7 @@ def test_other_records_cut_short_or_foreign(regression: Path, tmp_path: Path,
     results = tmp_path / "R"
     shutil.copytree(regression, results)
     table, listed, report, again = commands([
-        ["synth", "--table", "--designs", "mont_r2", "--widths", "32", "--reuse", "--out",
+        ["synth", "table", "--designs", "mont_r2", "--widths", "32", "--reuse", "--out",
          str(synth_root)],
         ["lists", "--lists", str(lists)],
         ["report", str(results), "--history", str(history)],

@@ -48,7 +48,7 @@ WRITERS = [
     (("sim", "--dut", "mont_r2", "--n", "32", "--txns", "5", "--sim", "icarus",
       "--out", "{D}/o"), "results.xml"),
     (("formal", "--dut", "mont_r2", "--out", "{D}/o"), "{D}/o"),
-    (("synth", "--dut", "mont_r2", "--n", "32", "--out", "{D}/o"), "{D}/o"),
+    (("synth", "run", "--dut", "mont_r2", "--n", "32", "--out", "{D}/o"), "{D}/o"),
     (("mutate", "--dut", "mont_r2", "--mutants", "2", "--out", "{D}/o"), "{D}/o"),
     (("closure", "run", "--dut", "mont_r2", "--budget-seeds", "1", "--sim", "icarus",
       "--out", "{D}/o"), "{D}/o"),

@@ -48,7 +48,7 @@ def test_covers_in_an_odd_folder_are_decided(odd: Path) -> None:
 
 @pytest.mark.synth
 def test_a_synthesis_in_an_odd_folder_gives_its_figures(odd: Path) -> None:
-    cp = run("synth", "--dut", "mont_r2", "--n", "32", "--out", str(odd / "synth"))
+    cp = run("synth", "run", "--dut", "mont_r2", "--n", "32", "--out", str(odd / "synth"))
     assert cp.returncode == 0, cp.stdout + cp.stderr
     result = json.loads((odd / "synth" / "synth.json").read_text())
     assert result["cells"]["luts"] > 0 and result["timing"]["logic_delay_ns"] > 0
@@ -72,7 +72,7 @@ def test_a_checkout_at_an_odd_path_simulates_proves_and_synthesises(odd_checkout
         ["sim", "--dut", "mont_r2", "--n", "32", "--txns", "5", "--sim", "icarus"],
         ["sim", "--dut", "mont_lut", "--n", "32", "--txns", "5", "--sim", "verilator"],
         ["formal", "--dut", "mont_r2"],
-        ["synth", "--dut", "mont_r2", "--n", "32"])
+        ["synth", "run", "--dut", "mont_r2", "--n", "32"])
     for sim in (icarus, verilator):
         assert sim.code == 0 and "PASS" in sim.out, sim.out + sim.err
         assert str(odd_checkout.root / "build" / "runs") in sim.out

@@ -68,7 +68,7 @@ def test_an_interrupted_set_of_proofs_ends_them_all_at_once(tmp_path: Path) -> N
 @pytest.mark.synth
 def test_a_terminated_synthesis_ends_yosys(tmp_path: Path) -> None:
     folder = tmp_path / "synth"
-    proc = montverif("synth", "--dut", "mont_lut", "--n", "1024", "--out", str(folder))
+    proc = montverif("synth", "run", "--dut", "mont_lut", "--n", "1024", "--out", str(folder))
     wait_for(lambda: bool(working_in(folder)), 300, "Yosys to start")
     code, _, err = ends(proc, signal.SIGTERM, timeout_s=30)
     interrupted_once(code, err)
