@@ -232,12 +232,12 @@ lint: setup
 regmap: venv
 	$(MV) generate
 
-# docs/cycles.md: every design at N = 32, 97, 1024, 2048 (the `cycles` list), measured.
+# docs/generated/cycles.md: every design at N = 32, 97, 1024, 2048 (the `cycles` list), measured.
 cycles: setup
 	$(MV) regress --list cycles $(call opt,JOBS,--jobs) --out build/regress/cycles
 	$(MV) cycles build/regress/cycles --write
 
-# docs/bench/: throughput (testbench vs raw C++ harness, Verilator vs Icarus), build times,
+# docs/generated/bench/: throughput (testbench vs raw C++ harness, Verilator vs Icarus), build times,
 # cycles vs papers, a run's fixed cost, regression wall time (BENCH_LISTS, at 1 and 2 jobs).
 # BENCH_ARGS adds options.
 BENCH_LISTS ?= smoke

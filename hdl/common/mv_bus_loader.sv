@@ -11,7 +11,7 @@
 // the host may keep req asserted for the next transfer.
 //
 // The register map (regions, fields, error codes) comes from mv_regmap_pkg, generated from
-// hdl/common/regmap.json; see docs/regmap.md.
+// hdl/common/regmap.json; see docs/generated/regmap.md.
 //
 // Assertions (hdl/common/mv_assert.svh; on in Verilator builds and under FORMAL, absent in
 // Icarus) check the bus handshake, the busy/done/error rules and the core's port contract;
@@ -385,7 +385,7 @@ module mv_bus_loader
   end
 `endif
 
-  // The host (docs/regmap.md): a request is held, unchanged, until its ack.
+  // The host (docs/generated/regmap.md): a request is held, unchanged, until its ack.
   `ASSUME_IMPL(HostHoldsRequest_M, $past(bus_req_i && !bus_ack_o) && !bus_ack_o,
                bus_req_i && $stable(bus_we_i) && $stable(bus_addr_i) && $stable(bus_wdata_i),
                clk_i, assume_off)

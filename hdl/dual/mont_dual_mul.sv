@@ -29,7 +29,7 @@
 // sum a*b + c + d mod 2^(2W), or the XOR of b shifted by each set bit of a with c and d.
 // Icarus 11 evaluates the tree's rows as separate processes, each woken again whenever one of
 // its inputs settles; one expression per field is evaluated once per change of the inputs
-// (mont_dual's Icarus throughput with each: docs/bench/results.md and CHANGELOG.md). The
+// (mont_dual's Icarus throughput with each: docs/generated/bench/results.md and CHANGELOG.md). The
 // tree is what Verilator simulates, what synthesis and formal see, and what mutation mutates
 // and simulates (a mutant's build has an overlay; regress/mutate/svmut.py mutates no
 // MV_FAST_FORMS code). The two forms are proved equal for every input by SymbiYosys at

@@ -4,6 +4,6 @@
 project knows about it), `regmap` the register map (hdl/common/regmap.json), `params` the
 build parameters of a design, `formula` evaluates a descriptor's expressions (cycle counts,
 R), `top` generates a design's simulated top from its descriptor and `generate` the files
-derived from all of them (the RTL package, docs/regmap.md, the README's design table). It is
-the lowest layer: it imports no other part of the project.
+derived from all of them (the RTL package, docs/generated/regmap.md, the README's design
+table). It is the lowest layer: it imports no other part of the project.
 """

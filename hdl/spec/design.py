@@ -102,7 +102,7 @@ class Param:
 @dataclass(frozen=True)
 class PaperFigure:
     """A cycle count the paper states for its own design at one point (`[paper] figures`):
-    docs/cycles.md sets it beside the measured count where the width, the field and the
+    docs/generated/cycles.md sets it beside the measured count where the width, the field and the
     parameters it names match (the most specific figure where several do)."""
 
     n: int

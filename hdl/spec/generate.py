@@ -1,7 +1,7 @@
 """The files derived from the register map and the descriptors, committed and kept fresh:
 hdl/common/mv_regmap_pkg.sv (the RTL package: regions, fields, error codes, design ids),
-docs/regmap.md, the design table of README.md (between its `designs` markers) and, for every
-design, its FuseSoC core hdl/<design>.core, its filelist and top in hdl/cores/
+docs/generated/regmap.md, the design table of README.md (between its `designs` markers) and,
+for every design, its FuseSoC core hdl/<design>.core, its filelist and top in hdl/cores/
 (montverif.spec.cores). `montverif generate` writes them (and removes the generated files no
 design has any more); `montverif generate --check` (in `montverif lint`) fails when one is
 stale."""
@@ -20,7 +20,7 @@ from montverif.spec.regmap import load as load_regmap
 from montverif.spec.svnames import camel
 
 SV_PATH = COMMON / "mv_regmap_pkg.sv"
-MD_PATH = ROOT / "docs" / "regmap.md"
+MD_PATH = ROOT / "docs" / "generated" / "regmap.md"
 README = ROOT / "README.md"
 PATHS = (SV_PATH, MD_PATH, README)  # the derived files but cores, filelists, tops
 BEGIN, END = "<!-- designs:begin (montverif generate) -->", "<!-- designs:end -->"

@@ -1,6 +1,6 @@
 """The register map, read from hdl/common/regmap.json (its single source of truth): regions,
 fields, error codes, bus widths. `montverif generate` writes the RTL package
-hdl/common/mv_regmap_pkg.sv and docs/regmap.md from it (montverif.spec.generate); which
+hdl/common/mv_regmap_pkg.sv and docs/generated/regmap.md from it (montverif.spec.generate); which
 regions a design maps is in its descriptor (montverif.spec.designs)."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class RegMap:
     fields: dict[str, dict[str, Field]]
     errors: dict[str, int]
     error_docs: dict[str, str]
-    sizes: dict[str, str]  # what each region size means (docs/regmap.md)
+    sizes: dict[str, str]  # what each region size means (docs/generated/regmap.md)
 
     @property
     def addr_width(self) -> int:

@@ -3,7 +3,7 @@ times, cycle counts against the papers, regression wall time.
 
     montverif bench [--designs mont_lut,...] [--widths 256,1024] [--txns 40]
                             [--repeat 3] [--sims verilator,icarus] [--lists smoke]
-                            [--jobs 1,2] [--out docs/bench]
+                            [--jobs 1,2] [--out docs/generated/bench]
 
 For every design and width the same operand vectors run three ways: the cocotb/pyuvm
 testbench with full checking and coverage (VectorTest, no idle cycles) on Verilator and on
@@ -13,7 +13,7 @@ performs the same bus transfers. Throughput is checked operations per second of 
 max. Each repeat runs the testbench and then the raw harness, and a ratio between them is the
 median of the repeats' ratios: side by side, as the machine's speed drifts over minutes.
 Every harness result is checked against gmpy2 too. `make bench` writes
-docs/bench/results.json, docs/bench/results.md and PNG plots beside them.
+docs/generated/bench/results.json, docs/generated/bench/results.md and PNG plots beside them.
 
 `points` measures one design at one width, `harness` is the raw C++ harness, `floors` the
 simulator's idle cost, `walls` a regression's wall time, `profile` where a run's time goes,

@@ -26,7 +26,7 @@ from montverif.spec.design import Design
 # kind, read back from JSON
 Record = dict[str, Any]
 
-DEFAULT_OUT = ROOT / "docs" / "bench"
+DEFAULT_OUT = ROOT / "docs" / "generated" / "bench"
 
 
 def bench_build() -> Path:

@@ -2,7 +2,7 @@
 MV_FLOOR_CYCLES cycles with the design idle and Python waiting on one Timer, so the time is
 the simulator's own cost of a clock cycle under cocotb (its main loop, VPI callbacks and the
 delay scheduler of --timing), with no testbench Python. The raw harness measures the same
-figure without cocotb; the bench sets the two side by side (docs/bench/results.md)."""
+figure without cocotb; the bench sets the two side by side (docs/generated/bench/results.md)."""
 
 from __future__ import annotations
 

@@ -217,7 +217,7 @@ def render_md(results: Record) -> str:
     lines += ["", "## Cycles against the papers", "",
               "Each row evaluates the formula its paper states; the formula, the source and why "
               "a count differs from it (the design's configuration, or a figure the paper "
-              "gives for one width only) are in [docs/cycles.md](../cycles.md) and the "
+              "gives for one width only) are in [docs/generated/cycles.md](../cycles.md) and the "
               "design's `[paper]` table.", "",
               "| design | N | cycles | paper | ratio |", "|---|---|---|---|---|"]
     for row in results["cycles"]:

@@ -79,11 +79,11 @@ COMMANDS: dict[str, Command] = {
     "formal": _cli("formal", "prove a block's assertions with SymbiYosys (k-induction)"),
     "mutate": _cli("mutate", "mutation campaign of one design (report DIR, proofs ...)"),
     "bench": _cli("bench", "benchmarks: throughput, build times, cycles, wall times"),
-    "cycles": _cli("cycles", "docs/cycles.md from a regression's transaction logs"),
+    "cycles": _cli("cycles", "docs/generated/cycles.md from a regression's transaction logs"),
     "synth": _cli("synth", "synthesis, place and route and their tables (run, pnr, table, ...)"),
     "lint": _cli("lint", "RTL lint on both simulators, generated files, ruff"),
-    "generate": _cli("generate", "derived files: the RTL package, docs/regmap.md, README, "
-                     "FuseSoC cores"),
+    "generate": _cli("generate", "derived files: the RTL package, docs/generated/regmap.md, "
+                     "README, FuseSoC cores"),
     "files": _cli("files", "a design's filelist (sources in compile order, +incdir+)"),
     "models": Command("montverif.models.cli", "the bit-accurate models: list them, run one "
                       "operation"),

@@ -3,7 +3,8 @@ times, cycle counts against the papers, regression wall time.
 
     montverif bench [--designs mont_lut,...] [--widths 256,1024] [--txns 200]
                     [--stream-widths 384] [--stream-txns 5120] [--repeat 3]
-                    [--sims verilator,icarus] [--lists smoke] [--jobs 1,2] [--out docs/bench]
+                    [--sims verilator,icarus] [--lists smoke] [--jobs 1,2]
+                    [--out docs/generated/bench]
                     [--merge] [--update] [--fixed-cost]
                     [--wall-from ...]
     montverif bench --profile DESIGN:N[:pins|engine]

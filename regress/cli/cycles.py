@@ -3,7 +3,7 @@
     montverif cycles [RESULTS_DIR ...] [--write [FILE]]
 
 Reads every `txns.jsonl` below the given folders (default: the latest regression and
-build/runs) and prints (or writes, by default to docs/cycles.md) the measured cycles per
+build/runs) and prints (or writes, by default to docs/generated/cycles.md) the measured cycles per
 design and width beside the model's count and the paper's formula.
 """
 

@@ -1,5 +1,5 @@
 """The files derived from the register map and the design descriptors: the RTL package
-hdl/common/mv_regmap_pkg.sv, docs/regmap.md, README.md's design table and each design's
+hdl/common/mv_regmap_pkg.sv, docs/generated/regmap.md, README.md's design table and each design's
 FuseSoC core (hdl/<design>.core), filelist and top (hdl/cores/).
 
     montverif generate            write the stale ones (remove those of a design gone)

@@ -7,8 +7,8 @@ folder, <folder>/<family>/, and the design takes an id from 128 on; else, in a c
 montverif, below its hdl/. Writes <family>/NAME.sv (DESIGN's core, renamed; with the RTL
 files named after DESIGN, e.g. mont_lut's table, renamed as NAME's own) and
 <family>/NAME.toml (its descriptor: a new id, DESIGN's model, test points and list
-entries), then, in a checkout, the derived files (the RTL package, docs/regmap.md, README's
-design table). `montverif sim --dut NAME` passes at once; then replace the core, write the
+entries), then, in a checkout, the derived files (the RTL package, docs/generated/regmap.md,
+README's design table). `montverif sim --dut NAME` passes at once; then replace the core, write the
 model and edit the descriptor.
 
 All or nothing: on any error (a name that is a SystemVerilog keyword or an existing module, a

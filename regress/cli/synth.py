@@ -30,8 +30,8 @@ clean revision is used as it is (--reuse: of any revision, and nothing is synthe
 `summary DIR` gathers every result below DIR into DIR/summary.json, summary.md and
 area-time.svg (the nightly's job). `plot` draws area against time per multiplication of
 every result on disk of the designs and widths (both targets), into
-docs/synth-area-time.svg with --write. `table --write` also records its results into the
-committed results file (--results, default docs/synth-results.json; a result of the same
+docs/generated/synth-area-time.svg with --write. `table --write` also records its results into the
+committed results file (--results, default regress/synth/synth-results.json; a result of the same
 core and target replaces the one there). `papers` sets the papers' implementation figures
 (docs/papers/figures.toml, --figures) beside the project's results of that file for the
 same designs and configurations, paper by paper, normalised where a fair unit exists, and
@@ -142,7 +142,7 @@ def _results(ap: Parser) -> None:
     ap.add_argument("--results", type=Path, default=synth_results.DEFAULT,
                     help="the committed results: papers and rsa read them, papers --measure, "
                          "rsa --measure, table --write and remeasure record into them "
-                         "(default docs/synth-results.json)")
+                         "(default regress/synth/synth-results.json)")
 
 
 def _widths_designs(ap: Parser) -> None:
@@ -157,8 +157,8 @@ def _widths_designs(ap: Parser) -> None:
 def _write(ap: Parser) -> None:
     ap.add_argument("--write", nargs="?", const=DEFAULT, type=Path, default=None,
                     help="write into the page (or FILE): table: docs/synth.md (the ECP5 table "
-                         "with --pnr); plot: docs/synth-area-time.svg; papers: docs/papers.md's "
-                         "generated section; rsa: docs/rsa.md's")
+                         "with --pnr); plot: docs/generated/synth-area-time.svg; papers: "
+                         "docs/papers.md's generated section; rsa: docs/rsa.md's")
 
 
 def _table_options(ap: Parser) -> None:

@@ -4,7 +4,7 @@ with its area, for every multiplier it can hold (docs/rsa.md; regress/synth/rsa_
     montverif synth rsa [--widths 1024,2048] [--measure [--reuse]] [--write [FILE]]
 
 Without --measure nothing is synthesised: the table is rendered from the committed results
-(--results, default docs/synth-results.json) and printed, or written between the rsa-synth
+(--results, default regress/synth/synth-results.json) and printed, or written between the rsa-synth
 markers of docs/rsa.md (--write) or FILE. --measure first synthesises each option the
 results file lacks, one after another, each in its folder below --out (default build/synth;
 a same-revision result there is taken as it is, with --reuse one of any revision, which

@@ -20,7 +20,7 @@ PCH_FIX = "CFG_CXXFLAGS_PCH_I=-include"
 # The C++ optimisation of every Verilated model's evaluation code (verilated.mk's OPT_FAST,
 # -Os by default), the raw harness of `make bench` included. -Os code of some engine builds
 # stalls on narrow copies of the signals it samples (mont_lut at N = 256 idled at 1.6x the
-# raw harness's cost a cycle, ~215 ns at -O2); -O2 makes no model slower (docs/bench).
+# raw harness's cost a cycle, ~215 ns at -O2); -O2 makes no model slower (docs/generated/bench).
 OPT_FAST = "-O2"
 
 

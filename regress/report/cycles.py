@@ -1,6 +1,6 @@
 """Cycle-count tables from transaction logs, set beside what the papers state.
 
-    montverif cycles [RESULTS_DIR ...] [--write docs/cycles.md]
+    montverif cycles [RESULTS_DIR ...] [--write docs/generated/cycles.md]
 
 Reads every `txns.jsonl` (with its `outcome.json`) below the given folders (default: the
 latest regression and build/runs), groups the cycle counts the DUTs reported by design and
@@ -26,7 +26,7 @@ from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.formula import formula
 
-DEFAULT_OUT = ROOT / "docs" / "cycles.md"
+DEFAULT_OUT = ROOT / "docs" / "generated" / "cycles.md"
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
         ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 _FUNCS = {"ceil": math.ceil, "floor": math.floor, "min": min, "max": max}
@@ -92,8 +92,9 @@ def _reference(design: Design, n: int, params: dict[str, int], field_: int | Non
 
 
 def render(table: dict[Key, Cell], list_missing: bool = True) -> str:
-    """The Markdown page; list_missing names the known designs without logs (docs/cycles.md
-    covers every design; a regression's cycles.md only those of its list)."""
+    """The Markdown page; list_missing names the known designs without logs
+    (docs/generated/cycles.md covers every design; a regression's cycles.md only those of its
+    list)."""
     lines = [
         "# Cycle counts",
         "",

@@ -6,7 +6,7 @@ implementation tables that concerns a design the project has, each with its cita
 device and configuration and the project's design and parameters that correspond; `load`
 reads it and refuses, one line, what does not hold together (an unknown quantity, design
 or device, a figure without a citation, a design of another paper, parameters the design
-refuses). docs/synth-results.json holds the project's own results (synth_results).
+refuses). regress/synth/synth-results.json holds the project's own results (synth_results).
 
 `render` sets them side by side, paper by paper, normalised where a fair unit exists:
 
@@ -809,7 +809,7 @@ def render_paper(figures: Figures, paper: Paper, results: synth_results.Results)
 
 
 def render(figures: Figures, results: synth_results.Results,
-           results_name: str = "docs/synth-results.json") -> str:
+           results_name: str = "regress/synth/synth-results.json") -> str:
     """The generated section: its markers, the revisions of the project's figures, and the
     comparison paper by paper."""
     used = used_results(figures, results)

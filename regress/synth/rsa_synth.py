@@ -5,8 +5,8 @@ One row per width and multiplier option (`Mult`, the word-based ones at the pape
 configurations, Michalski-Buell's subpipelined core, and Jiang-Harris's unit as the core's
 one multiplier, Units=1: models/rsa.py paper_configs; constant time, the core's default;
 two multipliers where Units is not shown): the core's 7-series synthesis
-from the committed results (docs/synth-results.json: LUTs, flip-flops, CARRY4s, DSP48E1s and
-the period floor: the logic path with clock-to-out and the DSP48E1s' own
+from the committed results (regress/synth/synth-results.json: LUTs, flip-flops, CARRY4s,
+DSP48E1s and the period floor: the logic path with clock-to-out and the DSP48E1s' own
 register-to-register arcs, regress/synth/xc7_floor.py), its cycles per exponentiation from
 the model (an exponent of N ones; in constant time every exponent of N bits takes them), and
 the time those cycles take at the clock the floor allows. That clock leaves routing out, so

@@ -1,5 +1,5 @@
 """Area against time per multiplication, one point per design and width, as an SVG written
-directly (docs/synth-area-time.svg, by `montverif synth plot --write`).
+directly (docs/generated/synth-area-time.svg, by `montverif synth plot --write`).
 
 Two panels on log-log axes: Xilinx 7-series (LUT + FF against cycles x the period floor,
 regress/synth/xc7_floor.py: a lower bound on the time, synth.json) and Lattice ECP5 placed
@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape, quoteattr
 from montverif.regress.host.paths import ROOT
 from montverif.regress.synth import synth_table, xc7_floor
 
-DEFAULT_OUT = ROOT / "docs" / "synth-area-time.svg"
+DEFAULT_OUT = ROOT / "docs" / "generated" / "synth-area-time.svg"
 PANEL_W, PANEL_H = 540, 460  # one panel, its axes inside MARGIN
 MARGIN = {"left": 62, "right": 14, "top": 40, "bottom": 46}
 FOOT = 58  # the footer's height

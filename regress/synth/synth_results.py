@@ -1,4 +1,4 @@
-"""The project's committed synthesis results (docs/synth-results.json): the figures the
+"""The project's committed synthesis results (regress/synth/synth-results.json): the figures the
 generated tables of docs/ are rendered from, so that a fresh clone, which has no build/,
 still holds them with the revision each was measured at.
 
@@ -23,7 +23,7 @@ from montverif.spec.designs import known_designs, load_design
 from montverif.spec.errors import ConfigError
 from montverif.spec.paths import writable
 
-DEFAULT = ROOT / "docs" / "synth-results.json"
+DEFAULT = ROOT / "regress" / "synth" / "synth-results.json"
 TARGETS = (synth.FAMILY, pnr.FAMILY)  # xc7, ecp5: the keys of the file
 
 Result = Mapping[str, object]

@@ -1,6 +1,6 @@
 """Every clock figure a hand-written page quotes (a period or delay in ns, a frequency in MHz,
 outside the blocks `montverif` generates) is held by one source: a result of
-docs/synth-results.json (7-series or ECP5, rounded as the page rounds it), a paper's figure
+regress/synth/synth-results.json (7-series or ECP5, rounded as the page rounds it), a paper's figure
 of docs/papers/figures.toml as the paper prints it, or one of the settings below (a
 constraint, a limit, a waveform window, a derivation the page shows). A figure measured at an
 old revision and not recorded, or restated from memory, fails (issue 62, item 1)."""
@@ -126,7 +126,7 @@ def unheld(page_list: list[Path], values: list[float], paper: set[str]) -> list[
 
 def test_every_clock_figure_of_a_handwritten_page_has_one_source() -> None:
     bad = unheld(pages(), measured(), printed())
-    assert not bad, ("figures held by neither docs/synth-results.json nor "
+    assert not bad, ("figures held by neither regress/synth/synth-results.json nor "
                      "docs/papers/figures.toml (quote a recorded result or a paper's "
                      "figure, or cite the generated table):\n" + "\n".join(bad))
 

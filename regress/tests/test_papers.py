@@ -305,9 +305,10 @@ def test_the_section_names_the_revisions_of_its_results() -> None:
                       _xc7("mont_r2", 256, {}, 1, 1, 1.0, "3333333")]  # not a paper's
     text = papers.render(FIGURES, results)
     assert text.startswith(papers.BEGIN) and text.endswith(papers.END)
-    assert "2 results of docs/synth-results.json, measured at revision 1111111, 2222222" in text
+    assert ("2 results of regress/synth/synth-results.json, measured at revision 1111111, "
+            "2222222") in text
     assert "3333333" not in text
-    assert "none in docs/synth-results.json yet" in papers.render(FIGURES,
+    assert "none in regress/synth/synth-results.json yet" in papers.render(FIGURES,
                                                                   synth_results.empty())
 
 
@@ -367,7 +368,7 @@ def _section(page: Path) -> str:
 
 def test_docs_papers_md_is_what_the_committed_files_render() -> None:
     """docs/papers.md's section is `montverif synth papers` of docs/papers/figures.toml
-    and docs/synth-results.json (run `montverif synth papers --write` after changing
+    and regress/synth/synth-results.json (run `montverif synth papers --write` after changing
     either)."""
     rendered = papers.render(papers.load(), synth_results.load())
     assert _section(papers.DEFAULT_OUT) == rendered, "stale: montverif synth papers --write"

@@ -193,7 +193,7 @@ def test_without_a_1024_bit_result_the_goal_says_so() -> None:
 
 
 def test_docs_rsa_md_is_what_the_committed_results_render() -> None:
-    """docs/rsa.md's block is `montverif synth rsa` of docs/synth-results.json (run
+    """docs/rsa.md's block is `montverif synth rsa` of regress/synth/synth-results.json (run
     `montverif synth rsa --write` after changing it)."""
     page = rsa_synth.DEFAULT_PAGE.read_text()
     block = re.search(re.escape(rsa_synth.BEGIN) + ".*?" + re.escape(rsa_synth.END), page,

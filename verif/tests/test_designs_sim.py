@@ -172,4 +172,4 @@ def test_every_design_has_test_points_and_a_negative_test():
         assert design.test.get("verilator") and design.test.get("icarus"), name
         assert design.fault_params, f"{name} has no fault_params for its negative test"
         assert "cycles" in design.paper_cycles or design.paper_figures, \
-            f"{name}: no [paper] cycle formula or figures (docs/cycles.md)"
+            f"{name}: no [paper] cycle formula or figures (docs/generated/cycles.md)"

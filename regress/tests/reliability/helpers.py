@@ -199,7 +199,7 @@ class Tree:
         found = {p.relative_to(self.root).as_posix(): p.read_bytes()
                  for p in sorted((self.root / "hdl").rglob("*"))
                  if p.is_file() and "__pycache__" not in p.parts}
-        for rel in ("README.md", "docs/regmap.md"):
+        for rel in ("README.md", "docs/generated/regmap.md"):
             found[rel] = (self.root / rel).read_bytes()
         return found
 

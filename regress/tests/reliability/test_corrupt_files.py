@@ -67,7 +67,7 @@ def test_a_corrupted_record_is_one_line_or_read_past(regression: Path, tmp_path:
             for target in copy.glob(record):
                 target.write_bytes(data)
             (folder / "bench").mkdir()  # figures for `bench --update` to add wall times to
-            shutil.copy(ROOT / "docs" / "bench" / "results.json", folder / "bench")
+            shutil.copy(ROOT / "docs" / "generated" / "bench" / "results.json", folder / "bench")
             argvs.append([a.replace("{R}", str(copy)).replace("{W}", str(folder))
                           for a in reader])
             where.append(f"{record} {name}: montverif {' '.join(reader[:2])}")
