@@ -181,6 +181,17 @@ def _measure(ap: Parser, what: str) -> None:
                     help=f"synthesise {what} the results file lacks and record them there")
 
 
+def _figures(ap: Parser) -> None:
+    ap.add_argument("--figures", type=Path, default=papers.FIGURES,
+                    help="the papers' figures (default docs/papers/figures.toml)")
+
+
+def _remeasure_options(ap: Parser) -> None:
+    ap.add_argument("--jobs", type=bounded(JOBS), default=1, help="syntheses at once")
+    ap.add_argument("--without-floor", action="store_true",
+                    help="only the results without a period floor")
+
+
 def parser() -> Parser:
     ap = Parser("montverif synth", __doc__)
     sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser,
@@ -214,14 +225,10 @@ def parser() -> Parser:
     _measure(cmd["rsa"], "the RSA core's options")
     cmd["rsa"].add_argument("--reuse", action="store_true",
                             help="--measure: results on disk of any revision are taken")
-    cmd["papers"].add_argument("--figures", type=Path, default=papers.FIGURES,
-                               help="the papers' figures (default docs/papers/figures.toml)")
+    _figures(cmd["papers"])
     cmd["summary"].add_argument("dir", type=Path, metavar="DIR",
                                 help="the folder whose results are gathered")
-    cmd["remeasure"].add_argument("--jobs", type=bounded(JOBS), default=1,
-                                  help="syntheses at once")
-    cmd["remeasure"].add_argument("--without-floor", action="store_true",
-                                  help="only the results without a period floor")
+    _remeasure_options(cmd["remeasure"])
     return ap
 
 
@@ -239,9 +246,8 @@ def legacy_parser() -> Parser:
     _table_options(ap)
     _from_results(ap)
     _measure(ap, "the configurations")
-    ap.add_argument("--figures", type=Path, default=papers.FIGURES)
-    ap.add_argument("--jobs", type=bounded(JOBS), default=1)
-    ap.add_argument("--without-floor", action="store_true")
+    _figures(ap)
+    _remeasure_options(ap)
     for name in ("pnr", "table", "plot", "papers", "rsa", "remeasure", "warm"):
         ap.add_argument(f"--{name}", action="store_true", help=f"`montverif synth {name}`")
     ap.add_argument("--summary", type=Path, default=None, metavar="DIR")
@@ -261,7 +267,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         args.summary = args.dir if command == "summary" else None
         for name in ("table", "plot", "papers", "rsa", "remeasure", "warm"):
             setattr(args, name, command == name)
-        args.pnr = command == "pnr" or bool(getattr(args, "pnr", False))
+        args.pnr = command == "pnr" or args.pnr
         return args
     args = flat.parse_args(argv)
     modes = [m for m in LEGACY if (args.summary is not None if m == "summary"
