@@ -10,7 +10,9 @@ candidate assertions in the harness:
 
 - `Eq<i>_A`: equal in every cycle after reset;
 - `Eq<i>_S<k>_A`: equal from the k-th cycle after the first START or CLEAR (k = 0..3): a
-  register whose reset value the mutant changes but START reloads;
+  register whose reset value the mutant changes but START (or CLEAR) reloads;
+- `Eq<i>_T<k>_A`: equal from the k-th cycle after the first START (k = 0..3): one that only
+  START reloads, where a CLEAR before any START would break the family above;
 - and `BusyAfterStart_A`: the original is busy only after a START (induction may otherwise
   start inside an operation no START began, with registers that differ).
 
@@ -45,7 +47,7 @@ from montverif.regress.host import processes
 
 CHECK = "MutantEquivalent_A"  # the harness's assertion: no output differs
 BUSY = "BusyAfterStart_A"  # a candidate: the original is busy only after a START
-SEEN = 4  # candidates from the k-th cycle after the first START or CLEAR, k < SEEN
+SEEN = 4  # candidates from the k-th cycle after the first START (or CLEAR), k < SEEN
 FF_TYPES = frozenset({"$dff", "$adff", "$sdff", "$dffe", "$adffe", "$sdffe", "$sdffce",
                       "$aldff", "$aldffe", "$dffsr", "$dffsre", "$ff"})
 _GLOB = re.compile(r"[][*?]")  # what a yosys selection reads as a pattern: escaped
@@ -78,7 +80,8 @@ class Candidates:
 
 
 def _labels(i: int) -> list[str]:
-    return [f"Eq{i}_A", *(f"Eq{i}_S{k}_A" for k in range(SEEN))]
+    return [f"Eq{i}_A", *(f"Eq{i}_S{k}_A" for k in range(SEEN)),
+            *(f"Eq{i}_T{k}_A" for k in range(SEEN))]
 
 
 # --- the registers --------------------------------------------------------------------------
@@ -139,10 +142,16 @@ def _escaped(name: str) -> str:
 
 def declarations(regs: list[Register]) -> list[str]:
     lines = ["  // the copies' registers, and the cycles since the first START or CLEAR",
-             f"  logic [{SEEN - 1}:0] seen_q;",
+             "  // (seen_q) and since the first START (started_q)",
+             f"  logic [{SEEN - 1}:0] seen_q, started_q;",
              "  always @(posedge clk_i) begin",
-             "    if (!rst_ni) seen_q <= '0;",
-             f"    else seen_q <= {{seen_q[{SEEN - 2}:0], seen_q[0] | start | clear}};",
+             "    if (!rst_ni) begin",
+             "      seen_q <= '0;",
+             "      started_q <= '0;",
+             "    end else begin",
+             f"      seen_q <= {{seen_q[{SEEN - 2}:0], seen_q[0] | start | clear}};",
+             f"      started_q <= {{started_q[{SEEN - 2}:0], started_q[0] | start}};",
+             "    end",
              "  end"]
     lines += [f"  logic [{r.width - 1}:0] gold_r{i}, gate_r{i};  // {r.name}"
               for i, r in enumerate(regs)]
@@ -160,11 +169,13 @@ def assertions(cands: Candidates) -> list[str]:
     lines = [f"    if (rst_ni) {BUSY}: assert (!core_busy || seen_q[0]);"] if BUSY in kept else []
     for i, _reg in enumerate(cands.registers):
         same = f"gold_r{i} == gate_r{i}"
-        always, *seen = _labels(i)
+        always, *after = _labels(i)
         if always in kept:
             lines.append(f"    if (rst_ni) {always}: assert ({same});")
-        lines += [f"    if (rst_ni) {lab}: assert (!seen_q[{k}] || {same});"
-                  for k, lab in enumerate(seen) if lab in kept]
+        for j, lab in enumerate(after):
+            flag = "seen_q" if j < SEEN else "started_q"
+            if lab in kept:
+                lines.append(f"    if (rst_ni) {lab}: assert (!{flag}[{j % SEEN}] || {same});")
     return lines
 
 

@@ -53,8 +53,8 @@ def test_a_reset_value_that_start_reloads_is_proved_equivalent(tmp_path: Path) -
     first, closing = eq / "short_mv_equiv.sv", eq / "short_induct1_mv_equiv.sv"
     for reg in ("u_core.acc_q", "u_core.x_q"):
         index = _labels_of(first, reg)
-        assert len(index) == 1 + equiv_induction.SEEN
-        always = next(lab for lab in index if "_S" not in lab)
+        assert len(index) == 1 + 2 * equiv_induction.SEEN
+        always = next(lab for lab in index if "_S" not in lab and "_T" not in lab)
         assert always not in _labels_of(closing, reg)  # it failed from reset: dropped
         assert _labels_of(closing, reg) == index - {always}
     assert "u_core.u_ctrl.state_q" in closing.read_text()
@@ -189,6 +189,26 @@ def test_a_verdict_never_rests_on_a_cut_summary(tmp_path: Path) -> None:
         ("Eq1_A", "engine_0/trace0.vcd"), ("MutantEquivalent_A", "engine_0/trace0.vcd"),
         ("Eq4_S1_A", "engine_0/trace1.vcd")]
     assert equiv_induction.summary(tmp_path, "PASS", logged[:2]) == logged[:2]
+
+
+def test_each_register_has_a_family_after_start_and_one_after_start_or_clear() -> None:
+    """A register only START reloads is equal from START on, and a CLEAR before the first
+    START breaks the START-or-CLEAR family: so each register has both families, each
+    candidate reading its own flag, and a dropped one leaves the others standing."""
+    reg = equiv_induction.Register("u_core.s_q", 4)
+    cands = equiv_induction.Candidates([reg])
+    text = "\n".join(equiv_induction.assertions(cands))
+    k = equiv_induction.SEEN
+    for j in range(k):
+        assert f"Eq0_S{j}_A: assert (!seen_q[{j}] || gold_r0 == gate_r0);" in text
+        assert f"Eq0_T{j}_A: assert (!started_q[{j}] || gold_r0 == gate_r0);" in text
+    assert len(cands.kept()) == 1 + 1 + 2 * k  # the busy one, always, the two families
+    decl = "\n".join(equiv_induction.declarations([reg]))
+    assert "started_q <= {started_q[2:0], started_q[0] | start};" in decl
+    assert "seen_q <= {seen_q[2:0], seen_q[0] | start | clear};" in decl
+    cands.dropped |= {"Eq0_S0_A", "Eq0_T1_A"}
+    text = "\n".join(equiv_induction.assertions(cands))
+    assert "Eq0_S0_A" not in text and "Eq0_T1_A" not in text and "Eq0_T0_A" in text
 
 
 def test_registers_pair_the_copies_by_name_and_width() -> None:
