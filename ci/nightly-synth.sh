@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The nightly's synthesis job, the same on a laptop as in .github/workflows/nightly.yml:
 #   ci/nightly-synth.sh [OUT]
-# synthesises every design of docs/synth.md's tables at WIDTHS (default 256) for Xilinx
+# synthesises every design of the synthesis tables at WIDTHS (default 256) for Xilinx
 # 7-series (`montverif synth table`), places and routes on an ECP5 (`table --pnr`)
 # those whose 7-series synthesis holds at most MAX_LUTS LUTs (default 10000: the place and
 # route's time grows with the size, docs/synth.md#the-nightly), each run in a folder of

@@ -8,8 +8,8 @@ e = 65537, the private exponent d) replayed through the full testbench on Verila
 scoreboard checks every product and the result); the cycle count is read from the transaction
 log and checked against models/rsa.py. The hardware time at 100 MHz is set beside
 gmpy2.powmod and `openssl speed rsaN` measured on this machine in the same run, and beside
-the figures the papers report. Writes the table between the rsa-figures markers of
-docs/rsa.md.
+the figures the papers report. Writes the page docs/generated/rsa-figures.md (docs/rsa.md,
+by hand, says how it was measured).
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ import gmpy2
 from montverif.models import rsa as rsa_model
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.regress.host.paths import ROOT
-from montverif.spec.paths import writable
+from montverif.regress.host import pages
 from montverif.verif.env.rsa_seq import rsa_key
 
-DOC = ROOT / "docs" / "rsa.md"
-BEGIN, END = "<!-- rsa-figures:begin -->", "<!-- rsa-figures:end -->"
+DOC = pages.GENERATED / "rsa-figures.md"
+COMMAND = "montverif rsa-figures"
+TITLE = "# The RSA core's measured figures: cycles, simulation time, software beside it"
 CLOCK_HZ = 100e6
 BUS_W = 64
 # Published figures (1024-bit private-key exponentiation)
@@ -136,10 +136,6 @@ def table(widths: list[int], mults: list[int], seed: int) -> str:
     return "\n".join(lines)
 
 
-def write_doc(text: str) -> None:
-    doc = writable(DOC).read_text()
-    if BEGIN not in doc or END not in doc:
-        raise SystemExit(f"error: {DOC} lacks the {BEGIN} / {END} markers")
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    DOC.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}")
+def write_doc(text: str, page: Path = DOC) -> None:
+    """The page: its title, then the tables (ConfigError when `page` is someone's own file)."""
+    pages.write(page, COMMAND, f"{TITLE}\n\n{text}")

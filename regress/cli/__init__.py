@@ -87,7 +87,8 @@ COMMANDS: dict[str, Command] = {
     "files": _cli("files", "a design's filelist (sources in compile order, +incdir+)"),
     "models": Command("montverif.models.cli", "the bit-accurate models: list them, run one "
                       "operation"),
-    "rsa-figures": _cli("rsa_figures", "docs/rsa.md's measured figures"),
+    "rsa-figures": _cli("rsa_figures", "the RSA core's measured figures "
+                        "(docs/generated/rsa-figures.md)"),
     "new-design": _cli("new_design", "a new design as a working copy of another"),
 }
 

@@ -1,13 +1,15 @@
-"""docs/rsa.md's measured RSA figures (montverif.regress.bench.rsa_figures)."""
+"""The RSA core's measured figures: docs/generated/rsa-figures.md
+(montverif.regress.bench.rsa_figures)."""
 
 from __future__ import annotations
 
 from montverif.models import rsa as rsa_model
 from montverif.regress.bench import rsa_figures
 from montverif.regress.cli.args import Parser, Repeated, bounded, distinct, fail
-from montverif.regress.host.paths import ROOT
+from montverif.regress.host import pages
 from montverif.spec.bounds import SEED
 from montverif.spec.designs import load_design
+from montverif.spec.errors import ConfigError
 
 
 def main(argv: list[str]) -> int:
@@ -32,9 +34,17 @@ def main(argv: list[str]) -> int:
     bad = [m for m in mults if m not in rsa_model.MULTS]
     if bad:
         return fail(f"unknown Mult {bad} (known: {sorted(rsa_model.MULTS)})")
+    if not args.no_write:
+        try:
+            pages.check(rsa_figures.DOC)  # before the measurement, not after it
+        except ConfigError as exc:
+            return fail(exc)
     text = rsa_figures.table(widths, mults, args.seed)
     print(text)
     if not args.no_write:
-        rsa_figures.write_doc(text)
-        print(f"wrote {rsa_figures.DOC.relative_to(ROOT)}")
+        try:
+            rsa_figures.write_doc(text)
+        except ConfigError as exc:
+            return fail(exc)
+        print(f"wrote {rsa_figures.DOC}")
     return 0

@@ -8,9 +8,9 @@
     montverif synth plot [--widths 256,512,1024] [--write [FILE]]   area against time
     montverif synth table|plot --from-results ...   the rows from the results file
     montverif synth papers [--measure] [--designs a,b] [--widths N,..] [--write [FILE]]
-                                 the papers' figures beside the project's (docs/papers.md)
+                                 the papers' figures beside the project's
     montverif synth rsa [--measure [--reuse]] [--widths 1024,2048] [--write [FILE]]
-                                 RSA at the estimated clock, with area (docs/rsa.md)
+                                 RSA at the estimated clock, with area
     montverif synth remeasure [--jobs 2] [--without-floor] [--results FILE]
                                  every 7-series result of the file synthesised again
     montverif synth warm         compile the yowasp tools into their cache (make setup runs it)
@@ -24,29 +24,31 @@ nextpnr-ecp5 out of context, timing-driven towards --freq MHz with one --seed an
 LUT4s, CCU2C carries, flip-flops, MULT18X18Ds, the routed clock's maximum frequency and its
 critical path, in DIR/pnr.json (default build/synth/<key>-ecp5/). `table` synthesises
 several designs (default: all of the table's, at their default parameters), one after
-another, and prints the table of docs/synth.md, or writes it there (--write); with --pnr
-the ECP5 table. A result folder of the same design, width and parameters taken at the same
-clean revision is used as it is (--reuse: of any revision, and nothing is synthesised).
-`summary DIR` gathers every result below DIR into DIR/summary.json, summary.md and
-area-time.svg (the nightly's job). `plot` draws area against time per multiplication of
-every result on disk of the designs and widths (both targets), into
-docs/generated/synth-area-time.svg with --write. `table --write` also records its results into the
-committed results file (--results, default regress/synth/synth-results.json; a result of the same
-core and target replaces the one there). `papers` sets the papers' implementation figures
-(docs/papers/figures.toml, --figures) beside the project's results of that file for the
-same designs and configurations, paper by paper, normalised where a fair unit exists, and
-prints it or writes it into docs/papers.md (--write); nothing is synthesised. `papers
---measure` first synthesises each of the papers' configurations (of --designs, at
---widths) that the results file lacks, one after another (--pnr: on the ECP5), and records
-them there when the last has finished (run it on a clean checkout: each result carries its
-revision). `rsa` sets the RSA core's time per exponentiation at the clock its logic delay
-allows beside its area, for every multiplier it can hold, at 1024 and 2048 bits (--widths),
-from the results file (docs/rsa.md, --write); `rsa --measure` synthesises the options the
-file lacks first. The first call on a machine compiles the yowasp tools into their cache
-(about a minute; docs/synth.md). The flag form of earlier releases (`montverif synth
+another, and prints the 7-series table, or writes it (--write: docs/generated/synth-xc7.md);
+with --pnr the ECP5 table (docs/generated/synth-ecp5.md). A result folder of the same
+design, width and parameters taken at the same clean revision is used as it is (--reuse: of
+any revision, and nothing is synthesised). `summary DIR` gathers every result below DIR into
+DIR/summary.json, summary.md and area-time.svg (the nightly's job). `plot` draws area
+against time per multiplication of every result on disk of the designs and widths (both
+targets), into docs/generated/synth-area-time.svg with --write. `table --write` also records
+its results into the committed results file (--results, default
+regress/synth/synth-results.json; a result of the same core and target replaces the one
+there). `papers` sets the papers' implementation figures (docs/papers/figures.toml,
+--figures) beside the project's results of that file for the same designs and
+configurations, paper by paper, normalised where a fair unit exists, and prints it or writes
+it (--write: docs/generated/papers.md); nothing is synthesised. `papers --measure` first
+synthesises each of the papers' configurations (of --designs, at --widths) that the results
+file lacks, one after another (--pnr: on the ECP5), and records them there when the last has
+finished (run it on a clean checkout: each result carries its revision). `rsa` sets the RSA
+core's time per exponentiation at the clock its logic delay allows beside its area, for
+every multiplier it can hold, at 1024 and 2048 bits (--widths), from the results file
+(--write: docs/generated/rsa-synth.md); `rsa --measure` synthesises the options the file
+lacks first. The first call on a machine compiles the yowasp tools into their cache (about a
+minute; docs/synth.md). --write FILE writes a new file or one montverif generated (its first
+line says so), never a page of your own. The flag form of earlier releases (`montverif synth
 --table`, `--dut ... --pnr`) is still read, with a note. Exit 0 when done, 1 when Yosys or
 nextpnr fails, 2 on bad input (one `error:` line; a design that does not fit the device is
-bad input). """
+bad input)."""
 
 from __future__ import annotations
 
@@ -57,6 +59,7 @@ from pathlib import Path
 
 from montverif.regress.cli import synth_remeasure, synth_rsa
 from montverif.regress.cli.args import Parser, bounded, bounded_int, distinct, fail
+from montverif.regress.host import pages
 from montverif.regress.host.claim import Mode
 from montverif.regress.host.paths import ROOT
 from montverif.regress.host.tools import ToolError
@@ -156,9 +159,9 @@ def _widths_designs(ap: Parser) -> None:
 
 def _write(ap: Parser) -> None:
     ap.add_argument("--write", nargs="?", const=DEFAULT, type=Path, default=None,
-                    help="write into the page (or FILE): table: docs/synth.md (the ECP5 table "
-                         "with --pnr); plot: docs/generated/synth-area-time.svg; papers: "
-                         "docs/papers.md's generated section; rsa: docs/rsa.md's")
+                    help="write the page (or FILE, new or one montverif generated) in "
+                         "docs/generated/: table: synth-xc7.md (synth-ecp5.md with --pnr); "
+                         "plot: synth-area-time.svg; papers: papers.md; rsa: rsa-synth.md")
 
 
 def _table_options(ap: Parser) -> None:
@@ -389,9 +392,9 @@ def table(designs: str, widths: str, write: Path | None, timeout_s: float,
         return fail(exc)
     except ValueError:
         return fail(f"--widths {widths!r}: expected widths such as 256,512")
-    if write is not None and not write.is_file():
-        return fail(f"no such page: {write}")
     try:
+        if write is not None:
+            pages.check(write)  # before any synthesis
         synth_results.load(record)  # a bad results file is refused before any synthesis
     except ConfigError as exc:
         return fail(exc)
@@ -452,6 +455,8 @@ def table_from_file(designs: str, widths: str, place: bool, record: Path,
     synthesised or recorded."""
     try:
         specs = _specs(designs, widths)
+        if write is not None:
+            pages.check(write)
         xc7 = from_file(specs, record, synth.FAMILY)
         rows = from_file(specs, record, pnr.FAMILY) if place else xc7
     except ConfigError as exc:
@@ -472,6 +477,13 @@ def table_from_file(designs: str, widths: str, place: bool, record: Path,
         return fail(exc)
     print(f"wrote {write} from {record}")
     return 0
+
+
+def table_page(args: argparse.Namespace) -> Path | None:
+    """The page `table --write` writes: the 7-series or (--pnr) the ECP5 page by default."""
+    if args.write != DEFAULT:
+        return args.write
+    return synth_table.ECP5_PAGE if args.pnr else synth_table.XC7_PAGE
 
 
 def _specs(designs: str, widths: str) -> list[synth.SynthSpec]:
@@ -531,7 +543,7 @@ def plot(designs: str, widths: str, write: Path | None, root: Path,
         print(f"left out (no cycles per multiplication): {what}")
     if write is not None:
         command = f"montverif synth plot --widths {widths} --write"
-        synth.write_atomic(write, synth_plot.render(xc7, ecp5, command))
+        pages.write_atomic(write, synth_plot.render(xc7, ecp5, command))
         print(f"wrote {write}")
     return 0
 
@@ -598,8 +610,11 @@ def compare(args: argparse.Namespace, root: Path) -> int:
     except ValueError:
         return fail(f"--widths {args.widths!r}: expected widths such as 256,1024")
     page = papers.DEFAULT_OUT if args.write == DEFAULT else args.write
-    if page is not None and not page.is_file():
-        return fail(f"no such page: {page}")
+    try:
+        if page is not None:
+            pages.check(page)  # before any synthesis
+    except ConfigError as exc:
+        return fail(exc)
     failed = 0
     if args.measure:
         try:
@@ -677,11 +692,10 @@ def dispatch(args: argparse.Namespace) -> int:
                     args.results if args.from_results else None)
     if args.table and args.from_results:
         return table_from_file(designs, args.widths or "256", args.pnr, args.results,
-                               synth_table.DEFAULT_OUT if args.write == DEFAULT
-                               else args.write)
+                               table_page(args))
     if args.table:
         return table(designs, args.widths or "256",
-                     synth_table.DEFAULT_OUT if args.write == DEFAULT else args.write,
+                     table_page(args),
                      args.timeout, args.reuse, args.pnr, root, args.max_luts, args.results)
     if args.summary is not None:
         return write_summary(args.summary)

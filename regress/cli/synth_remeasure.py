@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from montverif.regress.cli.args import fail
-from montverif.regress.host import tools
+from montverif.regress.host import pages, tools
 from montverif.regress.host.claim import Mode
 from montverif.regress.synth import synth, synth_results, synth_table, xc7_floor
 from montverif.spec.errors import ConfigError
@@ -66,7 +66,7 @@ def remeasure(record: Path, root: Path, jobs: int, timeout_s: float,
             xc7[i] = new
     if any(r is not None for r in done):
         results[synth.FAMILY] = [dict(r) for r in synth_table.ordered(xc7)]
-        synth.write_atomic(record, synth_results.render(results))
+        pages.write_atomic(record, synth_results.render(results))
         print(f"recorded {sum(r is not None for r in done)} results in {record}")
     return sum(r is None for r in done)
 

@@ -17,6 +17,7 @@ import argparse
 from pathlib import Path
 
 from montverif.regress.cli.args import distinct, fail
+from montverif.regress.host import pages
 from montverif.regress.host.tools import ToolError
 from montverif.regress.synth import papers, rsa_synth, synth, synth_results
 from montverif.spec.errors import ConfigError
@@ -79,8 +80,11 @@ def main(args: argparse.Namespace, root: Path, default_write: Path) -> int:
     except ConfigError as exc:
         return fail(exc)
     page = rsa_synth.DEFAULT_PAGE if args.write == default_write else args.write
-    if page is not None and not page.is_file():
-        return fail(f"no such page: {page}")
+    try:
+        if page is not None:
+            pages.check(page)  # before any synthesis
+    except ConfigError as exc:
+        return fail(exc)
     failed = 0
     if args.measure:
         try:

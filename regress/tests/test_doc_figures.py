@@ -12,6 +12,7 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
+from montverif.regress.host import pages as generated_pages
 from montverif.regress.host.paths import ROOT
 from montverif.regress.synth import synth_results
 
@@ -32,7 +33,9 @@ SETTINGS: dict[tuple[str, str], str] = {
 
 
 def pages() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    """README and the docs written by hand (a generated page is its results file's)."""
+    return [p for p in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+            if not generated_pages.is_generated(p)]
 
 
 def handwritten_lines(text: str) -> Iterator[tuple[int, str]]:

@@ -1,8 +1,8 @@
 """docs/papers/figures.toml, regress/synth/papers.py and `montverif synth papers`: the
 papers' figures parse, each with a citation, a device and a design of its paper; the papers'
 own arithmetic holds on them (so a mistyped figure shows); the normalisation's arithmetic;
-the renderer on a small fake result set; the committed results file; docs/papers.md's
-generated section is what the committed files render; bad input is one `error:` line and
+the renderer on a small fake result set; the committed results file; docs/generated/papers.md
+is what the committed files render; bad input is one `error:` line and
 exit 2."""
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import pytest
 from montverif.models import rsa as rsa_model
 from montverif.regress.cli import main
 from montverif.regress.cli import synth as synth_cli
-from montverif.regress.synth import papers, synth, synth_results, synth_table
+from montverif.regress.host import pages
+from montverif.regress.synth import papers, synth, synth_results
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
 
@@ -304,7 +305,7 @@ def test_the_section_names_the_revisions_of_its_results() -> None:
                       _xc7("mont_csa", 256, {}, 1, 1, 1.0, "2222222"),
                       _xc7("mont_r2", 256, {}, 1, 1, 1.0, "3333333")]  # not a paper's
     text = papers.render(FIGURES, results)
-    assert text.startswith(papers.BEGIN) and text.endswith(papers.END)
+    assert text.startswith("# The papers' figures beside the project's synthesis\n")
     assert ("2 results of regress/synth/synth-results.json, measured at revision 1111111, "
             "2222222") in text
     assert "3333333" not in text
@@ -349,7 +350,6 @@ def test_a_written_table_records_its_results(tmp_path: Path,
     (root / spec.key).mkdir(parents=True)
     (root / spec.key / synth.RESULT).write_text(json.dumps(_xc7("mont_r2", 16, {}, 144, 48,
                                                                 2.0)))
-    page.write_text(f"{synth_table.BEGIN}\n{synth_table.END}\n")
     assert synth_cli.table("mont_r2", "16", page, 60, reuse=True, root=root,
                            record=record) == 0
     recorded = synth_results.load(record)["xc7"]
@@ -361,13 +361,14 @@ def test_a_written_table_records_its_results(tmp_path: Path,
 # --- the generated docs ------------------------------------------------------------------------
 
 def _section(page: Path) -> str:
-    text = page.read_text()
-    start, end = text.index(papers.BEGIN), text.index(papers.END) + len(papers.END)
-    return text[start:end]
+    """The page without its generated header."""
+    head, _, text = page.read_text().partition("\n\n")
+    assert head == pages.header(papers.COMMAND)
+    return text.rstrip("\n")
 
 
 def test_docs_papers_md_is_what_the_committed_files_render() -> None:
-    """docs/papers.md's section is `montverif synth papers` of docs/papers/figures.toml
+    """docs/generated/papers.md is `montverif synth papers` of docs/papers/figures.toml
     and regress/synth/synth-results.json (run `montverif synth papers --write` after changing
     either)."""
     rendered = papers.render(papers.load(), synth_results.load())
@@ -381,16 +382,16 @@ def test_the_freshness_check_sees_a_changed_figure(tmp_path: Path) -> None:
         _section(papers.DEFAULT_OUT)
 
 
-def test_write_replaces_only_the_section(tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_write_makes_the_page_and_replaces_it_whole(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     page = tmp_path / "papers.md"
-    page.write_text(f"# Title\n\nprose\n\n{papers.BEGIN}\nold\n{papers.END}\nafter\n")
     results = tmp_path / "none.json"
-    assert main(["synth", "papers", "--results", str(results), "--write", str(page)]) == 0
+    for _ in range(2):
+        assert main(["synth", "papers", "--results", str(results), "--write", str(page)]) == 0
     text = page.read_text()
-    assert text.startswith("# Title\n\nprose\n\n") and text.endswith("after\n")
-    assert "\nold\n" not in text and "### Amanor 2005" in text and not results.exists()
-    assert capsys.readouterr().out == f"wrote {page}\n"
+    assert text.startswith(pages.header(papers.COMMAND) + "\n\n# The papers' figures")
+    assert text.count("\n## Amanor 2005") == 1 and not results.exists()
+    assert capsys.readouterr().out == f"wrote {page}\n" * 2
 
 
 # --- bad input ----------------------------------------------------------------------------------
@@ -400,8 +401,8 @@ def test_write_replaces_only_the_section(tmp_path: Path,
     (["--figures", "{tmp}/bad.toml"], "not TOML"),
     (["--results", "{tmp}/bad.json"], "not JSON"),
     (["--results", "{tmp}"], "is not a file"),
-    (["--write", "{tmp}/plain.md"], "has no <!-- papers:begin"),
-    (["--write", "{tmp}/missing.md"], "no such page"),
+    (["--write", "{tmp}/plain.md"], "plain.md exists and montverif did not write it"),
+    (["--write", "{tmp}/none/page.md"], "no such folder"),
     (["--table"], "unrecognized arguments: --table"),
     (["--measure", "--designs", "mont_nope"], "unknown DUT 'mont_nope'"),
     (["--measure", "--widths", "x"], "--widths 'x'"),
@@ -461,7 +462,7 @@ def test_measure_synthesises_what_the_file_lacks_and_records_it_at_the_end(
     out = capsys.readouterr().out
     assert "FAIL mont_lut-n64-xc7: yosys did not finish" in out
     assert "FAIL mont_lut-n64-loop-xc7: yosys did not finish" in out
-    assert "recorded 9 results in" in out and "### Amanor 2005" in out
+    assert "recorded 9 results in" in out and "## Amanor 2005" in out
 
 
 def test_a_dual_field_paper_sets_each_field_alone_beside_its_clock() -> None:

@@ -16,6 +16,7 @@ from xml.etree import ElementTree
 import pytest
 
 from montverif.regress.cli import main
+from montverif.regress.host import pages
 from montverif.regress.synth import pnr, synth, synth_summary, synth_table
 from montverif.spec.designs import load_design
 from montverif.spec.errors import ConfigError
@@ -249,20 +250,18 @@ def _pnr_result(dut: str, n: int, fmax: float) -> dict[str, object]:
                        "routed_hops": 4}}
 
 
-def test_the_pnr_table_is_written_between_its_markers(tmp_path: Path) -> None:
+def test_the_pnr_table_is_a_generated_page(tmp_path: Path) -> None:
     """Rows in the tables' order; time per product = the descriptor's cycles / Fmax; the
-    7-series logic delay of the same core beside it (none: a dash); the 7-series block and
-    the rest of the page stay as they were."""
-    page = tmp_path / "synth.md"
-    xc7_block = f"{synth_table.BEGIN}\nxc7 rows\n{synth_table.END}"
-    page.write_text(f"# T\n\n{xc7_block}\n\n{synth_table.PNR_BEGIN}\nold\n"
-                    f"{synth_table.PNR_END}\nafter\n")
+    7-series logic delay of the same core beside it (none: a dash); a page of the user's own
+    is refused and left as it was."""
+    page = tmp_path / "synth-ecp5.md"
     xc7 = {"dut": "mont_r2", "n": 16, "parameters": {"N": 16},
            "timing": {"logic_delay_ns": 2.5, "period_floor_ns": 2.5}}
     synth_table.write_pnr([_pnr_result("mont_csa", 16, 125.0), _pnr_result("mont_r2", 16, 170.0)],
                           [xc7], page)
     text = page.read_text()
-    assert xc7_block in text and text.endswith("after\n") and "old" not in text
+    assert text.startswith(pages.header(synth_table.PNR_COMMAND) + "\n")
+    assert "\n# Synthesis: ECP5, placed and routed\n" in text
     assert "LFE5UM5G-85F-8 out of context, constraint 200 MHz, seed 1, router1" in text
     rows = [ln for ln in text.splitlines() if ln.startswith("| `")]
     assert [r.split(" | ")[0] for r in rows] == ["| `mont_r2`", "| `mont_csa`"]
@@ -271,9 +270,10 @@ def test_the_pnr_table_is_written_between_its_markers(tmp_path: Path) -> None:
     assert (f"| 170.0 | 5.88 = 2.35 + 3.53 | 60 % | 3 / 10 / 4 | 2.50 | {cycles} "
             f"| {cycles / 170:.2f} | 2 + 5 | abc1234 |") in rows[0]
     assert "| 3 / 10 / 4 | – |" in rows[1]
-    page.write_text("no markers\n")
-    with pytest.raises(ConfigError, match="no <!-- pnr:begin"):
+    page.write_text("mine\n")
+    with pytest.raises(ConfigError, match="montverif did not write it"):
         synth_table.write_pnr([], [], page)
+    assert page.read_text() == "mine\n"
 
 
 @pytest.mark.synth
@@ -303,7 +303,8 @@ def test_the_nightly_synth_job_writes_both_tables(warm: None, tmp_path: Path) ->
     assert record["unfinished"] == [{"key": "mont_csa-n8-xc7", "error": "ERROR: out of memory"}]
     text = step.read_text()
     assert text == (out / "summary.md").read_text()
-    assert synth_table.BEGIN in text and synth_table.PNR_BEGIN in text
+    assert "by `montverif synth table --write`" in text
+    assert "by `montverif synth table --pnr --write`" in text
     assert text.count("| `mont_r2` | 8 |") == 2 and "`mont_csa-n8-xc7`: ERROR" in text
     assert (out / synth_summary.PLOT).is_file()
     bad = subprocess.run(["bash", str(pnr.ROOT / "ci" / "nightly-synth.sh"), str(out)],

@@ -1,19 +1,19 @@
 """regress/synth/rsa_synth.py and `montverif synth rsa`: the RSA core's time per
 exponentiation at the estimated clock beside its area, per multiplier; the goal's verdict
 follows the figures; only a result of exactly the option's parameters is used; --measure
-synthesises what the results file lacks and records it at the end; docs/rsa.md's block is
+synthesises what the results file lacks and records it at the end; docs/generated/rsa-synth.md is
 what the committed results render; bad input is one `error:` line and exit 2. (The
 synthesis itself is tested in test_synth.py.)"""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from montverif.models import rsa as rsa_model
 from montverif.regress.cli import main
+from montverif.regress.host import pages
 from montverif.regress.synth import papers, rsa_synth, synth, synth_results
 
 FIGURES = papers.load()
@@ -189,17 +189,15 @@ def test_a_core_not_routed_whole_takes_its_units_clock_as_a_bound() -> None:
 def test_without_a_1024_bit_result_the_goal_says_so() -> None:
     text = rsa_synth.render(synth_results.empty(), FIGURES, [1024])
     assert "no 1024-bit core synthesised yet" in text
-    assert text.startswith(rsa_synth.BEGIN) and text.endswith(rsa_synth.END)
+    assert text.startswith("# The RSA core synthesised")
 
 
 def test_docs_rsa_md_is_what_the_committed_results_render() -> None:
-    """docs/rsa.md's block is `montverif synth rsa` of regress/synth/synth-results.json (run
-    `montverif synth rsa --write` after changing it)."""
-    page = rsa_synth.DEFAULT_PAGE.read_text()
-    block = re.search(re.escape(rsa_synth.BEGIN) + ".*?" + re.escape(rsa_synth.END), page,
-                      re.S)
-    assert block is not None
-    assert block.group(0) == rsa_synth.render(synth_results.load(), papers.load()), \
+    """docs/generated/rsa-synth.md is `montverif synth rsa` of
+    regress/synth/synth-results.json (run `montverif synth rsa --write` after changing it)."""
+    head, _, text = rsa_synth.DEFAULT_PAGE.read_text().partition("\n\n")
+    assert head == pages.header(rsa_synth.COMMAND)
+    assert text.rstrip("\n") == rsa_synth.render(synth_results.load(), papers.load()), \
         "stale: montverif synth rsa --write"
 
 
@@ -252,14 +250,14 @@ def test_a_result_taken_before_a_parameter_existed_is_of_its_default() -> None:
     assert synth_results.find(results["xc7"], "rsa_core", 1024, four.params) is None
 
 
-def test_write_replaces_only_the_block(tmp_path: Path,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_write_makes_the_page_and_replaces_it_whole(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     page = tmp_path / "rsa.md"
-    page.write_text(f"# RSA\n\n{rsa_synth.BEGIN}\nold\n{rsa_synth.END}\nafter\n")
+    page.write_text(pages.header(rsa_synth.COMMAND) + "\n\nold\n")
     assert main(["synth", "rsa", "--widths", "1024", "--results",
                  str(tmp_path / "none.json"), "--write", str(page)]) == 0
     text = page.read_text()
-    assert text.startswith("# RSA\n\n") and text.endswith("after\n") and "\nold\n" not in text
+    assert text.startswith(pages.header(rsa_synth.COMMAND)) and "\nold\n" not in text
     assert "| 1024 | mwrkmm (Mult=4" in text
     assert capsys.readouterr().out == f"wrote {page}\n"
 
@@ -271,8 +269,8 @@ def test_write_replaces_only_the_block(tmp_path: Path,
     (["--widths", "x"], "--widths 'x'"),
     (["--widths", "4"], "rsa_core"),
     (["--results", "{tmp}/bad.json"], "not JSON"),
-    (["--write", "{tmp}/plain.md"], "has no <!-- rsa-synth:begin"),
-    (["--write", "{tmp}/missing.md"], "no such page"),
+    (["--write", "{tmp}/plain.md"], "plain.md exists and montverif did not write it"),
+    (["--write", "{tmp}"], "is a folder"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           args: list[str], message: str) -> None:

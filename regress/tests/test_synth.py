@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.cli import main
+from montverif.regress.host import pages
 from montverif.regress.host.claim import FolderBusy, claim
 from montverif.regress.synth import synth, synth_results, synth_table, xc7_floor, yosys_run
 from montverif.spec.designs import known_designs, load_design
@@ -264,24 +265,26 @@ def _result(dut: str, n: int, luts: int, delay: float) -> dict[str, object]:
                        "carry4_on_path": 6, "longest_carry_run": 4}}
 
 
-def test_the_table_is_written_between_its_markers(tmp_path: Path) -> None:
+def test_the_table_is_a_generated_page(tmp_path: Path) -> None:
     """Rows in the default table's order, the cycles from the descriptor, time per product
-    = cycles x logic delay; the page around the markers stays as it was."""
-    page = tmp_path / "synth.md"
-    page.write_text(f"# Title\n\nbefore\n\n{synth_table.BEGIN}\nold\n{synth_table.END}\n"
-                    "after\n")
+    = cycles x logic delay; the page says it is generated and by which command, and a
+    second write replaces it whole."""
+    page = tmp_path / "synth-xc7.md"
+    synth_table.write([_result("mont_r2", 16, 1, 9.0)], page)
     synth_table.write([_result("mont_csa", 16, 150, 1.5), _result("mont_r2", 16, 144, 2.0)],
                       page)
     text = page.read_text()
-    assert text.startswith("# Title\n\nbefore\n\n") and text.endswith("after\n")
-    assert "old" not in text and "revision abc1234 with Yosys 0.70" in text
+    assert text.splitlines()[0] == pages.header(synth_table.COMMAND)
+    assert "\n# Synthesis: Xilinx 7-series\n" in text and "9.00" not in text
+    assert "revision abc1234 with Yosys 0.70" in text
     rows = [ln for ln in text.splitlines() if ln.startswith("| `")]
     assert [r.split(" | ")[0] for r in rows] == ["| `mont_r2`", "| `mont_csa`"]
     # mont_r2 at 16: 17 cycles x its period floor (2.0 ns) = 0.034 us
     assert "| 144 | 48 | 8 | 0 | 192 | 2.00 | 2.00 | 9 (3 + 6) | 4 | 17 | 0.03 |" in rows[0]
-    page.write_text("no markers\n")
-    with pytest.raises(ConfigError, match="no <!-- synth:begin"):
+    page.write_text("# my own notes\n")
+    with pytest.raises(ConfigError, match="montverif did not write it"):
         synth_table.write([], page)
+    assert page.read_text() == "# my own notes\n"
 
 
 def test_the_table_is_written_from_the_results_file(tmp_path: Path,
@@ -294,7 +297,6 @@ def test_the_table_is_written_from_the_results_file(tmp_path: Path,
                       _result("mont_r2", 32, 300, 3.0)]
     record.write_text(synth_results.render(results))
     page = tmp_path / "synth.md"
-    page.write_text(f"{synth_table.BEGIN}\nold\n{synth_table.END}\n")
     assert main(["synth", "table", "--from-results", "--results", str(record), "--designs",
                  "mont_r2,mont_lut", "--widths", "16", "--write", str(page),
                  "--out", str(tmp_path / "none")]) == 0

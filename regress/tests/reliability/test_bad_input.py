@@ -315,12 +315,12 @@ def test_mutate_seed_words_as_for_regress() -> None:
     (("--figures", "{tmp}/none.toml"), "cannot read the papers' figures"),
     (("--figures", "{tmp}/wrong.toml"), "unknown DUT 'mont_nope'"),
     (("--results", "{tmp}/wrong.json"), "not a synthesis result"),
-    (("--write", "{tmp}/plain.md"), "has no <!-- papers:begin"),
+    (("--write", "{tmp}/plain.md"), "plain.md exists and montverif did not write it"),
 ])
 def test_synth_papers_bad_files_are_one_line(tmp_path: Path, args: tuple[str, ...],
                                              message: str) -> None:
-    """A missing or wrong figures file, a results file of another shape and a page without
-    the section's markers: one line each, and the page is left as it was."""
+    """A missing or wrong figures file, a results file of another shape and a page of the
+    user's own (montverif did not write it): one line each, and the page is left as it was."""
     figures = (ROOT / "docs" / "papers" / "figures.toml").read_text()
     (tmp_path / "wrong.toml").write_text(figures.replace('"mont_qp"', '"mont_nope"'))
     (tmp_path / "wrong.json").write_text('{"xc7": [{"dut": "mont_r2"}]}')
