@@ -1,5 +1,6 @@
 """`montverif synth rsa`: the RSA core's time per exponentiation at the estimated clock,
-with its area, for every multiplier it can hold (docs/rsa.md; regress/synth/rsa_synth.py).
+with its area, for every multiplier it can hold (docs/generated/rsa-synth.md;
+regress/synth/rsa_synth.py).
 
     montverif synth rsa [--widths 1024,2048] [--measure [--reuse]] [--write [FILE]]
 

@@ -80,7 +80,7 @@ BLOCKS: dict[str, Block] = {
         (("N", 8), ("BusW", 8), ("AckWait", 0))),
     # mont_dual_mul's tree against the form Icarus builds (its header): combinational, so
     # k-induction at depth 1 is a proof over every input; W = 6 by default, the widest that
-    # SAT settles within the nightly's budget (times in docs/formal.md)
+    # SAT settles within the nightly's budget
     "mont_dual_mul": Block(
         "mont_dual_mul", "mont_dual_mul_forms",
         (DUAL / "mont_dual_csa.sv", DUAL / "mont_dual_add.sv", DUAL / "mont_dual_mul.sv",

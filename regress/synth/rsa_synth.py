@@ -1,5 +1,5 @@
 """The RSA core's time per exponentiation at the estimated clock, with its area, for every
-multiplier it can hold (docs/rsa.md, between the rsa-synth markers).
+multiplier it can hold (docs/generated/rsa-synth.md).
 
 One row per width and multiplier option (`Mult`, the word-based ones at the papers'
 configurations, Michalski-Buell's subpipelined core, and Jiang-Harris's unit as the core's

@@ -3,7 +3,7 @@ finished synthesis (synth.json) and place and route (pnr.json) below it, and eve
 that holds none (a failed or stopped run) with the first error of its log.
 
     summary.json   {"revision", "xc7": [results], "ecp5": [results], "unfinished": [...]}
-    summary.md     both tables of docs/synth.md and the unfinished runs
+    summary.md     both synthesis tables (7-series, ECP5) and the unfinished runs
     area-time.svg  area against time per multiplication (synth_plot)
 
 Both are written atomically, after every result is read.
