@@ -252,4 +252,4 @@ which: setup
 
 clean:
 	rm -rf build
-	@if [ -x $(PY) ]; then rm -rf "$$($(PY) -c 'from montverif.spec.paths import cache; print(cache())')"; fi
+	@if [ -x $(PY) ]; then rm -rf "$$($(PY) -c 'from montverif.host.paths import cache; print(cache())')"; fi

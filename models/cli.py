@@ -11,13 +11,13 @@ import json
 import sys
 from typing import NoReturn
 
+from montverif.host.errors import ConfigError
 from montverif.models.numbers import parse_int
 from montverif.models.registry import ALGOS, AlgoInfo, get_algo
 from montverif.models.result import ModelInputError
 from montverif.models.survey import MAX_N, survey
 from montverif.spec import designs
 from montverif.spec import params as spec_params
-from montverif.spec.errors import ConfigError
 
 
 class _Parser(argparse.ArgumentParser):

@@ -6,7 +6,7 @@ hot paths call these C loops
 (the same arithmetic on 64-bit limbs and words; ~9x faster for mont_csa at N = 1024) when
 this module could build them, and keep their own loop otherwise. The shared library is built
 once per source version with the C compiler Verilator uses (`CC`, else cc) into the user's
-cache (montverif.spec.paths.cache); MV_NATIVE=0 turns the native loops off (the Python loops
+cache (montverif.host.paths.cache); MV_NATIVE=0 turns the native loops off (the Python loops
 then run).
 models/tests/test_native.py checks every result, hit count and failed check of the two.
 """
@@ -22,8 +22,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from montverif.spec import environment
-from montverif.spec.paths import cache
+from montverif.host import environment
+from montverif.host.paths import cache
 
 SOURCES = tuple(Path(__file__).resolve().parent / "native" / f
                 for f in ("bitserial.c", "wordserial.c"))

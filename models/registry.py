@@ -17,11 +17,11 @@ from typing import Any, Literal
 
 import gmpy2
 
+from montverif.host.errors import ConfigError
 from montverif.models import generic, gf2, ref
 from montverif.models.result import ModelInputError, Result, short_hex
 from montverif.spec import designs, formula
 from montverif.spec.design import Design
-from montverif.spec.errors import ConfigError
 
 # "mont": X*Y*2^-r mod M; "inter": X*Y mod M; "mont_gf2": the binary-field Montgomery product
 # X(x)*Y(x)*x^-r mod M(x) (polynomials over GF(2), M holds the whole p(x), so deg p < N);

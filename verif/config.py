@@ -15,10 +15,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from montverif.spec import environment as env
+from montverif.host import environment as env
+from montverif.host.secrets import Secrets
 from montverif.spec.design import Design
 from montverif.spec.params import format_params, parse_params
-from montverif.spec.secrets import Secrets
 
 CLOCK_PERIOD_NS = 10
 # the plusarg that names a batch's plan: a simulator process that runs several runs
@@ -64,7 +64,7 @@ class RunConfig:
     # `make bench`) are attached; MV_MEASURE=0 leaves them out
     measure: bool = True
     # the design's secret operands in clear (--keep-secrets); else every log shows their
-    # digests (montverif.spec.secrets)
+    # digests (montverif.host.secrets)
     keep_secrets: bool = False
     # coverage steering (verif/steer.py): the MV_BIAS JSON of the run's stimulus, "" = none
     bias: str = ""

@@ -9,11 +9,11 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from montverif.host import environment
+from montverif.host.secrets import Secrets
 from montverif.models.registry import get_algo
 from montverif.models.result import Result
-from montverif.spec import environment
 from montverif.spec.design import Design
-from montverif.spec.secrets import Secrets
 from montverif.verif.config import RunConfig
 from montverif.verif.steer import Bias, Model
 
@@ -48,7 +48,7 @@ class SeqContext:
 
     @property
     def secrets(self) -> Secrets:
-        """How messages write the design's secret registers (montverif.spec.secrets)."""
+        """How messages write the design's secret registers (montverif.host.secrets)."""
         return Secrets.of(self.design.secret, self.n, self.keep_secrets)
 
     @staticmethod

@@ -105,7 +105,7 @@ class LoaderSeq(uvm_sequence):
     def require(ok: bool, message: str) -> None:
         """An assertion that shows only its message. cocotb rewrites `assert` statements to
         print the values in them when one fails; where a value may be a secret (or follow
-        from one: montverif.spec.secrets) the message says what it may show instead."""
+        from one: montverif.host.secrets) the message says what it may show instead."""
         if not ok:
             raise AssertionError(message)
 

@@ -28,8 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import gcd
 
+from montverif.host import environment
 from montverif.models.result import ModelInputError, Result
-from montverif.spec import environment
 from montverif.spec.bounds import Bound
 from montverif.verif.operands import M_CLASSES, X_CLASSES
 

@@ -26,10 +26,10 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from montverif.host import environment
+from montverif.host.paths import ROOT
 from montverif.models.numbers import parse_int
 from montverif.models.result import ModelInputError
-from montverif.spec import environment
-from montverif.spec.paths import ROOT
 
 # each design's directed vectors, in its own vector format (verif/directed/<design>.json):
 # distinguishing inputs of mutants SBY told apart from the original (docs/mutation.md);

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 
-from montverif.spec.errors import ConfigError
+from montverif.host.errors import ConfigError
 from montverif.spec.foreign import (
     REGISTER_SIGNALS,
     CorePort,

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from montverif.spec.paths import HDL, shown
+from montverif.host.paths import HDL, shown
 
 MIN_LINES = 6
 # not read: written by a generator, or restating another file's contract on purpose

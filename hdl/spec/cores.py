@@ -26,11 +26,11 @@ import os
 from importlib.metadata import version as package_version
 from pathlib import Path
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import CHECKOUT, HDL, INCLUDE_DIRS, ROOT, include_files, shown
+from montverif.host.tomlfile import read_toml
 from montverif.spec import top
 from montverif.spec.design import Design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import CHECKOUT, HDL, INCLUDE_DIRS, ROOT, include_files, shown
-from montverif.spec.tomlfile import read_toml
 
 CORES = HDL / "cores"
 PYPROJECT = ROOT / "pyproject.toml"

@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import COMMON, HDL, shown
+from montverif.host.tomlfile import read_toml
 from montverif.spec import foreign, formula, stream
-from montverif.spec.errors import ConfigError
 from montverif.spec.fields import (
     DOTTED,
     IDENTIFIER,
@@ -27,12 +29,10 @@ from montverif.spec.fields import (
     table_list,
 )
 from montverif.spec.foreign import ForeignCore
-from montverif.spec.paths import COMMON, HDL, shown
 from montverif.spec.regmap import Region, RegMap
 from montverif.spec.regmap import load as regmap_load
 from montverif.spec.stream import StreamCore
 from montverif.spec.svnames import is_keyword
-from montverif.spec.tomlfile import read_toml
 
 KINDS = ("mont", "inter", "modexp")  # what a design computes (field1 adds "mont_gf2")
 # An operand's domain ([operands] domain): below M, any N-bit value, or (a carry-save group,
@@ -149,7 +149,7 @@ class Design:
     promise: Mapping[str, str] = field(default_factory=dict)
     precompute: Mapping[str, str] = field(default_factory=dict)  # register -> function
     # registers whose values are secret (the RSA core's private exponent): every log shows
-    # a digest of them (montverif.spec.secrets)
+    # a digest of them (montverif.host.secrets)
     secret: tuple[str, ...] = ()
     redundant_extra_bits: int | None = None  # None: the design keeps no S/C
     model_check: str = ""
@@ -187,7 +187,7 @@ class Design:
     # --- identity ---------------------------------------------------------------------------
     @property
     def from_project(self) -> bool:
-        """A user project's design (montverif.spec.project): its descriptor is outside
+        """A user project's design (montverif.host.project): its descriptor is outside
         montverif's hdl/, so nothing derived from it is written into montverif's sources."""
         return not self.descriptor.is_relative_to(HDL)
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from montverif.spec import project
+from montverif.host import project
+from montverif.host.errors import ConfigError
+from montverif.host.paths import HDL, shown
 from montverif.spec.design import MAX_ID, Design, parse
-from montverif.spec.errors import ConfigError
 from montverif.spec.params import format_params
-from montverif.spec.paths import HDL, shown
 
 MAX_BYTES = 1 << 20  # a descriptor's size (the largest is about 20 KiB)
 PROJECT_IDS = 128  # a user project's design ids: 128..MAX_ID (montverif's own: below)

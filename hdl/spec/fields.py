@@ -8,8 +8,8 @@ import re
 from collections.abc import Collection
 from typing import Any
 
+from montverif.host.errors import ConfigError
 from montverif.spec import formula
-from montverif.spec.errors import ConfigError
 
 # a model function ("<module>:<function>" of montverif.models) or a testbench's vector loader
 # ("<dotted module>:<function>")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from montverif.spec.errors import ConfigError
+from montverif.host.errors import ConfigError
 from montverif.spec.fields import IDENTIFIER, Table
 
 HANDSHAKES = ("start_done", "valid_ready", "latency")

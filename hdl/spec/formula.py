@@ -12,7 +12,7 @@ import math
 import operator
 from collections.abc import Callable, Collection, Mapping
 
-from montverif.spec.errors import ConfigError
+from montverif.host.errors import ConfigError
 
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
         ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}

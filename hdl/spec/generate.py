@@ -11,10 +11,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import CHECKOUT, COMMON, ROOT, writable
 from montverif.spec import cores, designs
 from montverif.spec.design import Design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import CHECKOUT, COMMON, ROOT, writable
 from montverif.spec.regmap import RegMap
 from montverif.spec.regmap import load as load_regmap
 from montverif.spec.svnames import camel

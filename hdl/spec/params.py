@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from montverif.host.errors import ConfigError
 from montverif.spec.bounds import PARAM_VALUE
-from montverif.spec.errors import ConfigError
 
 
 def parse_params(text: str) -> dict[str, int | str]:

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from montverif.spec.paths import shown
+from montverif.host.paths import shown
 
 _FUNCTION = re.compile(r"^\s*function\b")
 _END = re.compile(r"^\s*endfunction\b")

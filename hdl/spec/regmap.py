@@ -12,7 +12,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal
 
-from montverif.spec.paths import REGMAP_JSON as JSON_PATH
+from montverif.host.paths import REGMAP_JSON as JSON_PATH
 
 
 @dataclass(frozen=True)

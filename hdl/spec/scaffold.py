@@ -25,10 +25,11 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-from montverif.spec import cores, designs, generate, project, top
+from montverif.host import project
+from montverif.host.errors import ConfigError
+from montverif.host.paths import HDL, ROOT, shown
+from montverif.spec import cores, designs, generate, top
 from montverif.spec.design import MAX_ID, Design, parse
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import HDL, ROOT, shown
 from montverif.spec.svnames import is_keyword, modules_in
 
 NAME = re.compile(r"[a-z][a-z0-9_]{1,30}")

@@ -24,7 +24,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from montverif.spec.errors import ConfigError
+from montverif.host.errors import ConfigError
 from montverif.spec.fields import IDENTIFIER, Table
 
 KEYS = ("in_valid", "in_ready", "out_valid", "out_ready", "inputs", "result", "tag_in",

@@ -8,9 +8,9 @@ fin, timeout flag, counts). Nothing here is written by hand per design."""
 
 from __future__ import annotations
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import shown
 from montverif.spec.design import Design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import shown
 from montverif.spec.stream import check_ports
 
 ENGINE_MODULE = "mv_stream_engine"

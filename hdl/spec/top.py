@@ -17,10 +17,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import INCLUDE_DIRS, cache, shown, work
 from montverif.spec import adapter, foreign, stream_top
 from montverif.spec.design import LOADER_RANGE_OPERANDS, Design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import INCLUDE_DIRS, cache, shown, work
 from montverif.spec.svnames import camel
 
 

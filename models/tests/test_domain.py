@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.paths import ROOT
 from montverif.models import gf2, ref
 from montverif.models.registry import ALGOS, check_domain, get_algo, info_of, promise_broken
 from montverif.models.result import ModelInputError
 from montverif.models.survey import survey
 from montverif.spec.design import parse
 from montverif.spec.designs import load_design
-from montverif.spec.paths import ROOT
 
 N = 4  # every operation at N = 4: 8 moduli, 16 values of X, ~1,000 operations a design
 # parameters legal at N = 4 where the defaults are not

@@ -15,10 +15,10 @@ from typing import Any
 
 from cocotb_tools.runner import get_runner
 
+from montverif.host import claim, tools
+from montverif.host.paths import ROOT, aliased, cache, sim_builds, work
 from montverif.regress.flow.spec import TIMESCALE, BuildSpec
 from montverif.regress.flow.vectors import vector_file
-from montverif.regress.host import claim, tools
-from montverif.regress.host.paths import ROOT, aliased, cache, sim_builds, work
 from montverif.regress.regression.shards import op_cycles
 from montverif.spec.design import Design
 

@@ -24,14 +24,13 @@ import xml.etree.ElementTree as ET
 from dataclasses import asdict
 from pathlib import Path
 
+from montverif.host import environment, tools
+from montverif.host.paths import ROOT, work
 from montverif.regress.bench.common import Record, Stat, bench_build, scratch
 from montverif.regress.flow.batch import execute_batch
 from montverif.regress.flow.build import build
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.regress.host import tools
-from montverif.regress.host.paths import ROOT, work
-from montverif.spec import environment
 from montverif.spec.designs import load_design
 
 FIXED_DESIGN, FIXED_N, FIXED_TXNS = "mont_r2", 32, 10

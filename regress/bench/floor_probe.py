@@ -13,7 +13,7 @@ from pathlib import Path
 import cocotb
 from cocotb.triggers import Timer
 
-from montverif.spec import environment
+from montverif.host import environment
 from montverif.verif.config import CLOCK_PERIOD_NS
 
 RESET_CYCLES = 3

@@ -8,6 +8,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from montverif.host import tools
+from montverif.host.paths import sim_builds
 from montverif.regress.bench.common import (
     FLOOR_TIMEOUT_S,
     BenchError,
@@ -16,8 +18,6 @@ from montverif.regress.bench.common import (
 )
 from montverif.regress.flow.build import half_period_units
 from montverif.regress.flow.spec import BuildSpec
-from montverif.regress.host import tools
-from montverif.regress.host.paths import sim_builds
 from montverif.spec.design import Design
 
 ENGINE_IDLE = Path(__file__).resolve().with_name("engine_idle.cpp")

@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from montverif.host import tools
+from montverif.host.paths import alias, include_flags
 from montverif.models.registry import get_algo, matches_reference, reference
 from montverif.regress.bench.common import (
     BUS_W,
@@ -20,11 +22,8 @@ from montverif.regress.bench.common import (
     make_safe,
     scratch,
 )
-from montverif.regress.host import tools
-from montverif.regress.host.paths import alias
 from montverif.spec import regmap, top
 from montverif.spec.design import Design
-from montverif.spec.paths import include_flags
 
 HARNESS = Path(__file__).resolve().with_name("harness.cpp")
 

@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
+from montverif.host import environment, tools
+from montverif.host.paths import ROOT, sim_builds
 from montverif.models.registry import get_algo
 from montverif.regress.bench.common import (
     BUS_W,
@@ -37,9 +39,6 @@ from montverif.regress.bench.harness import raw_runner
 from montverif.regress.flow.build import build
 from montverif.regress.flow.simulate import available_cores, check_thread, execute
 from montverif.regress.flow.spec import BUS_MODES, BuildSpec, RunSpec, has_engine
-from montverif.regress.host import tools
-from montverif.regress.host.paths import ROOT, sim_builds
-from montverif.spec import environment
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pstats
 from pathlib import Path
 
+from montverif.host import environment
 from montverif.models.registry import get_algo
 from montverif.regress.bench.common import BUS_W, SEED, make_vectors, write_vector_file
 from montverif.regress.bench.points import testbench_seconds
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.spec import environment
 from montverif.spec.designs import load_design
 
 PROFILE_GROUPS = (("models", "/models/"), ("verif", "/verif/"), ("pyuvm", "/pyuvm/"),

@@ -6,6 +6,7 @@ import json
 import statistics
 from pathlib import Path
 
+from montverif.host.paths import ROOT, writable
 from montverif.models.registry import get_algo
 from montverif.regress.bench.common import (
     ENGINE_BUILDS,
@@ -22,10 +23,8 @@ from montverif.regress.bench.common import (
 )
 from montverif.regress.bench.fixed import fixed_section
 from montverif.regress.bench.stream_render import stream_ratios, stream_section
-from montverif.regress.host.paths import ROOT
 from montverif.spec.designs import load_design
 from montverif.spec.formula import formula
-from montverif.spec.paths import writable
 
 SERIES = ("verilator", "verilator_engine", "verilator_engine_inline", "icarus",
           "icarus_engine", "raw")

@@ -26,10 +26,10 @@ from pathlib import Path
 
 import gmpy2
 
+from montverif.host import pages
 from montverif.models import rsa as rsa_model
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.regress.host import pages
 from montverif.verif.env.rsa_seq import rsa_key
 
 DOC = pages.GENERATED / "rsa-figures.md"

@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from montverif.host import tools
+from montverif.host.paths import alias, include_flags
 from montverif.models.registry import get_algo, reference_check
 from montverif.regress.bench.common import (
     RAW_MIN_S,
@@ -20,11 +22,8 @@ from montverif.regress.bench.common import (
     make_safe,
     scratch,
 )
-from montverif.regress.host import tools
-from montverif.regress.host.paths import alias
 from montverif.spec import formula, stream_top, top
 from montverif.spec.design import Design
-from montverif.spec.paths import include_flags
 
 HARNESS = Path(__file__).resolve().with_name("stream_harness.cpp")
 WORD = 32  # the harness moves values as 32-bit words

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from montverif.host import tools
+from montverif.host.paths import ROOT
 from montverif.models.registry import get_algo
 from montverif.regress.bench.common import (
     BUS_W,
@@ -23,8 +25,6 @@ from montverif.regress.bench.stream_harness import StreamRun, raw_stream_runner
 from montverif.regress.flow.build import build
 from montverif.regress.flow.simulate import available_cores
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.regress.host import tools
-from montverif.regress.host.paths import ROOT
 from montverif.spec.designs import load_design
 
 TEST = "VectorFullRateTest"

@@ -11,12 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+from montverif.host import environment, readback, tools
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT, work
 from montverif.regress.bench.common import BenchError, Record, bench_build, scratch
-from montverif.regress.host import tools
-from montverif.regress.host.paths import ROOT, work
 from montverif.regress.regression.results import PARTS_NOTE
-from montverif.spec import environment, readback
-from montverif.spec.errors import ConfigError
 
 
 def regression_wall(list_name: str, jobs: list[int]) -> Record:

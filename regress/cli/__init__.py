@@ -29,6 +29,9 @@ from dataclasses import dataclass
 from importlib.metadata import version as package_version
 from pathlib import Path
 
+from montverif.host import claim, paths, processes, project
+from montverif.host.errors import ConfigError
+
 # Every layer's descriptor checks (designs.add_check, run as the descriptors are read): the
 # models' registry and the regression lists register theirs on import, so that every command
 # refuses a broken descriptor alike (a design whose list entries are wrong, too), whichever
@@ -36,10 +39,7 @@ from pathlib import Path
 from montverif.models import registry as _models_registry  # noqa: F401
 from montverif.regress.cli.args import fail
 from montverif.regress.cli.interrupt import interrupted
-from montverif.regress.host import claim, paths, processes
 from montverif.regress.regression import lists as _regression_lists  # noqa: F401
-from montverif.spec import project
-from montverif.spec.errors import ConfigError
 
 Main = Callable[[list[str]], int]
 

@@ -25,6 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from montverif.host import claim, readback, tools
+from montverif.host.claim import Mode
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT
 from montverif.regress.bench import render
 from montverif.regress.bench.common import (
     BUS_W,
@@ -54,19 +58,14 @@ from montverif.regress.cli.args import (
     warn_broken,
 )
 from montverif.regress.flow.spec import BUS_MODES
-from montverif.regress.host import claim, tools
-from montverif.regress.host.claim import Mode
-from montverif.regress.host.paths import ROOT
-from montverif.spec import readback
 from montverif.spec.bounds import JOBS, TXNS, WIDTH
 from montverif.spec.designs import known_designs, load_design
-from montverif.spec.errors import ConfigError
 from montverif.spec.stream_top import DEPTH
 
 Walls = dict[str, Record]
 STREAM_WIDTHS = "384"  # issue 61: the pairing and zero-knowledge units' width
 STREAM_TXNS = 5 * DEPTH  # five batches of the streaming harness
-# what is read back of results.json (checked first: montverif.spec.readback)
+# what is read back of results.json (checked first: montverif.host.readback)
 RESULTS_SHAPE = {"machine": str, "repeat": int, "points": [{"design": str, "n": int}],
                  "cycles": [None], "regressions?": {str: {str: None}},
                  "fixed_cost?": ({str: None}, type(None))}

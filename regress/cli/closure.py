@@ -25,6 +25,9 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+from montverif.host import claim, tools
+from montverif.host.claim import Mode
+from montverif.host.errors import ConfigError
 from montverif.regress.cli.args import Parser, bounded, distinct, fail
 from montverif.regress.coverage import merge as cov
 from montverif.regress.coverage.closure import (
@@ -37,11 +40,8 @@ from montverif.regress.coverage.closure import (
     missed_message,
 )
 from montverif.regress.flow.spec import ALL_TESTS, BuildSpec
-from montverif.regress.host import claim, tools
-from montverif.regress.host.claim import Mode
 from montverif.spec.bounds import BUS_WIDTH, JOBS, MINUTES, SEED, SEEDS, TIMEOUT_S, TXNS, WIDTH
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from montverif.host.tools import ToolError
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.coverage import code as codecov
 from montverif.regress.coverage import merge as cov
-from montverif.regress.host.tools import ToolError
 
 
 def main(argv: list[str]) -> int:

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT, work, writable
 from montverif.models.result import ModelInputError
 from montverif.regress.cli.args import Parser, fail
-from montverif.regress.host.paths import ROOT, work
 from montverif.regress.report.cycles import DEFAULT_OUT, collect, render
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import writable
 
 
 def main(argv: list[str]) -> int:

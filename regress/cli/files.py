@@ -9,10 +9,10 @@ core; docs/own-design.md, "Reusing the RTL").
 
 from __future__ import annotations
 
+from montverif.host.errors import ConfigError
 from montverif.regress.cli.args import Parser, fail
 from montverif.spec import cores
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
 
 
 def main(argv: list[str]) -> int:

@@ -50,13 +50,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from montverif.host import claim, tools
+from montverif.host.claim import Mode
+from montverif.host.errors import ConfigError
 from montverif.regress.cli.args import Parser, bounded, bounded_int, fail, warn_broken
 from montverif.regress.formal import formal, formal_cover
-from montverif.regress.host import claim, tools
-from montverif.regress.host.claim import Mode
 from montverif.spec.bounds import JOBS, TIMEOUT_S
 from montverif.spec.designs import check_known, load_design
-from montverif.spec.errors import ConfigError
 
 
 def _params(text: str, dut: str | None = None) -> tuple[tuple[str, int], ...]:

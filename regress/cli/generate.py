@@ -8,10 +8,10 @@ FuseSoC core (hdl/<design>.core), filelist and top (hdl/cores/).
 
 from __future__ import annotations
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT
 from montverif.regress.cli.args import Parser, fail
 from montverif.spec import generate
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import ROOT
 
 
 def main(argv: list[str]) -> int:

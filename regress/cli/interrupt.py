@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from montverif.regress.host.processes import interrupts
+from montverif.host.processes import interrupts
 
 INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 

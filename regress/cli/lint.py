@@ -25,15 +25,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from montverif.host import tools
+from montverif.host.errors import ConfigError
+from montverif.host.paths import CHECKOUT, ROOT, include_flags, user_cache, work
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.flow.spec import BuildSpec
-from montverif.regress.host import tools
-from montverif.regress.host.paths import CHECKOUT, ROOT, user_cache, work
 from montverif.spec import copies, generate, portability, regmap, top
 from montverif.spec.design import Design
 from montverif.spec.designs import broken, check_known, known_designs, load_design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import include_flags
 from montverif.verif.bus import engine
 
 
@@ -168,14 +167,36 @@ def package_view() -> Path:
     pkg = view / "montverif"
     pkg.mkdir(parents=True, exist_ok=True)
     (pkg / "__init__.py").touch()
-    for name, folder in package_dirs().items():
+    folders = package_dirs()
+    for name, folder in folders.items():
         if name == "hdl":  # data (the RTL), and hdl/spec is montverif.spec's own link
             continue
-        link = pkg / name
-        if not link.is_symlink() or link.resolve() != (ROOT / folder).resolve():
-            link.unlink(missing_ok=True)
-            link.symlink_to(ROOT / folder, target_is_directory=True)
+        inner = [f for f in folders.values() if Path(f).parent == Path(folder)]
+        _link(pkg / name, ROOT / folder, [Path(f).name for f in inner])
     return view
+
+
+def _link(link: Path, folder: Path, skip: list[str]) -> None:
+    """`link` to `folder`; where `skip` names subfolders that are packages of their own
+    (regress/host is montverif.host), a folder of links to every other entry instead, so no
+    module is found under two names."""
+    if not skip:
+        if link.is_dir() and not link.is_symlink():
+            shutil.rmtree(link)
+        if not link.is_symlink() or link.resolve() != folder.resolve():
+            link.unlink(missing_ok=True)
+            link.symlink_to(folder, target_is_directory=True)
+        return
+    if link.is_symlink():
+        link.unlink()
+    link.mkdir(exist_ok=True)
+    wanted = {e.name for e in folder.iterdir() if e.name not in skip}
+    for entry in link.iterdir():
+        if entry.name not in wanted:
+            entry.unlink() if entry.is_symlink() else shutil.rmtree(entry)
+    for name in sorted(wanted):
+        if not (link / name).is_symlink():
+            (link / name).symlink_to(folder / name)
 
 
 def _tool(name: str) -> str:

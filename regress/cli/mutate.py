@@ -29,17 +29,17 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from montverif.host import claim, environment, tools
+from montverif.host.claim import Mode
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT, work
 from montverif.regress.cli.args import Parser, bounded, bounded_int, fail, finite_float
 from montverif.regress.flow import check
-from montverif.regress.host import claim, tools
-from montverif.regress.host.claim import Mode
-from montverif.regress.host.paths import ROOT, work
 from montverif.regress.mutate import directed, engine, mutant_run, proofs, prove, renew, state
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate import score as mscore
 from montverif.regress.mutate.sites import Mutant, all_sites, core_sources, select
 from montverif.regress.regression.seeds import resolve_base_seed
-from montverif.spec import environment
 from montverif.spec.bounds import (
     BUS_WIDTH,
     JOBS,
@@ -52,7 +52,6 @@ from montverif.spec.bounds import (
 )
 from montverif.spec.design import Design
 from montverif.spec.designs import check_known, load_design
-from montverif.spec.errors import ConfigError
 from montverif.verif.vectors import VectorError
 
 DEFAULT_MUTANTS = 20

@@ -18,10 +18,10 @@ design ids (a lock of hdl/).
 
 from __future__ import annotations
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import shown, writable
 from montverif.regress.cli.args import Parser, fail
 from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import shown, writable
 from montverif.spec.scaffold import base, new_design
 
 

@@ -47,13 +47,13 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from montverif.host import claim, environment, tools
 from montverif.regress.cli.args import Parser, bounded, bounded_int, fail, warn_broken, warn_kept
 from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.regress.coverage import closure
 from montverif.regress.flow.launcher import INPUT_ERRORS, Launcher, LocalLauncher
 from montverif.regress.flow.slurm import SlurmLauncher
 from montverif.regress.flow.spec import RunSpec
-from montverif.regress.host import claim, tools
 from montverif.regress.mutate import campaigns, rotation
 from montverif.regress.mutate.campaigns import CampaignSpec
 from montverif.regress.regression import folders, formal_checks, runner
@@ -81,7 +81,6 @@ from montverif.regress.regression.summary import load_summary, summary_dict
 from montverif.regress.report import history, html, markdown
 from montverif.regress.report.text import format_summary
 from montverif.regress.report.write import finish_report, write_all
-from montverif.spec import environment
 from montverif.spec.bounds import JOBS, SEED, SEEDS, TIMEOUT_S
 from montverif.spec.designs import broken_design, known_designs
 

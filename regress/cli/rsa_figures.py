@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
+from montverif.host import pages
+from montverif.host.errors import ConfigError
 from montverif.models import rsa as rsa_model
 from montverif.regress.bench import rsa_figures
 from montverif.regress.cli.args import Parser, Repeated, bounded, distinct, fail
-from montverif.regress.host import pages
 from montverif.spec.bounds import SEED
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
 
 
 def main(argv: list[str]) -> int:

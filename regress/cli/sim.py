@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from montverif.host import tools
+from montverif.host.errors import ConfigError
+from montverif.host.paths import work
 from montverif.regress.cli.args import Parser, bounded, fail, warn_kept
 from montverif.regress.cli.interrupt import interrupted, terminate_as_interrupt
 from montverif.regress.flow import debug
@@ -31,11 +34,8 @@ from montverif.regress.flow.spec import (
     BuildSpec,
     RunSpec,
 )
-from montverif.regress.host import tools
-from montverif.regress.host.paths import work
 from montverif.spec.bounds import ACK_WAIT, BUS_WIDTH, IDLE_MAX, SEED, TIMEOUT_S, TXNS, WIDTH
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
 from montverif.verif.vectors import VectorError
 

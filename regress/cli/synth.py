@@ -57,12 +57,13 @@ import json
 import sys
 from pathlib import Path
 
+from montverif.host import pages
+from montverif.host.claim import Mode
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT
+from montverif.host.tools import ToolError
 from montverif.regress.cli import synth_remeasure, synth_rsa
 from montverif.regress.cli.args import Parser, bounded, bounded_int, distinct, fail
-from montverif.regress.host import pages
-from montverif.regress.host.claim import Mode
-from montverif.regress.host.paths import ROOT
-from montverif.regress.host.tools import ToolError
 from montverif.regress.synth import (
     papers,
     pnr,
@@ -74,7 +75,6 @@ from montverif.regress.synth import (
 )
 from montverif.spec.bounds import FREQ_MHZ, JOBS, SECONDS, TOOL_SEED, WIDTH
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
 
 DEFAULT = Path("-")  # --write without a file: the mode's own page

@@ -10,11 +10,11 @@ import argparse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from montverif.host import pages, tools
+from montverif.host.claim import Mode
+from montverif.host.errors import ConfigError
 from montverif.regress.cli.args import fail
-from montverif.regress.host import pages, tools
-from montverif.regress.host.claim import Mode
 from montverif.regress.synth import synth, synth_results, synth_table, xc7_floor
-from montverif.spec.errors import ConfigError
 
 Entry = dict[str, object]
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from montverif.host import pages
+from montverif.host.errors import ConfigError
+from montverif.host.tools import ToolError
 from montverif.regress.cli.args import distinct, fail
-from montverif.regress.host import pages
-from montverif.regress.host.tools import ToolError
 from montverif.regress.synth import papers, rsa_synth, synth, synth_results
-from montverif.spec.errors import ConfigError
 
 
 def _widths(text: str | None) -> list[int]:

@@ -32,6 +32,9 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from montverif.host import tools
+from montverif.host.errors import ConfigError
+from montverif.host.paths import work
 from montverif.models.registry import get_algo
 from montverif.regress.coverage import code as codecov
 from montverif.regress.coverage import merge as cov
@@ -39,11 +42,8 @@ from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import check, simulate
 from montverif.regress.flow.spec import VECTOR_TESTS, BuildSpec, Outcome, RunSpec
 from montverif.regress.formal import formal_cover
-from montverif.regress.host import tools
-from montverif.regress.host.paths import work
 from montverif.regress.regression.seeds import derive_seed
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
 from montverif.verif.env.coverage import WIDTH_RANGES, unreachable, widths_text
 from montverif.verif.steer import Bias, Target
 

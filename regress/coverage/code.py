@@ -56,9 +56,9 @@ from typing import Any
 
 from lcov_cobertura import LcovCobertura
 
+from montverif.host.paths import ROOT, user_cache
+from montverif.host.tools import ToolError
 from montverif.regress.coverage import merge as cov
-from montverif.regress.host.paths import ROOT, user_cache
-from montverif.regress.host.tools import ToolError
 
 
 def tools_dir() -> Path:

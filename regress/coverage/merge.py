@@ -57,12 +57,12 @@ from typing import Any
 
 from cocotb_coverage.coverage import merge_coverage
 
+from montverif.host import readback
+from montverif.host.errors import ConfigError
 from montverif.models.registry import get_algo
 from montverif.regress.coverage.ucis_xml import UcisHistory, UcisPoint, UcisRun, write_ucis
 from montverif.regress.formal import formal_cover
-from montverif.spec import readback
 from montverif.spec.designs import known_designs, load_design
-from montverif.spec.errors import ConfigError
 from montverif.verif.env.coverage import unreachable
 
 SCHEMA = 1

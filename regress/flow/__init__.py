@@ -4,6 +4,6 @@
 a model once, `simulate` runs the cocotb tests in a child process (`child`) under a
 wall-clock watchdog, `launcher` is all a regression knows about where that happens, `debug`
 annotates a failing seed's waves. The tools, processes and folders it shares with formal and
-synthesis are in `montverif.regress.host`. Nothing here knows about lists, regressions or
+synthesis are in `montverif.host`. Nothing here knows about lists, regressions or
 reports, formal checks or synthesis.
 """

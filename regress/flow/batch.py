@@ -37,14 +37,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
+from montverif.host import claim, readback
+from montverif.host.paths import work
 from montverif.regress.flow import simulate
 from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.child import PROGRESS, RESULTS, runs_to_json
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec, with_design_tests
-from montverif.regress.host import claim
-from montverif.regress.host.paths import work
-from montverif.spec import readback
 from montverif.spec.design import Design
 
 

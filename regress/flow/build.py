@@ -21,6 +21,9 @@ from typing import TextIO
 import cocotb_tools.config
 from cocotb_tools.runner import Icarus, Runner, Verilator
 
+from montverif.host import environment, processes, tools
+from montverif.host.errors import ConfigError
+from montverif.host.paths import FAST_FORMS, INCLUDE_DIRS, ROOT, aliased, include_files, sim_builds
 from montverif.regress.flow.spec import (
     TIMESCALE,
     UNIT_NS,
@@ -28,12 +31,8 @@ from montverif.regress.flow.spec import (
     clock_source,
     engine_hdl_clock,
 )
-from montverif.regress.host import processes, tools
-from montverif.regress.host.paths import ROOT, aliased, sim_builds
-from montverif.spec import environment, hierarchy, stream_top, top
+from montverif.spec import hierarchy, stream_top, top
 from montverif.spec.design import Design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import FAST_FORMS, INCLUDE_DIRS, include_files
 from montverif.verif.bus import engine
 from montverif.verif.bus.vpi import STORAGE_SYMBOL
 from montverif.verif.config import CLOCK_PERIOD_NS, MUTANT_SELECT
@@ -181,7 +180,7 @@ def _build_stamp(b: BuildSpec, design: Design) -> str:
 
 
 def fast_forms(b: BuildSpec) -> dict[str, object]:
-    """The macros of a build: the fast forms (spec.paths.FAST_FORMS) in a plain Icarus build;
+    """The macros of a build: the fast forms (host.paths.FAST_FORMS) in a plain Icarus build;
     a mutant's build (an overlay) simulates what mutation mutates, as Verilator does."""
     return {FAST_FORMS: 1} if b.sim == "icarus" and not b.overlay else {}
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+from montverif.host import environment, tools
+from montverif.host.errors import ConfigError
+from montverif.host.paths import shown
 from montverif.models.result import ModelInputError
 from montverif.regress.flow.spec import (
     BUS_MODES,
@@ -15,13 +18,10 @@ from montverif.regress.flow.spec import (
     has_engine,
     with_design_tests,
 )
-from montverif.regress.host import tools
-from montverif.spec import environment, regmap
+from montverif.spec import regmap
 from montverif.spec.bounds import ACK_WAIT, IDLE_MAX, SEED, TIMEOUT_S, TXNS
 from montverif.spec.design import Design
 from montverif.spec.designs import check_width, load_design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import shown
 from montverif.verif.steer import Bias, BiasError
 from montverif.verif.vectors import load_vectors
 

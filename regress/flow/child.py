@@ -25,10 +25,9 @@ from pathlib import Path
 
 from cocotb_tools.runner import get_runner
 
+from montverif.host import environment, tools
+from montverif.host.paths import sim_builds
 from montverif.regress.flow.spec import TIMESCALE, BuildSpec, RunSpec, clock_source, design_tb
-from montverif.regress.host import tools
-from montverif.regress.host.paths import sim_builds
-from montverif.spec import environment
 from montverif.spec.designs import load_design
 from montverif.verif.config import BATCH_MODULE, BATCH_PLAN_ARG, NO_MUTANT, RunConfig
 

@@ -7,12 +7,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from montverif.host import tools
+from montverif.host.errors import ConfigError
+from montverif.host.paths import sim_builds
 from montverif.regress.flow import batch, check, simulate
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
-from montverif.regress.host import tools
-from montverif.regress.host.paths import sim_builds
-from montverif.spec.errors import ConfigError
 from montverif.verif.vectors import VectorError
 
 INPUT_ERRORS = (ConfigError, VectorError, tools.ToolError)

@@ -22,15 +22,14 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from montverif.host import claim, environment, processes, readback, tools
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT, sim_builds, work
 from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.spec import Outcome, RunSpec, engine_hdl_clock, with_design_tests
-from montverif.regress.host import claim, processes, tools
-from montverif.regress.host.paths import ROOT, sim_builds, work
-from montverif.spec import environment, readback
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
 
 # simulations this process runs at once (the scheduler's `parallel` sets it): a run gets the
 # scoreboard's checker thread only when every one of them can have a second core

@@ -37,11 +37,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from montverif.host import tools
+from montverif.host.paths import work
 from montverif.regress.flow import check
 from montverif.regress.flow.launcher import INFRA, BuildDone, LocalLauncher, RunDone
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
-from montverif.regress.host import tools
-from montverif.regress.host.paths import work
 
 TASK_MODULE = "montverif.regress.flow.slurm_task"
 # a task that has left the queue without a result file is looked at this many polls before

@@ -18,10 +18,10 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from montverif.host import environment
 from montverif.regress.flow.batch import batch_key
 from montverif.regress.flow.launcher import LocalLauncher, one_line
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
-from montverif.spec import environment
 
 
 def _build_spec(raw: dict) -> BuildSpec:

@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from montverif.host import environment
 from montverif.models.registry import get_algo
-from montverif.spec import environment, top
+from montverif.spec import top
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.verif.bus import engine
@@ -175,7 +176,7 @@ class RunSpec:
     # N above the descriptor's widest (widths.max) is run anyway (--allow-wide, ALLOW_WIDE=1)
     allow_wide: bool = False
     # the design's secret operands in clear in every file of the run (--keep-secrets); by
-    # default each log shows their digests (montverif.spec.secrets)
+    # default each log shows their digests (montverif.host.secrets)
     keep_secrets: bool = False
     # the run ends at its first failing test, in a process of its own (cocotb's
     # COCOTB_MAX_FAILURES=1; its other tests are reported failed, never run): a verdict that

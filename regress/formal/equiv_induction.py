@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from montverif.regress.host import processes
+from montverif.host import processes
 
 CHECK = "MutantEquivalent_A"  # the harness's assertion: no output differs
 BUSY = "BusyAfterStart_A"  # a candidate: the original is busy only after a START

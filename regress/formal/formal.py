@@ -34,14 +34,13 @@ from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from montverif.host import claim, processes, tools
+from montverif.host.claim import Mode
+from montverif.host.errors import ConfigError
+from montverif.host.paths import COMMON, FAST_FORMS, HDL, stage, work
 from montverif.regress.formal import formal_core, formal_stream
-from montverif.regress.host import claim, processes, tools
-from montverif.regress.host.claim import Mode
-from montverif.regress.host.paths import stage, work
 from montverif.spec.design import Design
 from montverif.spec.designs import check_known, known_designs, load_design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import COMMON, FAST_FORMS, HDL
 
 
 def formal_root() -> Path:

@@ -36,13 +36,13 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from montverif.host.errors import ConfigError
 from montverif.models import rsa as rsa_model
 from montverif.models.registry import get_algo
 from montverif.models.result import ModelInputError
 from montverif.regress.formal import formal_promise
 from montverif.spec import top
 from montverif.spec.design import Design
-from montverif.spec.errors import ConfigError
 from montverif.spec.formula import integer
 
 KINDS = ("mont", "inter", "modexp")  # what a harness can state

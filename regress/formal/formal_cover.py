@@ -37,14 +37,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from montverif.host import claim, readback
+from montverif.host.claim import Mode
+from montverif.host.errors import ConfigError
+from montverif.host.paths import COMMON, work
 from montverif.regress.formal import formal, formal_core
-from montverif.regress.host import claim
-from montverif.regress.host.claim import Mode
-from montverif.regress.host.paths import work
-from montverif.spec import readback
 from montverif.spec.designs import check_known, load_design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import COMMON
 from montverif.verif.operands import M_CLASSES
 
 

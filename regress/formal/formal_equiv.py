@@ -45,12 +45,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import COMMON, stage
 from montverif.regress.formal import equiv_induction, formal, formal_core
-from montverif.regress.host.paths import stage
 from montverif.spec import core_top, top
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import COMMON
 
 GOLD, GATE = "gold", "gate"  # the two copies; their sources in folders of these names
 HARNESS = "mv_equiv"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
-from montverif.spec.errors import ConfigError
+from montverif.host.errors import ConfigError
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
 _CMPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",

@@ -38,10 +38,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from montverif.host.errors import ConfigError
 from montverif.regress.formal import formal_core
 from montverif.spec import top
 from montverif.spec.design import Design
-from montverif.spec.errors import ConfigError
 from montverif.spec.stream import StreamCore
 
 KINDS = ("mont", "inter")  # a stream offers X, Y and M: no exponent, no field bit

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from montverif.regress.host.paths import remove_tree
-from montverif.spec.errors import ConfigError
+from montverif.host.errors import ConfigError
+from montverif.host.paths import remove_tree
 
 LOCK_NAME = ".lock"
 

@@ -1,5 +1,18 @@
-"""Where the project's sources are and where the flow writes (montverif.spec.paths: the
-source tree, the work folder, the user's cache), and the flow's own folders in them."""
+"""Where the hardware and its descriptions are (the source tree, read only), where montverif
+writes (the work folder and the user's cache), and how a tool run names them (its staged
+sources, aliases of the paths make cannot take).
+
+The source tree is the installed `montverif.hdl` package's parent, found through
+importlib.resources: the checkout for an editable install, the package's own folder
+(site-packages/montverif) for a wheel, which mirrors the checkout's hdl/, models/, verif/
+and regress/ folders, so a file has the same relative name (`hdl/mont/mont_r2.sv`) in both.
+
+The work folder holds every result a command writes: `--workdir` (handed to every child
+process in MV_WORKDIR), else MV_WORKDIR, else the user's project's (montverif.host.project),
+else `build/` in the current folder.
+Compiled builds (simulator models, the models' C loops, fetched tools) live in the user's
+cache (platformdirs; MV_CACHE overrides it), one folder per source tree.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +21,110 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Iterable
+from importlib.resources import files
 from pathlib import Path
 
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import CHECKOUT as CHECKOUT  # re-exported: the flow's one module of paths
-from montverif.spec.paths import ROOT as ROOT
-from montverif.spec.paths import cache as cache
-from montverif.spec.paths import source_name as source_name
-from montverif.spec.paths import use_work as use_work
-from montverif.spec.paths import user_cache as user_cache
-from montverif.spec.paths import work as work
+import platformdirs
 
-# ROOT: the source tree (read only); CHECKOUT: the same when it is a checkout, else None;
-# work(): the work folder (results: runs/ for `montverif sim`, pycache/ the simulations'
-# bytecode, regress/, formal/, synth/ ...); cache(): the user's cache of compiled builds
+from montverif.host import environment, project
+from montverif.host.errors import ConfigError
+
+HDL = Path(str(files("montverif.hdl"))).resolve()  # hdl/: the RTL and the descriptors
+ROOT = HDL.parent  # the source tree: hdl/, models/, verif/, regress/
+# The checkout, when the source tree is one (an editable install): the project's own files
+# (README.md, docs/, pyproject.toml) are there and only there; None for a wheel.
+CHECKOUT: Path | None = ROOT if (ROOT / "pyproject.toml").is_file() else None
+COMMON = HDL / "common"
+REGMAP_JSON = COMMON / "regmap.json"
+# Where an RTL file's `include is found (every build, lint and elaboration passes -I<dir>):
+# hdl/common/mv_core_ports.svh, the port list every core shares.
+# The macro of the fast forms: a block that describes its function a second time, in a form
+# Icarus simulates much faster (hdl/dual/mont_dual_mul.sv), selects it under this macro. The
+# flow defines it for a plain Icarus build only (regress/flow/build.py), never for a mutant's
+# build, synthesis or formal; mutation never mutates such code (regress/mutate/svmut.py); a
+# formal block proves the two forms equal (regress/formal/formal.py BLOCKS).
+FAST_FORMS = "MV_FAST_FORMS"
+
+INCLUDE_DIRS = (COMMON,)
+
+_work: list[Path] = []  # the work folder, once fixed
+
+
+def work(*parts: str) -> Path:
+    """The work folder (or a path inside it), absolute: the one use_work set, else
+    MV_WORKDIR, else the user's project's, else ./build, fixed at the first call. (A child
+    process started in the same folder finds the same ./build; one given --workdir gets it
+    in MV_WORKDIR, a project's in MV_PROJECT.)"""
+    if not _work:
+        mine = project.current_or_none()
+        default = mine.workdir if mine is not None else Path("build")
+        _work.append(Path(environment.WORKDIR.get() or default).expanduser().absolute())
+    return _work[0].joinpath(*parts)
+
+
+def use_work(folder: Path) -> None:
+    """Make `folder` the work folder of this process and of every child it starts
+    (`--workdir`: MV_WORKDIR)."""
+    folder = Path(folder).expanduser().absolute()
+    _work[:] = [folder]
+    environment.WORKDIR.put(str(folder))
+
+
+def cache(*parts: str) -> Path:
+    """The user's cache of compiled builds for this source tree (or a path inside it):
+    MV_CACHE or platformdirs' user cache folder, then a folder named by the source tree's
+    path (and the user's project's, in one), so two checkouts (or a checkout and a wheel, or
+    two projects) never share a stale build."""
+    mine = project.current_or_none()
+    key = str(ROOT) + ("" if mine is None else f"\0{mine.root}")
+    tree = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return user_cache(tree, *parts)
+
+
+def user_cache(*parts: str) -> Path:
+    """The user's cache folder shared by every source tree (tools fetched once, aliases)."""
+    base = Path(environment.CACHE.get() or
+                platformdirs.user_cache_dir("montverif", appauthor=False)).expanduser()
+    return base.absolute().joinpath(*parts)
+
+
+def writable(path: Path) -> Path:
+    """`path`, when a command may write it: anything in a checkout, anything outside the
+    source tree. An installed package is read only: ConfigError for a file inside it (the
+    project's own docs, RTL and records are written in a checkout)."""
+    if CHECKOUT is None and Path(path).absolute().is_relative_to(ROOT):
+        raise ConfigError(f"{shown(Path(path).absolute())} is part of the installed montverif "
+                          f"package ({ROOT}), which is read only: the project's own files "
+                          "are written in a checkout of its repository; give a path of your "
+                          "own (see the command's --help)")
+    return path
+
+
+def include_files() -> list[Path]:
+    """The files an `include can name: part of every build's inputs (its stamp)."""
+    return sorted(f for d in INCLUDE_DIRS for f in d.glob("*.svh"))
+
+
+def include_flags() -> list[str]:
+    """The include search path as Verilator and Icarus both take it."""
+    return [f"-I{d}" for d in INCLUDE_DIRS]
+
+
+def source_name(path: Path) -> str:
+    """A source file as records name it (mutation sites, proofs, coverage): relative to the
+    source tree when inside it (`hdl/mont/mont_r2.sv`, the same in a checkout and a wheel),
+    else its absolute path (a user project's file). ROOT / name is the file again."""
+    path = Path(path).absolute()
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.as_posix()
+
+
+def shown(path: Path) -> str:
+    """A path as messages write it: relative to the source tree when inside it, to the
+    current folder when inside that, else as it is."""
+    for base in (ROOT, Path.cwd()):
+        if path.is_absolute() and path.is_relative_to(base):
+            return str(path.relative_to(base))
+    return str(path)
 
 
 STAGED = "rtl"  # a tool run's copy of its sources, inside its own folder (stage)

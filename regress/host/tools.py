@@ -13,7 +13,7 @@ from pathlib import Path
 
 import platformdirs
 
-from montverif.regress.host.paths import ROOT, alias, aliases
+from montverif.host.paths import ROOT, alias, aliases
 
 SIMULATORS = ("verilator", "icarus")
 PCH_FIX = "CFG_CXXFLAGS_PCH_I=-include"

@@ -11,10 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
+from montverif.host import tools
+from montverif.host.paths import ROOT
 from montverif.regress.flow import simulate
 from montverif.regress.flow.spec import BuildSpec
-from montverif.regress.host import tools
-from montverif.regress.host.paths import ROOT
 from montverif.regress.mutate import gencond, meta, mutant_run
 from montverif.regress.mutate.batched import FAILED_IN_BATCH, run_batched
 from montverif.regress.mutate.mutant_run import (

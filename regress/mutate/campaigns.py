@@ -28,9 +28,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from montverif.host import readback, tools
 from montverif.regress.flow import check as flow_check
 from montverif.regress.flow.launcher import INPUT_ERRORS, one_line
-from montverif.regress.host import tools
 from montverif.regress.mutate import engine, mutant_run, state
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate import score as mscore
@@ -40,7 +40,6 @@ from montverif.regress.regression.results import FAIL, PASS, Regression
 from montverif.regress.regression.scheduler import Progress, ScheduleOptions, parallel
 from montverif.regress.regression.seeds import derive_seed
 from montverif.regress.regression.shards import deal
-from montverif.spec import readback
 from montverif.spec.bounds import MUTANTS, TIMEOUT_S, TXNS, WIDTH, Bound
 from montverif.spec.designs import known_designs, load_design
 

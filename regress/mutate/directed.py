@@ -39,19 +39,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from montverif.host import readback, tools
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT
 from montverif.regress.flow import simulate
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.regress.host import tools
-from montverif.regress.host.paths import ROOT
 from montverif.regress.mutate import prove
 from montverif.regress.mutate.points import ParamPoint, campaign_points
 from montverif.regress.mutate.sites import all_sites, block_selector, mutant_params
 from montverif.regress.mutate.svmut import Site
 from montverif.regress.regression.shards import run_cost
-from montverif.spec import readback
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
-from montverif.spec.errors import ConfigError
 from montverif.verif.vectors import DIRECTED
 
 HOLE = "hole.json"  # beside the check's distinguishing.json

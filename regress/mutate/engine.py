@@ -32,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
+from montverif.host.errors import ConfigError
 from montverif.regress.flow import check, simulate
 from montverif.regress.flow.spec import Outcome, RunSpec
 from montverif.regress.mutate import at_points, equivalence, mutant_run
@@ -52,7 +53,6 @@ from montverif.regress.mutate.sites import Mutant, mutant_params
 from montverif.regress.mutate.state import Campaign, CampaignOptions
 from montverif.regress.regression.shards import run_cost
 from montverif.spec.design import Design
-from montverif.spec.errors import ConfigError
 
 
 def baseline(dut: str, design: Design, opts: CampaignOptions, out: Path,

@@ -11,9 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
+from montverif.host import tools
 from montverif.regress.flow.spec import Outcome, RunSpec, design_tb
 from montverif.regress.flow.vectors import vector_file
-from montverif.regress.host import tools
 from montverif.regress.mutate import at_points, directed, mutant_run, proofs, prove
 from montverif.regress.mutate import score as mscore
 from montverif.regress.mutate.at_points import SAME_DESIGN, same_design

@@ -52,9 +52,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from montverif.regress.host import processes
+from montverif.host import processes
+from montverif.host.paths import include_flags
 from montverif.regress.mutate.svmut import Site, Token, _mutable, tokens
-from montverif.spec.paths import include_flags
 from montverif.verif.config import MUTANT_PLUSARG, MUTANT_SELECT, NO_MUTANT
 
 SELECT = MUTANT_SELECT

@@ -8,6 +8,8 @@ import shutil
 import time
 from pathlib import Path
 
+from montverif.host import tools
+from montverif.host.paths import sim_builds
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import simulate
 from montverif.regress.flow.spec import (
@@ -19,8 +21,6 @@ from montverif.regress.flow.spec import (
     has_engine,
     with_design_tests,
 )
-from montverif.regress.host import tools
-from montverif.regress.host.paths import sim_builds
 from montverif.regress.mutate import meta
 from montverif.regress.mutate.batched import FLOW_ERROR
 from montverif.regress.mutate.points import ParamPoint

@@ -28,11 +28,11 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from montverif.host.errors import ConfigError
 from montverif.models.registry import get_algo
 from montverif.models.result import ModelInputError
 from montverif.regress.regression.lists import load_lists
 from montverif.spec.design import Design
-from montverif.spec.errors import ConfigError
 
 Params = tuple[tuple[str, int], ...]
 

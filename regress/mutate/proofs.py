@@ -46,15 +46,14 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from montverif.regress.host.paths import ROOT, work
+from montverif.host import readback
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT, work, writable
 from montverif.regress.mutate import directed, prove
 from montverif.regress.mutate.sites import all_sites
 from montverif.regress.mutate.svmut import Site, candidates
-from montverif.spec import readback
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import writable
 
 PROOFS_FILE = ROOT / "regress" / "mutate" / "equivalents.json"
 RECORDED = "equivalent (recorded proof"  # the reason prefix of a proof taken from the file

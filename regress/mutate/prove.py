@@ -21,10 +21,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from montverif.host.errors import ConfigError
 from montverif.regress.formal import formal_equiv
 from montverif.regress.formal.formal_core import unsupported
 from montverif.spec.design import Design
-from montverif.spec.errors import ConfigError
 
 PROVED, DIFFERENT, NOT_PROVED = "proved", "different", "not proved"
 PROVED_TEXT = "proved equivalent by SBY"  # how a proved result's text begins

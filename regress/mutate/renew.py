@@ -29,7 +29,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from montverif.regress.host.paths import ROOT
+from montverif.host.paths import ROOT
 from montverif.regress.mutate import directed, proofs, prove
 from montverif.regress.mutate.sites import all_sites
 from montverif.regress.mutate.svmut import Site, candidates

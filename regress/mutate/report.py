@@ -11,13 +11,12 @@ import html
 import json
 from pathlib import Path
 
-from montverif.regress.host import tools
-from montverif.regress.host.paths import ROOT
+from montverif.host import readback, tools
+from montverif.host.paths import ROOT
 from montverif.regress.mutate import score as mscore
 from montverif.regress.mutate import state
 from montverif.regress.mutate.sites import Mutant, all_sites
 from montverif.regress.mutate.state import STATUSES, Campaign
-from montverif.spec import readback
 from montverif.spec.designs import load_design
 
 
@@ -196,7 +195,7 @@ def write(c: Campaign) -> list[Path]:
     return [c.out / name for name in files]
 
 
-# what is read back of mutants.json (checked first: montverif.spec.readback)
+# what is read back of mutants.json (checked first: montverif.host.readback)
 MUTANTS_SHAPE = {
     "summary": {"dut": str, "n": int, "bus_w": int, "seed": int, "txns": int, "jobs": int,
                 "sites": int, "wall_s": float, "sim?": str, "equivalence?": str,

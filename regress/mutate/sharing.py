@@ -10,11 +10,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from montverif.host import tools
+from montverif.host.paths import ROOT
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import simulate
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
-from montverif.regress.host import tools
-from montverif.regress.host.paths import ROOT
 from montverif.regress.mutate import meta, mutant_run
 from montverif.regress.mutate.mutant_run import (
     first_build_error,

@@ -11,8 +11,8 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from montverif.host.paths import ROOT, source_name
 from montverif.models.registry import get_algo
-from montverif.regress.host.paths import ROOT, source_name
 from montverif.regress.mutate.svmut import Site, candidates, enclosing_blocks
 from montverif.spec.design import Design
 

@@ -7,7 +7,7 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from montverif.regress.host.paths import ROOT
+from montverif.host.paths import ROOT
 from montverif.regress.mutate import gencond
 from montverif.regress.mutate.points import ParamPoint
 from montverif.regress.mutate.sites import Mutant

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from montverif.spec.paths import FAST_FORMS
+from montverif.host.paths import FAST_FORMS
 
 KINDS = ("bitwise", "arith", "compare", "invert_if", "const_bit", "ternary_swap", "off_by_one")
 

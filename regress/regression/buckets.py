@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from montverif.spec.secrets import DIGEST
+from montverif.host.secrets import DIGEST
 
 if TYPE_CHECKING:
     from montverif.regress.regression.results import RunResult

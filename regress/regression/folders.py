@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from montverif.regress.host.paths import work
+from montverif.host import readback
+from montverif.host.paths import work
 from montverif.regress.regression.lists import ListError
-from montverif.spec import readback
 
 
 def results_root() -> Path:

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from montverif.host import readback
+from montverif.host.errors import ConfigError
 from montverif.regress.flow.launcher import one_line
 from montverif.regress.formal import formal
 from montverif.regress.regression.lists import (
@@ -53,10 +55,8 @@ from montverif.regress.regression.lists import (
 from montverif.regress.regression.results import FAIL, PASS, Regression
 from montverif.regress.regression.scheduler import Progress, ScheduleOptions, parallel
 from montverif.regress.regression.shards import deal
-from montverif.spec import readback
 from montverif.spec.bounds import TIMEOUT_S, WIDTH, Bound
 from montverif.spec.designs import known_designs, load_design
-from montverif.spec.errors import ConfigError
 
 KEYS = ("dut", "n", "fault", "timeout", "prove", "prove_timeout")
 FOLDER = "formal"

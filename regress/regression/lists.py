@@ -20,6 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from montverif.host import project, tools
+from montverif.host.errors import ConfigError
+from montverif.host.paths import work
+from montverif.host.tomlfile import read_toml
 from montverif.regress.flow.spec import (
     ALL_TESTS,
     BUS_MODES,
@@ -27,8 +31,7 @@ from montverif.regress.flow.spec import (
     BuildSpec,
     has_engine,
 )
-from montverif.regress.host import tools
-from montverif.spec import designs, project
+from montverif.spec import designs
 from montverif.spec.bounds import (
     ACK_WAIT,
     BUS_WIDTH,
@@ -41,9 +44,6 @@ from montverif.spec.bounds import (
 )
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import work
-from montverif.spec.tomlfile import read_toml
 from montverif.verif.steer import Bias, BiasError
 
 T = TypeVar("T")
@@ -299,7 +299,7 @@ designs.add_check(check_descriptor_entries)
 
 def default_file() -> Path:
     """The lists a command reads when none is named: montverif's own (regress/lists.toml);
-    in a user's project (montverif.spec.project) its `lists` file, else lists written into
+    in a user's project (montverif.host.project) its `lists` file, else lists written into
     its work folder from its descriptors: one list per name its `[[lists.<name>]]` entries
     use, each holding those entries (`designs = true`)."""
     mine = project.current()

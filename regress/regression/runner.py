@@ -11,11 +11,11 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
+from montverif.host import tools
+from montverif.host.paths import ROOT
 from montverif.regress.flow import debug
 from montverif.regress.flow.launcher import Launcher
 from montverif.regress.flow.spec import Outcome, RunSpec
-from montverif.regress.host import tools
-from montverif.regress.host.paths import ROOT
 from montverif.regress.regression.diffsim import compare_sims
 from montverif.regress.regression.lists import ListError
 from montverif.regress.regression.results import FAIL, Regression, Rerun, RunResult

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
+from montverif.host import tools
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.regress.host import tools
 from montverif.regress.regression.lists import ListError, TestList
 from montverif.spec.bounds import MAX_RUNS
 

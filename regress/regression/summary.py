@@ -10,6 +10,7 @@ from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 
+from montverif.host import readback
 from montverif.regress.flow.spec import BuildSpec, RunSpec, with_design_tests
 from montverif.regress.regression.buckets import buckets
 from montverif.regress.regression.results import (
@@ -23,7 +24,6 @@ from montverif.regress.regression.results import (
     Rerun,
     RunResult,
 )
-from montverif.spec import readback
 
 
 def run_record(res: RunResult) -> dict[str, object]:
@@ -64,7 +64,7 @@ def summary_dict(reg: Regression) -> dict[str, object]:
             "runs": [run_record(r) for r in reg.results]}
 
 
-# the shapes of what this module writes, checked when read back (montverif.spec.readback)
+# the shapes of what this module writes, checked when read back (montverif.host.readback)
 _TEXT = (str, type(None))
 RUN_SPEC_SHAPE = {"build": {"dut": str, "n": int, "bus_w": int, "sim": str,
                             "params?": [[(str, int)]]},

@@ -20,8 +20,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from montverif.regress.host.paths import ROOT
-from montverif.spec import readback
+from montverif.host import readback
+from montverif.host.paths import ROOT
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.formula import formula

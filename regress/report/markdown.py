@@ -15,10 +15,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from montverif.host import readback
 from montverif.regress.regression import formal_checks
 from montverif.regress.regression.formal_checks import SKIPPED, describe
 from montverif.regress.regression.summary import SUMMARY_SHAPE
-from montverif.spec import readback
 
 MAX_SEEDS = 8  # seeds listed per bucket; the rest are counted
 MAX_BINS = 6  # uncovered bins listed per design; the rest are counted

@@ -41,12 +41,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from montverif.host import pages
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT
 from montverif.models import rsa as rsa_model
-from montverif.regress.host import pages
-from montverif.regress.host.paths import ROOT
 from montverif.regress.synth import pnr, synth, synth_results, xc7_floor
 from montverif.spec.designs import known_designs, load_design
-from montverif.spec.errors import ConfigError
 
 FIGURES = ROOT / "docs" / "papers" / "figures.toml"
 DEFAULT_OUT = pages.GENERATED / "papers.md"

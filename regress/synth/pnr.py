@@ -31,14 +31,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from montverif.regress.host import pages, processes
-from montverif.regress.host.claim import PLACE_ROUTE, Mode, output
-from montverif.regress.host.paths import ROOT, STAGED
-from montverif.regress.host.tools import ToolError, git_revision
+from montverif.host import pages, processes, readback
+from montverif.host.claim import PLACE_ROUTE, Mode, output
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT, STAGED, shown
+from montverif.host.tools import ToolError, git_revision
 from montverif.regress.synth import synth
-from montverif.spec import readback
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import shown
 from montverif.spec.top import core_header
 
 FAMILY = "ecp5"

@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from montverif.host import pages
 from montverif.models import rsa as rsa_model
-from montverif.regress.host import pages
 from montverif.regress.synth import papers, pnr, synth, synth_results, xc7_floor
 from montverif.spec.designs import load_design
 

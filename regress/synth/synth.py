@@ -48,17 +48,17 @@ from pathlib import Path
 
 import platformdirs
 
+from montverif.host import environment, pages, paths, processes, readback
+from montverif.host.claim import SYNTHESIS, Mode, output
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT, STAGED, stage, work
+from montverif.host.tools import ToolError, git_revision
 from montverif.models.registry import get_algo
 from montverif.models.result import ModelInputError
-from montverif.regress.host import pages, processes
-from montverif.regress.host.claim import SYNTHESIS, Mode, output
-from montverif.regress.host.paths import ROOT, STAGED, stage, work
-from montverif.regress.host.tools import ToolError, git_revision
 from montverif.regress.synth import xc7_floor
-from montverif.spec import core_top, environment, paths, readback
+from montverif.spec import core_top
 from montverif.spec.design import Design
 from montverif.spec.designs import check_width, load_design
-from montverif.spec.errors import ConfigError
 from montverif.spec.top import core_header
 
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
-from montverif.regress.host.paths import ROOT
+from montverif.host.paths import ROOT
 from montverif.regress.synth import synth_table, xc7_floor
 
 DEFAULT_OUT = ROOT / "docs" / "generated" / "synth-area-time.svg"

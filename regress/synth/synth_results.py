@@ -17,12 +17,11 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from montverif.regress.host import pages
-from montverif.regress.host.paths import ROOT
+from montverif.host import pages
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT, writable
 from montverif.regress.synth import pnr, synth, synth_table
 from montverif.spec.designs import known_designs, load_design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import writable
 
 DEFAULT = ROOT / "regress" / "synth" / "synth-results.json"
 TARGETS = (synth.FAMILY, pnr.FAMILY)  # xc7, ecp5: the keys of the file

@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from montverif.regress.host import pages
-from montverif.regress.host.paths import ROOT
-from montverif.regress.host.tools import git_revision
+from montverif.host import pages
+from montverif.host.paths import ROOT
+from montverif.host.tools import git_revision
 from montverif.regress.synth import pnr, synth, synth_plot, synth_table
 
 JSON = "summary.json"

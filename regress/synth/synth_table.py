@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from montverif.regress.host import pages
+from montverif.host import pages
 from montverif.regress.synth import pnr, synth, xc7_floor
 from montverif.spec.designs import load_design
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from montverif.regress.host.paths import ROOT
+from montverif.host.paths import ROOT
 
 STANDINS = ROOT / "ci" / "act"
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))

@@ -9,17 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host import tools
+from montverif.host.paths import ROOT, include_flags
 from montverif.regress.flow import debug, simulate
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.regress.formal import formal
-from montverif.regress.host import tools
-from montverif.regress.host.paths import ROOT
 from montverif.regress.regression.buckets import signature
 from montverif.regress.tests.test_formal import broken_loader
 from montverif.spec import top
 from montverif.spec.designs import load_design
-from montverif.spec.paths import include_flags
 
 # what Verilator prints for a failed assertion of the loader, and the $stop after it
 VERILATOR_LOG = """\

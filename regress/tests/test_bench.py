@@ -360,10 +360,10 @@ def test_engine_mode_of_a_pin_only_testbench_is_one_line(monkeypatch):
     """Every design's testbench has the fast mode (the RSA core's says so in its descriptor,
     [testbench] engine = true); a testbench of its own without it refuses --bus engine with
     one line."""
+    from montverif.host.errors import ConfigError
     from montverif.regress.flow.check import validate
     from montverif.regress.flow.spec import BuildSpec, RunSpec, has_engine
     from montverif.spec.designs import known_designs, load_design
-    from montverif.spec.errors import ConfigError
 
     assert all(has_engine(d) for d in known_designs() if load_design(d).stream is None)
     monkeypatch.delitem(load_design("rsa_core").testbench, "engine")

@@ -9,7 +9,7 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
-from montverif.regress.host.paths import ROOT
+from montverif.host.paths import ROOT
 
 PACKAGE = ("hdl/spec", "models", "verif", "regress")
 

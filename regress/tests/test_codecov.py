@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.paths import ROOT
+from montverif.host.tools import ToolError
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.coverage import code as codecov
-from montverif.regress.host.paths import ROOT
-from montverif.regress.host.tools import ToolError
 from montverif.regress.tests.test_coverage_merge import check_history, check_ucis
 
 Row = tuple[str, int, int, str, str, str, int]  # page, line, col, what, span, inst, count

@@ -16,13 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host import tools
+from montverif.host.paths import HDL, ROOT
 from montverif.regress.cli import main as montverif
 from montverif.regress.flow.spec import BuildSpec
-from montverif.regress.host import tools
-from montverif.regress.host.paths import ROOT
 from montverif.regress.tests.reliability.helpers import Tree, scratch_tree
 from montverif.spec import cores, designs, top
-from montverif.spec.paths import HDL
 
 FUSESOC = shutil.which("fusesoc", path=str(Path(sys.executable).parent)) or "fusesoc"
 LINTED = ("mont_r2", "mwr2mm")  # a bit-serial core and a scalable one of several files

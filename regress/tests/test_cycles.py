@@ -6,11 +6,11 @@ import json
 
 import pytest
 
+from montverif.host.errors import ConfigError
 from montverif.regress.cli import cycles as cycles_cli
 from montverif.regress.report import cycles
 from montverif.spec.design import Param, _figures
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
 from montverif.spec.formula import formula
 
 

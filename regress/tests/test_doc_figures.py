@@ -12,8 +12,8 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-from montverif.regress.host import pages as generated_pages
-from montverif.regress.host.paths import ROOT
+from montverif.host import pages as generated_pages
+from montverif.host.paths import ROOT
 from montverif.regress.synth import synth_results
 
 FIGURE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?) ?(ns|MHz)\b")

@@ -1,4 +1,4 @@
-"""The fast forms (montverif.spec.paths.FAST_FORMS): mont_dual_mul describes its function a
+"""The fast forms (montverif.host.paths.FAST_FORMS): mont_dual_mul describes its function a
 second time for Icarus. The flow defines the macro for a plain Icarus build only, so that a
 mutant's build, Verilator, synthesis and formal see the tree; and SymbiYosys proves the two
 forms equal (`montverif formal --block mont_dual_mul`), and catches either form broken."""
@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.paths import FAST_FORMS, ROOT
 from montverif.regress.cli import formal as formal_cli
 from montverif.regress.flow import build
 from montverif.regress.flow.spec import BuildSpec
-from montverif.regress.host.paths import ROOT
-from montverif.spec.paths import FAST_FORMS
 
 MUL = ROOT / "hdl" / "dual" / "mont_dual_mul.sv"
 CSA = ROOT / "hdl" / "dual" / "mont_dual_csa.sv"

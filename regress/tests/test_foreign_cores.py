@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.host.paths import ROOT
+from montverif.host.paths import ROOT
 from montverif.regress.tests.reliability.helpers import scratch_tree
 
 EXAMPLES = ROOT / "docs" / "examples" / "third_party"

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT
 from montverif.regress.cli import formal as formal_cli
 from montverif.regress.formal import formal
-from montverif.regress.host.paths import ROOT
-from montverif.spec.errors import ConfigError
 
 LOADER = ROOT / "hdl" / "common" / "mv_bus_loader.sv"
 HARNESS = ROOT / "hdl" / "formal" / "mv_bus_loader_formal.sv"

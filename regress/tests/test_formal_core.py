@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT
 from montverif.regress.cli import formal as formal_cli
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.regress.formal import formal, formal_core
-from montverif.regress.host.paths import ROOT
 from montverif.spec.designs import known_designs, load_design
-from montverif.spec.errors import ConfigError
 
 CORE = load_design("mont_r2").rtl[0]
 # step 4 of Algorithm 1a: T = T + q_i M; the mutant adds M when q_i is 0 instead

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.errors import ConfigError
 from montverif.regress.formal import equiv_induction, formal_core, formal_equiv
 from montverif.regress.mutate import engine, prove, state
 from montverif.regress.mutate import sites as msites
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
 
 CORE = load_design("mont_r2").rtl[0]
 RESET = "if (!rst_ni) begin\n      {x_q, acc_q} <= '0;"  # reloaded by every START

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.errors import ConfigError
 from montverif.regress.cli import formal as formal_cli
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.regress.formal import formal, formal_core
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
 
 RSA = load_design("rsa_core")
 DUAL = load_design("mont_dual")

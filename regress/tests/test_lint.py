@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host import tools
 from montverif.regress.cli import lint
-from montverif.regress.host import tools
 from montverif.spec.designs import known_designs, load_design
 
 

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from montverif.regress.host.paths import ROOT
+from montverif.host.paths import ROOT
 
 # make's variable -> the option it becomes, for `make sim` (every one of them)
 SIM_VARS = {"DUT": "--dut", "N": "--n", "BUSW": "--busw", "SIM": "--sim", "SEED": "--seed",

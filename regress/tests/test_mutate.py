@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host import paths
 from montverif.regress.cli import mutate as mutate_cli
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import simulate, spec
-from montverif.regress.host import paths
 from montverif.regress.mutate import at_points, engine, equivalence, mutant_run, state
 from montverif.regress.mutate import campaigns as mcampaigns
 from montverif.regress.mutate import report as mreport

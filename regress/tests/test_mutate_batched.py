@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host import paths
 from montverif.regress.flow import batch as flow_batch
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import simulate
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
-from montverif.regress.host import paths
 from montverif.regress.mutate import batched, meta, mutant_run, sharing, state
 from montverif.regress.mutate import sites as msites
 from montverif.regress.regression.diffsim import transactions

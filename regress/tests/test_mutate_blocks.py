@@ -3,9 +3,9 @@ block needs (regress/mutate/engine.py core_sources, mutant_params)."""
 
 from __future__ import annotations
 
+from montverif.host import paths
 from montverif.models.registry import get_algo
 from montverif.regress.flow import vectors as flow_vectors
-from montverif.regress.host import paths
 from montverif.regress.mutate import eqvectors
 from montverif.regress.mutate import sites as msites
 from montverif.regress.mutate.svmut import enclosing_blocks

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.paths import ROOT
 from montverif.regress.cli import mutate as cli
-from montverif.regress.host.paths import ROOT
 from montverif.regress.mutate import directed, prove
 from montverif.regress.mutate.sites import all_sites
 from montverif.regress.mutate.svmut import Site

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host import paths
 from montverif.regress.flow import simulate as spec_simulate
 from montverif.regress.flow import spec
-from montverif.regress.host import paths
 from montverif.regress.mutate import at_points, equivalence, gencond, mutant_run, state
 from montverif.regress.mutate import sites as msites
 from montverif.regress.mutate.points import ParamPoint

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
+from montverif.host import tools
+from montverif.host.paths import ROOT
 from montverif.models import scalable
 from montverif.regress.flow import simulate
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
-from montverif.regress.host import tools
-from montverif.regress.host.paths import ROOT
 from montverif.regress.mutate import (
     at_points,
     engine,

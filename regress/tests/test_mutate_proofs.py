@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.paths import ROOT
 from montverif.regress.cli import mutate as mutate_cli
-from montverif.regress.host.paths import ROOT
 from montverif.regress.mutate import equivalence, mutant_run, proofs, prove, renew, state
 from montverif.regress.mutate import sites as msites
 from montverif.spec.designs import load_design

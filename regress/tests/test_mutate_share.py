@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host import paths, tools
 from montverif.regress.cli import mutate as mutate_cli
 from montverif.regress.flow import build as flow_build
 from montverif.regress.flow import check as flow_check
 from montverif.regress.flow import simulate, spec
-from montverif.regress.host import paths, tools
 from montverif.regress.mutate import campaigns, engine, meta, state
 from montverif.regress.mutate import report as mreport
 from montverif.regress.mutate import sites as msites

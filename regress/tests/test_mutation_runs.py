@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.errors import ConfigError
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.mutate import campaigns, engine, prove, state
 from montverif.regress.mutate import report as mreport
@@ -26,7 +27,6 @@ from montverif.regress.report import history
 from montverif.regress.tests.test_run import FakeLauncher, assert_bad_block
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
-from montverif.spec.errors import ConfigError
 
 LISTS = """
 [mut]

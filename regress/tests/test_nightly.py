@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host import environment
+from montverif.host.paths import ROOT
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.flow import launcher as launchers
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.regress.host.paths import ROOT
 from montverif.regress.mutate import campaigns
 from montverif.regress.regression import runner, scheduler
 from montverif.regress.regression.lists import LISTS_FILE, get_list
@@ -26,7 +27,6 @@ from montverif.regress.report import markdown
 from montverif.regress.report import write as report_write
 from montverif.regress.report.text import format_summary
 from montverif.regress.tests.test_run import FakeLauncher
-from montverif.spec import environment
 
 DAY = date(2026, 11, 24)
 LIST = """

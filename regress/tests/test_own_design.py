@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.paths import ROOT
 from montverif.regress.cli.lint import package_dirs
-from montverif.regress.host.paths import ROOT
 from montverif.spec import generate
 from montverif.spec.designs import load_design
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from junitparser import JUnitXml
 
-from montverif.regress.host.paths import ROOT
+from montverif.host.paths import ROOT
 
 
 def test_every_package_is_listed() -> None:

@@ -1,4 +1,4 @@
-"""Generated pages (montverif.regress.host.pages): written whole, never over a page of the
+"""Generated pages (montverif.host.pages): written whole, never over a page of the
 user's own, and every generated page of docs/ says so on its first line."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.host import pages
-from montverif.regress.host.paths import ROOT
-from montverif.spec.errors import ConfigError
+from montverif.host import pages
+from montverif.host.errors import ConfigError
+from montverif.host.paths import ROOT
 
 
 def test_a_new_page_is_written_with_its_header_and_rewritten_whole(tmp_path: Path) -> None:

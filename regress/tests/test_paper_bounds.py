@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.errors import ConfigError
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.regress.regression import lists as rlists
@@ -19,7 +20,6 @@ from montverif.regress.report import markdown
 from montverif.regress.tests.test_run import FakeLauncher
 from montverif.spec.design import _param
 from montverif.spec.designs import known_designs, load_design
-from montverif.spec.errors import ConfigError
 
 MONTVERIF = Path(sys.executable).parent / "montverif"
 WIDE = ("--param", "V=1024", "--param", "W=1024", "--param", "P=1")

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host import pages
+from montverif.host.errors import ConfigError
 from montverif.models import rsa as rsa_model
 from montverif.regress.cli import main
 from montverif.regress.cli import synth as synth_cli
-from montverif.regress.host import pages
 from montverif.regress.synth import papers, synth, synth_results
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
 
 FIGURES = papers.load()
 

@@ -15,11 +15,11 @@ from xml.etree import ElementTree
 
 import pytest
 
+from montverif.host import pages
+from montverif.host.errors import ConfigError
 from montverif.regress.cli import main
-from montverif.regress.host import pages
 from montverif.regress.synth import pnr, synth, synth_summary, synth_table
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
 from montverif.spec.top import core_header
 
 

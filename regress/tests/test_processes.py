@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.host import processes, supervise
+from montverif.host import processes, supervise
 
 # a tool that leaves descendants: one in a session of its own (as SBY's solvers), one whose
 # parent has exited (an orphan), and one it waits for; each sleeps with a marker in its
@@ -92,7 +92,7 @@ def test_the_tools_exit_status_comes_through(marker: str) -> None:
 
 def test_the_tree_ends_when_the_command_is_killed_outright(marker: str) -> None:
     """SIGKILL of the command that started the tool: the supervisor's watch pipe closes."""
-    code = ("import sys; from montverif.regress.host import processes; "
+    code = ("import sys; from montverif.host import processes; "
             "processes.run(['bash', '-c', sys.argv[1], 'tree', sys.argv[2]])")
     cmd = subprocess.Popen([sys.executable, "-c", code, TREE, marker])
     _wait_for(lambda: len(_sleepers(marker)) == 3)

@@ -20,9 +20,9 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from montverif.host.paths import work
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.coverage import closure
-from montverif.regress.host.paths import work
 from montverif.regress.report import cycles, html
 from montverif.regress.tests.test_runner_features import LoggingLauncher
 

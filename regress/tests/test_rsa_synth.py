@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host import pages
 from montverif.models import rsa as rsa_model
 from montverif.regress.cli import main
-from montverif.regress.host import pages
 from montverif.regress.synth import papers, rsa_synth, synth, synth_results
 
 FIGURES = papers.load()

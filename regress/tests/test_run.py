@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from junitparser import JUnitXml
 
+from montverif.host.errors import ConfigError
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.flow import launcher as launchers
 from montverif.regress.flow import simulate, spec
@@ -23,7 +24,6 @@ from montverif.regress.mutate import campaigns
 from montverif.regress.regression import lists as rlists
 from montverif.regress.regression import scheduler, seeds
 from montverif.spec.designs import known_designs
-from montverif.spec.errors import ConfigError
 
 TWO_CONFIGS = """
 [pair]

@@ -14,12 +14,12 @@ from urllib.parse import unquote
 import pytest
 from junitparser import JUnitXml
 
+from montverif.host.paths import ROOT
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.coverage import closure
 from montverif.regress.flow import debug, simulate, spec
 from montverif.regress.flow import launcher as launchers
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
-from montverif.regress.host.paths import ROOT
 from montverif.regress.regression import buckets as bk
 from montverif.regress.regression import lists as rlists
 from montverif.regress.regression import runner, scheduler, seeds, shards

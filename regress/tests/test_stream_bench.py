@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host import claim
 from montverif.models import ref
 from montverif.regress.bench import common as bench_common
 from montverif.regress.bench import render as bench_render
@@ -18,7 +19,6 @@ from montverif.regress.bench import stream_harness as sh
 from montverif.regress.bench.common import BenchError, Record
 from montverif.regress.bench.stream_render import STREAM_GOAL_N, STREAM_GOAL_RATIO
 from montverif.regress.cli import bench as bench_cli
-from montverif.regress.host import claim
 from montverif.spec.designs import load_design
 
 DESIGN = load_design("mont_pipe")

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host import pages
+from montverif.host.claim import FolderBusy, claim
+from montverif.host.errors import ConfigError
 from montverif.regress.cli import main
-from montverif.regress.host import pages
-from montverif.regress.host.claim import FolderBusy, claim
 from montverif.regress.synth import synth, synth_results, synth_table, xc7_floor, yosys_run
 from montverif.spec.designs import known_designs, load_design
-from montverif.spec.errors import ConfigError
 
 # sta's report as Yosys 0.70 prints it (a shortened mont_r2 at N = 16)
 STA = """

@@ -10,7 +10,7 @@ from importlib.metadata import version
 
 import pytest
 
-from montverif.regress.host import paths, tools
+from montverif.host import paths, tools
 
 
 def test_ccache_is_used_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -50,9 +50,9 @@ def test_flat_visibility_is_a_different_build(monkeypatch: pytest.MonkeyPatch) -
 
 def test_engine_main_loop_half_period() -> None:
     """The engine main loop's step: half of CLOCK_PERIOD_NS in the builds' time precision."""
+    from montverif.host.errors import ConfigError
     from montverif.regress.flow.build import half_period_units
     from montverif.regress.flow.spec import TIMESCALE
-    from montverif.spec.errors import ConfigError
     from montverif.verif.config import CLOCK_PERIOD_NS
 
     assert TIMESCALE[1] == "1ps" and half_period_units() == CLOCK_PERIOD_NS * 1000 // 2

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from montverif.regress.host.paths import ROOT
+from montverif.host.paths import ROOT
 from montverif.regress.tests import shared
 
 pytestmark = [pytest.mark.sim, pytest.mark.formal, pytest.mark.synth]

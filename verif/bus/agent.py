@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 from pyuvm import ConfigDB, uvm_agent, uvm_analysis_port, uvm_driver, uvm_monitor, uvm_sequencer
 
-from montverif.spec import environment, regmap
+from montverif.host import environment
+from montverif.host.secrets import HIDDEN
+from montverif.spec import regmap
 from montverif.spec.design import Design
-from montverif.spec.secrets import HIDDEN
 from montverif.verif.bus.bfm import LoaderBusDriver, LoaderBusMonitor
 from montverif.verif.bus.engine import EngineBusDriver, ScriptProbe
 from montverif.verif.bus.handles import Handle
@@ -95,7 +96,7 @@ class BusMonitor(uvm_monitor):
         # tests compare pin mode, the engine item by item and the engine's scripts)
         path = environment.BUS_LOG.lookup()
         self.bus_log = open(path, "a") if path else None  # flushed per write
-        # the words of the design's secret registers (montverif.spec.secrets) are left out:
+        # the words of the design's secret registers (montverif.host.secrets) are left out:
         # the addresses they are written at
         self._secret: frozenset[int] = frozenset()
         if self.bus_log is not None:

@@ -12,7 +12,7 @@ import array
 import ctypes
 from collections.abc import Callable
 
-from montverif.spec import environment
+from montverif.host import environment
 from montverif.verif.bus.handles import Handle
 
 

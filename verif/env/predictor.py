@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from montverif.host.secrets import HIDDEN, Secrets
 from montverif.models.result import Result
 from montverif.spec import regmap
 from montverif.spec.design import Design
-from montverif.spec.secrets import HIDDEN, Secrets
 from montverif.verif.bus.item import Burst, Transfer
 
 Model = Callable[..., Result]  # (operands..., n) -> Result
@@ -43,7 +43,7 @@ class Operation:
     end_edge: int = 0
     # a word of a result register read back after the end differed from the model's
     read_mismatch: bool = False
-    # how its operands are written (a secret one as its digest: montverif.spec.secrets)
+    # how its operands are written (a secret one as its digest: montverif.host.secrets)
     secrets: Secrets = Secrets()
 
     @property
@@ -66,7 +66,7 @@ class Mismatch:
     what: str
     expected: int
     actual: int
-    # a word of a secret register (montverif.spec.secrets): its values are left out
+    # a word of a secret register (montverif.host.secrets): its values are left out
     secret: bool = False
 
     def __str__(self) -> str:

@@ -61,7 +61,7 @@ class RsaSeq(LoaderSeq):
 
     E is the design's secret (its descriptor's [operands] secret): a check that involves it
     uses `require` with E written by `secrets.show`, and one on a value computed from it
-    `secrets.derived`, never a bare `assert` (montverif.spec.secrets)."""
+    `secrets.derived`, never a bare `assert` (montverif.host.secrets)."""
 
     def __init__(self, name: str, ctx: SeqContext) -> None:
         super().__init__(name, ctx)

@@ -557,7 +557,7 @@ class Scoreboard(uvm_component):
         period = self.predictor.period_ns
         parts = [f'"test": "{self.test}", "op": {op.index}' if self.test else
                  f'"op": {op.index}']
-        secret = self._secret  # secret registers are written as digests (spec.secrets)
+        secret = self._secret  # secret registers are written as digests (host.secrets)
         for name, value in op.operands.items():  # register names need no JSON escapes
             shown = op.secrets.show(name, value) if name in secret else f"{value:#x}"
             parts.append(f'"{name.lower()}": "{shown}"')

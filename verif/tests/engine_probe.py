@@ -23,7 +23,8 @@ from cocotb.triggers import (
 )
 from cocotb.utils import get_sim_time
 
-from montverif.spec import environment, regmap
+from montverif.host import environment
+from montverif.spec import regmap
 from montverif.verif.bus.engine import CYCLE_VAR, EngineBusDriver
 from montverif.verif.bus.item import BusItem, BusRequest, Kind
 from montverif.verif.config import CLOCK_PERIOD_NS

@@ -15,7 +15,7 @@ from pathlib import Path
 import cocotb
 from cocotb.triggers import Timer
 
-from montverif.spec import environment
+from montverif.host import environment
 from montverif.verif.config import CLOCK_PERIOD_NS
 
 # quiet slots for a while (about 0.2 s at N = 32): time for the thread to be scheduled on a

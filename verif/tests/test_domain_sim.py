@@ -10,12 +10,12 @@ from pathlib import Path
 import gmpy2
 import pytest
 
+from montverif.host.paths import ROOT
 from montverif.models import ref
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.spec import regmap
 from montverif.spec.design import LOADER_SOURCE
-from montverif.spec.paths import ROOT
 
 pytestmark = pytest.mark.sim
 REPLAY = ROOT / "docs" / "examples" / "amanor_1024.json"

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.paths import FAST_FORMS
 from montverif.models import gf2
 from montverif.spec import top as gen_top
 from montverif.spec.designs import load_design
-from montverif.spec.paths import FAST_FORMS
 
 pytestmark = [pytest.mark.sim,
               pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus")]

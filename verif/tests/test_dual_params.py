@@ -10,12 +10,12 @@ import subprocess
 
 import pytest
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import include_flags
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.spec import top as gen_top
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import include_flags
 
 
 def test_runner_refuses_narrow_builds() -> None:

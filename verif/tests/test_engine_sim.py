@@ -9,9 +9,9 @@ import re
 
 import pytest
 
+from montverif.host.paths import ROOT, sim_builds
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import ALL_TESTS, BuildSpec, RunSpec
-from montverif.regress.host.paths import ROOT, sim_builds
 from montverif.spec.designs import load_design
 from montverif.verif.tests.test_designs_sim import check_log_against_gmpy2
 

@@ -23,12 +23,12 @@ from pathlib import Path
 import gmpy2
 import pytest
 
+from montverif.host import tools
+from montverif.host.paths import include_flags
 from montverif.models import scalable
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
-from montverif.regress.host import tools
 from montverif.spec.designs import load_design
-from montverif.spec.paths import include_flags
 
 pytestmark = pytest.mark.sim
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,12 +13,12 @@ from pathlib import Path
 import gmpy2
 import pytest
 
+from montverif.host.errors import ConfigError
+from montverif.host.secrets import digest
 from montverif.models import rsa as rsa_model
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import ALL_TESTS, BuildSpec, RunSpec, design_tb
-from montverif.spec.errors import ConfigError
-from montverif.spec.secrets import digest
 from montverif.verif.env.rsa_seq import NoKeyError, rsa_key
 from montverif.verif.env.rsa_vectors import load_rsa_vectors
 from montverif.verif.tests.test_designs_sim import txns
@@ -112,7 +112,7 @@ def test_vector_replay_logs_result_and_cycles(tmp_path: Path) -> None:
                   tests=("VectorTest",), timeout_s=600)
     outcome = execute(run, tmp_path / run.key)
     assert outcome.passed, outcome.first_error
-    logged = txns(outcome)  # the secret exponent as its digest (montverif.spec.secrets)
+    logged = txns(outcome)  # the secret exponent as its digest (montverif.host.secrets)
     assert [(int(r["x"], 16), r["e"], int(r["m"], 16)) for r in logged] == [
         (x, digest(e, n), m) for x, e, m in vectors]
     for rec, (x, e, m) in zip(logged, vectors, strict=True):

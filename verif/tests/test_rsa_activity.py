@@ -32,11 +32,11 @@ import gmpy2
 import pytest
 import pywellen
 
+from montverif.host import paths
+from montverif.host.paths import STAGED, stage
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.regress.host.paths import STAGED, stage
 from montverif.regress.synth import synth
-from montverif.spec import paths
 from montverif.spec.designs import load_design
 from montverif.verif.tests.test_designs_sim import txns
 

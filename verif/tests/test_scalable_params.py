@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.paths import include_flags
 from montverif.spec import top as gen_top
 from montverif.spec.designs import load_design
-from montverif.spec.paths import include_flags
 from montverif.verif.tests.test_bad_input import assert_clear_error, sim_cli
 
 ROOT = Path(__file__).resolve().parents[2]

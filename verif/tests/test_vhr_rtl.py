@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.paths import include_flags
 from montverif.models.registry import get_algo
 from montverif.models.result import ModelInputError
 from montverif.spec import top as gen_top
 from montverif.spec.designs import load_design
-from montverif.spec.paths import include_flags
 
 pytestmark = pytest.mark.sim
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.paths import HDL, include_files
 from montverif.models.mont_pipe import register_bits
-from montverif.spec.paths import HDL, include_files
 
 pytestmark = pytest.mark.synth
 

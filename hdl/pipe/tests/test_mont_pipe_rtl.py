@@ -18,10 +18,10 @@ import pytest
 from cocotb_tools.check_results import get_results
 from cocotb_tools.runner import Icarus, Runner, Verilator
 
+from montverif.host import tools
+from montverif.host.paths import HDL, INCLUDE_DIRS
 from montverif.models.mont_pipe import digits
 from montverif.regress.flow.spec import TIMESCALE
-from montverif.regress.host import tools
-from montverif.spec.paths import HDL, INCLUDE_DIRS
 
 pytestmark = pytest.mark.sim
 

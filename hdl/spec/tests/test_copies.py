@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from montverif.host.paths import HDL
 from montverif.spec import copies
-from montverif.spec.paths import HDL
 
 # a core whose first always_ff block is the block pasted (read from the file, so the test
 # follows the RTL)

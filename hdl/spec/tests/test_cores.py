@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import HDL, INCLUDE_DIRS, include_files
 from montverif.spec import cores, designs, top
 from montverif.spec.design import Design
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import HDL, INCLUDE_DIRS, include_files
 
 
 def _core(design: Design) -> dict[str, Any]:

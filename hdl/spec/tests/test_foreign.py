@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from montverif.host.errors import ConfigError
 from montverif.spec import adapter
-from montverif.spec.errors import ConfigError
 from montverif.spec.foreign import (
     REGISTER_SIGNALS,
     CorePort,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.paths import HDL, ROOT
 from montverif.spec import copies, portability
-from montverif.spec.paths import HDL, ROOT
 
 FUNCTION = """module f_m (output logic [31:0] a_o);
   function automatic logic [31:0] count(input int k);

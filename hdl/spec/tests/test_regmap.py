@@ -7,8 +7,8 @@ import re
 
 import pytest
 
+from montverif.host.paths import ROOT
 from montverif.spec import generate, regmap
-from montverif.spec.paths import ROOT
 
 
 def test_generated_files_are_current():

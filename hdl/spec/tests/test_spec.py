@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.errors import ConfigError
+from montverif.host.paths import HDL, ROOT
 from montverif.spec import designs, formula, generate, scaffold, top
 from montverif.spec.design import LOADER_RANGE_OPERANDS, LOADER_SOURCE, parse
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
 from montverif.spec.params import parse_params
-from montverif.spec.paths import HDL, ROOT
 
 NAMES = designs.known_designs()
 

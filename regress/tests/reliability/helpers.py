@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from montverif.host.paths import ROOT
 from montverif.regress.cli.lint import package_dirs
-from montverif.spec.paths import ROOT
 
 # `montverif regress` with the results root (history, `latest`) inside the test's folder,
 # so that no test touches the checkout's build/regress

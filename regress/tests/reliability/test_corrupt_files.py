@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.host.paths import sim_builds
+from montverif.host.paths import ROOT, sim_builds
 from montverif.regress.tests.reliability.helpers import _COMMANDS, Done
-from montverif.spec.paths import ROOT
 
 # what a corrupted file holds instead of its record
 CORRUPTIONS = {

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.errors import ConfigError
 from montverif.regress.tests.reliability.helpers import Tree, scratch_tree
 from montverif.spec import designs
 from montverif.spec.design import parse
-from montverif.spec.errors import ConfigError
 
 # --- a malformed descriptor in the tree --------------------------------------------------------
 

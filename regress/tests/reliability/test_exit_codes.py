@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.host.paths import ROOT
+from montverif.host.paths import ROOT
 from montverif.regress.tests.reliability.helpers import montverif
 
 QUICK = ("--dut", "mont_r2", "--n", "16", "--txns", "3", "--tests", "RandomTest")

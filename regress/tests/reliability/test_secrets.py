@@ -25,6 +25,8 @@ import gmpy2
 import pytest
 import pywellen
 
+from montverif.host.errors import ConfigError
+from montverif.host.secrets import Secrets
 from montverif.models import rsa as rsa_model
 from montverif.models.registry import get_algo
 from montverif.regress.cli import regress as regress_cli
@@ -38,8 +40,6 @@ from montverif.regress.tests.reliability.test_bad_input import make, montverif, 
 from montverif.spec import regmap
 from montverif.spec.design import parse
 from montverif.spec.designs import load_design
-from montverif.spec.errors import ConfigError
-from montverif.spec.secrets import Secrets
 from montverif.verif.bus.item import Transfer
 from montverif.verif.env.predictor import LoaderPredictor
 from montverif.verif.env.rsa_seq import rsa_key

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.paths import ROOT, sim_builds
 from montverif.regress.flow.launcher import INFRA, LocalLauncher
 from montverif.regress.flow.slurm import SlurmLauncher
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.regress.host.paths import ROOT, sim_builds
 from montverif.regress.regression import runner, scheduler
 from montverif.regress.regression.diffsim import transactions
 from montverif.regress.regression.results import ERROR, FAIL, PASS

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from montverif.host.paths import HDL
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
-from montverif.spec.paths import HDL
 from montverif.spec.stream_top import DEPTH
 
 pytestmark = pytest.mark.sim

@@ -108,7 +108,7 @@ SLURM_TASK = Var("SLURM_ARRAY_TASK_ID")  # which task of the array this job is
 SLURM_CPUS = Var("SLURM_CPUS_PER_TASK")  # cores given to it (--cpus-per-task)
 SLURM_NODE = Var("SLURMD_NODENAME")  # the node it runs on (recorded in its result)
 
-# --- where montverif writes (montverif.spec.paths) ------------------------------------------
+# --- where montverif writes (montverif.host.paths) ------------------------------------------
 WORKDIR = Var("MV_WORKDIR")  # the work folder (--workdir); unset: ./build
 CACHE = Var("MV_CACHE")  # the compiled builds' cache; unset: the user's cache folder
 PROJECT = Var("MV_PROJECT")  # the user's project folder (--project); unset: found from ./

@@ -17,8 +17,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from montverif.spec.errors import ConfigError
-from montverif.spec.paths import shown
+from montverif.host.errors import ConfigError
+from montverif.host.paths import shown
 
 Shape = Any
 # below this many free bytes, the disk holding a cut-short file is said to be full

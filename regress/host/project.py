@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from montverif.spec import environment
-from montverif.spec.errors import ConfigError
+from montverif.host import environment
+from montverif.host.errors import ConfigError
 
 CONFIG = "montverif.toml"
 PYPROJECT = "pyproject.toml"

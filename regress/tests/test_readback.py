@@ -1,4 +1,4 @@
-"""Files read back against their shapes (montverif.spec.readback): each way a file can be
+"""Files read back against their shapes (montverif.host.readback): each way a file can be
 wrong is one CorruptFile naming it."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from montverif.spec import readback
+from montverif.host import readback
 
 SHAPE = {"name": str, "n": int, "seconds?": float, "runs": [{"key": str}],
          "extra?": {str: int}, "maybe": (str, type(None))}

@@ -1,5 +1,5 @@
 """docs/environment.md lists exactly the MV_ environment variables the code reads; the Python
-reads them only through montverif.spec.environment."""
+reads them only through montverif.host.environment."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import re
 import tomllib
 from pathlib import Path
 
-from montverif.spec import environment
-from montverif.spec.paths import ROOT
+from montverif.host import environment
+from montverif.host.paths import ROOT
 
 DOC = ROOT / "docs" / "environment.md"
 MODULE = Path(environment.__file__).resolve()

@@ -7,8 +7,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from montverif.spec.errors import ConfigError
-from montverif.spec.readback import CorruptFile, read_text
+from montverif.host.errors import ConfigError
+from montverif.host.readback import CorruptFile, read_text
 
 
 def read_toml(path: Path, where: str, error: type[ValueError] = ConfigError) -> dict[str, Any]:
