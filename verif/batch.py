@@ -1,4 +1,4 @@
-"""cocotb test module of a simulator process that runs several runs of one model, one after
+"""cocotb test module of a simulator process that runs several runs of one build, one after
 another (regress/flow/batch.py starts it): each run's tests with the configuration, random
 seeds, logs and coverage they have in a process of their own.
 

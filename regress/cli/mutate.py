@@ -9,7 +9,7 @@ or the recorded equivalence proofs.
     montverif mutate directed DIR...             the holes SBY found there, as directed vectors
 
 Build-once-run-many (the default): the mutants whose change can be selected at run time
-share one compiled model (a meta-mutant source, regress/mutate/meta.py; each run passes
+share one compiled build (a meta-mutant source, regress/mutate/meta.py; each run passes
 +MV_MUTANT=<id>), after a quick elaboration of each alone (stillborn if it fails); the others
 (elaboration-time constants) are built one by one. --no-share builds every mutant on its own.
 
@@ -94,7 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--eq-timeout", type=bounded(TIMEOUT_S), default=900,
                     help="wall-clock seconds of the equivalence runs")
     ap.add_argument("--eq-sim", choices=["verilator", "icarus"], default="verilator",
-                    help="simulator of the survivors' equivalence vectors (shared models, "
+                    help="simulator of the survivors' equivalence vectors (shared builds, "
                          "one per point, and own builds; fast bus mode) and of the shared "
                          "models' smoke runs at the lists' other points (default verilator: "
                          "7x to 80x faster than Icarus)")
@@ -107,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--keep-builds", action="store_true",
                     help="keep the mutant builds (<cache>/sim/<key>/)")
     ap.add_argument("--no-share", action="store_true",
-                    help="build every mutant on its own instead of one shared model for the "
+                    help="build every mutant on its own instead of one shared build for the "
                          "run-time-selectable ones (for comparison and debugging)")
     ap.add_argument("--one-point", action="store_true",
                     help="judge survivors at the campaign's own parameter point only, not at "

@@ -1,4 +1,4 @@
-"""Regression lists: expand a list of regress/lists.toml into runs, build every model once,
+"""Regression lists: expand a list of regress/lists.toml into runs, compile every build once,
 run everything in parallel, run the list's formal checks and mutation campaigns, merge its
 coverage and report.
 
@@ -118,7 +118,7 @@ def parser() -> argparse.ArgumentParser:
     _lists_option(ls)
     ls.add_argument("name", nargs="?", help="print every run of this list")
     run = sub.add_parser("regress", help="build and run one list", description=(
-        "Build each model of the list once, then run every seed in parallel; progress on "
+        "Compile each build of the list once, then run every seed in parallel; progress on "
         "stderr, summary and `N passed, M failed` on stdout. Exit 0 all passed, 1 a run "
         "failed, 2 bad input."))
     _lists_option(run)
@@ -145,7 +145,7 @@ def parser() -> argparse.ArgumentParser:
                           "CI run number, GITHUB_RUN_NUMBER); printed and recorded in "
                           "summary.json (default %(default)s)")
     run.add_argument("--fixed-seed", type=bounded(SEED), metavar="S",
-                     help="one run per model, all with seed S (replays one seed everywhere)")
+                     help="one run per build, all with seed S (replays one seed everywhere)")
     run.add_argument("--out", help="results folder (default build/regress/<list>-<time>)")
     run.add_argument("--timeout", type=bounded(TIMEOUT_S),
                      help="wall-clock seconds per run (default: list) and per mutant run "
@@ -156,13 +156,13 @@ def parser() -> argparse.ArgumentParser:
                      help="Verilator runs with line + toggle coverage (own builds, -cov keys)")
     run.add_argument("--runs-per-sim", type=bounded_int(1, 1000), default=DEFAULT_PER_SIM,
                      metavar="K",
-                     help="with the local launcher: up to K runs of one model one after "
+                     help="with the local launcher: up to K runs of one build one after "
                           "another in one simulator process (default %(default)s; 1: a "
                           "process per run; runs with waves or code coverage never share)")
     run.add_argument("--fail-fast", action="store_true",
                      help="start no further build/run after the first failure")
     run.add_argument("--shard", metavar="I/K",
-                     help="run only shard I of K (whole models per shard; `merge` joins them) "
+                     help="run only shard I of K (whole builds per shard; `merge` joins them) "
                           f"[1 <= I <= K <= {MAX_SHARDS}]")
     run.add_argument("--resume", action="store_true",
                      help="keep the finished runs of --out (default: build/regress/latest) "
@@ -171,7 +171,7 @@ def parser() -> argparse.ArgumentParser:
                      help="every mutation campaign of the list, also those its rotation "
                      "rests this night (`rotate`; the weekly workflow)")
     run.add_argument("--diff-sims", action="store_true",
-                     help="run every model on Icarus and Verilator with the same seeds and "
+                     help="run every build on Icarus and Verilator with the same seeds and "
                           "compare their transaction logs")
     run.add_argument("--history", metavar="FILE",
                      help="history file to append to (default <results root>/history.jsonl; "

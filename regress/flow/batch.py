@@ -1,4 +1,4 @@
-"""Several runs of one built model in one simulator process, one after another (verif/batch.py
+"""Several runs of one build in one simulator process, one after another (verif/batch.py
 runs them), so that each run after the first pays no Python start, imports, simulator start
 or pyuvm set-up. Each run keeps everything a run of its own has: its folder (claimed), its
 outcome.json (verdict, first error, a repro command that runs it alone), sim.log, txns.jsonl,
@@ -17,7 +17,7 @@ the run's own, as it reports it alone: the batch's simulated time less the run's
 
 Not batched (`batchable`): traced builds (the waveform is one file per process) and
 code-coverage builds (Verilator writes coverage.dat once, when the process ends). Runs batch
-together when they share the model and the simulator's plusargs (`batch_key`).
+together when they share the build and the simulator's plusargs (`batch_key`).
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def execute_batch(runs: Sequence[tuple[RunSpec, Path]]) -> list[Outcome]:
     designs = [validate(run) for run, _ in every]
     keys = {batch_key(run) for run, _ in every}
     if len(keys) != 1 or None in keys:
-        raise ValueError("a batch holds runs of one model and plusargs, without waves or "
+        raise ValueError("a batch holds runs of one build and plusargs, without waves or "
                          "code coverage")
     design = designs[0]
     with contextlib.ExitStack() as stack:

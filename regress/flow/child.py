@@ -1,4 +1,4 @@
-"""The simulator's child process of one run, or of a batch of runs of one model (flow.simulate
+"""The simulator's child process of one run, or of a batch of runs of one build (flow.simulate
 and flow.batch start it in a session of its own, so that the watchdog can end the whole
 process group):
 
@@ -37,7 +37,7 @@ PLAN, PROGRESS, RESULTS = "plan.json", "progress", "results.xml"  # in a batch's
 def run_config(run: RunSpec, log_dir: Path) -> RunConfig:
     """What the testbench is told of the run (this process's environment decides the
     switches: the scoreboard's checker thread, the probes, the steering of a run without its
-    own); a run on a meta-mutant model always names its mutant, the original's too, so that
+    own); a run on a meta-mutant build always names its mutant, the original's too, so that
     no run inherits the one before it in a batch."""
     b = run.build
     design = load_design(b.dut)

@@ -27,10 +27,10 @@ class Launcher(Protocol):
         """Raise ConfigError / VectorError / ToolError (one line) if the run cannot be done."""
 
     def build(self, spec: BuildSpec) -> float:
-        """Compile one model; seconds spent (0 when up to date); raise with one line if not."""
+        """Compile one build; seconds spent (0 when up to date); raise with one line if not."""
 
     def run(self, run: RunSpec, log_dir: Path) -> Outcome:
-        """One simulation run, its logs in log_dir; its model is built already."""
+        """One simulation run, its logs in log_dir; its build is compiled already."""
 
 
 # what an array launcher hands back per build: seconds spent, or the one-line error
@@ -48,18 +48,18 @@ class ArrayLauncher(Launcher, Protocol):
     "interrupted" after an interrupt, whose unfinished runs come back marked interrupted)."""
 
     def build_many(self, specs: Sequence[BuildSpec], done: BuildDone) -> str:
-        """Compile each model once."""
+        """Compile each build once."""
 
     def run_many(self, runs: Sequence[tuple[RunSpec, Path]], done: RunDone) -> str:
-        """Each run (its log folder beside it); its model is built already."""
+        """Each run (its log folder beside it); its build is compiled already."""
 
 
 @runtime_checkable
 class BatchLauncher(Launcher, Protocol):
-    """A launcher that can run several runs of one model in one simulator process."""
+    """A launcher that can run several runs of one build in one simulator process."""
 
     def run_batch(self, runs: Sequence[tuple[RunSpec, Path]]) -> list[Outcome]:
-        """The runs (each with its log folder; one model and plusargs: flow.batch.batch_key)
+        """The runs (each with its log folder; one build and plusargs: flow.batch.batch_key)
         one after another in as few processes as they allow; their Outcomes in order."""
 
 
@@ -94,12 +94,12 @@ class LocalLauncher:
                                   f"see {log}") from None
 
     def up_to_date(self, spec: BuildSpec) -> bool:
-        """Whether the model is built and current (a build would take no time)."""
+        """Whether the build is there and current (a build would take no time)."""
         return flow_build.up_to_date(spec, check.validate(RunSpec(spec)))
 
     def run(self, run: RunSpec, log_dir: Path) -> Outcome:
-        # simulate.execute rebuilds a model whose sources changed since the build phase (someone
-        # edited the HDL); do that here once per model, not in every parallel run of it.
+        # simulate.execute compiles a build again whose sources changed since the build phase
+        # (someone edited the HDL); do that here once per build, not in every parallel run.
         with self._lock(run.build.key):
             self.build(run.build)
         return simulate.execute(run, log_dir)

@@ -116,7 +116,7 @@ def exit_text(code: int) -> str:
 
 def check_thread(run: RunSpec) -> bool:
     """Whether the run's scoreboard checks on a worker thread while the engine's main loop runs
-    the model without Python's GIL (verif/env/scoreboard.py, verif/bus/engine_main.cpp), or
+    the build without Python's GIL (verif/env/scoreboard.py, verif/bus/engine_main.cpp), or
     a streaming run checks one batch while the simulator runs the next (verif/tb_stream.py).
 
     MV_CHECK_THREAD=1 or 0 decides; unset, a Verilator engine build or streaming design gets

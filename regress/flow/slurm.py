@@ -1,11 +1,11 @@
-"""The Slurm launcher: every stale model built once as a job, the runs as one job array, all
+"""The Slurm launcher: every stale build compiled once as a job, the runs as one job array, all
 on a file system the cluster's nodes share with this machine (the checkout with its .venv and
 build/, and the results folder). Each job runs exactly what the local launcher runs
 (`montverif.regress.flow.slurm_task`), so run folders, outcome.json, waves and coverage are
 the same; the runner then collects, reports and reruns as it does on this machine.
 
 Overheads a batch system adds per job (the scheduler's pass, the job's start, a Python start)
-are paid per task, not per run: models already up to date are not submitted at all, and the
+are paid per task, not per run: builds already up to date are not submitted at all, and the
 runs are packed into tasks of several runs each, balanced by their estimated cost (`cost`,
 longest first): about TASKS_PER_CPU tasks per CPU of the partition, or `runs_per_task` runs
 each when it is given (1: a task per run). A task writes each run's result file as that run
@@ -243,7 +243,7 @@ class SlurmLauncher:
     # -- the ArrayLauncher protocol -------------------------------------------------------
 
     def build_many(self, specs: Sequence[BuildSpec], done: BuildDone) -> str:
-        """The models already up to date are reported at once (0 s) and not submitted."""
+        """The builds already up to date are reported at once (0 s) and not submitted."""
         stale = [s for s in specs if not self._local.up_to_date(s)]
         for spec in specs:
             if spec not in stale and not done(spec, 0.0, ""):

@@ -5,7 +5,7 @@
 TASKS_JSON lists the array's builds or runs (`items`) and which of them each task does
 (`tasks`); INDEX (default: SLURM_ARRAY_TASK_ID) picks the task. For each of its items in turn
 it does what the local launcher does (LocalLauncher.build / .run: the same run folder,
-outcome.json and waves; the task's runs of one model one after another in one simulator
+outcome.json and waves; the task's runs of one build one after another in one simulator
 process, LocalLauncher.run_batch) and then writes result-<item>.json beside TASKS_JSON, whole
 (by rename): an item without that file when its task has ended was ended by the cluster.
 """
@@ -60,7 +60,7 @@ def perform(task: dict) -> dict[str, object]:
 
 
 def perform_runs(tasks: list[dict]) -> list[dict[str, object]]:
-    """The result records of runs of one model (flow.batch.batch_key), run in one simulator
+    """The result records of runs of one build (flow.batch.batch_key), run in one simulator
     process; each alone if the batch cannot start."""
     if len(tasks) == 1:
         return [perform(tasks[0])]

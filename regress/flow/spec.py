@@ -1,4 +1,4 @@
-"""What one compiled model (BuildSpec) and one simulation run (RunSpec) are, and what a run
+"""What one compiled build (BuildSpec) and one simulation run (RunSpec) are, and what a run
 gave (Outcome). Keys name build and run folders; `repro()` is the command that runs a seed
 again."""
 
@@ -67,7 +67,7 @@ def clock_source(b: BuildSpec) -> str:
     loop (Icarus engine builds, MV_ENGINE_CLOCK=hdl), or "tb", the testbench's cocotb Clock
     (Icarus pins builds, MV_ENGINE_CLOCK=hdl). The main loop runs a time slot in which no
     callback is due without cocotb's protocol: a pins run's Python waits on events (ack,
-    done, busy) while a core computes, and those cycles run at the model's own speed."""
+    done, busy) while a core computes, and those cycles run at the build's own speed."""
     if b.sim == "verilator" and not engine_hdl_clock():
         return "main"
     return "hdl" if b.bus == "engine" else "tb"
@@ -75,7 +75,7 @@ def clock_source(b: BuildSpec) -> str:
 
 @dataclass(frozen=True)
 class BuildSpec:
-    """What one compiled model is: shared by every seed that uses it."""
+    """What one compiled build is: shared by every seed that uses it."""
 
     dut: str
     n: int
@@ -119,7 +119,7 @@ class BuildSpec:
             design.toplevel
 
     def selects_mutants(self, design: Design) -> bool:
-        """Whether this is a mutation campaign's meta-mutant model, whose top holds the
+        """Whether this is a mutation campaign's meta-mutant build, whose top holds the
         selector of its mutants (regress/mutate/meta.py): its overlay has a copy of the top."""
         return bool(self.overlay) and (Path(self.overlay) / top.path(design).name).is_file()
 
@@ -169,7 +169,7 @@ class RunSpec:
     bias: str = ""
     # simulator plusargs
     plusargs: tuple[str, ...] = ()
-    # the mutant a run on a meta-mutant model selects (regress/mutate/meta.py; None: the
+    # the mutant a run on a meta-mutant build selects (regress/mutate/meta.py; None: the
     # original): the plusarg +MV_MUTANT=<id> in a process of its own; in a batch of runs of
     # the model, the testbench writes each run's before its tests' resets (verif/mutant.py)
     mutant: int | None = None

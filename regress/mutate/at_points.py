@@ -26,7 +26,7 @@ from montverif.regress.mutate.mutant_run import (
     smoke_run,
 )
 from montverif.regress.mutate.points import ParamPoint, campaign_points
-from montverif.regress.mutate.sharing import guards_of, model_build, shared_model
+from montverif.regress.mutate.sharing import guards_of, shared_build, shared_build_spec
 from montverif.regress.mutate.sites import Mutant, block_selector, mutant_params
 from montverif.regress.mutate.state import Campaign
 from montverif.regress.regression.shards import run_cost
@@ -105,14 +105,14 @@ def _points_shared(c: Campaign, todo: dict[ParamPoint, list[Mutant]],
                    why_not: dict[ParamPoint, str],
                    guards: dict[int, meta.Guard], progress: Callable[[str], None]
                    ) -> dict[ParamPoint, str]:
-    """The survivors' shared model at each simulated point that has two of them or more."""
+    """The survivors' shared build at each simulated point that has two of them or more."""
     shared: dict[ParamPoint, str] = {}
     for p in sorted(todo, key=lambda p: (p.n, p.params)):
         members = [m for m in todo[p] if m.id in guards]
         if not why_not[p] and len(members) >= 2:
             check = smoke_run(c.dut, replace(c.options, n=p.n, sim=c.options.eq_sim),
                               params=p.params)
-            if (folder := shared_model(c, p, members, check, None, "points", progress)):
+            if (folder := shared_build(c, p, members, check, None, "points", progress)):
                 shared[p] = folder
     return shared
 
@@ -153,11 +153,11 @@ def check_points(c: Campaign, survivors: list[Mutant],
     order = sorted(todo, key=lambda p: (p.n, p.params))
     every = [(m, p) for p in order for m in todo[p]]
     jobs = [(m, p) for m, p in every if not why_not[p]]
-    # the runs in the points' shared models first, several to a process (batched.py)
-    selected = [(m, p) for m, p in jobs if p in shared and m.id in c.models[p][1]]
+    # the runs in the points' shared builds first, several to a process (batched.py)
+    selected = [(m, p) for m, p in jobs if p in shared and m.id in c.shared_builds[p][1]]
     runs = [(replace(smoke_run(c.dut, replace(c.options, n=p.n, sim=c.options.eq_sim),
                                params=p.params),
-                     build=model_build(c, shared[p], p), mutant=m.id),
+                     build=shared_build_spec(c, shared[p], p), mutant=m.id),
              c.out / "runs" / f"mut{m.id:04d}-{point_name(p)}") for m, p in selected]
     rank = {p: i for i, p in enumerate(order)}
     probes: dict[tuple[int, ParamPoint], Mutant] = {}
@@ -184,7 +184,7 @@ def check_points(c: Campaign, survivors: list[Mutant],
 
     def one(job: tuple[Mutant, ParamPoint]) -> None:
         """A survivor's smoke run at a point on its own build (the point's guard is fixed at
-        elaboration, or the point has no shared model)."""
+        elaboration, or the point has no shared build)."""
         m, p = job
         with lock:
             if first_kill.get(m.id, len(order)) < rank[p]:

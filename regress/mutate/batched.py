@@ -1,5 +1,5 @@
 """The runs of mutants selected in shared (meta-mutant) models, several to a simulator process
-(regress/flow/batch.py): the runs of one model are split into one batch per worker, and the
+(regress/flow/batch.py): the runs of one build are split into one batch per worker, and the
 batches run in parallel. A run then costs its tests, not a process, the imports and the
 pyuvm set-up of its own (about 0.45 s each in a campaign's thousands of runs).
 
@@ -29,7 +29,7 @@ FLOW_ERROR = "flow_error"  # the flow itself failed (the run has no verdict)
 
 def chunks(runs: Sequence[tuple[RunSpec, Path]], workers: int
            ) -> list[list[tuple[int, RunSpec, Path]]]:
-    """The runs (with their index) in batches: those of one model and plusargs together, each
+    """The runs (with their index) in batches: those of one build and plusargs together, each
     model's split into `workers` parts of about equal size, in the given order; a run that
     cannot share a process is a batch of its own."""
     groups: dict[object, list[tuple[int, RunSpec, Path]]] = {}

@@ -48,7 +48,7 @@ from montverif.regress.mutate.mutant_run import (
     vector_run,
 )
 from montverif.regress.mutate.points import ParamPoint, campaign_points
-from montverif.regress.mutate.sharing import model_build, share_builds
+from montverif.regress.mutate.sharing import share_builds, shared_build_spec
 from montverif.regress.mutate.sites import Mutant, mutant_params
 from montverif.regress.mutate.state import Campaign, CampaignOptions
 from montverif.regress.regression.shards import run_cost
@@ -118,8 +118,8 @@ def run_campaign(dut: str, design: Design, mutants: list[Mutant], total: int,
                        for p in [own_point(c, m), *c.passed_at.get(m.id, [])]}
             for b in builds:
                 remove_build(b.key)
-        for p, (folder, _) in c.models.items():
-            remove_build(model_build(c, folder, p).key)
+        for p, (folder, _) in c.shared_builds.items():
+            remove_build(shared_build_spec(c, folder, p).key)
         for params in {mutant_params(design, m.site) for m in mutants}:
             remove_build(smoke_run(dut, opts, str(out / "mutants" / ("meta" + params_name(
                 params))), params).build.key)

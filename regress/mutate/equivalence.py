@@ -30,7 +30,7 @@ from montverif.regress.mutate.eqvectors import (
 from montverif.regress.mutate.mutant_run import first_build_error, point_name, smoke_run
 from montverif.regress.mutate.points import ParamPoint
 from montverif.regress.mutate.score import SIMULATED
-from montverif.regress.mutate.sharing import guards_of, shared_model
+from montverif.regress.mutate.sharing import guards_of, shared_build
 from montverif.regress.mutate.sites import Mutant, mutant_params
 from montverif.regress.mutate.state import Campaign
 from montverif.regress.regression.diffsim import transactions
@@ -97,27 +97,27 @@ def _reference(c: Campaign, p: ParamPoint, path: Path, count: int,
     return log
 
 
-def _meta_models(c: Campaign, survivors: list[Mutant], at: dict[int, list[ParamPoint]],
+def _shared_builds(c: Campaign, survivors: list[Mutant], at: dict[int, list[ParamPoint]],
                  files: dict[ParamPoint, tuple[Path, int]],
                  refs: dict[ParamPoint, list[dict] | str],
                  progress: Callable[[str], None]) -> dict[ParamPoint, tuple[str, frozenset[int]]]:
-    """The equivalence phase's shared models (shared_model): at each point where two or
-    more survivors can be selected at run time (or one, in the model the points phase built
+    """The equivalence phase's shared builds (shared_build): at each point where two or
+    more survivors can be selected at run time (or one, in the build the points phase compiled
     there), whose run without a mutant must give the original's transaction log there.
-    Returns {point: (the model's folder, the ids it holds)}."""
+    Returns {point: (the build's folder, the ids it holds)}."""
     guards = guards_of(survivors)
-    models: dict[ParamPoint, tuple[str, frozenset[int]]] = {}
+    shared: dict[ParamPoint, tuple[str, frozenset[int]]] = {}
     for p, (path, _) in sorted(files.items(), key=lambda kv: (kv[0].n, kv[0].params)):
         members = [m for m in survivors if m.id in guards and p in at[m.id]]
         ref = refs[p]
-        built = p in c.models and {m.id for m in members} <= c.models[p][1]
+        built = p in c.shared_builds and {m.id for m in members} <= c.shared_builds[p][1]
         if not members or (len(members) < 2 and not built) or isinstance(ref, str):
-            continue  # a lone survivor is built on its own, unless the point has its model
-        folder = shared_model(c, p, members, mutant_run.vector_run(c, "", p, path), ref,
+            continue  # a lone survivor is built on its own, unless the point has its shared build
+        folder = shared_build(c, p, members, mutant_run.vector_run(c, "", p, path), ref,
                               "equivalence", progress)
         if folder is not None:
-            models[p] = (folder, c.models[p][1] & frozenset(m.id for m in members))
-    return models
+            shared[p] = (folder, c.shared_builds[p][1] & frozenset(m.id for m in members))
+    return shared
 
 
 def own_point(c: Campaign, m: Mutant) -> ParamPoint:
@@ -204,17 +204,17 @@ def check_equivalence(c: Campaign, survivors: list[Mutant],
                       f", its first {c.options.ref_share} operations the same on {c.options.sim}")
 
     points_at = {m.id: [own[m.id], *c.passed_at.get(m.id, [])] for m in survivors}
-    models = _meta_models(c, survivors, points_at, files, refs, progress)
-    c.extra["eq_shared_runs"] = sum(m.id in models[p][1] for m in survivors for p in points_at[m.id]
-                                    if p in models)
+    shared = _shared_builds(c, survivors, points_at, files, refs, progress)
+    c.extra["eq_shared_runs"] = sum(m.id in shared[p][1] for m in survivors for p in points_at[m.id]
+                                    if p in shared)
     if c.extra["eq_shared_runs"]:
         c.eq_note += (f"; {c.extra['eq_shared_runs']} of the survivors' runs on one "
-                      f"{c.options.eq_sim} model per point holding them all (+MV_MUTANT)")
+                      f"{c.options.eq_sim} build per point holding them all (+MV_MUTANT)")
 
-    # the runs in the shared models first, several to a process (batched.py)
+    # the runs in the shared builds first, several to a process (batched.py)
     selected = [(m, p) for m in survivors for p in points_at[m.id]
-                if p in models and m.id in models[p][1]]
-    runs = [(replace(mutant_run.vector_run(c, models[p][0], p, files[p][0], c.options.eq_sim),
+                if p in shared and m.id in shared[p][1]]
+    runs = [(replace(mutant_run.vector_run(c, shared[p][0], p, files[p][0], c.options.eq_sim),
                      mutant=m.id), _eq_dir(c, m, p)) for m, p in selected]
     keys = [(m.id, p) for m, p in selected]
     shared_run = dict(zip(keys, [run for run, _ in runs], strict=True))

@@ -3,7 +3,7 @@ at run time; with none chosen (or an id it does not hold) the source behaves exa
 original.
 
 The selector is one variable of the design's top, `int mv_mut_sel` (`with_selector` adds it
-to the top's copy in the model's folder), set at time 0 from the plusarg +MV_MUTANT=<id>; a
+to the top's copy in the build's folder), set at time 0 from the plusarg +MV_MUTANT=<id>; a
 run that names a mutant also writes it before each test's reset (verif/mutant.py), so the
 runs of several mutants follow one another in one simulator process. Every guard reads it by
 an upward reference to the top's module name (`<top>.mv_mut_sel`: the top's instance, the
@@ -526,7 +526,7 @@ def iverilog_command(tmp: Path, sources: list[Path], toplevel: str,
 def elaboration_error(sim_name: str, sources: list[Path], toplevel: str,
                       parameters: dict[str, int],
                       limit_s: float = ELABORATION_LIMIT_S) -> str | None:
-    """Elaborate the sources on the campaign's simulator without building a model (Icarus:
+    """Elaborate the sources on the campaign's simulator without compiling a build (Icarus:
     `iverilog -g2012 -t null`, Verilator: `--lint-only -Wno-fatal`, with the build's
     toplevel and parameters); the first error line, or None when they elaborate. An
     elaboration still running after limit_s is stopped and is an error of its own."""

@@ -154,7 +154,7 @@ def vector_run(c: Campaign, overlay: str, p: ParamPoint, vectors: Path, sim: str
 
 
 def eq_run(c: Campaign, run: RunSpec, name: str) -> Outcome:
-    """One equivalence run (the original's, a shared model's or a mutant's) into runs/name."""
+    """One equivalence run (the original's, a shared build's or a mutant's) into runs/name."""
     return simulate.execute(run, c.out / "runs" / name, quiet=True)
 
 

@@ -31,8 +31,8 @@ from montverif.regress.regression.diffsim import transactions
 from montverif.spec import top as spec_top
 
 
-def write_model(c: Campaign, folder: Path, members: list[tuple[Mutant, meta.Guard]]) -> None:
-    """A meta-mutant model's overlay in `folder`: each mutated file with its members' guards,
+def write_meta_overlay(c: Campaign, folder: Path, members: list[tuple[Mutant, meta.Guard]]) -> None:
+    """A meta-mutant build's overlay in `folder`: each mutated file with its members' guards,
     and the design's top with the selector they read (meta.with_selector)."""
     folder.mkdir(parents=True, exist_ok=True)
     by_file: dict[str, list[tuple[int, Site, meta.Guard]]] = {}
@@ -90,9 +90,9 @@ def share_builds(c: Campaign, mutants: list[Mutant],
             continue
         at = "".join(f", {k}={v}" for k, v in params)
         folder = c.out / "mutants" / ("meta" + params_name(params))
-        write_model(c, folder, live)
+        write_meta_overlay(c, folder, live)
         run = smoke_run(c.dut, c.options, str(folder), params)
-        progress(f"shared build: {len(live)} mutants in one model ({run.build.key}{at})")
+        progress(f"shared build: {len(live)} mutants in one build ({run.build.key}{at})")
         try:
             flow_build.build(run.build, c.design, log=c.out / "runs" / f"{folder.name}-build.log")
             original = simulate.execute(run, c.out / "runs" / f"{folder.name}-original", quiet=True)
@@ -123,61 +123,61 @@ def guards_of(survivors: list[Mutant]) -> dict[int, meta.Guard]:
     return guards
 
 
-def model_build(c: Campaign, folder: str, p: ParamPoint) -> BuildSpec:
+def shared_build_spec(c: Campaign, folder: str, p: ParamPoint) -> BuildSpec:
     """The build of a shared survivors' model at p: the equivalence simulator, fast bus."""
     return vector_run(c, folder, p, Path("-"), c.options.eq_sim).build
 
 
-def shared_model(c: Campaign, p: ParamPoint, members: list[Mutant], check: RunSpec,
+def shared_build(c: Campaign, p: ParamPoint, members: list[Mutant], check: RunSpec,
                   ref: list[dict] | None, phase: str, progress: Callable[[str], None]
                   ) -> str | None:
-    """One meta-mutant model at p on the equivalence simulator holding `members` (two or
+    """One meta-mutant build at p on the equivalence simulator holding `members` (two or
     more survivors that can be selected at run time), each of their runs there then selecting
-    one (+MV_MUTANT): the model's folder, or None if it fails to build, or if `check` (a run
-    whose build is replaced by the model's) without a mutant does not pass or, given `ref`,
+    one (+MV_MUTANT): the build's folder, or None if it fails to build, or if `check` (a run
+    whose build is replaced by the shared one) without a mutant does not pass or, given `ref`,
     gives another transaction log than the original's. Built once per point and kept in
-    c.models with the ids it holds: the equivalence phase reuses the points phase's model
+    c.shared_builds with the ids it holds: the equivalence phase reuses the points phase's build
     (its survivors are those that passed there). A build whose error names a line of the
-    model's files is built again without the members whose sites are on that line (they are
+    build's files is compiled again without the members whose sites are on that line (they are
     built on their own), while two or more remain."""
     keep = list(members)
-    have = c.models.get(p)
+    have = c.shared_builds.get(p)
     folder = c.out / "mutants" / f"meta-eq-{point_name(p)}"
     where = f"{p.text(c.design)} on {c.options.eq_sim}"
-    run = replace(check, build=model_build(c, str(folder), p))
+    run = replace(check, build=shared_build_spec(c, str(folder), p))
     while True:
         ids = frozenset(m.id for m in keep)
         try:
             if have is None or not ids <= have[1]:
                 guards = guards_of(keep)
-                write_model(c, folder, [(m, guards[m.id]) for m in keep])
+                write_meta_overlay(c, folder, [(m, guards[m.id]) for m in keep])
                 mutant_run.build_mutant(c, run.build, c.out / "runs" / f"{folder.name}-build.log")
-                c.models[p] = (str(folder), ids)
+                c.shared_builds[p] = (str(folder), ids)
             original = mutant_run.eq_run(c, run, f"{folder.name}-" + (
                 "original" if phase == "equivalence" else f"{phase}-original"))
         except (tools.ToolError, ValueError) as exc:
             bad = _named_members(str(exc), folder, keep)
             if bad and len(keep) - len(bad) >= 2:
-                progress(f"{phase}: the shared model at {where} failed on the line of "
+                progress(f"{phase}: the shared build at {where} failed on the line of "
                          + ", ".join(f"mut{m.id:04d}" for m in bad)
                          + f" ({first_build_error(exc)}); built again without them")
                 keep = [m for m in keep if m not in bad]
                 continue
-            progress(f"{phase}: the shared model at {where} failed "
+            progress(f"{phase}: the shared build at {where} failed "
                      f"({first_build_error(exc)}); its survivors are built on their own")
             return None
         break
     if not original.passed or (ref is not None and transactions(original.log_dir) != ref):
-        progress(f"{phase}: the shared model at {where} without a mutant "
+        progress(f"{phase}: the shared build at {where} without a mutant "
                  f"{'fails' if not original.passed else 'differs from the original'}; its "
                  "survivors are built on their own")
         return None
-    progress(f"{phase}: {len(keep)} survivors share one model at {where}")
+    progress(f"{phase}: {len(keep)} survivors share one build at {where}")
     return str(folder)
 
 
 def _named_members(error: str, folder: Path, members: list[Mutant]) -> list[Mutant]:
-    """The members whose sites are on a line of the model's files that `error` names
+    """The members whose sites are on a line of the build's files that `error` names
     (`<folder>/<file>.sv:<line>`: the meta sources keep the original's line numbers)."""
     named = {(Path(f).name, int(line)) for f, line in re.findall(r"([^\s:'\"]+\.sv):(\d+)", error)
              if Path(f).parent.resolve() == folder.resolve()}

@@ -32,7 +32,7 @@ class CampaignOptions:
     tests: tuple[str, ...] = ()  # the tests every mutant must survive; () = the design's own
     sim: str = "verilator"  # the simulator every mutant is built for and run on
     # the simulator of the survivors' equivalence runs (vectors against the original's log,
-    # which comes from `sim`), shared models and own builds alike, in the fast bus mode where
+    # which comes from `sim`), shared builds and own builds alike, in the fast bus mode where
     # the design has it: Verilator simulates the exhaustive vectors about 7x faster than
     # Icarus (mwrkmm, N=8: 1.4 s against 10.6 s for 10,208; mont_dual, N=80: 80x)
     eq_sim: str = "verilator"
@@ -69,8 +69,8 @@ class Campaign:
     extra: dict[str, object] = field(default_factory=dict)
     # the points (beyond the campaign's own) each survivor passed its smoke tests at
     passed_at: dict[int, list[ParamPoint]] = field(default_factory=dict)
-    # the survivors' shared models built so far: point -> (overlay folder, the ids it holds)
-    models: dict[ParamPoint, tuple[str, frozenset[int]]] = field(default_factory=dict)
+    # the survivors' shared builds built so far: point -> (overlay folder, the ids it holds)
+    shared_builds: dict[ParamPoint, tuple[str, frozenset[int]]] = field(default_factory=dict)
     # generate-condition mutants (gencond.py): what the probe found at each point it ran at
     probes: dict[tuple[int, ParamPoint], gencond.Probe] = field(default_factory=dict)
     # the points whose reference log came from the equivalence simulator (_reference)

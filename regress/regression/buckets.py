@@ -4,7 +4,7 @@ The signature is the first scoreboard mismatch or error with everything run-spec
 out (test name prefix, build and run keys, seeds, absolute and relative paths, simulation
 times, hex and decimal numbers, digests of secret operands, lists of numbers), so one bug
 that fails 40 seeds with 40 different operands is one bucket, and one cause that fails the
-build of every model (a missing tool, a broken environment) is one bucket too.
+build of every BuildSpec (a missing tool, a broken environment) is one bucket too.
 Run failures are bucketed per design (`dut`): two designs failing the same way are two
 separate pieces of RTL. A build failure's bucket spans designs: its cause is the build's,
 whichever design it was building (the bucket lists them).
@@ -22,7 +22,7 @@ from montverif.host.secrets import DIGEST
 if TYPE_CHECKING:
     from montverif.regress.regression.results import RunResult
 
-BUILD_FAILED = "build failed:"  # the first error of a run whose model did not build
+BUILD_FAILED = "build failed:"  # the first error of a run whose build failed
 _TEST_PREFIX = re.compile(r"^[A-Z]\w*Test: ")
 # the test a first error names (a scoreboard mismatch, a watchdog: "RandomTest op 3 ...")
 _TEST = re.compile(r"\b([A-Z]\w*Test)\b(?: op \d+)?:? ?")

@@ -25,7 +25,7 @@ def transactions(log_dir: Path | None) -> list[dict] | None:
 
 
 def compare_sims(results: Sequence[RunResult]) -> list[DiffResult]:
-    """Runs of one model and seed on two or more simulators: the same transaction log?"""
+    """Runs of one build and seed on two or more simulators: the same transaction log?"""
     groups: dict[str, list[RunResult]] = {}
     for res in results:
         groups.setdefault(f"{sim_free_key(res.run.build)}-s{res.run.seed}", []).append(res)

@@ -1,5 +1,5 @@
 """Runs packed into batches, each run by one simulator process one after another
-(regress/flow/batch.py): runs of one model (and plusargs) only, at most `per_sim` runs, and
+(regress/flow/batch.py): runs of one build (and plusargs) only, at most `per_sim` runs, and
 no batch estimated longer than a share of the list's work, so that the parallel jobs stay
 balanced (the scheduler starts the longest batches first). A run that cannot share a process
 (waves, code coverage) is a batch of its own."""

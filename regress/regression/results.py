@@ -141,7 +141,7 @@ class Regression:
 class DiffResult:
     """The same seed on two simulators: identical transaction logs (timing fields ignored)?"""
 
-    key: str  # model key without the simulator, plus the seed
+    key: str  # build key without the simulator, plus the seed
     runs: tuple[str, ...]  # the run keys compared
     same: bool
     detail: str = ""  # the first difference, or why no comparison was possible

@@ -1,4 +1,4 @@
-"""One regression: build every model once, run every seed, rerun failures with waves, compare
+"""One regression: compile every build once, run every seed, rerun failures with waves, compare
 the simulators; and shard folders merged back into one regression."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def regress(launcher: Launcher, name: str, runs: Sequence[RunSpec], opts: Schedu
             resume: bool = False, campaigns: int = 0, campaigns_planned: int = 0,
             checks: int = 0, checks_planned: int = 0,
             seed_source: str = "given") -> Regression:
-    """Build every model, run every seed, rerun failures with waves and compare the
+    """Compile every build, run every seed, rerun failures with waves and compare the
     simulators (the runs were checked already); `checks` formal checks and `campaigns`
     mutation campaigns follow (run by the caller, after this returns). reg.wall_s is this
     part's time."""

@@ -1,4 +1,4 @@
-"""Builds and runs in parallel through a launcher: every model once, then every seed, the
+"""Builds and runs in parallel through a launcher: every build once, then every seed, the
 longest first, one progress line each; --fail-fast and an interrupt stop starting new ones.
 A launcher of many at once (ArrayLauncher: a batch system) gets them all and decides itself
 how many run together; any other gets `jobs` at a time from a pool of threads."""
@@ -88,7 +88,7 @@ class ScheduleOptions:
     jobs: int = 2
     fail_fast: bool = False
     rerun_waves: int = 3  # failing seeds rerun with waves (0: none)
-    # runs of one model per simulator process (regress/flow/batch.py; 1: a process per run)
+    # runs of one build per simulator process (regress/flow/batch.py; 1: a process per run)
     per_sim: int = DEFAULT_PER_SIM
 
 
@@ -111,7 +111,7 @@ class Progress:
 
 def build_all(launcher: Launcher, specs: Sequence[BuildSpec], opts: ScheduleOptions,
               reg: Regression) -> None:
-    """Compile each model once; failures are recorded in reg.builds[key].error."""
+    """Compile each build once; failures are recorded in reg.builds[key].error."""
     progress = Progress(len(specs), "build ")
 
     def one(spec: BuildSpec) -> BuildResult:
@@ -142,7 +142,7 @@ def dispatch_runs(launcher: Launcher, runs: Sequence[tuple[RunSpec, Path]], jobs
     """Every (run, log folder) through the launcher, `done` called as each finishes (on
     this thread); why runs were left out ("" if none). A run that raises comes back as a
     failed Outcome with the exception's first line. With per_sim > 1 and a launcher that
-    batches (BatchLauncher), runs of one model share simulator processes (packing.pack),
+    batches (BatchLauncher), runs of one build share simulator processes (packing.pack),
     `done` is called for each run of a batch when the batch ends."""
     if isinstance(launcher, ArrayLauncher):
         return launcher.run_many(runs, done)
@@ -178,7 +178,7 @@ def dispatch_runs(launcher: Launcher, runs: Sequence[tuple[RunSpec, Path]], jobs
 
 def run_all(launcher: Launcher, runs: Sequence[RunSpec], opts: ScheduleOptions,
             reg: Regression, previous: dict[str, RunResult] | None = None) -> None:
-    """Every run whose model was built; reg.results in list order. Runs in `previous`
+    """Every run whose build was compiled; reg.results in list order. Runs in `previous`
     (finished in an earlier, interrupted regression: --resume) are kept, not run again."""
     results: dict[RunSpec, RunResult] = {}
     todo: list[RunSpec] = []

@@ -1,5 +1,5 @@
-"""A list expanded into runs: every model of its entries, each with its seeds, derived from a
-base seed and the model key only, so a list always expands to the same runs."""
+"""A list expanded into runs: every build of its entries, each with its seeds, derived from a
+base seed and the build key only, so a list always expands to the same runs."""
 
 from __future__ import annotations
 
@@ -64,13 +64,13 @@ SEED_RANGE = 1_000_000  # derived seeds are 1..999999: short run keys, valid coc
 
 
 def derive_seed(base: int, build_key: str, index: int) -> int:
-    """The index-th seed of one model: depends only on the base seed, the model and index."""
+    """The index-th seed of one build: depends only on the base seed, the build and index."""
     digest = hashlib.sha256(f"{base}:{build_key}:{index}".encode()).digest()
     return 1 + int.from_bytes(digest[:8], "big") % (SEED_RANGE - 1)
 
 
 def sim_free_key(spec: BuildSpec) -> str:
-    """The model key without the simulator and without code coverage (`--code-coverage`
+    """The build key without the simulator and without code coverage (`--code-coverage`
     instruments only the Verilator builds): the same stimulus on every simulator."""
     return replace(spec, coverage=False).key.rsplit("-", 1)[0]
 
@@ -80,9 +80,9 @@ def expand(tlist: TestList, base_seed: int = DEFAULT_BASE_SEED, seeds: int | Non
            duts: Sequence[str] | None = None, fixed_seed: int | None = None,
            diff_sims: bool = False) -> list[RunSpec]:
     """The runs of a list, in list order; `seeds` overrides every entry's seed count, `sims`
-    and `duts` keep only those simulators/designs, `fixed_seed` gives every model exactly one
-    run with that seed. With `diff_sims` (or an entry's `diff_sims = true`) every model runs on
-    both simulators with the same seeds. Run keys (model + seed) are unique. A list that
+    and `duts` keep only those simulators/designs, `fixed_seed` gives every build exactly one
+    run with that seed. With `diff_sims` (or an entry's `diff_sims = true`) every build runs on
+    both simulators with the same seeds. Run keys (build + seed) are unique. A list that
     expands to more than MAX_RUNS runs is refused (ListError) as it reaches them."""
     runs: list[RunSpec] = []
     next_index: dict[str, int] = {}
@@ -104,7 +104,7 @@ def expand(tlist: TestList, base_seed: int = DEFAULT_BASE_SEED, seeds: int | Non
                     if fixed_seed is not None:
                         break
                     index += 1
-                if seed in taken:  # a fixed seed already run on this model
+                if seed in taken:  # a fixed seed already run on this build
                     continue
                 next_index[spec.key] = index + 1
                 taken.add(seed)
@@ -119,5 +119,5 @@ def expand(tlist: TestList, base_seed: int = DEFAULT_BASE_SEED, seeds: int | Non
 
 
 def unique_builds(runs: Iterable[RunSpec]) -> list[BuildSpec]:
-    """Each model the runs need, once, in first-use order."""
+    """Each build the runs need, once, in first-use order."""
     return list(dict.fromkeys(r.build for r in runs))

@@ -1,4 +1,4 @@
-"""Shards of a regression (whole models per shard, balanced by estimated cost) and the cost
+"""Shards of a regression (whole builds per shard, balanced by estimated cost) and the cost
 model that also orders the runs, longest first."""
 
 from __future__ import annotations
@@ -81,8 +81,8 @@ def deal(costs: Mapping[str, float], count: int, from_last: bool = False) -> dic
 
 
 def shard(runs: Sequence[RunSpec], index: int, count: int) -> list[RunSpec]:
-    """The runs of shard index/count (1-based). Whole models go to one shard (each shard
-    builds only its own models; the runs of a cross-simulator pair stay together); models are
+    """The runs of shard index/count (1-based). Whole builds go to one shard (each shard
+    compiles only its own builds; the runs of a cross-simulator pair stay together); builds are
     dealt largest first to the least loaded shard, so the split depends only on the runs."""
     groups: dict[str, list[RunSpec]] = {}
     for run in runs:

@@ -26,7 +26,7 @@ from montverif.regress.regression.results import (
 
 @dataclass
 class ConfigRow:
-    """All runs of one compiled model (dut, N, BusW, ack wait, simulator)."""
+    """All runs of one compiled build (dut, N, BusW, ack wait, simulator)."""
 
     key: str
     results: list[RunResult]

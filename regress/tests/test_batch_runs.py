@@ -1,4 +1,4 @@
-"""Several runs of one model in one simulator process (regress/flow/batch.py, verif/batch.py):
+"""Several runs of one build in one simulator process (regress/flow/batch.py, verif/batch.py):
 the same per-run results as each run in a process of its own, a hang or a crash reported on
 the run it happened in (the runs after it rerun in a fresh process), a broken DUT failing
 every run, an interrupt ending the batch; and how the scheduler packs runs into batches
@@ -129,7 +129,7 @@ def test_runs_of_one_model_pack_into_bounded_batches() -> None:
     batches = pack(runs + other + waves, jobs=1, per_sim=4)
     assert sorted(r.key for b in batches for r in b) == sorted(r.key for r in runs + other + waves)
     assert all(len(b) <= 4 for b in batches)
-    assert all(len({batch_key(r) for r in b}) == 1 for b in batches)  # one model each
+    assert all(len({batch_key(r) for r in b}) == 1 for b in batches)  # one build each
     assert all(len(b) == 1 for b in batches if b[0].build.waves)  # never with waves
     assert [batch_cost(b) for b in batches] == sorted(map(batch_cost, batches), reverse=True)
     # two jobs: the work is cut into at least 4 batches per job, none much above a share

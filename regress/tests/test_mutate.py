@@ -264,7 +264,7 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                               shared_ok: bool) -> None:
     """No simulator: identical logs make a survivor equivalent, a different cycle count or
     a failing run leave it a survivor with the reason. The survivors' runs select them in one
-    shared model on the equivalence simulator; when that model without a mutant differs from
+    shared build on the equivalence simulator; when that model without a mutant differs from
     the original, each survivor is built on its own on that simulator, with the same verdicts
     (the reference log comes from the campaign's simulator, in the fast bus mode)."""
     site = msites.all_sites(load_design("mont_lut"))[0]
@@ -316,7 +316,7 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
             runs["original-exhaustive-n8"].build.bus) == ("icarus", "engine")
     assert runs["meta-eq-n8-original"].build.sim == "verilator"
     assert runs["meta-eq-n8-original"].mutant is None
-    # the shared model's runs: one batch of them all (batched.py), before any other run
+    # the shared build's runs: one batch of them all (batched.py), before any other run
     assert batches == ([[f"mut000{i}-eq-n8" for i in (1, 2, 3)]] if shared_ok else [[]])
     # a difference found in the batch is run again alone (a failure: batched.py's rerun)
     assert [n for n in alone if n.startswith("mut")] == (
@@ -324,7 +324,7 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         ["mut0001-eq-n8", "mut0002-eq-n8", "mut0003-eq-n8", "mut0003-smoke-verilator-n8"])
     for i in (1, 2, 3):
         run = runs[f"mut000{i}-eq-n8"]
-        if shared_ok:  # selected in the shared model, never built on its own
+        if shared_ok:  # selected in the shared build, never built on its own
             assert (run.build.overlay, run.build.sim, run.build.bus) == (meta_folder,
                                                                          "verilator", "engine")
             assert run.mutant == i
@@ -334,7 +334,7 @@ def test_equivalence_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
             assert (run.build.sim, run.build.bus, run.mutant) == ("verilator", "engine", None)
     assert built == [meta_folder] + ([] if shared_ok else
                                      [str(tmp_path / "mutants" / f"mut000{i}") for i in (1, 2, 3)])
-    assert ("3 of the survivors' runs on one verilator model" in camp.eq_note) == shared_ok
+    assert ("3 of the survivors' runs on one verilator build" in camp.eq_note) == shared_ok
 
 
 def test_a_survivor_failing_on_the_equivalence_simulator_is_judged_by_its_smoke_tests_there(

@@ -1,4 +1,4 @@
-"""Runs of mutants in shared models, several to a simulator process (regress/mutate/batched.py,
+"""Runs of mutants in shared builds, several to a simulator process (regress/mutate/batched.py,
 verif/mutant.py): how they are split into batches, that a failure after another run in its
 process is confirmed alone, that a failure's time is the run's own (not the batch's), and,
 on both simulators and both bus modes, that every run of a batch (mutants, the original
@@ -149,7 +149,7 @@ def _site(sites: list, ending: str, file: str = "hdl/mont/mont_csa.sv",
 def test_each_run_of_a_batch_is_the_run_alone(tmp_path: Path, sim: str, bus: str) -> None:
     """mont_csa at N = 8: a sum bit with & for ^ (killed), the majority's | as ^ (equivalent)
     and CLEAR setting S to all ones (survives the smoke tests; S is then all ones until the
-    next reset), in one model; the batch runs them with the original between and after them,
+    next reset), in one build; the batch runs them with the original between and after them,
     and each run's verdict and transaction log equal those of the same run alone. The runs
     stop at their first failure, as a campaign's do: alone, a killed run's log ends with its
     failing test; in the batch, which never stops early, it goes on and the runs after it
@@ -167,7 +167,7 @@ def test_each_run_of_a_batch_is_the_run_alone(tmp_path: Path, sim: str, bus: str
         members.append((msites.Mutant(i, sites[i]), g))
     opts = state.CampaignOptions(n=8, sim=sim)
     camp = state.Campaign("mont_csa", design, opts, tmp_path, len(sites), [])
-    sharing.write_model(camp, tmp_path / "model", members)
+    sharing.write_meta_overlay(camp, tmp_path / "model", members)
     b = BuildSpec("mont_csa", 8, sim=sim, overlay=str(tmp_path / "model"), bus=bus)
     assert b.selects_mutants(design)
     try:

@@ -322,7 +322,7 @@ def _csa_campaign(tmp_path: Path, sites: list[msites.Site], guarded: list[msites
 def test_survivors_at_another_point_share_one_model_built_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No simulator: two run-time-selectable survivors of an Icarus campaign run their smoke
-    tests at another point in one shared model on Verilator, each selecting itself; the one
+    tests at another point in one shared build on Verilator, each selecting itself; the one
     that fails there is killed, and the equivalence phase reuses that point's model (built
     once) for the other."""
     design = load_design("mont_csa")
@@ -369,7 +369,7 @@ def test_survivors_at_another_point_share_one_model_built_once(
 
 def test_a_member_that_breaks_the_shared_model_is_built_on_its_own(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No simulator: the shared model at another point fails to build with an error on the
+    """No simulator: the shared build at another point fails to build with an error on the
     line of one of its three survivors (a change that is legal at the campaign's point, an
     out-of-order part-select at this one); it is built again without that survivor, which
     gets a build of its own there, and the other two run in the model."""
@@ -405,6 +405,6 @@ def test_a_member_that_breaks_the_shared_model_is_built_on_its_own(
     at_points.check_points(c, survivors, lines.append)
     broken = survivors[1]
     assert builds == ["meta-eq-n16", "meta-eq-n16", f"mut{broken.id:04d}"]
-    assert c.models[other][1] == {survivors[0].id, survivors[2].id}
+    assert c.shared_builds[other][1] == {survivors[0].id, survivors[2].id}
     assert any(f"failed on the line of mut{broken.id:04d}" in line for line in lines)
     assert all(m.status == "survived" and c.passed_at[m.id] == [other] for m in survivors)

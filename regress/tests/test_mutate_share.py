@@ -1,7 +1,7 @@
 """Build-once-run-many (regress/mutate/meta.py, sharing.share_builds): which sites are guarded
 and how, the meta-mutant source, the stillborn check and the fallbacks to a build of its own;
 with a real simulator, the meta source without a selected mutant is the original and with one
-is that mutant (exhaustively, on Icarus), and a mont_lut campaign through the shared model."""
+is that mutant (exhaustively, on Icarus), and a mont_lut campaign through the shared build."""
 
 from __future__ import annotations
 
@@ -379,7 +379,7 @@ def test_meta_model_is_the_original_and_each_mutant_exhaustively(tmp_path: Path)
 @pytest.mark.sim
 def test_shared_campaign_kills_stillbirths_and_falls_back(tmp_path: Path) -> None:
     """mont_lut_u2 at N = 8 on Icarus: the CSA carry with ^ for & and the second stage reading
-    X's first bit are killed through the shared model, a syntax error is stillborn without a
+    X's first bit are killed through the shared build, a syntax error is stillborn without a
     run, and a localparam change of the table it owns (hdl/mont/mont_lut_table.sv: an
     elaboration constant) is built and killed on its own."""
     design = load_design("mont_lut_u2")
@@ -439,7 +439,7 @@ def test_survivors_are_judged_in_one_shared_verilator_model(tmp_path: Path) -> N
     assert by_id[maj].status == "equivalent", by_id[maj].reason
     assert by_id[clear_s].status == "survived"
     assert by_id[clear_s].reason.startswith("testbench hole"), by_id[clear_s].reason
-    assert "2 of the survivors' runs on one verilator model" in camp.eq_note
+    assert "2 of the survivors' runs on one verilator build" in camp.eq_note
     ref = json.loads((tmp_path / "runs" / "original-exhaustive-n8" / "outcome.json").read_text())
     assert "-icarus-" in ref["key"]
     for i in (maj, clear_s):

@@ -153,7 +153,7 @@ def test_expansion_counts_and_unique_builds(pair_file: Path) -> None:
     runs = seeds.expand(rlists.get_list("pair", pair_file))
     assert [r.build.key for r in runs] == ["mont_lut-n32-b32-verilator"] * 2 + [
         "mont_lut-n64-b32-verilator"] * 2 + ["mont_lut-n32-b32-verilator"]
-    assert len({r.key for r in runs}) == 5  # the shared model got a third, new seed
+    assert len({r.key for r in runs}) == 5  # the shared build got a third, new seed
     assert runs[-1].txns == 2 and runs[-1].tests == ("RandomTest",)
     assert runs[0].tests == ALL_TESTS
     assert [b.key for b in seeds.unique_builds(runs)] == ["mont_lut-n32-b32-verilator",

@@ -41,7 +41,7 @@ def test_cap_per_task_and_more_tasks_than_items() -> None:
 
 
 def test_a_task_runs_each_models_runs_in_one_process() -> None:
-    """slurm_task.groups: a task's runs of one model (and plusargs) go together (to
+    """slurm_task.groups: a task's runs of one build (and plusargs) go together (to
     LocalLauncher.run_batch), in the order of their first run; builds, traced runs and runs
     of other plusargs each alone."""
     model = BuildSpec("mont_r2", 8, sim="icarus")
