@@ -192,8 +192,12 @@ def _link(link: Path, folder: Path, skip: list[str]) -> None:
     link.mkdir(exist_ok=True)
     wanted = {e.name for e in folder.iterdir() if e.name not in skip}
     for entry in link.iterdir():
-        if entry.name not in wanted:
-            entry.unlink() if entry.is_symlink() else shutil.rmtree(entry)
+        if entry.name in wanted:
+            continue
+        if entry.is_symlink():
+            entry.unlink()
+        else:
+            shutil.rmtree(entry)
     for name in sorted(wanted):
         if not (link / name).is_symlink():
             (link / name).symlink_to(folder / name)
