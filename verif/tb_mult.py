@@ -23,6 +23,7 @@ from montverif.verif.bus.handles import Handle
 from montverif.verif.config import CLOCK_PERIOD_NS, current_run
 from montverif.verif.context import SeqContext
 from montverif.verif.env.env import MulEnv
+from montverif.verif.env.loggers import release_stale_loggers
 from montverif.verif.mutant import select_mutant
 from montverif.verif.sequences import (
     BackToBackSeq,
@@ -46,6 +47,7 @@ class BaseTest(uvm_test):
     """Builds the env from the run configuration, resets the DUT and runs `sequences()`."""
 
     def build_phase(self) -> None:
+        release_stale_loggers(self)
         self.run_cfg = current_run()
         self.run_cfg.log_dir.mkdir(parents=True, exist_ok=True)
         self.design = load_design(self.run_cfg.dut)

@@ -21,6 +21,7 @@ from montverif.verif.bus.agent import BusIf
 from montverif.verif.bus.handles import Handle
 from montverif.verif.config import CLOCK_PERIOD_NS, current_run
 from montverif.verif.context import SeqContext
+from montverif.verif.env.loggers import release_stale_loggers
 from montverif.verif.env.rsa_env import RsaEnv
 from montverif.verif.env.rsa_seq import (
     ConstantTimeSeq,
@@ -40,6 +41,7 @@ RESET_CYCLES = 3
 
 class RsaBaseTest(uvm_test):
     def build_phase(self) -> None:
+        release_stale_loggers(self)
         self.run_cfg = current_run()
         self.run_cfg.log_dir.mkdir(parents=True, exist_ok=True)
         self.design = load_design(self.run_cfg.dut)

@@ -124,6 +124,10 @@ class BusMonitor(uvm_monitor):
             self.bus_log.flush()
         self.ap.write(transfer)
 
+    def final_phase(self) -> None:
+        if self.bus_log is not None:
+            self.bus_log.close()
+
 
 class BusAgent(uvm_agent):
     def build_phase(self) -> None:
