@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from montverif.host import pages
 from montverif.host.errors import ConfigError
 from montverif.host.paths import CHECKOUT, COMMON, ROOT, writable
 from montverif.spec import cores, designs
@@ -64,10 +65,11 @@ def emit_sv(rm: RegMap, found: list[Design]) -> str:
 
 def emit_md(rm: RegMap, found: list[Design]) -> str:
     out = [
+        pages.header("montverif generate"),
+        "",
         "# Register map",
         "",
-        "Generated from `hdl/common/regmap.json` and the design descriptors by "
-        "`montverif generate`; do not edit by hand.",
+        "Derived from `hdl/common/regmap.json` and the design descriptors.",
         "",
         f"Version {rm.version}. Address = `{{region[{rm.region_width - 1}:0], "
         f"index[{rm.index_width - 1}:0]}}` ({rm.addr_width} bits); the index selects a bus word, "

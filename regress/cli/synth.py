@@ -521,6 +521,8 @@ def plot(designs: str, widths: str, write: Path | None, root: Path,
     an SVG (`write`)."""
     try:
         specs = _specs(designs, widths)
+        if write is not None:
+            pages.check(write)
     except ConfigError as exc:  # a ValueError too: before the widths' own
         return fail(exc)
     except ValueError:
@@ -543,7 +545,7 @@ def plot(designs: str, widths: str, write: Path | None, root: Path,
         print(f"left out (no cycles per multiplication): {what}")
     if write is not None:
         command = f"montverif synth plot --widths {widths} --write"
-        pages.write_atomic(write, synth_plot.render(xc7, ecp5, command))
+        pages.write_figure(write, command, synth_plot.render(xc7, ecp5, command))
         print(f"wrote {write}")
     return 0
 

@@ -1,7 +1,7 @@
-"""Generated pages: a Markdown file montverif writes whole (docs/generated/ in a checkout, or a
-file the user names). Its first line says which command wrote it; a page without that line is
-someone's own text and is never overwritten. Written through a temporary file and a rename,
-so a reader never sees half a page."""
+"""Generated pages: a Markdown page or an SVG figure montverif writes whole (docs/generated/ in
+a checkout, or a file the user names). Its first line says which command wrote it; a file
+without that line is someone's own and is never overwritten. Written through a temporary file
+and a rename, so a reader never sees half a page."""
 
 from __future__ import annotations
 
@@ -19,6 +19,13 @@ GENERATED = ROOT / "docs" / "generated"
 def header(command: str) -> str:
     """The first line of a page `command` writes."""
     return f"{MARK}: `{command}` rewrites this page; do not edit it by hand -->"
+
+
+def figure_header(command: str) -> str:
+    """The first line of an SVG figure `command` writes: an XML comment, which cannot hold
+    "--", so it names the command without its options (the figure's foot names it whole)."""
+    name = command.split(" --")[0]
+    return f"{MARK}: `{name}` rewrites this figure; do not edit it by hand -->"
 
 
 def is_generated(page: Path) -> bool:
@@ -41,7 +48,7 @@ def check(page: Path) -> Path:
         raise ConfigError(f"no such folder: {page.parent} (the page's folder must exist)")
     if page.exists() and not is_generated(page):
         raise ConfigError(f"{page} exists and montverif did not write it (its first line is "
-                          f"not {MARK} ...): it is left as it is; give a new file or a page "
+                          f"not {MARK} ...): it is left as it is; give a new file or one "
                           "montverif generated")
     return page
 
@@ -59,3 +66,8 @@ def write_atomic(path: Path, text: str) -> None:
 def write(page: Path, command: str, body: str) -> None:
     """The page: its generated header, then `body` (after `check`)."""
     write_atomic(check(page), f"{header(command)}\n\n{body.strip()}\n")
+
+
+def write_figure(figure: Path, command: str, svg: str) -> None:
+    """The SVG figure: its generated header, then `svg` (after `check`)."""
+    write_atomic(check(figure), f"{figure_header(command)}\n{svg.strip()}\n")

@@ -26,7 +26,7 @@ def write_all(reg: Regression) -> None:
 
 def write_cycles(out_dir: Path) -> None:
     """cycles.md: the cycle counts of this regression's logs beside the papers' formulas
-    (`make cycles` copies the latest one to docs/generated/cycles.md)."""
+    (`montverif cycles --write` makes docs/generated/cycles.md from the logs)."""
     unreadable: list[str] = []
     table = cycles.collect([out_dir / "runs"], unreadable)  # the list's runs, not mutation/
     if table:

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from montverif.host import pages
 from montverif.host.errors import ConfigError
 from montverif.regress.cli import cycles as cycles_cli
 from montverif.regress.report import cycles
@@ -60,6 +61,25 @@ def test_mutant_runs_are_not_counted(tmp_path):
 def test_cli_without_logs_is_a_clear_error(tmp_path, capsys):
     assert cycles_cli.main([str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith("error: no transaction logs")
+
+
+def test_write_makes_a_page_of_its_own_and_leaves_the_users_alone(tmp_path, capsys):
+    """--write FILE: a new file, then the same page again (its first line names the command);
+    a file of the user's is refused with one error line and kept as it was."""
+    _fake_run(tmp_path, "mont_lut", 32, [34, 34])
+    page = tmp_path / "cycles.md"
+    for _ in range(2):
+        assert cycles_cli.main([str(tmp_path), "--write", str(page)]) == 0
+    assert pages.is_generated(page)
+    assert page.read_text().startswith(pages.header(cycles.COMMAND))
+    assert "| 32 | 34 | 2 |" in page.read_text()
+    own = tmp_path / "notes.md"
+    own.write_text("# my notes\n")
+    capsys.readouterr()
+    assert cycles_cli.main([str(tmp_path), "--write", str(own)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+    assert own.read_text() == "# my notes\n"
 
 
 def test_formula_with_build_parameters():

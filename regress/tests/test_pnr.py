@@ -374,3 +374,14 @@ def test_the_plot_has_a_point_for_every_result(tmp_path: Path,
     assert "Measured at revision abc1234, def5678" in footer
     assert "montverif synth plot --widths 256,512,1024 --write" in footer
     assert main(["synth", "plot", "--out", str(tmp_path / "none")]) == 2
+    # the figure is montverif's (its first line), so the same command rewrites it; a file of
+    # the user's is refused before anything is drawn and left as it was
+    assert pages.is_generated(svg)
+    assert main(["synth", "plot", "--out", str(tmp_path), "--write", str(svg)]) == 0
+    own = tmp_path / "own.svg"
+    own.write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n")
+    capsys.readouterr()
+    assert main(["synth", "plot", "--out", str(tmp_path), "--write", str(own)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "montverif did not write it" in err
+    assert own.read_text() == "<svg xmlns='http://www.w3.org/2000/svg'/>\n"
