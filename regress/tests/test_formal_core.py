@@ -213,6 +213,7 @@ def test_a_design_s_formal_timeout_lengthens_its_points() -> None:
 
 @pytest.mark.sim
 @pytest.mark.formal
+@pytest.mark.nightly(seconds=70)  # the nightly job's script; the proofs above stand in
 def test_the_nightly_formal_job_checks_the_points_and_writes_the_summary(tmp_path: Path) -> None:
     """ci/nightly-formal.sh: the nightly list's formal checks of one design as a results
     folder the merge joins with the shards, its Markdown in the job summary, then the

@@ -108,6 +108,7 @@ def test_rsa_core_holds_x_to_the_e_for_every_input(
 
 @pytest.mark.sim
 @pytest.mark.formal
+@pytest.mark.nightly(seconds=30)  # mont_dual's fault below stands in
 def test_rsa_core_s_fault_build_fails_and_its_counterexample_replays(tmp_path: Path) -> None:
     """At N = 8 (the simulated minimum) with the variable-time ladder, whose short exponents
     end early: the solver finds a counterexample in seconds, where constant time (N + 2

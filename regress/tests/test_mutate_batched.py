@@ -21,6 +21,7 @@ from montverif.regress.flow.spec import BuildSpec, Outcome, RunSpec
 from montverif.regress.mutate import batched, meta, mutant_run, sharing, state
 from montverif.regress.mutate import sites as msites
 from montverif.regress.regression.diffsim import transactions
+from montverif.regress.tests.testshard import standins
 from montverif.spec.designs import load_design
 
 
@@ -145,7 +146,9 @@ def _site(sites: list, ending: str, file: str = "hdl/mont/mont_csa.sv",
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize(("sim", "bus"), [("verilator", "engine"), ("icarus", "pins")])
+@pytest.mark.parametrize(("sim", "bus"), standins([("verilator", "engine"), ("icarus", "pins")],
+                                                  [("verilator", "engine")], seconds=25,
+                                                  unpack=True))
 def test_each_run_of_a_batch_is_the_run_alone(tmp_path: Path, sim: str, bus: str) -> None:
     """mont_csa at N = 8: a sum bit with & for ^ (killed), the majority's | as ^ (equivalent)
     and CLEAR setting S to all ones (survives the smoke tests; S is then all ones until the

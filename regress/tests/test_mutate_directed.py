@@ -45,6 +45,7 @@ def _hole(folder: Path, dut: str, site: Site, n: int, params: dict[str, int],
 
 @pytest.mark.formal
 @pytest.mark.sim
+@pytest.mark.nightly(seconds=120)  # the directed file's own tests below stand in
 def test_a_hole_sby_finds_becomes_the_entry_that_kills_its_mutant(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A real SBY check tells rsa_core's `e_q == '0` -> `!=` apart at N = 4, ConstTime = 0;

@@ -124,6 +124,7 @@ def test_a_site_in_a_generate_block_is_judged_where_that_block_is_built() -> Non
 
 
 @pytest.mark.sim
+@pytest.mark.nightly(seconds=75)  # the point choice's own tests stand in
 def test_a_survivor_of_the_default_point_is_killed_at_another_point(tmp_path: Path) -> None:
     """mwr2mm's PE job counter stepping by 0 (`jobs_q + 1'b0`) changes nothing with the
     default single PE (the campaign's own point) and was once recorded as equivalent; with
@@ -165,6 +166,7 @@ def test_a_survivor_of_the_default_point_is_killed_at_another_point(tmp_path: Pa
 
 
 @pytest.mark.sim
+@pytest.mark.nightly(seconds=35)
 def test_the_ring_delay_mutants_are_killed_where_the_lists_build_a_delay_line(
         tmp_path: Path) -> None:
     """mwr2mm's ring delay line (scalable_ring.sv: Depth = Dly = e - 2P registers) does not
@@ -203,6 +205,7 @@ def _unlined(description: str) -> str:
 
 
 @pytest.mark.sim
+@pytest.mark.nightly(seconds=40)
 def test_rsa_core_s_directed_vectors_kill_the_mutants_they_name(tmp_path: Path) -> None:
     """Each of rsa_core's directed vectors (verif/directed/rsa_core.json, CornerTest replays
     them) is the input an SBY check told one mutant apart with at N = 4: a change to the

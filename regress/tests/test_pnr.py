@@ -277,6 +277,7 @@ def test_the_pnr_table_is_a_generated_page(tmp_path: Path) -> None:
 
 
 @pytest.mark.synth
+@pytest.mark.nightly(seconds=30)  # the nightly job's script; placed and routed above
 def test_the_nightly_synth_job_writes_both_tables(warm: None, tmp_path: Path) -> None:
     """ci/nightly-synth.sh at N = 8 for two designs: their 7-series syntheses and the place
     and route of the one whose 7-series LUTs stay within MAX_LUTS (mont_r2 takes fewer than

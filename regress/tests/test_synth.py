@@ -131,6 +131,7 @@ def warm() -> None:
 
 
 @pytest.mark.synth
+@pytest.mark.nightly(seconds=25)  # the synthesis tests above stand in
 def test_figures_are_plausible_and_grow_with_n(warm: None, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     """mont_r2 at N = 16 (through the command line) and 32: X's shift register, the
@@ -173,6 +174,7 @@ def test_an_interleaved_core_is_synthesised(warm: None, tmp_path: Path) -> None:
 
 
 @pytest.mark.synth
+@pytest.mark.nightly(seconds=25)
 def test_without_its_reducer_mont_qp_is_smaller(warm: None, tmp_path: Path) -> None:
     """Reduce = 0 reaches Yosys: the core without its reducer (its subtractor, the restoring
     steps' counter and the reduced P's register) has fewer LUTs and CARRY4s, and the result
@@ -187,6 +189,7 @@ def test_without_its_reducer_mont_qp_is_smaller(warm: None, tmp_path: Path) -> N
 
 
 @pytest.mark.synth
+@pytest.mark.nightly(seconds=25)
 def test_the_loop_alone_has_no_final_adder(warm: None, tmp_path: Path) -> None:
     """mont_csa's loop is two carry-save adders: without the final adder P = S + C and
     the subtraction of M (each of N bits at least: ceil(N/4) CARRY4s) only the loop
@@ -210,6 +213,7 @@ def test_the_loop_alone_has_no_final_adder(warm: None, tmp_path: Path) -> None:
 
 
 @pytest.mark.synth
+@pytest.mark.nightly(seconds=20)
 def test_each_field_alone_is_timed(warm: None, tmp_path: Path) -> None:
     """mont_dual with GF(2^n) alone has no carries left to propagate (its dual-field adder's
     carries are AND-ed with the field bit): fewer CARRY4s than GF(p) alone, and its own

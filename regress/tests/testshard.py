@@ -15,6 +15,8 @@ Loaded with `-p montverif.regress.tests.testshard` (pyproject.toml's addopts).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import pytest
 
@@ -37,6 +39,20 @@ def weight(item: pytest.Item) -> float:
     marker = item.get_closest_marker("nightly")
     value = marker.kwargs.get("seconds", DEFAULT_S) if marker is not None else DEFAULT_S
     return float(value)
+
+
+def standins(values: Iterable[Any], keep: Sequence[Any] | Callable[[Any], bool],
+             ids: Callable[[Any], str] | None = None, seconds: float | None = None,
+             unpack: bool = False) -> list[Any]:
+    """`values` as the cases of a parametrized test: those `keep` names (or picks) run in
+    `make test`, as the stand-ins of the rest, which the nightly's test job runs (marker
+    `nightly`, each weighed `seconds` for the shards). `unpack`: each value is the tuple of
+    a test with several arguments."""
+    picked = keep if callable(keep) else (lambda value: value in keep)
+    mark = pytest.mark.nightly if seconds is None else pytest.mark.nightly(seconds=seconds)
+    return [pytest.param(*(value if unpack else (value,)), marks=() if picked(value) else mark,
+                         id=ids(value) if ids is not None else None)
+            for value in values]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

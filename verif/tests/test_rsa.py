@@ -19,6 +19,7 @@ from montverif.models import rsa as rsa_model
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import ALL_TESTS, BuildSpec, RunSpec, design_tb
+from montverif.regress.tests.testshard import standins
 from montverif.verif.env.rsa_seq import NoKeyError, rsa_key
 from montverif.verif.env.rsa_vectors import load_rsa_vectors
 from montverif.verif.tests.test_designs_sim import txns
@@ -185,7 +186,8 @@ def _rsa_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: BuildSpec, 
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize("sim,n,bus_w,params", [
+# the core alone on each simulator in make test, the other multipliers in the nightly
+@pytest.mark.parametrize("sim,n,bus_w,params", standins([
     ("verilator", 64, 32, ()),
     ("verilator", 96, 16, (("Mult", 4), ("V", 16), ("W", 16), ("P", 2))),
     ("icarus", 32, 16, ()),
@@ -201,7 +203,8 @@ def _rsa_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: BuildSpec, 
     ("verilator", 63, 16, (("Mult", 6), ("ConstTime", 0))),
     # mm42_u2: carry-save pairs of N + 1-bit halves chained (a 128-bit pair at N = 63)
     ("verilator", 63, 16, (("Mult", 8),)),
-], ids=["verilator-mont_lut", "verilator-mwrkmm", "icarus-mont_lut", "icarus-mwrkmm",
+], lambda case: case[3] == (), unpack=True), ids=["verilator-mont_lut", "verilator-mwrkmm",
+                                                 "icarus-mont_lut", "icarus-mwrkmm",
         "verilator-one-unit",
         "verilator-one-unit-mont_qp-vartime", "verilator-mont_qp-lazy",
         "verilator-inter_lut-vartime", "verilator-mm42_u2"])
@@ -227,7 +230,7 @@ def test_fast_mode_checks_what_pin_mode_checks(
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize("sim,params,where", [
+@pytest.mark.parametrize("sim,params,where", standins([
     ("verilator", (), "multiplier A product"),
     ("icarus", (), "multiplier A product"),
     ("verilator", (("Units", 1),), "multiplier U product 8, A's"),
@@ -237,8 +240,9 @@ def test_fast_mode_checks_what_pin_mode_checks(
      "multiplier A product 0"),
     ("verilator", (("Mult", 6),), "multiplier A product"),
     ("verilator", (("Mult", 7),), "multiplier A product"),
-], ids=["verilator", "icarus", "verilator-one-unit", "verilator-one-unit-mont_qp",
-        "verilator-mont_qp-lazy", "verilator-inter_lut", "verilator-mm42"])
+], lambda case: case[1] == (), unpack=True),
+    ids=["verilator", "icarus", "verilator-one-unit", "verilator-one-unit-mont_qp",
+         "verilator-mont_qp-lazy", "verilator-inter_lut", "verilator-mm42"])
 def test_fast_mode_catches_a_broken_multiplier_on_its_first_wrong_product(
         tmp_path: Path, sim: str, params: tuple[tuple[str, int], ...], where: str) -> None:
     """The fault build (a wrong table entry in multiplier A, or a flipped quotient digit of
@@ -259,7 +263,7 @@ LAZY = (("Mult", 5), ("V", 4), ("W", 8), ("P", 2), ("Lazy", 1))
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize("old,new,message", [
+@pytest.mark.parametrize("old,new,message", standins([
     # multiplier A built with its reducer: its products are reduced, not the raw values
     (".Reduce   (!Lazy),\n      .FaultEn  (FaultEn),\n      .FaultAddr(FaultAddr)\n    ) u_mult_a",
      ".Reduce   (1'b1),\n      .FaultEn  (FaultEn),\n      .FaultAddr(FaultAddr)\n    ) u_mult_a",
@@ -270,7 +274,8 @@ LAZY = (("Mult", 5), ("V", 4), ("W", 8), ("P", 2), ("Lazy", 1))
      "ASSERT FAILED RsaLazyReduced_A"),
     # one restoring step fewer: P is often reduced all the same, but the cycles are not
     ("red_s_q <= RsW'(2 * V);", "red_s_q <= RsW'(2 * V - 1);", "model expects"),
-], ids=["multiplier-reduces", "keeps-the-wrong-value", "one-step-fewer"])
+], lambda case: "u_mult_a" in case[0], unpack=True),
+    ids=["multiplier-reduces", "keeps-the-wrong-value", "one-step-fewer"])
 def test_a_lazy_core_that_reduces_wrongly_fails(
         tmp_path: Path, old: str, new: str, message: str) -> None:
     """Lazy = 1 (Jiang-Harris: products unreduced, the last one reduced by the core): a copy

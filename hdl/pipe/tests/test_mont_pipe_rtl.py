@@ -128,7 +128,8 @@ PASSING = [
     pytest.param(Point("icarus", 16, 4), marks=_icarus()),
     pytest.param(Point("icarus", 13, 2), marks=_icarus()),
     pytest.param(Point("icarus", 8, 1, ops=150), marks=_icarus()),
-    pytest.param(Point("icarus", 64, 4, ops=150), marks=_icarus()),
+    pytest.param(Point("icarus", 64, 4, ops=150),
+                 marks=(_icarus(), pytest.mark.nightly(seconds=25))),
 ]
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from montverif.host.paths import ROOT, sim_builds
 from montverif.regress.tests.reliability.helpers import _COMMANDS, Done
+from montverif.regress.tests.testshard import standins
 
 # what a corrupted file holds instead of its record
 CORRUPTIONS = {
@@ -53,7 +54,8 @@ def commands(argvs: list[list[str]]) -> list[Done]:
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize("record", RECORDS)
+@pytest.mark.parametrize("record", standins(RECORDS, ("summary.json", "runs/*/outcome.json"),
+                                           seconds=45))
 def test_a_corrupted_record_is_one_line_or_read_past(regression: Path, tmp_path: Path,
                                                      record: str) -> None:
     argvs: list[list[str]] = []
@@ -82,7 +84,7 @@ def test_a_corrupted_record_is_one_line_or_read_past(regression: Path, tmp_path:
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize("name", list(CORRUPTIONS))
+@pytest.mark.parametrize("name", standins(CORRUPTIONS, ("cut-short", "not-utf8")))
 def test_other_records_cut_short_or_foreign(regression: Path, tmp_path: Path,
                                             name: str) -> None:
     """A synthesis result, a history file, a lists file and a build stamp that are not what
