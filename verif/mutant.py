@@ -6,7 +6,7 @@ so that the runs of several mutants can follow one another in one simulator proc
 
 from __future__ import annotations
 
-from montverif.verif.bus.engine import DUT_INSTANCE
+from montverif.verif.bus.engine_layout import DUT_INSTANCE
 from montverif.verif.bus.handles import Handle
 from montverif.verif.config import MUTANT_SELECT, RunConfig
 

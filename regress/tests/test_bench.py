@@ -411,7 +411,7 @@ def test_engine_run_split_and_kernel_floor(tmp_path, monkeypatch):
     """An engine run records the simulator's share (below the test's time), and the idle
     kernel floor runs on the same build."""
     from montverif.regress.flow.spec import BuildSpec, RunSpec
-    from montverif.verif.bus.engine import ops_per_script
+    from montverif.verif.bus.engine_layout import ops_per_script
 
     design = load_design("mont_lut")
     count = ops_per_script(32, design, 32) + 2  # two scripts: a steady window after the first

@@ -70,7 +70,7 @@ def test_engine_clock_variants_are_builds_of_their_own(monkeypatch: pytest.Monke
     cocotb's main) is its own build folder and stamp, for either bus mode on Verilator and
     for neither on Icarus; the wrapper of the main-loop build has the clock as an input port
     and no delay."""
-    from montverif.verif.bus import engine
+    from montverif.verif.bus import engine_layout as layout
 
     design = load_design("mont_lut")
     eng, pins = BuildSpec("mont_lut", 32, bus="engine"), BuildSpec("mont_lut", 32)
@@ -87,8 +87,8 @@ def test_engine_clock_variants_are_builds_of_their_own(monkeypatch: pytest.Monke
     assert _build_stamp(eng, design) != main_stamp
     assert _build_stamp(pins, design) != pins_stamp
     params = {"N": 32, "BusW": 32, "AckWait": 0}
-    port = engine.emit_wrapper(design.toplevel, params, 8, hdl_clock=False)
-    hdl = engine.emit_wrapper(design.toplevel, params, 8)
+    port = layout.emit_wrapper(design.toplevel, params, 8, hdl_clock=False)
+    hdl = layout.emit_wrapper(design.toplevel, params, 8)
     clock_port = "input  logic                      clk_i,"
     assert clock_port in port and "always #" not in port
     assert "always #(5.0) clk_i = ~clk_i;" in hdl and clock_port not in hdl
@@ -100,18 +100,18 @@ def test_engine_script_and_log_are_public_variables_not_ports() -> None:
     both whole at every evaluation. Every port of the wrapper stays a few words wide."""
     import re
 
-    from montverif.verif.bus import engine
+    from montverif.verif.bus import engine_layout as layout
 
     design = load_design("mont_lut")
     eng = vpi_control(design, engine_build=True)
-    for var in (engine.SCRIPT_VAR, engine.LOG_VAR):
-        line = f'public_flat_rw -module "{engine.ENGINE_MODULE}" -var "{var}"'
+    for var in (layout.SCRIPT_VAR, layout.LOG_VAR):
+        line = f'public_flat_rw -module "{layout.ENGINE_MODULE}" -var "{var}"'
         assert line in eng and line not in vpi_control(design)
-    wrapper = engine.emit_wrapper(design.toplevel, {"N": 1024, "BusW": 32, "AckWait": 0}, 140)
+    wrapper = layout.emit_wrapper(design.toplevel, {"N": 1024, "BusW": 32, "AckWait": 0}, 140)
     ports = re.findall(r"^\s*(?:input|output)\s+logic\s*(\[[^\]]*\])?\s*(\w+),?$", wrapper,
                        flags=re.M)
     assert {name for _, name in ports} >= {"tb_go_i", "tb_len_i", "tb_fin_o", "tb_start_o"}
     assert all("EngDepth" not in width for width, _ in ports), ports
-    sv = engine.ENGINE_SV.read_text()
-    for var in (engine.SCRIPT_VAR, engine.LOG_VAR):
+    sv = layout.ENGINE_SV.read_text()
+    for var in (layout.SCRIPT_VAR, layout.LOG_VAR):
         assert re.search(rf"^\s*logic \[Depth\*\w+-1:0\] {var};", sv, flags=re.M), var

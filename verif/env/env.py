@@ -11,7 +11,7 @@ from montverif.spec import regmap
 from montverif.spec.design import Design
 from montverif.verif.bus.agent import BusAgent, BusIf
 from montverif.verif.bus.bfm import on_hang
-from montverif.verif.bus.engine import CaptureLayout
+from montverif.verif.bus.engine_layout import CaptureLayout
 from montverif.verif.bus.handles import Handle
 from montverif.verif.bus.vpi import read_uint
 from montverif.verif.config import RunConfig

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from montverif.verif.bus.engine import (
+from montverif.verif.bus.engine_layout import (
     PRODUCT_HEAD_BYTES,
     PRODUCT_INSTANCE,
     EngineError,

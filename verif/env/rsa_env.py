@@ -26,7 +26,7 @@ from montverif.models.result import ModelInputError
 from montverif.spec import regmap
 from montverif.spec.design import MULT_SIGNALS, RSA_MODULUS, Design
 from montverif.verif.bus.agent import BusAgent, BusIf
-from montverif.verif.bus.engine import product_tap
+from montverif.verif.bus.engine_layout import product_tap
 from montverif.verif.config import RunConfig
 from montverif.verif.env.env import _handle
 from montverif.verif.env.predictor import LoaderPredictor, Operation

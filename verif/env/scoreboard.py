@@ -33,7 +33,7 @@ from montverif.models.registry import (
 )
 from montverif.models.result import Result
 from montverif.spec import regmap
-from montverif.verif.bus.engine import CaptureLayout
+from montverif.verif.bus.engine_layout import CaptureLayout
 from montverif.verif.bus.item import Burst, Kind, Transfer
 from montverif.verif.bus.ops import OpLayout, ScriptLog, item_bursts
 from montverif.verif.env.coverage import Coverage

@@ -25,7 +25,8 @@ from cocotb.utils import get_sim_time
 
 from montverif.host import environment
 from montverif.spec import regmap
-from montverif.verif.bus.engine import CYCLE_VAR, EngineBusDriver
+from montverif.verif.bus.engine import EngineBusDriver
+from montverif.verif.bus.engine_layout import CYCLE_VAR
 from montverif.verif.bus.item import BusItem, BusRequest, Kind
 from montverif.verif.config import CLOCK_PERIOD_NS
 

@@ -154,7 +154,7 @@ def test_the_engine_holds_a_whole_operation_at_2048_bits_on_an_8_bit_bus(name):
     precomputed registers, START, the wait, all results and STATUS) in one engine script."""
     from montverif.models.registry import get_algo
     from montverif.spec.designs import load_design
-    from montverif.verif.bus.engine import engine_depth
+    from montverif.verif.bus.engine_layout import engine_depth
 
     n, bus_w = 2048, 8
     cfg = load_design(name)
@@ -194,7 +194,7 @@ def test_a_script_holds_as_many_operations_as_fit():
     fewer for long operations, never fewer than MIN_OPS_PER_SCRIPT; the sequences batch that
     many, and the engine keeps that many done captures."""
     from montverif.spec.designs import load_design
-    from montverif.verif.bus import engine
+    from montverif.verif.bus import engine_layout as layout
     from montverif.verif.context import SeqContext
     from montverif.verif.sequences import LoaderSeq
 
@@ -202,16 +202,16 @@ def test_a_script_holds_as_many_operations_as_fit():
     for name, n, bus_w in (("mont_csa", 256, 32), ("mont_csa", 1024, 32), ("mont_csa", 2048, 32),
                            ("mm42", 2048, 8), ("mont_lut", 1024, 16)):
         design = load_design(name)
-        ops = engine.ops_per_script(n, design, bus_w)
-        depth = engine.engine_depth(n, design, bus_w)
+        ops = layout.ops_per_script(n, design, bus_w)
+        depth = layout.engine_depth(n, design, bus_w)
         seen.add(ops)
-        assert engine.MIN_OPS_PER_SCRIPT <= ops <= engine.OPS_PER_SCRIPT
-        assert ops * depth <= engine.SCRIPT_ENTRIES or ops == engine.MIN_OPS_PER_SCRIPT
-        assert ops == engine.OPS_PER_SCRIPT or (ops + 1) * depth > engine.SCRIPT_ENTRIES
-        assert engine.script_depth(n, design, bus_w) == ops * depth
-        wrapper = engine.emit_wrapper(design.toplevel, {"N": n, "BusW": bus_w, "AckWait": 0},
+        assert layout.MIN_OPS_PER_SCRIPT <= ops <= layout.OPS_PER_SCRIPT
+        assert ops * depth <= layout.SCRIPT_ENTRIES or ops == layout.MIN_OPS_PER_SCRIPT
+        assert ops == layout.OPS_PER_SCRIPT or (ops + 1) * depth > layout.SCRIPT_ENTRIES
+        assert layout.script_depth(n, design, bus_w) == ops * depth
+        wrapper = layout.emit_wrapper(design.toplevel, {"N": n, "BusW": bus_w, "AckWait": 0},
                                       ops * depth, ops, observe=design.observe)
         assert f".DoneSlots({ops})" in wrapper and f"EngDepth = {ops * depth}" in wrapper
         ctx = SeqContext(n=n, bus_w=bus_w, design=design, rng=random.Random(1))
         assert LoaderSeq("s", ctx).ops_per_script == ops
-    assert {engine.OPS_PER_SCRIPT, engine.MIN_OPS_PER_SCRIPT} <= seen and len(seen) >= 3
+    assert {layout.OPS_PER_SCRIPT, layout.MIN_OPS_PER_SCRIPT} <= seen and len(seen) >= 3

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from montverif.verif.bus.engine import DONE_VARS, EngineBusDriver, EngineError, observed
+from montverif.verif.bus.engine import EngineBusDriver
+from montverif.verif.bus.engine_layout import DONE_VARS, EngineError, observed
 
 PERIOD = 10
 

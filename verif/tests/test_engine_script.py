@@ -1,4 +1,4 @@
-"""The fast mode's script layout (verif/bus/engine.py, verif/hdl/mv_bus_engine.sv): an entry
+"""The fast mode's script layout (verif/bus/engine_layout.py, mv_bus_engine.sv): an entry
 is two machine-word slots (EntStride = 2 * max(BusW, 32) bits), the write data in the low one
 and the kind, address and idle cycles in the high one, so Python packs a script as one array
 of words; the packed number is the same as the entries' fields shifted into place one by one."""
@@ -10,15 +10,8 @@ import random
 import pytest
 
 from montverif.spec import regmap
-from montverif.verif.bus.engine import (
-    IDLE_W,
-    KIND_CODE,
-    EngineBusDriver,
-    EngineError,
-    entry_stride,
-    meta_bits,
-    pack_entries,
-)
+from montverif.verif.bus.engine import KIND_CODE, EngineBusDriver, pack_entries
+from montverif.verif.bus.engine_layout import IDLE_W, EngineError, entry_stride, meta_bits
 from montverif.verif.bus.item import BusItem, Kind
 
 ADDR_W = regmap.load().addr_width

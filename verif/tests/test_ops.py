@@ -17,12 +17,8 @@ import pytest
 from montverif.models.registry import get_algo
 from montverif.spec import regmap
 from montverif.spec.designs import load_design
-from montverif.verif.bus.engine import (
-    OPS_PER_SCRIPT,
-    CaptureLayout,
-    EngineBusDriver,
-    idle_draws,
-)
+from montverif.verif.bus.engine import EngineBusDriver, idle_draws
+from montverif.verif.bus.engine_layout import OPS_PER_SCRIPT, CaptureLayout
 from montverif.verif.bus.item import BusItem, BusRequest, Kind
 from montverif.verif.bus.ops import OpScript, PlannedOp, ScriptLog
 from montverif.verif.context import SeqContext

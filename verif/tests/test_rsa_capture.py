@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from montverif.verif.bus.engine import EngineError, ProductTap
+from montverif.verif.bus.engine_layout import EngineError, ProductTap
 from montverif.verif.bus.item import Burst
 from montverif.verif.env.rsa_capture import ProductLog, TimeOrder, wipe_values
 from montverif.verif.env.rsa_items import MultTxn, WipeObservation
