@@ -7,6 +7,9 @@ the core by its port names: clk_i, rst_ni, start_i, clear_i, <register>_i for ev
 it reads, field_i, busy_o, last_o, p_o, s_o, c_o. A core whose ports are named otherwise is
 connected by the descriptor's [top] ports (core port -> expression of the top's signals);
 outputs the top does not use are left open. Nothing here is written by hand per design.
+
+The decisions (which parameters, signals, flags and connections) are made here; the text is
+the Jinja2 template hdl/spec/templates/top.sv.j2 (montverif.host.templates), which they fill.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 
 from montverif.host.errors import ConfigError
 from montverif.host.paths import INCLUDE_DIRS, cache, shown, work
+from montverif.host.templates import environment
 from montverif.spec import adapter, foreign, stream_top
 from montverif.spec.design import LOADER_RANGE_OPERANDS, Design
 from montverif.spec.svnames import camel
@@ -33,6 +37,7 @@ def generated_root() -> Path:
 # loader output -> the top's signal, by the register the design names
 LOADER_REGS = {"X": "x", "Y": "y", "M": "m", "MP": "mp", "MHAT": "mhat", "R2": "r2", "E": "e"}
 LOADER_FLAGS = {"MP": "HasMp", "MHAT": "HasMhat", "R2": "HasR2", "E": "HasE"}
+_TEMPLATES = environment(Path(__file__).resolve().parent / "templates")
 
 
 @dataclass(frozen=True)
@@ -225,21 +230,36 @@ def design_id(design: Design) -> str:
 
 
 def emit(design: Design) -> str:
-    """The text of the design's top."""
+    """The text of the design's top (templates/top.sv.j2; a streaming design's:
+    montverif.spec.stream_top)."""
     core = _core(design)
     if design.stream is not None:  # between the stream harness's source and sink
         return stream_top.emit(design, core.params,
                                {n: (p.direction, p.width) for n, p in core.ports.items()},
                                parameters(design, core))
-    top = design.toplevel
-    halves = bool(design.carry_save_operands)
-    red = design.redundant_extra_bits
+    return _TEMPLATES.get_template("top.sv.j2").render(
+        descriptor=shown(design.descriptor), name=design.name, paper=design.paper,
+        algorithm=design.algorithm, top=design.toplevel, params=parameters(design, core),
+        foreign=design.foreign is not None, min_n=design.min_n_expr or design.min_n,
+        red=design.redundant_extra_bits, field=design.has_field, **_declarations(design),
+        loader_params=_loader_params(design), loader_ports=_loader_ports(design),
+        adapter=_adapter(design) if design.foreign is not None else None,
+        core=None if design.foreign is not None else _core_instance(design, core))
+
+
+def _used(design: Design) -> set[str]:
+    """The loader's outputs the design reads (x, y, m, ...)."""
+    return {LOADER_REGS[r] for r in (*design.operands, *design.precomputed) if r in LOADER_REGS}
+
+
+def _loader_params(design: Design) -> list[tuple[str, str]]:
+    """(parameter, value) of the top's mv_bus_loader instance."""
     loader_params = [("N", "N"), ("BusW", "BusW"), ("RedW", "RedW"),
-                     ("HasRed", "1'b1" if red is not None else "1'b0"),
+                     ("HasRed", "1'b1" if design.redundant_extra_bits is not None else "1'b0"),
                      ("DesignId", design_id(design)), ("AckWait", "AckWait")]
     loader_params += [(flag, "1'b1") for reg, flag in LOADER_FLAGS.items()
                       if reg in design.operands or reg in design.precomputed]
-    if halves:
+    if design.carry_save_operands:
         loader_params.append(("HasHalves", "1'b1"))
     if design.has_field:
         loader_params.append(("HasField", "1'b1"))
@@ -248,63 +268,26 @@ def emit(design: Design) -> str:
     # has_range_rule the testbench reads too
     loader_params += [(f"Range{reg}", "1'b0") for reg in LOADER_RANGE_OPERANDS
                       if reg not in design.range_rule_operands]
-    used = {LOADER_REGS[r] for r in (*design.operands, *design.precomputed) if r in LOADER_REGS}
-    lines = [
-        f"// GENERATED from {shown(design.descriptor)} by montverif.spec.top: the",
-        f"// {design.name} core ({design.paper}: {design.algorithm})",
-        "// behind the bus loader. Do not edit: change the descriptor.",
-        f"module {top}",
-        "  import mv_regmap_pkg::*;",
-        "#(",
-    ]
-    params = parameters(design, core)
-    lines += [f"  parameter {kind} {name} = {default}" + ("," if i < len(params) - 1 else "")
-              for i, (kind, name, default) in enumerate(params)]
-    lines += [
-        ") (",
-        "  input  logic             clk_i,",
-        *(["  // A core of its own may reset synchronously: the same reset then reaches",
-           "  // both kinds of flop (the loader's are asynchronous).",
-           "  /* verilator lint_off SYNCASYNCNET */"] if design.foreign is not None else []),
-        "  input  logic             rst_ni,",
-        *(["  /* verilator lint_on SYNCASYNCNET */"] if design.foreign is not None else []),
-        "  input  logic             bus_req_i,",
-        "  input  logic             bus_we_i,",
-        "  input  logic [AddrW-1:0] bus_addr_i,",
-        "  input  logic [BusW-1:0]  bus_wdata_i,",
-        "  output logic             bus_ack_o,",
-        "  output logic [BusW-1:0]  bus_rdata_o,",
-        "  output logic             busy_o,",
-        "  output logic             done_o",
-        ");",
-        "",
-        f"  localparam int MinN = {design.min_n_expr or design.min_n};",
-        f"  localparam int RedW = {f'N + {red}' if red else ('N' if red == 0 else '1')};",
-        "  if (N < MinN) begin : g_bad_n",
-        f'    initial $fatal(1, "{top}: N must be at least %0d (got %0d)", MinN, N);',
-        "  end",
-        "",
-        "  logic            start, clear, core_busy, core_last;",
-    ]
-    wide = [s for s in ("x", "y") if s in used and halves]
+    return loader_params
+
+
+def _declarations(design: Design) -> dict[str, list[str]]:
+    """The top's signals between the loader and the core, by declaration: `wide` (the
+    carry-save operands, two halves), `narrow` (N bits, P last) and `part` (N bits, of which
+    the descriptor's [top] ports take a part: mp[W-1:0])."""
+    used = _used(design)
+    wide = [s for s in ("x", "y") if s in used and design.carry_save_operands]
     narrow = [s for s in ("x", "y", "m", "mp", "mhat", "r2", "e") if s in used and s not in wide]
-    # signals the descriptor's [top] ports take a part of (m' of a W-bit digit: mp[W-1:0])
     sliced = {m.group(1) for expr in design.ports.values()
               for m in re.finditer(r"\b(\w+)\[", expr)} - set(wide)
-    if wide:
-        lines.append(f"  logic [2*N-1:0]  {', '.join(wide)};  // {{second half, first half}}")
-    lines.append(f"  logic [N-1:0]    {', '.join([*(s for s in narrow if s not in sliced), 'p'])};")
-    if part := [s for s in narrow if s in sliced]:
-        lines += ["  /* verilator lint_off UNUSEDSIGNAL */",
-                  f"  logic [N-1:0]    {', '.join(part)};  // the core takes a part",
-                  "  /* verilator lint_on UNUSEDSIGNAL */"]
-    if design.has_field:
-        lines.append("  logic            field;")
-    lines += ["  logic [RedW-1:0] s, c;", ""]
-    lines += ["  /* verilator lint_off PINCONNECTEMPTY */",
-              "  mv_bus_loader #("]
-    lines += [f"    .{name:<9}({value})" + ("," if i < len(loader_params) - 1 else "")
-              for i, (name, value) in enumerate(loader_params)]
+    return {"wide": wide, "narrow": [*(s for s in narrow if s not in sliced), "p"],
+            "part": [s for s in narrow if s in sliced]}
+
+
+def _loader_ports(design: Design) -> list[tuple[str, str]]:
+    """(port, expression) of the top's mv_bus_loader instance: "" connects the top's port
+    of the same name, "-" leaves the port open."""
+    used = _used(design)
     loader_ports = [("clk_i", ""), ("rst_ni", ""), ("bus_req_i", ""), ("bus_we_i", ""),
                     ("bus_addr_i", ""), ("bus_wdata_i", ""), ("bus_ack_o", ""),
                     ("bus_rdata_o", ""), ("busy_o", ""), ("done_o", ""),
@@ -314,32 +297,28 @@ def emit(design: Design) -> str:
     loader_ports += [("field_o", "field" if design.has_field else "-"),
                      ("core_busy_i", "core_busy"), ("core_last_i", "core_last"),
                      ("p_i", "p"), ("s_i", "s"), ("c_i", "c")]
-    lines.append("  ) u_loader (")
-    lines += _connections(loader_ports)
-    lines += ["  );", "  /* verilator lint_on PINCONNECTEMPTY */", ""]
-    if red is None:
-        lines += ["  assign s = '0;  // the core keeps no redundant S, C: they are unmapped",
-                  "  assign c = '0;", ""]
-    if design.foreign is not None:
-        lines += _adapter(design)
-    else:
-        core_params = [(name, name) for name in core.params]
-        conns = core_connections(design, core)
-        open_outputs = any(expr == "" and not name.endswith(("clk_i", "rst_ni"))
-                           for name, expr in conns)
-        lines.append(f"  {core.module} #(")
-        lines += [f"    .{name:<9}({value})" + ("," if i < len(core_params) - 1 else "")
-                  for i, (name, value) in enumerate(core_params)]
-        lines.append("  ) u_core (")
-        if open_outputs:
-            lines.append("    /* verilator lint_off PINCONNECTEMPTY */")
-        lines += _connections([(n, "-" if e == "" and n not in ("clk_i", "rst_ni") else e)
-                               for n, e in conns])
-        if open_outputs:
-            lines.append("    /* verilator lint_on PINCONNECTEMPTY */")
-        lines.append("  );")
-    lines += ["", "endmodule"]
-    return "\n".join(lines) + "\n"
+    return loader_ports
+
+
+@dataclass(frozen=True)
+class _CoreInstance:
+    """The top's instance of the core (montverif's own): its module, its parameters (each
+    set to the top's of the same name) and (port, expression) connections as the loader's
+    ("" same name, "-" open); open_outputs: some output is left open."""
+
+    module: str
+    params: list[str]
+    ports: list[tuple[str, str]]
+    open_outputs: bool
+
+
+def _core_instance(design: Design, core: Header) -> _CoreInstance:
+    conns = core_connections(design, core)
+    open_outputs = any(expr == "" and not name.endswith(("clk_i", "rst_ni"))
+                       for name, expr in conns)
+    return _CoreInstance(core.module, list(core.params),
+                        [(n, "-" if e == "" and n not in ("clk_i", "rst_ni") else e)
+                         for n, e in conns], open_outputs)
 
 
 def _adapter(design: Design) -> list[str]:
@@ -352,15 +331,6 @@ def _adapter(design: Design) -> list[str]:
                             design.toplevel)
     except ConfigError as exc:
         raise ConfigError(f"{shown(design.descriptor)}: {exc}") from None
-
-
-def _connections(ports: list[tuple[str, str]]) -> list[str]:
-    """`.name` (same name), `.name(expr)`, or `.name()` for "-" (left open)."""
-    out = []
-    for i, (name, expr) in enumerate(ports):
-        text = f".{name}" if expr == "" else f".{name:<12}({'' if expr == '-' else expr})"
-        out.append(f"    {text}" + ("," if i < len(ports) - 1 else ""))
-    return out
 
 
 def path(design: Design) -> Path:
