@@ -4,7 +4,9 @@ simulation-only bus host (verif/hdl/mv_bus_engine.sv) sits in a generated wrappe
 entries (`entry_stride`), depth (`script_depth`, `ops_per_script`), done captures
 (`CaptureLayout`) and the record of a core's internal products (`ProductTap`) are laid out
 here. The build (regress/flow/build.py) and the lint write the wrapper from it; the driver
-(verif/bus/engine.py) runs scripts in it.
+(verif/bus/engine.py) runs scripts in it. The wrapper's text is the Jinja2 template
+verif/bus/templates/engine_wrapper.sv.j2 (montverif.host.templates); what goes in it (the
+parameters, the clock, the done capture, the product log) is decided here.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from montverif.host.templates import environment
 from montverif.spec import formula, regmap
 from montverif.spec.design import RSA_MODULUS, Design
 from montverif.verif.config import CLOCK_PERIOD_NS
@@ -49,6 +52,7 @@ PRODUCT_SV = ENGINE_SV.parent / "mv_product_log.sv"
 PRODUCT_MODULE, PRODUCT_INSTANCE = "mv_product_log", "u_prod"
 PRODUCT_VARS = ("tb_prod_q", "tb_prod_count_q")
 PRODUCT_HEAD_BYTES = 24  # an entry's two times and its multiplier index (64 bits each)
+_TEMPLATES = environment(Path(__file__).resolve().parent / "templates")
 
 
 class EngineError(RuntimeError):
@@ -147,26 +151,30 @@ def product_tap(design: Design, n: int,
                       tuple(str(p) for p in rsa.get("wipe", ())), n, width)
 
 
-def _product_instance(tap: ProductTap) -> tuple[str, str, int]:
-    """The wrapper's mv_product_log instance for `tap`, its done-capture expression (the
-    wipe registers, zero-extended) and that expression's width."""
-    slot, core = tap.slot, f"{DUT_INSTANCE}.{tap.core}"
+@dataclass(frozen=True)
+class _ProductLog:
+    """The wrapper's mv_product_log instance: the multipliers' signal prefixes as paths in
+    the wrapper (the last multiplier first: the most significant Slot), Slot, Depth and the
+    path of the modulus."""
 
-    def each(signal: str) -> str:  # multiplier k's signal at [k*Slot +: Slot]
-        return "{" + ", ".join(f"{slot}'({core}.{m}_{signal})"
-                                for m in reversed(tap.mults)) + "}"
+    module: str
+    instance: str
+    mults: list[str]
+    slot: int
+    depth: int
+    modulus: str
 
-    busy = "{" + ", ".join(f"{core}.{m}_busy" for m in reversed(tap.mults)) + "}"
-    params = f".Mults({len(tap.mults)}), .Slot({slot}), .Depth({tap.depth})"
-    inst = f"""  {PRODUCT_MODULE} #({params}) {PRODUCT_INSTANCE} (
-    .clk_i, .rst_ni, .busy_i({busy}),
-    .x_i({each("x")}), .y_i({each("y")}), .p_i({each("p")}), .s_i({each("s")}),
-    .c_i({each("c")}), .m_i({slot}'({core}.{RSA_MODULUS}))
-  );
-"""
-    wipe = ("{" + ", ".join(f"{slot}'({DUT_INSTANCE}.{p})" for p in reversed(tap.wipe)) + "}"
-            if tap.wipe else "1'b0")
-    return inst, wipe, len(tap.wipe) * slot or 1
+
+def _product_instance(tap: ProductTap) -> tuple[_ProductLog, list[str], int]:
+    """The wrapper's mv_product_log instance for `tap`, its done capture (the wipe
+    registers' paths, the last first, each zero-extended to Slot bits) and that capture's
+    width."""
+    core = f"{DUT_INSTANCE}.{tap.core}"
+    log = _ProductLog(PRODUCT_MODULE, PRODUCT_INSTANCE,
+                      [f"{core}.{m}" for m in reversed(tap.mults)], tap.slot, tap.depth,
+                      f"{core}.{RSA_MODULUS}")
+    wipe = [f"{DUT_INSTANCE}.{p}" for p in reversed(tap.wipe)]
+    return log, wipe, len(tap.wipe) * tap.slot or 1
 
 
 def observed(observe: Mapping[str, Any]) -> list[tuple[str, str, int]]:
@@ -231,63 +239,19 @@ def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
     config's [observe] table) names the signals the engine captures when done rises; `tap`
     adds the record of a core's internal multipliers (mv_product_log), and its wipe
     registers are then what the engine captures when done rises. The engine holds `depth`
-    entries and `slots` done captures (script_depth, ops_per_script)."""
-    name = wrapper_name(toplevel)
+    entries and `slots` done captures (script_depth, ops_per_script). The text:
+    templates/engine_wrapper.sv.j2."""
     signals = observed(observe or {})
-    obs_w = sum(bits for _, _, bits in signals) or 1
-    obs = ("{" + ", ".join(f"{DUT_INSTANCE}.{path}" for _, path, _ in reversed(signals)) + "}"
-           if signals else "1'b0")
-    products = ""
+    # the done capture: the observed signals (the last first), or a tap's wipe registers
+    capture = [f"{DUT_INSTANCE}.{path}" for _, path, _ in reversed(signals)]
+    capture_slot, obs_w, product = None, sum(bits for _, _, bits in signals) or 1, None
     if tap is not None:
-        products, obs, obs_w = _product_instance(tap)
-    clock_port = "" if hdl_clock else "\n  input  logic                      clk_i,"
-    clock = (f"logic             clk_i = 1'b1;\n"
-             f"  always #({period_ns / 2}) clk_i = ~clk_i;  // ns: the build's timescale is 1ns/1ps"
-             if hdl_clock else "// clk_i: toggled by the Verilator main loop (ENGINE_MAIN)")
-    decl = ",\n".join(f"  parameter int {k} = {v}" for k, v in params.items())
-    decl += f",\n  parameter int EngDepth = {depth}"
-    passdown = ",\n".join(f"    .{k}({k})" for k in params)
-    stride = entry_stride(regmap.load().addr_width, params["BusW"])
-    return f"""// GENERATED by verif/bus/engine_layout.py: {toplevel} and the simulation-only bus
-// engine.
-module {name}
-  import mv_regmap_pkg::*;
-#(
-{decl}
-) ({clock_port}
-  input  logic                      rst_ni,
-  input  logic                      tb_go_i,
-  input  logic [{LEN_W - 1}:0]               tb_len_i,
-  input  logic [31:0]               tb_ack_timeout_i,
-  input  logic [31:0]               tb_done_timeout_i,
-  output logic                      tb_fin_o,
-  output logic                      tb_timeout_o,
-  output logic [{LEN_W - 1}:0]               tb_pos_o,
-  output logic [63:0]               tb_start_o,
-  output logic                      busy_o,
-  output logic                      done_o
-);
-  {clock}
-
-  logic             req, we, ack;
-  logic [AddrW-1:0] addr;
-  logic [BusW-1:0]  wdata, rdata;
-
-  {toplevel} #(
-{passdown}
-  ) {DUT_INSTANCE} (
-    .clk_i, .rst_ni, .bus_req_i(req), .bus_we_i(we), .bus_addr_i(addr),
-    .bus_wdata_i(wdata), .bus_ack_o(ack), .bus_rdata_o(rdata), .busy_o, .done_o
-  );
-
-  {ENGINE_MODULE} #(.BusW(BusW), .AddrW(AddrW), .Depth(EngDepth), .IdleW({IDLE_W}),
-                  .EntStride({stride}), .LenW({LEN_W}), .ObsW({obs_w}),
-                  .DoneSlots({slots})) {ENGINE_INSTANCE} (
-    .clk_i, .rst_ni, .go_i(tb_go_i), .len_i(tb_len_i),
-    .ack_timeout_i(tb_ack_timeout_i), .done_timeout_i(tb_done_timeout_i), .fin_o(tb_fin_o),
-    .timeout_o(tb_timeout_o), .pos_o(tb_pos_o), .start_o(tb_start_o),
-    .req_o(req), .we_o(we), .addr_o(addr), .wdata_o(wdata), .ack_i(ack), .rdata_i(rdata),
-    .done_i(done_o), .obs_i({obs})
-  );
-{products}endmodule
-"""
+        product, capture, obs_w = _product_instance(tap)
+        capture_slot = tap.slot
+    return _TEMPLATES.get_template("engine_wrapper.sv.j2").render(
+        toplevel=toplevel, name=wrapper_name(toplevel), params=list(params.items()),
+        depth=depth, hdl_clock=hdl_clock, half_period=period_ns / 2, len_w=LEN_W,
+        idle_w=IDLE_W, stride=entry_stride(regmap.load().addr_width, params["BusW"]),
+        obs_w=obs_w, slots=slots, capture=capture, capture_slot=capture_slot,
+        dut_instance=DUT_INSTANCE, engine_module=ENGINE_MODULE,
+        engine_instance=ENGINE_INSTANCE, product=product)
