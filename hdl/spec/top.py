@@ -276,7 +276,7 @@ def _declarations(design: Design) -> dict[str, list[str]]:
     carry-save operands, two halves), `narrow` (N bits, P last) and `part` (N bits, of which
     the descriptor's [top] ports take a part: mp[W-1:0])."""
     used = _used(design)
-    wide = [s for s in ("x", "y") if s in used and design.carry_save_operands]
+    wide: list[str] = [s for s in ("x", "y") if s in used and design.carry_save_operands]
     narrow = [s for s in ("x", "y", "m", "mp", "mhat", "r2", "e") if s in used and s not in wide]
     sliced = {m.group(1) for expr in design.ports.values()
               for m in re.finditer(r"\b(\w+)\[", expr)} - set(wide)
