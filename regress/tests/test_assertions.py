@@ -163,7 +163,7 @@ def test_a_core_that_breaks_the_port_contract_fails_on_the_loaders_assumption(
 
 # A broken core whose own assertion fires before the loader or the scoreboard sees anything:
 # (design, N, RTL file below hdl/, text, replacement, the assertion and the instance it is in).
-# Every core family is here (docs/formal.md lists the assertions); rsa_core is broken only
+# Every core family is here (each core's RTL lists its assertions); rsa_core is broken only
 # through the overlay, never in hdl/.
 BROKEN_CORES = [
     # the loop counter steps by two: an iteration is skipped (mv_loop_ctrl, every loop core)
