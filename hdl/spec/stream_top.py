@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from montverif.host import templates
 from montverif.host.errors import ConfigError
 from montverif.host.paths import shown
-from montverif.host.templates import environment
 from montverif.spec.design import Design
 from montverif.spec.stream import check_ports
 
@@ -23,7 +23,7 @@ ENGINE_MODULE = "mv_stream_engine"
 ENGINE_INSTANCE = "u_engine"
 DEPTH = 1024  # StreamDepth: operations a batch holds at most (the top's default)
 GAP_BITS = 4  # idle and hold cycles drawn per operation: 0..15
-_TEMPLATES = environment(Path(__file__).resolve().parent / "templates")
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 def tag_width(design: Design, params: dict[str, tuple[str, str]]) -> str:
@@ -51,7 +51,7 @@ def emit(design: Design, header_params: dict[str, tuple[str, str]],
         tag_w = tag_width(design, header_params)
     except ConfigError as exc:
         raise ConfigError(f"{shown(design.descriptor)}: {exc}") from None
-    return _TEMPLATES.get_template("stream_top.sv.j2").render(
+    return templates.render(_TEMPLATES, "stream_top.sv.j2",
         descriptor=shown(design.descriptor), name=design.name, paper=design.paper,
         algorithm=design.algorithm, top=design.toplevel,
         params=[*params, ("int", "StreamDepth", str(DEPTH))],

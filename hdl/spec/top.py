@@ -20,9 +20,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from montverif.host import templates
 from montverif.host.errors import ConfigError
 from montverif.host.paths import INCLUDE_DIRS, cache, shown, work
-from montverif.host.templates import environment
 from montverif.spec import adapter, foreign, stream_top
 from montverif.spec.design import LOADER_RANGE_OPERANDS, Design
 from montverif.spec.svnames import camel
@@ -37,7 +37,7 @@ def generated_root() -> Path:
 # loader output -> the top's signal, by the register the design names
 LOADER_REGS = {"X": "x", "Y": "y", "M": "m", "MP": "mp", "MHAT": "mhat", "R2": "r2", "E": "e"}
 LOADER_FLAGS = {"MP": "HasMp", "MHAT": "HasMhat", "R2": "HasR2", "E": "HasE"}
-_TEMPLATES = environment(Path(__file__).resolve().parent / "templates")
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 @dataclass(frozen=True)
@@ -237,7 +237,7 @@ def emit(design: Design) -> str:
         return stream_top.emit(design, core.params,
                                {n: (p.direction, p.width) for n, p in core.ports.items()},
                                parameters(design, core))
-    return _TEMPLATES.get_template("top.sv.j2").render(
+    return templates.render(_TEMPLATES, "top.sv.j2",
         descriptor=shown(design.descriptor), name=design.name, paper=design.paper,
         algorithm=design.algorithm, top=design.toplevel, params=parameters(design, core),
         foreign=design.foreign is not None, min_n=design.min_n_expr or design.min_n,

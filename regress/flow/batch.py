@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from montverif.host import claim, readback
+from montverif.host import claim, processes, readback
 from montverif.host.paths import work
 from montverif.regress.flow import simulate
 from montverif.regress.flow.build import build
@@ -208,7 +208,7 @@ def _run_in(todo: list[tuple[RunSpec, Path]], design: Design, build_s: float,
         try:
             while True:
                 try:
-                    proc.wait(timeout=POLL_S)
+                    processes.wait(proc, POLL_S)
                     break
                 except subprocess.TimeoutExpired:
                     pass

@@ -10,20 +10,13 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import time
-from collections.abc import Sequence
 from dataclasses import asdict
-from os import PathLike
 from pathlib import Path
-from typing import TextIO
 
-import cocotb_tools.config
-from cocotb_tools.runner import Icarus, Runner, Verilator
-
-from montverif.host import environment, processes, tools
+from montverif.host import environment, tools
 from montverif.host.errors import ConfigError
-from montverif.host.paths import FAST_FORMS, INCLUDE_DIRS, ROOT, aliased, include_files, sim_builds
+from montverif.host.paths import FAST_FORMS, INCLUDE_DIRS, include_files, sim_builds
 from montverif.regress.flow.spec import (
     TIMESCALE,
     UNIT_NS,
@@ -84,57 +77,6 @@ def half_period_units(period_ns: int = CLOCK_PERIOD_NS, precision: str = TIMESCA
     if units != int(units) or units < 1:
         raise ConfigError(f"half of {period_ns} ns is not a whole number of {precision}")
     return int(units)
-
-
-class _Supervised(Runner):
-    """A cocotb runner whose build commands (verilator, make and the compiler; iverilog) run
-    as tool trees of this process (host.processes): an interrupt ends them at once, and none
-    outlives this process. (cocotb's runner has no public hook for how it starts a command:
-    this overrides its private `_execute_cmds`, keeping its behaviour.)"""
-
-    def _execute_cmds(self, cmds: Sequence[Sequence[str]], cwd: PathLike[str] | str,
-                      stdout: TextIO | None = None) -> None:
-        for cmd in cmds:
-            result = processes.run(list(cmd), cwd=cwd, env=self.env, stdout=stdout,
-                                   stderr=None if stdout is None else subprocess.STDOUT,
-                                   what=f"the build ({Path(cmd[0]).name})")
-            if result.returncode != 0:
-                raise RuntimeError(f"Command failed with return code: {result.returncode}")
-
-
-class _SupervisedIcarus(_Supervised, Icarus):
-    pass
-
-
-def _verilator_runner(control: Path | None, main: Path | None = None):
-    """cocotb's Verilator runner (a cocotb_tools runner), with the lean VPI visibility of
-    vpi_control (control=None: cocotb's own flags) and, for engine builds, the engine's own
-    main loop instead of cocotb's verilator.cpp (main=None: cocotb's)."""
-    class LeanVerilator(_Supervised, Verilator):
-        def _build_command(self) -> list:
-            cmds = super()._build_command()
-            first = cmds[0]
-            if control is not None and "--public-flat-rw" in first:
-                i = first.index("--public-flat-rw")
-                first[i:i + 1] = ["--public-depth", "1", str(control)]
-            if main is not None:
-                stock = [i for i, arg in enumerate(first) if arg.endswith("verilator.cpp")]
-                if len(stock) != 1:
-                    raise tools.ToolError("cocotb's Verilator build command has changed: "
-                                          "cannot put the engine main loop in its place")
-                first[stock[0]] = str(main)
-            # every path (the sources, the build folder, cocotb's main and VPI library)
-            # through an alias where make cannot take it (host.paths.alias)
-            return [[aliased(arg, _BUILD_ROOTS) for arg in cmd] for cmd in cmds]
-
-    return LeanVerilator()
-
-
-# the folders a Verilator build names files in: the checkout, its builds, the Python
-# environment and cocotb's own (the installed package may lie outside the environment)
-_BUILD_ROOTS = tuple(dict.fromkeys(Path(p).resolve() for p in (
-    ROOT, sim_builds(), sys.prefix, cocotb_tools.config.share_dir,
-    cocotb_tools.config.libs_dir)))
 
 
 # a line of a build log that names why the build failed: a compiler's or Verilator's error,
@@ -230,14 +172,18 @@ def _build_locked(b: BuildSpec, design: Design, build_dir: Path, log: Path | Non
                        "-LDFLAGS", f"-Wl,--export-dynamic-symbol={STORAGE_SYMBOL}"]
     elif b.sim == "verilator" and b.bus == "engine":  # the wrapper's clock is a delay loop
         build_args += ["--timing", "-CFLAGS", "-std=c++20"]
+    # cocotb's runners only when a build is compiled: importing them (cocotb, pytest) is
+    # about 0.13 s of every command's start, and a run on an up-to-date build needs none
+    from montverif.regress.flow import compiler  # noqa: PLC0415 - heavy: cocotb and pytest
     if b.sim == "verilator":
         control = None if _vpi_flat() else build_dir / "probes.vlt"
         if control is not None:
             control.write_text(vpi_control(design, b.bus == "engine",
                                            b.selects_mutants(design)))
-        runner = _verilator_runner(control, engine_layout.ENGINE_MAIN if main_loop else None)
+        runner = compiler.verilator_runner(control,
+                                           engine_layout.ENGINE_MAIN if main_loop else None)
     else:
-        runner = _SupervisedIcarus()
+        runner = compiler.SupervisedIcarus()
     log = log or build_dir / "build.log"
     sources = b.sources(design)
     if b.bus == "engine":

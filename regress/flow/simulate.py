@@ -28,6 +28,7 @@ from montverif.host.paths import ROOT, sim_builds, work
 from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.spec import Outcome, RunSpec, engine_hdl_clock, with_design_tests
+from montverif.spec import designs
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 
@@ -172,6 +173,9 @@ def child_env(run: RunSpec) -> dict[str, str]:
     # loading them cost about 0.06 s of every run
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     env[environment.CHECK_THREAD.name] = "1" if check_thread(run) else "0"
+    # the designs as this process read them: the child and the simulator read no descriptor
+    if (snapshot := designs.snapshot()) is not None:
+        env[environment.DESIGNS.name] = str(snapshot)
     if run.bias:  # the run's own steering (a list entry's `bias`) wins over the caller's
         env[environment.BIAS.name] = run.bias
     if environment.PROFILE.is_set():
@@ -200,7 +204,7 @@ def execute_claimed(run: RunSpec, design: Design, log_dir: Path) -> Outcome:
             os.close(watch_r)
         CHILDREN.add(proc, kill_group)
         try:
-            proc.wait(timeout=run.timeout_s)
+            processes.wait(proc, run.timeout_s)
         except subprocess.TimeoutExpired:
             timed_out = True
             kill_group(proc)

@@ -84,6 +84,7 @@ CHECK_THREAD = Var("MV_CHECK_THREAD")  # the flow decides when a user leaves it 
 BIAS = Var("MV_BIAS")  # coverage steering (verif/steer.py), also a list entry's `bias`
 MUTANT = Var("MV_MUTANT")  # the mutant a meta-mutant build runs (regress/mutate/meta.py)
 KEEP_SECRETS = Var("MV_KEEP_SECRETS")  # 1: secret operands in clear (--keep-secrets)
+DESIGNS = Var("MV_DESIGNS")  # the descriptors as the run's parent read them (spec.designs)
 
 # --- switches for comparisons, tests and measurements ---------------------------------------
 DONE_TIMEOUT = Var("MV_DONE_TIMEOUT")

@@ -140,3 +140,28 @@ def test_a_process_that_ignores_sigterm_is_killed_after_the_grace_time(marker: s
     took = time.monotonic() - t0
     assert _alive(marker) == []
     assert took >= 1 + supervise.GRACE_S - 0.1  # SIGTERM ignored: SIGKILL after the grace
+
+
+def test_wait_returns_when_the_process_ends_and_raises_past_its_timeout(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """processes.wait is Popen.wait(timeout): TimeoutExpired while the process runs, its exit
+    code once it has ended (reaped already too); on Linux woken by the process's pidfd, never
+    by subprocess's polling (a wait with a timeout)."""
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read(); sys.exit(3)"],
+                            stdin=subprocess.PIPE)
+    timeouts: list[float | None] = []
+    plain = proc.wait
+
+    def recorded(timeout: float | None = None) -> int:
+        timeouts.append(timeout)
+        return plain(timeout)
+    monkeypatch.setattr(proc, "wait", recorded)
+    with pytest.raises(subprocess.TimeoutExpired):
+        processes.wait(proc, 0.05)
+    assert proc.stdin is not None
+    proc.stdin.close()
+    processes.wait(proc, 600)
+    assert proc.returncode == 3
+    assert timeouts == [None], "the pidfd decides; the wait only reaps"
+    processes.wait(proc, 600)  # reaped already: at once, the same code
+    assert proc.returncode == 3

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from montverif.host.templates import environment
+from montverif.host import templates
 from montverif.spec import formula, regmap
 from montverif.spec.design import RSA_MODULUS, Design
 from montverif.verif.config import CLOCK_PERIOD_NS
@@ -52,7 +52,7 @@ PRODUCT_SV = ENGINE_SV.parent / "mv_product_log.sv"
 PRODUCT_MODULE, PRODUCT_INSTANCE = "mv_product_log", "u_prod"
 PRODUCT_VARS = ("tb_prod_q", "tb_prod_count_q")
 PRODUCT_HEAD_BYTES = 24  # an entry's two times and its multiplier index (64 bits each)
-_TEMPLATES = environment(Path(__file__).resolve().parent / "templates")
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 class EngineError(RuntimeError):
@@ -248,7 +248,7 @@ def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
     if tap is not None:
         product, capture, obs_w = _product_instance(tap)
         capture_slot = tap.slot
-    return _TEMPLATES.get_template("engine_wrapper.sv.j2").render(
+    return templates.render(_TEMPLATES, "engine_wrapper.sv.j2",
         toplevel=toplevel, name=wrapper_name(toplevel), params=list(params.items()),
         depth=depth, hdl_clock=hdl_clock, half_period=period_ns / 2, len_w=LEN_W,
         idle_w=IDLE_W, stride=entry_stride(regmap.load().addr_width, params["BusW"]),
