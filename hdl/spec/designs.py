@@ -31,7 +31,7 @@ from typing import Any
 
 from montverif.host import environment, project
 from montverif.host.errors import ConfigError
-from montverif.host.paths import HDL, shown, work
+from montverif.host.paths import HDL, cache, shown
 from montverif.spec.design import MAX_ID, Design, parse
 from montverif.spec.params import format_params
 
@@ -115,12 +115,12 @@ def _check_names(checks: list[Check]) -> tuple[str, ...]:
 
 def snapshot() -> Path | None:
     """The registry as this process read and checked it, in a file named by its digest
-    (build/designs/<digest>.pickle, written once; two runs writing one at once write the same
-    bytes); None where the work folder cannot take it. A child process given its path in
+    (<cache>/designs/<digest>.pickle, written once; two runs writing one at once write the same
+    bytes); None where the cache cannot take it. A child process given its path in
     MV_DESIGNS reads it instead of the descriptors (_inherited)."""
     with _lock:
         data = pickle.dumps((_check_names(_checks), _registry()), pickle.HIGHEST_PROTOCOL)
-    path = work("designs") / f"{hashlib.sha256(data).hexdigest()[:32]}.pickle"
+    path = cache("designs") / f"{hashlib.sha256(data).hexdigest()[:32]}.pickle"
     if not path.exists():
         try:
             _write(path, data)
@@ -167,7 +167,7 @@ def _inherited() -> _Registry | None:
         data = Path(name).read_bytes()
         if hashlib.sha256(data).hexdigest()[:32] != Path(name).stem:
             return None
-        checks, reg = pickle.loads(data)  # the work folder's own file, its digest checked
+        checks, reg = pickle.loads(data)  # the cache's own file, its digest checked
     except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError,
             ImportError):
         return None
@@ -243,7 +243,7 @@ def _read(reg: _Registry) -> None:
     _refuse_users_of_broken(reg)
 
 
-# each descriptor's parsed TOML by the digest of its text, kept in the work folder between
+# each descriptor's parsed TOML by the digest of its text, kept in the cache between
 # commands: the same text is the same data, so a command parses only the descriptors that
 # changed (tomllib takes about 0.09 s for montverif's 17)
 PARSED = f"parsed-py{sys.version_info[0]}{sys.version_info[1]}.pickle"
@@ -252,7 +252,7 @@ PARSED = f"parsed-py{sys.version_info[0]}{sys.version_info[1]}.pickle"
 def _parsed_before() -> dict[str, dict[str, Any]]:
     """The parsed descriptors an earlier command kept ({} if none, or unreadable)."""
     try:
-        known = pickle.loads((work("designs") / PARSED).read_bytes())  # the work folder's own
+        known = pickle.loads((cache("designs") / PARSED).read_bytes())  # the cache's own
     except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError,
             ImportError, IndexError):
         return {}
@@ -261,11 +261,11 @@ def _parsed_before() -> dict[str, dict[str, Any]]:
 
 def _keep_parsed(parsed: dict[str, dict[str, Any]], known: dict[str, dict[str, Any]]) -> None:
     """Keep this reading's parsed descriptors (those of today's texts only) for the next
-    command; a work folder it cannot write costs only the parsing next time."""
+    command; a cache it cannot write costs only the parsing next time."""
     if parsed.keys() == known.keys():
         return
     try:
-        _write(work("designs") / PARSED, pickle.dumps(parsed, pickle.HIGHEST_PROTOCOL))
+        _write(cache("designs") / PARSED, pickle.dumps(parsed, pickle.HIGHEST_PROTOCOL))
     except OSError:
         pass
 

@@ -27,7 +27,7 @@ from montverif.spec import designs
 def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """This process's registry read again inside the test and after it; snapshots written
     under tmp_path; MV_DESIGNS unset."""
-    monkeypatch.setattr(designs, "work", lambda *parts: tmp_path.joinpath(*parts))
+    monkeypatch.setattr(designs, "cache", lambda *parts: tmp_path.joinpath(*parts))
     monkeypatch.delenv(environment.DESIGNS.name, raising=False)
     designs.reload()
     yield tmp_path
@@ -70,12 +70,15 @@ def test_one_registry_is_one_file_whatever_the_hash_seed(
     """The snapshot's bytes do not depend on the process (set order): every run of one tree
     shares one file, and a changed tree makes another; week-old ones are pruned."""
     code = ("import montverif.regress.cli.sim; from montverif.spec import designs; "
-            "print(designs.snapshot().name)")
-    names = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+            "print(designs.snapshot())")
+    paths = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, env={**os.environ, "PYTHONHASHSEED": seed,
-                                             environment.WORKDIR.name: str(fresh)}
+                                             environment.CACHE.name: str(fresh)}
                             ).stdout.strip() for seed in ("1", "2")}
-    assert len(names) == 1 and (fresh / "designs" / names.pop()).exists()
+    assert len(paths) == 1
+    one = Path(paths.pop())
+    assert one.is_relative_to(fresh) and one.parent.name == "designs" and one.exists()
+    (fresh / "designs").mkdir(exist_ok=True)
     old = fresh / "designs" / ("f" * 32 + ".pickle")
     old.write_bytes(b"")
     week = time.time() - designs.SNAPSHOT_DAYS * 86400 - 60
