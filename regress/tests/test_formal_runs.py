@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -273,7 +274,38 @@ def test_resume_keeps_finished_checks_and_shards_merge(tmp_path: Path,
     assert all((merged / r["dir"] / "record.json").is_file() for r in both["formal"].values())
 
 
+def _rec(dut: str, mode: str, status: str, depth: int, n: int = 4, **more: Any
+         ) -> dict[str, Any]:
+    """A check's record as run_one writes it (the fields cores() and describe() read)."""
+    wanted = formal_checks.PROVED_OR_OPEN if mode == "prove" else "passed"
+    ok = status in ("passed", "bounded", "proved") or (mode == "prove" and status == "unknown")
+    return {"dut": dut, "mode": mode, "status": status, "depth": depth, "point": {"N": n},
+            "wanted": wanted, "ok": ok, "message": "", "failed_assertion": "", **more}
+
+
+def test_each_core_in_one_word_from_its_records() -> None:
+    """The stand-in of the nightly's run below: PROVED when induction closed, BOUNDED by its
+    bounded checks when it stayed open, FAILED or NOT RUN when a check missed, a fault
+    build's expected failure left out."""
+    recs = [_rec("mont_r2", "bmc", "bounded", 20), _rec("mont_r2", "prove", "proved", 9),
+            _rec("mont_csa_u2", "bmc", "bounded", 18),
+            _rec("mont_csa_u2", "bmc", "bounded", 24, n=6),
+            _rec("mont_csa_u2", "prove", "unknown", 0, message="not proved within 1 s"),
+            _rec("mont_lut", "bmc", "failed", 7, failed_assertion="u_core.a_sum"),
+            _rec("mont_lut", "bmc", "failed", 3, fault=True, ok=True),
+            _rec("mwr2mm", "bmc", formal_checks.SKIPPED, 0, ok=False,
+                 message="not started: interrupted")]
+    cores = formal_checks.cores(recs)
+    assert cores == {"mont_r2": "PROVED (k-induction at depth 9, N=4)",
+                     "mont_csa_u2": "BOUNDED (N=4 to depth 18, N=6 to depth 24)",
+                     "mont_lut": "FAILED (failed: u_core.a_sum at step 7)",
+                     "mwr2mm": "NOT RUN (skipped: not started: interrupted)"}
+    assert formal_checks.describe(recs[4]).startswith("open: induction did not close (not "
+                                                      "within 1 s)")
+
+
 @pytest.mark.formal
+@pytest.mark.nightly(seconds=75)
 def test_prove_reports_each_core_proved_or_bounded(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """mont_r2's induction closes (PROVED); mont_csa_u2's, given one second, does not: open,

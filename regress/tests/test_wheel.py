@@ -23,7 +23,10 @@ from packaging.requirements import Requirement
 from montverif.host.paths import ROOT
 from montverif.regress.tests import shared
 
-pytestmark = [pytest.mark.sim, pytest.mark.formal, pytest.mark.synth]
+# one worker runs them all (pytest-xdist's loadgroup): the wheel is built once, and no other
+# worker waits idle for it (shared.once)
+pytestmark = [pytest.mark.sim, pytest.mark.formal, pytest.mark.synth,
+              pytest.mark.xdist_group("wheel")]
 
 
 @dataclass(frozen=True)
