@@ -17,7 +17,7 @@ from montverif.regress.cli import regress as regress_cli
 from montverif.regress.mutate import campaigns, rotation
 from montverif.regress.regression.lists import LISTS_FILE, ListError, get_list
 from montverif.regress.regression.results import Regression
-from montverif.regress.regression.summary import load_summary, write_summary
+from montverif.regress.regression.summary import load_summary, summary_dict, write_summary
 from montverif.regress.report import html
 from montverif.regress.report.text import format_mutation
 from montverif.regress.tests.test_run import FakeLauncher
@@ -113,10 +113,11 @@ def test_the_resting_designs_are_recorded_and_reported(tmp_path: Path) -> None:
     line = next(ln for ln in text.splitlines() if ln.startswith("rotation: "))
     assert all(f"{d} {when}" in line for d, when in reg.mutation_resting.items())
     assert all(d in line.split(";")[0] for d in reg.mutation)
-    page = "\n".join(html.mutation_section(reg.mutation, tmp_path, reg.mutation_resting))
+    page = html.render(summary_dict(reg), tmp_path)
     assert "Resting this night" in page
     assert all(f"<td>{d}</td><td>{w}</td>" in page for d, w in reg.mutation_resting.items())
-    assert "Resting" not in "\n".join(html.mutation_section(reg.mutation, tmp_path))
+    reg.mutation_resting = {}
+    assert "Resting" not in html.render(summary_dict(reg), tmp_path)
 
 
 def _planned(*extra: str) -> regress_cli.Job:

@@ -722,9 +722,25 @@ def test_gtkw_names_vectors_with_their_range(tmp_path: Path) -> None:
 def test_trend_axis_tells_apart_two_regressions_of_one_minute() -> None:
     """The trend's first and last labels are to the minute, and to the second when both
     regressions started in the same minute (equal labels would say nothing)."""
-    same = html.svg_trend([("2026-11-24T05:10:01", 90.0), ("2026-11-24T05:10:48", 95.0)], "x")
-    labels = re.findall(r'font-size="10">([^<]*)</text>', same)
-    assert labels[-2:] == ["2026-11-24T05:10:01", "2026-11-24T05:10:48"]
-    apart = html.svg_trend([("2026-11-24T05:10:01", 90.0), ("2026-11-25T05:10:48", 95.0)], "x")
-    labels = re.findall(r'font-size="10">([^<]*)</text>', apart)
-    assert labels[-2:] == ["2026-11-24T05:10", "2026-11-25T05:10"]
+    same = html.trend([("2026-11-24T05:10:01", 90.0), ("2026-11-24T05:10:48", 95.0)], "x")
+    assert (same["first"], same["last"]) == ("2026-11-24T05:10:01", "2026-11-24T05:10:48")
+    apart = html.trend([("2026-11-24T05:10:01", 90.0), ("2026-11-25T05:10:48", 95.0)], "x")
+    assert (apart["first"], apart["last"]) == ("2026-11-24T05:10", "2026-11-25T05:10")
+
+
+def test_the_page_escapes_every_text_of_the_results(tmp_path: Path) -> None:
+    """report.html's templates escape what the results say as html.escape does (quotes as
+    &quot; and &#x27;), in text and in attributes; no markup of the results gets through."""
+    odd = "<b>\"x\" & 'y'</b>"
+    said = "&lt;b&gt;&quot;x&quot; &amp; &#x27;y&#x27;&lt;/b&gt;"
+    run = {"key": odd, "dut": "d", "n": 8, "sim": "icarus", "seed": 7, "status": "PASS",
+           "wall_s": 0.5, "config": odd, "first_error": None, "tests": [odd]}
+    summary = {"list": odd, "start": "2026-11-28T10:00:00+00:00", "git": odd, "passed": 1,
+               "failed": 0, "skipped": 0, "wall_s": 1.0, "base_seed": 1, "runs": [run],
+               "notes": [odd], "versions": {"sim": odd}}
+    page = html.render(summary, tmp_path)
+    assert odd not in page and "<b>\"" not in page
+    for where in (f"<title>montverif regression {said}</title>", f"<p><b>{said}</b></p>",
+                  f"<td>{said}</td><td>d</td>", f'title="{said}: PASS"',
+                  f"<code>{said}</code> · started", f"tools: sim {said}; list {said},"):
+        assert where in page, where
