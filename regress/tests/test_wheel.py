@@ -23,10 +23,7 @@ from packaging.requirements import Requirement
 from montverif.host.paths import ROOT
 from montverif.regress.tests import shared
 
-# one worker runs them all (pytest-xdist's loadgroup): the wheel is built once, and no other
-# worker waits idle for it (shared.once)
-pytestmark = [pytest.mark.sim, pytest.mark.formal, pytest.mark.synth,
-              pytest.mark.xdist_group("wheel")]
+pytestmark = [pytest.mark.sim, pytest.mark.formal, pytest.mark.synth]
 
 
 @dataclass(frozen=True)
