@@ -17,7 +17,6 @@ again (about 0.15 s each)."""
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
 import stat
 import sys
@@ -29,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from montverif.host import environment, project
+from montverif.host import environment, pages, project
 from montverif.host.errors import ConfigError
 from montverif.host.paths import HDL, cache, shown
 from montverif.spec.design import MAX_ID, Design, parse
@@ -131,14 +130,9 @@ def snapshot() -> Path | None:
 
 
 def _write(path: Path, data: bytes) -> None:
-    """`data` into `path` whole (a temporary file and a rename): a reader never sees part."""
+    """`data` into `path` whole, its folder made first."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    pages.write_atomic(path, data)
 
 
 SNAPSHOT_DAYS = 7  # a snapshot this old is no run's any more (a run reads it as it starts)

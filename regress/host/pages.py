@@ -53,11 +53,15 @@ def check(page: Path) -> Path:
     return page
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """`text` into `path` through a temporary file in the same folder and a rename."""
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """`text` (or bytes) into `path` through a temporary file in the same folder and a
+    rename: a reader never sees part of it."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
-        tmp.write_text(text)
+        if isinstance(text, bytes):
+            tmp.write_bytes(text)
+        else:
+            tmp.write_text(text)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -41,6 +41,21 @@ def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(designs.tomllib, "loads", refuse)
 
 
+def _stricter(design: object) -> None:
+    """A check the parent did not make."""
+
+
+def _add_stricter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process makes a check beyond the parent's (designs._checks)."""
+    monkeypatch.setattr(designs, "_checks", [*designs._checks, _stricter])
+
+
+def _snapshot() -> Path:
+    path = designs.snapshot()
+    assert path is not None
+    return path
+
+
 def _as_child(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(environment.DESIGNS.name, str(path))
     designs.reload()
@@ -85,9 +100,7 @@ def test_one_registry_is_one_file_whatever_the_hash_seed(
     os.utime(old, (week, week))
     young = fresh / "designs" / ("e" * 32 + ".pickle")
     young.write_bytes(b"")
-    def stricter(design: object) -> None:
-        """A check the children did not make: another registry, another file."""
-    monkeypatch.setattr(designs, "_checks", [*designs._checks, stricter])
+    _add_stricter(monkeypatch)  # another registry, another file
     designs.reload()
     mine = designs.snapshot()
     assert mine is not None and mine.name not in (old.name, young.name)
@@ -128,18 +141,14 @@ def _falls_back(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_snapshot_without_a_check_of_this_process_is_not_used(
         fresh: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = designs.snapshot()
-    assert path is not None
+    path = _snapshot()
     _as_child(path, monkeypatch)
     assert designs._inherited() is not None
-
-    def stricter(design: object) -> None:
-        """A check the parent did not make."""
-    monkeypatch.setattr(designs, "_checks", [*designs._checks, stricter])
+    _add_stricter(monkeypatch)
     _falls_back(path, monkeypatch)
 
 
-def test_a_work_folder_that_cannot_take_it_gives_no_snapshot(
+def test_a_cache_that_cannot_take_it_gives_no_snapshot(
         fresh: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (fresh / "designs").write_text("a file where the folder would be")
     assert designs.snapshot() is None
@@ -148,8 +157,7 @@ def test_a_work_folder_that_cannot_take_it_gives_no_snapshot(
 
 def test_a_corrupt_missing_or_foreign_snapshot_is_not_used(
         fresh: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = designs.snapshot()
-    assert path is not None
+    path = _snapshot()
     data = bytearray(path.read_bytes())
     data[-5] ^= 0xFF
     corrupt = path.with_name("0" * 32 + ".pickle")
