@@ -12,6 +12,7 @@ import pytest
 
 from montverif.models import dual, inter, mm42, mont, mont_pipe, mont_r4, native, scalable, vhr
 from montverif.models.result import Result
+from montverif.regress.tests.testshard import standins
 
 MULT = {"mont_r2": mont.mont_r2, "inter_r2": inter.inter_r2,
         "mont_csa": mont.mont_csa, "mont_csa_u2": mont.mont_csa_u2,
@@ -173,7 +174,8 @@ def _legal(name: str, n: int, params: dict[str, int]) -> bool:
 
 
 @pytest.mark.skipif(native.LIB is None, reason="native loops not built")
-@pytest.mark.parametrize("name", sorted(WORD_SERIAL))
+# mont_qp and mwr2mm (the Python reference at wide N: seconds each) in the nightly
+@pytest.mark.parametrize("name", standins(sorted(WORD_SERIAL), ["mwrkmm"], seconds=10))
 def test_word_serial_loops_agree(name, monkeypatch):
     """Every point: every odd modulus and operand pair at N = 2..5, corners and random
     operands at wide N; the Result (P, the unreduced value, cycles, every bin) must match.
@@ -204,7 +206,9 @@ def test_word_serial_loops_agree(name, monkeypatch):
 
 
 @pytest.mark.skipif(native.LIB is None, reason="native loops not built")
-@pytest.mark.parametrize("K, units", [(16, 4), (1, 3), (2, 2), (8, 8), (4, 3), (17, 3)])
+# K = 1 and 2 run many words through the Python reference (seconds): nightly
+@pytest.mark.parametrize("K, units", standins([(16, 4), (1, 3), (2, 2), (8, 8), (4, 3), (17, 3)],
+                                              lambda p: p[0] > 2, unpack=True, seconds=10))
 def test_mont_dual_loop_agrees_in_both_fields(K, units, monkeypatch):
     """mont_dual at the paper's configuration, the formal points' narrow ones and the widest
     native word (K * Units = 64): both fields, every Result field, and MP's GF(2^n) inverse."""

@@ -406,6 +406,7 @@ def test_floor_section_from_measurements():
         {"machine": "m", "repeat": 3, "points": [point], "cycles": [], "regressions": {}})
 
 
+@pytest.mark.nightly(seconds=8)
 @pytest.mark.sim
 def test_engine_run_split_and_kernel_floor(tmp_path, monkeypatch):
     """An engine run records the simulator's share (below the test's time), and the idle
@@ -559,6 +560,7 @@ def test_ratios_are_paired_per_repeat(tmp_path, monkeypatch):
     assert bench_render.ratios(both)["verilator_over_icarus"] == pytest.approx(1.0)
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.sim
 def test_fixed_cost_measures_the_three_ways_side_by_side():
     """One repeat of the fixed-cost measurement (real runs: the command, a run per process,

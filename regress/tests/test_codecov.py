@@ -246,6 +246,7 @@ def test_the_nightly_uploads_what_the_script_writes() -> None:
         "merged.info", "merged.toggle.info", "merged.cobertura.xml"}
 
 
+@pytest.mark.nightly(seconds=25)
 @pytest.mark.synth
 @pytest.mark.sim
 def test_the_codecov_script_writes_lcov_and_cobertura(tmp_path: Path) -> None:

@@ -73,6 +73,7 @@ def test_every_shape_passes_on_both_simulators_and_fails_under_fault(
     assert "montverif.spec.adapter" in top
 
 
+@pytest.mark.nightly(seconds=30)
 def test_each_adapter_check_fails_a_broken_core_with_its_reason(tmp_path: Path) -> None:
     folder = project(tmp_path, "tp_mont", "tp_wide", "tp_axis")
     rtl = folder / "rtl"
@@ -124,6 +125,7 @@ endpackage
 """
 
 
+@pytest.mark.nightly(seconds=15)
 def test_a_core_icarus_cannot_take_is_refused_there_in_one_line(tmp_path: Path) -> None:
     """tp_axis with its operands in a package's struct type: Verilator runs it; Icarus 11
     sizes the port at 0 bits (the elaboration check names it), and once the descriptor says

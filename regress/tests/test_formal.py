@@ -39,11 +39,13 @@ ALL_FEATURES = "HasHalves=1,HasMp=1,HasMhat=1,HasR2=1,HasE=1,HasField=1,RangeX=0
 
 @pytest.mark.formal
 @pytest.mark.parametrize("extra, params", [
-    ([], {"N": 8, "BusW": 8, "AckWait": 0}),
-    (["--ack-wait", "2", "--params", ALL_FEATURES],
-     {"N": 8, "BusW": 8, "AckWait": 2, "HasHalves": 1, "HasMp": 1, "HasMhat": 1, "HasR2": 1,
-      "HasE": 1, "HasField": 1, "RangeX": 0}),
-], ids=["default", "all-features"])
+    # every feature in make test, the default loader in the nightly
+    pytest.param([], {"N": 8, "BusW": 8, "AckWait": 0}, marks=pytest.mark.nightly(seconds=6),
+                 id="default"),
+    pytest.param(["--ack-wait", "2", "--params", ALL_FEATURES],
+                 {"N": 8, "BusW": 8, "AckWait": 2, "HasHalves": 1, "HasMp": 1, "HasMhat": 1,
+                  "HasR2": 1, "HasE": 1, "HasField": 1, "RangeX": 0}, id="all-features"),
+])
 def test_the_loader_is_proved_with_every_cover_reached(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str],
         params: dict[str, int]) -> None:

@@ -16,6 +16,7 @@ from montverif.regress.cli import formal as formal_cli
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.regress.formal import formal, formal_core
+from montverif.regress.tests.testshard import standins
 from montverif.spec.designs import known_designs, load_design
 
 CORE = load_design("mont_r2").rtl[0]
@@ -93,6 +94,7 @@ def test_a_core_is_proved_for_every_sequence_of_operations_by_k_induction(
     assert "proof: mode prove" in (tmp_path / "p" / "formal.sby").read_text()
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.formal
 def test_mont_r4_s_own_bound_holds_when_the_next_m_comes_at_once(tmp_path: Path) -> None:
     """mont_r4's SumBelow2M_A read the M port in the cycle after FIN, where the host may
@@ -106,6 +108,7 @@ def test_mont_r4_s_own_bound_holds_when_the_next_m_comes_at_once(tmp_path: Path)
     assert verdict.status == "proved", verdict.line()
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.formal
 def test_a_core_wrong_only_on_its_second_operation_fails_the_induction_check(
         tmp_path: Path) -> None:
@@ -150,7 +153,7 @@ def test_a_broken_adder_is_caught_with_the_operands_that_show_it(tmp_path: Path)
 
 
 @pytest.mark.formal
-@pytest.mark.parametrize("dut", ["mont_csa", "mont_lut"])
+@pytest.mark.parametrize("dut", standins(["mont_csa", "mont_lut"], ["mont_lut"], seconds=6))
 def test_a_congruent_result_beyond_the_promise_is_caught(tmp_path: Path, dut: str) -> None:
     """A core whose final subtraction comes only when P >= 2^N leaves P congruent to the
     product (CoreResult_A holds) but not below max(Y, M): its promise (CorePromise_A) fails."""

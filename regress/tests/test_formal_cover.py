@@ -61,6 +61,7 @@ def check_against_model(run: formal_cover.CoverRun, samples: int = 300) -> None:
     assert hit & set(run.bins) <= {b for b, v in run.bins.items() if v.status == "reached"}
 
 
+@pytest.mark.nightly(seconds=15)
 @pytest.mark.formal
 @pytest.mark.sim
 def test_bins_a_point_cannot_reach_are_proved_and_leave_the_closure_total(
@@ -101,6 +102,7 @@ def test_bins_a_point_cannot_reach_are_proved_and_leave_the_closure_total(
         assert d["first_hit"][f"mwr2mm.{name}"] == runs[0]["key"], name
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.formal
 @pytest.mark.sim
 def test_a_witness_replays_with_montverif_sim_and_hits_the_rarest_bin(

@@ -36,6 +36,7 @@ def _labels_of(harness: Path, register: str) -> set[str]:
     return {w.rstrip(":") for w in text.split() if w.startswith(f"Eq{index}_")}
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.formal
 def test_a_reset_value_that_start_reloads_is_proved_equivalent(tmp_path: Path) -> None:
     """{x_q, acc_q} = '1 at reset: equal in both copies only once START loads them. The
@@ -70,6 +71,7 @@ def test_a_reset_value_that_start_reloads_is_proved_equivalent(tmp_path: Path) -
     assert (saved["status"], saved["unbounded"]) == ("equivalent", True)
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.formal
 def test_a_reset_mutant_is_proved_at_n6_where_a_bounded_check_alone_took_minutes(
         tmp_path: Path) -> None:
@@ -127,6 +129,7 @@ def test_a_mutant_that_differs_yields_its_distinguishing_input(tmp_path: Path) -
     assert "failed assertion mv_equiv.MutantEquivalent_A" in whole
 
 
+@pytest.mark.nightly(seconds=20)
 @pytest.mark.formal
 def test_a_difference_beyond_the_short_depth_is_found_by_the_long_check(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -269,6 +272,7 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     assert result.status == prove.NOT_PROVED and "names no [formal] points" in result.text
 
 
+@pytest.mark.nightly(seconds=25)
 @pytest.mark.formal
 @pytest.mark.sim
 def test_a_campaign_with_prove_marks_each_equivalent_proved_or_a_hole(tmp_path: Path) -> None:

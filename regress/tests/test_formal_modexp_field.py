@@ -93,6 +93,7 @@ def test_the_small_configuration_s_harness() -> None:
     assert "assign ops_cycles = field ? 16'd13 : 16'd21;" in text
 
 
+@pytest.mark.nightly(seconds=15)
 @pytest.mark.formal
 def test_rsa_core_holds_x_to_the_e_for_every_input(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -150,6 +151,7 @@ def test_mont_dual_s_fault_build_fails_and_its_counterexample_replays(tmp_path: 
     assert runs[False][0], runs[False]
 
 
+@pytest.mark.nightly(seconds=20)
 @pytest.mark.sim
 @pytest.mark.formal
 def test_mont_dual_s_small_configuration_proves_and_its_fault_replays_in_its_field(

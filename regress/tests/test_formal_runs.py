@@ -248,6 +248,7 @@ def test_a_broken_core_fails_with_its_counterexample(tmp_path: Path) -> None:
     assert not reg.passed
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.formal
 def test_resume_keeps_finished_checks_and_shards_merge(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]

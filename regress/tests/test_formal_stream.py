@@ -12,6 +12,7 @@ import pytest
 
 from montverif.regress.cli import formal as formal_cli
 from montverif.regress.formal import formal, formal_stream
+from montverif.regress.tests.testshard import standins
 from montverif.spec.design import Design
 from montverif.spec.designs import load_design
 
@@ -85,6 +86,7 @@ def test_an_untagged_core_is_checked_without_a_tag() -> None:
     assert "CoreTag_A" not in text and ".tag_i(" not in text and " tag;" not in text
 
 
+@pytest.mark.nightly(seconds=20)
 @pytest.mark.formal
 def test_the_streaming_core_holds_at_its_points(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -136,7 +138,7 @@ def _run(tmp_path: Path, overlay: Path | None = None) -> formal.Verdict:
 
 
 @pytest.mark.formal
-@pytest.mark.parametrize("broken", list(BROKEN))
+@pytest.mark.parametrize("broken", standins(list(BROKEN), ("no-final-sub",), seconds=8))
 def test_a_broken_core_fails(tmp_path: Path, broken: str) -> None:
     file, good, bad, names = BROKEN[broken]
     verdict = _run(tmp_path, _broken(tmp_path, file, good, bad))

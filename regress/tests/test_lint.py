@@ -87,6 +87,7 @@ jobs:
 """
 
 
+@pytest.mark.nightly(seconds=25)
 def test_the_workflows_pass_actionlint_and_a_broken_one_fails(tmp_path: Path) -> None:
     """The project's own workflows are clean; a workflow calling hashFiles where GitHub does
     not allow it and reading an undefined matrix is reported (the real actionlint)."""

@@ -415,6 +415,7 @@ def json_line(record: dict[str, object]) -> str:
     return json.dumps(record) + "\n"
 
 
+@pytest.mark.nightly(seconds=15)
 @pytest.mark.sim
 def test_reset_and_clear_values_are_now_checked_by_the_smoke_tests(tmp_path: Path) -> None:
     """The hole found by mutation is closed: ErrorTest reads P, S, C and CYCLES right after
@@ -451,6 +452,7 @@ def test_elaboration_fatal_in_either_simulators_log(tmp_path: Path) -> None:
     assert mutant_run.elaboration_fatal(tmp_path / "missing.log") is None
 
 
+@pytest.mark.nightly(seconds=15)
 @pytest.mark.sim
 def test_a_parameter_check_that_fires_is_stillborn(tmp_path: Path) -> None:
     """mwrkmm's elaboration check `W < 1` mutated to `W < 2` fires at time 0 for W = 1: the

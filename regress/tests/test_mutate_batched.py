@@ -145,6 +145,7 @@ def _site(sites: list, ending: str, file: str = "hdl/mont/mont_csa.sv",
                 and s.description.endswith(ending))
 
 
+@pytest.mark.nightly(seconds=20)
 @pytest.mark.sim
 @pytest.mark.parametrize(("sim", "bus"), standins([("verilator", "engine"), ("icarus", "pins")],
                                                   [("verilator", "engine")], seconds=25,

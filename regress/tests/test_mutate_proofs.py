@@ -253,6 +253,7 @@ def test_a_proof_of_an_edited_file_counts_only_once_sby_proves_it_again(
     assert len(proofs.load(proof_file)) == 1 and not proofs.stale_reason(rec)
 
 
+@pytest.mark.nightly(seconds=20)
 @pytest.mark.formal
 def test_a_bounded_proof_is_proved_for_all_time_with_bounded(
         tmp_path: Path, proof_file: Path) -> None:

@@ -355,6 +355,7 @@ def _vvp(model: Path, *plusargs: str) -> str:
                           capture_output=True, text=True).stdout
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.sim
 @pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus Verilog")
 def test_meta_model_is_the_original_and_each_mutant_exhaustively(tmp_path: Path) -> None:
@@ -376,6 +377,7 @@ def test_meta_model_is_the_original_and_each_mutant_exhaustively(tmp_path: Path)
     assert differ > len(ids) // 2  # the mutants do change the behaviour
 
 
+@pytest.mark.nightly(seconds=8)
 @pytest.mark.sim
 def test_shared_campaign_kills_stillbirths_and_falls_back(tmp_path: Path) -> None:
     """mont_lut_u2 at N = 8 on Icarus: the CSA carry with ^ for & and the second stage reading
@@ -413,6 +415,7 @@ def test_shared_campaign_kills_stillbirths_and_falls_back(tmp_path: Path) -> Non
     assert engine.score(camp.mutants) == (3, 0, 1.0)
 
 
+@pytest.mark.nightly(seconds=15)
 @pytest.mark.sim
 @pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus Verilog")
 def test_survivors_are_judged_in_one_shared_verilator_model(tmp_path: Path) -> None:

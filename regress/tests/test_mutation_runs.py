@@ -435,6 +435,7 @@ def test_mutation_report_names_its_simulator(tmp_path: Path) -> None:
 
 
 # --- the real thing -------------------------------------------------------------------------
+@pytest.mark.nightly(seconds=30)
 @pytest.mark.sim
 def test_end_to_end_two_mutants_on_icarus(tmp_path: Path) -> None:
     path = tmp_path / "lists.toml"

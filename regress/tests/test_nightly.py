@@ -267,15 +267,16 @@ def test_the_nightly_runs_the_long_tests_and_uploads_their_junit() -> None:
     flow = (ROOT / ".github" / "workflows" / "nightly.yml").read_text()
     job = flow[flow.index("\n  tests:\n"):]
     job = job[:job.index("\n  # ", 1)]
-    assert "shard: [1, 2]" in job
+    assert "shard: [1, 2, 3]" in job
     assert ('run: ci/nightly-tests.sh "nightly-tests-${{ matrix.shard }}" '
-            '"${{ matrix.shard }}/2"') in job
+            '"${{ matrix.shard }}/3"') in job
     assert "nightly-tests-${{ matrix.shard }}/junit.xml" in job
     makefile = (ROOT / "Makefile").read_text()
     assert '-m "$(TEST_MARKS)"' in makefile and "TEST_MARKS ?= not nightly" in makefile
     assert "-m nightly $(if $(TEST_SHARD),--test-shard $(TEST_SHARD))" in makefile
 
 
+@pytest.mark.nightly(seconds=20)
 @pytest.mark.sim
 @pytest.mark.synth  # the script's set-up (ci/setup.sh) checks the synthesis tools
 def test_the_tests_script_runs_a_nightly_test_and_writes_its_junit(tmp_path: Path) -> None:

@@ -171,6 +171,7 @@ def test_a_core_is_placed_and_routed(warm: None, tmp_path: Path,
     assert "Running router2" not in (out / pnr.LOG).read_text()
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.synth
 def test_router2_is_the_one_used_when_asked(warm: None, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:

@@ -148,6 +148,7 @@ def test_a_streaming_point_that_failed_is_shown_in_its_table() -> None:
         "## Streaming designs")[1]
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.sim
 def test_bench_measures_a_streaming_design(tmp_path: Path) -> None:
     out = tmp_path / "bench"

@@ -439,6 +439,7 @@ def _chain(path: Path, depth: int) -> Path:
     return path
 
 
+@pytest.mark.nightly(seconds=15)
 @pytest.mark.synth
 def test_a_deep_netlist_needs_the_larger_stack_and_gets_it(warm: None, tmp_path: Path
                                                           ) -> None:

@@ -92,6 +92,7 @@ def test_gtkwave_opens_a_failing_run_at_its_first_mismatch(
     assert again.marker == want
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.sim
 def test_gtkwave_readback_catches_broken_save_files(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

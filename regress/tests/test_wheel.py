@@ -157,6 +157,7 @@ def test_the_wheel_runs_from_an_empty_folder_and_writes_only_its_own(installed: 
     assert snapshot(installed.package) == before
 
 
+@pytest.mark.nightly(seconds=30)
 def test_workdir_puts_the_results_where_asked(installed: Installed, tmp_path: Path) -> None:
     got = installed.run("--workdir", str(tmp_path / "elsewhere"), "sim", "--dut", "mont_r2",
                         "--n", "32", "--txns", "2", "--sim", "icarus", cwd=tmp_path)

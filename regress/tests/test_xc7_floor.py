@@ -107,6 +107,7 @@ def warm() -> None:
     synth.warm()
 
 
+@pytest.mark.nightly(seconds=20)
 @pytest.mark.synth
 def test_a_multiply_between_flip_flops_is_on_the_path(warm: None, tmp_path: Path) -> None:
     """mont_qp without its reducer at N = 256: every product runs from the PEs' flip-flops
@@ -139,6 +140,7 @@ def _old_entry(folder: Path) -> tuple[dict[str, object], Path]:
     return old, record
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.synth
 def test_remeasure_synthesises_every_result_again_and_records_it(warm: None,
                                                                   tmp_path: Path) -> None:

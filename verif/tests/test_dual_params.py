@@ -105,6 +105,7 @@ def test_fault_is_caught_in_both_fields(tmp_path, n: int,
     assert any("field=GF(2^n)" in ln for ln in lines), lines
 
 
+@pytest.mark.nightly(seconds=15)
 @pytest.mark.sim
 def test_a_vector_s_field_is_the_field_it_runs_and_is_checked_in(tmp_path) -> None:
     """VectorTest replays each vector in the field it names (the formal flow writes mont_dual's

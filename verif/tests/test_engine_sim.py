@@ -17,6 +17,9 @@ from montverif.spec.designs import load_design
 from montverif.verif.tests.test_designs_sim import check_log_against_gmpy2
 
 pytestmark = pytest.mark.sim
+# both simulators, Icarus in make test (a build of about a second; Verilator's takes three or
+# more: the nightly and the tests that stay run it)
+ICARUS_STANDIN = standins(["verilator", "icarus"], ["icarus"], seconds=15)
 
 
 def _timing_free(path) -> list[dict]:
@@ -28,7 +31,7 @@ def _timing_free(path) -> list[dict]:
     return out
 
 
-@pytest.mark.parametrize("sim", ["verilator", "icarus"])
+@pytest.mark.parametrize("sim", ICARUS_STANDIN)
 @pytest.mark.parametrize("dut,n", standins([("mont_lut", 32), ("mm42", 40)], [("mont_lut", 32)],
                                            unpack=True))
 def test_engine_matches_pins(tmp_path, sim, dut, n):
@@ -43,7 +46,7 @@ def test_engine_matches_pins(tmp_path, sim, dut, n):
     assert logs["engine"] == logs["pins"]
 
 
-@pytest.mark.parametrize("sim", ["verilator", "icarus"])
+@pytest.mark.parametrize("sim", ICARUS_STANDIN)
 def test_engine_mode_catches_a_corrupted_design(tmp_path, sim):
     run = RunSpec(BuildSpec("mont_lut", 32, 32, sim, fault=True, bus="engine"), seed=3,
                   txns=6, tests=("RandomTest",), timeout_s=900)
@@ -89,7 +92,7 @@ def test_engine_watchdog_reports_a_hung_operation(tmp_path, monkeypatch):
                      r"raised within 3 cycles", outcome.first_error), outcome.first_error
 
 
-@pytest.mark.parametrize("sim", ["verilator", "icarus"])
+@pytest.mark.parametrize("sim", ICARUS_STANDIN)
 def test_engine_scripts_give_the_same_transfers(tmp_path, monkeypatch, sim):
     """An operation as one engine script gives the same transfers (address, data, read data)
     as the engine item by item (MV_BATCH=0) and as pin mode; only the times differ. The
@@ -142,6 +145,7 @@ def test_engine_watchdog_inside_a_script(tmp_path, monkeypatch, sim):
     assert len(lines) == 3 * 4 + 1 and lines[-1].startswith("W 0 "), lines  # X, Y, M, START
 
 
+@pytest.mark.nightly(seconds=10)
 def test_engine_main_loop_matches_the_hdl_clock(tmp_path, monkeypatch):
     """Verilator engine builds toggle the wrapper's clock in their own main loop
     (verif/bus/engine_main.cpp, no --timing): every transfer, result and time is the same as
@@ -242,7 +246,7 @@ def test_engine_main_loop_quiet_slots_change_nothing(tmp_path):
     assert notes["1"] == notes["0"]
 
 
-@pytest.mark.parametrize("bus_w", [8, 64])
+@pytest.mark.parametrize("bus_w", standins([8, 64], [8], seconds=8))
 def test_engine_script_strides(tmp_path, bus_w):
     """The narrowest and the widest bus: script entries of 32 and 128 bits (EntStride, one
     struct code and the byte-wise packing) give the same operations as pin mode."""
@@ -292,7 +296,8 @@ def _check_thread(outcome) -> bool:
     return json.loads((outcome.log_dir / "throughput.json").read_text())["check_thread"]
 
 
-@pytest.mark.parametrize("dut,n", [("mont_lut", 32), ("mm42", 40)])
+@pytest.mark.parametrize("dut,n", standins([("mont_lut", 32), ("mm42", 40)], [("mont_lut", 32)],
+                                           unpack=True, seconds=10))
 def test_check_thread_checks_the_same(tmp_path, monkeypatch, dut, n):
     """The scoreboard on its worker thread (the engine's main loop running the model without
     the GIL meanwhile) checks the same operations, with the same results and times, as in

@@ -100,6 +100,7 @@ def test_bad_vector_file_on_the_command_line(tmp_path: Path) -> None:
     assert len(cp.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.sim
 def test_vector_replay_logs_result_and_cycles(tmp_path: Path) -> None:
     rng = random.Random(11)
@@ -156,9 +157,13 @@ def test_a_run_whose_operations_need_no_product_passes(tmp_path: Path) -> None:
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize("params", [(("Mult", 4), ("V", 8), ("W", 4), ("P", 2)),
-                                    (("Mult", 5), ("V", 4), ("W", 8), ("P", 2)),
-                                    (("Mult", 5), ("V", 4), ("W", 8), ("P", 2), ("Lazy", 1))],
+# make test's stand-in: mont_qp's multiplier; the nightly also mwrkmm's and the lazy core's
+@pytest.mark.parametrize("params", standins([(("Mult", 4), ("V", 8), ("W", 4), ("P", 2)),
+                                             (("Mult", 5), ("V", 4), ("W", 8), ("P", 2)),
+                                             (("Mult", 5), ("V", 4), ("W", 8), ("P", 2),
+                                              ("Lazy", 1))],
+                                            lambda p: p == (("Mult", 5), ("V", 4), ("W", 8),
+                                                            ("P", 2)), seconds=8),
                          ids=["mwrkmm", "mont_qp", "mont_qp-lazy"])
 def test_a_broken_word_multiplier_inside_is_caught_on_its_first_product(
         tmp_path: Path, params: tuple[tuple[str, int], ...]) -> None:
@@ -186,7 +191,8 @@ def _rsa_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: BuildSpec, 
 
 
 @pytest.mark.sim
-# the core alone on each simulator in make test, the other multipliers in the nightly
+# the core alone on Icarus in make test (its Verilator run and the other multipliers in the
+# nightly)
 @pytest.mark.parametrize("sim,n,bus_w,params", standins([
     ("verilator", 64, 32, ()),
     ("verilator", 96, 16, (("Mult", 4), ("V", 16), ("W", 16), ("P", 2))),
@@ -203,7 +209,8 @@ def _rsa_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: BuildSpec, 
     ("verilator", 63, 16, (("Mult", 6), ("ConstTime", 0))),
     # mm42_u2: carry-save pairs of N + 1-bit halves chained (a 128-bit pair at N = 63)
     ("verilator", 63, 16, (("Mult", 8),)),
-], lambda case: case[3] == (), unpack=True), ids=["verilator-mont_lut", "verilator-mwrkmm",
+], lambda case: case[3] == () and case[0] == "icarus", unpack=True),
+    ids=["verilator-mont_lut", "verilator-mwrkmm",
                                                  "icarus-mont_lut", "icarus-mwrkmm",
         "verilator-one-unit",
         "verilator-one-unit-mont_qp-vartime", "verilator-mont_qp-lazy",
@@ -240,7 +247,7 @@ def test_fast_mode_checks_what_pin_mode_checks(
      "multiplier A product 0"),
     ("verilator", (("Mult", 6),), "multiplier A product"),
     ("verilator", (("Mult", 7),), "multiplier A product"),
-], lambda case: case[1] == (), unpack=True),
+], lambda case: case[1] == () and case[0] == "icarus", unpack=True),
     ids=["verilator", "icarus", "verilator-one-unit", "verilator-one-unit-mont_qp",
          "verilator-mont_qp-lazy", "verilator-inter_lut", "verilator-mm42"])
 def test_fast_mode_catches_a_broken_multiplier_on_its_first_wrong_product(
@@ -276,6 +283,7 @@ LAZY = (("Mult", 5), ("V", 4), ("W", 8), ("P", 2), ("Lazy", 1))
     ("red_s_q <= RsW'(2 * V);", "red_s_q <= RsW'(2 * V - 1);", "model expects"),
 ], lambda case: "u_mult_a" in case[0], unpack=True),
     ids=["multiplier-reduces", "keeps-the-wrong-value", "one-step-fewer"])
+@pytest.mark.nightly(seconds=10)
 def test_a_lazy_core_that_reduces_wrongly_fails(
         tmp_path: Path, old: str, new: str, message: str) -> None:
     """Lazy = 1 (Jiang-Harris: products unreduced, the last one reduced by the core): a copy
@@ -297,7 +305,7 @@ def test_a_lazy_core_that_reduces_wrongly_fails(
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize("file,old,new,message", [
+@pytest.mark.parametrize("file,old,new,message", standins([
     # S and C swapped: P is right (their sum is), the halves are not inter_lut's
     ("rsa_mont_mult.sv", ".p_o, .s_o, .c_o\n    );\n  end else if (Mult == MultMm42 ",
      ".p_o, .s_o(c_o), .c_o(s_o)\n    );\n  end else if (Mult == MultMm42 ",
@@ -306,7 +314,7 @@ def test_a_lazy_core_that_reduces_wrongly_fails(
     # the product chain and the cycle count are not
     ("rsa_core.sv", "          if (Direct) begin\n            finish = 1'b1;",
      "          if (1'b0) begin\n            finish = 1'b1;", "Algorithm 4 needs only"),
-], ids=["s-c-swapped", "from-step"])
+], lambda case: case[0] == "rsa_core.sv", unpack=True, seconds=6), ids=["s-c-swapped", "from-step"])
 def test_an_interleaved_core_that_goes_wrong_fails(
         tmp_path: Path, file: str, old: str, new: str, message: str) -> None:
     """Mult = 6 (inter_lut, no Montgomery domain): a copy of the RTL whose multiplier gives
@@ -316,7 +324,7 @@ def test_an_interleaved_core_that_goes_wrong_fails(
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize("old,new,message", [
+@pytest.mark.parametrize("old,new,message", standins([
     # the chain carries each product reduced (a carry-propagate addition between products,
     # which MM42 exists to avoid): every value is right, the pairs are not the multiplier's
     ("    assign p_o = {s2[NH-1:0], s1[NH-1:0]};", "    assign p_o = N'(p);",
@@ -324,7 +332,8 @@ def test_an_interleaved_core_that_goes_wrong_fails(
     # FROM's P taken from the pair's second half instead of the multiplier's reduced P
     ("    assign from_p = Pairs ? ma_s[N-1:0] : ma_p[N-1:0];",
      "    assign from_p = Pairs ? N'(ma_p[NI-1:NH]) : ma_p[N-1:0];", "read P[0]"),
-], ids=["reduced-between-products", "from-half"])
+], lambda case: case[2] == "read P[0]", unpack=True, seconds=6),
+    ids=["reduced-between-products", "from-half"])
 def test_an_mm42_core_that_breaks_its_pairs_fails(
         tmp_path: Path, old: str, new: str, message: str) -> None:
     """Mult = 7 (MM42, carry-save pairs chained): a copy of the RTL that reduces every

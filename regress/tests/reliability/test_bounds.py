@@ -30,6 +30,7 @@ from montverif.regress import cli
 from montverif.regress.cli.args import Bounded
 from montverif.regress.tests.reliability.refusals import Refusal, refusals
 from montverif.regress.tests.reliability.test_bad_input import montverif, one_error
+from montverif.regress.tests.testshard import standins
 
 VALUES = ("nan", "inf", "-1", "1" + "0" * 30)
 # the command lines the numeric options are appended to: each valid up to the attacked option
@@ -132,7 +133,10 @@ def test_every_numeric_option_has_a_bound_its_help_states() -> None:
     assert taking <= set(PREFIX), f"add a PREFIX for {sorted(taking - set(PREFIX))}"
 
 
-@pytest.mark.parametrize("prog", sorted(PREFIX))
+# make test attacks every command but the three with the most options (mutate, regress,
+# bench: their numeric options are found and attacked the same way in the nightly)
+@pytest.mark.parametrize("prog", standins(sorted(PREFIX), lambda prog: prog not in (
+    "montverif mutate", "montverif regress", "montverif bench"), seconds=12))
 def test_each_numeric_option_refuses_nan_inf_negative_and_huge(prog: str,
                                                                tmp_path: Path) -> None:
     """Every numeric option of the command, with each of nan, inf, -1 and 10^30: one line
@@ -266,6 +270,7 @@ def _list(tmp_path: Path, name: str, **keys: str) -> Path:
     return path
 
 
+@pytest.mark.nightly(seconds=20)
 def test_each_number_of_a_list_refuses_nan_inf_negative_and_huge(tmp_path: Path) -> None:
     """`seeds = 1000000000` expanded without end, `idle_max` and `txns` had no upper bound,
     `timeout = 10^30` was taken: each numeric key of a list (an entry's, a mutation block's,

@@ -131,6 +131,7 @@ sys.exit(main(["new-design", sys.argv[1], "--like", "mont_r2"]))
 """
 
 
+@pytest.mark.nightly(seconds=12)
 def test_two_new_designs_at_once_take_two_ids(tmp_path: Path) -> None:
     """Both took id 17 and every later command failed on the clash; now the second waits
     for the first (a lock of hdl/) and takes the next id."""

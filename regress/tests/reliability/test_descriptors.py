@@ -356,6 +356,7 @@ def _copies_pass(tmp_path: Path, names: list[str]) -> None:
     assert failed == []
 
 
+@pytest.mark.nightly(seconds=35)
 @pytest.mark.sim
 def test_a_copy_of_a_scalable_design_and_of_the_rsa_core_passes(tmp_path: Path) -> None:
     """make test's stand-in for the nightly's copy of every design: mwr2mm (PEs and a

@@ -117,6 +117,7 @@ def test_a_second_closure_into_a_folder_is_refused_unless_forced(tmp_path: Path)
     assert stamp_state(folder) == "complete"
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.sim
 def test_a_second_campaign_into_a_busy_folder_is_refused_before_it_touches_it(
         tmp_path: Path) -> None:

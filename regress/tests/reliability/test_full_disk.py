@@ -76,6 +76,7 @@ def test_a_full_disk_is_one_line_naming_what_was_kept(small_disk: Path, argv: tu
     assert named.replace("{D}", str(small_disk)) in errors[0], errors[0]
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.sim
 def test_a_merge_onto_a_full_disk_says_which_copy_failed(small_disk: Path,
                                                          regression: Path) -> None:

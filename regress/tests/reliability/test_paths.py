@@ -39,6 +39,7 @@ def test_a_proof_in_an_odd_folder_reaches_its_verdict(odd: Path) -> None:
     assert json.loads((odd / "proof" / "formal.json").read_text())["status"] == "bounded"
 
 
+@pytest.mark.nightly(seconds=12)
 @pytest.mark.formal
 def test_covers_in_an_odd_folder_are_decided(odd: Path) -> None:
     cp = run("formal", "--dut", "mont_r2", "--covers", "--out", str(odd / "covers"))
@@ -46,6 +47,7 @@ def test_covers_in_an_odd_folder_are_decided(odd: Path) -> None:
     assert " 0 undecided" in cp.stdout and "UNDECIDED" not in cp.stdout, cp.stdout
 
 
+@pytest.mark.nightly(seconds=10)
 @pytest.mark.synth
 def test_a_synthesis_in_an_odd_folder_gives_its_figures(odd: Path) -> None:
     cp = run("synth", "run", "--dut", "mont_r2", "--n", "32", "--out", str(odd / "synth"))
@@ -61,6 +63,7 @@ def odd_checkout() -> Iterator[Tree]:
         yield scratch_tree(Path(folder))
 
 
+@pytest.mark.nightly(seconds=25)
 @pytest.mark.formal
 @pytest.mark.synth
 @pytest.mark.sim

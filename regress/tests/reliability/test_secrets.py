@@ -205,6 +205,7 @@ def _exponents(results: Path) -> set[int]:
     return {e for rec in recs if (e := int(rec["e"], 16)) >= WIDE} - public
 
 
+@pytest.mark.nightly(seconds=20)
 @pytest.mark.sim
 def test_a_regression_keeps_its_runs_comparable_without_the_key(tmp_path: Path) -> None:
     assert _regress(tmp_path, "kept", "--keep-secrets") == 0

@@ -23,6 +23,7 @@ from montverif.regress.tests.reliability.helpers import (
     wait_for,
     working_in,
 )
+from montverif.regress.tests.testshard import standins
 
 # the slowest proof of the project (mont_dual's core, BMC to depth 37: minutes)
 LONG_PROOF = ("formal", "--dut", "mont_dual")
@@ -33,7 +34,8 @@ def _solving(folder: Path) -> bool:
 
 
 @pytest.mark.formal
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.parametrize("sig", standins([signal.SIGINT, signal.SIGTERM, signal.SIGKILL],
+                                         [signal.SIGKILL], seconds=6))
 def test_an_interrupted_proof_ends_sby_and_its_solvers(tmp_path: Path,
                                                        sig: signal.Signals) -> None:
     folder = tmp_path / "proof"

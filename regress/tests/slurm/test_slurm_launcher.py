@@ -105,6 +105,7 @@ def test_only_stale_builds_are_submitted(cluster: LocalCluster, tmp_path: Path,
     assert got[stale.key] == 0.0 and "slurm: job" not in capsys.readouterr().err
 
 
+@pytest.mark.nightly(seconds=15)
 def test_failure_is_bucketed_and_rerun_with_waves(cluster: LocalCluster, tmp_path: Path) -> None:
     """A fault build fails through Slurm as it does locally: FAIL with its first error and
     repro, its traced rerun fails the same way and leaves waves; the good seed passes."""
@@ -173,6 +174,7 @@ def _one_run(tmp_path: Path) -> tuple[list[RunSpec], Path, SlurmLauncher]:
     return runs, out, SlurmLauncher(PARTITION, work_dir=out / "slurm", poll_s=0.3)
 
 
+@pytest.mark.nightly(seconds=10)
 def test_job_the_cluster_ends_twice_is_an_infrastructure_error(cluster: LocalCluster,
                                                                 tmp_path: Path) -> None:
     """Cancelled, resubmitted, then lost with its node: ERROR (no verdict) naming both,
@@ -196,6 +198,7 @@ def test_job_the_cluster_ends_twice_is_an_infrastructure_error(cluster: LocalClu
     assert 'data-status="ERROR"' in (out / "report.html").read_text()
 
 
+@pytest.mark.nightly(seconds=15)
 def test_task_ended_once_is_resubmitted_and_passes(cluster: LocalCluster,
                                                    tmp_path: Path) -> None:
     """A task of two runs cancelled inside its first run: the runs it had not finished are
@@ -239,6 +242,7 @@ def test_interrupt_cancels_the_submitted_jobs(cluster: LocalCluster, tmp_path: P
     assert "JobState=CANCELLED" in states
 
 
+@pytest.mark.nightly(seconds=20)
 def test_bad_input_is_one_error_line(cluster: LocalCluster, tmp_path: Path) -> None:
     unknown = _regress(cluster, *SUBSET, "--launcher", "slurm", "--partition", "nope",
                        "--out", str(tmp_path / "x"))

@@ -14,6 +14,7 @@ import pytest
 from montverif.host.paths import HDL
 from montverif.regress.flow.simulate import execute
 from montverif.regress.flow.spec import BuildSpec, RunSpec
+from montverif.regress.tests.testshard import standins
 from montverif.spec.stream_top import DEPTH
 
 pytestmark = pytest.mark.sim
@@ -61,7 +62,7 @@ def test_a_broken_core_fails_the_harness(tmp_path: Path, old: str, new: str, tes
     assert logged and all(entry["test"] == test for entry in logged)
 
 
-@pytest.mark.parametrize("fault", [False, True])
+@pytest.mark.parametrize("fault", standins([False, True], [True], seconds=8))
 def test_checks_on_a_thread_log_what_inline_checks_log(tmp_path: Path, fault: bool,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Three batches on Verilator, the checks inline and then on a worker thread while the
