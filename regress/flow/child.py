@@ -1,6 +1,7 @@
-"""The simulator's child process of one run, or of a batch of runs of one build (flow.simulate
-and flow.batch start it in a session of its own, so that the watchdog can end the whole
-process group):
+"""The simulator's child process of a batch of runs of one build (flow.batch starts it in a
+session of its own, so that the watchdog can end the whole process group), or of one run
+(flow.simulate starts a run's simulator itself, with the command cocotb's runner gives:
+flow.launch, whose test checks it against this child's):
 
     python -m montverif.regress.flow.child RUN_JSON LOG_DIR [WATCH_FD]
     python -m montverif.regress.flow.child --batch BATCH_DIR RUNS_JSON [WATCH_FD [LOG_DIR...]]
@@ -25,33 +26,14 @@ from pathlib import Path
 
 from cocotb_tools.runner import get_runner
 
-from montverif.host import environment, tools
+from montverif.host import tools
 from montverif.host.paths import sim_builds
-from montverif.regress.flow.spec import TIMESCALE, BuildSpec, RunSpec, clock_source, design_tb
+from montverif.regress.flow.launch import run_config
+from montverif.regress.flow.spec import TIMESCALE, BuildSpec, RunSpec, design_tb
 from montverif.spec.designs import load_design
-from montverif.verif.config import BATCH_MODULE, BATCH_PLAN_ARG, NO_MUTANT, RunConfig
+from montverif.verif.config import BATCH_MODULE, BATCH_PLAN_ARG
 
 PLAN, PROGRESS, RESULTS = "plan.json", "progress", "results.xml"  # in a batch's folder
-
-
-def run_config(run: RunSpec, log_dir: Path) -> RunConfig:
-    """What the testbench is told of the run (this process's environment decides the
-    switches: the scoreboard's checker thread, the probes, the steering of a run without its
-    own); a run on a meta-mutant build always names its mutant, the original's too, so that
-    no run inherits the one before it in a batch."""
-    b = run.build
-    design = load_design(b.dut)
-    mutant = run.mutant if run.mutant is not None else (
-        NO_MUTANT if b.selects_mutants(design) else None)
-    return RunConfig(dut=b.dut, n=b.n, bus_w=b.bus_w, ack_wait=b.ack_wait, txns=run.txns,
-                     seed=run.seed, log_dir=log_dir,
-                     vectors=Path(run.vectors).resolve() if run.vectors else None,
-                     idle_max=run.idle_max, params=b.design_params(design), bus=b.bus,
-                     clock=clock_source(b),
-                     check_thread=environment.CHECK_THREAD.equals("1", ""),
-                     measure=not environment.MEASURE.equals("0", "1"),
-                     keep_secrets=run.keep_secrets,
-                     bias=run.bias or environment.BIAS.get(), mutant=mutant)
 
 
 def _child_test(run: RunSpec, log_dir: Path) -> int:

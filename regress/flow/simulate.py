@@ -1,12 +1,14 @@
-"""One simulation run: validate, build (when stale), run the cocotb tests in a child process
-(`montverif.regress.flow.child`) under a wall-clock watchdog, and record the Outcome in the
-run folder (outcome.json, with the verdict, the first error and the repro command).
+"""One simulation run: validate, build (when stale), run the cocotb tests in the simulator
+(the command cocotb's runner gives: flow.launch) under the supervisor (host.supervise) and a
+wall-clock watchdog, and record the Outcome in the run folder (outcome.json, with the
+verdict, the first error and the repro command).
 
-The run owns its folder while it runs (host.claim: a second writer is refused). The child
-runs in a session of its own, so that the watchdog ends the whole process group; it also
-ends with this process, however this process ends: an interrupt (SIGINT, SIGTERM) ends every
-running simulation (`end_all`) and marks its folder interrupted, and if this process is
-killed outright the child sees the pipe from it close and ends its own group.
+The run owns its folder while it runs (host.claim: a second writer is refused). The
+supervisor runs in a session of its own, so that the watchdog ends the whole process group;
+it also ends with this process, however this process ends: an interrupt (SIGINT, SIGTERM)
+ends every running simulation (`end_all`) and marks its folder interrupted, and if this
+process is killed outright the supervisor sees the pipe from it close, marks the folder
+interrupted and ends the simulation.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -25,6 +26,7 @@ from pathlib import Path
 from montverif.host import claim, environment, processes, readback, tools
 from montverif.host.errors import ConfigError
 from montverif.host.paths import ROOT, sim_builds, work
+from montverif.regress.flow import launch
 from montverif.regress.flow.build import build
 from montverif.regress.flow.check import validate
 from montverif.regress.flow.spec import Outcome, RunSpec, engine_hdl_clock, with_design_tests
@@ -37,6 +39,10 @@ from montverif.spec.designs import load_design
 CONCURRENT_JOBS = 1
 # cocotb's limit of failing tests in one process, after which it runs no further test
 MAX_FAILURES = "COCOTB_MAX_FAILURES"
+# what the supervisor records in the run folder when this process ends before the simulation
+ORPHANED = json.dumps({"passed": False, "interrupted": True,
+                       "first_error": "interrupted: the runner ended before the simulation "
+                                     "finished"}, indent=1) + "\n"
 
 
 def results_of(xml: Path) -> tuple[int, int, str]:
@@ -159,7 +165,8 @@ def execute(run: RunSpec, log_dir: Path | None = None, quiet: bool = False) -> O
 
 
 def child_env(run: RunSpec) -> dict[str, str]:
-    """The environment of a run's child process (and its simulator)."""
+    """The environment of a run's simulator (before cocotb's own variables), or of a batch's
+    child process (flow.batch)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     # The simulation's Python (this child, the simulator's interpreter) keeps its bytecode,
     # even where PYTHONDONTWRITEBYTECODE is set: in build/pycache (or the caller's own
@@ -189,17 +196,16 @@ def execute_claimed(run: RunSpec, design: Design, log_dir: Path) -> Outcome:
     """The run in its folder, which this process owns already (claim.output)."""
     _, build_s = build(run.build, design)
     t0 = time.monotonic()
-    env = child_env(run)
-    # the child watches the read end: when this process ends, however, the pipe closes
+    sim_cmd, env, cwd = launch.command(run, log_dir, child_env(run))
+    # the supervisor watches the read end: when this process ends, however, the pipe closes
     watch_r, watch_w = os.pipe()
-    cmd = [sys.executable, "-m", "montverif.regress.flow.child", json.dumps(asdict(run)),
-           str(log_dir), str(watch_r)]
+    cmd = processes.supervised(sim_cmd, watch_r, (log_dir / "outcome.json", ORPHANED))
     sim_log = log_dir / "sim.log"
     timed_out = interrupted = False
     with sim_log.open("w") as out:
         try:
-            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
-                                    env=env, start_new_session=True, pass_fds=(watch_r,))
+            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd,
+                                    start_new_session=True, pass_fds=(watch_r,))
         finally:
             os.close(watch_r)
         CHILDREN.add(proc, kill_group)

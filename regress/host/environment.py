@@ -13,7 +13,7 @@ comparison or a test. This is the lowest layer, so the models may read theirs he
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -24,8 +24,9 @@ class Var:
 
     name: str
 
-    def get(self, default: str = "") -> str:
-        return os.environ.get(self.name, default)
+    def get(self, default: str = "", env: Mapping[str, str] | None = None) -> str:
+        """The value in this process's environment, or in `env`."""
+        return (os.environ if env is None else env).get(self.name, default)
 
     def get_int(self, default: int) -> int:
         """The value as an integer (a malformed one raises ValueError)."""
@@ -43,9 +44,10 @@ class Var:
         """Set to anything but the empty string."""
         return bool(os.environ.get(self.name))
 
-    def equals(self, value: str, default: str) -> bool:
-        """Whether the value (`default` when unset) is `value`."""
-        return os.environ.get(self.name, default) == value
+    def equals(self, value: str, default: str, env: Mapping[str, str] | None = None) -> bool:
+        """Whether the value (`default` when unset) is `value`, in this process's environment
+        or in `env`."""
+        return self.get(default, env) == value
 
     def put(self, value: str) -> None:
         """Set it for this process and every child it starts from now on."""

@@ -128,9 +128,14 @@ def allow_starts() -> None:
     TREES.ending = False
 
 
-def supervised(cmd: Sequence[str], watch_fd: int) -> list[str]:
-    """The command line that runs `cmd` under a supervisor watching `watch_fd`."""
-    return [sys.executable, "-I", "-S", str(SUPERVISOR), str(watch_fd), *map(str, cmd)]
+def supervised(cmd: Sequence[str], watch_fd: int,
+               orphaned: tuple[Path, str] | None = None) -> list[str]:
+    """The command line that runs `cmd` under a supervisor watching `watch_fd`; `orphaned`:
+    the file it writes, and its text, when the process holding the pipe's other end ends
+    first."""
+    extra = [] if orphaned is None else ["--orphaned", str(orphaned[0]), orphaned[1]]
+    return [sys.executable, "-I", "-S", str(SUPERVISOR), str(watch_fd), *extra,
+            *map(str, cmd)]
 
 
 @contextlib.contextmanager

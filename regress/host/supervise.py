@@ -1,6 +1,6 @@
 """The supervisor of one tool's process tree (host.processes starts every tool under it):
 
-    python -I -S supervise.py WATCH_FD COMMAND [ARG...]
+    python -I -S supervise.py WATCH_FD [--orphaned FILE TEXT] COMMAND [ARG...]
 
 It runs COMMAND as its child and stays its parent until the whole tree has gone. It is a
 child subreaper (Linux prctl PR_SET_CHILD_SUBREAPER), so a descendant whose parent exits, or
@@ -10,7 +10,8 @@ grace period:
 
 - when it is told to (SIGTERM, SIGINT or SIGHUP: the command's interrupt or time limit);
 - when the command that started it ends, however it ends, SIGKILL included: WATCH_FD is the
-  read end of a pipe whose write end only that command holds, and reads end-of-file then;
+  read end of a pipe whose write end only that command holds, and reads end-of-file then
+  (with --orphaned, it first writes TEXT into FILE: what that command would have recorded);
 - when COMMAND exits and leaves descendants behind (they would outlive the run and hold its
   folder).
 
@@ -104,13 +105,20 @@ def end_tree(me: int, child: int, status: list[int]) -> None:
     _reap(child, status)
 
 
-def _watch(fd: int) -> None:
-    """Block until the command's end of the pipe closes; then ask this process to end."""
+def _watch(fd: int, orphaned: tuple[str, str] | None) -> None:
+    """Block until the command's end of the pipe closes; then write the orphan's record, if
+    any, and ask this process to end."""
     try:
         while os.read(fd, 1):
             pass
     except OSError:
         pass
+    if orphaned is not None:
+        try:
+            with open(orphaned[0], "w") as f:
+                f.write(orphaned[1])
+        except OSError:
+            pass
     os.kill(os.getpid(), signal.SIGTERM)
 
 
@@ -124,7 +132,7 @@ def _exit_as(status: int) -> None:
     os._exit(os.waitstatus_to_exitcode(status) if not os.WIFSIGNALED(status) else 128)
 
 
-def supervise(watch_fd: int, argv: list[str]) -> None:
+def supervise(watch_fd: int, argv: list[str], orphaned: tuple[str, str] | None = None) -> None:
     _subreaper()
     me = os.getpid()
     signal.pthread_sigmask(signal.SIG_BLOCK, WAITED)
@@ -136,7 +144,7 @@ def supervise(watch_fd: int, argv: list[str]) -> None:
         print(f"error: cannot start {argv[0]}: {exc.strerror}", file=sys.stderr, flush=True)
         os._exit(127)
     if watch_fd >= 0:
-        threading.Thread(target=_watch, args=(watch_fd,), daemon=True).start()
+        threading.Thread(target=_watch, args=(watch_fd, orphaned), daemon=True).start()
     status: list[int] = []
     while not status:
         info = signal.sigtimedwait(WAITED, 1.0)
@@ -156,4 +164,7 @@ def _signal_exit() -> None:
 
 
 if __name__ == "__main__":
-    supervise(int(sys.argv[1]), sys.argv[2:])
+    if sys.argv[2] == "--orphaned":
+        supervise(int(sys.argv[1]), sys.argv[5:], (sys.argv[3], sys.argv[4]))
+    else:
+        supervise(int(sys.argv[1]), sys.argv[2:])

@@ -4,7 +4,6 @@ comparison and bad input, all with a fake launcher (no simulator)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -671,7 +670,7 @@ def test_report_command_picks_up_a_later_coverage_summary(
     assert err.startswith("error: cannot read results folder") and err.count("\n") == 1
 
 
-# --- a simulator that crashes or hangs (simulate.execute with a stand-in child, no simulator) -----
+# --- a simulator that crashes or hangs (simulate.execute with a stand-in simulator) --------------
 @pytest.mark.parametrize(("script", "timeout", "expected"), [
     ("echo starting; kill -SEGV $$", 60, "simulator killed by signal SIGSEGV with no results"),
     ("echo starting; exit 3", 60, "simulator exited with code 3 and no results"),
@@ -686,11 +685,10 @@ def test_crashing_or_hanging_simulator_is_a_failure_with_its_log(
     child.write_text(f"#!/bin/sh\n{script}\n")
     child.chmod(0o755)
     monkeypatch.setattr(simulate, "build", lambda spec, design: (tmp_path, 0.0))
-    # sys.executable is the process's: what the run's set-up derives from it (the Verilator
-    # builds' PYTHON3 in MAKEFLAGS) is put back after the test too, or a later build in this
-    # worker ran the stand-in child as its helper script (Vtop__ALL.cpp = "starting")
-    monkeypatch.setenv("MAKEFLAGS", os.environ.get("MAKEFLAGS", ""))
-    monkeypatch.setattr(simulate.sys, "executable", str(child))
+    # the script in the simulator's place, started as the simulator is (supervised, in the
+    # run's folder, with the run's environment)
+    monkeypatch.setattr(simulate.launch, "command",
+                        lambda run, log_dir, env: ([str(child)], dict(env), log_dir))
     run = RunSpec(BuildSpec("mont_lut", 32), seed=5, txns=1, timeout_s=timeout)
     out = simulate.execute(run, tmp_path / "log")
     assert not out.passed and out.first_error == expected

@@ -49,6 +49,14 @@ def test_kinds_by_program_and_module() -> None:
     assert toolhook.kind(["/usr/bin/iverilog", "-V"]) is None
     assert toolhook.kind(["verilator_bin", "--version"]) is None
     assert toolhook.kind(["/usr/bin/iverilog", "-g2012", "-o", "x", "x.sv"]) == "sim"
+    # a simulation: cocotb's test environment, whatever the program (a Verilator build's is
+    # named after its top), also under the supervisor
+    assert toolhook.kind(["/x/sim/mont_r2_top"], {"COCOTB_TEST_MODULES": "t"}) == "sim"
+    assert toolhook.kind(["/x/sim/mont_r2_top"], {"PATH": "/bin"}) is None
+    assert toolhook.kind(["python", "-I", "-S", "/x/supervise.py", "7", "--orphaned", "o.json",
+                          "{}", "vvp", "-m", "x", "sim.vvp"]) == "sim"
+    assert toolhook.kind(["python", "-I", "-S", "/x/supervise.py", "7", "make", "-C", "x"]) \
+        is None
 
 
 def test_a_tool_started_without_its_marker_fails_its_test(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 LOG = "MONTVERIF_TOOL_LOG"  # the file each start is appended to (one per test worker)
@@ -24,12 +24,17 @@ TOOLS = {
 MODULES = {"montverif.regress.flow.child": "sim",
            "montverif.regress.synth.yosys_run": "synth",
            "montverif.regress.synth.nextpnr_run": "synth"}
+# cocotb's runner starts a simulator with the test modules in its environment
+COCOTB = "COCOTB_TEST_MODULES"
 # a formal run starts Yosys to read the design: the formal marker covers it
 COVERS = {"formal": {"formal", "synth"}, "sim": {"sim"}, "synth": {"synth"}}
 
 
-def kind(argv: Sequence[object]) -> str | None:
-    """The marker a process started with `argv` needs, or None for any other program."""
+def kind(argv: Sequence[object], env: object = None) -> str | None:
+    """The marker a process started with `argv` (and environment `env`) needs, or None for
+    any other program."""
+    if isinstance(env, Mapping) and COCOTB in env:
+        return "sim"  # a simulation, whatever the simulator's program is called
     words = [os.fsdecode(a) if isinstance(a, bytes | str) else str(a) for a in argv]
     if not words:
         return None
@@ -40,6 +45,9 @@ def kind(argv: Sequence[object]) -> str | None:
         return None if TOOLS[name] == "sim" and words[1:] in (["--version"], ["-V"]) \
             else TOOLS[name]
     for i, word in enumerate(words[:-1]):
+        if os.path.basename(word) == "supervise.py":  # host.supervise: what it runs
+            rest = words[i + 2:]
+            return kind(rest[3:] if rest[:1] == ["--orphaned"] else rest)
         if word == "-m" and words[i + 1] in MODULES:
             return MODULES[words[i + 1]]
     return None
@@ -86,7 +94,9 @@ def install(log: str) -> None:
         if event == "subprocess.Popen":
             _pass_on(args[3], log)
         argv = _argv(event, args)
-        found = kind(argv) if argv else None
+        env = args[3] if event == "subprocess.Popen" else args[2] if event != "os.system" \
+            else None
+        found = kind(argv, env) if argv else None
         if found is not None and argv is not None:
             line = " ".join(str(a) for a in argv)[:300].replace("\n", " ")
             with open(log, "a") as out:

@@ -51,14 +51,18 @@ def sim_started(log_dir: Path) -> bool:
 
 
 def child_sessions(log_dir: Path) -> set[int]:
-    """Session ids of the run's child processes (flow.child starts a session per run)."""
+    """Session ids of the run's simulations: a run's supervisor (flow.simulate starts one
+    per run, in a session of its own, naming the run's outcome.json) or a batch's child
+    (flow.child, naming the run folders)."""
     out = set()
+    record = str(log_dir / "outcome.json").encode()
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            if b"montverif.regress.flow.child" in cmd and str(log_dir).encode() in cmd:
+            if (b"montverif.regress.flow.child" in cmd and str(log_dir).encode() in cmd) or (
+                    any(c.endswith(b"supervise.py") for c in cmd) and record in cmd):
                 out.add(os.getsid(int(pid)))
         except (OSError, ProcessLookupError):
             continue
