@@ -184,7 +184,7 @@ def _run(todo: list[tuple[RunSpec, Path]], design: Design, build_s: float) -> li
 def _run_in(todo: list[tuple[RunSpec, Path]], design: Design, build_s: float,
             batch_dir: Path) -> list[Outcome]:
     # the caller's own steering (MV_BIAS), not the first run's: each run's RunConfig carries
-    # its own (flow.child.run_config), and a run without one gets the caller's, as alone.
+    # its own (flow.launch.run_config), and a run without one gets the caller's, as alone.
     # Never a limit of failures: cocotb's counts the process's tests, so the runs after the
     # first failure would be reported failed without having run
     env = simulate.child_env(dataclasses.replace(todo[0][0], bias="", stop_at_failure=False))

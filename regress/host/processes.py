@@ -5,8 +5,9 @@ A tool (Yosys, SBY and its solvers, nextpnr, a compiler, make) runs under a supe
 directly. The supervisor is a child subreaper, so descendants that detach stay in its tree;
 it ends the whole tree when told to, when this process ends however it ends (SIGKILL
 included: its watch pipe closes), and when the tool exits leaving descendants behind. A
-simulation's child process (flow.child) watches its own pipe and ends its own session; it is
-registered here as well (`TREES.add`).
+simulation runs the same way (flow.simulate: the simulator under a supervisor) or in a
+batch's child process (flow.child), which watches its own pipe and ends its own session;
+each is registered here as well (`TREES.add`).
 
 `TREES` holds the trees running now. An interrupt (SIGINT or SIGTERM, once `interrupts()` is
 in force: every `montverif` command has it) ends them all at once, refuses new starts until
@@ -68,7 +69,7 @@ def wait(proc: Proc, timeout: float) -> None:
 
 
 def kill_group(proc: Proc) -> None:
-    """End the session a process leads (a simulation's child: flow.child)."""
+    """End the session a process leads (a simulation's supervisor, or a batch's child)."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
 
