@@ -247,9 +247,10 @@ def _campaign(tmp_path: Path, mutants: list[msites.Mutant]) -> state.Campaign:
                            tmp_path, 80, mutants)
 
 
+@pytest.mark.sim  # Verilator elaborates the mutant (its stillbirth check) under the supervisor
 def test_a_hang_is_killed_by_the_watchdog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                           ) -> None:
-    """No simulator: the run's outcome is what simulate.execute returns after its watchdog."""
+    """No simulation: the run's outcome is what simulate.execute returns after its watchdog."""
     site = msites.all_sites(load_design("mont_lut"))[0]
     monkeypatch.setattr(flow_build, "build", lambda *a, **k: (tmp_path, 0.0))
     monkeypatch.setattr(simulate, "execute", lambda run, log_dir, quiet: spec.Outcome(

@@ -1,8 +1,9 @@
 """The package as a user installs it: `python -m build` makes an sdist and a wheel that
-`twine check` accepts; the wheel holds every file of the source tree the commands read; and,
-installed into a fresh virtual environment outside the checkout, it simulates, runs a
-regression, proves and synthesises from an empty folder, writing nothing but its work folder
-and the user's cache (the installed package stays as pip left it)."""
+`twine check` accepts; the wheel holds every file of the source tree the commands read (make
+test); and, installed into a fresh virtual environment outside the checkout with its
+dependencies from the package index, it simulates, runs a regression, proves and synthesises
+from an empty folder, writing nothing but its work folder and the user's cache (the
+installed package stays as pip left it): the nightly."""
 
 from __future__ import annotations
 
@@ -56,9 +57,8 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
             for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
 
 
-def build_and_install(base: Path) -> None:
-    """The sdist and the wheel in base/dist, the wheel installed in a fresh venv base/venv,
-    an empty HOME for its commands in base/home."""
+def build_dists(base: Path) -> None:
+    """The sdist and the wheel in base/dist."""
     dist = base / "dist"
     # built from a copy of the checkout's files (tracked, or new and not ignored): setuptools
     # writes its egg-info and build folders beside the sources
@@ -72,6 +72,12 @@ def build_and_install(base: Path) -> None:
     built = subprocess.run([sys.executable, "-m", "build", "--outdir", str(dist), str(src)],
                            capture_output=True, text=True, check=False)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+
+
+def install(base: Path, dist: Path) -> None:
+    """The wheel of `dist` installed in a fresh venv base/venv with its dependencies from
+    the package index (the half minute of these tests), an empty HOME for its commands in
+    base/home."""
     env_dir = base / "venv"
     venv.create(env_dir, with_pip=True)
     wheel = next(dist.glob("*.whl"))
@@ -84,18 +90,26 @@ def build_and_install(base: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+def dists(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the sdist and the wheel, built once for the session (shared.once)."""
+    return shared.once(tmp_path_factory, "dists", build_dists) / "dist"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory, dists: Path) -> Installed:
     """The wheel, its venv and the user's HOME, made once for the session (shared.once):
     every worker's tests use the one install, and its HOME's cache (the compiled builds,
-    ccache) as a user's second command would; the empty working folder is this worker's."""
-    built = shared.once(tmp_path_factory, "wheel", build_and_install)
+    ccache) as a user's second command would; the empty working folder is this worker's.
+    The tests that use it run in the nightly (the install takes its dependencies from the
+    package index); make test builds and checks the distributions themselves."""
+    built = shared.once(tmp_path_factory, "wheel", lambda base: install(base, dists))
     package = next((built / "venv" / "lib").glob("python3*/site-packages/montverif"))
     empty = tmp_path_factory.mktemp("empty")
-    return Installed(built / "dist", built / "venv", package, built / "home", empty)
+    return Installed(dists, built / "venv", package, built / "home", empty)
 
 
-def test_twine_accepts_the_sdist_and_the_wheel(installed: Installed) -> None:
-    files = sorted(installed.dist.iterdir())
+def test_twine_accepts_the_sdist_and_the_wheel(dists: Path) -> None:
+    files = sorted(dists.iterdir())
     assert sorted(f.suffix for f in files) == [".gz", ".whl"]
     twine = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, files)],
                            capture_output=True, text=True, check=False)
@@ -119,17 +133,26 @@ def tracked_files() -> dict[str, str]:
     return out
 
 
-def test_the_wheel_holds_every_file_the_commands_read(installed: Installed) -> None:
-    names = set(zipfile.ZipFile(next(installed.dist.glob("*.whl"))).namelist())
+def test_the_wheel_holds_every_file_the_commands_read(dists: Path) -> None:
+    wheel = zipfile.ZipFile(next(dists.glob("*.whl")))
+    names = set(wheel.namelist())
     tracked = tracked_files()
     assert any(p.endswith(".sv") for p in tracked) and any(p.endswith(".toml") for p in tracked)
     missing = [src for src, name in tracked.items() if name not in names]
     assert not missing
-    # and what it installed is the same text as the checkout's
+    # and what it holds is the same text as the checkout's
     for src, name in tracked.items():
-        assert (installed.package.parent / name).read_bytes() == (ROOT / src).read_bytes()
+        assert wheel.read(name) == (ROOT / src).read_bytes(), src
 
 
+@pytest.mark.nightly(seconds=15)
+def test_the_installed_package_is_the_wheels(installed: Installed) -> None:
+    wheel = zipfile.ZipFile(next(installed.dist.glob("*.whl")))
+    for name in tracked_files().values():
+        assert (installed.package.parent / name).read_bytes() == wheel.read(name), name
+
+
+@pytest.mark.nightly(seconds=60)
 def test_the_wheel_runs_from_an_empty_folder_and_writes_only_its_own(installed: Installed) -> None:
     before = snapshot(installed.package)
     version = installed.run("--version")
@@ -170,6 +193,7 @@ def test_workdir_puts_the_results_where_asked(installed: Installed, tmp_path: Pa
     assert bad.stderr.count("\n") == 1
 
 
+@pytest.mark.nightly(seconds=15)
 def test_an_installed_package_is_read_only(installed: Installed) -> None:
     """The commands that write the project's own files refuse to write them into the
     installed package, with one line; `generate --check` finds nothing stale there."""
@@ -191,7 +215,7 @@ def sims(*duts: tuple[str, str]) -> list[tuple[str, ...]]:
             for dut, n in duts for sim in ("verilator", "icarus")]
 
 
-# make test's stand-in: both designs on both simulators and a fault build; the nightly runs
+# the quick set: both designs on both simulators and a fault build; the longer case runs
 # every command
 QUICK = [*sims(("myr2", "16"), ("tp_mont", "256")),
          ("sim", "--dut", "tp_mont", "--n", "256", "--txns", "3", "--fault")]
@@ -206,7 +230,8 @@ EVERY = [*QUICK,
           "--icarus-txns", "5", "--repeat", "1", "--out", "build/bench")]
 
 
-@pytest.mark.parametrize("steps", [pytest.param(QUICK, id="sim"),
+@pytest.mark.parametrize("steps", [pytest.param(QUICK, id="sim",
+                                                marks=pytest.mark.nightly(seconds=40)),
                                    pytest.param(EVERY, id="every-command",
                                                 marks=pytest.mark.nightly)])
 def test_a_project_of_your_own_outside_montverif(installed: Installed, tmp_path: Path,
