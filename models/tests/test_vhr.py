@@ -79,6 +79,7 @@ def test_exhaustive_n5(v, w, p):
                 verify(x, y, m, n, v, w, p)
 
 
+@pytest.mark.nightly(seconds=10)
 def test_exhaustive_n7_radix16():
     n = 7
     for m in range(1, 1 << n, 2):

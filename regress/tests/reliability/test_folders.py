@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from montverif.regress.tests.reliability.helpers import montverif, stamp_state, wait_for
+from montverif.regress.tests.testshard import standins
 
 MONTVERIF = Path(sys.executable).parent / "montverif"
 
@@ -74,7 +75,9 @@ WRITERS = [
 
 @pytest.mark.sim
 @pytest.mark.parametrize("argv", WRITERS, ids=lambda a: "-".join(a[:2]))
-@pytest.mark.parametrize("victim", ["users_folder", "regression"])
+# a user's own folder in make test (what a user loses); a regression's folder in the nightly
+@pytest.mark.parametrize("victim", standins(["users_folder", "regression"], ["users_folder"],
+                                            seconds=3))
 def test_a_folder_of_something_else_is_refused_and_left_as_it_was(
         argv: tuple[str, ...], victim: str, request: pytest.FixtureRequest) -> None:
     folder: Path = request.getfixturevalue(victim)
