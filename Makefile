@@ -178,11 +178,12 @@ test-nightly: setup
 	  --junitxml=$(NIGHTLY_JUNIT)
 
 # The fast tier: every test without the markers of a simulator, a solver or Yosys (the marker
-# guard, regress/tests/toolguard.py, fails a test that starts one without its marker), and
-# without the reliability suite's attacks (`make reliability`; each starts montverif anew).
+# guard, regress/tests/toolguard.py, fails a test that starts one without its marker),
+# without the reliability suite's attacks (`make reliability`; each starts montverif anew)
+# and without the nightly's long tests (exhaustive model sweeps, the workflows' actionlint).
 test-fast: setup
 	$(VENV)/bin/pytest -n 2 -q -p no:cacheprovider \
-	  -m "not sim and not formal and not synth and not reliability" \
+	  -m "not sim and not formal and not synth and not reliability and not nightly" \
 	  --junitxml=build/test-results/fast.xml
 
 # The reliability suite alone (regress/tests/reliability): concurrency, interruption, bad

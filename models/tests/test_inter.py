@@ -32,6 +32,7 @@ from montverif.models.mont import csa, validate
 from montverif.models.registry import ModelFunc, get_algo, reference
 from montverif.models.result import ModelInputError, Result
 from montverif.models.tests.test_mont import agree, big_operands
+from montverif.regress.tests.testshard import standins
 
 MODELS: list[ModelFunc] = [inter_r2, inter_csa, inter_lut]
 CYCLES = {"inter_r2": 0, "inter_csa": 8, "inter_lut": 9}  # cycles - n
@@ -110,7 +111,7 @@ def test_corner_cases(model: ModelFunc, n: int) -> None:
                 check(model, x, y, m, n)
 
 
-@pytest.mark.parametrize("n", range(2, 7))
+@pytest.mark.parametrize("n", standins(range(2, 7), lambda n: n < 6, seconds=5))  # 6: nightly
 @pytest.mark.parametrize("model", MODELS, ids=lambda f: f.__name__)
 def test_exhaustive_small(model: ModelFunc, n: int) -> None:
     for m in range(1, 2**n, 2):
