@@ -1,9 +1,7 @@
 """The simulator's child process of a batch of runs of one build (flow.batch starts it in a
-session of its own, so that the watchdog can end the whole process group), or of one run
-(flow.simulate starts a run's simulator itself, with the command cocotb's runner gives:
-flow.launch, whose test checks it against this child's):
+session of its own, so that the watchdog can end the whole process group; a single run's
+simulator is started by flow.simulate itself, with the command flow.launch gives):
 
-    python -m montverif.regress.flow.child RUN_JSON LOG_DIR [WATCH_FD]
     python -m montverif.regress.flow.child --batch BATCH_DIR RUNS_JSON [WATCH_FD [LOG_DIR...]]
 
 RUNS_JSON lists the batch's runs, each with its log folder; BATCH_DIR receives the plan the
@@ -34,21 +32,6 @@ from montverif.spec.designs import load_design
 from montverif.verif.config import BATCH_MODULE, BATCH_PLAN_ARG
 
 PLAN, PROGRESS, RESULTS = "plan.json", "progress", "results.xml"  # in a batch's folder
-
-
-def _child_test(run: RunSpec, log_dir: Path) -> int:
-    b = run.build
-    design = load_design(b.dut)
-    tools.setup_env(b.sim)
-    cfg = run_config(run, log_dir)
-    runner = get_runner(b.sim)
-    runner.test(test_module=design_tb(b.dut)[0], hdl_toplevel=b.toplevel(design),
-                hdl_toplevel_lang="verilog", build_dir=sim_builds() / b.key,
-                test_dir=log_dir, seed=run.seed, extra_env=cfg.to_env(),
-                testcase=list(run.tests), waves=b.waves, results_xml=str(log_dir / "results.xml"),
-                parameters=b.parameters(design), timescale=TIMESCALE,
-                plusargs=run.sim_plusargs())
-    return 0
 
 
 def _child_batch(batch_dir: Path, runs: list[tuple[RunSpec, Path]]) -> int:
@@ -114,15 +97,14 @@ def _watch(fd: str, log_dirs: list[Path]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args[0] == "--batch":
-        batch_dir, runs = Path(args[1]), runs_from_json(args[2])
-        if len(args) > 3:
-            _watch(args[3], [log_dir for _, log_dir in runs])
-        return _child_batch(batch_dir, runs)
-    run_json, log_dir = args[:2]
-    if len(args) > 2:
-        _watch(args[2], [Path(log_dir)])
-    return _child_test(run_from_json(run_json), Path(log_dir))
+    if len(args) < 3 or args[0] != "--batch":
+        print("error: python -m montverif.regress.flow.child --batch BATCH_DIR RUNS_JSON "
+              "[WATCH_FD [LOG_DIR...]]", file=sys.stderr)
+        return 2
+    batch_dir, runs = Path(args[1]), runs_from_json(args[2])
+    if len(args) > 3:
+        _watch(args[3], [log_dir for _, log_dir in runs])
+    return _child_batch(batch_dir, runs)
 
 
 if __name__ == "__main__":

@@ -101,7 +101,9 @@ class _Capture(Runner):
         """The build found the simulator already (flow.check)."""
 
     def _set_env_common(self) -> None:
-        # what cocotb's runner sets, over `base_env` where it takes this process's
+        # what cocotb's runner sets (cocotb_tools.runner.Runner._set_env_common, as pinned),
+        # over `base_env` where it takes this process's; test_launch compares the result with
+        # what the runner itself sets, so a cocotb upgrade that changes it fails there
         self.env.update(self.base_env)
         users = self.env.get("GPI_USERS")
         self.env["PATH"] += os.pathsep + str(cocotb_tools.config.libs_dir)

@@ -11,7 +11,8 @@ grace period:
 - when it is told to (SIGTERM, SIGINT or SIGHUP: the command's interrupt or time limit);
 - when the command that started it ends, however it ends, SIGKILL included: WATCH_FD is the
   read end of a pipe whose write end only that command holds, and reads end-of-file then
-  (with --orphaned, it first writes TEXT into FILE: what that command would have recorded);
+  (with --orphaned, it first writes TEXT into FILE, whole or not at all: what that command
+  would have recorded);
 - when COMMAND exits and leaves descendants behind (they would outlive the run and hold its
   folder).
 
@@ -114,12 +115,23 @@ def _watch(fd: int, orphaned: tuple[str, str] | None) -> None:
     except OSError:
         pass
     if orphaned is not None:
+        _write_whole(*orphaned)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _write_whole(path: str, text: str) -> None:
+    """Write `text` to `path` through a temporary file beside it and a rename, so that a
+    reader sees the whole record or none (a full disk leaves the file as it was)."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError:
         try:
-            with open(orphaned[0], "w") as f:
-                f.write(orphaned[1])
+            os.unlink(tmp)
         except OSError:
             pass
-    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _exit_as(status: int) -> None:

@@ -1,7 +1,7 @@
 """flow.launch: the simulator's command, environment and folder this process computes for a
-run are what cocotb's own runner executed for it in the child process it replaces
-(flow.child, with the run's environment as its own): the oracle is that child, cocotb's
-runner unchanged but for the execution, which it records instead."""
+run are what cocotb's own runner executed for it in the child process it replaced (a process
+with the run's environment as its own calling the runner's `test()`): the oracle is that
+child, cocotb's runner unchanged but for the execution, which it records instead."""
 
 from __future__ import annotations
 
@@ -19,8 +19,14 @@ from montverif.regress.flow.spec import BuildSpec, RunSpec
 
 ORACLE = '''
 import json, sys
+from pathlib import Path
 from cocotb_tools import runner
-from montverif.regress.flow import child
+from montverif.host import tools
+from montverif.host.paths import sim_builds
+from montverif.regress.flow.child import run_from_json
+from montverif.regress.flow.launch import run_config
+from montverif.regress.flow.spec import TIMESCALE, design_tb
+from montverif.spec.designs import load_design
 
 def record(self, cmds, cwd):
     with open(sys.argv[3], "w") as out:
@@ -28,7 +34,16 @@ def record(self, cmds, cwd):
     raise SystemExit(0)
 
 runner.Runner._execute = record
-child.main([sys.argv[1], sys.argv[2]])
+run, log_dir = run_from_json(sys.argv[1]), Path(sys.argv[2])
+b = run.build
+design = load_design(b.dut)
+tools.setup_env(b.sim)
+runner.get_runner(b.sim).test(
+    test_module=design_tb(b.dut)[0], hdl_toplevel=b.toplevel(design),
+    hdl_toplevel_lang="verilog", build_dir=sim_builds() / b.key, test_dir=log_dir,
+    seed=run.seed, extra_env=run_config(run, log_dir).to_env(), testcase=list(run.tests),
+    waves=b.waves, results_xml=str(log_dir / "results.xml"), parameters=b.parameters(design),
+    timescale=TIMESCALE, plusargs=run.sim_plusargs())
 '''
 
 

