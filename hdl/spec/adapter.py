@@ -23,7 +23,9 @@ fault of its own. A result wider than N fails CoreResultFits_A when its upper bi
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
+from montverif.host import templates
 from montverif.host.errors import ConfigError
 from montverif.spec.foreign import (
     REGISTER_SIGNALS,
@@ -32,6 +34,7 @@ from montverif.spec.foreign import (
     parse_expression,
 )
 
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
 _SV_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "/"}
 
 
@@ -62,12 +65,12 @@ def sv_integer(expr: str) -> str:
     return show(ast.parse(expr, mode="eval").body)
 
 
-def _inputs(core: ForeignCore, ports: dict[str, CorePort], registers: tuple[str, ...],
-            top: str) -> tuple[list[tuple[str, str]], list[str]]:
-    """(core input, the top's expression) for every mapped input, and the elaboration checks
-    that no expression is wider than its port."""
+def _inputs(core: ForeignCore, ports: dict[str, CorePort], registers: tuple[str, ...]
+            ) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """(core input, the top's expression) for every mapped input, and (input, expression's
+    width, port's width) of each the elaboration checks is no wider than its port."""
     names = {r: REGISTER_SIGNALS[r] for r in registers if r in REGISTER_SIGNALS}
-    conns, checks = [], []
+    conns, wide = [], []
     for port, text in core.ports.items():
         found = ports.get(port)
         if found is None or found.direction != "input":
@@ -80,11 +83,8 @@ def _inputs(core: ForeignCore, ports: dict[str, CorePort], registers: tuple[str,
             continue
         fitted = expr.sv if found.width.startswith("$bits") else f"({found.width})'({expr.sv})"
         conns.append((port, fitted))
-        checks += [f"  if (({expr.width}) > ({found.width})) begin : g_wide_{port}",
-                   f'    initial $fatal(1, "{top}: [core] ports.{port} is %0d bits, wider '
-                   f'than {core.module}\'s {port} (%0d): take a slice", {expr.width}, '
-                   f"{found.width});", "  end"]
-    return conns, checks
+        wide.append((port, expr.width, found.width))
+    return conns, wide
 
 
 def _control(core: ForeignCore) -> dict[str, str]:
@@ -102,21 +102,22 @@ def _control(core: ForeignCore) -> dict[str, str]:
     return out
 
 
-def _done(core: ForeignCore) -> tuple[str, list[str]]:
-    """The adapter's `core_done` (the cycle the result is taken) and its declarations."""
+def _done(core: ForeignCore) -> tuple[str, str]:
+    """The adapter's `core_done` (the cycle the result is taken), and the core's done output
+    whose rising edge it is, if a level (registered in done_q)."""
     if core.handshake == "start_done":
         if core.done_pulse:
-            return f"co_{core.done}", []
-        return f"co_{core.done} && !done_q", ["done_q"]
+            return f"co_{core.done}", ""
+        return f"co_{core.done} && !done_q", core.done
     if core.handshake == "valid_ready":
-        return f"co_{core.out_valid}", []
-    return "count_q == '0", []
+        return f"co_{core.out_valid}", ""
+    return "count_q == '0", ""
 
 
 def emit(core: ForeignCore, ports: dict[str, CorePort], registers: tuple[str, ...],
          top: str) -> list[str]:
-    """The adapter's lines inside the top (after the loader)."""
-    conns, checks = _inputs(core, ports, registers, top)
+    """The adapter's lines inside the top (after the loader): templates/adapter.sv.j2."""
+    conns, wide = _inputs(core, ports, registers)
     control = _control(core)
     if unmapped := [p for p, v in ports.items() if v.direction == "input"
                     and p not in control and p not in core.ports]:
@@ -129,107 +130,18 @@ def emit(core: ForeignCore, ports: dict[str, CorePort], registers: tuple[str, ..
     outputs = {p: v for p, v in ports.items() if v.direction == "output"}
     result = parse_expression(core.result, {p: f"co_{p}" for p in outputs}, "[core] result",
                               {p: o.width for p, o in outputs.items()})
-    done, extra = _done(core)
-    used_outputs = set(result.names) | {x for x in (core.done, core.out_valid, core.in_ready)
-                                        if x}
-    if missing := [o for o in used_outputs if o not in outputs]:
+    done, done_output = _done(core)
+    used = set(result.names) | {x for x in (core.done, core.out_valid, core.in_ready) if x}
+    if missing := [o for o in used if o not in outputs]:
         raise ConfigError(f"[core]: {missing[0]} is no output of {core.module}")
-    lines = [f"  // {core.module}, a core from elsewhere ([core] handshake = "
-             f"\"{core.handshake}\"),", "  // adapted to the loader (montverif.spec.adapter).",
-             "  `include \"mv_assert.svh\"", "  /* verilator lint_off UNUSEDSIGNAL */"]
-    lines += [f"  logic [({o.width})-1:0] co_{name};" for name, o in outputs.items()
-              if name in used_outputs]
-    lines += [f"  logic [({result.width})-1:0] result_full;",
-              "  /* verilator lint_on UNUSEDSIGNAL */",
-              f"  logic busy_q, core_done{''.join(', ' + e for e in extra)};",
-              "  logic [N-1:0] result, p_q;"]
-    lines += _handshake_regs(core)
-    lines += [f"  assign result_full = {result.sv};",
-              "  assign result = N'(result_full);", *_fits(result.width),
-              f"  assign core_done = busy_q && ({done});", *_registers(core, extra),
-              "  assign core_busy = busy_q;",
-              "  assign core_last = core_done;",
-              "  assign p         = p_q;", "", *checks]
-    lines += _instance(core, conns, control, outputs, used_outputs)
-    return lines
-
-
-def _fits(width: str) -> list[str]:
-    """A result wider than N: its upper bits must be 0 when it is taken (no silent cut)."""
-    if width == "N":
-        return []
-    return ["  if ((" + width + ") > N) begin : g_result_fits",
-            *_check("CoreResultFits_A", "!core_done || (result_full >> N) == '0",
-                    "the result has bits set above N"), "  end"]
-
-
-def _check(name: str, prop: str, why: str) -> list[str]:
-    """An assertion of the adapter's, in Icarus too (which has no concurrent assertions:
-    an immediate check there, ending the run with the same ASSERT FAILED line)."""
-    return ["`ifdef __ICARUS__",
-            "    always @(posedge clk_i) begin",
-            f"      if (rst_ni && !({prop})) begin",
-            f'        $fatal(1, "ASSERT FAILED {name} @ %0t ps: %m: {why}", $time);',
-            "      end", "    end", "`else",
-            f"    `ASSERT({name}, {prop}, clk_i, !rst_ni)", "`endif"]
-
-
-def _handshake_regs(core: ForeignCore) -> list[str]:
-    if core.handshake == "valid_ready":
-        return ["  // the operands are offered from START until the core takes them",
-                "  logic in_valid, in_pend_q;",
-                "  assign in_valid = start || in_pend_q;",
-                "  always_ff @(posedge clk_i or negedge rst_ni) begin",
-                "    if (!rst_ni) in_pend_q <= 1'b0;",
-                f"    else in_pend_q <= in_valid && !co_{core.in_ready};",
-                "  end",
-                *_check("CoreOutWithoutOp_A", f"!co_{core.out_valid} || busy_q",
-                        "a result came out while no operation ran")]
-    if core.handshake == "latency":
-        return ["  // the result is at the core's outputs `Latency` edges after the START edge",
-                f"  localparam int Latency = {sv_integer(core.latency)};",
-                "  localparam int CountW = $clog2(Latency + 2);",
-                "  if (Latency < 0) begin : g_bad_latency",
-                "    initial $fatal(1, \"[core] latency must not be negative (got %0d)\", "
-                "Latency);", "  end",
-                "  logic [CountW-1:0] count_q;",
-                "  always_ff @(posedge clk_i or negedge rst_ni) begin",
-                "    if (!rst_ni) count_q <= '0;",
-                "    else if (start) count_q <= CountW'(Latency);",
-                "    else if (busy_q && count_q != '0) count_q <= count_q - 1'b1;",
-                "  end"]
-    return []
-
-
-def _registers(core: ForeignCore, extra: list[str]) -> list[str]:
-    lines = ["  always_ff @(posedge clk_i or negedge rst_ni) begin",
-             "    if (!rst_ni) begin", "      busy_q <= 1'b0;",
-             *(f"      {e} <= 1'b0;" for e in extra), "      p_q    <= '0;",
-             "    end else begin",
-             *(f"      done_q <= co_{core.done};" for _ in extra[:1]),
-             "      if (start) begin", "        busy_q <= 1'b1;",
-             "      end else if (core_done) begin", "        busy_q <= 1'b0;",
-             "        p_q    <= result ^ N'(FaultEn);  // test only: FaultEn flips bit 0",
-             "      end else if (clear) begin", "        p_q    <= '0;", "      end",
-             "    end", "  end"]
-    return lines
-
-
-def _instance(core: ForeignCore, conns: list[tuple[str, str]], control: dict[str, str],
-              outputs: dict[str, CorePort], used: set[str]) -> list[str]:
-    params = list(core.params.items())
-    lines = [f"  {core.module}" + (" #(" if params else " u_core (")]
-    if params:
-        lines += [f"    .{name:<9}({value})" + ("," if i < len(params) - 1 else "")
-                  for i, (name, value) in enumerate(params)]
-        lines.append("  ) u_core (")
     pins = [*control.items(), *conns,
             *((name, f"co_{name}" if name in used else "") for name in outputs)]
-    if any(not expr for _, expr in pins):
-        lines.append("    /* verilator lint_off PINCONNECTEMPTY */")
-    lines += [f"    .{name:<12}({expr})" + ("," if i < len(pins) - 1 else "")
-              for i, (name, expr) in enumerate(pins)]
-    if any(not expr for _, expr in pins):
-        lines.append("    /* verilator lint_on PINCONNECTEMPTY */")
-    lines.append("  );")
-    return lines
+    text = templates.render(
+        _TEMPLATES, "adapter.sv.j2", module=core.module, handshake=core.handshake, top=top,
+        outputs=[(name, o.width) for name, o in outputs.items() if name in used],
+        result_width=result.width, result_sv=result.sv, done=done, done_output=done_output,
+        in_ready=core.in_ready, out_valid=core.out_valid,
+        latency=sv_integer(core.latency) if core.handshake == "latency" else "",
+        wide=wide, params=list(core.params.items()), pins=pins,
+        open_pins=any(not expr for _, expr in pins))
+    return text.splitlines()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from montverif.host import pages
+from montverif.host import pages, templates
 from montverif.host.errors import ConfigError
 from montverif.host.paths import CHECKOUT, COMMON, ROOT, writable
 from montverif.spec import cores, designs
@@ -20,6 +20,7 @@ from montverif.spec.regmap import RegMap
 from montverif.spec.regmap import load as load_regmap
 from montverif.spec.svnames import camel
 
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
 SV_PATH = COMMON / "mv_regmap_pkg.sv"
 MD_PATH = ROOT / "docs" / "generated" / "regmap.md"
 README = ROOT / "README.md"
@@ -28,39 +29,16 @@ BEGIN, END = "<!-- designs:begin (montverif generate) -->", "<!-- designs:end --
 
 
 def emit_sv(rm: RegMap, found: list[Design]) -> str:
-    lines = [
-        "// GENERATED from hdl/common/regmap.json and the design descriptors by",
-        "// `montverif generate`. Do not edit: change the sources and regenerate.",
-        "package mv_regmap_pkg;",
-        "  // Not every design uses every constant of the shared map.",
-        "  /* verilator lint_off UNUSEDPARAM */",
-        f"  localparam int RegmapVersion = {rm.version};",
-        f"  localparam int RegionW = {rm.region_width};",
-        f"  localparam int IndexW = {rm.index_width};",
-        f"  localparam int AddrW = {rm.addr_width};",
-        f"  localparam int CounterW = {rm.counter_width};",
-        f"  localparam int ErrW = {rm.fields['STATUS']['ERR'].width};",
-        "",
-        "  // Regions: address = {region, word index}",
-    ]
-    for r in rm.regions.values():
-        lines.append(f"  localparam logic [RegionW-1:0] Region{camel(r.name)} = "
-                     f"{rm.region_width}'d{r.code};")
-    lines += ["", "  // Register fields (bit positions)"]
-    for reg, fs in rm.fields.items():
-        for f in fs.values():
-            lines.append(f"  localparam int {camel(reg)}{camel(f.name)}Lsb = {f.lsb};")
-            if f.width > 1:
-                lines.append(f"  localparam int {camel(reg)}{camel(f.name)}W = {f.width};")
-    lines += ["", "  // Error codes (STATUS.ERR)"]
-    err_w = rm.fields["STATUS"]["ERR"].width
-    for name, code in rm.errors.items():
-        lines.append(f"  localparam logic [ErrW-1:0] {camel(name)} = {err_w}'d{code};")
-    lines += ["", "  // Design ids (INFO[23:16])"]
-    for d in sorted(found, key=lambda d: d.id):
-        lines.append(f"  localparam int DesignId{camel(d.name)} = {d.id};")
-    lines += ["  /* verilator lint_on UNUSEDPARAM */", "endpackage"]
-    return "\n".join(lines) + "\n"
+    """The RTL package (templates/mv_regmap_pkg.sv.j2)."""
+    return templates.render(
+        _TEMPLATES, "mv_regmap_pkg.sv.j2", version=rm.version, region_width=rm.region_width,
+        index_width=rm.index_width, addr_width=rm.addr_width, counter_width=rm.counter_width,
+        err_width=rm.fields["STATUS"]["ERR"].width,
+        regions=[(camel(r.name), r.code) for r in rm.regions.values()],
+        fields=[(camel(reg) + camel(f.name), f.lsb, f.width)
+                for reg, fs in rm.fields.items() for f in fs.values()],
+        errors=[(camel(name), code) for name, code in rm.errors.items()],
+        designs=[(camel(d.name), d.id) for d in sorted(found, key=lambda d: d.id)])
 
 
 def emit_md(rm: RegMap, found: list[Design]) -> str:
