@@ -140,43 +140,23 @@ def _escaped(name: str) -> str:
     return _GLOB.sub(lambda m: "\\" + m.group(0), name)
 
 
-def declarations(regs: list[Register]) -> list[str]:
-    lines = ["  // the copies' registers, and the cycles since the first START or CLEAR",
-             "  // (seen_q) and since the first START (started_q)",
-             f"  logic [{SEEN - 1}:0] seen_q, started_q;",
-             "  always @(posedge clk_i) begin",
-             "    if (!rst_ni) begin",
-             "      seen_q <= '0;",
-             "      started_q <= '0;",
-             "    end else begin",
-             f"      seen_q <= {{seen_q[{SEEN - 2}:0], seen_q[0] | start | clear}};",
-             f"      started_q <= {{started_q[{SEEN - 2}:0], started_q[0] | start}};",
-             "    end",
-             "  end"]
-    lines += [f"  logic [{r.width - 1}:0] gold_r{i}, gate_r{i};  // {r.name}"
-              for i, r in enumerate(regs)]
-    return lines
-
-
-def ports(regs: list[Register]) -> list[str]:
-    return [f"    .\\{c}.{r.name} ({c}_r{i}),"
-            for i, r in enumerate(regs) for c in ("gold", "gate")]
-
-
-def assertions(cands: Candidates) -> list[str]:
-    """The candidates still standing, as assertions after reset."""
+def checks(cands: Candidates) -> list[tuple[str, str]]:
+    """The candidates still standing, (label, condition), each asserted after reset by the
+    harness (regress/formal/templates/equiv.sv.j2): the copies' registers are gold_r<i> and
+    gate_r<i>, seen_q and started_q the cycles since the first START or CLEAR and since the
+    first START (SEEN of them)."""
     kept = set(cands.kept())
-    lines = [f"    if (rst_ni) {BUSY}: assert (!core_busy || seen_q[0]);"] if BUSY in kept else []
+    out = [(BUSY, "!core_busy || seen_q[0]")] if BUSY in kept else []
     for i, _reg in enumerate(cands.registers):
         same = f"gold_r{i} == gate_r{i}"
         always, *after = _labels(i)
         if always in kept:
-            lines.append(f"    if (rst_ni) {always}: assert ({same});")
+            out.append((always, same))
         for j, lab in enumerate(after):
             flag = "seen_q" if j < SEEN else "started_q"
             if lab in kept:
-                lines.append(f"    if (rst_ni) {lab}: assert (!{flag}[{j % SEEN}] || {same});")
-    return lines
+                out.append((lab, f"!{flag}[{j % SEEN}] || {same}"))
+    return out
 
 
 # --- reading SBY's verdicts -----------------------------------------------------------------

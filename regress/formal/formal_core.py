@@ -35,7 +35,9 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from montverif.host import templates
 from montverif.host.errors import ConfigError
 from montverif.models import rsa as rsa_model
 from montverif.models.registry import get_algo
@@ -45,6 +47,7 @@ from montverif.spec import top
 from montverif.spec.design import Design
 from montverif.spec.formula import integer
 
+_TEMPLATES = Path(__file__).resolve().parent / "templates"  # the harness's text
 KINDS = ("mont", "inter", "modexp")  # what a harness can state
 FIELD1_KINDS = ("mont_gf2",)  # what it can state of a design's second field (CTRL.FIELD = 1)
 MIN_N, MAX_N = 4, 16  # formal widths: the state and the checked product grow with N
@@ -91,19 +94,9 @@ PRECOMPUTED: dict[str, tuple[tuple[str, ...], str]] = {
 RELATION_PARAMS: dict[str, tuple[str, Callable[..., int]]] = {
     "rsa:r2": ("RB", rsa_model.r_bits),
 }
-# helper functions a relation above uses, declared in the harness when it does
-RELATION_FUNCS = {
-    "clmulw": [
-        "  // the low K*Units bits of a carry-less (GF(2)[x]) product",
-        "  function automatic logic [K*Units-1:0] clmulw(input logic [K*Units-1:0] a,",
-        "                                                input logic [K*Units-1:0] b);",
-        "    logic [K*Units-1:0] acc;",
-        "    acc = '0;",
-        "    for (int i = 0; i < K*Units; i++) acc = acc ^ (b[i] ? a << i : '0);",
-        "    clmulw = acc;",
-        "  endfunction",
-    ],
-}
+# helper functions a relation above uses, declared in the harness when it does (their text:
+# templates/relation_<name>.sv.j2)
+RELATION_FUNCS = ("clmulw",)
 
 
 @dataclass(frozen=True)
@@ -298,157 +291,44 @@ def prepare(design: Design, n: int, given: dict[str, int], fault: bool = False,
     return CoreProof(design, n, params, cycles, r_bits, field1, by_operand, consts)
 
 
-def reference(proof: CoreProof, x: str, y: str) -> list[str]:
+def reference(proof: CoreProof, x: str, y: str) -> dict[str, Any]:
     """`expected`, the function's value, computed by a behavioural reference that shares
-    nothing with the core: the full product X*Y, then (kind mont) r halving steps that add M
-    when the value is odd (REDC, one bit at a time) and conditional subtractions of M, or
-    (kind inter) the remainder of restoring division, one product bit at a time; (kind
-    modexp) square-and-multiply over the exponent's bits with each product reduced by
-    restoring division; (field kind mont_gf2) the carry-less product and r steps that XOR
-    M(x) when the constant term is 1 and divide by x. Adders and compares only: a solver
-    handles them at these widths, a `%` by a free M it does not."""
-    kind = proof.design.kind
-    if kind == "modexp":
-        return _modexp_reference()
-    lines = ["  // the reference (behavioural: adders and compares, no division)",
-             "  logic [WW-1:0] prod, expected;",
-             f"  assign prod = {x} * {y};"]
-    if kind == "inter":
-        lines += [
-            "  localparam int PW = WW - 2;  // the product's bits (its top two are zero)",
-            "  logic [N:0] rem [PW+1];",
-            "  assign rem[0] = '0;",
-            "  for (genvar i = 0; i < PW; i++) begin : g_div",
-            "    logic [N+1:0] t;",
-            "    assign t = {rem[i], prod[PW-1-i]};",
-            "    assign rem[i+1] = (t >= (N+2)'(m)) ? (N+1)'(t - (N+2)'(m)) : t[N:0];",
-            "  end",
-            "  assign expected = WW'(rem[PW]);",
-        ]
-        return lines + [""]
-    r = proof.r_bits
-    gfp = "expected_gfp" if proof.field1 else "expected"
-    lines += [
-        *([f"  logic [WW-1:0] {gfp};"] if proof.field1 else []),
-        f"  logic [WW-1:0] red [{r + 1}];",
-        "  assign red[0] = prod;",
-        f"  for (genvar i = 0; i < {r}; i++) begin : g_redc",
-        "    assign red[i+1] = (red[i] + (red[i][0] ? WW'(m) : '0)) >> 1;",
-        "  end",
-    ]
-    if proof.wide_y:
-        return lines + [
-            "  // T = (X*Y + Q*M) / 2^r < X*Y/2^r + M < Y + M, past 5M for an N-bit Y: T mod M",
-            "  // by restoring division, one bit of T at a time",
-            "  logic [WW-1:0] t_full;",
-            f"  assign t_full = red[{r}];",
-            *mod_lines(gfp, "t_full", "WW"), ""]
-    lines += [
-        "  // T = (X*Y + Q*M) / 2^r < X*Y/2^r + M < 5M over the operand domains (X < 2^r,"
-        "  // Y < 2M): subtract 4M, 2M and M where they fit",
-        "  logic [WW-1:0] sub4, sub2;",
-        f"  assign sub4 = red[{r}] >= 4 * WW'(m) ? red[{r}] - 4 * WW'(m) : red[{r}];",
-        "  assign sub2 = sub4 >= 2 * WW'(m) ? sub4 - 2 * WW'(m) : sub4;",
-        f"  assign {gfp} = sub2 >= WW'(m) ? sub2 - WW'(m) : sub2;",
-    ]
-    if proof.field1:
-        lines += _gf2_reference(proof, gfp)
-    return lines + [""]
+    nothing with the core (templates/part_reference.sv.j2): the full product X*Y, then
+    (kind mont) r halving steps that add M when the value is odd (REDC, one bit at a time)
+    and conditional subtractions of M, or (kind inter) the remainder of restoring division,
+    one product bit at a time; (kind modexp) square-and-multiply over the exponent's bits
+    with each product reduced by restoring division; (field kind mont_gf2) the carry-less
+    product and r steps that XOR M(x) when the constant term is 1 and divide by x. Adders
+    and compares only: a solver handles them at these widths, a `%` by a free M it does not.
+    `x`, `y`: the operands' values in WW bits."""
+    return {"kind": proof.design.kind, "x": x, "y": y, "r": proof.r_bits,
+            "gfp": "expected_gfp" if proof.field1 else "expected",
+            "field1_r": proof.field1[1] if proof.field1 else None, "wide_y": proof.wide_y}
 
 
-def _gf2_reference(proof: CoreProof, gfp: str) -> list[str]:
-    """The binary field's value (field kind mont_gf2; X and Y whole, not carry-save) and
-    `expected` by the field bit."""
-    assert proof.field1 is not None
-    r = proof.field1[1]
-    return [
-        "  // GF(2^n): P(x) = X(x)*Y(x)*x^-r mod M(x). The carry-less product, then r steps",
-        "  // that add (XOR) M(x) when the constant term is 1 and divide by x: deg X < N <= r",
-        "  // and deg Y <= deg M (Y < M), so the degree ends below deg M: fully reduced",
-        "  logic [WW-1:0] cprod, expected_gf2;",
-        "  always @(*) begin",
-        "    cprod = '0;",
-        "    for (int i = 0; i < N; i++) cprod = cprod ^ (y[i] ? WW'(x) << i : '0);",
-        "  end",
-        f"  logic [WW-1:0] gred [{r + 1}];",
-        "  assign gred[0] = cprod;",
-        f"  for (genvar i = 0; i < {r}; i++) begin : g_redx",
-        "    assign gred[i+1] = (gred[i] ^ (gred[i][0] ? WW'(m) : '0)) >> 1;",
-        "  end",
-        f"  assign expected_gf2 = gred[{r}];",
-        f"  assign expected = field ? expected_gf2 : {gfp};",
-    ]
-
-
-def _modexp_reference() -> list[str]:
-    """kind modexp: `expected` = X^E mod M, right-to-left square-and-multiply over the
-    exponent's N bits, each product reduced by restoring division (1 mod M is 0 for M = 1,
-    so E = 0 gives 1 mod M)."""
-    return [
-        "  // the reference: X^E mod M by square-and-multiply, each product reduced by",
-        "  // restoring division (adders and compares only)",
-        "  function automatic logic [N-1:0] mulmod(input logic [N-1:0] a, input logic [N-1:0] b,",
-        "                                          input logic [N-1:0] mod);",
-        "    logic [2*N-1:0] pr;",
-        "    logic [N+1:0] t;",
-        "    logic [N:0] rm;",
-        "    pr = (2*N)'(a) * (2*N)'(b);",
-        "    rm = '0;",
-        "    for (int i = 2*N-1; i >= 0; i--) begin",
-        "      t = {rm, pr[i]};",
-        "      rm = (t >= (N+2)'(mod)) ? (N+1)'(t - (N+2)'(mod)) : t[N:0];",
-        "    end",
-        "    mulmod = rm[N-1:0];",
-        "  endfunction",
-        "  logic [N-1:0] base [N+1];",
-        "  logic [N-1:0] acc [N+1];",
-        "  logic [WW-1:0] expected;",
-        "  assign base[0] = x;",
-        "  assign acc[0] = (m == N'(1)) ? '0 : N'(1);",
-        "  for (genvar i = 0; i < N; i++) begin : g_pow",
-        "    assign acc[i+1] = e[i] ? mulmod(acc[i], base[i], m) : acc[i];",
-        "    assign base[i+1] = mulmod(base[i], base[i], m);",
-        "  end",
-        "  assign expected = WW'(acc[N]);",
-        "",
-    ]
-
-
-def operand_lines(proof: CoreProof, free: str = "anyconst") -> tuple[list[str], dict[str, str]]:
-    """The harness's operands and the rules a host keeps for them: their declarations, free
-    constants (`anyconst`) or, with free="anyseq", free in every cycle; the loader's range
-    rule (the operand domains: M odd, an operand of `below_modulus` below M, a carry-save
-    group of domain below_2m below 2M, any N-bit value otherwise) and the relation of each
-    host-precomputed register, assumed in every cycle. Also returns the
-    value of X and Y in WW bits (a carry-save group's sum) by signal name."""
+def operands(proof: CoreProof, free: str = "anyconst") -> tuple[dict[str, Any], dict[str, str]]:
+    """The harness's operands and the rules a host keeps for them
+    (templates/part_operands.sv.j2): their declarations, free constants (`anyconst`) or,
+    with free="anyseq", free in every cycle; the loader's range rule (the operand domains:
+    M odd, an operand of `below_modulus` below M, a carry-save group of domain below_2m
+    below 2M, any N-bit value otherwise) and the relation of each host-precomputed
+    register, assumed in every cycle. Also returns the value of X and Y in WW bits (a
+    carry-save group's sum) by signal name."""
     d = proof.design
     wide = [s for s in ("x", "y") if s in proof.used and proof.halves]
     narrow = [s for s in ("x", "y", "m", "mp", "mhat", "r2", "e")
               if s in proof.used and s not in wide]
-    lines = []
-    if wide:
-        lines.append(f"  (* {free} *) logic [2*N-1:0] {', '.join(wide)};  // {{half 2, half 1}}")
-    lines.append(f"  (* {free} *) logic [N-1:0] {', '.join(narrow)};")
-    if d.has_field:
-        lines.append(f"  (* {free} *) logic field;  // CTRL.FIELD: 0 GF(p), 1 GF(2^n)")
-    lines += [f"  (* {free} *) {decl}  // defines a precomputed register"
-              for func in d.precompute.values() for decl in PRECOMPUTED[func][0]]
-    lines += [line for name, text in RELATION_FUNCS.items()
-              if any(name in PRECOMPUTED[f][1] for f in d.precompute.values())
-              for line in text]
+    decls = [decl for func in d.precompute.values() for decl in PRECOMPUTED[func][0]]
+    funcs = [name for name in RELATION_FUNCS
+             if any(name in PRECOMPUTED[f][1] for f in d.precompute.values())]
     val: dict[str, str] = {s: f"(WW'({s}[N-1:0]) + WW'({s}[2*N-1:N]))" if s in wide
                            else f"WW'({s})" for s in ("x", "y")}
-    lines += ["", "  // the loader's range rule (the operand domains: an operand of any N-bit",
-              "  // value is free) and the host's precomputed registers",
-              "  always @(*) begin", "    assume (m[0]);"]
-    for reg in d.below_modulus:
-        lines.append(f"    assume ({top.LOADER_REGS[reg]} < m);")
-    for group in d.range_groups:
-        sig = top.LOADER_REGS[group[0]]
-        lines.append(f"    assume ({val[sig]} < 2 * WW'(m));")
-    for reg, func in d.precompute.items():
-        lines.append(f"    assume ({PRECOMPUTED[func][1]});  // {reg}: {func}")
-    return [*lines, "  end", ""], val
+    below = [top.LOADER_REGS[reg] for reg in d.below_modulus]
+    groups = [val[top.LOADER_REGS[group[0]]] for group in d.range_groups]
+    relations = [(reg, func, PRECOMPUTED[func][1]) for reg, func in d.precompute.items()]
+    return {"free": free, "wide": wide, "narrow": narrow, "field": d.has_field,
+            "decls": decls, "funcs": funcs, "below": below, "groups": groups,
+            "relations": relations}, val
 
 
 def cycles_text(proof: CoreProof) -> str:
@@ -458,206 +338,86 @@ def cycles_text(proof: CoreProof) -> str:
     return text + (f"; {d.cycles_field1} with the field bit" if proof.field1 else "")
 
 
-def cycle_lines(proof: CoreProof) -> list[str]:
-    """`ops_cycles`, the cycles of this operation: Cycles, or by the field bit, or by the
-    operand the count depends on (the model's count for each of its values)."""
+def cycle_table(proof: CoreProof) -> dict[str, Any]:
+    """`ops_cycles`, the cycles of this operation: Cycles, or by the field bit (`field1`:
+    its cycles, `gfp`: GF(p)'s), or by the operand the count depends on (the model's count
+    for each of its values: `by_count`, (count, values) but the longest, the default)."""
     d = proof.design
+    out: dict[str, Any] = {"field1": None, "gfp": None, "operand": None, "by_count": None,
+                           "longest": None}
     if proof.field1 is not None:
-        gfp = integer(d.cycles, proof.n, proof.params)
-        return ["  logic [15:0] ops_cycles;",
-                f"  assign ops_cycles = field ? 16'd{proof.field1[0]} : 16'd{gfp};"]
+        return out | {"field1": proof.field1[0], "gfp": integer(d.cycles, proof.n, proof.params)}
     if proof.by_operand is None:
-        return ["  logic [15:0] ops_cycles;", "  assign ops_cycles = 16'(Cycles);"]
+        return out
     sig, table = proof.by_operand
     by_count: dict[int, list[int]] = {}
     for value, count in table:
         by_count.setdefault(count, []).append(value)
-    lines = ["  // the model's cycle count for each value of " + sig.upper(),
-             "  logic [15:0] ops_cycles;", "  always @(*) begin",
-             f"    case ({sig})"]
-    longest, q = max(by_count), "'"
-    lines += [f"      {', '.join(f'{proof.n}{q}d{v}' for v in values)}: ops_cycles = 16'd{count};"
-              for count, values in sorted(by_count.items()) if count != longest]
-    return [*lines, f"      default: ops_cycles = 16'd{longest};", "    endcase", "  end"]
+    longest = max(by_count)
+    return out | {"operand": sig, "longest": longest,
+                  "by_count": [(count, values) for count, values in sorted(by_count.items())
+                               if count != longest]}
 
 
-def control_lines(proof: CoreProof, every: bool = False) -> list[str]:
-    """The harness's parameters, its cycle counter and its control: reset in cycle 0, START
-    in cycle 1 (`every`: in any cycle the core is idle, operations back to back), CLEAR
-    never."""
-    start = (("  (* anyseq *) logic start_any;",
-              "  assign start = start_any && rst_ni && !core_busy;")
-             if every else ("  assign start = (cyc_q == 16'd1);",))
-    return [
-        f"  localparam int N = {proof.n};",
-        *(f"  localparam int {k} = {v};" for k, v in proof.params.items()),
-        *(f"  localparam int {k} = {v};" for k, v in proof.consts),
-        f"  localparam int Cycles = {proof.cycles};  // {cycles_text(proof)}",
-        f"  localparam int WW = {proof.ww};",
-        "",
-        "  // cycle 0: reset; " + ("then START whenever the core is idle" if every else
-                                   "cycle 1: START; then the operation"),
-        "  logic [15:0] cyc_q = '0;",
-        "  always @(posedge clk_i) begin",
-        "    if (cyc_q != 16'hffff) cyc_q <= cyc_q + 1'b1;",
-        "  end",
-        "  always @(*) assume (rst_ni == (cyc_q != '0));",
-        "",
-        "  logic start, clear, core_busy, core_last;",
-        *start,
-        "  assign clear = 1'b0;",
-    ]
+def control(proof: CoreProof, every: bool = False) -> dict[str, Any]:
+    """The harness's parameters, its cycle counter and its control
+    (templates/part_control.sv.j2): reset in cycle 0, START in cycle 1 (`every`: in any
+    cycle the core is idle, operations back to back), CLEAR never."""
+    return {"n": proof.n, "params": [*proof.params.items(), *proof.consts],
+            "cycles": proof.cycles, "cycles_text": cycles_text(proof), "ww": proof.ww,
+            "every": every}
 
 
-def core_lines(proof: CoreProof) -> list[str]:
-    """The core's outputs and its instance, u_core, connected to the harness's signals."""
+def instance(proof: CoreProof) -> dict[str, Any]:
+    """The core's outputs and its instance, u_core, connected to the harness's signals
+    (templates/part_core.sv.j2): `red_top`, the top bit of S and C (None: the core has
+    none), `params`, each set to the harness's of the same name, `conns`, (port,
+    expression), "" an output the harness leaves open."""
     d, n = proof.design, proof.n
     core = top.core_header(d)
     red = d.redundant_extra_bits
-    lines = ["  logic [N-1:0] p;"]
-    if red is not None:
-        lines.append(f"  logic [{n + red - 1 if red else n - 1}:0] s, c;")
-    core_params = [(name, name) for name in core.params if name in proof.params or name == "N"]
-    lines.append(f"  {core.module} #(")
-    lines += [f"    .{name}({value})" + ("," if i < len(core_params) - 1 else "")
-              for i, (name, value) in enumerate(core_params)]
-    lines.append("  ) u_core (")
+    params = [name for name in core.params if name in proof.params or name == "N"]
     conns = top.core_connections(d, core)
-    # "" is the same name (clock, reset) or an output the harness leaves open
-    lines += [f"    .{name}({expr or (name if name in ('clk_i', 'rst_ni') else '')})"
-              + ("," if i < len(conns) - 1 else "") for i, (name, expr) in enumerate(conns)]
-    return [*lines, "  );", ""]
+    return {"module": core.module,
+            "red_top": None if red is None else n + red - 1 if red else n - 1,
+            "params": params,
+            # "" is the same name (clock, reset) or an output the harness leaves open
+            "conns": [(name, expr or (name if name in ("clk_i", "rst_ni") else ""))
+                      for name, expr in conns]}
 
 
-def mod_lines(name: str, value: str, width: str) -> list[str]:
-    """`name` (WW bits) = `value` (a signal of `width` bits) mod M, by restoring division:
-    adders and compares, one bit of the value at a time (the remainder stays below M)."""
-    return [
-        f"  logic [N:0] {name}_rem [{width}+1];",
-        f"  assign {name}_rem[0] = '0;",
-        f"  for (genvar i = 0; i < {width}; i++) begin : g_{name}",
-        "    logic [N+1:0] t;",
-        f"    assign t = {{{name}_rem[i], {value}[{width}-1-i]}};",
-        f"    assign {name}_rem[i+1] = (t >= (N+2)'(m)) ? (N+1)'(t - (N+2)'(m)) : t[N:0];",
-        "  end",
-        f"  assign {name} = WW'({name}_rem[{width}]);",
-    ]
-
-
-def promise_lines(proof: CoreProof, val: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    """P reduced mod M and the promise's assertion, for a harness that checks a congruence
-    (CoreProof.promise_p): its declarations and its assertion lines (none otherwise)."""
-    promise = proof.promise_p
-    if promise is None:
-        return [], []
+def promise(proof: CoreProof, val: Mapping[str, str]) -> dict[str, str] | None:
+    """P reduced mod M (p_mod) and the promise's assertion, for a harness that checks a
+    congruence (CoreProof.promise_p): the bound in words and the assertion's condition;
+    None otherwise."""
+    bound = proof.promise_p
+    if bound is None:
+        return None
     names = {"p": "WW'(p)", "x": val["x"], "y": val["y"], "m": "WW'(m)", "n": "WW'(N)",
              "r": f"WW'({proof.r_bits})", **{k: f"WW'({k})" for k in proof.params}}
-    cond = formal_promise.condition(promise, names)
-    decl = ["  // P is congruent to the product and within the design's promise (it may reach",
-            f"  // past M: {promise})", "  logic [WW-1:0] p_mod;", *mod_lines("p_mod", "p", "N"),
-            ""]
-    return decl, [f"      if (done_q) CorePromise_A: assert ({cond});"]
-
-
-def held_lines(proof: CoreProof) -> list[str]:
-    """Operations back to back: the operands (and the field bit) change only with START, as
-    the loader writes them before it; so after a result they are still its operation's."""
-    held = sorted(proof.used | ({"field"} if proof.design.has_field else set()))
-    return ["  // the operands change only with START (the loader writes them before it)",
-            "  always @(posedge clk_i) begin",
-            "    if (cyc_q != '0 && !start) assume ("
-            + " && ".join(f"{s} == $past({s})" for s in held) + ");",
-            "  end", ""]
-
-
-def result_lines(proof: CoreProof, ok: str, promise: list[str], every: bool) -> list[str]:
-    """The checks of the result and the cycle count: of the one operation from reset, or
-    (`every`) of each operation, counted from its START (since_q, running_q)."""
-    if not every:
-        return [
-            "  // the result: last_o in cycle 1 + ops_cycles exactly, then P",
-            "  logic done_q = 1'b0;",
-            "  always @(posedge clk_i) begin",
-            "    if (core_last) done_q <= 1'b1;",
-            "  end",
-            "  always @(posedge clk_i) begin",
-            "    if (rst_ni) begin",
-            "      CoreCycles_A: assert (core_last == (cyc_q == 16'd1 + ops_cycles));",
-            "      CoreBusy_A: assert (core_busy == (cyc_q >= 16'd2 && "
-            "cyc_q <= 16'd1 + ops_cycles));",
-            f"      if (done_q) CoreResult_A: assert ({ok});",
-            *promise,
-            "      CoreDone_C: cover (done_q);",
-            "    end",
-            "  end",
-        ]
-    return [
-        "  // each operation: busy from the cycle after its START, last_o ops_cycles cycles",
-        "  // after it, then P until the next START; two back to back are covered",
-        "  logic running_q = 1'b0, done_q = 1'b0;",
-        "  logic [15:0] since_q = '0;",
-        "  logic [1:0] ops_q = '0;",
-        "  logic ending;",
-        "  assign ending = running_q && since_q == ops_cycles;",
-        "  always @(posedge clk_i) begin",
-        "    if (!rst_ni) begin",
-        "      running_q <= 1'b0;",
-        "      done_q <= 1'b0;",
-        "    end else if (start) begin",
-        "      running_q <= 1'b1;",
-        "      done_q <= 1'b0;",
-        "      since_q <= 16'd1;",
-        "      if (ops_q != 2'd3) ops_q <= ops_q + 1'b1;",
-        "    end else begin",
-        "      if (since_q != 16'hffff) since_q <= since_q + 1'b1;",
-        "      if (ending) begin",
-        "        running_q <= 1'b0;",
-        "        done_q <= 1'b1;",
-        "      end",
-        "    end",
-        "  end",
-        "  always @(posedge clk_i) begin",
-        "    if (rst_ni) begin",
-        "      CoreCycles_A: assert (core_last == ending);",
-        "      CoreBusy_A: assert (core_busy == running_q);",
-        f"      if (done_q && !start) CoreResult_A: assert ({ok});",
-        *(line.replace("if (done_q)", "if (done_q && !start)") for line in promise),
-        "      CoreDone_C: cover (done_q);",
-        "      CoreSecond_C: cover (done_q && ops_q == 2'd2);",
-        "    end",
-        "  end",
-    ]
+    return {"bound": bound, "condition": formal_promise.condition(bound, names)}
 
 
 def harness(proof: CoreProof, every: bool = False) -> str:
-    """The harness's SystemVerilog (read by yosys -formal only): one operation from reset,
-    or (`every`, for k-induction) any sequence of operations, START whenever the core is
-    idle and the operands free with each."""
-    d, n = proof.design, proof.n
-    scope = ("any operations back to back, for all time" if every
-             else "one operation from reset")
-    lines = [
-        f"// GENERATED by montverif.regress.formal.formal_core from {d.descriptor.name}: the",
-        f"// {d.name} core ({d.paper}: {d.algorithm}) against {proof.relation()}",
-        f"// at N = {n}, for every input, {scope}. Do not edit.",
-        f"module {proof.module} (",
-        "  input logic clk_i,",
-        "  input logic rst_ni",
-        ");",
-        *control_lines(proof, every),
-    ]
-    operands, val = operand_lines(proof, "anyseq" if every else "anyconst")
-    lines += operands
-    lines += held_lines(proof) if every else []
-    lines += core_lines(proof)
+    """The harness's SystemVerilog (read by yosys -formal only; templates/core.sv.j2): one
+    operation from reset, or (`every`, for k-induction) any sequence of operations, START
+    whenever the core is idle and the operands free with each; the operands (and the field
+    bit) then change only with START, as the loader writes them before it."""
+    d = proof.design
+    relation, ctl = proof.relation(), control(proof, every)
+    ops, val = operands(proof, "anyseq" if every else "anyconst")
+    held = sorted(proof.used | ({"field"} if d.has_field else set()))
+    core = instance(proof)
     x, y = val["x"], (val["y"] if "y" in proof.used else "WW'(1)")
-    lines += reference(proof, x, y)
-    congruence, promise = promise_lines(proof, {**val, "y": y})
-    lines += congruence
-    lines += cycle_lines(proof)
-    ok = "p_mod == expected" if promise else "WW'(p) == expected"
-    lines += result_lines(proof, ok, promise, every)
-    return "\n".join([*lines, "endmodule"]) + "\n"
+    ref = reference(proof, x, y)
+    check = promise(proof, {**val, "y": y})
+    cycles = cycle_table(proof)
+    return templates.render(
+        _TEMPLATES, "core.sv.j2", descriptor=d.descriptor.name, name=d.name, paper=d.paper,
+        algorithm=d.algorithm, relation=relation, n=proof.n, module=proof.module,
+        every=every, control=ctl, operands=ops, held=held, core=core, reference=ref,
+        promise=check, cycles=cycles,
+        ok="p_mod == expected" if check is not None else "WW'(p) == expected")
 
 
 _VAR = re.compile(r"\$var\s+\S+\s+\d+\s+(\S+)\s+(\w+)(?:\s*\[[^\]]*\])?\s+\$end")

@@ -7,7 +7,7 @@ checks it in the style of formal_core's harness, for every input at width N:
 
 - the operands X, Y and the modulus M are free constants (`anyconst`), constrained by the
   descriptor's operand domain (M odd, an operand of domain below_m below M, any N-bit value
-  otherwise: formal_core.operand_lines), and so is the tag of a tagged core;
+  otherwise: formal_core.operands), and so is the tag of a tagged core;
 - reset in cycle 0; from cycle 1 the input stream offers the operation (valid high, the
   operands and the tag held) until the core's ready takes it, and nothing after it;
 - the output stream's ready is free in every cycle (anyseq), but high once an offered
@@ -37,13 +37,17 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
+from montverif.host import templates
 from montverif.host.errors import ConfigError
 from montverif.regress.formal import formal_core
 from montverif.spec import top
 from montverif.spec.design import Design
 from montverif.spec.stream import StreamCore
 
+_TEMPLATES = Path(__file__).resolve().parent / "templates"  # the harness's text
 KINDS = ("mont", "inter")  # a stream offers X, Y and M: no exponent, no field bit
 HOLD = 2  # the most clocks the harness's sink holds an offered result back
 
@@ -120,67 +124,9 @@ def prepare(design: Design, n: int, given: dict[str, int], fault: bool = False
                        tag_bits=tag_bits(design, core.params))
 
 
-def control_lines(proof: StreamProof) -> list[str]:
-    """The harness's parameters and its cycle counter: reset in cycle 0 only."""
-    header = top.core_header(proof.design).params
-    tag = ([f"  localparam int {proof.tag_bits} = {header[proof.tag_bits][1]};  "
-            "// the core's default"] if proof.tag_bits in header
-           and proof.tag_bits not in proof.params else [])
-    return [
-        f"  localparam int N = {proof.n};",
-        *(f"  localparam int {k} = {v};" for k, v in proof.params.items()),
-        *tag,
-        f"  localparam int Latency = {proof.cycles};  // [stream] latency: "
-        f"{proof.stream.latency}",
-        f"  localparam int Interval = {proof.interval};  // [stream] interval",
-        f"  localparam int Hold = {proof.hold};  // the most clocks the sink holds a result",
-        f"  localparam int WW = {proof.ww};",
-        "",
-        "  // cycle 0: reset; from cycle 1 the operation is offered",
-        "  logic [15:0] cyc_q = '0;",
-        "  always @(posedge clk_i) begin",
-        "    if (cyc_q != 16'hffff) cyc_q <= cyc_q + 1'b1;",
-        "  end",
-        "  always @(*) assume (rst_ni == (cyc_q != '0));",
-        "",
-    ]
-
-
-def stream_lines(proof: StreamProof) -> list[str]:
-    """The two streams: the operation offered from cycle 1 until taken; the sink's ready
-    free, but high once a result has waited Hold clocks."""
-    tag = [f"  (* anyconst *) logic [{proof.tag_bits}-1:0] tag;  // the operation's tag",
-           f"  logic [{proof.tag_bits}-1:0] tag_out;"] if proof.tag_bits else []
-    return [
-        *tag,
-        "  // the input stream: one operation, offered from cycle 1 until the core takes it",
-        "  logic in_valid, in_ready, in_taken_q = 1'b0;",
-        "  logic [15:0] take_q = '0;  // the cycle it was taken",
-        "  assign in_valid = rst_ni && !in_taken_q;",
-        "  always @(posedge clk_i) begin",
-        "    if (in_valid && in_ready) begin",
-        "      in_taken_q <= 1'b1;",
-        "      take_q <= cyc_q;",
-        "    end",
-        "  end",
-        "",
-        "  // the output stream: ready free in every cycle, high once a result waited Hold",
-        "  (* anyseq *) logic ready_free;",
-        "  logic out_valid, out_ready, out_taken_q = 1'b0, pending_q = 1'b0;",
-        "  logic [7:0] held_q = '0;  // clocks the offered result has been held back",
-        "  logic [N-1:0] p;",
-        "  assign out_ready = ready_free || held_q >= 8'(Hold);",
-        "  always @(posedge clk_i) begin",
-        "    held_q <= (out_valid && !out_ready) ? held_q + 1'b1 : '0;",
-        "    pending_q <= out_valid && !out_ready;",
-        "    if (out_valid && out_ready) out_taken_q <= 1'b1;",
-        "  end",
-        "",
-    ]
-
-
-def core_lines(proof: StreamProof) -> list[str]:
-    """The core's instance, u_core, by its [stream] port names, with its parameters."""
+def instance(proof: StreamProof) -> dict[str, Any]:
+    """The core's instance, u_core, by its [stream] port names: its `params` (each set to
+    the harness's of the same name) and its `pins` (port, the harness's signal)."""
     s, core = proof.stream, top.core_header(proof.design)
     names = ["N", *proof.params, *([proof.tag_bits] if proof.tag_bits else [])]
     params = [name for name in dict.fromkeys(names) if name in core.params]
@@ -190,60 +136,27 @@ def core_lines(proof: StreamProof) -> list[str]:
             (s.out_valid, "out_valid"), (s.out_ready, "out_ready"), (s.result, "p")]
     if s.tagged:
         pins += [(s.tag_in, "tag"), (s.tag_out, "tag_out")]
-    return [
-        f"  {core.module} #(",
-        *(f"    .{name}({name})" + ("," if i < len(params) - 1 else "")
-          for i, name in enumerate(params)),
-        "  ) u_core (",
-        *(f"    .{port}({sig})" + ("," if i < len(pins) - 1 else "")
-          for i, (port, sig) in enumerate(pins)),
-        "  );",
-        "",
-    ]
-
-
-def check_lines(proof: StreamProof) -> list[str]:
-    """The assertions and covers of the operation's way through the core."""
-    tag = ["      if (out_valid) CoreTag_A: assert (tag_out == tag);"] if proof.tag_bits else []
-    return [
-        "  // the result: out exactly Latency clocks after the take, held until taken, once",
-        "  logic early, due;",
-        "  assign early = !in_taken_q || cyc_q < take_q + 16'(Latency);",
-        "  assign due = in_taken_q && cyc_q == take_q + 16'(Latency);",
-        "  always @(posedge clk_i) begin",
-        "    if (rst_ni) begin",
-        "      CoreTaken_A: assert (in_taken_q || cyc_q <= 16'(Interval));",
-        "      CoreEarly_A: assert (!(early && out_valid));",
-        "      CoreLatency_A: assert (!due || out_valid);",
-        "      CoreHeld_A: assert (!pending_q || out_valid);",
-        "      CoreOnce_A: assert (!(out_taken_q && out_valid));",
-        "      if (out_valid) CoreResult_A: assert (WW'(p) == expected);",
-        *tag,
-        "      CoreDone_C: cover (out_valid && out_ready);",
-        "      CoreHeld_C: cover (pending_q && out_valid && out_ready);",
-        "    end",
-        "  end",
-    ]
+    return {"module": core.module, "params": params, "pins": pins}
 
 
 def harness(proof: StreamProof) -> str:
-    """The harness's SystemVerilog (read by yosys -formal only)."""
+    """The harness's SystemVerilog (read by yosys -formal only; templates/stream.sv.j2): its
+    parameters and its cycle counter (reset in cycle 0 only), the operands, the two streams
+    (the operation offered from cycle 1 until taken; the sink's ready free, but high once a
+    result has waited Hold clocks), the core, the reference, and the assertions and covers
+    of the operation's way through the core. A tag width that is a parameter of the core's
+    header and no build parameter is declared at the core's default."""
     d = proof.design
-    operands, val = formal_core.operand_lines(proof)
-    return "\n".join([
-        f"// GENERATED by montverif.regress.formal.formal_stream from {d.descriptor.name}: the",
-        f"// {d.name} core ({d.paper}: {d.algorithm}) against {proof.relation()}",
-        f"// at N = {proof.n}, for every input, one operation from reset through its",
-        "// valid/ready streams. Do not edit.",
-        f"module {proof.module} (",
-        "  input logic clk_i,",
-        "  input logic rst_ni",
-        ");",
-        *control_lines(proof),
-        *operands,
-        *stream_lines(proof),
-        *core_lines(proof),
-        *formal_core.reference(proof, val["x"], val["y"]),
-        *check_lines(proof),
-        "endmodule",
-    ]) + "\n"
+    ops, val = formal_core.operands(proof)
+    relation = proof.relation()
+    header = top.core_header(d).params
+    tag_default = (header[proof.tag_bits][1] if proof.tag_bits in header
+                   and proof.tag_bits not in proof.params else None)
+    core = instance(proof)
+    reference = formal_core.reference(proof, val["x"], val["y"])
+    return templates.render(
+        _TEMPLATES, "stream.sv.j2", descriptor=d.descriptor.name, name=d.name, paper=d.paper,
+        algorithm=d.algorithm, relation=relation, n=proof.n, module=proof.module,
+        params=list(proof.params.items()), tag_bits=proof.tag_bits, tag_default=tag_default,
+        latency=proof.cycles, latency_formula=proof.stream.latency, interval=proof.interval,
+        hold=proof.hold, ww=proof.ww, operands=ops, core=core, reference=reference)
