@@ -14,8 +14,11 @@
 # (build/act/<workflow>/<job>.yml); nothing else changes. GitHub is out of reach, so every
 # action a step `uses:` is a stand-in kept in ci/act/<owner>/<repo>/ (act is told where with
 # --local-repository); an action without one is an error before anything runs.
-# Writes build/act/<workflow>/: <job>.log (the job's whole output) and artifacts/ (what the
-# workflow's upload-artifact steps stored, by artifact; a later job downloads them). Exit: the job's (0 passed), 2 bad input.
+# Writes build/act/<workflow>/: <job>.log (the job's whole output; <job>-<key>-<value>.log for
+# `--matrix key:value`), beside it <job>[...].json (what ran: workflow, job, matrix, the NAME=VALUE
+# pairs, the git revision, exit and wall time; `montverif bench --ci-from build/act` makes the
+# docs' table of it), and artifacts/ (what the workflow's upload-artifact steps stored, by
+# artifact; a later job downloads them). Exit: the job's (0 passed), 2 bad input.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -37,9 +40,10 @@ if [ ! -x "$act" ]; then
   exit 2
 fi
 envs=()
+pairs=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   case "$1" in
-    [A-Za-z_]*=*) envs+=(--env "$1") ;;
+    [A-Za-z_]*=*) envs+=(--env "$1"); pairs+=("$1") ;;
     *) echo "error: not NAME=VALUE: '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -83,10 +87,20 @@ else
 fi
 # one folder per workflow: each job's log, and the artifacts its jobs share (a later job,
 # the nightly's merge, downloads what the earlier ones uploaded)
-out=$repo/build/act/$name
-log=$out/$job.log
+out=${MV_ACT_OUT:-$repo/build/act}/$name  # MV_ACT_OUT: another folder than build/act
+# the matrix entry act is told to run (--matrix key:value ...) names the job's log and record
+matrix=()
+for ((a = 0; a < ${#extra[@]}; a++)); do
+  if [ "${extra[a]}" = --matrix ] && [ $((a + 1)) -lt ${#extra[@]} ]; then
+    matrix+=("${extra[a + 1]}")
+  fi
+done
+tag=$job
+for entry in "${matrix[@]}"; do tag+="-${entry//[^A-Za-z0-9_.]/-}"; done
+log=$out/$tag.log
+record=$out/$tag.json
 mkdir -p "$out/artifacts"
-rm -f "$log" "$out/$job.yml"
+rm -f "$log" "$record" "$out/$job.yml"
 
 # a container job on its own system: the workflow without its container lines
 run_file=$workflow
@@ -115,6 +129,20 @@ rc=0
   "$act" "$event" --workflows "$run_file" --job "$job" -P ubuntu-24.04=-self-hosted \
   --env MV_ACT_ARTIFACTS="$out/artifacts" "${envs[@]}" "${locals[@]}" "${extra[@]}" \
   > "$log" 2>&1 || rc=$?
+wall=$((SECONDS - start))
 grep -E '(⭐ Run|✅|❌|🏁)' "$log" | sed 's/^/  /' || true
-echo "act $name/$job as $user: exit $rc in $((SECONDS - start)) s (log: ${log#"$repo"/})"
+# what ran, for the docs' table of the jobs' times (montverif bench --ci-from)
+rev=$(git rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
+[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || rev+="+changes"
+python3 - "$record" "$name" "$job" "$rev" "$rc" "$wall" "${log##*/}" "${#matrix[@]}" \
+  "${matrix[@]}" "${pairs[@]}" <<'PY'
+import json, sys, time
+path, workflow, job, rev, rc, wall, log, k, *rest = sys.argv[1:]
+with open(path, "w") as out:
+    json.dump({"workflow": workflow, "job": job, "matrix": rest[:int(k)],
+               "env": rest[int(k):], "git": rev, "exit": int(rc), "wall_s": int(wall),
+               "log": log, "ended": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
+              out, indent=1)
+PY
+echo "act $name/$job as $user: exit $rc in $wall s (log: ${log#"$repo"/})"
 exit "$rc"

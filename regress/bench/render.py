@@ -8,6 +8,7 @@ from pathlib import Path
 
 from montverif.host.paths import ROOT, writable
 from montverif.models.registry import get_algo
+from montverif.regress.bench.cijobs import section as ci_section
 from montverif.regress.bench.common import (
     ENGINE_BUILDS,
     FLOOR_CYCLES,
@@ -226,18 +227,27 @@ def render_md(results: Record) -> str:
     if results.get("fixed_cost"):
         lines += fixed_section(results["fixed_cost"])
     if results.get("regressions"):
-        lines += ["", "## Regression wall time", "",
-                  "Each measurement starts from a fresh state: no model built and an empty "
-                  "compiler cache (builds included, as on a new machine); parallel efficiency "
-                  "= wall(1 job) / (2 x wall(2 jobs)).", "",
-                  "| list | jobs | wall (s) | result |", "|---|---|---|---|"]
-        for name, res in results["regressions"].items():
-            for j, r in res.items():
-                if j != "parallel_efficiency":
-                    lines.append(f"| {name} | {j} | {r['wall_s']} | {r['last_line']} |")
-            if "parallel_efficiency" in res:
-                lines.append(f"| {name} | efficiency | {res['parallel_efficiency']:.2f} | |")
+        lines += walls_section(results["regressions"])
+    if results.get("ci_jobs"):
+        lines += ci_section(results["ci_jobs"])
     return "\n".join(lines) + "\n"
+
+
+def walls_section(regressions: Record) -> list[str]:
+    """The lists' wall times (and the parallel efficiency where both job counts are of one
+    revision)."""
+    lines = ["", "## Regression wall time", "",
+             "Each measurement starts from a fresh state: no model built and an empty "
+             "compiler cache (builds included, as on a new machine); parallel efficiency "
+             "= wall(1 job) / (2 x wall(2 jobs)).", "",
+             "| list | jobs | wall (s) | result |", "|---|---|---|---|"]
+    for name, res in regressions.items():
+        for j, r in res.items():
+            if j != "parallel_efficiency":
+                lines.append(f"| {name} | {j} | {r['wall_s']} | {r['last_line']} |")
+        if "parallel_efficiency" in res:
+            lines.append(f"| {name} | efficiency | {res['parallel_efficiency']:.2f} | |")
+    return lines
 
 
 def inline_goal_lines(points: list[Record]) -> list[str]:

@@ -6,12 +6,13 @@ times, cycle counts against the papers, regression wall time.
                     [--sims verilator,icarus] [--lists smoke] [--jobs 1,2]
                     [--out docs/generated/bench]
                     [--merge] [--update] [--fixed-cost]
-                    [--wall-from ...]
+                    [--wall-from ...] [--ci-from build/act]
     montverif bench --profile DESIGN:N[:pins|engine]
 
 Writes OUT/results.json, results.md and throughput.png (montverif.regress.bench); `make bench`
 runs it (with --fixed-cost: a run's fixed cost, one run per simulator process beside runs
-batched in one, regress/bench/fixed.py; alone with --update --fixed-cost).
+batched in one, regress/bench/fixed.py; alone with --update --fixed-cost). `--update --ci-from
+build/act` adds the workflow jobs ci/act.sh ran here (regress/bench/cijobs.py).
 Exit 0 when every point was measured, 1 when one could not be, 2 on bad input.
 """
 
@@ -29,7 +30,7 @@ from montverif.host import claim, readback, tools
 from montverif.host.claim import Mode
 from montverif.host.errors import ConfigError
 from montverif.host.paths import ROOT
-from montverif.regress.bench import render
+from montverif.regress.bench import cijobs, render
 from montverif.regress.bench.common import (
     BUS_W,
     DEFAULT_OUT,
@@ -68,7 +69,7 @@ STREAM_TXNS = 5 * DEPTH  # five batches of the streaming harness
 # what is read back of results.json (checked first: montverif.host.readback)
 RESULTS_SHAPE = {"machine": str, "repeat": int, "points": [{"design": str, "n": int}],
                  "cycles": [None], "regressions?": {str: {str: None}},
-                 "fixed_cost?": ({str: None}, type(None))}
+                 "fixed_cost?": ({str: None}, type(None)), "ci_jobs?": [{str: None}]}
 
 
 def parser() -> Parser:
@@ -97,9 +98,13 @@ def parser() -> Parser:
     ap.add_argument("--wall-from", default="",
                     help="LIST=DIR[,LIST=DIR]: take a list's wall time from a regression "
                          "already run (its summary.json), e.g. a nightly that takes an hour")
+    ap.add_argument("--ci-from", type=Path, default=None, metavar="DIR",
+                    help="add the workflow jobs ci/act.sh ran (DIR: its build/act; each "
+                         "job's record and log) to the table of CI jobs")
     ap.add_argument("--update", action="store_true",
                     help="keep results.json's throughput and cycle figures; only add the "
-                         "regression wall times of --lists / --wall-from")
+                         "regression wall times of --lists / --wall-from and the jobs of "
+                         "--ci-from")
     ap.add_argument("--fixed-cost", action="store_true",
                     help="measure a run's fixed cost (one run per simulator process beside "
                          "batched runs, --repeat times); else results.json's is kept")
@@ -208,6 +213,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ConfigError(f"unknown simulator(s) {', '.join(unknown)}")
     jobs = _numbers(args.jobs, "--jobs", JOBS.text, bounded(JOBS))
     walls = _walls(args)
+    ci = cijobs.read(args.ci_from) if args.ci_from is not None else []
     old = args.out / "results.json"
     if args.update:
         if not old.is_file():
@@ -219,6 +225,7 @@ def _run(args: argparse.Namespace) -> int:
         _take_walls(kept_regs, walls)
         if args.fixed_cost:
             kept["fixed_cost"] = _fixed(args.repeat)
+        kept["ci_jobs"] = cijobs.merged(kept.get("ci_jobs", []), ci)
         render.write(kept, args.out)
         return 0
     points = _measure(args, names, widths, sims)
@@ -241,7 +248,8 @@ def _run(args: argparse.Namespace) -> int:
         "repeat": args.repeat, "bus_w": BUS_W, "points": points,
         "cycles": render.cycle_table(names, sorted({32, 97, 256, 1024, 2048} | set(widths))),
         "regressions": regs,
-    } | ({"fixed_cost": fixed} if fixed else {})
+    } | ({"fixed_cost": fixed} if fixed else {}) | {
+        "ci_jobs": cijobs.merged(previous.get("ci_jobs", []), ci)}
     render.write(results, args.out)
     if failed := [p for p in points if "error" in p]:
         print(f"error: {len(failed)} point(s) could not be measured (see results.md)",

@@ -5,6 +5,7 @@ folder of its name). `.ci/run` runs a whole job through them (pr.yml's smoke job
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 import yaml
 
 from montverif.host.paths import ROOT
+from montverif.regress.bench import cijobs
 
 STANDINS = ROOT / "ci" / "act"
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -90,3 +92,29 @@ def test_artifacts_round_trip_by_the_real_actions_rules(tmp_path: Path) -> None:
 def test_no_step_uses_sudo_itself(wf: Path) -> None:
     """A container job is root with no sudo: the one privileged script escalates itself."""
     assert not re.search(r"\bsudo\b", wf.read_text())
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="act.sh as another user needs passwordless sudo")
+def test_act_sh_keeps_a_record_and_a_log_per_matrix_entry(tmp_path: Path) -> None:
+    """What ci/act.sh keeps of a job (the docs' table of jobs reads it: bench --ci-from): its
+    log and record named by the matrix entry, with the pairs given, the revision and the
+    job's own exit status (act's, here a stand-in of act that fails)."""
+    fake = tmp_path / "act"
+    fake.write_text("#!/bin/sh\necho \"[weekly/shard] args: $*\"\n"
+                    "echo '[weekly/shard]   ❌  Failure - Main mutation [2m3.5s]'\nexit 3\n")
+    fake.chmod(0o755)
+    env = os.environ | {"MV_ACT": str(fake), "MV_ACT_USER": "root",
+                        "MV_ACT_OUT": str(tmp_path / "out")}
+    res = subprocess.run(["bash", str(ROOT / "ci" / "act.sh"), "weekly", "shard", "X=a b",
+                          "--", "--matrix", "shard:2"], env=env, capture_output=True,
+                         text=True, check=False)
+    assert res.returncode == 3, res.stderr
+    folder = tmp_path / "out" / "weekly"
+    log = (folder / "shard-shard-2.log").read_text()
+    assert "--matrix shard:2" in log and "--env X=a b" in log
+    record = json.loads((folder / "shard-shard-2.json").read_text())
+    assert record["exit"] == 3 and record["matrix"] == ["shard:2"] and record["env"] == ["X=a b"]
+    assert record["log"] == "shard-shard-2.log" and re.fullmatch(r"[0-9a-f]{7}(\+changes)?",
+                                                                 record["git"])
+    [job] = cijobs.read(tmp_path / "out")
+    assert (job["step"], job["step_s"], job["step_ok"]) == ("mutation", 123.5, False)
