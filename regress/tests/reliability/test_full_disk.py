@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from montverif.regress.tests.testshard import standins
-
 MONTVERIF = Path(sys.executable).parent / "montverif"
 
 
@@ -62,9 +60,7 @@ WRITERS = [
 @pytest.mark.synth
 @pytest.mark.formal
 @pytest.mark.sim
-@pytest.mark.parametrize(("argv", "named"),
-                         standins(WRITERS, lambda w: w[0][0] in ("sim", "regress"), unpack=True),
-                         ids=[w[0][0] for w in WRITERS])
+@pytest.mark.parametrize(("argv", "named"), WRITERS, ids=[w[0][0] for w in WRITERS])
 def test_a_full_disk_is_one_line_naming_what_was_kept(small_disk: Path, argv: tuple[str, ...],
                                                        named: str) -> None:
     cp = on_full_disk(small_disk, *(a.replace("{D}", str(small_disk)) for a in argv))
@@ -76,7 +72,6 @@ def test_a_full_disk_is_one_line_naming_what_was_kept(small_disk: Path, argv: tu
     assert named.replace("{D}", str(small_disk)) in errors[0], errors[0]
 
 
-@pytest.mark.nightly(seconds=10)
 @pytest.mark.sim
 def test_a_merge_onto_a_full_disk_says_which_copy_failed(small_disk: Path,
                                                          regression: Path) -> None:
