@@ -248,3 +248,33 @@ def test_the_nightly_formal_job_checks_the_points_and_writes_the_summary(tmp_pat
     again = subprocess.run(["bash", str(ROOT / "ci" / "nightly-formal.sh"), str(out)],
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 2 and "holds a regression already" in again.stderr
+
+
+@pytest.mark.parametrize("shard", ["x", "0/2", "3/2", "1/2/3"])
+def test_the_nightly_formal_job_refuses_a_bad_shard(tmp_path: Path, shard: str) -> None:
+    res = subprocess.run(["bash", str(ROOT / "ci" / "nightly-formal.sh"), str(tmp_path / "f"),
+                          "7", shard], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and res.stderr.startswith("error: "), res.stderr
+    assert res.stderr.count("\n") == 1 and not (tmp_path / "f").exists()
+
+
+@pytest.mark.sim
+@pytest.mark.formal
+@pytest.mark.nightly(seconds=80)
+def test_the_nightly_formal_shards_hold_each_check_once(tmp_path: Path) -> None:
+    """ci/nightly-formal.sh OUT SEED I/K: the two shards' checks are the list's, each in one
+    shard; the recorded equivalents are checked in the first only."""
+    got: dict[str, list[str]] = {}
+    for i in (1, 2):
+        out = tmp_path / f"f{i}"
+        res = subprocess.run(["bash", str(ROOT / "ci" / "nightly-formal.sh"), str(out), "7",
+                              f"{i}/2"], env=os.environ | {"DUT": "mont_r2"},
+                             capture_output=True, text=True, timeout=900)
+        assert res.returncode == 0, res.stdout + res.stderr
+        record = json.loads((out / "summary.json").read_text())
+        assert record["shard"] == f"{i}/2"
+        got[str(i)] = sorted(record["formal"])
+        assert (out / "mutants" / "mutants.txt").exists() == (i == 1)
+    assert got["1"] and got["2"] and not set(got["1"]) & set(got["2"])
+    points = load_design("mont_r2").formal_points
+    assert len(got["1"]) + len(got["2"]) == len(points) + 2

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+import yaml
 
 from montverif.host import environment
 from montverif.host.paths import ROOT
@@ -299,3 +301,23 @@ def test_the_tests_script_runs_a_nightly_test_and_writes_its_junit(tmp_path: Pat
     missing = subprocess.run(["bash", str(ROOT / "ci" / "nightly-tests.sh"), str(out)], cwd=ROOT,
                              env=env, capture_output=True, text=True, check=False, timeout=900)
     assert missing.returncode == 1, missing.stdout[-2000:] + missing.stderr[-2000:]
+
+
+def test_every_sharded_job_runs_each_of_its_shards_once() -> None:
+    """A job with a `shard` matrix tells its script I/K with K the matrix's size, and names
+    its artifact by the shard (the merge downloads every shard's)."""
+    flow = yaml.safe_load((ROOT / ".github" / "workflows" / "nightly.yml").read_text())
+    sharded = {name: job for name, job in flow["jobs"].items()
+               if "shard" in job.get("strategy", {}).get("matrix", {})}
+    assert {"shard", "tests", "formal"} <= set(sharded)
+    for name, job in sharded.items():
+        count = len(job["strategy"]["matrix"]["shard"])
+        assert job["strategy"]["matrix"]["shard"] == list(range(1, count + 1)), name
+        runs = " ".join(step.get("run", "") for step in job["steps"])
+        shard = r'"\$\{\{ matrix\.shard \}\}'
+        told = re.findall(shard + r'/(\d+)"|' + shard + r'" "\$(\w+)"', runs)
+        assert told, name
+        for k, var in told:
+            assert int(k or flow["env"][var]) == count, name
+        uploads = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload")]
+        assert uploads and all("${{ matrix.shard }}" in s["with"]["name"] for s in uploads), name
