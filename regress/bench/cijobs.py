@@ -20,8 +20,10 @@ RECORD_SHAPE = {"workflow": str, "job": str, "matrix": [str], "env": [str], "git
 _STEP = re.compile(r"^\[[^\]]+\]\s+(?:✅|❌)\s+(Success|Failure) - Main (.*) \[([0-9.hmsµn]+)\]$")
 _DURATION = re.compile(r"([0-9.]+)(h|ms|µs|ns|m|s)")
 _SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}
-# the line that counts a job's results: pytest's, a regression's, a shard's
-_COUNTS = re.compile(r"\b\d+ (?:passed|failed)\b|\bnightly (?:shard|tests)\b.*: \d+ s, exit")
+# the line that counts a job's results (pytest's, a regression's), else the line a nightly
+# script ends with (its time and exit)
+_COUNTS = re.compile(r"\b\d+ (?:passed|failed)\b")
+_ENDS = re.compile(r"\bnightly (?:shard|tests)\b.*: \d+ s, exit")
 _PREFIX = re.compile(r"^\[[^\]]+\]\s+\|\s?")
 
 
@@ -35,14 +37,17 @@ def duration(text: str) -> float:
 
 def from_log(text: str) -> Record:
     """The longest step of a job's log (name, seconds, whether it succeeded) and the last line
-    that counts results ("" when none does)."""
+    that counts results (else the nightly script's last line; "" when there is neither)."""
     steps = []
-    counts = ""
+    counts = ends = ""
     for line in text.splitlines():
         if m := _STEP.match(line):
             steps.append((duration(m.group(3)), m.group(2), m.group(1) == "Success"))
         elif _COUNTS.search(line):
             counts = _PREFIX.sub("", line).strip()
+        elif _ENDS.search(line):
+            ends = _PREFIX.sub("", line).strip()
+    counts = counts or ends
     if not steps:
         return {"step": "", "step_s": 0.0, "step_ok": False, "result": counts}
     seconds, name, ok = max(steps)

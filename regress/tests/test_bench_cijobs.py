@@ -55,7 +55,9 @@ def test_the_longest_step_and_the_last_counting_line(tmp_path: Path) -> None:
     [job] = cijobs.read(tmp_path)
     assert (job["step"], job["step_s"], job["step_ok"]) == ("long tests, shard 2/3", 1001.5,
                                                             True)
-    assert job["result"] == "nightly tests (shard 2/3): 1001 s, exit 0"
+    assert job["result"] == "101 passed, 2 deselected in 973.21s (0:16:13)"
+    ends = LOG.format(step="1m").replace("101 passed, 2 deselected", "interrupted")
+    assert cijobs.from_log(ends)["result"] == "nightly tests (shard 2/3): 1001 s, exit 0"
     assert job["matrix"] == ["shard:2"] and job["git"] == "abc1234"
     failed = cijobs.from_log(LOG.format(step="1m").replace("✅  Success - Main long",
                                                            "❌  Failure - Main long"))
