@@ -37,12 +37,15 @@ def duration(text: str) -> float:
 
 def from_log(text: str) -> Record:
     """The longest step of a job's log (name, seconds, whether it succeeded) and the last line
-    that counts results (else the nightly script's last line; "" when there is neither)."""
+    of the steps' output that counts results (else the nightly script's last line; "" when
+    there is neither)."""
     steps = []
     counts = ends = ""
     for line in text.splitlines():
         if m := _STEP.match(line):
             steps.append((duration(m.group(3)), m.group(2), m.group(1) == "Success"))
+        elif not _PREFIX.match(line):
+            continue  # act's own lines and the job summary it prints at the end
         elif _COUNTS.search(line):
             counts = _PREFIX.sub("", line).strip()
         elif _ENDS.search(line):

@@ -23,6 +23,7 @@ LOG = """\
 [nightly/tests]   ✅  Success - Main long tests, shard 2/3 [{step}]
 [nightly/tests]   ✅  Success - Main actions/upload-artifact@v4 [745.626µs]
 [nightly/tests] 🏁  Job succeeded
+0 passed, 0 failed (the job summary act prints last: not the job's count)
 """
 
 
