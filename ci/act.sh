@@ -100,7 +100,7 @@ for entry in "${matrix[@]}"; do tag+="-${entry//[^A-Za-z0-9_.]/-}"; done
 log=$out/$tag.log
 record=$out/$tag.json
 mkdir -p "$out/artifacts"
-rm -f "$log" "$record" "$out/$job.yml"
+rm -f "$log" "$record" "$record.part" "$out/$job.yml"
 
 # a container job on its own system: the workflow without its container lines
 run_file=$workflow
@@ -136,13 +136,15 @@ rev=$(git rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
 [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || rev+="+changes"
 python3 - "$record" "$name" "$job" "$rev" "$rc" "$wall" "${log##*/}" "${#matrix[@]}" \
   "${matrix[@]}" "${pairs[@]}" <<'PY'
-import json, sys, time
+import json, os, sys, time
 path, workflow, job, rev, rc, wall, log, k, *rest = sys.argv[1:]
-with open(path, "w") as out:
+# whole or not at all: written beside the record, then renamed over it
+with open(path + ".part", "w") as out:
     json.dump({"workflow": workflow, "job": job, "matrix": rest[:int(k)],
                "env": rest[int(k):], "git": rev, "exit": int(rc), "wall_s": int(wall),
                "log": log, "ended": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
               out, indent=1)
+os.replace(path + ".part", path)
 PY
 echo "act $name/$job as $user: exit $rc in $wall s (log: ${log#"$repo"/})"
 exit "$rc"

@@ -57,6 +57,14 @@ def from_log(text: str) -> Record:
     return {"step": name, "step_s": round(seconds, 1), "step_ok": ok, "result": counts}
 
 
+def _log_name(record: Path, name: str) -> str:
+    """A record's log: a file beside it, named without a folder (ci/act.sh writes it so); a
+    path that would reach elsewhere is a corrupt record."""
+    if not name or name in {".", ".."} or "/" in name or "\\" in name or "\0" in name:
+        raise BenchError(f"{record}: its log {name!r} is not a file name beside it")
+    return name
+
+
 def read(folder: Path) -> list[Record]:
     """Every job record below `folder` (build/act: <workflow>/<job>.json) with what its log
     says; a record that is missing its log or cut short: BenchError, one line."""
@@ -68,7 +76,7 @@ def read(folder: Path) -> list[Record]:
     for path in records:
         try:
             rec = readback.read_json(path, RECORD_SHAPE)
-            log = (path.parent / rec["log"]).read_text(errors="replace")
+            log = (path.parent / _log_name(path, rec["log"])).read_text(errors="replace")
         except OSError as exc:
             raise BenchError(f"cannot read {exc.filename}: {exc.strerror}") from None
         except readback.CorruptFile as exc:

@@ -225,7 +225,8 @@ def _run(args: argparse.Namespace) -> int:
         _take_walls(kept_regs, walls)
         if args.fixed_cost:
             kept["fixed_cost"] = _fixed(args.repeat)
-        kept["ci_jobs"] = cijobs.merged(kept.get("ci_jobs", []), ci)
+        if jobs_run := cijobs.merged(kept.get("ci_jobs", []), ci):
+            kept["ci_jobs"] = jobs_run
         render.write(kept, args.out)
         return 0
     points = _measure(args, names, widths, sims)
@@ -248,8 +249,9 @@ def _run(args: argparse.Namespace) -> int:
         "repeat": args.repeat, "bus_w": BUS_W, "points": points,
         "cycles": render.cycle_table(names, sorted({32, 97, 256, 1024, 2048} | set(widths))),
         "regressions": regs,
-    } | ({"fixed_cost": fixed} if fixed else {}) | {
-        "ci_jobs": cijobs.merged(previous.get("ci_jobs", []), ci)}
+    } | ({"fixed_cost": fixed} if fixed else {})
+    if jobs_run := cijobs.merged(previous.get("ci_jobs", []), ci):
+        results["ci_jobs"] = jobs_run
     render.write(results, args.out)
     if failed := [p for p in points if "error" in p]:
         print(f"error: {len(failed)} point(s) could not be measured (see results.md)",

@@ -105,11 +105,15 @@ def test_act_sh_keeps_a_record_and_a_log_per_matrix_entry(tmp_path: Path) -> Non
     fake.chmod(0o755)
     env = os.environ | {"MV_ACT": str(fake), "MV_ACT_USER": "root",
                         "MV_ACT_OUT": str(tmp_path / "out")}
+    folder = tmp_path / "out" / "weekly"
+    folder.mkdir(parents=True)  # what a killed earlier run left: a record half written
+    (folder / "shard-shard-2.json.part").write_text('{"workflow": "wee')
     res = subprocess.run(["bash", str(ROOT / "ci" / "act.sh"), "weekly", "shard", "X=a b",
                           "--", "--matrix", "shard:2"], env=env, capture_output=True,
                          text=True, check=False)
     assert res.returncode == 3, res.stderr
-    folder = tmp_path / "out" / "weekly"
+    assert sorted(p.name for p in folder.glob("shard-shard-2.*")) == [
+        "shard-shard-2.json", "shard-shard-2.log"]  # written whole, then renamed
     log = (folder / "shard-shard-2.log").read_text()
     assert "--matrix shard:2" in log and "--env X=a b" in log
     record = json.loads((folder / "shard-shard-2.json").read_text())

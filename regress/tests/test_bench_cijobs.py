@@ -112,3 +112,37 @@ def test_a_record_without_its_log_or_cut_short_is_one_line(
         err = capsys.readouterr().err
         assert err.startswith("error: ") and err.count("\n") == 1
     assert (out / "results.json").read_text() == before
+
+
+@pytest.mark.parametrize("log", ["../elsewhere.log", "/etc/passwd", "sub/tests.log", "", "..",
+                                 "a\\b.log"])
+def test_a_record_whose_log_is_not_beside_it_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], log: str) -> None:
+    (tmp_path / "elsewhere.log").write_text(LOG.format(step="1m"))
+    (tmp_path / "act" / "nightly" / "sub").mkdir(parents=True)
+    (tmp_path / "act" / "nightly" / "sub" / "tests.log").write_text(LOG.format(step="1m"))
+    _job(tmp_path / "act", "tests-shard-2", log=log)
+    with pytest.raises(BenchError, match="is not a file name beside it"):
+        cijobs.read(tmp_path / "act")
+    out = tmp_path / "bench"
+    out.mkdir()
+    (out / "results.json").write_text(json.dumps(
+        {"machine": "m", "repeat": 3, "points": [], "cycles": []}))
+    assert bench_cli.main(["--update", "--ci-from", str(tmp_path / "act"),
+                           "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_no_jobs_measured_writes_no_jobs_key(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    out.mkdir()
+    (out / "results.json").write_text(json.dumps(
+        {"machine": "m", "repeat": 3, "points": [], "cycles": []}))
+    assert bench_cli.main(["--update", "--out", str(out)]) == 0
+    assert "ci_jobs" not in json.loads((out / "results.json").read_text())
+    assert "CI jobs" not in (out / "results.md").read_text()
+    _job(tmp_path / "act", "tests-shard-2")
+    assert bench_cli.main(["--update", "--ci-from", str(tmp_path / "act"),
+                           "--out", str(out)]) == 0
+    assert len(json.loads((out / "results.json").read_text())["ci_jobs"]) == 1
