@@ -18,33 +18,24 @@ from typing import Any
 from montverif.host.errors import ConfigError
 from montverif.host.paths import COMMON, HDL, shown
 from montverif.host.tomlfile import read_toml
-from montverif.spec import foreign, formula, stream
-from montverif.spec.fields import (
-    DOTTED,
-    IDENTIFIER,
-    REFERENCE,
-    Table,
-    is_int,
-    shown_value,
-    table_list,
-)
+from montverif.spec import foreign, formula, schema, stream
+from montverif.spec.fields import Table, shown_value
 from montverif.spec.foreign import ForeignCore
 from montverif.spec.regmap import Region, RegMap
 from montverif.spec.regmap import load as regmap_load
 from montverif.spec.stream import StreamCore
 from montverif.spec.svnames import is_keyword
 
-KINDS = ("mont", "inter", "modexp")  # what a design computes (field1 adds "mont_gf2")
 # An operand's domain ([operands] domain): below M, any N-bit value, or (a carry-save group,
 # named by its first register) a sum below 2M. The loader refuses START outside it (ERR_RANGE).
-DOMAINS = ("below_m", "below_2n", "below_2m")
+DOMAINS = tuple(schema.definition("operands", "domain")["additionalProperties"]["enum"])
 # The operands the bus loader's range rule can check, each by a parameter of its own
 # (mv_bus_loader's RangeX, RangeY; a carry-save operand by its group's sum).
 LOADER_RANGE_OPERANDS = ("X", "Y")
 # What a design promises over its domain ([operands] promise): relations in the names below
 # and its build parameters. p: the result P; v: the value its final reduction starts from
 # (S + C, or the unreduced result of a design without S, C).
-PROMISE_KEYS = ("p", "v")
+PROMISE_KEYS = tuple(schema.definition("operands", "promise")["properties"])
 PROMISE_NAMES = ("x", "y", "m", "n", "r", "p", "v")
 LOADER_SOURCE = COMMON / "mv_bus_loader.sv"  # the bus loader: the testbench's register file
 COMMON_SOURCES = (COMMON / "mv_regmap_pkg.sv", LOADER_SOURCE)
@@ -425,65 +416,25 @@ class Design:
 
 
 # --- reading a descriptor ---------------------------------------------------------------------
-# Every table's keys (None: keys of the user's own, e.g. parameter names); docs/own-design.md
-# describes each.
-OPERAND_KEYS = ("registers", "domain", "promise", "carry_save", "precomputed", "secret")
-SECTION_KEYS: dict[str, tuple[str, ...] | None] = {
-    "design": ("name", "id", "family", "paper", "algorithm", "notes", "rtl", "shared", "owns",
-               "uses", "widths", "cycles", "cycles_field1", "cycles_note"),
-    "function": ("kind", "r_bits", "summary", "field1"),
-    "operands": OPERAND_KEYS,
-    "results": ("redundant_extra_bits",),
-    "model": ("function", "check", "block_params", "shape", "generic"),
-    "parameters": None, "fault": None,
-    "observe": ("lut_hits", "lut_bins", "illegal_bins", "hit_width", "sub_taken"),
-    "paper": ("source", "cycles", "note", "figures"),
-    "test": ("verilator", "icarus", "quick_tests", "quick_from_n"),
-    "coverage": ("goal", "waive", "waive_reason"),
-    "testbench": ("module", "tests", "vector_loader", "engine"),
-    "rsa": ("core", "mults", "width", "wipe", "clear", "variants"),
-    "top": ("core", "ports"), "lists": None,
-    "core": foreign.KEYS,
-    "stream": stream.KEYS,
-    "formal": ("points", "timeout"),
-    "synthesis": ("parameters", "cycles"),
-}
-SECTIONS = tuple(SECTION_KEYS)
-FIELD1_KINDS = ("mont", "inter", "mont_gf2")
+# Its tables, keys, types and ranges are descriptor.schema.json's (montverif.spec.schema),
+# checked before anything below reads it; docs/own-design.md describes each key. Below: what
+# depends on other keys.
 TEST_SIMULATORS = ("verilator", "icarus")
-MAX_ID = 255  # INFO[23:16]
-MAX_EXTRA_BITS = 64  # [results] redundant_extra_bits
-MAX_BINS = 1 << 12  # [observe] lut_bins
+MAX_ID: int = schema.definition("design", "id")["maximum"]  # INFO[23:16]
 
 
-def _table(raw: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
-    return Table(raw.get(key, {}), f"[{key}]", where).raw
-
-
-def _strs(value: Any, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where}: expected a list of strings")
-    return tuple(value)
-
-
-def _param(name: str, raw: Any, where: str) -> Param:
-    if not IDENTIFIER.fullmatch(name):
-        raise ConfigError(f"{where}.{name}: a parameter's name is letters, digits and _")
-    if not isinstance(raw, dict) or "default" not in raw:
-        raise ConfigError(f"{where}.{name}: expected {{ default = ..., ... }}")
+def _param(name: str, raw: dict[str, Any], where: str) -> Param:
     file, _, label = where.rpartition(": ")
-    table = Table(raw, f"{label} {name}" if label.endswith("]") else f"{label}.{name}", file,
-                  ("default", "min", "max", "choices", "doc", "paper_max", "paper"))
-    choices = table.texts("choices")
+    table = Table(raw, f"{label} {name}" if label.endswith("]") else f"{label}.{name}", file)
+    choices = tuple(raw.get("choices", ()))
     paper_max = raw.get("paper_max")
-    if paper_max is not None and (not is_int(paper_max) or not raw.get("paper")):
+    if paper_max is not None and not raw.get("paper"):
         raise ConfigError(f"{where}.{name}: paper_max is an integer, with `paper` saying "
                           "where the paper bounds it")
-    low, high = (table.integer(k) if k in table else None for k in ("min", "max"))
+    low, high = raw.get("min"), raw.get("max")
     default = raw["default"]
-    if not (is_int(default) or (choices and isinstance(default, str))):
-        raise table.error("default", f"expected an integer{' or a choice' * bool(choices)} "
-                                     f"(got {shown_value(default)})")
+    if isinstance(default, str) and not choices:
+        raise table.error("default", f"expected an integer (got {shown_value(default)})")
     if choices and (low is not None or high is not None):
         raise table.error_at("a parameter with choices has no min or max")
     if low is not None and high is not None and low > high:
@@ -505,10 +456,7 @@ def _domain(ops: Mapping[str, Any], registers: tuple[str, ...],
     """[operands] domain: every operand but the modulus (a carry-save group by its first
     register) named once, with one of DOMAINS; below_2m only for a group, whose domain is
     either that or below_2n (any halves)."""
-    raw = ops.get("domain")
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: [operands] needs domain = {{ <operand> = "
-                          f"\"{'|'.join(DOMAINS)}\", ... }}")
+    raw = ops["domain"]
     seconds = {r for g in groups for r in g[1:]}
     firsts = {g[0] for g in groups}
     wanted = [r for r in registers[:-1] if r not in seconds]
@@ -519,9 +467,6 @@ def _domain(ops: Mapping[str, Any], registers: tuple[str, ...],
         raise ConfigError(f"{where}: [operands] domain: {', '.join(unknown)} is no operand "
                           f"with a domain of its own ({', '.join(wanted)})")
     for reg, value in raw.items():
-        if value not in DOMAINS:
-            raise ConfigError(f"{where}: [operands] domain: {reg} = {value!r} is none of "
-                              f"{', '.join(DOMAINS)}")
         if (value == "below_2m") != (reg in firsts) and value != "below_2n":
             what = "a carry-save group is below_2m or below_2n" if reg in firsts else \
                 "below_2m is for a carry-save group only"
@@ -534,16 +479,9 @@ def _promise(ops: Mapping[str, Any], params: Mapping[str, Param], where: str
     """[operands] promise: { p = "...", v = "..." }, each a relation in PROMISE_NAMES and
     the build parameters, checked by evaluating it once."""
     raw = ops.get("promise", {})
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: [operands] promise must be a table")
-    if unknown := sorted(set(raw) - set(PROMISE_KEYS)):
-        raise ConfigError(f"{where}: [operands] promise: unknown key(s) {', '.join(unknown)} "
-                          f"(known: {', '.join(PROMISE_KEYS)})")
     sample = dict.fromkeys(PROMISE_NAMES, 1) | {p.name: p.value(p.default)
                                                 for p in params.values()}
     for key, expr in raw.items():
-        if not isinstance(expr, str):
-            raise ConfigError(f"{where}: [operands] promise.{key} must be a string")
         try:
             formula.check(expr, sample)
             formula.holds(expr, sample)
@@ -558,7 +496,7 @@ def _secret(ops: Mapping[str, Any], registers: tuple[str, ...], kind: str,
     """[operands] secret: registers the design reads (operands or precomputed ones), of a
     modexp design only: a multiplier's result gives a secret factor back (Y = P * 2^r / X
     mod M), so its logs could not keep one."""
-    secret = _strs(ops.get("secret", []), f"{where}: [operands] secret")
+    secret = tuple(ops.get("secret", ()))
     known = registers + tuple(ops.get("precomputed", {}))
     if unknown := [r for r in secret if r not in known]:
         raise ConfigError(f"{where}: [operands] secret: {', '.join(unknown)} is no register "
@@ -575,14 +513,14 @@ def _synthesis(raw: Mapping[str, Any], params: Mapping[str, Param], where: str
     """[synthesis]: `parameters` (tables as [parameters] has them; names of their own) and
     `cycles` (the design's cycles with them: an expression in n, every parameter and
     `cycles`, the design's own count)."""
-    syn = Table(raw.get("synthesis", {}), "[synthesis]", where, SECTION_KEYS["synthesis"])
+    syn = Table(raw.get("synthesis", {}), "[synthesis]", where)
     own = {k: _param(k, v, f"{where}: [synthesis] parameters")
            for k, v in syn.table("parameters").raw.items()}
     if clash := sorted(set(own) & set(params)):
         raise ConfigError(f"{where}: [synthesis] parameters {', '.join(clash)} are in "
                           "[parameters] already")
-    cycles = syn.get("cycles", "")
-    if not isinstance(cycles, str) or (cycles and not own):
+    cycles = syn.text("cycles")
+    if cycles and not own:
         raise ConfigError(f"{where}: [synthesis] cycles is an expression, with parameters")
     syn.expression("cycles", {"n", "cycles", *params, *own})
     return own, cycles
@@ -600,23 +538,18 @@ def _stream(raw: Mapping[str, Any], registers: tuple[str, ...], names: set[str],
 
 
 def _sections(raw: Mapping[str, Any], where: str) -> dict[str, Table]:
-    """Every section of a descriptor as a Table (an empty one when absent), unknown
-    sections and keys refused."""
-    if unknown := sorted(set(raw) - set(SECTIONS)):
-        raise ConfigError(f"{where}: unknown section(s) {', '.join(unknown)} "
-                          f"(known: {', '.join(SECTIONS)})")
+    """Every section of a descriptor as a Table (an empty one when absent), once the schema
+    has checked it (a key an earlier version had: what replaced it)."""
     if isinstance(raw.get("operands"), dict) and "below_modulus" in raw["operands"]:
         raise ConfigError(f"{where}: [operands] below_modulus is replaced by domain (e.g. "
                           'domain = { X = "below_2n", Y = "below_m" }: docs/own-design.md)')
-    return {s: Table(raw.get(s, {}), f"[{s}]", where, SECTION_KEYS[s])
-            for s in SECTIONS if s not in ("core", "synthesis", "formal", "stream")}
+    schema.check(raw, where)
+    return {s: Table(raw.get(s, {}), f"[{s}]", where) for s in schema.section_keys()
+            if s not in ("core", "synthesis", "formal", "stream")}
 
 
 def _name(d: Table, path: Path) -> str:
-    name = d.need("name")
-    if not isinstance(name, str) or not IDENTIFIER.fullmatch(name):
-        raise d.error("name", f"expected a name of letters, digits and _ (got "
-                              f"{shown_value(name)})")
+    name = str(d.need("name"))
     if is_keyword(name):
         raise d.error("name", f"{name} is a SystemVerilog keyword (it names the core module)")
     if path.stem != name:
@@ -651,15 +584,11 @@ def _relative(d: Table, key: str) -> tuple[str, ...]:
 
 def _widths(d: Table, params: Mapping[str, Param]) -> tuple[int, str, int]:
     """[design] widths: (min at the defaults, min as an expression or "", max)."""
-    d.need("widths")
-    widths = d.table("widths", ("min", "max"))
-    if "min" not in widths or "max" not in widths:
-        missing = "min" if "min" not in widths else "max"
-        raise widths.error(missing, "missing (widths = { min = ..., max = ... })")
+    widths = d.table("widths")
     min_n, min_expr = _min_width(widths.raw, params, widths.where)
     if min_n < 1:
         raise widths.error("min", f"{min_n} at the default parameters: at least 1")
-    max_n = widths.integer("max", low=1)
+    max_n = int(widths.need("max"))
     if max_n < min_n:
         raise widths.error("max", f"{max_n} is below min ({min_n})")
     return min_n, min_expr, max_n
@@ -669,15 +598,10 @@ def _registers(ops: Table) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]
                                     dict[str, str]]:
     """[operands] registers (the modulus last), carry_save groups and precomputed, each a
     register of the register map."""
-    ops.need("registers")
-    registers = ops.texts("registers", names=True)
-    if len(registers) < 2:
-        raise ops.error("registers", "at least one operand and the modulus (last)")
+    registers = ops.texts("registers")
     regions = regmap_load().regions
     groups_raw = ops.get("carry_save", [])
-    if not isinstance(groups_raw, list) or not all(
-            isinstance(g, list) and len(g) >= 2 and all(r in registers for r in g)
-            for g in groups_raw):
+    if not all(r in registers for g in groups_raw for r in g):
         raise ops.error("carry_save", "expected a list of groups of registers (e.g. "
                                       "[[\"X\", \"X2\"]])")
     precompute = ops.strings("precomputed")
@@ -685,24 +609,15 @@ def _registers(ops: Table) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]
         if unknown := [r for r in regs if r not in regions]:
             raise ops.error(key, f"{', '.join(unknown)} is not in the register map "
                                  f"(hdl/common/regmap.json)")
-    for reg, ref in precompute.items():
-        if not REFERENCE.fullmatch(ref):
-            raise ops.error("precomputed", f"{reg} = {ref!r}: expected "
-                                           "\"<module>:<function>\"")
     return registers, tuple(tuple(g) for g in groups_raw), precompute
 
 
 def _function(fn: Table, names: set[str]) -> tuple[str, str, dict[str, str]]:
     """[function]: kind, r_bits and field1 (the second field's kind and r_bits)."""
     kind = fn.need("kind")
-    if kind not in KINDS:
-        raise fn.error("kind", f"must be one of {', '.join(KINDS)} (got {shown_value(kind)})")
     r_bits = fn.expression("r_bits", names, "n")
-    field1 = fn.table("field1", ("kind", "r_bits"))
+    field1 = fn.table("field1")
     if field1.raw:
-        if field1.get("kind") not in FIELD1_KINDS:
-            raise field1.error("kind", f"must be one of {', '.join(FIELD1_KINDS)}")
-        field1.need("r_bits")
         field1.expression("r_bits", names)
     return str(kind), r_bits, {k: str(v) for k, v in field1.raw.items()}
 
@@ -710,17 +625,14 @@ def _function(fn: Table, names: set[str]) -> tuple[str, str, dict[str, str]]:
 def _model(model: Table, kind: str, cycles: str) -> tuple[bool, str]:
     """[model]: generic, or a function (and its checks: references only, the models'
     registry finds them)."""
-    generic = model.flag("generic", False)
+    generic = bool(model.get("generic", False))
     if generic and (kind == "modexp" or not cycles):
         raise model.error("generic", "a generic model needs kind mont or inter and the "
                                      "design's cycles ([design] cycles)")
-    function = "" if generic else model.reference("function")
+    function = "" if generic else model.text("function")
     if not generic and not function:
         raise model.error("function", "missing (\"<module>:<function>\" of montverif.models, "
                                       "or generic = true)")
-    model.reference("check")
-    model.reference("block_params")
-    model.reference("shape")
     return generic, function
 
 
@@ -737,21 +649,9 @@ def _evaluable(keys: tuple[tuple[Table, str], ...], widths: tuple[int, ...],
                                        f"parameters ({exc})") from None
 
 
-def _fault(fault: Table) -> dict[str, int]:
-    """[fault]: parameter = integer value of the corrupted build."""
-    for key in fault.raw:
-        fault.name_key(key)
-        fault.integer(key, low=0)
-    return dict(fault.raw)
-
-
 def _observe(obs: Table) -> dict[str, Any]:
-    for key in ("lut_hits", "sub_taken"):
-        if key in obs and not DOTTED.fullmatch(obs.text(key)):
-            raise obs.error(key, "expected a signal's path below the core (u_core.x.y)")
-    bins = obs.integer("lut_bins", 0, 0, MAX_BINS)
-    obs.integer("hit_width", 32, 1, 64)
-    if bad := [b for b in obs.integers("illegal_bins", 0) if b >= bins]:
+    bins = obs.get("lut_bins", 0)
+    if bad := [b for b in obs.get("illegal_bins", ()) if b >= bins]:
         raise obs.error("illegal_bins", f"{bad[0]} is no bin (lut_bins = {bins})")
     return obs.raw
 
@@ -759,60 +659,22 @@ def _observe(obs: Table) -> dict[str, Any]:
 def _test(test: Table, params: Mapping[str, Param]) -> dict[str, Any]:
     """[test]: points [N, BusW, txns, AckWait, {params}] per simulator, quick tests."""
     for sim in TEST_SIMULATORS:
-        for point in table_list_of(test, sim):
-            if not isinstance(point, list) or len(point) not in (4, 5) or not all(
-                    is_int(v) and v >= (0 if i == 3 else 1) for i, v in enumerate(point[:4])):
-                raise test.error(sim, f"{shown_value(point)} is not [N, BusW, txns, AckWait"
-                                      ", {params}]")
+        for point in test.get(sim, ()):
             if len(point) == 5:
                 _given(point[4], params, test, sim)
-    test.texts("quick_tests", names=True)
-    quick = test.table("quick_from_n", TEST_SIMULATORS)
-    for sim in quick.raw:
-        quick.integer(sim, low=0)
     return test.raw
 
 
-def table_list_of(table: Table, key: str) -> list[Any]:
-    value = table.get(key, [])
-    if not isinstance(value, list):
-        raise table.error(key, f"expected a list (got {shown_value(value)})")
-    return value
-
-
-def _given(given: object, params: Mapping[str, Param], table: Table, key: str
+def _given(given: Mapping[str, int | str], params: Mapping[str, Param], table: Table, key: str
            ) -> tuple[tuple[str, int], ...]:
     """A table of build parameters { NAME = value } (a choice by name), as the RTL takes
     them."""
-    if not isinstance(given, dict):
-        raise table.error(key, f"{shown_value(given)}: expected a table of parameters")
     if unknown := sorted(set(given) - set(params)):
         raise table.error(key, f"no parameter {', '.join(unknown)}")
-    if bad := [k for k, v in given.items() if not (is_int(v) or isinstance(v, str))]:
-        raise table.error(key, f"{bad[0]} = {shown_value(given[bad[0]])}: expected an "
-                               "integer or a choice")
     try:
         return tuple((k, params[k].value(v)) for k, v in given.items())
     except ConfigError as exc:
         raise table.error(key, str(exc)) from None
-
-
-def _coverage(cov: Table) -> dict[str, Any]:
-    goal = cov.get("goal", 100)
-    if isinstance(goal, bool) or not isinstance(goal, int | float) or not 0 <= goal <= 100:
-        raise cov.error("goal", f"a percentage 0..100 (got {shown_value(goal)})")
-    cov.texts("waive")
-    cov.text("waive_reason")
-    return cov.raw
-
-
-def _testbench(tb: Table) -> dict[str, Any]:
-    if "module" in tb and not DOTTED.fullmatch(tb.text("module")):
-        raise tb.error("module", "expected a Python module (montverif.verif.tb_x)")
-    tb.texts("tests", names=True)
-    tb.reference("vector_loader")
-    tb.flag("engine", False)
-    return tb.raw
 
 
 _RSA_LISTS = ("mults", "wipe", "clear")
@@ -823,18 +685,13 @@ def _rsa(rsa: Table, params: Mapping[str, Param], names: set[str]) -> dict[str, 
     cleared, the products' width; `variants` laid over it where their `when` matches."""
     if not rsa.raw:
         return rsa.raw
-    if not DOTTED.fullmatch(rsa.text("core", "") or "-"):
+    if not rsa.text("core"):
         raise rsa.error("core", "expected the core's instance path (u_core)")
-    for table in (rsa, *(Table(v, f"{rsa.label} variants[{i}]", rsa.where,
-                               ("when", "width", *_RSA_LISTS))
-                         for i, v in enumerate(table_list(rsa.get("variants", []),
-                                                          f"{rsa.label} variants",
-                                                          rsa.where)))):
+    for table in (rsa, *(Table(v, f"{rsa.label} variants[{i}]", rsa.where)
+                         for i, v in enumerate(rsa.get("variants", ())))):
         for key in _RSA_LISTS:
             if table is rsa:
                 rsa.need(key)
-            if bad := [p for p in table.texts(key) if not DOTTED.fullmatch(p)]:
-                raise table.error(key, f"{bad[0]!r} is not a signal's path")
         table.expression("width", names)
         if table is not rsa:
             _given(table.get("when", {}), params, table, "when")
@@ -842,8 +699,7 @@ def _rsa(rsa: Table, params: Mapping[str, Param], names: set[str]) -> dict[str, 
 
 
 def _top(top: Table) -> tuple[str, dict[str, str]]:
-    core = top.name("core", "") if top.get("core") else ""
-    return core, top.strings("ports")
+    return top.text("core"), dict(top.get("ports", {}))
 
 
 def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | None = None
@@ -857,7 +713,7 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
     t = _sections(raw, where)
     d, ops = t["design"], t["operands"]
     name = _name(d, path)
-    ident = d.integer("id", low=1, high=MAX_ID)
+    ident = int(d.need("id"))
     family = d.text("family", path.parent.name)
     if "core" in raw and t["results"].get("redundant_extra_bits") is not None:
         raise ConfigError(f"{where}: a [core] of its own returns P only (no S, C)")
@@ -874,18 +730,15 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
     defaults = {p.name: p.value(p.default) for p in (*params.values(), *synth_params.values())}
     _evaluable(((d, "cycles"), (d, "cycles_field1"), (t["function"], "r_bits"),
                 (t["function"].table("field1"), "r_bits")), (min_n, max_n), defaults)
-    extra = t["results"].integer("redundant_extra_bits", low=0, high=MAX_EXTRA_BITS) \
-        if "redundant_extra_bits" in t["results"] else None
+    extra = t["results"].get("redundant_extra_bits")
     paper = t["paper"]
-    paper.text("source")
-    paper.text("note")
     paper.expression("cycles", {"n", *params})
     core, ports = _top(t["top"])
     return Design(
         name=name, id=ident, family=family,
         paper=d.text("paper"), algorithm=d.text("algorithm"),
         notes=d.text("notes"), descriptor=path, rtl=rtl, shared=shared,
-        uses=d.texts("uses", names=True),
+        uses=d.texts("uses"),
         min_n=min_n, max_n=max_n, kind=kind,
         summary=t["function"].text("summary"), operands=registers,
         domain=_domain(ops.raw, registers, groups, where),
@@ -900,18 +753,18 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         model_check=t["model"].text("check"), block_params=t["model"].text("block_params"),
         shape=t["model"].text("shape"),
         parameters=params, synth_parameters=synth_params, synth_cycles=synth_cycles,
-        fault_params=_fault(t["fault"]),
+        fault_params=dict(t["fault"].raw),
         observe=_observe(t["observe"]), paper_cycles=paper.raw,
         paper_figures=_figures(paper.raw, params, f"{where}: [paper] figures"),
-        test=_test(t["test"], params), coverage=_coverage(t["coverage"]),
-        testbench=_testbench(t["testbench"]), rsa=_rsa(t["rsa"], params, {"n", *params}),
+        test=_test(t["test"], params), coverage=t["coverage"].raw,
+        testbench=t["testbench"].raw, rsa=_rsa(t["rsa"], params, {"n", *params}),
         core=core, ports=ports, used_rtl=uses_rtl, owns=owns,
         lists=_lists(raw, where),
         foreign=foreign.parse_core(raw, (*registers, *precompute), where),
         stream=_stream(raw, registers, names, where),
         generic_model=generic,
         formal_points=_formal_points(raw, params, where),
-        formal_timeout=_formal_timeout(raw, where), min_n_expr=min_expr)
+        formal_timeout=_formal_timeout(raw), min_n_expr=min_expr)
 
 
 # widths.min as an expression: the operators the generated top's SystemVerilog reads as is
@@ -946,77 +799,44 @@ def _min_width(widths: Mapping[str, Any], params: Mapping[str, Param], where: st
 def _formal_points(raw: Mapping[str, Any], params: Mapping[str, Param], where: str
                    ) -> tuple[tuple[int, tuple[tuple[str, int], ...]], ...]:
     """`[formal] points`: [{ n, params = {..} }, ...] (a choice parameter by its name)."""
-    table = Table(raw.get("formal", {}), "[formal]", where, SECTION_KEYS["formal"])
-    points = table.get("points", [])
-    if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
-        raise ConfigError(f"{where}: [formal] points must be a list of {{ n, params }} tables")
+    table = Table(raw.get("formal", {}), "[formal]", where)
     out = []
-    for point in points:
-        if sorted(set(point) - {"n", "params"}) or not is_int(point.get("n")) \
-                or point["n"] < 1:
-            raise ConfigError(f"{where}: [formal] points: {point} is not {{ n = N, params = "
-                              "{ ... } }")
+    for point in table.get("points", ()):
         given = point.get("params", {})
-        if isinstance(given, dict) and (unknown := sorted(set(given) - set(params))):
-            raise ConfigError(f"{where}: [formal] points: no parameter {', '.join(unknown)}")
         out.append((point["n"], _given(given, params, table, "points")))
     return tuple(out)
 
 
-def _formal_timeout(raw: Mapping[str, Any], where: str) -> int:
+def _formal_timeout(raw: Mapping[str, Any]) -> int:
     """`[formal] timeout`: seconds each of the design's points may take (at least the
     command's own timeout), for a point whose solver needs longer."""
-    value = _table(raw, "formal", where).get("timeout", 0)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ConfigError(f"{where}: [formal] timeout must be a number of seconds")
-    return value
+    return int(raw.get("formal", {}).get("timeout", 0))
 
 
 def _figures(paper: Mapping[str, Any], params: Mapping[str, Param], where: str
              ) -> tuple[PaperFigure, ...]:
     """`[paper] figures`: [{ n, cycles, where, params = {..}, field }, ...]."""
-    raw = paper.get("figures", [])
-    if not isinstance(raw, list) or not all(isinstance(f, dict) for f in raw):
-        raise ConfigError(f"{where}: expected a list of tables")
     out = []
-    for i, fig in enumerate(raw):
+    for i, fig in enumerate(paper.get("figures", ())):
         at = f"{where}[{i}]"
-        if unknown := sorted(set(fig) - {"n", "cycles", "where", "params", "field"}):
-            raise ConfigError(f"{at}: unknown key(s) {', '.join(unknown)}")
-        if missing := [k for k in ("n", "cycles", "where") if k not in fig]:
-            raise ConfigError(f"{at}: missing key {missing[0]}")
         n, cycles, source = fig["n"], fig["cycles"], fig["where"]
-        if not (is_int(n) and is_int(cycles) and n > 0 and cycles > 0):
-            raise ConfigError(f"{at}: n and cycles must be positive integers")
-        if not isinstance(source, str):
-            raise ConfigError(f"{at}: where must be a string")
-        given = fig.get("params", {})
-        if not isinstance(given, dict):
-            raise ConfigError(f"{at}: params must be a table")
         values = []
-        for name, value in given.items():
+        for name, value in fig.get("params", {}).items():
             if name not in params:
                 raise ConfigError(f"{at}: unknown parameter {name}")
             try:
-                if not (is_int(value) or isinstance(value, str)):
-                    raise ConfigError(f"{name}={shown_value(value)}: expected an integer")
                 values.append((name, params[name].value(value)))
             except ConfigError as exc:
                 raise ConfigError(f"{at}: {exc}") from None
         field_ = fig.get("field")
-        if field_ not in (None, 0, 1) or isinstance(field_, bool):
-            raise ConfigError(f"{at}: field must be 0 or 1")
         out.append(PaperFigure(n, cycles, source, tuple(sorted(values)), field_))
     return tuple(out)
 
 
 def _lists(raw: Mapping[str, Any], where: str) -> dict[str, tuple[Mapping[str, Any], ...]]:
     """[[lists.<list>]] entries (their keys are checked where the lists are read)."""
-    table = _table(raw, "lists", where)
     out = {}
-    for name, entries in table.items():
-        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-            raise ConfigError(f"{where}: lists.{name} must be [[lists.{name}]] tables")
+    for name, entries in raw.get("lists", {}).items():
         if any("dut" in e for e in entries):
             raise ConfigError(f"{where}: lists.{name}: an entry of a descriptor names no dut")
         out[name] = tuple(entries)

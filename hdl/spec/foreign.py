@@ -32,13 +32,8 @@ from typing import Any
 from montverif.host.errors import ConfigError
 from montverif.spec.fields import IDENTIFIER, Table
 
-HANDSHAKES = ("start_done", "valid_ready", "latency")
-STYLES = ("pulse", "level")
 REGISTER_SIGNALS = {"X": "x", "Y": "y", "M": "m", "MP": "mp", "MHAT": "mhat", "R2": "r2",
                     "E": "e"}
-KEYS = ("module", "clock", "reset", "reset_active", "reset_sync", "handshake", "start",
-        "start_style", "done", "done_style", "in_valid", "in_ready", "out_valid",
-        "out_ready", "latency", "ports", "result", "params", "third_party", "icarus")
 
 
 @dataclass(frozen=True)
@@ -325,23 +320,17 @@ def read_ports(core: ForeignCore, rtl: tuple[Path, ...], preprocess: Any) -> dic
 def _handshake(table: Table) -> dict[str, Any]:
     """The keys of the core's handshake."""
     kind = table.get("handshake", "start_done")
-    if kind not in HANDSHAKES:
-        raise table.error("handshake", f"one of {', '.join(HANDSHAKES)} (got {kind!r})")
     need = {"start_done": ("start", "done"), "valid_ready": ("in_valid", "in_ready",
                                                              "out_valid"),
             "latency": ("latency",)}[kind]
     if missing := [k for k in need if k not in table]:
         raise table.error_at(f"handshake {kind} needs {', '.join(missing)}")
-    styles = {}
-    for key in ("start_style", "done_style"):
-        styles[key] = table.get(key, "pulse")
-        if styles[key] not in STYLES:
-            raise table.error(key, f"pulse or level (got {styles[key]!r})")
-    out: dict[str, Any] = {"handshake": kind, "start_level": styles["start_style"] == "level",
-                           "done_pulse": styles["done_style"] == "pulse"}
+    out: dict[str, Any] = {"handshake": kind,
+                           "start_level": table.get("start_style") == "level",
+                           "done_pulse": table.get("done_style", "pulse") == "pulse"}
     for key in ("start", "done", "in_valid", "in_ready", "out_valid", "out_ready"):
         if key in table:
-            out[key] = table.name(key)
+            out[key] = table.text(key)
     if kind == "latency":
         out["latency"] = table.expression("latency", {"n"})
     return out
@@ -349,31 +338,25 @@ def _handshake(table: Table) -> dict[str, Any]:
 
 def parse_core(raw: Mapping[str, Any], registers: tuple[str, ...], where: str
                ) -> ForeignCore | None:
-    """A descriptor's [core] table (None when absent); every key checked, the expressions
-    parsed (the port names are checked against the core's header when the top is
-    generated)."""
-    table = Table(raw.get("core", {}), "[core]", where, KEYS)
+    """A descriptor's [core] table (None when absent), as the schema has checked it
+    (montverif.spec.schema): the keys its handshake needs, the expressions parsed (the port
+    names are checked against the core's header when the top is generated)."""
+    table = Table(raw.get("core", {}), "[core]", where)
     if not table.raw:
         return None
-    if missing := [k for k in ("module", "ports", "result") if k not in table]:
-        raise table.error_at(f"needs {', '.join(missing)}")
-    active = table.get("reset_active", "low")
-    if active not in ("low", "high"):
-        raise table.error("reset_active", f"low or high (got {active!r})")
-    ports = table.strings("ports")
+    ports = dict(table.raw["ports"])
     names = {r: REGISTER_SIGNALS[r] for r in registers if r in REGISTER_SIGNALS}
     read: set[str] = set()
     for port, text in ports.items():
-        if not IDENTIFIER.fullmatch(port):
-            raise table.error("ports", f"{port!r} is not a port name")
         read |= parse_expression(text, names, f"{where}: [core] ports.{port}").names
     if missing := [r for r in registers if r not in read]:
         raise table.error("ports", f"no core input reads {', '.join(missing)} (map a port "
                                    f"to an expression of it, e.g. a = \"{missing[0]}\")")
-    icarus = table.text("icarus")
     return ForeignCore(
-        module=table.name("module"), clock=table.name("clock", "clk_i"),
-        reset=table.name("reset", "rst_ni"), reset_active_low=active == "low",
-        ports=ports, result=table.text("result"), reset_sync=table.flag("reset_sync", False),
-        third_party=table.flag("third_party", True), params=table.strings("params"),
-        icarus=icarus, **_handshake(table))
+        module=table.text("module"), clock=table.text("clock", "clk_i"),
+        reset=table.text("reset", "rst_ni"),
+        reset_active_low=table.get("reset_active", "low") == "low",
+        ports=ports, result=table.text("result"),
+        reset_sync=bool(table.get("reset_sync", False)),
+        third_party=bool(table.get("third_party", True)),
+        params=dict(table.get("params", {})), icarus=table.text("icarus"), **_handshake(table))

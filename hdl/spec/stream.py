@@ -25,12 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from montverif.host.errors import ConfigError
-from montverif.spec.fields import IDENTIFIER, Table
+from montverif.spec import schema
+from montverif.spec.fields import Table
 
-KEYS = ("in_valid", "in_ready", "out_valid", "out_ready", "inputs", "result", "tag_in",
-        "tag_out", "tag_width", "latency", "interval", "order", "clock", "reset")
-ORDERS = ("in_order", "tagged")
-REGISTERS = ("X", "Y", "M")  # what the streaming harness offers an operation
+# what the streaming harness offers an operation
+REGISTERS = tuple(schema.definition("stream", "inputs")["additionalProperties"]["enum"])
 
 
 @dataclass(frozen=True)
@@ -59,45 +58,32 @@ class StreamCore:
 
 def parse_stream(raw: Mapping[str, Any], registers: tuple[str, ...], names: Collection[str],
                  where: str) -> StreamCore | None:
-    """A descriptor's [stream] table (None when absent), every key checked; `names`: what
-    the latency formula may use (n and the build parameters)."""
-    table = Table(raw.get("stream", {}), "[stream]", where, KEYS)
+    """A descriptor's [stream] table (None when absent), as the schema has checked it
+    (montverif.spec.schema): the registers each taken once, the tags together; `names`:
+    what the latency formula may use (n and the build parameters)."""
+    table = Table(raw.get("stream", {}), "[stream]", where)
     if not table.raw:
         return None
-    need = ("in_valid", "in_ready", "out_valid", "out_ready", "inputs", "result", "latency")
-    if missing := [k for k in need if k not in table]:
-        raise table.error_at(f"needs {', '.join(missing)}")
-    inputs = table.strings("inputs")
-    for port, reg in inputs.items():
-        if not IDENTIFIER.fullmatch(port):
-            raise table.error("inputs", f"{port!r} is not a port name")
-        if reg not in REGISTERS:
-            raise table.error("inputs", f"{port} = {reg!r}: the harness offers "
-                                        f"{', '.join(REGISTERS)}")
+    inputs = dict(table.raw["inputs"])
     if missing := [r for r in registers if r not in inputs.values()]:
         raise table.error("inputs", f"no input takes {', '.join(missing)}")
     if stray := [r for r in registers if r not in REGISTERS]:
         raise table.error("inputs", f"the harness offers {', '.join(REGISTERS)}, not "
                                     f"{', '.join(stray)}")
     order = table.get("order", "in_order")
-    if order not in ORDERS:
-        raise table.error("order", f"one of {', '.join(ORDERS)} (got {order!r})")
     tag_in, tag_out = table.text("tag_in"), table.text("tag_out")
     if bool(tag_in) != bool(tag_out) or (tag_in and "tag_width" not in table):
         raise table.error_at("tag_in, tag_out and tag_width go together")
     if order == "tagged" and not tag_in:
         raise table.error("order", "tagged results need tag_in and tag_out")
-    width = table.get("tag_width", "")
-    if not isinstance(width, (str, int)) or isinstance(width, bool):
-        raise table.error("tag_width", "a parameter name or a number")
     return StreamCore(
-        in_valid=table.name("in_valid"), in_ready=table.name("in_ready"),
-        out_valid=table.name("out_valid"), out_ready=table.name("out_ready"),
-        inputs=inputs, result=table.name("result"),
-        latency=table.expression("latency", names), interval=table.integer(
-            "interval", 1, low=1, high=1 << 16),
-        order=str(order), tag_in=tag_in, tag_out=tag_out, tag_width=str(width),
-        clock=table.name("clock", "clk_i"), reset=table.name("reset", "rst_ni"))
+        in_valid=table.text("in_valid"), in_ready=table.text("in_ready"),
+        out_valid=table.text("out_valid"), out_ready=table.text("out_ready"),
+        inputs=inputs, result=table.text("result"),
+        latency=table.expression("latency", names), interval=int(table.get("interval", 1)),
+        order=str(order), tag_in=tag_in, tag_out=tag_out,
+        tag_width=str(table.get("tag_width", "")),
+        clock=table.text("clock", "clk_i"), reset=table.text("reset", "rst_ni"))
 
 
 def check_ports(stream: StreamCore, ports: Mapping[str, tuple[str, str]], module: str) -> None:

@@ -10,6 +10,7 @@ from montverif.host import pages
 from montverif.host.errors import ConfigError
 from montverif.regress.cli import cycles as cycles_cli
 from montverif.regress.report import cycles
+from montverif.spec import schema
 from montverif.spec.design import Param, _figures
 from montverif.spec.designs import load_design
 from montverif.spec.formula import formula
@@ -118,5 +119,5 @@ def test_a_figure_naming_an_unknown_parameter_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="unknown parameter Q"):
         _figures({"figures": [{"n": 8, "cycles": 9, "where": "x", "params": {"Q": 1}}]},
                  {"P": Param("P", 1, 1)}, "t")
-    with pytest.raises(ConfigError, match="missing key where"):
-        _figures({"figures": [{"n": 8, "cycles": 9}]}, {}, "t")
+    with pytest.raises(ConfigError, match=r"t: \[paper\] figures\[0\].where: missing"):
+        schema.check({"paper": {"figures": [{"n": 8, "cycles": 9}]}}, "t", section="paper")

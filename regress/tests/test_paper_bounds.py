@@ -18,6 +18,7 @@ from montverif.regress.flow.spec import BuildSpec, RunSpec
 from montverif.regress.regression import lists as rlists
 from montverif.regress.report import markdown
 from montverif.regress.tests.test_run import FakeLauncher
+from montverif.spec import schema
 from montverif.spec.design import _param
 from montverif.spec.designs import known_designs, load_design
 
@@ -59,11 +60,14 @@ def test_the_descriptors_bound_the_multiplier_inputs() -> None:
 
 @pytest.mark.parametrize(("raw", "message"), [
     ({"default": 8, "paper_max": 17}, "paper_max is an integer, with `paper`"),
-    ({"default": 8, "paper_max": "17", "paper": "x"}, "paper_max is an integer"),
+    ({"default": 8, "paper_max": "17", "paper": "x"},
+     r"\[parameters\] V.paper_max: expected an integer \(got '17'\)"),
     ({"default": 32, "paper_max": 17, "paper": "x"}, "the default 32 is beyond paper_max 17"),
 ])
 def test_a_bound_needs_its_source_and_a_default_within_it(raw: dict, message: str) -> None:
+    """The schema's finding (montverif.spec.schema: types) or the reader's."""
     with pytest.raises(ConfigError, match=message):
+        schema.check({"parameters": {"V": raw}}, "d.toml", section="parameters")
         _param("V", raw, "d.toml: [parameters]")
 
 

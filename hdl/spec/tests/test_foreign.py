@@ -9,7 +9,7 @@ import re
 import pytest
 
 from montverif.host.errors import ConfigError
-from montverif.spec import adapter
+from montverif.spec import adapter, schema
 from montverif.spec.foreign import (
     REGISTER_SIGNALS,
     CorePort,
@@ -135,17 +135,22 @@ def test_the_core_table_reads_every_handshake() -> None:
 
 
 @pytest.mark.parametrize(("core", "needle"), [
-    ({"handshake": "axi"}, "[core] handshake: one of start_done, valid_ready, latency"),
+    ({"handshake": "axi"}, "[core] handshake: must be one of start_done, valid_ready, latency"),
     ({"handshake": "valid_ready"}, "handshake valid_ready needs in_valid, in_ready, out_valid"),
     ({"handshake": "latency"}, "handshake latency needs latency"),
-    ({"done_style": "edge"}, "[core] done_style: pulse or level"),
-    ({"reset_active": "both"}, "[core] reset_active: low or high"),
+    ({"done_style": "edge"}, "[core] done_style: must be one of pulse, level (got 'edge')"),
+    ({"reset_active": "both"}, "[core] reset_active: must be one of low, high"),
+    ({"start": "go now"}, "[core] start: expected a name of letters, digits and _"),
     ({"ports": {"a": "X", "b": "Y"}}, "no core input reads M"),
     ({"ports": {"a": "X", "b": "Y", "n": "Q"}}, "[core] ports.n: 'Q': 'Q' is none of"),
-    ({"stray": 1}, "[core] unknown key(s) stray"),
+    ({"ports": {"a b": "X"}}, "[core] ports.a b: is not a name of letters, digits and _"),
+    ({"stray": 1}, "d.toml: [core]: unknown key(s) stray (known: module, "),
 ])
 def test_a_bad_core_table_is_one_line(core: dict[str, object], needle: str) -> None:
+    """What the schema finds (montverif.spec.schema, before the descriptor is read) and what
+    reading it finds, each one line."""
     with pytest.raises(ConfigError, match=re.escape(needle)):
+        schema.check(_core(**core), "d.toml", section="core")
         parse_core(_core(**core), ("X", "Y", "M"), "d.toml")
 
 

@@ -296,9 +296,9 @@ def test_the_rsa_core_descriptor_names_its_exponent_secret() -> None:
     ("rsa_core", lambda t: t.replace('secret = ["E"]', 'secret = ["D"]'),
      "[operands] secret: D is no register"),
     ("rsa_core", lambda t: t.replace('secret = ["E"]', 'secrets = ["E"]'),
-     "[operands] unknown key(s) secrets"),
+     "[operands]: unknown key(s) secrets"),
     ("rsa_core", lambda t: t.replace('secret = ["E"]', 'secret = "E"'),
-     "[operands] secret: expected a list of strings"),
+     "[operands] secret: expected a list (got 'E')"),
     ("mont_lut", lambda t: t.replace('promise = {', 'secret = ["Y"]\npromise = {'),
      "only a modexp design"),
 ])
