@@ -19,6 +19,7 @@ Exit 0 when every point was measured, 1 when one could not be, 2 on bad input.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import sys
@@ -26,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from montverif.host import claim, readback, tools
+from montverif.host import claim, pages, readback, tools
 from montverif.host.claim import Mode
 from montverif.host.errors import ConfigError
 from montverif.host.paths import ROOT
@@ -59,6 +60,7 @@ from montverif.regress.cli.args import (
     warn_broken,
 )
 from montverif.regress.flow.spec import BUS_MODES
+from montverif.regress.regression import formal_checks
 from montverif.spec.bounds import JOBS, TXNS, WIDTH
 from montverif.spec.designs import known_designs, load_design
 from montverif.spec.stream_top import DEPTH
@@ -101,6 +103,11 @@ def parser() -> Parser:
     ap.add_argument("--ci-from", type=Path, default=None, metavar="DIR",
                     help="add the workflow jobs ci/act.sh ran (DIR: its build/act; each "
                          "job's record and log) to the table of CI jobs")
+    ap.add_argument("--formal-from", type=Path, nargs="+", default=[], metavar="DIR",
+                    help="record the formal checks' seconds of regression folders (a "
+                         "nightly's formal shards: their summary.json) in "
+                         "regress/regression/formal-seconds.json, by which the nightly deals "
+                         "its formal shards")
     ap.add_argument("--update", action="store_true",
                     help="keep results.json's throughput and cycle figures; only add the "
                          "regression wall times of --lists / --wall-from and the jobs of "
@@ -201,6 +208,28 @@ def _measure(args: argparse.Namespace, names: list[str], widths: list[int],
     return points
 
 
+def _record_formal_seconds(folders: list[Path]) -> None:
+    """The formal checks' seconds of these regression folders, over those recorded
+    (formal_checks.SECONDS_FILE): a check measured again replaces its time."""
+    summaries = [f / "summary.json" for f in folders]
+    if missing := [str(p) for p in summaries if not p.is_file()]:
+        raise ConfigError(f"--formal-from: no {missing[0]} (a regression's folder)")
+    try:
+        found = formal_checks.seconds_of(summaries)
+        revisions = sorted({readback.read_json(p, {"git": str})["git"] for p in summaries})
+    except readback.CorruptFile as exc:
+        raise BenchError(str(exc)) from None
+    if not found:
+        raise ConfigError("--formal-from: no formal check ran in "
+                          f"{', '.join(map(str, folders))}")
+    seconds = formal_checks.measured_seconds() | found
+    record = {"git": ", ".join(revisions), "from": f"{len(found)} checks of "
+              f"{len(folders)} regression folder(s) at {len(os.sched_getaffinity(0))} cores",
+              "seconds": dict(sorted(seconds.items()))}
+    pages.write_atomic(formal_checks.SECONDS_FILE, json.dumps(record, indent=1) + "\n")
+    print(f"{formal_checks.SECONDS_FILE}: {len(found)} checks' seconds recorded")
+
+
 def _run(args: argparse.Namespace) -> int:
     names = known_designs() if args.designs == "all" else distinct(args.designs, "--designs")
     if args.designs == "all":
@@ -214,6 +243,8 @@ def _run(args: argparse.Namespace) -> int:
     jobs = _numbers(args.jobs, "--jobs", JOBS.text, bounded(JOBS))
     walls = _walls(args)
     ci = cijobs.read(args.ci_from) if args.ci_from is not None else []
+    if args.formal_from:
+        _record_formal_seconds(args.formal_from)
     old = args.out / "results.json"
     if args.update:
         if not old.is_file():

@@ -212,18 +212,63 @@ def plan(checks: Sequence[Check], sims: Sequence[str] | None = None,
     return [c for c in checks if not duts or c.dut in duts]
 
 
-def cost(check: Check) -> float:
-    """Relative cost, to balance shards: the state grows with N, the steps with the depth."""
+# --- shards: dealt by each check's measured time -------------------------------------------
+# formal-seconds.json: each check's seconds as a nightly measured them (`montverif bench
+# --update --formal-from <a regression's folders>` writes it), the revision and how
+SECONDS_FILE = Path(__file__).with_name("formal-seconds.json")
+SECONDS_SHAPE = {"git": str, "from": str, "seconds": {str: float}}
+
+
+def measured_seconds(path: Path | None = None) -> dict[str, float]:
+    """The checks' measured seconds (SECONDS_FILE's unless `path`; none when the file is
+    absent); a file cut short or not of its shape: ConfigError, one line."""
+    path = SECONDS_FILE if path is None else path
+    if not path.exists():
+        return {}
+    try:
+        return dict(readback.read_json(path, SECONDS_SHAPE)["seconds"])
+    except (OSError, readback.CorruptFile) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def estimate(check: Check) -> float:
+    """A check's size without a measurement: the state grows with N, the steps with the
+    depth, a fault build twice."""
     params = check.spec.resolved()
     return float(params.get("N", 8) * check.spec.depth) * (2.0 if check.spec.fault else 1.0)
 
 
-def shard(checks: Sequence[Check], index: int, count: int) -> list[Check]:
+def costs(checks: Sequence[Check], seconds: dict[str, float]) -> dict[str, float]:
+    """Each check's cost in seconds: its measured time, else its estimate scaled by the
+    median seconds per unit of estimate over the measured checks."""
+    ratios = sorted(seconds[c.key] / estimate(c) for c in checks if c.key in seconds)
+    scale = ratios[len(ratios) // 2] if ratios else 1.0
+    return {c.key: seconds.get(c.key, estimate(c) * scale) for c in checks}
+
+
+def shard(checks: Sequence[Check], index: int, count: int,
+          seconds: dict[str, float] | None = None) -> list[Check]:
     """The checks of shard index/count (1-based): each to exactly one shard, the costliest
-    first to the least loaded, dealt from the last shard backwards, so the split depends only
-    on the checks."""
-    owner = deal({c.key: cost(c) for c in checks}, count, from_last=True)
+    first to the least loaded, dealt from the last shard backwards (the first shard also
+    checks the recorded equivalents), so the split depends only on the checks and their
+    costs (`seconds`: measured times, by default formal-seconds.json's)."""
+    measured = measured_seconds() if seconds is None else seconds
+    owner = deal(costs(checks, measured), count, from_last=True)
     return [c for c in checks if owner[c.key] == index - 1]
+
+
+def seconds_of(summaries: Sequence[Path]) -> dict[str, float]:
+    """Each formal check's seconds in regression folders' summary.json (a nightly's formal
+    shards): the checks that ran (a `prove` check that ran out of time took that time; a
+    check that could not start measures nothing)."""
+    out: dict[str, float] = {}
+    for path in summaries:
+        for key, rec in readback.read_json(path, {"formal?": {str: {str: None}}}) \
+                .get("formal", {}).items():
+            if rec.get("status") != "error" and isinstance(
+                    rec.get("seconds"), int | float):
+                out[key] = float(rec["seconds"])
+    return out
 
 
 # --- records (summary.json "formal": {key: record}) -----------------------------------------

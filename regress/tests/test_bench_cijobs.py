@@ -12,6 +12,7 @@ import pytest
 from montverif.regress.bench import cijobs
 from montverif.regress.bench.common import BenchError, Record
 from montverif.regress.cli import bench as bench_cli
+from montverif.regress.regression import formal_checks
 
 LOG = """\
 [nightly/tests] ⭐ Run Main actions/checkout@v4
@@ -146,3 +147,34 @@ def test_no_jobs_measured_writes_no_jobs_key(tmp_path: Path) -> None:
     assert bench_cli.main(["--update", "--ci-from", str(tmp_path / "act"),
                            "--out", str(out)]) == 0
     assert len(json.loads((out / "results.json").read_text())["ci_jobs"]) == 1
+
+
+def test_the_formal_checks_seconds_are_recorded_from_regression_folders(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    """bench --formal-from: each check's seconds from formal shards' summary.json over those
+    recorded (a check measured again replaces its time; one that could not start is left
+    out); a folder without a summary is one line."""
+    seconds = tmp_path / "formal-seconds.json"
+    monkeypatch.setattr(formal_checks, "SECONDS_FILE", seconds)
+    seconds.write_text(json.dumps({"git": "old", "from": "x", "seconds": {"a": 1.0, "b": 2.0}}))
+    shards = []
+    for i, recs in enumerate(({"b": {"status": "bounded", "seconds": 20.5},
+                               "c": {"status": "unknown", "seconds": 150.0}},
+                              {"d": {"status": "error", "seconds": 0.1}})):
+        folder = tmp_path / f"shard-formal-{i}"
+        folder.mkdir()
+        (folder / "summary.json").write_text(json.dumps({"git": "abc1234", "formal": recs}))
+        shards.append(str(folder))
+    out = tmp_path / "bench"
+    out.mkdir()
+    (out / "results.json").write_text(json.dumps(
+        {"machine": "m", "repeat": 3, "points": [], "cycles": []}))
+    assert bench_cli.main(["--update", "--formal-from", *shards, "--out", str(out)]) == 0
+    record = json.loads(seconds.read_text())
+    assert record["seconds"] == {"a": 1.0, "b": 20.5, "c": 150.0} and record["git"] == "abc1234"
+    assert formal_checks.measured_seconds() == record["seconds"]
+    capsys.readouterr()
+    assert bench_cli.main(["--update", "--formal-from", str(tmp_path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --formal-from: no ") and err.count("\n") == 1

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from montverif.host.errors import ConfigError
 from montverif.regress.cli import regress as regress_cli
 from montverif.regress.formal import formal
 from montverif.regress.regression import formal_checks
@@ -164,13 +165,43 @@ def test_plan_and_shards(tmp_path: Path) -> None:
         tmp_path, '[all]\n[[all.formal]]\ndut = "*"\nfault = true\n')))
     assert formal_checks.plan(checks, sims=["icarus"]) == []
     assert {c.dut for c in formal_checks.plan(checks, duts=["mm42"])} == {"mm42"}
-    for count in (1, 2, 3, 5):
-        parts = [formal_checks.shard(checks, i, count) for i in range(1, count + 1)]
-        keys = [c.key for part in parts for c in part]
-        assert sorted(keys) == sorted(c.key for c in checks)  # all of them, none twice
-        loads = [sum(formal_checks.cost(c) for c in part) for part in parts]
-        heaviest = max(formal_checks.cost(c) for c in checks)
-        assert max(loads) - min(loads) <= heaviest  # dealt by cost
+    # measured times for some checks (the others estimated): a check measured long weighs
+    # what it took, not its size
+    small = next(c for c in checks if c.dut == "mont_r2" and not c.spec.fault)
+    seconds = {small.key: 10_000.0, checks[-1].key: 1.0}
+    cost = formal_checks.costs(checks, seconds)
+    assert cost[small.key] == 10_000.0 and cost[checks[-1].key] == 1.0
+    other = next(c for c in checks if c.key not in seconds)
+    scale = max(10_000.0 / formal_checks.estimate(small), 1.0 / formal_checks.estimate(checks[-1]))
+    assert cost[other.key] == formal_checks.estimate(other) * scale  # the median of two: upper
+    every = dict.fromkeys((c.key for c in checks), 1.0) | {small.key: 10_000.0}
+    for measured in ({}, seconds, every):
+        cost = formal_checks.costs(checks, measured)
+        for count in (1, 2, 3, 5):
+            parts = [formal_checks.shard(checks, i, count, measured)
+                     for i in range(1, count + 1)]
+            keys = [c.key for part in parts for c in part]
+            assert sorted(keys) == sorted(c.key for c in checks)  # all of them, none twice
+            loads = [sum(cost[c.key] for c in part) for part in parts]
+            assert max(loads) - min(loads) <= max(cost.values())  # dealt by cost
+            if measured is every and count > 1:  # the long one alone in its shard
+                assert [c.key for c in next(p for p in parts if small in p)] == [small.key]
+
+
+def test_the_checks_measured_times_are_read_and_a_bad_file_is_one_line(tmp_path: Path) -> None:
+    """formal-seconds.json (bench --formal-from writes it): read by its shape; absent, the
+    estimates; cut short, one line."""
+    assert formal_checks.measured_seconds(tmp_path / "none.json") == {}
+    good = tmp_path / "s.json"
+    good.write_text(json.dumps({"git": "abc1234", "from": "x", "seconds": {"a": 3, "b": 1.5}}))
+    assert formal_checks.measured_seconds(good) == {"a": 3, "b": 1.5}
+    good.write_text(good.read_text()[:30])
+    with pytest.raises(ConfigError, match=r"s\.json: .*") as exc:
+        formal_checks.measured_seconds(good)
+    assert "\n" not in str(exc.value)
+    # the project's own: every nightly check measured
+    nightly = formal_checks.of_list(rlists.load_lists()["nightly"])
+    assert {c.key for c in nightly} <= set(formal_checks.measured_seconds())
 
 
 # --- real SBY runs --------------------------------------------------------------------------
