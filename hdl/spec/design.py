@@ -705,7 +705,8 @@ def _top(top: Table) -> tuple[str, dict[str, str]]:
 def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | None = None
           ) -> Design:
     """A descriptor file as a Design; ConfigError with a one-line message naming the file and
-    the field if malformed: every value is checked here for its type and range.
+    the field if malformed: first against the schema (montverif.spec.schema: types, ranges,
+    keys), then what depends on other keys.
     `raw`: the file's TOML when the caller has parsed it already (designs: once a file)."""
     where = shown(path)
     if raw is None:
