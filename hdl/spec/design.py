@@ -23,6 +23,7 @@ from montverif.spec.fields import Table, shown_value
 from montverif.spec.foreign import ForeignCore
 from montverif.spec.regmap import Region, RegMap
 from montverif.spec.regmap import load as regmap_load
+from montverif.spec.sections import CoverageGoal
 from montverif.spec.stream import StreamCore
 from montverif.spec.svnames import is_keyword
 
@@ -159,7 +160,7 @@ class Design:
     formal_points: tuple[tuple[int, tuple[tuple[str, int], ...]], ...] = ()
     formal_timeout: int = 0  # [formal] timeout: seconds a point may take (0: the command's)
     test: Mapping[str, Any] = field(default_factory=dict)  # `make test` points
-    coverage: Mapping[str, Any] = field(default_factory=dict)
+    coverage: CoverageGoal = CoverageGoal()  # [coverage]
     testbench: Mapping[str, Any] = field(default_factory=dict)
     rsa: Mapping[str, Any] = field(default_factory=dict)  # [rsa]: monitored core signals
     core: str = ""  # the core module (default: the design's name)
@@ -757,7 +758,7 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         fault_params=dict(t["fault"].raw),
         observe=_observe(t["observe"]), paper_cycles=paper.raw,
         paper_figures=_figures(paper.raw, params, f"{where}: [paper] figures"),
-        test=_test(t["test"], params), coverage=t["coverage"].raw,
+        test=_test(t["test"], params), coverage=CoverageGoal.of(t["coverage"].raw),
         testbench=t["testbench"].raw, rsa=_rsa(t["rsa"], params, {"n", *params}),
         core=core, ports=ports, used_rtl=uses_rtl, owns=owns,
         lists=_lists(raw, where),

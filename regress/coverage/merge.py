@@ -46,7 +46,6 @@ Failed runs are not merged: a run whose checks failed proves nothing about what 
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import logging
 import xml.etree.ElementTree as ET
@@ -62,12 +61,13 @@ from montverif.host.errors import ConfigError
 from montverif.models.registry import get_algo
 from montverif.regress.coverage.ucis_xml import UcisHistory, UcisPoint, UcisRun, write_ucis
 from montverif.regress.formal import formal_cover
+from montverif.spec import schema
 from montverif.spec.designs import known_designs, load_design
+from montverif.spec.sections import CoverageGoal
 from montverif.verif.env.coverage import unreachable
 
 SCHEMA = 1
 COVERAGE_DIR = "coverage"
-DEFAULT_GOAL = 100.0
 HELPER_POINTS = ".cross_src."  # the sources of a cross: sampled, not goals of their own
 
 
@@ -111,39 +111,18 @@ def dut_of(point: str) -> str:
 
 
 # --- goals ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Goal:
-    """`[coverage]` of the DUT's descriptor (hdl/<family>/<dut>.toml): `goal` = percent of
-    the bins that must be covered (default 100); `waive` = bins the design cannot reach, as
-    patterns relative to the DUT (fnmatch, e.g. "final_sub:taken", "cross.sub_x_m:(True, *)"):
-    they leave the total and are listed as waived; `waive_reason` says why."""
-
-    percent: float = DEFAULT_GOAL
-    waive: tuple[str, ...] = ()
-    reason: str = ""
-
-    def waived(self, dut: str, bin_name: str) -> bool:
-        rel = bin_name.removeprefix(dut + ".")
-        return any(fnmatch.fnmatchcase(rel, pat) for pat in self.waive)
-
-
-def goal_of(dut: str, tables: Mapping[str, Mapping[str, Any]] | None = None) -> Goal:
-    """The DUT's goal: the [coverage] table of its descriptor (or of `tables`, by DUT); 100 %
-    for a DUT with none (synthetic or foreign results)."""
-    if tables is not None:
-        table: Any = tables.get(dut, {})
-    else:
-        table = load_design(dut).coverage if dut in known_designs() else {}
-    where = f"{dut}: [coverage]"
-    if not isinstance(table, dict) or set(table) - {"goal", "waive", "waive_reason"}:
-        raise CoverageError(f"{where} takes goal, waive, waive_reason")
-    goal = table.get("goal", DEFAULT_GOAL)
-    if isinstance(goal, bool) or not isinstance(goal, int | float) or not 0 <= goal <= 100:
-        raise CoverageError(f"{where} goal must be a number 0..100 (got {goal!r})")
-    waive = table.get("waive", [])
-    if not isinstance(waive, list) or not all(isinstance(w, str) for w in waive):
-        raise CoverageError(f"{where} waive must be a list of bin patterns")
-    return Goal(float(goal), tuple(waive), str(table.get("waive_reason", "")))
+def goal_of(dut: str, tables: Mapping[str, Mapping[str, Any]] | None = None) -> CoverageGoal:
+    """The DUT's goal: its descriptor's [coverage] (montverif.spec.sections), or the table
+    `tables` gives it (checked as a descriptor's is); 100 % for a DUT with none (synthetic or
+    foreign results)."""
+    if tables is None:
+        return load_design(dut).coverage if dut in known_designs() else CoverageGoal()
+    table = tables.get(dut, {})
+    try:
+        schema.check({"coverage": table}, dut, section="coverage")
+    except ConfigError as exc:
+        raise CoverageError(str(exc)) from None
+    return CoverageGoal.of(table)
 
 
 # --- the runs of a results folder -----------------------------------------------------------
@@ -208,7 +187,7 @@ def run_history(results: Path, skipped: Mapping[str, str]) -> UcisHistory:
 @dataclass
 class DutCoverage:
     dut: str
-    goal: Goal
+    goal: CoverageGoal
     points: dict[str, PointHits] = field(default_factory=dict)
     first_hit: dict[str, str] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
@@ -271,7 +250,7 @@ class DutCoverage:
 
     @property
     def met(self) -> bool:
-        return self.percent >= self.goal.percent
+        return self.percent >= self.goal.goal
 
     def add(self, key: str, points: dict[str, PointHits], path: Path, n: int | None = None
             ) -> None:
@@ -299,9 +278,9 @@ class DutCoverage:
 
     def to_json(self) -> dict[str, Any]:
         return {"covered": self.covered, "total": self.total, "percent": self.percent,
-                "goal": self.goal.percent, "met": self.met, "runs": len(self.files),
+                "goal": self.goal.goal, "met": self.met, "runs": len(self.files),
                 "uncovered": [name for name, ok in self.bins() if not ok],
-                "waived": self.waived(), "waive_reason": self.goal.reason,
+                "waived": self.waived(), "waive_reason": self.goal.waive_reason,
                 "unreachable": self.unreachable(), "widths": sorted(self.widths),
                 **({"contradicted": bad} if (bad := self.contradicted()) else {}),
                 "first_hit": {name: self.first_hit[name] for name, ok in self.all_bins() if ok},

@@ -19,6 +19,7 @@ from montverif.regress.cli import sim as sim_cli
 from montverif.regress.coverage import merge as cov
 from montverif.regress.formal import formal, formal_core, formal_cover
 from montverif.spec.designs import known_designs, load_design
+from montverif.spec.sections import CoverageGoal
 from montverif.verif.operands import modulus_class
 
 
@@ -140,7 +141,7 @@ def test_a_proof_excludes_a_bin_only_at_its_own_width() -> None:
         "lut.addr:3": formal_cover.BinVerdict("lut.addr:3", "unreachable", "proved by SBY "
                                               "cover at N=8: ...")})
     for widths, excluded in (({8}, True), ({8, 16}, False)):
-        dut = cov.DutCoverage("mwr2mm", cov.Goal(), widths=set(widths))
+        dut = cov.DutCoverage("mwr2mm", CoverageGoal(), widths=set(widths))
         dut.points["mwr2mm.lut.addr"] = cov.PointHits("mwr2mm.lut.addr", 1, {"2": 1, "3": 0})
         dut.proved = {cover.n: {f"mwr2mm.{b}": why for b, why in cover.unreachable().items()}}
         assert ("mwr2mm.lut.addr:3" in dut.unreachable()) == excluded
