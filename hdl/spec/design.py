@@ -23,7 +23,7 @@ from montverif.spec.fields import Table, shown_value
 from montverif.spec.foreign import ForeignCore
 from montverif.spec.regmap import Region, RegMap
 from montverif.spec.regmap import load as regmap_load
-from montverif.spec.sections import CoverageGoal
+from montverif.spec.sections import CoverageGoal, Testbench
 from montverif.spec.stream import StreamCore
 from montverif.spec.svnames import is_keyword
 
@@ -161,7 +161,7 @@ class Design:
     formal_timeout: int = 0  # [formal] timeout: seconds a point may take (0: the command's)
     test: Mapping[str, Any] = field(default_factory=dict)  # `make test` points
     coverage: CoverageGoal = CoverageGoal()  # [coverage]
-    testbench: Mapping[str, Any] = field(default_factory=dict)
+    testbench: Testbench = Testbench()  # [testbench]
     rsa: Mapping[str, Any] = field(default_factory=dict)  # [rsa]: monitored core signals
     core: str = ""  # the core module (default: the design's name)
     ports: Mapping[str, str] = field(default_factory=dict)  # core port -> top expression
@@ -759,7 +759,7 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         observe=_observe(t["observe"]), paper_cycles=paper.raw,
         paper_figures=_figures(paper.raw, params, f"{where}: [paper] figures"),
         test=_test(t["test"], params), coverage=CoverageGoal.of(t["coverage"].raw),
-        testbench=t["testbench"].raw, rsa=_rsa(t["rsa"], params, {"n", *params}),
+        testbench=Testbench.of(t["testbench"].raw), rsa=_rsa(t["rsa"], params, {"n", *params}),
         core=core, ports=ports, used_rtl=uses_rtl, owns=owns,
         lists=_lists(raw, where),
         foreign=foreign.parse_core(raw, (*registers, *precompute), where),

@@ -32,3 +32,22 @@ class CoverageGoal:
     def waived(self, dut: str, bin_name: str) -> bool:
         rel = bin_name.removeprefix(dut + ".")
         return any(fnmatch.fnmatchcase(rel, pat) for pat in self.waive)
+
+
+@dataclass(frozen=True)
+class Testbench:
+    """[testbench]: the design's own cocotb test module ("": the multiplier testbench's), its
+    default tests (empty: that testbench's), the loader of its vector files ("<module>:
+    <function>", "": the multipliers'), and whether it runs in the fast bus mode (None: as
+    the multiplier testbench does, when the module is that one)."""
+
+    module: str = ""
+    tests: tuple[str, ...] = ()
+    vector_loader: str = ""
+    engine: bool | None = None
+
+    @classmethod
+    def of(cls, table: Mapping[str, Any]) -> Testbench:
+        engine = table.get("engine")
+        return cls(str(table.get("module", "")), tuple(table.get("tests", ())),
+                   str(table.get("vector_loader", "")), None if engine is None else bool(engine))

@@ -15,6 +15,7 @@ from montverif.models.registry import get_algo
 from montverif.spec import top
 from montverif.spec.design import Design
 from montverif.spec.designs import known_designs, load_design
+from montverif.spec.sections import Testbench
 from montverif.verif.bus import engine_layout
 from montverif.verif.config import MUTANT_PLUSARG, mutant_plusarg
 
@@ -33,17 +34,16 @@ def design_tb(dut: str) -> tuple[str, tuple[str, ...], str | None]:
     """The design's testbench: (cocotb test module, default tests, vector loader "mod:func"),
     from its descriptor's [testbench] (module, tests, vector_loader); the multiplier
     testbench (TEST_MODULE, ALL_TESTS, verif.vectors) by default."""
-    tb = load_design(dut).testbench if dut in known_designs() else {}
-    return (str(tb.get("module", TEST_MODULE)), tuple(tb.get("tests", ALL_TESTS)),
-            tb.get("vector_loader"))
+    tb = load_design(dut).testbench if dut in known_designs() else Testbench()
+    return tb.module or TEST_MODULE, tb.tests or ALL_TESTS, tb.vector_loader or None
 
 
 def has_engine(dut: str) -> bool:
     """Whether the design's testbench runs in the fast bus mode: the multiplier testbench,
     and a testbench of its own whose descriptor says so ([testbench] engine = true: the RSA
     core's)."""
-    tb = load_design(dut).testbench if dut in known_designs() else {}
-    return bool(tb.get("engine", design_tb(dut)[0] == TEST_MODULE))
+    tb = load_design(dut).testbench if dut in known_designs() else Testbench()
+    return tb.engine if tb.engine is not None else design_tb(dut)[0] == TEST_MODULE
 
 
 def with_design_tests(run: RunSpec) -> RunSpec:
