@@ -23,7 +23,7 @@ from montverif.spec.fields import Table, shown_value
 from montverif.spec.foreign import ForeignCore
 from montverif.spec.regmap import Region, RegMap
 from montverif.spec.regmap import load as regmap_load
-from montverif.spec.sections import CoverageGoal, Testbench
+from montverif.spec.sections import SIMULATORS, CoverageGoal, SimPoints, Testbench
 from montverif.spec.stream import StreamCore
 from montverif.spec.svnames import is_keyword
 
@@ -159,7 +159,7 @@ class Design:
     # [formal] points: (N, build parameters) at which `montverif formal --dut` checks the core
     formal_points: tuple[tuple[int, tuple[tuple[str, int], ...]], ...] = ()
     formal_timeout: int = 0  # [formal] timeout: seconds a point may take (0: the command's)
-    test: Mapping[str, Any] = field(default_factory=dict)  # `make test` points
+    test: SimPoints = SimPoints()  # [test]: the points of its simulation tests
     coverage: CoverageGoal = CoverageGoal()  # [coverage]
     testbench: Testbench = Testbench()  # [testbench]
     rsa: Mapping[str, Any] = field(default_factory=dict)  # [rsa]: monitored core signals
@@ -420,7 +420,6 @@ class Design:
 # Its tables, keys, types and ranges are descriptor.schema.json's (montverif.spec.schema),
 # checked before anything below reads it; docs/own-design.md describes each key. Below: what
 # depends on other keys.
-TEST_SIMULATORS = ("verilator", "icarus")
 MAX_ID: int = schema.definition("design", "id")["maximum"]  # INFO[23:16]
 
 
@@ -657,13 +656,14 @@ def _observe(obs: Table) -> dict[str, Any]:
     return obs.raw
 
 
-def _test(test: Table, params: Mapping[str, Param]) -> dict[str, Any]:
-    """[test]: points [N, BusW, txns, AckWait, {params}] per simulator, quick tests."""
-    for sim in TEST_SIMULATORS:
+def _test(test: Table, params: Mapping[str, Param]) -> SimPoints:
+    """[test]: points [N, BusW, txns, AckWait, {params}] per simulator (their parameters
+    legal), quick tests."""
+    for sim in SIMULATORS:
         for point in test.get(sim, ()):
             if len(point) == 5:
                 _given(point[4], params, test, sim)
-    return test.raw
+    return SimPoints.of(test.raw)
 
 
 def _given(given: Mapping[str, int | str], params: Mapping[str, Param], table: Table, key: str

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 DEFAULT_GOAL = 100.0  # percent of a design's bins when its [coverage] names no goal
+SIMULATORS = ("verilator", "icarus")  # [test]'s, in its order
 
 
 @dataclass(frozen=True)
@@ -51,3 +52,44 @@ class Testbench:
         engine = table.get("engine")
         return cls(str(table.get("module", "")), tuple(table.get("tests", ())),
                    str(table.get("vector_loader", "")), None if engine is None else bool(engine))
+
+
+@dataclass(frozen=True)
+class SimPoint:
+    """One point of [test]: `[N, BusW, txns, AckWait]` or `[N, BusW, txns, AckWait,
+    { params }]` (a choice parameter by its name, as the descriptor gives it)."""
+
+    n: int
+    bus_w: int
+    txns: int
+    ack_wait: int
+    params: Mapping[str, int | str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, point: list[Any]) -> SimPoint:
+        n, bus_w, txns, ack_wait = (int(v) for v in point[:4])
+        return cls(n, bus_w, txns, ack_wait, dict(point[4]) if len(point) > 4 else {})
+
+
+@dataclass(frozen=True)
+class SimPoints:
+    """[test]: the simulation points of the design's tests (verif/tests/test_designs_sim.py)
+    per simulator; `quick_tests`, the tests that run at points from `quick_from_n`'s width of
+    a simulator on (the others are slow there)."""
+
+    verilator: tuple[SimPoint, ...] = ()
+    icarus: tuple[SimPoint, ...] = ()
+    quick_tests: tuple[str, ...] = ()
+    quick_from_n: Mapping[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, table: Mapping[str, Any]) -> SimPoints:
+        def points(sim: str) -> tuple[SimPoint, ...]:
+            return tuple(SimPoint.of(p) for p in table.get(sim, ()))
+        return cls(points("verilator"), points("icarus"), tuple(table.get("quick_tests", ())),
+                   dict(table.get("quick_from_n", {})))
+
+    def on(self, sim: str) -> tuple[SimPoint, ...]:
+        """The points of simulator `sim` (verilator or icarus)."""
+        points: tuple[SimPoint, ...] = getattr(self, sim)
+        return points

@@ -19,8 +19,7 @@ def _points(name: str) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
     """(N, parameters) of the descriptor's test points and its smallest width."""
     d = load_design(name)
     points: list[tuple[int, dict[str, int]]] = [(d.min_n, {})]
-    points += [(int(p[0]), dict(d.normalize(p[4])) if len(p) > 4 else {})
-               for sim in ("verilator", "icarus") for p in d.test.get(sim, [])]
+    points += [(p.n, dict(d.normalize(p.params))) for p in (*d.test.verilator, *d.test.icarus)]
     return list(dict.fromkeys((n, tuple(sorted(p.items()))) for n, p in points))
 
 

@@ -59,13 +59,11 @@ def test_param_points(design: Design) -> list[dict[str, int]]:
     element of a point), at that point's N, as the RTL takes them: the generate branches the
     defaults do not reach (e.g. the RSA core's multiplier choice) are linted too."""
     out: list[dict[str, int]] = []
-    for sim in ("verilator", "icarus"):
-        for point in design.test.get(sim, []) or []:
-            if len(point) > 4 and point[4]:
-                cand = {"N": int(point[0]), "BusW": int(point[1])} | dict(
-                    design.normalize(point[4]))
-                if cand not in out:
-                    out.append(cand)
+    for point in (*design.test.verilator, *design.test.icarus):
+        if point.params:
+            cand = {"N": point.n, "BusW": point.bus_w} | dict(design.normalize(point.params))
+            if cand not in out:
+                out.append(cand)
     return out
 
 

@@ -33,14 +33,13 @@ def _points(sim: str) -> list[Point]:
     out: list[Point] = []
     for name in known_designs():
         design = load_design(name)
-        test = design.test
-        quick_from = dict(test.get("quick_from_n", {})).get(sim)
+        quick_from = design.test.quick_from_n.get(sim)
         own = design_tb(name)[1]  # the design's tests (a streaming design's are its own)
-        quick = tuple(test.get("quick_tests", own))
-        for n, bus_w, txns, ack_wait, *rest in test.get(sim, []):
-            tests = quick if quick_from is not None and n >= quick_from else own
-            params = tuple(sorted(design.normalize(rest[0]))) if rest else ()
-            out.append((name, n, bus_w, txns, ack_wait, tests, params))
+        quick = design.test.quick_tests or own
+        for p in design.test.on(sim):
+            tests = quick if quick_from is not None and p.n >= quick_from else own
+            params = tuple(sorted(design.normalize(p.params)))
+            out.append((name, p.n, p.bus_w, p.txns, p.ack_wait, tests, params))
     return out
 
 
@@ -182,7 +181,7 @@ def test_a_corrupted_subpipelined_mwrkmm_is_caught(tmp_path):
 def test_every_design_has_test_points_and_a_negative_test():
     for name in known_designs():
         design = load_design(name)
-        assert design.test.get("verilator") and design.test.get("icarus"), name
+        assert design.test.verilator and design.test.icarus, name
         assert design.fault_params, f"{name} has no fault_params for its negative test"
         assert "cycles" in design.paper_cycles or design.paper_figures, \
             f"{name}: no [paper] cycle formula or figures (docs/generated/cycles.md)"

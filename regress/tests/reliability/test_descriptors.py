@@ -311,10 +311,11 @@ def test_fault_of_a_design_without_fault_is_refused(tmp_path: Path) -> None:
 def _smallest(d: designs.Design, sim: str) -> list[str]:
     """The run options of the design's narrowest `[test]` point of `sim` (else of the other
     simulator): its width, bus width and parameters, three operations."""
-    points = d.test.get(sim) or d.test.get("verilator") or d.test.get("icarus") or []
-    n, bus, _, ack, *params = min(points, key=lambda p: p[0])
-    given = ",".join(f"{k}={v}" for k, v in (params[0] if params else {}).items())
-    return ["--n", str(n), "--busw", str(bus), "--ack-wait", str(ack), "--txns", "3",
+    points = d.test.on(sim) or d.test.verilator or d.test.icarus
+    point = min(points, key=lambda p: p.n)
+    given = ",".join(f"{k}={v}" for k, v in point.params.items())
+    return ["--n", str(point.n), "--busw", str(point.bus_w), "--ack-wait", str(point.ack_wait),
+            "--txns", "3",
             *(["--params", given] if given else [])]
 
 
