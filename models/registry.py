@@ -100,7 +100,7 @@ class AlgoInfo:
     @property
     def has_lut(self) -> bool:
         """The model reports a table-address (or selection) histogram."""
-        return bool(self.design.observe.get("lut_bins"))
+        return bool(self.design.observe.lut_bins)
 
     @property
     def halves(self) -> bool:

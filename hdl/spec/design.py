@@ -23,7 +23,7 @@ from montverif.spec.fields import Table, shown_value
 from montverif.spec.foreign import ForeignCore
 from montverif.spec.regmap import Region, RegMap
 from montverif.spec.regmap import load as regmap_load
-from montverif.spec.sections import SIMULATORS, CoverageGoal, SimPoints, Testbench
+from montverif.spec.sections import SIMULATORS, CoverageGoal, Observe, SimPoints, Testbench
 from montverif.spec.stream import StreamCore
 from montverif.spec.svnames import is_keyword
 
@@ -153,7 +153,7 @@ class Design:
     synth_parameters: Mapping[str, Param] = field(default_factory=dict)
     synth_cycles: str = ""
     fault_params: Mapping[str, int] = field(default_factory=dict)
-    observe: Mapping[str, Any] = field(default_factory=dict)
+    observe: Observe = Observe()  # [observe]
     paper_cycles: Mapping[str, Any] = field(default_factory=dict)  # [paper]
     paper_figures: tuple[PaperFigure, ...] = ()  # [paper] figures
     # [formal] points: (N, build parameters) at which `montverif formal --dut` checks the core
@@ -389,7 +389,7 @@ class Design:
         design's top ([observe]'s paths; [rsa]'s multiplier signals, modulus and wipe and
         clear registers, of the table and its variants): the Verilator build makes only
         these and the toplevel's ports visible (montverif.regress.flow.build)."""
-        paths = {v for v in self.observe.values() if isinstance(v, str) and "." in v}
+        paths = {v for v in self.observe.paths() if "." in v}
         if self.rsa:  # the table and its variants (rsa_at)
             core = str(self.rsa["core"])
             paths |= {f"{core}.{RSA_MODULUS}"}
@@ -649,11 +649,11 @@ def _evaluable(keys: tuple[tuple[Table, str], ...], widths: tuple[int, ...],
                                        f"parameters ({exc})") from None
 
 
-def _observe(obs: Table) -> dict[str, Any]:
+def _observe(obs: Table) -> Observe:
     bins = obs.get("lut_bins", 0)
     if bad := [b for b in obs.get("illegal_bins", ()) if b >= bins]:
         raise obs.error("illegal_bins", f"{bad[0]} is no bin (lut_bins = {bins})")
-    return obs.raw
+    return Observe.of(obs.raw)
 
 
 def _test(test: Table, params: Mapping[str, Param]) -> SimPoints:

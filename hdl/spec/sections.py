@@ -93,3 +93,27 @@ class SimPoints:
         """The points of simulator `sim` (verilator or icarus)."""
         points: tuple[SimPoint, ...] = getattr(self, sim)
         return points
+
+
+@dataclass(frozen=True)
+class Observe:
+    """[observe]: what the testbench reads of the core when DONE rises: the table-address hit
+    counters (`lut_hits`, a signal's path below the top; `lut_bins` counters of `hit_width`
+    bits; `illegal_bins`, addresses the algorithm never takes) and the final-subtraction flag
+    (`sub_taken`). "" or 0: the design has none."""
+
+    lut_hits: str = ""
+    lut_bins: int = 0
+    illegal_bins: tuple[int, ...] = ()
+    hit_width: int = 32
+    sub_taken: str = ""
+
+    @classmethod
+    def of(cls, table: Mapping[str, Any]) -> Observe:
+        return cls(str(table.get("lut_hits", "")), int(table.get("lut_bins", 0)),
+                   tuple(table.get("illegal_bins", ())), int(table.get("hit_width", 32)),
+                   str(table.get("sub_taken", "")))
+
+    def paths(self) -> tuple[str, ...]:
+        """The signals it names (their paths below the top)."""
+        return tuple(p for p in (self.lut_hits, self.sub_taken) if p)

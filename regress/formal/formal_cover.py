@@ -138,10 +138,10 @@ def bin_covers(dut: str) -> list[BinCover]:
     with each modulus class and the classes themselves."""
     design = load_design(dut)
     observe = design.observe
-    illegal = set(observe.get("illegal_bins", ()))
+    illegal = set(observe.illegal_bins)
     out = [BinCover(f"lut.addr:{a}", LUT_TASK, f"g_bin[{a}].u_cover.Hit_C", a in illegal)
-           for a in range(int(observe.get("lut_bins", 0)))]
-    if "sub_taken" in observe:
+           for a in range(observe.lut_bins)]
+    if observe.sub_taken:
         for cls in M_CLASSES:
             out += [BinCover(f"cross.sub_x_m:{(True, cls)!r}", m_task(cls), "SubTaken_C"),
                     BinCover(f"cross.sub_x_m:{(False, cls)!r}", m_task(cls), "SubNotTaken_C"),

@@ -116,8 +116,7 @@ def prepare(spec: EquivSpec) -> tuple[formal_core.CoreProof, int]:
 def observed(proof: formal_core.CoreProof) -> list[str]:
     """The registers the testbench reads inside the core (hierarchical names in the
     flattened copy, below the top's u_core)."""
-    return sorted(v for v in proof.design.observe.values()
-                  if isinstance(v, str) and v.startswith("u_core."))
+    return sorted(v for v in proof.design.observe.paths() if v.startswith("u_core."))
 
 
 def script(proof: formal_core.CoreProof, files: dict[str, list[str]],

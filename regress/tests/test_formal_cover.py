@@ -120,7 +120,7 @@ def test_a_witness_replays_with_montverif_sim_and_hits_the_rarest_bin(
         json.loads((tmp_path / "cov" / formal_cover.RESULT).read_text()))
     assert run.bins["lut.addr:5"].status == "reached"
     # the descriptor's illegal addresses (k = 6) are proved unreachable, and have no vector
-    illegal = {f"lut.addr:{a}" for a in load_design("inter_csa").observe["illegal_bins"]}
+    illegal = {f"lut.addr:{a}" for a in load_design("inter_csa").observe.illegal_bins}
     assert illegal and run.illegal() == dict.fromkeys(illegal, "unreachable")
     check_against_model(run)
     vectors = Path(run.vectors)
@@ -165,7 +165,7 @@ def test_the_cover_statements_exist_only_in_the_cover_build() -> None:
     # every design with a harness and an observation block has bins a cover decides (not
     # rsa_core, which observes none); the others are refused
     for dut in known_designs():
-        if not formal_core.unsupported(load_design(dut)) and load_design(dut).observe:
+        if not formal_core.unsupported(load_design(dut)) and load_design(dut).observe.paths():
             assert formal_cover.bin_covers(dut), dut
 
 

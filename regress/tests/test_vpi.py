@@ -26,7 +26,7 @@ def test_every_probed_signal_is_made_public_in_its_own_module() -> None:
             module = declaring_module(path, design.toplevel, sources)
             leaf = path.rsplit(".", 1)[1]
             assert f'public_flat_rw -module "{module}" -var "{leaf}"' in text, (name, path)
-        for path in [v for v in design.observe.values() if isinstance(v, str) and "." in v]:
+        for path in [v for v in design.observe.paths() if "." in v]:
             assert path in design.probe_paths(), (name, path)
     rsa = load_design("rsa_core")
     paths = rsa.probe_paths()

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from montverif.host import templates
 from montverif.spec import formula, regmap
 from montverif.spec.design import RSA_MODULUS, Design
+from montverif.spec.sections import Observe
 from montverif.verif.config import CLOCK_PERIOD_NS
 
 ENGINE_SV = Path(__file__).resolve().parent.parent / "hdl" / "mv_bus_engine.sv"
@@ -177,17 +177,15 @@ def _product_instance(tap: ProductTap) -> tuple[_ProductLog, list[str], int]:
     return log, wipe, len(tap.wipe) * tap.slot or 1
 
 
-def observed(observe: Mapping[str, Any]) -> list[tuple[str, str, int]]:
+def observed(observe: Observe) -> list[tuple[str, str, int]]:
     """The observation signals the engine captures when done rises, from a design config's
     [observe] table: (key, path inside the design's toplevel, bits), the least significant
     first (the hit counters, then the final-subtraction flag)."""
     out: list[tuple[str, str, int]] = []
-    if "lut_hits" in observe:
-        bits = int(observe.get("lut_bins", 0)) * int(observe.get("hit_width", 32))
-        if bits:
-            out.append(("lut_hits", str(observe["lut_hits"]), bits))
-    if "sub_taken" in observe:
-        out.append(("sub_taken", str(observe["sub_taken"]), 1))
+    if observe.lut_hits and (bits := observe.lut_bins * observe.hit_width):
+        out.append(("lut_hits", observe.lut_hits, bits))
+    if observe.sub_taken:
+        out.append(("sub_taken", observe.sub_taken, 1))
     return out
 
 
@@ -203,14 +201,14 @@ class CaptureLayout:
     width: int
 
     @staticmethod
-    def of(observe: Mapping[str, Any]) -> CaptureLayout:
+    def of(observe: Observe) -> CaptureLayout:
         where: dict[str, int] = {}
         offset = 0
         for key, _, bits in observed(observe):
             where[key] = offset
             offset += bits
         return CaptureLayout(where.get("lut_hits"), where.get("sub_taken"),
-                             int(observe.get("lut_bins", 0)), int(observe.get("hit_width", 32)))
+                             observe.lut_bins, observe.hit_width)
 
     def lut(self, hits: int) -> list[int]:
         """The hit counters, one per table address, of their packed value."""
@@ -226,7 +224,7 @@ class CaptureLayout:
 def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
                  slots: int = MIN_OPS_PER_SCRIPT,
                  period_ns: int = CLOCK_PERIOD_NS, hdl_clock: bool = True,
-                 observe: Mapping[str, Any] | None = None, tap: ProductTap | None = None
+                 observe: Observe | None = None, tap: ProductTap | None = None
                  ) -> str:
     """A toplevel holding the design's toplevel and the bus engine, with the same
     parameters (the runner sets them on the wrapper, which passes them down). The clock is
@@ -241,7 +239,7 @@ def emit_wrapper(toplevel: str, params: dict[str, int], depth: int,
     registers are then what the engine captures when done rises. The engine holds `depth`
     entries and `slots` done captures (script_depth, ops_per_script). The text:
     templates/engine_wrapper.sv.j2."""
-    signals = observed(observe or {})
+    signals = observed(observe if observe is not None else Observe())
     # the done capture: the observed signals (the last first), or a tap's wipe registers
     capture = [f"{DUT_INSTANCE}.{path}" for _, path, _ in reversed(signals)]
     capture_slot, obs_w, product = None, sum(bits for _, _, bits in signals) or 1, None

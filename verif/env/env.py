@@ -54,8 +54,8 @@ class DoneObserver(uvm_component):
             return  # the bus engine captures the observation (engine_done)
         obs = self.design.observe
         dut = self.bus_if.dut_handle()
-        hits = _handle(dut, str(obs["lut_hits"])) if "lut_hits" in obs else None
-        sub = _handle(dut, str(obs["sub_taken"])) if "sub_taken" in obs else None
+        hits = _handle(dut, obs.lut_hits) if obs.lut_hits else None
+        sub = _handle(dut, obs.sub_taken) if obs.sub_taken else None
         while True:
             await RisingEdge(self.bus_if.done)
             time_ns = get_sim_time("ns")
@@ -86,10 +86,9 @@ class MulEnv(uvm_env):
                                          bus_if.period_ns, has_field=algo.has_field,
                                          secrets=self.run_cfg.secrets(self.design))
         observe = self.design.observe
-        self.coverage = Coverage(self.design.name, int(observe.get("lut_bins", 0)),
-                                 tuple(observe.get("illegal_bins", ())),
+        self.coverage = Coverage(self.design.name, observe.lut_bins, observe.illegal_bins,
                                  self.design.carry_save_operands,
-                                 has_field=algo.has_field, has_sub="sub_taken" in observe,
+                                 has_field=algo.has_field, has_sub=bool(observe.sub_taken),
                                  beyond=tuple(r for r, dom in self.design.domain.items()
                                               if dom == "below_2n" and r in ("X", "Y")),
                                  has_range=self.design.has_range_rule)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from montverif.spec.sections import Observe
 from montverif.verif.bus.engine import EngineBusDriver
 from montverif.verif.bus.engine_layout import DONE_VARS, EngineError, observed
 
@@ -90,9 +91,10 @@ def test_each_rise_of_a_script_comes_from_its_slot_in_order():
 
 
 def test_the_captured_signals_are_packed_hits_first():
-    obs = {"lut_hits": "u_core.u_observe.lut_hits_q", "lut_bins": 4, "hit_width": 32,
-           "sub_taken": "u_core.u_observe.sub_taken_q", "illegal_bins": []}
+    obs = Observe.of({"lut_hits": "u_core.u_observe.lut_hits_q", "lut_bins": 4,
+                      "hit_width": 32, "sub_taken": "u_core.u_observe.sub_taken_q",
+                      "illegal_bins": []})
     assert observed(obs) == [("lut_hits", "u_core.u_observe.lut_hits_q", 128),
                              ("sub_taken", "u_core.u_observe.sub_taken_q", 1)]
-    assert observed({"sub_taken": "u.s"}) == [("sub_taken", "u.s", 1)]
-    assert observed({}) == []
+    assert observed(Observe(sub_taken="u.s")) == [("sub_taken", "u.s", 1)]
+    assert observed(Observe()) == []

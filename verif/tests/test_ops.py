@@ -138,9 +138,8 @@ def _board(tmp_path: Path, design: str, n: int, bus_w: int, tag: str) -> Scorebo
     pred = LoaderPredictor(rm, d, n, bus_w, algo.model({}, domain=False), PERIOD,
                            has_field=algo.has_field)
     obs = d.observe
-    cov = Coverage(f"ops{tag}{tmp_path.name[-8:]}", int(obs.get("lut_bins", 0)),
-                   tuple(obs.get("illegal_bins", ())), d.carry_save_operands,
-                   has_field=algo.has_field, has_sub="sub_taken" in obs)
+    cov = Coverage(f"ops{tag}{tmp_path.name[-8:]}", obs.lut_bins, obs.illegal_bins,
+                   d.carry_save_operands, has_field=algo.has_field, has_sub=bool(obs.sub_taken))
     board = Scoreboard(f"sb{tag}_{tmp_path.name}", None, predictor=pred, algo=algo,
                        coverage=cov, log_path=tmp_path / f"{tag}.jsonl", params={},
                        capture=CaptureLayout.of(obs))
