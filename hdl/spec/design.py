@@ -9,6 +9,7 @@ models (montverif.models.registry), the testbench, the flow, the test points and
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,7 +24,16 @@ from montverif.spec.fields import Table, shown_value
 from montverif.spec.foreign import ForeignCore
 from montverif.spec.regmap import Region, RegMap
 from montverif.spec.regmap import load as regmap_load
-from montverif.spec.sections import SIMULATORS, CoverageGoal, Observe, SimPoints, Testbench
+from montverif.spec.sections import (
+    SIMULATORS,
+    CoverageGoal,
+    Observe,
+    Rsa,
+    RsaMonitor,
+    RsaVariant,
+    SimPoints,
+    Testbench,
+)
 from montverif.spec.stream import StreamCore
 from montverif.spec.svnames import is_keyword
 
@@ -162,7 +172,7 @@ class Design:
     test: SimPoints = SimPoints()  # [test]: the points of its simulation tests
     coverage: CoverageGoal = CoverageGoal()  # [coverage]
     testbench: Testbench = Testbench()  # [testbench]
-    rsa: Mapping[str, Any] = field(default_factory=dict)  # [rsa]: monitored core signals
+    rsa: Rsa | None = None  # [rsa]: the modexp core's monitored signals
     core: str = ""  # the core module (default: the design's name)
     ports: Mapping[str, str] = field(default_factory=dict)  # core port -> top expression
     used_rtl: tuple[Path, ...] = ()  # the RTL of the designs it uses, in compile order
@@ -390,29 +400,34 @@ class Design:
         clear registers, of the table and its variants): the Verilator build makes only
         these and the toplevel's ports visible (montverif.regress.flow.build)."""
         paths = {v for v in self.observe.paths() if "." in v}
-        if self.rsa:  # the table and its variants (rsa_at)
-            core = str(self.rsa["core"])
+        if self.rsa is not None:  # the table and its variants (rsa_at)
+            core = self.rsa.table.core
             paths |= {f"{core}.{RSA_MODULUS}"}
-            for rsa in [self.rsa] + [dict(v) for v in self.rsa.get("variants", [])]:
-                paths |= {f"{core}.{m}_{s}" for m in rsa.get("mults", []) for s in MULT_SIGNALS}
-                paths |= {str(p) for key in ("wipe", "clear") for p in rsa.get(key, [])}
+            parts: list[RsaMonitor | RsaVariant] = [self.rsa.table, *self.rsa.variants]
+            for rsa in parts:
+                paths |= {f"{core}.{m}_{s}" for m in rsa.mults or () for s in MULT_SIGNALS}
+                paths |= {*(rsa.wipe or ()), *(rsa.clear or ())}
         return sorted(paths)
 
     def probe_leaves(self) -> list[str]:
         """The last element of each of probe_paths."""
         return sorted({p.rsplit(".", 1)[-1] for p in self.probe_paths()})
 
-    def rsa_at(self, params: Mapping[str, int]) -> dict[str, Any]:
+    def rsa_at(self, params: Mapping[str, int]) -> RsaMonitor:
         """The [rsa] table of a build with these parameters (the others at their defaults):
         the table, each of its `variants` whose `when` the parameters match laid over it (a
         core whose multipliers a parameter chooses, e.g. rsa_core's Units = 1)."""
+        if self.rsa is None:
+            raise ConfigError(f"{self.name} has no [rsa] table (not a modexp core)")
         full = self._with_defaults(params)
-        out = {k: v for k, v in self.rsa.items() if k != "variants"}
-        for variant in self.rsa.get("variants", []):
+        out = self.rsa.table
+        for variant in self.rsa.variants:
             when = {k: self.parameters[k].value(v) if k in self.parameters else v
-                    for k, v in dict(variant.get("when", {})).items()}
+                    for k, v in variant.when.items()}
             if all(full.get(k) == v for k, v in when.items()):
-                out |= {k: v for k, v in dict(variant).items() if k != "when"}
+                out = dataclasses.replace(out, **{
+                    k: getattr(variant, k) for k in ("mults", "wipe", "clear", "width")
+                    if getattr(variant, k) is not None})
         return out
 
 
@@ -681,11 +696,11 @@ def _given(given: Mapping[str, int | str], params: Mapping[str, Param], table: T
 _RSA_LISTS = ("mults", "wipe", "clear")
 
 
-def _rsa(rsa: Table, params: Mapping[str, Param], names: set[str]) -> dict[str, Any]:
+def _rsa(rsa: Table, params: Mapping[str, Param], names: set[str]) -> Rsa | None:
     """[rsa]: the core instance, its multipliers' prefixes, the registers wiped and
     cleared, the products' width; `variants` laid over it where their `when` matches."""
     if not rsa.raw:
-        return rsa.raw
+        return None
     if not rsa.text("core"):
         raise rsa.error("core", "expected the core's instance path (u_core)")
     for table in (rsa, *(Table(v, f"{rsa.label} variants[{i}]", rsa.where)
@@ -696,7 +711,7 @@ def _rsa(rsa: Table, params: Mapping[str, Param], names: set[str]) -> dict[str, 
         table.expression("width", names)
         if table is not rsa:
             _given(table.get("when", {}), params, table, "when")
-    return rsa.raw
+    return Rsa.of(rsa.raw)
 
 
 def _top(top: Table) -> tuple[str, dict[str, str]]:

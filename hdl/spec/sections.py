@@ -117,3 +117,47 @@ class Observe:
     def paths(self) -> tuple[str, ...]:
         """The signals it names (their paths below the top)."""
         return tuple(p for p in (self.lut_hits, self.sub_taken) if p)
+
+
+@dataclass(frozen=True)
+class RsaMonitor:
+    """What the RSA testbench monitors of a modexp core at one build: the core's instance
+    (`core`), its multipliers' signal prefixes (`mults`), the bits of their operands and
+    products (`width`, a formula in n and the build parameters; "": n), the registers wiped
+    at DONE (`wipe`) and those a CLEAR zeroes (`clear`)."""
+
+    core: str
+    mults: tuple[str, ...]
+    wipe: tuple[str, ...]
+    clear: tuple[str, ...]
+    width: str = ""
+
+
+@dataclass(frozen=True)
+class RsaVariant:
+    """One of [rsa] `variants`: the build parameters it holds for (`when`, a choice by its
+    name) and what it lays over the table there (None: the table's)."""
+
+    when: Mapping[str, int | str]
+    mults: tuple[str, ...] | None = None
+    wipe: tuple[str, ...] | None = None
+    clear: tuple[str, ...] | None = None
+    width: str | None = None
+
+
+@dataclass(frozen=True)
+class Rsa:
+    """[rsa]: the table (a modexp core's monitor at the default build) and its variants."""
+
+    table: RsaMonitor
+    variants: tuple[RsaVariant, ...] = ()
+
+    @classmethod
+    def of(cls, table: Mapping[str, Any]) -> Rsa:
+        def paths(raw: Mapping[str, Any], key: str) -> tuple[str, ...] | None:
+            return tuple(raw[key]) if key in raw else None
+        variants = tuple(RsaVariant(dict(v.get("when", {})), paths(v, "mults"), paths(v, "wipe"),
+                                    paths(v, "clear"), v.get("width"))
+                         for v in table.get("variants", ()))
+        return cls(RsaMonitor(str(table["core"]), tuple(table["mults"]), tuple(table["wipe"]),
+                              tuple(table["clear"]), str(table.get("width", ""))), variants)

@@ -64,9 +64,9 @@ def test_rsa_table_at_build_parameters() -> None:
     Verilator build makes both sets of signals visible."""
     design = load_design("rsa_core")
     two, one = design.rsa_at({}), design.rsa_at({"Units": 1})
-    assert two["mults"] == ["ma", "ms"] and "variants" not in two
+    assert two.mults == ("ma", "ms")
     assert design.rsa_at({"Units": 2, "Mult": 5}) == two
-    assert one["mults"] == ["g_one.mu"] and one["core"] == two["core"]
-    assert "u_core.g_one.t_q" in one["wipe"] and "u_core.ms_p" not in one["wipe"]
-    assert "u_core.g_one.t_q" in one["clear"]
+    assert one.mults == ("g_one.mu",) and one.core == two.core and one.width == two.width
+    assert "u_core.g_one.t_q" in one.wipe and "u_core.ms_p" not in one.wipe
+    assert "u_core.g_one.t_q" in one.clear
     assert {"mu_busy", "mu_x", "t_q", "ma_busy"} <= set(design.probe_leaves())

@@ -58,7 +58,7 @@ def vpi_control(design: Design, engine_build: bool = False, mutants: bool = Fals
         lines += [f'public_flat_rw -module "{engine_layout.ENGINE_MODULE}" -var "{var}"'
                   for var in (engine_layout.SCRIPT_VAR, engine_layout.LOG_VAR,
                               engine_layout.CYCLE_VAR, *engine_layout.DONE_VARS)]
-        if design.rsa:  # the record of the core's multiplier products (mv_product_log)
+        if design.rsa is not None:  # the record of the core's multiplier products (mv_product_log)
             lines += [f'public_flat_rw -module "{engine_layout.PRODUCT_MODULE}" -var "{var}"'
                       for var in engine_layout.PRODUCT_VARS]
     return "\n".join(lines) + "\n"

@@ -33,7 +33,7 @@ def test_every_probed_signal_is_made_public_in_its_own_module() -> None:
     for prefix in ("ma", "ms"):
         for sig in MULT_SIGNALS:
             assert f"u_core.{prefix}_{sig}" in paths
-    assert {str(p) for p in rsa.rsa["clear"]} <= set(paths)
+    assert {str(p) for p in rsa.rsa_at({}).clear} <= set(paths)
     lines = vpi_control(rsa)
     assert 'public_flat_rw -module "mv_bus_loader" -var "e_q"' in lines
     assert 'public_flat_rw -module "rsa_core" -var "e_q"' in lines

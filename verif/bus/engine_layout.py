@@ -142,13 +142,11 @@ def product_tap(design: Design, n: int,
                 params: Mapping[str, int] | None = None) -> ProductTap | None:
     """The design's ProductTap at width n and these build parameters (its [rsa] table at
     them: Design.rsa_at); None: no internal multipliers to record."""
-    if not design.rsa:
+    if design.rsa is None:
         return None
     rsa = design.rsa_at(params or {})
-    width = formula.integer(str(rsa["width"]), n, design.resolve(params)) if "width" in rsa \
-        else n
-    return ProductTap(str(rsa["core"]), tuple(str(m) for m in rsa["mults"]),
-                      tuple(str(p) for p in rsa.get("wipe", ())), n, width)
+    width = formula.integer(rsa.width, n, design.resolve(params)) if rsa.width else n
+    return ProductTap(rsa.core, rsa.mults, rsa.wipe, n, width)
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ class MultMonitor(uvm_component):
     async def run_phase(self) -> None:
         if self.bus_if.engine:
             return  # the simulation records the products (verif/env/rsa_capture.py)
-        core = _handle(self.bus_if.dut, str(self.design.rsa["core"]))
+        core = _handle(self.bus_if.dut, self.design.rsa_at({}).core)  # no variant moves it
         sig = {k: _handle(core, f"{self.prefix}_{k}") for k in MULT_SIGNALS}
         m_sig = getattr(core, RSA_MODULUS)
         while True:
@@ -80,7 +80,7 @@ class WipeObserver(uvm_component):
             return  # the bus engine captures the registers at done (rsa_capture.TimeOrder)
         dut = self.bus_if.dut
         run: RunConfig = ConfigDB().get(self, "", "RUN")
-        paths = [str(p) for p in self.design.rsa_at(run.params)["wipe"]]
+        paths = list(self.design.rsa_at(run.params).wipe)
         handles = {p: _handle(dut, p) for p in paths}
         while True:
             await RisingEdge(self.bus_if.done)
@@ -334,7 +334,7 @@ class RsaEnv(uvm_env):
         self.coverage = RsaCoverage(self.design.name, bool(full.get("ConstTime", 1)),
                                     full.get("Mult") in rsa_model.DIRECT_MULTS)
         self.agent = BusAgent("agent", self)
-        names = [str(p) for p in self.design.rsa_at(self.run_cfg.params)["mults"]]
+        names = list(self.design.rsa_at(self.run_cfg.params).mults)
         self.monitors = [MultMonitor(f"mon_{k}", self, k, prefix)
                          for k, prefix in zip(mult_names(len(names)), names, strict=True)]
         self.wipe = WipeObserver("wipe", self)

@@ -198,7 +198,7 @@ class WipeSeq(RsaSeq):
         await self.load_operands({"X": x, "E": e, "M": m}, ("X", "E", "M"))
         self.require(int(top.u_loader.e_q.value) != 0, "the loader did not load E")
         await self.clear()
-        for path in load_design(self.design.name).rsa_at(self.params)["clear"]:
+        for path in load_design(self.design.name).rsa_at(self.params).clear:
             value = int(_handle(top, str(path)).value)
             self.require(value == 0, f"CLEAR left {path} = {self.secrets.derived(value)}")
         assert await self.read_value("X") == 0
