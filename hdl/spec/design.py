@@ -28,6 +28,8 @@ from montverif.spec.sections import (
     SIMULATORS,
     CoverageGoal,
     Observe,
+    PaperCycles,
+    PaperFigure,
     Rsa,
     RsaMonitor,
     RsaVariant,
@@ -102,23 +104,6 @@ class Param:
 
 
 @dataclass(frozen=True)
-class PaperFigure:
-    """A cycle count the paper states for its own design at one point (`[paper] figures`):
-    docs/generated/cycles.md sets it beside the measured count where the width, the field and the
-    parameters it names match (the most specific figure where several do)."""
-
-    n: int
-    cycles: int
-    where: str  # the table or section it comes from, and what the paper's design is
-    params: tuple[tuple[str, int], ...] = ()  # the build parameters it holds for (RTL values)
-    field: int | None = None  # CTRL.FIELD it holds for (mont_dual), None: every operation
-
-    def matches(self, n: int, params: Mapping[str, int], field: int | None) -> bool:
-        return n == self.n and (self.field is None or field == self.field) and \
-            all(params.get(k) == v for k, v in self.params)
-
-
-@dataclass(frozen=True)
 class Design:
     """One design, as its descriptor says. Paths are absolute."""
 
@@ -164,8 +149,7 @@ class Design:
     synth_cycles: str = ""
     fault_params: Mapping[str, int] = field(default_factory=dict)
     observe: Observe = Observe()  # [observe]
-    paper_cycles: Mapping[str, Any] = field(default_factory=dict)  # [paper]
-    paper_figures: tuple[PaperFigure, ...] = ()  # [paper] figures
+    paper_cycles: PaperCycles = PaperCycles()  # [paper]: what the paper states
     # [formal] points: (N, build parameters) at which `montverif formal --dut` checks the core
     formal_points: tuple[tuple[int, tuple[tuple[str, int], ...]], ...] = ()
     formal_timeout: int = 0  # [formal] timeout: seconds a point may take (0: the command's)
@@ -771,8 +755,8 @@ def parse(path: Path, uses_rtl: tuple[Path, ...] = (), raw: dict[str, Any] | Non
         shape=t["model"].text("shape"),
         parameters=params, synth_parameters=synth_params, synth_cycles=synth_cycles,
         fault_params=dict(t["fault"].raw),
-        observe=_observe(t["observe"]), paper_cycles=paper.raw,
-        paper_figures=_figures(paper.raw, params, f"{where}: [paper] figures"),
+        observe=_observe(t["observe"]), paper_cycles=PaperCycles.of(
+            paper.raw, _figures(paper.raw, params, f"{where}: [paper] figures")),
         test=_test(t["test"], params), coverage=CoverageGoal.of(t["coverage"].raw),
         testbench=Testbench.of(t["testbench"].raw), rsa=_rsa(t["rsa"], params, {"n", *params}),
         core=core, ports=ports, used_rtl=uses_rtl, owns=owns,

@@ -161,3 +161,42 @@ class Rsa:
                          for v in table.get("variants", ()))
         return cls(RsaMonitor(str(table["core"]), tuple(table["mults"]), tuple(table["wipe"]),
                               tuple(table["clear"]), str(table.get("width", ""))), variants)
+
+
+@dataclass(frozen=True)
+class PaperFigure:
+    """A cycle count the paper states for its own design at one point (`[paper] figures`):
+    docs/generated/cycles.md sets it beside the measured count where the width, the field and the
+    parameters it names match (the most specific figure where several do)."""
+
+    n: int
+    cycles: int
+    where: str  # the table or section it comes from, and what the paper's design is
+    params: tuple[tuple[str, int], ...] = ()  # the build parameters it holds for (RTL values)
+    field: int | None = None  # CTRL.FIELD it holds for (mont_dual), None: every operation
+
+    def matches(self, n: int, params: Mapping[str, int], field: int | None) -> bool:
+        return n == self.n and (self.field is None or field == self.field) and \
+            all(params.get(k) == v for k, v in self.params)
+
+
+@dataclass(frozen=True)
+class PaperCycles:
+    """[paper]: what the paper states for the design's cycle count: where (`source`), its
+    formula (`cycles`, in n and the parameters; "" where it gives none), a `note`, and the
+    counts it states at given points (`figures`)."""
+
+    source: str = ""
+    cycles: str = ""
+    note: str = ""
+    figures: tuple[PaperFigure, ...] = ()
+
+    @classmethod
+    def of(cls, table: Mapping[str, Any], figures: tuple[PaperFigure, ...]) -> PaperCycles:
+        return cls(str(table.get("source", "")), str(table.get("cycles", "")),
+                   str(table.get("note", "")), figures)
+
+    @property
+    def stated(self) -> bool:
+        """Whether the descriptor says anything of the paper's count."""
+        return bool(self.source or self.cycles or self.note or self.figures)

@@ -86,7 +86,7 @@ def cycle_table(names: list[str], widths: list[int]) -> list[Record]:
     for name in names:
         design = load_design(name)
         algo = get_algo(design.model)
-        paper = str(design.paper_cycles.get("cycles", ""))
+        paper = design.paper_cycles.cycles
         for n in widths:
             if not design.min_n <= n <= design.max_n:
                 continue

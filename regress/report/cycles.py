@@ -81,14 +81,14 @@ def _reference(design: Design, n: int, params: dict[str, int], field_: int | Non
                ) -> tuple[float | None, str]:
     """What the paper says for this cell: its own count at the point (the most specific
     matching figure, shown with *), else its formula's value; (value, text)."""
-    figures = [f for f in design.paper_figures if f.matches(n, params, field_)]
+    figures = [f for f in design.paper_cycles.figures if f.matches(n, params, field_)]
     if figures:
         best = max(figures, key=lambda f: len(f.params) + (f.field is not None))
         return float(best.cycles), f"{best.cycles}*"
     paper = design.paper_cycles
-    if "cycles" not in paper:
+    if not paper.cycles:
         return None, "–"
-    ref = formula(str(paper["cycles"]), n, params)
+    ref = formula(paper.cycles, n, params)
     return ref, f"{ref:g}"
 
 
@@ -111,10 +111,9 @@ def render(table: dict[Key, Cell], list_missing: bool = True) -> str:
         design = load_design(name)
         paper = design.paper_cycles
         lines += [f"## {name}", ""]
-        if paper:
-            expr = f" — `{paper['cycles']}`" if "cycles" in paper else ""
-            lines += [f"Paper: {paper.get('source', '?')}{expr}. " + str(paper.get("note", "")),
-                      ""]
+        if paper.stated:
+            expr = f" — `{paper.cycles}`" if paper.cycles else ""
+            lines += [f"Paper: {paper.source or '?'}{expr}. " + paper.note, ""]
         keys = sorted((k for k in table if k[0] == name), key=lambda k: (k[1], k[2], k[3] or 0))
         with_params = any(k[2] for k in keys)
         with_field = any(k[3] is not None for k in keys)
@@ -137,7 +136,7 @@ def render(table: dict[Key, Cell], list_missing: bool = True) -> str:
             shown_field = (f"{'–' if field_ is None else field_} | ") if with_field else ""
             lines.append(f"| {n} | {shown_params}{shown_field}{shown} | {ops} | {ref_s} | "
                          f"{ratio} |")
-        figures = [f for f in design.paper_figures
+        figures = [f for f in design.paper_cycles.figures
                    if any(f.matches(k[1], dict(k[2]), k[3]) for k in keys)]
         if figures:
             lines += ["", "Paper's own counts (*): " + "; ".join(

@@ -47,7 +47,7 @@ def test_render_from_logs(tmp_path):
     _fake_run(tmp_path, "mont_lut", 32, [34, 34, 34])
     _fake_run(tmp_path, "mont_lut", 97, [99, 101])
     text = cycles.render(cycles.collect([tmp_path]))
-    paper = load_design("mont_lut").paper_cycles["cycles"]
+    paper = load_design("mont_lut").paper_cycles.cycles
     assert f"| 32 | 34 | 3 | {formula(str(paper), 32):g} |" in text
     assert "99–101 (varies)" in text  # a count that varies is shown, not hidden
 

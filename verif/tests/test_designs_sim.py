@@ -183,5 +183,5 @@ def test_every_design_has_test_points_and_a_negative_test():
         design = load_design(name)
         assert design.test.verilator and design.test.icarus, name
         assert design.fault_params, f"{name} has no fault_params for its negative test"
-        assert "cycles" in design.paper_cycles or design.paper_figures, \
+        assert design.paper_cycles.cycles or design.paper_cycles.figures, \
             f"{name}: no [paper] cycle formula or figures (docs/generated/cycles.md)"
