@@ -114,7 +114,7 @@ class AlgoInfo:
 
     @property
     def field1_kind(self) -> Kind | None:
-        return self.design.field1.get("kind") if self.design.field1 else None  # type: ignore[return-value]
+        return self.design.field1.kind if self.design.field1 else None  # type: ignore[return-value]
 
     @functools.cached_property
     def params(self) -> tuple[tuple[str, int], ...]:

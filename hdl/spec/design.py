@@ -33,6 +33,7 @@ from montverif.spec.sections import (
     Rsa,
     RsaMonitor,
     RsaVariant,
+    SecondField,
     SimPoints,
     Testbench,
 )
@@ -130,7 +131,7 @@ class Design:
     cycles_field1: str = ""  # with CTRL.FIELD = 1
     cycles_note: str = ""  # what to show where no expression is given
     r_bits: str = "n"  # mont: P = X*Y*2^-r mod M
-    field1: Mapping[str, str] = field(default_factory=dict)  # kind, r_bits of CTRL.FIELD = 1
+    field1: SecondField | None = None  # [function] field1: CTRL.FIELD = 1's kind, r_bits
     carry_save_operands: tuple[tuple[str, ...], ...] = ()
     # PROMISE_KEYS -> a relation the result satisfies over the domain (docs/design-notes.md)
     promise: Mapping[str, str] = field(default_factory=dict)
@@ -219,7 +220,7 @@ class Design:
 
     @property
     def has_field(self) -> bool:
-        return bool(self.field1)
+        return self.field1 is not None
 
     def redundant_width(self, n: int) -> int | None:
         return None if self.redundant_extra_bits is None else n + self.redundant_extra_bits
@@ -374,7 +375,7 @@ class Design:
         return cycles
 
     def r_bits_at(self, n: int, params: Mapping[str, int], field1: bool = False) -> int:
-        expr = self.field1["r_bits"] if field1 else self.r_bits
+        expr = self.field1.r_bits if field1 and self.field1 is not None else self.r_bits
         return formula.integer(expr, n, self._with_defaults(params))
 
     # --- the testbench ----------------------------------------------------------------------
@@ -611,14 +612,15 @@ def _registers(ops: Table) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]
     return registers, tuple(tuple(g) for g in groups_raw), precompute
 
 
-def _function(fn: Table, names: set[str]) -> tuple[str, str, dict[str, str]]:
+def _function(fn: Table, names: set[str]) -> tuple[str, str, SecondField | None]:
     """[function]: kind, r_bits and field1 (the second field's kind and r_bits)."""
     kind = fn.need("kind")
     r_bits = fn.expression("r_bits", names, "n")
     field1 = fn.table("field1")
     if field1.raw:
         field1.expression("r_bits", names)
-    return str(kind), r_bits, {k: str(v) for k, v in field1.raw.items()}
+    second = SecondField(field1.text("kind"), field1.text("r_bits")) if field1.raw else None
+    return str(kind), r_bits, second
 
 
 def _model(model: Table, kind: str, cycles: str) -> tuple[bool, str]:

@@ -128,8 +128,8 @@ def computes(d: Design) -> str:
     x, y = ("(X+X2)", "(Y+Y2)") if d.carry_save_operands else ops
     r = math_text(d.r_bits)
     text = f"{x}·{y}·2^-{r if r.isalnum() else '(' + r + ')'} mod M"
-    if d.field1:
-        r1 = math_text(d.field1["r_bits"])
+    if d.field1 is not None:
+        r1 = math_text(d.field1.r_bits)
         text = f"GF(p): {text}; GF(2^n): X(x)·Y(x)·x^-({r1}) mod M(x)"
     return text
 

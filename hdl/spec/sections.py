@@ -200,3 +200,12 @@ class PaperCycles:
     def stated(self) -> bool:
         """Whether the descriptor says anything of the paper's count."""
         return bool(self.source or self.cycles or self.note or self.figures)
+
+
+@dataclass(frozen=True)
+class SecondField:
+    """[function] field1: what the design computes when an operation sets CTRL.FIELD (its
+    `kind`, e.g. mont_gf2, and `r_bits`, a formula in n and the parameters)."""
+
+    kind: str
+    r_bits: str

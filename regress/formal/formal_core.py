@@ -191,8 +191,8 @@ def unsupported(design: Design) -> str:
     if design.kind not in KINDS:
         return (f"{design.name}: its function kind {design.kind!r} has no formal harness yet "
                 f"(known: {', '.join(KINDS)})")
-    if design.has_field and design.field1.get("kind") not in FIELD1_KINDS:
-        return (f"{design.name}: its field 1 kind {design.field1.get('kind')!r} has no formal "
+    if design.field1 is not None and design.field1.kind not in FIELD1_KINDS:
+        return (f"{design.name}: its field 1 kind {design.field1.kind!r} has no formal "
                 f"harness yet (known: {', '.join(FIELD1_KINDS)})")
     if not cycle_formula(design) and design.model_function not in OPERAND_CYCLES:
         return f"{design.name}: its descriptor states no cycle formula"
