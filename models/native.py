@@ -47,7 +47,7 @@ _SIGNATURES: dict[str, list[Any]] = {
                 _u64p, _u64p, ctypes.POINTER(ctypes.c_int8)],
     "mv_mont_qp": [ctypes.c_int] * 5 + [_u64p, _u64p, _u64p, _u64p, _u64p, _i64p],
     "mv_mwr2mm": [ctypes.c_int] * 4 + [_u64p, _u64p, _u64p, _u64p, _i64p],
-    "mv_mwrkmm": [ctypes.c_int] * 5 + [_u64p, _u64p, _u64p, ctypes.c_uint64, _u64p, _i64p],
+    "mv_mwrkmm": [ctypes.c_int] * 6 + [_u64p, _u64p, _u64p, ctypes.c_uint64, _u64p, _i64p],
     "mv_mont_dual": [ctypes.c_int] * 5 + [_u64p, _u64p, _u64p, ctypes.c_uint64, _u64p],
     "mv_mont_pipe": [ctypes.c_int] * 3 + [ctypes.c_char_p] * 3 + [ctypes.c_uint64, _u64p,
                                                                  _u64p, _i64p],
@@ -334,17 +334,22 @@ def mwr2mm_loop(x: int, y: int, m: int, n: int, W: int, P: int
     return value(s), h[:]
 
 
-def mwrkmm_loop(x: int, y: int, m: int, mp: int, n: int, V: int, W: int, P: int
-                ) -> tuple[int, list[int]] | None:
-    """models.scalable.mwrkmm's word loop: (S before the final subtraction, the 16 bins)."""
+def mwrkmm_loop(x: int, y: int, m: int, mp: int, n: int, V: int, W: int, P: int,
+                PeAdder: int = 0) -> tuple[int, list[int]] | None:
+    """models.scalable.mwrkmm's word loop: (S before the final subtraction, the 16 bins);
+    PeAdder = 1: with section 5.2's addition unit beside it (its carries decide the bins)."""
     if V > 32 or not (count := _usable(n + 2 * V + W + 2)):
         return None
     s, h = out(count), hits(16)
-    _run(_lib().mv_mwrkmm(n, V, W, P, count, limbs(x, count), limbs(y, count),
+    _run(_lib().mv_mwrkmm(n, V, W, P, PeAdder, count, limbs(x, count), limbs(y, count),
                           limbs(m, count), mp, s, h),
          {1: "mwrkmm: Cmod outgrew two bits (eq. 12)",
           2: "mwrkmm: u' M did not clear the low digit", 3: "mwrkmm: Cadd outgrew two bits",
-          4: "mwrkmm: S outgrew n_w words"})
+          4: "mwrkmm: S outgrew n_w words",
+          5: "mwrkmm: word 0's low W bits are not 0",
+          6: "mwrkmm: the CSA unit's Cadd outgrew two bits",
+          7: "mwrkmm: the CSA unit's word differs",
+          8: "mwrkmm: S outgrew n_w words (CSA unit)"})
     return value(s), h[:]
 
 

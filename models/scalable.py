@@ -220,14 +220,14 @@ def mwrkmm(x: int, y: int, m: int, n: int, V: int = 8, W: int = 1,
     for j = 0 .. n_w (S(n_w) = M(n_w) = Y(n_w - 1) = 0). The PE latency (3, or 4 for the
     subpipelined PE) changes the clocks only, not a word. PeAdder = 1 (section 5.2's
     carry-save tree and one carry-propagate adder, hdl/scalable/mwrkmm_pe.sv) gives the same
-    words; its observation bins count its own carries (_csa_step), so it runs the Python loop.
+    words; its observation bins count its own carries (_CsaPe), in the native loop too.
     """
     validate(x, y, m, n)
     mwrkmm_check(n, V, W, P, PeLatency, PeAdder)
     nw = mwrkmm_words(n, V)
     mp = mwrkmm_mprime(m, n, V, W, P)
     assert (y | m) >> (V * (nw - 1)) == 0, "mwrkmm: the top operand word must be zero"
-    fast = native.mwrkmm_loop(x, y, m, mp, n, V, W, P) if PeAdder == 0 else None
+    fast = native.mwrkmm_loop(x, y, m, mp, n, V, W, P, PeAdder)
     if fast is not None:  # the same loop in C (models/native/wordserial.c)
         total, hits = fast[0], {a: h for a, h in enumerate(fast[1]) if h}
     else:

@@ -152,11 +152,53 @@ int mv_mwr2mm(int n, int W, int P, int L, const limb* x, const limb* y, const li
 }
 
 /* ---- mwrkmm (models/scalable.py mwrkmm): Michalski-Buell Algorithm 2 ----------------------
- * s_out: S's n_w words (V bits each); hits as mwr2mm's. Checks: 1 Cmod outgrew two bits
- * (eq. 12), 2 u'M did not clear the low digit, 3 Cadd outgrew two bits, 4 S outgrew n_w
- * words. */
-int mv_mwrkmm(int n, int V, int W, int P, int L, const limb* x, const limb* y, const limb* m,
-              limb mp, limb* s_out, int64_t* hits) {
+ * s_out: S's n_w words (V bits each); hits as mwr2mm's. csa = 1 (PeAdder = 1): section 5.2's
+ * addition unit beside the words (scalable.py's _CsaPe, clock for clock): its words checked
+ * against them, its carries deciding the bins. Checks: 1 Cmod outgrew two bits (eq. 12),
+ * 2 u'M did not clear the low digit, 3 Cadd outgrew two bits, 4 S outgrew n_w words; the
+ * unit's: 5 word 0's low W bits are not 0, 6 its Cadd outgrew two bits, 7 its word differs,
+ * 8 S outgrew n_w words. */
+typedef struct {
+  limb ra, rb, k, z, cadd, align_a, align_b;
+} csa_pe;
+
+static limb maj3(limb a, limb b, limb c) { return (a & b) | (a & c) | (b & c); }
+
+/* _CsaPe.reduce: word j of the reduction in carry-save form; *k_next the bit leaving it */
+static int csa_reduce(csa_pe* pe, int j, limb s_j, limb pum, limb cum, int last, int V, int W,
+                      limb* k_next) {
+  limb vmask = mask64(V), wmask = mask64(W), ra, rb;
+  if (last) {
+    ra = cum; rb = pe->k; *k_next = 0;
+  } else {
+    limb c = j == 0 ? 0 : cum, k = j == 0 ? 0 : pe->k;
+    ra = s_j ^ pum ^ c;
+    limb car = (maj3(s_j, pum, c) << 1) | k;
+    rb = car & vmask; *k_next = car >> V;
+  }
+  if (j == 0) {
+    limb low_a = ra & wmask, low_b = rb & wmask;
+    pe->z = (low_a | low_b) != 0;
+    if ((u128)low_a + low_b != ((u128)pe->z << W)) return 5;
+    pe->cadd = 0;
+  }
+  pe->align_a = ((ra & wmask) << (V - W)) | (pe->ra >> W);
+  pe->align_b = ((rb & wmask) << (V - W)) | (pe->rb >> W);
+  pe->ra = ra; pe->rb = rb; pe->k = *k_next;
+  return 0;
+}
+
+/* _CsaPe.add: the S + xY tree and the CPA, the S word in *word */
+static int csa_add(csa_pe* pe, limb pxy, limb cxy, int V, limb* word) {
+  u128 t = (u128)pe->align_a + pe->align_b + pxy + cxy + pe->cadd + pe->z;
+  pe->z = 0;
+  *word = (limb)t & mask64(V);
+  pe->cadd = (limb)(t >> V);
+  return pe->cadd > 3 ? 6 : 0;
+}
+
+int mv_mwrkmm(int n, int V, int W, int P, int csa, int L, const limb* x, const limb* y,
+              const limb* m, limb mp, limb* s_out, int64_t* hits) {
   int nw = n / V + 2;
   int jobs = n / W + 1;
   limb vmask = mask64(V), wmask = mask64(W);
@@ -173,12 +215,15 @@ int mv_mwrkmm(int n, int V, int W, int P, int L, const limb* x, const limb* y, c
     limb x_i = get_bits(x, L, (long)W * i, W);
     limb u = (limb)(((u128)mp * s[0]) & wmask);
     u128 cmod = 0, cum = 0, cxy = 0, cadd = 0;
-    limb smod_prev = 0;
+    limb smod_prev = 0, k_next = 0;
+    csa_pe unit = {0, 0, 0, 0, 0, 0, 0};
     for (int j = 0; j <= nw; ++j) {
       limb s_j = j < nw ? s[j] : 0;
       limb m_j = j < nw ? mw[j] : 0;
       u128 prod = (u128)u * m_j;
       u128 t = cmod + s_j + cum + (prod & vmask);
+      if (csa && (rc = csa_reduce(&unit, j, s_j, (limb)prod & vmask, (limb)cum, j == nw, V, W,
+                                  &k_next))) break;
       limb smod = (limb)t & vmask;
       cmod = t >> V;
       cum = prod >> V;
@@ -191,14 +236,22 @@ int mv_mwrkmm(int n, int V, int W, int P, int L, const limb* x, const limb* y, c
         u128 t2 = (u128)shifted + (pxy & vmask) + cxy + cadd;
         ns[j - 1] = (limb)t2 & vmask;
         cadd = t2 >> V;
-        cxy = pxy >> V;
         if (cadd > 2) { rc = 3; break; }
-        hits[obs_addr(pe, (cmod | cadd) != 0)]++;
+        int carry_nz = (cmod | cadd) != 0;
+        if (csa) {
+          limb word;
+          if ((rc = csa_add(&unit, (limb)pxy & vmask, (limb)cxy, V, &word))) break;
+          if (word != ns[j - 1]) { rc = 7; break; }
+          carry_nz = (k_next | unit.cadd) != 0;
+        }
+        cxy = pxy >> V;
+        hits[obs_addr(pe, carry_nz)]++;
       }
       smod_prev = smod;
     }
     if (rc) break;
     if (cmod || cum || cxy || cadd) { rc = 4; break; }
+    if (csa && (unit.k || unit.cadd)) { rc = 8; break; }
     limb* t = s; s = ns; ns = t;
   }
   memset(s_out, 0, sizeof(limb) * (size_t)L);

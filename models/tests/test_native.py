@@ -154,7 +154,10 @@ WORD_SERIAL: dict[str, tuple[Callable[..., Result], list[dict[str, int]]]] = {
     "mwr2mm": (scalable.mwr2mm, [dict(W=8, P=1), dict(W=2, P=1), dict(W=16, P=3),
                                  dict(W=60, P=1)]),
     "mwrkmm": (scalable.mwrkmm, [dict(V=8, W=1, P=1), dict(V=17, W=1, P=5), dict(V=16, W=16, P=1),
-                                 dict(V=32, W=32, P=1), dict(V=5, W=3, P=2, PeLatency=4)]),
+                                 dict(V=32, W=32, P=1), dict(V=5, W=3, P=2, PeLatency=4),
+                                 # section 5.2's addition unit: its carries decide the bins
+                                 dict(V=8, W=4, P=2, PeAdder=1), dict(V=17, W=16, P=3, PeAdder=1),
+                                 dict(V=4, W=1, P=1, PeAdder=1)]),
 }
 
 
@@ -240,6 +243,8 @@ def test_word_serial_checks_fail_alike(monkeypatch):
          lambda: scalable._mwr2mm_loop(5, 3, 1 << 30, n, 8, 1)),
         (lambda: native.mwrkmm_loop(5, 3, 0xF00000001, 2, n, 8, 4, 1),  # a wrong m'
          lambda: scalable._mwrkmm_loop(5, 3, 0xF00000001, 2, n, 8, 4, 1)),
+        (lambda: native.mwrkmm_loop(5, 3, 0xF00000001, 2, n, 8, 4, 1, 1),  # the same, CSA unit
+         lambda: scalable._mwrkmm_loop(5, 3, 0xF00000001, 2, n, 8, 4, 1, 1)),
         (lambda: native.mont_dual_loop(5, 3, 0xF00000001, q ^ 1, n, 0, 4, 3),  # a wrong m'
          lambda: dual._loop(5, 3, 0xF00000001, q ^ 1, n, 0, 4, 3)),
         (lambda: native.mont_dual_loop(5, 3, 0xF00000001, 2, n, 1, 4, 3),  # a wrong q(x)
