@@ -46,8 +46,8 @@ def from_log(text: str) -> Record:
             steps.append((duration(m.group(3)), m.group(2), m.group(1) == "Success"))
         elif not _PREFIX.match(line):
             continue  # act's own lines and the job summary it prints at the end
-        elif _COUNTS.search(line):
-            counts = _PREFIX.sub("", line).strip()
+        elif _COUNTS.search(line) and not _PREFIX.sub("", line).startswith("["):
+            counts = _PREFIX.sub("", line).strip()  # not a run's progress line: [3/9] PASS ..
         elif _ENDS.search(line):
             ends = _PREFIX.sub("", line).strip()
     counts = counts or ends

@@ -19,6 +19,7 @@ LOG = """\
 [nightly/tests]   ✅  Success - Main actions/checkout@v4 [118.989134ms]
 [nightly/tests] ⭐ Run Main long tests, shard 2/3
 [nightly/tests]   | 10.93s call     regress/tests/test_x.py::test_y
+[nightly/tests]   | [135/135] PASS mwrkmm-n32-b32-verilator-s1 0.7s  (135 ok, 0 failed)
 [nightly/tests]   | 101 passed, 2 deselected in 973.21s (0:16:13)
 [nightly/tests]   | nightly tests (shard 2/3): 1001 s, exit 0
 [nightly/tests]   ✅  Success - Main long tests, shard 2/3 [{step}]
@@ -60,6 +61,9 @@ def test_the_longest_step_and_the_last_counting_line(tmp_path: Path) -> None:
     assert job["result"] == "101 passed, 2 deselected in 973.21s (0:16:13)"
     ends = LOG.format(step="1m").replace("101 passed, 2 deselected", "interrupted")
     assert cijobs.from_log(ends)["result"] == "nightly tests (shard 2/3): 1001 s, exit 0"
+    killed = LOG.format(step="1m").replace("101 passed, 2 deselected", "interrupted").replace(
+        "nightly tests (shard 2/3): 1001 s, exit 0", "Terminated")  # a job ended from outside
+    assert cijobs.from_log(killed)["result"] == ""  # not a run's progress line
     assert job["matrix"] == ["shard:2"] and job["git"] == "abc1234"
     failed = cijobs.from_log(LOG.format(step="1m").replace("✅  Success - Main long",
                                                            "❌  Failure - Main long"))
