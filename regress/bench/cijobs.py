@@ -105,7 +105,9 @@ def section(jobs: list[Record]) -> list[str]:
              "(host mode, two cores), with the caches the workflow keeps as this machine's "
              "previous runs left them; the job's `.venv` is made again each time (the "
              "stand-in of actions/cache keeps only `~/.cache`). A job given NAME=VALUE pairs "
-             "ran a part of itself, as the column says.", "",
+             "ran a part of itself, as the column says. A job with a non-zero exit and no "
+             "result did not end by itself (stopped from outside, or act failed): its wall "
+             "time is a lower bound.", "",
              "| workflow | job | given | git | wall (min) | longest step (min) | exit | result |",
              "|---|---|---|---|---|---|---|---|"]
     for r in jobs:
